@@ -1,0 +1,69 @@
+// An HTTP/1.1 client for one shard: keep-alive connection pools per host, endpoints resolved once
+// and cached (the resolver can't be cancelled), a connect timeout, a total timeout per request,
+// and a cap on the response body. Not thread-safe: one client per shard.
+//
+// Cancellation: a terminal cancellation of the awaiting coroutine aborts the connect, write or
+// read in progress; the call returns with `operation_aborted` and the connection is closed.
+#pragma once
+
+#include <dibs/net.hpp>
+
+#include <boost/system/error_code.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dibs::http {
+
+struct client_options {
+  std::chrono::milliseconds connect_timeout{5'000};
+  std::chrono::milliseconds request_timeout{30'000};  // from the start of the call to the last byte
+  std::size_t max_body = 1 << 20;                      // larger bodies fail with body_limit
+  std::size_t max_idle_per_host = 4096;                // idle keep-alive connections kept
+  std::string user_agent = "dibs/0.1";
+};
+
+struct response {
+  boost::system::error_code ec;  // set when no complete response arrived
+  std::string stage;             // where `ec` happened: resolve, connect, write, read
+  int status = 0;
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  bool reused = false;  // sent on a kept-alive connection
+
+  // The first header of that name (case-insensitive), or "".
+  std::string header(const std::string& name) const;
+  // "connect: Connection refused", "HTTP 503 Service Unavailable" and the like.
+  std::string describe() const;
+};
+
+struct client_stats {
+  std::uint64_t requests = 0;
+  std::uint64_t connects = 0;   // new connections opened
+  std::uint64_t reuses = 0;     // requests sent on a kept-alive connection
+  std::uint64_t stale_retries = 0;  // kept-alive connections found closed and replaced
+};
+
+class client {
+ public:
+  client(net::any_io_executor ex, client_options opts);
+  ~client();
+  client(const client&) = delete;
+  client& operator=(const client&) = delete;
+
+  awaitable<response> get(std::string host, std::uint16_t port, std::string target);
+
+  const client_stats& stats() const;
+  const client_options& options() const;
+  std::size_t idle_connections() const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace dibs::http

@@ -1,0 +1,55 @@
+// The built-in processor: GET the URL template expanded with the job's fields, accept a 2xx
+// body that is one JSON object, and keep it as the result.
+//
+// Outcomes: a missing or non-string field, an oversized body, a 4xx other than 408/429, and an
+// API that answers {"status":"fail"} (ip-api's way to say "no data for this key") fail the item.
+// Refused or reset connections, timeouts, 408, 429, 5xx and invalid JSON are retried with
+// exponential backoff and full jitter; the engine fails the item once --max-attempts is reached.
+#pragma once
+
+#include <adapters/http/client.hpp>
+#include <adapters/http/url_template.hpp>
+
+#include <dibs/processor.hpp>
+
+#include <chrono>
+#include <memory>
+#include <random>
+
+namespace dibs::http {
+
+struct processor_options {
+  url_template url;
+  client_options http;
+  // When the body's top-level "status" is "fail", fail the item with its "message" (ip-api).
+  bool status_field_check = true;
+  std::chrono::milliseconds backoff_base{500};
+  std::chrono::milliseconds backoff_max{30'000};
+};
+
+// A delay drawn uniformly from [0, min(max, base * 2^(attempt-1))] ("full jitter").
+std::chrono::milliseconds full_jitter_backoff(int attempt, std::chrono::milliseconds base,
+                                              std::chrono::milliseconds max, std::mt19937_64& rng);
+
+class http_processor final : public processor {
+ public:
+  http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts);
+  ~http_processor() override;
+
+  awaitable<outcome> process(job j) override;
+  // Classifies one HTTP exchange (exposed for unit tests).
+  outcome judge(const job& j, response r);
+
+  client& http_client() { return client_; }
+
+ private:
+  std::shared_ptr<const processor_options> opts_;
+  client client_;
+  struct json_parser;  // simdjson's on-demand parser, reused for every body of this shard
+  std::unique_ptr<json_parser> parser_;
+  std::mt19937_64 rng_;
+};
+
+processor_factory make_http_processor_factory(processor_options opts);
+
+}  // namespace dibs::http

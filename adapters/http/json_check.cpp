@@ -1,0 +1,121 @@
+#include "json_check.hpp"
+
+namespace dibs::http {
+
+namespace {
+using namespace simdjson;
+
+// Walks every value so that the lazy on-demand parser validates all of it.
+error_code walk(ondemand::value v, std::size_t depth, std::size_t max_depth) {
+  if (depth > max_depth) return DEPTH_ERROR;
+  ondemand::json_type type;
+  if (auto e = v.type().get(type)) return e;
+  switch (type) {
+    case ondemand::json_type::object: {
+      ondemand::object obj;
+      if (auto e = v.get_object().get(obj)) return e;
+      for (auto field : obj) {
+        std::string_view key;
+        if (auto e = field.unescaped_key().get(key)) return e;
+        ondemand::value child;
+        if (auto e = field.value().get(child)) return e;
+        if (auto e = walk(child, depth + 1, max_depth)) return e;
+      }
+      return SUCCESS;
+    }
+    case ondemand::json_type::array: {
+      ondemand::array arr;
+      if (auto e = v.get_array().get(arr)) return e;
+      for (auto element : arr) {
+        ondemand::value child;
+        if (auto e = element.get(child)) return e;
+        if (auto e = walk(child, depth + 1, max_depth)) return e;
+      }
+      return SUCCESS;
+    }
+    case ondemand::json_type::string: {
+      std::string_view s;
+      return v.get_string().get(s);
+    }
+    case ondemand::json_type::number: {
+      ondemand::number n;
+      return v.get_number().get(n);
+    }
+    case ondemand::json_type::boolean: {
+      bool b;
+      return v.get_bool().get(b);
+    }
+    case ondemand::json_type::null: {
+      bool is_null = false;
+      if (auto e = v.is_null().get(is_null)) return e;
+      return is_null ? SUCCESS : INCORRECT_TYPE;
+    }
+  }
+  return TAPE_ERROR;
+}
+}  // namespace
+
+json_check_result check_json_object(ondemand::parser& parser, std::string& body, std::size_t max_depth) {
+  json_check_result r;
+  const std::size_t size = body.size();
+  if (body.capacity() < size + SIMDJSON_PADDING) body.reserve(size + SIMDJSON_PADDING);
+  padded_string_view input(body.data(), size, body.capacity());
+
+  ondemand::document doc;
+  if (auto e = parser.iterate(input).get(doc)) {
+    r.error = std::string("invalid JSON: ") + error_message(e);
+    return r;
+  }
+  ondemand::json_type type;
+  if (auto e = doc.type().get(type)) {
+    r.error = std::string("invalid JSON: ") + error_message(e);
+    return r;
+  }
+  if (type != ondemand::json_type::object) {
+    r.error = "the body is JSON but not an object";
+    return r;
+  }
+  ondemand::object obj;
+  if (auto e = doc.get_object().get(obj)) {
+    r.error = std::string("invalid JSON: ") + error_message(e);
+    return r;
+  }
+  for (auto field : obj) {
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) {
+      r.error = std::string("invalid JSON: ") + error_message(e);
+      return r;
+    }
+    ondemand::value v;
+    if (auto e = field.value().get(v)) {
+      r.error = std::string("invalid JSON: ") + error_message(e);
+      return r;
+    }
+    if (key == "status" || key == "message") {
+      ondemand::json_type t;
+      if (!v.type().get(t) && t == ondemand::json_type::string) {
+        std::string_view s;
+        if (auto e = v.get_string().get(s)) {
+          r.error = std::string("invalid JSON: ") + error_message(e);
+          return r;
+        }
+        (key == "status" ? r.status : r.message) = std::string(s);
+        continue;
+      }
+    }
+    if (auto e = walk(v, 1, max_depth)) {
+      r.error = e == DEPTH_ERROR ? "JSON nested deeper than " + std::to_string(max_depth) + " levels"
+                                 : std::string("invalid JSON: ") + error_message(e);
+      return r;
+    }
+  }
+  const char* trailing = nullptr;
+  if (doc.current_location().get(trailing) == SUCCESS) {  // OUT_OF_BOUNDS means nothing is left
+    r.error = "invalid JSON: content after the object";
+    return r;
+  }
+  r.ok = true;
+  return r;
+}
+
+}  // namespace dibs::http

@@ -1,0 +1,281 @@
+#include "memory_store.hpp"
+
+#include <dibs/ipv4_ranges.hpp>
+
+#include <charconv>
+
+namespace dibs {
+
+namespace {
+bool parse_index(const std::string& id, std::size_t size, std::size_t& index) {
+  std::size_t n = 0;
+  auto [p, ec] = std::from_chars(id.data(), id.data() + id.size(), n);
+  if (ec != std::errc{} || p != id.data() + id.size() || n == 0 || n > size) return false;
+  index = n - 1;
+  return true;
+}
+
+void append_json_string(std::string& out, const std::string& s) {
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+std::int64_t millis_since_epoch(store_time t) {
+  return std::chrono::duration_cast<millis>(t.time_since_epoch()).count();
+}
+}  // namespace
+
+memory_store::memory_store(options opts) : opts_(std::move(opts)), token_rng_(std::random_device{}()) {}
+
+std::string memory_store::add(job_field source) {
+  std::lock_guard lock(mutex_);
+  source.name = opts_.source_field;
+  records_.push_back(record{std::move(source), {}, {}, {}, {}, 0, 0});
+  pending_.push_back(records_.size() - 1);
+  return id_of(records_.size() - 1);
+}
+
+std::string memory_store::add(std::string source_value) {
+  job_field f;
+  f.st = job_field::state::string;
+  f.value = std::move(source_value);
+  return add(std::move(f));
+}
+
+void memory_store::seed_random_ips(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::lock_guard lock(mutex_);
+  records_.reserve(records_.size() + n);
+  for (std::size_t i = 0; i < n; ++i) {
+    job_field f{opts_.source_field, job_field::state::string, ipv4_to_string(random_public_ipv4(rng)), {}};
+    records_.push_back(record{std::move(f), {}, {}, {}, {}, 0, 0});
+    pending_.push_back(records_.size() - 1);
+  }
+}
+
+std::size_t memory_store::size() const {
+  std::lock_guard lock(mutex_);
+  return records_.size();
+}
+
+memory_store::item memory_store::view(std::size_t i) const {
+  const auto& r = records_[i];
+  return item{id_of(i), r.source, r.target_json, r.lease, r.failed, r.last_error, r.attempts, r.writes};
+}
+
+std::optional<memory_store::item> memory_store::get(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  std::size_t i;
+  if (!parse_index(id, records_.size(), i)) return std::nullopt;
+  return view(i);
+}
+
+std::vector<memory_store::item> memory_store::snapshot() const {
+  std::lock_guard lock(mutex_);
+  std::vector<item> out;
+  out.reserve(records_.size());
+  for (std::size_t i = 0; i < records_.size(); ++i) out.push_back(view(i));
+  return out;
+}
+
+std::string memory_store::document_json(const std::string& id) const {
+  auto it = get(id);
+  if (!it) return "null";
+  std::string out = "{\"_id\": " + it->id;
+  if (it->source.st == job_field::state::string) {
+    out += ", ";
+    append_json_string(out, opts_.source_field);
+    out += ": ";
+    append_json_string(out, it->source.value);
+  }
+  out += ", ";
+  append_json_string(out, opts_.target_field);
+  out += ": ";
+  out += it->target_json ? *it->target_json : "null";
+  if (it->lease) {
+    out += ", ";
+    append_json_string(out, opts_.lock_field);
+    out += ": {\"by\": ";
+    append_json_string(out, it->lease->by);
+    out += ", \"token\": " + std::to_string(it->lease->token) +
+           ", \"until\": " + std::to_string(millis_since_epoch(it->lease->until)) + "}";
+  }
+  if (it->failed) {
+    out += ", \"failed\": {\"reason\": ";
+    append_json_string(out, it->failed->reason);
+    out += ", \"httpStatus\": " + std::to_string(it->failed->http_status) +
+           ", \"attempts\": " + std::to_string(it->attempts) +
+           ", \"at\": " + std::to_string(millis_since_epoch(it->failed->at)) + "}";
+  }
+  out += "}";
+  return out;
+}
+
+memory_store::record* memory_store::holder(const lease_ref& ref, std::size_t& index) {
+  if (!parse_index(ref.id, records_.size(), index)) return nullptr;
+  auto& r = records_[index];
+  if (!r.lease || r.lease->token != ref.token || r.lease->by != ref.by) return nullptr;
+  return &r;
+}
+
+void memory_store::drop_lease(record& r, std::size_t index) {
+  if (!r.lease) return;
+  leased_.erase(expiry_key{r.lease->until, index});
+  r.lease.reset();
+}
+
+std::vector<job> memory_store::claim_now(const claim_request& req) {
+  std::lock_guard lock(mutex_);
+  const auto now = opts_.now();
+  std::vector<job> out;
+  out.reserve(std::min<std::size_t>(req.max, 1024));
+
+  auto take = [&](std::size_t i) {
+    auto& r = records_[i];
+    drop_lease(r, i);
+    r.lease = lease_state{req.by, token_rng_() | 1, now + req.lease};  // never 0: 0 means "none"
+    leased_.insert(expiry_key{r.lease->until, i});
+    ++r.attempts;
+    out.push_back(job{id_of(i), req.by, r.lease->token, r.lease->until, r.attempts, {r.source}});
+  };
+
+  while (out.size() < req.max && !pending_.empty()) {
+    const auto i = pending_.front();
+    pending_.pop_front();
+    const auto& r = records_[i];
+    if (r.target_json || r.failed || r.lease) continue;  // a stale queue entry
+    take(i);
+  }
+  // Then take over leases that expired more than the grace ago.
+  while (out.size() < req.max && !leased_.empty()) {
+    const auto [until, i] = *leased_.begin();
+    if (until + req.grace >= now) break;
+    take(i);
+  }
+  return out;
+}
+
+write_result memory_store::complete_now(const std::vector<completion>& batch) {
+  std::lock_guard lock(mutex_);
+  const auto now = opts_.now();
+  write_result res;
+  for (const auto& c : batch) {
+    std::size_t i;
+    auto* r = holder(c.ref, i);
+    if (!r || r->lease->until < now) {
+      res.lost.push_back(c.ref.id);
+      continue;
+    }
+    drop_lease(*r, i);
+    r->target_json = c.result_json;
+    ++r->writes;
+    ++done_;
+    ++res.applied;
+  }
+  return res;
+}
+
+renew_result memory_store::renew_now(const std::vector<renewal>& batch, millis lease) {
+  std::lock_guard lock(mutex_);
+  const auto now = opts_.now();
+  renew_result res;
+  for (const auto& x : batch) {
+    std::size_t i;
+    auto* r = holder(x.ref, i);
+    if (!r) {
+      res.lost.push_back(x.ref.id);
+      continue;
+    }
+    leased_.erase(expiry_key{r->lease->until, i});
+    r->lease->until = now + lease;
+    leased_.insert(expiry_key{r->lease->until, i});
+    res.until.push_back(r->lease->until);
+    ++res.applied;
+  }
+  return res;
+}
+
+write_result memory_store::release_now(const std::vector<release_item>& batch) {
+  std::lock_guard lock(mutex_);
+  const auto now = opts_.now();
+  write_result res;
+  for (const auto& x : batch) {
+    std::size_t i;
+    auto* r = holder(x.ref, i);
+    if (!r) {
+      res.lost.push_back(x.ref.id);
+      continue;
+    }
+    if (!x.why.empty()) r->last_error = x.why;
+    if (x.delay.count() <= 0) {
+      drop_lease(*r, i);
+      pending_.push_back(i);
+    } else {
+      // Keep the lease until the retry time; claimable at now + delay, once the grace is past.
+      // The grace is not known here, so the lease ends at now + delay and the claimer's grace
+      // adds to the wait: a retry is never early.
+      leased_.erase(expiry_key{r->lease->until, i});
+      r->lease->until = now + x.delay;
+      leased_.insert(expiry_key{r->lease->until, i});
+    }
+    ++res.applied;
+  }
+  return res;
+}
+
+write_result memory_store::fail_now(const std::vector<failure>& batch) {
+  std::lock_guard lock(mutex_);
+  const auto now = opts_.now();
+  write_result res;
+  for (const auto& x : batch) {
+    std::size_t i;
+    auto* r = holder(x.ref, i);
+    if (!r) {
+      res.lost.push_back(x.ref.id);
+      continue;
+    }
+    drop_lease(*r, i);
+    r->failed = failure_state{x.reason, x.http_status, now};
+    r->last_error = x.reason;
+    ++failed_;
+    ++res.applied;
+  }
+  return res;
+}
+
+store_stats memory_store::stats_now() const {
+  std::lock_guard lock(mutex_);
+  const auto now = opts_.now();
+  store_stats s;
+  s.done = done_;
+  s.failed = failed_;
+  for (const auto& [until, i] : leased_) (until >= now ? s.leased_live : s.leased_expired)++;
+  s.pending = records_.size() - done_ - failed_ - s.leased_live - s.leased_expired;
+  return s;
+}
+
+awaitable<std::vector<job>> memory_store::claim(claim_request req) { co_return claim_now(req); }
+awaitable<write_result> memory_store::complete(std::vector<completion> b) { co_return complete_now(b); }
+awaitable<renew_result> memory_store::renew(std::vector<renewal> b, millis lease) { co_return renew_now(b, lease); }
+awaitable<write_result> memory_store::release(std::vector<release_item> b) { co_return release_now(b); }
+awaitable<write_result> memory_store::fail(std::vector<failure> b) { co_return fail_now(b); }
+awaitable<store_stats> memory_store::stats() { co_return stats_now(); }
+
+}  // namespace dibs

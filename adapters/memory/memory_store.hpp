@@ -1,0 +1,117 @@
+// The embedded default store: items in memory, the full claim protocol (random tokens, `until`
+// by the store's clock, grace, attempts, failed state), safe to call from every shard.
+//
+// Pending items wait in a FIFO; leased items sit in an ordered set by expiry, so a claim takes
+// pending items first and then leases expired beyond the grace, each in O(log n).
+#pragma once
+
+#include <dibs/store.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dibs {
+
+struct memory_store_options {
+  std::string source_field = "originatingIp";
+  std::string target_field = "location";
+  std::string lock_field = "lock";
+  // The store's clock; tests pass a manual one to expire leases without sleeping.
+  std::function<store_time()> now = [] { return store_clock::now(); };
+};
+
+class memory_store final : public store {
+ public:
+  using options = memory_store_options;
+
+
+  struct lease_state {
+    std::string by;
+    std::uint64_t token = 0;
+    store_time until{};
+  };
+  struct failure_state {
+    std::string reason;
+    int http_status = 0;
+    store_time at{};
+  };
+  // A copy of one item, for inspection.
+  struct item {
+    std::string id;
+    job_field source;
+    std::optional<std::string> target_json;
+    std::optional<lease_state> lease;
+    std::optional<failure_state> failed;
+    std::string last_error;
+    int attempts = 0;
+    int writes = 0;  // how many times the target was written: the protocol says at most once
+  };
+
+  memory_store() : memory_store(options{}) {}
+  explicit memory_store(options opts);
+
+  // Adds one item whose source field is `source` (its name is taken from the options).
+  std::string add(job_field source);
+  std::string add(std::string source_value);
+  // Adds `n` items whose source is a random public IPv4 address; `seed` makes them repeatable.
+  void seed_random_ips(std::size_t n, std::uint64_t seed);
+
+  std::size_t size() const;
+  std::optional<item> get(const std::string& id) const;
+  std::vector<item> snapshot() const;
+  // The item as a JSON document: {_id, <source>, <target>} plus the lease or failure if any.
+  std::string document_json(const std::string& id) const;
+
+  awaitable<std::vector<job>> claim(claim_request req) override;
+  awaitable<write_result> complete(std::vector<completion> batch) override;
+  awaitable<renew_result> renew(std::vector<renewal> batch, millis lease) override;
+  awaitable<write_result> release(std::vector<release_item> batch) override;
+  awaitable<write_result> fail(std::vector<failure> batch) override;
+  awaitable<store_stats> stats() override;
+  std::string describe() const override { return "memory"; }
+
+  // The synchronous cores of the awaitables above (also usable without a coroutine).
+  std::vector<job> claim_now(const claim_request& req);
+  write_result complete_now(const std::vector<completion>& batch);
+  renew_result renew_now(const std::vector<renewal>& batch, millis lease);
+  write_result release_now(const std::vector<release_item>& batch);
+  write_result fail_now(const std::vector<failure>& batch);
+  store_stats stats_now() const;
+
+ private:
+  struct record {
+    job_field source;
+    std::optional<std::string> target_json;
+    std::optional<lease_state> lease;
+    std::optional<failure_state> failed;
+    std::string last_error;
+    int attempts = 0;
+    int writes = 0;
+  };
+  using expiry_key = std::pair<store_time, std::size_t>;
+
+  // The record whose lease `ref` names, or nullptr when that lease is not held (fencing).
+  record* holder(const lease_ref& ref, std::size_t& index);
+  void drop_lease(record& r, std::size_t index);
+  std::string id_of(std::size_t index) const { return std::to_string(index + 1); }
+  item view(std::size_t index) const;
+
+  options opts_;
+  mutable std::mutex mutex_;
+  std::vector<record> records_;
+  std::deque<std::size_t> pending_;  // no lease, not done, not failed (may hold stale entries)
+  std::set<expiry_key> leased_;      // every live or expired lease, by expiry
+  std::uint64_t done_ = 0;
+  std::uint64_t failed_ = 0;
+  std::mt19937_64 token_rng_;
+};
+
+}  // namespace dibs

@@ -1,0 +1,88 @@
+// The engine: N shards (one io_context and thread each), each running bounded pipelines that
+// claim -> process -> complete against one store, with a lease keeper and batched writes.
+//
+//   dibs::engine e(cfg, store, factory);
+//   e.start();            // shards run on their own threads
+//   e.stop();             // graceful, from any thread (e.g. a signal handler's executor)
+//   e.wait();             // until every shard has flushed and ended
+#pragma once
+
+#include <dibs/counters.hpp>
+#include <dibs/engine_config.hpp>
+#include <dibs/processor.hpp>
+#include <dibs/store.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace dibs {
+
+class shard;
+
+struct run_summary {
+  std::uint64_t completed = 0;
+  std::uint64_t failed = 0;
+  std::uint64_t lost_leases = 0;
+  std::uint64_t released = 0;
+  std::uint64_t retries = 0;
+  std::uint64_t renewals = 0;
+  double elapsed_s = 0;
+  double docs_per_s() const { return elapsed_s > 0 ? completed / elapsed_s : 0; }
+  // `summary: completed=N failed=N lost_leases=N released=N elapsed_s=X docs_per_s=X`
+  std::string line() const;
+  std::string json() const;
+};
+
+class engine {
+ public:
+  engine(engine_config cfg, std::shared_ptr<store> st, processor_factory factory);
+  ~engine();
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
+  void start();
+  // Graceful stop: stop claiming, release prefetched items, let in-flight work finish until the
+  // shutdown timeout, then cancel and release what is left, flush, end. Idempotent, thread-safe.
+  void stop();
+  // Stop at once: like stop() with a zero timeout.
+  void stop_now();
+  // Blocks until every shard has ended.
+  void wait();
+  // Calls `fn` (from a shard thread) once every shard has ended.
+  void on_finished(std::function<void()> fn);
+  bool finished() const { return finished_.load(); }
+  bool stop_requested() const { return stop_requested_.load(); }
+
+  const counters& figures() const { return counters_; }
+  run_summary summary() const;
+  const engine_config& config() const { return cfg_; }
+  store& the_store() { return *store_; }
+
+ private:
+  friend class shard;
+  void shard_ended();
+
+  engine_config cfg_;
+  std::shared_ptr<store> store_;
+  processor_factory factory_;
+  counters counters_;
+  std::vector<std::unique_ptr<shard>> shards_;
+  std::vector<std::thread> threads_;
+  std::chrono::steady_clock::time_point started_{};
+  std::atomic<std::chrono::steady_clock::rep> ended_{0};
+  std::atomic<bool> finished_{false};
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<std::size_t> running_{0};
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::function<void()> on_finished_;
+};
+
+}  // namespace dibs

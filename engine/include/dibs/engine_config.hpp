@@ -1,0 +1,31 @@
+// Everything that tunes one engine run. The CLI flags map onto these one to one.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace dibs {
+
+struct engine_config {
+  std::size_t shards = 0;           // 0 = one per core
+  std::size_t concurrency = 1000;   // pipelines for the whole process, split across shards
+  std::size_t claim_batch = 100;    // items per claim
+  std::chrono::milliseconds lease{60'000};
+  std::chrono::milliseconds grace{1'000};
+  std::size_t flush_size = 0;       // write completions once this many are buffered; 0 = claim_batch
+  std::chrono::milliseconds flush_linger{5};   // ... or once the oldest has waited this long
+  int max_attempts = 5;             // a retry after this many claims fails the item instead
+  std::chrono::milliseconds shutdown_timeout{10'000};  // in-flight work may finish this long after stop
+  bool follow = false;              // keep polling when nothing is left, instead of ending
+  std::chrono::milliseconds idle_backoff_min{10};
+  std::chrono::milliseconds idle_backoff_max{1'000};   // 5 s would be kinder for --follow
+  std::string worker_prefix;        // "" = host-pid; each shard appends "-<index>"
+
+  std::size_t effective_shards() const;
+  std::size_t effective_flush_size() const { return flush_size ? flush_size : claim_batch; }
+  // Throws std::invalid_argument naming the bad setting.
+  void validate() const;
+};
+
+}  // namespace dibs

@@ -1,0 +1,30 @@
+// A processor turns a claimed job into an outcome. It is a coroutine; the engine makes one
+// processor per shard, so a processor may keep per-shard state (connection pools, parsers)
+// without locks.
+#pragma once
+
+#include <dibs/job.hpp>
+#include <dibs/net.hpp>
+#include <dibs/outcome.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+namespace dibs {
+
+class processor {
+ public:
+  virtual ~processor() = default;
+  // Called on the shard's thread. The job is passed by value: it lives in the coroutine frame.
+  virtual awaitable<outcome> process(job j) = 0;
+};
+
+struct shard_info {
+  std::size_t index = 0;
+  net::any_io_executor executor;
+};
+
+using processor_factory = std::function<std::unique_ptr<processor>(const shard_info&)>;
+
+}  // namespace dibs

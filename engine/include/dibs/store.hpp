@@ -1,0 +1,89 @@
+// The batch-oriented store interface: the claim protocol of DESIGN.md section 1, one awaitable
+// per operation, each operating on a batch so that an adapter can make it one round trip.
+//
+// Every write after the claim is fenced: it matches the item by id AND by AND token (complete also
+// requires the lease to be live by the store's clock). Items whose lease was lost are reported
+// back by id, never written.
+#pragma once
+
+#include <dibs/job.hpp>
+#include <dibs/net.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dibs {
+
+struct claim_request {
+  std::size_t max = 100;
+  std::string by;          // worker id: host-pid-shard
+  millis lease{60'000};    // until = store now + lease
+  millis grace{1'000};     // an expired lease is claimable only this long after `until`
+};
+
+struct completion {
+  lease_ref ref;
+  std::string result_json;  // a JSON object
+};
+
+struct renewal {
+  lease_ref ref;
+};
+
+// Give an item back: at once (delay 0, shutdown) or not before `delay` (retry later).
+// A delayed release keeps the lease until the retry time so no other worker calls the API for it.
+struct release_item {
+  lease_ref ref;
+  millis delay{0};
+  std::string why;
+  int http_status = 0;
+};
+
+struct failure {
+  lease_ref ref;
+  std::string reason;
+  int http_status = 0;
+};
+
+// What a fenced batch write did: how many items it applied to, and which ids no longer held
+// the lease (their write was discarded).
+struct write_result {
+  std::size_t applied = 0;
+  std::vector<std::string> lost;
+};
+
+struct renew_result {
+  std::size_t applied = 0;
+  std::vector<std::string> lost;
+  std::vector<store_time> until;  // new expiry per applied item, in request order of the applied ones
+};
+
+struct store_stats {
+  std::uint64_t pending = 0;         // target null, not failed, no lease
+  std::uint64_t leased_live = 0;     // target null, not failed, lease until >= now
+  std::uint64_t leased_expired = 0;  // target null, not failed, lease until < now (claimable past the grace)
+  std::uint64_t done = 0;
+  std::uint64_t failed = 0;
+
+  std::uint64_t total() const { return pending + leased_live + leased_expired + done + failed; }
+  bool drained() const { return pending == 0 && leased_live == 0 && leased_expired == 0; }
+};
+
+class store {
+ public:
+  virtual ~store() = default;
+
+  virtual awaitable<std::vector<job>> claim(claim_request req) = 0;
+  virtual awaitable<write_result> complete(std::vector<completion> batch) = 0;
+  virtual awaitable<renew_result> renew(std::vector<renewal> batch, millis lease) = 0;
+  virtual awaitable<write_result> release(std::vector<release_item> batch) = 0;
+  virtual awaitable<write_result> fail(std::vector<failure> batch) = 0;
+  virtual awaitable<store_stats> stats() = 0;
+
+  // A name for logs and summaries, never containing credentials.
+  virtual std::string describe() const = 0;
+};
+
+}  // namespace dibs

@@ -1,0 +1,141 @@
+#include <dibs/engine.hpp>
+#include <dibs/log.hpp>
+
+#include "shard.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace dibs {
+
+namespace {
+std::string default_worker_prefix() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "host");
+  return std::string(host) + "-" + std::to_string(::getpid());
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+}  // namespace
+
+std::size_t engine_config::effective_shards() const {
+  if (shards) return shards;
+  const auto n = std::thread::hardware_concurrency();
+  return n ? n : 1;
+}
+
+void engine_config::validate() const {
+  auto bad = [](const std::string& what) { throw std::invalid_argument(what); };
+  if (concurrency == 0) bad("--concurrency must be at least 1");
+  if (claim_batch == 0) bad("--claim-batch must be at least 1");
+  if (effective_shards() > concurrency) bad("--shards must not exceed --concurrency");
+  if (effective_shards() > 1024) bad("--shards must be at most 1024");
+  if (lease.count() < 10) bad("--lease must be at least 10 ms");
+  if (grace.count() < 0) bad("--grace must not be negative");
+  if (max_attempts < 1) bad("--max-attempts must be at least 1");
+  if (flush_linger.count() < 0) bad("the flush linger must not be negative");
+  if (shutdown_timeout.count() < 0) bad("--shutdown-timeout must not be negative");
+  if (idle_backoff_min.count() < 1 || idle_backoff_max < idle_backoff_min) bad("bad idle backoff");
+}
+
+std::string run_summary::line() const {
+  return "summary: completed=" + std::to_string(completed) + " failed=" + std::to_string(failed) +
+         " lost_leases=" + std::to_string(lost_leases) + " released=" + std::to_string(released) +
+         " elapsed_s=" + fixed(elapsed_s, 3) + " docs_per_s=" + fixed(docs_per_s(), 1);
+}
+
+std::string run_summary::json() const {
+  return "{\"completed\":" + std::to_string(completed) + ",\"failed\":" + std::to_string(failed) +
+         ",\"lost_leases\":" + std::to_string(lost_leases) + ",\"released\":" + std::to_string(released) +
+         ",\"retries\":" + std::to_string(retries) + ",\"renewals\":" + std::to_string(renewals) +
+         ",\"elapsed_s\":" + fixed(elapsed_s, 3) + ",\"docs_per_s\":" + fixed(docs_per_s(), 1) + "}";
+}
+
+engine::engine(engine_config cfg, std::shared_ptr<store> st, processor_factory factory)
+    : cfg_(std::move(cfg)), store_(std::move(st)), factory_(std::move(factory)) {
+  cfg_.validate();
+  if (!store_) throw std::invalid_argument("engine: no store");
+  if (!factory_) throw std::invalid_argument("engine: no processor");
+  if (cfg_.worker_prefix.empty()) cfg_.worker_prefix = default_worker_prefix();
+}
+
+engine::~engine() {
+  if (!threads_.empty()) {
+    stop_now();
+    wait();
+  }
+}
+
+void engine::start() {
+  if (!shards_.empty()) throw std::logic_error("engine: started twice");
+  const auto n = cfg_.effective_shards();
+  for (std::size_t i = 0; i < n; ++i) {
+    // Split the process-wide concurrency; the first shards take the remainder.
+    const std::size_t c = cfg_.concurrency / n + (i < cfg_.concurrency % n ? 1 : 0);
+    shards_.push_back(std::make_unique<shard>(*this, i, c, cfg_.worker_prefix + "-" + std::to_string(i)));
+  }
+  started_ = std::chrono::steady_clock::now();
+  running_ = n;
+  for (auto& s : shards_) threads_.emplace_back([sh = s.get()] { sh->run(); });
+}
+
+void engine::stop() {
+  stop_requested_ = true;
+  for (auto& s : shards_) s->request_stop(false);
+}
+
+void engine::stop_now() {
+  stop_requested_ = true;
+  for (auto& s : shards_) s->request_stop(true);
+}
+
+void engine::wait() {
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+  threads_.clear();
+}
+
+void engine::on_finished(std::function<void()> fn) {
+  std::unique_lock lock(mutex_);
+  if (finished_) {
+    lock.unlock();
+    fn();
+    return;
+  }
+  on_finished_ = std::move(fn);
+}
+
+void engine::shard_ended() {
+  if (--running_ != 0) return;
+  ended_ = (std::chrono::steady_clock::now() - started_).count();
+  std::function<void()> fn;
+  {
+    std::lock_guard lock(mutex_);
+    finished_ = true;
+    fn = std::move(on_finished_);
+  }
+  cv_.notify_all();
+  if (fn) fn();
+}
+
+run_summary engine::summary() const {
+  run_summary s;
+  s.completed = load(counters_.completed);
+  s.failed = load(counters_.failed);
+  s.lost_leases = load(counters_.lost_leases);
+  s.released = load(counters_.released);
+  s.retries = load(counters_.retries);
+  s.renewals = load(counters_.renewals);
+  const auto elapsed = finished_ ? std::chrono::steady_clock::duration(ended_.load())
+                                 : std::chrono::steady_clock::now() - started_;
+  s.elapsed_s = std::chrono::duration<double>(elapsed).count();
+  return s;
+}
+
+}  // namespace dibs

@@ -1,0 +1,415 @@
+#include "shard.hpp"
+
+#include <dibs/log.hpp>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/system/system_error.hpp>
+
+#include <algorithm>
+#include <exception>
+#include <unordered_set>
+
+namespace dibs {
+
+namespace {
+std::unordered_set<std::string> id_set(const std::vector<std::string>& ids) {
+  return {ids.begin(), ids.end()};
+}
+}  // namespace
+
+shard::shard(engine& owner, std::size_t index, std::size_t concurrency, std::string worker_id)
+    : owner_(owner),
+      cfg_(owner.cfg_),
+      index_(index),
+      concurrency_(concurrency),
+      by_(std::move(worker_id)) {}
+
+void shard::run() {
+  net::co_spawn(ioc_, main(), [this](std::exception_ptr e) {
+    if (!e) return;
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& ex) {
+      log::error("shard ", index_, ": ended with an error: ", ex.what());
+    }
+  });
+  try {
+    ioc_.run();
+  } catch (const std::exception& e) {
+    log::error("shard ", index_, ": stopped by an error: ", e.what());
+  }
+  owner_.shard_ended();
+}
+
+void shard::request_stop(bool now) {
+  net::post(ioc_, [this, now] {
+    if (!stopping_) {
+      stopping_ = true;
+      stop_at_ = steady::now();
+    }
+    if (now && !cancel_now_) {
+      cancel_now_ = true;
+      cancel_pipelines();
+    }
+    wake_.notify();
+  });
+}
+
+awaitable<void> shard::main() {
+  proc_ = owner_.factory_(shard_info{index_, ioc_.get_executor()});
+  net::co_spawn(ioc_, keeper(), net::detached);
+  net::co_spawn(ioc_, flusher(), net::detached);
+
+  try {
+    co_await dispatcher();
+  } catch (const std::exception& e) {
+    log::error("shard ", index_, ": claiming stopped: ", e.what());
+    stopping_ = true;
+    stop_at_ = steady::now();
+  }
+
+  // Prefetched items were never started: give them back at once.
+  while (!ready_.empty()) {
+    settle(ready_.front(), outcome::retry(millis{0}, "shutdown"), true);
+    ready_.pop_front();
+  }
+
+  // Let in-flight work finish until the deadline, then cancel it; cancelled items are released.
+  if (in_flight_ > 0) {
+    const auto deadline = stop_at_ + cfg_.shutdown_timeout;
+    while (in_flight_ > 0 && !cancel_now_ && steady::now() < deadline) co_await wake_.wait_until(deadline);
+    if (in_flight_ > 0) {
+      log::warn("shard ", index_, ": cancelling ", in_flight_, " in-flight item(s) at the shutdown deadline");
+      cancel_now_ = true;
+      cancel_pipelines();
+      while (in_flight_ > 0) co_await wake_.wait();
+    }
+  }
+
+  finishing_ = true;
+  flusher_wake_.notify();
+  keeper_wake_.notify();
+  while (!flusher_done_ || !keeper_done_) co_await wake_.wait();
+  proc_.reset();  // close connection pools on this thread
+}
+
+awaitable<void> shard::dispatcher() {
+  auto backoff = cfg_.idle_backoff_min;
+  auto next_claim_at = steady::now();
+  const std::size_t batch = cfg_.claim_batch;
+
+  while (!stopping_) {
+    while (in_flight_ < concurrency_ && !ready_.empty()) {
+      launch(std::move(ready_.front()));
+      ready_.pop_front();
+    }
+
+    // Prefetch: keep up to one batch claimed ahead of the pipelines.
+    const bool room = ready_.size() < batch && in_flight_ + ready_.size() < concurrency_ + batch;
+    if (!room) {
+      co_await wake_.wait();
+      continue;
+    }
+    if (steady::now() < next_claim_at) {
+      co_await wake_.wait_until(next_claim_at);
+      continue;
+    }
+
+    const std::size_t want = std::min(batch, concurrency_ + batch - in_flight_ - ready_.size());
+    std::vector<job> got;
+    try {
+      // Named, then moved: g++ 12 mishandles class temporaries built inside a co_await expression.
+      claim_request req{want, by_, cfg_.lease, cfg_.grace};
+      got = co_await owner_.store_->claim(std::move(req));
+    } catch (const std::exception& e) {
+      bump(owner_.counters_.store_errors);
+      log::warn("shard ", index_, ": claim failed (retrying in ", backoff.count(), " ms): ", e.what());
+      next_claim_at = steady::now() + backoff;
+      backoff = std::min(backoff * 2, cfg_.idle_backoff_max);
+      continue;
+    }
+
+    const auto now = steady::now();
+    for (auto& j : got) {
+      auto [it, inserted] = held_.try_emplace(j.id);
+      if (!inserted && it->second.token != j.token) {
+        // We held this item before and lost that lease; the new claim supersedes it.
+        log::debug("shard ", index_, ": item ", j.id, " reclaimed under a new lease");
+      } else {
+        bump(owner_.counters_.held);
+      }
+      it->second = held_lease{j.token, now + cfg_.lease / 2, false, false};
+      ready_.push_back(std::move(j));
+    }
+    bump(owner_.counters_.claimed, got.size());
+
+    if (!got.empty()) {
+      backoff = cfg_.idle_backoff_min;
+      next_claim_at = now;
+      continue;
+    }
+    if (ready_.empty() && in_flight_ == 0 && !cfg_.follow && co_await nothing_left()) break;
+    next_claim_at = steady::now() + backoff;
+    backoff = std::min(backoff * 2, cfg_.idle_backoff_max);
+  }
+}
+
+awaitable<bool> shard::nothing_left() {
+  // Our own outcomes must have landed before the store's counts mean anything.
+  while ((buffered() > 0 || flushing_) && !stopping_) {
+    flusher_wake_.notify();
+    co_await wake_.wait();
+  }
+  store_stats s;
+  try {
+    s = co_await owner_.store_->stats();
+  } catch (const std::exception& e) {
+    bump(owner_.counters_.store_errors);
+    log::warn("shard ", index_, ": stats failed: ", e.what());
+    co_return false;
+  }
+  // Live leases that this process holds (other shards' work) will end with those shards; any
+  // other live or expired lease, or anything pending, means there is more to do here.
+  const auto held = static_cast<std::uint64_t>(std::max<std::int64_t>(0, load(owner_.counters_.held)));
+  co_return s.pending == 0 && s.leased_expired == 0 && s.leased_live <= held;
+}
+
+void shard::launch(job j) {
+  const auto id = next_pipeline_id_++;
+  auto& p = pipelines_[id];
+  p.signal = std::make_unique<net::cancellation_signal>();
+  ++in_flight_;
+  bump(owner_.counters_.in_flight);
+  net::co_spawn(ioc_, pipeline(std::move(j), id),
+                net::bind_cancellation_slot(p.signal->slot(), [this, id](std::exception_ptr) {
+                  // Erase later: the coroutine's cancellation state still points into the signal
+                  // until the spawned thread has fully unwound.
+                  net::post(ioc_, [this, id] { pipelines_.erase(id); });
+                }));
+}
+
+awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
+  outcome o;
+  bool cancelled = false;
+  try {
+    o = co_await proc_->process(j);
+  } catch (const boost::system::system_error& e) {
+    if (e.code() == net::error::operation_aborted) {
+      cancelled = true;
+    } else {
+      o = outcome::retry(millis{1000}, std::string("processor error: ") + e.what());
+    }
+  } catch (const std::exception& e) {
+    o = outcome::retry(millis{1000}, std::string("processor threw: ") + e.what());
+  }
+  // A processor that swallowed the cancellation reports an error outcome: that item is released
+  // for another worker, not retried or failed on our account.
+  if (cancel_now_ && o.k != outcome::kind::done) cancelled = true;
+
+  settle(j, std::move(o), cancelled);
+
+  if (auto it = pipelines_.find(pipeline_id); it != pipelines_.end()) it->second.finished = true;
+  --in_flight_;
+  bump(owner_.counters_.in_flight, -1);
+  wake_.notify();
+}
+
+void shard::settle(const job& j, outcome o, bool cancelled) {
+  auto it = held_.find(j.id);
+  if (it == held_.end() || it->second.token != j.token || it->second.lost) {
+    // The keeper saw this lease go (expired and taken over): the result must not be written.
+    bump(owner_.counters_.lost_leases);
+    log::warn("item ", j.id, ": lease lost while processing; result discarded");
+    if (it != held_.end() && it->second.token == j.token) {
+      held_.erase(it);
+      bump(owner_.counters_.held, -1);
+    }
+    return;
+  }
+  it->second.settled = true;
+
+  if (cancelled) {
+    release_buf_.push_back(release_item{j.ref(), millis{0}, "shutdown", 0});
+  } else {
+    switch (o.k) {
+      case outcome::kind::done:
+        done_buf_.push_back(completion{j.ref(), std::move(o.result)});
+        break;
+      case outcome::kind::retry:
+        if (j.attempts >= cfg_.max_attempts) {
+          std::string reason = "gave up after " + std::to_string(j.attempts) + " attempts: " + o.why;
+          log::warn("item ", j.id, ": failed: ", reason);
+          fail_buf_.push_back(failure{j.ref(), std::move(reason), o.http_status});
+        } else {
+          log::debug("item ", j.id, ": retry in ", o.after.count(), " ms: ", o.why);
+          bump(owner_.counters_.retries);
+          release_buf_.push_back(release_item{j.ref(), o.after, std::move(o.why), o.http_status});
+        }
+        break;
+      case outcome::kind::fail:
+        log::warn("item ", j.id, ": failed: ", o.why);
+        fail_buf_.push_back(failure{j.ref(), std::move(o.why), o.http_status});
+        break;
+    }
+  }
+  buffered_one();
+}
+
+void shard::buffered_one() {
+  const auto n = buffered();
+  if (n == 1) oldest_buffered_ = steady::now();
+  if (n == 1 || n >= cfg_.effective_flush_size() || stopping_) flusher_wake_.notify();
+}
+
+awaitable<void> shard::flusher() {
+  auto backoff = millis{50};
+  while (true) {
+    if (buffered() == 0) {
+      if (finishing_) break;
+      co_await flusher_wake_.wait();
+      continue;
+    }
+    const auto due = oldest_buffered_ + cfg_.flush_linger;
+    if (!finishing_ && !stopping_ && buffered() < cfg_.effective_flush_size() && steady::now() < due) {
+      co_await flusher_wake_.wait_until(due);
+      continue;
+    }
+    if (co_await flush_once()) {
+      backoff = millis{50};
+    } else {
+      // The store is failing: keep the outcomes (leases stay renewed) and try again.
+      co_await flusher_wake_.wait_for(backoff);
+      backoff = std::min(backoff * 2, millis{2000});
+    }
+  }
+  flusher_done_ = true;
+  wake_.notify();
+}
+
+void shard::forget(const std::string& id, std::uint64_t token) {
+  auto it = held_.find(id);
+  if (it != held_.end() && it->second.token == token) {
+    held_.erase(it);
+    bump(owner_.counters_.held, -1);
+  }
+}
+
+awaitable<bool> shard::flush_once() {
+  auto& c = owner_.counters_;
+  auto& st = *owner_.store_;
+  flushing_ = true;
+  bool ok = true;
+
+  if (!done_buf_.empty()) {
+    auto batch = std::exchange(done_buf_, {});
+    try {
+      auto r = co_await st.complete(batch);
+      bump(c.completed, r.applied);
+      bump(c.lost_leases, r.lost.size());
+      for (const auto& id : r.lost) log::warn("item ", id, ": lease lost before completion; result discarded");
+      for (const auto& x : batch) forget(x.ref.id, x.ref.token);
+    } catch (const std::exception& e) {
+      bump(c.store_errors);
+      log::warn("shard ", index_, ": writing ", batch.size(), " completion(s) failed: ", e.what());
+      done_buf_.insert(done_buf_.end(), std::make_move_iterator(batch.begin()),
+                       std::make_move_iterator(batch.end()));
+      ok = false;
+    }
+  }
+  if (!release_buf_.empty()) {
+    auto batch = std::exchange(release_buf_, {});
+    try {
+      auto r = co_await st.release(batch);
+      const auto lost = id_set(r.lost);
+      for (const auto& x : batch)
+        if (x.delay.count() == 0 && x.why == "shutdown" && !lost.count(x.ref.id)) bump(c.released);
+      bump(c.lost_leases, r.lost.size());
+      for (const auto& x : batch) forget(x.ref.id, x.ref.token);
+    } catch (const std::exception& e) {
+      bump(c.store_errors);
+      log::warn("shard ", index_, ": releasing ", batch.size(), " item(s) failed: ", e.what());
+      release_buf_.insert(release_buf_.end(), std::make_move_iterator(batch.begin()),
+                          std::make_move_iterator(batch.end()));
+      ok = false;
+    }
+  }
+  if (!fail_buf_.empty()) {
+    auto batch = std::exchange(fail_buf_, {});
+    try {
+      auto r = co_await st.fail(batch);
+      bump(c.failed, r.applied);
+      bump(c.lost_leases, r.lost.size());
+      for (const auto& x : batch) forget(x.ref.id, x.ref.token);
+    } catch (const std::exception& e) {
+      bump(c.store_errors);
+      log::warn("shard ", index_, ": recording ", batch.size(), " failure(s) failed: ", e.what());
+      fail_buf_.insert(fail_buf_.end(), std::make_move_iterator(batch.begin()),
+                       std::make_move_iterator(batch.end()));
+      ok = false;
+    }
+  }
+
+  if (!ok && finishing_) {
+    // At the end there is no one left to retry: the leases will expire and the items be claimed
+    // again by the next run (at-least-once), so say what stays behind instead of spinning.
+    static constexpr int max_final_attempts = 5;
+    if (++final_flush_failures_ >= max_final_attempts) {
+      log::error("shard ", index_, ": giving up writing ", buffered(),
+                 " outcome(s); their leases will expire and the items be processed again");
+      for (const auto& x : done_buf_) forget(x.ref.id, x.ref.token);
+      for (const auto& x : release_buf_) forget(x.ref.id, x.ref.token);
+      for (const auto& x : fail_buf_) forget(x.ref.id, x.ref.token);
+      done_buf_.clear();
+      release_buf_.clear();
+      fail_buf_.clear();
+    }
+  }
+  flushing_ = false;
+  wake_.notify();
+  co_return ok;
+}
+
+awaitable<void> shard::keeper() {
+  const auto interval = std::clamp<steady::duration>(cfg_.lease / 4, millis{5}, millis{5000});
+  while (!finishing_) {
+    co_await keeper_wake_.wait_for(interval);
+    if (finishing_) break;
+
+    const auto now = steady::now();
+    std::vector<renewal> due;
+    for (const auto& [id, h] : held_)
+      if (!h.lost && h.renew_due <= now) due.push_back(renewal{lease_ref{id, by_, h.token}});
+    if (due.empty()) continue;
+
+    try {
+      auto r = co_await owner_.store_->renew(due, cfg_.lease);
+      bump(owner_.counters_.renewals, r.applied);
+      const auto lost = id_set(r.lost);
+      for (const auto& x : due) {
+        auto it = held_.find(x.ref.id);
+        if (it == held_.end() || it->second.token != x.ref.token) continue;
+        if (lost.count(x.ref.id)) {
+          // Only in-flight items can lose a lease here; for settled ones the write itself tells.
+          if (!it->second.settled) it->second.lost = true;
+        } else {
+          it->second.renew_due = now + cfg_.lease / 2;
+        }
+      }
+    } catch (const std::exception& e) {
+      bump(owner_.counters_.store_errors);
+      log::warn("shard ", index_, ": renewing ", due.size(), " lease(s) failed: ", e.what());
+    }
+  }
+  keeper_done_ = true;
+  wake_.notify();
+}
+
+void shard::cancel_pipelines() {
+  for (auto& [id, p] : pipelines_)
+    if (!p.finished) p.signal->emit(net::cancellation_type::terminal);
+}
+
+}  // namespace dibs

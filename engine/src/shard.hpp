@@ -1,0 +1,93 @@
+// One shard: an io_context run by one thread, with its own pipelines, processor, prefetch queue,
+// completion buffers and lease keeper. Everything here runs on the shard's thread, so no member
+// needs a lock; only the store and the counters are shared with other shards.
+#pragma once
+
+#include <dibs/async_event.hpp>
+#include <dibs/engine.hpp>
+
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace dibs {
+
+class shard {
+ public:
+  using steady = std::chrono::steady_clock;
+
+  shard(engine& owner, std::size_t index, std::size_t concurrency, std::string worker_id);
+
+  // Runs the shard until it has drained (or been stopped) and flushed; call on the shard's thread.
+  void run();
+  // Thread-safe. `now` skips the wait for in-flight work.
+  void request_stop(bool now);
+
+  const std::string& worker_id() const { return by_; }
+
+ private:
+  struct held_lease {
+    std::uint64_t token = 0;
+    steady::time_point renew_due{};
+    bool lost = false;     // the keeper found the lease gone: don't write this item's outcome
+    bool settled = false;  // its outcome is buffered, waiting for the flusher
+  };
+  struct running_pipeline {
+    std::unique_ptr<net::cancellation_signal> signal;
+    bool finished = false;
+  };
+
+  awaitable<void> main();
+  awaitable<void> dispatcher();
+  awaitable<bool> nothing_left();
+  void launch(job j);
+  awaitable<void> pipeline(job j, std::uint64_t pipeline_id);
+  void settle(const job& j, outcome o, bool cancelled);
+  void buffered_one();
+  std::size_t buffered() const { return done_buf_.size() + release_buf_.size() + fail_buf_.size(); }
+  awaitable<void> flusher();
+  awaitable<bool> flush_once();
+  void forget(const std::string& id, std::uint64_t token);
+  awaitable<void> keeper();
+  void cancel_pipelines();
+
+  engine& owner_;
+  const engine_config& cfg_;
+  std::size_t index_;
+  std::size_t concurrency_;
+  std::string by_;
+  net::io_context ioc_{1};
+  std::unique_ptr<processor> proc_;
+
+  std::deque<job> ready_;  // claimed, not yet started
+  std::unordered_map<std::string, held_lease> held_;
+  std::unordered_map<std::uint64_t, running_pipeline> pipelines_;
+  std::uint64_t next_pipeline_id_ = 0;
+  std::size_t in_flight_ = 0;
+
+  std::vector<completion> done_buf_;
+  std::vector<release_item> release_buf_;
+  std::vector<failure> fail_buf_;
+  steady::time_point oldest_buffered_{};
+  bool flushing_ = false;
+  int final_flush_failures_ = 0;
+
+  bool stopping_ = false;
+  bool cancel_now_ = false;
+  bool finishing_ = false;
+  bool flusher_done_ = false;
+  bool keeper_done_ = false;
+  steady::time_point stop_at_{};
+
+  async_event wake_;          // a pipeline ended, a flush ended, or a stop was requested
+  async_event flusher_wake_;  // the buffers reached the flush size, or finishing
+  async_event keeper_wake_;   // finishing
+};
+
+}  // namespace dibs

@@ -1,0 +1,26 @@
+#include "duration_flag.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace dibs::cli {
+
+std::optional<std::chrono::milliseconds> parse_duration(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  const double value = std::strtod(begin, &end);
+  if (end == begin || !std::isfinite(value) || value < 0) return std::nullopt;
+  const std::string unit(end);
+  double factor = 0;
+  if (unit.empty() || unit == "s") factor = 1000;
+  else if (unit == "ms") factor = 1;
+  else if (unit == "m" || unit == "min") factor = 60'000;
+  else if (unit == "h") factor = 3'600'000;
+  else return std::nullopt;
+  const double ms = value * factor;
+  if (ms > 1e12) return std::nullopt;
+  return std::chrono::milliseconds{static_cast<long long>(std::llround(ms))};
+}
+
+}  // namespace dibs::cli

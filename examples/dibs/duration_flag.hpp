@@ -1,0 +1,12 @@
+// Durations on the command line: "250ms", "1.5s", "2m", "1h"; a bare number means seconds.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace dibs::cli {
+
+std::optional<std::chrono::milliseconds> parse_duration(const std::string& text);
+
+}  // namespace dibs::cli

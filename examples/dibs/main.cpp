@@ -1,0 +1,47 @@
+// dibs: claim -> fetch -> verified update, from the command line.
+#include "commands.hpp"
+
+#include <dibs/log.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+int main(int argc, char** argv) {
+  CLI::App app{"dibs: claim documents, call an API for each, write the result back only while the claim holds"};
+  app.require_subcommand(1);
+  std::string log_level = "warn";
+  app.add_option("--log-level", log_level, "debug, info, warn, error or off")->capture_default_str();
+
+  std::vector<std::pair<CLI::App*, dibs::cli::command>> commands;
+  auto add = [&](dibs::cli::command (*make)(CLI::App&)) {
+    const auto before = app.get_subcommands({}).size();
+    auto cmd = make(app);
+    commands.emplace_back(app.get_subcommands({})[before], std::move(cmd));
+  };
+  add(&dibs::cli::add_demo_command);
+  add(&dibs::cli::add_stub_command);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  dibs::log::level level;
+  if (!dibs::log::parse_level(log_level, level)) {
+    std::fprintf(stderr, "dibs: --log-level: '%s' is not one of debug, info, warn, error, off\n", log_level.c_str());
+    return 2;
+  }
+  dibs::log::set_level(level);
+
+  try {
+    for (auto& [sub, run] : commands)
+      if (sub->parsed()) return run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dibs: error: %s\n", e.what());
+    return 2;
+  }
+  return 2;
+}

@@ -1,0 +1,97 @@
+#include "run_engine.hpp"
+
+#include <dibs/counters.hpp>
+#include <dibs/log.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <functional>
+
+namespace dibs::cli {
+
+namespace {
+std::string progress_line(const engine& e, std::uint64_t total, double elapsed_s) {
+  const auto& f = e.figures();
+  const auto done = load(f.completed);
+  const auto failed = load(f.failed);
+  const double rate = elapsed_s > 0 ? done / elapsed_s : 0;
+  char buf[256];
+  std::string eta = "-";
+  if (total > 0 && rate > 0 && done + failed < total) {
+    const auto left = static_cast<long long>((total - done - failed) / rate);
+    char e2[32];
+    std::snprintf(e2, sizeof e2, "%lldm%02llds", left / 60, left % 60);
+    eta = e2;
+  }
+  if (total > 0)
+    std::snprintf(buf, sizeof buf, "done %llu/%llu  %.0f docs/s  in flight %lld  errors %llu  retries %llu  ETA %s",
+                  (unsigned long long)done, (unsigned long long)total, rate, (long long)load(f.in_flight),
+                  (unsigned long long)failed, (unsigned long long)load(f.retries), eta.c_str());
+  else
+    std::snprintf(buf, sizeof buf, "done %llu  %.0f docs/s  in flight %lld  errors %llu  retries %llu",
+                  (unsigned long long)done, rate, (long long)load(f.in_flight), (unsigned long long)failed,
+                  (unsigned long long)load(f.retries));
+  return buf;
+}
+}  // namespace
+
+run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progress) {
+  net::io_context control(1);
+  net::signal_set signals(control, SIGINT, SIGTERM);
+  bool interrupted = false;
+  int signals_seen = 0;
+
+  std::function<void()> await_signal = [&] {
+    signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+      if (ec) return;
+      interrupted = true;
+      if (++signals_seen == 1) {
+        log::warn("signal ", sig, ": stopping (in-flight work may finish; send it again to stop at once)");
+        e.stop();
+      } else {
+        log::warn("signal ", sig, ": stopping at once");
+        e.stop_now();
+      }
+      await_signal();
+    });
+  };
+  await_signal();
+
+  const bool draw = progress && ::isatty(STDERR_FILENO);
+  net::steady_timer tick(control);
+  const auto started = std::chrono::steady_clock::now();
+  std::function<void()> redraw = [&] {
+    tick.expires_after(std::chrono::milliseconds(250));
+    tick.async_wait([&](const boost::system::error_code& ec) {
+      if (ec) return;
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      std::fprintf(stderr, "\r\033[K%s", progress_line(e, total, elapsed).c_str());
+      std::fflush(stderr);
+      redraw();
+    });
+  };
+  if (draw) redraw();
+
+  e.on_finished([&] {
+    net::post(control, [&] {
+      signals.cancel();
+      tick.cancel();
+    });
+  });
+  e.start();
+  control.run();
+  e.wait();
+  if (draw) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::fprintf(stderr, "\r\033[K%s\n", progress_line(e, total, elapsed).c_str());
+  }
+  return {e.summary(), interrupted};
+}
+
+}  // namespace dibs::cli

@@ -1,0 +1,20 @@
+// Runs an engine in the foreground the way a command-line user expects: SIGINT/SIGTERM stop it
+// gracefully (a second signal stops it at once), and a live progress line is drawn on stderr
+// when stderr is a terminal.
+#pragma once
+
+#include <dibs/engine.hpp>
+
+#include <cstdint>
+
+namespace dibs::cli {
+
+struct run_result {
+  run_summary summary;
+  bool interrupted = false;
+};
+
+// `total` is the number of items expected (for done/total and the ETA), 0 when unknown.
+run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progress);
+
+}  // namespace dibs::cli

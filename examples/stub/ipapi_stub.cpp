@@ -1,0 +1,204 @@
+#include "ipapi_stub.hpp"
+
+#include <dibs/net.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/beast/http/parser.hpp>
+
+#include <charconv>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace dibs::stub {
+
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = net::ip::tcp;
+
+namespace {
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size()) {
+      unsigned v = 0;
+      auto [p, ec] = std::from_chars(s.data() + i + 1, s.data() + i + 3, v, 16);
+      if (ec == std::errc{} && p == s.data() + i + 3) {
+        out += static_cast<char>(v);
+        i += 2;
+        continue;
+      }
+    }
+    out += s[i];
+  }
+  return out;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+std::uint64_t to_number(std::string_view s, std::uint64_t fallback) {
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc{} && p == s.data() + s.size() ? v : fallback;
+}
+}  // namespace
+
+struct ipapi_stub::impl {
+  explicit impl(stub_options o, ipapi_stub& owner) : opts(std::move(o)), self(owner), acceptor(ioc) {}
+
+  struct reply {
+    enum class kind { answer, hang, close } k = kind::answer;
+    unsigned status = 200;
+    std::string body;
+    std::chrono::milliseconds delay{0};
+  };
+
+  reply route(std::string_view target) {
+    reply r;
+    r.delay = opts.latency;
+    if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
+    if (starts_with(target, "/json/")) {
+      r.body = answer_for(percent_decode(target.substr(6)));
+    } else if (starts_with(target, "/test/status/")) {
+      r.status = static_cast<unsigned>(to_number(target.substr(13), 500));
+      if (r.status < 100 || r.status > 999) r.status = 500;
+      r.body = "{\"status\":\"fail\",\"message\":\"test status " + std::to_string(r.status) + "\"}";
+    } else if (target == "/test/garbage") {
+      r.body = "{\"status\":\"success\",\"country\":";
+    } else if (target == "/test/array") {
+      r.body = "[1,2,3]";
+    } else if (starts_with(target, "/test/big/")) {
+      const auto n = std::min<std::uint64_t>(to_number(target.substr(10), 1024), 64u << 20);
+      r.body = "{\"status\":\"success\",\"pad\":\"" + std::string(n, 'x') + "\"}";
+    } else if (target == "/test/hang") {
+      r.k = reply::kind::hang;
+    } else if (target == "/test/close") {
+      r.k = reply::kind::close;
+    } else if (starts_with(target, "/test/slow/")) {
+      auto rest = target.substr(11);
+      const auto slash = rest.find('/');
+      r.delay = std::chrono::milliseconds{to_number(rest.substr(0, slash), 0)};
+      r.body = answer_for(slash == std::string_view::npos ? "" : percent_decode(rest.substr(slash + 1)));
+    } else {
+      r.status = 404;
+      r.body = "{\"status\":\"fail\",\"message\":\"not found\"}";
+    }
+    return r;
+  }
+
+  awaitable<void> session(tcp::socket socket) {
+    beast::tcp_stream stream(std::move(socket));
+    beast::flat_buffer buffer;
+    ++self.connections_;
+    for (;;) {
+      bhttp::request_parser<bhttp::string_body> parser;
+      parser.body_limit(1 << 20);
+      stream.expires_after(std::chrono::seconds(120));  // idle keep-alive connections end eventually
+      auto [ec, n] = co_await bhttp::async_read(stream, buffer, parser, net::as_tuple(net::use_awaitable));
+      if (ec) break;
+      ++self.requests_;
+      auto req = parser.release();
+      auto r = route(req.target());
+      if (r.k == reply::kind::close) break;
+      if (r.k == reply::kind::hang) r.delay = std::chrono::hours(24);
+      if (r.delay.count() > 0) {
+        stream.expires_never();
+        net::steady_timer t(co_await net::this_coro::executor, r.delay);
+        auto [tec] = co_await t.async_wait(net::as_tuple(net::use_awaitable));
+        if (tec) break;
+      }
+      bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), req.version()};
+      res.set(bhttp::field::server, "dibs-stub");
+      res.set(bhttp::field::content_type, "application/json; charset=utf-8");
+      res.keep_alive(req.keep_alive());
+      res.body() = std::move(r.body);
+      res.prepare_payload();
+      stream.expires_after(std::chrono::seconds(30));
+      auto [wec, w] = co_await bhttp::async_write(stream, res, net::as_tuple(net::use_awaitable));
+      if (wec || !res.keep_alive()) break;
+    }
+    boost::system::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  }
+
+  awaitable<void> accept_loop() {
+    for (;;) {
+      auto [ec, socket] = co_await acceptor.async_accept(net::as_tuple(net::use_awaitable));
+      if (ec) {
+        if (ec == net::error::operation_aborted || !acceptor.is_open()) co_return;
+        continue;  // e.g. too many open files: keep serving the connections we have
+      }
+      boost::system::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
+      net::co_spawn(ioc, session(std::move(socket)), net::detached);
+    }
+  }
+
+  stub_options opts;
+  ipapi_stub& self;
+  net::io_context ioc;
+  tcp::acceptor acceptor;
+  std::vector<std::thread> threads;
+  std::uint16_t port = 0;
+  std::mutex mutex;
+  std::condition_variable stopped_cv;
+  bool stopped = false;
+};
+
+ipapi_stub::ipapi_stub(stub_options opts) : impl_(std::make_unique<impl>(std::move(opts), *this)) {}
+
+ipapi_stub::~ipapi_stub() { stop(); }
+
+void ipapi_stub::start() {
+  auto& i = *impl_;
+  const tcp::endpoint ep(net::ip::make_address(i.opts.address), i.opts.port);
+  i.acceptor.open(ep.protocol());
+  i.acceptor.set_option(tcp::acceptor::reuse_address(true));
+  i.acceptor.bind(ep);
+  i.acceptor.listen(net::socket_base::max_listen_connections);
+  i.port = i.acceptor.local_endpoint().port();
+  net::co_spawn(i.ioc, i.accept_loop(), net::detached);
+  const auto n = std::max<std::size_t>(1, i.opts.threads);
+  for (std::size_t t = 0; t < n; ++t) i.threads.emplace_back([&i] { i.ioc.run(); });
+}
+
+void ipapi_stub::stop() {
+  auto& i = *impl_;
+  {
+    std::lock_guard lock(i.mutex);
+    if (i.stopped) return;
+    i.stopped = true;
+  }
+  i.ioc.stop();
+  for (auto& t : i.threads)
+    if (t.joinable()) t.join();
+  i.threads.clear();
+  boost::system::error_code ignored;
+  i.acceptor.close(ignored);
+  i.stopped_cv.notify_all();
+}
+
+void ipapi_stub::wait() {
+  std::unique_lock lock(impl_->mutex);
+  impl_->stopped_cv.wait(lock, [this] { return impl_->stopped; });
+}
+
+std::uint16_t ipapi_stub::port() const { return impl_->port; }
+
+std::string ipapi_stub::base_url() const { return "http://127.0.0.1:" + std::to_string(impl_->port); }
+
+}  // namespace dibs::stub

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dibs needs to build and test, only when missing.
+# Runs apt-get as root, or through sudo when not root. Nothing else is downloaded.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build make pkg-config
+  libboost1.81-dev libboost-url1.81-dev
+  libsimdjson-dev catch2 libcli11-dev libssl-dev
+  libmongoc-dev libbson-dev libmariadb-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+else
+  sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
