@@ -1,0 +1,39 @@
+# The two commands of the README:
+#   make demo   install what is missing, build, run the demo on the embedded default
+#   make test   install what is missing, build, start what the tests need, run the tests
+# Everything comes from Debian packages (scripts/install-deps.sh); nothing is downloaded.
+
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= 2
+DEMO_ARGS ?=
+
+.PHONY: all deps configure build demo test sanitize clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@if [ ! -f $(BUILD)/build.ninja ]; then cmake -S . -B $(BUILD) -G Ninja; fi
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	./$(BUILD)/bin/dibs demo $(DEMO_ARGS)
+
+test: build
+	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 300
+
+# The tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer.
+sanitize: deps
+	@if [ ! -f $(ASAN_BUILD)/build.ninja ]; then \
+	  cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDIBS_SANITIZE=ON; fi
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(ASAN_BUILD) -j $(JOBS) --output-on-failure --timeout 600
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,253 @@
+// Whole engine runs on the memory store: through the real stub over HTTP, and with small
+// custom processors that provoke shutdown, lease loss, renewal and retries deterministically.
+#include <adapters/http/http_processor.hpp>
+#include <adapters/memory/memory_store.hpp>
+#include <examples/stub/ipapi_stub.hpp>
+
+#include <dibs/engine.hpp>
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+namespace {
+engine_config small_config() {
+  engine_config c;
+  c.shards = 2;
+  c.concurrency = 200;
+  c.claim_batch = 50;
+  c.lease = 60s;
+  c.grace = 1s;
+  c.shutdown_timeout = 10s;
+  return c;
+}
+
+// A processor made of a coroutine body, for tests.
+template <class Body>
+class lambda_processor final : public processor {
+ public:
+  explicit lambda_processor(Body b) : body_(std::move(b)) {}
+  awaitable<outcome> process(job j) override { co_return co_await body_(std::move(j)); }
+
+ private:
+  Body body_;
+};
+template <class Body>
+processor_factory factory_of(Body b) {
+  return [b](const shard_info&) -> std::unique_ptr<processor> { return std::make_unique<lambda_processor<Body>>(b); };
+}
+
+awaitable<void> sleep_for(std::chrono::milliseconds d) {
+  net::steady_timer t(co_await net::this_coro::executor, d);
+  co_await t.async_wait(net::use_awaitable);
+}
+
+void require_nothing_leased(memory_store& s) {
+  auto st = s.stats_now();
+  CHECK(st.leased_live == 0);
+  CHECK(st.leased_expired == 0);
+  for (const auto& it : s.snapshot()) {
+    CHECK_FALSE(it.lease.has_value());
+    CHECK(it.writes <= 1);
+  }
+}
+}  // namespace
+
+TEST_CASE("an end-to-end run completes 10,000 documents exactly once", "[engine][e2e]") {
+  stub::ipapi_stub api({"127.0.0.1", 0, 0ms, 1});
+  api.start();
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(10'000, 11);
+
+  http::processor_options popts;
+  popts.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
+  engine e(small_config(), st, http::make_http_processor_factory(popts));
+  e.start();
+  e.wait();
+
+  const auto sum = e.summary();
+  CHECK(sum.completed == 10'000);
+  CHECK(sum.failed == 0);
+  CHECK(sum.lost_leases == 0);
+  CHECK(sum.released == 0);
+  CHECK(api.requests() == 10'000);
+  auto s = st->stats_now();
+  CHECK(s.done == 10'000);
+  CHECK(s.drained());
+  for (const auto& it : st->snapshot()) {
+    REQUIRE(it.target_json.has_value());
+    CHECK(it.writes == 1);
+    CHECK(it.attempts == 1);
+    CHECK_FALSE(it.lease.has_value());
+    CHECK(*it.target_json == stub::answer_for(it.source.value));
+  }
+  CHECK(sum.line().rfind("summary: completed=10000 failed=0 lost_leases=0 released=0 elapsed_s=", 0) == 0);
+}
+
+TEST_CASE("a graceful stop mid-run leaves nothing leased and loses no completed result", "[engine][shutdown]") {
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(5'000, 12);
+  std::atomic<engine*> running{nullptr};
+  std::atomic<int> started{0};
+  auto body = [&](job) -> awaitable<outcome> {
+    if (++started == 1'000) running.load()->stop();  // stop from inside the run: no timing guess
+    co_await sleep_for(2ms);
+    co_return outcome::done("{\"ok\":true}");
+  };
+  engine e(small_config(), st, factory_of(body));
+  running = &e;
+  e.start();
+  e.wait();
+
+  const auto sum = e.summary();
+  auto s = st->stats_now();
+  CHECK(sum.completed > 0);
+  CHECK(sum.completed < 5'000);
+  CHECK(s.done == sum.completed);  // every result that finished was written
+  CHECK(sum.released > 0);         // prefetched items went back
+  CHECK(s.pending == 5'000 - s.done);
+  require_nothing_leased(*st);
+}
+
+TEST_CASE("a stop at the deadline cancels in-flight calls and releases them", "[engine][shutdown]") {
+  stub::ipapi_stub api({"127.0.0.1", 0, 0ms, 1});
+  api.start();
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(300, 13);
+  http::processor_options popts;
+  popts.url = http::url_template::parse(api.base_url() + "/test/hang?ip={originatingIp}");
+  auto cfg = small_config();
+  cfg.shutdown_timeout = 100ms;
+  engine e(cfg, st, http::make_http_processor_factory(popts));
+  std::atomic<bool> stopped{false};
+  e.start();
+  // Stop once every pipeline is waiting on the hanging API (polling a counter, not sleeping).
+  while (load(e.figures().in_flight) < 200) std::this_thread::yield();
+  e.stop();
+  e.wait();
+  const auto sum = e.summary();
+  CHECK(sum.completed == 0);
+  CHECK(sum.failed == 0);
+  CHECK(sum.released == 300);
+  auto s = st->stats_now();
+  CHECK(s.pending == 300);
+  require_nothing_leased(*st);
+}
+
+TEST_CASE("a result computed after the lease was taken over is discarded and counted", "[engine][fencing]") {
+  std::atomic<std::int64_t> offset_ms{0};
+  memory_store::options o;
+  o.now = [&] { return store_clock::now() + offset_ms.load() * 1ms; };
+  auto st = std::make_shared<memory_store>(o);
+  st->seed_random_ips(1, 14);
+  std::atomic<int> calls{0};
+  auto body = [&](job j) -> awaitable<outcome> {
+    if (++calls == 1) {
+      // While this call runs, the lease expires and another worker takes the item and finishes.
+      offset_ms += 120'000;
+      auto thief = st->claim_now({1, "thief", 60s, 1s});
+      REQUIRE(thief.size() == 1);
+      REQUIRE(thief[0].id == j.id);
+      REQUIRE(st->complete_now({completion{thief[0].ref(), "{\"by\":\"thief\"}"}}).applied == 1);
+    }
+    co_return outcome::done("{\"by\":\"stale\"}");
+  };
+  auto cfg = small_config();
+  cfg.shards = 1;
+  engine e(cfg, st, factory_of(body));
+  e.start();
+  e.wait();
+  const auto sum = e.summary();
+  CHECK(sum.lost_leases == 1);
+  CHECK(sum.completed == 0);
+  auto it = st->get("1");
+  CHECK(*it->target_json == "{\"by\":\"thief\"}");
+  CHECK(it->writes == 1);
+}
+
+TEST_CASE("the lease keeper renews leases of calls longer than the lease", "[engine][lease]") {
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(20, 15);
+  auto body = [](job) -> awaitable<outcome> {
+    co_await sleep_for(1'200ms);  // four times the lease
+    co_return outcome::done("{}");
+  };
+  auto cfg = small_config();
+  cfg.lease = 300ms;
+  cfg.grace = 0ms;
+  engine e(cfg, st, factory_of(body));
+  e.start();
+  e.wait();
+  const auto sum = e.summary();
+  CHECK(sum.completed == 20);
+  CHECK(sum.lost_leases == 0);
+  CHECK(sum.renewals >= 20);
+  for (const auto& it : st->snapshot()) CHECK(it.attempts == 1);  // nobody took an item over
+  require_nothing_leased(*st);
+}
+
+TEST_CASE("retries back off, then fail the item with its reason after --max-attempts", "[engine][retry]") {
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(10, 16);
+  auto body = [](job) -> awaitable<outcome> { co_return outcome::retry(1ms, "HTTP 503 Service Unavailable", 503); };
+  auto cfg = small_config();
+  cfg.max_attempts = 3;
+  cfg.grace = 0ms;
+  engine e(cfg, st, factory_of(body));
+  e.start();
+  e.wait();
+  const auto sum = e.summary();
+  CHECK(sum.failed == 10);
+  CHECK(sum.retries == 20);
+  for (const auto& it : st->snapshot()) {
+    REQUIRE(it.failed.has_value());
+    CHECK(it.attempts == 3);
+    CHECK(it.failed->reason == "gave up after 3 attempts: HTTP 503 Service Unavailable");
+    CHECK(it.failed->http_status == 503);
+  }
+  require_nothing_leased(*st);
+}
+
+TEST_CASE("a processor that throws does not stop the engine", "[engine][retry]") {
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(4, 17);
+  auto body = [](job) -> awaitable<outcome> {
+    throw std::runtime_error("bug in user code");
+    co_return outcome::done("{}");
+  };
+  auto cfg = small_config();
+  cfg.max_attempts = 1;
+  engine e(cfg, st, factory_of(body));
+  e.start();
+  e.wait();
+  CHECK(e.summary().failed == 4);
+  CHECK(st->get("1")->failed->reason == "gave up after 1 attempts: processor threw: bug in user code");
+}
+
+TEST_CASE("an engine on an empty store ends at once", "[engine]") {
+  auto st = std::make_shared<memory_store>();
+  auto body = [](job) -> awaitable<outcome> { co_return outcome::done("{}"); };
+  engine e(small_config(), st, factory_of(body));
+  e.start();
+  e.wait();
+  CHECK(e.summary().completed == 0);
+  CHECK(e.finished());
+}
+
+TEST_CASE("engine settings are validated with the flag's name", "[engine]") {
+  auto st = std::make_shared<memory_store>();
+  auto body = [](job) -> awaitable<outcome> { co_return outcome::done("{}"); };
+  auto cfg = small_config();
+  cfg.concurrency = 0;
+  CHECK_THROWS_WITH(engine(cfg, st, factory_of(body)), Catch::Contains("--concurrency"));
+  cfg = small_config();
+  cfg.lease = 1ms;
+  CHECK_THROWS_WITH(engine(cfg, st, factory_of(body)), Catch::Contains("--lease"));
+}

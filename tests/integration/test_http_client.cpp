@@ -1,0 +1,202 @@
+// The HTTP client and processor against the real stub server on loopback.
+#include <adapters/http/http_processor.hpp>
+#include <examples/stub/ipapi_stub.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/use_future.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/error.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+namespace {
+struct client_fixture {
+  explicit client_fixture(http::client_options o = {}) : client(ioc.get_executor(), o) { stub.start(); }
+
+  http::response get(const std::string& target, std::uint16_t port = 0) {
+    auto fut = net::co_spawn(ioc, client.get("127.0.0.1", port ? port : stub.port(), target), net::use_future);
+    ioc.restart();
+    ioc.run();
+    return fut.get();
+  }
+
+  stub::ipapi_stub stub{stub::stub_options{}};
+  net::io_context ioc{1};
+  http::client client;
+};
+
+struct processor_fixture {
+  explicit processor_fixture(const std::string& path_template, http::client_options o = {}) {
+    stub.start();
+    auto opts = std::make_shared<http::processor_options>();
+    opts->url = http::url_template::parse(stub.base_url() + path_template);
+    opts->http = o;
+    opts->backoff_base = 10ms;
+    proc = std::make_unique<http::http_processor>(ioc.get_executor(), opts);
+  }
+  outcome run(const std::string& ip) {
+    job j;
+    j.id = "1";
+    j.attempts = 1;
+    j.fields.push_back(job_field{"originatingIp", job_field::state::string, ip, {}});
+    auto fut = net::co_spawn(ioc, proc->process(j), net::use_future);
+    ioc.restart();
+    ioc.run();
+    return fut.get();
+  }
+  stub::ipapi_stub stub{stub::stub_options{}};
+  net::io_context ioc{1};
+  std::unique_ptr<http::http_processor> proc;
+};
+
+std::uint16_t a_closed_port() {
+  net::io_context ioc;
+  net::ip::tcp::acceptor a(ioc, {net::ip::make_address("127.0.0.1"), 0});
+  return a.local_endpoint().port();  // closed again when `a` goes
+}
+}  // namespace
+
+TEST_CASE("the client reuses one kept-alive connection for sequential requests", "[http]") {
+  client_fixture f;
+  for (int i = 0; i < 20; ++i) {
+    auto r = f.get("/json/8.8.8." + std::to_string(i));
+    REQUIRE_FALSE(r.ec);
+    CHECK(r.status == 200);
+    CHECK(r.body == stub::answer_for("8.8.8." + std::to_string(i)));
+    CHECK(r.reused == (i > 0));
+  }
+  CHECK(f.client.stats().connects == 1);
+  CHECK(f.client.stats().reuses == 19);
+  CHECK(f.stub.connections() == 1);
+  CHECK(f.stub.requests() == 20);
+}
+
+TEST_CASE("the client gives up at the request timeout when the server never answers", "[http]") {
+  http::client_options o;
+  o.request_timeout = 300ms;
+  client_fixture f(o);
+  auto r = f.get("/test/hang");
+  CHECK(r.ec == boost::beast::error::timeout);
+  CHECK(r.stage == "read");
+  CHECK(f.client.idle_connections() == 0);  // a timed-out connection is never reused
+}
+
+TEST_CASE("the client refuses bodies over the cap", "[http]") {
+  http::client_options o;
+  o.max_body = 1000;
+  client_fixture f(o);
+  CHECK(f.get("/test/big/500").status == 200);
+  auto r = f.get("/test/big/5000");
+  CHECK(r.ec == boost::beast::http::error::body_limit);
+}
+
+TEST_CASE("the client reports a refused connection", "[http]") {
+  client_fixture f;
+  auto r = f.get("/json/8.8.8.8", a_closed_port());
+  CHECK(r.ec == net::error::connection_refused);
+  CHECK(r.stage == "connect");
+  CHECK(r.describe().rfind("connect: ", 0) == 0);
+}
+
+TEST_CASE("the client reports a connection closed without an answer", "[http]") {
+  client_fixture f;
+  auto r = f.get("/test/close");
+  CHECK(r.ec);
+  CHECK(r.stage == "read");
+}
+
+TEST_CASE("the processor keeps a valid answer as the result", "[http][processor]") {
+  processor_fixture f("/json/{originatingIp}");
+  auto o = f.run("8.8.4.4");
+  REQUIRE(o.k == outcome::kind::done);
+  CHECK(o.result == stub::answer_for("8.8.4.4"));
+}
+
+TEST_CASE("the processor fails private addresses as ip-api reports them", "[http][processor]") {
+  processor_fixture f("/json/{originatingIp}");
+  auto o = f.run("192.168.1.1");
+  CHECK(o.k == outcome::kind::fail);
+  CHECK(o.why == "the API has no data: private range");
+  CHECK(f.run("not-an-ip").why == "the API has no data: invalid query");
+}
+
+TEST_CASE("the processor retries invalid JSON and non-object bodies", "[http][processor]") {
+  processor_fixture garbage("/test/garbage");
+  auto o = garbage.run("x");
+  CHECK(o.k == outcome::kind::retry);
+  CHECK_THAT(o.why, Catch::Contains("invalid JSON"));
+  CHECK(o.http_status == 200);
+  processor_fixture array("/test/array");
+  CHECK_THAT(array.run("x").why, Catch::Contains("not an object"));
+}
+
+TEST_CASE("the processor sorts HTTP statuses into retry and fail", "[http][processor]") {
+  for (int status : {408, 429, 500, 502, 503}) {
+    processor_fixture f("/test/status/" + std::to_string(status));
+    auto o = f.run("x");
+    CHECK(o.k == outcome::kind::retry);
+    CHECK(o.http_status == status);
+  }
+  for (int status : {400, 401, 403, 404, 422}) {
+    processor_fixture f("/test/status/" + std::to_string(status));
+    auto o = f.run("x");
+    CHECK(o.k == outcome::kind::fail);
+    CHECK(o.http_status == status);
+    CHECK(o.why.rfind("HTTP " + std::to_string(status), 0) == 0);
+  }
+}
+
+TEST_CASE("the processor fails oversized bodies and retries timeouts and refusals", "[http][processor]") {
+  http::client_options small;
+  small.max_body = 100;
+  processor_fixture big("/test/big/1000", small);
+  auto o = big.run("x");
+  CHECK(o.k == outcome::kind::fail);
+  CHECK_THAT(o.why, Catch::Contains("larger than 100 bytes"));
+
+  http::client_options quick;
+  quick.request_timeout = 200ms;
+  processor_fixture hang("/test/hang", quick);
+  auto t = hang.run("x");
+  CHECK(t.k == outcome::kind::retry);
+  CHECK_THAT(t.why, Catch::Contains("timed out"));
+
+  net::io_context ioc;
+  auto opts = std::make_shared<http::processor_options>();
+  opts->url = http::url_template::parse("http://127.0.0.1:" + std::to_string(a_closed_port()) + "/json/{originatingIp}");
+  http::http_processor p(ioc.get_executor(), opts);
+  job j;
+  j.attempts = 1;
+  j.fields.push_back(job_field{"originatingIp", job_field::state::string, "8.8.8.8", {}});
+  auto fut = net::co_spawn(ioc, p.process(j), net::use_future);
+  ioc.run();
+  auto r = fut.get();
+  CHECK(r.k == outcome::kind::retry);
+  CHECK_THAT(r.why, Catch::Contains("connect: Connection refused"));
+}
+
+TEST_CASE("the processor fails a job whose source field is missing or not a string", "[http][processor]") {
+  processor_fixture f("/json/{originatingIp}");
+  job j;
+  j.attempts = 1;
+  auto fut = net::co_spawn(f.ioc, f.proc->process(j), net::use_future);
+  f.ioc.run();
+  auto o = fut.get();
+  CHECK(o.k == outcome::kind::fail);
+  CHECK(o.why == "source field 'originatingIp' is missing");
+  CHECK(f.stub.requests() == 0);
+}
+
+TEST_CASE("full-jitter backoff stays within its bounds", "[http]") {
+  std::mt19937_64 rng(3);
+  for (int attempt = 1; attempt < 40; ++attempt) {
+    auto d = http::full_jitter_backoff(attempt, 100ms, 5000ms, rng);
+    CHECK(d >= 0ms);
+    CHECK(d <= std::min<std::chrono::milliseconds>(5000ms, 100ms * (1LL << std::min(attempt - 1, 20))));
+  }
+}

@@ -1,0 +1,214 @@
+#include "store_suite.hpp"
+
+#include "run_sync.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+#include <thread>
+
+namespace dibs::test {
+
+using namespace std::chrono_literals;
+
+namespace {
+claim_request req(std::size_t max, const std::string& by, std::chrono::milliseconds lease,
+                  std::chrono::milliseconds grace) {
+  return claim_request{max, by, lease, grace};
+}
+std::vector<job> claim(store& s, claim_request r) { return run_sync(s.claim(std::move(r))); }
+write_result complete(store& s, const job& j, const std::string& json) {
+  return run_sync(s.complete({completion{j.ref(), json}}));
+}
+}  // namespace
+
+void run_store_suite(store_harness& h) {
+  const auto lease = h.short_lease();
+  const auto grace = lease / 2;
+
+  SECTION("a claim leases pending items with fresh tokens and counts the attempt") {
+    auto ids = h.seed(5);
+    auto s = h.open();
+    auto got = claim(*s, req(3, "w1", lease, grace));
+    REQUIRE(got.size() == 3);
+    std::set<std::uint64_t> tokens;
+    for (const auto& j : got) {
+      CHECK(j.by == "w1");
+      CHECK(j.attempts == 1);
+      CHECK(j.token != 0);
+      tokens.insert(j.token);
+      REQUIRE(j.fields.size() >= 1);
+      CHECK(j.fields[0].st == job_field::state::string);
+    }
+    CHECK(tokens.size() == 3);
+    auto st = run_sync(s->stats());
+    CHECK(st.pending == 2);
+    CHECK(st.leased_live == 3);
+    CHECK(st.done == 0);
+  }
+
+  SECTION("concurrent claimers never share an item") {
+    const std::size_t n = 600;
+    auto ids = h.seed(n);
+    std::vector<std::vector<std::string>> claimed(4);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < claimed.size(); ++t) {
+      threads.emplace_back([&, t] {
+        auto s = h.open();
+        const std::string by = "w" + std::to_string(t);
+        while (true) {
+          auto got = claim(*s, req(7, by, std::chrono::milliseconds(60'000), grace));
+          if (got.empty()) break;
+          for (const auto& j : got) claimed[t].push_back(j.id);
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    std::vector<std::string> all;
+    for (const auto& c : claimed) all.insert(all.end(), c.begin(), c.end());
+    std::set<std::string> unique(all.begin(), all.end());
+    CHECK(all.size() == unique.size());
+    CHECK(unique.size() == n);
+  }
+
+  SECTION("an expired lease is taken over only after the grace, and the old holder is fenced") {
+    auto ids = h.seed(1);
+    auto s = h.open();
+    auto a = claim(*s, req(1, "A", lease, grace));
+    REQUIRE(a.size() == 1);
+    CHECK(claim(*s, req(1, "B", lease, grace)).empty());
+    h.let_time_pass(lease + grace / 4);  // expired, but within the grace
+    CHECK(claim(*s, req(1, "B", lease, grace)).empty());
+    h.let_time_pass(grace);  // now past the grace
+    auto b = claim(*s, req(1, "B", lease, grace));
+    REQUIRE(b.size() == 1);
+    CHECK(b[0].id == a[0].id);
+    CHECK(b[0].attempts == 2);
+    CHECK(b[0].token != a[0].token);
+
+    auto stale = complete(*s, a[0], R"({"by":"A"})");
+    CHECK(stale.applied == 0);
+    REQUIRE(stale.lost.size() == 1);
+    CHECK(stale.lost[0] == a[0].id);
+    CHECK_FALSE(h.target_of(a[0].id).has_value());
+
+    auto fresh = complete(*s, b[0], R"({"by":"B"})");
+    CHECK(fresh.applied == 1);
+    REQUIRE(h.target_of(b[0].id).has_value());
+    CHECK(h.target_of(b[0].id)->find("\"B\"") != std::string::npos);
+  }
+
+  SECTION("a completion with a stale token or another worker's name writes nothing") {
+    auto ids = h.seed(1);
+    auto s = h.open();
+    auto a = claim(*s, req(1, "A", lease, grace));
+    REQUIRE(a.size() == 1);
+    job forged = a[0];
+    forged.token ^= 0x5a5a;
+    auto r1 = complete(*s, forged, R"({"x":1})");
+    CHECK(r1.applied == 0);
+    CHECK(r1.lost.size() == 1);
+    job impostor = a[0];
+    impostor.by = "Z";
+    auto r2 = complete(*s, impostor, R"({"x":2})");
+    CHECK(r2.applied == 0);
+    CHECK_FALSE(h.target_of(a[0].id).has_value());
+    auto st = run_sync(s->stats());
+    CHECK(st.leased_live == 1);
+    CHECK(complete(*s, a[0], R"({"x":3})").applied == 1);
+    CHECK(run_sync(s->stats()).done == 1);
+  }
+
+  SECTION("a completion after the lease expired is refused even if nobody took the item") {
+    auto ids = h.seed(1);
+    auto s = h.open();
+    auto a = claim(*s, req(1, "A", lease, grace));
+    REQUIRE(a.size() == 1);
+    h.let_time_pass(lease + lease / 4);
+    auto r = complete(*s, a[0], R"({"late":true})");
+    CHECK(r.applied == 0);
+    CHECK(r.lost.size() == 1);
+    CHECK_FALSE(h.target_of(a[0].id).has_value());
+  }
+
+  SECTION("renewal keeps a lease alive past its first expiry") {
+    auto ids = h.seed(1);
+    auto s = h.open();
+    auto a = claim(*s, req(1, "A", lease, grace));
+    REQUIRE(a.size() == 1);
+    h.let_time_pass(lease * 3 / 4);
+    auto rn = run_sync(s->renew({renewal{a[0].ref()}}, lease));
+    CHECK(rn.applied == 1);
+    CHECK(rn.lost.empty());
+    h.let_time_pass(lease * 3 / 4);  // past the first expiry, within the renewed one
+    CHECK(claim(*s, req(1, "B", lease, std::chrono::milliseconds(0))).empty());
+    CHECK(complete(*s, a[0], R"({"ok":true})").applied == 1);
+  }
+
+  SECTION("renewing someone else's lease fails") {
+    auto ids = h.seed(1);
+    auto s = h.open();
+    auto a = claim(*s, req(1, "A", lease, grace));
+    REQUIRE(a.size() == 1);
+    job other = a[0];
+    other.token += 1;
+    auto rn = run_sync(s->renew({renewal{other.ref()}}, lease));
+    CHECK(rn.applied == 0);
+    CHECK(rn.lost.size() == 1);
+  }
+
+  SECTION("release makes an item claimable at once; a delayed release keeps it until then") {
+    auto ids = h.seed(2);
+    auto s = h.open();
+    auto a = claim(*s, req(2, "A", lease, grace));
+    REQUIRE(a.size() == 2);
+    auto r = run_sync(s->release({release_item{a[0].ref(), std::chrono::milliseconds(0), "shutdown", 0},
+                                  release_item{a[1].ref(), lease * 2, "HTTP 503", 503}}));
+    CHECK(r.applied == 2);
+    auto b = claim(*s, req(2, "B", std::chrono::milliseconds(600'000), grace));
+    REQUIRE(b.size() == 1);
+    CHECK(b[0].id == a[0].id);
+    h.let_time_pass(lease);  // the retry is not due yet
+    CHECK(claim(*s, req(2, "B", lease, grace)).empty());
+    h.let_time_pass(lease + grace + grace / 2);
+    auto c = claim(*s, req(2, "B", lease, grace));
+    REQUIRE(c.size() == 1);
+    CHECK(c[0].id == a[1].id);
+    CHECK(c[0].attempts == 2);
+  }
+
+  SECTION("a failed item is never claimed again and keeps its reason") {
+    auto ids = h.seed(1);
+    auto s = h.open();
+    auto a = claim(*s, req(1, "A", lease, grace));
+    REQUIRE(a.size() == 1);
+    auto f = run_sync(s->fail({failure{a[0].ref(), "HTTP 404 Not Found", 404}}));
+    CHECK(f.applied == 1);
+    h.let_time_pass(lease * 2 + grace * 2);
+    CHECK(claim(*s, req(1, "B", lease, grace)).empty());
+    auto st = run_sync(s->stats());
+    CHECK(st.failed == 1);
+    CHECK(st.pending == 0);
+    CHECK(st.leased_live + st.leased_expired == 0);
+    CHECK_FALSE(h.target_of(a[0].id).has_value());
+  }
+
+  SECTION("stats count every state once") {
+    auto ids = h.seed(5);
+    auto s = h.open();
+    auto a = claim(*s, req(3, "A", lease, grace));
+    REQUIRE(a.size() == 3);
+    CHECK(complete(*s, a[0], R"({"n":0})").applied == 1);
+    CHECK(run_sync(s->fail({failure{a[1].ref(), "bad", 0}})).applied == 1);
+    auto st = run_sync(s->stats());
+    CHECK(st.done == 1);
+    CHECK(st.failed == 1);
+    CHECK(st.leased_live == 1);
+    CHECK(st.pending == 2);
+    CHECK(st.total() == 5);
+    CHECK_FALSE(st.drained());
+  }
+}
+
+}  // namespace dibs::test

@@ -1,0 +1,33 @@
+// The claim-protocol suite that every store must pass (DESIGN.md section 1). A backend provides
+// a harness; the same checks then run against memory, MongoDB and MariaDB alike.
+#pragma once
+
+#include <dibs/store.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dibs::test {
+
+class store_harness {
+ public:
+  virtual ~store_harness() = default;
+  // A client of the backing data; two calls give two independent clients of the same data.
+  virtual std::shared_ptr<store> open() = 0;
+  // Adds `n` pending items whose source is a string; returns their ids.
+  virtual std::vector<std::string> seed(std::size_t n) = 0;
+  // Makes the store's clock advance by `d` (a manual clock, or real time for a server).
+  virtual void let_time_pass(std::chrono::milliseconds d) = 0;
+  // The stored target of `id` as JSON text, or nullopt while it is null.
+  virtual std::optional<std::string> target_of(const std::string& id) = 0;
+  // A lease length the harness can let pass quickly.
+  virtual std::chrono::milliseconds short_lease() const { return std::chrono::milliseconds(200); }
+};
+
+// Registers nothing by itself: call from a TEST_CASE with a harness; uses Catch2 SECTIONs.
+void run_store_suite(store_harness& h);
+
+}  // namespace dibs::test

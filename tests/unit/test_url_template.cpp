@@ -1,0 +1,68 @@
+#include <adapters/http/url_template.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace dibs;
+using dibs::http::url_template;
+
+namespace {
+job with_field(const std::string& name, const std::string& value) {
+  job j;
+  j.fields.push_back(job_field{name, job_field::state::string, value, {}});
+  return j;
+}
+}  // namespace
+
+TEST_CASE("URL templates parse host, port and placeholders", "[url]") {
+  auto t = url_template::parse("http://127.0.0.1:8080/json/{originatingIp}?fields=status,city");
+  CHECK(t.host() == "127.0.0.1");
+  CHECK(t.port() == 8080);
+  REQUIRE(t.fields().size() == 1);
+  CHECK(t.fields()[0] == "originatingIp");
+  CHECK(t.expand(with_field("originatingIp", "8.8.8.8")).target == "/json/8.8.8.8?fields=status,city");
+
+  auto d = url_template::parse("http://example.test");
+  CHECK(d.port() == 80);
+  CHECK(d.expand(job{}).target == "/");
+  CHECK(url_template::parse("http://[::1]:9/x").host() == "::1");
+}
+
+TEST_CASE("URL template values are percent-encoded so they cannot escape their segment", "[url]") {
+  auto t = url_template::parse("http://h/json/{ip}");
+  CHECK(t.expand(with_field("ip", "a/b?c=d&e#f g")).target == "/json/a%2Fb%3Fc%3Dd%26e%23f%20g");
+  CHECK(t.expand(with_field("ip", "2001:db8::1")).target == "/json/2001%3Adb8%3A%3A1");
+  CHECK(t.expand(with_field("ip", "\xc3\xa9")).target == "/json/%C3%A9");
+  CHECK(http::percent_encode("AZaz09-._~") == "AZaz09-._~");
+}
+
+TEST_CASE("URL template expansion names the missing or odd field", "[url]") {
+  auto t = url_template::parse("http://h/json/{ip}");
+  CHECK(t.expand(job{}).error == "source field 'ip' is missing");
+  job odd;
+  odd.fields.push_back(job_field{"ip", job_field::state::not_string, {}, "int32"});
+  CHECK(t.expand(odd).error == "source field 'ip' is not a string (it is int32)");
+  CHECK(t.expand(with_field("ip", "")).error == "source field 'ip' is an empty string");
+}
+
+TEST_CASE("bad URL templates are refused with the reason", "[url]") {
+  auto refused = [](const std::string& text, const std::string& why) {
+    try {
+      url_template::parse(text);
+      FAIL("accepted " << text);
+    } catch (const std::invalid_argument& e) {
+      CHECK_THAT(e.what(), Catch::Contains(why));
+    }
+  };
+  refused("localhost:8080/json/{ip}", "expected http://");
+  refused("ftp://h/x", "unsupported scheme");
+  refused("https://h/x", "https is not supported yet");
+  refused("http://{host}/x", "may not stand in the host");
+  refused("http://h:99999/x", "not a number from 1 to 65535");
+  refused("http://h:0/x", "not a number from 1 to 65535");
+  refused("http:///x", "no host");
+  refused("http://h/json/{ip", "unclosed '{'");
+  refused("http://h/json/ip}", "'}' without '{'");
+  refused("http://h/json/{}", "empty {} placeholder");
+  refused("http://h/a b", "percent-encoded");
+  refused("http://user:pw@h/x", "user info");
+}
