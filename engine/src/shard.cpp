@@ -242,7 +242,7 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
         if (j.attempts >= cfg_.max_attempts) {
           std::string reason = "gave up after " + std::to_string(j.attempts) + " attempts: " + o.why;
           log::warn("item ", j.id, ": failed: ", reason);
-          fail_buf_.push_back(failure{j.ref(), std::move(reason), o.http_status});
+          fail_buf_.push_back(failure{j.ref(), std::move(reason), o.http_status, j.attempts});
         } else {
           log::debug("item ", j.id, ": retry in ", o.after.count(), " ms: ", o.why);
           bump(owner_.counters_.retries);
@@ -251,7 +251,7 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
         break;
       case outcome::kind::fail:
         log::warn("item ", j.id, ": failed: ", o.why);
-        fail_buf_.push_back(failure{j.ref(), std::move(o.why), o.http_status});
+        fail_buf_.push_back(failure{j.ref(), std::move(o.why), o.http_status, j.attempts});
         break;
     }
   }
@@ -309,6 +309,8 @@ awaitable<bool> shard::flush_once() {
       auto r = co_await st.complete(batch);
       bump(c.completed, r.applied);
       bump(c.lost_leases, r.lost.size());
+      bump(c.failed, r.rejected.size());
+      for (const auto& [id, why] : r.rejected) log::warn("item ", id, ": failed: the result can't be stored: ", why);
       for (const auto& id : r.lost) log::warn("item ", id, ": lease lost before completion; result discarded");
       for (const auto& x : batch) forget(x.ref.id, x.ref.token);
     } catch (const std::exception& e) {

@@ -14,5 +14,8 @@ using command = std::function<int()>;
 
 command add_demo_command(CLI::App& app);
 command add_stub_command(CLI::App& app);
+command add_enrich_command(CLI::App& app);
+command add_seed_command(CLI::App& app);
+command add_status_command(CLI::App& app);
 
 }  // namespace dibs::cli

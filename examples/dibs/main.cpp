@@ -12,6 +12,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"dibs: claim documents, call an API for each, write the result back only while the claim holds"};
   app.require_subcommand(1);
+  app.fallthrough();  // global flags (--log-level) may come after the subcommand too
   std::string log_level = "warn";
   app.add_option("--log-level", log_level, "debug, info, warn, error or off")->capture_default_str();
 
@@ -22,6 +23,9 @@ int main(int argc, char** argv) {
     commands.emplace_back(app.get_subcommands({})[before], std::move(cmd));
   };
   add(&dibs::cli::add_demo_command);
+  add(&dibs::cli::add_enrich_command);
+  add(&dibs::cli::add_seed_command);
+  add(&dibs::cli::add_status_command);
   add(&dibs::cli::add_stub_command);
 
   try {

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dibs {
@@ -45,6 +46,7 @@ struct failure {
   lease_ref ref;
   std::string reason;
   int http_status = 0;
+  int attempts = 0;  // claims so far, recorded with the failure
 };
 
 // What a fenced batch write did: how many items it applied to, and which ids no longer held
@@ -52,6 +54,9 @@ struct failure {
 struct write_result {
   std::size_t applied = 0;
   std::vector<std::string> lost;
+  // Completions the store could not represent (e.g. a string with a NUL for BSON): the store
+  // recorded each as failed with the reason instead; (id, reason).
+  std::vector<std::pair<std::string, std::string>> rejected;
 };
 
 struct renew_result {

@@ -1,0 +1,1173 @@
+#include "mongo_store.hpp"
+
+#include "bson_ptr.hpp"
+#include "ids.hpp"
+#include "json_to_bson.hpp"
+#include "protocol.hpp"
+
+#include <dibs/ipv4_ranges.hpp>
+#include <dibs/log.hpp>
+#include <dibs/uri_redact.hpp>
+
+#include <algorithm>
+#include <mutex>
+#include <random>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace dibs::mongo {
+
+std::optional<claim_strategy> parse_strategy(const std::string& text) {
+  if (text == "update-find") return claim_strategy::update_find;
+  if (text == "find-and-modify") return claim_strategy::find_and_modify;
+  if (text == "batch") return claim_strategy::batch;
+  if (text == "lock-collection") return claim_strategy::lock_collection;
+  return std::nullopt;
+}
+
+std::string to_string(claim_strategy s) {
+  switch (s) {
+    case claim_strategy::update_find: return "update-find";
+    case claim_strategy::find_and_modify: return "find-and-modify";
+    case claim_strategy::batch: return "batch";
+    case claim_strategy::lock_collection: return "lock-collection";
+  }
+  return "?";
+}
+
+namespace {
+
+std::once_flag g_init;
+void ensure_driver() {
+  // mongoc_cleanup() is never called: the driver lives as long as the process.
+  std::call_once(g_init, [] { mongoc_init(); });
+}
+
+std::int64_t ms(store_time t) { return std::chrono::duration_cast<millis>(t.time_since_epoch()).count(); }
+store_time from_ms(std::int64_t v) { return store_time{} + millis(v); }
+
+std::mt19937_64& rng() {
+  thread_local std::mt19937_64 r{std::random_device{}()};
+  return r;
+}
+std::uint64_t fresh_token() {
+  std::uint64_t t;
+  do t = rng()(); while (t == 0);
+  return t;
+}
+
+void check(bool ok, const std::string& what, const bson_error_t& e) {
+  if (!ok) throw mongo_error(what, e);
+}
+
+std::int64_t reply_int(const bson_t* reply, const char* key) {
+  bson_iter_t it;
+  if (bson_iter_init_find(&it, reply, key) && BSON_ITER_HOLDS_NUMBER(&it)) return bson_iter_as_int64(&it);
+  return 0;
+}
+
+const char* type_name(bson_type_t t) {
+  switch (t) {
+    case BSON_TYPE_DOUBLE: return "double";
+    case BSON_TYPE_UTF8: return "string";
+    case BSON_TYPE_DOCUMENT: return "object";
+    case BSON_TYPE_ARRAY: return "array";
+    case BSON_TYPE_BINARY: return "binary";
+    case BSON_TYPE_OID: return "objectId";
+    case BSON_TYPE_BOOL: return "bool";
+    case BSON_TYPE_DATE_TIME: return "date";
+    case BSON_TYPE_NULL: return "null";
+    case BSON_TYPE_INT32: return "int32";
+    case BSON_TYPE_INT64: return "int64";
+    case BSON_TYPE_DECIMAL128: return "decimal";
+    case BSON_TYPE_TIMESTAMP: return "timestamp";
+    case BSON_TYPE_REGEX: return "regex";
+    default: return "another BSON type";
+  }
+}
+
+struct collection_handle {
+  collection_handle(mongoc_client_t* c, const std::string& db, const std::string& name)
+      : coll(mongoc_client_get_collection(c, db.c_str(), name.c_str())) {}
+  ~collection_handle() { mongoc_collection_destroy(coll); }
+  collection_handle(const collection_handle&) = delete;
+  collection_handle& operator=(const collection_handle&) = delete;
+  mongoc_collection_t* coll;
+};
+
+struct pooled_client {
+  explicit pooled_client(mongoc_client_pool_t* p) : pool(p), client(mongoc_client_pool_pop(p)) {}
+  ~pooled_client() { mongoc_client_pool_push(pool, client); }
+  pooled_client(const pooled_client&) = delete;
+  pooled_client& operator=(const pooled_client&) = delete;
+  mongoc_client_pool_t* pool;
+  mongoc_client_t* client;
+};
+
+std::vector<bson_ptr> find_docs(mongoc_collection_t* coll, const bson_t* filter, const bson_t* opts,
+                                const std::string& what) {
+  std::vector<bson_ptr> out;
+  mongoc_cursor_t* cur = mongoc_collection_find_with_opts(coll, filter, opts, nullptr);
+  const bson_t* doc;
+  while (mongoc_cursor_next(cur, &doc)) out.emplace_back(bson_copy(doc));
+  bson_error_t err;
+  const bool failed = mongoc_cursor_error(cur, &err);
+  mongoc_cursor_destroy(cur);
+  if (failed) throw mongo_error(what, err);
+  return out;
+}
+
+bson_ptr find_opts(const bson_t* projection, std::int64_t limit, const char* sort_key = nullptr, int sort_dir = 1) {
+  auto o = make_bson();
+  if (projection) BSON_APPEND_DOCUMENT(o.get(), "projection", projection);
+  if (limit > 0) BSON_APPEND_INT64(o.get(), "limit", limit);
+  if (sort_key) {
+    bson_t sort;
+    BSON_APPEND_DOCUMENT_BEGIN(o.get(), "sort", &sort);
+    BSON_APPEND_INT32(&sort, sort_key, sort_dir);
+    bson_append_document_end(o.get(), &sort);
+  }
+  return o;
+}
+
+void append_id_in(bson_t* filter, const std::vector<bson_value_t>& ids) {
+  bson_t cond, arr;
+  BSON_APPEND_DOCUMENT_BEGIN(filter, "_id", &cond);
+  BSON_APPEND_ARRAY_BEGIN(&cond, "$in", &arr);
+  for (std::size_t i = 0; i < ids.size(); ++i) bson_append_value(&arr, std::to_string(i).c_str(), -1, &ids[i]);
+  bson_append_array_end(&cond, &arr);
+  bson_append_document_end(filter, &cond);
+}
+
+bson_ptr unordered() {
+  auto o = make_bson();
+  BSON_APPEND_BOOL(o.get(), "ordered", false);
+  return o;
+}
+
+std::optional<owned_id> doc_id(const bson_t* doc) {
+  bson_iter_t it;
+  if (!bson_iter_init_find(&it, doc, "_id")) return std::nullopt;
+  return owned_id(*bson_iter_value(&it));
+}
+
+job_field read_field(const bson_t* doc, const std::string& path) {
+  job_field f;
+  f.name = path;
+  bson_iter_t it, child;
+  if (!bson_iter_init(&it, doc) || !bson_iter_find_descendant(&it, path.c_str(), &child)) {
+    f.st = job_field::state::missing;
+    return f;
+  }
+  if (BSON_ITER_HOLDS_UTF8(&child)) {
+    uint32_t len = 0;
+    const char* s = bson_iter_utf8(&child, &len);
+    f.st = job_field::state::string;
+    f.value.assign(s, len);
+  } else {
+    f.st = job_field::state::not_string;
+    f.type_name = type_name(bson_iter_type(&child));
+  }
+  return f;
+}
+
+int read_int(const bson_t* doc, const std::string& path, int fallback) {
+  bson_iter_t it, child;
+  if (bson_iter_init(&it, doc) && bson_iter_find_descendant(&it, path.c_str(), &child) &&
+      BSON_ITER_HOLDS_NUMBER(&child))
+    return static_cast<int>(bson_iter_as_int64(&child));
+  return fallback;
+}
+
+bool has_path(const bson_t* doc, const std::string& path, bool non_null = false) {
+  bson_iter_t it, child;
+  if (!bson_iter_init(&it, doc) || !bson_iter_find_descendant(&it, path.c_str(), &child)) return false;
+  return !non_null || !BSON_ITER_HOLDS_NULL(&child);
+}
+
+std::optional<std::int64_t> read_i64(const bson_t* doc, const std::string& path) {
+  bson_iter_t it, child;
+  if (bson_iter_init(&it, doc) && bson_iter_find_descendant(&it, path.c_str(), &child) &&
+      BSON_ITER_HOLDS_NUMBER(&child))
+    return bson_iter_as_int64(&child);
+  return std::nullopt;
+}
+
+std::string read_str(const bson_t* doc, const std::string& path) {
+  bson_iter_t it, child;
+  if (bson_iter_init(&it, doc) && bson_iter_find_descendant(&it, path.c_str(), &child) &&
+      BSON_ITER_HOLDS_UTF8(&child))
+    return bson_iter_utf8(&child, nullptr);
+  return {};
+}
+
+// ObjectIds as 96-bit numbers, to pick a random starting point between the smallest and the
+// largest pending id (the batch and lock-collection strategies spread workers this way).
+using u128 = unsigned __int128;
+u128 oid_number(const bson_oid_t& o) {
+  u128 v = 0;
+  for (unsigned char b : o.bytes) v = (v << 8) | b;
+  return v;
+}
+bson_oid_t oid_from_number(u128 v) {
+  bson_oid_t o;
+  for (int i = 11; i >= 0; --i) {
+    o.bytes[i] = static_cast<uint8_t>(v & 0xff);
+    v >>= 8;
+  }
+  return o;
+}
+
+struct bulk_outcome {
+  std::int64_t matched = 0;
+};
+
+}  // namespace
+
+struct mongo_store::impl {
+  impl(mongo_options o, mongo_store& s) : opts(std::move(o)), self(s), offload(std::max<std::size_t>(1, opts.threads)) {}
+
+  ~impl() {
+    offload.join();
+    if (pool) mongoc_client_pool_destroy(pool);
+    if (uri) mongoc_uri_destroy(uri);
+  }
+
+  mongo_options opts;
+  mongo_store& self;
+  std::string redacted;
+  std::string lock_coll;
+  mongoc_uri_t* uri = nullptr;
+  mongoc_client_pool_t* pool = nullptr;
+  offload_pool offload;
+  std::atomic<std::int64_t> last_clock_check_ms{0};
+
+  std::mutex range_mutex;
+  bool range_known = false;
+  bool range_is_oid = false;
+  u128 range_min = 0, range_max = 0;
+  int claims_since_range = 0;
+
+  const field_names& f() const { return opts.names; }
+  bool lock_mode() const { return opts.strategy == claim_strategy::lock_collection; }
+
+  // ---- connection and clock ------------------------------------------------------------------
+
+  void connect() {
+    ensure_driver();
+    redacted = redact_uri(opts.uri);
+    bson_error_t err;
+    uri = mongoc_uri_new_with_error(opts.uri.c_str(), &err);
+    if (!uri) throw std::invalid_argument("bad --store URI '" + redacted + "': " + err.message);
+    // Fail fast when nothing answers, unless the user chose otherwise in the URI.
+    if (!mongoc_uri_has_option(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS))
+      mongoc_uri_set_option_as_int32(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS, 5000);
+    if (!mongoc_uri_has_option(uri, MONGOC_URI_SOCKETTIMEOUTMS))
+      mongoc_uri_set_option_as_int32(uri, MONGOC_URI_SOCKETTIMEOUTMS, 60000);
+    if (!mongoc_uri_get_option_as_utf8(uri, MONGOC_URI_APPNAME, nullptr))
+      mongoc_uri_set_appname(uri, "dibs");
+    pool = mongoc_client_pool_new(uri);
+    if (!pool) throw std::invalid_argument("bad --store URI '" + redacted + "': the driver refused its options");
+    mongoc_client_pool_set_error_api(pool, MONGOC_ERROR_API_VERSION_2);
+    mongoc_client_pool_max_size(pool, static_cast<uint32_t>(opts.threads + 2));
+    lock_coll = opts.lock_collection.empty() ? opts.collection + ".lock" : opts.lock_collection;
+    measure_clock();
+    if (opts.create_indexes) create_indexes();
+  }
+
+  void measure_clock() {
+    pooled_client c(pool);
+    bson_error_t err;
+    auto try_cmd = [&](const char* name, bson_t* reply) {
+      auto cmd = make_bson();
+      BSON_APPEND_INT32(cmd.get(), name, 1);
+      return mongoc_client_command_simple(c.client, "admin", cmd.get(), nullptr, reply, &err);
+    };
+    const auto before = store_clock::now();
+    bson_t reply;
+    bool ok = try_cmd("hello", &reply);
+    if (!ok) {
+      bson_destroy(&reply);
+      ok = try_cmd("isMaster", &reply);
+    }
+    const auto after = store_clock::now();
+    if (!ok) {
+      bson_destroy(&reply);
+      throw mongo_error("cannot reach MongoDB at " + redacted, err);
+    }
+    bson_iter_t it;
+    if (bson_iter_init_find(&it, &reply, "localTime") && BSON_ITER_HOLDS_DATE_TIME(&it)) {
+      const auto server = bson_iter_date_time(&it);
+      const auto local_mid = ms(before) + (ms(after) - ms(before)) / 2;
+      self.offset_ms_ = server - local_mid;
+    }
+    bson_destroy(&reply);
+    last_clock_check_ms = ms(store_clock::now());
+  }
+
+  void refresh_clock_if_due() {
+    const auto now = ms(store_clock::now());
+    if (now - last_clock_check_ms.load() < std::chrono::duration_cast<millis>(opts.clock_refresh).count()) return;
+    last_clock_check_ms = now;  // one refresher at a time is enough; a failure keeps the old offset
+    try {
+      measure_clock();
+    } catch (const std::exception& e) {
+      log::warn("mongodb: clock refresh failed: ", e.what());
+    }
+  }
+
+  void run_admin(mongoc_client_t* client, const bson_t* cmd, const std::string& what) {
+    bson_t reply;
+    bson_error_t err;
+    const bool ok = mongoc_client_command_simple(client, opts.db.c_str(), cmd, nullptr, &reply, &err);
+    bson_destroy(&reply);
+    if (!ok) log::warn("mongodb: ", what, " failed (continuing without it): ", err.message);
+  }
+
+  void create_indexes() {
+    pooled_client c(pool);
+    if (lock_mode()) {
+      // The TTL index is only a backstop for abandoned locks; expiry is decided by `until`.
+      run_admin(c.client, lock_index_command(lock_coll, 3600).get(), "creating the lock collection's indexes");
+    } else {
+      run_admin(c.client, claim_index_command(opts.collection, f()).get(), "creating the claim index");
+    }
+  }
+
+  store_time now() const { return store_clock::now() + millis(self.offset_ms_.load()); }
+
+  // ---- candidates from a random start --------------------------------------------------------
+
+  void learn_range(mongoc_collection_t* coll, const bson_t* filter) {
+    auto proj = make_bson();
+    BSON_APPEND_INT32(proj.get(), "_id", 1);
+    auto lo = find_docs(coll, filter, find_opts(proj.get(), 1, "_id", 1).get(), "reading the smallest pending _id");
+    auto hi = find_docs(coll, filter, find_opts(proj.get(), 1, "_id", -1).get(), "reading the largest pending _id");
+    std::lock_guard lock(range_mutex);
+    range_known = true;
+    range_is_oid = false;
+    claims_since_range = 0;
+    if (lo.empty() || hi.empty()) return;
+    auto a = doc_id(lo[0].get());
+    auto b = doc_id(hi[0].get());
+    if (a && b && a->value().value_type == BSON_TYPE_OID && b->value().value_type == BSON_TYPE_OID) {
+      range_is_oid = true;
+      range_min = oid_number(a->value().value.v_oid);
+      range_max = oid_number(b->value().value.v_oid);
+    }
+  }
+
+  // Up to `limit` documents matching `filter` (projection `proj`), read from a random point of
+  // the _id range and wrapping around, so that workers don't all fight over the queue's head.
+  std::vector<bson_ptr> spread_candidates(mongoc_collection_t* coll, const bson_t* filter, const bson_t* proj,
+                                          std::int64_t limit) {
+    bool known, is_oid;
+    u128 lo, hi;
+    {
+      std::lock_guard lock(range_mutex);
+      if (range_known && ++claims_since_range > 256) range_known = false;  // pending set moves on
+      known = range_known;
+    }
+    if (!known) learn_range(coll, filter);
+    {
+      std::lock_guard lock(range_mutex);
+      is_oid = range_is_oid;
+      lo = range_min;
+      hi = range_max;
+    }
+    if (!is_oid || hi <= lo) return find_docs(coll, filter, find_opts(proj, limit).get(), "finding candidates");
+
+    const u128 span = hi - lo;
+    const u128 r = ((static_cast<u128>(rng()()) << 64) | rng()()) % (span + 1);
+    const bson_oid_t pivot = oid_from_number(lo + r);
+
+    auto with_bound = [&](const char* op) {
+      auto b = make_bson();
+      bson_concat(b.get(), filter);
+      bson_t c;
+      BSON_APPEND_DOCUMENT_BEGIN(b.get(), "_id", &c);
+      BSON_APPEND_OID(&c, op, &pivot);
+      bson_append_document_end(b.get(), &c);
+      return b;
+    };
+    auto out = find_docs(coll, with_bound("$gte").get(), find_opts(proj, limit, "_id", 1).get(), "finding candidates");
+    if (static_cast<std::int64_t>(out.size()) < limit) {
+      auto more = find_docs(coll, with_bound("$lt").get(),
+                            find_opts(proj, limit - static_cast<std::int64_t>(out.size()), "_id", 1).get(),
+                            "finding candidates");
+      for (auto& d : more) out.push_back(std::move(d));
+      if (out.empty()) {
+        std::lock_guard lock(range_mutex);
+        range_known = false;
+      }
+    }
+    return out;
+  }
+
+  // ---- claim -----------------------------------------------------------------------------------
+
+  job make_job(const bson_t* doc, const std::string& by, std::uint64_t token, store_time until, int attempts) {
+    job j;
+    auto id = doc_id(doc);
+    j.id = id ? id_to_text(id->value()) : "";
+    j.by = by;
+    j.token = token;
+    j.until = until;
+    j.attempts = attempts;
+    j.fields.push_back(read_field(doc, f().source));
+    return j;
+  }
+
+  std::vector<job> claim(const claim_request& req) {
+    refresh_clock_if_due();
+    pooled_client c(pool);
+    collection_handle h(c.client, opts.db, opts.collection);
+    switch (opts.strategy) {
+      case claim_strategy::update_find: return claim_update_find(h.coll, req);
+      case claim_strategy::find_and_modify: return claim_find_and_modify(h.coll, req);
+      case claim_strategy::batch: return claim_batch(h.coll, req);
+      case claim_strategy::lock_collection: {
+        collection_handle locks(c.client, opts.db, lock_coll);
+        return claim_lock_collection(h.coll, locks.coll, req);
+      }
+    }
+    return {};
+  }
+
+  std::vector<job> claim_update_find(mongoc_collection_t* coll, const claim_request& req) {
+    std::vector<job> out;
+    auto proj = claim_projection(f());
+    while (out.size() < req.max) {
+      const auto t = now();
+      const auto token = fresh_token();
+      const auto until = t + req.lease;
+      bson_t reply;
+      bson_error_t err;
+      const bool ok = mongoc_collection_update_one(coll, claimable_filter(f(), t - req.grace).get(),
+                                                   lease_update(f(), req.by, token, until).get(), nullptr, &reply, &err);
+      const auto matched = reply_int(&reply, "matchedCount");
+      bson_destroy(&reply);
+      check(ok, "claim (update_one)", err);
+      if (matched == 0) break;
+      auto docs = find_docs(coll, token_filter(f(), token).get(), find_opts(proj.get(), 1).get(), "claim (find by token)");
+      for (auto& d : docs) out.push_back(make_job(d.get(), req.by, token, until, read_int(d.get(), f().lock_attempts(), 1)));
+    }
+    return out;
+  }
+
+  std::vector<job> claim_find_and_modify(mongoc_collection_t* coll, const claim_request& req) {
+    std::vector<job> out;
+    auto proj = claim_projection(f());
+    while (out.size() < req.max) {
+      const auto t = now();
+      const auto token = fresh_token();
+      const auto until = t + req.lease;
+      auto update = lease_update(f(), req.by, token, until);
+      mongoc_find_and_modify_opts_t* fam = mongoc_find_and_modify_opts_new();
+      mongoc_find_and_modify_opts_set_update(fam, update.get());
+      mongoc_find_and_modify_opts_set_flags(fam, MONGOC_FIND_AND_MODIFY_RETURN_NEW);
+      mongoc_find_and_modify_opts_set_fields(fam, proj.get());
+      bson_t reply;
+      bson_error_t err;
+      const bool ok = mongoc_collection_find_and_modify_with_opts(coll, claimable_filter(f(), t - req.grace).get(), fam,
+                                                                  &reply, &err);
+      mongoc_find_and_modify_opts_destroy(fam);
+      if (!ok) {
+        bson_destroy(&reply);
+        throw mongo_error("claim (findAndModify)", err);
+      }
+      bson_iter_t it;
+      bool got = false;
+      if (bson_iter_init_find(&it, &reply, "value") && BSON_ITER_HOLDS_DOCUMENT(&it)) {
+        uint32_t len;
+        const uint8_t* data;
+        bson_iter_document(&it, &len, &data);
+        bson_t doc;
+        if (bson_init_static(&doc, data, len)) {
+          out.push_back(make_job(&doc, req.by, token, until, read_int(&doc, f().lock_attempts(), 1)));
+          got = true;
+        }
+      }
+      bson_destroy(&reply);
+      if (!got) break;
+    }
+    return out;
+  }
+
+  std::vector<job> claim_batch(mongoc_collection_t* coll, const claim_request& req) {
+    auto id_only = make_bson();
+    BSON_APPEND_INT32(id_only.get(), "_id", 1);
+    // A few tries: when every candidate was taken by someone else first, look again.
+    for (int round = 0; round < 3; ++round) {
+      const auto t = now();
+      const auto threshold = t - req.grace;
+      auto cands = spread_candidates(coll, claimable_filter(f(), threshold).get(), id_only.get(),
+                                     static_cast<std::int64_t>(req.max));
+      if (cands.empty()) return {};
+      std::vector<owned_id> ids;
+      std::vector<bson_value_t> values;
+      for (auto& d : cands)
+        if (auto id = doc_id(d.get())) ids.push_back(*id);
+      for (auto& id : ids) values.push_back(id.value());
+
+      const auto token = fresh_token();
+      const auto until = t + req.lease;
+      bson_t reply;
+      bson_error_t err;
+      const bool ok = mongoc_collection_update_many(coll, claimable_filter_in(f(), threshold, values).get(),
+                                                    lease_update(f(), req.by, token, until).get(), nullptr, &reply, &err);
+      const auto matched = reply_int(&reply, "matchedCount");
+      bson_destroy(&reply);
+      check(ok, "claim (updateMany)", err);
+      self.conflicts_ += values.size() - static_cast<std::size_t>(matched);
+      if (matched == 0) continue;
+
+      auto proj = claim_projection(f());
+      auto docs = find_docs(coll, token_filter(f(), token).get(), find_opts(proj.get(), 0).get(), "claim (find by token)");
+      std::vector<job> out;
+      for (auto& d : docs) out.push_back(make_job(d.get(), req.by, token, until, read_int(d.get(), f().lock_attempts(), 1)));
+      return out;
+    }
+    return {};
+  }
+
+  std::vector<job> claim_lock_collection(mongoc_collection_t* coll, mongoc_collection_t* locks, const claim_request& req) {
+    auto proj = make_bson();
+    BSON_APPEND_INT32(proj.get(), "_id", 1);
+    BSON_APPEND_INT32(proj.get(), f().source.c_str(), 1);
+    for (int round = 0; round < 3; ++round) {
+      const auto t = now();
+      const auto until = t + req.lease;
+      const auto token = fresh_token();
+      auto cands = spread_candidates(coll, unlocked_candidate_filter(f()).get(), proj.get(),
+                                     static_cast<std::int64_t>(req.max));
+      if (cands.empty()) return {};
+      std::vector<owned_id> ids;
+      std::vector<bson_ptr> lock_docs;
+      for (std::size_t i = 0; i < cands.size(); ++i) {
+        auto id = doc_id(cands[i].get());
+        if (!id) continue;
+        lock_docs.push_back(lock_document(id->value(), req.by, token, t, until));
+        ids.push_back(*id);
+      }
+      // Insert a lock per candidate; the unique _id lets exactly one worker win each.
+      std::vector<const bson_t*> ptrs;
+      for (auto& d : lock_docs) ptrs.push_back(d.get());
+      bson_t reply;
+      bson_error_t err;
+      const bool ok = mongoc_collection_insert_many(locks, ptrs.data(), ptrs.size(), unordered().get(), &reply, &err);
+      std::vector<bson_value_t> taken;  // locked already: maybe expired, then taken over below
+      bson_iter_t it, arr;
+      if (bson_iter_init_find(&it, &reply, "writeErrors") && bson_iter_recurse(&it, &arr)) {
+        while (bson_iter_next(&arr)) {
+          bson_iter_t e;
+          if (!bson_iter_recurse(&arr, &e)) continue;
+          std::int64_t index = -1, code = 0;
+          while (bson_iter_next(&e)) {
+            if (std::string(bson_iter_key(&e)) == "index") index = bson_iter_as_int64(&e);
+            if (std::string(bson_iter_key(&e)) == "code") code = bson_iter_as_int64(&e);
+          }
+          if (code == 11000 && index >= 0 && index < static_cast<std::int64_t>(ids.size()))
+            taken.push_back(ids[static_cast<std::size_t>(index)].value());
+        }
+      }
+      bson_destroy(&reply);
+      if (!ok && taken.empty()) throw mongo_error("claim (insert locks)", err);
+
+      if (!taken.empty()) {
+        bson_t r2;
+        const bool ok2 = mongoc_collection_update_many(locks, lock_takeover_filter(taken, t - req.grace).get(),
+                                                       lock_takeover_update(req.by, token, t, until).get(), nullptr,
+                                                       &r2, &err);
+        const auto over = reply_int(&r2, "matchedCount");
+        bson_destroy(&r2);
+        check(ok2, "claim (take over expired locks)", err);
+        self.conflicts_ += taken.size() - static_cast<std::size_t>(over);
+      }
+
+      auto lock_proj = make_bson();
+      BSON_APPEND_INT32(lock_proj.get(), "_id", 1);
+      BSON_APPEND_INT32(lock_proj.get(), "attempts", 1);
+      auto mine = find_docs(locks, lock_fenced_filter_by_token(token).get(), find_opts(lock_proj.get(), 0).get(),
+                            "claim (find my locks)");
+      // Read the documents only now that the locks are ours: one finished by another worker
+      // between our candidate read and our lock (its lock already gone) shows its target here.
+      std::unordered_map<std::string, int> attempts_of;
+      std::vector<owned_id> locked;
+      for (auto& l : mine)
+        if (auto id = doc_id(l.get())) {
+          attempts_of[id_to_text(id->value())] = read_int(l.get(), "attempts", 1);
+          locked.push_back(*id);
+        }
+      std::vector<job> out;
+      if (locked.empty()) continue;
+      std::vector<bson_value_t> locked_values;
+      for (auto& id : locked) locked_values.push_back(id.value());
+      auto still_open = unlocked_candidate_filter(f());
+      append_id_in(still_open.get(), locked_values);
+      auto docs = find_docs(coll, still_open.get(), find_opts(proj.get(), 0).get(), "claim (read locked documents)");
+      std::unordered_set<std::string> open_ids;
+      for (auto& d : docs) {
+        const auto id = doc_id(d.get());
+        if (!id) continue;
+        const auto text = id_to_text(id->value());
+        open_ids.insert(text);
+        out.push_back(make_job(d.get(), req.by, token, until, attempts_of[text]));
+      }
+      std::vector<lease_ref> stale;
+      for (auto& [text, n] : attempts_of)
+        if (!open_ids.count(text)) stale.push_back(lease_ref{text, req.by, token});
+      if (!stale.empty()) {
+        self.conflicts_ += stale.size();
+        delete_locks(locks, stale);
+      }
+      if (!out.empty()) return out;
+    }
+    return {};
+  }
+
+  static bson_ptr lock_fenced_filter_by_token(std::uint64_t token) {
+    auto b = make_bson();
+    BSON_APPEND_INT64(b.get(), "token", static_cast<std::int64_t>(token));
+    return b;
+  }
+
+  // ---- fenced batch writes -------------------------------------------------------------------
+
+  template <class Each>
+  bulk_outcome bulk_update(mongoc_collection_t* coll, std::size_t n, Each each, const std::string& what) {
+    bulk_outcome out;
+    if (n == 0) return out;
+    mongoc_bulk_operation_t* bulk = mongoc_collection_create_bulk_operation_with_opts(coll, unordered().get());
+    bson_error_t err;
+    for (std::size_t i = 0; i < n; ++i) {
+      auto [filter, update] = each(i);
+      if (!mongoc_bulk_operation_update_one_with_opts(bulk, filter.get(), update.get(), nullptr, &err)) {
+        mongoc_bulk_operation_destroy(bulk);
+        throw mongo_error(what + " (building the bulk write)", err);
+      }
+    }
+    bson_t reply;
+    const uint32_t hint = mongoc_bulk_operation_execute(bulk, &reply, &err);
+    out.matched = reply_int(&reply, "nMatched");
+    // The reply always carries writeErrors; only a non-empty one means some writes failed.
+    bson_iter_t we, first;
+    const bool write_errors = bson_iter_init_find(&we, &reply, "writeErrors") && bson_iter_recurse(&we, &first) &&
+                              bson_iter_next(&first);
+    bson_destroy(&reply);
+    mongoc_bulk_operation_destroy(bulk);
+    if (hint == 0 && !write_errors) throw mongo_error(what, err);
+    if (write_errors) log::warn("mongodb: ", what, ": some writes failed: ", err.message);
+    return out;
+  }
+
+  struct doc_state {
+    bool has_token = false;
+    std::uint64_t token = 0;
+    std::string by;
+    store_time until{};
+    bool target_set = false;
+    bool failed = false;
+  };
+
+  // Reads the lease state of `ids` (only when a batch write matched fewer than it sent).
+  std::unordered_map<std::string, doc_state> read_states(mongoc_collection_t* coll, const std::vector<lease_ref>& refs,
+                                                         bool lock_docs) {
+    std::vector<owned_id> ids;
+    for (const auto& r : refs)
+      if (auto id = id_from_text(r.id)) ids.push_back(*id);
+    std::vector<bson_value_t> values;
+    for (auto& id : ids) values.push_back(id.value());
+    auto filter = make_bson();
+    bson_t cond, arr;
+    BSON_APPEND_DOCUMENT_BEGIN(filter.get(), "_id", &cond);
+    BSON_APPEND_ARRAY_BEGIN(&cond, "$in", &arr);
+    for (std::size_t i = 0; i < values.size(); ++i) bson_append_value(&arr, std::to_string(i).c_str(), -1, &values[i]);
+    bson_append_array_end(&cond, &arr);
+    bson_append_document_end(filter.get(), &cond);
+    std::unordered_map<std::string, doc_state> out;
+    for (auto& d : find_docs(coll, filter.get(), nullptr, "reading lease states")) {
+      auto id = doc_id(d.get());
+      if (!id) continue;
+      doc_state s;
+      const std::string p = lock_docs ? "" : f().lock + ".";
+      if (auto t = read_i64(d.get(), p + "token")) {
+        s.has_token = true;
+        s.token = static_cast<std::uint64_t>(*t);
+      }
+      s.by = read_str(d.get(), p + "by");
+      bson_iter_t it, child;
+      if (bson_iter_init(&it, d.get()) && bson_iter_find_descendant(&it, (p + "until").c_str(), &child) &&
+          BSON_ITER_HOLDS_DATE_TIME(&child))
+        s.until = from_ms(bson_iter_date_time(&child));
+      if (!lock_docs) {
+        s.target_set = has_path(d.get(), f().target, true);
+        s.failed = has_path(d.get(), f().lock_failed());
+      }
+      out[id_to_text(id->value())] = s;
+    }
+    return out;
+  }
+
+  // When a batch write matched fewer items than it sent, names the ones that lost their lease:
+  // first those whose state shows the write can't have applied, then (the count being exact,
+  // the attribution best effort) any others needed to reach the shortfall.
+  template <class LooksApplied>
+  std::vector<std::string> lost_ids(mongoc_collection_t* coll, const std::vector<lease_ref>& refs, std::int64_t matched,
+                                    bool lock_docs, LooksApplied looks_applied) {
+    const auto shortfall = static_cast<std::int64_t>(refs.size()) - matched;
+    if (shortfall <= 0) return {};
+    auto states = read_states(coll, refs, lock_docs);
+    std::vector<std::string> sure, maybe;
+    for (const auto& r : refs) {
+      auto it = states.find(r.id);
+      if (it == states.end() || !looks_applied(r, it->second)) sure.push_back(r.id);
+      else maybe.push_back(r.id);
+    }
+    std::vector<std::string> out;
+    for (auto& id : sure)
+      if (static_cast<std::int64_t>(out.size()) < shortfall) out.push_back(id);
+    for (auto& id : maybe)
+      if (static_cast<std::int64_t>(out.size()) < shortfall) out.push_back(id);
+    return out;
+  }
+
+  static bool ours(const lease_ref& r, const doc_state& s) { return s.has_token && s.token == r.token && s.by == r.by; }
+
+  write_result complete(const std::vector<completion>& batch) {
+    write_result res;
+    if (batch.empty()) return res;
+    thread_local simdjson::ondemand::parser parser;
+    // Convert every result first: one that BSON can't hold is failed (fenced) with the reason.
+    std::vector<std::size_t> good;
+    std::vector<bson_ptr> docs(batch.size());
+    std::vector<failure> rejects;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      std::string json = batch[i].result_json;
+      auto conv = json_to_bson(parser, json);
+      if (conv.doc) {
+        docs[i] = std::move(conv.doc);
+        good.push_back(i);
+      } else {
+        rejects.push_back(failure{batch[i].ref, conv.error, 0, 0});
+      }
+    }
+    if (!rejects.empty()) {
+      auto r = fail(rejects);
+      std::unordered_set<std::string> lost(r.lost.begin(), r.lost.end());
+      for (const auto& x : rejects) {
+        if (lost.count(x.ref.id)) res.lost.push_back(x.ref.id);
+        else res.rejected.emplace_back(x.ref.id, x.reason);
+      }
+    }
+    if (good.empty()) return res;
+
+    pooled_client c(pool);
+    collection_handle h(c.client, opts.db, opts.collection);
+    const auto t = now();
+    std::vector<lease_ref> refs;
+    std::vector<owned_id> ids;
+    for (auto i : good) {
+      auto id = id_from_text(batch[i].ref.id);
+      if (!id) {
+        res.lost.push_back(batch[i].ref.id);
+        continue;
+      }
+      ids.push_back(*id);
+      refs.push_back(batch[i].ref);
+    }
+
+    if (lock_mode()) {
+      collection_handle locks(c.client, opts.db, lock_coll);
+      auto states = read_states(locks.coll, refs, true);
+      std::vector<std::size_t> valid;  // indexes into refs/good whose lock is ours and live
+      for (std::size_t k = 0; k < refs.size(); ++k) {
+        auto it = states.find(refs[k].id);
+        if (it != states.end() && ours(refs[k], it->second)) valid.push_back(k);
+        else res.lost.push_back(refs[k].id);
+      }
+      std::vector<std::size_t> live;  // ... and still live by the server's clock
+      for (auto k : valid) {
+        if (states[refs[k].id].until >= t) live.push_back(k);
+        else res.lost.push_back(refs[k].id);
+      }
+      auto out = bulk_update(h.coll, live.size(), [&](std::size_t n) {
+        const auto k = live[n];
+        auto filter = make_bson();
+        bson_append_value(filter.get(), "_id", 3, &ids[k].value());
+        BSON_APPEND_NULL(filter.get(), f().target.c_str());
+        return std::pair{std::move(filter), completion_update(f(), docs[good[k]].get())};
+      }, "writing completions");
+      res.applied = static_cast<std::size_t>(out.matched);
+      if (out.matched < static_cast<std::int64_t>(live.size())) {
+        std::vector<lease_ref> live_refs;
+        for (auto k : live) live_refs.push_back(refs[k]);
+        for (auto& id : lost_ids(h.coll, live_refs, out.matched, false,
+                                 [](const lease_ref&, const doc_state& s) { return s.target_set; }))
+          res.lost.push_back(id);
+      }
+      delete_locks(locks.coll, refs);
+      return res;
+    }
+
+    auto out = bulk_update(h.coll, refs.size(), [&](std::size_t k) {
+      return std::pair{completion_filter(f(), ids[k].value(), refs[k].by, refs[k].token, t),
+                       completion_update(f(), docs[good[k]].get())};
+    }, "writing completions");
+    res.applied = static_cast<std::size_t>(out.matched);
+    for (auto& id : lost_ids(h.coll, refs, out.matched, false,
+                             [](const lease_ref&, const doc_state& s) { return s.target_set && !s.has_token; }))
+      res.lost.push_back(id);
+    return res;
+  }
+
+  void delete_locks(mongoc_collection_t* locks, const std::vector<lease_ref>& refs) {
+    if (refs.empty()) return;
+    mongoc_bulk_operation_t* bulk = mongoc_collection_create_bulk_operation_with_opts(locks, unordered().get());
+    bson_error_t err;
+    for (const auto& r : refs) {
+      auto id = id_from_text(r.id);
+      if (!id) continue;
+      mongoc_bulk_operation_remove_one_with_opts(bulk, lock_fenced_filter(id->value(), r.by, r.token).get(), nullptr, &err);
+    }
+    bson_t reply;
+    if (!mongoc_bulk_operation_execute(bulk, &reply, &err))
+      log::warn("mongodb: removing locks failed (their TTL will remove them): ", err.message);
+    bson_destroy(&reply);
+    mongoc_bulk_operation_destroy(bulk);
+  }
+
+  renew_result renew(const std::vector<renewal>& batch, millis lease) {
+    renew_result res;
+    if (batch.empty()) return res;
+    pooled_client c(pool);
+    const auto t = now();
+    const auto until = t + lease;
+    std::vector<lease_ref> refs;
+    std::vector<owned_id> ids;
+    for (const auto& r : batch) {
+      if (auto id = id_from_text(r.ref.id)) {
+        ids.push_back(*id);
+        refs.push_back(r.ref);
+      } else {
+        res.lost.push_back(r.ref.id);
+      }
+    }
+    const bool lk = lock_mode();
+    collection_handle h(c.client, opts.db, lk ? lock_coll : opts.collection);
+    auto out = bulk_update(h.coll, refs.size(), [&](std::size_t k) {
+      if (lk) {
+        auto u = make_bson();
+        bson_t set;
+        BSON_APPEND_DOCUMENT_BEGIN(u.get(), "$set", &set);
+        BSON_APPEND_DATE_TIME(&set, "until", ms(until));
+        BSON_APPEND_DATE_TIME(&set, "ts", ms(t));
+        bson_append_document_end(u.get(), &set);
+        return std::pair{lock_fenced_filter(ids[k].value(), refs[k].by, refs[k].token), std::move(u)};
+      }
+      return std::pair{fenced_filter(f(), ids[k].value(), refs[k].by, refs[k].token), renew_update(f(), until)};
+    }, "renewing leases");
+    res.applied = static_cast<std::size_t>(out.matched);
+    for (auto& id : lost_ids(h.coll, refs, out.matched, lk, [](const lease_ref& r, const doc_state& s) { return ours(r, s); }))
+      res.lost.push_back(id);
+    for (std::size_t i = 0; i < res.applied; ++i) res.until.push_back(until);
+    return res;
+  }
+
+  write_result release(const std::vector<release_item>& batch) {
+    write_result res;
+    if (batch.empty()) return res;
+    pooled_client c(pool);
+    const auto t = now();
+    std::vector<lease_ref> refs;
+    std::vector<const release_item*> items;
+    std::vector<owned_id> ids;
+    for (const auto& r : batch) {
+      if (auto id = id_from_text(r.ref.id)) {
+        ids.push_back(*id);
+        refs.push_back(r.ref);
+        items.push_back(&r);
+      } else {
+        res.lost.push_back(r.ref.id);
+      }
+    }
+    const bool lk = lock_mode();
+    collection_handle h(c.client, opts.db, lk ? lock_coll : opts.collection);
+    auto out = bulk_update(h.coll, refs.size(), [&](std::size_t k) {
+      const bool at_once = items[k]->delay.count() <= 0;
+      const auto retry_at = t + items[k]->delay;
+      if (lk) {
+        auto u = make_bson();
+        bson_t set;
+        BSON_APPEND_DOCUMENT_BEGIN(u.get(), "$set", &set);
+        BSON_APPEND_DATE_TIME(&set, "until", at_once ? 0 : ms(retry_at));
+        BSON_APPEND_DATE_TIME(&set, "ts", ms(t));
+        if (!items[k]->why.empty()) BSON_APPEND_UTF8(&set, "lastError", items[k]->why.c_str());
+        bson_append_document_end(u.get(), &set);
+        if (at_once) {
+          bson_t unset;
+          BSON_APPEND_DOCUMENT_BEGIN(u.get(), "$unset", &unset);
+          BSON_APPEND_UTF8(&unset, "by", "");
+          BSON_APPEND_UTF8(&unset, "token", "");
+          bson_append_document_end(u.get(), &unset);
+        }
+        return std::pair{lock_fenced_filter(ids[k].value(), refs[k].by, refs[k].token), std::move(u)};
+      }
+      return std::pair{fenced_filter(f(), ids[k].value(), refs[k].by, refs[k].token),
+                       release_update(f(), at_once, retry_at, items[k]->why)};
+    }, "releasing items");
+    res.applied = static_cast<std::size_t>(out.matched);
+    for (auto& id : lost_ids(h.coll, refs, out.matched, lk, [](const lease_ref& r, const doc_state& s) {
+           return !s.has_token || ours(r, s);
+         }))
+      res.lost.push_back(id);
+    return res;
+  }
+
+  write_result fail(const std::vector<failure>& batch) {
+    write_result res;
+    if (batch.empty()) return res;
+    pooled_client c(pool);
+    collection_handle h(c.client, opts.db, opts.collection);
+    const auto t = now();
+    std::vector<lease_ref> refs;
+    std::vector<const failure*> items;
+    std::vector<owned_id> ids;
+    for (const auto& x : batch) {
+      if (auto id = id_from_text(x.ref.id)) {
+        ids.push_back(*id);
+        refs.push_back(x.ref);
+        items.push_back(&x);
+      } else {
+        res.lost.push_back(x.ref.id);
+      }
+    }
+    if (lock_mode()) {
+      collection_handle locks(c.client, opts.db, lock_coll);
+      auto states = read_states(locks.coll, refs, true);
+      std::vector<std::size_t> valid;
+      for (std::size_t k = 0; k < refs.size(); ++k) {
+        auto it = states.find(refs[k].id);
+        if (it != states.end() && ours(refs[k], it->second)) valid.push_back(k);
+        else res.lost.push_back(refs[k].id);
+      }
+      auto out = bulk_update(h.coll, valid.size(), [&](std::size_t n) {
+        const auto k = valid[n];
+        auto filter = make_bson();
+        bson_append_value(filter.get(), "_id", 3, &ids[k].value());
+        BSON_APPEND_NULL(filter.get(), f().target.c_str());
+        return std::pair{std::move(filter), failure_update(f(), items[k]->reason, items[k]->http_status,
+                                                           items[k]->attempts, t)};
+      }, "recording failures");
+      res.applied = static_cast<std::size_t>(out.matched);
+      delete_locks(locks.coll, refs);
+      return res;
+    }
+    auto out = bulk_update(h.coll, refs.size(), [&](std::size_t k) {
+      return std::pair{fenced_filter(f(), ids[k].value(), refs[k].by, refs[k].token),
+                       failure_update(f(), items[k]->reason, items[k]->http_status, items[k]->attempts, t)};
+    }, "recording failures");
+    res.applied = static_cast<std::size_t>(out.matched);
+    for (auto& id : lost_ids(h.coll, refs, out.matched, false,
+                             [](const lease_ref&, const doc_state& s) { return s.failed && !s.has_token; }))
+      res.lost.push_back(id);
+    return res;
+  }
+
+  std::int64_t count(mongoc_collection_t* coll, const bson_t* filter) {
+    bson_error_t err;
+    const auto n = mongoc_collection_count_documents(coll, filter, nullptr, nullptr, nullptr, &err);
+    if (n < 0) throw mongo_error("counting documents", err);
+    return n;
+  }
+
+  store_stats stats() {
+    pooled_client c(pool);
+    collection_handle h(c.client, opts.db, opts.collection);
+    const auto t = now();
+    store_stats s;
+    s.done = static_cast<std::uint64_t>(count(h.coll, done_filter(f()).get()));
+    s.failed = static_cast<std::uint64_t>(count(h.coll, failed_filter(f()).get()));
+    if (lock_mode()) {
+      collection_handle locks(c.client, opts.db, lock_coll);
+      auto lease_filter = [&](bool live) {
+        auto b = make_bson();
+        bson_t e, u;
+        BSON_APPEND_DOCUMENT_BEGIN(b.get(), "token", &e);
+        BSON_APPEND_BOOL(&e, "$exists", true);
+        bson_append_document_end(b.get(), &e);
+        BSON_APPEND_DOCUMENT_BEGIN(b.get(), "until", &u);
+        BSON_APPEND_DATE_TIME(&u, live ? "$gte" : "$lt", ms(t));
+        bson_append_document_end(b.get(), &u);
+        return b;
+      };
+      s.leased_live = static_cast<std::uint64_t>(count(locks.coll, lease_filter(true).get()));
+      s.leased_expired = static_cast<std::uint64_t>(count(locks.coll, lease_filter(false).get()));
+      const auto open = count(h.coll, unlocked_candidate_filter(f()).get());
+      s.pending = static_cast<std::uint64_t>(
+          std::max<std::int64_t>(0, open - static_cast<std::int64_t>(s.leased_live + s.leased_expired)));
+      return s;
+    }
+    s.pending = static_cast<std::uint64_t>(count(h.coll, pending_filter(f()).get()));
+    s.leased_live = static_cast<std::uint64_t>(count(h.coll, leased_filter(f(), t, true).get()));
+    s.leased_expired = static_cast<std::uint64_t>(count(h.coll, leased_filter(f(), t, false).get()));
+    return s;
+  }
+
+  std::size_t seed(std::size_t n, std::uint64_t seed_value) {
+    pooled_client c(pool);
+    collection_handle h(c.client, opts.db, opts.collection);
+    std::mt19937_64 r(seed_value);
+    std::size_t inserted = 0;
+    const std::size_t chunk = 1000;
+    while (inserted < n) {
+      const std::size_t k = std::min(chunk, n - inserted);
+      std::vector<bson_ptr> docs;
+      std::vector<const bson_t*> ptrs;
+      for (std::size_t i = 0; i < k; ++i) {
+        auto d = make_bson();
+        bson_oid_t oid;
+        bson_oid_init(&oid, nullptr);
+        BSON_APPEND_OID(d.get(), "_id", &oid);
+        const auto ip = ipv4_to_string(random_public_ipv4(r));
+        // A dotted --source is stored nested, as a user's documents would have it.
+        append_path(d.get(), f().source, ip);
+        BSON_APPEND_NULL(d.get(), f().target.c_str());
+        ptrs.push_back(d.get());
+        docs.push_back(std::move(d));
+      }
+      bson_t reply;
+      bson_error_t err;
+      const bool ok = mongoc_collection_insert_many(h.coll, ptrs.data(), ptrs.size(), nullptr, &reply, &err);
+      inserted += static_cast<std::size_t>(reply_int(&reply, "insertedCount"));
+      bson_destroy(&reply);
+      check(ok, "seeding documents", err);
+    }
+    return inserted;
+  }
+
+  static void append_path(bson_t* doc, const std::string& path, const std::string& value) {
+    const auto dot = path.find('.');
+    if (dot == std::string::npos) {
+      BSON_APPEND_UTF8(doc, path.c_str(), value.c_str());
+      return;
+    }
+    bson_t child;
+    const std::string head = path.substr(0, dot);
+    BSON_APPEND_DOCUMENT_BEGIN(doc, head.c_str(), &child);
+    append_path(&child, path.substr(dot + 1), value);
+    bson_append_document_end(doc, &child);
+  }
+};
+
+mongo_store::mongo_store(mongo_options opts) : impl_(std::make_unique<impl>(std::move(opts), *this)) {
+  if (impl_->opts.db.empty()) throw std::invalid_argument("--db must not be empty");
+  if (impl_->opts.collection.empty()) throw std::invalid_argument("--collection must not be empty");
+  if (impl_->opts.names.source.empty() || impl_->opts.names.target.empty() || impl_->opts.names.lock.empty())
+    throw std::invalid_argument("--source, --target and --lock-field must not be empty");
+  if (impl_->opts.names.target == impl_->opts.names.lock || impl_->opts.names.source == impl_->opts.names.target)
+    throw std::invalid_argument("--source, --target and --lock-field must name different fields");
+  impl_->connect();
+}
+
+mongo_store::~mongo_store() = default;
+
+std::string mongo_store::describe() const {
+  return impl_->redacted + " " + impl_->opts.db + "." + impl_->opts.collection + " (claim " +
+         to_string(impl_->opts.strategy) + ")";
+}
+
+claim_strategy mongo_store::strategy() const { return impl_->opts.strategy; }
+store_time mongo_store::server_now() const { return impl_->now(); }
+
+awaitable<std::vector<job>> mongo_store::claim(claim_request req) {
+  auto call = [this, req = std::move(req)] { return impl_->claim(req); };  // named: g++ 12 double-destroys lambda temporaries in co_await
+  co_return co_await offload(impl_->offload, std::move(call));
+}
+awaitable<write_result> mongo_store::complete(std::vector<completion> batch) {
+  auto call = [this, b = std::move(batch)] { return impl_->complete(b); };  // named: g++ 12 double-destroys lambda temporaries in co_await
+  co_return co_await offload(impl_->offload, std::move(call));
+}
+awaitable<renew_result> mongo_store::renew(std::vector<renewal> batch, millis lease) {
+  auto call = [this, b = std::move(batch), lease] { return impl_->renew(b, lease); };  // named: g++ 12 double-destroys lambda temporaries in co_await
+  co_return co_await offload(impl_->offload, std::move(call));
+}
+awaitable<write_result> mongo_store::release(std::vector<release_item> batch) {
+  auto call = [this, b = std::move(batch)] { return impl_->release(b); };  // named: g++ 12 double-destroys lambda temporaries in co_await
+  co_return co_await offload(impl_->offload, std::move(call));
+}
+awaitable<write_result> mongo_store::fail(std::vector<failure> batch) {
+  auto call = [this, b = std::move(batch)] { return impl_->fail(b); };  // named: g++ 12 double-destroys lambda temporaries in co_await
+  co_return co_await offload(impl_->offload, std::move(call));
+}
+awaitable<store_stats> mongo_store::stats() {
+  auto call = [this] { return impl_->stats(); };  // named: g++ 12 double-destroys lambda temporaries in co_await
+  co_return co_await offload(impl_->offload, std::move(call));
+}
+
+std::vector<job> mongo_store::claim_blocking(const claim_request& req) { return impl_->claim(req); }
+write_result mongo_store::complete_blocking(const std::vector<completion>& b) { return impl_->complete(b); }
+renew_result mongo_store::renew_blocking(const std::vector<renewal>& b, millis lease) { return impl_->renew(b, lease); }
+write_result mongo_store::release_blocking(const std::vector<release_item>& b) { return impl_->release(b); }
+write_result mongo_store::fail_blocking(const std::vector<failure>& b) { return impl_->fail(b); }
+store_stats mongo_store::stats_blocking() { return impl_->stats(); }
+std::size_t mongo_store::seed(std::size_t n, std::uint64_t s) { return impl_->seed(n, s); }
+
+void mongo_store::drop() {
+  pooled_client c(impl_->pool);
+  for (const auto& name : {impl_->opts.collection, impl_->lock_coll}) {
+    collection_handle h(c.client, impl_->opts.db, name);
+    bson_error_t err;
+    if (!mongoc_collection_drop(h.coll, &err) && err.code != 26)  // 26: namespace not found
+      log::debug("mongodb: dropping ", name, ": ", err.message);
+  }
+  if (impl_->opts.create_indexes) impl_->create_indexes();
+}
+
+std::string mongo_store::document_json(const std::string& id_text) {
+  auto id = id_from_text(id_text);
+  if (!id) return "";
+  pooled_client c(impl_->pool);
+  collection_handle h(c.client, impl_->opts.db, impl_->opts.collection);
+  auto filter = make_bson();
+  bson_append_value(filter.get(), "_id", 3, &id->value());
+  auto docs = find_docs(h.coll, filter.get(), nullptr, "reading a document");
+  return docs.empty() ? "" : to_json(docs[0].get());
+}
+
+std::optional<std::string> mongo_store::target_json(const std::string& id_text) {
+  auto id = id_from_text(id_text);
+  if (!id) return std::nullopt;
+  pooled_client c(impl_->pool);
+  collection_handle h(c.client, impl_->opts.db, impl_->opts.collection);
+  auto filter = make_bson();
+  bson_append_value(filter.get(), "_id", 3, &id->value());
+  auto docs = find_docs(h.coll, filter.get(), nullptr, "reading a document");
+  if (docs.empty()) return std::nullopt;
+  bson_iter_t it;
+  if (!bson_iter_init_find(&it, docs[0].get(), impl_->opts.names.target.c_str()) || !BSON_ITER_HOLDS_DOCUMENT(&it))
+    return std::nullopt;
+  uint32_t len;
+  const uint8_t* data;
+  bson_iter_document(&it, &len, &data);
+  bson_t sub;
+  bson_init_static(&sub, data, len);
+  char* s = bson_as_relaxed_extended_json(&sub, nullptr);
+  std::string out(s);
+  bson_free(s);
+  return out;
+}
+
+std::string mongo_store::run_command(const std::string& json_command) {
+  auto cmd = from_json(json_command);
+  pooled_client c(impl_->pool);
+  bson_t reply;
+  bson_error_t err;
+  const bool ok = mongoc_client_command_simple(c.client, impl_->opts.db.c_str(), cmd.get(), nullptr, &reply, &err);
+  std::string out = to_json(&reply);
+  bson_destroy(&reply);
+  if (!ok) throw mongo_error("command " + json_command, err);
+  return out;
+}
+
+}  // namespace dibs::mongo

@@ -1,0 +1,20 @@
+// The field names a MongoDB run works with, all configurable from the command line.
+#pragma once
+
+#include <string>
+
+namespace dibs::mongo {
+
+struct field_names {
+  std::string source = "originatingIp";  // may be a dotted path
+  std::string target = "location";
+  std::string lock = "lock";  // holds {by, token, until, attempts} and, for failed items, failed{}
+
+  std::string lock_by() const { return lock + ".by"; }
+  std::string lock_token() const { return lock + ".token"; }
+  std::string lock_until() const { return lock + ".until"; }
+  std::string lock_attempts() const { return lock + ".attempts"; }
+  std::string lock_failed() const { return lock + ".failed"; }
+};
+
+}  // namespace dibs::mongo

@@ -1,0 +1,318 @@
+#include "protocol.hpp"
+
+#include <chrono>
+
+namespace dibs::mongo {
+
+namespace {
+std::int64_t ms(store_time t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+void append_i64(bson_t* b, const std::string& key, std::uint64_t v) {
+  BSON_APPEND_INT64(b, key.c_str(), static_cast<std::int64_t>(v));  // tokens are random bits
+}
+void append_in(bson_t* parent, const char* key, const std::vector<bson_value_t>& ids) {
+  bson_t cond, arr;
+  BSON_APPEND_DOCUMENT_BEGIN(parent, key, &cond);
+  BSON_APPEND_ARRAY_BEGIN(&cond, "$in", &arr);
+  char buf[16];
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const char* k;
+    bson_uint32_to_string(static_cast<uint32_t>(i), &k, buf, sizeof buf);
+    bson_append_value(&arr, k, -1, &ids[i]);
+  }
+  bson_append_array_end(&cond, &arr);
+  bson_append_document_end(parent, &cond);
+}
+void append_claimable(bson_t* b, const field_names& f, store_time expired_before) {
+  BSON_APPEND_NULL(b, f.target.c_str());
+  bson_t failed, ors, a, b0, b1, until, lt;
+  BSON_APPEND_DOCUMENT_BEGIN(b, f.lock_failed().c_str(), &failed);
+  BSON_APPEND_BOOL(&failed, "$exists", false);
+  bson_append_document_end(b, &failed);
+  BSON_APPEND_ARRAY_BEGIN(b, "$or", &ors);
+  BSON_APPEND_DOCUMENT_BEGIN(&ors, "0", &b0);  // never leased (the seed's shape)
+  BSON_APPEND_DOCUMENT_BEGIN(&b0, f.lock_until().c_str(), &until);
+  BSON_APPEND_BOOL(&until, "$exists", false);
+  bson_append_document_end(&b0, &until);
+  bson_append_document_end(&ors, &b0);
+  BSON_APPEND_DOCUMENT_BEGIN(&ors, "1", &b1);  // released, or leased and expired beyond the grace
+  BSON_APPEND_DOCUMENT_BEGIN(&b1, f.lock_until().c_str(), &lt);
+  BSON_APPEND_DATE_TIME(&lt, "$lt", ms(expired_before));
+  bson_append_document_end(&b1, &lt);
+  bson_append_document_end(&ors, &b1);
+  bson_append_array_end(b, &ors);
+  (void)a;
+}
+}  // namespace
+
+bson_ptr claimable_filter(const field_names& f, store_time expired_before) {
+  auto b = make_bson();
+  append_claimable(b.get(), f, expired_before);
+  return b;
+}
+
+bson_ptr claimable_filter_in(const field_names& f, store_time expired_before, const std::vector<bson_value_t>& ids) {
+  auto b = make_bson();
+  append_in(b.get(), "_id", ids);
+  append_claimable(b.get(), f, expired_before);
+  return b;
+}
+
+bson_ptr lease_update(const field_names& f, const std::string& by, std::uint64_t token, store_time until) {
+  auto b = make_bson();
+  bson_t set, inc;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
+  BSON_APPEND_UTF8(&set, f.lock_by().c_str(), by.c_str());
+  append_i64(&set, f.lock_token(), token);
+  BSON_APPEND_DATE_TIME(&set, f.lock_until().c_str(), ms(until));
+  bson_append_document_end(b.get(), &set);
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$inc", &inc);
+  BSON_APPEND_INT32(&inc, f.lock_attempts().c_str(), 1);
+  bson_append_document_end(b.get(), &inc);
+  return b;
+}
+
+bson_ptr claim_projection(const field_names& f) {
+  auto b = make_bson();
+  BSON_APPEND_INT32(b.get(), "_id", 1);
+  BSON_APPEND_INT32(b.get(), f.source.c_str(), 1);
+  BSON_APPEND_INT32(b.get(), f.lock_attempts().c_str(), 1);
+  return b;
+}
+
+bson_ptr token_filter(const field_names& f, std::uint64_t token) {
+  auto b = make_bson();
+  append_i64(b.get(), f.lock_token(), token);
+  return b;
+}
+
+bson_ptr fenced_filter(const field_names& f, const bson_value_t& id, const std::string& by, std::uint64_t token) {
+  auto b = make_bson();
+  bson_append_value(b.get(), "_id", 3, &id);
+  BSON_APPEND_UTF8(b.get(), f.lock_by().c_str(), by.c_str());
+  append_i64(b.get(), f.lock_token(), token);
+  return b;
+}
+
+bson_ptr completion_filter(const field_names& f, const bson_value_t& id, const std::string& by, std::uint64_t token,
+                           store_time now) {
+  auto b = fenced_filter(f, id, by, token);
+  bson_t gte;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), f.lock_until().c_str(), &gte);
+  BSON_APPEND_DATE_TIME(&gte, "$gte", ms(now));
+  bson_append_document_end(b.get(), &gte);
+  return b;
+}
+
+bson_ptr completion_update(const field_names& f, const bson_t* result) {
+  auto b = make_bson();
+  bson_t set, unset;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
+  BSON_APPEND_DOCUMENT(&set, f.target.c_str(), result);
+  bson_append_document_end(b.get(), &set);
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$unset", &unset);
+  BSON_APPEND_UTF8(&unset, f.lock.c_str(), "");
+  bson_append_document_end(b.get(), &unset);
+  return b;
+}
+
+bson_ptr renew_update(const field_names& f, store_time until) {
+  auto b = make_bson();
+  bson_t set;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
+  BSON_APPEND_DATE_TIME(&set, f.lock_until().c_str(), ms(until));
+  bson_append_document_end(b.get(), &set);
+  return b;
+}
+
+bson_ptr release_update(const field_names& f, bool at_once, store_time retry_at, const std::string& why) {
+  auto b = make_bson();
+  bson_t set;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
+  BSON_APPEND_DATE_TIME(&set, f.lock_until().c_str(), at_once ? 0 : ms(retry_at));
+  if (!why.empty()) BSON_APPEND_UTF8(&set, (f.lock + ".lastError").c_str(), why.c_str());
+  bson_append_document_end(b.get(), &set);
+  if (at_once) {
+    bson_t unset;
+    BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$unset", &unset);
+    BSON_APPEND_UTF8(&unset, f.lock_by().c_str(), "");
+    BSON_APPEND_UTF8(&unset, f.lock_token().c_str(), "");
+    bson_append_document_end(b.get(), &unset);
+  }
+  return b;
+}
+
+bson_ptr failure_update(const field_names& f, const std::string& reason, int http_status, int attempts,
+                        store_time now) {
+  auto b = make_bson();
+  bson_t set, failed, unset;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
+  BSON_APPEND_DOCUMENT_BEGIN(&set, f.lock_failed().c_str(), &failed);
+  BSON_APPEND_UTF8(&failed, "reason", reason.c_str());
+  BSON_APPEND_INT32(&failed, "httpStatus", http_status);
+  BSON_APPEND_INT32(&failed, "attempts", attempts);
+  BSON_APPEND_DATE_TIME(&failed, "at", ms(now));
+  bson_append_document_end(&set, &failed);
+  bson_append_document_end(b.get(), &set);
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$unset", &unset);
+  BSON_APPEND_UTF8(&unset, f.lock_by().c_str(), "");
+  BSON_APPEND_UTF8(&unset, f.lock_token().c_str(), "");
+  BSON_APPEND_UTF8(&unset, f.lock_until().c_str(), "");
+  bson_append_document_end(b.get(), &unset);
+  return b;
+}
+
+namespace {
+void append_exists(bson_t* b, const std::string& key, bool exists) {
+  bson_t c;
+  BSON_APPEND_DOCUMENT_BEGIN(b, key.c_str(), &c);
+  BSON_APPEND_BOOL(&c, "$exists", exists);
+  bson_append_document_end(b, &c);
+}
+}  // namespace
+
+bson_ptr pending_filter(const field_names& f) {
+  auto b = make_bson();
+  BSON_APPEND_NULL(b.get(), f.target.c_str());
+  append_exists(b.get(), f.lock_failed(), false);
+  append_exists(b.get(), f.lock_token(), false);
+  return b;
+}
+
+bson_ptr leased_filter(const field_names& f, store_time now, bool live) {
+  auto b = make_bson();
+  BSON_APPEND_NULL(b.get(), f.target.c_str());
+  append_exists(b.get(), f.lock_failed(), false);
+  append_exists(b.get(), f.lock_token(), true);
+  bson_t c;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), f.lock_until().c_str(), &c);
+  BSON_APPEND_DATE_TIME(&c, live ? "$gte" : "$lt", ms(now));
+  bson_append_document_end(b.get(), &c);
+  return b;
+}
+
+bson_ptr done_filter(const field_names& f) {
+  auto b = make_bson();
+  bson_t c;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), f.target.c_str(), &c);
+  BSON_APPEND_NULL(&c, "$ne");
+  bson_append_document_end(b.get(), &c);
+  return b;
+}
+
+bson_ptr failed_filter(const field_names& f) {
+  auto b = make_bson();
+  BSON_APPEND_NULL(b.get(), f.target.c_str());
+  append_exists(b.get(), f.lock_failed(), true);
+  return b;
+}
+
+bson_ptr claim_index_command(const std::string& collection, const field_names& f) {
+  auto b = make_bson();
+  BSON_APPEND_UTF8(b.get(), "createIndexes", collection.c_str());
+  bson_t indexes, index, key, partial;
+  BSON_APPEND_ARRAY_BEGIN(b.get(), "indexes", &indexes);
+  BSON_APPEND_DOCUMENT_BEGIN(&indexes, "0", &index);
+  BSON_APPEND_DOCUMENT_BEGIN(&index, "key", &key);
+  BSON_APPEND_INT32(&key, f.lock_until().c_str(), 1);
+  bson_append_document_end(&index, &key);
+  BSON_APPEND_UTF8(&index, "name", ("dibs_claim_" + f.lock + "_until").c_str());
+  BSON_APPEND_DOCUMENT_BEGIN(&index, "partialFilterExpression", &partial);
+  BSON_APPEND_NULL(&partial, f.target.c_str());
+  bson_append_document_end(&index, &partial);
+  bson_append_document_end(&indexes, &index);
+  bson_append_array_end(b.get(), &indexes);
+  return b;
+}
+
+bson_ptr lock_document(const bson_value_t& id, const std::string& by, std::uint64_t token, store_time now,
+                       store_time until) {
+  auto b = make_bson();
+  bson_append_value(b.get(), "_id", 3, &id);
+  BSON_APPEND_DATE_TIME(b.get(), "ts", ms(now));
+  BSON_APPEND_UTF8(b.get(), "by", by.c_str());
+  append_i64(b.get(), "token", token);
+  BSON_APPEND_DATE_TIME(b.get(), "until", ms(until));
+  BSON_APPEND_INT32(b.get(), "attempts", 1);
+  return b;
+}
+
+bson_ptr lock_takeover_filter(const std::vector<bson_value_t>& ids, store_time expired_before) {
+  auto b = make_bson();
+  append_in(b.get(), "_id", ids);
+  bson_t c;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "until", &c);
+  BSON_APPEND_DATE_TIME(&c, "$lt", ms(expired_before));
+  bson_append_document_end(b.get(), &c);
+  return b;
+}
+
+bson_ptr lock_takeover_update(const std::string& by, std::uint64_t token, store_time now, store_time until) {
+  auto b = make_bson();
+  bson_t set, inc;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
+  BSON_APPEND_DATE_TIME(&set, "ts", ms(now));
+  BSON_APPEND_UTF8(&set, "by", by.c_str());
+  append_i64(&set, "token", token);
+  BSON_APPEND_DATE_TIME(&set, "until", ms(until));
+  bson_append_document_end(b.get(), &set);
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$inc", &inc);
+  BSON_APPEND_INT32(&inc, "attempts", 1);
+  bson_append_document_end(b.get(), &inc);
+  return b;
+}
+
+bson_ptr lock_fenced_filter(const bson_value_t& id, const std::string& by, std::uint64_t token) {
+  auto b = make_bson();
+  bson_append_value(b.get(), "_id", 3, &id);
+  BSON_APPEND_UTF8(b.get(), "by", by.c_str());
+  append_i64(b.get(), "token", token);
+  return b;
+}
+
+bson_ptr lock_index_command(const std::string& lock_collection, std::int64_t ttl_seconds) {
+  auto b = make_bson();
+  BSON_APPEND_UTF8(b.get(), "createIndexes", lock_collection.c_str());
+  bson_t indexes, ttl, ttl_key, by, by_key;
+  BSON_APPEND_ARRAY_BEGIN(b.get(), "indexes", &indexes);
+  BSON_APPEND_DOCUMENT_BEGIN(&indexes, "0", &ttl);
+  BSON_APPEND_DOCUMENT_BEGIN(&ttl, "key", &ttl_key);
+  BSON_APPEND_INT32(&ttl_key, "ts", 1);
+  bson_append_document_end(&ttl, &ttl_key);
+  BSON_APPEND_UTF8(&ttl, "name", "dibs_lock_ttl");
+  BSON_APPEND_INT64(&ttl, "expireAfterSeconds", ttl_seconds);
+  bson_append_document_end(&indexes, &ttl);
+  BSON_APPEND_DOCUMENT_BEGIN(&indexes, "1", &by);
+  BSON_APPEND_DOCUMENT_BEGIN(&by, "key", &by_key);
+  BSON_APPEND_INT32(&by_key, "by", 1);
+  bson_append_document_end(&by, &by_key);
+  BSON_APPEND_UTF8(&by, "name", "dibs_lock_by");
+  bson_append_document_end(&indexes, &by);
+  bson_append_array_end(b.get(), &indexes);
+  return b;
+}
+
+bson_ptr unlocked_candidate_filter(const field_names& f) {
+  auto b = make_bson();
+  BSON_APPEND_NULL(b.get(), f.target.c_str());
+  append_exists(b.get(), f.lock_failed(), false);
+  return b;
+}
+
+std::string to_json(const bson_t* b) {
+  size_t len = 0;
+  char* s = bson_as_canonical_extended_json(b, &len);
+  std::string out(s ? s : "", len);
+  bson_free(s);
+  return out;
+}
+
+bson_ptr from_json(const std::string& json) {
+  bson_error_t err;
+  bson_t* b = bson_new_from_json(reinterpret_cast<const uint8_t*>(json.data()), static_cast<ssize_t>(json.size()), &err);
+  if (!b) throw mongo_error("bad JSON document", err);
+  return bson_ptr(b);
+}
+
+}  // namespace dibs::mongo

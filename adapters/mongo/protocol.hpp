@@ -1,0 +1,65 @@
+// The claim protocol as MongoDB documents: every filter and update that the adapter sends is
+// built here by a plain function, so unit tests can read them without a server.
+//
+// Document states (target = the field the API result goes to, lock = the lease field):
+//   pending   target null, no lock.token, no lock.failed   (lock may keep {attempts, until: epoch})
+//   leased    target null, lock {by, token, until, attempts}
+//   done      target set, no lock (exactly the seed's shape)
+//   failed    target null, lock {attempts, failed: {reason, httpStatus, at}}
+#pragma once
+
+#include <adapters/mongo/bson_ptr.hpp>
+#include <adapters/mongo/names.hpp>
+
+#include <dibs/job.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dibs::mongo {
+
+// Pending, or leased with `until` before `expired_before` (= server now - grace).
+bson_ptr claimable_filter(const field_names& f, store_time expired_before);
+// The same, restricted to the given ids (batch strategy, second step).
+bson_ptr claimable_filter_in(const field_names& f, store_time expired_before, const std::vector<bson_value_t>& ids);
+// Sets the lease and counts the attempt.
+bson_ptr lease_update(const field_names& f, const std::string& by, std::uint64_t token, store_time until);
+// What a claim reads: _id, the source field and the attempt count.
+bson_ptr claim_projection(const field_names& f);
+// Items of one claim, found by its token.
+bson_ptr token_filter(const field_names& f, std::uint64_t token);
+
+// id AND by AND token (and, for a completion, until >= now).
+bson_ptr fenced_filter(const field_names& f, const bson_value_t& id, const std::string& by, std::uint64_t token);
+bson_ptr completion_filter(const field_names& f, const bson_value_t& id, const std::string& by, std::uint64_t token,
+                           store_time now);
+// Sets the target to `result` and removes the lock: the finished document has the seed's shape.
+bson_ptr completion_update(const field_names& f, const bson_t* result);
+bson_ptr renew_update(const field_names& f, store_time until);
+// delay 0: drop by/token and set until to the epoch (claimable at once, attempts kept);
+// otherwise keep the lease until `retry_at`, so nobody calls the API for it before then.
+bson_ptr release_update(const field_names& f, bool at_once, store_time retry_at, const std::string& why);
+bson_ptr failure_update(const field_names& f, const std::string& reason, int http_status, int attempts,
+                        store_time now);
+
+// Counting filters for stats().
+bson_ptr pending_filter(const field_names& f);
+bson_ptr leased_filter(const field_names& f, store_time now, bool live);
+bson_ptr done_filter(const field_names& f);
+bson_ptr failed_filter(const field_names& f);
+
+// createIndexes specification: {<lock>.until: 1} partial on {<target>: null}.
+bson_ptr claim_index_command(const std::string& collection, const field_names& f);
+
+// The lock-collection strategy's documents: {_id: <doc id>, ts, by, token, until, attempts}.
+bson_ptr lock_document(const bson_value_t& id, const std::string& by, std::uint64_t token, store_time now,
+                       store_time until);
+bson_ptr lock_takeover_filter(const std::vector<bson_value_t>& ids, store_time expired_before);
+bson_ptr lock_takeover_update(const std::string& by, std::uint64_t token, store_time now, store_time until);
+bson_ptr lock_fenced_filter(const bson_value_t& id, const std::string& by, std::uint64_t token);
+bson_ptr lock_index_command(const std::string& lock_collection, std::int64_t ttl_seconds);
+// Candidates for lock-collection: target null and not failed (locks live elsewhere).
+bson_ptr unlocked_candidate_filter(const field_names& f);
+
+}  // namespace dibs::mongo

@@ -1,0 +1,149 @@
+// `dibs enrich`: the real job. Claims documents in a MongoDB collection, calls the API for each,
+// writes the answer back under the claim, until nothing is pending or leased (or, with --follow,
+// until interrupted).
+#include "commands.hpp"
+#include "duration_flag.hpp"
+#include "run_engine.hpp"
+#include "store_flags.hpp"
+
+#include <adapters/http/http_processor.hpp>
+
+#include <dibs/engine.hpp>
+#include <dibs/log.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+namespace dibs::cli {
+
+namespace {
+std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& text) {
+  auto d = parse_duration(text);
+  if (!d) throw std::invalid_argument(flag + ": '" + text + "' is not a duration (like 250ms, 60s, 2m)");
+  return *d;
+}
+}  // namespace
+
+command add_enrich_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("enrich", "Claim documents, call the API for each, write the answer back under the claim");
+  struct flags {
+    store_flags store;
+    std::string url;
+    std::size_t concurrency = 1000;
+    std::size_t shards = 0;
+    std::size_t claim_batch = 100;
+    std::string lease = "60s";
+    std::string grace = "1s";
+    int max_attempts = 5;
+    std::string shutdown_timeout = "10s";
+    std::string connect_timeout = "5s";
+    std::string request_timeout = "30s";
+    std::size_t max_body = 1 << 20;
+    bool follow = false;
+    bool no_status_check = false;
+    std::string summary_json;
+    bool no_progress = false;
+  };
+  auto f = std::make_shared<flags>();
+  f->store.add_to(*sub, true);
+  sub->add_option("--url", f->url, "URL template; {field} is replaced by the document's field, percent-encoded")->required();
+  sub->add_option("--concurrency", f->concurrency, "pipelines for the process, split across shards")->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))->capture_default_str();
+  sub->add_option("--shards", f->shards, "io_context threads (0 = one per core)")->capture_default_str();
+  sub->add_option("--claim-batch", f->claim_batch, "documents per claim")->check(CLI::Range(std::size_t{1}, std::size_t{100'000}))->capture_default_str();
+  sub->add_option("--lease", f->lease, "lease length (renewed while a call runs)")->capture_default_str();
+  sub->add_option("--grace", f->grace, "how long past its expiry a lease is taken over")->capture_default_str();
+  sub->add_option("--max-attempts", f->max_attempts, "claims before a retried document is failed")->check(CLI::Range(1, 1000))->capture_default_str();
+  sub->add_option("--shutdown-timeout", f->shutdown_timeout, "how long in-flight calls may finish after SIGINT/SIGTERM")->capture_default_str();
+  sub->add_option("--connect-timeout", f->connect_timeout, "HTTP connect timeout")->capture_default_str();
+  sub->add_option("--request-timeout", f->request_timeout, "HTTP timeout for a whole call")->capture_default_str();
+  sub->add_option("--max-body", f->max_body, "largest API answer accepted, in bytes")->capture_default_str();
+  sub->add_flag("--follow", f->follow, "keep going when nothing is pending: poll with backoff (10 ms up to 5 s)");
+  sub->add_flag("--no-status-check", f->no_status_check, "don't fail documents whose answer says {\"status\":\"fail\"}");
+  sub->add_option("--summary-json", f->summary_json, "also write the summary figures to this JSON file");
+  sub->add_flag("--no-progress", f->no_progress, "no live progress line");
+
+  return [f] {
+    engine_config cfg;
+    cfg.concurrency = f->concurrency;
+    cfg.shards = f->shards;
+    cfg.claim_batch = f->claim_batch;
+    cfg.lease = duration_flag("--lease", f->lease);
+    cfg.grace = duration_flag("--grace", f->grace);
+    cfg.max_attempts = f->max_attempts;
+    cfg.shutdown_timeout = duration_flag("--shutdown-timeout", f->shutdown_timeout);
+    cfg.follow = f->follow;
+    if (f->follow) cfg.idle_backoff_max = std::chrono::milliseconds(5'000);
+    if (cfg.effective_shards() > cfg.concurrency) cfg.shards = cfg.concurrency;
+    cfg.validate();
+
+    http::processor_options popts;
+    popts.url = http::url_template::parse(f->url);
+    popts.http.connect_timeout = duration_flag("--connect-timeout", f->connect_timeout);
+    popts.http.request_timeout = duration_flag("--request-timeout", f->request_timeout);
+    popts.http.max_body = f->max_body;
+    popts.status_field_check = !f->no_status_check;
+
+    auto st = f->store.open_mongo();
+    log::info("enrich: ", st->describe(), ", server clock offset ", st->clock_offset().count(), " ms");
+    const auto before = st->stats_blocking();
+    const std::uint64_t total = before.pending + before.leased_live + before.leased_expired;
+
+    engine e(cfg, st, http::make_http_processor_factory(std::move(popts)));
+    const auto result = run_engine_in_foreground(e, total, !f->no_progress);
+    const auto after = st->stats_blocking();
+    std::printf("enrich: %s: %llu done, %llu failed, %llu pending, %llu leased; claim conflicts %llu\n",
+                st->describe().c_str(), (unsigned long long)after.done, (unsigned long long)after.failed,
+                (unsigned long long)after.pending, (unsigned long long)(after.leased_live + after.leased_expired),
+                (unsigned long long)st->claim_conflicts());
+    if (!f->summary_json.empty()) {
+      std::ofstream out(f->summary_json);
+      out << result.summary.json() << "\n";
+      if (!out) std::fprintf(stderr, "dibs: could not write %s\n", f->summary_json.c_str());
+    }
+    std::printf("%s\n", result.summary.line().c_str());
+    std::fflush(stdout);
+    if (result.interrupted) return 130;
+    return after.drained() || f->follow ? 0 : 1;
+  };
+}
+
+command add_seed_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("seed", "Insert N documents {<source>: <random public IPv4>, <target>: null}");
+  struct flags {
+    store_flags store;
+    std::size_t docs = 10'000;
+    std::uint64_t seed = 42;
+  };
+  auto f = std::make_shared<flags>();
+  f->store.add_to(*sub, false);
+  sub->add_option("--docs", f->docs, "documents to insert")->capture_default_str();
+  sub->add_option("--seed", f->seed, "random seed for the addresses")->capture_default_str();
+  return [f] {
+    auto st = f->store.open_mongo();
+    const auto n = st->seed(f->docs, f->seed);
+    std::printf("seed: inserted %zu documents into %s\n", n, st->describe().c_str());
+    return n == f->docs ? 0 : 1;
+  };
+}
+
+command add_status_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("status", "Count documents by state: pending, leased (live/expired), done, failed");
+  struct flags {
+    store_flags store;
+  };
+  auto f = std::make_shared<flags>();
+  f->store.add_to(*sub, true);
+  return [f] {
+    auto st = f->store.open_mongo(false);
+    const auto s = st->stats_blocking();
+    std::printf("%s\n", st->describe().c_str());
+    std::printf("status: pending=%llu leased_live=%llu leased_expired=%llu done=%llu failed=%llu\n",
+                (unsigned long long)s.pending, (unsigned long long)s.leased_live, (unsigned long long)s.leased_expired,
+                (unsigned long long)s.done, (unsigned long long)s.failed);
+    return 0;
+  };
+}
+
+}  // namespace dibs::cli

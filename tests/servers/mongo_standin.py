@@ -1,0 +1,270 @@
+#!/usr/bin/python3
+"""A MongoDB-wire stand-in for tests: Debian's python3-mockupdb speaks the wire protocol,
+python3-mongomock gives MongoDB's query and update semantics. Every command is handled under one
+lock (mockupdb serializes its handlers), and counted by name so benchmarks can report round trips.
+
+It is test infrastructure, never the product's default. It can't show change streams, TTL expiry,
+real concurrency inside the server, or transactions; against a real mongod (MONGODB_URI) the same
+tests run unchanged.
+
+Extra commands: {dibsCounts: 1} answers {counts: {name: n}}; {dibsResetCounts: 1} zeroes them.
+
+  mongo_standin.py --port 0 --port-file PATH   (writes the chosen port to PATH once listening)
+"""
+import argparse
+import collections
+import datetime
+import os
+import signal
+import sys
+import threading
+import time
+
+from mockupdb import MockupDB
+import mongomock
+from bson import SON
+from pymongo import ReturnDocument
+
+from mongomock.filtering import filter_applies
+
+# mongomock scans every document for every query; an _id lookup (the fenced writes of a batch,
+# one per document) would make each bulk write O(n^2). Answer those by key instead; the filter is
+# still applied in full, so the semantics are mongomock's.
+_scan = mongomock.collection.Collection._iter_documents
+
+
+def _iter_documents(self, filter):
+    if isinstance(filter, dict) and "_id" in filter:
+        cond = filter["_id"]
+        keys = None
+        if not isinstance(cond, dict):
+            keys = [cond]
+        elif list(cond.keys()) == ["$in"]:
+            keys = list(cond["$in"])
+        if keys is not None:
+            store = self._store
+            found = []
+            for k in keys:
+                try:
+                    doc = store[k]
+                except (KeyError, TypeError):
+                    continue
+                if filter_applies(filter, doc):
+                    found.append(doc)
+            return iter(found)
+    return _scan(self, filter)
+
+
+mongomock.collection.Collection._iter_documents = _iter_documents
+
+client = mongomock.MongoClient()
+counts = collections.Counter()
+connection_ids = [0]
+
+
+def now():
+    return datetime.datetime.utcnow()
+
+
+def error(code, msg):
+    return {"ok": 0, "code": code, "errmsg": msg}
+
+
+def hello(cmd, db):
+    connection_ids[0] += 1
+    return {"ok": 1, "ismaster": True, "isWritablePrimary": True, "helloOk": True,
+            "maxWireVersion": 13, "minWireVersion": 0, "maxBsonObjectSize": 16 * 1024 * 1024,
+            "maxMessageSizeBytes": 48000000, "maxWriteBatchSize": 100000, "localTime": now(),
+            "connectionId": connection_ids[0]}
+
+
+def sort_spec(sort):
+    return list(sort.items()) if sort else None
+
+
+def find(cmd, db):
+    coll = client[db][cmd["find"]]
+    limit = abs(int(cmd.get("limit", 0) or 0))
+    cursor = coll.find(cmd.get("filter") or {}, cmd.get("projection") or None)
+    if cmd.get("sort"):
+        cursor = cursor.sort(sort_spec(cmd["sort"]))
+    if cmd.get("skip"):
+        cursor = cursor.skip(int(cmd["skip"]))
+    if limit:
+        cursor = cursor.limit(limit)
+    docs = list(cursor)
+    return {"ok": 1, "cursor": {"id": 0, "ns": db + "." + cmd["find"], "firstBatch": docs}}
+
+
+def insert(cmd, db):
+    coll = client[db][cmd["insert"]]
+    ordered = cmd.get("ordered", True)
+    n, write_errors = 0, []
+    for i, doc in enumerate(cmd.get("documents", [])):
+        try:
+            coll.insert_one(doc)
+            n += 1
+        except mongomock.DuplicateKeyError as e:
+            write_errors.append({"index": i, "code": 11000, "errmsg": "E11000 duplicate key: %s" % e})
+            if ordered:
+                break
+    reply = {"ok": 1, "n": n}
+    if write_errors:
+        reply["writeErrors"] = write_errors
+    return reply
+
+
+def update(cmd, db):
+    coll = client[db][cmd["update"]]
+    ordered = cmd.get("ordered", True)
+    n = modified = 0
+    upserted, write_errors = [], []
+    for i, u in enumerate(cmd.get("updates", [])):
+        try:
+            fn = coll.update_many if u.get("multi") else coll.update_one
+            r = fn(u["q"], u["u"], upsert=bool(u.get("upsert")))
+            n += r.matched_count
+            modified += r.modified_count
+            if r.upserted_id is not None:
+                n += 1
+                upserted.append({"index": i, "_id": r.upserted_id})
+        except Exception as e:  # a bad update is a write error, as the server reports it
+            write_errors.append({"index": i, "code": 2, "errmsg": str(e)})
+            if ordered:
+                break
+    reply = {"ok": 1, "n": n, "nModified": modified}
+    if upserted:
+        reply["upserted"] = upserted
+    if write_errors:
+        reply["writeErrors"] = write_errors
+    return reply
+
+
+def delete(cmd, db):
+    coll = client[db][cmd["delete"]]
+    n = 0
+    for d in cmd.get("deletes", []):
+        fn = coll.delete_one if d.get("limit") == 1 else coll.delete_many
+        n += fn(d["q"]).deleted_count
+    return {"ok": 1, "n": n}
+
+
+def find_and_modify(cmd, db):
+    coll = client[db][cmd["findAndModify"]]
+    query = cmd.get("query") or {}
+    if cmd.get("remove"):
+        doc = coll.find_one_and_delete(query, projection=cmd.get("fields"), sort=sort_spec(cmd.get("sort")))
+    else:
+        doc = coll.find_one_and_update(
+            query, cmd["update"], projection=cmd.get("fields"), sort=sort_spec(cmd.get("sort")),
+            upsert=bool(cmd.get("upsert")),
+            return_document=ReturnDocument.AFTER if cmd.get("new") else ReturnDocument.BEFORE)
+    return {"ok": 1, "value": doc, "lastErrorObject": {"n": 0 if doc is None else 1,
+                                                        "updatedExisting": doc is not None}}
+
+
+def aggregate(cmd, db):
+    coll = client[db][cmd["aggregate"]]
+    docs = list(coll.aggregate(cmd.get("pipeline", [])))
+    return {"ok": 1, "cursor": {"id": 0, "ns": db + "." + cmd["aggregate"], "firstBatch": docs}}
+
+
+def count(cmd, db):
+    return {"ok": 1, "n": client[db][cmd["count"]].count_documents(cmd.get("query") or {})}
+
+
+def create_indexes(cmd, db):
+    coll = client[db][cmd["createIndexes"]]
+    for spec in cmd.get("indexes", []):
+        opts = {k: v for k, v in spec.items() if k not in ("key", "v")}
+        try:
+            coll.create_index(list(spec["key"].items()), **opts)
+        except Exception:
+            # mongomock lacks some index options (partial filters); the index still exists for
+            # the semantics that matter here (uniqueness).
+            opts.pop("partialFilterExpression", None)
+            opts.pop("expireAfterSeconds", None)
+            coll.create_index(list(spec["key"].items()), **opts)
+    return {"ok": 1, "numIndexesAfter": len(coll.index_information())}
+
+
+def drop(cmd, db):
+    client[db].drop_collection(cmd["drop"])
+    return {"ok": 1}
+
+
+def drop_database(cmd, db):
+    client.drop_database(db)
+    return {"ok": 1}
+
+
+def dibs_counts(cmd, db):
+    return {"ok": 1, "counts": dict(counts)}
+
+
+def dibs_reset_counts(cmd, db):
+    counts.clear()
+    return {"ok": 1}
+
+
+def plain_ok(cmd, db):
+    return {"ok": 1}
+
+
+HANDLERS = {
+    "hello": hello, "ismaster": hello, "isMaster": hello,
+    "find": find, "insert": insert, "update": update, "delete": delete,
+    "findAndModify": find_and_modify, "findandmodify": find_and_modify,
+    "aggregate": aggregate, "count": count, "createIndexes": create_indexes,
+    "drop": drop, "dropDatabase": drop_database,
+    "dibsCounts": dibs_counts, "dibsResetCounts": dibs_reset_counts,
+    "ping": plain_ok, "endSessions": plain_ok, "killCursors": plain_ok, "buildInfo": plain_ok,
+    "buildinfo": plain_ok, "getLastError": plain_ok, "saslStart": plain_ok,
+}
+
+
+def handle(request):
+    doc = request.doc
+    if not doc:
+        return request.replies(error(59, "empty command"))
+    name = next(iter(doc))
+    db = getattr(request, "namespace", None) or doc.get("$db") or "admin"
+    if "." in db:
+        db = db.split(".")[0]
+    counts[name] += 1
+    fn = HANDLERS.get(name)
+    if fn is None:
+        return request.replies(error(59, "no such command: '%s'" % name))
+    try:
+        reply = fn(doc, db)
+    except Exception as e:
+        reply = error(8000, "%s: %s" % (type(e).__name__, e))
+    return request.replies(reply)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--port-file")
+    args = ap.parse_args()
+
+    server = MockupDB(port=args.port or None, request_timeout=int(1e6))
+    server.autoresponds(handle)
+    port = server.run()
+    if args.port_file:
+        tmp = args.port_file + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("%d\n" % port)
+        os.replace(tmp, args.port_file)
+    print("mongo stand-in listening on 127.0.0.1:%d" % port, flush=True)
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *a: stop.set())
+    signal.signal(signal.SIGINT, lambda *a: stop.set())
+    while not stop.is_set():
+        stop.wait(1)
+    server.stop()
+
+
+if __name__ == "__main__":
+    main()
