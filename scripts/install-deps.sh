@@ -8,6 +8,7 @@ packages=(
   libboost1.81-dev libboost-url1.81-dev
   libsimdjson-dev catch2 libcli11-dev libssl-dev
   libmongoc-dev libbson-dev libmariadb-dev
+  python3-mockupdb python3-mongomock
 )
 
 missing=()

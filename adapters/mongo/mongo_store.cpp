@@ -1158,6 +1158,13 @@ std::optional<std::string> mongo_store::target_json(const std::string& id_text) 
   return out;
 }
 
+std::vector<bson_ptr> mongo_store::documents() {
+  pooled_client c(impl_->pool);
+  collection_handle h(c.client, impl_->opts.db, impl_->opts.collection);
+  auto all = make_bson();
+  return find_docs(h.coll, all.get(), nullptr, "reading documents");
+}
+
 std::string mongo_store::run_command(const std::string& json_command) {
   auto cmd = from_json(json_command);
   pooled_client c(impl_->pool);

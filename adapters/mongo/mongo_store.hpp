@@ -13,6 +13,7 @@
 // per batch. Times come from the server's clock (offset measured with `hello`, refreshed).
 #pragma once
 
+#include <adapters/mongo/bson_ptr.hpp>
 #include <adapters/mongo/names.hpp>
 
 #include <dibs/offload.hpp>
@@ -74,6 +75,8 @@ class mongo_store final : public store {
   std::string document_json(const std::string& id);
   // The target field of a document as relaxed JSON, nullopt when null or absent.
   std::optional<std::string> target_json(const std::string& id);
+  // Every document of the collection (tests, small collections only).
+  std::vector<bson_ptr> documents();
   // Runs an admin command and returns its reply as canonical extended JSON (tests, bench).
   std::string run_command(const std::string& json_command);
 

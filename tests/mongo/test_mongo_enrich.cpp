@@ -1,0 +1,117 @@
+// `dibs enrich` as a user runs it, over MongoDB and the stub, for every claim strategy.
+#include "support/mongo_env.hpp"
+#include "support/process.hpp"
+
+#include <adapters/mongo/mongo_store.hpp>
+#include <examples/stub/ipapi_stub.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <set>
+
+using namespace dibs;
+
+namespace {
+std::string utf8_at(const bson_t* doc, const char* path) {
+  bson_iter_t it, child;
+  if (bson_iter_init(&it, doc) && bson_iter_find_descendant(&it, path, &child) && BSON_ITER_HOLDS_UTF8(&child))
+    return bson_iter_utf8(&child, nullptr);
+  return {};
+}
+std::set<std::string> keys_of(const bson_t* doc) {
+  std::set<std::string> out;
+  bson_iter_t it;
+  if (bson_iter_init(&it, doc))
+    while (bson_iter_next(&it)) out.insert(bson_iter_key(&it));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("dibs enrich finishes 2,000 documents with every claim strategy", "[mongo][enrich][e2e]") {
+  const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);
+  stub::ipapi_stub api({"127.0.0.1", 0, std::chrono::milliseconds(0), 1});
+  api.start();
+
+  for (const char* strategy : {"batch", "lock-collection", "update-find", "find-and-modify"}) {
+    DYNAMIC_SECTION(strategy) {
+      mongo::mongo_options o;
+      o.uri = test::mongodb_uri();
+      o.db = "dibs_test";
+      o.collection = test::unique_collection("enrich");
+      mongo::mongo_store s(o);
+      s.drop();
+
+      std::string out;
+      test::child_process seed({dibs_bin, "seed", "--store", o.uri, "--db", o.db, "--collection", o.collection,
+                                "--docs", "2000"});
+      REQUIRE(seed.finish(out) == 0);
+
+      // One private address: ip-api's answer for it is a failure, and so must the document be.
+      s.run_command("{\"insert\": \"" + o.collection +
+                    "\", \"documents\": [{\"originatingIp\": \"10.1.2.3\", \"location\": null}]}");
+
+      out.clear();
+      const auto before = api.requests();
+      test::child_process run({dibs_bin, "enrich", "--store", o.uri, "--db", o.db, "--collection", o.collection,
+                               "--source", "originatingIp", "--target", "location", "--claim", strategy, "--url",
+                               api.base_url() + "/json/{originatingIp}", "--concurrency", "200", "--no-progress"});
+      const int rc = run.finish(out);
+      INFO(out);
+      REQUIRE(rc == 0);
+      CHECK(test::last_line(out).rfind("summary: completed=2000 failed=1 lost_leases=0 released=0 elapsed_s=", 0) == 0);
+      CHECK(api.requests() - before == 2001);  // each document fetched exactly once
+
+      auto st = s.stats_blocking();
+      CHECK(st.done == 2000);
+      CHECK(st.failed == 1);
+      CHECK(st.drained());
+      std::size_t finished = 0;
+      for (auto& doc : s.documents()) {
+        const auto ip = utf8_at(doc.get(), "originatingIp");
+        if (ip == "10.1.2.3") {
+          CHECK(utf8_at(doc.get(), "lock.failed.reason") == "the API has no data: private range");
+          continue;
+        }
+        // Exactly the seed's shape, with the answer in place and no lease left.
+        CHECK(keys_of(doc.get()) == std::set<std::string>{"_id", "originatingIp", "location"});
+        CHECK(utf8_at(doc.get(), "location.query") == ip);
+        CHECK(utf8_at(doc.get(), "location.status") == "success");
+        ++finished;
+      }
+      CHECK(finished == 2000);
+
+      out.clear();
+      test::child_process status({dibs_bin, "status", "--store", o.uri, "--db", o.db, "--collection", o.collection,
+                                  "--claim", strategy});
+      REQUIRE(status.finish(out) == 0);
+      CHECK(test::last_line(out) == "status: pending=0 leased_live=0 leased_expired=0 done=2000 failed=1");
+    }
+  }
+}
+
+TEST_CASE("dibs enrich names a bad store or strategy clearly", "[mongo][enrich]") {
+  const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), dibs_bin);
+    args.push_back("2>&1");
+    std::string cmd;
+    for (std::size_t i = 0; i + 1 < args.size(); ++i) cmd += test::shell_quote(args[i]) + " ";
+    cmd += "2>&1";
+    std::string out;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    const int status = ::pclose(p);
+    return std::pair{WEXITSTATUS(status), out};
+  };
+  auto [rc1, out1] = run({"enrich", "--store", test::mongodb_uri(), "--url", "http://127.0.0.1:1/{x}", "--claim", "fastest"});
+  CHECK(rc1 == 2);
+  CHECK_THAT(out1, Catch::Contains("--claim 'fastest'"));
+  auto [rc2, out2] = run({"enrich", "--store", "postgres://u:pw@h/db", "--url", "http://h/{x}"});
+  CHECK(rc2 == 2);
+  CHECK_THAT(out2, Catch::Contains("expected mongodb://") && !Catch::Contains("pw@"));
+  auto [rc3, out3] = run({"status", "--store", "mongodb://u:pw@127.0.0.1:1/?serverSelectionTimeoutMS=200"});
+  CHECK(rc3 == 2);
+  CHECK_THAT(out3, Catch::Contains("cannot reach MongoDB") && !Catch::Contains(":pw@"));
+}

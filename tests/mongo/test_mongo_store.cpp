@@ -1,0 +1,195 @@
+// The claim protocol against MongoDB (the stand-in, or a real mongod via MONGODB_URI), for every
+// claim strategy; plus what only a database shows: several processes claiming at once, the
+// server clock, odd source fields, results BSON can't hold.
+#include "support/mongo_env.hpp"
+#include "support/process.hpp"
+#include "support/run_sync.hpp"
+#include "support/store_suite.hpp"
+
+#include <adapters/mongo/bson_ptr.hpp>
+#include <adapters/mongo/mongo_store.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+namespace {
+mongo::mongo_options options_for(mongo::claim_strategy s, const std::string& collection) {
+  mongo::mongo_options o;
+  o.uri = test::mongodb_uri();
+  o.db = "dibs_test";
+  o.collection = collection;
+  o.strategy = s;
+  o.threads = 2;
+  return o;
+}
+
+class mongo_harness final : public test::store_harness {
+ public:
+  explicit mongo_harness(mongo::claim_strategy s) : opts_(options_for(s, test::unique_collection("suite"))) {
+    main_ = std::make_shared<mongo::mongo_store>(opts_);
+    main_->drop();
+  }
+  std::shared_ptr<store> open() override { return std::make_shared<mongo::mongo_store>(opts_); }
+  std::vector<std::string> seed(std::size_t n) override {
+    const auto before = ids();
+    main_->seed(n, 99);
+    std::vector<std::string> out;
+    for (auto& id : ids())
+      if (!before.count(id)) out.push_back(id);
+    return out;
+  }
+  void let_time_pass(std::chrono::milliseconds d) override {
+    std::this_thread::sleep_for(d);  // a real server's clock can't be moved
+  }
+  std::optional<std::string> target_of(const std::string& id) override { return main_->target_json(id); }
+  std::chrono::milliseconds short_lease() const override { return 400ms; }
+
+  std::set<std::string> ids() {
+    std::set<std::string> out;
+    auto s = main_->stats_blocking();
+    (void)s;
+    // Claimable ids are what the suite needs; read them through a throwaway lease-free query.
+    auto reply = main_->run_command("{\"find\": \"" + opts_.collection + "\", \"projection\": {\"_id\": 1}}");
+    std::size_t pos = 0;
+    while ((pos = reply.find("\"$oid\" : \"", pos)) != std::string::npos) {
+      pos += 10;
+      out.insert(reply.substr(pos, 24));
+    }
+    return out;
+  }
+
+  mongo::mongo_options opts_;
+  std::shared_ptr<mongo::mongo_store> main_;
+};
+
+const mongo::claim_strategy all_strategies[] = {mongo::claim_strategy::update_find,
+                                                mongo::claim_strategy::find_and_modify, mongo::claim_strategy::batch,
+                                                mongo::claim_strategy::lock_collection};
+}  // namespace
+
+TEST_CASE("MongoDB keeps the claim protocol with update-find", "[mongo][protocol]") {
+  mongo_harness h(mongo::claim_strategy::update_find);
+  test::run_store_suite(h);
+}
+TEST_CASE("MongoDB keeps the claim protocol with find-and-modify", "[mongo][protocol]") {
+  mongo_harness h(mongo::claim_strategy::find_and_modify);
+  test::run_store_suite(h);
+}
+TEST_CASE("MongoDB keeps the claim protocol with batch claims", "[mongo][protocol]") {
+  mongo_harness h(mongo::claim_strategy::batch);
+  test::run_store_suite(h);
+}
+TEST_CASE("MongoDB keeps the claim protocol with a lock collection", "[mongo][protocol]") {
+  mongo_harness h(mongo::claim_strategy::lock_collection);
+  test::run_store_suite(h);
+}
+
+TEST_CASE("several processes claiming at once never share a document", "[mongo][processes]") {
+  const auto probe = test::env_or("DIBS_CLAIM_PROBE", DIBS_CLAIM_PROBE_PATH);
+  for (auto strategy : all_strategies) {
+    DYNAMIC_SECTION(mongo::to_string(strategy)) {
+      auto opts = options_for(strategy, test::unique_collection("procs"));
+      mongo::mongo_store s(opts);
+      s.drop();
+      REQUIRE(s.seed(300, 5) == 300);
+      std::vector<std::unique_ptr<test::child_process>> children;
+      for (int i = 0; i < 3; ++i)
+        children.push_back(std::make_unique<test::child_process>(std::vector<std::string>{
+            probe, opts.uri, opts.db, opts.collection, mongo::to_string(strategy), "10", "probe" + std::to_string(i)}));
+      std::vector<std::string> all;
+      for (auto& c : children) {
+        std::string out;
+        REQUIRE(c->finish(out) == 0);
+        std::istringstream lines(out);
+        for (std::string id; std::getline(lines, id);) all.push_back(id);
+      }
+      std::set<std::string> unique(all.begin(), all.end());
+      CHECK(all.size() == unique.size());  // nobody claimed a document someone else held
+      CHECK(unique.size() == 300);         // and every document was claimed by someone
+      auto st = s.stats_blocking();
+      CHECK(st.leased_live == 300);
+    }
+  }
+}
+
+TEST_CASE("claims use the server's clock, not the client's", "[mongo][clock]") {
+  auto opts = options_for(mongo::claim_strategy::batch, test::unique_collection("clock"));
+  mongo::mongo_store s(opts);
+  // The stand-in and this process share a clock, so the measured offset must be small; a real
+  // server elsewhere may differ, and then `until` follows the server's clock.
+  CHECK(std::chrono::abs(s.clock_offset()) < 1000ms);
+  s.drop();
+  s.seed(1, 1);
+  auto got = s.claim_blocking({1, "w", 60s, 1s});
+  REQUIRE(got.size() == 1);
+  const auto expected = s.server_now() + 60s;
+  CHECK(std::chrono::abs(got[0].until - expected) < 2s);
+}
+
+TEST_CASE("a document whose source is missing or not a string reaches the processor as such", "[mongo]") {
+  for (auto strategy : all_strategies) {
+    DYNAMIC_SECTION(mongo::to_string(strategy)) {
+      auto opts = options_for(strategy, test::unique_collection("odd"));
+      mongo::mongo_store s(opts);
+      s.drop();
+      s.run_command("{\"insert\": \"" + opts.collection +
+                    "\", \"documents\": [{\"_id\": 1, \"location\": null}, "
+                    "{\"_id\": 2, \"originatingIp\": 42, \"location\": null}, "
+                    "{\"_id\": \"three\", \"originatingIp\": \"8.8.8.8\", \"location\": null}]}");
+      std::vector<job> got;
+      for (int i = 0; i < 5 && got.size() < 3; ++i) {
+        auto more = s.claim_blocking({3, "w", 60s, 1s});
+        got.insert(got.end(), more.begin(), more.end());
+      }
+      REQUIRE(got.size() == 3);
+      std::map<std::string, job_field> by_id;
+      for (auto& j : got) by_id[j.id] = j.fields.at(0);
+      CHECK(by_id.at("i32:1").st == job_field::state::missing);
+      CHECK(by_id.at("i32:2").st == job_field::state::not_string);
+      CHECK(by_id.at("i32:2").type_name == "int32");
+      CHECK(by_id.at("str:three").value == "8.8.8.8");
+    }
+  }
+}
+
+TEST_CASE("a result BSON can't hold is recorded as a failure with the reason", "[mongo]") {
+  auto opts = options_for(mongo::claim_strategy::batch, test::unique_collection("nul"));
+  mongo::mongo_store s(opts);
+  s.drop();
+  s.seed(2, 3);
+  auto got = s.claim_blocking({2, "w", 60s, 1s});
+  REQUIRE(got.size() == 2);
+  auto r = s.complete_blocking({completion{got[0].ref(), R"({"city":"a\u0000b"})"},
+                                completion{got[1].ref(), R"({"city":"Paris","n":12345678901,"x":1.5,"a":[1,{"b":null}]})"}});
+  CHECK(r.applied == 1);
+  REQUIRE(r.rejected.size() == 1);
+  CHECK(r.rejected[0].first == got[0].id);
+  CHECK_THAT(r.rejected[0].second, Catch::Contains("NUL"));
+  auto st = s.stats_blocking();
+  CHECK(st.failed == 1);
+  CHECK(st.done == 1);
+  const auto doc = s.document_json(got[1].id);
+  CHECK_THAT(doc, Catch::Contains("\"n\" : { \"$numberLong\" : \"12345678901\" }"));
+  CHECK_THAT(doc, Catch::Contains("\"x\" : { \"$numberDouble\" : \"1.5\" }"));
+  CHECK_THAT(s.document_json(got[0].id), Catch::Contains("NUL"));
+}
+
+TEST_CASE("a bad or unreachable MongoDB URI fails at start with a clear message", "[mongo]") {
+  mongo::mongo_options o;
+  o.uri = "mongodb://user:secret@";
+  CHECK_THROWS_WITH(mongo::mongo_store(o), Catch::Contains("bad --store URI") && !Catch::Contains("secret"));
+  o.uri = "mongodb://user:secret@127.0.0.1:1/?serverSelectionTimeoutMS=300";
+  try {
+    mongo::mongo_store s(o);
+    FAIL("connected to a closed port");
+  } catch (const std::exception& e) {
+    CHECK_THAT(e.what(), Catch::Contains("cannot reach MongoDB") && !Catch::Contains("secret"));
+  }
+}

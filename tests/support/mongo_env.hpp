@@ -1,0 +1,40 @@
+// Where the MongoDB tests find their server: MONGODB_URI, or the URI the ctest fixture wrote.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+namespace dibs::test {
+
+inline std::string mongodb_uri() {
+  if (const char* uri = std::getenv("MONGODB_URI"); uri && *uri) return uri;
+#ifdef DIBS_MONGODB_URI_FILE
+  const char* file = DIBS_MONGODB_URI_FILE;  // written by the ctest fixture that starts the server
+#else
+  const char* file = std::getenv("DIBS_MONGODB_URI_FILE");
+  if (!file) throw std::runtime_error("no MONGODB_URI and no DIBS_MONGODB_URI_FILE");
+#endif
+  std::ifstream in(file);
+  std::string uri;
+  std::getline(in, uri);
+  if (uri.empty()) throw std::runtime_error(std::string("empty ") + file);
+  return uri;
+}
+
+// The environment's value, else the build's default.
+inline std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+// A collection name no other test (or earlier run) uses.
+inline std::string unique_collection(const std::string& prefix) {
+  static int counter = 0;
+  return prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
+}
+
+}  // namespace dibs::test
