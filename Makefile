@@ -8,7 +8,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= 2
 DEMO_ARGS ?=
 
-.PHONY: all deps configure build demo test sanitize clean
+.PHONY: all deps configure build demo test sanitize bench clean
 
 all: build
 
@@ -34,6 +34,9 @@ sanitize: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(ASAN_BUILD) -j $(JOBS) --output-on-failure --timeout 600
+
+bench: build
+	BUILD=$(BUILD) bash scripts/bench.sh
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
