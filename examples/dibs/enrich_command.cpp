@@ -104,8 +104,11 @@ command add_enrich_command(CLI::App& app) {
     }
     std::printf("%s\n", result.summary.line().c_str());
     std::fflush(stdout);
+    // With --follow a signal is the normal way to end; otherwise it means the work was cut short.
+    // (Everything this process held was released or written before it got here.)
+    if (f->follow) return 0;
     if (result.interrupted) return 130;
-    return after.drained() || f->follow ? 0 : 1;
+    return after.drained() ? 0 : 1;
   };
 }
 

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <thread>
 
 using namespace dibs;
 
@@ -93,17 +94,10 @@ TEST_CASE("dibs enrich names a bad store or strategy clearly", "[mongo][enrich]"
   const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);
   auto run = [&](std::vector<std::string> args) {
     args.insert(args.begin(), dibs_bin);
-    args.push_back("2>&1");
-    std::string cmd;
-    for (std::size_t i = 0; i + 1 < args.size(); ++i) cmd += test::shell_quote(args[i]) + " ";
-    cmd += "2>&1";
+    test::child_process p(args, true);
     std::string out;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    const int status = ::pclose(p);
-    return std::pair{WEXITSTATUS(status), out};
+    const int rc = p.finish(out);
+    return std::pair{rc, out};
   };
   auto [rc1, out1] = run({"enrich", "--store", test::mongodb_uri(), "--url", "http://127.0.0.1:1/{x}", "--claim", "fastest"});
   CHECK(rc1 == 2);
@@ -114,4 +108,39 @@ TEST_CASE("dibs enrich names a bad store or strategy clearly", "[mongo][enrich]"
   auto [rc3, out3] = run({"status", "--store", "mongodb://u:pw@127.0.0.1:1/?serverSelectionTimeoutMS=200"});
   CHECK(rc3 == 2);
   CHECK_THAT(out3, Catch::Contains("cannot reach MongoDB") && !Catch::Contains(":pw@"));
+  auto [rc4, out4] = run({"enrich", "--store", test::mongodb_uri(), "--url", "ftp://h/{originatingIp}"});
+  CHECK(rc4 == 2);
+  CHECK_THAT(out4, Catch::Contains("unsupported scheme"));
+}
+
+TEST_CASE("dibs enrich --follow processes documents inserted while it runs", "[mongo][enrich][follow]") {
+  const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);
+  stub::ipapi_stub api({"127.0.0.1", 0, std::chrono::milliseconds(0), 1});
+  api.start();
+  mongo::mongo_options o;
+  o.uri = test::mongodb_uri();
+  o.db = "dibs_test";
+  o.collection = test::unique_collection("follow");
+  mongo::mongo_store s(o);
+  s.drop();
+  s.seed(100, 1);
+
+  test::child_process run({dibs_bin, "enrich", "--follow", "--store", o.uri, "--db", o.db, "--collection",
+                           o.collection, "--url", api.base_url() + "/json/{originatingIp}", "--concurrency", "50",
+                           "--no-progress"});
+  // Wait for a state of the store, not for a time: poll its counts, bounded.
+  auto wait_done = [&](std::uint64_t n) {
+    for (int i = 0; i < 1200 && s.stats_blocking().done < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return s.stats_blocking().done;
+  };
+  CHECK(wait_done(100) == 100);
+  s.seed(150, 2);  // a producer adds work while the consumer idles
+  CHECK(wait_done(250) == 250);
+  run.signal(SIGTERM);
+  std::string out;
+  CHECK(run.finish(out) == 0);
+  INFO(out);
+  CHECK(test::last_line(out).rfind("summary: completed=250 failed=0 lost_leases=0 released=0 ", 0) == 0);
+  CHECK(api.requests() == 250);
+  CHECK(s.stats_blocking().drained());
 }

@@ -1,11 +1,18 @@
-// Runs a command line as a child process and captures its standard output (tests only).
+// Runs a program as a child process, captures its standard output, and can signal it (tests only).
 #pragma once
 
-#include <cstdio>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <stdexcept>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
+
+extern char** environ;
 
 namespace dibs::test {
 
@@ -17,37 +24,67 @@ inline std::string shell_quote(const std::string& s) {
 
 class child_process {
  public:
-  explicit child_process(const std::vector<std::string>& argv) {
-    std::string cmd;
-    for (const auto& a : argv) cmd += shell_quote(a) + " ";
-    pipe_ = ::popen(cmd.c_str(), "r");
-    if (!pipe_) throw std::runtime_error("popen failed: " + cmd);
+  // stderr is captured with stdout when `merge_stderr`.
+  explicit child_process(const std::vector<std::string>& argv, bool merge_stderr = false) {
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    if (merge_stderr) posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    posix_spawn_file_actions_addclose(&actions, fds[1]);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    const int rc = ::posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(fds[1]);
+    if (rc != 0) {
+      ::close(fds[0]);
+      throw std::runtime_error("cannot start " + argv[0]);
+    }
+    out_fd_ = fds[0];
   }
   ~child_process() {
-    if (pipe_) ::pclose(pipe_);
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    if (out_fd_ >= 0) ::close(out_fd_);
   }
   child_process(const child_process&) = delete;
   child_process& operator=(const child_process&) = delete;
 
+  void signal(int sig) { ::kill(pid_, sig); }
+
   // Reads everything the child prints, waits for it, and returns its exit status.
   int finish(std::string& out) {
     char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe_)) > 0) out.append(buf, n);
-    const int status = ::pclose(pipe_);
-    pipe_ = nullptr;
+    for (;;) {
+      const auto n = ::read(out_fd_, buf, sizeof buf);
+      if (n > 0) out.append(buf, static_cast<std::size_t>(n));
+      else if (n == 0 || errno != EINTR) break;
+    }
+    ::close(out_fd_);
+    out_fd_ = -1;
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
 
  private:
-  FILE* pipe_ = nullptr;
+  pid_t pid_ = -1;
+  int out_fd_ = -1;
 };
 
 inline std::string last_line(const std::string& text) {
   auto end = text.find_last_not_of('\n');
   if (end == std::string::npos) return "";
   auto start = text.rfind('\n', end);
-  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+  const auto from = start == std::string::npos ? 0 : start + 1;
+  return text.substr(from, end - from + 1);
 }
 
 }  // namespace dibs::test
