@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <thread>
 #include <random>
 #include <unordered_map>
 #include <unordered_set>
@@ -228,6 +229,7 @@ struct mongo_store::impl {
   impl(mongo_options o, mongo_store& s) : opts(std::move(o)), self(s), offload(std::max<std::size_t>(1, opts.threads)) {}
 
   ~impl() {
+    stop_watching();
     offload.join();
     if (pool) mongoc_client_pool_destroy(pool);
     if (uri) mongoc_uri_destroy(uri);
@@ -240,6 +242,55 @@ struct mongo_store::impl {
   mongoc_uri_t* uri = nullptr;
   mongoc_client_pool_t* pool = nullptr;
   offload_pool offload;
+  std::thread watcher;
+  std::atomic<bool> watching{false};
+
+  void stop_watching() {
+    watching = false;
+    if (watcher.joinable()) watcher.join();
+  }
+
+  // Opens the change stream here, so that "not supported" is known before returning; the
+  // stream is then read on its own thread (mongoc_change_stream_next blocks up to maxAwaitTimeMS).
+  bool watch(std::function<void()> on_change) {
+    pooled_client* c = new pooled_client(pool);
+    mongoc_collection_t* coll = mongoc_client_get_collection(c->client, opts.db.c_str(), opts.collection.c_str());
+    auto pipeline = from_json(R"({"pipeline": [{"$match": {"operationType": {"$in": ["insert", "update", "replace"]}}}]})");
+    auto stream_opts = from_json(R"({"maxAwaitTimeMS": 500})");
+    mongoc_change_stream_t* stream = mongoc_collection_watch(coll, pipeline.get(), stream_opts.get());
+    const bson_t* event = nullptr;
+    bson_error_t err;
+    const bson_t* err_doc = nullptr;
+    // The first next() sends the aggregate: a server without change streams answers an error.
+    const bool first = mongoc_change_stream_next(stream, &event);
+    if (mongoc_change_stream_error_document(stream, &err, &err_doc)) {
+      log::info("mongodb: no change streams here (", err.message, "); --follow polls instead");
+      mongoc_change_stream_destroy(stream);
+      mongoc_collection_destroy(coll);
+      delete c;
+      return false;
+    }
+    if (first) on_change();
+    watching = true;
+    watcher = std::thread([this, c, coll, stream, on_change = std::move(on_change)] {
+      const bson_t* ev = nullptr;
+      bson_error_t e;
+      while (watching.load()) {
+        if (mongoc_change_stream_next(stream, &ev)) {
+          on_change();
+          continue;
+        }
+        if (mongoc_change_stream_error_document(stream, &e, nullptr)) {
+          log::warn("mongodb: the change stream ended (", e.message, "); --follow polls instead");
+          break;
+        }
+      }
+      mongoc_change_stream_destroy(stream);
+      mongoc_collection_destroy(coll);
+      delete c;
+    });
+    return true;
+  }
   std::atomic<std::int64_t> last_clock_check_ms{0};
 
   std::mutex range_mutex;
@@ -1079,6 +1130,8 @@ std::string mongo_store::describe() const {
 
 claim_strategy mongo_store::strategy() const { return impl_->opts.strategy; }
 store_time mongo_store::server_now() const { return impl_->now(); }
+bool mongo_store::watch(std::function<void()> on_change) { return impl_->watch(std::move(on_change)); }
+void mongo_store::stop_watching() { impl_->stop_watching(); }
 
 awaitable<std::vector<job>> mongo_store::claim(claim_request req) {
   auto call = [this, req = std::move(req)] { return impl_->claim(req); };  // named: g++ 12 double-destroys lambda temporaries in co_await

@@ -22,6 +22,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -79,6 +80,12 @@ class mongo_store final : public store {
   std::vector<bson_ptr> documents();
   // Runs an admin command and returns its reply as canonical extended JSON (tests, bench).
   std::string run_command(const std::string& json_command);
+
+  // Calls `on_change` (from a background thread) whenever the collection gets an insert, update
+  // or replace, through a change stream. Returns false, and logs why, when the server has no
+  // change streams (standalone servers, the test stand-in): callers then rely on polling.
+  bool watch(std::function<void()> on_change);
+  void stop_watching();
 
   store_time server_now() const;
   std::chrono::milliseconds clock_offset() const { return std::chrono::milliseconds(offset_ms_.load()); }

@@ -83,6 +83,7 @@ void engine::start() {
   started_ = std::chrono::steady_clock::now();
   running_ = n;
   for (auto& s : shards_) threads_.emplace_back([sh = s.get()] { sh->run(); });
+  started_flag_.store(true, std::memory_order_release);
 }
 
 void engine::stop() {
@@ -93,6 +94,11 @@ void engine::stop() {
 void engine::stop_now() {
   stop_requested_ = true;
   for (auto& s : shards_) s->request_stop(true);
+}
+
+void engine::wake() {
+  if (!started_flag_.load(std::memory_order_acquire)) return;  // shards claim at start anyway
+  for (auto& s : shards_) s->wake();
 }
 
 void engine::wait() {

@@ -58,6 +58,13 @@ void shard::request_stop(bool now) {
   });
 }
 
+void shard::wake() {
+  net::post(ioc_, [this] {
+    woken_ = true;
+    wake_.notify();
+  });
+}
+
 awaitable<void> shard::main() {
   proc_ = owner_.factory_(shard_info{index_, ioc_.get_executor()});
   net::co_spawn(ioc_, keeper(), net::detached);
@@ -102,6 +109,11 @@ awaitable<void> shard::dispatcher() {
   const std::size_t batch = cfg_.claim_batch;
 
   while (!stopping_) {
+    if (woken_) {
+      woken_ = false;
+      backoff = cfg_.idle_backoff_min;
+      next_claim_at = steady::now();
+    }
     while (in_flight_ < concurrency_ && !ready_.empty()) {
       launch(std::move(ready_.front()));
       ready_.pop_front();

@@ -28,6 +28,8 @@ class shard {
   void run();
   // Thread-safe. `now` skips the wait for in-flight work.
   void request_stop(bool now);
+  // Thread-safe: claim at once, forgetting the idle backoff.
+  void wake();
 
   const std::string& worker_id() const { return by_; }
 
@@ -78,6 +80,7 @@ class shard {
   bool flushing_ = false;
   int final_flush_failures_ = 0;
 
+  bool woken_ = false;  // wake() was called: the dispatcher resets its idle backoff
   bool stopping_ = false;
   bool cancel_now_ = false;
   bool finishing_ = false;

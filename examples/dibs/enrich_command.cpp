@@ -91,7 +91,10 @@ command add_enrich_command(CLI::App& app) {
     const std::uint64_t total = before.pending + before.leased_live + before.leased_expired;
 
     engine e(cfg, st, http::make_http_processor_factory(std::move(popts)));
+    // With --follow, a change stream (where the server has them) wakes idle shards at once.
+    if (f->follow) st->watch([&e] { e.wake(); });
     const auto result = run_engine_in_foreground(e, total, !f->no_progress);
+    st->stop_watching();
     const auto after = st->stats_blocking();
     std::printf("enrich: %s: %llu done, %llu failed, %llu pending, %llu leased; claim conflicts %llu\n",
                 st->describe().c_str(), (unsigned long long)after.done, (unsigned long long)after.failed,

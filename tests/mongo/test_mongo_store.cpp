@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <map>
 #include <set>
 #include <sstream>
@@ -192,4 +193,21 @@ TEST_CASE("a bad or unreachable MongoDB URI fails at start with a clear message"
   } catch (const std::exception& e) {
     CHECK_THAT(e.what(), Catch::Contains("cannot reach MongoDB") && !Catch::Contains("secret"));
   }
+}
+
+TEST_CASE("a change stream wakes --follow where the server has one; without one it says so", "[mongo][follow]") {
+  auto opts = options_for(mongo::claim_strategy::batch, test::unique_collection("watch"));
+  mongo::mongo_store s(opts);
+  s.drop();
+  std::atomic<int> changes{0};
+  const bool streaming = s.watch([&] { ++changes; });
+  if (!streaming) {
+    // The stand-in and standalone servers: no change streams; --follow polls (tested elsewhere).
+    SUCCEED("no change streams on this server");
+    return;
+  }
+  s.seed(3, 1);
+  for (int i = 0; i < 200 && changes.load() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(changes.load() >= 3);
+  s.stop_watching();
 }

@@ -53,6 +53,9 @@ class engine {
   void stop();
   // Stop at once: like stop() with a zero timeout.
   void stop_now();
+  // New work may be there (a change stream saw an insert): idle shards claim now instead of
+  // waiting out their backoff. Thread-safe.
+  void wake();
   // Blocks until every shard has ended.
   void wait();
   // Calls `fn` (from a shard thread) once every shard has ended.
@@ -78,6 +81,7 @@ class engine {
   std::chrono::steady_clock::time_point started_{};
   std::atomic<std::chrono::steady_clock::rep> ended_{0};
   std::atomic<bool> finished_{false};
+  std::atomic<bool> started_flag_{false};  // shards_ is complete: wake() may read it
   std::atomic<bool> stop_requested_{false};
   std::atomic<std::size_t> running_{0};
   std::mutex mutex_;
