@@ -16,8 +16,8 @@
 #include <adapters/mongo/bson_ptr.hpp>
 #include <adapters/mongo/names.hpp>
 
+#include <dibs/admin_store.hpp>
 #include <dibs/offload.hpp>
-#include <dibs/store.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -45,7 +45,7 @@ struct mongo_options {
   bool create_indexes = true;
 };
 
-class mongo_store final : public store {
+class mongo_store final : public admin_store {
  public:
   // Connects (server selection), measures the clock offset, creates the claim indexes.
   // Throws std::invalid_argument for a bad URI or option, mongo_error when the server can't be
@@ -67,9 +67,9 @@ class mongo_store final : public store {
   renew_result renew_blocking(const std::vector<renewal>& batch, millis lease);
   write_result release_blocking(const std::vector<release_item>& batch);
   write_result fail_blocking(const std::vector<failure>& batch);
-  store_stats stats_blocking();
+  store_stats stats_blocking() override;
   // Inserts `n` documents {<source>: <random public IPv4>, <target>: null}; returns how many.
-  std::size_t seed(std::size_t n, std::uint64_t seed);
+  std::size_t seed(std::size_t n, std::uint64_t seed) override;
   // Drops the collection and its lock collection (tests).
   void drop();
   // A document by its id text, as canonical extended JSON ("" when absent).
@@ -84,12 +84,12 @@ class mongo_store final : public store {
   // Calls `on_change` (from a background thread) whenever the collection gets an insert, update
   // or replace, through a change stream. Returns false, and logs why, when the server has no
   // change streams (standalone servers, the test stand-in): callers then rely on polling.
-  bool watch(std::function<void()> on_change);
-  void stop_watching();
+  bool watch(std::function<void()> on_change) override;
+  void stop_watching() override;
 
   store_time server_now() const;
   std::chrono::milliseconds clock_offset() const { return std::chrono::milliseconds(offset_ms_.load()); }
-  std::uint64_t claim_conflicts() const { return conflicts_.load(); }
+  std::uint64_t claim_conflicts() const override { return conflicts_.load(); }
   claim_strategy strategy() const;
 
  private:

@@ -85,8 +85,8 @@ command add_enrich_command(CLI::App& app) {
     popts.http.max_body = f->max_body;
     popts.status_field_check = !f->no_status_check;
 
-    auto st = f->store.open_mongo();
-    log::info("enrich: ", st->describe(), ", server clock offset ", st->clock_offset().count(), " ms");
+    auto st = f->store.open();
+    log::info("enrich: ", st->describe());
     const auto before = st->stats_blocking();
     const std::uint64_t total = before.pending + before.leased_live + before.leased_expired;
 
@@ -127,7 +127,7 @@ command add_seed_command(CLI::App& app) {
   sub->add_option("--docs", f->docs, "documents to insert")->capture_default_str();
   sub->add_option("--seed", f->seed, "random seed for the addresses")->capture_default_str();
   return [f] {
-    auto st = f->store.open_mongo();
+    auto st = f->store.open();
     const auto n = st->seed(f->docs, f->seed);
     std::printf("seed: inserted %zu documents into %s\n", n, st->describe().c_str());
     return n == f->docs ? 0 : 1;
@@ -142,7 +142,7 @@ command add_status_command(CLI::App& app) {
   auto f = std::make_shared<flags>();
   f->store.add_to(*sub, true);
   return [f] {
-    auto st = f->store.open_mongo(false);
+    auto st = f->store.open(false);
     const auto s = st->stats_blocking();
     std::printf("%s\n", st->describe().c_str());
     std::printf("status: pending=%llu leased_live=%llu leased_expired=%llu done=%llu failed=%llu\n",

@@ -1,5 +1,8 @@
 #include "store_flags.hpp"
 
+#include <adapters/mongo/mongo_store.hpp>
+#include <adapters/mysql/mysql_store.hpp>
+
 #include <dibs/uri_redact.hpp>
 
 #include <CLI/CLI.hpp>
@@ -9,26 +12,47 @@
 namespace dibs::cli {
 
 void store_flags::add_to(CLI::App& cmd, bool with_claim) {
-  cmd.add_option("--store", store, "the store: mongodb://... (a standard MongoDB connection string)")->required();
-  cmd.add_option("--db", db, "database")->capture_default_str();
-  cmd.add_option("--collection", collection, "collection")->capture_default_str();
-  cmd.add_option("--source", source, "field read for the API call (dotted paths allowed)")->capture_default_str();
-  cmd.add_option("--target", target, "field the API's answer is written to; null means pending")->capture_default_str();
-  cmd.add_option("--lock-field", lock_field, "field that holds the lease")->capture_default_str();
+  cmd.add_option("--store", store,
+                 "the store: mongodb://... (a standard MongoDB connection string) or "
+                 "mysql://USER:PASS@HOST:PORT/DB?table=TABLE")
+      ->required();
+  cmd.add_option("--db", db, "MongoDB: database")->capture_default_str();
+  cmd.add_option("--collection", collection, "MongoDB: collection")->capture_default_str();
+  cmd.add_option("--source", source, "field (column) read for the API call; MongoDB: dotted paths allowed")
+      ->capture_default_str();
+  cmd.add_option("--target", target, "field (column) the API's answer is written to; null means pending")
+      ->capture_default_str();
+  cmd.add_option("--lock-field", lock_field, "MongoDB: field that holds the lease")->capture_default_str();
+  cmd.add_option("--on-done", on_done, "MySQL: mark (keep finished rows with their result) or delete (queue)")
+      ->capture_default_str();
   if (with_claim)
-    cmd.add_option("--claim", claim, "claim strategy: update-find, find-and-modify, batch, lock-collection")
+    cmd.add_option("--claim", claim,
+                   "claim strategy: MongoDB update-find, find-and-modify, batch, lock-collection; "
+                   "MySQL skip-locked (its only one)")
         ->capture_default_str();
   cmd.add_option("--db-threads", db_threads, "threads (and pooled connections) for database calls")
       ->check(CLI::Range(std::size_t{1}, std::size_t{256}))
       ->capture_default_str();
 }
 
-std::shared_ptr<mongo::mongo_store> store_flags::open_mongo(bool create_indexes) const {
-  if (store.rfind("mongodb://", 0) != 0 && store.rfind("mongodb+srv://", 0) != 0) {
-    if (store.rfind("mysql://", 0) == 0)
-      throw std::invalid_argument("--store mysql://... is not supported yet (the MySQL/MariaDB adapter is planned)");
-    throw std::invalid_argument("--store '" + redact_uri(store) + "': expected mongodb://HOST[:PORT]/...");
+std::shared_ptr<admin_store> store_flags::open(bool create_schema) const {
+  if (store.rfind("mysql://", 0) == 0) {
+    if (on_done != "mark" && on_done != "delete")
+      throw std::invalid_argument("--on-done '" + on_done + "': expected mark or delete");
+    if (claim != "batch" && claim != "skip-locked")
+      throw std::invalid_argument("--claim '" + claim + "': MySQL/MariaDB stores claim with skip-locked only");
+    sql::mysql_options o;
+    o.uri = store;
+    o.source = source;
+    o.target = target;
+    o.done = on_done == "delete" ? sql::on_done::remove : sql::on_done::mark;
+    o.threads = db_threads;
+    o.create_table = create_schema;
+    return std::make_shared<sql::mysql_store>(o);
   }
+  if (store.rfind("mongodb://", 0) != 0 && store.rfind("mongodb+srv://", 0) != 0)
+    throw std::invalid_argument("--store '" + redact_uri(store) +
+                                "': expected mongodb://HOST[:PORT]/... or mysql://USER:PASS@HOST:PORT/DB?table=TABLE");
   auto strategy = mongo::parse_strategy(claim);
   if (!strategy)
     throw std::invalid_argument("--claim '" + claim + "': expected update-find, find-and-modify, batch or lock-collection");
@@ -41,7 +65,7 @@ std::shared_ptr<mongo::mongo_store> store_flags::open_mongo(bool create_indexes)
   o.names.lock = lock_field;
   o.strategy = *strategy;
   o.threads = db_threads;
-  o.create_indexes = create_indexes;
+  o.create_indexes = create_schema;
   return std::make_shared<mongo::mongo_store>(o);
 }
 

@@ -1,8 +1,9 @@
 // The flags that name a store and its fields, shared by `enrich`, `seed` and `status`, and the
-// store they open: `--store mongodb://...` (any standard connection string).
+// store they open: `--store mongodb://...` (any standard connection string) or
+// `--store 'mysql://user:pass@host:port/db?table=jobs'`.
 #pragma once
 
-#include <adapters/mongo/mongo_store.hpp>
+#include <dibs/admin_store.hpp>
 
 #include <memory>
 #include <string>
@@ -22,10 +23,12 @@ struct store_flags {
   std::string lock_field = "lock";
   std::string claim = "batch";
   std::size_t db_threads = 4;
+  std::string on_done = "mark";
 
   void add_to(CLI::App& cmd, bool with_claim);
-  // Opens the store (connects, measures the clock, creates indexes). Throws with a clear message.
-  std::shared_ptr<mongo::mongo_store> open_mongo(bool create_indexes = true) const;
+  // Opens the store (connects; MongoDB: measures the clock, creates indexes; SQL: creates the
+  // table if missing). Throws with a clear message that never shows the password.
+  std::shared_ptr<admin_store> open(bool create_schema = true) const;
 };
 
 }  // namespace dibs::cli

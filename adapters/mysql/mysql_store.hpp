@@ -1,0 +1,82 @@
+// The MySQL / MariaDB store (MariaDB Connector/C; MySQL 8 and MariaDB 10.6+): a job table
+// claimed in batches with SELECT ... FOR UPDATE SKIP LOCKED (strategy 5 of DESIGN.md).
+// Every driver call runs on the offload pool, one connection per pool thread; a dropped
+// connection is replaced and the call tried again once.
+//
+//   claim     candidate ids (LIMIT B, outside any transaction, from a random point of the
+//             dibs_pick key) -> BEGIN; SELECT ... WHERE id IN (...) AND <claimable>
+//             FOR UPDATE SKIP LOCKED; UPDATE the lease; COMMIT
+//   complete  BEGIN; SELECT the rows still held (id + token + by + until >= NOW(6)) FOR UPDATE;
+//             UPDATE (or DELETE, --on-done delete) exactly those; COMMIT
+//   renew, release, fail: the same shape, so the adapter knows exactly which rows lost their lease.
+// All times are the database's (NOW(6)), in UTC.
+#pragma once
+
+#include <adapters/mysql/mysql_uri.hpp>
+#include <adapters/mysql/sql_protocol.hpp>
+
+#include <dibs/admin_store.hpp>
+#include <dibs/offload.hpp>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace dibs::sql {
+
+enum class on_done { mark, remove };
+
+struct mysql_options {
+  std::string uri;  // mysql://user:pass@host:port/db?table=jobs
+  std::string source = "originatingIp";
+  std::string target = "location";
+  on_done done = on_done::mark;
+  std::size_t threads = 4;
+  std::chrono::seconds connect_timeout{5};
+  std::chrono::seconds io_timeout{60};
+  bool create_table = true;
+};
+
+class sql_error : public std::runtime_error {
+ public:
+  sql_error(const std::string& what, unsigned code) : std::runtime_error(what), code(code) {}
+  unsigned code;
+  bool connection_lost() const;
+};
+
+class mysql_store final : public admin_store {
+ public:
+  explicit mysql_store(mysql_options opts);
+  ~mysql_store() override;
+
+  awaitable<std::vector<job>> claim(claim_request req) override;
+  awaitable<write_result> complete(std::vector<completion> batch) override;
+  awaitable<renew_result> renew(std::vector<renewal> batch, millis lease) override;
+  awaitable<write_result> release(std::vector<release_item> batch) override;
+  awaitable<write_result> fail(std::vector<failure> batch) override;
+  awaitable<store_stats> stats() override;
+  std::string describe() const override;
+
+  std::size_t seed(std::size_t n, std::uint64_t seed) override;
+  store_stats stats_blocking() override;
+  std::uint64_t claim_conflicts() const override { return conflicts_.load(); }
+
+  std::vector<job> claim_blocking(const claim_request& req);
+  write_result complete_blocking(const std::vector<completion>& batch);
+  renew_result renew_blocking(const std::vector<renewal>& batch, millis lease);
+  write_result release_blocking(const std::vector<release_item>& batch);
+  write_result fail_blocking(const std::vector<failure>& batch);
+
+  // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
+  void reset_table();
+  void execute(const std::string& statement);
+  std::optional<std::string> query_value(const std::string& select);
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+  std::atomic<std::uint64_t> conflicts_{0};
+};
+
+}  // namespace dibs::sql

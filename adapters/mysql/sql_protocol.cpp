@@ -1,0 +1,134 @@
+#include "sql_protocol.hpp"
+
+#include <stdexcept>
+
+namespace dibs::sql {
+
+namespace {
+std::string q(const std::string& ident) { return "`" + ident + "`"; }
+
+std::string id_list(const std::vector<std::uint64_t>& ids) {
+  std::string out;
+  for (std::size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + std::to_string(ids[i]);
+  return out;
+}
+
+// The open rows: a stored generated column, 1 when the row is neither done nor failed and NULL
+// otherwise, so the index below holds only what a claim can want (MySQL has no partial indexes).
+constexpr const char* open_col = "`dibs_open`";
+}  // namespace
+
+void check_names(const table_names& n) {
+  for (const auto* name : {&n.table, &n.source, &n.target}) {
+    if (name->empty() || name->size() > 64) throw std::invalid_argument("bad SQL name '" + *name + "'");
+    for (unsigned char c : *name)
+      if (!(std::isalnum(c) || c == '_'))
+        throw std::invalid_argument("bad SQL name '" + *name + "': use letters, digits and _ only");
+  }
+  if (n.source == n.target) throw std::invalid_argument("--source and --target must be different columns");
+}
+
+std::string create_table(const table_names& n) {
+  return "CREATE TABLE IF NOT EXISTS " + q(n.table) + " (\n"
+         "  `id` BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,\n"
+         "  " + q(n.source) + " VARCHAR(255) NULL,\n"
+         "  " + q(n.target) + " JSON NULL,\n"
+         "  `lock_by` VARCHAR(128) NULL,\n"
+         "  `lock_token` BIGINT UNSIGNED NULL,\n"
+         "  `lock_until` DATETIME(6) NULL,\n"
+         "  `attempts` INT NOT NULL DEFAULT 0,\n"
+         "  `error` TEXT NULL,\n"
+         "  `http_status` INT NULL,\n"
+         "  `failed_at` DATETIME(6) NULL,\n"
+         "  `dibs_pick` TINYINT UNSIGNED NOT NULL DEFAULT (FLOOR(RAND() * 256)),\n"
+         "  " + std::string(open_col) + " TINYINT AS (IF(" + q(n.target) + " IS NULL AND `failed_at` IS NULL, 1, NULL)) STORED,\n"
+         "  KEY `dibs_claim` (" + open_col + ", `dibs_pick`, `lock_until`)\n"
+         ") ENGINE=InnoDB";
+}
+
+std::string claimable_condition(const table_names&, std::int64_t grace_us) {
+  return std::string(open_col) + " = 1 AND (`lock_until` IS NULL OR `lock_until` < NOW(6) - INTERVAL " +
+         std::to_string(grace_us) + " MICROSECOND)";
+}
+
+std::string candidates(const table_names& n, std::int64_t grace_us, int from, bool at_or_above, std::size_t limit) {
+  return "SELECT `id` FROM " + q(n.table) + " WHERE " + claimable_condition(n, grace_us) + " AND `dibs_pick` " +
+         (at_or_above ? ">= " : "< ") + std::to_string(from) + " ORDER BY `dibs_pick`, `id` LIMIT " +
+         std::to_string(limit);
+}
+
+std::string lock_candidates(const table_names& n, const std::vector<std::uint64_t>& ids, std::int64_t grace_us,
+                            std::int64_t lease_us) {
+  return "SELECT `id`, " + q(n.source) + ", `attempts` + 1, NOW(6) + INTERVAL " + std::to_string(lease_us) +
+         " MICROSECOND FROM " + q(n.table) + " WHERE `id` IN (" + id_list(ids) + ") AND " +
+         claimable_condition(n, grace_us) + " FOR UPDATE SKIP LOCKED";
+}
+
+std::string set_lease(const table_names& n, const std::vector<std::uint64_t>& ids, const std::string& by_quoted,
+                      std::uint64_t token, std::int64_t lease_us) {
+  return "UPDATE " + q(n.table) + " SET `lock_by` = " + by_quoted + ", `lock_token` = " + std::to_string(token) +
+         ", `lock_until` = NOW(6) + INTERVAL " + std::to_string(lease_us) +
+         " MICROSECOND, `attempts` = `attempts` + 1 WHERE `id` IN (" + id_list(ids) + ")";
+}
+
+std::string held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted, bool live) {
+  std::vector<std::uint64_t> ids;
+  std::string pairs;
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    ids.push_back(refs[i].id);
+    pairs += (i ? "," : "") + std::string("(") + std::to_string(refs[i].id) + "," + std::to_string(refs[i].token) + ")";
+  }
+  return "SELECT `id` FROM " + q(n.table) + " WHERE `id` IN (" + id_list(ids) + ") AND (`id`, `lock_token`) IN (" +
+         pairs + ") AND `lock_by` = " + by_quoted + (live ? " AND `lock_until` >= NOW(6)" : "") + " FOR UPDATE";
+}
+
+std::string complete_rows(const table_names& n, const std::vector<std::uint64_t>& ids,
+                          const std::vector<std::string>& results_quoted) {
+  std::string cases;
+  for (std::size_t i = 0; i < ids.size(); ++i) cases += " WHEN " + std::to_string(ids[i]) + " THEN " + results_quoted[i];
+  return "UPDATE " + q(n.table) + " SET " + q(n.target) + " = CASE `id`" + cases +
+         " END, `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL, `error` = NULL WHERE `id` IN (" +
+         id_list(ids) + ")";
+}
+
+std::string delete_rows(const table_names& n, const std::vector<std::uint64_t>& ids) {
+  return "DELETE FROM " + q(n.table) + " WHERE `id` IN (" + id_list(ids) + ")";
+}
+
+std::string renew_rows(const table_names& n, const std::vector<std::uint64_t>& ids, std::int64_t lease_us) {
+  return "UPDATE " + q(n.table) + " SET `lock_until` = NOW(6) + INTERVAL " + std::to_string(lease_us) +
+         " MICROSECOND WHERE `id` IN (" + id_list(ids) + ")";
+}
+
+std::string release_rows(const table_names& n, const std::vector<std::uint64_t>& ids, std::int64_t delay_us,
+                         const std::string& why_quoted) {
+  const std::string lease = delay_us <= 0
+                                ? "`lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL"
+                                : "`lock_until` = NOW(6) + INTERVAL " + std::to_string(delay_us) + " MICROSECOND";
+  return "UPDATE " + q(n.table) + " SET " + lease + ", `error` = " + why_quoted + " WHERE `id` IN (" + id_list(ids) + ")";
+}
+
+std::string fail_row(const table_names& n, std::uint64_t id, const std::string& reason_quoted, int http_status,
+                     int attempts) {
+  (void)attempts;  // the row counts its own attempts
+  return "UPDATE " + q(n.table) + " SET `failed_at` = NOW(6), `error` = " + reason_quoted + ", `http_status` = " +
+         std::to_string(http_status) + ", `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL WHERE `id` = " +
+         std::to_string(id);
+}
+
+std::string stats(const table_names& n) {
+  const std::string open = std::string(open_col) + " = 1";
+  return "SELECT COALESCE(SUM(" + q(n.target) + " IS NOT NULL), 0), "
+         "COALESCE(SUM(" + q(n.target) + " IS NULL AND `failed_at` IS NOT NULL), 0), "
+         "COALESCE(SUM(" + open + " AND `lock_token` IS NULL), 0), "
+         "COALESCE(SUM(" + open + " AND `lock_token` IS NOT NULL AND `lock_until` >= NOW(6)), 0), "
+         "COALESCE(SUM(" + open + " AND `lock_token` IS NOT NULL AND `lock_until` < NOW(6)), 0) FROM " + q(n.table);
+}
+
+std::string insert_sources(const table_names& n, const std::vector<std::string>& sources_quoted) {
+  std::string values;
+  for (std::size_t i = 0; i < sources_quoted.size(); ++i) values += (i ? ",(" : "(") + sources_quoted[i] + ")";
+  return "INSERT INTO " + q(n.table) + " (" + q(n.source) + ") VALUES " + values;
+}
+
+}  // namespace dibs::sql

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Starts, stops or restarts a private MariaDB server for the tests (a ctest fixture), in DIR:
+# its own data directory, loopback only, a free port, no authentication (--skip-grant-tables:
+# a throwaway test server). The URI the tests use is written to DIR/mysql_uri.
+# With MYSQL_URI set, that server is used instead and nothing is started.
+#   mariadb_ctl.sh start DIR | stop DIR | restart DIR
+set -euo pipefail
+action=$1
+dir=$(mkdir -p "$2" && cd "$2" && pwd)
+data="$dir/mariadb-data"
+pidfile="$dir/mariadb.pid"
+portfile="$dir/mariadb.port"
+
+free_port() {
+  /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+wait_ready() {
+  local port=$1
+  for _ in $(seq 1 300); do
+    if mariadb-admin --no-defaults --protocol=tcp -h127.0.0.1 -P"$port" -uroot ping >/dev/null 2>&1; then
+      return 0
+    fi
+    if [ -f "$pidfile" ] && ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  echo "MariaDB did not start; its log:" >&2
+  tail -30 "$dir/mariadb.err" >&2 || true
+  return 1
+}
+
+start_server() {
+  local port=$1
+  /usr/sbin/mariadbd --no-defaults --user=root --datadir="$data" --socket="$dir/mariadb.sock" \
+    --port="$port" --bind-address=127.0.0.1 --skip-grant-tables --skip-name-resolve \
+    --pid-file="$pidfile" --log-error="$dir/mariadb.err" --innodb-buffer-pool-size=128M \
+    --innodb-flush-log-at-trx-commit=2 --max-connections=1000 --skip-log-bin \
+    > /dev/null 2>&1 &
+  echo $! > "$pidfile"
+  wait_ready "$port"
+}
+
+stop_server() {
+  if [ -f "$pidfile" ]; then
+    local pid
+    pid=$(cat "$pidfile")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+    rm -f "$pidfile"
+  fi
+}
+
+case "$action" in
+  start)
+    if [ -n "${MYSQL_URI:-}" ]; then
+      echo "$MYSQL_URI" > "$dir/mysql_uri"
+      exit 0
+    fi
+    stop_server
+    rm -rf "$data"
+    mariadb-install-db --no-defaults --user=root --datadir="$data" --skip-test-db \
+      --auth-root-authentication-method=normal > "$dir/mariadb-install.log" 2>&1 \
+      || { cat "$dir/mariadb-install.log" >&2; exit 1; }
+    port=$(free_port)
+    echo "$port" > "$portfile"
+    start_server "$port"
+    mariadb --no-defaults --protocol=tcp -h127.0.0.1 -P"$port" -uroot \
+      -e "CREATE DATABASE IF NOT EXISTS dibs_test; CREATE DATABASE IF NOT EXISTS dibs_bench"
+    echo "mysql://root@127.0.0.1:$port/dibs_test" > "$dir/mysql_uri"
+    echo "MariaDB on port $port (pid $(cat "$pidfile"))"
+    ;;
+  restart)
+    [ -n "${MYSQL_URI:-}" ] && { echo "restart: not with MYSQL_URI" >&2; exit 1; }
+    stop_server
+    start_server "$(cat "$portfile")"
+    ;;
+  stop)
+    [ -n "${MYSQL_URI:-}" ] && exit 0
+    stop_server
+    ;;
+  *)
+    echo "usage: $0 start|stop|restart DIR" >&2
+    exit 2
+    ;;
+esac
