@@ -590,40 +590,67 @@ struct mongo_store::impl {
       const auto t = now();
       const auto until = t + req.lease;
       const auto token = fresh_token();
-      auto cands = spread_candidates(coll, unlocked_candidate_filter(f()).get(), proj.get(),
-                                     static_cast<std::int64_t>(req.max));
+      // Candidates carry no sign of their lock (it lives in the other collection): read a wider
+      // window, look up which of them are locked, and go for the free and the expired ones.
+      const auto window = static_cast<std::int64_t>(std::min<std::size_t>(req.max * 4, req.max + 1000));
+      auto cands = spread_candidates(coll, unlocked_candidate_filter(f()).get(), proj.get(), window);
       if (cands.empty()) return {};
-      std::vector<owned_id> ids;
-      std::vector<bson_ptr> lock_docs;
-      for (std::size_t i = 0; i < cands.size(); ++i) {
-        auto id = doc_id(cands[i].get());
-        if (!id) continue;
-        lock_docs.push_back(lock_document(id->value(), req.by, token, t, until));
-        ids.push_back(*id);
+      std::vector<owned_id> cand_ids;
+      for (auto& d : cands)
+        if (auto id = doc_id(d.get())) cand_ids.push_back(*id);
+      std::vector<bson_value_t> cand_values;
+      for (auto& id : cand_ids) cand_values.push_back(id.value());
+      auto existing_filter = make_bson();
+      append_id_in(existing_filter.get(), cand_values);
+      auto until_proj = make_bson();
+      BSON_APPEND_INT32(until_proj.get(), "until", 1);
+      std::unordered_map<std::string, store_time> locked_until;
+      for (auto& l : find_docs(locks, existing_filter.get(), find_opts(until_proj.get(), 0).get(), "claim (read locks)")) {
+        auto id = doc_id(l.get());
+        bson_iter_t it;
+        if (id) {
+          store_time u{};
+          if (bson_iter_init_find(&it, l.get(), "until") && BSON_ITER_HOLDS_DATE_TIME(&it)) u = from_ms(bson_iter_date_time(&it));
+          locked_until[id_to_text(id->value())] = u;
+        }
       }
-      // Insert a lock per candidate; the unique _id lets exactly one worker win each.
+      std::vector<owned_id> ids;         // free: no lock document
+      std::vector<bson_value_t> taken;   // locked but expired beyond the grace: take over
+      for (auto& id : cand_ids) {
+        if (ids.size() + taken.size() >= req.max) break;
+        auto l = locked_until.find(id_to_text(id.value()));
+        if (l == locked_until.end()) ids.push_back(id);
+        else if (l->second < t - req.grace) taken.push_back(id.value());
+      }
+      if (ids.empty() && taken.empty()) continue;
+      std::vector<bson_ptr> lock_docs;
+      for (auto& id : ids) lock_docs.push_back(lock_document(id.value(), req.by, token, t, until));
+      // Insert a lock per free candidate; the unique _id lets exactly one worker win each.
       std::vector<const bson_t*> ptrs;
       for (auto& d : lock_docs) ptrs.push_back(d.get());
       bson_t reply;
       bson_error_t err;
-      const bool ok = mongoc_collection_insert_many(locks, ptrs.data(), ptrs.size(), unordered().get(), &reply, &err);
-      std::vector<bson_value_t> taken;  // locked already: maybe expired, then taken over below
+      bool ok = true;
+      if (!ptrs.empty()) {
+        ok = mongoc_collection_insert_many(locks, ptrs.data(), ptrs.size(), unordered().get(), &reply, &err);
+      } else {
+        bson_init(&reply);
+      }
+      std::size_t raced = 0;
       bson_iter_t it, arr;
       if (bson_iter_init_find(&it, &reply, "writeErrors") && bson_iter_recurse(&it, &arr)) {
         while (bson_iter_next(&arr)) {
           bson_iter_t e;
           if (!bson_iter_recurse(&arr, &e)) continue;
-          std::int64_t index = -1, code = 0;
-          while (bson_iter_next(&e)) {
-            if (std::string(bson_iter_key(&e)) == "index") index = bson_iter_as_int64(&e);
+          std::int64_t code = 0;
+          while (bson_iter_next(&e))
             if (std::string(bson_iter_key(&e)) == "code") code = bson_iter_as_int64(&e);
-          }
-          if (code == 11000 && index >= 0 && index < static_cast<std::int64_t>(ids.size()))
-            taken.push_back(ids[static_cast<std::size_t>(index)].value());
+          if (code == 11000) ++raced;
         }
       }
       bson_destroy(&reply);
-      if (!ok && taken.empty()) throw mongo_error("claim (insert locks)", err);
+      if (!ok && raced == 0) throw mongo_error("claim (insert locks)", err);
+      self.conflicts_ += raced;  // someone locked it between our read and our insert
 
       if (!taken.empty()) {
         bson_t r2;

@@ -195,7 +195,7 @@ TEST_CASE("a bad or unreachable MongoDB URI fails at start with a clear message"
   }
 }
 
-TEST_CASE("a change stream wakes --follow where the server has one; without one it says so", "[mongo][follow]") {
+TEST_CASE("a change stream wakes --follow where the server has one, and without one watch says so", "[mongo][follow]") {
   auto opts = options_for(mongo::claim_strategy::batch, test::unique_collection("watch"));
   mongo::mongo_store s(opts);
   s.drop();

@@ -1,7 +1,11 @@
 // dibs_claim_probe URI DB COLLECTION STRATEGY BATCH WORKER: claims batches until nothing is left
+// (a mysql:// URI names its table itself; DB, COLLECTION and STRATEGY are then ignored)
 // and prints each claimed id on its own line (leases are long and never completed). Several
 // probes at once show whether two processes can ever hold the same item.
 #include <adapters/mongo/mongo_store.hpp>
+#include <adapters/mysql/mysql_store.hpp>
+
+#include <memory>
 
 #include <cstdio>
 #include <string>
@@ -11,18 +15,32 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s URI DB COLLECTION STRATEGY BATCH WORKER\n", argv[0]);
     return 2;
   }
-  dibs::mongo::mongo_options o;
-  o.uri = argv[1];
-  o.db = argv[2];
-  o.collection = argv[3];
-  o.strategy = *dibs::mongo::parse_strategy(argv[4]);
-  o.threads = 1;
-  o.create_indexes = false;
-  dibs::mongo::mongo_store s(o);
+  std::unique_ptr<dibs::admin_store> store;
+  const std::string uri = argv[1];
+  if (uri.rfind("mysql://", 0) == 0) {
+    dibs::sql::mysql_options o;
+    o.uri = uri;
+    o.threads = 1;
+    o.create_table = false;
+    store = std::make_unique<dibs::sql::mysql_store>(o);
+  } else {
+    dibs::mongo::mongo_options o;
+    o.uri = uri;
+    o.db = argv[2];
+    o.collection = argv[3];
+    o.strategy = *dibs::mongo::parse_strategy(argv[4]);
+    o.threads = 1;
+    o.create_indexes = false;
+    store = std::make_unique<dibs::mongo::mongo_store>(o);
+  }
+  auto& s = *store;
   const auto batch = static_cast<std::size_t>(std::stoul(argv[5]));
   // A claim may come back empty while others hold the candidates: stop once nothing is pending.
   for (int rounds = 0; rounds < 100'000; ++rounds) {
-    auto got = s.claim_blocking({batch, argv[6], std::chrono::minutes(10), std::chrono::seconds(1)});
+    std::vector<dibs::job> got;
+    const dibs::claim_request req{batch, argv[6], std::chrono::minutes(10), std::chrono::seconds(1)};
+    if (auto* m = dynamic_cast<dibs::mongo::mongo_store*>(&s)) got = m->claim_blocking(req);
+    else got = static_cast<dibs::sql::mysql_store&>(s).claim_blocking(req);
     for (const auto& j : got) std::printf("%s\n", j.id.c_str());
     if (got.empty() && s.stats_blocking().pending == 0) break;
   }

@@ -65,7 +65,7 @@ TEST_CASE("release, renewal and failure updates", "[mongo][protocol]") {
                  Catch::Contains(R"("$unset":{"lock.by":"","lock.token":"","lock.until":""})"));
 }
 
-TEST_CASE("the claim index is partial on a null target; the lock collection has TTL and by indexes", "[mongo][protocol]") {
+TEST_CASE("the claim index is partial on a null target, and the lock collection has TTL and by indexes", "[mongo][protocol]") {
   field_names f;
   CHECK(compact(to_json(claim_index_command("message", f).get())) ==
         R"({"createIndexes":"message","indexes":[{"key":{"lock.until":{"$numberInt":"1"}},"name":"dibs_claim_lock_until",)"

@@ -1,0 +1,128 @@
+// `dibs enrich` over MariaDB as users run it: to the end, two --follow consumers with a producer,
+// and a database restart in the middle of a run.
+#include "support/mysql_env.hpp"
+#include "support/process.hpp"
+
+#include <adapters/mysql/mysql_store.hpp>
+#include <examples/stub/ipapi_stub.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+namespace {
+// Waits for a state of the table (not for a time): polls its counts, bounded.
+std::uint64_t wait_done(sql::mysql_store& s, std::uint64_t n, std::chrono::seconds limit = 120s) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (s.stats_blocking().done < n && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(50ms);
+  return s.stats_blocking().done;
+}
+}  // namespace
+
+TEST_CASE("dibs enrich finishes a MariaDB table, and a private address fails with the reason ip-api gives", "[mysql][enrich][e2e]") {
+  stub::ipapi_stub api({"127.0.0.1", 0, 0ms, 1});
+  api.start();
+  const auto table = test::unique_table("enrich");
+  const auto uri = test::mysql_uri_for(table);
+  sql::mysql_options o;
+  o.uri = uri;
+  sql::mysql_store s(o);
+  s.reset_table();
+  std::string out;
+  test::child_process seed({DIBS_BIN_PATH, "seed", "--store", uri, "--docs", "3000"});
+  REQUIRE(seed.finish(out) == 0);
+  s.execute("INSERT INTO " + table + " (originatingIp) VALUES ('192.168.7.7')");
+
+  out.clear();
+  test::child_process run({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
+                           "--concurrency", "300", "--no-progress"});
+  const int rc = run.finish(out);
+  INFO(out);
+  REQUIRE(rc == 0);
+  CHECK(test::last_line(out).rfind("summary: completed=3000 failed=1 lost_leases=0 released=0 ", 0) == 0);
+  CHECK(api.requests() == 3001);
+  auto st = s.stats_blocking();
+  CHECK(st.done == 3000);
+  CHECK(st.failed == 1);
+  CHECK(st.drained());
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table +
+                      " WHERE JSON_UNQUOTE(JSON_EXTRACT(location, '$.query')) = originatingIp") ==
+        std::optional<std::string>("3000"));
+  CHECK(s.query_value("SELECT error FROM " + table + " WHERE failed_at IS NOT NULL") ==
+        std::optional<std::string>("the API has no data: private range"));
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE lock_token IS NOT NULL") == std::optional<std::string>("0"));
+}
+
+TEST_CASE("two dibs enrich --follow consumers drain what a producer inserts, each row once", "[mysql][enrich][follow]") {
+  stub::ipapi_stub api({"127.0.0.1", 0, 2ms, 1});
+  api.start();
+  const auto table = test::unique_table("follow");
+  const auto uri = test::mysql_uri_for(table);
+  sql::mysql_options o;
+  o.uri = uri;
+  sql::mysql_store s(o);
+  s.reset_table();
+
+  auto consumer = [&] {
+    return std::make_unique<test::child_process>(std::vector<std::string>{
+        DIBS_BIN_PATH, "enrich", "--follow", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
+        "--concurrency", "100", "--claim-batch", "20", "--no-progress"});
+  };
+  auto a = consumer();
+  auto b = consumer();
+  std::uint64_t produced = 0;
+  for (int round = 0; round < 10; ++round) {  // the producer: 10 bursts of 300 rows
+    produced += s.seed(300, 100 + round);
+    std::this_thread::sleep_for(20ms);      // spacing between bursts, not synchronization
+  }
+  CHECK(wait_done(s, produced) == produced);
+  a->signal(SIGTERM);
+  b->signal(SIGTERM);
+  std::string out_a, out_b;
+  CHECK(a->finish(out_a) == 0);
+  CHECK(b->finish(out_b) == 0);
+  INFO(out_a << "\n" << out_b);
+  auto completed = [](const std::string& out) {
+    const auto line = test::last_line(out);
+    const auto at = line.find("completed=");
+    return at == std::string::npos ? 0ull : std::stoull(line.substr(at + 10));
+  };
+  const auto ca = completed(out_a), cb = completed(out_b);
+  CHECK(ca + cb == produced);  // every row written once, by one consumer or the other
+  CHECK(api.requests() == produced);
+  auto st = s.stats_blocking();
+  CHECK(st.done == produced);
+  CHECK(st.leased_live + st.leased_expired == 0);
+}
+
+TEST_CASE("a MariaDB restart in the middle of a run only delays it", "[mysql][enrich][restart]") {
+  if (std::getenv("MYSQL_URI")) return;  // can't restart someone else's server
+  stub::ipapi_stub api({"127.0.0.1", 0, 5ms, 1});
+  api.start();
+  const auto table = test::unique_table("restart");
+  const auto uri = test::mysql_uri_for(table);
+  sql::mysql_options o;
+  o.uri = uri;
+  sql::mysql_store s(o);
+  s.reset_table();
+  REQUIRE(s.seed(4000, 9) == 4000);
+
+  test::child_process run({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
+                           "--concurrency", "50", "--no-progress"});
+  REQUIRE(wait_done(s, 500) >= 500);
+  REQUIRE(std::system((std::string(DIBS_MARIADB_CTL) + " restart " + DIBS_SERVERS_DIR + " > /dev/null").c_str()) == 0);
+  std::string out;
+  const int rc = run.finish(out);
+  INFO(out);
+  CHECK(rc == 0);
+  auto st = s.stats_blocking();
+  CHECK(st.done == 4000);
+  CHECK(st.drained());
+  // A COMMIT whose answer was lost in the restart is reported as a lost lease, never as a
+  // second write: every row holds exactly one answer either way.
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE JSON_UNQUOTE(JSON_EXTRACT(location, '$.query')) = originatingIp") ==
+        std::optional<std::string>("4000"));
+}

@@ -1,0 +1,134 @@
+// The claim protocol and the SKIP LOCKED claim against a real MariaDB server that the ctest
+// fixture starts (or MYSQL_URI): the shared suite, several processes, --on-done delete,
+// odd rows, and clear errors.
+#include "support/mysql_env.hpp"
+#include "support/process.hpp"
+#include "support/run_sync.hpp"
+#include "support/store_suite.hpp"
+
+#include <adapters/mysql/mysql_store.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <sstream>
+#include <thread>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+namespace {
+sql::mysql_options options_for(const std::string& table) {
+  sql::mysql_options o;
+  o.uri = test::mysql_uri_for(table);
+  o.threads = 2;
+  return o;
+}
+
+class mysql_harness final : public test::store_harness {
+ public:
+  mysql_harness() : opts_(options_for(test::unique_table("suite"))) {
+    main_ = std::make_shared<sql::mysql_store>(opts_);
+    main_->reset_table();
+  }
+  std::shared_ptr<store> open() override { return std::make_shared<sql::mysql_store>(opts_); }
+  std::vector<std::string> seed(std::size_t n) override {
+    const auto before = std::stoull(main_->query_value("SELECT COALESCE(MAX(id), 0) FROM " + table()).value_or("0"));
+    main_->seed(n, 99);
+    std::vector<std::string> ids;
+    for (std::size_t i = 1; i <= n; ++i) ids.push_back(std::to_string(before + i));
+    return ids;
+  }
+  void let_time_pass(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }
+  std::optional<std::string> target_of(const std::string& id) override {
+    return main_->query_value("SELECT location FROM " + table() + " WHERE id = " + id);
+  }
+  std::chrono::milliseconds short_lease() const override { return 400ms; }
+  std::string table() const { return opts_.uri.substr(opts_.uri.find("table=") + 6); }
+
+  sql::mysql_options opts_;
+  std::shared_ptr<sql::mysql_store> main_;
+};
+}  // namespace
+
+TEST_CASE("MariaDB keeps the claim protocol with SKIP LOCKED claims", "[mysql][protocol]") {
+  mysql_harness h;
+  test::run_store_suite(h);
+}
+
+TEST_CASE("several processes claiming MariaDB rows at once never share one", "[mysql][processes]") {
+  const auto table = test::unique_table("procs");
+  sql::mysql_store s(options_for(table));
+  s.reset_table();
+  REQUIRE(s.seed(2000, 5) == 2000);
+  std::vector<std::unique_ptr<test::child_process>> children;
+  for (int i = 0; i < 4; ++i)
+    children.push_back(std::make_unique<test::child_process>(std::vector<std::string>{
+        DIBS_CLAIM_PROBE_PATH, test::mysql_uri_for(table), "-", "-", "-", "25", "probe" + std::to_string(i)}));
+  std::vector<std::string> all;
+  std::vector<std::size_t> per_process;
+  for (auto& c : children) {
+    std::string out;
+    REQUIRE(c->finish(out) == 0);
+    std::istringstream lines(out);
+    std::size_t n = 0;
+    for (std::string id; std::getline(lines, id); ++n) all.push_back(id);
+    per_process.push_back(n);
+  }
+  std::set<std::string> unique(all.begin(), all.end());
+  CHECK(all.size() == unique.size());
+  CHECK(unique.size() == 2000);
+  CHECK(s.stats_blocking().leased_live == 2000);
+  CHECK(s.claim_conflicts() == 0);  // this process claimed nothing itself
+}
+
+TEST_CASE("with --on-done delete, finished rows leave the table like a queue", "[mysql]") {
+  auto o = options_for(test::unique_table("queue"));
+  o.done = sql::on_done::remove;
+  sql::mysql_store s(o);
+  s.reset_table();
+  s.seed(5, 1);
+  auto got = s.claim_blocking({5, "w", 60s, 1s});
+  REQUIRE(got.size() == 5);
+  std::vector<completion> done;
+  for (auto& j : got) done.push_back(completion{j.ref(), "{\"ok\":1}"});
+  done[4].ref.token ^= 1;  // a stale one: must stay
+  auto r = s.complete_blocking(done);
+  CHECK(r.applied == 4);
+  REQUIRE(r.lost.size() == 1);
+  CHECK(r.lost[0] == got[4].id);
+  const auto table = o.uri.substr(o.uri.find("table=") + 6);
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table) == std::optional<std::string>("1"));
+}
+
+TEST_CASE("a row whose source is NULL reaches the processor as missing, and its failure keeps the reason", "[mysql]") {
+  const auto table = test::unique_table("odd");
+  sql::mysql_store s(options_for(table));
+  s.reset_table();
+  s.execute("INSERT INTO " + table + " (originatingIp) VALUES (NULL)");
+  auto got = s.claim_blocking({1, "w", 60s, 1s});
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].fields.at(0).st == job_field::state::missing);
+  auto r = s.fail_blocking({failure{got[0].ref(), "source field 'originatingIp' is missing", 0, 1}});
+  CHECK(r.applied == 1);
+  CHECK(s.query_value("SELECT error FROM " + table) == std::optional<std::string>("source field 'originatingIp' is missing"));
+  CHECK(s.query_value("SELECT failed_at IS NOT NULL FROM " + table) == std::optional<std::string>("1"));
+  CHECK(s.stats_blocking().failed == 1);
+  CHECK(s.claim_blocking({1, "w", 60s, 0s}).empty());
+}
+
+TEST_CASE("a bad or unreachable MySQL URI fails at start with a clear message", "[mysql]") {
+  sql::mysql_options o;
+  o.uri = "mysql://root:secret@127.0.0.1:1/db?table=jobs";
+  o.connect_timeout = 1s;
+  try {
+    sql::mysql_store s(o);
+    FAIL("connected to a closed port");
+  } catch (const std::exception& e) {
+    CHECK_THAT(e.what(), Catch::Contains("cannot connect to MySQL/MariaDB at 127.0.0.1:1") && !Catch::Contains("secret"));
+  }
+  o.uri = "mysql://root:secret@127.0.0.1:3306/db?table=bad-name";
+  CHECK_THROWS_WITH(sql::mysql_store(o), Catch::Contains("bad SQL name 'bad-name'"));
+  o.uri = "mysql://root:secret@127.0.0.1:3306";
+  CHECK_THROWS_WITH(sql::mysql_store(o), Catch::Contains("no database") && !Catch::Contains("secret"));
+}

@@ -1,0 +1,68 @@
+// The MySQL protocol pieces, read without a server: SQL text and connection strings.
+#include <adapters/mysql/mysql_uri.hpp>
+#include <adapters/mysql/sql_protocol.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace dibs::sql;
+
+TEST_CASE("the claim reads candidates outside the transaction, then locks them with SKIP LOCKED", "[sql]") {
+  table_names n;
+  CHECK(candidates(n, 1'000'000, 17, true, 100) ==
+        "SELECT `id` FROM `jobs` WHERE `dibs_open` = 1 AND (`lock_until` IS NULL OR `lock_until` < NOW(6) - INTERVAL "
+        "1000000 MICROSECOND) AND `dibs_pick` >= 17 ORDER BY `dibs_pick`, `id` LIMIT 100");
+  CHECK(lock_candidates(n, {3, 5}, 0, 60'000'000) ==
+        "SELECT `id`, `originatingIp`, `attempts` + 1, NOW(6) + INTERVAL 60000000 MICROSECOND FROM `jobs` WHERE `id` IN "
+        "(3,5) AND `dibs_open` = 1 AND (`lock_until` IS NULL OR `lock_until` < NOW(6) - INTERVAL 0 MICROSECOND) FOR "
+        "UPDATE SKIP LOCKED");
+  CHECK(set_lease(n, {3, 5}, "'w-1'", 99, 60'000'000) ==
+        "UPDATE `jobs` SET `lock_by` = 'w-1', `lock_token` = 99, `lock_until` = NOW(6) + INTERVAL 60000000 MICROSECOND, "
+        "`attempts` = `attempts` + 1 WHERE `id` IN (3,5)");
+}
+
+TEST_CASE("fenced writes first lock exactly the rows still held", "[sql]") {
+  table_names n;
+  CHECK(held_rows(n, {{3, 7}, {5, 7}}, "'w'", true) ==
+        "SELECT `id` FROM `jobs` WHERE `id` IN (3,5) AND (`id`, `lock_token`) IN ((3,7),(5,7)) AND `lock_by` = 'w' AND "
+        "`lock_until` >= NOW(6) FOR UPDATE");
+  CHECK(complete_rows(n, {3, 5}, {"'{\\\"a\\\":1}'", "'{}'"}) ==
+        "UPDATE `jobs` SET `location` = CASE `id` WHEN 3 THEN '{\\\"a\\\":1}' WHEN 5 THEN '{}' END, `lock_by` = NULL, "
+        "`lock_token` = NULL, `lock_until` = NULL, `error` = NULL WHERE `id` IN (3,5)");
+  CHECK(delete_rows(n, {3}) == "DELETE FROM `jobs` WHERE `id` IN (3)");
+  CHECK(release_rows(n, {3}, 0, "'shutdown'") ==
+        "UPDATE `jobs` SET `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL, `error` = 'shutdown' WHERE `id` IN (3)");
+  CHECK(release_rows(n, {3}, 2'000'000, "'HTTP 503'") ==
+        "UPDATE `jobs` SET `lock_until` = NOW(6) + INTERVAL 2000000 MICROSECOND, `error` = 'HTTP 503' WHERE `id` IN (3)");
+  CHECK_THAT(fail_row(n, 3, "'HTTP 404'", 404, 2), Catch::Contains("`failed_at` = NOW(6), `error` = 'HTTP 404', `http_status` = 404"));
+}
+
+TEST_CASE("the table keeps the lease columns and indexes the open rows", "[sql]") {
+  table_names n{"geo_jobs", "ip", "geo"};
+  const auto ddl = create_table(n);
+  CHECK_THAT(ddl, Catch::Contains("CREATE TABLE IF NOT EXISTS `geo_jobs`"));
+  CHECK_THAT(ddl, Catch::Contains("`ip` VARCHAR(255) NULL"));
+  CHECK_THAT(ddl, Catch::Contains("`geo` JSON NULL"));
+  CHECK_THAT(ddl, Catch::Contains("`lock_until` DATETIME(6) NULL"));
+  CHECK_THAT(ddl, Catch::Contains("`dibs_open` TINYINT AS (IF(`geo` IS NULL AND `failed_at` IS NULL, 1, NULL)) STORED"));
+  CHECK_THAT(ddl, Catch::Contains("KEY `dibs_claim` (`dibs_open`, `dibs_pick`, `lock_until`)"));
+  CHECK_THROWS_WITH(check_names({"jobs; DROP TABLE x", "a", "b"}), Catch::Contains("bad SQL name"));
+  CHECK_THROWS_WITH(check_names({"jobs", "a", "a"}), Catch::Contains("must be different"));
+}
+
+TEST_CASE("mysql:// connection strings", "[sql][uri]") {
+  auto u = parse_mysql_uri("mysql://app:p%40ss@db.local:3307/enrich?table=geo_jobs");
+  CHECK(u.user == "app");
+  CHECK(u.password == "p@ss");
+  CHECK(u.host == "db.local");
+  CHECK(u.port == 3307);
+  CHECK(u.database == "enrich");
+  CHECK(u.table == "geo_jobs");
+  auto d = parse_mysql_uri("mysql://root@127.0.0.1/x");
+  CHECK(d.port == 3306);
+  CHECK(d.table == "jobs");
+  CHECK(d.password.empty());
+  CHECK_THROWS_WITH(parse_mysql_uri("mysql://u:secret@h:99999/x"), Catch::Contains("port") && !Catch::Contains("secret"));
+  CHECK_THROWS_WITH(parse_mysql_uri("mysql://u:secret@h"), Catch::Contains("no database") && !Catch::Contains("secret"));
+  CHECK_THROWS_WITH(parse_mysql_uri("mysql://h/x?tabel=y"), Catch::Contains("unknown option 'tabel'"));
+  CHECK_THROWS_WITH(parse_mysql_uri("postgres://h/x"), Catch::Contains("expected mysql://"));
+}
