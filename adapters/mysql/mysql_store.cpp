@@ -199,6 +199,7 @@ struct mysql_store::impl {
   // COMMIT whose answer was lost shows up on the retry as leases no longer held).
   template <class F>
   auto with_connection(F f) {
+    int attempt_lost = 0;
     for (int attempt = 0;; ++attempt) {
       auto c = acquire();
       try {
@@ -206,13 +207,17 @@ struct mysql_store::impl {
         give_back(std::move(c));
         return result;
       } catch (const sql_error& e) {
+        if (e.retry_transaction() && attempt < 5) {
+          give_back(std::move(c));
+          continue;
+        }
         if (!e.connection_lost()) throw;
         {
           // The server went away: the other idle connections are most likely dead too.
           std::lock_guard lock(pool_mutex);
           idle.clear();
         }
-        if (attempt > 0) throw;
+        if (attempt > 0 && attempt_lost++ > 0) throw;
         log::warn("mysql: connection lost (", e.what(), "); reconnecting");
       }
     }

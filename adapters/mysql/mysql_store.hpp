@@ -43,6 +43,8 @@ class sql_error : public std::runtime_error {
   sql_error(const std::string& what, unsigned code) : std::runtime_error(what), code(code) {}
   unsigned code;
   bool connection_lost() const;
+  // A deadlock or lock-wait timeout: the server rolled the transaction back; run it again.
+  bool retry_transaction() const { return code == 1213 || code == 1205; }
 };
 
 class mysql_store final : public admin_store {

@@ -61,7 +61,7 @@ std::string lock_candidates(const table_names& n, const std::vector<std::uint64_
                             std::int64_t lease_us) {
   return "SELECT `id`, " + q(n.source) + ", `attempts` + 1, NOW(6) + INTERVAL " + std::to_string(lease_us) +
          " MICROSECOND FROM " + q(n.table) + " WHERE `id` IN (" + id_list(ids) + ") AND " +
-         claimable_condition(n, grace_us) + " FOR UPDATE SKIP LOCKED";
+         claimable_condition(n, grace_us) + " ORDER BY `id` FOR UPDATE SKIP LOCKED";
 }
 
 std::string set_lease(const table_names& n, const std::vector<std::uint64_t>& ids, const std::string& by_quoted,
@@ -79,7 +79,8 @@ std::string held_rows(const table_names& n, const std::vector<row_ref>& refs, co
     pairs += (i ? "," : "") + std::string("(") + std::to_string(refs[i].id) + "," + std::to_string(refs[i].token) + ")";
   }
   return "SELECT `id` FROM " + q(n.table) + " WHERE `id` IN (" + id_list(ids) + ") AND (`id`, `lock_token`) IN (" +
-         pairs + ") AND `lock_by` = " + by_quoted + (live ? " AND `lock_until` >= NOW(6)" : "") + " FOR UPDATE";
+         pairs + ") AND `lock_by` = " + by_quoted + (live ? " AND `lock_until` >= NOW(6)" : "") +
+         " ORDER BY `id` FOR UPDATE";
 }
 
 std::string complete_rows(const table_names& n, const std::vector<std::uint64_t>& ids,

@@ -13,8 +13,8 @@ TEST_CASE("the claim reads candidates outside the transaction, then locks them w
         "1000000 MICROSECOND) AND `dibs_pick` >= 17 ORDER BY `dibs_pick`, `id` LIMIT 100");
   CHECK(lock_candidates(n, {3, 5}, 0, 60'000'000) ==
         "SELECT `id`, `originatingIp`, `attempts` + 1, NOW(6) + INTERVAL 60000000 MICROSECOND FROM `jobs` WHERE `id` IN "
-        "(3,5) AND `dibs_open` = 1 AND (`lock_until` IS NULL OR `lock_until` < NOW(6) - INTERVAL 0 MICROSECOND) FOR "
-        "UPDATE SKIP LOCKED");
+        "(3,5) AND `dibs_open` = 1 AND (`lock_until` IS NULL OR `lock_until` < NOW(6) - INTERVAL 0 MICROSECOND) ORDER BY "
+        "`id` FOR UPDATE SKIP LOCKED");
   CHECK(set_lease(n, {3, 5}, "'w-1'", 99, 60'000'000) ==
         "UPDATE `jobs` SET `lock_by` = 'w-1', `lock_token` = 99, `lock_until` = NOW(6) + INTERVAL 60000000 MICROSECOND, "
         "`attempts` = `attempts` + 1 WHERE `id` IN (3,5)");
@@ -24,7 +24,7 @@ TEST_CASE("fenced writes first lock exactly the rows still held", "[sql]") {
   table_names n;
   CHECK(held_rows(n, {{3, 7}, {5, 7}}, "'w'", true) ==
         "SELECT `id` FROM `jobs` WHERE `id` IN (3,5) AND (`id`, `lock_token`) IN ((3,7),(5,7)) AND `lock_by` = 'w' AND "
-        "`lock_until` >= NOW(6) FOR UPDATE");
+        "`lock_until` >= NOW(6) ORDER BY `id` FOR UPDATE");
   CHECK(complete_rows(n, {3, 5}, {"'{\\\"a\\\":1}'", "'{}'"}) ==
         "UPDATE `jobs` SET `location` = CASE `id` WHEN 3 THEN '{\\\"a\\\":1}' WHEN 5 THEN '{}' END, `lock_by` = NULL, "
         "`lock_token` = NULL, `lock_until` = NULL, `error` = NULL WHERE `id` IN (3,5)");
