@@ -306,84 +306,63 @@ struct mysql_store::impl {
     return out;
   }
 
-  write_result complete(const std::vector<completion>& batch) {
+  // The shape of every fenced batch write: one transaction that locks the rows still held by
+  // their lease, hands them to `write`, and commits. `res.lost` names the others exactly.
+  template <class Result, class Item, class Write>
+  Result fenced_batch(const std::vector<Item>& batch, bool live, Write write) {
     return with_connection([&](connection& c) {
-      write_result res;
+      Result res;
       if (batch.empty()) return res;
       std::vector<lease_ref> refs;
       for (const auto& x : batch) refs.push_back(x.ref);
       transaction tx(c);
-      auto valid = held(c, refs, true, res.lost);
+      const auto valid = held(c, refs, live, res.lost);
+      write(c, valid, res);
+      tx.commit();
+      res.applied = valid.size();
+      return res;
+    });
+  }
+
+  static std::uint64_t row_id(const lease_ref& r) { return std::strtoull(r.id.c_str(), nullptr, 10); }
+
+  write_result complete(const std::vector<completion>& batch) {
+    return fenced_batch<write_result>(batch, true, [&](connection& c, const auto& valid, write_result&) {
       std::vector<std::uint64_t> ids;
       std::vector<std::string> results;
-      for (const auto& x : batch) {
-        const auto id = std::strtoull(x.ref.id.c_str(), nullptr, 10);
-        if (!valid.count(id)) continue;
-        ids.push_back(id);
-        results.push_back(c.quote(x.result_json));
-      }
-      if (!ids.empty()) {
+      for (const auto& x : batch)
+        if (valid.count(row_id(x.ref))) {
+          ids.push_back(row_id(x.ref));
+          results.push_back(c.quote(x.result_json));
+        }
+      if (!ids.empty())
         c.execute(opts.done == on_done::remove ? delete_rows(names, ids) : complete_rows(names, ids, results));
-      }
-      tx.commit();
-      res.applied = ids.size();
-      return res;
     });
   }
 
   renew_result renew(const std::vector<renewal>& batch, millis lease) {
-    return with_connection([&](connection& c) {
-      renew_result res;
-      if (batch.empty()) return res;
-      std::vector<lease_ref> refs;
-      for (const auto& x : batch) refs.push_back(x.ref);
-      transaction tx(c);
-      auto valid = held(c, refs, false, res.lost);
+    return fenced_batch<renew_result>(batch, false, [&](connection& c, const auto& valid, renew_result& res) {
       std::vector<std::uint64_t> ids(valid.begin(), valid.end());
       if (!ids.empty()) c.execute(renew_rows(names, ids, micros(lease)));
-      tx.commit();
-      res.applied = ids.size();
       res.until.assign(ids.size(), store_clock::now() + lease);  // approximate: the engine keeps its own schedule
-      return res;
     });
   }
 
   write_result release(const std::vector<release_item>& batch) {
-    return with_connection([&](connection& c) {
-      write_result res;
-      if (batch.empty()) return res;
-      std::vector<lease_ref> refs;
-      for (const auto& x : batch) refs.push_back(x.ref);
-      transaction tx(c);
-      auto valid = held(c, refs, false, res.lost);
+    return fenced_batch<write_result>(batch, false, [&](connection& c, const auto& valid, write_result&) {
       // One statement per distinct (delay, reason): shutdown releases share one.
       std::map<std::pair<std::int64_t, std::string>, std::vector<std::uint64_t>> groups;
-      for (const auto& x : batch) {
-        const auto id = std::strtoull(x.ref.id.c_str(), nullptr, 10);
-        if (valid.count(id)) groups[{micros(x.delay), x.why}].push_back(id);
-      }
+      for (const auto& x : batch)
+        if (valid.count(row_id(x.ref))) groups[{micros(x.delay), x.why}].push_back(row_id(x.ref));
       for (auto& [key, ids] : groups) c.execute(release_rows(names, ids, key.first, c.quote(key.second)));
-      tx.commit();
-      res.applied = valid.size();
-      return res;
     });
   }
 
   write_result fail(const std::vector<failure>& batch) {
-    return with_connection([&](connection& c) {
-      write_result res;
-      if (batch.empty()) return res;
-      std::vector<lease_ref> refs;
-      for (const auto& x : batch) refs.push_back(x.ref);
-      transaction tx(c);
-      auto valid = held(c, refs, false, res.lost);
-      for (const auto& x : batch) {
-        const auto id = std::strtoull(x.ref.id.c_str(), nullptr, 10);
-        if (valid.count(id)) c.execute(fail_row(names, id, c.quote(x.reason), x.http_status, x.attempts));
-      }
-      tx.commit();
-      res.applied = valid.size();
-      return res;
+    return fenced_batch<write_result>(batch, false, [&](connection& c, const auto& valid, write_result&) {
+      for (const auto& x : batch)
+        if (valid.count(row_id(x.ref)))
+          c.execute(fail_row(names, row_id(x.ref), c.quote(x.reason), x.http_status, x.attempts));
     });
   }
 

@@ -20,14 +20,6 @@
 
 namespace dibs::cli {
 
-namespace {
-std::chrono::milliseconds duration_or_throw(const std::string& flag, const std::string& text) {
-  auto d = parse_duration(text);
-  if (!d) throw std::invalid_argument(flag + ": '" + text + "' is not a duration (like 250ms, 60s, 2m)");
-  return *d;
-}
-}  // namespace
-
 command add_demo_command(CLI::App& app) {
   auto* sub = app.add_subcommand("demo", "Enrich N generated documents through the in-process ip-api stub, on the memory store");
   struct flags {
@@ -63,8 +55,8 @@ command add_demo_command(CLI::App& app) {
     cfg.concurrency = f->concurrency;
     cfg.shards = f->shards;
     cfg.claim_batch = f->claim_batch;
-    cfg.lease = duration_or_throw("--lease", f->lease);
-    cfg.grace = duration_or_throw("--grace", f->grace);
+    cfg.lease = duration_flag("--lease", f->lease);
+    cfg.grace = duration_flag("--grace", f->grace);
     cfg.max_attempts = f->max_attempts;
     if (cfg.effective_shards() > cfg.concurrency) cfg.shards = cfg.concurrency;
     cfg.validate();

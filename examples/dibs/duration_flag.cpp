@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
 namespace dibs::cli {
 
@@ -21,6 +22,12 @@ std::optional<std::chrono::milliseconds> parse_duration(const std::string& text)
   const double ms = value * factor;
   if (ms > 1e12) return std::nullopt;
   return std::chrono::milliseconds{static_cast<long long>(std::llround(ms))};
+}
+
+std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& text) {
+  auto d = parse_duration(text);
+  if (!d) throw std::invalid_argument(flag + ": '" + text + "' is not a duration (like 250ms, 60s, 2m)");
+  return *d;
 }
 
 }  // namespace dibs::cli

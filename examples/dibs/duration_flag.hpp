@@ -9,4 +9,7 @@ namespace dibs::cli {
 
 std::optional<std::chrono::milliseconds> parse_duration(const std::string& text);
 
+// The duration, or std::invalid_argument naming the flag: "--lease: 'soon' is not a duration".
+std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& text);
+
 }  // namespace dibs::cli

@@ -18,14 +18,6 @@
 
 namespace dibs::cli {
 
-namespace {
-std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& text) {
-  auto d = parse_duration(text);
-  if (!d) throw std::invalid_argument(flag + ": '" + text + "' is not a duration (like 250ms, 60s, 2m)");
-  return *d;
-}
-}  // namespace
-
 command add_enrich_command(CLI::App& app) {
   auto* sub = app.add_subcommand("enrich", "Claim documents, call the API for each, write the answer back under the claim");
   struct flags {
