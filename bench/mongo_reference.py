@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""The one-at-a-time loop that dibs replaces, as it is usually written with pymongo and an HTTP
+library: N threads, each looping
+
+  update_one({location: null, lock absent or expired}, {$set: {lock: {by, until, token}}})
+  find_one({lock.token: token})
+  GET the API for the document's originatingIp
+  update_one({_id, lock.token: token}, {$set: {location: answer}, $unset: {lock: ""}})
+
+until nothing is claimable. Prints: docs=N seconds=S docs_per_s=R cpu_s=C.
+(urllib from the standard library stands in for requests, which Debian ships too; the loop's
+round trips are the same.)
+
+  mongo_reference.py --uri mongodb://127.0.0.1:PORT/ --db D --collection C --url http://127.0.0.1:P/json/
+                     [--threads 10] [--lease 60]
+"""
+import argparse
+import datetime
+import json
+import random
+import resource
+import threading
+import time
+import urllib.request
+
+import pymongo
+
+
+def worker(args, coll, wid, totals, lock):
+    opener = urllib.request.build_opener()
+    done = 0
+    while True:
+        now = datetime.datetime.utcnow()
+        token = random.getrandbits(62)
+        r = coll.update_one(
+            {"location": None, "$or": [{"lock": {"$exists": False}}, {"lock.until": {"$lt": now}}]},
+            {"$set": {"lock": {"by": "py-%d" % wid, "until": now + datetime.timedelta(seconds=args.lease),
+                               "token": token}}})
+        if r.matched_count == 0:
+            break
+        doc = coll.find_one({"lock.token": token})
+        if doc is None:
+            continue
+        with opener.open(args.url + doc["originatingIp"], timeout=30) as resp:
+            answer = json.loads(resp.read())
+        w = coll.update_one({"_id": doc["_id"], "lock.token": token},
+                            {"$set": {"location": answer}, "$unset": {"lock": ""}})
+        done += w.modified_count
+    with lock:
+        totals[0] += done
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--uri", required=True)
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--collection", required=True)
+    ap.add_argument("--url", required=True)
+    ap.add_argument("--threads", type=int, default=10)
+    ap.add_argument("--lease", type=int, default=60)
+    args = ap.parse_args()
+    coll = pymongo.MongoClient(args.uri, maxPoolSize=args.threads + 2)[args.db][args.collection]
+    totals, lock = [0], threading.Lock()
+    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+    start = time.monotonic()
+    threads = [threading.Thread(target=worker, args=(args, coll, i, totals, lock)) for i in range(args.threads)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    seconds = time.monotonic() - start
+    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
+    print("docs=%d seconds=%.3f docs_per_s=%.1f cpu_s=%.3f" % (totals[0], seconds, totals[0] / seconds, cpu))
+
+
+if __name__ == "__main__":
+    main()
