@@ -9,7 +9,7 @@ packages=(
   libsimdjson-dev catch2 libcli11-dev libssl-dev
   libmongoc-dev libbson-dev libmariadb-dev
   python3-mockupdb python3-mongomock
-  mariadb-server mariadb-client python3-mysqldb gnuplot-nox
+  mariadb-server mariadb-client python3-mysqldb python3-requests gnuplot-nox
 )
 
 missing=()
