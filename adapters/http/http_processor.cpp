@@ -3,6 +3,9 @@
 #include "json_check.hpp"
 
 #include <boost/asio/error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
 
@@ -35,8 +38,25 @@ http_processor::~http_processor() = default;
 awaitable<outcome> http_processor::process(job j) {
   auto target = opts_->url.expand(j);
   if (!target.error.empty()) co_return outcome::fail(target.error);
-  std::string host = opts_->url.host();  // named: no temporaries inside a co_await (g++ 12)
-  auto r = co_await client_.get(std::move(host), opts_->url.port(), std::move(target.target));
+  const std::string& host = opts_->url.host();
+  if (auto* limiter = opts_->limiter.get()) {
+    // Wait for a slot; a stop that the API announced meanwhile is waited out too.
+    for (;;) {
+      const auto at = limiter->reserve(host);
+      if (at > rate_limiter::clock::now()) {
+        net::steady_timer timer(co_await net::this_coro::executor, at);
+        co_await timer.async_wait(net::use_awaitable);  // cancelled at shutdown: the item is released
+      }
+      if (limiter->paused_until(host) <= rate_limiter::clock::now()) break;
+    }
+  }
+  std::string h = host;  // named: no temporaries inside a co_await (g++ 12)
+  auto r = co_await client_.get(std::move(h), opts_->url.port(), std::move(target.target));
+  if (opts_->limiter && !r.ec) {
+    const auto now = std::chrono::system_clock::now();
+    if (auto until = stop_until_from_headers(r.status, r.headers, now))
+      opts_->limiter->pause(host, rate_limiter::clock::now() + (*until - now));
+  }
   co_return judge(j, std::move(r));
 }
 
@@ -78,6 +98,7 @@ outcome http_processor::judge(const job& j, response r) {
 }
 
 processor_factory make_http_processor_factory(processor_options opts) {
+  if (!opts.limiter) opts.limiter = std::make_shared<rate_limiter>();
   auto shared = std::make_shared<const processor_options>(std::move(opts));
   return [shared](const shard_info& s) -> std::unique_ptr<processor> {
     return std::make_unique<http_processor>(s.executor, shared);

@@ -1,6 +1,9 @@
 // The built-in processor: GET the URL template expanded with the job's fields, accept a 2xx
 // body that is one JSON object, and keep it as the result.
 //
+// Before each request the processor waits for its slot from the shared rate limiter (holding
+// its pipeline); after each response it tells the limiter when the API said stop.
+//
 // Outcomes: a missing or non-string field, an oversized body, a 4xx other than 408/429, and an
 // API that answers {"status":"fail"} (ip-api's way to say "no data for this key") fail the item.
 // Refused or reset connections, timeouts, 408, 429, 5xx and invalid JSON are retried with
@@ -8,6 +11,7 @@
 #pragma once
 
 #include <adapters/http/client.hpp>
+#include <adapters/http/rate_limiter.hpp>
 #include <adapters/http/url_template.hpp>
 
 #include <dibs/processor.hpp>
@@ -25,6 +29,9 @@ struct processor_options {
   bool status_field_check = true;
   std::chrono::milliseconds backoff_base{500};
   std::chrono::milliseconds backoff_max{30'000};
+  // Shared by every shard: `--rate`, and the API's own stop signals. The factory makes one
+  // (with no rate of its own) when none is given, so stop signals are always honored.
+  std::shared_ptr<rate_limiter> limiter;
 };
 
 // A delay drawn uniformly from [0, min(max, base * 2^(attempt-1))] ("full jitter").

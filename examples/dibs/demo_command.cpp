@@ -35,6 +35,7 @@ command add_demo_command(CLI::App& app) {
     std::string summary_json;
     std::size_t samples = 3;
     bool no_progress = false;
+    std::string rate;
   };
   auto f = std::make_shared<flags>();
   sub->add_option("--docs", f->docs, "documents to seed")->check(CLI::Range(std::size_t{0}, std::size_t{100'000'000}))->capture_default_str();
@@ -49,6 +50,7 @@ command add_demo_command(CLI::App& app) {
   sub->add_option("--samples", f->samples, "documents shown at the end")->capture_default_str();
   sub->add_option("--summary-json", f->summary_json, "also write the summary figures to this JSON file");
   sub->add_flag("--no-progress", f->no_progress, "no live progress line");
+  sub->add_option("--rate", f->rate, "at most this many API requests, N/s or N/min, for the whole process");
 
   return [f] {
     engine_config cfg;
@@ -71,6 +73,7 @@ command add_demo_command(CLI::App& app) {
     http::processor_options popts{http::url_template::parse(api.base_url() + "/json/{originatingIp}"), {}, true, {}, {}};
     popts.backoff_base = std::chrono::milliseconds(100);
     popts.backoff_max = std::chrono::milliseconds(5'000);
+    popts.limiter = make_limiter(f->rate);
 
     std::printf("demo: %zu documents {_id, originatingIp, location: null} in the memory store\n", f->docs);
     std::printf("demo: stub at %s (latency %ld ms); %zu shard(s), concurrency %zu, claim batch %zu\n",

@@ -30,4 +30,11 @@ std::chrono::milliseconds duration_flag(const std::string& flag, const std::stri
   return *d;
 }
 
+std::shared_ptr<http::rate_limiter> make_limiter(const std::string& rate) {
+  if (rate.empty()) return std::make_shared<http::rate_limiter>();
+  auto per_second = http::parse_rate(rate);
+  if (!per_second) throw std::invalid_argument("--rate '" + rate + "': expected N/s or N/min, like 45/min");
+  return std::make_shared<http::rate_limiter>(*per_second, 1);
+}
+
 }  // namespace dibs::cli

@@ -37,6 +37,7 @@ command add_enrich_command(CLI::App& app) {
     bool no_status_check = false;
     std::string summary_json;
     bool no_progress = false;
+    std::string rate;
   };
   auto f = std::make_shared<flags>();
   f->store.add_to(*sub, true);
@@ -55,6 +56,7 @@ command add_enrich_command(CLI::App& app) {
   sub->add_flag("--no-status-check", f->no_status_check, "don't fail documents whose answer says {\"status\":\"fail\"}");
   sub->add_option("--summary-json", f->summary_json, "also write the summary figures to this JSON file");
   sub->add_flag("--no-progress", f->no_progress, "no live progress line");
+  sub->add_option("--rate", f->rate, "at most this many API requests, N/s or N/min, for the whole process");
 
   return [f] {
     engine_config cfg;
@@ -76,6 +78,7 @@ command add_enrich_command(CLI::App& app) {
     popts.http.request_timeout = duration_flag("--request-timeout", f->request_timeout);
     popts.http.max_body = f->max_body;
     popts.status_field_check = !f->no_status_check;
+    popts.limiter = make_limiter(f->rate);
 
     auto st = f->store.open();
     log::info("enrich: ", st->describe());

@@ -12,7 +12,9 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <stdexcept>
 
 namespace dibs::cli {
 
@@ -23,15 +25,28 @@ command add_stub_command(CLI::App& app) {
     std::string address = "127.0.0.1";
     long latency_ms = 0;
     std::size_t threads = 1;
+    std::string rate_limit;
   };
   auto f = std::make_shared<flags>();
   sub->add_option("--port", f->port, "TCP port; 0 picks a free one (printed)")->capture_default_str();
   sub->add_option("--address", f->address, "address to listen on (loopback by default)")->capture_default_str();
   sub->add_option("--latency-ms", f->latency_ms, "delay before each answer")->check(CLI::Range(0L, 3'600'000L))->capture_default_str();
   sub->add_option("--threads", f->threads, "server threads")->check(CLI::Range(1, 64))->capture_default_str();
+  sub->add_option("--rate-limit", f->rate_limit,
+                  "answer like ip-api's limit: N/min or N/s per fixed window, then 429 with X-Rl: 0 and X-Ttl");
 
   return [f] {
-    stub::ipapi_stub server({f->address, f->port, std::chrono::milliseconds(f->latency_ms), f->threads});
+    stub::stub_options o{f->address, f->port, std::chrono::milliseconds(f->latency_ms), f->threads};
+    if (!f->rate_limit.empty()) {
+      const auto slash = f->rate_limit.find('/');
+      const std::string unit = slash == std::string::npos ? "" : f->rate_limit.substr(slash + 1);
+      const long n = std::atol(f->rate_limit.c_str());
+      if (n <= 0 || (unit != "s" && unit != "min"))
+        throw std::invalid_argument("--rate-limit '" + f->rate_limit + "': expected N/min or N/s");
+      o.rate_limit = static_cast<std::size_t>(n);
+      o.rate_window = unit == "s" ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(60'000);
+    }
+    stub::ipapi_stub server(o);
     server.start();
     std::printf("stub: listening on http://%s:%u (GET /json/{ip}), latency %ld ms\n", f->address.c_str(),
                 server.port(), f->latency_ms);

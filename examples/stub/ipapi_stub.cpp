@@ -65,14 +65,43 @@ struct ipapi_stub::impl {
     unsigned status = 200;
     std::string body;
     std::chrono::milliseconds delay{0};
+    std::vector<std::pair<std::string, std::string>> headers;
   };
+
+  // ip-api's fixed windows: returns false (and fills the 429) past the limit.
+  bool admit(reply& r) {
+    if (!opts.rate_limit && !opts.record) return true;
+    std::lock_guard lock(limit_mutex);
+    const auto now = std::chrono::steady_clock::now();
+    if (!opts.rate_limit) {
+      served.push_back(now);
+      return true;
+    }
+    if (window_start == std::chrono::steady_clock::time_point{} || now >= window_start + opts.rate_window) {
+      window_start = now;
+      window_count = 0;
+    }
+    const auto left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(window_start + opts.rate_window - now);
+    const auto ttl = std::to_string((left_ms.count() + 999) / 1000);
+    if (window_count >= opts.rate_limit) {
+      r.status = 429;
+      r.body = "{\"status\":\"fail\",\"message\":\"rate limited\"}";
+      r.headers = {{"X-Rl", "0"}, {"X-Ttl", ttl}};
+      ++self.rate_limited_;
+      return false;
+    }
+    ++window_count;
+    r.headers = {{"X-Rl", std::to_string(opts.rate_limit - window_count)}, {"X-Ttl", ttl}};
+    if (opts.record) served.push_back(now);
+    return true;
+  }
 
   reply route(std::string_view target) {
     reply r;
     r.delay = opts.latency;
     if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
     if (starts_with(target, "/json/")) {
-      r.body = answer_for(percent_decode(target.substr(6)));
+      if (admit(r)) r.body = answer_for(percent_decode(target.substr(6)));
     } else if (starts_with(target, "/test/status/")) {
       r.status = static_cast<unsigned>(to_number(target.substr(13), 500));
       if (r.status < 100 || r.status > 999) r.status = 500;
@@ -124,6 +153,7 @@ struct ipapi_stub::impl {
       bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), req.version()};
       res.set(bhttp::field::server, "dibs-stub");
       res.set(bhttp::field::content_type, "application/json; charset=utf-8");
+      for (const auto& [k, v] : r.headers) res.set(k, v);
       res.keep_alive(req.keep_alive());
       res.body() = std::move(r.body);
       res.prepare_payload();
@@ -156,6 +186,10 @@ struct ipapi_stub::impl {
   std::uint16_t port = 0;
   std::mutex mutex;
   std::condition_variable stopped_cv;
+  std::mutex limit_mutex;
+  std::chrono::steady_clock::time_point window_start{};
+  std::size_t window_count = 0;
+  std::vector<std::chrono::steady_clock::time_point> served;
   bool stopped = false;
 };
 
@@ -198,6 +232,11 @@ void ipapi_stub::wait() {
 }
 
 std::uint16_t ipapi_stub::port() const { return impl_->port; }
+
+std::vector<std::chrono::steady_clock::time_point> ipapi_stub::served_times() const {
+  std::lock_guard lock(impl_->limit_mutex);
+  return impl_->served;
+}
 
 std::string ipapi_stub::base_url() const { return "http://127.0.0.1:" + std::to_string(impl_->port); }
 

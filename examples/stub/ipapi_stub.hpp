@@ -10,6 +10,7 @@
 //   /test/hang           never answers (until the stub stops)
 //   /test/close          closes the connection without answering
 //   /test/slow/{ms}/{ip} answers /json/{ip} after that many milliseconds
+// With --rate-limit, /json answers follow ip-api's rate limit and its headers.
 #pragma once
 
 #include <atomic>
@@ -18,6 +19,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dibs::stub {
 
@@ -26,6 +28,11 @@ struct stub_options {
   std::uint16_t port = 0;  // 0 = an ephemeral port, see port()
   std::chrono::milliseconds latency{0};
   std::size_t threads = 1;
+  // ip-api's limit: at most `rate_limit` answers per fixed `rate_window` (0 = none); past it,
+  // 429 with X-Rl: 0 and X-Ttl. Within it, answers carry X-Rl (left) and X-Ttl (seconds).
+  std::size_t rate_limit = 0;
+  std::chrono::milliseconds rate_window{60'000};
+  bool record = false;  // keep the time of every /json answer (served_times())
 };
 
 // The body ip-api would send for `query` (an IPv4 address, or anything else: "invalid query").
@@ -50,12 +57,16 @@ class ipapi_stub {
 
   std::uint64_t requests() const { return requests_.load(); }
   std::uint64_t connections() const { return connections_.load(); }
+  std::uint64_t rate_limited() const { return rate_limited_.load(); }  // 429s answered
+  // When each /json answer was sent, for tests that check the rate the stub saw.
+  std::vector<std::chrono::steady_clock::time_point> served_times() const;
 
  private:
   struct impl;
   std::unique_ptr<impl> impl_;
   std::atomic<std::uint64_t> requests_{0};
   std::atomic<std::uint64_t> connections_{0};
+  std::atomic<std::uint64_t> rate_limited_{0};
 };
 
 }  // namespace dibs::stub

@@ -1,0 +1,106 @@
+#include "rate_limiter.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <ctime>
+#include <strings.h>
+
+namespace dibs::http {
+
+std::optional<double> parse_rate(const std::string& text) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  const std::string number = text.substr(0, slash), unit = text.substr(slash + 1);
+  char* end = nullptr;
+  const double n = std::strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0' || !(n > 0) || n > 1e9) return std::nullopt;
+  if (unit == "s" || unit == "sec" || unit == "second") return n;
+  if (unit == "min" || unit == "m" || unit == "minute") return n / 60.0;
+  if (unit == "h" || unit == "hour") return n / 3600.0;
+  return std::nullopt;
+}
+
+namespace {
+std::string header(const std::vector<std::pair<std::string, std::string>>& headers, const char* name) {
+  for (const auto& [k, v] : headers)
+    if (::strcasecmp(k.c_str(), name) == 0) return v;
+  return {};
+}
+std::optional<long long> seconds_value(const std::string& v) {
+  if (v.empty() || v.size() > 9 || !std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); }))
+    return std::nullopt;
+  return std::atoll(v.c_str());
+}
+// RFC 9110 IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT".
+std::optional<std::time_t> http_date(const std::string& v) {
+  std::tm tm{};
+  const char* end = ::strptime(v.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  if (!end || *end != '\0') return std::nullopt;
+  return ::timegm(&tm);
+}
+}  // namespace
+
+std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
+    int status, const std::vector<std::pair<std::string, std::string>>& headers, std::chrono::system_clock::time_point now) {
+  using std::chrono::seconds;
+  std::optional<std::chrono::system_clock::time_point> until;
+  auto later = [&](std::chrono::system_clock::time_point t) {
+    if (!until || t > *until) until = t;
+  };
+  // ip-api: X-Rl is what is left of this window, X-Ttl the seconds until it resets.
+  if (auto rl = seconds_value(header(headers, "X-Rl")); rl && *rl == 0)
+    later(now + seconds(seconds_value(header(headers, "X-Ttl")).value_or(60)));
+  // The IETF draft headers.
+  if (auto rem = seconds_value(header(headers, "RateLimit-Remaining")); rem && *rem == 0)
+    later(now + seconds(seconds_value(header(headers, "RateLimit-Reset")).value_or(1)));
+  if (status == 429 || status == 503) {
+    const auto ra = header(headers, "Retry-After");
+    if (auto s = seconds_value(ra)) {
+      later(now + seconds(*s));
+    } else if (auto t = http_date(ra)) {
+      // Relative to the server's own Date when it sent one, so clock skew doesn't stretch it.
+      auto base = http_date(header(headers, "Date"));
+      const auto wait = *t - (base ? *base : std::chrono::system_clock::to_time_t(now));
+      later(now + seconds(std::max<std::time_t>(0, wait)));
+    } else if (status == 429 && !until) {
+      later(now + seconds(1));  // a bare 429: back off a little for everyone
+    }
+  }
+  return until;
+}
+
+rate_limiter::rate_limiter(double per_second, double burst) : per_second_(per_second) {
+  if (per_second_ > 0) {
+    interval_ = std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(1.0 / per_second_));
+    tolerance_ = std::chrono::duration_cast<clock::duration>(interval_ * std::max(0.0, burst - 1.0));
+  }
+}
+
+rate_limiter::clock::time_point rate_limiter::reserve(const std::string& host) {
+  std::lock_guard lock(mutex_);
+  const auto now = clock::now();
+  auto at = now;
+  if (auto p = paused_.find(host); p != paused_.end()) at = std::max(at, p->second);
+  if (per_second_ > 0) {
+    // GCRA: the request may go at tat - tolerance; the next one is due an interval later.
+    tat_ = std::max(tat_, at);
+    at = std::max(at, tat_ - tolerance_);
+    tat_ += interval_;
+  }
+  return at;
+}
+
+void rate_limiter::pause(const std::string& host, clock::time_point until) {
+  std::lock_guard lock(mutex_);
+  auto& p = paused_[host];
+  p = std::max(p, until);
+}
+
+rate_limiter::clock::time_point rate_limiter::paused_until(const std::string& host) const {
+  std::lock_guard lock(mutex_);
+  auto p = paused_.find(host);
+  return p == paused_.end() ? clock::time_point{} : p->second;
+}
+
+}  // namespace dibs::http

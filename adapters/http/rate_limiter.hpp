@@ -1,0 +1,51 @@
+// The request rate for an API, shared by every shard of a process: a token bucket (`--rate N/s`
+// or `N/min`, a burst of `burst` requests allowed), plus what the API itself says. When a host
+// says stop (ip-api's `X-Rl: 0` with `X-Ttl`, `Retry-After` on 429/503, `RateLimit-Remaining: 0`
+// with `RateLimit-Reset`), no shard sends it anything until that time. Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace dibs::http {
+
+// "45/min", "10/s", "2.5/s" -> requests per second; nullopt when malformed or not positive.
+std::optional<double> parse_rate(const std::string& text);
+
+// When the headers of a response tell the client to stop sending to this host, until when
+// (relative to `now`, by the server's `Date` where an HTTP date is given). nullopt otherwise.
+std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
+    int status, const std::vector<std::pair<std::string, std::string>>& headers, std::chrono::system_clock::time_point now);
+
+class rate_limiter {
+ public:
+  using clock = std::chrono::steady_clock;
+
+  // per_second <= 0: no token bucket (only the API's stop signals apply).
+  explicit rate_limiter(double per_second = 0, double burst = 1);
+
+  // Reserves the next request slot for `host` and returns when it may be sent (now or later).
+  // Each call takes one slot, so concurrent callers are spaced out.
+  clock::time_point reserve(const std::string& host);
+  // The host said stop: nothing is sent to it before `until`.
+  void pause(const std::string& host, clock::time_point until);
+  // When `host` may be sent to again (a past time when it is not paused).
+  clock::time_point paused_until(const std::string& host) const;
+
+  double per_second() const { return per_second_; }
+
+ private:
+  double per_second_;
+  clock::duration interval_{};
+  clock::duration tolerance_{};  // (burst - 1) intervals: how far ahead of schedule a request may go
+  mutable std::mutex mutex_;
+  clock::time_point tat_{};      // theoretical arrival time of the next request (GCRA)
+  std::unordered_map<std::string, clock::time_point> paused_;
+};
+
+}  // namespace dibs::http

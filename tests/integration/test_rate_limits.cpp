@@ -1,0 +1,97 @@
+// Rate limits end to end: the engine against the stub, counting what the stub actually saw.
+#include <adapters/http/http_processor.hpp>
+#include <adapters/memory/memory_store.hpp>
+#include <examples/stub/ipapi_stub.hpp>
+
+#include <dibs/engine.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+namespace {
+engine_config config(std::size_t concurrency) {
+  engine_config c;
+  c.shards = 2;
+  c.concurrency = concurrency;
+  c.claim_batch = 10;
+  return c;
+}
+// The most answers the stub sent within any `window`.
+std::size_t busiest(std::vector<std::chrono::steady_clock::time_point> t, std::chrono::milliseconds window) {
+  std::sort(t.begin(), t.end());
+  std::size_t best = 0;
+  for (std::size_t i = 0, j = 0; i < t.size(); ++i) {
+    while (t[i] - t[j] >= window) ++j;
+    best = std::max(best, i - j + 1);
+  }
+  return best;
+}
+}  // namespace
+
+TEST_CASE("a --rate limit holds every shard together under it", "[rate][e2e]") {
+  stub::stub_options so;
+  so.record = true;
+  stub::ipapi_stub api(so);
+  api.start();
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(25, 21);
+  http::processor_options p;
+  p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
+  p.limiter = std::make_shared<http::rate_limiter>(10.0, 1.0);  // 10/s for the whole process
+  engine e(config(50), st, http::make_http_processor_factory(p));
+  e.start();
+  e.wait();
+  CHECK(e.summary().completed == 25);
+  const auto times = api.served_times();
+  REQUIRE(times.size() == 25);
+  CHECK(busiest(times, 1000ms) <= 10 + 1);  // the rate, plus the one burst allowed
+  CHECK(times.back() - times.front() >= 2300ms);  // 25 requests at 10/s can't take less
+}
+
+TEST_CASE("when the API says stop (X-Rl: 0), nothing is sent until X-Ttl has passed", "[rate][e2e]") {
+  stub::stub_options so;
+  so.rate_limit = 5;  // ip-api's rule, with one-second windows to keep the test short
+  so.rate_window = 1000ms;
+  so.record = true;
+  stub::ipapi_stub api(so);
+  api.start();
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(12, 22);
+  http::processor_options p;
+  p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
+  auto cfg = config(1);  // one call at a time: every request starts after the previous answer
+  cfg.shards = 1;
+  engine e(cfg, st, http::make_http_processor_factory(p));
+  e.start();
+  e.wait();
+  CHECK(e.summary().completed == 12);
+  CHECK(api.rate_limited() == 0);  // the client never ran into a 429
+  CHECK(busiest(api.served_times(), 1000ms) <= 5);
+}
+
+TEST_CASE("a 429 with Retry-After pauses every shard for that host", "[rate][e2e]") {
+  stub::stub_options so;
+  so.rate_limit = 3;
+  so.rate_window = 1000ms;
+  so.record = true;
+  stub::ipapi_stub api(so);
+  api.start();
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(9, 23);
+  http::processor_options p;
+  p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
+  p.backoff_base = 10ms;
+  auto cfg = config(20);  // many calls at once: some run into the 429 before X-Rl: 0 arrives
+  cfg.max_attempts = 20;
+  cfg.grace = 0ms;
+  engine e(cfg, st, http::make_http_processor_factory(p));
+  e.start();
+  e.wait();
+  CHECK(e.summary().completed == 9);
+  CHECK(e.summary().failed == 0);
+  CHECK(busiest(api.served_times(), 1000ms) <= 3);
+  // Each rejected call paused the host; the answers that were let through came in windows.
+  CHECK(api.rate_limited() < 20);
+}

@@ -1,0 +1,60 @@
+// The shared rate limiter and the API's stop signals, without a server and without sleeping.
+#include <adapters/http/rate_limiter.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace dibs::http;
+using namespace std::chrono_literals;
+
+TEST_CASE("rates parse as N/s or N/min", "[rate]") {
+  CHECK(parse_rate("10/s") == 10.0);
+  CHECK(parse_rate("45/min") == Approx(0.75));
+  CHECK(parse_rate("2.5/s") == 2.5);
+  CHECK_FALSE(parse_rate("10"));
+  CHECK_FALSE(parse_rate("0/s"));
+  CHECK_FALSE(parse_rate("-1/s"));
+  CHECK_FALSE(parse_rate("10/fortnight"));
+  CHECK_FALSE(parse_rate("ten/s"));
+}
+
+TEST_CASE("reserved slots are spaced by the rate, with one burst allowed", "[rate]") {
+  rate_limiter strict(10, 1);
+  const auto t0 = strict.reserve("h");
+  for (int i = 1; i <= 5; ++i) CHECK(strict.reserve("h") - t0 >= i * 100ms - 1ms);
+
+  rate_limiter bursty(10, 3);
+  const auto b0 = bursty.reserve("h");
+  CHECK(bursty.reserve("h") - b0 < 5ms);  // within the burst
+  CHECK(bursty.reserve("h") - b0 < 5ms);
+  CHECK(bursty.reserve("h") - b0 >= 99ms);  // the burst is spent: back to the rate
+
+  rate_limiter none;
+  const auto n0 = none.reserve("h");
+  CHECK(none.reserve("h") - n0 < 5ms);  // no rate of its own
+}
+
+TEST_CASE("a paused host gets no slot before the pause ends, and other hosts are not affected", "[rate]") {
+  rate_limiter l;
+  const auto until = rate_limiter::clock::now() + 2s;
+  l.pause("api", until);
+  CHECK(l.reserve("api") >= until);
+  CHECK(l.reserve("other") < until - 1s);
+  l.pause("api", until - 1s);  // an earlier stop never shortens a later one
+  CHECK(l.paused_until("api") == until);
+}
+
+TEST_CASE("the API's stop signals: ip-api, Retry-After, RateLimit headers", "[rate]") {
+  const auto now = std::chrono::system_clock::from_time_t(1'700'000'000);
+  using H = std::vector<std::pair<std::string, std::string>>;
+  CHECK(stop_until_from_headers(200, H{{"X-Rl", "0"}, {"X-Ttl", "7"}}, now) == now + 7s);
+  CHECK_FALSE(stop_until_from_headers(200, H{{"X-Rl", "3"}, {"X-Ttl", "7"}}, now));
+  CHECK(stop_until_from_headers(429, H{{"Retry-After", "12"}}, now) == now + 12s);
+  CHECK(stop_until_from_headers(503, H{{"retry-after", "3"}}, now) == now + 3s);
+  // An HTTP date, read against the server's own Date (a skewed client clock doesn't matter).
+  CHECK(stop_until_from_headers(429, H{{"Date", "Tue, 14 Nov 2023 22:13:20 GMT"}, {"Retry-After", "Tue, 14 Nov 2023 22:13:50 GMT"}},
+                                now) == now + 30s);
+  CHECK(stop_until_from_headers(200, H{{"RateLimit-Remaining", "0"}, {"RateLimit-Reset", "4"}}, now) == now + 4s);
+  CHECK(stop_until_from_headers(429, H{}, now) == now + 1s);  // a bare 429 still slows everyone down
+  CHECK_FALSE(stop_until_from_headers(500, H{{"Retry-After", "soon"}}, now));
+  CHECK_FALSE(stop_until_from_headers(200, H{{"Retry-After", "5"}}, now));  // only meant for 429/503
+}
