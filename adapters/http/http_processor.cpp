@@ -10,7 +10,6 @@
 #include <boost/beast/http/error.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace dibs::http {
 
@@ -23,12 +22,20 @@ std::chrono::milliseconds full_jitter_backoff(int attempt, std::chrono::millisec
   return std::chrono::milliseconds{pick(rng)};
 }
 
+namespace {
+// Every processor honors the API's stop signals, so it always has a limiter (without a rate).
+std::shared_ptr<const processor_options> with_limiter(processor_options o) {
+  o.limiter = std::make_shared<rate_limiter>();
+  return std::make_shared<const processor_options>(std::move(o));
+}
+}  // namespace
+
 struct http_processor::json_parser {
   simdjson::ondemand::parser parser;
 };
 
 http_processor::http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts)
-    : opts_(std::move(opts)),
+    : opts_(opts->limiter ? std::move(opts) : with_limiter(*opts)),
       client_(std::move(ex), opts_->http),
       parser_(std::make_unique<json_parser>()),
       rng_(std::random_device{}()) {}
@@ -39,28 +46,28 @@ awaitable<outcome> http_processor::process(job j) {
   auto target = opts_->url.expand(j);
   if (!target.error.empty()) co_return outcome::fail(target.error);
   const std::string& host = opts_->url.host();
-  if (auto* limiter = opts_->limiter.get()) {
-    // Wait for a slot; a stop that the API announced meanwhile is waited out too.
-    for (;;) {
-      const auto at = limiter->reserve(host);
-      if (at > rate_limiter::clock::now()) {
-        net::steady_timer timer(co_await net::this_coro::executor, at);
-        co_await timer.async_wait(net::use_awaitable);  // cancelled at shutdown: the item is released
-      }
-      if (limiter->paused_until(host) <= rate_limiter::clock::now()) break;
-    }
+  auto& limiter = *opts_->limiter;
+  // Wait for a slot; a stop that the API announced while we waited is waited out too.
+  for (auto at = limiter.reserve(host); at > rate_limiter::clock::now(); at = limiter.reserve(host)) {
+    net::steady_timer timer(co_await net::this_coro::executor, at);
+    co_await timer.async_wait(net::use_awaitable);  // cancelled at shutdown: the item is released
+    if (limiter.paused_until(host) <= rate_limiter::clock::now()) break;
   }
   std::string h = host;  // named: no temporaries inside a co_await (g++ 12)
   auto r = co_await client_.get(std::move(h), opts_->url.port(), std::move(target.target));
-  if (opts_->limiter && !r.ec) {
+  // One reading of the API's stop signals serves both the shared pause and this item's retry.
+  std::chrono::milliseconds stop_for{0};
+  if (!r.ec) {
     const auto now = std::chrono::system_clock::now();
-    if (auto until = stop_until_from_headers(r.status, r.headers, now))
-      opts_->limiter->pause(host, rate_limiter::clock::now() + (*until - now));
+    if (auto until = stop_until_from_headers(r.status, r.headers, now)) {
+      stop_for = std::chrono::duration_cast<std::chrono::milliseconds>(*until - now);
+      limiter.pause(host, rate_limiter::clock::now() + stop_for);
+    }
   }
-  co_return judge(j, std::move(r));
+  co_return judge(j, std::move(r), stop_for);
 }
 
-outcome http_processor::judge(const job& j, response r) {
+outcome http_processor::judge(const job& j, response r, std::chrono::milliseconds stop_for) {
   auto backoff = [&] { return full_jitter_backoff(j.attempts, opts_->backoff_base, opts_->backoff_max, rng_); };
 
   if (r.ec) {
@@ -84,16 +91,8 @@ outcome http_processor::judge(const job& j, response r) {
       r.body.pop_back();
     return outcome::done(std::move(r.body));
   }
-  if (status == 408 || status == 429 || status >= 500) {
-    auto delay = backoff();
-    // Honor a Retry-After in seconds when the server gives one (the full header handling,
-    // HTTP dates and rate-limit headers included, belongs to the rate limiter).
-    const auto ra = r.header("Retry-After");
-    if (!ra.empty() && std::all_of(ra.begin(), ra.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-        ra.size() < 7)
-      delay = std::max(delay, std::chrono::milliseconds{std::atoll(ra.c_str()) * 1000});
-    return outcome::retry(delay, r.describe(), status);
-  }
+  if (status == 408 || status == 429 || status >= 500)
+    return outcome::retry(std::max(backoff(), stop_for), r.describe(), status);  // never before the API allows
   return outcome::fail(r.describe(), status);
 }
 

@@ -44,12 +44,13 @@ class http_processor final : public processor {
   ~http_processor() override;
 
   awaitable<outcome> process(job j) override;
-  // Classifies one HTTP exchange (exposed for unit tests).
-  outcome judge(const job& j, response r);
 
   client& http_client() { return client_; }
 
  private:
+  // Classifies one HTTP exchange; a retry waits at least `stop_for` (the API's own stop signal).
+  outcome judge(const job& j, response r, std::chrono::milliseconds stop_for);
+
   std::shared_ptr<const processor_options> opts_;
   client client_;
   struct json_parser;  // simdjson's on-demand parser, reused for every body of this shard

@@ -78,8 +78,10 @@ rate_limiter::rate_limiter(double per_second, double burst) : per_second_(per_se
 }
 
 rate_limiter::clock::time_point rate_limiter::reserve(const std::string& host) {
-  std::lock_guard lock(mutex_);
   const auto now = clock::now();
+  if (per_second_ <= 0 && now.time_since_epoch().count() >= any_paused_until_.load(std::memory_order_relaxed))
+    return now;
+  std::lock_guard lock(mutex_);
   auto at = now;
   if (auto p = paused_.find(host); p != paused_.end()) at = std::max(at, p->second);
   if (per_second_ > 0) {
@@ -95,9 +97,12 @@ void rate_limiter::pause(const std::string& host, clock::time_point until) {
   std::lock_guard lock(mutex_);
   auto& p = paused_[host];
   p = std::max(p, until);
+  if (until.time_since_epoch().count() > any_paused_until_.load(std::memory_order_relaxed))
+    any_paused_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);  // under the mutex
 }
 
 rate_limiter::clock::time_point rate_limiter::paused_until(const std::string& host) const {
+  if (clock::now().time_since_epoch().count() >= any_paused_until_.load(std::memory_order_relaxed)) return {};
   std::lock_guard lock(mutex_);
   auto p = paused_.find(host);
   return p == paused_.end() ? clock::time_point{} : p->second;

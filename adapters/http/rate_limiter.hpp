@@ -4,6 +4,7 @@
 // with `RateLimit-Reset`), no shard sends it anything until that time. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -46,6 +47,9 @@ class rate_limiter {
   mutable std::mutex mutex_;
   clock::time_point tat_{};      // theoretical arrival time of the next request (GCRA)
   std::unordered_map<std::string, clock::time_point> paused_;
+  // The latest pause of any host: while it is past and there is no rate, reserve() needs no lock
+  // (the common case, once per request on every shard).
+  std::atomic<clock::rep> any_paused_until_{0};
 };
 
 }  // namespace dibs::http
