@@ -46,6 +46,7 @@ class http_processor final : public processor {
   awaitable<outcome> process(job j) override;
 
   client& http_client() { return client_; }
+  const std::shared_ptr<rate_limiter>& limiter() const { return opts_->limiter; }
 
  private:
   // Classifies one HTTP exchange; a retry waits at least `stop_for` (the API's own stop signal).

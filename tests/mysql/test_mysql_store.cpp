@@ -80,7 +80,6 @@ TEST_CASE("several processes claiming MariaDB rows at once never share one", "[m
   CHECK(all.size() == unique.size());
   CHECK(unique.size() == 2000);
   CHECK(s.stats_blocking().leased_live == 2000);
-  CHECK(s.claim_conflicts() == 0);  // this process claimed nothing itself
 }
 
 TEST_CASE("with --on-done delete, finished rows leave the table like a queue", "[mysql]") {
