@@ -226,11 +226,10 @@ struct bulk_outcome {
 }  // namespace
 
 struct mongo_store::impl {
-  impl(mongo_options o, mongo_store& s) : opts(std::move(o)), self(s), offload(std::max<std::size_t>(1, opts.threads)) {}
+  impl(mongo_options o, mongo_store& s) : opts(std::move(o)), self(s) {}
 
   ~impl() {
     stop_watching();
-    offload.join();
     if (pool) mongoc_client_pool_destroy(pool);
     if (uri) mongoc_uri_destroy(uri);
   }
@@ -241,7 +240,6 @@ struct mongo_store::impl {
   std::string lock_coll;
   mongoc_uri_t* uri = nullptr;
   mongoc_client_pool_t* pool = nullptr;
-  offload_pool offload;
   std::thread watcher;
   std::atomic<bool> watching{false};
 
@@ -1138,7 +1136,8 @@ struct mongo_store::impl {
   }
 };
 
-mongo_store::mongo_store(mongo_options opts) : impl_(std::make_unique<impl>(std::move(opts), *this)) {
+mongo_store::mongo_store(mongo_options opts)
+    : blocking_store(opts.threads), impl_(std::make_unique<impl>(std::move(opts), *this)) {
   if (impl_->opts.db.empty()) throw std::invalid_argument("--db must not be empty");
   if (impl_->opts.collection.empty()) throw std::invalid_argument("--collection must not be empty");
   if (impl_->opts.names.source.empty() || impl_->opts.names.target.empty() || impl_->opts.names.lock.empty())
@@ -1148,7 +1147,7 @@ mongo_store::mongo_store(mongo_options opts) : impl_(std::make_unique<impl>(std:
   impl_->connect();
 }
 
-mongo_store::~mongo_store() = default;
+mongo_store::~mongo_store() { join_pool(); }  // no driver call may outlive the client pool
 
 std::string mongo_store::describe() const {
   return impl_->redacted + " " + impl_->opts.db + "." + impl_->opts.collection + " (claim " +
@@ -1159,31 +1158,6 @@ claim_strategy mongo_store::strategy() const { return impl_->opts.strategy; }
 store_time mongo_store::server_now() const { return impl_->now(); }
 bool mongo_store::watch(std::function<void()> on_change) { return impl_->watch(std::move(on_change)); }
 void mongo_store::stop_watching() { impl_->stop_watching(); }
-
-awaitable<std::vector<job>> mongo_store::claim(claim_request req) {
-  auto call = [this, req = std::move(req)] { return impl_->claim(req); };  // named: g++ 12 double-destroys lambda temporaries in co_await
-  co_return co_await offload(impl_->offload, std::move(call));
-}
-awaitable<write_result> mongo_store::complete(std::vector<completion> batch) {
-  auto call = [this, b = std::move(batch)] { return impl_->complete(b); };  // named: g++ 12 double-destroys lambda temporaries in co_await
-  co_return co_await offload(impl_->offload, std::move(call));
-}
-awaitable<renew_result> mongo_store::renew(std::vector<renewal> batch, millis lease) {
-  auto call = [this, b = std::move(batch), lease] { return impl_->renew(b, lease); };  // named: g++ 12 double-destroys lambda temporaries in co_await
-  co_return co_await offload(impl_->offload, std::move(call));
-}
-awaitable<write_result> mongo_store::release(std::vector<release_item> batch) {
-  auto call = [this, b = std::move(batch)] { return impl_->release(b); };  // named: g++ 12 double-destroys lambda temporaries in co_await
-  co_return co_await offload(impl_->offload, std::move(call));
-}
-awaitable<write_result> mongo_store::fail(std::vector<failure> batch) {
-  auto call = [this, b = std::move(batch)] { return impl_->fail(b); };  // named: g++ 12 double-destroys lambda temporaries in co_await
-  co_return co_await offload(impl_->offload, std::move(call));
-}
-awaitable<store_stats> mongo_store::stats() {
-  auto call = [this] { return impl_->stats(); };  // named: g++ 12 double-destroys lambda temporaries in co_await
-  co_return co_await offload(impl_->offload, std::move(call));
-}
 
 std::vector<job> mongo_store::claim_blocking(const claim_request& req) { return impl_->claim(req); }
 write_result mongo_store::complete_blocking(const std::vector<completion>& b) { return impl_->complete(b); }

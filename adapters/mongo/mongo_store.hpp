@@ -16,8 +16,7 @@
 #include <adapters/mongo/bson_ptr.hpp>
 #include <adapters/mongo/names.hpp>
 
-#include <dibs/admin_store.hpp>
-#include <dibs/offload.hpp>
+#include <dibs/blocking_store.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -45,7 +44,7 @@ struct mongo_options {
   bool create_indexes = true;
 };
 
-class mongo_store final : public admin_store {
+class mongo_store final : public blocking_store {
  public:
   // Connects (server selection), measures the clock offset, creates the claim indexes.
   // Throws std::invalid_argument for a bad URI or option, mongo_error when the server can't be
@@ -53,20 +52,14 @@ class mongo_store final : public admin_store {
   explicit mongo_store(mongo_options opts);
   ~mongo_store() override;
 
-  awaitable<std::vector<job>> claim(claim_request req) override;
-  awaitable<write_result> complete(std::vector<completion> batch) override;
-  awaitable<renew_result> renew(std::vector<renewal> batch, millis lease) override;
-  awaitable<write_result> release(std::vector<release_item> batch) override;
-  awaitable<write_result> fail(std::vector<failure> batch) override;
-  awaitable<store_stats> stats() override;
   std::string describe() const override;
 
   // Blocking forms, for the CLI's seed/status and for tests (not for shard threads).
-  std::vector<job> claim_blocking(const claim_request& req);
-  write_result complete_blocking(const std::vector<completion>& batch);
-  renew_result renew_blocking(const std::vector<renewal>& batch, millis lease);
-  write_result release_blocking(const std::vector<release_item>& batch);
-  write_result fail_blocking(const std::vector<failure>& batch);
+  std::vector<job> claim_blocking(const claim_request& req) override;
+  write_result complete_blocking(const std::vector<completion>& batch) override;
+  renew_result renew_blocking(const std::vector<renewal>& batch, millis lease) override;
+  write_result release_blocking(const std::vector<release_item>& batch) override;
+  write_result fail_blocking(const std::vector<failure>& batch) override;
   store_stats stats_blocking() override;
   // Inserts `n` documents {<source>: <random public IPv4>, <target>: null}; returns how many.
   std::size_t seed(std::size_t n, std::uint64_t seed) override;

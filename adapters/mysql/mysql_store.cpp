@@ -160,21 +160,19 @@ std::uint64_t to_u64(const std::optional<std::string>& s) { return s ? std::stou
 
 struct mysql_store::impl {
   impl(mysql_options o, mysql_store& s)
-      : opts(std::move(o)), self(s), uri(parse_mysql_uri(opts.uri)), offload(std::max<std::size_t>(1, opts.threads)) {
+      : opts(std::move(o)), self(s), uri(parse_mysql_uri(opts.uri)) {
     names.table = uri.table;
     names.source = opts.source;
     names.target = opts.target;
     check_names(names);
     shown = redact_uri(opts.uri);
   }
-  ~impl() { offload.join(); }
 
   mysql_options opts;
   mysql_store& self;
   mysql_uri uri;
   table_names names;
   std::string shown;
-  offload_pool offload;
   std::mutex pool_mutex;
   std::vector<std::unique_ptr<connection>> idle;
 
@@ -361,8 +359,7 @@ struct mysql_store::impl {
   write_result fail(const std::vector<failure>& batch) {
     return fenced_batch<write_result>(batch, false, [&](connection& c, const auto& valid, write_result&) {
       for (const auto& x : batch)
-        if (valid.count(row_id(x.ref)))
-          c.execute(fail_row(names, row_id(x.ref), c.quote(x.reason), x.http_status, x.attempts));
+        if (valid.count(row_id(x.ref))) c.execute(fail_row(names, row_id(x.ref), c.quote(x.reason), x.http_status));
     });
   }
 
@@ -397,41 +394,17 @@ struct mysql_store::impl {
   }
 };
 
-mysql_store::mysql_store(mysql_options opts) : impl_(std::make_unique<impl>(std::move(opts), *this)) {
+mysql_store::mysql_store(mysql_options opts)
+    : blocking_store(opts.threads), impl_(std::make_unique<impl>(std::move(opts), *this)) {
   if (impl_->opts.create_table) impl_->create_table();
   else impl_->stats();  // connect now, so a dead server is reported at start
 }
 
-mysql_store::~mysql_store() = default;
+mysql_store::~mysql_store() { join_pool(); }  // no call may outlive the connections
 
 std::string mysql_store::describe() const {
   return impl_->shown + " table " + impl_->names.table + " (claim skip-locked, on done " +
          (impl_->opts.done == on_done::remove ? "delete" : "mark") + ")";
-}
-
-awaitable<std::vector<job>> mysql_store::claim(claim_request req) {
-  auto call = [this, req = std::move(req)] { return impl_->claim(req); };  // named: see DESIGN.md section 6
-  co_return co_await offload(impl_->offload, std::move(call));
-}
-awaitable<write_result> mysql_store::complete(std::vector<completion> batch) {
-  auto call = [this, b = std::move(batch)] { return impl_->complete(b); };
-  co_return co_await offload(impl_->offload, std::move(call));
-}
-awaitable<renew_result> mysql_store::renew(std::vector<renewal> batch, millis lease) {
-  auto call = [this, b = std::move(batch), lease] { return impl_->renew(b, lease); };
-  co_return co_await offload(impl_->offload, std::move(call));
-}
-awaitable<write_result> mysql_store::release(std::vector<release_item> batch) {
-  auto call = [this, b = std::move(batch)] { return impl_->release(b); };
-  co_return co_await offload(impl_->offload, std::move(call));
-}
-awaitable<write_result> mysql_store::fail(std::vector<failure> batch) {
-  auto call = [this, b = std::move(batch)] { return impl_->fail(b); };
-  co_return co_await offload(impl_->offload, std::move(call));
-}
-awaitable<store_stats> mysql_store::stats() {
-  auto call = [this] { return impl_->stats(); };
-  co_return co_await offload(impl_->offload, std::move(call));
 }
 
 std::size_t mysql_store::seed(std::size_t n, std::uint64_t s) { return impl_->seed(n, s); }

@@ -15,8 +15,7 @@
 #include <adapters/mysql/mysql_uri.hpp>
 #include <adapters/mysql/sql_protocol.hpp>
 
-#include <dibs/admin_store.hpp>
-#include <dibs/offload.hpp>
+#include <dibs/blocking_store.hpp>
 
 #include <atomic>
 #include <memory>
@@ -47,28 +46,22 @@ class sql_error : public std::runtime_error {
   bool retry_transaction() const { return code == 1213 || code == 1205; }
 };
 
-class mysql_store final : public admin_store {
+class mysql_store final : public blocking_store {
  public:
   explicit mysql_store(mysql_options opts);
   ~mysql_store() override;
 
-  awaitable<std::vector<job>> claim(claim_request req) override;
-  awaitable<write_result> complete(std::vector<completion> batch) override;
-  awaitable<renew_result> renew(std::vector<renewal> batch, millis lease) override;
-  awaitable<write_result> release(std::vector<release_item> batch) override;
-  awaitable<write_result> fail(std::vector<failure> batch) override;
-  awaitable<store_stats> stats() override;
   std::string describe() const override;
 
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   store_stats stats_blocking() override;
   std::uint64_t claim_conflicts() const override { return conflicts_.load(); }
 
-  std::vector<job> claim_blocking(const claim_request& req);
-  write_result complete_blocking(const std::vector<completion>& batch);
-  renew_result renew_blocking(const std::vector<renewal>& batch, millis lease);
-  write_result release_blocking(const std::vector<release_item>& batch);
-  write_result fail_blocking(const std::vector<failure>& batch);
+  std::vector<job> claim_blocking(const claim_request& req) override;
+  write_result complete_blocking(const std::vector<completion>& batch) override;
+  renew_result renew_blocking(const std::vector<renewal>& batch, millis lease) override;
+  write_result release_blocking(const std::vector<release_item>& batch) override;
+  write_result fail_blocking(const std::vector<failure>& batch) override;
 
   // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
   void reset_table();

@@ -109,9 +109,8 @@ std::string release_rows(const table_names& n, const std::vector<std::uint64_t>&
   return "UPDATE " + q(n.table) + " SET " + lease + ", `error` = " + why_quoted + " WHERE `id` IN (" + id_list(ids) + ")";
 }
 
-std::string fail_row(const table_names& n, std::uint64_t id, const std::string& reason_quoted, int http_status,
-                     int attempts) {
-  (void)attempts;  // the row counts its own attempts
+std::string fail_row(const table_names& n, std::uint64_t id, const std::string& reason_quoted, int http_status) {
+  // The row counts its own attempts (claims increment them).
   return "UPDATE " + q(n.table) + " SET `failed_at` = NOW(6), `error` = " + reason_quoted + ", `http_status` = " +
          std::to_string(http_status) + ", `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL WHERE `id` = " +
          std::to_string(id);

@@ -55,8 +55,7 @@ std::string renew_rows(const table_names& n, const std::vector<std::uint64_t>& i
 // delay 0: clear the lease; otherwise keep it until now + delay (no one retries it earlier).
 std::string release_rows(const table_names& n, const std::vector<std::uint64_t>& ids, std::int64_t delay_us,
                          const std::string& why_quoted);
-std::string fail_row(const table_names& n, std::uint64_t id, const std::string& reason_quoted, int http_status,
-                     int attempts);
+std::string fail_row(const table_names& n, std::uint64_t id, const std::string& reason_quoted, int http_status);
 // One row of counts: done, failed, pending, leased_live, leased_expired.
 std::string stats(const table_names& n);
 std::string insert_sources(const table_names& n, const std::vector<std::string>& sources_quoted);

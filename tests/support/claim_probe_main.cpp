@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s URI DB COLLECTION STRATEGY BATCH WORKER\n", argv[0]);
     return 2;
   }
-  std::unique_ptr<dibs::admin_store> store;
+  std::unique_ptr<dibs::blocking_store> store;
   const std::string uri = argv[1];
   if (uri.rfind("mysql://", 0) == 0) {
     dibs::sql::mysql_options o;
@@ -37,10 +37,7 @@ int main(int argc, char** argv) {
   const auto batch = static_cast<std::size_t>(std::stoul(argv[5]));
   // A claim may come back empty while others hold the candidates: stop once nothing is pending.
   for (int rounds = 0; rounds < 100'000; ++rounds) {
-    std::vector<dibs::job> got;
-    const dibs::claim_request req{batch, argv[6], std::chrono::minutes(10), std::chrono::seconds(1)};
-    if (auto* m = dynamic_cast<dibs::mongo::mongo_store*>(&s)) got = m->claim_blocking(req);
-    else got = static_cast<dibs::sql::mysql_store&>(s).claim_blocking(req);
+    auto got = s.claim_blocking({batch, argv[6], std::chrono::minutes(10), std::chrono::seconds(1)});
     for (const auto& j : got) std::printf("%s\n", j.id.c_str());
     if (got.empty() && s.stats_blocking().pending == 0) break;
   }

@@ -33,7 +33,7 @@ TEST_CASE("fenced writes first lock exactly the rows still held", "[sql]") {
         "UPDATE `jobs` SET `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL, `error` = 'shutdown' WHERE `id` IN (3)");
   CHECK(release_rows(n, {3}, 2'000'000, "'HTTP 503'") ==
         "UPDATE `jobs` SET `lock_until` = NOW(6) + INTERVAL 2000000 MICROSECOND, `error` = 'HTTP 503' WHERE `id` IN (3)");
-  CHECK_THAT(fail_row(n, 3, "'HTTP 404'", 404, 2), Catch::Contains("`failed_at` = NOW(6), `error` = 'HTTP 404', `http_status` = 404"));
+  CHECK_THAT(fail_row(n, 3, "'HTTP 404'", 404), Catch::Contains("`failed_at` = NOW(6), `error` = 'HTTP 404', `http_status` = 404"));
 }
 
 TEST_CASE("the table keeps the lease columns and indexes the open rows", "[sql]") {
