@@ -131,15 +131,6 @@ bson_ptr find_opts(const bson_t* projection, std::int64_t limit, const char* sor
   return o;
 }
 
-void append_id_in(bson_t* filter, const std::vector<bson_value_t>& ids) {
-  bson_t cond, arr;
-  BSON_APPEND_DOCUMENT_BEGIN(filter, "_id", &cond);
-  BSON_APPEND_ARRAY_BEGIN(&cond, "$in", &arr);
-  for (std::size_t i = 0; i < ids.size(); ++i) bson_append_value(&arr, std::to_string(i).c_str(), -1, &ids[i]);
-  bson_append_array_end(&cond, &arr);
-  bson_append_document_end(filter, &cond);
-}
-
 bson_ptr unordered() {
   auto o = make_bson();
   BSON_APPEND_BOOL(o.get(), "ordered", false);
@@ -598,8 +589,7 @@ struct mongo_store::impl {
         if (auto id = doc_id(d.get())) cand_ids.push_back(*id);
       std::vector<bson_value_t> cand_values;
       for (auto& id : cand_ids) cand_values.push_back(id.value());
-      auto existing_filter = make_bson();
-      append_id_in(existing_filter.get(), cand_values);
+      auto existing_filter = id_in_filter(cand_values);
       auto until_proj = make_bson();
       BSON_APPEND_INT32(until_proj.get(), "until", 1);
       std::unordered_map<std::string, store_time> locked_until;
@@ -664,7 +654,7 @@ struct mongo_store::impl {
       auto lock_proj = make_bson();
       BSON_APPEND_INT32(lock_proj.get(), "_id", 1);
       BSON_APPEND_INT32(lock_proj.get(), "attempts", 1);
-      auto mine = find_docs(locks, lock_fenced_filter_by_token(token).get(), find_opts(lock_proj.get(), 0).get(),
+      auto mine = find_docs(locks, lock_token_filter(token).get(), find_opts(lock_proj.get(), 0).get(),
                             "claim (find my locks)");
       // Read the documents only now that the locks are ours: one finished by another worker
       // between our candidate read and our lock (its lock already gone) shows its target here.
@@ -700,12 +690,6 @@ struct mongo_store::impl {
       if (!out.empty()) return out;
     }
     return {};
-  }
-
-  static bson_ptr lock_fenced_filter_by_token(std::uint64_t token) {
-    auto b = make_bson();
-    BSON_APPEND_INT64(b.get(), "token", static_cast<std::int64_t>(token));
-    return b;
   }
 
   // ---- fenced batch writes -------------------------------------------------------------------
@@ -754,13 +738,7 @@ struct mongo_store::impl {
       if (auto id = id_from_text(r.id)) ids.push_back(*id);
     std::vector<bson_value_t> values;
     for (auto& id : ids) values.push_back(id.value());
-    auto filter = make_bson();
-    bson_t cond, arr;
-    BSON_APPEND_DOCUMENT_BEGIN(filter.get(), "_id", &cond);
-    BSON_APPEND_ARRAY_BEGIN(&cond, "$in", &arr);
-    for (std::size_t i = 0; i < values.size(); ++i) bson_append_value(&arr, std::to_string(i).c_str(), -1, &values[i]);
-    bson_append_array_end(&cond, &arr);
-    bson_append_document_end(filter.get(), &cond);
+    auto filter = id_in_filter(values);
     std::unordered_map<std::string, doc_state> out;
     for (auto& d : find_docs(coll, filter.get(), nullptr, "reading lease states")) {
       auto id = doc_id(d.get());
@@ -810,12 +788,51 @@ struct mongo_store::impl {
 
   static bool ours(const lease_ref& r, const doc_state& s) { return s.has_token && s.token == r.token && s.by == r.by; }
 
+  // A batch's items (those `keep` accepts) with their parsed ids; an id that doesn't parse can't
+  // be ours: lost.
+  template <class Item>
+  struct parsed_batch {
+    std::vector<lease_ref> refs;
+    std::vector<owned_id> ids;
+    std::vector<const Item*> items;
+  };
+  template <class Item, class Keep = bool (*)(const Item&)>
+  static parsed_batch<Item> parse_batch(const std::vector<Item>& batch, std::vector<std::string>& lost,
+                                        Keep keep = [](const Item&) { return true; }) {
+    parsed_batch<Item> p;
+    for (const auto& x : batch) {
+      if (!keep(x)) continue;
+      if (auto id = id_from_text(x.ref.id)) {
+        p.ids.push_back(*id);
+        p.refs.push_back(x.ref);
+        p.items.push_back(&x);
+      } else {
+        lost.push_back(x.ref.id);
+      }
+    }
+    return p;
+  }
+
+  // Lock-collection: the indexes of `refs` whose lock is still ours (and, with `live_at`, not
+  // expired then); the others go to `lost`.
+  std::vector<std::size_t> held_locks(mongoc_collection_t* locks, const std::vector<lease_ref>& refs,
+                                      std::optional<store_time> live_at, std::vector<std::string>& lost) {
+    auto states = read_states(locks, refs, true);
+    std::vector<std::size_t> held;
+    for (std::size_t k = 0; k < refs.size(); ++k) {
+      auto it = states.find(refs[k].id);
+      if (it != states.end() && ours(refs[k], it->second) && (!live_at || it->second.until >= *live_at)) held.push_back(k);
+      else lost.push_back(refs[k].id);
+    }
+    return held;
+  }
+
   write_result complete(const std::vector<completion>& batch) {
     write_result res;
     if (batch.empty()) return res;
     thread_local simdjson::ondemand::parser parser;
     // Convert every result first: one that BSON can't hold is failed (fenced) with the reason.
-    std::vector<std::size_t> good;
+    std::size_t converted = 0;
     std::vector<bson_ptr> docs(batch.size());
     std::vector<failure> rejects;
     for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -823,7 +840,7 @@ struct mongo_store::impl {
       auto conv = json_to_bson(parser, json);
       if (conv.doc) {
         docs[i] = std::move(conv.doc);
-        good.push_back(i);
+        ++converted;
       } else {
         rejects.push_back(failure{batch[i].ref, conv.error, 0, 0});
       }
@@ -836,43 +853,23 @@ struct mongo_store::impl {
         else res.rejected.emplace_back(x.ref.id, x.reason);
       }
     }
-    if (good.empty()) return res;
+    if (converted == 0) return res;
 
     pooled_client c(pool);
     collection_handle h(c.client, opts.db, opts.collection);
     const auto t = now();
-    std::vector<lease_ref> refs;
-    std::vector<owned_id> ids;
-    for (auto i : good) {
-      auto id = id_from_text(batch[i].ref.id);
-      if (!id) {
-        res.lost.push_back(batch[i].ref.id);
-        continue;
-      }
-      ids.push_back(*id);
-      refs.push_back(batch[i].ref);
-    }
+    auto index_of = [&](const completion& x) { return static_cast<std::size_t>(&x - batch.data()); };
+    auto p = parse_batch(batch, res.lost, [&](const completion& x) { return docs[index_of(x)] != nullptr; });
+    const auto& refs = p.refs;
+    const auto& ids = p.ids;
+    auto doc_of = [&](std::size_t k) { return docs[index_of(*p.items[k])].get(); };
 
     if (lock_mode()) {
       collection_handle locks(c.client, opts.db, lock_coll);
-      auto states = read_states(locks.coll, refs, true);
-      std::vector<std::size_t> valid;  // indexes into refs/good whose lock is ours and live
-      for (std::size_t k = 0; k < refs.size(); ++k) {
-        auto it = states.find(refs[k].id);
-        if (it != states.end() && ours(refs[k], it->second)) valid.push_back(k);
-        else res.lost.push_back(refs[k].id);
-      }
-      std::vector<std::size_t> live;  // ... and still live by the server's clock
-      for (auto k : valid) {
-        if (states[refs[k].id].until >= t) live.push_back(k);
-        else res.lost.push_back(refs[k].id);
-      }
+      const auto live = held_locks(locks.coll, refs, t, res.lost);  // ours and live by the server's clock
       auto out = bulk_update(h.coll, live.size(), [&](std::size_t n) {
         const auto k = live[n];
-        auto filter = make_bson();
-        bson_append_value(filter.get(), "_id", 3, &ids[k].value());
-        BSON_APPEND_NULL(filter.get(), f().target.c_str());
-        return std::pair{std::move(filter), completion_update(f(), docs[good[k]].get())};
+        return std::pair{open_document_filter(f(), ids[k].value()), completion_update(f(), doc_of(k))};
       }, "writing completions");
       res.applied = static_cast<std::size_t>(out.matched);
       if (out.matched < static_cast<std::int64_t>(live.size())) {
@@ -888,7 +885,7 @@ struct mongo_store::impl {
 
     auto out = bulk_update(h.coll, refs.size(), [&](std::size_t k) {
       return std::pair{completion_filter(f(), ids[k].value(), refs[k].by, refs[k].token, t),
-                       completion_update(f(), docs[good[k]].get())};
+                       completion_update(f(), doc_of(k))};
     }, "writing completions");
     res.applied = static_cast<std::size_t>(out.matched);
     for (auto& id : lost_ids(h.coll, refs, out.matched, false,
@@ -919,28 +916,14 @@ struct mongo_store::impl {
     pooled_client c(pool);
     const auto t = now();
     const auto until = t + lease;
-    std::vector<lease_ref> refs;
-    std::vector<owned_id> ids;
-    for (const auto& r : batch) {
-      if (auto id = id_from_text(r.ref.id)) {
-        ids.push_back(*id);
-        refs.push_back(r.ref);
-      } else {
-        res.lost.push_back(r.ref.id);
-      }
-    }
+    auto p = parse_batch(batch, res.lost);
+    const auto& refs = p.refs;
+    const auto& ids = p.ids;
     const bool lk = lock_mode();
     collection_handle h(c.client, opts.db, lk ? lock_coll : opts.collection);
     auto out = bulk_update(h.coll, refs.size(), [&](std::size_t k) {
-      if (lk) {
-        auto u = make_bson();
-        bson_t set;
-        BSON_APPEND_DOCUMENT_BEGIN(u.get(), "$set", &set);
-        BSON_APPEND_DATE_TIME(&set, "until", ms(until));
-        BSON_APPEND_DATE_TIME(&set, "ts", ms(t));
-        bson_append_document_end(u.get(), &set);
-        return std::pair{lock_fenced_filter(ids[k].value(), refs[k].by, refs[k].token), std::move(u)};
-      }
+      if (lk)
+        return std::pair{lock_fenced_filter(ids[k].value(), refs[k].by, refs[k].token), lock_renew_update(t, until)};
       return std::pair{fenced_filter(f(), ids[k].value(), refs[k].by, refs[k].token), renew_update(f(), until)};
     }, "renewing leases");
     res.applied = static_cast<std::size_t>(out.matched);
@@ -955,40 +938,18 @@ struct mongo_store::impl {
     if (batch.empty()) return res;
     pooled_client c(pool);
     const auto t = now();
-    std::vector<lease_ref> refs;
-    std::vector<const release_item*> items;
-    std::vector<owned_id> ids;
-    for (const auto& r : batch) {
-      if (auto id = id_from_text(r.ref.id)) {
-        ids.push_back(*id);
-        refs.push_back(r.ref);
-        items.push_back(&r);
-      } else {
-        res.lost.push_back(r.ref.id);
-      }
-    }
+    auto p = parse_batch(batch, res.lost);
+    const auto& refs = p.refs;
+    const auto& ids = p.ids;
+    const auto& items = p.items;
     const bool lk = lock_mode();
     collection_handle h(c.client, opts.db, lk ? lock_coll : opts.collection);
     auto out = bulk_update(h.coll, refs.size(), [&](std::size_t k) {
       const bool at_once = items[k]->delay.count() <= 0;
       const auto retry_at = t + items[k]->delay;
-      if (lk) {
-        auto u = make_bson();
-        bson_t set;
-        BSON_APPEND_DOCUMENT_BEGIN(u.get(), "$set", &set);
-        BSON_APPEND_DATE_TIME(&set, "until", at_once ? 0 : ms(retry_at));
-        BSON_APPEND_DATE_TIME(&set, "ts", ms(t));
-        if (!items[k]->why.empty()) BSON_APPEND_UTF8(&set, "lastError", items[k]->why.c_str());
-        bson_append_document_end(u.get(), &set);
-        if (at_once) {
-          bson_t unset;
-          BSON_APPEND_DOCUMENT_BEGIN(u.get(), "$unset", &unset);
-          BSON_APPEND_UTF8(&unset, "by", "");
-          BSON_APPEND_UTF8(&unset, "token", "");
-          bson_append_document_end(u.get(), &unset);
-        }
-        return std::pair{lock_fenced_filter(ids[k].value(), refs[k].by, refs[k].token), std::move(u)};
-      }
+      if (lk)
+        return std::pair{lock_fenced_filter(ids[k].value(), refs[k].by, refs[k].token),
+                         lock_release_update(at_once, retry_at, t, items[k]->why)};
       return std::pair{fenced_filter(f(), ids[k].value(), refs[k].by, refs[k].token),
                        release_update(f(), at_once, retry_at, items[k]->why)};
     }, "releasing items");
@@ -1006,34 +967,17 @@ struct mongo_store::impl {
     pooled_client c(pool);
     collection_handle h(c.client, opts.db, opts.collection);
     const auto t = now();
-    std::vector<lease_ref> refs;
-    std::vector<const failure*> items;
-    std::vector<owned_id> ids;
-    for (const auto& x : batch) {
-      if (auto id = id_from_text(x.ref.id)) {
-        ids.push_back(*id);
-        refs.push_back(x.ref);
-        items.push_back(&x);
-      } else {
-        res.lost.push_back(x.ref.id);
-      }
-    }
+    auto p = parse_batch(batch, res.lost);
+    const auto& refs = p.refs;
+    const auto& ids = p.ids;
+    const auto& items = p.items;
     if (lock_mode()) {
       collection_handle locks(c.client, opts.db, lock_coll);
-      auto states = read_states(locks.coll, refs, true);
-      std::vector<std::size_t> valid;
-      for (std::size_t k = 0; k < refs.size(); ++k) {
-        auto it = states.find(refs[k].id);
-        if (it != states.end() && ours(refs[k], it->second)) valid.push_back(k);
-        else res.lost.push_back(refs[k].id);
-      }
+      const auto valid = held_locks(locks.coll, refs, std::nullopt, res.lost);
       auto out = bulk_update(h.coll, valid.size(), [&](std::size_t n) {
         const auto k = valid[n];
-        auto filter = make_bson();
-        bson_append_value(filter.get(), "_id", 3, &ids[k].value());
-        BSON_APPEND_NULL(filter.get(), f().target.c_str());
-        return std::pair{std::move(filter), failure_update(f(), items[k]->reason, items[k]->http_status,
-                                                           items[k]->attempts, t)};
+        return std::pair{open_document_filter(f(), ids[k].value()),
+                         failure_update(f(), items[k]->reason, items[k]->http_status, items[k]->attempts, t)};
       }, "recording failures");
       res.applied = static_cast<std::size_t>(out.matched);
       delete_locks(locks.coll, refs);
@@ -1066,19 +1010,8 @@ struct mongo_store::impl {
     s.failed = static_cast<std::uint64_t>(count(h.coll, failed_filter(f()).get()));
     if (lock_mode()) {
       collection_handle locks(c.client, opts.db, lock_coll);
-      auto lease_filter = [&](bool live) {
-        auto b = make_bson();
-        bson_t e, u;
-        BSON_APPEND_DOCUMENT_BEGIN(b.get(), "token", &e);
-        BSON_APPEND_BOOL(&e, "$exists", true);
-        bson_append_document_end(b.get(), &e);
-        BSON_APPEND_DOCUMENT_BEGIN(b.get(), "until", &u);
-        BSON_APPEND_DATE_TIME(&u, live ? "$gte" : "$lt", ms(t));
-        bson_append_document_end(b.get(), &u);
-        return b;
-      };
-      s.leased_live = static_cast<std::uint64_t>(count(locks.coll, lease_filter(true).get()));
-      s.leased_expired = static_cast<std::uint64_t>(count(locks.coll, lease_filter(false).get()));
+      s.leased_live = static_cast<std::uint64_t>(count(locks.coll, lock_leased_filter(t, true).get()));
+      s.leased_expired = static_cast<std::uint64_t>(count(locks.coll, lock_leased_filter(t, false).get()));
       const auto open = count(h.coll, unlocked_candidate_filter(f()).get());
       s.pending = static_cast<std::uint64_t>(
           std::max<std::int64_t>(0, open - static_cast<std::int64_t>(s.leased_live + s.leased_expired)));

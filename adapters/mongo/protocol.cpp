@@ -293,6 +293,67 @@ bson_ptr lock_index_command(const std::string& lock_collection, std::int64_t ttl
   return b;
 }
 
+void append_id_in(bson_t* filter, const std::vector<bson_value_t>& ids) { append_in(filter, "_id", ids); }
+
+bson_ptr id_in_filter(const std::vector<bson_value_t>& ids) {
+  auto b = make_bson();
+  append_in(b.get(), "_id", ids);
+  return b;
+}
+
+bson_ptr open_document_filter(const field_names& f, const bson_value_t& id) {
+  auto b = make_bson();
+  bson_append_value(b.get(), "_id", 3, &id);
+  BSON_APPEND_NULL(b.get(), f.target.c_str());
+  return b;
+}
+
+bson_ptr lock_token_filter(std::uint64_t token) {
+  auto b = make_bson();
+  append_i64(b.get(), "token", token);
+  return b;
+}
+
+bson_ptr lock_renew_update(store_time now, store_time until) {
+  auto b = make_bson();
+  bson_t set;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
+  BSON_APPEND_DATE_TIME(&set, "until", ms(until));
+  BSON_APPEND_DATE_TIME(&set, "ts", ms(now));
+  bson_append_document_end(b.get(), &set);
+  return b;
+}
+
+bson_ptr lock_release_update(bool at_once, store_time retry_at, store_time now, const std::string& why) {
+  auto b = make_bson();
+  bson_t set;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
+  BSON_APPEND_DATE_TIME(&set, "until", at_once ? 0 : ms(retry_at));
+  BSON_APPEND_DATE_TIME(&set, "ts", ms(now));
+  if (!why.empty()) BSON_APPEND_UTF8(&set, "lastError", why.c_str());
+  bson_append_document_end(b.get(), &set);
+  if (at_once) {
+    bson_t unset;
+    BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$unset", &unset);
+    BSON_APPEND_UTF8(&unset, "by", "");
+    BSON_APPEND_UTF8(&unset, "token", "");
+    bson_append_document_end(b.get(), &unset);
+  }
+  return b;
+}
+
+bson_ptr lock_leased_filter(store_time now, bool live) {
+  auto b = make_bson();
+  bson_t e, u;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "token", &e);
+  BSON_APPEND_BOOL(&e, "$exists", true);
+  bson_append_document_end(b.get(), &e);
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "until", &u);
+  BSON_APPEND_DATE_TIME(&u, live ? "$gte" : "$lt", ms(now));
+  bson_append_document_end(b.get(), &u);
+  return b;
+}
+
 bson_ptr unlocked_candidate_filter(const field_names& f) {
   auto b = make_bson();
   BSON_APPEND_NULL(b.get(), f.target.c_str());

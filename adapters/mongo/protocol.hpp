@@ -61,5 +61,16 @@ bson_ptr lock_fenced_filter(const bson_value_t& id, const std::string& by, std::
 bson_ptr lock_index_command(const std::string& lock_collection, std::int64_t ttl_seconds);
 // Candidates for lock-collection: target null and not failed (locks live elsewhere).
 bson_ptr unlocked_candidate_filter(const field_names& f);
+// Adds `_id: {$in: ids}` to `filter`.
+void append_id_in(bson_t* filter, const std::vector<bson_value_t>& ids);
+bson_ptr id_in_filter(const std::vector<bson_value_t>& ids);
+// Lock-collection: the document `id` while it is still open (target null): the completion's guard.
+bson_ptr open_document_filter(const field_names& f, const bson_value_t& id);
+// Lock-collection: the locks of one claim; renewal; release (at once: claimable, attempts kept);
+// live or expired leases for stats.
+bson_ptr lock_token_filter(std::uint64_t token);
+bson_ptr lock_renew_update(store_time now, store_time until);
+bson_ptr lock_release_update(bool at_once, store_time retry_at, store_time now, const std::string& why);
+bson_ptr lock_leased_filter(store_time now, bool live);
 
 }  // namespace dibs::mongo

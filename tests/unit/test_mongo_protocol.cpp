@@ -130,3 +130,20 @@ TEST_CASE("connection strings are printed without their password", "[uri]") {
   CHECK(redact_uri("mysql://u:p%40ss@h:3306/db?table=jobs") == "mysql://u:***@h:3306/db?table=jobs");
   CHECK(redact_uri("not a uri") == "not a uri");
 }
+
+TEST_CASE("lock-collection documents: token, renewal, release, open guard, leased counts", "[mongo][protocol]") {
+  field_names f;
+  CHECK(compact(to_json(lock_token_filter(9).get())) == R"({"token":{"$numberLong":"9"}})");
+  CHECK(compact(to_json(lock_renew_update(t0, t0 + std::chrono::seconds(60)).get())) ==
+        R"({"$set":{"until":{"$date":{"$numberLong":"1700000060000"}},"ts":{"$date":{"$numberLong":"1700000000000"}}}})");
+  CHECK(compact(to_json(lock_release_update(true, t0, t0, "shutdown").get())) ==
+        R"({"$set":{"until":{"$date":{"$numberLong":"0"}},"ts":{"$date":{"$numberLong":"1700000000000"}},"lastError":"shutdown"},)"
+        R"("$unset":{"by":"","token":""}})");
+  CHECK(compact(to_json(lock_release_update(false, t0 + std::chrono::seconds(5), t0, "").get())) ==
+        R"({"$set":{"until":{"$date":{"$numberLong":"1700000005000"}},"ts":{"$date":{"$numberLong":"1700000000000"}}}})");
+  const auto id = oid_value("65a1b2c3d4e5f60718293a4b");
+  CHECK(compact(to_json(open_document_filter(f, id).get())) == R"({"_id":{"$oid":"65a1b2c3d4e5f60718293a4b"},"location":null})");
+  CHECK(compact(to_json(lock_leased_filter(t0, false).get())) ==
+        R"({"token":{"$exists":true},"until":{"$lt":{"$date":{"$numberLong":"1700000000000"}}}})");
+  CHECK(compact(to_json(id_in_filter({id}).get())) == R"({"_id":{"$in":[{"$oid":"65a1b2c3d4e5f60718293a4b"}]}})");
+}
