@@ -3,7 +3,7 @@
 // until interrupted).
 #include "commands.hpp"
 #include "duration_flag.hpp"
-#include "run_engine.hpp"
+#include "engine_flags.hpp"
 #include "store_flags.hpp"
 
 #include <adapters/http/http_processor.hpp>
@@ -23,53 +23,30 @@ command add_enrich_command(CLI::App& app) {
   struct flags {
     store_flags store;
     std::string url;
-    std::size_t concurrency = 1000;
-    std::size_t shards = 0;
-    std::size_t claim_batch = 100;
-    std::string lease = "60s";
-    std::string grace = "1s";
-    int max_attempts = 5;
+    engine_flags run;
     std::string shutdown_timeout = "10s";
     std::string connect_timeout = "5s";
     std::string request_timeout = "30s";
     std::size_t max_body = 1 << 20;
     bool follow = false;
     bool no_status_check = false;
-    std::string summary_json;
-    bool no_progress = false;
-    std::string rate;
   };
   auto f = std::make_shared<flags>();
   f->store.add_to(*sub, true);
+  f->run.add_to(*sub);
   sub->add_option("--url", f->url, "URL template; {field} is replaced by the document's field, percent-encoded")->required();
-  sub->add_option("--concurrency", f->concurrency, "pipelines for the process, split across shards")->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))->capture_default_str();
-  sub->add_option("--shards", f->shards, "io_context threads (0 = one per core)")->capture_default_str();
-  sub->add_option("--claim-batch", f->claim_batch, "documents per claim")->check(CLI::Range(std::size_t{1}, std::size_t{100'000}))->capture_default_str();
-  sub->add_option("--lease", f->lease, "lease length (renewed while a call runs)")->capture_default_str();
-  sub->add_option("--grace", f->grace, "how long past its expiry a lease is taken over")->capture_default_str();
-  sub->add_option("--max-attempts", f->max_attempts, "claims before a retried document is failed")->check(CLI::Range(1, 1000))->capture_default_str();
   sub->add_option("--shutdown-timeout", f->shutdown_timeout, "how long in-flight calls may finish after SIGINT/SIGTERM")->capture_default_str();
   sub->add_option("--connect-timeout", f->connect_timeout, "HTTP connect timeout")->capture_default_str();
   sub->add_option("--request-timeout", f->request_timeout, "HTTP timeout for a whole call")->capture_default_str();
   sub->add_option("--max-body", f->max_body, "largest API answer accepted, in bytes")->capture_default_str();
   sub->add_flag("--follow", f->follow, "keep going when nothing is pending: poll with backoff (10 ms up to 5 s)");
   sub->add_flag("--no-status-check", f->no_status_check, "don't fail documents whose answer says {\"status\":\"fail\"}");
-  sub->add_option("--summary-json", f->summary_json, "also write the summary figures to this JSON file");
-  sub->add_flag("--no-progress", f->no_progress, "no live progress line");
-  sub->add_option("--rate", f->rate, "at most this many API requests, N/s or N/min, for the whole process");
 
   return [f] {
-    engine_config cfg;
-    cfg.concurrency = f->concurrency;
-    cfg.shards = f->shards;
-    cfg.claim_batch = f->claim_batch;
-    cfg.lease = duration_flag("--lease", f->lease);
-    cfg.grace = duration_flag("--grace", f->grace);
-    cfg.max_attempts = f->max_attempts;
+    auto cfg = f->run.config();
     cfg.shutdown_timeout = duration_flag("--shutdown-timeout", f->shutdown_timeout);
     cfg.follow = f->follow;
     if (f->follow) cfg.idle_backoff_max = std::chrono::milliseconds(5'000);
-    if (cfg.effective_shards() > cfg.concurrency) cfg.shards = cfg.concurrency;
     cfg.validate();
 
     http::processor_options popts;
@@ -78,7 +55,7 @@ command add_enrich_command(CLI::App& app) {
     popts.http.request_timeout = duration_flag("--request-timeout", f->request_timeout);
     popts.http.max_body = f->max_body;
     popts.status_field_check = !f->no_status_check;
-    popts.limiter = make_limiter(f->rate);
+    popts.limiter = f->run.limiter();
 
     auto st = f->store.open();
     log::info("enrich: ", st->describe());
@@ -88,20 +65,14 @@ command add_enrich_command(CLI::App& app) {
     engine e(cfg, st, http::make_http_processor_factory(std::move(popts)));
     // With --follow, a change stream (where the server has them) wakes idle shards at once.
     if (f->follow) st->watch([&e] { e.wake(); });
-    const auto result = run_engine_in_foreground(e, total, !f->no_progress);
+    const auto result = run_engine_in_foreground(e, total, !f->run.no_progress);
     st->stop_watching();
     const auto after = st->stats_blocking();
     std::printf("enrich: %s: %llu done, %llu failed, %llu pending, %llu leased; claim conflicts %llu\n",
                 st->describe().c_str(), (unsigned long long)after.done, (unsigned long long)after.failed,
                 (unsigned long long)after.pending, (unsigned long long)(after.leased_live + after.leased_expired),
                 (unsigned long long)st->claim_conflicts());
-    if (!f->summary_json.empty()) {
-      std::ofstream out(f->summary_json);
-      out << result.summary.json() << "\n";
-      if (!out) std::fprintf(stderr, "dibs: could not write %s\n", f->summary_json.c_str());
-    }
-    std::printf("%s\n", result.summary.line().c_str());
-    std::fflush(stdout);
+    f->run.finish(result);
     // With --follow a signal is the normal way to end; otherwise it means the work was cut short.
     // (Everything this process held was released or written before it got here.)
     if (f->follow) return 0;

@@ -1,0 +1,55 @@
+#include "engine_flags.hpp"
+
+#include "duration_flag.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+namespace dibs::cli {
+
+void engine_flags::add_to(CLI::App& cmd) {
+  cmd.add_option("--concurrency", concurrency, "pipelines for the process, split across shards")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))
+      ->capture_default_str();
+  cmd.add_option("--shards", shards, "io_context threads (0 = one per core)")->capture_default_str();
+  cmd.add_option("--claim-batch", claim_batch, "documents per claim")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100'000}))
+      ->capture_default_str();
+  cmd.add_option("--lease", lease, "lease length (renewed while a call runs)")->capture_default_str();
+  cmd.add_option("--grace", grace, "how long past its expiry a lease is taken over")->capture_default_str();
+  cmd.add_option("--max-attempts", max_attempts, "claims before a retried document is failed")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd.add_option("--rate", rate, "at most this many API requests, N/s or N/min, for the whole process");
+  cmd.add_option("--summary-json", summary_json, "also write the summary figures to this JSON file");
+  cmd.add_flag("--no-progress", no_progress, "no live progress line");
+}
+
+engine_config engine_flags::config() const {
+  engine_config cfg;
+  cfg.concurrency = concurrency;
+  cfg.shards = shards;
+  cfg.claim_batch = claim_batch;
+  cfg.lease = duration_flag("--lease", lease);
+  cfg.grace = duration_flag("--grace", grace);
+  cfg.max_attempts = max_attempts;
+  if (cfg.effective_shards() > cfg.concurrency) cfg.shards = cfg.concurrency;
+  cfg.validate();
+  return cfg;
+}
+
+std::shared_ptr<http::rate_limiter> engine_flags::limiter() const { return make_limiter(rate); }
+
+void engine_flags::finish(const run_result& result) const {
+  if (!summary_json.empty()) {
+    std::ofstream out(summary_json);
+    out << result.summary.json() << "\n";
+    if (!out) std::fprintf(stderr, "dibs: could not write %s\n", summary_json.c_str());
+  }
+  std::printf("%s\n", result.summary.line().c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace dibs::cli
