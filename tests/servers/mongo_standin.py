@@ -8,8 +8,10 @@ real concurrency inside the server, or transactions; against a real mongod (MONG
 tests run unchanged.
 
 Extra commands: {dibsCounts: 1} answers {counts: {name: n}}; {dibsResetCounts: 1} zeroes them.
+--clock-skew-s N makes the server's clock (hello's localTime) run N seconds ahead of this machine's,
+so tests can show that leases follow the server's clock, not the client's.
 
-  mongo_standin.py --port 0 --port-file PATH   (writes the chosen port to PATH once listening)
+  mongo_standin.py --port 0 --port-file PATH [--clock-skew-s N]
 """
 import argparse
 import collections
@@ -60,10 +62,11 @@ mongomock.collection.Collection._iter_documents = _iter_documents
 client = mongomock.MongoClient()
 counts = collections.Counter()
 connection_ids = [0]
+clock_skew = [datetime.timedelta(0)]
 
 
 def now():
-    return datetime.datetime.utcnow()
+    return datetime.datetime.utcnow() + clock_skew[0]
 
 
 def error(code, msg):
@@ -246,7 +249,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file")
+    ap.add_argument("--clock-skew-s", type=int, default=0)
     args = ap.parse_args()
+    clock_skew[0] = datetime.timedelta(seconds=args.clock_skew_s)
 
     server = MockupDB(port=args.port or None, request_timeout=int(1e6))
     server.autoresponds(handle)
@@ -256,7 +261,7 @@ def main():
         with open(tmp, "w") as f:
             f.write("%d\n" % port)
         os.replace(tmp, args.port_file)
-    print("mongo stand-in listening on 127.0.0.1:%d" % port, flush=True)
+    print("mongo stand-in listening on 127.0.0.1:%d (clock skew %d s)" % (port, args.clock_skew_s), flush=True)
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *a: stop.set())

@@ -17,7 +17,9 @@ case "$action" in
     fi
     rm -f "$dir/mongo_standin.port"
     # Debian's python3 (the packages live there), whatever python3 is first on PATH.
-    /usr/bin/python3 "$here/mongo_standin.py" --port-file "$dir/mongo_standin.port" \
+    # The server's clock runs an hour ahead: every test then shows that leases use its clock.
+    # (Ahead, not behind: the lock collection's TTL index must not expire fresh locks.)
+    /usr/bin/python3 "$here/mongo_standin.py" --port-file "$dir/mongo_standin.port" --clock-skew-s "${DIBS_STANDIN_CLOCK_SKEW_S:-3600}" \
       > "$dir/mongo_standin.log" 2>&1 &
     echo $! > "$dir/mongo_standin.pid"
     for _ in $(seq 1 100); do
