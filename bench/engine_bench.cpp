@@ -102,9 +102,9 @@ double ceiling_rps(std::uint16_t port, std::size_t shards, std::size_t concurren
       auto loop = [&](std::size_t i) -> awaitable<void> {
         std::string target = "/json/8.8." + std::to_string(i % 250) + "." + std::to_string(s + 1);
         while (left.fetch_sub(1) > 0) {
-          std::string host = "127.0.0.1";
+          http::origin to{"127.0.0.1", port, false};
           std::string t = target;
-          auto r = co_await client.get(std::move(host), port, std::move(t));
+          auto r = co_await client.get(std::move(to), std::move(t));
           if (r.ec || r.status != 200) ++errors;
         }
       };

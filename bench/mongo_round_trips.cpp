@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   app.add_option("--python", python, "also run this one-at-a-time pymongo reference on the same documents");
   CLI11_PARSE(app, argc, argv);
 
-  stub::ipapi_stub api({"127.0.0.1", 0, std::chrono::milliseconds(0), 1});
+  stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
 
   std::printf("| strategy | docs | commands/doc | docs/s | CPU µs/doc | claim conflicts | commands |\n|---|---|---|---|---|---|---|\n");

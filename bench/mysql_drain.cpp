@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   const std::string table_uri = uri + (uri.find('?') == std::string::npos ? "?table=drain" : "&table=drain");
 
-  stub::ipapi_stub api({"127.0.0.1", 0, std::chrono::milliseconds(0), 1});
+  stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
   auto noop = [](const shard_info&) -> std::unique_ptr<processor> { return std::make_unique<noop_processor>(); };
   http::processor_options popts;

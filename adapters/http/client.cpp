@@ -13,15 +13,24 @@
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/message.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
 
 #include <algorithm>
+#include <optional>
 #include <strings.h>
+#include <tuple>
 #include <unordered_map>
 
 namespace dibs::http {
 
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
+namespace ssl = boost::asio::ssl;
 using tcp = net::ip::tcp;
 using steady = std::chrono::steady_clock;
 
@@ -32,15 +41,24 @@ std::string response::header(const std::string& name) const {
 }
 
 std::string response::describe() const {
-  if (ec) return stage + ": " + ec.message();
+  if (ec) return stage + ": " + ec.message() + (detail.empty() ? "" : " (" + detail + ")");
   const auto reason = bhttp::obsolete_reason(static_cast<bhttp::status>(status));
   return "HTTP " + std::to_string(status) + (reason.empty() ? "" : " " + std::string(reason));
 }
 
 namespace {
+// A plain or a TLS connection; every read and write goes through exchange() below.
 struct connection {
-  explicit connection(const net::any_io_executor& ex) : stream(ex) {}
-  beast::tcp_stream stream;
+  connection(const net::any_io_executor& ex, ssl::context* tls_context) {
+    if (tls_context)
+      tls.emplace(ex, *tls_context);
+    else
+      plain.emplace(ex);
+  }
+  beast::tcp_stream& tcp() { return tls ? tls->next_layer() : *plain; }
+
+  std::optional<beast::tcp_stream> plain;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> tls;
   beast::flat_buffer buffer;
 };
 
@@ -53,41 +71,159 @@ struct host_pool {
 // the answer arrives; the request was not processed, so a GET may be sent again.
 bool stale_connection_error(const boost::system::error_code& ec) {
   return ec == bhttp::error::end_of_stream || ec == net::error::connection_reset ||
-         ec == net::error::broken_pipe || ec == net::error::eof;
+         ec == net::error::broken_pipe || ec == net::error::eof || ec == ssl::error::stream_truncated;
+}
+
+bool is_ip_address(const std::string& host) {
+  boost::system::error_code ec;
+  net::ip::make_address(host, ec);
+  return !ec;
+}
+
+template <class Message>
+awaitable<boost::system::error_code> write_to(connection& c, Message& m) {
+  if (c.tls) {
+    auto [ec, n] = co_await bhttp::async_write(*c.tls, m, net::as_tuple(net::use_awaitable));
+    co_return ec;
+  }
+  auto [ec, n] = co_await bhttp::async_write(*c.plain, m, net::as_tuple(net::use_awaitable));
+  co_return ec;
+}
+
+template <class Parser>
+awaitable<boost::system::error_code> read_from(connection& c, Parser& p) {
+  if (c.tls) {
+    auto [ec, n] = co_await bhttp::async_read(*c.tls, c.buffer, p, net::as_tuple(net::use_awaitable));
+    co_return ec;
+  }
+  auto [ec, n] = co_await bhttp::async_read(*c.plain, c.buffer, p, net::as_tuple(net::use_awaitable));
+  co_return ec;
 }
 }  // namespace
 
 struct client::impl {
   impl(net::any_io_executor e, client_options o) : ex(std::move(e)), opts(std::move(o)), resolver(ex) {}
 
-  awaitable<response> get(std::string host, std::uint16_t port, std::string target) {
-    response res;
-    ++stats.requests;
-    const auto deadline = steady::now() + opts.request_timeout;
-    auto& pool = pools[host + ":" + std::to_string(port)];
+  // The TLS context, made on the first HTTPS request (loading the system's CAs takes a while).
+  ssl::context* tls_context(response& res) {
+    if (tls_ctx) return &*tls_ctx;
+    auto& ctx = tls_ctx.emplace(ssl::context::tls_client);
+    boost::system::error_code ec;
+    ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3, ec);
+    if (opts.tls.insecure) {
+      ctx.set_verify_mode(ssl::verify_none, ec);
+    } else {
+      ctx.set_verify_mode(ssl::verify_peer, ec);
+      if (opts.tls.ca_file.empty())
+        ctx.set_default_verify_paths(ec);
+      else
+        ctx.load_verify_file(opts.tls.ca_file, ec);
+    }
+    if (ec) {
+      tls_ctx.reset();
+      res.ec = ec;
+      res.stage = "tls setup";
+      res.detail = opts.tls.ca_file.empty() ? "the system's CA store" : "CA file " + opts.tls.ca_file;
+      return nullptr;
+    }
+    return &ctx;
+  }
 
+  // TLS on a connected socket: SNI, then the certificate chain and the host name (or address)
+  // checked by OpenSSL itself, so a refusal says why ("hostname mismatch", "unable to get local
+  // issuer certificate").
+  awaitable<bool> handshake(connection& c, const std::string& host, response& res) {
+    SSL* native = c.tls->native_handle();
+    const bool ip = is_ip_address(host);
+    if (!ip) SSL_set_tlsext_host_name(native, host.c_str());
+    if (!opts.tls.insecure) {
+      X509_VERIFY_PARAM* param = SSL_get0_param(native);
+      if (ip)
+        X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str());
+      else
+        X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size());
+    }
+    auto [ec] = co_await c.tls->async_handshake(ssl::stream_base::client, net::as_tuple(net::use_awaitable));
+    if (!ec) co_return true;
+    res.ec = ec;
+    res.stage = "tls handshake with " + host;
+    if (const long v = SSL_get_verify_result(native); v != X509_V_OK) res.detail = X509_verify_cert_error_string(v);
+    co_return false;
+  }
+
+  // The pool of `to`, its endpoints resolved on first use; nullptr (and `res` says why) when
+  // the name does not resolve or TLS can't be set up.
+  awaitable<host_pool*> pool_for(const origin& to, response& res) {
+    auto& pool = pools[(to.tls ? "https://" : "http://") + to.host + ":" + std::to_string(to.port)];
+    if (to.tls && !tls_context(res)) co_return nullptr;
     if (pool.endpoints.empty()) {
       boost::system::error_code ec;
-      const auto addr = net::ip::make_address(host, ec);
+      const auto addr = net::ip::make_address(to.host, ec);
       if (!ec) {
-        pool.endpoints.emplace_back(addr, port);
+        pool.endpoints.emplace_back(addr, to.port);
       } else {
-        auto [rec, results] =
-            co_await resolver.async_resolve(host, std::to_string(port), net::as_tuple(net::use_awaitable));
+        auto [rec, results] = co_await resolver.async_resolve(to.host, std::to_string(to.port),
+                                                              net::as_tuple(net::use_awaitable));
         if (rec) {
           res.ec = rec;
-          res.stage = "resolve " + host;
-          co_return res;
+          res.stage = "resolve " + to.host;
+          co_return nullptr;
         }
         for (const auto& r : results) pool.endpoints.push_back(r.endpoint());
       }
     }
+    co_return &pool;
+  }
 
-    bhttp::request<bhttp::empty_body> req{bhttp::verb::get, target, 11};
-    req.set(bhttp::field::host, port == 80 ? host : host + ":" + std::to_string(port));
+  // A new connection to `to` (TCP, then TLS when asked), or nullptr and `res` says why.
+  awaitable<std::unique_ptr<connection>> open(const origin& to, host_pool& pool, steady::time_point deadline,
+                                              response& res) {
+    auto c = std::make_unique<connection>(ex, to.tls ? &*tls_ctx : nullptr);
+    const auto left = deadline - steady::now();
+    c->tcp().expires_after(std::min<steady::duration>(opts.connect_timeout, left));
+    auto [cec, ep] = co_await c->tcp().async_connect(pool.endpoints, net::as_tuple(net::use_awaitable));
+    if (cec) {
+      res.ec = cec;
+      res.stage = "connect";
+      co_return nullptr;
+    }
+    ++stats.connects;
+    boost::system::error_code ignored;
+    c->tcp().socket().set_option(tcp::no_delay(true), ignored);
+    if (c->tls && !co_await handshake(*c, to.host, res)) co_return nullptr;
+    co_return c;
+  }
+
+  awaitable<response> probe(origin to) {
+    response res;
+    const auto deadline = steady::now() + opts.connect_timeout;
+    host_pool* pool = co_await pool_for(to, res);
+    if (!pool) co_return res;
+    auto c = co_await open(to, *pool, deadline, res);
+    if (c) pool->idle.push_back(std::move(c));
+    co_return res;
+  }
+
+  awaitable<response> send(origin to, request spec) {
+    response res;
+    ++stats.requests;
+    const auto deadline = steady::now() + opts.request_timeout;
+    host_pool* found = co_await pool_for(to, res);
+    if (!found) co_return res;
+    auto& pool = *found;
+
+    const bool post = spec.method == request::verb::post;
+    bhttp::request<bhttp::string_body> req{post ? bhttp::verb::post : bhttp::verb::get, spec.target, 11};
+    const bool default_port = to.port == (to.tls ? 443 : 80);
+    req.set(bhttp::field::host, default_port ? to.host : to.host + ":" + std::to_string(to.port));
     req.set(bhttp::field::user_agent, opts.user_agent);
     req.set(bhttp::field::accept, "application/json");
+    if (post) {
+      req.set(bhttp::field::content_type, spec.content_type);
+      req.body() = std::move(spec.body);
+    }
     req.keep_alive(true);
+    req.prepare_payload();
 
     for (int attempt = 0;; ++attempt) {
       std::unique_ptr<connection> c;
@@ -98,22 +234,12 @@ struct client::impl {
         res.reused = true;
         ++stats.reuses;
       } else {
-        c = std::make_unique<connection>(ex);
-        const auto left = deadline - steady::now();
-        c->stream.expires_after(std::min<steady::duration>(opts.connect_timeout, left));
-        auto [cec, ep] = co_await c->stream.async_connect(pool.endpoints, net::as_tuple(net::use_awaitable));
-        if (cec) {
-          res.ec = cec;
-          res.stage = "connect";
-          co_return res;
-        }
-        ++stats.connects;
-        boost::system::error_code ignored;
-        c->stream.socket().set_option(tcp::no_delay(true), ignored);
+        c = co_await open(to, pool, deadline, res);
+        if (!c) co_return res;
       }
 
-      c->stream.expires_at(deadline);
-      auto [wec, written] = co_await bhttp::async_write(c->stream, req, net::as_tuple(net::use_awaitable));
+      c->tcp().expires_at(deadline);
+      const auto wec = co_await write_to(*c, req);
       if (wec) {
         if (res.reused && attempt == 0 && stale_connection_error(wec)) {
           --stats.reuses;
@@ -128,8 +254,7 @@ struct client::impl {
       bhttp::response_parser<bhttp::string_body> parser;
       parser.body_limit(opts.max_body);
       parser.header_limit(64 * 1024);
-      auto [rec, read] =
-          co_await bhttp::async_read(c->stream, c->buffer, parser, net::as_tuple(net::use_awaitable));
+      const auto rec = co_await read_from(*c, parser);
       if (rec) {
         if (res.reused && attempt == 0 && !parser.got_some() && stale_connection_error(rec)) {
           --stats.reuses;
@@ -146,7 +271,7 @@ struct client::impl {
       for (const auto& f : msg) res.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
       res.body = std::move(msg.body());
       if (msg.keep_alive() && pool.idle.size() < opts.max_idle_per_host) {
-        c->stream.expires_never();
+        c->tcp().expires_never();
         pool.idle.push_back(std::move(c));
       }
       co_return res;
@@ -156,6 +281,7 @@ struct client::impl {
   net::any_io_executor ex;
   client_options opts;
   tcp::resolver resolver;
+  std::optional<ssl::context> tls_ctx;
   std::unordered_map<std::string, host_pool> pools;
   client_stats stats;
 };
@@ -164,8 +290,14 @@ client::client(net::any_io_executor ex, client_options opts)
     : impl_(std::make_unique<impl>(std::move(ex), std::move(opts))) {}
 client::~client() = default;
 
-awaitable<response> client::get(std::string host, std::uint16_t port, std::string target) {
-  return impl_->get(std::move(host), port, std::move(target));
+awaitable<response> client::send(origin to, request req) { return impl_->send(std::move(to), std::move(req)); }
+
+awaitable<response> client::probe(origin to) { return impl_->probe(std::move(to)); }
+
+awaitable<response> client::get(origin to, std::string target) {
+  request req;
+  req.target = std::move(target);
+  return impl_->send(std::move(to), std::move(req));
 }
 
 const client_stats& client::stats() const { return impl_->stats; }

@@ -1,10 +1,14 @@
-// An HTTP/1.1 client for one shard: keep-alive connection pools per host, endpoints resolved once
-// and cached (the resolver can't be cancelled), a connect timeout, a total timeout per request,
-// and a cap on the response body. Not thread-safe: one client per shard.
+// An HTTP/1.1 client for one shard: keep-alive connection pools per origin, endpoints resolved
+// once and cached (the resolver can't be cancelled), a connect timeout, a total timeout per
+// request, and a cap on the response body. HTTPS through OpenSSL: the server's certificate and
+// host name are verified (the system's CAs, or `tls.ca_file`), SNI is sent for host names.
+// Not thread-safe: one client per shard.
 //
 // Cancellation: a terminal cancellation of the awaiting coroutine aborts the connect, write or
 // read in progress; the call returns with `operation_aborted` and the connection is closed.
 #pragma once
+
+#include <adapters/http/origin.hpp>
 
 #include <dibs/net.hpp>
 
@@ -19,17 +23,32 @@
 
 namespace dibs::http {
 
+struct tls_options {
+  std::string ca_file;    // PEM file of trusted CAs; "" = the system's store
+  bool insecure = false;  // no certificate or host-name verification (the caller warns)
+};
+
 struct client_options {
   std::chrono::milliseconds connect_timeout{5'000};
   std::chrono::milliseconds request_timeout{30'000};  // from the start of the call to the last byte
   std::size_t max_body = 1 << 20;                      // larger bodies fail with body_limit
   std::size_t max_idle_per_host = 4096;                // idle keep-alive connections kept
   std::string user_agent = "dibs/0.1";
+  tls_options tls;
+};
+
+// One request: GET without a body, or POST with one.
+struct request {
+  enum class verb { get, post } method = verb::get;
+  std::string target;  // path and query
+  std::string body;
+  std::string content_type = "application/json";
 };
 
 struct response {
   boost::system::error_code ec;  // set when no complete response arrived
-  std::string stage;             // where `ec` happened: resolve, connect, write, read
+  std::string stage;             // where `ec` happened: resolve, connect, tls handshake, write, read
+  std::string detail;            // more about `ec`: why a certificate was refused
   int status = 0;
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
@@ -55,7 +74,13 @@ class client {
   client(const client&) = delete;
   client& operator=(const client&) = delete;
 
-  awaitable<response> get(std::string host, std::uint16_t port, std::string target);
+  // Any request is sent again once when a kept-alive connection turns out closed before the
+  // answer began: the requests dibs makes are lookups, safe to repeat.
+  awaitable<response> send(origin to, request req);
+  awaitable<response> get(origin to, std::string target);
+  // Connects (and with TLS, shakes hands, verifying the certificate) without a request; the
+  // connection is kept for later requests. `ec` is set when that fails.
+  awaitable<response> probe(origin to);
 
   const client_stats& stats() const;
   const client_options& options() const;

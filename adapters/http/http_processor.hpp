@@ -11,6 +11,7 @@
 #pragma once
 
 #include <adapters/http/client.hpp>
+#include <adapters/http/exchange_policy.hpp>
 #include <adapters/http/rate_limiter.hpp>
 #include <adapters/http/url_template.hpp>
 
@@ -33,10 +34,6 @@ struct processor_options {
   // (with no rate of its own) when none is given, so stop signals are always honored.
   std::shared_ptr<rate_limiter> limiter;
 };
-
-// A delay drawn uniformly from [0, min(max, base * 2^(attempt-1))] ("full jitter").
-std::chrono::milliseconds full_jitter_backoff(int attempt, std::chrono::milliseconds base,
-                                              std::chrono::milliseconds max, std::mt19937_64& rng);
 
 class http_processor final : public processor {
  public:

@@ -24,17 +24,16 @@ std::string percent_encode(std::string_view value) {
   return out;
 }
 
-url_template url_template::parse(const std::string& text) {
-  auto bad = [&](const std::string& why) { throw std::invalid_argument("bad --url '" + text + "': " + why); };
+url_template url_template::parse(const std::string& text, const std::string& flag) {
+  auto bad = [&](const std::string& why) { throw std::invalid_argument("bad " + flag + " '" + text + "': " + why); };
   url_template t;
   t.text_ = text;
 
   const auto scheme_end = text.find("://");
-  if (scheme_end == std::string::npos) bad("expected http://HOST[:PORT]/PATH");
+  if (scheme_end == std::string::npos) bad("expected http(s)://HOST[:PORT]/PATH");
   t.scheme_ = text.substr(0, scheme_end);
   std::transform(t.scheme_.begin(), t.scheme_.end(), t.scheme_.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (t.scheme_ == "https") bad("https is not supported yet (planned: TLS with certificate verification)");
-  if (t.scheme_ != "http") bad("unsupported scheme '" + t.scheme_ + "'");
+  if (t.scheme_ != "http" && t.scheme_ != "https") bad("unsupported scheme '" + t.scheme_ + "' (http or https)");
 
   const auto authority_start = scheme_end + 3;
   auto path_start = text.find_first_of("/?", authority_start);
@@ -60,7 +59,7 @@ url_template url_template::parse(const std::string& text) {
   }
   if (host.empty()) bad("no host");
   t.host_ = host;
-  t.port_ = 80;
+  t.port_ = t.scheme_ == "https" ? 443 : 80;
   if (!port_text.empty()) {
     unsigned port = 0;
     auto [p, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
@@ -101,6 +100,15 @@ url_template url_template::parse(const std::string& text) {
   return t;
 }
 
+source_text source_field(const job& j, const std::string& name) {
+  const auto* f = j.field(name);
+  if (!f || f->st == job_field::state::missing) return {{}, "source field '" + name + "' is missing"};
+  if (f->st == job_field::state::not_string)
+    return {{}, "source field '" + name + "' is not a string (it is " + f->type_name + ")"};
+  if (f->value.empty()) return {{}, "source field '" + name + "' is an empty string"};
+  return {f->value, {}};
+}
+
 url_template::expansion url_template::expand(const job& j) const {
   expansion e;
   for (const auto& p : pieces_) {
@@ -108,20 +116,12 @@ url_template::expansion url_template::expand(const job& j) const {
       e.target += p.text;
       continue;
     }
-    const auto* f = j.field(p.text);
-    if (!f || f->st == job_field::state::missing) {
-      e.error = "source field '" + p.text + "' is missing";
+    auto f = source_field(j, p.text);
+    if (!f.error.empty()) {
+      e.error = std::move(f.error);
       return e;
     }
-    if (f->st == job_field::state::not_string) {
-      e.error = "source field '" + p.text + "' is not a string (it is " + f->type_name + ")";
-      return e;
-    }
-    if (f->value.empty()) {
-      e.error = "source field '" + p.text + "' is an empty string";
-      return e;
-    }
-    e.target += percent_encode(f->value);
+    e.target += percent_encode(f.value);
   }
   return e;
 }

@@ -3,6 +3,8 @@
 // are), so a value can never change the host or escape its path segment.
 #pragma once
 
+#include <adapters/http/origin.hpp>
+
 #include <dibs/job.hpp>
 
 #include <cstdint>
@@ -15,15 +17,25 @@ namespace dibs::http {
 
 std::string percent_encode(std::string_view value);
 
+// A job's source field as request text: its value, or why it can't be used (missing, not a
+// string, empty).
+struct source_text {
+  std::string_view value;
+  std::string error;  // empty when `value` is usable
+};
+source_text source_field(const job& j, const std::string& name);
+
 class url_template {
  public:
   // Throws std::invalid_argument with the reason (bad scheme, no host, bad port, unclosed `{`,
   // placeholder in the host...).
-  static url_template parse(const std::string& text);
+  // `flag` names the setting in those messages.
+  static url_template parse(const std::string& text, const std::string& flag = "--url");
 
   const std::string& scheme() const { return scheme_; }
   const std::string& host() const { return host_; }
   std::uint16_t port() const { return port_; }
+  http::origin origin() const { return {host_, port_, scheme_ == "https"}; }
   // The fields the template reads, in order of first use.
   const std::vector<std::string>& fields() const { return field_names_; }
   const std::string& text() const { return text_; }

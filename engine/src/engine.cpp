@@ -39,6 +39,7 @@ void engine_config::validate() const {
   if (lease.count() < 10) bad("--lease must be at least 10 ms");
   if (grace.count() < 0) bad("--grace must not be negative");
   if (max_attempts < 1) bad("--max-attempts must be at least 1");
+  if (max_processing.count() < 0) bad("--max-processing must not be negative");
   if (flush_linger.count() < 0) bad("the flush linger must not be negative");
   if (shutdown_timeout.count() < 0) bad("--shutdown-timeout must not be negative");
   if (idle_backoff_min.count() < 1 || idle_backoff_max < idle_backoff_min) bad("bad idle backoff");

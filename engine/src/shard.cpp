@@ -201,6 +201,15 @@ void shard::launch(job j) {
                   // until the spawned thread has fully unwound.
                   net::post(ioc_, [this, id] { pipelines_.erase(id); });
                 }));
+  if (cfg_.max_processing.count() > 0) {
+    p.deadline = std::make_unique<net::steady_timer>(ioc_, cfg_.max_processing);
+    p.deadline->async_wait([this, id](boost::system::error_code ec) {
+      auto it = pipelines_.find(id);
+      if (ec || it == pipelines_.end() || it->second.finished) return;
+      it->second.abandoned = true;
+      it->second.signal->emit(net::cancellation_type::terminal);
+    });
+  }
 }
 
 awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
@@ -217,13 +226,24 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
   } catch (const std::exception& e) {
     o = outcome::retry(millis{1000}, std::string("processor threw: ") + e.what());
   }
+  auto running = pipelines_.find(pipeline_id);
+  if (running != pipelines_.end() && running->second.abandoned && o.k != outcome::kind::done) {
+    // Past --max-processing: retried like any failed call (and counted as an attempt), whether
+    // the processor saw the cancellation or swallowed it.
+    const auto after = o.k == outcome::kind::retry ? o.after : millis{0};
+    o = outcome::retry(after, "abandoned after --max-processing " + std::to_string(cfg_.max_processing.count()) + " ms");
+    cancelled = false;
+  }
   // A processor that swallowed the cancellation reports an error outcome: that item is released
   // for another worker, not retried or failed on our account.
   if (cancel_now_ && o.k != outcome::kind::done) cancelled = true;
 
   settle(j, std::move(o), cancelled);
 
-  if (auto it = pipelines_.find(pipeline_id); it != pipelines_.end()) it->second.finished = true;
+  if (running != pipelines_.end()) {
+    running->second.finished = true;
+    if (running->second.deadline) running->second.deadline->cancel();
+  }
   --in_flight_;
   bump(owner_.counters_.in_flight, -1);
   wake_.notify();

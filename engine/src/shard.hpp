@@ -42,7 +42,9 @@ class shard {
   };
   struct running_pipeline {
     std::unique_ptr<net::cancellation_signal> signal;
+    std::unique_ptr<net::steady_timer> deadline;  // --max-processing
     bool finished = false;
+    bool abandoned = false;  // cancelled at --max-processing, not at shutdown
   };
 
   awaitable<void> main();

@@ -2,10 +2,10 @@
 // {_id, originatingIp, location: null}, starts the ip-api stub in-process, enriches every
 // document through HTTP, and shows the result.
 #include "commands.hpp"
+#include "api_flags.hpp"
 #include "duration_flag.hpp"
 #include "engine_flags.hpp"
 
-#include <adapters/http/http_processor.hpp>
 #include <adapters/memory/memory_store.hpp>
 #include <examples/stub/ipapi_stub.hpp>
 
@@ -24,6 +24,8 @@ command add_demo_command(CLI::App& app) {
   auto* sub = app.add_subcommand("demo", "Enrich N generated documents through the in-process ip-api stub, on the memory store");
   struct flags {
     engine_flags run;
+    api_flags api;
+    bool batch = false;
     std::size_t docs = 10'000;
     long latency_ms = 0;
     std::uint64_t seed = 42;
@@ -31,6 +33,10 @@ command add_demo_command(CLI::App& app) {
   };
   auto f = std::make_shared<flags>();
   f->run.add_to(*sub);
+  f->api.backoff_base = "100ms";
+  f->api.backoff_max = "5s";
+  f->api.add_to(*sub, false);
+  sub->add_flag("--batch", f->batch, "look addresses up --batch-size at a time through the stub's POST /batch");
   sub->add_option("--docs", f->docs, "documents to seed")->check(CLI::Range(std::size_t{0}, std::size_t{100'000'000}))->capture_default_str();
   sub->add_option("--latency-ms", f->latency_ms, "the stub's delay before each answer")->check(CLI::Range(0L, 600'000L))->capture_default_str();
   sub->add_option("--seed", f->seed, "random seed for the generated addresses")->capture_default_str();
@@ -40,24 +46,22 @@ command add_demo_command(CLI::App& app) {
     const auto cfg = f->run.config();
 
     // The stub gets its own thread; on a small machine it shares the cores with the shards.
-    stub::ipapi_stub api({"127.0.0.1", 0, std::chrono::milliseconds(f->latency_ms), 1});
+    stub::ipapi_stub api(stub::stub_options::loopback(std::chrono::milliseconds(f->latency_ms)));
     api.start();
 
     auto st = std::make_shared<memory_store>();
     st->seed_random_ips(f->docs, f->seed);
 
-    http::processor_options popts;
-    popts.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
-    popts.backoff_base = std::chrono::milliseconds(100);
-    popts.backoff_max = std::chrono::milliseconds(5'000);
-    popts.limiter = f->run.limiter();
+    (f->batch ? f->api.batch_url : f->api.url) = api.base_url() + (f->batch ? "/batch" : "/json/{originatingIp}");
+    auto processors = f->api.factory("originatingIp");
 
     std::printf("demo: %zu documents {_id, originatingIp, location: null} in the memory store\n", f->docs);
-    std::printf("demo: stub at %s (latency %ld ms); %zu shard(s), concurrency %zu, claim batch %zu\n",
-                api.base_url().c_str(), f->latency_ms, cfg.effective_shards(), cfg.concurrency, cfg.claim_batch);
+    std::printf("demo: stub at %s (latency %ld ms); %zu shard(s), concurrency %zu, claim batch %zu%s\n",
+                api.base_url().c_str(), f->latency_ms, cfg.effective_shards(), cfg.concurrency, cfg.claim_batch,
+                f->batch ? (", " + std::to_string(f->api.batch_size) + " addresses per POST /batch").c_str() : "");
     std::fflush(stdout);
 
-    engine e(cfg, st, http::make_http_processor_factory(std::move(popts)));
+    engine e(cfg, st, std::move(processors));
     const auto result = run_engine_in_foreground(e, f->docs, !f->run.no_progress);
     api.stop();
 

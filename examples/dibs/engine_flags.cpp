@@ -22,7 +22,8 @@ void engine_flags::add_to(CLI::App& cmd) {
   cmd.add_option("--max-attempts", max_attempts, "claims before a retried document is failed")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  cmd.add_option("--rate", rate, "at most this many API requests, N/s or N/min, for the whole process");
+  cmd.add_option("--max-processing", max_processing, "abandon a call running longer than this and retry the document (0 = never)")
+      ->capture_default_str();
   cmd.add_option("--summary-json", summary_json, "also write the summary figures to this JSON file");
   cmd.add_flag("--no-progress", no_progress, "no live progress line");
 }
@@ -35,12 +36,11 @@ engine_config engine_flags::config() const {
   cfg.lease = duration_flag("--lease", lease);
   cfg.grace = duration_flag("--grace", grace);
   cfg.max_attempts = max_attempts;
+  cfg.max_processing = duration_flag("--max-processing", max_processing);
   if (cfg.effective_shards() > cfg.concurrency) cfg.shards = cfg.concurrency;
   cfg.validate();
   return cfg;
 }
-
-std::shared_ptr<http::rate_limiter> engine_flags::limiter() const { return make_limiter(rate); }
 
 void engine_flags::finish(const run_result& result) const {
   if (!summary_json.empty()) {

@@ -1,11 +1,9 @@
 // The flags every engine-running command shares (`demo`, `enrich`): how many pipelines and
-// shards, claims and leases, the API rate, and where the summary goes; and the end of a run that
-// every such command prints the same way.
+// shards, claims, leases and attempts, and where the summary goes; and the end of a run that
+// every such command prints the same way. (How the API is called: api_flags.)
 #pragma once
 
 #include "run_engine.hpp"
-
-#include <adapters/http/rate_limiter.hpp>
 
 #include <dibs/engine_config.hpp>
 
@@ -25,15 +23,13 @@ struct engine_flags {
   std::string lease = "60s";
   std::string grace = "1s";
   int max_attempts = 5;
-  std::string rate;
+  std::string max_processing = "0";
   std::string summary_json;
   bool no_progress = false;
 
   void add_to(CLI::App& cmd);
   // Validated; throws std::invalid_argument naming the flag. Shards never exceed pipelines.
   engine_config config() const;
-  // The limiter shared by every shard (`--rate`; the API's stop signals apply regardless).
-  std::shared_ptr<http::rate_limiter> limiter() const;
   // Writes --summary-json and prints the machine-readable last line.
   void finish(const run_result& result) const;
 };

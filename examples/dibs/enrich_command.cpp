@@ -2,11 +2,10 @@
 // writes the answer back under the claim, until nothing is pending or leased (or, with --follow,
 // until interrupted).
 #include "commands.hpp"
+#include "api_flags.hpp"
 #include "duration_flag.hpp"
 #include "engine_flags.hpp"
 #include "store_flags.hpp"
-
-#include <adapters/http/http_processor.hpp>
 
 #include <dibs/engine.hpp>
 #include <dibs/log.hpp>
@@ -22,25 +21,17 @@ command add_enrich_command(CLI::App& app) {
   auto* sub = app.add_subcommand("enrich", "Claim documents, call the API for each, write the answer back under the claim");
   struct flags {
     store_flags store;
-    std::string url;
+    api_flags api;
     engine_flags run;
     std::string shutdown_timeout = "10s";
-    std::string connect_timeout = "5s";
-    std::string request_timeout = "30s";
-    std::size_t max_body = 1 << 20;
     bool follow = false;
-    bool no_status_check = false;
   };
   auto f = std::make_shared<flags>();
   f->store.add_to(*sub, true);
+  f->api.add_to(*sub, true);
   f->run.add_to(*sub);
-  sub->add_option("--url", f->url, "URL template; {field} is replaced by the document's field, percent-encoded")->required();
   sub->add_option("--shutdown-timeout", f->shutdown_timeout, "how long in-flight calls may finish after SIGINT/SIGTERM")->capture_default_str();
-  sub->add_option("--connect-timeout", f->connect_timeout, "HTTP connect timeout")->capture_default_str();
-  sub->add_option("--request-timeout", f->request_timeout, "HTTP timeout for a whole call")->capture_default_str();
-  sub->add_option("--max-body", f->max_body, "largest API answer accepted, in bytes")->capture_default_str();
   sub->add_flag("--follow", f->follow, "keep going when nothing is pending: poll with backoff (10 ms up to 5 s)");
-  sub->add_flag("--no-status-check", f->no_status_check, "don't fail documents whose answer says {\"status\":\"fail\"}");
 
   return [f] {
     auto cfg = f->run.config();
@@ -49,20 +40,17 @@ command add_enrich_command(CLI::App& app) {
     if (f->follow) cfg.idle_backoff_max = std::chrono::milliseconds(5'000);
     cfg.validate();
 
-    http::processor_options popts;
-    popts.url = http::url_template::parse(f->url);
-    popts.http.connect_timeout = duration_flag("--connect-timeout", f->connect_timeout);
-    popts.http.request_timeout = duration_flag("--request-timeout", f->request_timeout);
-    popts.http.max_body = f->max_body;
-    popts.status_field_check = !f->no_status_check;
-    popts.limiter = f->run.limiter();
+    auto processors = f->api.factory(f->store.source);
+    if (auto refused = f->api.check_tls(); !refused.empty())
+      throw std::invalid_argument("the API's certificate is refused: " + refused +
+                                  " (--ca-file trusts another CA; --insecure skips verification)");
 
     auto st = f->store.open();
     log::info("enrich: ", st->describe());
     const auto before = st->stats_blocking();
     const std::uint64_t total = before.pending + before.leased_live + before.leased_expired;
 
-    engine e(cfg, st, http::make_http_processor_factory(std::move(popts)));
+    engine e(cfg, st, std::move(processors));
     // With --follow, a change stream (where the server has them) wakes idle shards at once.
     if (f->follow) st->watch([&e] { e.wake(); });
     const auto result = run_engine_in_foreground(e, total, !f->run.no_progress);

@@ -26,6 +26,10 @@ command add_stub_command(CLI::App& app) {
     long latency_ms = 0;
     std::size_t threads = 1;
     std::string rate_limit;
+    double error_rate = 0, timeout_rate = 0, garbage_rate = 0, big_rate = 0, reset_rate = 0;
+    std::uint64_t seed = 1;
+    std::string tls_cert, tls_key;
+    bool per_second = false;
   };
   auto f = std::make_shared<flags>();
   sub->add_option("--port", f->port, "TCP port; 0 picks a free one (printed)")->capture_default_str();
@@ -34,9 +38,24 @@ command add_stub_command(CLI::App& app) {
   sub->add_option("--threads", f->threads, "server threads")->check(CLI::Range(1, 64))->capture_default_str();
   sub->add_option("--rate-limit", f->rate_limit,
                   "answer like ip-api's limit: N/min or N/s per fixed window, then 429 with X-Rl: 0 and X-Ttl");
+  auto rate = [&](const char* name, double& v, const char* what) {
+    sub->add_option(name, v, what)->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  };
+  rate("--error-rate", f->error_rate, "share of /json and /batch requests answered 500");
+  rate("--timeout-rate", f->timeout_rate, "share never answered");
+  rate("--garbage-rate", f->garbage_rate, "share answered 200 with truncated JSON");
+  rate("--big-rate", f->big_rate, "share answered with a 2 MiB body");
+  rate("--reset-rate", f->reset_rate, "share cut off mid-response (the connection closes)");
+  sub->add_option("--seed", f->seed, "seed of the fault draws")->capture_default_str();
+  sub->add_option("--tls-cert", f->tls_cert, "serve HTTPS with this PEM certificate chain")->check(CLI::ExistingFile);
+  sub->add_option("--tls-key", f->tls_key, "... and this PEM private key")->check(CLI::ExistingFile);
+  sub->add_flag("--per-second", f->per_second, "at the end, print how many /json and /batch answers were served in each second");
 
   return [f] {
-    stub::stub_options o{f->address, f->port, std::chrono::milliseconds(f->latency_ms), f->threads};
+    auto o = stub::stub_options::loopback(std::chrono::milliseconds(f->latency_ms));
+    o.address = f->address;
+    o.port = f->port;
+    o.threads = f->threads;
     if (!f->rate_limit.empty()) {
       const auto slash = f->rate_limit.find('/');
       const std::string unit = slash == std::string::npos ? "" : f->rate_limit.substr(slash + 1);
@@ -46,17 +65,39 @@ command add_stub_command(CLI::App& app) {
       o.rate_limit = static_cast<std::size_t>(n);
       o.rate_window = unit == "s" ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(60'000);
     }
+    o.error_rate = f->error_rate;
+    o.timeout_rate = f->timeout_rate;
+    o.garbage_rate = f->garbage_rate;
+    o.big_rate = f->big_rate;
+    o.reset_rate = f->reset_rate;
+    if (o.error_rate + o.timeout_rate + o.garbage_rate + o.big_rate + o.reset_rate > 1.0)
+      throw std::invalid_argument("the fault rates add up to more than 1");
+    o.seed = f->seed;
+    if (f->tls_cert.empty() != f->tls_key.empty()) throw std::invalid_argument("--tls-cert and --tls-key go together");
+    o.tls_cert_file = f->tls_cert;
+    o.tls_key_file = f->tls_key;
+    o.record = f->per_second;
     stub::ipapi_stub server(o);
     server.start();
-    std::printf("stub: listening on http://%s:%u (GET /json/{ip}), latency %ld ms\n", f->address.c_str(),
-                server.port(), f->latency_ms);
+    std::printf("stub: listening on %s://%s:%u (GET /json/{ip}, POST /batch), latency %ld ms\n",
+                f->tls_cert.empty() ? "http" : "https", f->address.c_str(), server.port(), f->latency_ms);
     std::fflush(stdout);
     net::io_context control(1);
     net::signal_set signals(control, SIGINT, SIGTERM);
     signals.async_wait([&](const boost::system::error_code&, int) { server.stop(); });
     control.run();
-    std::printf("stub: served %llu requests on %llu connections\n", (unsigned long long)server.requests(),
-                (unsigned long long)server.connections());
+    const auto faults = server.faults();
+    std::printf("stub: served %llu requests on %llu connections; 429s %llu; faults: errors %llu, timeouts %llu, "
+                "garbage %llu, big %llu, resets %llu\n",
+                (unsigned long long)server.requests(), (unsigned long long)server.connections(),
+                (unsigned long long)server.rate_limited(), (unsigned long long)faults.errors,
+                (unsigned long long)faults.timeouts, (unsigned long long)faults.garbage, (unsigned long long)faults.big,
+                (unsigned long long)faults.resets);
+    if (f->per_second) {
+      const auto counts = server.served_per_second();
+      for (std::size_t i = 0; i < counts.size(); ++i)
+        std::printf("stub: second %zu: %llu answers\n", i, (unsigned long long)counts[i]);
+    }
     return 0;
   };
 }

@@ -3,6 +3,8 @@
 
 #include <dibs/ipv4_ranges.hpp>
 
+#include <simdjson.h>
+
 #include <cstdio>
 
 namespace dibs::stub {
@@ -93,6 +95,28 @@ std::string answer_for(std::string_view query) {
                 p.country, p.country_code, p.region, p.region_name, p.city, p.zip, lat, lon, p.timezone, isp,
                 isp, asn, isp, ipv4_to_string(addr).c_str());
   return buf;
+}
+
+batch_reply batch_answer_for(std::string_view request_body) {
+  static constexpr std::size_t max_queries = 100;  // ip-api's limit per batch
+  simdjson::dom::parser parser;
+  simdjson::dom::array queries;
+  if (parser.parse(request_body.data(), request_body.size()).get_array().get(queries))
+    return {400, "{\"status\":\"fail\",\"message\":\"invalid JSON: expected an array of queries\"}"};
+  if (queries.size() > max_queries)
+    return {422, "{\"status\":\"fail\",\"message\":\"too many queries (at most 100)\"}"};
+  std::string out = "[";
+  for (auto q : queries) {
+    std::string_view text;
+    if (q.is_object()) {
+      if (q["query"].get_string().get(text)) return {400, "{\"status\":\"fail\",\"message\":\"query without a string\"}"};
+    } else if (q.get_string().get(text)) {
+      return {400, "{\"status\":\"fail\",\"message\":\"a query is neither a string nor an object\"}"};
+    }
+    if (out.size() > 1) out += ',';
+    out += answer_for(text);
+  }
+  return {200, out + "]"};
 }
 
 }  // namespace dibs::stub

@@ -16,10 +16,15 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/http/parser.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 
 #include <charconv>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -27,6 +32,7 @@ namespace dibs::stub {
 
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
+namespace ssl = boost::asio::ssl;
 using tcp = net::ip::tcp;
 
 namespace {
@@ -58,10 +64,16 @@ std::uint64_t to_number(std::string_view s, std::uint64_t fallback) {
 }  // namespace
 
 struct ipapi_stub::impl {
-  explicit impl(stub_options o, ipapi_stub& owner) : opts(std::move(o)), self(owner), acceptor(ioc) {}
+  explicit impl(stub_options o, ipapi_stub& owner) : opts(std::move(o)), self(owner), acceptor(ioc), rng(opts.seed) {
+    if (!opts.tls_cert_file.empty()) {
+      auto& ctx = tls.emplace(ssl::context::tls_server);
+      ctx.use_certificate_chain_file(opts.tls_cert_file);
+      ctx.use_private_key_file(opts.tls_key_file, ssl::context::pem);
+    }
+  }
 
   struct reply {
-    enum class kind { answer, hang, close } k = kind::answer;
+    enum class kind { answer, hang, close, reset } k = kind::answer;
     unsigned status = 200;
     std::string body;
     std::chrono::milliseconds delay{0};
@@ -96,12 +108,52 @@ struct ipapi_stub::impl {
     return true;
   }
 
-  reply route(std::string_view target) {
+  // The fault knobs: true when this answer is replaced by a fault.
+  bool fault(reply& r) {
+    double u = 0;
+    {
+      std::lock_guard lock(rng_mutex);
+      u = std::uniform_real_distribution<double>(0, 1)(rng);
+    }
+    auto& f = self_faults;
+    if ((u -= opts.timeout_rate) < 0) {
+      r.k = reply::kind::hang;
+      ++f.timeouts;
+    } else if ((u -= opts.reset_rate) < 0) {
+      r.k = reply::kind::reset;
+      ++f.resets;
+    } else if ((u -= opts.error_rate) < 0) {
+      r.status = 500;
+      r.body = "{\"status\":\"fail\",\"message\":\"internal error (injected)\"}";
+      ++f.errors;
+    } else if ((u -= opts.garbage_rate) < 0) {
+      r.body = "{\"status\":\"success\",\"country\":\"Ger";
+      ++f.garbage;
+    } else if ((u -= opts.big_rate) < 0) {
+      r.body = "{\"status\":\"success\",\"pad\":\"" + std::string(opts.big_bytes, 'x') + "\"}";
+      ++f.big;
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  reply route(bhttp::verb method, std::string_view target, std::string_view body) {
     reply r;
     r.delay = opts.latency;
     if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
     if (starts_with(target, "/json/")) {
-      if (admit(r)) r.body = answer_for(percent_decode(target.substr(6)));
+      if (admit(r) && !fault(r)) r.body = answer_for(percent_decode(target.substr(6)));
+    } else if (target == "/batch") {
+      ++self.batch_requests_;
+      if (method != bhttp::verb::post) {
+        r.status = 405;
+        r.body = "{\"status\":\"fail\",\"message\":\"POST a JSON array\"}";
+      } else if (admit(r) && !fault(r)) {
+        auto b = batch_answer_for(body);
+        r.status = b.status;
+        r.body = std::move(b.body);
+      }
     } else if (starts_with(target, "/test/status/")) {
       r.status = static_cast<unsigned>(to_number(target.substr(13), 500));
       if (r.status < 100 || r.status > 999) r.status = 500;
@@ -130,25 +182,49 @@ struct ipapi_stub::impl {
   }
 
   awaitable<void> session(tcp::socket socket) {
-    beast::tcp_stream stream(std::move(socket));
-    beast::flat_buffer buffer;
     ++self.connections_;
+    if (!tls) {
+      beast::tcp_stream stream(std::move(socket));
+      co_await serve(stream);
+      boost::system::error_code ignored;
+      stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+      co_return;
+    }
+    beast::ssl_stream<beast::tcp_stream> stream(std::move(socket), *tls);
+    beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(10));
+    auto [hec] = co_await stream.async_handshake(ssl::stream_base::server, net::as_tuple(net::use_awaitable));
+    if (hec) co_return;  // e.g. the client refused our certificate
+    co_await serve(stream);
+    boost::system::error_code ignored;
+    beast::get_lowest_layer(stream).socket().shutdown(tcp::socket::shutdown_both, ignored);
+  }
+
+  template <class Stream>
+  awaitable<void> serve(Stream& stream) {
+    beast::flat_buffer buffer;
     for (;;) {
       bhttp::request_parser<bhttp::string_body> parser;
       parser.body_limit(1 << 20);
-      stream.expires_after(std::chrono::seconds(120));  // idle keep-alive connections end eventually
+      beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(120));  // idle keep-alive ends
       auto [ec, n] = co_await bhttp::async_read(stream, buffer, parser, net::as_tuple(net::use_awaitable));
       if (ec) break;
       ++self.requests_;
       auto req = parser.release();
-      auto r = route(req.target());
+      auto r = route(req.method(), req.target(), req.body());
       if (r.k == reply::kind::close) break;
       if (r.k == reply::kind::hang) r.delay = std::chrono::hours(24);
       if (r.delay.count() > 0) {
-        stream.expires_never();
+        beast::get_lowest_layer(stream).expires_never();
         net::steady_timer t(co_await net::this_coro::executor, r.delay);
         auto [tec] = co_await t.async_wait(net::as_tuple(net::use_awaitable));
         if (tec) break;
+      }
+      beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(30));
+      if (r.k == reply::kind::reset) {  // promise 400 bytes, send a few, hang up
+        static constexpr std::string_view partial =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"status\":\"succ";
+        co_await net::async_write(stream, net::buffer(partial), net::as_tuple(net::use_awaitable));
+        break;
       }
       bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), req.version()};
       res.set(bhttp::field::server, "dibs-stub");
@@ -157,12 +233,9 @@ struct ipapi_stub::impl {
       res.keep_alive(req.keep_alive());
       res.body() = std::move(r.body);
       res.prepare_payload();
-      stream.expires_after(std::chrono::seconds(30));
       auto [wec, w] = co_await bhttp::async_write(stream, res, net::as_tuple(net::use_awaitable));
       if (wec || !res.keep_alive()) break;
     }
-    boost::system::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
   }
 
   awaitable<void> accept_loop() {
@@ -182,6 +255,12 @@ struct ipapi_stub::impl {
   ipapi_stub& self;
   net::io_context ioc;
   tcp::acceptor acceptor;
+  std::optional<ssl::context> tls;
+  std::mutex rng_mutex;
+  std::mt19937_64 rng;
+  struct {
+    std::atomic<std::uint64_t> errors{0}, timeouts{0}, garbage{0}, big{0}, resets{0};
+  } self_faults;
   std::vector<std::thread> threads;
   std::uint16_t port = 0;
   std::mutex mutex;
@@ -238,6 +317,25 @@ std::vector<std::chrono::steady_clock::time_point> ipapi_stub::served_times() co
   return impl_->served;
 }
 
-std::string ipapi_stub::base_url() const { return "http://127.0.0.1:" + std::to_string(impl_->port); }
+std::vector<std::uint64_t> ipapi_stub::served_per_second() const {
+  const auto times = served_times();
+  std::vector<std::uint64_t> counts;
+  if (times.empty()) return counts;
+  for (const auto& t : times) {
+    const auto second = static_cast<std::size_t>(std::chrono::duration_cast<std::chrono::seconds>(t - times.front()).count());
+    if (counts.size() <= second) counts.resize(second + 1, 0);
+    ++counts[second];
+  }
+  return counts;
+}
+
+fault_counts ipapi_stub::faults() const {
+  const auto& f = impl_->self_faults;
+  return {f.errors.load(), f.timeouts.load(), f.garbage.load(), f.big.load(), f.resets.load()};
+}
+
+std::string ipapi_stub::base_url() const {
+  return (impl_->tls ? "https://localhost:" : "http://127.0.0.1:") + std::to_string(impl_->port);
+}
 
 }  // namespace dibs::stub

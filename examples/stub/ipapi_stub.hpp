@@ -2,6 +2,14 @@
 // `dibs stub`. `GET /json/{ip}` answers an object shaped like ip-api's, deterministic per IP;
 // private and reserved addresses answer {"status":"fail","message":"private range",...}.
 //
+// `POST /batch` takes a JSON array of up to 100 queries (strings, or objects with "query") and
+// answers an array of those objects in the same order; more than 100 answer 422, a body that
+// is not such an array 400 (ip-api's rules).
+//
+// Fault knobs (drawn per /json or /batch request from a seeded generator, after the rate limit):
+// errors (500), timeouts (never answers), garbage (200 with truncated JSON), big bodies, resets
+// (the head and part of the body, then the connection closes). With TLS files it serves HTTPS.
+//
 // Test routes (never part of ip-api) let tests provoke what a real API does on a bad day:
 //   /test/status/{code}  that status with a small JSON body
 //   /test/garbage        200 with truncated JSON
@@ -32,8 +40,37 @@ struct stub_options {
   // 429 with X-Rl: 0 and X-Ttl. Within it, answers carry X-Rl (left) and X-Ttl (seconds).
   std::size_t rate_limit = 0;
   std::chrono::milliseconds rate_window{60'000};
-  bool record = false;  // keep the time of every /json answer (served_times())
+  bool record = false;  // keep the time of every /json and /batch answer (served_times())
+  double error_rate = 0;
+  double timeout_rate = 0;
+  double garbage_rate = 0;
+  double big_rate = 0;
+  double reset_rate = 0;
+  std::size_t big_bytes = 2 << 20;  // a "big" answer's body; the client's default cap is 1 MiB
+  std::uint64_t seed = 1;
+  std::string tls_cert_file;  // PEM certificate chain and key: serve HTTPS
+  std::string tls_key_file;
+
+  // A loopback stub on an ephemeral port, one thread, with this latency and nothing else.
+  static stub_options loopback(std::chrono::milliseconds latency = std::chrono::milliseconds{0}) {
+    stub_options o;
+    o.latency = latency;
+    return o;
+  }
 };
+
+// What the fault knobs did, by kind.
+struct fault_counts {
+  std::uint64_t errors = 0, timeouts = 0, garbage = 0, big = 0, resets = 0;
+  std::uint64_t total() const { return errors + timeouts + garbage + big + resets; }
+};
+
+// The body ip-api's `POST /batch` answers for `request_body`, and its status (200, 400, 422).
+struct batch_reply {
+  unsigned status = 200;
+  std::string body;
+};
+batch_reply batch_answer_for(std::string_view request_body);
 
 // The body ip-api would send for `query` (an IPv4 address, or anything else: "invalid query").
 std::string answer_for(std::string_view query);
@@ -53,13 +90,17 @@ class ipapi_stub {
   void wait();
 
   std::uint16_t port() const;
-  std::string base_url() const;
+  std::string base_url() const;  // http://127.0.0.1:PORT, or https://localhost:PORT with TLS
 
   std::uint64_t requests() const { return requests_.load(); }
   std::uint64_t connections() const { return connections_.load(); }
   std::uint64_t rate_limited() const { return rate_limited_.load(); }  // 429s answered
-  // When each /json answer was sent, for tests that check the rate the stub saw.
+  // When each /json and /batch answer was sent (with `record`), for tests that check the rate
+  // the stub saw; and the same as counts per second since the first.
   std::vector<std::chrono::steady_clock::time_point> served_times() const;
+  std::vector<std::uint64_t> served_per_second() const;
+  fault_counts faults() const;
+  std::uint64_t batch_requests() const { return batch_requests_.load(); }
 
  private:
   struct impl;
@@ -67,6 +108,7 @@ class ipapi_stub {
   std::atomic<std::uint64_t> requests_{0};
   std::atomic<std::uint64_t> connections_{0};
   std::atomic<std::uint64_t> rate_limited_{0};
+  std::atomic<std::uint64_t> batch_requests_{0};
 };
 
 }  // namespace dibs::stub

@@ -61,7 +61,7 @@ void require_nothing_leased(memory_store& s) {
 }  // namespace
 
 TEST_CASE("an end-to-end run completes 10,000 documents exactly once", "[engine][e2e]") {
-  stub::ipapi_stub api({"127.0.0.1", 0, 0ms, 1});
+  stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
   auto st = std::make_shared<memory_store>();
   st->seed_random_ips(10'000, 11);
@@ -117,7 +117,7 @@ TEST_CASE("a graceful stop mid-run leaves nothing leased and loses no completed 
 }
 
 TEST_CASE("a stop at the deadline cancels in-flight calls and releases them", "[engine][shutdown]") {
-  stub::ipapi_stub api({"127.0.0.1", 0, 0ms, 1});
+  stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
   auto st = std::make_shared<memory_store>();
   st->seed_random_ips(300, 13);

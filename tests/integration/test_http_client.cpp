@@ -19,7 +19,8 @@ struct client_fixture {
   explicit client_fixture(http::client_options o = {}) : client(ioc.get_executor(), o) { stub.start(); }
 
   http::response get(const std::string& target, std::uint16_t port = 0) {
-    auto fut = net::co_spawn(ioc, client.get("127.0.0.1", port ? port : stub.port(), target), net::use_future);
+    http::origin to{"127.0.0.1", port ? port : stub.port(), false};
+    auto fut = net::co_spawn(ioc, client.get(to, target), net::use_future);
     ioc.restart();
     ioc.run();
     return fut.get();

@@ -30,7 +30,7 @@ std::set<std::string> keys_of(const bson_t* doc) {
 
 TEST_CASE("dibs enrich finishes 2,000 documents with every claim strategy", "[mongo][enrich][e2e]") {
   const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);
-  stub::ipapi_stub api({"127.0.0.1", 0, std::chrono::milliseconds(0), 1});
+  stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
 
   for (const char* strategy : {"batch", "lock-collection", "update-find", "find-and-modify"}) {
@@ -115,7 +115,7 @@ TEST_CASE("dibs enrich names a bad store or strategy clearly", "[mongo][enrich]"
 
 TEST_CASE("dibs enrich --follow processes documents inserted while it runs", "[mongo][enrich][follow]") {
   const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);
-  stub::ipapi_stub api({"127.0.0.1", 0, std::chrono::milliseconds(0), 1});
+  stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
   mongo::mongo_options o;
   o.uri = test::mongodb_uri();

@@ -23,7 +23,7 @@ std::uint64_t wait_done(sql::mysql_store& s, std::uint64_t n, std::chrono::secon
 }  // namespace
 
 TEST_CASE("dibs enrich finishes a MariaDB table, and a private address fails with the reason ip-api gives", "[mysql][enrich][e2e]") {
-  stub::ipapi_stub api({"127.0.0.1", 0, 0ms, 1});
+  stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
   const auto table = test::unique_table("enrich");
   const auto uri = test::mysql_uri_for(table);
@@ -57,7 +57,7 @@ TEST_CASE("dibs enrich finishes a MariaDB table, and a private address fails wit
 }
 
 TEST_CASE("two dibs enrich --follow consumers drain what a producer inserts, each row once", "[mysql][enrich][follow]") {
-  stub::ipapi_stub api({"127.0.0.1", 0, 2ms, 1});
+  stub::ipapi_stub api(stub::stub_options::loopback(2ms));
   api.start();
   const auto table = test::unique_table("follow");
   const auto uri = test::mysql_uri_for(table);
@@ -100,7 +100,7 @@ TEST_CASE("two dibs enrich --follow consumers drain what a producer inserts, eac
 
 TEST_CASE("a MariaDB restart in the middle of a run only delays it", "[mysql][enrich][restart]") {
   if (std::getenv("MYSQL_URI")) return;  // can't restart someone else's server
-  stub::ipapi_stub api({"127.0.0.1", 0, 5ms, 1});
+  stub::ipapi_stub api(stub::stub_options::loopback(5ms));
   api.start();
   const auto table = test::unique_table("restart");
   const auto uri = test::mysql_uri_for(table);

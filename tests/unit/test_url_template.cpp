@@ -25,6 +25,12 @@ TEST_CASE("URL templates parse host, port and placeholders", "[url]") {
   CHECK(d.port() == 80);
   CHECK(d.expand(job{}).target == "/");
   CHECK(url_template::parse("http://[::1]:9/x").host() == "::1");
+  CHECK_FALSE(d.origin().tls);
+
+  auto s = url_template::parse("HTTPS://api.example.test/batch?fields=query");
+  CHECK(s.port() == 443);
+  CHECK(s.origin().tls);
+  CHECK(s.origin().host == "api.example.test");
 }
 
 TEST_CASE("URL template values are percent-encoded so they cannot escape their segment", "[url]") {
@@ -53,9 +59,9 @@ TEST_CASE("bad URL templates are refused with the reason", "[url]") {
       CHECK_THAT(e.what(), Catch::Contains(why));
     }
   };
-  refused("localhost:8080/json/{ip}", "expected http://");
+  refused("localhost:8080/json/{ip}", "expected http(s)://");
   refused("ftp://h/x", "unsupported scheme");
-  refused("https://h/x", "https is not supported yet");
+  refused("ftp://h/x", "unsupported scheme");
   refused("http://{host}/x", "may not stand in the host");
   refused("http://h:99999/x", "not a number from 1 to 65535");
   refused("http://h:0/x", "not a number from 1 to 65535");

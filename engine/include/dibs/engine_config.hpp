@@ -16,6 +16,8 @@ struct engine_config {
   std::size_t flush_size = 0;       // write completions once this many are buffered; 0 = claim_batch
   std::chrono::milliseconds flush_linger{5};   // ... or once the oldest has waited this long
   int max_attempts = 5;             // a retry after this many claims fails the item instead
+  // A call running longer is abandoned (its processor cancelled) and the item retried; 0 = never.
+  std::chrono::milliseconds max_processing{0};
   std::chrono::milliseconds shutdown_timeout{10'000};  // in-flight work may finish this long after stop
   bool follow = false;              // keep polling when nothing is left, instead of ending
   std::chrono::milliseconds idle_backoff_min{10};

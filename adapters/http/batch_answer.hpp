@@ -1,0 +1,33 @@
+// The wire format of batch lookups (ip-api's `POST /batch`): the request body is a JSON array of
+// keys; the answer is a JSON array of objects, one per key, in the same order, each naming its
+// key in "query". Plain functions, so tests can inspect them without a server.
+#pragma once
+
+#include <simdjson.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dibs::http {
+
+// ["1.2.3.4","5.6.7.8"]
+std::string batch_request_body(const std::vector<std::string>& keys);
+
+struct batch_item_verdict {
+  enum class kind { done, no_data, bad } k = kind::bad;
+  std::string text;  // done: the item's JSON object; otherwise the reason
+};
+
+struct batch_split {
+  std::string error;                      // the answer as a whole is unusable (every item retries)
+  std::vector<batch_item_verdict> items;  // one per key, when `error` is empty
+};
+
+// Splits a 2xx answer to `keys`. An element that is not an object, or whose "query" names
+// another key, is `bad` (retried); with `status_check`, "status":"fail" is `no_data` (failed with
+// its "message").
+batch_split split_batch_answer(simdjson::dom::parser& parser, std::string_view body,
+                               const std::vector<std::string>& keys, bool status_check);
+
+}  // namespace dibs::http

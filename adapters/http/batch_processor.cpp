@@ -1,0 +1,150 @@
+#include "batch_processor.hpp"
+
+#include "batch_answer.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <stdexcept>
+
+namespace dibs::http {
+
+struct batch_processor::member {
+  explicit member(const net::any_io_executor& ex) : wake(ex) {}
+  std::string key;
+  int attempts = 0;
+  std::optional<outcome> result;
+  net::steady_timer wake;  // cancelled when `result` is set
+};
+
+struct batch_processor::batch {
+  explicit batch(const net::any_io_executor& ex) : full(ex) {}
+  std::vector<std::shared_ptr<member>> members;  // the leader first
+  bool closed = false;
+  net::steady_timer full;  // the leader's linger; cancelled when the batch fills
+};
+
+struct batch_processor::json_parser {
+  simdjson::dom::parser parser;
+};
+
+batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const batch_processor_options> opts)
+    : opts_(std::move(opts)), client_(ex, opts_->call.http), parser_(std::make_unique<json_parser>()),
+      rng_(std::random_device{}()) {}
+
+batch_processor::~batch_processor() = default;
+
+void batch_processor::close(batch& b) {
+  b.closed = true;
+  if (open_.get() == &b) open_.reset();
+  b.full.cancel();
+}
+
+awaitable<outcome> batch_processor::process(job j) {
+  auto key = source_field(j, opts_->key_field);
+  if (!key.error.empty()) co_return outcome::fail(std::move(key.error));
+  const auto ex = co_await net::this_coro::executor;
+  auto me = std::make_shared<member>(ex);
+  me->key = std::string(key.value);
+  me->attempts = j.attempts;
+  me->wake.expires_at(net::steady_timer::time_point::max());
+
+  const bool leader = !open_;
+  if (leader) open_ = std::make_shared<batch>(ex);
+  auto b = open_;
+  b->members.push_back(me);
+  if (b->members.size() >= opts_->batch_size) close(*b);
+
+  if (leader) {
+    try {
+      co_await lead(*b);
+    } catch (...) {
+      // Cancelled: the members must not wait for an answer this leader will never fetch.
+      close(*b);
+      for (auto& m : b->members)
+        if (m != me && !m->result) {
+          m->result = outcome::retry(std::chrono::milliseconds{0}, "its batch request was cancelled");
+          m->wake.cancel();
+        }
+      throw;
+    }
+    co_return std::move(*me->result);
+  }
+  co_await me->wake.async_wait(net::as_tuple(net::use_awaitable));
+  if (!me->result) throw boost::system::system_error(net::error::operation_aborted);  // this pipeline was cancelled
+  co_return std::move(*me->result);
+}
+
+awaitable<void> batch_processor::lead(batch& b) {
+  if (!b.closed) {
+    b.full.expires_after(opts_->linger);
+    auto [ec] = co_await b.full.async_wait(net::as_tuple(net::use_awaitable));
+    if (ec && !b.closed) throw boost::system::system_error(ec);  // cancelled, not filled
+  }
+  const auto& url = opts_->call.url;
+  co_await wait_for_slot(*opts_->call.limiter, url.host());  // the batch keeps filling meanwhile
+  close(b);
+
+  std::vector<std::string> keys;
+  keys.reserve(b.members.size());
+  for (const auto& m : b.members) keys.push_back(m->key);
+  request req;
+  req.method = request::verb::post;
+  req.target = url.expand(job{}).target;  // a fixed URL: nothing to expand
+  req.body = batch_request_body(keys);
+  auto to = url.origin();
+  auto r = co_await client_.send(std::move(to), std::move(req));
+  settle_all(b, r);
+}
+
+void batch_processor::settle_all(batch& b, const response& r) {
+  const auto& o = opts_->call;
+  const auto stop_for = honor_stop_signals(*o.limiter, o.url.host(), r);
+  auto hand = [](member& m, outcome out) {
+    m.result = std::move(out);
+    m.wake.cancel();
+  };
+  auto backoff = [&](const member& m) { return full_jitter_backoff(m.attempts, o.backoff_base, o.backoff_max, rng_); };
+
+  if (judge_exchange(r, o.http, {}, stop_for)) {  // the exchange failed: the same verdict for all
+    for (auto& m : b.members) hand(*m, *judge_exchange(r, o.http, backoff(*m), stop_for));
+    return;
+  }
+  std::vector<std::string> keys;
+  keys.reserve(b.members.size());
+  for (const auto& m : b.members) keys.push_back(m->key);
+  auto split = split_batch_answer(parser_->parser, r.body, keys, o.status_field_check);
+  for (std::size_t i = 0; i < b.members.size(); ++i) {
+    auto& m = *b.members[i];
+    if (!split.error.empty()) {
+      hand(m, outcome::retry(backoff(m), r.describe() + ": " + split.error, r.status));
+      continue;
+    }
+    auto& v = split.items[i];
+    switch (v.k) {
+      case batch_item_verdict::kind::done:
+        hand(m, outcome::done(std::move(v.text)));
+        break;
+      case batch_item_verdict::kind::no_data:
+        hand(m, outcome::fail(std::move(v.text), r.status));
+        break;
+      case batch_item_verdict::kind::bad:
+        hand(m, outcome::retry(backoff(m), std::move(v.text), r.status));
+        break;
+    }
+  }
+}
+
+processor_factory make_batch_processor_factory(batch_processor_options opts) {
+  if (!opts.call.url.fields().empty())
+    throw std::invalid_argument("bad --batch-url '" + opts.call.url.text() + "': it may not contain {fields}");
+  if (opts.batch_size == 0) throw std::invalid_argument("--batch-size must be at least 1");
+  if (!opts.call.limiter) opts.call.limiter = std::make_shared<rate_limiter>();
+  auto shared = std::make_shared<const batch_processor_options>(std::move(opts));
+  return [shared](const shard_info& s) -> std::unique_ptr<processor> {
+    return std::make_unique<batch_processor>(s.executor, shared);
+  };
+}
+
+}  // namespace dibs::http

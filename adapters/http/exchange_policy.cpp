@@ -1,0 +1,57 @@
+#include "exchange_policy.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/error.hpp>
+
+#include <algorithm>
+
+namespace dibs::http {
+
+std::chrono::milliseconds full_jitter_backoff(int attempt, std::chrono::milliseconds base,
+                                              std::chrono::milliseconds max, std::mt19937_64& rng) {
+  const int shift = std::clamp(attempt - 1, 0, 30);
+  const auto cap = std::min<std::int64_t>(max.count(), base.count() << std::min(shift, 20));
+  if (cap <= 0) return std::chrono::milliseconds{0};
+  std::uniform_int_distribution<std::int64_t> pick(0, cap);
+  return std::chrono::milliseconds{pick(rng)};
+}
+
+awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host) {
+  for (auto at = limiter.reserve(host); at > rate_limiter::clock::now(); at = limiter.reserve(host)) {
+    net::steady_timer timer(co_await net::this_coro::executor, at);
+    co_await timer.async_wait(net::use_awaitable);
+    if (limiter.paused_until(host) <= rate_limiter::clock::now()) break;
+  }
+}
+
+std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r) {
+  if (r.ec) return std::chrono::milliseconds{0};
+  const auto now = std::chrono::system_clock::now();
+  const auto until = stop_until_from_headers(r.status, r.headers, now);
+  if (!until) return std::chrono::milliseconds{0};
+  const auto stop_for = std::chrono::duration_cast<std::chrono::milliseconds>(*until - now);
+  limiter.pause(host, rate_limiter::clock::now() + stop_for);
+  return stop_for;
+}
+
+std::optional<outcome> judge_exchange(const response& r, const client_options& http, std::chrono::milliseconds backoff,
+                                      std::chrono::milliseconds stop_for) {
+  if (r.ec) {
+    if (r.ec == boost::beast::http::error::body_limit)
+      return outcome::fail("response body larger than " + std::to_string(http.max_body) + " bytes");
+    if (r.ec == boost::beast::error::timeout)
+      return outcome::retry(backoff, r.stage + ": timed out (connect " + std::to_string(http.connect_timeout.count()) +
+                                         " ms, request " + std::to_string(http.request_timeout.count()) + " ms)");
+    return outcome::retry(backoff, r.describe());
+  }
+  const int status = r.status;
+  if (status >= 200 && status < 300) return std::nullopt;
+  if (status == 408 || status == 429 || status >= 500)
+    return outcome::retry(std::max(backoff, stop_for), r.describe(), status);
+  return outcome::fail(r.describe(), status);
+}
+
+}  // namespace dibs::http

@@ -1,0 +1,38 @@
+// The parts of calling an API that the one-key and the batch processors share: waiting for a
+// request slot, honoring the API's stop signals, backoff, and what a failed exchange means.
+//
+// Retryable: refused or reset connections, TLS handshake failures, timeouts, 408, 429, 5xx.
+// Permanent: an oversized body and any other 4xx. A retry never comes before the API allows.
+#pragma once
+
+#include <adapters/http/client.hpp>
+#include <adapters/http/rate_limiter.hpp>
+
+#include <dibs/net.hpp>
+#include <dibs/outcome.hpp>
+
+#include <chrono>
+#include <optional>
+#include <random>
+#include <string>
+
+namespace dibs::http {
+
+// A delay drawn uniformly from [0, min(max, base * 2^(attempt-1))] ("full jitter").
+std::chrono::milliseconds full_jitter_backoff(int attempt, std::chrono::milliseconds base,
+                                              std::chrono::milliseconds max, std::mt19937_64& rng);
+
+// Returns when `host` may be sent one request: the rate's slot, and any stop the API announced
+// meanwhile waited out. Throws operation_aborted when the caller is cancelled.
+awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host);
+
+// Reads the stop signals of a response; when the API said stop, pauses `host` for every shard
+// and returns how long (0 otherwise).
+std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r);
+
+// The outcome of an exchange that did not bring a 2xx answer; nullopt for a 2xx, whose body
+// the caller judges. `backoff` is this attempt's drawn delay, `stop_for` the API's own.
+std::optional<outcome> judge_exchange(const response& r, const client_options& http, std::chrono::milliseconds backoff,
+                                      std::chrono::milliseconds stop_for);
+
+}  // namespace dibs::http

@@ -1,0 +1,97 @@
+#include "api_flags.hpp"
+
+#include "duration_flag.hpp"
+
+#include <adapters/http/batch_processor.hpp>
+#include <adapters/http/http_processor.hpp>
+
+#include <dibs/log.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/asio/use_future.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <fstream>
+#include <stdexcept>
+
+namespace dibs::cli {
+
+void api_flags::add_to(CLI::App& cmd, bool with_urls) {
+  if (with_urls) {
+    auto* u = cmd.add_option("--url", url, "URL template for one GET per document; {field} is replaced by the document's field, percent-encoded");
+    auto* b = cmd.add_option("--batch-url", batch_url, "URL for one POST of up to --batch-size keys as a JSON array (ip-api: http://ip-api.com/batch)");
+    u->excludes(b);
+    b->excludes(u);
+    cmd.add_option("--batch-key", batch_key, "the document field sent as the key in batch mode (default: the source field)");
+  }
+  cmd.add_option("--batch-size", batch_size, "keys per batch request (ip-api allows 100)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{10'000}))
+      ->capture_default_str();
+  cmd.add_option("--batch-linger", batch_linger, "how long a batch waits for more keys before it is sent")->capture_default_str();
+  cmd.add_option("--rate", rate, "at most this many API requests, N/s or N/min, for the whole process");
+  cmd.add_option("--connect-timeout", connect_timeout, "HTTP connect (and TLS handshake) timeout")->capture_default_str();
+  cmd.add_option("--request-timeout", request_timeout, "HTTP timeout for a whole call")->capture_default_str();
+  cmd.add_option("--max-body", max_body, "largest API answer accepted, in bytes")->capture_default_str();
+  cmd.add_option("--backoff-base", backoff_base, "first retry delay cap; doubles per attempt (full jitter)")->capture_default_str();
+  cmd.add_option("--backoff-max", backoff_max, "largest retry delay")->capture_default_str();
+  cmd.add_option("--ca-file", ca_file, "PEM file of CAs to trust for https (default: the system's)");
+  cmd.add_flag("--insecure", insecure, "https without certificate or host-name verification (warned about)");
+  cmd.add_flag("--no-status-check", no_status_check, "don't fail documents whose answer says {\"status\":\"fail\"}");
+}
+
+namespace {
+http::processor_options call_options(const api_flags& f, const std::string& url, const std::string& flag) {
+  http::processor_options o;
+  o.url = http::url_template::parse(url, flag);
+  o.http.connect_timeout = duration_flag("--connect-timeout", f.connect_timeout);
+  o.http.request_timeout = duration_flag("--request-timeout", f.request_timeout);
+  o.http.max_body = f.max_body;
+  o.http.tls.ca_file = f.ca_file;
+  o.http.tls.insecure = f.insecure;
+  o.backoff_base = duration_flag("--backoff-base", f.backoff_base);
+  o.backoff_max = duration_flag("--backoff-max", f.backoff_max);
+  if (o.backoff_max < o.backoff_base) throw std::invalid_argument("--backoff-max must not be below --backoff-base");
+  o.status_field_check = !f.no_status_check;
+  o.limiter = make_limiter(f.rate);
+  if (!f.ca_file.empty() && !std::ifstream(f.ca_file))
+    throw std::invalid_argument("--ca-file '" + f.ca_file + "': cannot be read");
+  if (f.insecure && !f.ca_file.empty()) throw std::invalid_argument("--insecure and --ca-file contradict each other");
+  return o;
+}
+}  // namespace
+
+processor_factory api_flags::factory(const std::string& source_field) const {
+  if (url.empty() && batch_url.empty()) throw std::invalid_argument("give --url (one key per request) or --batch-url");
+  const bool batch = !batch_url.empty();
+  auto call = call_options(*this, batch ? batch_url : url, batch ? "--batch-url" : "--url");
+  if (insecure && call.url.scheme() == "https")
+    log::warn("--insecure: the API's certificate and host name are NOT verified; anyone on the path can read and change its answers");
+  if (!batch) return http::make_http_processor_factory(std::move(call));
+  http::batch_processor_options b;
+  b.call = std::move(call);
+  b.key_field = batch_key.empty() ? source_field : batch_key;
+  b.batch_size = batch_size;
+  b.linger = duration_flag("--batch-linger", batch_linger);
+  return http::make_batch_processor_factory(std::move(b));
+}
+
+std::string api_flags::check_tls() const {
+  const auto& text = batch_url.empty() ? url : batch_url;
+  auto call = call_options(*this, text, batch_url.empty() ? "--url" : "--batch-url");
+  if (call.url.scheme() != "https" || insecure) return {};
+  net::io_context ioc(1);
+  http::client c(ioc.get_executor(), call.http);
+  auto fut = net::co_spawn(ioc, c.probe(call.url.origin()), net::use_future);
+  ioc.run();
+  const auto r = fut.get();
+  // Only a refused certificate (or an unusable CA file) is fatal; an API that is down now may be
+  // up later, and the run retries it.
+  const bool tls_refusal =
+      r.stage == "tls setup" || !r.detail.empty() || r.ec.category() == net::error::get_ssl_category();
+  return r.ec && tls_refusal ? r.describe() : std::string{};
+}
+
+}  // namespace dibs::cli

@@ -1,0 +1,47 @@
+// The flags that say how the API is called, shared by `demo` and `enrich`: one key per request
+// (`--url`) or many (`--batch-url`, `--batch-size`), the request rate, timeouts, backoff, body
+// cap, TLS; and the processor factory they make.
+#pragma once
+
+#include <adapters/http/rate_limiter.hpp>
+
+#include <dibs/processor.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace dibs::cli {
+
+struct api_flags {
+  std::string url;        // GET per item, {field} expanded
+  std::string batch_url;  // POST per batch
+  std::size_t batch_size = 100;
+  std::string batch_key;  // "" = the store's source field
+  std::string batch_linger = "20ms";
+  std::string rate;
+  std::string connect_timeout = "5s";
+  std::string request_timeout = "30s";
+  std::size_t max_body = 1 << 20;
+  std::string backoff_base = "500ms";
+  std::string backoff_max = "30s";
+  std::string ca_file;
+  bool insecure = false;
+  bool no_status_check = false;
+
+  // `with_urls`: the command takes --url/--batch-url from the user (demo sets its own).
+  void add_to(CLI::App& cmd, bool with_urls);
+  // The processor for every shard, validated; throws std::invalid_argument naming the flag.
+  // `source_field` is the batch key when --batch-key is not given.
+  processor_factory factory(const std::string& source_field) const;
+  // With an https URL, one TLS handshake before the run: a certificate that will be refused
+  // stops the command here, with the reason, instead of failing every document. "" when fine
+  // (or when the API is merely unreachable now: the run retries that).
+  std::string check_tls() const;
+};
+
+}  // namespace dibs::cli
