@@ -1,5 +1,7 @@
 #include "batch_answer.hpp"
 
+#include "json_check.hpp"
+
 namespace dibs::http {
 
 namespace {
@@ -31,49 +33,69 @@ std::string batch_request_body(const std::vector<std::string>& keys) {
   return out + "]";
 }
 
-batch_split split_batch_answer(simdjson::dom::parser& parser, std::string_view body,
-                               const std::vector<std::string>& keys, bool status_check) {
+batch_split split_batch_answer(simdjson::ondemand::parser& outer, simdjson::ondemand::parser& inner,
+                               std::string_view body, const std::vector<std::string>& keys, bool status_check) {
+  namespace od = simdjson::ondemand;
   batch_split out;
-  simdjson::dom::element doc;
-  if (auto e = parser.parse(body.data(), body.size()).get(doc)) {
+  auto invalid = [&](simdjson::error_code e) {
+    out.items.clear();
     out.error = std::string("the batch answer is not valid JSON: ") + simdjson::error_message(e);
     return out;
-  }
-  simdjson::dom::array answers;
-  if (doc.get_array().get(answers)) {
+  };
+  const simdjson::padded_string padded(body);
+  od::document doc;
+  if (auto e = outer.iterate(padded).get(doc)) return invalid(e);
+  od::json_type type;
+  if (auto e = doc.type().get(type)) return invalid(e);
+  od::array answers;
+  if (type != od::json_type::array) {
     out.error = "the batch answer is not a JSON array";
     return out;
   }
-  if (answers.size() != keys.size()) {
-    out.error = "the batch answer has " + std::to_string(answers.size()) + " elements for " +
-                std::to_string(keys.size()) + " keys";
+  if (auto e = doc.get_array().get(answers)) return invalid(e);
+  std::size_t count = 0;
+  if (auto e = answers.count_elements().get(count)) return invalid(e);
+  if (count != keys.size()) {
+    out.error = "the batch answer has " + std::to_string(count) + " elements for " + std::to_string(keys.size()) + " keys";
     return out;
   }
   out.items.reserve(keys.size());
   std::size_t i = 0;
-  for (auto answer : answers) {
+  for (auto element : answers) {
     const auto& key = keys[i++];
     auto& v = out.items.emplace_back();
-    simdjson::dom::object obj;
-    if (answer.get_object().get(obj)) {
+    od::value value;
+    if (auto e = element.get(value)) return invalid(e);
+    od::json_type t;
+    if (auto e = value.type().get(t)) return invalid(e);
+    od::object obj;
+    std::string_view raw;
+    if (t != od::json_type::object || value.get_object().get(obj) || obj.raw_json().get(raw)) {
       v.text = "the batch answer for '" + key + "' is not a JSON object";
       continue;
     }
-    std::string_view query;
-    if (!obj["query"].get_string().get(query) && query != key) {
-      v.text = "the batch answer in the place of '" + key + "' is for '" + std::string(query) + "'";
+    std::string text(raw);
+    auto check = check_json_object(inner, text);
+    if (!check.ok) {
+      v.text = "the batch answer for '" + key + "' is bad: " + check.error;
       continue;
     }
-    std::string_view status;
-    if (status_check && !obj["status"].get_string().get(status) && status == "fail") {
-      std::string_view message;
-      if (obj["message"].get_string().get(message)) message = {};
+    if (!check.query.empty() && check.query != key) {
+      v.text = "the batch answer in the place of '" + key + "' is for '" + check.query + "'";
+      continue;
+    }
+    if (status_check && check.status == "fail") {
       v.k = batch_item_verdict::kind::no_data;
-      v.text = "the API has no data: " + (message.empty() ? std::string("status fail") : std::string(message));
+      v.text = "the API has no data: " + (check.message.empty() ? std::string("status fail") : check.message);
       continue;
     }
     v.k = batch_item_verdict::kind::done;
-    v.text = simdjson::minify(obj);
+    v.text = std::move(text);
+  }
+  const char* trailing = nullptr;
+  if (doc.current_location().get(trailing) == simdjson::SUCCESS) {
+    out.items.clear();
+    out.error = "the batch answer is not valid JSON: content after the array";
   }
   return out;
 }

@@ -26,7 +26,7 @@ struct batch_processor::batch {
 };
 
 struct batch_processor::json_parser {
-  simdjson::dom::parser parser;
+  simdjson::ondemand::parser outer, inner;
 };
 
 batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const batch_processor_options> opts)
@@ -114,7 +114,7 @@ void batch_processor::settle_all(batch& b, const response& r) {
   std::vector<std::string> keys;
   keys.reserve(b.members.size());
   for (const auto& m : b.members) keys.push_back(m->key);
-  auto split = split_batch_answer(parser_->parser, r.body, keys, o.status_field_check);
+  auto split = split_batch_answer(parser_->outer, parser_->inner, r.body, keys, o.status_field_check);
   for (std::size_t i = 0; i < b.members.size(); ++i) {
     auto& m = *b.members[i];
     if (!split.error.empty()) {

@@ -91,7 +91,7 @@ json_check_result check_json_object(ondemand::parser& parser, std::string& body,
       r.error = std::string("invalid JSON: ") + error_message(e);
       return r;
     }
-    if (key == "status" || key == "message") {
+    if (key == "status" || key == "message" || key == "query") {
       ondemand::json_type t;
       if (!v.type().get(t) && t == ondemand::json_type::string) {
         std::string_view s;
@@ -99,7 +99,7 @@ json_check_result check_json_object(ondemand::parser& parser, std::string& body,
           r.error = std::string("invalid JSON: ") + error_message(e);
           return r;
         }
-        (key == "status" ? r.status : r.message) = std::string(s);
+        (key == "status" ? r.status : key == "message" ? r.message : r.query) = std::string(s);
         continue;
       }
     }

@@ -15,6 +15,7 @@ struct json_check_result {
   std::string error;           // why it is not an acceptable object
   std::string status;          // top-level "status" when it is a string (ip-api says "success"/"fail")
   std::string message;         // top-level "message" when it is a string
+  std::string query;           // top-level "query" when it is a string (ip-api echoes the key)
 };
 
 // `body` must have SIMDJSON_PADDING bytes of capacity beyond its size: the function reserves

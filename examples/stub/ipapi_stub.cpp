@@ -20,6 +20,8 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 
+#include <openssl/ssl.h>
+
 #include <charconv>
 #include <condition_variable>
 #include <mutex>
@@ -194,6 +196,10 @@ struct ipapi_stub::impl {
     beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(10));
     auto [hec] = co_await stream.async_handshake(ssl::stream_base::server, net::as_tuple(net::use_awaitable));
     if (hec) co_return;  // e.g. the client refused our certificate
+    if (const char* sni = SSL_get_servername(stream.native_handle(), TLSEXT_NAMETYPE_host_name)) {
+      std::lock_guard lock(limit_mutex);
+      server_name = sni;
+    }
     co_await serve(stream);
     boost::system::error_code ignored;
     beast::get_lowest_layer(stream).socket().shutdown(tcp::socket::shutdown_both, ignored);
@@ -269,6 +275,7 @@ struct ipapi_stub::impl {
   std::chrono::steady_clock::time_point window_start{};
   std::size_t window_count = 0;
   std::vector<std::chrono::steady_clock::time_point> served;
+  std::string server_name;  // the last TLS client's SNI
   bool stopped = false;
 };
 
@@ -327,6 +334,11 @@ std::vector<std::uint64_t> ipapi_stub::served_per_second() const {
     ++counts[second];
   }
   return counts;
+}
+
+std::string ipapi_stub::last_server_name() const {
+  std::lock_guard lock(impl_->limit_mutex);
+  return impl_->server_name;
 }
 
 fault_counts ipapi_stub::faults() const {

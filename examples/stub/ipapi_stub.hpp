@@ -57,6 +57,13 @@ struct stub_options {
     o.latency = latency;
     return o;
   }
+  // The same, serving HTTPS with this certificate chain and key (PEM files).
+  static stub_options loopback_tls(std::string cert_file, std::string key_file) {
+    stub_options o;
+    o.tls_cert_file = std::move(cert_file);
+    o.tls_key_file = std::move(key_file);
+    return o;
+  }
 };
 
 // What the fault knobs did, by kind.
@@ -100,6 +107,7 @@ class ipapi_stub {
   std::vector<std::chrono::steady_clock::time_point> served_times() const;
   std::vector<std::uint64_t> served_per_second() const;
   fault_counts faults() const;
+  std::string last_server_name() const;  // the SNI of the last TLS handshake ("" when none)
   std::uint64_t batch_requests() const { return batch_requests_.load(); }
 
  private:

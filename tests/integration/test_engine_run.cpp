@@ -215,6 +215,40 @@ TEST_CASE("retries back off, then fail the item with its reason after --max-atte
   require_nothing_leased(*st);
 }
 
+TEST_CASE("a call longer than --max-processing is abandoned and retried; shorter ones are untouched", "[engine][retry]") {
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(20, 18);
+  auto body = [](job j) -> awaitable<outcome> {
+    if (std::stoi(j.id) % 2 == 1) {
+      try {
+        co_await sleep_for(30s);  // hangs: only the cancellation ends it
+      } catch (const boost::system::system_error&) {
+        co_return outcome::retry(0ms, "swallowed the cancellation");  // the engine still knows why
+      }
+    }
+    co_return outcome::done("{}");
+  };
+  auto cfg = small_config();
+  cfg.max_processing = 100ms;
+  cfg.max_attempts = 2;
+  cfg.grace = 0ms;
+  engine e(cfg, st, factory_of(body));
+  e.start();
+  e.wait();
+  CHECK(e.summary().completed == 10);
+  CHECK(e.summary().failed == 10);
+  for (const auto& it : st->snapshot()) {
+    if (std::stoi(it.id) % 2 == 0) {
+      CHECK(it.target_json == "{}");
+    } else {
+      REQUIRE(it.failed.has_value());
+      CHECK(it.attempts == 2);
+      CHECK(it.failed->reason == "gave up after 2 attempts: abandoned after --max-processing 100 ms");
+    }
+  }
+  require_nothing_leased(*st);
+}
+
 TEST_CASE("a processor that throws does not stop the engine", "[engine][retry]") {
   auto st = std::make_shared<memory_store>();
   st->seed_random_ips(4, 17);
@@ -250,4 +284,7 @@ TEST_CASE("engine settings are validated with the flag's name", "[engine]") {
   cfg = small_config();
   cfg.lease = 1ms;
   CHECK_THROWS_WITH(engine(cfg, st, factory_of(body)), Catch::Contains("--lease"));
+  cfg = small_config();
+  cfg.max_processing = -1ms;
+  CHECK_THROWS_WITH(engine(cfg, st, factory_of(body)), Catch::Contains("--max-processing"));
 }

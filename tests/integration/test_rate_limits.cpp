@@ -1,4 +1,6 @@
 // Rate limits end to end: the engine against the stub, counting what the stub actually saw.
+#include "support/served_rate.hpp"
+
 #include <adapters/http/http_processor.hpp>
 #include <adapters/memory/memory_store.hpp>
 #include <examples/stub/ipapi_stub.hpp>
@@ -20,16 +22,6 @@ engine_config config(std::size_t concurrency) {
   c.claim_batch = 10;
   return c;
 }
-// The most answers the stub sent within any `window`.
-std::size_t busiest(std::vector<std::chrono::steady_clock::time_point> t, std::chrono::milliseconds window) {
-  std::sort(t.begin(), t.end());
-  std::size_t best = 0;
-  for (std::size_t i = 0, j = 0; i < t.size(); ++i) {
-    while (t[i] - t[j] >= window) ++j;
-    best = std::max(best, i - j + 1);
-  }
-  return best;
-}
 }  // namespace
 
 TEST_CASE("a --rate limit holds every shard together under it", "[rate][e2e]") {
@@ -48,7 +40,7 @@ TEST_CASE("a --rate limit holds every shard together under it", "[rate][e2e]") {
   CHECK(e.summary().completed == 25);
   const auto times = api.served_times();
   REQUIRE(times.size() == 25);
-  CHECK(busiest(times, 1000ms) <= 10 + 1);  // the rate, plus the one burst allowed
+  CHECK(test::busiest(times, 1000ms) <= 10 + 1);  // the rate, plus the one burst allowed
   CHECK(times.back() - times.front() >= 2300ms);  // 25 requests at 10/s can't take less
 }
 
