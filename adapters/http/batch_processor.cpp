@@ -29,9 +29,10 @@ struct batch_processor::json_parser {
   simdjson::ondemand::parser outer, inner;
 };
 
-batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const batch_processor_options> opts)
+batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const batch_processor_options> opts,
+                                 counters* figures)
     : opts_(std::move(opts)), client_(ex, opts_->call.http), parser_(std::make_unique<json_parser>()),
-      rng_(std::random_device{}()) {}
+      rng_(std::random_device{}()), figures_(figures) {}
 
 batch_processor::~batch_processor() = default;
 
@@ -94,7 +95,9 @@ awaitable<void> batch_processor::lead(batch& b) {
   req.target = url.expand(job{}).target;  // a fixed URL: nothing to expand
   req.body = batch_request_body(keys);
   auto to = url.origin();
+  const auto sent = std::chrono::steady_clock::now();
   auto r = co_await client_.send(std::move(to), std::move(req));
+  count_exchange(figures_, r, sent);
   settle_all(b, r);
 }
 
@@ -143,7 +146,7 @@ processor_factory make_batch_processor_factory(batch_processor_options opts) {
   if (!opts.call.limiter) opts.call.limiter = std::make_shared<rate_limiter>();
   auto shared = std::make_shared<const batch_processor_options>(std::move(opts));
   return [shared](const shard_info& s) -> std::unique_ptr<processor> {
-    return std::make_unique<batch_processor>(s.executor, shared);
+    return std::make_unique<batch_processor>(s.executor, shared, s.figures);
   };
 }
 

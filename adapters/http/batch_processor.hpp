@@ -30,7 +30,8 @@ struct batch_processor_options {
 
 class batch_processor final : public processor {
  public:
-  batch_processor(net::any_io_executor ex, std::shared_ptr<const batch_processor_options> opts);
+  batch_processor(net::any_io_executor ex, std::shared_ptr<const batch_processor_options> opts,
+                  counters* figures = nullptr);
   ~batch_processor() override;
 
   awaitable<outcome> process(job j) override;
@@ -50,6 +51,7 @@ class batch_processor final : public processor {
   struct json_parser;
   std::unique_ptr<json_parser> parser_;
   std::mt19937_64 rng_;
+  counters* figures_;
 };
 
 // Throws std::invalid_argument when the URL has placeholders or the batch size is 0.

@@ -8,6 +8,7 @@
 #include <adapters/http/client.hpp>
 #include <adapters/http/rate_limiter.hpp>
 
+#include <dibs/counters.hpp>
 #include <dibs/net.hpp>
 #include <dibs/outcome.hpp>
 
@@ -29,6 +30,9 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host);
 // Reads the stop signals of a response; when the API said stop, pauses `host` for every shard
 // and returns how long (0 otherwise).
 std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r);
+
+// Counts the exchange in the engine's figures (status class, latency since `sent`); no-op on null.
+void count_exchange(counters* figures, const response& r, std::chrono::steady_clock::time_point sent);
 
 // The outcome of an exchange that did not bring a 2xx answer; nullopt for a 2xx, whose body
 // the caller judges. `backoff` is this attempt's drawn delay, `stop_for` the API's own.

@@ -16,11 +16,13 @@ struct http_processor::json_parser {
   simdjson::ondemand::parser parser;
 };
 
-http_processor::http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts)
+http_processor::http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts,
+                               counters* figures)
     : opts_(opts->limiter ? std::move(opts) : with_limiter(*opts)),
       client_(std::move(ex), opts_->http),
       parser_(std::make_unique<json_parser>()),
-      rng_(std::random_device{}()) {}
+      rng_(std::random_device{}()),
+      figures_(figures) {}
 
 http_processor::~http_processor() = default;
 
@@ -30,7 +32,9 @@ awaitable<outcome> http_processor::process(job j) {
   const std::string& host = opts_->url.host();
   co_await wait_for_slot(*opts_->limiter, host);  // cancelled at shutdown: the item is released
   auto to = opts_->url.origin();  // named: no temporaries inside a co_await (g++ 12)
+  const auto sent = std::chrono::steady_clock::now();
   auto r = co_await client_.get(std::move(to), std::move(target.target));
+  count_exchange(figures_, r, sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
   const auto stop_for = honor_stop_signals(*opts_->limiter, host, r);
   co_return judge(j, std::move(r), stop_for);
@@ -52,7 +56,7 @@ processor_factory make_http_processor_factory(processor_options opts) {
   if (!opts.limiter) opts.limiter = std::make_shared<rate_limiter>();
   auto shared = std::make_shared<const processor_options>(std::move(opts));
   return [shared](const shard_info& s) -> std::unique_ptr<processor> {
-    return std::make_unique<http_processor>(s.executor, shared);
+    return std::make_unique<http_processor>(s.executor, shared, s.figures);
   };
 }
 

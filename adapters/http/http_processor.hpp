@@ -37,7 +37,8 @@ struct processor_options {
 
 class http_processor final : public processor {
  public:
-  http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts);
+  // `figures`: where API answers and latencies are counted (may be null).
+  http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts, counters* figures = nullptr);
   ~http_processor() override;
 
   awaitable<outcome> process(job j) override;
@@ -54,6 +55,7 @@ class http_processor final : public processor {
   struct json_parser;  // simdjson's on-demand parser, reused for every body of this shard
   std::unique_ptr<json_parser> parser_;
   std::mt19937_64 rng_;
+  counters* figures_;
 };
 
 processor_factory make_http_processor_factory(processor_options opts);

@@ -3,6 +3,13 @@
 
 #include "shard.hpp"
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/system/system_error.hpp>
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -70,6 +77,8 @@ engine::~engine() {
   if (!threads_.empty()) {
     stop_now();
     wait();
+  } else if (started_flag_ && !finished_) {
+    log::error("engine destroyed while running on the caller's io_context: stop() it and await join() first");
   }
 }
 
@@ -83,8 +92,46 @@ void engine::start() {
   }
   started_ = std::chrono::steady_clock::now();
   running_ = n;
+  if (paused_)
+    for (auto& s : shards_) s->pause(true);
   for (auto& s : shards_) threads_.emplace_back([sh = s.get()] { sh->run(); });
   started_flag_.store(true, std::memory_order_release);
+}
+
+void engine::start_on(net::io_context& ioc) {
+  if (!shards_.empty()) throw std::logic_error("engine: started twice");
+  shards_.push_back(std::make_unique<shard>(*this, 0, cfg_.concurrency, cfg_.worker_prefix + "-0", &ioc));
+  started_ = std::chrono::steady_clock::now();
+  running_ = 1;
+  if (paused_) shards_.front()->pause(true);
+  shards_.front()->spawn();
+  started_flag_.store(true, std::memory_order_release);
+}
+
+void engine::pause() {
+  paused_ = true;
+  if (!started_flag_.load(std::memory_order_acquire)) return;  // start() applies it
+  for (auto& s : shards_) s->pause(true);
+}
+
+void engine::resume() {
+  paused_ = false;
+  if (!started_flag_.load(std::memory_order_acquire)) return;
+  for (auto& s : shards_) s->pause(false);
+}
+
+awaitable<void> engine::join() {
+  auto ex = co_await net::this_coro::executor;
+  auto timer = std::make_shared<net::steady_timer>(ex, net::steady_timer::time_point::max());
+  on_finished([timer, ex] { net::post(ex, [timer] { timer->cancel(); }); });
+  while (!finished_) {
+    auto [ec] = co_await timer->async_wait(net::as_tuple(net::use_awaitable));
+    (void)ec;  // cancelled by on_finished, or by the awaiting coroutine's own cancellation
+    if (!finished_) {
+      if (auto cs = co_await net::this_coro::cancellation_state; cs.cancelled() != net::cancellation_type::none)
+        throw boost::system::system_error(net::error::operation_aborted);
+    }
+  }
 }
 
 void engine::stop() {
@@ -115,20 +162,20 @@ void engine::on_finished(std::function<void()> fn) {
     fn();
     return;
   }
-  on_finished_ = std::move(fn);
+  on_finished_.push_back(std::move(fn));
 }
 
 void engine::shard_ended() {
   if (--running_ != 0) return;
   ended_ = (std::chrono::steady_clock::now() - started_).count();
-  std::function<void()> fn;
+  std::vector<std::function<void()>> fns;
   {
     std::lock_guard lock(mutex_);
     finished_ = true;
-    fn = std::move(on_finished_);
+    fns = std::move(on_finished_);
   }
   cv_.notify_all();
-  if (fn) fn();
+  for (auto& fn : fns) fn();
 }
 
 run_summary engine::summary() const {

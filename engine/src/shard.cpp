@@ -20,12 +20,14 @@ std::unordered_set<std::string> id_set(const std::vector<std::string>& ids) {
 }
 }  // namespace
 
-shard::shard(engine& owner, std::size_t index, std::size_t concurrency, std::string worker_id)
+shard::shard(engine& owner, std::size_t index, std::size_t concurrency, std::string worker_id,
+             net::io_context* external)
     : owner_(owner),
       cfg_(owner.cfg_),
       index_(index),
       concurrency_(concurrency),
-      by_(std::move(worker_id)) {}
+      by_(std::move(worker_id)),
+      ioc_(external ? *external : own_ioc_) {}
 
 void shard::run() {
   net::co_spawn(ioc_, main(), [this](std::exception_ptr e) {
@@ -42,6 +44,33 @@ void shard::run() {
     log::error("shard ", index_, ": stopped by an error: ", e.what());
   }
   owner_.shard_ended();
+}
+
+void shard::spawn() {
+  net::co_spawn(ioc_, main(), [this](std::exception_ptr e) {
+    if (e) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& ex) {
+        log::error("shard ", index_, ": ended with an error: ", ex.what());
+      }
+    }
+    owner_.shard_ended();
+  });
+}
+
+void shard::pause(bool on) {
+  net::post(ioc_, [this, on] {
+    paused_ = on;
+    wake_.notify();
+  });
+}
+
+void shard::give_back_prefetched(const std::string& why) {
+  while (!ready_.empty()) {
+    settle(ready_.front(), outcome::retry(millis{0}, why), true);
+    ready_.pop_front();
+  }
 }
 
 void shard::request_stop(bool now) {
@@ -66,7 +95,7 @@ void shard::wake() {
 }
 
 awaitable<void> shard::main() {
-  proc_ = owner_.factory_(shard_info{index_, ioc_.get_executor()});
+  proc_ = owner_.factory_(shard_info{index_, ioc_.get_executor(), &owner_.counters_});
   net::co_spawn(ioc_, keeper(), net::detached);
   net::co_spawn(ioc_, flusher(), net::detached);
 
@@ -79,10 +108,7 @@ awaitable<void> shard::main() {
   }
 
   // Prefetched items were never started: give them back at once.
-  while (!ready_.empty()) {
-    settle(ready_.front(), outcome::retry(millis{0}, "shutdown"), true);
-    ready_.pop_front();
-  }
+  give_back_prefetched("shutdown");
 
   // Let in-flight work finish until the deadline, then cancel it; cancelled items are released.
   if (in_flight_ > 0) {
@@ -113,6 +139,13 @@ awaitable<void> shard::dispatcher() {
       woken_ = false;
       backoff = cfg_.idle_backoff_min;
       next_claim_at = steady::now();
+    }
+    if (paused_) {
+      // Other workers may take what we prefetched; what runs, runs to its end.
+      give_back_prefetched("paused");
+      co_await wake_.wait();
+      next_claim_at = steady::now();
+      continue;
     }
     while (in_flight_ < concurrency_ && !ready_.empty()) {
       launch(std::move(ready_.front()));
@@ -153,10 +186,11 @@ awaitable<void> shard::dispatcher() {
       } else {
         bump(owner_.counters_.held);
       }
-      it->second = held_lease{j.token, now + cfg_.lease / 2, false, false};
+      it->second = held_lease{j.token, now + cfg_.lease / 2, now, false, false};
       ready_.push_back(std::move(j));
     }
     bump(owner_.counters_.claimed, got.size());
+    owner_.counters_.claim_batch_size.record(static_cast<double>(got.size()));
 
     if (!got.empty()) {
       backoff = cfg_.idle_backoff_min;
@@ -232,6 +266,7 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
     // the processor saw the cancellation or swallowed it.
     const auto after = o.k == outcome::kind::retry ? o.after : millis{0};
     o = outcome::retry(after, "abandoned after --max-processing " + std::to_string(cfg_.max_processing.count()) + " ms");
+    bump(owner_.counters_.abandoned);
     cancelled = false;
   }
   // A processor that swallowed the cancellation reports an error outcome: that item is released
@@ -262,9 +297,10 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
     return;
   }
   it->second.settled = true;
+  owner_.counters_.claim_to_outcome_s.record(std::chrono::duration<double>(steady::now() - it->second.claimed_at).count());
 
   if (cancelled) {
-    release_buf_.push_back(release_item{j.ref(), millis{0}, "shutdown", 0});
+    release_buf_.push_back(release_item{j.ref(), millis{0}, stopping_ || o.why.empty() ? "shutdown" : o.why, 0});
   } else {
     switch (o.k) {
       case outcome::kind::done:

@@ -22,10 +22,17 @@ class shard {
  public:
   using steady = std::chrono::steady_clock;
 
-  shard(engine& owner, std::size_t index, std::size_t concurrency, std::string worker_id);
+  // `external`: run on the caller's io_context (which one thread must run) instead of its own.
+  shard(engine& owner, std::size_t index, std::size_t concurrency, std::string worker_id,
+        net::io_context* external = nullptr);
 
   // Runs the shard until it has drained (or been stopped) and flushed; call on the shard's thread.
   void run();
+  // Starts the shard on the external io_context; the owner hears of its end (shard_ended).
+  void spawn();
+  // Thread-safe. Paused, the shard claims nothing and gives its prefetched items back; calls in
+  // flight go on.
+  void pause(bool on);
   // Thread-safe. `now` skips the wait for in-flight work.
   void request_stop(bool now);
   // Thread-safe: claim at once, forgetting the idle backoff.
@@ -37,6 +44,7 @@ class shard {
   struct held_lease {
     std::uint64_t token = 0;
     steady::time_point renew_due{};
+    steady::time_point claimed_at{};
     bool lost = false;     // the keeper found the lease gone: don't write this item's outcome
     bool settled = false;  // its outcome is buffered, waiting for the flusher
   };
@@ -48,6 +56,7 @@ class shard {
   };
 
   awaitable<void> main();
+  void give_back_prefetched(const std::string& why);
   awaitable<void> dispatcher();
   awaitable<bool> nothing_left();
   void launch(job j);
@@ -66,7 +75,8 @@ class shard {
   std::size_t index_;
   std::size_t concurrency_;
   std::string by_;
-  net::io_context ioc_{1};
+  net::io_context own_ioc_{1};
+  net::io_context& ioc_;  // own_ioc_, or the caller's
   std::unique_ptr<processor> proc_;
 
   std::deque<job> ready_;  // claimed, not yet started
@@ -82,6 +92,7 @@ class shard {
   bool flushing_ = false;
   int final_flush_failures_ = 0;
 
+  bool paused_ = false;
   bool woken_ = false;  // wake() was called: the dispatcher resets its idle backoff
   bool stopping_ = false;
   bool cancel_now_ = false;

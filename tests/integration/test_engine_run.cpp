@@ -215,7 +215,7 @@ TEST_CASE("retries back off, then fail the item with its reason after --max-atte
   require_nothing_leased(*st);
 }
 
-TEST_CASE("a call longer than --max-processing is abandoned and retried; shorter ones are untouched", "[engine][retry]") {
+TEST_CASE("a call longer than --max-processing is abandoned and retried, shorter ones untouched", "[engine][retry]") {
   auto st = std::make_shared<memory_store>();
   st->seed_random_ips(20, 18);
   auto body = [](job j) -> awaitable<outcome> {

@@ -71,7 +71,7 @@ bool all_contain(const std::vector<std::string>& reasons, const std::string& wha
 }
 }  // namespace
 
-TEST_CASE("--error-rate: 500s are retried until they succeed or the attempts run out", "[faults][e2e]") {
+TEST_CASE("the stub's --error-rate: 500s are retried until they succeed or the attempts run out", "[faults][e2e]") {
   auto r = run_with([](auto& o) { o.error_rate = 0.5; }, 3);
   CHECK(r.faults.errors > 0);
   CHECK(r.faults.total() == r.faults.errors);
@@ -81,7 +81,7 @@ TEST_CASE("--error-rate: 500s are retried until they succeed or the attempts run
   CHECK(r.requests == r.done + r.faults.errors);  // every 500 was retried or ended its item
 }
 
-TEST_CASE("--timeout-rate: unanswered calls time out and are retried", "[faults][e2e]") {
+TEST_CASE("the stub's --timeout-rate: unanswered calls time out and are retried", "[faults][e2e]") {
   auto r = run_with([](auto& o) { o.timeout_rate = 0.3; }, 10);
   CHECK(r.faults.timeouts > 0);
   CHECK(r.faults.total() == r.faults.timeouts);
@@ -89,21 +89,21 @@ TEST_CASE("--timeout-rate: unanswered calls time out and are retried", "[faults]
   CHECK(all_contain(r.reasons, "read: timed out"));
 }
 
-TEST_CASE("--garbage-rate: truncated JSON is retried, never stored", "[faults][e2e]") {
+TEST_CASE("the stub's --garbage-rate: truncated JSON is retried, never stored", "[faults][e2e]") {
   auto r = run_with([](auto& o) { o.garbage_rate = 0.5; }, 2);
   CHECK(r.faults.garbage > 0);
   CHECK(r.failed > 0);
   CHECK(all_contain(r.reasons, "gave up after 2 attempts: HTTP 200 OK with a bad body"));
 }
 
-TEST_CASE("--big-rate: an oversized body fails its item at once, with the limit in the reason", "[faults][e2e]") {
+TEST_CASE("the stub's --big-rate: an oversized body fails its item at once, with the limit in the reason", "[faults][e2e]") {
   auto r = run_with([](auto& o) { o.big_rate = 0.2; }, 5);
   CHECK(r.faults.big > 0);
   CHECK(r.failed == r.faults.big);  // permanent: one oversized answer, one failed item
   CHECK(all_contain(r.reasons, "response body larger than 1048576 bytes"));
 }
 
-TEST_CASE("--reset-rate: a connection cut mid-response is retried on a new one", "[faults][e2e]") {
+TEST_CASE("the stub's --reset-rate: a connection cut mid-response is retried on a new one", "[faults][e2e]") {
   auto r = run_with([](auto& o) { o.reset_rate = 0.5; }, 2);
   CHECK(r.faults.resets > 0);
   CHECK(r.failed > 0);

@@ -95,8 +95,8 @@ TEST_CASE("every shard's processor shares one limiter, so a stop seen by one hol
   http::processor_options p;
   p.url = http::url_template::parse("http://127.0.0.1:1/json/{originatingIp}");
   auto factory = http::make_http_processor_factory(p);
-  auto a = factory(shard_info{0, ioc.get_executor()});
-  auto b = factory(shard_info{1, ioc.get_executor()});
+  auto a = factory(shard_info{0, ioc.get_executor(), nullptr});
+  auto b = factory(shard_info{1, ioc.get_executor(), nullptr});
   auto& pa = dynamic_cast<http::http_processor&>(*a);
   auto& pb = dynamic_cast<http::http_processor&>(*b);
   REQUIRE(pa.limiter() == pb.limiter());

@@ -15,8 +15,6 @@ class admin_store : public store {
   virtual std::size_t seed(std::size_t n, std::uint64_t seed) = 0;
   // stats(), callable without a coroutine (not from a shard thread: it blocks).
   virtual store_stats stats_blocking() = 0;
-  // Candidates that another worker claimed first, since start.
-  virtual std::uint64_t claim_conflicts() const { return 0; }
   // Calls `on_change` when new work may have arrived; false when the store can't tell.
   virtual bool watch(std::function<void()> /*on_change*/) { return false; }
   virtual void stop_watching() {}

@@ -5,9 +5,16 @@
 //   e.start();            // shards run on their own threads
 //   e.stop();             // graceful, from any thread (e.g. a signal handler's executor)
 //   e.wait();             // until every shard has flushed and ended
+//
+// Embedded in a server that has its own io_context (run by one thread):
+//
+//   e.start_on(ioc);              // one shard, on the caller's io_context
+//   co_await e.join();            // from a coroutine on any executor: until it has ended
+//   e.pause(); e.resume();        // from anywhere
 #pragma once
 
 #include <dibs/counters.hpp>
+#include <dibs/net.hpp>
 #include <dibs/engine_config.hpp>
 #include <dibs/processor.hpp>
 #include <dibs/store.hpp>
@@ -48,6 +55,16 @@ class engine {
   engine& operator=(const engine&) = delete;
 
   void start();
+  // Runs as one shard on `ioc` (cfg.shards is ignored) instead of on threads of its own. `ioc`
+  // must be run by exactly one thread, and outlive the run; the engine must outlive it too.
+  void start_on(net::io_context& ioc);
+  // Stop claiming (prefetched items are given back; calls in flight finish), and go on.
+  // Thread-safe; a paused engine still ends on stop().
+  void pause();
+  void resume();
+  bool paused() const { return paused_.load(); }
+  // Completes, on the awaiting coroutine's executor, once every shard has ended.
+  awaitable<void> join();
   // Graceful stop: stop claiming, release prefetched items, let in-flight work finish until the
   // shutdown timeout, then cancel and release what is left, flush, end. Idempotent, thread-safe.
   void stop();
@@ -58,7 +75,8 @@ class engine {
   void wake();
   // Blocks until every shard has ended.
   void wait();
-  // Calls `fn` (from a shard thread) once every shard has ended.
+  // Calls `fn` (from a shard thread) once every shard has ended; at once if it has already.
+  // Any number of callbacks may be registered.
   void on_finished(std::function<void()> fn);
   bool finished() const { return finished_.load(); }
   bool stop_requested() const { return stop_requested_.load(); }
@@ -67,6 +85,7 @@ class engine {
   run_summary summary() const;
   const engine_config& config() const { return cfg_; }
   store& the_store() { return *store_; }
+  const store& the_store() const { return *store_; }
 
  private:
   friend class shard;
@@ -83,10 +102,11 @@ class engine {
   std::atomic<bool> finished_{false};
   std::atomic<bool> started_flag_{false};  // shards_ is complete: wake() may read it
   std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> paused_{false};
   std::atomic<std::size_t> running_{0};
   std::mutex mutex_;
   std::condition_variable cv_;
-  std::function<void()> on_finished_;
+  std::vector<std::function<void()>> on_finished_;
 };
 
 }  // namespace dibs

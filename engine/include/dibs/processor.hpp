@@ -20,9 +20,12 @@ class processor {
   virtual awaitable<outcome> process(job j) = 0;
 };
 
+struct counters;
+
 struct shard_info {
   std::size_t index = 0;
   net::any_io_executor executor;
+  counters* figures = nullptr;  // the engine's, for processors that report API figures (may be null)
 };
 
 using processor_factory = std::function<std::unique_ptr<processor>(const shard_info&)>;

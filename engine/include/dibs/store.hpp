@@ -89,6 +89,8 @@ class store {
 
   // A name for logs and summaries, never containing credentials.
   virtual std::string describe() const = 0;
+  // Candidates that another worker claimed first, since start (stores that claim by candidates).
+  virtual std::uint64_t claim_conflicts() const { return 0; }
 };
 
 }  // namespace dibs
