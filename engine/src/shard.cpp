@@ -395,7 +395,7 @@ awaitable<bool> shard::flush_once() {
       auto r = co_await st.release(batch);
       const auto lost = id_set(r.lost);
       for (const auto& x : batch)
-        if (x.delay.count() == 0 && x.why == "shutdown" && !lost.count(x.ref.id)) bump(c.released);
+        if (x.delay.count() == 0 && (x.why == "shutdown" || x.why == "paused") && !lost.count(x.ref.id)) bump(c.released);
       bump(c.lost_leases, r.lost.size());
       for (const auto& x : batch) forget(x.ref.id, x.ref.token);
     } catch (const std::exception& e) {
