@@ -1,13 +1,16 @@
 #include <dibs/log.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <mutex>
 
 namespace dibs::log {
 
 namespace {
 std::atomic<level> g_level{level::warn};
+std::atomic<bool> g_json{false};
 std::mutex g_mutex;
 const char* name(level l) {
   switch (l) {
@@ -35,9 +38,72 @@ bool parse_level(const std::string& text, level& out) {
   return false;
 }
 
-void write(level l, const std::string& line) {
+void set_json(bool on) { g_json = on; }
+bool json() { return g_json; }
+
+namespace {
+void append_string(std::string& out, const std::string& s) {
+  out += '"';
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
+
+std::string utc_now() {
+  const auto now = std::chrono::system_clock::now();
+  const auto t = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+void emit_line(const std::string& line) {
   std::lock_guard lock(g_mutex);
-  std::fprintf(stderr, "dibs %s: %s\n", name(l), line.c_str());
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+}  // namespace
+
+std::string json_line(level l, const std::string& msg, const std::string* id, const std::string* event,
+                      const std::string* reason) {
+  std::string out = "{\"ts\":\"" + utc_now() + "\",\"level\":\"" + name(l) + "\",\"msg\":";
+  append_string(out, msg);
+  if (id) {
+    out += ",\"item\":";
+    append_string(out, *id);
+  }
+  if (event) {
+    out += ",\"event\":";
+    append_string(out, *event);
+  }
+  if (reason) {
+    out += ",\"reason\":";
+    append_string(out, *reason);
+  }
+  return out + "}";
+}
+
+void write(level l, const std::string& line) {
+  emit_line(g_json ? json_line(l, line) : "dibs " + std::string(name(l)) + ": " + line);
+}
+
+void item(level l, const std::string& id, const std::string& event, const std::string& reason) {
+  if (l < current_level()) return;
+  const std::string text = "item " + id + ": " + event + ": " + reason;
+  emit_line(g_json ? json_line(l, text, &id, &event, &reason) : "dibs " + std::string(name(l)) + ": " + text);
 }
 
 }  // namespace dibs::log

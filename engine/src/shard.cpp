@@ -289,7 +289,7 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
   if (it == held_.end() || it->second.token != j.token || it->second.lost) {
     // The keeper saw this lease go (expired and taken over): the result must not be written.
     bump(owner_.counters_.lost_leases);
-    log::warn("item ", j.id, ": lease lost while processing; result discarded");
+    log::item(log::level::warn, j.id, "lease lost", "the lease expired and was taken over while processing; result discarded");
     if (it != held_.end() && it->second.token == j.token) {
       held_.erase(it);
       bump(owner_.counters_.held, -1);
@@ -309,7 +309,7 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
       case outcome::kind::retry:
         if (j.attempts >= cfg_.max_attempts) {
           std::string reason = "gave up after " + std::to_string(j.attempts) + " attempts: " + o.why;
-          log::warn("item ", j.id, ": failed: ", reason);
+          log::item(log::level::warn, j.id, "failed", reason);
           fail_buf_.push_back(failure{j.ref(), std::move(reason), o.http_status, j.attempts});
         } else {
           log::debug("item ", j.id, ": retry in ", o.after.count(), " ms: ", o.why);
@@ -318,7 +318,7 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
         }
         break;
       case outcome::kind::fail:
-        log::warn("item ", j.id, ": failed: ", o.why);
+        log::item(log::level::warn, j.id, "failed", o.why);
         fail_buf_.push_back(failure{j.ref(), std::move(o.why), o.http_status, j.attempts});
         break;
     }
@@ -378,8 +378,8 @@ awaitable<bool> shard::flush_once() {
       bump(c.completed, r.applied);
       bump(c.lost_leases, r.lost.size());
       bump(c.failed, r.rejected.size());
-      for (const auto& [id, why] : r.rejected) log::warn("item ", id, ": failed: the result can't be stored: ", why);
-      for (const auto& id : r.lost) log::warn("item ", id, ": lease lost before completion; result discarded");
+      for (const auto& [id, why] : r.rejected) log::item(log::level::warn, id, "failed", "the result can't be stored: " + why);
+      for (const auto& id : r.lost) log::item(log::level::warn, id, "lease lost", "the lease was gone when the result was written; result discarded");
       for (const auto& x : batch) forget(x.ref.id, x.ref.token);
     } catch (const std::exception& e) {
       bump(c.store_errors);

@@ -26,6 +26,9 @@ void engine_flags::add_to(CLI::App& cmd) {
       ->capture_default_str();
   cmd.add_option("--summary-json", summary_json, "also write the summary figures to this JSON file");
   cmd.add_flag("--no-progress", no_progress, "no live progress line");
+  cmd.add_option("--metrics-port", metrics_port,
+                 "serve GET /metrics (Prometheus), GET /status, POST /pause, POST /resume on 127.0.0.1 at this port (0: any free one, logged)")
+      ->check(CLI::Range(0, 65535));
 }
 
 engine_config engine_flags::config() const {

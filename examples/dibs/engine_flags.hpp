@@ -26,6 +26,7 @@ struct engine_flags {
   std::string max_processing = "0";
   std::string summary_json;
   bool no_progress = false;
+  int metrics_port = -1;  // -1: none
 
   void add_to(CLI::App& cmd);
   // Validated; throws std::invalid_argument naming the flag. Shards never exceed pipelines.

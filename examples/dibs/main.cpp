@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   app.fallthrough();  // global flags (--log-level) may come after the subcommand too
   std::string log_level = "warn";
   app.add_option("--log-level", log_level, "debug, info, warn, error or off")->capture_default_str();
+  bool log_json = false;
+  app.add_flag("--log-json", log_json, "log one JSON object per line (ts, level, msg; item, event, reason for item events)");
 
   std::vector<std::pair<CLI::App*, dibs::cli::command>> commands;
   auto add = [&](dibs::cli::command (*make)(CLI::App&)) {
@@ -39,12 +41,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   dibs::log::set_level(level);
+  dibs::log::set_json(log_json);
 
   try {
     for (auto& [sub, run] : commands)
       if (sub->parsed()) return run();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "dibs: error: %s\n", e.what());
+    if (log_json)
+      std::fprintf(stderr, "%s\n", dibs::log::json_line(dibs::log::level::error, e.what()).c_str());
+    else
+      std::fprintf(stderr, "dibs: error: %s\n", e.what());
     return 2;
   }
   return 2;

@@ -1,5 +1,9 @@
 #include "run_engine.hpp"
 
+#include <adapters/http/control_server.hpp>
+
+#include <optional>
+
 #include <dibs/counters.hpp>
 #include <dibs/log.hpp>
 
@@ -41,8 +45,15 @@ std::string progress_line(const engine& e, std::uint64_t total, double elapsed_s
 }
 }  // namespace
 
-run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progress) {
+run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progress, int metrics_port) {
   net::io_context control(1);
+  std::optional<http::control_server> controls;
+  if (metrics_port >= 0) {
+    controls.emplace(control, e, "127.0.0.1", static_cast<std::uint16_t>(metrics_port));
+    controls->start();
+    log::warn("metrics and controls on http://127.0.0.1:", controls->port(),
+              " (GET /metrics, GET /status, POST /pause, POST /resume)");
+  }
   net::signal_set signals(control, SIGINT, SIGTERM);
   bool interrupted = false;
   int signals_seen = 0;
@@ -82,6 +93,7 @@ run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progres
     net::post(control, [&] {
       signals.cancel();
       tick.cancel();
+      if (controls) controls->stop();
     });
   });
   e.start();

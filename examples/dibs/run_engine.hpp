@@ -15,6 +15,8 @@ struct run_result {
 };
 
 // `total` is the number of items expected (for done/total and the ETA), 0 when unknown.
-run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progress);
+// `metrics_port` >= 0: serve GET /status, GET /metrics, POST /pause, POST /resume on loopback
+// at that port (0: any free one) while the engine runs.
+run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progress, int metrics_port = -1);
 
 }  // namespace dibs::cli

@@ -35,3 +35,26 @@ execute_process(COMMAND "${DIBS}" demo --help RESULT_VARIABLE rc OUTPUT_VARIABLE
 if(NOT rc EQUAL 0 OR NOT out MATCHES "--concurrency")
   message(FATAL_ERROR "dibs demo --help failed (rc ${rc}): ${out}")
 endif()
+
+# --log-json: every failure is logged once, as one JSON object with the item and the reason.
+execute_process(COMMAND "${DIBS}" demo --docs 3 --latency-ms 200 --max-processing 1ms --max-attempts 1 --samples 0
+                        --no-progress --log-json
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "dibs demo --log-json exited ${rc}\n${out}\n${err}")
+endif()
+foreach(id 1 2 3)
+  string(REGEX MATCHALL "\"item\":\"${id}\",\"event\":\"failed\",\"reason\":\"gave up after 1 attempts: abandoned after --max-processing 1 ms\"}" hits "${err}")
+  list(LENGTH hits n)
+  if(NOT n EQUAL 1)
+    message(FATAL_ERROR "item ${id}: ${n} JSON failure lines instead of one:\n${err}")
+  endif()
+endforeach()
+string(STRIP "${err}" err)
+string(REGEX MATCHALL "\n" lines "\n${err}")
+string(REGEX MATCHALL "\n\\{\"ts\":\"[0-9T:.-]+Z\",\"level\":\"[a-z]+\",\"msg\":" json_lines "\n${err}")
+list(LENGTH lines nl)
+list(LENGTH json_lines nj)
+if(NOT nl EQUAL nj)
+  message(FATAL_ERROR "--log-json wrote lines that are not JSON objects:\n${err}")
+endif()

@@ -1,4 +1,6 @@
-// Leveled logging to stderr, one line per call, safe from any thread.
+// Leveled logging to stderr, one line per call, safe from any thread: `dibs warn: text`, or with
+// set_json(true) one JSON object per line: {"ts":"2026-11-22T06:12:03.123Z","level":"warn",
+// "msg":"..."}; events about one item also carry "item", "event" and "reason".
 #pragma once
 
 #include <sstream>
@@ -13,6 +15,13 @@ void set_level(level l);
 level current_level();
 bool parse_level(const std::string& text, level& out);
 void write(level l, const std::string& line);
+void set_json(bool on);
+bool json();
+// An event about one item (failed, lease lost, result rejected): `item ID: EVENT: REASON`.
+void item(level l, const std::string& id, const std::string& event, const std::string& reason);
+// The JSON line for a message (and, for an item event, its fields), without the newline.
+std::string json_line(level l, const std::string& msg, const std::string* id = nullptr,
+                      const std::string* event = nullptr, const std::string* reason = nullptr);
 
 template <class... Args>
 void emit(level l, Args&&... args) {
