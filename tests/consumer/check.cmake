@@ -1,0 +1,21 @@
+# Installs this build into a private prefix, then configures, builds and runs the consumer
+# project against it, as a user of find_package(dibs) would.
+set(prefix "${BUILD}/consumer-prefix")
+set(work "${BUILD}/consumer-build")
+file(REMOVE_RECURSE "${prefix}" "${work}")
+foreach(step
+    "${CMAKE_COMMAND};--install;${BUILD};--prefix;${prefix}"
+    "${CMAKE_COMMAND};-S;${SOURCE};-B;${work};-G;Ninja;-DCMAKE_PREFIX_PATH=${prefix};-DCMAKE_BUILD_TYPE=Release"
+    "${CMAKE_COMMAND};--build;${work}"
+    "${work}/consumer")
+  execute_process(COMMAND ${step} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed: ${step}\n${out}\n${err}")
+  endif()
+endforeach()
+if(NOT out MATCHES "consumer: summary: completed=1000 ")
+  message(FATAL_ERROR "unexpected consumer output: ${out}")
+endif()
+if(NOT EXISTS "${prefix}/bin/dibs" OR NOT EXISTS "${prefix}/include/dibs/engine.hpp")
+  message(FATAL_ERROR "the CLI or the headers were not installed")
+endif()
