@@ -1,28 +1,10 @@
 #include "batch_answer.hpp"
 
+#include <dibs/json_text.hpp>
+
 #include "json_check.hpp"
 
 namespace dibs::http {
-
-namespace {
-void append_json_string(std::string& out, std::string_view s) {
-  static constexpr char hex[] = "0123456789abcdef";
-  out += '"';
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      out += "\\u00";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  out += '"';
-}
-}  // namespace
 
 std::string batch_request_body(const std::vector<std::string>& keys) {
   std::string out = "[";

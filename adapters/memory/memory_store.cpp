@@ -1,5 +1,6 @@
 #include "memory_store.hpp"
 
+#include <dibs/json_text.hpp>
 #include <dibs/ipv4_ranges.hpp>
 
 #include <charconv>
@@ -13,28 +14,6 @@ bool parse_index(const std::string& id, std::size_t size, std::size_t& index) {
   if (ec != std::errc{} || p != id.data() + id.size() || n == 0 || n > size) return false;
   index = n - 1;
   return true;
-}
-
-void append_json_string(std::string& out, const std::string& s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
 }
 
 std::int64_t millis_since_epoch(store_time t) {
@@ -184,7 +163,7 @@ write_result memory_store::complete_now(const std::vector<completion>& batch) {
       continue;
     }
     drop_lease(*r, i);
-    r->target_json = c.result_json;
+    r->target_json = opts_.keep_results ? c.result_json : std::string();
     ++r->writes;
     ++done_;
     ++res.applied;

@@ -24,6 +24,9 @@ struct memory_store_options {
   std::string source_field = "originatingIp";
   std::string target_field = "location";
   std::string lock_field = "lock";
+  // false: a completed item keeps no copy of its result (a store that persists results itself,
+  // like the JSON Lines store, needs none in memory).
+  bool keep_results = true;
   // The store's clock; tests pass a manual one to expire leases without sleeping.
   std::function<store_time()> now = [] { return store_clock::now(); };
 };

@@ -1,4 +1,5 @@
 #include <dibs/log.hpp>
+#include <dibs/json_text.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -42,23 +43,6 @@ void set_json(bool on) { g_json = on; }
 bool json() { return g_json; }
 
 namespace {
-void append_string(std::string& out, const std::string& s) {
-  out += '"';
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  out += '"';
-}
-
 std::string utc_now() {
   const auto now = std::chrono::system_clock::now();
   const auto t = std::chrono::system_clock::to_time_t(now);
@@ -80,18 +64,18 @@ void emit_line(const std::string& line) {
 std::string json_line(level l, const std::string& msg, const std::string* id, const std::string* event,
                       const std::string* reason) {
   std::string out = "{\"ts\":\"" + utc_now() + "\",\"level\":\"" + name(l) + "\",\"msg\":";
-  append_string(out, msg);
+  append_json_string(out, msg);
   if (id) {
     out += ",\"item\":";
-    append_string(out, *id);
+    append_json_string(out, *id);
   }
   if (event) {
     out += ",\"event\":";
-    append_string(out, *event);
+    append_json_string(out, *event);
   }
   if (reason) {
     out += ",\"reason\":";
-    append_string(out, *reason);
+    append_json_string(out, *reason);
   }
   return out + "}";
 }

@@ -45,6 +45,8 @@ command add_enrich_command(CLI::App& app) {
       throw std::invalid_argument("the API's certificate is refused: " + refused +
                                   " (--ca-file trusts another CA; --insecure skips verification)");
 
+    if (f->store.store.rfind("jsonl:", 0) == 0 && f->store.out.empty())
+      throw std::invalid_argument("--store jsonl:... needs --out OUT.jsonl");
     auto st = f->store.open();
     log::info("enrich: ", st->describe());
     const auto before = st->stats_blocking();
@@ -60,6 +62,8 @@ command add_enrich_command(CLI::App& app) {
                 st->describe().c_str(), (unsigned long long)after.done, (unsigned long long)after.failed,
                 (unsigned long long)after.pending, (unsigned long long)(after.leased_live + after.leased_expired),
                 (unsigned long long)st->claim_conflicts());
+    if (auto said = st->finish(after.drained() && !result.interrupted); !said.empty())
+      std::printf("enrich: %s\n", said.c_str());
     f->run.finish(result);
     // With --follow a signal is the normal way to end; otherwise it means the work was cut short.
     // (Everything this process held was released or written before it got here.)

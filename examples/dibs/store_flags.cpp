@@ -1,5 +1,6 @@
 #include "store_flags.hpp"
 
+#include <adapters/jsonl/jsonl_store.hpp>
 #include <adapters/mongo/mongo_store.hpp>
 #include <adapters/mysql/mysql_store.hpp>
 
@@ -13,9 +14,10 @@ namespace dibs::cli {
 
 void store_flags::add_to(CLI::App& cmd, bool with_claim) {
   cmd.add_option("--store", store,
-                 "the store: mongodb://... (a standard MongoDB connection string) or "
-                 "mysql://USER:PASS@HOST:PORT/DB?table=TABLE")
+                 "the store: mongodb://... (a standard MongoDB connection string), "
+                 "mysql://USER:PASS@HOST:PORT/DB?table=TABLE, or jsonl:IN.jsonl (a JSON Lines file; with --out)")
       ->required();
+  cmd.add_option("--out", out, "file mode: where the enriched lines go (OUT.journal holds the progress)");
   cmd.add_option("--db", db, "MongoDB: database")->capture_default_str();
   cmd.add_option("--collection", collection, "MongoDB: collection")->capture_default_str();
   cmd.add_option("--source", source, "field (column) read for the API call; MongoDB: dotted paths allowed")
@@ -36,6 +38,16 @@ void store_flags::add_to(CLI::App& cmd, bool with_claim) {
 }
 
 std::shared_ptr<admin_store> store_flags::open(bool create_schema) const {
+  if (store.rfind("jsonl:", 0) == 0) {
+    jsonl::jsonl_options o;
+    o.in = store.substr(6);
+    o.out = out;
+    o.source = source;
+    o.target = target;
+    o.read_only = !create_schema || out.empty();
+    if (o.in.empty()) throw std::invalid_argument("--store jsonl:PATH: no path");
+    return std::make_shared<jsonl::jsonl_store>(o);
+  }
   if (store.rfind("mysql://", 0) == 0) {
     if (on_done != "mark" && on_done != "delete")
       throw std::invalid_argument("--on-done '" + on_done + "': expected mark or delete");
@@ -52,7 +64,7 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema) const {
   }
   if (store.rfind("mongodb://", 0) != 0 && store.rfind("mongodb+srv://", 0) != 0)
     throw std::invalid_argument("--store '" + redact_uri(store) +
-                                "': expected mongodb://HOST[:PORT]/... or mysql://USER:PASS@HOST:PORT/DB?table=TABLE");
+                                "': expected mongodb://HOST[:PORT]/..., mysql://USER:PASS@HOST:PORT/DB?table=TABLE or jsonl:FILE");
   auto strategy = mongo::parse_strategy(claim);
   if (!strategy)
     throw std::invalid_argument("--claim '" + claim + "': expected update-find, find-and-modify, batch or lock-collection");

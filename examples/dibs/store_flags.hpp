@@ -1,6 +1,6 @@
 // The flags that name a store and its fields, shared by `enrich`, `seed` and `status`, and the
 // store they open: `--store mongodb://...` (any standard connection string) or
-// `--store 'mysql://user:pass@host:port/db?table=jobs'`.
+// `--store 'mysql://user:pass@host:port/db?table=jobs'` or `--store jsonl:IN.jsonl --out OUT.jsonl`.
 #pragma once
 
 #include <dibs/admin_store.hpp>
@@ -16,6 +16,7 @@ namespace dibs::cli {
 
 struct store_flags {
   std::string store;
+  std::string out;  // file mode
   std::string db = "test";
   std::string collection = "message";
   std::string source = "originatingIp";

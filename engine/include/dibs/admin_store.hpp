@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 namespace dibs {
 
@@ -18,6 +19,9 @@ class admin_store : public store {
   // Calls `on_change` when new work may have arrived; false when the store can't tell.
   virtual bool watch(std::function<void()> /*on_change*/) { return false; }
   virtual void stop_watching() {}
+  // After a run (`drained`: nothing pending or leased): a store that has more to do at the end
+  // does it here (the JSON Lines store writes OUT). Returns what the user should be told.
+  virtual std::string finish(bool /*drained*/) { return {}; }
 };
 
 }  // namespace dibs

@@ -1,0 +1,79 @@
+// File mode: a JSON Lines file as the store (`--store jsonl:IN.jsonl --out OUT.jsonl`).
+//
+// Every non-empty line of IN is an item; its source field is read from the line's object. The
+// claim protocol runs in memory (a memory_store: leases, tokens, attempts, retries), and every
+// outcome that lands is appended to a journal, OUT.journal, before the write is acknowledged
+// (write + fdatasync per batch). The journal is the checkpoint: a run that is killed loses
+// nothing that was acknowledged, and the next run with the same files skips every line the
+// journal holds and does the rest. When every line is done or failed, OUT is written in IN's
+// order (each line's object with the target field set, or with "failed":{reason, httpStatus,
+// attempts}), atomically (OUT.tmp, then a rename), and the journal is removed.
+//
+// Items are known by their line number (in logs, and in the output's failure records).
+// One process at a time: the journal is locked (flock). The journal records IN's size and
+// modification time; a journal for another IN is refused rather than misapplied.
+#pragma once
+
+#include <adapters/memory/memory_store.hpp>
+
+#include <dibs/blocking_store.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dibs::jsonl {
+
+struct jsonl_options {
+  std::string in;   // the input file
+  std::string out;  // the output file; the journal is out + ".journal"
+  std::string source = "originatingIp";  // a top-level field, or a dotted path
+  std::string target = "location";
+  bool read_only = false;  // `dibs status`: no lock, no journal created
+};
+
+// A dotted path as a JSON pointer: "a.b" -> "/a/b" (with ~ and / escaped).
+std::string json_pointer_of(const std::string& dotted);
+
+// `line` (a JSON object) with `field` set to `value_json` (replacing it if present, keeping every
+// other member as written); `extra` ("" or `"k":v`) appended. Empty when `line` is not an object.
+std::string with_field(const std::string& line, const std::string& field, const std::string& value_json,
+                       const std::string& extra = {});
+
+class jsonl_store final : public blocking_store {
+ public:
+  // Reads IN and the journal; throws std::runtime_error naming the file when it can't.
+  explicit jsonl_store(jsonl_options opts);
+  ~jsonl_store() override;
+
+  std::vector<job> claim_blocking(const claim_request& req) override;
+  write_result complete_blocking(const std::vector<completion>& batch) override;
+  renew_result renew_blocking(const std::vector<renewal>& batch, millis lease) override;
+  write_result release_blocking(const std::vector<release_item>& batch) override;
+  write_result fail_blocking(const std::vector<failure>& batch) override;
+  store_stats stats_blocking() override;
+  std::size_t seed(std::size_t n, std::uint64_t seed) override;
+  std::string describe() const override;
+  std::string finish(bool drained) override;
+
+  std::size_t lines() const { return line_of_.size() + finished_before_; }
+  std::size_t resumed() const { return finished_before_; }  // lines the journal already held
+
+ private:
+  void append_journal(const std::string& records);
+  void count_finished_output();
+  std::string memory_id(const std::string& line) const;
+  std::string line_id(const std::string& memory) const;
+  template <class Item>
+  std::vector<Item> to_memory(std::vector<Item> batch) const;
+
+  jsonl_options opts_;
+  memory_store mem_;
+  std::vector<std::size_t> line_of_;  // memory id - 1 -> line number (1-based) in IN
+  std::size_t finished_before_ = 0;
+  std::uint64_t done_before_ = 0, failed_before_ = 0;
+  int journal_fd_ = -1;
+  std::mutex journal_mutex_;
+};
+
+}  // namespace dibs::jsonl
