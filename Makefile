@@ -8,7 +8,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= 2
 DEMO_ARGS ?=
 
-.PHONY: all deps configure build demo test sanitize bench clean
+.PHONY: all deps configure build demo test sanitize bench fuzz clean
 
 all: build
 
@@ -38,5 +38,10 @@ sanitize: deps
 bench: build
 	BUILD=$(BUILD) bash scripts/bench.sh
 
+# libFuzzer targets (clang), each for FUZZ_SECONDS (30) from the committed corpus.
+fuzz:
+	@bash scripts/install-deps.sh fuzz
+	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),30) bash scripts/fuzz.sh
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages dibs needs to build and test, only when missing.
+# With the argument `fuzz`, also what `make fuzz` needs.
 # Runs apt-get as root, or through sudo when not root. Nothing else is downloaded.
 set -euo pipefail
 
@@ -11,6 +12,10 @@ packages=(
   python3-mockupdb python3-mongomock
   mariadb-server mariadb-client python3-mysqldb python3-requests gnuplot-nox
 )
+# `install-deps.sh fuzz`: also clang and its libFuzzer runtime, for `make fuzz`.
+if [ "${1:-}" = fuzz ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -24,6 +24,12 @@ batch_split split_batch_answer(simdjson::ondemand::parser& outer, simdjson::onde
     out.error = std::string("the batch answer is not valid JSON: ") + simdjson::error_message(e);
     return out;
   };
+  // All of it must be valid JSON before any element is believed: the on-demand walk skips the
+  // inside of elements, so one malformed element could hide a shifted structure (fuzzing found
+  // `[{...},{"message":"x":"y"}]` split into two plausible items).
+  thread_local simdjson::dom::parser validator;
+  simdjson::dom::element whole;
+  if (auto e = validator.parse(body.data(), body.size()).get(whole)) return invalid(e);
   const simdjson::padded_string padded(body);
   od::document doc;
   if (auto e = outer.iterate(padded).get(doc)) return invalid(e);

@@ -14,6 +14,7 @@
 // modification time; a journal for another IN is refused rather than misapplied.
 #pragma once
 
+#include <adapters/jsonl/json_members.hpp>
 #include <adapters/memory/memory_store.hpp>
 
 #include <dibs/blocking_store.hpp>
@@ -31,14 +32,6 @@ struct jsonl_options {
   std::string target = "location";
   bool read_only = false;  // `dibs status`: no lock, no journal created
 };
-
-// A dotted path as a JSON pointer: "a.b" -> "/a/b" (with ~ and / escaped).
-std::string json_pointer_of(const std::string& dotted);
-
-// `line` (a JSON object) with `field` set to `value_json` (replacing it if present, keeping every
-// other member as written); `extra` ("" or `"k":v`) appended. Empty when `line` is not an object.
-std::string with_field(const std::string& line, const std::string& field, const std::string& value_json,
-                       const std::string& extra = {});
 
 class jsonl_store final : public blocking_store {
  public:

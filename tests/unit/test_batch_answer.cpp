@@ -44,6 +44,10 @@ TEST_CASE("a batch answer that is unusable as a whole says why", "[batch]") {
   CHECK(http::split_batch_answer(p, q, R"({"query":"8.8.8.8"})", keys, true).error == "the batch answer is not a JSON array");
   CHECK_THAT(http::split_batch_answer(p, q, R"([{"query":"8.8.8.8"},)", keys, true).error,
              Catch::StartsWith("the batch answer is not valid JSON: "));
+  // Found by fuzzing: one malformed element made the rest look like plausible items.
+  auto bad = http::split_batch_answer(p, q, R"([{"query":"8.8.8.8"},{"status":"fail","message":"x":"1.1.1.1"}])", keys, true);
+  CHECK_THAT(bad.error, Catch::StartsWith("the batch answer is not valid JSON: "));
+  CHECK(bad.items.empty());
 }
 
 TEST_CASE("the stub's /batch keeps ip-api's rules: order, at most 100 keys, an array", "[batch][stub]") {

@@ -50,6 +50,8 @@ TEST_CASE("json_pointer_of and with_field keep the line's other members as writt
   CHECK(jsonl::with_field(R"({"ip":"1","failed":{"old":1}})", "loc", "2") == R"({"ip":"1","loc":2})");
   CHECK(jsonl::with_field("[1,2]", "loc", "2").empty());
   CHECK(jsonl::with_field("{\"a\":1} junk", "loc", "2").empty());
+  // Found by fuzzing: a malformed value nested in an array was copied into the output as it was.
+  CHECK(jsonl::with_field(R"({"ip":"1","n":[1,{"a"?2}]})", "loc", "2").empty());
 }
 
 TEST_CASE("a JSON Lines file as a store: ids are line numbers, outcomes survive a restart, the output keeps the order", "[jsonl]") {

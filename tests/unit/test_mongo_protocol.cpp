@@ -128,6 +128,9 @@ TEST_CASE("connection strings are printed without their password", "[uri]") {
   CHECK(redact_uri("mongodb://host/db") == "mongodb://host/db");
   CHECK(redact_uri("mongodb://user@host/db") == "mongodb://user@host/db");
   CHECK(redact_uri("mysql://u:p%40ss@h:3306/db?table=jobs") == "mysql://u:***@h:3306/db?table=jobs");
+  // Found by fuzzing: an unencoded '/' in the password once cut the authority short.
+  CHECK(redact_uri("mysql://app:pa/ss@h:3306/db") == "mysql://app:***@h:3306/db");
+  CHECK(redact_uri("mysql://app:s3cr3mysql://app:s3cr3t%40pw@12t%40pw@17.0.027.0.0").find("s3cr3") == std::string::npos);
   CHECK(redact_uri("not a uri") == "not a uri");
 }
 

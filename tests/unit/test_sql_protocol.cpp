@@ -64,5 +64,10 @@ TEST_CASE("mysql:// connection strings", "[sql][uri]") {
   CHECK_THROWS_WITH(parse_mysql_uri("mysql://u:secret@h:99999/x"), Catch::Contains("port") && !Catch::Contains("secret"));
   CHECK_THROWS_WITH(parse_mysql_uri("mysql://u:secret@h"), Catch::Contains("no database") && !Catch::Contains("secret"));
   CHECK_THROWS_WITH(parse_mysql_uri("mysql://h/x?tabel=y"), Catch::Contains("unknown option 'tabel'"));
+  // Found by fuzzing: a password with an unencoded '?' reached the error as an "option".
+  CHECK_THROWS_WITH(parse_mysql_uri("mysql://app:secret/x?more@h/db"),
+                    !Catch::Contains("secret") && !Catch::Contains("more") && Catch::Contains("percent-encode"));
+  CHECK_THROWS_WITH(parse_mysql_uri("mysql://app:hunter/2@h/db"),
+                    !Catch::Contains("hunter") && Catch::Contains("the port is not a number"));
   CHECK_THROWS_WITH(parse_mysql_uri("postgres://h/x"), Catch::Contains("expected mysql://"));
 }
