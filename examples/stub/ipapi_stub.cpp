@@ -135,6 +135,10 @@ struct ipapi_stub::impl {
       r.body = "{\"status\":\"success\",\"pad\":\"" + std::string(opts.big_bytes, 'x') + "\"}";
       ++f.big;
     } else {
+      if ((u -= opts.slow_rate) < 0) {  // a right answer, late
+        r.delay = opts.slow_latency;
+        ++f.slow;
+      }
       return false;
     }
     return true;
@@ -265,7 +269,7 @@ struct ipapi_stub::impl {
   std::mutex rng_mutex;
   std::mt19937_64 rng;
   struct {
-    std::atomic<std::uint64_t> errors{0}, timeouts{0}, garbage{0}, big{0}, resets{0};
+    std::atomic<std::uint64_t> errors{0}, timeouts{0}, garbage{0}, big{0}, resets{0}, slow{0};
   } self_faults;
   std::vector<std::thread> threads;
   std::uint16_t port = 0;
@@ -343,7 +347,7 @@ std::string ipapi_stub::last_server_name() const {
 
 fault_counts ipapi_stub::faults() const {
   const auto& f = impl_->self_faults;
-  return {f.errors.load(), f.timeouts.load(), f.garbage.load(), f.big.load(), f.resets.load()};
+  return {f.errors.load(), f.timeouts.load(), f.garbage.load(), f.big.load(), f.resets.load(), f.slow.load()};
 }
 
 std::string ipapi_stub::base_url() const {

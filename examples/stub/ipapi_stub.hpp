@@ -46,6 +46,8 @@ struct stub_options {
   double garbage_rate = 0;
   double big_rate = 0;
   double reset_rate = 0;
+  double slow_rate = 0;  // answered correctly, but only after `slow_latency` (longer than a lease, say)
+  std::chrono::milliseconds slow_latency{2'000};
   std::size_t big_bytes = 2 << 20;  // a "big" answer's body; the client's default cap is 1 MiB
   std::uint64_t seed = 1;
   std::string tls_cert_file;  // PEM certificate chain and key: serve HTTPS
@@ -68,8 +70,8 @@ struct stub_options {
 
 // What the fault knobs did, by kind.
 struct fault_counts {
-  std::uint64_t errors = 0, timeouts = 0, garbage = 0, big = 0, resets = 0;
-  std::uint64_t total() const { return errors + timeouts + garbage + big + resets; }
+  std::uint64_t errors = 0, timeouts = 0, garbage = 0, big = 0, resets = 0, slow = 0;
+  std::uint64_t total() const { return errors + timeouts + garbage + big + resets; }  // slow answers are right
 };
 
 // The body ip-api's `POST /batch` answers for `request_body`, and its status (200, 400, 422).

@@ -24,7 +24,8 @@ struct fault_run {
 };
 
 // Runs `items` random public addresses through a stub with `knob` applied.
-fault_run run_with(const std::function<void(stub::stub_options&)>& knob, int max_attempts, std::size_t items = 150) {
+fault_run run_with(const std::function<void(stub::stub_options&)>& knob, int max_attempts,
+                   std::chrono::milliseconds request_timeout = 5s, std::size_t items = 150) {
   auto so = stub::stub_options::loopback();
   so.seed = 7;
   knob(so);
@@ -36,7 +37,7 @@ fault_run run_with(const std::function<void(stub::stub_options&)>& knob, int max
   p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
   p.backoff_base = 1ms;
   p.backoff_max = 5ms;
-  p.http.request_timeout = 300ms;
+  p.http.request_timeout = request_timeout;
   engine_config cfg;
   cfg.shards = 2;
   cfg.concurrency = 50;
@@ -82,7 +83,7 @@ TEST_CASE("the stub's --error-rate: 500s are retried until they succeed or the a
 }
 
 TEST_CASE("the stub's --timeout-rate: unanswered calls time out and are retried", "[faults][e2e]") {
-  auto r = run_with([](auto& o) { o.timeout_rate = 0.3; }, 10);
+  auto r = run_with([](auto& o) { o.timeout_rate = 0.3; }, 10, 300ms);
   CHECK(r.faults.timeouts > 0);
   CHECK(r.faults.total() == r.faults.timeouts);
   CHECK(r.done + r.failed == 150);

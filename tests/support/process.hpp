@@ -47,7 +47,7 @@ class child_process {
     out_fd_ = fds[0];
   }
   ~child_process() {
-    if (pid_ > 0) {
+    if (pid_ > 0 && !exited_) {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
     }
@@ -56,7 +56,16 @@ class child_process {
   child_process(const child_process&) = delete;
   child_process& operator=(const child_process&) = delete;
 
-  void signal(int sig) { ::kill(pid_, sig); }
+  void signal(int sig) {
+    if (pid_ > 0 && !exited_) ::kill(pid_, sig);
+  }
+
+  // False once the child has ended (it is reaped here; finish() still collects its output).
+  bool running() {
+    if (pid_ <= 0 || exited_) return false;
+    if (::waitpid(pid_, &status_, WNOHANG) == pid_) exited_ = true;
+    return !exited_;
+  }
 
   // Reads everything the child prints, waits for it, and returns its exit status.
   int finish(std::string& out) {
@@ -68,8 +77,8 @@ class child_process {
     }
     ::close(out_fd_);
     out_fd_ = -1;
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
+    int status = status_;
+    if (!exited_) ::waitpid(pid_, &status, 0);
     pid_ = -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
@@ -77,6 +86,8 @@ class child_process {
  private:
   pid_t pid_ = -1;
   int out_fd_ = -1;
+  bool exited_ = false;
+  int status_ = 0;
 };
 
 inline std::string last_line(const std::string& text) {
