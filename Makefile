@@ -8,7 +8,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= 2
 DEMO_ARGS ?=
 
-.PHONY: all deps configure build demo test sanitize bench fuzz clean
+.PHONY: all deps configure build demo test sanitize bench fuzz chaos clean
 
 all: build
 
@@ -37,6 +37,12 @@ sanitize: deps
 
 bench: build
 	BUILD=$(BUILD) bash scripts/bench.sh
+
+# The chaos driver for CHAOS_ROUNDS (50) rounds against a private MariaDB; prints the figures.
+chaos: build
+	@bash tests/servers/mariadb_ctl.sh start $(BUILD)/test-servers > /dev/null
+	./$(BUILD)/bin/dibs_chaos --rounds $(or $(CHAOS_ROUNDS),50) --items 2000 --workers 4 --seconds 8; \
+	  rc=$$?; bash tests/servers/mariadb_ctl.sh stop $(BUILD)/test-servers > /dev/null; exit $$rc
 
 # libFuzzer targets (clang), each for FUZZ_SECONDS (30) from the committed corpus.
 fuzz:

@@ -1,0 +1,290 @@
+// The chaos driver: K `dibs enrich` worker processes against one MariaDB table and the stub,
+// while faults are injected at random (seeded; the seed is printed so a failure can be
+// replayed): workers killed with SIGKILL and restarted, workers frozen (SIGSTOP) past their
+// lease and thawed, so they come back holding leases others have taken over; API errors,
+// garbage, timeouts, 429s and answers slower than the lease; a MariaDB restart.
+//
+// The invariants are read from the database's own record, not from the workers' logs. An audit
+// trigger records every write of the target column with the lease (token, holder, expiry) the
+// row had at that moment:
+//   - every row ends done or failed; none stays leased;
+//   - every done row was written exactly once, under a lease that was live when it was written;
+//   - every stored result is the answer the stub gives for that row's address;
+//   - every failed row has a reason, and attempts within --max-attempts.
+//
+//   dibs_chaos [--rounds 1] [--seed S] [--items 2000] [--workers 3] [--seconds 8] [--no-db-restart]
+//              [--inject-violations]   (the checker's own test: it must report what was broken)
+#include "support/mysql_env.hpp"
+#include "support/process.hpp"
+
+#include <adapters/mysql/mysql_store.hpp>
+#include <examples/stub/ipapi_stub.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+using steady = std::chrono::steady_clock;
+
+namespace {
+struct settings {
+  int rounds = 1;
+  std::uint64_t seed = 0;
+  std::size_t items = 2000;
+  int workers = 3;
+  int seconds = 8;
+  bool db_restart = true;
+  bool inject = false;  // --inject-violations: break the table on purpose, to show the checks fire
+  int max_attempts = 8;
+};
+
+struct tally {
+  std::map<std::string, std::uint64_t> faults;  // by kind
+  std::uint64_t items = 0, done = 0, failed = 0, takeovers = 0, lost_leases = 0, violations = 0;
+};
+
+std::uint64_t number(const std::optional<std::string>& v) { return v ? std::stoull(*v) : 0; }
+
+std::uint64_t summary_field(const std::string& out, const std::string& name) {
+  const auto line_at = out.rfind("summary: ");
+  if (line_at == std::string::npos) return 0;
+  const auto at = out.find(name + "=", line_at);
+  return at == std::string::npos ? 0 : std::stoull(out.substr(at + name.size() + 1));
+}
+
+class round_runner {
+ public:
+  round_runner(const settings& s, std::uint64_t seed, tally& t) : s_(s), rng_(seed), t_(t) {}
+
+  void run(int index) {
+    const auto table = test::unique_table("chaos");
+    uri_ = test::mysql_uri_for(table);
+    sql::mysql_options o;
+    o.uri = uri_;
+    store_ = std::make_unique<sql::mysql_store>(o);
+    store_->reset_table();
+    // Every write of the target, with the lease the row had at that moment.
+    store_->execute("CREATE TABLE " + table + "_audit (id BIGINT UNSIGNED, token BIGINT UNSIGNED NULL, "
+                    "by_worker VARCHAR(128) NULL, lease_until DATETIME(6) NULL, written_at DATETIME(6), val LONGTEXT)");
+    store_->execute("CREATE TRIGGER " + table + "_audit_trg BEFORE UPDATE ON " + table +
+                    " FOR EACH ROW BEGIN IF NOT (NEW.location <=> OLD.location) THEN INSERT INTO " + table +
+                    "_audit VALUES (OLD.id, OLD.lock_token, OLD.lock_by, OLD.lock_until, NOW(6), NEW.location); END IF; END");
+    store_->seed(s_.items - s_.items / 50, rng_());
+    for (std::size_t i = 0; i < s_.items / 50; ++i)  // some addresses the API has no data for
+      store_->execute("INSERT INTO " + table + " (originatingIp) VALUES ('10.0." + std::to_string(i / 200) + "." +
+                      std::to_string(i % 200 + 1) + "')");
+    t_.items += s_.items;
+
+    auto so = stub::stub_options::loopback(20ms);
+    so.threads = 2;
+    so.error_rate = 0.08;
+    so.garbage_rate = 0.04;
+    so.timeout_rate = 0.01;
+    so.slow_rate = 0.02;  // right answers after twice the lease: the lease keeper must hold them
+    so.slow_latency = 2'000ms;
+    so.rate_limit = 400;  // 429 bursts with ip-api's headers
+    so.rate_window = 250ms;
+    so.seed = rng_();
+    api_ = std::make_unique<stub::ipapi_stub>(so);
+    api_->start();
+
+    workers_.resize(static_cast<std::size_t>(s_.workers));
+    outputs_.assign(workers_.size(), {});
+    for (std::size_t i = 0; i < workers_.size(); ++i) start(i);
+
+    const auto end = steady::now() + std::chrono::seconds(s_.seconds);
+    bool restarted_db = false;
+    while (steady::now() < end && any_running()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(50, 300)(rng_)));
+      const auto w = std::uniform_int_distribution<std::size_t>(0, workers_.size() - 1)(rng_);
+      switch (std::uniform_int_distribution<int>(0, 9)(rng_)) {
+        case 0: case 1: case 2:  // kill -9, then a new worker in its place
+          if (workers_[w]->running()) {
+            workers_[w]->signal(SIGKILL);
+            collect(w);
+            ++t_.faults["kill -9"];
+          }
+          start(w);
+          break;
+        case 3: case 4: {  // frozen past its lease: it wakes up holding leases others took over
+          if (!workers_[w]->running()) break;
+          workers_[w]->signal(SIGSTOP);
+          std::this_thread::sleep_for(1'500ms);
+          workers_[w]->signal(SIGCONT);
+          ++t_.faults["freeze past the lease"];
+          break;
+        }
+        case 5:
+          if (s_.db_restart && !restarted_db && !std::getenv("MYSQL_URI")) {
+            const auto cmd = std::string(DIBS_MARIADB_CTL) + " restart " + DIBS_SERVERS_DIR + " > /dev/null";
+            if (std::system(cmd.c_str()) != 0) throw std::runtime_error("the MariaDB restart failed");
+            restarted_db = true;
+            ++t_.faults["MariaDB restart"];
+          }
+          break;
+        default:
+          break;  // let it run
+      }
+    }
+    // The faults stop; every worker runs until the table is drained (bounded).
+    for (std::size_t i = 0; i < workers_.size(); ++i)
+      if (!workers_[i]->running()) {
+        collect(i);
+        start(i);
+      }
+    const auto deadline = steady::now() + 240s;
+    while (any_running() && steady::now() < deadline) std::this_thread::sleep_for(50ms);
+    for (std::size_t i = 0; i < workers_.size(); ++i) {
+      if (workers_[i]->running()) {
+        ++t_.violations;
+        std::printf("chaos: round %d: worker %zu still running after the deadline\n", index, i);
+        workers_[i]->signal(SIGKILL);
+      }
+      collect(i);
+    }
+    const auto f = api_->faults();
+    t_.faults["API 500"] += f.errors;
+    t_.faults["API garbage"] += f.garbage;
+    t_.faults["API timeout"] += f.timeouts;
+    t_.faults["API slow answer"] += f.slow;
+    t_.faults["API 429"] += api_->rate_limited();
+    api_->stop();
+    if (s_.inject) inject_violations(table);
+    check(table, index);
+  }
+
+ private:
+  void start(std::size_t i) {
+    workers_[i] = std::make_unique<test::child_process>(std::vector<std::string>{
+        DIBS_BIN_PATH, "enrich", "--store", uri_, "--url", api_->base_url() + "/json/{originatingIp}",
+        "--concurrency", "20", "--claim-batch", "10", "--lease", "1s", "--grace", "0s", "--max-attempts",
+        std::to_string(s_.max_attempts), "--request-timeout", "4s", "--backoff-base", "20ms", "--backoff-max", "200ms",
+        "--shutdown-timeout", "1s", "--no-progress", "--log-level", "off"});
+  }
+
+  void collect(std::size_t i) {
+    std::string out;
+    workers_[i]->finish(out);
+    t_.lost_leases += summary_field(out, "lost_leases");
+    outputs_[i] += out;
+  }
+
+  bool any_running() {
+    for (auto& w : workers_)
+      if (w->running()) return true;
+    return false;
+  }
+
+  // What a broken store would leave: a second write of a done row with an answer for another
+  // address (outside any lease), and a failed row still leased. Four checks must fire.
+  void inject_violations(const std::string& table) {
+    store_->execute("UPDATE " + table + " SET location = '{\"query\":\"0.0.0.0\"}' WHERE location IS NOT NULL ORDER BY id LIMIT 1");
+    store_->execute("UPDATE " + table + " SET lock_token = 1, lock_by = 'ghost', lock_until = NOW(6) WHERE failed_at IS NOT NULL ORDER BY id LIMIT 1");
+  }
+
+  void violation(int round, const std::string& what, std::uint64_t n) {
+    if (n == 0) return;
+    t_.violations += n;
+    std::printf("chaos: round %d: VIOLATION: %llu row(s) %s\n", round, (unsigned long long)n, what.c_str());
+  }
+
+  void check(const std::string& table, int round) {
+    auto count = [&](const std::string& sql) { return number(store_->query_value(sql)); };
+    const std::string a = table + "_audit";
+    violation(round, "neither done nor failed", count("SELECT COUNT(*) FROM " + table + " WHERE location IS NULL AND failed_at IS NULL"));
+    violation(round, "still leased", count("SELECT COUNT(*) FROM " + table + " WHERE lock_token IS NOT NULL"));
+    violation(round, "written more than once",
+              count("SELECT COUNT(*) FROM (SELECT id FROM " + a + " GROUP BY id HAVING COUNT(*) > 1) x"));
+    violation(round, "done without a recorded write",
+              count("SELECT COUNT(*) FROM " + table + " t WHERE location IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + a +
+                    " w WHERE w.id = t.id)"));
+    violation(round, "written without a live lease",
+              count("SELECT COUNT(*) FROM " + a + " WHERE token IS NULL OR lease_until IS NULL OR lease_until < written_at"));
+    violation(round, "failed without a reason or past --max-attempts",
+              count("SELECT COUNT(*) FROM " + table + " WHERE failed_at IS NOT NULL AND (error IS NULL OR error = '' OR attempts > " +
+                    std::to_string(s_.max_attempts) + ")"));
+    // Every stored answer is the stub's answer for that address (it is deterministic per address).
+    const auto rows = count("SELECT MAX(id) FROM " + table);
+    std::uint64_t wrong = 0;
+    for (std::uint64_t from = 0; from <= rows; from += 500) {
+      const auto text = store_->query_value(
+          "SELECT GROUP_CONCAT(CONCAT(originatingIp, '\\t', location) SEPARATOR '\\n') FROM " + table +
+          " WHERE location IS NOT NULL AND id > " + std::to_string(from) + " AND id <= " + std::to_string(from + 500));
+      if (!text) continue;
+      std::istringstream lines(*text);
+      for (std::string line; std::getline(lines, line);) {
+        const auto tab = line.find('\t');
+        if (tab == std::string::npos || line.substr(tab + 1) != stub::answer_for(line.substr(0, tab))) ++wrong;
+      }
+    }
+    violation(round, "holding an answer the stub never gave for their address", wrong);
+    t_.done += count("SELECT COUNT(*) FROM " + table + " WHERE location IS NOT NULL");
+    t_.failed += count("SELECT COUNT(*) FROM " + table + " WHERE failed_at IS NOT NULL");
+    t_.takeovers += count("SELECT COUNT(*) FROM " + table + " WHERE location IS NOT NULL AND attempts > 1");
+    store_->execute("DROP TABLE " + a);
+    store_->execute("DROP TABLE " + table);
+  }
+
+  const settings& s_;
+  std::mt19937_64 rng_;
+  tally& t_;
+  std::string uri_;
+  std::unique_ptr<sql::mysql_store> store_;
+  std::unique_ptr<stub::ipapi_stub> api_;
+  std::vector<std::unique_ptr<test::child_process>> workers_;
+  std::vector<std::string> outputs_;
+};
+}  // namespace
+
+int main(int argc, char** argv) {
+  settings s;
+  s.seed = std::random_device{}();
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--rounds") s.rounds = std::stoi(next());
+    else if (a == "--seed") s.seed = std::stoull(next());
+    else if (a == "--items") s.items = std::stoul(next());
+    else if (a == "--workers") s.workers = std::stoi(next());
+    else if (a == "--seconds") s.seconds = std::stoi(next());
+    else if (a == "--no-db-restart") s.db_restart = false;
+    else if (a == "--inject-violations") s.inject = true;
+    else {
+      std::fprintf(stderr, "dibs_chaos: unknown argument %s\n", a.c_str());
+      return 2;
+    }
+  }
+  std::printf("chaos: seed %llu (replay with --seed %llu), %d round(s) of %zu items, %d workers, %d s of faults\n",
+              (unsigned long long)s.seed, (unsigned long long)s.seed, s.rounds, s.items, s.workers, s.seconds);
+  std::fflush(stdout);
+  tally t;
+  std::mt19937_64 seeds(s.seed);
+  try {
+    for (int r = 1; r <= s.rounds; ++r) {
+      round_runner(s, seeds(), t).run(r);
+      std::printf("chaos: round %d done: %llu violation(s) so far\n", r, (unsigned long long)t.violations);
+      std::fflush(stdout);
+    }
+  } catch (const std::exception& e) {
+    std::printf("chaos: error: %s\n", e.what());
+    return 2;
+  }
+  std::printf("chaos: rounds=%d items=%llu done=%llu failed=%llu takeovers=%llu lost_leases=%llu violations=%llu\n",
+              s.rounds, (unsigned long long)t.items, (unsigned long long)t.done, (unsigned long long)t.failed,
+              (unsigned long long)t.takeovers, (unsigned long long)t.lost_leases, (unsigned long long)t.violations);
+  for (const auto& [kind, n] : t.faults) std::printf("chaos: faults: %s: %llu\n", kind.c_str(), (unsigned long long)n);
+  return t.violations == 0 ? 0 : 1;
+}
