@@ -223,3 +223,13 @@ TEST_CASE("a change stream wakes --follow where the server has one, and without 
   CHECK(changes.load() >= 3);
   s.stop_watching();
 }
+
+TEST_CASE("seeding twice into one collection never collides: fresh ObjectIds, every document kept", "[mongo]") {
+  mongo_harness h(mongo::claim_strategy::batch);
+  const auto first = h.seed(50);
+  const auto second = h.seed(50);
+  CHECK(first.size() == 50);
+  CHECK(second.size() == 50);  // 50 new ids, none equal to an earlier one
+  CHECK(h.ids().size() == 100);
+  CHECK(h.main_->stats_blocking().pending == 100);
+}

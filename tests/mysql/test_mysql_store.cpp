@@ -132,3 +132,20 @@ TEST_CASE("a bad or unreachable MySQL URI fails at start with a clear message", 
   o.uri = "mysql://root:secret@127.0.0.1:3306";
   CHECK_THROWS_WITH(sql::mysql_store(o), Catch::Contains("no database") && !Catch::Contains("secret"));
 }
+
+TEST_CASE("a row deleted while leased: its result is discarded as a lost lease, and nothing else changes", "[mysql]") {
+  const auto table = test::unique_table("deleted");
+  sql::mysql_store s(options_for(table));
+  s.reset_table();
+  REQUIRE(s.seed(3, 5) == 3);
+  auto got = s.claim_blocking({3, "w", 60s, 1s});
+  REQUIRE(got.size() == 3);
+  s.execute("DELETE FROM " + table + " WHERE id = " + got[1].id);  // someone removes it meanwhile
+  auto r = s.complete_blocking({completion{got[0].ref(), "{\"a\":1}"}, completion{got[1].ref(), "{\"a\":2}"},
+                                completion{got[2].ref(), "{\"a\":3}"}});
+  CHECK(r.applied == 2);
+  CHECK(r.lost == std::vector<std::string>{got[1].id});
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table) == std::optional<std::string>("2"));
+  CHECK(s.stats_blocking().done == 2);
+  CHECK(s.stats_blocking().drained());
+}
