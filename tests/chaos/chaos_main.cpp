@@ -8,7 +8,7 @@
 // trigger records every write of the target column with the lease (token, holder, expiry) the
 // row had at that moment:
 //   - every row ends done or failed; none stays leased;
-//   - every done row was written exactly once, under a lease that was live when it was written;
+//   - every done row was written exactly once, by the lease (token) the row had at that moment;
 //   - every stored result is the answer the stub gives for that row's address;
 //   - every failed row has a reason, and attempts within --max-attempts.
 //
@@ -50,7 +50,7 @@ struct settings {
 
 struct tally {
   std::map<std::string, std::uint64_t> faults;  // by kind
-  std::uint64_t items = 0, done = 0, failed = 0, takeovers = 0, lost_leases = 0, violations = 0;
+  std::uint64_t items = 0, done = 0, failed = 0, takeovers = 0, lost_leases = 0, late_commits = 0, violations = 0;
 };
 
 std::uint64_t number(const std::optional<std::string>& v) { return v ? std::stoull(*v) : 0; }
@@ -208,8 +208,11 @@ class round_runner {
     violation(round, "done without a recorded write",
               count("SELECT COUNT(*) FROM " + table + " t WHERE location IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + a +
                     " w WHERE w.id = t.id)"));
-    violation(round, "written without a live lease",
-              count("SELECT COUNT(*) FROM " + a + " WHERE token IS NULL OR lease_until IS NULL OR lease_until < written_at"));
+    violation(round, "written without a lease", count("SELECT COUNT(*) FROM " + a + " WHERE token IS NULL OR lease_until IS NULL"));
+    // Not a violation: the fence is checked when the write locks its rows, and the row lock keeps
+    // every other worker out until the commit, so a lease may run out during those milliseconds
+    // (or while the writer is frozen) and the write still lands, once. Counted, to be seen.
+    t_.late_commits += count("SELECT COUNT(*) FROM " + a + " WHERE token IS NOT NULL AND lease_until < written_at");
     violation(round, "failed without a reason or past --max-attempts",
               count("SELECT COUNT(*) FROM " + table + " WHERE failed_at IS NOT NULL AND (error IS NULL OR error = '' OR attempts > " +
                     std::to_string(s_.max_attempts) + ")"));
@@ -282,9 +285,11 @@ int main(int argc, char** argv) {
     std::printf("chaos: error: %s\n", e.what());
     return 2;
   }
-  std::printf("chaos: rounds=%d items=%llu done=%llu failed=%llu takeovers=%llu lost_leases=%llu violations=%llu\n",
+  std::printf("chaos: rounds=%d items=%llu done=%llu failed=%llu takeovers=%llu lost_leases=%llu late_commits=%llu "
+              "violations=%llu\n",
               s.rounds, (unsigned long long)t.items, (unsigned long long)t.done, (unsigned long long)t.failed,
-              (unsigned long long)t.takeovers, (unsigned long long)t.lost_leases, (unsigned long long)t.violations);
+              (unsigned long long)t.takeovers, (unsigned long long)t.lost_leases, (unsigned long long)t.late_commits,
+              (unsigned long long)t.violations);
   for (const auto& [kind, n] : t.faults) std::printf("chaos: faults: %s: %llu\n", kind.c_str(), (unsigned long long)n);
   return t.violations == 0 ? 0 : 1;
 }
