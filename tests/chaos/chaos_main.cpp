@@ -2,7 +2,9 @@
 // while faults are injected at random (seeded; the seed is printed so a failure can be
 // replayed): workers killed with SIGKILL and restarted, workers frozen (SIGSTOP) past their
 // lease and thawed, so they come back holding leases others have taken over; API errors,
-// garbage, timeouts, 429s and answers slower than the lease; a MariaDB restart.
+// garbage, timeouts, 429s and answers slower than the lease; a loopback TCP proxy between the
+// workers and MariaDB that stalls (past the lease: renewals can't land), resets every connection
+// and refuses new ones; a MariaDB restart.
 //
 // The invariants are read from the database's own record, not from the workers' logs. An audit
 // trigger records every write of the target column with the lease (token, holder, expiry) the
@@ -16,6 +18,9 @@
 //              [--inject-violations]   (the checker's own test: it must report what was broken)
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
+#include "tcp_proxy.hpp"
+
+#include <adapters/mysql/mysql_uri.hpp>
 
 #include <adapters/mysql/mysql_store.hpp>
 #include <examples/stub/ipapi_stub.hpp>
@@ -68,9 +73,12 @@ class round_runner {
 
   void run(int index) {
     const auto table = test::unique_table("chaos");
-    uri_ = test::mysql_uri_for(table);
     sql::mysql_options o;
-    o.uri = uri_;
+    o.uri = test::mysql_uri_for(table);  // the driver itself goes straight to the server
+    const auto server = sql::parse_mysql_uri(o.uri);
+    proxy_ = std::make_unique<test::tcp_proxy>(server.host, server.port);
+    uri_ = "mysql://" + server.user + (server.password.empty() ? "" : ":" + server.password) + "@127.0.0.1:" +
+           std::to_string(proxy_->port()) + "/" + server.database + "?table=" + table;
     store_ = std::make_unique<sql::mysql_store>(o);
     store_->reset_table();
     // Every write of the target, with the lease the row had at that moment.
@@ -107,7 +115,7 @@ class round_runner {
     while (steady::now() < end && any_running()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(50, 300)(rng_)));
       const auto w = std::uniform_int_distribution<std::size_t>(0, workers_.size() - 1)(rng_);
-      switch (std::uniform_int_distribution<int>(0, 9)(rng_)) {
+      switch (std::uniform_int_distribution<int>(0, 12)(rng_)) {
         case 0: case 1: case 2:  // kill -9, then a new worker in its place
           if (workers_[w]->running()) {
             workers_[w]->signal(SIGKILL);
@@ -131,6 +139,19 @@ class round_runner {
             restarted_db = true;
             ++t_.faults["MariaDB restart"];
           }
+          break;
+        case 6:  // the network to the database stalls past the lease: renewals and writes wait
+          proxy_->stall(1'200ms);
+          std::this_thread::sleep_for(1'200ms);
+          ++t_.faults["database link stalled past the lease"];
+          break;
+        case 7:
+          proxy_->reset_all();
+          ++t_.faults["database connections reset"];
+          break;
+        case 8:
+          proxy_->refuse(3);
+          ++t_.faults["database connections refused (3)"];
           break;
         default:
           break;  // let it run
@@ -159,6 +180,7 @@ class round_runner {
     t_.faults["API slow answer"] += f.slow;
     t_.faults["API 429"] += api_->rate_limited();
     api_->stop();
+    proxy_.reset();
     if (s_.inject) inject_violations(table);
     check(table, index);
   }
@@ -244,6 +266,7 @@ class round_runner {
   std::string uri_;
   std::unique_ptr<sql::mysql_store> store_;
   std::unique_ptr<stub::ipapi_stub> api_;
+  std::unique_ptr<test::tcp_proxy> proxy_;
   std::vector<std::unique_ptr<test::child_process>> workers_;
   std::vector<std::string> outputs_;
 };
