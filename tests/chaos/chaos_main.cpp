@@ -42,6 +42,14 @@ using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
 
 namespace {
+// SIGINT/SIGTERM: stop at the next step, and take the workers down on the way out (their
+// child_process handles kill them), instead of leaving them orphaned.
+volatile std::sig_atomic_t g_interrupted = 0;
+void on_signal(int) { g_interrupted = 1; }
+void stop_if_interrupted() {
+  if (g_interrupted) throw std::runtime_error("interrupted");
+}
+
 struct settings {
   int rounds = 1;
   std::uint64_t seed = 0;
@@ -113,6 +121,7 @@ class round_runner {
     const auto end = steady::now() + std::chrono::seconds(s_.seconds);
     bool restarted_db = false;
     while (steady::now() < end && any_running()) {
+      stop_if_interrupted();
       std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(50, 300)(rng_)));
       const auto w = std::uniform_int_distribution<std::size_t>(0, workers_.size() - 1)(rng_);
       switch (std::uniform_int_distribution<int>(0, 12)(rng_)) {
@@ -164,7 +173,10 @@ class round_runner {
         start(i);
       }
     const auto deadline = steady::now() + 240s;
-    while (any_running() && steady::now() < deadline) std::this_thread::sleep_for(50ms);
+    while (any_running() && steady::now() < deadline) {
+      stop_if_interrupted();
+      std::this_thread::sleep_for(50ms);
+    }
     for (std::size_t i = 0; i < workers_.size(); ++i) {
       if (workers_[i]->running()) {
         ++t_.violations;
@@ -275,6 +287,8 @@ class round_runner {
 int main(int argc, char** argv) {
   settings s;
   s.seed = std::random_device{}();
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
