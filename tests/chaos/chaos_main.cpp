@@ -16,14 +16,18 @@
 //
 //   dibs_chaos [--rounds 1] [--seed S] [--items 2000] [--workers 3] [--seconds 8] [--no-db-restart]
 //              [--inject-violations]   (the checker's own test: it must report what was broken)
+#include "support/mongo_env.hpp"
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
 #include "tcp_proxy.hpp"
 
 #include <adapters/mysql/mysql_uri.hpp>
 
+#include <adapters/mongo/mongo_store.hpp>
 #include <adapters/mysql/mysql_store.hpp>
 #include <examples/stub/ipapi_stub.hpp>
+
+#include <simdjson.h>
 
 #include <chrono>
 #include <csignal>
@@ -58,6 +62,7 @@ struct settings {
   int seconds = 8;
   bool db_restart = true;
   bool inject = false;  // --inject-violations: break the table on purpose, to show the checks fire
+  bool mongo = false;   // --store mongo: the MongoDB-wire server (its write log) instead of MariaDB
   int max_attempts = 8;
 };
 
@@ -67,6 +72,18 @@ struct tally {
 };
 
 std::uint64_t number(const std::optional<std::string>& v) { return v ? std::stoull(*v) : 0; }
+
+// A number from canonical extended JSON ({"$numberDouble": "1.5"}, {"$numberInt": "2"}, ...) or
+// plain JSON; nullopt for anything else.
+std::optional<double> ejson_number(simdjson::dom::element e) {
+  double d = 0;
+  if (!e.get_double().get(d)) return d;
+  for (const char* k : {"$numberDouble", "$numberInt", "$numberLong"}) {
+    std::string_view text;
+    if (!e[k].get_string().get(text)) return std::stod(std::string(text));
+  }
+  return std::nullopt;
+}
 
 std::uint64_t summary_field(const std::string& out, const std::string& name) {
   const auto line_at = out.rfind("summary: ");
@@ -80,6 +97,10 @@ class round_runner {
   round_runner(const settings& s, std::uint64_t seed, tally& t) : s_(s), rng_(seed), t_(t) {}
 
   void run(int index) {
+    if (s_.mongo) {
+      run_mongo(index);
+      return;
+    }
     const auto table = test::unique_table("chaos");
     sql::mysql_options o;
     o.uri = test::mysql_uri_for(table);  // the driver itself goes straight to the server
@@ -101,6 +122,16 @@ class round_runner {
                       std::to_string(i % 200 + 1) + "')");
     t_.items += s_.items;
 
+    start_api();
+    run_workers(index, true);
+    stop_api();
+    proxy_.reset();
+    if (s_.inject) inject_violations(table);
+    check(table, index);
+  }
+
+ private:
+  void start_api() {
     auto so = stub::stub_options::loopback(20ms);
     so.threads = 2;
     so.error_rate = 0.08;
@@ -113,7 +144,21 @@ class round_runner {
     so.seed = rng_();
     api_ = std::make_unique<stub::ipapi_stub>(so);
     api_->start();
+  }
 
+  // The stub's faults join the tally.
+  void stop_api() {
+    const auto f = api_->faults();
+    t_.faults["API 500"] += f.errors;
+    t_.faults["API garbage"] += f.garbage;
+    t_.faults["API timeout"] += f.timeouts;
+    t_.faults["API slow answer"] += f.slow;
+    t_.faults["API 429"] += api_->rate_limited();
+    api_->stop();
+  }
+
+  // Workers run while faults are injected, then until the store is drained (bounded).
+  void run_workers(int index, bool can_restart_db) {
     workers_.resize(static_cast<std::size_t>(s_.workers));
     outputs_.assign(workers_.size(), {});
     for (std::size_t i = 0; i < workers_.size(); ++i) start(i);
@@ -142,7 +187,7 @@ class round_runner {
           break;
         }
         case 5:
-          if (s_.db_restart && !restarted_db && !std::getenv("MYSQL_URI")) {
+          if (can_restart_db && s_.db_restart && !restarted_db && !std::getenv("MYSQL_URI")) {
             const auto cmd = std::string(DIBS_MARIADB_CTL) + " restart " + DIBS_SERVERS_DIR + " > /dev/null";
             if (std::system(cmd.c_str()) != 0) throw std::runtime_error("the MariaDB restart failed");
             restarted_db = true;
@@ -185,25 +230,127 @@ class round_runner {
       }
       collect(i);
     }
-    const auto f = api_->faults();
-    t_.faults["API 500"] += f.errors;
-    t_.faults["API garbage"] += f.garbage;
-    t_.faults["API timeout"] += f.timeouts;
-    t_.faults["API slow answer"] += f.slow;
-    t_.faults["API 429"] += api_->rate_limited();
-    api_->stop();
-    proxy_.reset();
-    if (s_.inject) inject_violations(table);
-    check(table, index);
   }
 
- private:
   void start(std::size_t i) {
-    workers_[i] = std::make_unique<test::child_process>(std::vector<std::string>{
-        DIBS_BIN_PATH, "enrich", "--store", uri_, "--url", api_->base_url() + "/json/{originatingIp}",
-        "--concurrency", "20", "--claim-batch", "10", "--lease", "1s", "--grace", "0s", "--max-attempts",
+    std::vector<std::string> store_args{"--store", uri_};
+    if (s_.mongo) store_args = {"--store", uri_, "--db", "dibs_chaos", "--collection", collection_, "--claim", strategy_};
+    std::vector<std::string> args{DIBS_BIN_PATH, "enrich"};
+    args.insert(args.end(), store_args.begin(), store_args.end());
+    std::vector<std::string> rest{
+        "--url", api_->base_url() + "/json/{originatingIp}",
+        "--concurrency", "20", "--claim-batch", "10", "--lease", s_.mongo ? "2s" : "1s", "--grace", "0s", "--max-attempts",
         std::to_string(s_.max_attempts), "--request-timeout", "4s", "--backoff-base", "20ms", "--backoff-max", "200ms",
-        "--shutdown-timeout", "1s", "--no-progress", "--log-level", "off"});
+        "--shutdown-timeout", "1s", "--no-progress", "--log-level", "off"};
+    args.insert(args.end(), rest.begin(), rest.end());
+    workers_[i] = std::make_unique<test::child_process>(args);
+  }
+
+  // ---- MongoDB-wire server: the same faults (no server restart: the stand-in keeps its data
+  // in memory), the invariants from its write log.
+  void run_mongo(int index) {
+    static constexpr const char* strategies[] = {"batch", "update-find", "find-and-modify"};
+    strategy_ = strategies[index % 3];
+    collection_ = test::unique_collection("chaos");
+    mongo::mongo_options o;
+    o.uri = test::mongodb_uri();
+    o.db = "dibs_chaos";
+    o.collection = collection_;
+    o.threads = 2;
+    mongo_ = std::make_unique<mongo::mongo_store>(o);
+    mongo_->drop();
+    const bool write_log = [&] {
+      try {
+        mongo_->run_command("{\"dibsWatch\": \"" + collection_ + "\", \"field\": \"location\", \"lock\": \"lock\"}");
+        return true;
+      } catch (const std::exception&) {
+        return false;  // a real mongod has no write log: the other checks still run
+      }
+    }();
+    mongo_->seed(s_.items - s_.items / 50, rng_());
+    std::string docs;
+    for (std::size_t i = 0; i < s_.items / 50; ++i)
+      docs += std::string(docs.empty() ? "" : ",") + "{\"originatingIp\": \"10.1.0." + std::to_string(i + 1) + "\", \"location\": null}";
+    if (!docs.empty()) mongo_->run_command("{\"insert\": \"" + collection_ + "\", \"documents\": [" + docs + "]}");
+    t_.items += s_.items;
+
+    // The workers reach the server through the proxy: the authority's host:port replaced.
+    const auto& uri = o.uri;
+    const auto start_at = uri.find("//") + 2;
+    const auto end_at = uri.find_first_of("/?", start_at);
+    auto authority = uri.substr(start_at, end_at == std::string::npos ? std::string::npos : end_at - start_at);
+    const auto at = authority.rfind('@');
+    const auto hostport = authority.substr(at == std::string::npos ? 0 : at + 1);
+    const auto colon = hostport.rfind(':');
+    proxy_ = std::make_unique<test::tcp_proxy>(hostport.substr(0, colon), static_cast<std::uint16_t>(std::stoi(hostport.substr(colon + 1))));
+    uri_ = uri.substr(0, start_at) + (at == std::string::npos ? "" : authority.substr(0, at + 1)) + "127.0.0.1:" +
+           std::to_string(proxy_->port()) + (end_at == std::string::npos ? "" : uri.substr(end_at));
+
+    start_api();
+    run_workers(index, false);
+    stop_api();
+    proxy_.reset();
+    if (s_.inject)  // a write outside any lease, with an answer for another address: three checks fire
+      mongo_->run_command("{\"update\": \"" + collection_ + "\", \"updates\": [{\"q\": {\"location\": {\"$ne\": null}}, "
+                          "\"u\": {\"$set\": {\"location\": {\"query\": \"0.0.0.0\"}}}}]}");
+    check_mongo(index, write_log);
+    mongo_->drop();
+  }
+
+  void check_mongo(int round, bool write_log) {
+    const auto st = mongo_->stats_blocking();
+    violation(round, "neither done nor failed, or still leased", st.pending + st.leased_live + st.leased_expired);
+    simdjson::dom::parser p;
+    if (write_log) {
+      const auto writes = mongo_->run_command("{\"dibsWrites\": \"" + collection_ + "\"}");
+      std::map<std::string, int> per_doc;
+      std::uint64_t no_lease = 0;
+      for (auto w : p.parse(writes)["writes"].get_array()) {
+        std::string_view oid;
+        if (w["_id"]["$oid"].get_string().get(oid)) continue;
+        ++per_doc[std::string(oid)];
+        if (w["token"].is_null() || w["by"].is_null()) ++no_lease;
+      }
+      std::uint64_t twice = 0;
+      for (const auto& [id, n] : per_doc) twice += n > 1 ? 1 : 0;
+      violation(round, "written more than once", twice);
+      violation(round, "written without a lease", no_lease);
+      if (per_doc.size() != st.done) violation(round, "done without a recorded write", st.done > per_doc.size() ? st.done - per_doc.size() : 0);
+    }
+    const auto all = mongo_->run_command("{\"find\": \"" + collection_ + "\", \"filter\": {}, \"batchSize\": 1000000}");
+    simdjson::dom::parser q;
+    std::uint64_t wrong = 0, bad_failures = 0;
+    for (auto d : p.parse(all)["cursor"]["firstBatch"].get_array()) {
+      std::string_view ip;
+      if (d["originatingIp"].get_string().get(ip)) continue;
+      simdjson::dom::element loc;
+      if (!d["location"].get(loc) && !loc.is_null()) {
+        // The stored object must hold the stub's answer for this address, member by member.
+        auto expected = q.parse(stub::answer_for(ip));
+        for (auto [key, value] : expected.get_object()) {
+          simdjson::dom::element got;
+          if (loc[key].get(got)) { ++wrong; break; }
+          const bool same = value.is_string() ? got.is_string() && got.get_string().value_unsafe() == value.get_string().value_unsafe()
+                                              : ejson_number(got) == ejson_number(value);
+          if (!same) {
+            ++wrong;
+            break;
+          }
+        }
+        continue;
+      }
+      simdjson::dom::element failed;
+      if (d["lock"]["failed"].get(failed)) continue;
+      std::string_view reason;
+      simdjson::dom::element attempts_field;
+      const auto attempts = failed["attempts"].get(attempts_field) ? std::nullopt : ejson_number(attempts_field);
+      if (failed["reason"].get_string().get(reason) || reason.empty() || !attempts || *attempts > s_.max_attempts)
+        ++bad_failures;
+    }
+    violation(round, "holding an answer the stub never gave for their address", wrong);
+    violation(round, "failed without a reason or past --max-attempts", bad_failures);
+    t_.done += st.done;
+    t_.failed += st.failed;
   }
 
   void collect(std::size_t i) {
@@ -276,6 +423,8 @@ class round_runner {
   std::mt19937_64 rng_;
   tally& t_;
   std::string uri_;
+  std::string collection_, strategy_;
+  std::unique_ptr<mongo::mongo_store> mongo_;
   std::unique_ptr<sql::mysql_store> store_;
   std::unique_ptr<stub::ipapi_stub> api_;
   std::unique_ptr<test::tcp_proxy> proxy_;
@@ -302,13 +451,15 @@ int main(int argc, char** argv) {
     else if (a == "--seconds") s.seconds = std::stoi(next());
     else if (a == "--no-db-restart") s.db_restart = false;
     else if (a == "--inject-violations") s.inject = true;
+    else if (a == "--store") s.mongo = next() == "mongo";
     else {
       std::fprintf(stderr, "dibs_chaos: unknown argument %s\n", a.c_str());
       return 2;
     }
   }
-  std::printf("chaos: seed %llu (replay with --seed %llu), %d round(s) of %zu items, %d workers, %d s of faults\n",
-              (unsigned long long)s.seed, (unsigned long long)s.seed, s.rounds, s.items, s.workers, s.seconds);
+  std::printf("chaos: %s; seed %llu (replay with --seed %llu), %d round(s) of %zu items, %d workers, %d s of faults\n",
+              s.mongo ? "MongoDB-wire server" : "MariaDB", (unsigned long long)s.seed, (unsigned long long)s.seed, s.rounds,
+              s.items, s.workers, s.seconds);
   std::fflush(stdout);
   tally t;
   std::mt19937_64 seeds(s.seed);

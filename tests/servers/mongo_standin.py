@@ -8,6 +8,10 @@ real concurrency inside the server, or transactions; against a real mongod (MONG
 tests run unchanged.
 
 Extra commands: {dibsCounts: 1} answers {counts: {name: n}}; {dibsResetCounts: 1} zeroes them.
+The write log, for the chaos driver: {dibsWatch: <collection>, field: F, lock: L} records every
+update that changes field F of a document in that collection, with the lease (L.by, L.token,
+L.until) the document had just before and the server's time; {dibsWrites: <collection>} answers
+{writes: [{_id, by, token, until, at}]}.
 --clock-skew-s N makes the server's clock (hello's localTime) run N seconds ahead of this machine's,
 so tests can show that leases follow the server's clock, not the client's.
 
@@ -117,6 +121,50 @@ def insert(cmd, db):
     return reply
 
 
+watched = {}  # (db, collection) -> (field, lock field)
+write_log = collections.defaultdict(list)  # (db, collection) -> writes of the watched field
+
+
+def _get(doc, dotted):
+    for part in dotted.split("."):
+        if not isinstance(doc, dict):
+            return None
+        doc = doc.get(part)
+    return doc
+
+
+def _log_writes(db, name, before_docs, coll):
+    """After an update: a write-log entry for each document whose watched field changed."""
+    key = (db, name)
+    if key not in watched or not before_docs:
+        return
+    field, lock = watched[key]
+    for before in before_docs:
+        after = coll.find_one({"_id": before["_id"]})
+        if after is None or _get(after, field) == _get(before, field):
+            continue
+        held = _get(before, lock) or {}
+        write_log[key].append({"_id": before["_id"], "by": held.get("by"), "token": held.get("token"),
+                               "until": held.get("until"), "at": now()})
+
+
+def _matches(coll, q, multi):
+    if (coll.database.name, coll.name) not in watched:
+        return []
+    docs = list(coll.find(q))
+    return docs if multi else docs[:1]
+
+
+def dibs_watch(cmd, db):
+    watched[(db, cmd["dibsWatch"])] = (cmd["field"], cmd["lock"])
+    write_log[(db, cmd["dibsWatch"])] = []
+    return {"ok": 1}
+
+
+def dibs_writes(cmd, db):
+    return {"ok": 1, "writes": write_log[(db, cmd["dibsWrites"])]}
+
+
 def update(cmd, db):
     coll = client[db][cmd["update"]]
     ordered = cmd.get("ordered", True)
@@ -125,7 +173,9 @@ def update(cmd, db):
     for i, u in enumerate(cmd.get("updates", [])):
         try:
             fn = coll.update_many if u.get("multi") else coll.update_one
+            before = _matches(coll, u["q"], u.get("multi"))
             r = fn(u["q"], u["u"], upsert=bool(u.get("upsert")))
+            _log_writes(db, cmd["update"], before, coll)
             n += r.matched_count
             modified += r.modified_count
             if r.upserted_id is not None:
@@ -158,10 +208,12 @@ def find_and_modify(cmd, db):
     if cmd.get("remove"):
         doc = coll.find_one_and_delete(query, projection=cmd.get("fields"), sort=sort_spec(cmd.get("sort")))
     else:
+        before = _matches(coll, query, False)  # (sorted claims never write the watched field)
         doc = coll.find_one_and_update(
             query, cmd["update"], projection=cmd.get("fields"), sort=sort_spec(cmd.get("sort")),
             upsert=bool(cmd.get("upsert")),
             return_document=ReturnDocument.AFTER if cmd.get("new") else ReturnDocument.BEFORE)
+        _log_writes(db, cmd["findAndModify"], before, coll)
     return {"ok": 1, "value": doc, "lastErrorObject": {"n": 0 if doc is None else 1,
                                                         "updatedExisting": doc is not None}}
 
@@ -221,6 +273,7 @@ HANDLERS = {
     "aggregate": aggregate, "count": count, "createIndexes": create_indexes,
     "drop": drop, "dropDatabase": drop_database,
     "dibsCounts": dibs_counts, "dibsResetCounts": dibs_reset_counts,
+    "dibsWatch": dibs_watch, "dibsWrites": dibs_writes,
     "ping": plain_ok, "endSessions": plain_ok, "killCursors": plain_ok, "buildInfo": plain_ok,
     "buildinfo": plain_ok, "getLastError": plain_ok, "saslStart": plain_ok,
 }
