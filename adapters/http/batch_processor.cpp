@@ -98,6 +98,9 @@ awaitable<void> batch_processor::lead(batch& b) {
   const auto sent = std::chrono::steady_clock::now();
   auto r = co_await client_.send(std::move(to), std::move(req));
   count_exchange(figures_, r, sent);
+  // The client reports its own cancellation as an answer; it is the leader's cancellation
+  // (shutdown, --max-processing), and the members must hear it as that, not as a failed read.
+  if (r.ec == net::error::operation_aborted) throw boost::system::system_error(r.ec);
   settle_all(b, r);
 }
 
