@@ -16,6 +16,7 @@
 //
 //   dibs_chaos [--rounds 1] [--seed S] [--items 2000] [--workers 3] [--seconds 8] [--no-db-restart]
 //              [--inject-violations]   (the checker's own test: it must report what was broken)
+//              [--no-proxy-faults]     (the proxy forwards only: see the README's open finding)
 #include "support/mongo_env.hpp"
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
@@ -62,7 +63,8 @@ struct settings {
   int seconds = 8;
   bool db_restart = true;
   bool inject = false;  // --inject-violations: break the table on purpose, to show the checks fire
-  bool mongo = false;   // --store mongo: the MongoDB-wire server (its write log) instead of MariaDB
+  bool mongo = false;
+  bool proxy_faults = true;  // --no-proxy-faults: the proxy only forwards (see the README's open finding)   // --store mongo: the MongoDB-wire server (its write log) instead of MariaDB
   int max_attempts = 8;
 };
 
@@ -195,15 +197,18 @@ class round_runner {
           }
           break;
         case 6:  // the network to the database stalls past the lease: renewals and writes wait
+          if (!s_.proxy_faults) break;
           proxy_->stall(1'200ms);
           std::this_thread::sleep_for(1'200ms);
           ++t_.faults["database link stalled past the lease"];
           break;
         case 7:
+          if (!s_.proxy_faults) break;
           proxy_->reset_all();
           ++t_.faults["database connections reset"];
           break;
         case 8:
+          if (!s_.proxy_faults) break;
           proxy_->refuse(3);
           ++t_.faults["database connections refused (3)"];
           break;
@@ -452,6 +457,7 @@ int main(int argc, char** argv) {
     else if (a == "--no-db-restart") s.db_restart = false;
     else if (a == "--inject-violations") s.inject = true;
     else if (a == "--store") s.mongo = next() == "mongo";
+    else if (a == "--no-proxy-faults") s.proxy_faults = false;
     else {
       std::fprintf(stderr, "dibs_chaos: unknown argument %s\n", a.c_str());
       return 2;
