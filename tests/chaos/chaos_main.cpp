@@ -16,7 +16,7 @@
 //
 //   dibs_chaos [--rounds 1] [--seed S] [--items 2000] [--workers 3] [--seconds 8] [--no-db-restart]
 //              [--inject-violations]   (the checker's own test: it must report what was broken)
-//              [--no-proxy-faults]     (the proxy forwards only: see the README's open finding)
+//              [--no-proxy]            (workers reach the store directly: see the README's open finding)
 #include "support/mongo_env.hpp"
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
@@ -64,7 +64,7 @@ struct settings {
   bool db_restart = true;
   bool inject = false;  // --inject-violations: break the table on purpose, to show the checks fire
   bool mongo = false;
-  bool proxy_faults = true;  // --no-proxy-faults: the proxy only forwards (see the README's open finding)   // --store mongo: the MongoDB-wire server (its write log) instead of MariaDB
+  bool proxy = true;  // --no-proxy: workers reach the store directly (see the README's open finding)   // --store mongo: the MongoDB-wire server (its write log) instead of MariaDB
   int max_attempts = 8;
 };
 
@@ -107,9 +107,12 @@ class round_runner {
     sql::mysql_options o;
     o.uri = test::mysql_uri_for(table);  // the driver itself goes straight to the server
     const auto server = sql::parse_mysql_uri(o.uri);
-    proxy_ = std::make_unique<test::tcp_proxy>(server.host, server.port);
-    uri_ = "mysql://" + server.user + (server.password.empty() ? "" : ":" + server.password) + "@127.0.0.1:" +
-           std::to_string(proxy_->port()) + "/" + server.database + "?table=" + table;
+    uri_ = o.uri;
+    if (s_.proxy) {
+      proxy_ = std::make_unique<test::tcp_proxy>(server.host, server.port);
+      uri_ = "mysql://" + server.user + (server.password.empty() ? "" : ":" + server.password) + "@127.0.0.1:" +
+             std::to_string(proxy_->port()) + "/" + server.database + "?table=" + table;
+    }
     store_ = std::make_unique<sql::mysql_store>(o);
     store_->reset_table();
     // Every write of the target, with the lease the row had at that moment.
@@ -197,18 +200,18 @@ class round_runner {
           }
           break;
         case 6:  // the network to the database stalls past the lease: renewals and writes wait
-          if (!s_.proxy_faults) break;
+          if (!proxy_) break;
           proxy_->stall(1'200ms);
           std::this_thread::sleep_for(1'200ms);
           ++t_.faults["database link stalled past the lease"];
           break;
         case 7:
-          if (!s_.proxy_faults) break;
+          if (!proxy_) break;
           proxy_->reset_all();
           ++t_.faults["database connections reset"];
           break;
         case 8:
-          if (!s_.proxy_faults) break;
+          if (!proxy_) break;
           proxy_->refuse(3);
           ++t_.faults["database connections refused (3)"];
           break;
@@ -287,9 +290,13 @@ class round_runner {
     const auto at = authority.rfind('@');
     const auto hostport = authority.substr(at == std::string::npos ? 0 : at + 1);
     const auto colon = hostport.rfind(':');
-    proxy_ = std::make_unique<test::tcp_proxy>(hostport.substr(0, colon), static_cast<std::uint16_t>(std::stoi(hostport.substr(colon + 1))));
-    uri_ = uri.substr(0, start_at) + (at == std::string::npos ? "" : authority.substr(0, at + 1)) + "127.0.0.1:" +
-           std::to_string(proxy_->port()) + (end_at == std::string::npos ? "" : uri.substr(end_at));
+    uri_ = uri;
+    if (s_.proxy) {
+      proxy_ = std::make_unique<test::tcp_proxy>(hostport.substr(0, colon),
+                                                 static_cast<std::uint16_t>(std::stoi(hostport.substr(colon + 1))));
+      uri_ = uri.substr(0, start_at) + (at == std::string::npos ? "" : authority.substr(0, at + 1)) + "127.0.0.1:" +
+             std::to_string(proxy_->port()) + (end_at == std::string::npos ? "" : uri.substr(end_at));
+    }
 
     start_api();
     run_workers(index, false);
@@ -457,7 +464,7 @@ int main(int argc, char** argv) {
     else if (a == "--no-db-restart") s.db_restart = false;
     else if (a == "--inject-violations") s.inject = true;
     else if (a == "--store") s.mongo = next() == "mongo";
-    else if (a == "--no-proxy-faults") s.proxy_faults = false;
+    else if (a == "--no-proxy") s.proxy = false;
     else {
       std::fprintf(stderr, "dibs_chaos: unknown argument %s\n", a.c_str());
       return 2;
