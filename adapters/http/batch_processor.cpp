@@ -6,6 +6,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace dibs::http {
@@ -101,10 +102,10 @@ awaitable<void> batch_processor::lead(batch& b) {
   // The client reports its own cancellation as an answer; it is the leader's cancellation
   // (shutdown, --max-processing), and the members must hear it as that, not as a failed read.
   if (r.ec == net::error::operation_aborted) throw boost::system::system_error(r.ec);
-  settle_all(b, r);
+  settle_all(b, keys, r);
 }
 
-void batch_processor::settle_all(batch& b, const response& r) {
+void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys, const response& r) {
   const auto& o = opts_->call;
   const auto stop_for = honor_stop_signals(*o.limiter, o.url.host(), r);
   auto hand = [](member& m, outcome out) {
@@ -113,13 +114,16 @@ void batch_processor::settle_all(batch& b, const response& r) {
   };
   auto backoff = [&](const member& m) { return full_jitter_backoff(m.attempts, o.backoff_base, o.backoff_max, rng_); };
 
-  if (judge_exchange(r, o.http, {}, stop_for)) {  // the exchange failed: the same verdict for all
-    for (auto& m : b.members) hand(*m, *judge_exchange(r, o.http, backoff(*m), stop_for));
+  // The exchange failed: one verdict for all, each retry with its member's own backoff (never
+  // before the API's stop signal, which the verdict already holds).
+  if (auto verdict = judge_exchange(r, o.http, {}, stop_for)) {
+    for (auto& m : b.members) {
+      auto out = *verdict;
+      if (out.k == outcome::kind::retry) out.after = std::max(out.after, backoff(*m));
+      hand(*m, std::move(out));
+    }
     return;
   }
-  std::vector<std::string> keys;
-  keys.reserve(b.members.size());
-  for (const auto& m : b.members) keys.push_back(m->key);
   auto split = split_batch_answer(parser_->outer, parser_->inner, r.body, keys, o.status_field_check);
   for (std::size_t i = 0; i < b.members.size(); ++i) {
     auto& m = *b.members[i];

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace dibs::jsonl {
 
@@ -259,12 +260,10 @@ write_result jsonl_store::release_blocking(const std::vector<release_item>& batc
 namespace {
 template <class Item>
 std::vector<const Item*> landed(const std::vector<Item>& batch, const write_result& r) {
+  const std::unordered_set<std::string> lost(r.lost.begin(), r.lost.end());
   std::vector<const Item*> out;
-  for (const auto& x : batch) {
-    bool lost = false;
-    for (const auto& id : r.lost) lost = lost || id == x.ref.id;
-    if (!lost) out.push_back(&x);
-  }
+  for (const auto& x : batch)
+    if (!lost.count(x.ref.id)) out.push_back(&x);
   return out;
 }
 }  // namespace
