@@ -154,7 +154,12 @@ struct client::impl {
   // The pool of `to`, its endpoints resolved on first use; nullptr (and `res` says why) when
   // the name does not resolve or TLS can't be set up.
   awaitable<host_pool*> pool_for(const origin& to, response& res) {
-    auto& pool = pools[(to.tls ? "https://" : "http://") + to.host + ":" + std::to_string(to.port)];
+    // A processor calls one origin: remember the last one, so a request builds no key string.
+    if (!last_pool || to.port != last_origin.port || to.tls != last_origin.tls || to.host != last_origin.host) {
+      last_pool = &pools[(to.tls ? "https://" : "http://") + to.host + ":" + std::to_string(to.port)];
+      last_origin = to;
+    }
+    auto& pool = *last_pool;  // map nodes stay put: the pointer outlives later insertions
     if (to.tls && !tls_context(res)) co_return nullptr;
     if (pool.endpoints.empty()) {
       boost::system::error_code ec;
@@ -283,6 +288,8 @@ struct client::impl {
   tcp::resolver resolver;
   std::optional<ssl::context> tls_ctx;
   std::unordered_map<std::string, host_pool> pools;
+  origin last_origin;
+  host_pool* last_pool = nullptr;
   client_stats stats;
 };
 
