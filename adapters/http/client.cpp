@@ -1,5 +1,7 @@
 #include "client.hpp"
 
+#include <dibs/close_on_exec.hpp>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -186,7 +188,18 @@ struct client::impl {
     auto c = std::make_unique<connection>(ex, to.tls ? &*tls_ctx : nullptr);
     const auto left = deadline - steady::now();
     c->tcp().expires_after(std::min<steady::duration>(opts.connect_timeout, left));
-    auto [cec, ep] = co_await c->tcp().async_connect(pool.endpoints, net::as_tuple(net::use_awaitable));
+    // Each address in turn, on a socket opened close-on-exec (Asio's range connect would open
+    // its own, inheritable ones).
+    boost::system::error_code cec = net::error::host_not_found;
+    for (const auto& ep : pool.endpoints) {
+      open_close_on_exec(c->tcp().socket(), ep.protocol(), cec);
+      if (cec) break;
+      auto [e] = co_await c->tcp().async_connect(ep, net::as_tuple(net::use_awaitable));
+      cec = e;
+      if (!cec || cec == net::error::timed_out || cec == boost::beast::error::timeout) break;
+      boost::system::error_code ignored;
+      c->tcp().socket().close(ignored);
+    }
     if (cec) {
       res.ec = cec;
       res.stage = "connect";

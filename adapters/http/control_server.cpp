@@ -1,5 +1,6 @@
 #include "control_server.hpp"
 
+#include <dibs/close_on_exec.hpp>
 #include <dibs/metrics_text.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -97,6 +98,7 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
         if (!acceptor.is_open()) co_return;
         continue;
       }
+      close_on_exec(socket.native_handle());  // like every socket dibs opens
       sessions.emplace_front(std::move(socket));
       net::co_spawn(ioc, session(sessions.begin()), net::detached);
     }
@@ -121,7 +123,8 @@ void control_server::start() {
   const auto addr = net::ip::make_address(i.address, ec);
   if (ec) throw std::invalid_argument("metrics address '" + i.address + "': " + ec.message());
   const tcp::endpoint ep(addr, i.port);
-  i.acceptor.open(ep.protocol());
+  open_close_on_exec(i.acceptor, ep.protocol(), ec);
+  if (ec) throw std::runtime_error("cannot open a socket for " + i.address + ": " + ec.message());
   i.acceptor.set_option(tcp::acceptor::reuse_address(true));
   i.acceptor.bind(ep, ec);
   if (ec) throw std::runtime_error("cannot listen on " + i.address + ":" + std::to_string(i.port) + ": " + ec.message());

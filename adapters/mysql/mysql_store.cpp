@@ -1,5 +1,6 @@
 #include "mysql_store.hpp"
 
+#include <dibs/close_on_exec.hpp>
 #include <dibs/ipv4_ranges.hpp>
 #include <dibs/log.hpp>
 #include <dibs/uri_redact.hpp>
@@ -78,7 +79,17 @@ class connection {
       db_ = nullptr;
       throw e;
     }
-    execute("SET SESSION time_zone = '+00:00'");  // DATETIME values are UTC
+    // The client library opens its socket without SOCK_CLOEXEC: mark it now (see close_on_exec.hpp).
+    close_on_exec(static_cast<int>(mysql_get_socket(db_)));
+    try {
+      execute("SET SESSION time_zone = '+00:00'");  // DATETIME values are UTC
+    } catch (...) {
+      // The destructor of a half-built object does not run: close the link here, or its socket
+      // would stay open for the life of the process.
+      mysql_close(db_);
+      db_ = nullptr;
+      throw;
+    }
   }
   ~connection() {
     if (db_) mysql_close(db_);

@@ -1,5 +1,6 @@
 #include "ipapi_stub.hpp"
 
+#include <dibs/close_on_exec.hpp>
 #include <dibs/net.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -256,6 +257,7 @@ struct ipapi_stub::impl {
         continue;  // e.g. too many open files: keep serving the connections we have
       }
       boost::system::error_code ignored;
+      close_on_exec(socket.native_handle());  // the workers a test starts must not hold it open
       socket.set_option(tcp::no_delay(true), ignored);
       net::co_spawn(ioc, session(std::move(socket)), net::detached);
     }
@@ -290,7 +292,9 @@ ipapi_stub::~ipapi_stub() { stop(); }
 void ipapi_stub::start() {
   auto& i = *impl_;
   const tcp::endpoint ep(net::ip::make_address(i.opts.address), i.opts.port);
-  i.acceptor.open(ep.protocol());
+  boost::system::error_code ec;
+  open_close_on_exec(i.acceptor, ep.protocol(), ec);
+  if (ec) throw boost::system::system_error(ec, "stub: open");
   i.acceptor.set_option(tcp::acceptor::reuse_address(true));
   i.acceptor.bind(ep);
   i.acceptor.listen(net::socket_base::max_listen_connections);

@@ -17,6 +17,9 @@
 //   dibs_chaos [--rounds 1] [--seed S] [--items 2000] [--workers 3] [--seconds 8] [--no-db-restart]
 //              [--inject-violations]   (the checker's own test: it must report what was broken)
 //              [--no-proxy]            (workers reach the store directly: see the README's open finding)
+//              [--logs DIR]            (the workers' logs, at debug level; a temporary directory otherwise)
+// A round that does not drain prints the rows still open, the server's transactions, and the end
+// of every worker's log (and, with DIBS_CHAOS_STACKS set, every worker's threads, through gdb).
 #include "support/mongo_env.hpp"
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
@@ -34,6 +37,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <random>
@@ -63,9 +67,10 @@ struct settings {
   int seconds = 8;
   bool db_restart = true;
   bool inject = false;  // --inject-violations: break the table on purpose, to show the checks fire
-  bool mongo = false;
-  bool proxy = true;  // --no-proxy: workers reach the store directly (see the README's open finding)   // --store mongo: the MongoDB-wire server (its write log) instead of MariaDB
+  bool mongo = false;  // --store mongo: the MongoDB-wire server (its write log) instead of MariaDB
+  bool proxy = true;   // --no-proxy: workers reach the store directly
   int max_attempts = 8;
+  std::string logs;  // --logs DIR
 };
 
 struct tally {
@@ -99,11 +104,13 @@ class round_runner {
   round_runner(const settings& s, std::uint64_t seed, tally& t) : s_(s), rng_(seed), t_(t) {}
 
   void run(int index) {
+    round_ = index;
     if (s_.mongo) {
       run_mongo(index);
       return;
     }
     const auto table = test::unique_table("chaos");
+    table_ = table;
     sql::mysql_options o;
     o.uri = test::mysql_uri_for(table);  // the driver itself goes straight to the server
     const auto server = sql::parse_mysql_uri(o.uri);
@@ -193,8 +200,11 @@ class round_runner {
         }
         case 5:
           if (can_restart_db && s_.db_restart && !restarted_db && !std::getenv("MYSQL_URI")) {
-            const auto cmd = std::string(DIBS_MARIADB_CTL) + " restart " + DIBS_SERVERS_DIR + " > /dev/null";
-            if (std::system(cmd.c_str()) != 0) throw std::runtime_error("the MariaDB restart failed");
+            // Started without this process's descriptors: the new server must not hold the
+            // proxy's links or the stub's connections open.
+            test::child_process restart({"bash", DIBS_MARIADB_CTL, "restart", DIBS_SERVERS_DIR});
+            std::string said;
+            if (restart.finish(said) != 0) throw std::runtime_error("the MariaDB restart failed: " + said);
             restarted_db = true;
             ++t_.faults["MariaDB restart"];
           }
@@ -230,14 +240,67 @@ class round_runner {
       stop_if_interrupted();
       std::this_thread::sleep_for(50ms);
     }
+    if (any_running()) report_stuck(index);
     for (std::size_t i = 0; i < workers_.size(); ++i) {
       if (workers_[i]->running()) {
         ++t_.violations;
-        std::printf("chaos: round %d: worker %zu still running after the deadline\n", index, i);
+        std::printf("chaos: round %d: worker %zu (pid %d) still running after the deadline\n", index, i, workers_[i]->pid());
         workers_[i]->signal(SIGKILL);
       }
       collect(i);
     }
+  }
+
+  std::string log_path(std::size_t worker) const {
+    return s_.logs + "/round-" + std::to_string(round_) + "-worker-" + std::to_string(worker) + ".log";
+  }
+
+  // What a round that does not drain leaves to look at: the open rows, the server's transactions
+  // and the end of each worker's log.
+  void report_stuck(int round) {
+    std::printf("chaos: round %d did not drain; open rows, transactions and the workers' last log lines follow\n", round);
+    try {
+      if (store_) {
+        const auto rows = store_->query_value(
+            "SELECT GROUP_CONCAT(CONCAT_WS(' ', id, lock_by, lock_token, lock_until, attempts, error) SEPARATOR '\n') FROM "
+            "(SELECT * FROM " + table_ + " WHERE location IS NULL AND failed_at IS NULL ORDER BY id LIMIT 20) x");
+        const auto now = store_->query_value("SELECT NOW(6)");
+        std::printf("chaos: server time %s; open rows (id holder token lease_until attempts error):\n%s\n",
+                    now.value_or("?").c_str(), rows.value_or("(none)").c_str());
+        const auto trx = store_->query_value(
+            "SELECT GROUP_CONCAT(CONCAT_WS(' ', trx_mysql_thread_id, trx_state, trx_started, trx_rows_locked, "
+            "IFNULL(trx_query, '-')) SEPARATOR '\n') FROM information_schema.innodb_trx");
+        std::printf("chaos: transactions (thread state started rows_locked query):\n%s\n", trx.value_or("(none)").c_str());
+        const auto sessions = store_->query_value(
+            "SELECT GROUP_CONCAT(CONCAT_WS(' ', ID, HOST, COMMAND, TIME, IFNULL(STATE, '-')) SEPARATOR '\n') FROM "
+            "information_schema.PROCESSLIST WHERE COMMAND <> 'Daemon'");
+        std::printf("chaos: sessions (id client command seconds state):\n%s\n", sessions.value_or("(none)").c_str());
+      } else if (mongo_) {
+        std::printf("chaos: open documents: %s\n",
+                    mongo_->run_command("{\"find\": \"" + collection_ + "\", \"filter\": {\"location\": null, "
+                                        "\"lock.failed\": {\"$exists\": false}}, \"limit\": 20}").c_str());
+      }
+    } catch (const std::exception& e) {
+      std::printf("chaos: (the store could not be read: %s)\n", e.what());
+    }
+    // Who holds which end of each database connection (the proxy is this process).
+    std::printf("chaos: TCP connections (this process is %d):\n", static_cast<int>(::getpid()));
+    std::fflush(stdout);
+    if (std::system("ss -tnpH state established 2>/dev/null | grep -E 'dibs' || true") != 0) std::printf("(ss failed)\n");
+    for (std::size_t i = 0; i < workers_.size(); ++i) {
+      if (std::getenv("DIBS_CHAOS_STACKS") && workers_[i]->running()) {
+        std::printf("chaos: ---- worker %zu (pid %d) threads:\n", i, workers_[i]->pid());
+        std::fflush(stdout);
+        const auto gdb = "gdb -q -batch -p " + std::to_string(workers_[i]->pid()) +
+                         " -ex 'thread apply all bt 12' 2>/dev/null | grep -E '^(Thread|#)'";
+        if (std::system(gdb.c_str()) != 0) std::printf("(gdb failed)\n");
+      }
+      std::printf("chaos: ---- %s (pid %d), last lines:\n", log_path(i).c_str(), workers_[i]->pid());
+      std::fflush(stdout);
+      const auto cmd = "tail -n 25 " + test::shell_quote(log_path(i));
+      if (std::system(cmd.c_str()) != 0) std::printf("(no log)\n");
+    }
+    std::fflush(stdout);
   }
 
   void start(std::size_t i) {
@@ -249,9 +312,9 @@ class round_runner {
         "--url", api_->base_url() + "/json/{originatingIp}",
         "--concurrency", "20", "--claim-batch", "10", "--lease", s_.mongo ? "2s" : "1s", "--grace", "0s", "--max-attempts",
         std::to_string(s_.max_attempts), "--request-timeout", "4s", "--backoff-base", "20ms", "--backoff-max", "200ms",
-        "--shutdown-timeout", "1s", "--no-progress", "--log-level", "off"};
+        "--shutdown-timeout", "1s", "--no-progress", "--log-level", "debug"};
     args.insert(args.end(), rest.begin(), rest.end());
-    workers_[i] = std::make_unique<test::child_process>(args);
+    workers_[i] = std::make_unique<test::child_process>(args, false, log_path(i));
   }
 
   // ---- MongoDB-wire server: the same faults (no server restart: the stand-in keeps its data
@@ -435,6 +498,8 @@ class round_runner {
   std::mt19937_64 rng_;
   tally& t_;
   std::string uri_;
+  int round_ = 0;
+  std::string table_;
   std::string collection_, strategy_;
   std::unique_ptr<mongo::mongo_store> mongo_;
   std::unique_ptr<sql::mysql_store> store_;
@@ -465,11 +530,22 @@ int main(int argc, char** argv) {
     else if (a == "--inject-violations") s.inject = true;
     else if (a == "--store") s.mongo = next() == "mongo";
     else if (a == "--no-proxy") s.proxy = false;
+    else if (a == "--logs") s.logs = next();
     else {
       std::fprintf(stderr, "dibs_chaos: unknown argument %s\n", a.c_str());
       return 2;
     }
   }
+  const bool temporary_logs = s.logs.empty();  // removed after a clean run
+  if (temporary_logs) {
+    char dir[] = "/tmp/dibs-chaos-XXXXXX";
+    if (!::mkdtemp(dir)) {
+      std::perror("dibs_chaos: mkdtemp");
+      return 2;
+    }
+    s.logs = dir;
+  }
+  std::printf("chaos: workers' logs in %s\n", s.logs.c_str());
   std::printf("chaos: %s; seed %llu (replay with --seed %llu), %d round(s) of %zu items, %d workers, %d s of faults\n",
               s.mongo ? "MongoDB-wire server" : "MariaDB", (unsigned long long)s.seed, (unsigned long long)s.seed, s.rounds,
               s.items, s.workers, s.seconds);
@@ -492,5 +568,6 @@ int main(int argc, char** argv) {
               (unsigned long long)t.takeovers, (unsigned long long)t.lost_leases, (unsigned long long)t.late_commits,
               (unsigned long long)t.violations);
   for (const auto& [kind, n] : t.faults) std::printf("chaos: faults: %s: %llu\n", kind.c_str(), (unsigned long long)n);
+  if (temporary_logs && t.violations == 0) std::filesystem::remove_all(s.logs);
   return t.violations == 0 ? 0 : 1;
 }

@@ -1,5 +1,6 @@
 #include "tcp_proxy.hpp"
 
+#include <dibs/close_on_exec.hpp>
 #include <dibs/net.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -28,7 +29,9 @@ struct tcp_proxy::impl {
   };
 
   impl(std::string host, std::uint16_t port) : target(net::ip::make_address(host), port), acceptor(ioc) {
-    acceptor.open(tcp::v4());
+    boost::system::error_code ec;
+    open_close_on_exec(acceptor, tcp::v4(), ec);  // the workers it serves must not inherit it
+    if (ec) throw boost::system::system_error(ec, "proxy: open");
     acceptor.set_option(tcp::acceptor::reuse_address(true));
     acceptor.bind({net::ip::make_address("127.0.0.1"), 0});
     acceptor.listen();
@@ -84,6 +87,16 @@ struct tcp_proxy::impl {
       }
       if (refusals.load() > 0) {
         --refusals;
+        boost::system::error_code ignored;
+        l->client.close(ignored);
+        continue;
+      }
+      // Both ends close-on-exec: a copy of the server's end held by a worker started later
+      // would keep the database session (and its row locks) alive after the proxy closes it.
+      close_on_exec(l->client.native_handle());
+      boost::system::error_code oec;
+      open_close_on_exec(l->server, target.protocol(), oec);
+      if (oec) {
         boost::system::error_code ignored;
         l->client.close(ignored);
         continue;

@@ -1,6 +1,7 @@
 // dibs as a library inside a server: the engine on the caller's io_context, its controls over
 // real HTTP (GET /status, GET /metrics, POST /pause, POST /resume), and the embed_server example
 // as a process.
+#include "support/inherited_sockets.hpp"
 #include "support/process.hpp"
 
 #include <adapters/http/control_server.hpp>
@@ -78,6 +79,7 @@ TEST_CASE("an engine on the caller's io_context, paused and resumed over HTTP, w
   engine e(cfg, st, http::make_http_processor_factory(p));
 
   net::io_context ioc(1);
+  const auto sockets_before = test::open_sockets();
   http::control_server controls(ioc, e);
   controls.start();
   e.start_on(ioc);
@@ -126,6 +128,8 @@ TEST_CASE("an engine on the caller's io_context, paused and resumed over HTTP, w
   CHECK_THAT(m.body, Catch::Contains("# TYPE dibs_claim_batch_size histogram\n"));
   CHECK(get(port, "/nope").status == 404);
   CHECK(get(port, "/pause").status == 405);
+  // The controls' sockets (and the API client's) are close-on-exec, like every socket dibs opens.
+  CHECK(test::inheritable_sockets_since(sockets_before) == std::vector<std::string>{});
 
   net::post(ioc, [&] { controls.stop(); });
   server.join();  // run() returns: the engine has ended and the controls are closed

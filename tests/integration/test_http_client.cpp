@@ -1,4 +1,6 @@
 // The HTTP client and processor against the real stub server on loopback.
+#include "support/inherited_sockets.hpp"
+
 #include <adapters/http/http_processor.hpp>
 #include <examples/stub/ipapi_stub.hpp>
 
@@ -75,6 +77,16 @@ TEST_CASE("the client reuses one kept-alive connection for sequential requests",
   CHECK(f.client.stats().reuses == 19);
   CHECK(f.stub.connections() == 1);
   CHECK(f.stub.requests() == 20);
+}
+
+TEST_CASE("no socket of the client or the stub is inherited by a child process", "[http]") {
+  // A socket a child inherits stays open after close() here: the server would never see the
+  // connection end. Every socket dibs opens is close-on-exec.
+  const auto before = test::open_sockets();
+  client_fixture f;  // the stub's listening socket
+  REQUIRE(f.get("/json/8.8.8.8").status == 200);  // the client's connection, kept alive, and the stub's end of it
+  REQUIRE(test::open_sockets().size() >= before.size() + 3);
+  CHECK(test::inheritable_sockets_since(before) == std::vector<std::string>{});
 }
 
 TEST_CASE("the client gives up at the request timeout when the server never answers", "[http]") {

@@ -1,6 +1,7 @@
 // The claim protocol against MongoDB (the stand-in, or a real mongod via MONGODB_URI), for every
 // claim strategy; plus what only a database shows: several processes claiming at once, the
 // server clock, odd source fields, results BSON can't hold.
+#include "support/inherited_sockets.hpp"
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
 #include "support/run_sync.hpp"
@@ -186,6 +187,15 @@ TEST_CASE("a result BSON can't hold is recorded as a failure with the reason", "
   CHECK_THAT(doc, Catch::Contains("\"n\" : { \"$numberLong\" : \"12345678901\" }"));
   CHECK_THAT(doc, Catch::Contains("\"x\" : { \"$numberDouble\" : \"1.5\" }"));
   CHECK_THAT(s.document_json(got[0].id), Catch::Contains("NUL"));
+}
+
+TEST_CASE("the store's connections are not inherited by a child process", "[mongo]") {
+  const auto before = test::open_sockets();
+  mongo::mongo_store s(options_for(mongo::claim_strategy::batch, test::unique_collection("cloexec")));
+  REQUIRE(s.stats_blocking().pending == 0);
+  REQUIRE(test::open_sockets().size() > before.size());
+  CHECK(test::inheritable_sockets_since(before) == std::vector<std::string>{});
+  s.drop();
 }
 
 TEST_CASE("a bad or unreachable MongoDB URI fails at start with a clear message", "[mongo]") {

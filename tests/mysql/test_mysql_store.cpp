@@ -1,6 +1,7 @@
 // The claim protocol and the SKIP LOCKED claim against a real MariaDB server that the ctest
 // fixture starts (or MYSQL_URI): the shared suite, several processes, --on-done delete,
 // odd rows, and clear errors.
+#include "support/inherited_sockets.hpp"
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
 #include "support/run_sync.hpp"
@@ -115,6 +116,17 @@ TEST_CASE("a row whose source is NULL reaches the processor as missing, and its 
   CHECK(s.query_value("SELECT failed_at IS NOT NULL FROM " + table) == std::optional<std::string>("1"));
   CHECK(s.stats_blocking().failed == 1);
   CHECK(s.claim_blocking({1, "w", 60s, 0s}).empty());
+}
+
+TEST_CASE("the store's connections are not inherited by a child process", "[mysql]") {
+  // An inherited connection outlives its close() here: the server would keep that session, and
+  // the row locks of its open transaction, for as long as the child lives.
+  const auto before = test::open_sockets();
+  sql::mysql_store s(options_for(test::unique_table("cloexec")));
+  s.reset_table();
+  REQUIRE(s.stats_blocking().pending == 0);
+  REQUIRE(test::open_sockets().size() > before.size());
+  CHECK(test::inheritable_sockets_since(before) == std::vector<std::string>{});
 }
 
 TEST_CASE("a bad or unreachable MySQL URI fails at start with a clear message", "[mysql]") {

@@ -24,16 +24,21 @@ inline std::string shell_quote(const std::string& s) {
 
 class child_process {
  public:
-  // stderr is captured with stdout when `merge_stderr`.
-  explicit child_process(const std::vector<std::string>& argv, bool merge_stderr = false) {
+  // stderr is captured with stdout when `merge_stderr`, appended to the file `stderr_path` when
+  // that is given, and otherwise shared with this process.
+  explicit child_process(const std::vector<std::string>& argv, bool merge_stderr = false,
+                         const std::string& stderr_path = {}) {
     int fds[2];
-    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+    if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
     if (merge_stderr) posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
-    posix_spawn_file_actions_addclose(&actions, fds[0]);
-    posix_spawn_file_actions_addclose(&actions, fds[1]);
+    else if (!stderr_path.empty())
+      posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    // The child gets standard input, output and error, nothing else: a descriptor it inherited
+    // (a socket of this process, another child's pipe) would stay open for its whole life.
+    posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -55,6 +60,8 @@ class child_process {
   }
   child_process(const child_process&) = delete;
   child_process& operator=(const child_process&) = delete;
+
+  pid_t pid() const { return pid_; }
 
   void signal(int sig) {
     if (pid_ > 0 && !exited_) ::kill(pid_, sig);
