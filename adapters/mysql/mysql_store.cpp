@@ -83,6 +83,13 @@ class connection {
     close_on_exec(static_cast<int>(mysql_get_socket(db_)));
     try {
       execute("SET SESSION time_zone = '+00:00'");  // DATETIME values are UTC
+      if (o.idle_transaction_timeout.count() > 0) {
+        try {
+          execute("SET SESSION idle_transaction_timeout = " + std::to_string(o.idle_transaction_timeout.count()));
+        } catch (const sql_error& e) {
+          if (e.code != 1193) throw;  // ER_UNKNOWN_SYSTEM_VARIABLE: MySQL, not MariaDB
+        }
+      }
     } catch (...) {
       // The destructor of a half-built object does not run: close the link here, or its socket
       // would stay open for the life of the process.

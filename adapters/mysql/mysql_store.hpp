@@ -34,6 +34,12 @@ struct mysql_options {
   std::size_t threads = 4;
   std::chrono::seconds connect_timeout{5};
   std::chrono::seconds io_timeout{60};
+  // MariaDB ends a session left idle inside a transaction this long (idle_transaction_timeout),
+  // so a worker whose host vanished without closing its connection holds its row locks (which
+  // SKIP LOCKED claims pass over) no longer than this. dibs sends a transaction's statements
+  // back to back, so only a stalled or vanished client meets it. MySQL has no such setting
+  // (its wait_timeout bounds such a session instead); 0 leaves the server's default.
+  std::chrono::seconds idle_transaction_timeout{30};
   bool create_table = true;
 };
 

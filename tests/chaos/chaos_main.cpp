@@ -306,7 +306,7 @@ class round_runner {
   void start(std::size_t i) {
     std::vector<std::string> store_args{"--store", uri_};
     if (s_.mongo) store_args = {"--store", uri_, "--db", "dibs_chaos", "--collection", collection_, "--claim", strategy_};
-    std::vector<std::string> args{DIBS_BIN_PATH, "enrich"};
+    std::vector<std::string> args{test::env_or("DIBS_BIN", DIBS_BIN_PATH), "enrich"};  // DIBS_BIN: a copy, while you rebuild
     args.insert(args.end(), store_args.begin(), store_args.end());
     std::vector<std::string> rest{
         "--url", api_->base_url() + "/json/{originatingIp}",
