@@ -200,11 +200,7 @@ class round_runner {
         }
         case 5:
           if (can_restart_db && s_.db_restart && !restarted_db && !std::getenv("MYSQL_URI")) {
-            // Started without this process's descriptors: the new server must not hold the
-            // proxy's links or the stub's connections open.
-            test::child_process restart({"bash", DIBS_MARIADB_CTL, "restart", DIBS_SERVERS_DIR});
-            std::string said;
-            if (restart.finish(said) != 0) throw std::runtime_error("the MariaDB restart failed: " + said);
+            test::restart_mariadb();
             restarted_db = true;
             ++t_.faults["MariaDB restart"];
           }

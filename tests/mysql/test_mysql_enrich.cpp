@@ -113,7 +113,7 @@ TEST_CASE("a MariaDB restart in the middle of a run only delays it", "[mysql][en
   test::child_process run({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
                            "--concurrency", "50", "--no-progress"});
   REQUIRE(wait_done(s, 500) >= 500);
-  REQUIRE(std::system((std::string(DIBS_MARIADB_CTL) + " restart " + DIBS_SERVERS_DIR + " > /dev/null").c_str()) == 0);
+  test::restart_mariadb();
   std::string out;
   const int rc = run.finish(out);
   INFO(out);

@@ -1,6 +1,8 @@
 // Where the MySQL/MariaDB tests find their server: MYSQL_URI, or the URI the ctest fixture wrote.
 #pragma once
 
+#include "support/process.hpp"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -29,5 +31,15 @@ inline std::string unique_table(const std::string& prefix) {
   static int counter = 0;
   return prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
 }
+
+#ifdef DIBS_MARIADB_CTL
+// Restarts the fixture's private server. It is started without this process's descriptors (not
+// through system()): a server that inherited a socket of ours would keep that connection alive.
+inline void restart_mariadb() {
+  child_process restart({"bash", DIBS_MARIADB_CTL, "restart", DIBS_SERVERS_DIR});
+  std::string said;
+  if (restart.finish(said) != 0) throw std::runtime_error("the MariaDB restart failed: " + said);
+}
+#endif
 
 }  // namespace dibs::test
