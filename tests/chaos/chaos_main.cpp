@@ -16,7 +16,7 @@
 //
 //   dibs_chaos [--rounds 1] [--seed S] [--items 2000] [--workers 3] [--seconds 8] [--no-db-restart]
 //              [--inject-violations]   (the checker's own test: it must report what was broken)
-//              [--no-proxy]            (workers reach the store directly: see the README's open finding)
+//              [--no-proxy]            (workers reach the store directly, to tell the proxy's part in a finding)
 //              [--logs DIR]            (the workers' logs, at debug level; a temporary directory otherwise)
 // A round that does not drain prints the rows still open, the server's transactions, and the end
 // of every worker's log (and, with DIBS_CHAOS_STACKS set, every worker's threads, through gdb).
@@ -564,6 +564,7 @@ int main(int argc, char** argv) {
               (unsigned long long)t.takeovers, (unsigned long long)t.lost_leases, (unsigned long long)t.late_commits,
               (unsigned long long)t.violations);
   for (const auto& [kind, n] : t.faults) std::printf("chaos: faults: %s: %llu\n", kind.c_str(), (unsigned long long)n);
-  if (temporary_logs && t.violations == 0) std::filesystem::remove_all(s.logs);
+  // Kept only when they may explain something (the checker's own test breaks the store on purpose).
+  if (temporary_logs && (t.violations == 0 || s.inject)) std::filesystem::remove_all(s.logs);
   return t.violations == 0 ? 0 : 1;
 }
