@@ -196,7 +196,7 @@ struct client::impl {
       if (cec) break;
       auto [e] = co_await c->tcp().async_connect(ep, net::as_tuple(net::use_awaitable));
       cec = e;
-      if (!cec || cec == net::error::timed_out || cec == boost::beast::error::timeout) break;
+      if (!cec || cec == boost::beast::error::timeout) break;  // connected, or out of time for all
       boost::system::error_code ignored;
       c->tcp().socket().close(ignored);
     }

@@ -62,59 +62,45 @@ class connection {
  public:
   connection(const mysql_uri& u, const mysql_options& o) {
     std::call_once(g_library, [] { mysql_library_init(0, nullptr, nullptr); });
-    db_ = mysql_init(nullptr);
+    db_.reset(mysql_init(nullptr));
     if (!db_) throw sql_error("mysql_init failed (out of memory)", 0);
     unsigned connect_timeout = static_cast<unsigned>(o.connect_timeout.count());
     unsigned io_timeout = static_cast<unsigned>(o.io_timeout.count());
-    ::mysql_options(db_, MYSQL_OPT_CONNECT_TIMEOUT, &connect_timeout);
-    ::mysql_options(db_, MYSQL_OPT_READ_TIMEOUT, &io_timeout);
-    ::mysql_options(db_, MYSQL_OPT_WRITE_TIMEOUT, &io_timeout);
-    ::mysql_options(db_, MYSQL_SET_CHARSET_NAME, "utf8mb4");
-    if (!mysql_real_connect(db_, u.host.c_str(), u.user.c_str(), u.password.c_str(), u.database.c_str(), u.port,
+    ::mysql_options(db(), MYSQL_OPT_CONNECT_TIMEOUT, &connect_timeout);
+    ::mysql_options(db(), MYSQL_OPT_READ_TIMEOUT, &io_timeout);
+    ::mysql_options(db(), MYSQL_OPT_WRITE_TIMEOUT, &io_timeout);
+    ::mysql_options(db(), MYSQL_SET_CHARSET_NAME, "utf8mb4");
+    if (!mysql_real_connect(db(), u.host.c_str(), u.user.c_str(), u.password.c_str(), u.database.c_str(), u.port,
                             u.socket.empty() ? nullptr : u.socket.c_str(), 0)) {
-      const sql_error e("cannot connect to MySQL/MariaDB at " + u.host + ":" + std::to_string(u.port) + ": " +
-                            mysql_error(db_),
-                        mysql_errno(db_));
-      mysql_close(db_);
-      db_ = nullptr;
-      throw e;
+      throw sql_error("cannot connect to MySQL/MariaDB at " + u.host + ":" + std::to_string(u.port) + ": " +
+                          mysql_error(db()),
+                      mysql_errno(db()));
     }
     // The client library opens its socket without SOCK_CLOEXEC: mark it now (see close_on_exec.hpp).
-    close_on_exec(static_cast<int>(mysql_get_socket(db_)));
-    try {
-      execute("SET SESSION time_zone = '+00:00'");  // DATETIME values are UTC
-      if (o.idle_transaction_timeout.count() > 0) {
-        try {
-          execute("SET SESSION idle_transaction_timeout = " + std::to_string(o.idle_transaction_timeout.count()));
-        } catch (const sql_error& e) {
-          if (e.code != 1193) throw;  // ER_UNKNOWN_SYSTEM_VARIABLE: MySQL, not MariaDB
-        }
+    close_on_exec(static_cast<int>(mysql_get_socket(db())));
+    execute("SET SESSION time_zone = '+00:00'");  // DATETIME values are UTC
+    if (o.idle_transaction_timeout.count() > 0) {
+      try {
+        execute("SET SESSION idle_transaction_timeout = " + std::to_string(o.idle_transaction_timeout.count()));
+      } catch (const sql_error& e) {
+        if (e.code != 1193) throw;  // ER_UNKNOWN_SYSTEM_VARIABLE: MySQL, not MariaDB
       }
-    } catch (...) {
-      // The destructor of a half-built object does not run: close the link here, or its socket
-      // would stay open for the life of the process.
-      mysql_close(db_);
-      db_ = nullptr;
-      throw;
     }
-  }
-  ~connection() {
-    if (db_) mysql_close(db_);
   }
   connection(const connection&) = delete;
   connection& operator=(const connection&) = delete;
 
   void execute(const std::string& sql) {
-    if (mysql_real_query(db_, sql.data(), sql.size()) != 0) fail(sql);
+    if (mysql_real_query(db(), sql.data(), sql.size()) != 0) fail(sql);
     // Statements that return rows must be drained even when the caller wants none.
-    if (MYSQL_RES* r = mysql_store_result(db_)) mysql_free_result(r);
+    if (MYSQL_RES* r = mysql_store_result(db())) mysql_free_result(r);
   }
 
   std::vector<row> select(const std::string& sql) {
-    if (mysql_real_query(db_, sql.data(), sql.size()) != 0) fail(sql);
-    MYSQL_RES* r = mysql_store_result(db_);
+    if (mysql_real_query(db(), sql.data(), sql.size()) != 0) fail(sql);
+    MYSQL_RES* r = mysql_store_result(db());
     if (!r) {
-      if (mysql_errno(db_)) fail(sql);
+      if (mysql_errno(db())) fail(sql);
       return {};
     }
     std::vector<row> out;
@@ -130,12 +116,12 @@ class connection {
     return out;
   }
 
-  std::uint64_t affected() { return mysql_affected_rows(db_); }
+  std::uint64_t affected() { return mysql_affected_rows(db()); }
 
   std::string quote(const std::string& v) {
     std::string out(v.size() * 2 + 3, '\0');
     out[0] = '\'';
-    const auto n = mysql_real_escape_string(db_, out.data() + 1, v.data(), v.size());
+    const auto n = mysql_real_escape_string(db(), out.data() + 1, v.data(), v.size());
     out.resize(n + 1);
     out += '\'';
     return out;
@@ -145,9 +131,11 @@ class connection {
   [[noreturn]] void fail(const std::string& sql) {
     std::string shown = sql.substr(0, 160);
     if (sql.size() > 160) shown += "...";
-    throw sql_error(std::string(mysql_error(db_)) + " (in: " + shown + ")", mysql_errno(db_));
+    throw sql_error(std::string(mysql_error(db())) + " (in: " + shown + ")", mysql_errno(db()));
   }
-  MYSQL* db_ = nullptr;
+  MYSQL* db() const { return db_.get(); }
+  // Owned, so a constructor that throws after connecting still closes the link.
+  std::unique_ptr<MYSQL, decltype(&mysql_close)> db_{nullptr, &mysql_close};
 };
 
 // A transaction that rolls back unless committed.
