@@ -831,10 +831,10 @@ struct mongo_store::impl {
     write_result res;
     if (batch.empty()) return res;
     thread_local simdjson::ondemand::parser parser;
-    // Convert every result first: one that BSON can't hold is failed (fenced) with the reason.
+    // Convert every result first: one that BSON can't hold is refused with the reason (the
+    // engine fails it, fenced like any failure).
     std::size_t converted = 0;
     std::vector<bson_ptr> docs(batch.size());
-    std::vector<failure> rejects;
     for (std::size_t i = 0; i < batch.size(); ++i) {
       std::string json = batch[i].result_json;
       auto conv = json_to_bson(parser, json);
@@ -842,15 +842,7 @@ struct mongo_store::impl {
         docs[i] = std::move(conv.doc);
         ++converted;
       } else {
-        rejects.push_back(failure{batch[i].ref, conv.error, 0, 0});
-      }
-    }
-    if (!rejects.empty()) {
-      auto r = fail(rejects);
-      std::unordered_set<std::string> lost(r.lost.begin(), r.lost.end());
-      for (const auto& x : rejects) {
-        if (lost.count(x.ref.id)) res.lost.push_back(x.ref.id);
-        else res.rejected.emplace_back(x.ref.id, x.reason);
+        res.refused.emplace_back(batch[i].ref.id, conv.error);
       }
     }
     if (converted == 0) return res;

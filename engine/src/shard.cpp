@@ -95,7 +95,9 @@ void shard::wake() {
 }
 
 awaitable<void> shard::main() {
-  proc_ = owner_.factory_(shard_info{index_, ioc_.get_executor(), &owner_.counters_});
+  shard_info info{index_, ioc_.get_executor(), &owner_.counters_};
+  info.work_started = [this](const job& j) { work_started(j); };
+  proc_ = owner_.factory_(info);
   net::co_spawn(ioc_, keeper(), net::detached);
   net::co_spawn(ioc_, flusher(), net::detached);
 
@@ -186,7 +188,7 @@ awaitable<void> shard::dispatcher() {
       } else {
         bump(owner_.counters_.held);
       }
-      it->second = held_lease{j.token, now + cfg_.lease / 2, now, false, false};
+      it->second = held_lease{j.token, now + cfg_.lease / 2, now, false, false, 0, j.attempts};
       ready_.push_back(std::move(j));
     }
     bump(owner_.counters_.claimed, got.size());
@@ -229,21 +231,32 @@ void shard::launch(job j) {
   p.signal = std::make_unique<net::cancellation_signal>();
   ++in_flight_;
   bump(owner_.counters_.in_flight);
+  if (auto h = held_.find(j.id); h != held_.end()) h->second.pipeline = id;
   net::co_spawn(ioc_, pipeline(std::move(j), id),
                 net::bind_cancellation_slot(p.signal->slot(), [this, id](std::exception_ptr) {
                   // Erase later: the coroutine's cancellation state still points into the signal
                   // until the spawned thread has fully unwound.
                   net::post(ioc_, [this, id] { pipelines_.erase(id); });
                 }));
-  if (cfg_.max_processing.count() > 0) {
-    p.deadline = std::make_unique<net::steady_timer>(ioc_, cfg_.max_processing);
-    p.deadline->async_wait([this, id](boost::system::error_code ec) {
-      auto it = pipelines_.find(id);
-      if (ec || it == pipelines_.end() || it->second.finished) return;
-      it->second.abandoned = true;
-      it->second.signal->emit(net::cancellation_type::terminal);
-    });
-  }
+  if (!proc_->reports_work_start()) arm_deadline(id);
+}
+
+void shard::work_started(const job& j) {
+  auto h = held_.find(j.id);
+  if (h != held_.end() && h->second.token == j.token) arm_deadline(h->second.pipeline);
+}
+
+void shard::arm_deadline(std::uint64_t pipeline_id) {
+  if (cfg_.max_processing.count() <= 0) return;
+  auto it = pipelines_.find(pipeline_id);
+  if (it == pipelines_.end() || it->second.finished || it->second.deadline) return;
+  it->second.deadline = std::make_unique<net::steady_timer>(ioc_, cfg_.max_processing);
+  it->second.deadline->async_wait([this, pipeline_id](boost::system::error_code ec) {
+    auto p = pipelines_.find(pipeline_id);
+    if (ec || p == pipelines_.end() || p->second.finished) return;
+    p->second.abandoned = true;
+    p->second.signal->emit(net::cancellation_type::terminal);
+  });
 }
 
 awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
@@ -377,10 +390,20 @@ awaitable<bool> shard::flush_once() {
       auto r = co_await st.complete(batch);
       bump(c.completed, r.applied);
       bump(c.lost_leases, r.lost.size());
-      bump(c.failed, r.rejected.size());
-      for (const auto& [id, why] : r.rejected) log::item(log::level::warn, id, "failed", "the result can't be stored: " + why);
       for (const auto& id : r.lost) log::item(log::level::warn, id, "lease lost", "the lease was gone when the result was written; result discarded");
-      for (const auto& x : batch) forget(x.ref.id, x.ref.token);
+      // Refused answers are still ours: they are failed (fenced) with the store's reason.
+      std::unordered_map<std::string, std::string> refused(r.refused.begin(), r.refused.end());
+      for (auto& x : batch) {
+        auto why = refused.find(x.ref.id);
+        if (why == refused.end()) {
+          forget(x.ref.id, x.ref.token);
+          continue;
+        }
+        std::string reason = "the store refused the answer: " + why->second;
+        log::item(log::level::warn, x.ref.id, "failed", reason);
+        const auto h = held_.find(x.ref.id);
+        fail_buf_.push_back(failure{x.ref, std::move(reason), 0, h != held_.end() ? h->second.attempts : 0});
+      }
     } catch (const std::exception& e) {
       bump(c.store_errors);
       log::warn("shard ", index_, ": writing ", batch.size(), " completion(s) failed: ", e.what());

@@ -47,6 +47,8 @@ class shard {
     steady::time_point claimed_at{};
     bool lost = false;     // the keeper found the lease gone: don't write this item's outcome
     bool settled = false;  // its outcome is buffered, waiting for the flusher
+    std::uint64_t pipeline = 0;  // the pipeline running it, once launched
+    int attempts = 0;            // claims so far, this one included
   };
   struct running_pipeline {
     std::unique_ptr<net::cancellation_signal> signal;
@@ -60,6 +62,9 @@ class shard {
   awaitable<void> dispatcher();
   awaitable<bool> nothing_left();
   void launch(job j);
+  // Starts the --max-processing clock of the pipeline running `j`.
+  void arm_deadline(std::uint64_t pipeline_id);
+  void work_started(const job& j);
   awaitable<void> pipeline(job j, std::uint64_t pipeline_id);
   void settle(const job& j, outcome o, bool cancelled);
   void buffered_one();

@@ -167,7 +167,7 @@ TEST_CASE("a document whose source is missing or not a string reaches the proces
   }
 }
 
-TEST_CASE("a result BSON can't hold is recorded as a failure with the reason", "[mongo]") {
+TEST_CASE("a result BSON can't hold is refused with the reason, and nothing is written for it", "[mongo]") {
   auto opts = options_for(mongo::claim_strategy::batch, test::unique_collection("nul"));
   mongo::mongo_store s(opts);
   s.drop();
@@ -177,15 +177,19 @@ TEST_CASE("a result BSON can't hold is recorded as a failure with the reason", "
   auto r = s.complete_blocking({completion{got[0].ref(), R"({"city":"a\u0000b"})"},
                                 completion{got[1].ref(), R"({"city":"Paris","n":12345678901,"x":1.5,"a":[1,{"b":null}]})"}});
   CHECK(r.applied == 1);
-  REQUIRE(r.rejected.size() == 1);
-  CHECK(r.rejected[0].first == got[0].id);
-  CHECK_THAT(r.rejected[0].second, Catch::Contains("NUL"));
+  REQUIRE(r.refused.size() == 1);
+  CHECK(r.refused[0].first == got[0].id);
+  CHECK_THAT(r.refused[0].second, Catch::Contains("NUL"));
   auto st = s.stats_blocking();
-  CHECK(st.failed == 1);
+  CHECK(st.failed == 0);
+  CHECK(st.leased_live == 1);  // still ours: the engine records the failure, fenced
   CHECK(st.done == 1);
   const auto doc = s.document_json(got[1].id);
   CHECK_THAT(doc, Catch::Contains("\"n\" : { \"$numberLong\" : \"12345678901\" }"));
   CHECK_THAT(doc, Catch::Contains("\"x\" : { \"$numberDouble\" : \"1.5\" }"));
+  auto f = s.fail_blocking({failure{got[0].ref(), "the store refused the answer: " + r.refused[0].second, 0, 1}});
+  CHECK(f.applied == 1);
+  CHECK(s.stats_blocking().failed == 1);
   CHECK_THAT(s.document_json(got[0].id), Catch::Contains("NUL"));
 }
 

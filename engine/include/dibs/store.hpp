@@ -11,11 +11,22 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace dibs {
+
+// Thrown by a batch write when the server refused the statement for what it carries (a value too
+// long or too deep for its column, a packet over the server's limit, a constraint), not because
+// the connection failed: the same batch would be refused again. The engine then splits the batch
+// until it has found the items the store can't take. Any other exception means "the store is
+// unavailable: try the whole batch again later".
+class store_refused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct claim_request {
   std::size_t max = 100;
@@ -54,9 +65,10 @@ struct failure {
 struct write_result {
   std::size_t applied = 0;
   std::vector<std::string> lost;
-  // Completions the store could not represent (e.g. a string with a NUL for BSON): the store
-  // recorded each as failed with the reason instead; (id, reason).
-  std::vector<std::pair<std::string, std::string>> rejected;
+  // Items whose write the store refused for what they carry (an answer BSON or the column can't
+  // hold, a validator that says no): nothing was written for them and their lease still holds;
+  // (id, the store's reason). The engine fails each with that reason.
+  std::vector<std::pair<std::string, std::string>> refused;
 };
 
 struct renew_result {
