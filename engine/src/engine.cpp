@@ -48,6 +48,7 @@ void engine_config::validate() const {
   if (max_attempts < 1) bad("--max-attempts must be at least 1");
   if (max_processing.count() < 0) bad("--max-processing must not be negative");
   if (flush_linger.count() < 0) bad("the flush linger must not be negative");
+  if (write_max_bytes < 1024) bad("the write size cap must be at least 1 KiB");
   if (shutdown_timeout.count() < 0) bad("--shutdown-timeout must not be negative");
   if (idle_backoff_min.count() < 1 || idle_backoff_max < idle_backoff_min) bad("bad idle backoff");
 }

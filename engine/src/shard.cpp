@@ -1,6 +1,9 @@
 #include "shard.hpp"
 
+#include "chunked_write.hpp"
+
 #include <dibs/log.hpp>
+#include <dibs/reason_text.hpp>
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -27,6 +30,7 @@ shard::shard(engine& owner, std::size_t index, std::size_t concurrency, std::str
       index_(index),
       concurrency_(concurrency),
       by_(std::move(worker_id)),
+      unwritten_limit_(cfg_.unwritten_limit ? cfg_.unwritten_limit : concurrency + cfg_.claim_batch),
       ioc_(external ? *external : own_ioc_) {}
 
 void shard::run() {
@@ -154,8 +158,10 @@ awaitable<void> shard::dispatcher() {
       ready_.pop_front();
     }
 
-    // Prefetch: keep up to one batch claimed ahead of the pipelines.
-    const bool room = ready_.size() < batch && in_flight_ + ready_.size() < concurrency_ + batch;
+    // Prefetch: keep up to one batch claimed ahead of the pipelines -- unless outcomes are piling
+    // up unwritten (the store is down): claiming more would only grow memory and leases.
+    const bool room = ready_.size() < batch && in_flight_ + ready_.size() < concurrency_ + batch &&
+                      buffered() < unwritten_limit_;
     if (!room) {
       co_await wake_.wait();
       continue;
@@ -312,6 +318,8 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
   it->second.settled = true;
   owner_.counters_.claim_to_outcome_s.record(std::chrono::duration<double>(steady::now() - it->second.claimed_at).count());
 
+  // Reasons quote what the API said, and the store keeps them: bound them (reason_text.hpp).
+  o.why = bounded_reason(std::move(o.why));
   if (cancelled) {
     release_buf_.push_back(release_item{j.ref(), millis{0}, stopping_ || o.why.empty() ? "shutdown" : o.why, 0});
   } else {
@@ -321,7 +329,7 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
         break;
       case outcome::kind::retry:
         if (j.attempts >= cfg_.max_attempts) {
-          std::string reason = "gave up after " + std::to_string(j.attempts) + " attempts: " + o.why;
+          std::string reason = bounded_reason("gave up after " + std::to_string(j.attempts) + " attempts: " + o.why);
           log::item(log::level::warn, j.id, "failed", reason);
           fail_buf_.push_back(failure{j.ref(), std::move(reason), o.http_status, j.attempts});
         } else {
@@ -378,71 +386,92 @@ void shard::forget(const std::string& id, std::uint64_t token) {
   }
 }
 
+void shard::answer_refused(const lease_ref& ref, const std::string& why) {
+  std::string reason = bounded_reason("the store refused the answer: " + why);
+  log::item(log::level::warn, ref.id, "failed", reason);
+  const auto h = held_.find(ref.id);
+  fail_buf_.push_back(failure{ref, std::move(reason), 0, h != held_.end() ? h->second.attempts : 0});
+  buffered_one();
+}
+
+void shard::failure_refused(const failure& f, const std::string& why) {
+  // A reason too long (or too odd) for the store: record a short one. If even that is refused,
+  // the item can't be marked failed here; its lease runs out and a later attempt tries again.
+  if (f.reason.size() > short_reason_bytes) {
+    failure shorter = f;
+    shorter.reason = bounded_reason(f.reason, short_reason_bytes);
+    fail_buf_.push_back(std::move(shorter));
+    buffered_one();
+    return;
+  }
+  log::item(log::level::error, f.ref.id, "not recorded",
+            "the store refused its failure (" + bounded_reason(why, 200) + "): " + f.reason +
+                "; the item is taken again once its lease expires");
+  forget(f.ref.id, f.ref.token);
+}
+
 awaitable<bool> shard::flush_once() {
   auto& c = owner_.counters_;
   auto& st = *owner_.store_;
   flushing_ = true;
   bool ok = true;
+  const chunk_limits lim{cfg_.effective_flush_size(), cfg_.write_max_bytes};
+  auto unavailable = [&](const chunked_write_status& s, const char* what, std::size_t left) {
+    if (s.ok) return;
+    bump(c.store_errors);
+    log::warn("shard ", index_, ": ", what, " failed (", left, " waiting; retrying): ", s.error);
+    ok = false;
+  };
 
   if (!done_buf_.empty()) {
-    auto batch = std::exchange(done_buf_, {});
-    try {
-      auto r = co_await st.complete(batch);
+    auto write = [&st](std::vector<completion> b) { return st.complete(std::move(b)); };
+    auto landed = [&](const std::vector<completion>& batch, write_result& r) {
       bump(c.completed, r.applied);
       bump(c.lost_leases, r.lost.size());
       for (const auto& id : r.lost) log::item(log::level::warn, id, "lease lost", "the lease was gone when the result was written; result discarded");
       // Refused answers are still ours: they are failed (fenced) with the store's reason.
       std::unordered_map<std::string, std::string> refused(r.refused.begin(), r.refused.end());
-      for (auto& x : batch) {
-        auto why = refused.find(x.ref.id);
-        if (why == refused.end()) {
-          forget(x.ref.id, x.ref.token);
-          continue;
-        }
-        std::string reason = "the store refused the answer: " + why->second;
-        log::item(log::level::warn, x.ref.id, "failed", reason);
-        const auto h = held_.find(x.ref.id);
-        fail_buf_.push_back(failure{x.ref, std::move(reason), 0, h != held_.end() ? h->second.attempts : 0});
+      for (const auto& x : batch) {
+        if (auto why = refused.find(x.ref.id); why != refused.end()) answer_refused(x.ref, why->second);
+        else forget(x.ref.id, x.ref.token);
       }
-    } catch (const std::exception& e) {
-      bump(c.store_errors);
-      log::warn("shard ", index_, ": writing ", batch.size(), " completion(s) failed: ", e.what());
-      done_buf_.insert(done_buf_.end(), std::make_move_iterator(batch.begin()),
-                       std::make_move_iterator(batch.end()));
-      ok = false;
-    }
+    };
+    auto refused = [&](completion& x, const std::string& why) { answer_refused(x.ref, why); };
+    const auto s = co_await write_in_chunks(done_buf_, lim, write, landed, refused);
+    unavailable(s, "writing completions", done_buf_.size());
   }
   if (!release_buf_.empty()) {
-    auto batch = std::exchange(release_buf_, {});
-    try {
-      auto r = co_await st.release(batch);
+    auto write = [&st](std::vector<release_item> b) { return st.release(std::move(b)); };
+    auto landed = [&](const std::vector<release_item>& batch, write_result& r) {
       const auto lost = id_set(r.lost);
       for (const auto& x : batch)
         if (x.delay.count() == 0 && (x.why == "shutdown" || x.why == "paused") && !lost.count(x.ref.id)) bump(c.released);
       bump(c.lost_leases, r.lost.size());
       for (const auto& x : batch) forget(x.ref.id, x.ref.token);
-    } catch (const std::exception& e) {
-      bump(c.store_errors);
-      log::warn("shard ", index_, ": releasing ", batch.size(), " item(s) failed: ", e.what());
-      release_buf_.insert(release_buf_.end(), std::make_move_iterator(batch.begin()),
-                          std::make_move_iterator(batch.end()));
-      ok = false;
-    }
+    };
+    auto refused = [&](release_item& x, const std::string& why) {
+      // Giving the item back early is all a release does: let its lease run out instead.
+      log::item(log::level::warn, x.ref.id, "not released", "the store refused the release (" + bounded_reason(why, 200) +
+                                                                 "); the item is taken again once its lease expires");
+      forget(x.ref.id, x.ref.token);
+    };
+    const auto s = co_await write_in_chunks(release_buf_, lim, write, landed, refused);
+    unavailable(s, "releasing items", release_buf_.size());
   }
   if (!fail_buf_.empty()) {
-    auto batch = std::exchange(fail_buf_, {});
-    try {
-      auto r = co_await st.fail(batch);
+    auto write = [&st](std::vector<failure> b) { return st.fail(std::move(b)); };
+    auto landed = [&](const std::vector<failure>& batch, write_result& r) {
       bump(c.failed, r.applied);
       bump(c.lost_leases, r.lost.size());
-      for (const auto& x : batch) forget(x.ref.id, x.ref.token);
-    } catch (const std::exception& e) {
-      bump(c.store_errors);
-      log::warn("shard ", index_, ": recording ", batch.size(), " failure(s) failed: ", e.what());
-      fail_buf_.insert(fail_buf_.end(), std::make_move_iterator(batch.begin()),
-                       std::make_move_iterator(batch.end()));
-      ok = false;
-    }
+      std::unordered_map<std::string, std::string> refused(r.refused.begin(), r.refused.end());
+      for (const auto& x : batch) {
+        if (auto why = refused.find(x.ref.id); why != refused.end()) failure_refused(x, why->second);
+        else forget(x.ref.id, x.ref.token);
+      }
+    };
+    auto refused = [&](failure& x, const std::string& why) { failure_refused(x, why); };
+    const auto s = co_await write_in_chunks(fail_buf_, lim, write, landed, refused);
+    unavailable(s, "recording failures", fail_buf_.size());
   }
 
   if (!ok && finishing_) {

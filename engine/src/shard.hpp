@@ -72,6 +72,11 @@ class shard {
   awaitable<void> flusher();
   awaitable<bool> flush_once();
   void forget(const std::string& id, std::uint64_t token);
+  // The store refused to write an item's answer: fail the item with the store's reason.
+  void answer_refused(const lease_ref& ref, const std::string& why);
+  // The store refused an item's failure record: try a shorter reason once, then let it go.
+  void failure_refused(const failure& f, const std::string& why);
+  static constexpr std::size_t short_reason_bytes = 200;
   awaitable<void> keeper();
   void cancel_pipelines();
 
@@ -80,6 +85,7 @@ class shard {
   std::size_t index_;
   std::size_t concurrency_;
   std::string by_;
+  std::size_t unwritten_limit_;  // no claims while this many outcomes wait to be written
   net::io_context own_ioc_{1};
   net::io_context& ioc_;  // own_ioc_, or the caller's
   std::unique_ptr<processor> proc_;
