@@ -84,6 +84,7 @@ TEST_CASE("an end-to-end run completes 10,000 documents exactly once", "[engine]
   for (const auto& it : st->snapshot()) {
     REQUIRE(it.target_json.has_value());
     CHECK(it.writes == 1);
+    CHECK(it.write_attempts == 1);  // the engine sent one write, not merely the store kept one
     CHECK(it.attempts == 1);
     CHECK_FALSE(it.lease.has_value());
     CHECK(*it.target_json == stub::answer_for(it.source.value));

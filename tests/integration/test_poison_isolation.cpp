@@ -102,6 +102,7 @@ TEST_CASE("a refused answer fails alone: the engine splits the refused batch and
       CHECK(it.writes == 0);
     } else {
       CHECK(it.writes == 1);
+      CHECK(it.write_attempts == 1);
     }
   }
   // Bisection, not one write per item: about 20 batches of 25 plus a few splits per poisoned one.
