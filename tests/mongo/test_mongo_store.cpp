@@ -52,8 +52,6 @@ class mongo_harness final : public test::store_harness {
     std::this_thread::sleep_for(d);  // a real server's clock can't be moved
   }
   std::optional<std::string> target_of(const std::string& id) override { return main_->target_json(id); }
-  // Long enough that scheduling delays on a loaded CI machine stay well inside the margins.
-  std::chrono::milliseconds short_lease() const override { return 600ms; }
 
   std::set<std::string> ids() {
     std::set<std::string> out;
