@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <thread>
 
 using namespace dibs;
 using namespace std::chrono_literals;

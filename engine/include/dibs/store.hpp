@@ -51,6 +51,9 @@ struct release_item {
   millis delay{0};
   std::string why;
   int http_status = 0;
+  // Given back without an outcome (shutdown, pause, a cancelled call), not retried after a
+  // failed attempt: the engine counts these as released. Stores ignore it.
+  bool unprocessed = false;
 };
 
 struct failure {
