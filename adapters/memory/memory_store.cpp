@@ -151,93 +151,76 @@ std::vector<job> memory_store::claim_now(const claim_request& req) {
   return out;
 }
 
-write_result memory_store::complete_now(const std::vector<completion>& batch) {
+// The shape of every fenced batch write: under the lock, at one reading of the clock, each item
+// whose lease still holds (and is live, when `live`) goes to `apply`, the others are lost.
+template <class Result, class Item, class Apply>
+Result memory_store::fenced_batch(const std::vector<Item>& batch, bool live, Apply apply) {
   std::lock_guard lock(mutex_);
   const auto now = opts_.now();
-  write_result res;
-  for (const auto& c : batch) {
+  Result res;
+  for (const auto& x : batch) {
     std::size_t i;
-    if (parse_index(c.ref.id, records_.size(), i)) ++records_[i].write_attempts;
-    auto* r = holder(c.ref, i);
-    if (!r || r->lease->until < now) {
-      res.lost.push_back(c.ref.id);
+    auto* r = holder(x.ref, i);
+    if (!r || (live && r->lease->until < now)) {
+      res.lost.push_back(x.ref.id);
       continue;
     }
-    drop_lease(*r, i);
-    r->target_json = opts_.keep_results ? c.result_json : std::string();
-    ++r->writes;
-    ++done_;
+    apply(x, *r, i, now, res);
     ++res.applied;
   }
   return res;
+}
+
+void memory_store::move_lease(record& r, std::size_t index, store_time until) {
+  leased_.erase(expiry_key{r.lease->until, index});
+  r.lease->until = until;
+  leased_.insert(expiry_key{until, index});
+}
+
+write_result memory_store::complete_now(const std::vector<completion>& batch) {
+  {
+    // Counted at the door, before the fence: what was sent, not what was kept.
+    std::lock_guard lock(mutex_);
+    for (const auto& c : batch)
+      if (std::size_t i; parse_index(c.ref.id, records_.size(), i)) ++records_[i].write_attempts;
+  }
+  return fenced_batch<write_result>(batch, true, [&](const completion& c, record& r, std::size_t i, store_time, write_result&) {
+    drop_lease(r, i);
+    r.target_json = opts_.keep_results ? c.result_json : std::string();
+    ++r.writes;
+    ++done_;
+  });
 }
 
 renew_result memory_store::renew_now(const std::vector<renewal>& batch, millis lease) {
-  std::lock_guard lock(mutex_);
-  const auto now = opts_.now();
-  renew_result res;
-  for (const auto& x : batch) {
-    std::size_t i;
-    auto* r = holder(x.ref, i);
-    if (!r) {
-      res.lost.push_back(x.ref.id);
-      continue;
-    }
-    leased_.erase(expiry_key{r->lease->until, i});
-    r->lease->until = now + lease;
-    leased_.insert(expiry_key{r->lease->until, i});
-    res.until.push_back(r->lease->until);
-    ++res.applied;
-  }
-  return res;
+  return fenced_batch<renew_result>(batch, false, [&](const renewal&, record& r, std::size_t i, store_time now, renew_result& res) {
+    move_lease(r, i, now + lease);
+    res.until.push_back(r.lease->until);
+  });
 }
 
 write_result memory_store::release_now(const std::vector<release_item>& batch) {
-  std::lock_guard lock(mutex_);
-  const auto now = opts_.now();
-  write_result res;
-  for (const auto& x : batch) {
-    std::size_t i;
-    auto* r = holder(x.ref, i);
-    if (!r) {
-      res.lost.push_back(x.ref.id);
-      continue;
-    }
-    if (!x.why.empty()) r->last_error = x.why;
+  return fenced_batch<write_result>(batch, false, [&](const release_item& x, record& r, std::size_t i, store_time now, write_result&) {
+    if (!x.why.empty()) r.last_error = x.why;
     if (x.delay.count() <= 0) {
-      drop_lease(*r, i);
+      drop_lease(r, i);
       pending_.push_back(i);
     } else {
       // Keep the lease until the retry time; claimable at now + delay, once the grace is past.
       // The grace is not known here, so the lease ends at now + delay and the claimer's grace
       // adds to the wait: a retry is never early.
-      leased_.erase(expiry_key{r->lease->until, i});
-      r->lease->until = now + x.delay;
-      leased_.insert(expiry_key{r->lease->until, i});
+      move_lease(r, i, now + x.delay);
     }
-    ++res.applied;
-  }
-  return res;
+  });
 }
 
 write_result memory_store::fail_now(const std::vector<failure>& batch) {
-  std::lock_guard lock(mutex_);
-  const auto now = opts_.now();
-  write_result res;
-  for (const auto& x : batch) {
-    std::size_t i;
-    auto* r = holder(x.ref, i);
-    if (!r) {
-      res.lost.push_back(x.ref.id);
-      continue;
-    }
-    drop_lease(*r, i);
-    r->failed = failure_state{x.reason, x.http_status, now};
-    r->last_error = x.reason;
+  return fenced_batch<write_result>(batch, false, [&](const failure& x, record& r, std::size_t i, store_time now, write_result&) {
+    drop_lease(r, i);
+    r.failed = failure_state{x.reason, x.http_status, now};
+    r.last_error = x.reason;
     ++failed_;
-    ++res.applied;
-  }
-  return res;
+  });
 }
 
 store_stats memory_store::stats_now() const {

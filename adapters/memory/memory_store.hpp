@@ -108,6 +108,9 @@ class memory_store final : public store {
   // The record whose lease `ref` names, or nullptr when that lease is not held (fencing).
   record* holder(const lease_ref& ref, std::size_t& index);
   void drop_lease(record& r, std::size_t index);
+  void move_lease(record& r, std::size_t index, store_time until);
+  template <class Result, class Item, class Apply>
+  Result fenced_batch(const std::vector<Item>& batch, bool live, Apply apply);
   std::string id_of(std::size_t index) const { return std::to_string(index + 1); }
   item view(std::size_t index) const;
 
