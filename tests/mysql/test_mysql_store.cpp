@@ -116,7 +116,7 @@ TEST_CASE("a row whose source is NULL reaches the processor as missing, and its 
   CHECK(s.claim_blocking({1, "w", 60s, 0s}).empty());
 }
 
-TEST_CASE("the store's connections are not inherited by a child process", "[mysql]") {
+TEST_CASE("the MariaDB store's connections are not inherited by a child process", "[mysql]") {
   // An inherited connection outlives its close() here: the server would keep that session, and
   // the row locks of its open transaction, for as long as the child lives.
   const auto before = test::open_sockets();
