@@ -3,6 +3,7 @@
 // as a process.
 #include "support/inherited_sockets.hpp"
 #include "support/process.hpp"
+#include "support/raw_http.hpp"
 
 #include <adapters/http/control_server.hpp>
 #include <adapters/http/http_processor.hpp>
@@ -42,7 +43,10 @@ http::response call(std::uint16_t port, http::request::verb method, const std::s
   return fut.get();
 }
 http::response get(std::uint16_t port, const std::string& target) { return call(port, http::request::verb::get, target); }
-http::response post(std::uint16_t port, const std::string& target) { return call(port, http::request::verb::post, target); }
+// A POST as curl sends it, with the header the controls require of every POST.
+test::raw_answer post(std::uint16_t port, const std::string& target) {
+  return test::raw_http(port, "POST", target, {{"X-Dibs-Control", "1"}});
+}
 
 // A number or a boolean (as 0/1) from the /status JSON.
 double status_field(std::uint16_t port, const char* name) {
