@@ -85,7 +85,7 @@ std::string host_of(std::uint16_t port) { return "127.0.0.1:" + std::to_string(p
 
 }  // namespace
 
-TEST_CASE("the controls refuse a web page's cross-site POST and a rebound Host; a POST with the header works",
+TEST_CASE("the controls refuse a web page's cross-site POST and a rebound Host, and take a POST with the header",
           "[controls][security]") {
   controlled_engine c;
   const auto port = c.port();

@@ -32,7 +32,7 @@ bool fixture_has_tls() {
 }
 }  // namespace
 
-TEST_CASE("MariaDB over TLS: VERIFY_CA with the right CA, REQUIRED without one; a wrong CA is refused", "[mysql][tls]") {
+TEST_CASE("MariaDB over TLS: VERIFY_CA with the right CA, REQUIRED without one, a wrong CA refused", "[mysql][tls]") {
   if (!fixture_has_tls()) {
     WARN("skipped: MYSQL_URI names a server whose certificate this test did not make");
     return;

@@ -24,7 +24,7 @@ TEST_CASE("query options that carry a secret are masked, whatever their case", "
   CHECK(redact_uri("mongodb://h/?tlsCertificateKeyFilePassword=S3cret&x=a@b").find("S3cret") == std::string::npos);
 }
 
-TEST_CASE("a password without its '@' is masked too; host lists and ports stay readable", "[uri][secrets]") {
+TEST_CASE("a password without its '@' is masked too, host lists and ports stay readable", "[uri][secrets]") {
   CHECK(redact_uri("mysql://app:S3cretPW/db") == "mysql://app:***/db");
   CHECK(redact_uri("mysql://app:S3cretPW") == "mysql://app:***");
   CHECK(redact_uri("mongodb://h1:27017,h2:27017/db") == "mongodb://h1:27017,h2:27017/db");

@@ -46,18 +46,22 @@ inline std::vector<span> secret_spans(const std::string& uri) {
   // "user:pa/ss@host" shown whole when the authority was cut at the first '/'). Hiding too much
   // of an odd URI is the safe way to be wrong.
   const auto at = uri.rfind('@');
+  std::size_t host_from = start;
   if (at != std::string::npos && at >= start) {
     const auto colon = uri.find(':', start);
     if (colon != std::string::npos && colon < at) {
       out.emplace_back(colon + 1, at);
-      query_from = at;
-    }  // (else the '@' may sit in the query: "?authMechanismProperties=...&x=a@b")
-  } else {
-    // No '@': "user:password/db" reads as host:port with a port that is no number. Any
-    // host:port whose port is not digits is taken for a password: everything after the first
-    // ':' of the authority is hidden ("h1:27017,h2:27017" and "[::1]:3306" stay readable).
-    const auto end = std::min(uri.find_first_of("/?#", start), uri.size());
-    const std::string_view authority(uri.data() + start, end - start);
+      host_from = query_from = at + 1;
+    } else if (at < std::min(uri.find_first_of("/?#", start), uri.size())) {
+      host_from = query_from = at + 1;  // a user name without a password
+    }  // (else the '@' sits in the path or query: "?authMechanismProperties=...&x=a@b")
+  }
+  {
+    // "user:password/db" (the '@' forgotten) reads as host:port with a port that is no number.
+    // Any host:port whose port is not digits is taken for a password: everything after the
+    // first ':' of the hosts is hidden ("h1:27017,h2:27017" and "[::1]:3306" stay readable).
+    const auto end = std::min(uri.find_first_of("/?#", host_from), uri.size());
+    const std::string_view authority(uri.data() + host_from, end - host_from);
     bool odd = false;
     for (std::size_t s = 0; s <= authority.size() && !odd;) {
       const auto comma = std::min(authority.find(',', s), authority.size());
@@ -77,8 +81,8 @@ inline std::vector<span> secret_spans(const std::string& uri) {
       s = comma + 1;
     }
     if (const auto colon = authority.find(':'); odd && colon != std::string_view::npos)
-      out.emplace_back(start + colon + 1, end);
-    query_from = end;
+      out.emplace_back(host_from + colon + 1, end);
+    query_from = std::max(query_from, end);
   }
   // Query options whose name says they hold a secret: their values. ('&' and ';' both separate
   // options in MongoDB URIs.)
