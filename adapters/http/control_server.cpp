@@ -1,5 +1,8 @@
 #include "control_server.hpp"
 
+#include "control_access.hpp"
+
+#include <dibs/async_event.hpp>
 #include <dibs/close_on_exec.hpp>
 #include <dibs/metrics_text.hpp>
 
@@ -10,6 +13,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
@@ -24,8 +28,7 @@ namespace bhttp = boost::beast::http;
 using tcp = net::ip::tcp;
 
 struct control_server::impl : std::enable_shared_from_this<impl> {
-  impl(net::io_context& i, engine& e, std::string a, std::uint16_t p)
-      : ioc(i), eng(e), address(std::move(a)), port(p), acceptor(i) {}
+  impl(net::io_context& i, engine& e, control_options o) : ioc(i), eng(e), opts(std::move(o)), acceptor(i) {}
 
   struct answer {
     unsigned status = 200;
@@ -33,12 +36,25 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
     std::string body;
   };
 
+  // The store's counts (a full count on some stores): fetched at most once per stats_max_age,
+  // one fetch at a time; scrapes meanwhile get the last counts (or wait for the first ones).
   awaitable<std::optional<store_stats>> store_counts() {
-    try {
-      co_return co_await eng.the_store().stats();
-    } catch (const std::exception&) {
-      co_return std::nullopt;  // a dead store must not take the status page with it
+    using clock = std::chrono::steady_clock;
+    if (counts_at && clock::now() - *counts_at < opts.stats_max_age) co_return counts;
+    if (fetching) {
+      if (!counts_at) co_await fetched.wait_for(opts.request_timeout);
+      co_return counts;
     }
+    fetching = true;
+    try {
+      counts = co_await eng.the_store().stats();
+    } catch (const std::exception&) {
+      counts = std::nullopt;  // a dead store must not take the status page with it
+    }
+    counts_at = clock::now();
+    fetching = false;
+    fetched.notify();
+    co_return counts;
   }
 
   awaitable<answer> route(bhttp::verb method, std::string_view target) {
@@ -66,20 +82,45 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
     co_return a;
   }
 
+  static std::optional<std::string_view> header(const bhttp::request<bhttp::string_body>& req, std::string_view name) {
+    const auto it = req.find(name);
+    if (it == req.end()) return std::nullopt;
+    return std::string_view(it->value().data(), it->value().size());
+  }
+
   awaitable<void> session(std::list<beast::tcp_stream>::iterator it) {
     auto self = shared_from_this();  // the server may be stopped while a session runs
     auto& stream = *it;
     beast::flat_buffer buffer;
-    for (;;) {
-      bhttp::request<bhttp::string_body> req;
-      stream.expires_after(std::chrono::seconds(60));
-      auto [ec, n] = co_await bhttp::async_read(stream, buffer, req, net::as_tuple(net::use_awaitable));
+    for (bool first = true;; first = false) {
+      if (buffer.size() == 0) {  // wait for the next request's first bytes
+        stream.expires_after(first ? opts.request_timeout : opts.idle_timeout);
+        auto [ec, n] = co_await stream.async_read_some(buffer.prepare(2048), net::as_tuple(net::use_awaitable));
+        if (ec) break;
+        buffer.commit(n);
+      }
+      stream.expires_after(opts.request_timeout);  // then the whole request, however slowly it trickles
+      bhttp::request_parser<bhttp::string_body> parser;
+      parser.header_limit(8 * 1024);
+      parser.body_limit(4 * 1024);  // the controls take no body worth the name
+      auto [ec, n] = co_await bhttp::async_read(stream, buffer, parser, net::as_tuple(net::use_awaitable));
       if (ec) break;
-      auto a = co_await route(req.method(), req.target());
+      auto req = parser.release();
+      answer a;
+      const auto no = check_control_request(access, req.method() == bhttp::verb::post,
+                                            header(req, "Host").value_or(""), header(req, "Origin"),
+                                            header(req, control_header));
+      if (no) {
+        a.status = no->status;
+        a.body = "{\"error\":\"" + no->reason + "\"}";
+      } else {
+        a = co_await route(req.method(), req.target());
+      }
       bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(a.status), req.version()};
       res.set(bhttp::field::server, "dibs");
       res.set(bhttp::field::content_type, a.content_type);
-      res.keep_alive(req.keep_alive());
+      res.set(bhttp::field::cache_control, "no-store");
+      res.keep_alive(req.keep_alive() && !no);
       res.body() = std::move(a.body);
       res.prepare_payload();
       auto [wec, w] = co_await bhttp::async_write(stream, res, net::as_tuple(net::use_awaitable));
@@ -99,6 +140,11 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
         continue;
       }
       close_on_exec(socket.native_handle());  // like every socket dibs opens
+      if (sessions.size() >= opts.max_connections) {  // closed at once: no slot, no answer
+        boost::system::error_code ignored;
+        socket.close(ignored);
+        continue;
+      }
       sessions.emplace_front(std::move(socket));
       net::co_spawn(ioc, session(sessions.begin()), net::detached);
     }
@@ -106,30 +152,46 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
 
   net::io_context& ioc;
   engine& eng;
-  std::string address;
-  std::uint16_t port;
+  control_options opts;
+  control_access access;
   tcp::acceptor acceptor;
   std::list<beast::tcp_stream> sessions;
+  std::optional<store_stats> counts;
+  std::optional<std::chrono::steady_clock::time_point> counts_at;
+  bool fetching = false;
+  async_event fetched;
 };
 
+control_server::control_server(net::io_context& ioc, engine& e, control_options options)
+    : impl_(std::make_shared<impl>(ioc, e, std::move(options))) {}
+
 control_server::control_server(net::io_context& ioc, engine& e, std::string address, std::uint16_t port)
-    : impl_(std::make_shared<impl>(ioc, e, std::move(address), port)) {}
+    : control_server(ioc, e, [&] {
+        control_options o;
+        o.address = std::move(address);
+        o.port = port;
+        return o;
+      }()) {}
 
 control_server::~control_server() = default;
 
 void control_server::start() {
   auto& i = *impl_;
+  const auto& address = i.opts.address;
   boost::system::error_code ec;
-  const auto addr = net::ip::make_address(i.address, ec);
-  if (ec) throw std::invalid_argument("metrics address '" + i.address + "': " + ec.message());
-  const tcp::endpoint ep(addr, i.port);
+  const auto addr = net::ip::make_address(address, ec);
+  if (ec) throw std::invalid_argument("metrics address '" + address + "': " + ec.message());
+  const tcp::endpoint ep(addr, i.opts.port);
   open_close_on_exec(i.acceptor, ep.protocol(), ec);
-  if (ec) throw std::runtime_error("cannot open a socket for " + i.address + ": " + ec.message());
+  if (ec) throw std::runtime_error("cannot open a socket for " + address + ": " + ec.message());
   i.acceptor.set_option(tcp::acceptor::reuse_address(true));
   i.acceptor.bind(ep, ec);
-  if (ec) throw std::runtime_error("cannot listen on " + i.address + ":" + std::to_string(i.port) + ": " + ec.message());
+  if (ec) throw std::runtime_error("cannot listen on " + address + ":" + std::to_string(i.opts.port) + ": " + ec.message());
   i.acceptor.listen();
-  i.port = i.acceptor.local_endpoint().port();
+  i.opts.port = i.acceptor.local_endpoint().port();
+  i.access.port = i.opts.port;
+  i.access.listen_address = addr.to_string();
+  i.access.extra_hosts = i.opts.allowed_hosts;
   net::co_spawn(i.ioc, i.accept_loop(), net::detached);
 }
 
@@ -139,6 +201,6 @@ void control_server::stop() {
   for (auto& s : impl_->sessions) s.socket().close(ignored);
 }
 
-std::uint16_t control_server::port() const { return impl_->port; }
+std::uint16_t control_server::port() const { return impl_->opts.port; }
 
 }  // namespace dibs::http

@@ -3,7 +3,13 @@
 //   GET  /metrics  Prometheus text exposition
 //   POST /pause    stop claiming; calls in flight finish      -> {"paused":true}
 //   POST /resume   claim again                                -> {"paused":false}
-// It runs on the io_context it is given; the engine may run on that one or on its own shards.
+// Every request must name the server in its Host header, and every POST must carry the header
+// X-Dibs-Control (and, when it has an Origin, the server's own): what a web page in the user's
+// browser cannot do (control_access.hpp says why). Sessions are bounded: so many connections at
+// once, so long to send a request, so long idle between requests. The store's counts are
+// fetched at most once per `stats_max_age` however often the pages are scraped.
+// It runs on the io_context it is given (one thread); the engine may run on that one or on its
+// own shards.
 #pragma once
 
 #include <dibs/engine.hpp>
@@ -11,14 +17,29 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dibs::http {
 
+struct control_options {
+  std::string address = "127.0.0.1";
+  std::uint16_t port = 0;  // 0: any free one (port() says which)
+  // Host names accepted besides localhost, 127.0.0.1, [::1] and `address` (with any port): the
+  // name a reverse proxy forwards in Host, for example.
+  std::vector<std::string> allowed_hosts;
+  std::size_t max_connections = 16;  // more are closed at once
+  std::chrono::milliseconds request_timeout{10'000};  // to send one whole request (and read the answer)
+  std::chrono::milliseconds idle_timeout{30'000};     // a kept-alive connection waiting for the next one
+  std::chrono::milliseconds stats_max_age{1'000};     // the store's counts, reused this long
+};
+
 class control_server {
  public:
+  control_server(net::io_context& ioc, engine& e, control_options options);
   control_server(net::io_context& ioc, engine& e, std::string address = "127.0.0.1", std::uint16_t port = 0);
   ~control_server();
   control_server(const control_server&) = delete;

@@ -298,7 +298,7 @@ struct mongo_store::impl {
     redacted = redact_uri(opts.uri);
     bson_error_t err;
     uri = mongoc_uri_new_with_error(opts.uri.c_str(), &err);
-    if (!uri) throw std::invalid_argument("bad --store URI '" + redacted + "': " + err.message);
+    if (!uri) throw std::invalid_argument("bad --store URI '" + redacted + "': " + redact_driver_message(err.message, opts.uri));
     // Fail fast when nothing answers, unless the user chose otherwise in the URI.
     if (!mongoc_uri_has_option(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS))
       mongoc_uri_set_option_as_int32(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS, 5000);

@@ -1,5 +1,7 @@
 #include "mysql_store.hpp"
 
+#include "mysql_tls.hpp"
+
 #include <dibs/close_on_exec.hpp>
 #include <dibs/ipv4_ranges.hpp>
 #include <dibs/log.hpp>
@@ -70,12 +72,16 @@ class connection {
     ::mysql_options(db(), MYSQL_OPT_READ_TIMEOUT, &io_timeout);
     ::mysql_options(db(), MYSQL_OPT_WRITE_TIMEOUT, &io_timeout);
     ::mysql_options(db(), MYSQL_SET_CHARSET_NAME, "utf8mb4");
+    set_tls_options(db(), u);
+    const std::string where = "cannot connect to MySQL/MariaDB at " + u.host + ":" + std::to_string(u.port);
     if (!mysql_real_connect(db(), u.host.c_str(), u.user.c_str(), u.password.c_str(), u.database.c_str(), u.port,
                             u.socket.empty() ? nullptr : u.socket.c_str(), 0)) {
-      throw sql_error("cannot connect to MySQL/MariaDB at " + u.host + ":" + std::to_string(u.port) + ": " +
-                          mysql_error(db()),
-                      mysql_errno(db()));
+      const auto code = mysql_errno(db());
+      throw sql_error(where + ": " + mysql_error(db()) +
+                          (code == CR_SSL_CONNECTION_ERROR ? " (TLS with " + describe_tls(u) + ")" : std::string()),
+                      code);
     }
+    if (const auto why = tls_shortfall(db(), u); !why.empty()) throw sql_error(where + ": " + why, CR_SSL_CONNECTION_ERROR);
     // The client library opens its socket without SOCK_CLOEXEC: mark it now (see close_on_exec.hpp).
     close_on_exec(static_cast<int>(mysql_get_socket(db())));
     execute("SET SESSION time_zone = '+00:00'");  // DATETIME values are UTC

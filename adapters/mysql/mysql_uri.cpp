@@ -2,6 +2,9 @@
 
 #include <dibs/uri_redact.hpp>
 
+#include <boost/asio/ip/address_v4.hpp>
+
+#include <cctype>
 #include <charconv>
 #include <stdexcept>
 
@@ -26,7 +29,45 @@ std::string decode(const std::string& s, const std::string& what, const std::str
   }
   return out;
 }
+const char* const known_options = "table, socket, ssl-mode, ssl-ca, ssl-cert, ssl-key";
+
+template <class Bad>
+ssl_mode ssl_mode_named(std::string v, Bad bad) {
+  for (auto& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (auto m : {ssl_mode::disabled, ssl_mode::preferred, ssl_mode::required, ssl_mode::verify_ca, ssl_mode::verify_identity})
+    if (v == to_string(m)) return m;
+  bad("ssl-mode must be DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY");
+  return ssl_mode::disabled;  // not reached: bad() throws
+}
 }  // namespace
+
+const char* to_string(ssl_mode m) {
+  switch (m) {
+    case ssl_mode::disabled: return "DISABLED";
+    case ssl_mode::preferred: return "PREFERRED";
+    case ssl_mode::required: return "REQUIRED";
+    case ssl_mode::verify_ca: return "VERIFY_CA";
+    case ssl_mode::verify_identity: return "VERIFY_IDENTITY";
+  }
+  return "?";
+}
+
+bool is_loopback_host(const std::string& host) {
+  if (host == "localhost" || host == "::1" || host == "[::1]") return true;
+  boost::system::error_code ec;
+  const auto a = boost::asio::ip::make_address_v4(host, ec);
+  return !ec && a.is_loopback();
+}
+
+ssl_mode mysql_uri::effective_ssl_mode() const {
+  if (ssl) return *ssl;
+  if (!socket.empty() || is_loopback_host(host)) {
+    if (!ssl_ca.empty()) return ssl_mode::verify_ca;
+    if (!ssl_cert.empty() || !ssl_key.empty()) return ssl_mode::required;
+    return ssl_mode::disabled;
+  }
+  return ssl_mode::verify_identity;
+}
 
 mysql_uri parse_mysql_uri(const std::string& text) {
   const std::string shown = redact_uri(text);
@@ -58,10 +99,10 @@ mysql_uri parse_mysql_uri(const std::string& text) {
       unsigned v = 0;
       auto [p, ec] = std::from_chars(port.data(), port.data() + port.size(), v);
       if (ec != std::errc{} || p != port.data() + port.size() || v == 0 || v > 65535)
-        // Not echoed when the URI holds a secret: with an unencoded '/' in the password, the "port"
-        // is a piece of it (found by fuzzing).
-        bad(shown == text ? "port '" + port + "' is not a number from 1 to 65535"
-                          : "the port is not a number from 1 to 65535 (percent-encode '/', '?' and '@' in the password)");
+        // Never echoed: with an unencoded '/' in the password (found by fuzzing) or without the
+        // '@' ("mysql://app:S3cret/db"), the "port" is the password or a piece of it.
+        bad("the port is not a number from 1 to 65535 (is the '@' missing after the password? percent-encode '/', '?' "
+            "and '@' in it)");
       u.port = static_cast<std::uint16_t>(v);
       authority = authority.substr(0, colon);
     }
@@ -77,15 +118,23 @@ mysql_uri parse_mysql_uri(const std::string& text) {
     const std::string value = eq == std::string::npos ? "" : decode(kv.substr(eq + 1), key, shown);
     if (key == "table") u.table = value;
     else if (key == "socket") u.socket = value;
+    else if (key == "ssl-mode") u.ssl = ssl_mode_named(value, bad);
+    else if (key == "ssl-ca") u.ssl_ca = value;
+    else if (key == "ssl-cert") u.ssl_cert = value;
+    else if (key == "ssl-key") u.ssl_key = value;
     else if (!key.empty())
       // Named only when it is a plain word: a password with an unencoded '?' lands here, and
       // must not be echoed (found by fuzzing).
       bad(shown == text && key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == std::string::npos
-              ? "unknown option '" + key + "' (known: table, socket)"
-              : "an unknown option (known: table, socket; percent-encode '?', '/' and '@' in the password)");
+              ? "unknown option '" + key + "' (known: " + known_options + ")"
+              : std::string("an unknown option (known: ") + known_options + "; percent-encode '?', '/' and '@' in the password)");
     start = amp + 1;
   }
   if (u.table.empty()) bad("empty table name");
+  const bool tls_files = !u.ssl_ca.empty() || !u.ssl_cert.empty() || !u.ssl_key.empty();
+  if (u.ssl == ssl_mode::disabled && tls_files) bad("ssl-mode=DISABLED with ssl-ca, ssl-cert or ssl-key: choose one");
+  if (u.ssl == ssl_mode::verify_ca && u.ssl_ca.empty())
+    bad("ssl-mode=VERIFY_CA needs ssl-ca=FILE: the CA the server's certificate must be signed by");
   return u;
 }
 

@@ -62,7 +62,7 @@ command add_demo_command(CLI::App& app) {
     std::fflush(stdout);
 
     engine e(cfg, st, std::move(processors));
-    const auto result = run_engine_in_foreground(e, f->docs, !f->run.no_progress, f->run.metrics_port);
+    const auto result = run_engine_in_foreground(e, f->docs, !f->run.no_progress, f->run.metrics_port, f->run.metrics_hosts);
     api.stop();
 
     const auto s = st->stats_now();

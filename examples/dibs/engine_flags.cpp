@@ -27,8 +27,11 @@ void engine_flags::add_to(CLI::App& cmd) {
   cmd.add_option("--summary-json", summary_json, "also write the summary figures to this JSON file");
   cmd.add_flag("--no-progress", no_progress, "no live progress line");
   cmd.add_option("--metrics-port", metrics_port,
-                 "serve GET /metrics (Prometheus), GET /status, POST /pause, POST /resume on 127.0.0.1 at this port (0: any free one, logged)")
+                 "serve GET /metrics (Prometheus), GET /status, POST /pause, POST /resume on 127.0.0.1 at this port (0: any free one, logged); "
+                 "a POST needs the header X-Dibs-Control: 1")
       ->check(CLI::Range(0, 65535));
+  cmd.add_option("--metrics-host", metrics_hosts,
+                 "a Host name the controls also accept (any port), e.g. the name a reverse proxy forwards; repeatable");
 }
 
 engine_config engine_flags::config() const {

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -27,6 +28,7 @@ struct engine_flags {
   std::string summary_json;
   bool no_progress = false;
   int metrics_port = -1;  // -1: none
+  std::vector<std::string> metrics_hosts;  // Host names the controls accept besides loopback ones
 
   void add_to(CLI::App& cmd);
   // Validated; throws std::invalid_argument naming the flag. Shards never exceed pipelines.

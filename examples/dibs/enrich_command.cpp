@@ -55,7 +55,7 @@ command add_enrich_command(CLI::App& app) {
     engine e(cfg, st, std::move(processors));
     // With --follow, a change stream (where the server has them) wakes idle shards at once.
     if (f->follow) st->watch([&e] { e.wake(); });
-    const auto result = run_engine_in_foreground(e, total, !f->run.no_progress, f->run.metrics_port);
+    const auto result = run_engine_in_foreground(e, total, !f->run.no_progress, f->run.metrics_port, f->run.metrics_hosts);
     st->stop_watching();
     const auto after = st->stats_blocking();
     std::printf("enrich: %s: %llu done, %llu failed, %llu pending, %llu leased; claim conflicts %llu\n",

@@ -45,14 +45,18 @@ std::string progress_line(const engine& e, std::uint64_t total, double elapsed_s
 }
 }  // namespace
 
-run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progress, int metrics_port) {
+run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progress, int metrics_port,
+                                    const std::vector<std::string>& metrics_hosts) {
   net::io_context control(1);
   std::optional<http::control_server> controls;
   if (metrics_port >= 0) {
-    controls.emplace(control, e, "127.0.0.1", static_cast<std::uint16_t>(metrics_port));
+    http::control_options o;
+    o.port = static_cast<std::uint16_t>(metrics_port);
+    o.allowed_hosts = metrics_hosts;
+    controls.emplace(control, e, o);
     controls->start();
     log::warn("metrics and controls on http://127.0.0.1:", controls->port(),
-              " (GET /metrics, GET /status, POST /pause, POST /resume)");
+              " (GET /metrics, GET /status; POST /pause, POST /resume with the header X-Dibs-Control: 1)");
   }
   net::signal_set signals(control, SIGINT, SIGTERM);
   bool interrupted = false;

@@ -6,6 +6,8 @@
 #include <dibs/engine.hpp>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace dibs::cli {
 
@@ -16,7 +18,9 @@ struct run_result {
 
 // `total` is the number of items expected (for done/total and the ETA), 0 when unknown.
 // `metrics_port` >= 0: serve GET /status, GET /metrics, POST /pause, POST /resume on loopback
-// at that port (0: any free one) while the engine runs.
-run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progress, int metrics_port = -1);
+// at that port (0: any free one) while the engine runs; `metrics_hosts`: Host names accepted
+// besides the loopback ones (a reverse proxy's).
+run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progress, int metrics_port = -1,
+                                    const std::vector<std::string>& metrics_hosts = {});
 
 }  // namespace dibs::cli

@@ -5,7 +5,8 @@
 // --follow the engine waits for more work instead of ending; SIGINT/SIGTERM stop it gracefully.
 //
 //   embed_server --port 8088 --docs 100000 --latency-ms 20
-//   curl localhost:8088/status; curl -X POST localhost:8088/pause; curl localhost:8088/metrics
+//   curl localhost:8088/status; curl -X POST -H 'X-Dibs-Control: 1' localhost:8088/pause; curl localhost:8088/metrics
+// (every POST needs that header, and every request a Host naming this server: control_access.hpp)
 #include <adapters/http/control_server.hpp>
 #include <adapters/http/http_processor.hpp>
 #include <adapters/memory/memory_store.hpp>
@@ -70,7 +71,7 @@ int main(int argc, char** argv) {
     };
     net::co_spawn(ioc, closer(), net::detached);
 
-    std::printf("embed_server: controls on http://127.0.0.1:%u (GET /status, GET /metrics, POST /pause, POST /resume)\n",
+    std::printf("embed_server: controls on http://127.0.0.1:%u (GET /status, GET /metrics; POST /pause, POST /resume with X-Dibs-Control: 1)\n",
                 controls.port());
     std::fflush(stdout);
     if (!port_file.empty()) {  // written whole, then renamed: a reader never sees half of it

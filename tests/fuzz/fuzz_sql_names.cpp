@@ -4,6 +4,8 @@
 #include <adapters/mysql/mysql_uri.hpp>
 #include <adapters/mysql/sql_protocol.hpp>
 
+#include <dibs/uri_redact.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -18,18 +20,30 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const std::invalid_argument& e) {
     const std::string why = e.what();
     if (why.empty()) std::abort();
-    // The password (between "user:" and "@") must never be echoed.
-    const auto scheme = input.find("://");
-    const auto at = input.find('@', scheme == std::string::npos ? 0 : scheme);
-    if (input.rfind("mysql://", 0) == 0 && at != std::string::npos) {
-      const auto colon = input.find(':', scheme + 3);
-      if (colon != std::string::npos && colon < at && at - colon > 8) {
-        const auto password = input.substr(colon + 1, at - colon - 1);
-        // (Only when the password's text appears nowhere else in the URI.)
-        if (input.find(password) == colon + 1 && input.find(password, colon + 2) == std::string::npos &&
-            why.find(password) != std::string::npos)
-          std::abort();
+    // The password must never be echoed: what runs from "user:" to the LAST '@' (as the parser
+    // and the redactor read it), or, with no '@', what follows the ':' of "user:password/db"
+    // (which reads as a port that is no number). Checked only when its text appears once in
+    // the URI; a short one (it may be a word of the message) only in the URI the message shows.
+    if (input.rfind("mysql://", 0) == 0) {
+      const std::size_t start = 8;
+      const auto at = input.rfind('@');
+      const auto colon = input.find(':', start);
+      std::string password;
+      bool with_at = false;
+      if (at != std::string::npos && at >= start) {
+        if (colon != std::string::npos && colon < at) password = input.substr(colon + 1, at - colon - 1), with_at = true;
+      } else {
+        const auto authority = input.substr(start, input.find_first_of("/?", start) - start);
+        const auto c = authority.find(':');
+        const auto port = c == std::string::npos ? "" : authority.substr(c + 1);
+        if (!port.empty() && port.find(',') == std::string::npos &&
+            port.find_first_not_of("0123456789") != std::string::npos)
+          password = port;
       }
+      const bool once = !password.empty() && password.find('*') == std::string::npos &&
+                        input.find(password) == input.rfind(password);
+      if (once && password.size() >= 4 && why.find(password) != std::string::npos) std::abort();
+      if (once && with_at && dibs::redact_uri(input).find(password) != std::string::npos) std::abort();
     }
   }
 

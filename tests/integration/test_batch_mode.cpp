@@ -94,14 +94,15 @@ TEST_CASE("batch mode: one rate-limiter slot per request, and the batches fill w
   auto st = std::make_shared<memory_store>();
   st->seed_random_ips(300, 53);
   auto b = batch_options(api, 100);
-  b.call.limiter = std::make_shared<http::rate_limiter>(4.0, 1.0);  // like ip-api's 15/min, faster
+  b.call.limiter = std::make_shared<http::rate_limiter>(1.0, 1.0);  // like ip-api's 15/min, faster
   engine e(config(300, 5), st, http::make_batch_processor_factory(b));
   e.start();
   e.wait();
   CHECK(e.summary().completed == 300);
   const auto times = api.served_times();
   REQUIRE(times.size() >= 3);
-  for (std::size_t i = 1; i < times.size(); ++i) CHECK(times[i] - times[i - 1] >= 240ms);  // 4/s, no burst
+  // 1/s, no burst: requests 1 s apart at the client; half a second of slack for the way there.
+  for (std::size_t i = 1; i < times.size(); ++i) CHECK(times[i] - times[i - 1] >= 500ms);
   CHECK(times.size() <= 6);  // waiting for a slot, a batch keeps filling: a few full batches
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Starts, stops or restarts a private MariaDB server for the tests (a ctest fixture), in DIR:
 # its own data directory, loopback only, a free port, no authentication (--skip-grant-tables:
-# a throwaway test server). The URI the tests use is written to DIR/mysql_uri.
+# a throwaway test server). The URI the tests use is written to DIR/mysql_uri. The server also
+# speaks TLS, with a certificate made at start (openssl CLI) in DIR/tls: ca.pem signed
+# server-cert.pem (for 127.0.0.1 and localhost); other-ca.pem signed nothing here.
 # With MYSQL_URI set, that server is used instead and nothing is started.
 #   mariadb_ctl.sh start DIR | stop DIR | restart DIR
 set -euo pipefail
@@ -10,6 +12,7 @@ dir=$(mkdir -p "$2" && cd "$2" && pwd)
 data="$dir/mariadb-data"
 pidfile="$dir/mariadb.pid"
 portfile="$dir/mariadb.port"
+tls="$dir/tls"
 
 free_port() {
   /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -29,12 +32,26 @@ wait_ready() {
   return 1
 }
 
+# A fresh CA per run (nothing secret or expiring is committed), EC keys: quick to make.
+make_certs() {
+  rm -rf "$tls"
+  mkdir -p "$tls"
+  local ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+  openssl req -x509 "${ec[@]}" -days 3 -subj "/CN=dibs test CA" -keyout "$tls/ca-key.pem" -out "$tls/ca.pem" 2>/dev/null
+  openssl req -x509 "${ec[@]}" -days 3 -subj "/CN=another CA" -keyout "$tls/other-ca-key.pem" -out "$tls/other-ca.pem" 2>/dev/null
+  openssl req "${ec[@]}" -subj "/CN=127.0.0.1" -keyout "$tls/server-key.pem" -out "$tls/server.csr" 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n' > "$tls/server.ext"
+  openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca-key.pem" -CAcreateserial -days 3 \
+    -extfile "$tls/server.ext" -out "$tls/server-cert.pem" 2>/dev/null
+}
+
 start_server() {
   local port=$1
   /usr/sbin/mariadbd --no-defaults --user=root --datadir="$data" --socket="$dir/mariadb.sock" \
     --port="$port" --bind-address=127.0.0.1 --skip-grant-tables --skip-name-resolve \
     --pid-file="$pidfile" --log-error="$dir/mariadb.err" --innodb-buffer-pool-size=128M \
     --innodb-flush-log-at-trx-commit=2 --max-connections=1000 --skip-log-bin \
+    --ssl-ca="$tls/ca.pem" --ssl-cert="$tls/server-cert.pem" --ssl-key="$tls/server-key.pem" \
     > /dev/null 2>&1 &
   echo $! > "$pidfile"
   wait_ready "$port"
@@ -62,6 +79,7 @@ case "$action" in
     mariadb-install-db --no-defaults --user=root --datadir="$data" --skip-test-db \
       --auth-root-authentication-method=normal > "$dir/mariadb-install.log" 2>&1 \
       || { cat "$dir/mariadb-install.log" >&2; exit 1; }
+    make_certs
     port=$(free_port)
     echo "$port" > "$portfile"
     start_server "$port"

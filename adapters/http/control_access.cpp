@@ -1,0 +1,102 @@
+#include "control_access.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+namespace dibs::http {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+struct host_port {
+  std::string host;               // lower case; an IPv6 address keeps its brackets
+  std::optional<unsigned> port;   // absent when not given
+  bool ok = false;
+};
+
+// "name", "name:8080", "1.2.3.4:80", "[::1]:9100".
+host_port split(std::string_view text) {
+  host_port hp;
+  std::string_view port;
+  if (!text.empty() && text.front() == '[') {
+    const auto close = text.find(']');
+    if (close == std::string_view::npos) return hp;
+    hp.host = lower(text.substr(0, close + 1));
+    const auto rest = text.substr(close + 1);
+    if (!rest.empty()) {
+      if (rest.front() != ':') return hp;
+      port = rest.substr(1);
+      if (port.empty()) return hp;
+    }
+  } else {
+    const auto colon = text.find(':');
+    if (colon != std::string_view::npos) {
+      if (text.find(':', colon + 1) != std::string_view::npos) return hp;  // an unbracketed IPv6 address
+      port = text.substr(colon + 1);
+      if (port.empty()) return hp;
+    }
+    hp.host = lower(text.substr(0, colon));
+  }
+  if (hp.host.empty()) return hp;
+  if (!port.empty()) {
+    unsigned v = 0;
+    const auto [p, ec] = std::from_chars(port.data(), port.data() + port.size(), v);
+    if (ec != std::errc{} || p != port.data() + port.size() || v > 65535) return hp;
+    hp.port = v;
+  }
+  hp.ok = true;
+  return hp;
+}
+
+bool is_extra(const control_access& a, const std::string& host) {
+  return std::any_of(a.extra_hosts.begin(), a.extra_hosts.end(), [&](const std::string& h) { return lower(h) == host; });
+}
+
+bool is_own(const control_access& a, const std::string& host) {
+  if (host == "localhost" || host == "127.0.0.1" || host == "[::1]") return true;
+  const std::string listen = lower(a.listen_address);
+  if (listen.empty() || listen == "0.0.0.0" || listen == "::") return false;  // not one address: names must be added
+  return host == (listen.find(':') != std::string::npos ? "[" + listen + "]" : listen);
+}
+
+}  // namespace
+
+bool control_access::host_allowed(std::string_view host_header) const {
+  const auto hp = split(host_header);
+  if (!hp.ok) return false;
+  if (is_extra(*this, hp.host)) return true;  // behind a proxy: its port, whatever it is
+  return is_own(*this, hp.host) && (!hp.port || *hp.port == port);
+}
+
+bool control_access::origin_allowed(std::string_view origin) const {
+  bool https = false;
+  if (origin.rfind("http://", 0) == 0) origin.remove_prefix(7);
+  else if (origin.rfind("https://", 0) == 0) origin.remove_prefix(8), https = true;
+  else return false;  // "null" (a sandboxed frame, a file: page) and anything odd
+  if (origin.find('/') != std::string_view::npos) return false;
+  const auto hp = split(origin);
+  if (!hp.ok) return false;
+  if (is_extra(*this, hp.host)) return true;
+  return !https && is_own(*this, hp.host) && hp.port.value_or(80) == port;
+}
+
+std::optional<refusal> check_control_request(const control_access& access, bool is_post, std::string_view host,
+                                             std::optional<std::string_view> origin,
+                                             std::optional<std::string_view> control) {
+  if (!access.host_allowed(host))
+    return refusal{421, "the Host header names no address of these controls (add the name with --metrics-host to "
+                        "reach them through a proxy)"};
+  if (!is_post) return std::nullopt;
+  if (origin && !access.origin_allowed(*origin)) return refusal{403, "a POST from another site's page"};
+  if (!control || control->empty())
+    return refusal{403, "a POST needs the header X-Dibs-Control: 1 (curl -X POST -H 'X-Dibs-Control: 1' ...)"};
+  return std::nullopt;
+}
+
+}  // namespace dibs::http
