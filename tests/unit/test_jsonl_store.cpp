@@ -272,7 +272,7 @@ TEST_CASE("an answer that is not JSON is refused by the store (the lease kept), 
   CHECK(s.fail_blocking({failure{jobs[0].ref(), "the store refused the answer: " + r.refused[0].second, 0, 1}}).applied == 1);
 }
 
-TEST_CASE("a torn last record is dropped with a warning and its line done again; damage elsewhere is refused", "[jsonl]") {
+TEST_CASE("a torn last record is dropped with a warning and its line done again", "[jsonl]") {
   files f;
   f.write_in("{\"originatingIp\":\"8.8.8.8\"}\n{\"originatingIp\":\"1.1.1.1\"}\n{\"originatingIp\":\"9.9.9.9\"}\n");
   {
@@ -363,7 +363,7 @@ TEST_CASE("a journal write that fails changes nothing: the journal is cut back, 
   CHECK_THAT(out[2], Catch::Contains("\"reason\":\"gone\""));
 }
 
-TEST_CASE("file mode refuses a symlink planted at the journal or at OUT.tmp; the journal is 0600, OUT follows the umask", "[jsonl]") {
+TEST_CASE("file mode refuses a symlink planted at the journal or at OUT.tmp, the journal is 0600 and OUT follows the umask", "[jsonl]") {
   files f;
   f.write_in("{\"originatingIp\":\"8.8.8.8\"}\n");
   const auto victim = f.dir / "victim.txt";
@@ -404,4 +404,24 @@ TEST_CASE("file mode refuses a symlink planted at the journal or at OUT.tmp; the
   ::umask(old_umask);
   CHECK(f.read("out.jsonl") == "{\"originatingIp\":\"8.8.8.8\",\"location\":{\"c\":1}}\n");
   CHECK_FALSE(fs::exists(tmp));
+}
+
+TEST_CASE("an output the disk can't take leaves the journal whole and no OUT.tmp, the next finish writes it", "[jsonl]") {
+  files f;
+  f.write_in("{\"originatingIp\":\"8.8.8.8\"}\n{\"originatingIp\":\"1.1.1.1\"}\n");
+  jsonl::jsonl_store s(f.options());
+  auto jobs = s.claim_blocking(claim_of(2));
+  REQUIRE(jobs.size() == 2);
+  const std::string big = "{\"answer\":\"" + std::string(3000, 'z') + "\"}";
+  s.complete_blocking({completion{jobs[0].ref(), big}, completion{jobs[1].ref(), big}});
+  const auto journal = f.read("out.jsonl.journal");
+  {
+    file_size_limit limit(4000);  // the journal fits (it is written); OUT.tmp does not
+    CHECK_THROWS_WITH(s.finish(true), Catch::Contains("out.jsonl.tmp") && Catch::Contains("File too large"));
+  }
+  CHECK_FALSE(fs::exists(f.dir / "out.jsonl.tmp"));
+  CHECK_FALSE(fs::exists(f.dir / "out.jsonl"));
+  CHECK(f.read("out.jsonl.journal") == journal);
+  CHECK_THAT(s.finish(true), Catch::Contains("2 lines (2 done, 0 failed)"));
+  CHECK(lines_of(f.read("out.jsonl")).size() == 2);
 }
