@@ -1,6 +1,8 @@
 #include "jsonl_store.hpp"
 
+#include "journal_format.hpp"
 #include "json_members.hpp"
+#include "private_file.hpp"
 
 #include <dibs/ipv4_ranges.hpp>
 #include <dibs/json_text.hpp>
@@ -17,7 +19,6 @@
 #include <fstream>
 #include <random>
 #include <stdexcept>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
@@ -46,58 +47,19 @@ const char* type_name(od::json_type t) {
   return "unknown";
 }
 
-// The journal: a header line, then one record per line that landed.
-struct journal_record {
-  std::size_t line = 0;
-  bool done = false;     // a result; otherwise a failure
-  std::uint64_t offset = 0;  // of the record in the journal
-  std::size_t length = 0;    // without the newline
-};
-
 std::string header_of(const struct stat& in) {
-  return "{\"dibs_journal\":1,\"input_size\":" + std::to_string(in.st_size) + ",\"input_mtime_ns\":" +
-         std::to_string(static_cast<long long>(in.st_mtim.tv_sec) * 1'000'000'000LL + in.st_mtim.tv_nsec) + "}";
+  return journal_header(static_cast<std::uint64_t>(in.st_size),
+                        static_cast<std::int64_t>(in.st_mtim.tv_sec) * 1'000'000'000LL + in.st_mtim.tv_nsec);
 }
 
-// Reads the journal's records; `valid_end` is where its last complete record ends (a killed
-// writer may have left half a line after it).
-std::vector<journal_record> read_journal(const std::string& path, const std::string& expected_header,
-                                         std::uint64_t& valid_end) {
-  std::vector<journal_record> records;
-  valid_end = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return records;
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  simdjson::dom::parser parser;
-  std::size_t pos = 0;
-  bool first = true;
-  while (pos < text.size()) {
-    const auto nl = text.find('\n', pos);
-    if (nl == std::string::npos) break;  // half a record: the writer was killed mid-write
-    const std::string_view line(text.data() + pos, nl - pos);
-    if (first) {
-      if (line != expected_header)
-        throw std::runtime_error("the journal " + path + " belongs to another version of the input (" + std::string(line) +
-                                 " vs " + expected_header + "): remove it to start over");
-      first = false;
-    } else {
-      simdjson::dom::element rec;
-      std::uint64_t n = 0;
-      if (parser.parse(line.data(), line.size()).get(rec) || rec["line"].get_uint64().get(n)) {
-        if (text.find('\n', nl + 1) == std::string::npos && nl + 1 >= text.size()) break;  // the torn last record
-        throw std::runtime_error("the journal " + path + " is damaged at byte " + std::to_string(pos));
-      }
-      simdjson::dom::element ignored;
-      records.push_back({static_cast<std::size_t>(n), !rec["result"].get(ignored), pos, line.size()});
-    }
-    pos = nl + 1;
-    valid_end = pos;
-  }
-  return records;
+bool exists_here(const std::string& path) {  // a symbolic link counts, dangling or not
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
 }
 
-memory_store_options memory_options(const jsonl_options& o) {
+memory_store_options memory_options(const jsonl_options& o, std::function<store_time()> now) {
   memory_store_options m;
+  m.now = std::move(now);
   m.source_field = o.source;
   m.target_field = o.target;
   m.keep_results = false;  // results go to the journal, not to memory
@@ -105,7 +67,10 @@ memory_store_options memory_options(const jsonl_options& o) {
 }
 }  // namespace
 
-jsonl_store::jsonl_store(jsonl_options opts) : blocking_store(1), opts_(std::move(opts)), mem_(memory_options(opts_)) {
+jsonl_store::jsonl_store(jsonl_options opts)
+    : blocking_store(1),
+      opts_(std::move(opts)),
+      mem_(memory_options(opts_, [this] { return frozen_now_ ? *frozen_now_ : store_clock::now(); })) {
   if (opts_.target.find('.') != std::string::npos)
     throw std::invalid_argument("--target '" + opts_.target + "': file mode writes a top-level field");
   struct stat in_stat {};
@@ -115,23 +80,23 @@ jsonl_store::jsonl_store(jsonl_options opts) : blocking_store(1), opts_(std::mov
 
   std::unordered_map<std::size_t, bool> finished;  // line -> done (true) or failed
   if (!opts_.out.empty() && have_in) {
-    if (!opts_.read_only && ::access(opts_.out.c_str(), F_OK) == 0 && ::access(journal.c_str(), F_OK) != 0)
+    if (!opts_.read_only && exists_here(opts_.out) && !exists_here(journal))
       throw std::runtime_error("the output " + opts_.out + " exists (a finished run?): remove it or choose another --out");
-    std::uint64_t valid_end = 0;
-    for (const auto& r : read_journal(journal, header_of(in_stat), valid_end)) finished[r.line] = r.done;
+    // Opened (and locked) before it is read: a symbolic link there is refused, not read.
+    journal_ = std::make_unique<journal_file>(journal, opts_.read_only);
+    const auto header = header_of(in_stat);
+    const auto scan = scan_journal(journal_->read_all(), header, journal);
+    for (const auto& e : scan.entries) finished[e.line] = e.done;
     if (!opts_.read_only) {
-      journal_fd_ = ::open(journal.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-      if (journal_fd_ < 0) fail_file("cannot open the journal", journal);
-      if (::flock(journal_fd_, LOCK_EX | LOCK_NB) != 0)
-        throw std::runtime_error("another dibs run is using " + journal + " (it is locked)");
-      if (valid_end == 0) {  // new: the header first
-        if (::ftruncate(journal_fd_, 0) != 0) fail_file("cannot truncate", journal);
-        ::lseek(journal_fd_, 0, SEEK_SET);
-        append_journal(header_of(in_stat) + "\n");
-      } else {  // drop a torn last record, then append after the last good one
-        if (::ftruncate(journal_fd_, static_cast<off_t>(valid_end)) != 0) fail_file("cannot truncate", journal);
-        ::lseek(journal_fd_, 0, SEEK_END);
-      }
+      if (scan.torn_length > 0)
+        log::warn("the journal ", journal, " ends in a torn record (", scan.torn_length, " byte(s) at byte ",
+                  scan.torn_offset, ", from a write that did not finish): it is dropped, and ",
+                  scan.torn_line ? "line " + std::to_string(scan.torn_line) + " will be done again"
+                                 : std::string("the outcome it held, if any, will be done again"));
+      if (scan.valid_end == 0)
+        journal_->start_new(header);
+      else
+        journal_->keep_until(scan.valid_end);
     }
   }
 
@@ -146,6 +111,7 @@ jsonl_store::jsonl_store(jsonl_options opts) : blocking_store(1), opts_(std::mov
   const auto pointer = json_pointer_of(opts_.source);
   od::parser parser;
   std::string line, bad_lines;
+  std::size_t bad = 0;
   for (std::size_t n = 1; std::getline(in, line); ++n) {
     if (blank(line)) continue;
     if (auto it = finished.find(n); it != finished.end()) {
@@ -160,8 +126,8 @@ jsonl_store::jsonl_store(jsonl_options opts) : blocking_store(1), opts_(std::mov
       // Not an item: failed now, with the reason, so it is in the output like any other line.
       const std::string why = "line " + std::to_string(n) + " is not a JSON object";
       if (!opts_.read_only) log::item(log::level::warn, std::to_string(n), "failed", why);
-      bad_lines += "{\"line\":" + std::to_string(n) + ",\"failed\":{\"reason\":" + json_string(why) +
-                   ",\"httpStatus\":0,\"attempts\":0}}\n";
+      bad_lines += failed_record(n, why, 0, 0);
+      ++bad;
       ++finished_before_;
       ++failed_before_;
       continue;
@@ -185,7 +151,7 @@ jsonl_store::jsonl_store(jsonl_options opts) : blocking_store(1), opts_(std::mov
     mem_.add(std::move(f));
     line_of_.push_back(n);
   }
-  if (!bad_lines.empty() && journal_fd_ >= 0) append_journal(bad_lines);
+  if (!bad_lines.empty() && journaling()) journal_->append(bad_lines, bad);
 }
 
 void jsonl_store::count_finished_output() {
@@ -201,26 +167,7 @@ void jsonl_store::count_finished_output() {
   }
 }
 
-jsonl_store::~jsonl_store() {
-  join_pool();
-  if (journal_fd_ >= 0) ::close(journal_fd_);
-}
-
-void jsonl_store::append_journal(const std::string& records) {
-  std::lock_guard lock(journal_mutex_);
-  const char* p = records.data();
-  std::size_t left = records.size();
-  while (left > 0) {
-    const auto n = ::write(journal_fd_, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail_file("cannot write the journal", opts_.out + ".journal");
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (::fdatasync(journal_fd_) != 0) fail_file("cannot sync the journal", opts_.out + ".journal");
-}
+jsonl_store::~jsonl_store() { join_pool(); }
 
 // Items are known to the engine (and in logs) by their line number; the memory store inside
 // numbers them 1..k in the same order, so the two translate by a search in line_of_.
@@ -240,55 +187,116 @@ std::vector<Item> jsonl_store::to_memory(std::vector<Item> batch) const {
 }
 
 std::vector<job> jsonl_store::claim_blocking(const claim_request& req) {
+  std::lock_guard op(op_mutex_);
   auto jobs = mem_.claim_now(req);
   for (auto& j : jobs) j.id = line_id(j.id);
   return jobs;
 }
 
 renew_result jsonl_store::renew_blocking(const std::vector<renewal>& batch, millis lease) {
+  std::lock_guard op(op_mutex_);
   auto r = mem_.renew_now(to_memory(batch), lease);
   for (auto& id : r.lost) id = line_id(id);
   return r;
 }
 
 write_result jsonl_store::release_blocking(const std::vector<release_item>& batch) {
+  std::lock_guard op(op_mutex_);
   auto r = mem_.release_now(to_memory(batch));
   for (auto& id : r.lost) id = line_id(id);
   return r;
 }
 
+bool jsonl_store::holds(const lease_ref& ref, store_time now, bool check_until) const {
+  const auto it = mem_.get(ref.id);
+  return it && it->lease && it->lease->by == ref.by && it->lease->token == ref.token &&
+         (!check_until || it->lease->until >= now);
+}
+
 namespace {
-template <class Item>
-std::vector<const Item*> landed(const std::vector<Item>& batch, const write_result& r) {
-  const std::unordered_set<std::string> lost(r.lost.begin(), r.lost.end());
-  std::vector<const Item*> out;
-  for (const auto& x : batch)
-    if (!lost.count(x.ref.id)) out.push_back(&x);
-  return out;
+// Applies a checked batch to memory with the clock stopped at the time it was checked.
+class frozen_clock {
+ public:
+  frozen_clock(std::optional<store_time>& slot, store_time now) : slot_(slot) { slot_ = now; }
+  ~frozen_clock() { slot_.reset(); }
+  frozen_clock(const frozen_clock&) = delete;
+  frozen_clock& operator=(const frozen_clock&) = delete;
+
+ private:
+  std::optional<store_time>& slot_;
+};
+
+std::string without_newline(const std::string& record) { return record.substr(0, record.size() - 1); }
+
+// Only bytes the journal's reader accepts: a reason that is not valid UTF-8 (an API's message)
+// keeps its ASCII, the rest becomes '?'.
+std::string failure_line(std::size_t line, const failure& f) {
+  auto record = failed_record(line, f.reason, f.http_status, f.attempts);
+  if (record_problem(without_newline(record)).empty()) return record;
+  std::string ascii = f.reason;
+  for (auto& c : ascii)
+    if (static_cast<unsigned char>(c) >= 0x80) c = '?';
+  return failed_record(line, ascii, f.http_status, f.attempts);
 }
 }  // namespace
 
+// The journal first, then memory: memory never holds an outcome the journal has not, so a write
+// the disk refuses leaves the leases in place for the engine's retry.
 write_result jsonl_store::complete_blocking(const std::vector<completion>& batch) {
-  auto r = mem_.complete_now(to_memory(batch));
-  for (auto& id : r.lost) id = line_id(id);
+  std::lock_guard op(op_mutex_);
+  const auto now = store_clock::now();
+  write_result r;
+  std::vector<completion> landing;
   std::string records;
-  for (const auto* c : landed(batch, r)) records += "{\"line\":" + c->ref.id + ",\"result\":" + c->result_json + "}\n";
-  if (!records.empty()) append_journal(records);  // acknowledged only once it is on disk
+  for (const auto& c : batch) {
+    completion m{c.ref, {}};
+    m.ref.id = memory_id(c.ref.id);
+    if (!holds(m.ref, now, true)) {
+      r.lost.push_back(c.ref.id);
+      continue;
+    }
+    auto record = done_record(std::stoul(c.ref.id), compact_json(c.result_json));
+    if (auto why = record_problem(without_newline(record)); !why.empty()) {
+      r.refused.emplace_back(c.ref.id, "file mode can't journal this answer: it is " + why);
+      continue;
+    }
+    records += record;
+    landing.push_back(std::move(m));
+  }
+  if (!records.empty() && journaling()) journal_->append(records, landing.size());  // throws: nothing changed
+  frozen_clock at(frozen_now_, now);
+  const auto applied = mem_.complete_now(landing);
+  r.applied = applied.applied;
+  for (const auto& id : applied.lost) r.lost.push_back(line_id(id));  // checked above: never happens
   return r;
 }
 
 write_result jsonl_store::fail_blocking(const std::vector<failure>& batch) {
-  auto r = mem_.fail_now(to_memory(batch));
-  for (auto& id : r.lost) id = line_id(id);
+  std::lock_guard op(op_mutex_);
+  const auto now = store_clock::now();
+  write_result r;
+  std::vector<failure> landing;
   std::string records;
-  for (const auto* f : landed(batch, r))
-    records += "{\"line\":" + f->ref.id + ",\"failed\":{\"reason\":" + json_string(f->reason) +
-               ",\"httpStatus\":" + std::to_string(f->http_status) + ",\"attempts\":" + std::to_string(f->attempts) + "}}\n";
-  if (!records.empty()) append_journal(records);
+  for (const auto& f : batch) {
+    failure m = f;
+    m.ref.id = memory_id(f.ref.id);
+    if (!holds(m.ref, now, false)) {
+      r.lost.push_back(f.ref.id);
+      continue;
+    }
+    records += failure_line(std::stoul(f.ref.id), f);
+    landing.push_back(std::move(m));
+  }
+  if (!records.empty() && journaling()) journal_->append(records, landing.size());
+  frozen_clock at(frozen_now_, now);
+  const auto applied = mem_.fail_now(landing);
+  r.applied = applied.applied;
+  for (const auto& id : applied.lost) r.lost.push_back(line_id(id));
   return r;
 }
 
 store_stats jsonl_store::stats_blocking() {
+  std::lock_guard op(op_mutex_);
   auto s = mem_.stats_now();
   s.done += done_before_;
   s.failed += failed_before_;
@@ -313,50 +321,96 @@ std::string jsonl_store::describe() const {
 }
 
 std::string jsonl_store::finish(bool drained) {
-  const std::string journal = opts_.out + ".journal";
-  if (opts_.read_only || journal_fd_ < 0) return {};
+  if (!journaling()) return {};
   if (!drained)
-    return "finished lines are kept in " + journal + "; run the same command again to do the rest";
+    return "finished lines are kept in " + journal_->path() + "; run the same command again to do the rest";
+  const auto said = write_output(journal_->read_all());
+  ::unlink(journal_->path().c_str());
+  return said;
+}
 
+namespace {
+// OUT.tmp while it is written: removed again unless it became OUT.
+class output_in_progress {
+ public:
+  explicit output_in_progress(std::string path) : path_(std::move(path)) {
+    // A regular file here is ours: a run killed while writing it (the journal's lock says no
+    // other run is at it). Anything else (a symbolic link someone planted) is refused.
+    struct stat st {};
+    if (::lstat(path_.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path_.c_str());
+    fd_ = open_private(path_, O_WRONLY | O_CREAT | O_EXCL, "the output's temporary file");
+  }
+  ~output_in_progress() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!renamed_) ::unlink(path_.c_str());
+  }
+  output_in_progress(const output_in_progress&) = delete;
+  output_in_progress& operator=(const output_in_progress&) = delete;
+
+  void write(std::string& buffered, bool last) {
+    if (buffered.size() < (1u << 20) && !last) return;
+    if (!write_all_at(fd_, buffered, written_)) fail("cannot write");
+    written_ += static_cast<off_t>(buffered.size());
+    buffered.clear();
+  }
+  // Synced, given the mode the umask gives a new file, and renamed to `out`; then the rename
+  // itself is made durable, before the journal may go.
+  void commit(const std::string& out) {
+    if (::fsync(fd_) != 0) fail("cannot sync");
+    if (::fchmod(fd_, new_file_mode()) != 0) fail("cannot set the mode of");
+    if (::rename(path_.c_str(), out.c_str()) != 0) fail(("cannot rename to " + out + ":").c_str());
+    renamed_ = true;
+    const auto slash = out.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : out.substr(0, slash);
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+      ::fsync(dfd);
+      ::close(dfd);
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const char* what) { fail_file(std::string(what) + " the output's temporary file", path_); }
+  std::string path_;
+  int fd_ = -1;
+  off_t written_ = 0;
+  bool renamed_ = false;
+};
+}  // namespace
+
+std::string jsonl_store::write_output(const std::string& journal_text) {
   struct stat in_stat {};
   if (::stat(opts_.in.c_str(), &in_stat) != 0) fail_file("cannot read the input", opts_.in);
-  std::uint64_t valid_end = 0;
-  std::vector<journal_record> index;  // by line number
-  for (auto& r : read_journal(journal, header_of(in_stat), valid_end)) {
-    if (index.size() <= r.line) index.resize(r.line + 1);
-    index[r.line] = r;
+  const auto scan = scan_journal(journal_text, header_of(in_stat), journal_->path());
+  std::vector<const journal_entry*> index;  // by line number; the last record of a line wins
+  for (const auto& e : scan.entries) {
+    if (index.size() <= e.line) index.resize(e.line + 1, nullptr);
+    index[e.line] = &e;
   }
   std::ifstream in(opts_.in, std::ios::binary);
-  std::ifstream records(journal, std::ios::binary);
-  const std::string tmp = opts_.out + ".tmp";
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  if (!in || !records || !out) fail_file("cannot write the output", tmp);
+  if (!in) fail_file("cannot read the input", opts_.in);
+  output_in_progress tmp(opts_.out + ".tmp");
 
-  std::string line, rec;
+  std::string line, buffered;
   std::size_t written = 0, done = 0, failed = 0;
   for (std::size_t n = 1; std::getline(in, line); ++n) {
     if (blank(line)) continue;
-    if (n >= index.size() || index[n].line != n)
+    if (n >= index.size() || !index[n])
       throw std::runtime_error("line " + std::to_string(n) + " of " + opts_.in + " has no outcome in the journal");
-    const auto& r = index[n];
-    rec.resize(r.length);
-    records.seekg(static_cast<std::streamoff>(r.offset));
-    records.read(rec.data(), static_cast<std::streamsize>(r.length));
-    const std::string prefix = "{\"line\":" + std::to_string(n) + (r.done ? ",\"result\":" : ",\"failed\":");
-    const std::string body = rec.substr(prefix.size(), rec.size() - prefix.size() - 1);  // without the final }
+    const auto& r = *index[n];
+    const std::string body = journal_text.substr(r.body_offset, r.body_length);
     std::string merged = r.done ? with_field(line, opts_.target, body) : with_field(line, opts_.target, "null", "\"failed\":" + body);
     if (merged.empty())  // the line was not an object: say which line it was, and keep its text
       merged = "{\"line\":" + std::to_string(n) + ",\"input\":" + json_string(line) + "," + json_string(opts_.target) +
                ":null,\"failed\":" + body + "}";
-    out << merged << '\n';
+    buffered += merged;
+    buffered += '\n';
+    tmp.write(buffered, false);
     ++written;
     ++(r.done ? done : failed);
   }
-  out.flush();
-  out.close();
-  if (!out) fail_file("cannot write the output", tmp);
-  if (std::rename(tmp.c_str(), opts_.out.c_str()) != 0) fail_file("cannot rename the output to", opts_.out);
-  ::unlink(journal.c_str());
+  tmp.write(buffered, true);
+  tmp.commit(opts_.out);
   return "wrote " + opts_.out + ": " + std::to_string(written) + " lines (" + std::to_string(done) + " done, " +
          std::to_string(failed) + " failed), in the input's order";
 }

@@ -14,12 +14,15 @@
 // modification time; a journal for another IN is refused rather than misapplied.
 #pragma once
 
+#include <adapters/jsonl/journal_file.hpp>
 #include <adapters/jsonl/json_members.hpp>
 #include <adapters/memory/memory_store.hpp>
 
 #include <dibs/blocking_store.hpp>
 
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,7 +56,10 @@ class jsonl_store final : public blocking_store {
   std::size_t resumed() const { return finished_before_; }  // lines the journal already held
 
  private:
-  void append_journal(const std::string& records);
+  bool journaling() const { return journal_ && journal_->exists() && !opts_.read_only; }
+  // Whether the memory store would accept a fenced write for `ref` (a memory id) at `now`.
+  bool holds(const lease_ref& ref, store_time now, bool check_until) const;
+  std::string write_output(const std::string& journal_text);
   void count_finished_output();
   std::string memory_id(const std::string& line) const;
   std::string line_id(const std::string& memory) const;
@@ -61,12 +67,15 @@ class jsonl_store final : public blocking_store {
   std::vector<Item> to_memory(std::vector<Item> batch) const;
 
   jsonl_options opts_;
+  // The memory store's clock: frozen while a batch that was checked and journaled at `now` is
+  // applied, so that memory accepts exactly what the journal already holds.
+  std::optional<store_time> frozen_now_;
   memory_store mem_;
   std::vector<std::size_t> line_of_;  // memory id - 1 -> line number (1-based) in IN
   std::size_t finished_before_ = 0;
   std::uint64_t done_before_ = 0, failed_before_ = 0;
-  int journal_fd_ = -1;
-  std::mutex journal_mutex_;
+  std::unique_ptr<journal_file> journal_;
+  std::mutex op_mutex_;  // one operation at a time: check, journal, apply
 };
 
 }  // namespace dibs::jsonl

@@ -1,4 +1,5 @@
 #include <dibs/log.hpp>
+#include <dibs/log_escape.hpp>
 #include <dibs/json_text.hpp>
 
 #include <atomic>
@@ -40,6 +41,35 @@ bool parse_level(const std::string& text, level& out) {
 }
 
 void set_json(bool on) { g_json = on; }
+
+std::string escape_controls(std::string_view text) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      const auto c1 = static_cast<unsigned char>(text[++i]);  // a C1 control (0x9b is CSI)
+      out += "\\u00";
+      out += hex[c1 >> 4];
+      out += hex[c1 & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
 bool json() { return g_json; }
 
 namespace {
@@ -81,13 +111,13 @@ std::string json_line(level l, const std::string& msg, const std::string* id, co
 }
 
 void write(level l, const std::string& line) {
-  emit_line(g_json ? json_line(l, line) : "dibs " + std::string(name(l)) + ": " + line);
+  emit_line(g_json ? json_line(l, line) : "dibs " + std::string(name(l)) + ": " + escape_controls(line));
 }
 
 void item(level l, const std::string& id, const std::string& event, const std::string& reason) {
   if (l < current_level()) return;
   const std::string text = "item " + id + ": " + event + ": " + reason;
-  emit_line(g_json ? json_line(l, text, &id, &event, &reason) : "dibs " + std::string(name(l)) + ": " + text);
+  emit_line(g_json ? json_line(l, text, &id, &event, &reason) : "dibs " + std::string(name(l)) + ": " + escape_controls(text));
 }
 
 }  // namespace dibs::log

@@ -1,0 +1,150 @@
+#include "journal_format.hpp"
+
+#include <dibs/json_text.hpp>
+
+#include <simdjson.h>
+
+#include <charconv>
+#include <stdexcept>
+
+namespace dibs::jsonl {
+
+std::string compact_json(std::string_view json) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(json.size());
+  bool in_string = false, escaped = false;
+  for (const char ch : json) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (!in_string) {
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;  // JSON's whitespace
+      if (c < 0x20) {  // not JSON, but never a raw control character in a record
+        out += "\\u00";
+        out += hex[c >> 4];
+        out += hex[c & 15];
+        continue;
+      }
+      in_string = c == '"';
+      out += ch;
+      continue;
+    }
+    if (c < 0x20) {  // invalid raw inside a string: escaped (it stays one line)
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+      escaped = false;
+      continue;
+    }
+    out += ch;
+    if (escaped)
+      escaped = false;
+    else if (c == '\\')
+      escaped = true;
+    else if (c == '"')
+      in_string = false;
+  }
+  return out;
+}
+
+std::string journal_header(std::uint64_t input_size, std::int64_t input_mtime_ns) {
+  return "{\"dibs_journal\":1,\"input_size\":" + std::to_string(input_size) +
+         ",\"input_mtime_ns\":" + std::to_string(input_mtime_ns) + "}";
+}
+
+std::string done_record(std::size_t line, std::string_view compact_answer) {
+  std::string out = "{\"line\":" + std::to_string(line) + ",\"result\":";
+  out += compact_answer;
+  out += "}\n";
+  return out;
+}
+
+std::string failed_record(std::size_t line, std::string_view reason, int http_status, int attempts) {
+  return "{\"line\":" + std::to_string(line) + ",\"failed\":{\"reason\":" + json_string(reason) +
+         ",\"httpStatus\":" + std::to_string(http_status) + ",\"attempts\":" + std::to_string(attempts) + "}}\n";
+}
+
+namespace {
+// A record is `{"line":N,"result":...}` or `{"line":N,"failed":{...}}`, exactly as written
+// above: its body is found by position, so the reader insists on that shape.
+bool parse_record(std::string_view record, journal_entry& e) {
+  static constexpr std::string_view start = "{\"line\":";
+  if (record.substr(0, start.size()) != start || record.empty() || record.back() != '}') return false;
+  std::size_t n = 0;
+  const char* digits = record.data() + start.size();
+  const char* end = record.data() + record.size();
+  auto [p, ec] = std::from_chars(digits, end, n);
+  if (ec != std::errc{} || n == 0 || *digits == '0') return false;
+  const std::string_view rest(p, static_cast<std::size_t>(end - p));
+  static constexpr std::string_view result = ",\"result\":", failed = ",\"failed\":";
+  if (rest.substr(0, result.size()) == result)
+    e.done = true;
+  else if (rest.substr(0, failed.size()) == failed)
+    e.done = false;
+  else
+    return false;
+  e.line = n;
+  e.body_offset = static_cast<std::size_t>(p - record.data()) + (e.done ? result.size() : failed.size());
+  e.body_length = record.size() - e.body_offset - 1;
+  if (record.find('\n') != std::string_view::npos) return false;
+  // And it is JSON, all of it (the body is copied into the output as it is).
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(record.data(), record.size()).get(doc)) return false;
+  if (!e.done) {
+    simdjson::dom::object failure;
+    std::string_view reason;
+    if (doc["failed"].get(failure) || failure["reason"].get(reason)) return false;
+  }
+  return true;
+}
+}  // namespace
+
+std::string record_problem(std::string_view record) {
+  journal_entry e;
+  if (parse_record(record, e)) return {};
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  const auto err = parser.parse(record.data(), record.size()).get(doc);
+  if (err) return std::string("not valid JSON: ") + simdjson::error_message(err);
+  return "not a journal record";
+}
+
+journal_scan scan_journal(std::string_view text, std::string_view expected_header, const std::string& path) {
+  journal_scan scan;
+  std::size_t pos = 0;
+  bool header = true;
+  while (pos < text.size()) {
+    const auto nl = text.find('\n', pos);
+    const bool last = nl == std::string_view::npos || nl + 1 == text.size();
+    const std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    journal_entry e;
+    const bool whole = nl != std::string_view::npos;
+    if (header) {
+      if (whole && line != expected_header)
+        throw std::runtime_error("the journal " + path + " belongs to another version of the input (its header " +
+                                 json_string(line.substr(0, 200)) + " vs " + std::string(expected_header) +
+                                 "): remove it to start over");
+      if (!whole) break;  // a header that was never finished: the journal starts over
+      header = false;
+    } else if (!whole || !parse_record(line, e)) {
+      if (!last) throw std::runtime_error("the journal " + path + " is damaged at byte " + std::to_string(pos) + ": remove it to start over (its finished lines are then done again)");
+      scan.torn_offset = pos;
+      scan.torn_length = text.size() - pos;
+      static constexpr std::string_view start = "{\"line\":";
+      if (line.substr(0, start.size()) == start) {
+        std::size_t n = 0;
+        auto [p, ec] = std::from_chars(line.data() + start.size(), line.data() + line.size(), n);
+        if (ec == std::errc{} && p < line.data() + line.size() && *p == ',') scan.torn_line = n;
+      }
+      break;
+    } else {
+      e.body_offset += pos;
+      scan.entries.push_back(e);
+    }
+    pos = nl + 1;
+    scan.valid_end = pos;
+  }
+  return scan;
+}
+
+}  // namespace dibs::jsonl

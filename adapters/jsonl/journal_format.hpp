@@ -1,0 +1,53 @@
+// The journal's text, as pure functions (tested and fuzzed without files).
+//
+// A journal is a header line, then one record per outcome that landed, each ONE line of
+// compact JSON ending in a newline:
+//   {"dibs_journal":1,"input_size":123,"input_mtime_ns":456}
+//   {"line":7,"result":<the API's answer, whitespace between tokens removed>}
+//   {"line":9,"failed":{"reason":"...","httpStatus":404,"attempts":1}}
+// An answer is re-written on one line because APIs pretty-print: a newline inside a record
+// would split it in two, and the journal could not be read back.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dibs::jsonl {
+
+// `json` without the whitespace between its tokens, and with any raw control character inside a
+// string escaped (\u00XX): never a newline, whatever the input. Strings, numbers and the order
+// of members are kept byte for byte, so valid JSON keeps its meaning exactly.
+std::string compact_json(std::string_view json);
+
+std::string journal_header(std::uint64_t input_size, std::int64_t input_mtime_ns);
+// The record lines (with their newline); `compact_answer` is compact_json of a JSON value.
+std::string done_record(std::size_t line, std::string_view compact_answer);
+std::string failed_record(std::size_t line, std::string_view reason, int http_status, int attempts);
+// Empty when `record` (without its newline) is a record this journal's reader accepts;
+// otherwise why not. The writer checks each record with it, so it never writes what it can't read.
+std::string record_problem(std::string_view record);
+
+struct journal_entry {
+  std::size_t line = 0;
+  bool done = false;           // a result; otherwise a failure
+  std::size_t body_offset = 0;  // the result, or the failure's object, in the journal's text
+  std::size_t body_length = 0;
+};
+
+struct journal_scan {
+  std::vector<journal_entry> entries;  // in the order written (a line may appear again: the last wins)
+  std::size_t valid_end = 0;           // where the last whole record ends (0: not even a header)
+  // A torn last record (a write that did not finish): where it starts and how long it is, and
+  // its line when the part that was written says so (0 otherwise).
+  std::size_t torn_offset = 0, torn_length = 0, torn_line = 0;
+};
+
+// Reads a journal's text. Throws std::runtime_error (naming `path`) when the header is not
+// `expected_header` (a journal of another input) or a record before the last is damaged; a torn
+// LAST record is reported in the result instead, to be cut off.
+journal_scan scan_journal(std::string_view text, std::string_view expected_header, const std::string& path);
+
+}  // namespace dibs::jsonl

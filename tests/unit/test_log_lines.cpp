@@ -1,0 +1,61 @@
+// Plain-text log lines: one event, one line. Text from outside (an API's message, a server's
+// error) must not start a line of its own, or drive the terminal with escape sequences.
+#include <dibs/log.hpp>
+#include <dibs/log_escape.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+// What the calls in `fn` wrote to stderr.
+template <class F>
+std::string stderr_of(F fn) {
+  const auto path = fs::temp_directory_path() / ("dibs-log-" + std::to_string(::getpid()) + ".txt");
+  std::fflush(stderr);
+  const int saved = ::dup(STDERR_FILENO);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ::dup2(fd, STDERR_FILENO);
+  ::close(fd);
+  fn();
+  std::fflush(stderr);
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  fs::remove(path);
+  return s.str();
+}
+}  // namespace
+
+TEST_CASE("a plain log line shows control characters escaped: an API's message can't forge a line or color the terminal", "[log]") {
+  const auto level = dibs::log::current_level();
+  dibs::log::set_level(dibs::log::level::warn);
+  const std::string forged = "no data\ndibs warn: item 999: failed: x\r\x1b[31mred\x7f\t\x01 \xc2\x9b" "2J end";
+  const auto text = stderr_of([&] {
+    dibs::log::item(dibs::log::level::warn, "7", "failed", forged);
+    dibs::log::warn("server said: ", forged);
+  });
+  CHECK(text ==
+        "dibs warn: item 7: failed: no data\\ndibs warn: item 999: failed: x\\r\\x1b[31mred\\x7f\\t\\x01 \\u009b2J end\n"
+        "dibs warn: server said: no data\\ndibs warn: item 999: failed: x\\r\\x1b[31mred\\x7f\\t\\x01 \\u009b2J end\n");
+  // Other text, UTF-8 included, as it was.
+  CHECK(dibs::log::escape_controls("caf\xc3\xa9 \\ \"q\" \xe2\x82\xac") == "caf\xc3\xa9 \\ \"q\" \xe2\x82\xac");
+
+  // JSON logs already escape, as JSON does.
+  dibs::log::set_json(true);
+  const auto json = stderr_of([&] { dibs::log::item(dibs::log::level::warn, "7", "failed", "a\nb\x1b"); });
+  dibs::log::set_json(false);
+  CHECK_THAT(json, Catch::Contains("\"reason\":\"a\\nb\\u001b\"") && Catch::EndsWith("}\n"));
+  CHECK(std::count(json.begin(), json.end(), '\n') == 1);
+  dibs::log::set_level(level);
+}
