@@ -9,7 +9,9 @@ seconds=${FUZZ_SECONDS:-30}
 CXX=clang++ cmake -S tests/fuzz -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
 cmake --build build-fuzz -j2
 status=0
-for target in json_check json_to_bson url_template sql_names jsonl_line; do
+for binary in build-fuzz/fuzz_*; do
+  [ -f "$binary" ] && [ -x "$binary" ] || continue
+  target=${binary#build-fuzz/fuzz_}
   work=build-fuzz/corpus/$target
   mkdir -p "$work" build-fuzz/crashes/$target
   echo "fuzz: $target for ${seconds}s"
