@@ -770,6 +770,9 @@ struct mongo_store::impl {
       std::string json = batch[i].result_json;
       auto conv = json_to_bson(parser, json);
       if (conv.doc) {
+        if (auto why = oversized_answer(conv.doc->len)) conv = {nullptr, *why};
+      }
+      if (conv.doc) {
         docs[i] = std::move(conv.doc);
         ++converted;
       } else {

@@ -101,6 +101,12 @@ bulk_verdict judge_bulk_reply(const bson_t* reply, bool executed, const std::str
   return v;
 }
 
+std::optional<std::string> oversized_answer(std::size_t bson_bytes) {
+  if (bson_bytes <= max_document_bytes) return std::nullopt;
+  return "the answer is " + std::to_string(bson_bytes) + " bytes as BSON, over MongoDB's document limit of " +
+         std::to_string(max_document_bytes) + " (BSONObjectTooLarge)";
+}
+
 std::vector<lease_ref> split_refused(const std::vector<lease_ref>& refs, const bulk_verdict& v, refusals& refused) {
   std::vector<lease_ref> kept;
   for (std::size_t k = 0; k < refs.size(); ++k) {

@@ -60,6 +60,12 @@ struct bulk_verdict {
 // engine retries the batch, and the fence tells it what became of each item.
 bulk_verdict judge_bulk_reply(const bson_t* reply, bool executed, const std::string& error);
 
+// MongoDB's document limit (maxBsonObjectSize, 16 MiB on every server since 1.8). An answer over it
+// can't be stored: the driver refuses the whole bulk write before sending it (no write error to
+// read), so such an answer is refused before the write, with this reason; nullopt when it fits.
+constexpr std::size_t max_document_bytes = 16 * 1024 * 1024;
+std::optional<std::string> oversized_answer(std::size_t bson_bytes);
+
 using refusals = std::vector<std::pair<std::string, std::string>>;  // (item id, the server's reason)
 
 // The refs of a bulk's statements (statement k = refs[k]) that the server did not refuse; each

@@ -94,6 +94,32 @@ TEST_CASE("MongoDB: a completion a validator refuses is refused with the server'
   }
 }
 
+TEST_CASE("MongoDB: an answer over the 16 MiB document limit is refused with the reason, the others written",
+          "[mongo][refused]") {
+  mongo::mongo_options o;
+  o.uri = test::mongodb_uri();
+  o.db = "dibs_test";
+  o.collection = test::unique_collection("huge");
+  o.threads = 2;
+  mongo::mongo_store s(o);
+  s.drop();
+  s.seed(2, 6);
+  auto got = s.claim_blocking({2, "w", 60s, 1s});
+  REQUIRE(got.size() == 2);
+  const std::string huge = R"({"blob":")" + std::string(17 * 1024 * 1024, 'x') + R"("})";
+  // Before: the driver refused the whole bulk write (no write error): the batch failed, and the
+  // engine retried it, forever.
+  auto r = s.complete_blocking({completion{got[0].ref(), huge}, completion{got[1].ref(), R"({"city":"Paris"})"}});
+  CHECK(r.applied == 1);
+  CHECK(r.lost.empty());
+  REQUIRE(r.refused.size() == 1);
+  CHECK(r.refused[0].first == got[0].id);
+  CHECK_THAT(r.refused[0].second, Catch::Contains("BSONObjectTooLarge"));
+  auto st = s.stats_blocking();
+  CHECK(st.done == 1);
+  CHECK(st.leased_live == 1);
+}
+
 TEST_CASE("MongoDB: dibs enrich fails a document the validator refuses after one attempt, with the server's reason",
           "[mongo][refused][enrich][e2e]") {
   const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);

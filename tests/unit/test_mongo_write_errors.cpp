@@ -64,6 +64,13 @@ TEST_CASE("a document grown past 16 MB is refused with the server's code, named 
   CHECK(refusal_reason(v.refused[1]) == "MongoDB refused the write: code 10334 (BSONObjectTooLarge): object to insert too large");
 }
 
+TEST_CASE("an answer over MongoDB's 16 MiB document limit is refused before the write", "[mongo][write_errors]") {
+  CHECK_FALSE(oversized_answer(max_document_bytes));
+  const auto why = oversized_answer(max_document_bytes + 1);
+  REQUIRE(why);
+  CHECK(*why == "the answer is 16777217 bytes as BSON, over MongoDB's document limit of 16777216 (BSONObjectTooLarge)");
+}
+
 TEST_CASE("a refusal's reason is kept short without splitting a character", "[mongo][write_errors]") {
   write_error e;
   e.code = 121;
@@ -101,7 +108,7 @@ TEST_CASE("a bulk write with no write errors: all matched, or a failed write, or
   REQUIRE(w.batch_error);
 }
 
-TEST_CASE("the protocol writes with w:majority and journal unless the URI names a w; w=0 is refused", "[mongo][write_concern]") {
+TEST_CASE("the protocol writes with w:majority and journal unless the URI names a w, and w=0 is refused", "[mongo][write_concern]") {
   mongoc_init();
   auto wc_of = [](const char* text, std::string* said = nullptr) {
     mongoc_uri_t* uri = mongoc_uri_new(text);
