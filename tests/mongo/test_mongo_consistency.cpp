@@ -176,5 +176,5 @@ TEST_CASE("MongoDB: a write concern the URI names is honoured, and w=0 is refuse
   CHECK(n_writes > 0);
 
   o.uri = "mongodb://u:secret@127.0.0.1:1/?w=0";
-  CHECK_THROWS_WITH(mongo::mongo_store(o), Catch::Contains("w=0") && !Catch::Contains("secret"));
+  CHECK_THROWS_WITH(mongo::mongo_store(o), Catch::Contains("w=0 (unacknowledged)") && !Catch::Contains("secret"));
 }
