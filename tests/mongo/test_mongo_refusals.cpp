@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -90,6 +91,60 @@ TEST_CASE("MongoDB: a completion a validator refuses is refused with the server'
       CHECK(st.failed == 1);
       CHECK(st.drained());
       CHECK_THAT(s.document_json("i32:1"), Catch::Contains("code 121"));
+    }
+  }
+}
+
+TEST_CASE("MongoDB: a failure record or a release the server refuses is reported refused, the lease kept",
+          "[mongo][refused]") {
+  for (const char* strategy : {"batch", "lock-collection"}) {
+    DYNAMIC_SECTION(strategy) {
+      mongo::mongo_options o;
+      o.uri = test::mongodb_uri();
+      o.db = "dibs_test";
+      o.collection = test::unique_collection("refuse_fail");
+      o.strategy = *mongo::parse_strategy(strategy);
+      o.threads = 2;
+      mongo::mongo_store s(o);
+      s.drop();
+      s.run_command(R"({"insert": ")" + o.collection + R"(", "documents": [)"
+                    R"({"_id": 1, "originatingIp": "9.9.9.9", "location": null},)"
+                    R"({"_id": 2, "originatingIp": "8.8.8.8", "location": null}]})");
+      // No failure record and no lastError for 9.9.9.9 (the lock-collection release writes the
+      // lock document, which has no such rule: only the failure is refused there).
+      const std::string when = R"({"originatingIp": "9.9.9.9", "$or": [{"lock.failed": {"$exists": true}}, {"lock.lastError": {"$exists": true}}]})";
+      if (real_server())
+        s.run_command(R"({"collMod": ")" + o.collection + R"(", "validator": {"$nor": [)" + when + "]}}");
+      else
+        s.run_command(R"({"dibsRefuse": ")" + o.collection + R"(", "when": )" + when + "}");
+      std::vector<job> got;
+      for (int i = 0; i < 5 && got.size() < 2; ++i) {
+        auto more = s.claim_blocking({2, "w", 60s, 1s});
+        got.insert(got.end(), more.begin(), more.end());
+      }
+      REQUIRE(got.size() == 2);
+      std::vector<failure> fails;
+      for (auto& j : got) fails.push_back(failure{j.ref(), "HTTP 404 Not Found", 404, 1});
+      auto f = s.fail_blocking(fails);
+      CHECK(f.applied == 1);
+      CHECK(f.lost.empty());
+      REQUIRE(f.refused.size() == 1);
+      CHECK(f.refused[0].first == "i32:1");
+      CHECK_THAT(f.refused[0].second, Catch::StartsWith("MongoDB refused the write: code 121"));
+      auto st = s.stats_blocking();
+      CHECK(st.failed == 1);
+      CHECK(st.leased_live == 1);  // the refused one keeps its lease (and, with a lock collection, its lock)
+
+      const auto& mine = *std::find_if(got.begin(), got.end(), [](const job& j) { return j.id == "i32:1"; });
+      auto r = s.release_blocking({release_item{mine.ref(), 5s, "HTTP 503", 503}});
+      CHECK(r.lost.empty());
+      if (std::string(strategy) == "batch") {
+        CHECK(r.applied == 0);
+        REQUIRE(r.refused.size() == 1);
+        CHECK(r.refused[0].first == "i32:1");
+      } else {
+        CHECK(r.applied == 1);  // the lock document takes the release
+      }
     }
   }
 }
