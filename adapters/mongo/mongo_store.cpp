@@ -235,7 +235,8 @@ struct mongo_store::impl {
       mongoc_uri_set_option_as_int32(uri, MONGOC_URI_SOCKETTIMEOUTMS, 60000);
     if (!mongoc_uri_get_option_as_utf8(uri, MONGOC_URI_APPNAME, nullptr))
       mongoc_uri_set_appname(uri, "dibs");
-    log::info("mongodb: ", apply_write_concern(uri, redacted));
+    if (const auto wc = apply_write_concern(uri, redacted); wc.majority) log::info("mongodb: ", wc.description);
+    else log::warn("mongodb: ", wc.description, ": a failover can roll back a write fewer than a majority acknowledged");
     pool = mongoc_client_pool_new(uri);
     if (!pool) throw std::invalid_argument("bad --store URI '" + redacted + "': the driver refused its options");
     mongoc_client_pool_set_error_api(pool, MONGOC_ERROR_API_VERSION_2);

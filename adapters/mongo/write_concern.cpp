@@ -17,19 +17,19 @@ std::string describe(const mongoc_write_concern_t* wc) {
 }
 }  // namespace
 
-std::string apply_write_concern(mongoc_uri_t* uri, const std::string& redacted) {
+write_concern_choice apply_write_concern(mongoc_uri_t* uri, const std::string& redacted) {
   const mongoc_write_concern_t* given = mongoc_uri_get_write_concern(uri);
   if (mongoc_uri_has_option(uri, MONGOC_URI_W)) {
     if (mongoc_write_concern_get_w(given) == MONGOC_WRITE_CONCERN_W_UNACKNOWLEDGED)
       throw std::invalid_argument("bad --store URI '" + redacted +
                                   "': w=0 (unacknowledged) can't tell whether a fenced write applied; use w=majority");
-    return describe(given) + " (from the URI)";
+    return {describe(given) + " (from the URI)", mongoc_write_concern_get_wmajority(given)};
   }
   mongoc_write_concern_t* wc = mongoc_write_concern_copy(given);
   mongoc_write_concern_set_wmajority(wc, static_cast<int32_t>(mongoc_write_concern_get_wtimeout_int64(given)));
   if (!mongoc_uri_has_option(uri, MONGOC_URI_JOURNAL)) mongoc_write_concern_set_journal(wc, true);
   mongoc_uri_set_write_concern(uri, wc);
-  auto out = describe(wc) + " (the URI names no w)";
+  write_concern_choice out{describe(wc) + " (the URI names no w)", true};
   mongoc_write_concern_destroy(wc);
   return out;
 }

@@ -14,9 +14,13 @@
 
 namespace dibs::mongo {
 
-// Sets the write concern on `uri` (before the client pool is made from it) and returns what is in
-// force, for the start log, e.g. "write concern w=majority, journal (the URI names no w)".
-// Throws std::invalid_argument, naming the URI as `redacted`, for w=0.
-std::string apply_write_concern(mongoc_uri_t* uri, const std::string& redacted);
+struct write_concern_choice {
+  std::string description;  // for the start log, e.g. "write concern w=majority, journal (the URI names no w)"
+  bool majority = false;    // false: a failover may roll back acknowledged writes (warned about)
+};
+
+// Sets the write concern on `uri` (before the client pool is made from it) and says what is in
+// force. Throws std::invalid_argument, naming the URI as `redacted`, for w=0.
+write_concern_choice apply_write_concern(mongoc_uri_t* uri, const std::string& redacted);
 
 }  // namespace dibs::mongo

@@ -193,7 +193,7 @@ TEST_CASE("a result BSON can't hold is refused with the reason, and nothing is w
   CHECK_THAT(s.document_json(got[0].id), Catch::Contains("NUL"));
 }
 
-TEST_CASE("the store's connections are not inherited by a child process", "[mongo]") {
+TEST_CASE("the MongoDB store's connections are not inherited by a child process", "[mongo]") {
   const auto before = test::open_sockets();
   mongo::mongo_store s(options_for(mongo::claim_strategy::batch, test::unique_collection("cloexec")));
   REQUIRE(s.stats_blocking().pending == 0);

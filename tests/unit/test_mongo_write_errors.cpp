@@ -113,8 +113,8 @@ TEST_CASE("the protocol writes with w:majority and journal unless the URI names 
   auto wc_of = [](const char* text, std::string* said = nullptr) {
     mongoc_uri_t* uri = mongoc_uri_new(text);
     REQUIRE(uri);
-    const auto s = apply_write_concern(uri, "redacted");
-    if (said) *said = s;
+    const auto choice = apply_write_concern(uri, "redacted");
+    if (said) *said = choice.description + (choice.majority ? " [majority]" : "");
     auto* wc = mongoc_write_concern_copy(mongoc_uri_get_write_concern(uri));
     mongoc_uri_destroy(uri);
     return std::unique_ptr<mongoc_write_concern_t, void (*)(mongoc_write_concern_t*)>(wc, mongoc_write_concern_destroy);
@@ -123,7 +123,7 @@ TEST_CASE("the protocol writes with w:majority and journal unless the URI names 
   auto dflt = wc_of("mongodb://h1,h2/?replicaSet=rs0", &said);
   CHECK(mongoc_write_concern_get_wmajority(dflt.get()));
   CHECK(mongoc_write_concern_get_journal(dflt.get()));
-  CHECK(said == "write concern w=majority, journal (the URI names no w)");
+  CHECK(said == "write concern w=majority, journal (the URI names no w) [majority]");
 
   auto timed = wc_of("mongodb://h/?wtimeoutMS=5000&journal=false", &said);
   CHECK(mongoc_write_concern_get_wmajority(timed.get()));
@@ -133,7 +133,9 @@ TEST_CASE("the protocol writes with w:majority and journal unless the URI names 
   auto one = wc_of("mongodb://h/?w=1", &said);
   CHECK_FALSE(mongoc_write_concern_get_wmajority(one.get()));
   CHECK(mongoc_write_concern_get_w(one.get()) == 1);
-  CHECK(said == "write concern w=1 (from the URI)");
+  CHECK(said == "write concern w=1 (from the URI)");  // not majority: warned about at start
+  wc_of("mongodb://h/?w=majority", &said);
+  CHECK(said == "write concern w=majority (from the URI) [majority]");
 
   mongoc_uri_t* zero = mongoc_uri_new("mongodb://u:secret@h/?w=0");
   REQUIRE(zero);
