@@ -1,9 +1,13 @@
 #include "mongo_store.hpp"
 
 #include "bson_ptr.hpp"
+#include "bson_read.hpp"
 #include "ids.hpp"
 #include "json_to_bson.hpp"
 #include "protocol.hpp"
+#include "server_clock.hpp"
+#include "write_concern.hpp"
+#include "write_errors.hpp"
 
 #include <dibs/ipv4_ranges.hpp>
 #include <dibs/log.hpp>
@@ -61,35 +65,19 @@ void check(bool ok, const std::string& what, const bson_error_t& e) {
   if (!ok) throw mongo_error(what, e);
 }
 
-std::int64_t reply_int(const bson_t* reply, const char* key) {
-  bson_iter_t it;
-  if (bson_iter_init_find(&it, reply, key) && BSON_ITER_HOLDS_NUMBER(&it)) return bson_iter_as_int64(&it);
-  return 0;
-}
-
-const char* type_name(bson_type_t t) {
-  switch (t) {
-    case BSON_TYPE_DOUBLE: return "double";
-    case BSON_TYPE_UTF8: return "string";
-    case BSON_TYPE_DOCUMENT: return "object";
-    case BSON_TYPE_ARRAY: return "array";
-    case BSON_TYPE_BINARY: return "binary";
-    case BSON_TYPE_OID: return "objectId";
-    case BSON_TYPE_BOOL: return "bool";
-    case BSON_TYPE_DATE_TIME: return "date";
-    case BSON_TYPE_NULL: return "null";
-    case BSON_TYPE_INT32: return "int32";
-    case BSON_TYPE_INT64: return "int64";
-    case BSON_TYPE_DECIMAL128: return "decimal";
-    case BSON_TYPE_TIMESTAMP: return "timestamp";
-    case BSON_TYPE_REGEX: return "regex";
-    default: return "another BSON type";
-  }
+// Every read of the protocol (find by token after a claim, lease read-back, locks, candidates,
+// stats) goes to the primary whatever the URI's readPreference says: a lagging secondary would not
+// show the leases just written. The driver's default (nullptr prefs) would follow the URI.
+const mongoc_read_prefs_t* primary_reads() {
+  static const mongoc_read_prefs_t* p = mongoc_read_prefs_new(MONGOC_READ_PRIMARY);  // process lifetime
+  return p;
 }
 
 struct collection_handle {
   collection_handle(mongoc_client_t* c, const std::string& db, const std::string& name)
-      : coll(mongoc_client_get_collection(c, db.c_str(), name.c_str())) {}
+      : coll(mongoc_client_get_collection(c, db.c_str(), name.c_str())) {
+    mongoc_collection_set_read_prefs(coll, primary_reads());
+  }
   ~collection_handle() { mongoc_collection_destroy(coll); }
   collection_handle(const collection_handle&) = delete;
   collection_handle& operator=(const collection_handle&) = delete;
@@ -137,62 +125,6 @@ bson_ptr unordered() {
   return o;
 }
 
-std::optional<owned_id> doc_id(const bson_t* doc) {
-  bson_iter_t it;
-  if (!bson_iter_init_find(&it, doc, "_id")) return std::nullopt;
-  return owned_id(*bson_iter_value(&it));
-}
-
-job_field read_field(const bson_t* doc, const std::string& path) {
-  job_field f;
-  f.name = path;
-  bson_iter_t it, child;
-  if (!bson_iter_init(&it, doc) || !bson_iter_find_descendant(&it, path.c_str(), &child)) {
-    f.st = job_field::state::missing;
-    return f;
-  }
-  if (BSON_ITER_HOLDS_UTF8(&child)) {
-    uint32_t len = 0;
-    const char* s = bson_iter_utf8(&child, &len);
-    f.st = job_field::state::string;
-    f.value.assign(s, len);
-  } else {
-    f.st = job_field::state::not_string;
-    f.type_name = type_name(bson_iter_type(&child));
-  }
-  return f;
-}
-
-int read_int(const bson_t* doc, const std::string& path, int fallback) {
-  bson_iter_t it, child;
-  if (bson_iter_init(&it, doc) && bson_iter_find_descendant(&it, path.c_str(), &child) &&
-      BSON_ITER_HOLDS_NUMBER(&child))
-    return static_cast<int>(bson_iter_as_int64(&child));
-  return fallback;
-}
-
-bool has_path(const bson_t* doc, const std::string& path, bool non_null = false) {
-  bson_iter_t it, child;
-  if (!bson_iter_init(&it, doc) || !bson_iter_find_descendant(&it, path.c_str(), &child)) return false;
-  return !non_null || !BSON_ITER_HOLDS_NULL(&child);
-}
-
-std::optional<std::int64_t> read_i64(const bson_t* doc, const std::string& path) {
-  bson_iter_t it, child;
-  if (bson_iter_init(&it, doc) && bson_iter_find_descendant(&it, path.c_str(), &child) &&
-      BSON_ITER_HOLDS_NUMBER(&child))
-    return bson_iter_as_int64(&child);
-  return std::nullopt;
-}
-
-std::string read_str(const bson_t* doc, const std::string& path) {
-  bson_iter_t it, child;
-  if (bson_iter_init(&it, doc) && bson_iter_find_descendant(&it, path.c_str(), &child) &&
-      BSON_ITER_HOLDS_UTF8(&child))
-    return bson_iter_utf8(&child, nullptr);
-  return {};
-}
-
 // ObjectIds as 96-bit numbers, to pick a random starting point between the smallest and the
 // largest pending id (the batch and lock-collection strategies spread workers this way).
 using u128 = unsigned __int128;
@@ -209,10 +141,6 @@ bson_oid_t oid_from_number(u128 v) {
   }
   return o;
 }
-
-struct bulk_outcome {
-  std::int64_t matched = 0;
-};
 
 }  // namespace
 
@@ -280,7 +208,8 @@ struct mongo_store::impl {
     });
     return true;
   }
-  std::atomic<std::int64_t> last_clock_check_ms{0};
+  server_clock clock;
+  std::atomic<std::int64_t> last_clock_check_ns{0};  // steady clock: immune to wall-clock steps
 
   std::mutex range_mutex;
   bool range_known = false;
@@ -306,6 +235,8 @@ struct mongo_store::impl {
       mongoc_uri_set_option_as_int32(uri, MONGOC_URI_SOCKETTIMEOUTMS, 60000);
     if (!mongoc_uri_get_option_as_utf8(uri, MONGOC_URI_APPNAME, nullptr))
       mongoc_uri_set_appname(uri, "dibs");
+    if (const auto wc = apply_write_concern(uri, redacted); wc.majority) log::info("mongodb: ", wc.description);
+    else log::warn("mongodb: ", wc.description, ": a failover can roll back a write fewer than a majority acknowledged");
     pool = mongoc_client_pool_new(uri);
     if (!pool) throw std::invalid_argument("bad --store URI '" + redacted + "': the driver refused its options");
     mongoc_client_pool_set_error_api(pool, MONGOC_ERROR_API_VERSION_2);
@@ -323,32 +254,32 @@ struct mongo_store::impl {
       BSON_APPEND_INT32(cmd.get(), name, 1);
       return mongoc_client_command_simple(c.client, "admin", cmd.get(), nullptr, reply, &err);
     };
-    const auto before = store_clock::now();
+    const auto before = clock.steady_now();
     bson_t reply;
     bool ok = try_cmd("hello", &reply);
     if (!ok) {
       bson_destroy(&reply);
       ok = try_cmd("isMaster", &reply);
     }
-    const auto after = store_clock::now();
+    const auto after = clock.steady_now();
     if (!ok) {
       bson_destroy(&reply);
       throw mongo_error("cannot reach MongoDB at " + redacted, err);
     }
     bson_iter_t it;
     if (bson_iter_init_find(&it, &reply, "localTime") && BSON_ITER_HOLDS_DATE_TIME(&it)) {
-      const auto server = bson_iter_date_time(&it);
-      const auto local_mid = ms(before) + (ms(after) - ms(before)) / 2;
-      self.offset_ms_ = server - local_mid;
+      if (auto jump = clock.record(from_ms(bson_iter_date_time(&it)), before, after))
+        log::warn("mongodb: the server's clock is ", jump->count(), " ms off what the last measurement predicted "
+                  "(a clock was stepped); leases now follow the server's new time");
     }
     bson_destroy(&reply);
-    last_clock_check_ms = ms(store_clock::now());
+    last_clock_check_ns = clock.steady_now().time_since_epoch().count();
   }
 
   void refresh_clock_if_due() {
-    const auto now = ms(store_clock::now());
-    if (now - last_clock_check_ms.load() < std::chrono::duration_cast<millis>(opts.clock_refresh).count()) return;
-    last_clock_check_ms = now;  // one refresher at a time is enough; a failure keeps the old offset
+    const auto now = clock.steady_now().time_since_epoch().count();
+    if (server_clock::steady::duration(now - last_clock_check_ns.load()) < opts.clock_refresh) return;
+    last_clock_check_ns = now;  // one refresher at a time is enough; a failure keeps the old estimate
     try {
       measure_clock();
     } catch (const std::exception& e) {
@@ -374,7 +305,7 @@ struct mongo_store::impl {
     }
   }
 
-  store_time now() const { return store_clock::now() + millis(self.offset_ms_.load()); }
+  store_time now() const { return clock.now(); }
 
   // ---- candidates from a random start --------------------------------------------------------
 
@@ -694,12 +625,13 @@ struct mongo_store::impl {
 
   // ---- fenced batch writes -------------------------------------------------------------------
 
+  // One unordered bulk of fenced updates. Statements the server refused (write errors) come back
+  // in the verdict; a failure of the whole write throws.
   template <class Each>
-  bulk_outcome bulk_update(mongoc_collection_t* coll, std::size_t n, Each each, const std::string& what) {
-    bulk_outcome out;
-    if (n == 0) return out;
+  bulk_verdict bulk_update(mongoc_collection_t* coll, std::size_t n, Each each, const std::string& what) {
+    if (n == 0) return {};
     mongoc_bulk_operation_t* bulk = mongoc_collection_create_bulk_operation_with_opts(coll, unordered().get());
-    bson_error_t err;
+    bson_error_t err{};
     for (std::size_t i = 0; i < n; ++i) {
       auto [filter, update] = each(i);
       if (!mongoc_bulk_operation_update_one_with_opts(bulk, filter.get(), update.get(), nullptr, &err)) {
@@ -709,17 +641,13 @@ struct mongo_store::impl {
     }
     bson_t reply;
     const uint32_t hint = mongoc_bulk_operation_execute(bulk, &reply, &err);
-    out.matched = reply_int(&reply, "nMatched");
-    // The reply always carries writeErrors; only a non-empty one means some writes failed.
-    bson_iter_t we, first;
-    const bool write_errors = bson_iter_init_find(&we, &reply, "writeErrors") && bson_iter_recurse(&we, &first) &&
-                              bson_iter_next(&first);
+    auto v = judge_bulk_reply(&reply, hint != 0, hint != 0 ? "" : err.message);
     bson_destroy(&reply);
     mongoc_bulk_operation_destroy(bulk);
-    if (hint == 0 && !write_errors) throw mongo_error(what, err);
-    if (write_errors) log::warn("mongodb: ", what, ": some writes failed: ", err.message);
-    return out;
+    if (v.batch_error) throw mongo_error(what + ": " + *v.batch_error);
+    return v;
   }
+
 
   struct doc_state {
     bool has_token = false;
@@ -786,6 +714,10 @@ struct mongo_store::impl {
     return out;
   }
 
+  static void warn_each(const std::vector<std::pair<std::string, std::string>>& refused, const char* what) {
+    for (auto& [id, why] : refused) log::item(log::level::warn, id, what, why);
+  }
+
   static bool ours(const lease_ref& r, const doc_state& s) { return s.has_token && s.token == r.token && s.by == r.by; }
 
   // A batch's items (those `keep` accepts) with their parsed ids; an id that doesn't parse can't
@@ -839,6 +771,9 @@ struct mongo_store::impl {
       std::string json = batch[i].result_json;
       auto conv = json_to_bson(parser, json);
       if (conv.doc) {
+        if (auto why = oversized_answer(conv.doc->len)) conv = {nullptr, *why};
+      }
+      if (conv.doc) {
         docs[i] = std::move(conv.doc);
         ++converted;
       } else {
@@ -864,14 +799,12 @@ struct mongo_store::impl {
         return std::pair{open_document_filter(f(), ids[k].value()), completion_update(f(), doc_of(k))};
       }, "writing completions");
       res.applied = static_cast<std::size_t>(out.matched);
-      if (out.matched < static_cast<std::int64_t>(live.size())) {
-        std::vector<lease_ref> live_refs;
-        for (auto k : live) live_refs.push_back(refs[k]);
-        for (auto& id : lost_ids(h.coll, live_refs, out.matched, false,
-                                 [](const lease_ref&, const doc_state& s) { return s.target_set; }))
-          res.lost.push_back(id);
-      }
-      delete_locks(locks.coll, refs);
+      std::vector<lease_ref> live_refs;
+      for (auto k : live) live_refs.push_back(refs[k]);
+      const auto sent = split_refused(live_refs, out, res.refused);  // their locks stay: still ours
+      for (auto& id : lost_ids(h.coll, sent, out.matched, false, [](const lease_ref&, const doc_state& s) { return s.target_set; }))
+        res.lost.push_back(id);
+      delete_locks(locks.coll, without_refused(refs, res.refused));
       return res;
     }
 
@@ -880,7 +813,7 @@ struct mongo_store::impl {
                        completion_update(f(), doc_of(k))};
     }, "writing completions");
     res.applied = static_cast<std::size_t>(out.matched);
-    for (auto& id : lost_ids(h.coll, refs, out.matched, false,
+    for (auto& id : lost_ids(h.coll, split_refused(refs, out, res.refused), out.matched, false,
                              [](const lease_ref&, const doc_state& s) { return s.target_set && !s.has_token; }))
       res.lost.push_back(id);
     return res;
@@ -919,7 +852,12 @@ struct mongo_store::impl {
       return std::pair{fenced_filter(f(), ids[k].value(), refs[k].by, refs[k].token), renew_update(f(), until)};
     }, "renewing leases");
     res.applied = static_cast<std::size_t>(out.matched);
-    for (auto& id : lost_ids(h.coll, refs, out.matched, lk, [](const lease_ref& r, const doc_state& s) { return ours(r, s); }))
+    // A renewal the server refused did not extend the lease: to the engine, the lease is lost.
+    std::vector<std::pair<std::string, std::string>> refused;
+    const auto sent = split_refused(refs, out, refused);
+    warn_each(refused, "renewal refused (the lease will expire)");
+    for (auto& r : refused) res.lost.push_back(r.first);
+    for (auto& id : lost_ids(h.coll, sent, out.matched, lk, [](const lease_ref& r, const doc_state& s) { return ours(r, s); }))
       res.lost.push_back(id);
     for (std::size_t i = 0; i < res.applied; ++i) res.until.push_back(until);
     return res;
@@ -946,7 +884,10 @@ struct mongo_store::impl {
                        release_update(f(), at_once, retry_at, items[k]->why)};
     }, "releasing items");
     res.applied = static_cast<std::size_t>(out.matched);
-    for (auto& id : lost_ids(h.coll, refs, out.matched, lk, [](const lease_ref& r, const doc_state& s) {
+    // A refused release leaves the lease as it was: the item is claimable once it expires.
+    const auto sent = split_refused(refs, out, res.refused);
+    warn_each(res.refused, "release refused (claimable when the lease expires)");
+    for (auto& id : lost_ids(h.coll, sent, out.matched, lk, [](const lease_ref& r, const doc_state& s) {
            return !s.has_token || ours(r, s);
          }))
       res.lost.push_back(id);
@@ -972,7 +913,11 @@ struct mongo_store::impl {
                          failure_update(f(), items[k]->reason, items[k]->http_status, items[k]->attempts, t)};
       }, "recording failures");
       res.applied = static_cast<std::size_t>(out.matched);
-      delete_locks(locks.coll, refs);
+      std::vector<lease_ref> valid_refs;
+      for (auto k : valid) valid_refs.push_back(refs[k]);
+      split_refused(valid_refs, out, res.refused);
+      warn_each(res.refused, "failure record refused");
+      delete_locks(locks.coll, without_refused(refs, res.refused));  // a refused failure keeps its lock
       return res;
     }
     auto out = bulk_update(h.coll, refs.size(), [&](std::size_t k) {
@@ -980,7 +925,9 @@ struct mongo_store::impl {
                        failure_update(f(), items[k]->reason, items[k]->http_status, items[k]->attempts, t)};
     }, "recording failures");
     res.applied = static_cast<std::size_t>(out.matched);
-    for (auto& id : lost_ids(h.coll, refs, out.matched, false,
+    const auto sent = split_refused(refs, out, res.refused);
+    warn_each(res.refused, "failure record refused");
+    for (auto& id : lost_ids(h.coll, sent, out.matched, false,
                              [](const lease_ref&, const doc_state& s) { return s.failed && !s.has_token; }))
       res.lost.push_back(id);
     return res;
@@ -1081,6 +1028,7 @@ std::string mongo_store::describe() const {
 
 claim_strategy mongo_store::strategy() const { return impl_->opts.strategy; }
 store_time mongo_store::server_now() const { return impl_->now(); }
+std::chrono::milliseconds mongo_store::clock_offset() const { return impl_->clock.offset(); }
 bool mongo_store::watch(std::function<void()> on_change) { return impl_->watch(std::move(on_change)); }
 void mongo_store::stop_watching() { impl_->stop_watching(); }
 

@@ -10,7 +10,8 @@
 //                     unique _id decides the winner (weaker fencing: see the README)
 //
 // Completions, renewals, releases and failures go out as unordered bulk writes: one round trip
-// per batch. Times come from the server's clock (offset measured with `hello`, refreshed).
+// per batch. Times come from the server's clock (server_clock.hpp: its localTime from `hello` plus
+// the steady time since, re-measured every clock_refresh).
 #pragma once
 
 #include <adapters/mongo/bson_ptr.hpp>
@@ -81,14 +82,14 @@ class mongo_store final : public blocking_store {
   void stop_watching() override;
 
   store_time server_now() const;
-  std::chrono::milliseconds clock_offset() const { return std::chrono::milliseconds(offset_ms_.load()); }
+  // How far the server's clock is ahead of this machine's wall clock (logs, tests).
+  std::chrono::milliseconds clock_offset() const;
   std::uint64_t claim_conflicts() const override { return conflicts_.load(); }
   claim_strategy strategy() const;
 
  private:
   struct impl;
   std::unique_ptr<impl> impl_;
-  std::atomic<std::int64_t> offset_ms_{0};
   std::atomic<std::uint64_t> conflicts_{0};
 };
 

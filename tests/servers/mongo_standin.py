@@ -15,7 +15,18 @@ L.until) the document had just before and the server's time; {dibsWrites: <colle
 --clock-skew-s N makes the server's clock (hello's localTime) run N seconds ahead of this machine's,
 so tests can show that leases follow the server's clock, not the client's.
 
-  mongo_standin.py --port 0 --port-file PATH [--clock-skew-s N]
+Test-only stand-ins for what mongomock lacks (it has no collection validators):
+{dibsRefuse: <collection>, when: <query>, code: C, errmsg: M} makes every update statement whose
+result would match <query> fail with the write error {code: C (default 121,
+DocumentValidationFailure), errmsg: M}, writing nothing, as a $jsonSchema validator would;
+{dibsRefuse: <collection>} with no `when` lifts it. Only the update command checks it (not
+findAndModify or insert), and the query is checked on the updated document, not a real schema.
+Every command's name, $readPreference and writeConcern are recorded: {dibsCommandLog: 1} answers
+{commands: [{name, readPreference, writeConcern}]} (the last 20,000), {dibsResetCommandLog: 1}
+empties it. --replica-set NAME answers hello as the primary of a one-member replica set NAME, so a
+URI with replicaSet=NAME sees a replica set (and its read preference is sent to the server).
+
+  mongo_standin.py --port 0 --port-file PATH [--clock-skew-s N] [--replica-set NAME]
 """
 import argparse
 import collections
@@ -77,12 +88,17 @@ def error(code, msg):
     return {"ok": 0, "code": code, "errmsg": msg}
 
 
+replica_set = {}  # with --replica-set: {"setName": NAME, "hosts": ["127.0.0.1:PORT"], ...}
+
+
 def hello(cmd, db):
     connection_ids[0] += 1
-    return {"ok": 1, "ismaster": True, "isWritablePrimary": True, "helloOk": True,
-            "maxWireVersion": 13, "minWireVersion": 0, "maxBsonObjectSize": 16 * 1024 * 1024,
-            "maxMessageSizeBytes": 48000000, "maxWriteBatchSize": 100000, "localTime": now(),
-            "connectionId": connection_ids[0]}
+    reply = {"ok": 1, "ismaster": True, "isWritablePrimary": True, "helloOk": True,
+             "maxWireVersion": 13, "minWireVersion": 0, "maxBsonObjectSize": 16 * 1024 * 1024,
+             "maxMessageSizeBytes": 48000000, "maxWriteBatchSize": 100000, "localTime": now(),
+             "connectionId": connection_ids[0]}
+    reply.update(replica_set)
+    return reply
 
 
 def sort_spec(sort):
@@ -165,6 +181,38 @@ def dibs_writes(cmd, db):
     return {"ok": 1, "writes": write_log[(db, cmd["dibsWrites"])]}
 
 
+refusals = {}  # (db, collection) -> {"when": query, "code": C, "errmsg": M}  (dibsRefuse)
+
+
+def dibs_refuse(cmd, db):
+    key = (db, cmd["dibsRefuse"])
+    if cmd.get("when") is None:
+        refusals.pop(key, None)
+    else:
+        refusals[key] = {"when": cmd["when"], "code": int(cmd.get("code", 121)),
+                         "errmsg": cmd.get("errmsg", "Document failed validation")}
+    return {"ok": 1}
+
+
+def _refused_update(db, name, coll, q, u, multi):
+    """With a dibsRefuse rule: applies the update to copies and answers the write error when a
+    result would match the rule's query (nothing is written then), else None."""
+    rule = refusals.get((db, name))
+    if rule is None:
+        return None
+    docs = list(coll.find(q))
+    if not multi:
+        docs = docs[:1]
+    for doc in docs:
+        scratch = mongomock.MongoClient()["scratch"]["c"]
+        scratch.insert_one(doc)
+        scratch.update_one({"_id": doc["_id"]}, u)
+        if filter_applies(rule["when"], scratch.find_one({"_id": doc["_id"]})):
+            return {"code": rule["code"], "codeName": "DocumentValidationFailure" if rule["code"] == 121 else "",
+                    "errmsg": rule["errmsg"], "errInfo": {"failingDocumentId": doc["_id"]}}
+    return None
+
+
 def update(cmd, db):
     coll = client[db][cmd["update"]]
     ordered = cmd.get("ordered", True)
@@ -173,6 +221,12 @@ def update(cmd, db):
     for i, u in enumerate(cmd.get("updates", [])):
         try:
             fn = coll.update_many if u.get("multi") else coll.update_one
+            refused = _refused_update(db, cmd["update"], coll, u["q"], u["u"], u.get("multi"))
+            if refused is not None:
+                write_errors.append(dict(index=i, **refused))
+                if ordered:
+                    break
+                continue
             before = _matches(coll, u["q"], u.get("multi"))
             r = fn(u["q"], u["u"], upsert=bool(u.get("upsert")))
             _log_writes(db, cmd["update"], before, coll)
@@ -266,6 +320,18 @@ def plain_ok(cmd, db):
     return {"ok": 1}
 
 
+command_log = collections.deque(maxlen=20000)  # {name, readPreference, writeConcern} per command
+
+
+def dibs_command_log(cmd, db):
+    return {"ok": 1, "commands": list(command_log)}
+
+
+def dibs_reset_command_log(cmd, db):
+    command_log.clear()
+    return {"ok": 1}
+
+
 HANDLERS = {
     "hello": hello, "ismaster": hello, "isMaster": hello,
     "find": find, "insert": insert, "update": update, "delete": delete,
@@ -274,6 +340,7 @@ HANDLERS = {
     "drop": drop, "dropDatabase": drop_database,
     "dibsCounts": dibs_counts, "dibsResetCounts": dibs_reset_counts,
     "dibsWatch": dibs_watch, "dibsWrites": dibs_writes,
+    "dibsRefuse": dibs_refuse, "dibsCommandLog": dibs_command_log, "dibsResetCommandLog": dibs_reset_command_log,
     "ping": plain_ok, "endSessions": plain_ok, "killCursors": plain_ok, "buildInfo": plain_ok,
     "buildinfo": plain_ok, "getLastError": plain_ok, "saslStart": plain_ok,
 }
@@ -288,6 +355,9 @@ def handle(request):
     if "." in db:
         db = db.split(".")[0]
     counts[name] += 1
+    if not name.startswith("dibs"):
+        command_log.append({"name": name, "readPreference": doc.get("$readPreference"),
+                            "writeConcern": doc.get("writeConcern")})
     fn = HANDLERS.get(name)
     if fn is None:
         return request.replies(error(59, "no such command: '%s'" % name))
@@ -303,12 +373,17 @@ def main():
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file")
     ap.add_argument("--clock-skew-s", type=int, default=0)
+    ap.add_argument("--replica-set", default="")
     args = ap.parse_args()
     clock_skew[0] = datetime.timedelta(seconds=args.clock_skew_s)
 
     server = MockupDB(port=args.port or None, request_timeout=int(1e6))
     server.autoresponds(handle)
     port = server.run()
+    if args.replica_set:
+        host = "127.0.0.1:%d" % port
+        replica_set.update({"setName": args.replica_set, "hosts": [host], "primary": host, "me": host,
+                            "setVersion": 1, "secondary": False})
     if args.port_file:
         tmp = args.port_file + ".tmp"
         with open(tmp, "w") as f:
