@@ -442,18 +442,24 @@ awaitable<bool> shard::flush_once() {
   }
   if (!release_buf_.empty()) {
     auto write = [&st](std::vector<release_item> b) { return st.release(std::move(b)); };
-    auto landed = [&](const std::vector<release_item>& batch, write_result& r) {
-      const auto lost = id_set(r.lost);
-      for (const auto& x : batch)
-        if (x.unprocessed && !lost.count(x.ref.id)) bump(c.released);
-      bump(c.lost_leases, r.lost.size());
-      for (const auto& x : batch) forget(x.ref.id, x.ref.token);
-    };
-    auto refused = [&](release_item& x, const std::string& why) {
+    auto refused = [&](const release_item& x, const std::string& why) {
       // Giving the item back early is all a release does: let its lease run out instead.
       log::item(log::level::warn, x.ref.id, "not released", "the store refused the release (" + bounded_reason(why, 200) +
                                                                  "); the item is taken again once its lease expires");
       forget(x.ref.id, x.ref.token);
+    };
+    auto landed = [&](const std::vector<release_item>& batch, write_result& r) {
+      const auto lost = id_set(r.lost);
+      std::unordered_map<std::string, std::string> refusals(r.refused.begin(), r.refused.end());
+      for (const auto& x : batch) {
+        if (auto why = refusals.find(x.ref.id); why != refusals.end()) {
+          refused(x, why->second);
+          continue;
+        }
+        if (x.unprocessed && !lost.count(x.ref.id)) bump(c.released);
+        forget(x.ref.id, x.ref.token);
+      }
+      bump(c.lost_leases, r.lost.size());
     };
     const auto s = co_await write_in_chunks(release_buf_, lim, write, landed, refused);
     unavailable(s, "releasing items", release_buf_.size());
