@@ -1,0 +1,74 @@
+#include "worker_pool.hpp"
+
+#include <csignal>
+#include <cstdio>
+
+namespace dibs::chaos {
+
+worker_pool::worker_pool(tally& t, int round, std::string logs_dir, std::vector<std::string> args, std::size_t n)
+    : t_(t), round_(round), logs_(std::move(logs_dir)), args_(std::move(args)), workers_(n), killed_(n, false) {}
+
+std::string worker_pool::log_path(std::size_t i) const {
+  return logs_ + "/round-" + std::to_string(round_) + "-worker-" + std::to_string(i) + ".log";
+}
+
+pid_t worker_pool::pid(std::size_t i) const { return workers_[i] ? workers_[i]->pid() : -1; }
+
+void worker_pool::start(std::size_t i) {
+  if (workers_[i]) collect(i, false);
+  workers_[i] = std::make_unique<test::child_process>(args_, false, log_path(i));
+  killed_[i] = false;
+}
+
+bool worker_pool::running(std::size_t i) { return workers_[i] && workers_[i]->running(); }
+
+bool worker_pool::any_running() {
+  for (std::size_t i = 0; i < workers_.size(); ++i)
+    if (running(i)) return true;
+  return false;
+}
+
+void worker_pool::kill(std::size_t i) {
+  if (!running(i)) return;
+  workers_[i]->signal(SIGKILL);
+  collect(i, true);
+}
+
+void worker_pool::freeze(std::size_t i, bool frozen) {
+  if (workers_[i]) workers_[i]->signal(frozen ? SIGSTOP : SIGCONT);
+}
+
+void worker_pool::restart_ended() {
+  for (std::size_t i = 0; i < workers_.size(); ++i)
+    if (!running(i)) start(i);
+}
+
+void worker_pool::finish_all() {
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    if (!workers_[i]) continue;
+    const bool late = running(i);
+    if (late) {
+      report_violation(t_, round_, "undrained", "(a worker, pid " + std::to_string(workers_[i]->pid()) +
+                                                    ") still running after the drain deadline", 1);
+      workers_[i]->signal(SIGKILL);
+    }
+    collect(i, late);
+  }
+}
+
+void worker_pool::collect(std::size_t i, bool killed) {
+  if (!workers_[i]) return;
+  const auto pid = workers_[i]->pid();
+  std::string out;
+  const int code = workers_[i]->finish(out);
+  workers_[i].reset();
+  t_.lost_leases += summary_field(out, "lost_leases");
+  // Killed ones die by SIGKILL; one that ended by itself must have succeeded.
+  if (!killed && !killed_[i] && code != 0)
+    report_violation(t_, round_, "worker-exit",
+                     "(a worker, pid " + std::to_string(pid) + ") exited by itself with status " + std::to_string(code) +
+                         " (see " + log_path(i) + ")", 1);
+  killed_[i] = killed;
+}
+
+}  // namespace dibs::chaos
