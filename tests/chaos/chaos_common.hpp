@@ -24,6 +24,7 @@ struct settings {
   int max_attempts = 8;
   double poison_rate = 0;  // --poison-rate: share of public addresses answered with poison
   int idle_close_ms = 300;  // --idle-close-ms: the stub closes kept-alive connections idle this long
+  std::string claim;       // --claim S: this MongoDB claim strategy in every round (else they rotate)
   std::string logs;        // --logs DIR
   std::string report;      // --report PATH: also write PATH.md and PATH.json
   std::string command;     // the command line, for the report

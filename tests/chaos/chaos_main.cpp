@@ -11,6 +11,7 @@
 //
 //   dibs_chaos [--store mariadb|mongo] [--rounds 1] [--seed S] [--items 2000] [--workers 3]
 //              [--seconds 8] [--no-db-restart] [--poison-rate 0] [--idle-close-ms 300]
+//              [--claim batch|update-find|find-and-modify|lock-collection]  (MongoDB; they rotate otherwise)
 //              [--inject-violations]  (the checker's self-test: exits 0 only if each injected
 //                                      violation was reported exactly once, and nothing else)
 //              [--no-proxy]           (workers reach the store directly)
@@ -83,6 +84,7 @@ int main(int argc, char** argv) {
       } else if (a == "--no-proxy") s.proxy = false;
       else if (a == "--logs") s.logs = next();
       else if (a == "--report") s.report = next();
+      else if (a == "--claim") s.claim = next();
       else if (a == "--poison-rate") s.poison_rate = std::stod(next());
       else if (a == "--idle-close-ms") s.idle_close_ms = std::stoi(next());
       else throw std::invalid_argument("unknown argument " + a);

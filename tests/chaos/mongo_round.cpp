@@ -10,7 +10,7 @@ namespace dibs::chaos {
 void mongo_round::run() {
   // lock-collection too: the strategy the README calls weaker is the one to watch.
   static constexpr const char* strategies[] = {"batch", "update-find", "find-and-modify", "lock-collection"};
-  strategy_ = strategies[(round_ - 1) % 4];
+  strategy_ = s_.claim.empty() ? strategies[(round_ - 1) % 4] : s_.claim;
   collection_ = test::unique_collection("chaos");
   mongo::mongo_options o;
   o.uri = test::mongodb_uri();
