@@ -138,7 +138,7 @@ void check_mongo(const mongo_check_input& in, int round, tally& t) {
   if (!in.write_log) return;
   const auto writes = in.store->run_command("{\"dibsWrites\": \"" + c + "\"}");
   std::map<std::string, int> per_doc;
-  std::uint64_t stale_done = 0, stale_fail = 0, expired = 0, lock_late = 0, deletes = 0;
+  std::uint64_t stale_done = 0, stale_fail = 0, expired = 0, late = 0, lock_late = 0, deletes = 0;
   for (auto w : q.parse(writes)["writes"].get_array()) {
     std::string_view kind;
     if (w["kind"].get_string().get(kind)) continue;
@@ -154,8 +154,12 @@ void check_mongo(const mongo_check_input& in, int round, tally& t) {
     } else {
       by_holder = !w["filter_token"].is_null() && !w["held_token"].is_null() &&
                   same_value(w["filter_token"], w["held_token"]) && same_value(w["filter_by"], w["held_by"]);
-      // (Completions only: a failure is fenced by its lease's token alone, by design.)
-      if (by_holder && kind == "done" && flag(w, "held_expired")) ++expired;
+      // A completion's filter checks the lease's time against the writer's reading of the
+      // server's clock: a lease that ran out after that reading, before the server applied the
+      // write, is a late commit (the token still fenced out everyone else); one written by a
+      // filter that never checked the time is a violation. (Completions only: a failure is
+      // fenced by its lease's token alone, by design.)
+      if (by_holder && kind == "done" && flag(w, "held_expired")) ++(flag(w, "filter_checks_until") ? late : expired);
     }
     if (!by_holder) ++(kind == "done" ? stale_done : stale_fail);
   }
@@ -166,11 +170,11 @@ void check_mongo(const mongo_check_input& in, int round, tally& t) {
   v("unrecorded", "done or failed without a recorded write", unrecorded);
   v("stale-writer", "done by an update not naming the lease the document held", stale_done);
   v("stale-fail", "failed by an update not naming the lease the document held", stale_fail);
-  v("expired-lease", "written under a lease that had run out", expired);
+  v("expired-lease", "completed under a lease that had run out, by a write that never checked its time", expired);
   if (deletes) std::printf("chaos: round %d: %llu delete(s) recorded\n", round, (unsigned long long)deletes);
   // The lock-collection strategy checks its lock, then writes: a writer paused in between writes
   // after its lock ran out (the weaker fencing the README names). Counted, like late commits.
-  t.late_commits += lock_late;
+  t.late_commits += late + lock_late;
 }
 
 }  // namespace dibs::chaos

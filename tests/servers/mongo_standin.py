@@ -13,7 +13,8 @@ each document of that collection an update touches: every update after which F i
 or L.failed exists ("fail"), whatever the values (a second write with the same answer included),
 and every new lease token ("claim"); and every delete. Each entry holds the lease the document
 had just before (held_by, held_token, held_until), the lease the update's filter named
-(filter_by, filter_token: the writer's own lease, as the fenced writes carry it), the lock
+(filter_by, filter_token: the writer's own lease, as the fenced writes carry it; and whether
+the filter checked the lease's time, filter_checks_until), the lock
 document of <collection>.lock at that moment (lock_by, lock_token, lock_until: the
 lock-collection strategy's lease), whether each lease had run out (held_expired, lock_expired)
 and the server's time. {dibsWrites: <collection>} answers {writes: [...]}; {dibsForget:
@@ -162,6 +163,7 @@ def _entry(kind, coll, q, before, after, lock):
     return {"_id": before["_id"], "kind": kind, "held_by": held.get("by"), "held_token": held.get("token"),
             "held_until": held.get("until"), "held_expired": _expired(held.get("until"), at),
             "filter_by": _filter_value(q, lock + ".by"), "filter_token": _filter_value(q, lock + ".token"),
+            "filter_checks_until": isinstance(q, dict) and isinstance(q.get(lock + ".until"), dict),
             "lock_by": lk.get("by"), "lock_token": lk.get("token"), "lock_until": lk.get("until"),
             "lock_expired": _expired(lk.get("until"), at), "at": at}
 
