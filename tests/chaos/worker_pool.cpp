@@ -2,11 +2,14 @@
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace dibs::chaos {
 
 worker_pool::worker_pool(tally& t, int round, std::string logs_dir, std::vector<std::string> args, std::size_t n)
-    : t_(t), round_(round), logs_(std::move(logs_dir)), args_(std::move(args)), workers_(n), killed_(n, false) {}
+    : t_(t), round_(round), logs_(std::move(logs_dir)), args_(std::move(args)), workers_(n), log_offset_(n, 0) {}
 
 std::string worker_pool::log_path(std::size_t i) const {
   return logs_ + "/round-" + std::to_string(round_) + "-worker-" + std::to_string(i) + ".log";
@@ -16,8 +19,10 @@ pid_t worker_pool::pid(std::size_t i) const { return workers_[i] ? workers_[i]->
 
 void worker_pool::start(std::size_t i) {
   if (workers_[i]) collect(i, false);
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(log_path(i), ec);
+  log_offset_[i] = ec ? 0 : size;
   workers_[i] = std::make_unique<test::child_process>(args_, false, log_path(i));
-  killed_[i] = false;
 }
 
 bool worker_pool::running(std::size_t i) { return workers_[i] && workers_[i]->running(); }
@@ -64,11 +69,23 @@ void worker_pool::collect(std::size_t i, bool killed) {
   workers_[i].reset();
   t_.lost_leases += summary_field(out, "lost_leases");
   // Killed ones die by SIGKILL; one that ended by itself must have succeeded.
-  if (!killed && !killed_[i] && code != 0)
+  if (!killed && code != 0) {
+    std::ifstream log(log_path(i));
+    log.seekg(static_cast<std::streamoff>(log_offset_[i]));
+    std::ostringstream said;
+    said << log.rdbuf();
+    // Nothing but the error: it never started working.
+    bool only_errors = true;
+    std::istringstream lines(said.str());
+    for (std::string line; std::getline(lines, line);) only_errors = only_errors && (line.empty() || line.rfind("dibs: error: ", 0) == 0);
+    if (code == 2 && only_errors && said.str().find("dibs: error: cannot connect to") != std::string::npos) {
+      ++t_.faults["(workers that could not reach the store at startup, replaced)"];
+      return;
+    }
     report_violation(t_, round_, "worker-exit",
                      "(a worker, pid " + std::to_string(pid) + ") exited by itself with status " + std::to_string(code) +
                          " (see " + log_path(i) + ")", 1);
-  killed_[i] = killed;
+  }
 }
 
 }  // namespace dibs::chaos

@@ -1,6 +1,8 @@
 // The `dibs enrich` worker processes of one round: started with the round's arguments, each
 // logging at debug level to its own file; killed ones are expected to die by SIGKILL, and a
-// worker that ends by itself must exit 0 (anything else is a violation).
+// worker that ends by itself must exit 0 (anything else is a violation), but for one that could not
+// reach the store at startup (status 2, "cannot connect", while the driver refuses or resets the
+// store's connections or restarts it): it did nothing, it is counted and replaced.
 #pragma once
 
 #include "chaos_common.hpp"
@@ -36,7 +38,7 @@ class worker_pool {
   std::string logs_;
   std::vector<std::string> args_;
   std::vector<std::unique_ptr<test::child_process>> workers_;
-  std::vector<bool> killed_;
+  std::vector<std::uintmax_t> log_offset_;  // where each worker's part of its slot's log begins
 };
 
 }  // namespace dibs::chaos
