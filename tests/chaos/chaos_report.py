@@ -52,6 +52,7 @@ def main():
                   "items", "done", "failed", "poisoned", "takeovers", "lost_leases", "late_commits",
                   "unknown_trx_start", "rounds_without_write_log", "violations"):
             v = r.get(k)
+            v = str(v).lower() if isinstance(v, bool) else v
             lines.append("| %s | %s |" % (k, "-" if v is None else ("**%s**" % v if k == "violations" else v)))
         lines += ["", "Violations by check: %s" % (", ".join("%s %s" % kv for kv in r["violations_by_check"].items()) or "none"),
                   "", "| fault injected | times |", "|---|---|"]
