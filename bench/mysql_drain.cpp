@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
   CLI::App app{"MariaDB drain rate: dibs against the classic Python SKIP LOCKED consumer"};
   std::string uri, python = "bench/mysql_reference.py";
   std::size_t rows = 100'000;
+  std::string json_path;
+  app.add_option("--json", json_path, "also write the figures to this JSON file");
   app.add_option("--uri", uri, "mysql://user@host:port/db (the table is the bench's own)")->required();
   app.add_option("--python", python, "the reference consumer")->capture_default_str();
   app.add_option("--rows", rows)->capture_default_str();
@@ -98,6 +100,7 @@ int main(int argc, char** argv) {
 
   std::printf("| processing | dibs rows/s | Python rows/s | ratio | dibs CPU µs/row | Python CPU µs/row |\n");
   std::printf("|---|---|---|---|---|---|\n");
+  std::string json = "{\"rows\":" + std::to_string(rows) + ",\"runs\":[";
   for (const bool with_api : {false, true}) {
     const auto d = run_dibs(table_uri, rows, with_api ? http_factory : noop, 1000);
     const auto p = run_python(python, table_uri, rows, with_api ? api.base_url() + "/json/" : "");
@@ -105,8 +108,24 @@ int main(int argc, char** argv) {
                 p.rate(), p.rate() > 0 ? d.rate() / p.rate() : 0.0, d.rows > 0 ? d.cpu / d.rows * 1e6 : 0.0,
                 p.rows > 0 ? p.cpu / p.rows * 1e6 : 0.0);
     std::fflush(stdout);
+    char entry[400];
+    std::snprintf(entry, sizeof entry,
+                  "%s{\"processing\":\"%s\",\"dibs_rows_per_s\":%.1f,\"python_rows_per_s\":%.1f,"
+                  "\"dibs_cpu_us_per_row\":%.2f,\"python_cpu_us_per_row\":%.2f}",
+                  with_api ? "," : "", with_api ? "get_stub" : "noop", d.rate(), p.rate(),
+                  d.rows > 0 ? d.cpu / d.rows * 1e6 : 0.0, p.rows > 0 ? p.cpu / p.rows * 1e6 : 0.0);
+    json += entry;
     if (d.rows != double(rows) || p.rows != double(rows))
       std::fprintf(stderr, "warning: drained %.0f (dibs) and %.0f (Python) of %zu rows\n", d.rows, p.rows, rows);
+  }
+  if (!json_path.empty()) {
+    std::FILE* f = std::fopen(json_path.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "cannot write %s\n", json_path.c_str());
+      return 1;
+    }
+    std::fprintf(f, "%s]}\n", json.c_str());
+    std::fclose(f);
   }
   return 0;
 }

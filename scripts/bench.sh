@@ -19,12 +19,19 @@ cleanup() {
   tests/servers/mariadb_ctl.sh stop "$servers" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
+# Every figure names what produced it: the commit (with "+changes" when the tree was not clean),
+# the time, and the command.
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ -n "$(git status --porcelain 2>/dev/null)" ] && commit="$commit+changes"
+when=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+command="make bench${only:+ (BENCH_ONLY=$only)}"
 {
   echo "# dibs benchmarks"
   echo
-  echo "\`make bench\` on $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), loopback only."
+  echo "\`$command\` at commit $commit, $when, $(nproc) cores, $(uname -m), loopback only."
   echo
 } > "$out"
+rm -f bench/results/engine.json bench/results/mysql_drain.json bench/results/mongo_round_trips.json
 
 if [ -z "$only" ] || [ "$only" = engine ]; then
   "$build/bin/dibs_bench_engine" --dibs "$build/bin/dibs" --json bench/results/engine.json | tee -a "$out"
@@ -42,7 +49,7 @@ if [ -z "$only" ] || [ "$only" = mysql ]; then
     echo "dibs's CPU includes the in-process stub's when it calls the API; Python's does not."
     echo
     "$build/bin/dibs_bench_mysql" --uri "mysql://root@127.0.0.1:$port/dibs_bench" --rows "$rows" \
-      --python bench/mysql_reference.py
+      --python bench/mysql_reference.py --json bench/results/mysql_drain.json
     echo
   } | tee -a "$out"
   tests/servers/mariadb_ctl.sh stop "$servers" >/dev/null
@@ -72,10 +79,11 @@ bash bench/plot.sh
 {
   echo "Plots: [docs/s against concurrency](docs_per_s.png), [MongoDB commands per document](commands_per_doc.png)."
 } >> "$out"
-/usr/bin/python3 - <<'PY'
+COMMIT="$commit" WHEN="$when" COMMAND="$command" /usr/bin/python3 - <<'PY'
 import json, os
-out = {}
-for name in ("engine", "mongo_round_trips"):
+out = {"meta": {"commit": os.environ["COMMIT"], "date": os.environ["WHEN"], "command": os.environ["COMMAND"],
+                "cores": os.cpu_count()}}
+for name in ("engine", "mysql_drain", "mongo_round_trips"):
     path = "bench/results/%s.json" % name
     if os.path.exists(path):
         out[name] = json.load(open(path))

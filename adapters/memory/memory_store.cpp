@@ -56,7 +56,7 @@ std::size_t memory_store::size() const {
 
 memory_store::item memory_store::view(std::size_t i) const {
   const auto& r = records_[i];
-  return item{id_of(i), r.source, r.target_json, r.lease, r.failed, r.last_error, r.attempts, r.writes};
+  return item{id_of(i), r.source, r.target_json, r.lease, r.failed, r.last_error, r.attempts, r.writes, r.write_attempts};
 }
 
 std::optional<memory_store::item> memory_store::get(const std::string& id) const {
@@ -157,6 +157,7 @@ write_result memory_store::complete_now(const std::vector<completion>& batch) {
   write_result res;
   for (const auto& c : batch) {
     std::size_t i;
+    if (parse_index(c.ref.id, records_.size(), i)) ++records_[i].write_attempts;
     auto* r = holder(c.ref, i);
     if (!r || r->lease->until < now) {
       res.lost.push_back(c.ref.id);

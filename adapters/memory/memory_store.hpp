@@ -56,6 +56,9 @@ class memory_store final : public store {
     std::string last_error;
     int attempts = 0;
     int writes = 0;  // how many times the target was written: the protocol says at most once
+    // How many completions named this item, counted at the store's door before its fence: what
+    // the engine sent, so that tests of the engine do not merely re-test the store's fence.
+    int write_attempts = 0;
   };
 
   memory_store() : memory_store(options{}) {}
@@ -98,6 +101,7 @@ class memory_store final : public store {
     std::string last_error;
     int attempts = 0;
     int writes = 0;
+    int write_attempts = 0;
   };
   using expiry_key = std::pair<store_time, std::size_t>;
 

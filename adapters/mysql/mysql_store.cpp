@@ -134,7 +134,7 @@ class connection {
   [[noreturn]] void fail(const std::string& sql) {
     std::string shown = sql.substr(0, 160);
     if (sql.size() > 160) shown += "...";
-    throw sql_error(std::string(mysql_error(db())) + " (in: " + shown + ")", mysql_errno(db()));
+    throw sql_error(std::string(mysql_error(db())) + " (in: " + shown + ")", mysql_errno(db()), mysql_error(db()));
   }
   MYSQL* db() const { return db_.get(); }
   // Owned, so a constructor that throws after connecting still closes the link.
@@ -182,6 +182,7 @@ struct mysql_store::impl {
   mysql_uri uri;
   table_names names;
   std::string shown;
+  server_limits limits;  // read once the first connection is made
   std::mutex pool_mutex;
   std::vector<std::unique_ptr<connection>> idle;
 
@@ -217,6 +218,12 @@ struct mysql_store::impl {
         if (e.retry_transaction() && attempt < 5) {
           give_back(std::move(c));
           continue;
+        }
+        if (refuses_content(e.code)) {
+          // The statement was refused for a value it carries (the transaction rolled back, the
+          // link is fine): the same batch would be refused again. The engine splits it.
+          give_back(std::move(c));
+          throw store_refused(e.server_message + " (error " + std::to_string(e.code) + ")");
         }
         if (!e.connection_lost()) throw;
         {
@@ -334,17 +341,46 @@ struct mysql_store::impl {
   static std::uint64_t row_id(const lease_ref& r) { return std::strtoull(r.id.c_str(), nullptr, 10); }
 
   write_result complete(const std::vector<completion>& batch) {
-    return fenced_batch<write_result>(batch, true, [&](connection& c, const auto& valid, write_result&) {
+    // Answers the server can't hold are refused here, before any statement: the engine fails
+    // them (fenced), and the rest goes out. Deleted rows keep no answer: nothing to check.
+    std::vector<completion> storable;
+    std::vector<std::pair<std::string, std::string>> refused;
+    for (const auto& x : batch) {
+      auto why = opts.done == on_done::remove ? std::nullopt
+                                              : unstorable_answer(x.result_json, 2 * x.result_json.size() + 2, limits);
+      if (why) refused.emplace_back(x.ref.id, std::move(*why));
+      else storable.push_back(x);
+    }
+    auto res = fenced_batch<write_result>(storable, true, [&](connection& c, const auto& valid, write_result&) {
+      if (opts.done == on_done::remove) {
+        std::vector<std::uint64_t> ids;
+        for (const auto& x : storable)
+          if (valid.count(row_id(x.ref))) ids.push_back(row_id(x.ref));
+        if (!ids.empty()) c.execute(delete_rows(names, ids));
+        return;
+      }
+      // Statements stay under half of max_allowed_packet: several in one transaction if needed.
       std::vector<std::uint64_t> ids;
       std::vector<std::string> results;
-      for (const auto& x : batch)
-        if (valid.count(row_id(x.ref))) {
-          ids.push_back(row_id(x.ref));
-          results.push_back(c.quote(x.result_json));
-        }
-      if (!ids.empty())
-        c.execute(opts.done == on_done::remove ? delete_rows(names, ids) : complete_rows(names, ids, results));
+      std::size_t bytes = 0;
+      auto send = [&] {
+        if (!ids.empty()) c.execute(complete_rows(names, ids, results));
+        ids.clear();
+        results.clear();
+        bytes = 0;
+      };
+      for (const auto& x : storable) {
+        if (!valid.count(row_id(x.ref))) continue;
+        auto quoted = c.quote(x.result_json);
+        if (!ids.empty() && bytes + quoted.size() > limits.max_statement_bytes / 2) send();
+        bytes += quoted.size() + 32;
+        ids.push_back(row_id(x.ref));
+        results.push_back(std::move(quoted));
+      }
+      send();
     });
+    res.refused = std::move(refused);
+    return res;
   }
 
   renew_result renew(const std::vector<renewal>& batch, millis lease) {
@@ -405,8 +441,14 @@ struct mysql_store::impl {
 
 mysql_store::mysql_store(mysql_options opts)
     : blocking_store(opts.threads), impl_(std::make_unique<impl>(std::move(opts), *this)) {
+  // Connects now, so a dead server is reported at start.
+  impl_->limits = impl_->with_connection([](connection& c) {
+    auto rows = c.select("SELECT VERSION(), @@max_allowed_packet");
+    if (rows.empty()) return server_limits{};
+    return limits_for(rows[0][0].value_or(""), std::stoull(rows[0][1].value_or("0")));
+  });
   if (impl_->opts.create_table) impl_->create_table();
-  else impl_->stats();  // connect now, so a dead server is reported at start
+  else impl_->stats();  // the table must be there
 }
 
 mysql_store::~mysql_store() { join_pool(); }  // no call may outlive the connections

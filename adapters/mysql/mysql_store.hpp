@@ -13,6 +13,7 @@
 #pragma once
 
 #include <adapters/mysql/mysql_uri.hpp>
+#include <adapters/mysql/server_limits.hpp>
 #include <adapters/mysql/sql_protocol.hpp>
 
 #include <dibs/blocking_store.hpp>
@@ -45,8 +46,10 @@ struct mysql_options {
 
 class sql_error : public std::runtime_error {
  public:
-  sql_error(const std::string& what, unsigned code) : std::runtime_error(what), code(code) {}
+  sql_error(const std::string& what, unsigned code, std::string server_message = {})
+      : std::runtime_error(what), code(code), server_message(std::move(server_message)) {}
   unsigned code;
+  std::string server_message;  // the server's own words, without the statement (which may hold data)
   bool connection_lost() const;
   // A deadlock or lock-wait timeout: the server rolled the transaction back; run it again.
   bool retry_transaction() const { return code == 1213 || code == 1205; }

@@ -12,8 +12,12 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 namespace dibs {
 
@@ -48,6 +52,7 @@ void engine_config::validate() const {
   if (max_attempts < 1) bad("--max-attempts must be at least 1");
   if (max_processing.count() < 0) bad("--max-processing must not be negative");
   if (flush_linger.count() < 0) bad("the flush linger must not be negative");
+  if (write_max_bytes < 1024) bad("the write size cap must be at least 1 KiB");
   if (shutdown_timeout.count() < 0) bad("--shutdown-timeout must not be negative");
   if (idle_backoff_min.count() < 1 || idle_backoff_max < idle_backoff_min) bad("bad idle backoff");
 }
@@ -65,8 +70,22 @@ std::string run_summary::json() const {
          ",\"elapsed_s\":" + fixed(elapsed_s, 3) + ",\"docs_per_s\":" + fixed(docs_per_s(), 1) + "}";
 }
 
+struct engine::run_state {
+  std::vector<std::unique_ptr<shard>> shards;
+  std::vector<std::thread> threads;
+  std::chrono::steady_clock::time_point started{};
+  std::atomic<std::chrono::steady_clock::rep> ended{0};
+  std::atomic<bool> finished{false};
+  std::atomic<bool> started_flag{false};  // `shards` is complete: wake() and pause() may read it
+  std::atomic<bool> stop_requested{false};
+  std::atomic<bool> paused{false};
+  std::atomic<std::size_t> running{0};
+  std::mutex mutex;  // guards on_finished and the moment `finished` turns true
+  std::vector<std::function<void()>> on_finished;
+};
+
 engine::engine(engine_config cfg, std::shared_ptr<store> st, processor_factory factory)
-    : cfg_(std::move(cfg)), store_(std::move(st)), factory_(std::move(factory)) {
+    : cfg_(std::move(cfg)), store_(std::move(st)), factory_(std::move(factory)), run_(std::make_unique<run_state>()) {
   cfg_.validate();
   if (!store_) throw std::invalid_argument("engine: no store");
   if (!factory_) throw std::invalid_argument("engine: no processor");
@@ -74,60 +93,68 @@ engine::engine(engine_config cfg, std::shared_ptr<store> st, processor_factory f
 }
 
 engine::~engine() {
-  if (!threads_.empty()) {
+  if (!run_->threads.empty()) {
     stop_now();
     wait();
-  } else if (started_flag_ && !finished_) {
+  } else if (run_->started_flag && !run_->finished) {
     log::error("engine destroyed while running on the caller's io_context: stop() it and await join() first");
   }
 }
 
+shard_context engine::context() {
+  return shard_context{cfg_, *store_, counters_, factory_, [this] { shard_ended(); }};
+}
+
+bool engine::paused() const { return run_->paused.load(); }
+bool engine::finished() const { return run_->finished.load(); }
+bool engine::stop_requested() const { return run_->stop_requested.load(); }
+
 void engine::start() {
-  if (!shards_.empty()) throw std::logic_error("engine: started twice");
+  if (!run_->shards.empty()) throw std::logic_error("engine: started twice");
   const auto n = cfg_.effective_shards();
   for (std::size_t i = 0; i < n; ++i) {
     // Split the process-wide concurrency; the first shards take the remainder.
     const std::size_t c = cfg_.concurrency / n + (i < cfg_.concurrency % n ? 1 : 0);
-    shards_.push_back(std::make_unique<shard>(*this, i, c, cfg_.worker_prefix + "-" + std::to_string(i)));
+    run_->shards.push_back(std::make_unique<shard>(context(), i, c, cfg_.worker_prefix + "-" + std::to_string(i)));
   }
-  started_ = std::chrono::steady_clock::now();
-  running_ = n;
-  if (paused_)
-    for (auto& s : shards_) s->pause(true);
-  for (auto& s : shards_) threads_.emplace_back([sh = s.get()] { sh->run(); });
-  started_flag_.store(true, std::memory_order_release);
+  run_->started = std::chrono::steady_clock::now();
+  run_->running = n;
+  if (run_->paused)
+    for (auto& s : run_->shards) s->pause(true);
+  for (auto& s : run_->shards) run_->threads.emplace_back([sh = s.get()] { sh->run(); });
+  run_->started_flag.store(true, std::memory_order_release);
 }
 
 void engine::start_on(net::io_context& ioc) {
-  if (!shards_.empty()) throw std::logic_error("engine: started twice");
-  shards_.push_back(std::make_unique<shard>(*this, 0, cfg_.concurrency, cfg_.worker_prefix + "-0", &ioc));
-  started_ = std::chrono::steady_clock::now();
-  running_ = 1;
-  if (paused_) shards_.front()->pause(true);
-  shards_.front()->spawn();
-  started_flag_.store(true, std::memory_order_release);
+  if (!run_->shards.empty()) throw std::logic_error("engine: started twice");
+  run_->shards.push_back(std::make_unique<shard>(context(), 0, cfg_.concurrency, cfg_.worker_prefix + "-0", &ioc));
+  run_->started = std::chrono::steady_clock::now();
+  run_->running = 1;
+  if (run_->paused) run_->shards.front()->pause(true);
+  run_->shards.front()->spawn();
+  run_->started_flag.store(true, std::memory_order_release);
 }
 
 void engine::pause() {
-  paused_ = true;
-  if (!started_flag_.load(std::memory_order_acquire)) return;  // start() applies it
-  for (auto& s : shards_) s->pause(true);
+  run_->paused = true;
+  if (!run_->started_flag.load(std::memory_order_acquire)) return;  // start() applies it
+  for (auto& s : run_->shards) s->pause(true);
 }
 
 void engine::resume() {
-  paused_ = false;
-  if (!started_flag_.load(std::memory_order_acquire)) return;
-  for (auto& s : shards_) s->pause(false);
+  run_->paused = false;
+  if (!run_->started_flag.load(std::memory_order_acquire)) return;
+  for (auto& s : run_->shards) s->pause(false);
 }
 
 awaitable<void> engine::join() {
   auto ex = co_await net::this_coro::executor;
   auto timer = std::make_shared<net::steady_timer>(ex, net::steady_timer::time_point::max());
   on_finished([timer, ex] { net::post(ex, [timer] { timer->cancel(); }); });
-  while (!finished_) {
+  while (!run_->finished) {
     auto [ec] = co_await timer->async_wait(net::as_tuple(net::use_awaitable));
     (void)ec;  // cancelled by on_finished, or by the awaiting coroutine's own cancellation
-    if (!finished_) {
+    if (!run_->finished) {
       if (auto cs = co_await net::this_coro::cancellation_state; cs.cancelled() != net::cancellation_type::none)
         throw boost::system::system_error(net::error::operation_aborted);
     }
@@ -135,46 +162,45 @@ awaitable<void> engine::join() {
 }
 
 void engine::stop() {
-  stop_requested_ = true;
-  for (auto& s : shards_) s->request_stop(false);
+  run_->stop_requested = true;
+  for (auto& s : run_->shards) s->request_stop(false);
 }
 
 void engine::stop_now() {
-  stop_requested_ = true;
-  for (auto& s : shards_) s->request_stop(true);
+  run_->stop_requested = true;
+  for (auto& s : run_->shards) s->request_stop(true);
 }
 
 void engine::wake() {
-  if (!started_flag_.load(std::memory_order_acquire)) return;  // shards claim at start anyway
-  for (auto& s : shards_) s->wake();
+  if (!run_->started_flag.load(std::memory_order_acquire)) return;  // shards claim at start anyway
+  for (auto& s : run_->shards) s->wake();
 }
 
 void engine::wait() {
-  for (auto& t : threads_)
+  for (auto& t : run_->threads)
     if (t.joinable()) t.join();
-  threads_.clear();
+  run_->threads.clear();
 }
 
 void engine::on_finished(std::function<void()> fn) {
-  std::unique_lock lock(mutex_);
-  if (finished_) {
+  std::unique_lock lock(run_->mutex);
+  if (run_->finished) {
     lock.unlock();
     fn();
     return;
   }
-  on_finished_.push_back(std::move(fn));
+  run_->on_finished.push_back(std::move(fn));
 }
 
 void engine::shard_ended() {
-  if (--running_ != 0) return;
-  ended_ = (std::chrono::steady_clock::now() - started_).count();
+  if (--run_->running != 0) return;
+  run_->ended = (std::chrono::steady_clock::now() - run_->started).count();
   std::vector<std::function<void()>> fns;
   {
-    std::lock_guard lock(mutex_);
-    finished_ = true;
-    fns = std::move(on_finished_);
+    std::lock_guard lock(run_->mutex);
+    run_->finished = true;
+    fns = std::move(run_->on_finished);
   }
-  cv_.notify_all();
   for (auto& fn : fns) fn();
 }
 
@@ -186,8 +212,8 @@ run_summary engine::summary() const {
   s.released = load(counters_.released);
   s.retries = load(counters_.retries);
   s.renewals = load(counters_.renewals);
-  const auto elapsed = finished_ ? std::chrono::steady_clock::duration(ended_.load())
-                                 : std::chrono::steady_clock::now() - started_;
+  const auto elapsed = run_->finished ? std::chrono::steady_clock::duration(run_->ended.load())
+                                 : std::chrono::steady_clock::now() - run_->started;
   s.elapsed_s = std::chrono::duration<double>(elapsed).count();
   return s;
 }

@@ -3,14 +3,20 @@
 // needs a lock; only the store and the counters are shared with other shards.
 #pragma once
 
+#include "gate.hpp"
+
 #include <dibs/async_event.hpp>
-#include <dibs/engine.hpp>
+#include <dibs/counters.hpp>
+#include <dibs/engine_config.hpp>
+#include <dibs/processor.hpp>
+#include <dibs/store.hpp>
 
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/io_context.hpp>
 
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -18,17 +24,26 @@
 
 namespace dibs {
 
+// What a shard shares with the rest of the process: all of it outlives the shard.
+struct shard_context {
+  const engine_config& cfg;
+  store& st;
+  counters& figures;
+  const processor_factory& factory;
+  std::function<void()> ended;  // called once, from the shard's thread, when it has ended
+};
+
 class shard {
  public:
   using steady = std::chrono::steady_clock;
 
   // `external`: run on the caller's io_context (which one thread must run) instead of its own.
-  shard(engine& owner, std::size_t index, std::size_t concurrency, std::string worker_id,
+  shard(shard_context ctx, std::size_t index, std::size_t concurrency, std::string worker_id,
         net::io_context* external = nullptr);
 
   // Runs the shard until it has drained (or been stopped) and flushed; call on the shard's thread.
   void run();
-  // Starts the shard on the external io_context; the owner hears of its end (shard_ended).
+  // Starts the shard on the external io_context; ctx.ended tells of its end.
   void spawn();
   // Thread-safe. Paused, the shard claims nothing and gives its prefetched items back; calls in
   // flight go on.
@@ -72,14 +87,20 @@ class shard {
   awaitable<void> flusher();
   awaitable<bool> flush_once();
   void forget(const std::string& id, std::uint64_t token);
+  // The store refused to write an item's answer: fail the item with the store's reason.
+  void answer_refused(const lease_ref& ref, const std::string& why);
+  // The store refused an item's failure record: try a shorter reason once, then let it go.
+  void failure_refused(const failure& f, const std::string& why);
+  static constexpr std::size_t short_reason_bytes = 200;
   awaitable<void> keeper();
   void cancel_pipelines();
 
-  engine& owner_;
+  shard_context ctx_;
   const engine_config& cfg_;
   std::size_t index_;
   std::size_t concurrency_;
   std::string by_;
+  std::size_t unwritten_limit_;  // no claims while this many outcomes wait to be written
   net::io_context own_ioc_{1};
   net::io_context& ioc_;  // own_ioc_, or the caller's
   std::unique_ptr<processor> proc_;
@@ -88,7 +109,8 @@ class shard {
   std::unordered_map<std::string, held_lease> held_;
   std::unordered_map<std::uint64_t, running_pipeline> pipelines_;
   std::uint64_t next_pipeline_id_ = 0;
-  std::size_t in_flight_ = 0;
+  gate in_flight_;   // pipelines running
+  gate background_;  // the flusher and the keeper
 
   std::vector<completion> done_buf_;
   std::vector<release_item> release_buf_;
@@ -97,13 +119,16 @@ class shard {
   bool flushing_ = false;
   int final_flush_failures_ = 0;
 
+  // running: claiming; stopping: no more claims, in-flight work may finish; finishing: nothing
+  // runs, the flusher writes what is left and the keeper stops.
+  enum class phase { running, stopping, finishing };
+  phase phase_ = phase::running;
+  bool stopping() const { return phase_ != phase::running; }
+  bool finishing() const { return phase_ == phase::finishing; }
+  void begin_stopping();
   bool paused_ = false;
-  bool woken_ = false;  // wake() was called: the dispatcher resets its idle backoff
-  bool stopping_ = false;
-  bool cancel_now_ = false;
-  bool finishing_ = false;
-  bool flusher_done_ = false;
-  bool keeper_done_ = false;
+  bool woken_ = false;       // wake() was called: the dispatcher resets its idle backoff
+  bool cancel_now_ = false;  // in-flight calls are cancelled, not waited for
   steady::time_point stop_at_{};
 
   async_event wake_;          // a pipeline ended, a flush ended, or a stop was requested

@@ -62,6 +62,7 @@ TEST_CASE("batch mode maps answers to items by position, with per-item failures 
     if (it.target_json) {
       CHECK(*it.target_json == stub::answer_for(it.source.value));  // its own answer, not a neighbour's
       CHECK(it.writes == 1);
+      CHECK(it.write_attempts == 1);
     }
   CHECK(api.faults().errors > 0);
   CHECK(api.batch_requests() < 420 / 10);  // batched: far fewer requests than items

@@ -44,8 +44,6 @@ class mysql_harness final : public test::store_harness {
   std::optional<std::string> target_of(const std::string& id) override {
     return main_->query_value("SELECT location FROM " + table() + " WHERE id = " + id);
   }
-  // Long enough that scheduling delays on a loaded CI machine stay well inside the margins.
-  std::chrono::milliseconds short_lease() const override { return 600ms; }
   std::string table() const { return opts_.uri.substr(opts_.uri.find("table=") + 6); }
 
   sql::mysql_options opts_;

@@ -24,8 +24,9 @@ write_result complete(store& s, const job& j, const std::string& json) {
 }  // namespace
 
 void run_store_suite(store_harness& h) {
-  const auto lease = h.short_lease();
-  const auto grace = lease / 2;
+  const auto m = h.margin();
+  const auto lease = 3 * m;
+  const auto grace = 2 * m;
 
   SECTION("a claim leases pending items with fresh tokens and counts the attempt") {
     auto ids = h.seed(5);
@@ -84,9 +85,9 @@ void run_store_suite(store_harness& h) {
     auto a = claim(*s, req(1, "A", lease, grace));
     REQUIRE(a.size() == 1);
     CHECK(claim(*s, req(1, "B", lease, grace)).empty());
-    h.let_time_pass(lease + grace / 4);  // expired, but within the grace
+    h.let_time_pass(lease + m);  // expired (by a margin), but within the grace (by a margin)
     CHECK(claim(*s, req(1, "B", lease, grace)).empty());
-    h.let_time_pass(grace);  // now past the grace
+    h.let_time_pass(grace);  // now past the grace, by a margin
     auto b = claim(*s, req(1, "B", lease, grace));
     REQUIRE(b.size() == 1);
     CHECK(b[0].id == a[0].id);
@@ -131,7 +132,7 @@ void run_store_suite(store_harness& h) {
     auto s = h.open();
     auto a = claim(*s, req(1, "A", lease, grace));
     REQUIRE(a.size() == 1);
-    h.let_time_pass(lease + lease / 4);
+    h.let_time_pass(lease + m);
     auto r = complete(*s, a[0], R"({"late":true})");
     CHECK(r.applied == 0);
     CHECK(r.lost.size() == 1);
@@ -143,11 +144,11 @@ void run_store_suite(store_harness& h) {
     auto s = h.open();
     auto a = claim(*s, req(1, "A", lease, grace));
     REQUIRE(a.size() == 1);
-    h.let_time_pass(lease * 3 / 4);
+    h.let_time_pass(lease - m);  // a margin before the first expiry
     auto rn = run_sync(s->renew({renewal{a[0].ref()}}, lease));
     CHECK(rn.applied == 1);
     CHECK(rn.lost.empty());
-    h.let_time_pass(lease * 3 / 4);  // past the first expiry, within the renewed one
+    h.let_time_pass(2 * m);  // a margin past the first expiry, a margin within the renewed one
     CHECK(claim(*s, req(1, "B", lease, std::chrono::milliseconds(0))).empty());
     CHECK(complete(*s, a[0], R"({"ok":true})").applied == 1);
   }
@@ -170,14 +171,14 @@ void run_store_suite(store_harness& h) {
     auto a = claim(*s, req(2, "A", lease, grace));
     REQUIRE(a.size() == 2);
     auto r = run_sync(s->release({release_item{a[0].ref(), std::chrono::milliseconds(0), "shutdown", 0},
-                                  release_item{a[1].ref(), lease * 2, "HTTP 503", 503}}));
+                                  release_item{a[1].ref(), 2 * m, "HTTP 503", 503}}));
     CHECK(r.applied == 2);
     auto b = claim(*s, req(2, "B", std::chrono::milliseconds(600'000), grace));
     REQUIRE(b.size() == 1);
     CHECK(b[0].id == a[0].id);
-    h.let_time_pass(lease);  // the retry is not due yet
+    h.let_time_pass(m);  // the retry is not due yet (nor its grace)
     CHECK(claim(*s, req(2, "B", lease, grace)).empty());
-    h.let_time_pass(lease + grace + grace / 2);
+    h.let_time_pass(4 * m);  // a margin past its retry time and grace
     auto c = claim(*s, req(2, "B", lease, grace));
     REQUIRE(c.size() == 1);
     CHECK(c[0].id == a[1].id);
@@ -191,7 +192,7 @@ void run_store_suite(store_harness& h) {
     REQUIRE(a.size() == 1);
     auto f = run_sync(s->fail({failure{a[0].ref(), "HTTP 404 Not Found", 404}}));
     CHECK(f.applied == 1);
-    h.let_time_pass(lease * 2 + grace * 2);
+    h.let_time_pass(lease + grace + m);
     CHECK(claim(*s, req(1, "B", lease, grace)).empty());
     auto st = run_sync(s->stats());
     CHECK(st.failed == 1);

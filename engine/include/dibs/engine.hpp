@@ -19,19 +19,13 @@
 #include <dibs/processor.hpp>
 #include <dibs/store.hpp>
 
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
-#include <vector>
 
 namespace dibs {
 
-class shard;
+struct shard_context;
 
 struct run_summary {
   std::uint64_t completed = 0;
@@ -62,7 +56,7 @@ class engine {
   // Thread-safe; a paused engine still ends on stop().
   void pause();
   void resume();
-  bool paused() const { return paused_.load(); }
+  bool paused() const;
   // Completes, on the awaiting coroutine's executor, once every shard has ended.
   awaitable<void> join();
   // Graceful stop: stop claiming, release prefetched items, let in-flight work finish until the
@@ -78,8 +72,8 @@ class engine {
   // Calls `fn` (from a shard thread) once every shard has ended; at once if it has already.
   // Any number of callbacks may be registered.
   void on_finished(std::function<void()> fn);
-  bool finished() const { return finished_.load(); }
-  bool stop_requested() const { return stop_requested_.load(); }
+  bool finished() const;
+  bool stop_requested() const;
 
   const counters& figures() const { return counters_; }
   run_summary summary() const;
@@ -88,25 +82,15 @@ class engine {
   const store& the_store() const { return *store_; }
 
  private:
-  friend class shard;
+  struct run_state;  // shards, their threads, and how the run ends (engine.cpp)
+  shard_context context();  // what each shard shares with the rest of the process
   void shard_ended();
 
   engine_config cfg_;
   std::shared_ptr<store> store_;
   processor_factory factory_;
   counters counters_;
-  std::vector<std::unique_ptr<shard>> shards_;
-  std::vector<std::thread> threads_;
-  std::chrono::steady_clock::time_point started_{};
-  std::atomic<std::chrono::steady_clock::rep> ended_{0};
-  std::atomic<bool> finished_{false};
-  std::atomic<bool> started_flag_{false};  // shards_ is complete: wake() may read it
-  std::atomic<bool> stop_requested_{false};
-  std::atomic<bool> paused_{false};
-  std::atomic<std::size_t> running_{0};
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::vector<std::function<void()>> on_finished_;
+  std::unique_ptr<run_state> run_;
 };
 
 }  // namespace dibs

@@ -15,6 +15,12 @@ struct engine_config {
   std::chrono::milliseconds grace{1'000};
   std::size_t flush_size = 0;       // write completions once this many are buffered; 0 = claim_batch
   std::chrono::milliseconds flush_linger{5};   // ... or once the oldest has waited this long
+  // One store write carries at most the flush size in items and this many bytes (answers
+  // included): a server has a largest statement it takes (MySQL's max_allowed_packet).
+  std::size_t write_max_bytes = 4 << 20;
+  // A shard claims nothing while this many of its outcomes wait to be written (the store is
+  // down): memory and held leases stay bounded. 0 = the shard's concurrency + claim_batch.
+  std::size_t unwritten_limit = 0;
   int max_attempts = 5;             // a retry after this many claims fails the item instead
   // A call running longer is abandoned (its processor cancelled) and the item retried; 0 = never.
   std::chrono::milliseconds max_processing{0};

@@ -1,4 +1,4 @@
-// The batch-oriented store interface: the claim protocol of DESIGN.md section 1, one awaitable
+// The batch-oriented store interface: the claim protocol of docs/protocol.md, one awaitable
 // per operation, each operating on a batch so that an adapter can make it one round trip.
 //
 // Every write after the claim is fenced: it matches the item by id AND by AND token (complete also
@@ -51,6 +51,9 @@ struct release_item {
   millis delay{0};
   std::string why;
   int http_status = 0;
+  // Given back without an outcome (shutdown, pause, a cancelled call), not retried after a
+  // failed attempt: the engine counts these as released. Stores ignore it.
+  bool unprocessed = false;
 };
 
 struct failure {

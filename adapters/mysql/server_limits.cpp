@@ -1,0 +1,68 @@
+#include "server_limits.hpp"
+
+namespace dibs::sql {
+
+bool refuses_content(unsigned code) {
+  switch (code) {
+    case 1048:  // ER_BAD_NULL_ERROR: a column that can't be null
+    case 1062:  // ER_DUP_ENTRY: the user's own unique key
+    case 1264:  // ER_WARN_DATA_OUT_OF_RANGE
+    case 1265:  // WARN_DATA_TRUNCATED (an error in strict mode)
+    case 1292:  // ER_TRUNCATED_WRONG_VALUE
+    case 1366:  // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD: e.g. a string the column's charset can't hold
+    case 1406:  // ER_DATA_TOO_LONG: e.g. a reason longer than a TEXT column
+    case 1452:  // ER_NO_REFERENCED_ROW_2: the user's foreign key
+    case 1644:  // ER_SIGNAL_EXCEPTION: the user's trigger refused the row
+    case 3140:  // ER_INVALID_JSON_TEXT (MySQL)
+    case 3146:  // ER_INVALID_TYPE_FOR_JSON (MySQL)
+    case 3157:  // ER_JSON_DOCUMENT_TOO_DEEP (MySQL)
+    case 3819:  // ER_CHECK_CONSTRAINT_VIOLATED (MySQL)
+    case 4025:  // ER_CONSTRAINT_FAILED (MariaDB: a JSON column's json_valid() check)
+      return true;
+    default:
+      return false;
+  }
+}
+
+server_limits limits_for(std::string_view version, std::uint64_t max_allowed_packet) {
+  server_limits lim;
+  // MariaDB's json_valid() refuses depth 32 and deeper; MySQL's JSON type allows 100.
+  lim.max_json_depth = version.find("MariaDB") != std::string_view::npos ? 31 : 100;
+  if (max_allowed_packet > 0) lim.max_statement_bytes = static_cast<std::size_t>(max_allowed_packet);
+  return lim;
+}
+
+int json_depth(std::string_view json) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char ch : json) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (ch == '\\') escaped = true;
+      else if (ch == '"') in_string = false;
+      continue;
+    }
+    switch (ch) {
+      case '"': in_string = true; break;
+      case '{': case '[':
+        if (++depth > deepest) deepest = depth;
+        break;
+      case '}': case ']': --depth; break;
+      default: break;
+    }
+  }
+  return deepest;
+}
+
+std::optional<std::string> unstorable_answer(std::string_view json, std::size_t quoted_bytes, const server_limits& lim) {
+  if (const int d = json_depth(json); d > lim.max_json_depth)
+    return "the answer is JSON nested " + std::to_string(d) + " levels deep; the server's JSON columns take at most " +
+           std::to_string(lim.max_json_depth);
+  // Room for the rest of the statement (ids, the lease columns): a quarter of the packet.
+  if (quoted_bytes > lim.max_statement_bytes - lim.max_statement_bytes / 4)
+    return "the answer (" + std::to_string(json.size()) + " bytes) does not fit in one statement (max_allowed_packet " +
+           std::to_string(lim.max_statement_bytes) + ")";
+  return std::nullopt;
+}
+
+}  // namespace dibs::sql
