@@ -26,7 +26,8 @@ command add_stub_command(CLI::App& app) {
     long latency_ms = 0;
     std::size_t threads = 1;
     std::string rate_limit;
-    double error_rate = 0, timeout_rate = 0, garbage_rate = 0, big_rate = 0, reset_rate = 0;
+    double error_rate = 0, timeout_rate = 0, garbage_rate = 0, big_rate = 0, reset_rate = 0, poison_rate = 0;
+    long idle_close_ms = 0;
     std::uint64_t seed = 1;
     std::string tls_cert, tls_key;
     bool per_second = false;
@@ -46,6 +47,9 @@ command add_stub_command(CLI::App& app) {
   rate("--garbage-rate", f->garbage_rate, "share answered 200 with truncated JSON");
   rate("--big-rate", f->big_rate, "share answered with a 2 MiB body");
   rate("--reset-rate", f->reset_rate, "share cut off mid-response (the connection closes)");
+  rate("--poison-rate", f->poison_rate, "share of public addresses answered with poison a store may refuse (fixed per address and --seed)");
+  sub->add_option("--idle-close-ms", f->idle_close_ms, "close a kept-alive connection idle this long (0: after 120 s)")
+      ->check(CLI::Range(0L, 3'600'000L))->capture_default_str();
   sub->add_option("--seed", f->seed, "seed of the fault draws")->capture_default_str();
   sub->add_option("--tls-cert", f->tls_cert, "serve HTTPS with this PEM certificate chain")->check(CLI::ExistingFile);
   sub->add_option("--tls-key", f->tls_key, "... and this PEM private key")->check(CLI::ExistingFile);
@@ -73,6 +77,9 @@ command add_stub_command(CLI::App& app) {
     if (o.error_rate + o.timeout_rate + o.garbage_rate + o.big_rate + o.reset_rate > 1.0)
       throw std::invalid_argument("the fault rates add up to more than 1");
     o.seed = f->seed;
+    o.poison_rate = f->poison_rate;
+    o.poison_seed = f->seed;
+    o.idle_close = std::chrono::milliseconds(f->idle_close_ms);
     if (f->tls_cert.empty() != f->tls_key.empty()) throw std::invalid_argument("--tls-cert and --tls-key go together");
     o.tls_cert_file = f->tls_cert;
     o.tls_key_file = f->tls_key;

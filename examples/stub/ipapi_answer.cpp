@@ -97,7 +97,7 @@ std::string answer_for(std::string_view query) {
   return buf;
 }
 
-batch_reply batch_answer_for(std::string_view request_body) {
+batch_reply batch_answer_for(std::string_view request_body, double poison_rate, std::uint64_t poison_seed) {
   static constexpr std::size_t max_queries = 100;  // ip-api's limit per batch
   simdjson::dom::parser parser;
   simdjson::dom::array queries;
@@ -114,7 +114,7 @@ batch_reply batch_answer_for(std::string_view request_body) {
       return {400, "{\"status\":\"fail\",\"message\":\"a query is neither a string nor an object\"}"};
     }
     if (out.size() > 1) out += ',';
-    out += answer_for(text);
+    out += answer_with_poison(text, poison_rate, poison_seed);
   }
   return {200, out + "]"};
 }

@@ -150,14 +150,18 @@ struct ipapi_stub::impl {
     r.delay = opts.latency;
     if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
     if (starts_with(target, "/json/")) {
-      if (admit(r) && !fault(r)) r.body = answer_for(percent_decode(target.substr(6)));
+      if (admit(r) && !fault(r)) {
+        const auto query = percent_decode(target.substr(6));
+        if (poison_for(query, opts.poison_rate, opts.poison_seed) != poison::none) ++self_faults.poisoned;
+        r.body = answer_with_poison(query, opts.poison_rate, opts.poison_seed);
+      }
     } else if (target == "/batch") {
       ++self.batch_requests_;
       if (method != bhttp::verb::post) {
         r.status = 405;
         r.body = "{\"status\":\"fail\",\"message\":\"POST a JSON array\"}";
       } else if (admit(r) && !fault(r)) {
-        auto b = batch_answer_for(body);
+        auto b = batch_answer_for(body, opts.poison_rate, opts.poison_seed);
         r.status = b.status;
         r.body = std::move(b.body);
       }
@@ -213,12 +217,19 @@ struct ipapi_stub::impl {
   template <class Stream>
   awaitable<void> serve(Stream& stream) {
     beast::flat_buffer buffer;
-    for (;;) {
+    for (bool first = true;; first = false) {
       bhttp::request_parser<bhttp::string_body> parser;
       parser.body_limit(1 << 20);
-      beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(120));  // idle keep-alive ends
+      // An idle kept-alive connection ends after 120 s, or after `idle_close` (Node's
+      // keepAliveTimeout): a client may send its next request just as the server hangs up.
+      const bool idle_close = !first && opts.idle_close.count() > 0;
+      beast::get_lowest_layer(stream).expires_after(idle_close ? std::chrono::milliseconds(opts.idle_close)
+                                                               : std::chrono::milliseconds(120'000));
       auto [ec, n] = co_await bhttp::async_read(stream, buffer, parser, net::as_tuple(net::use_awaitable));
-      if (ec) break;
+      if (ec) {
+        if (idle_close && ec == beast::error::timeout && buffer.size() == 0) ++self_faults.idle_closes;
+        break;
+      }
       ++self.requests_;
       auto req = parser.release();
       auto r = route(req.method(), req.target(), req.body());
@@ -271,7 +282,7 @@ struct ipapi_stub::impl {
   std::mutex rng_mutex;
   std::mt19937_64 rng;
   struct {
-    std::atomic<std::uint64_t> errors{0}, timeouts{0}, garbage{0}, big{0}, resets{0}, slow{0};
+    std::atomic<std::uint64_t> errors{0}, timeouts{0}, garbage{0}, big{0}, resets{0}, slow{0}, poisoned{0}, idle_closes{0};
   } self_faults;
   std::vector<std::thread> threads;
   std::uint16_t port = 0;
@@ -351,7 +362,8 @@ std::string ipapi_stub::last_server_name() const {
 
 fault_counts ipapi_stub::faults() const {
   const auto& f = impl_->self_faults;
-  return {f.errors.load(), f.timeouts.load(), f.garbage.load(), f.big.load(), f.resets.load(), f.slow.load()};
+  return {f.errors.load(), f.timeouts.load(), f.garbage.load(), f.big.load(), f.resets.load(), f.slow.load(),
+          f.poisoned.load(), f.idle_closes.load()};
 }
 
 std::string ipapi_stub::base_url() const {

@@ -9,6 +9,9 @@
 // Fault knobs (drawn per /json or /batch request from a seeded generator, after the rate limit):
 // errors (500), timeouts (never answers), garbage (200 with truncated JSON), big bodies, resets
 // (the head and part of the body, then the connection closes). With TLS files it serves HTTPS.
+// Poison answers (ipapi_poison.cpp) replace the answer of a fixed share of addresses, chosen by a
+// hash of the address and `poison_seed`, so a checker knows which: valid JSON a store may refuse.
+// `idle_close` ends a kept-alive connection idle that long, as Node's keepAliveTimeout does.
 //
 // Test routes (never part of ip-api) let tests provoke what a real API does on a bad day:
 //   /test/status/{code}  that status with a small JSON body
@@ -48,6 +51,9 @@ struct stub_options {
   double reset_rate = 0;
   double slow_rate = 0;  // answered correctly, but only after `slow_latency` (longer than a lease, say)
   std::chrono::milliseconds slow_latency{2'000};
+  double poison_rate = 0;  // share of addresses answered with a poison answer (poison_for)
+  std::uint64_t poison_seed = 0;
+  std::chrono::milliseconds idle_close{0};  // 0 = keep an idle kept-alive connection 120 s
   std::size_t big_bytes = 2 << 20;  // a "big" answer's body; the client's default cap is 1 MiB
   std::uint64_t seed = 1;
   std::string tls_cert_file;  // PEM certificate chain and key: serve HTTPS
@@ -71,6 +77,7 @@ struct stub_options {
 // What the fault knobs did, by kind.
 struct fault_counts {
   std::uint64_t errors = 0, timeouts = 0, garbage = 0, big = 0, resets = 0, slow = 0;
+  std::uint64_t poisoned = 0, idle_closes = 0;  // poison answers sent; idle connections closed
   std::uint64_t total() const { return errors + timeouts + garbage + big + resets; }  // slow answers are right
 };
 
@@ -79,10 +86,23 @@ struct batch_reply {
   unsigned status = 200;
   std::string body;
 };
-batch_reply batch_answer_for(std::string_view request_body);
+// With a poison rate, poisoned addresses get their poison answer (poison_for).
+batch_reply batch_answer_for(std::string_view request_body, double poison_rate = 0, std::uint64_t poison_seed = 0);
 
 // The body ip-api would send for `query` (an IPv4 address, or anything else: "invalid query").
 std::string answer_for(std::string_view query);
+
+// Poison: answers a store may refuse to hold. `deep_json`: valid JSON nested 40 levels (MariaDB's
+// JSON check refuses a depth of 32 or more); `long_fail`: ip-api's {"status":"fail"} with a
+// 70 KB message (longer than a TEXT column); `nul_string`: a string holding \u0000 (BSON's keys
+// and C strings can't). Which addresses are poisoned is a pure function of the address, the rate
+// and the seed, so a checker can tell which items should fail and how.
+enum class poison { none, deep_json, long_fail, nul_string };
+poison poison_for(std::string_view query, double rate, std::uint64_t seed);
+std::string poison_answer(poison kind, std::string_view query);
+const char* poison_name(poison kind);
+// The body the stub answers for `query` with these options: the poison answer or answer_for.
+std::string answer_with_poison(std::string_view query, double rate, std::uint64_t seed);
 
 class ipapi_stub {
  public:

@@ -8,10 +8,18 @@ real concurrency inside the server, or transactions; against a real mongod (MONG
 tests run unchanged.
 
 Extra commands: {dibsCounts: 1} answers {counts: {name: n}}; {dibsResetCounts: 1} zeroes them.
-The write log, for the chaos driver: {dibsWatch: <collection>, field: F, lock: L} records every
-update that changes field F of a document in that collection, with the lease (L.by, L.token,
-L.until) the document had just before and the server's time; {dibsWrites: <collection>} answers
-{writes: [{_id, by, token, until, at}]}.
+The write log, for the chaos driver: {dibsWatch: <collection>, field: F, lock: L} records, for
+each document of that collection an update touches: every update after which F is set ("done")
+or L.failed exists ("fail"), whatever the values (a second write with the same answer included),
+and every new lease token ("claim"); and every delete. Each entry holds the lease the document
+had just before (held_by, held_token, held_until), the lease the update's filter named
+(filter_by, filter_token: the writer's own lease, as the fenced writes carry it; and whether
+the filter checked the lease's time, filter_checks_until), the lock
+document of <collection>.lock at that moment (lock_by, lock_token, lock_until: the
+lock-collection strategy's lease), whether each lease had run out (held_expired, lock_expired)
+and the server's time. {dibsWrites: <collection>} answers {writes: [...]}; {dibsForget:
+<collection>, id: X} drops the entries of one document (the checker's self-test rewrites
+history with it).
 --clock-skew-s N makes the server's clock (hello's localTime) run N seconds ahead of this machine's,
 so tests can show that leases follow the server's clock, not the client's.
 
@@ -138,7 +146,7 @@ def insert(cmd, db):
 
 
 watched = {}  # (db, collection) -> (field, lock field)
-write_log = collections.defaultdict(list)  # (db, collection) -> writes of the watched field
+write_log = collections.defaultdict(list)  # (db, collection) -> entries (see the module's doc)
 
 
 def _get(doc, dotted):
@@ -149,19 +157,60 @@ def _get(doc, dotted):
     return doc
 
 
-def _log_writes(db, name, before_docs, coll):
-    """After an update: a write-log entry for each document whose watched field changed."""
+def _filter_value(q, dotted):
+    """The value an update's filter requires at `dotted` (None when it names none, or an operator)."""
+    if not isinstance(q, dict):
+        return None
+    v = q.get(dotted, _get(q, dotted))
+    return None if isinstance(v, dict) else v
+
+
+def _expired(until, at):
+    return until is not None and isinstance(until, datetime.datetime) and until.replace(tzinfo=None) < at
+
+
+def _entry(kind, coll, q, before, after, lock):
+    at = now()
+    held = _get(before, lock) or {}
+    if not isinstance(held, dict):
+        held = {}
+    locks = client[coll.database.name][coll.name + ".lock"]
+    lk = locks.find_one({"_id": before["_id"]}) or {}
+    return {"_id": before["_id"], "kind": kind, "held_by": held.get("by"), "held_token": held.get("token"),
+            "held_until": held.get("until"), "held_expired": _expired(held.get("until"), at),
+            "filter_by": _filter_value(q, lock + ".by"), "filter_token": _filter_value(q, lock + ".token"),
+            "filter_checks_until": isinstance(q, dict) and isinstance(q.get(lock + ".until"), dict),
+            "lock_by": lk.get("by"), "lock_token": lk.get("token"), "lock_until": lk.get("until"),
+            "lock_expired": _expired(lk.get("until"), at), "at": at}
+
+
+def _log_writes(db, name, before_docs, coll, q):
+    """After an update: an entry for each document left done or failed, or given a new lease."""
     key = (db, name)
     if key not in watched or not before_docs:
         return
     field, lock = watched[key]
     for before in before_docs:
         after = coll.find_one({"_id": before["_id"]})
-        if after is None or _get(after, field) == _get(before, field):
+        if after is None:
             continue
-        held = _get(before, lock) or {}
-        write_log[key].append({"_id": before["_id"], "by": held.get("by"), "token": held.get("token"),
-                               "until": held.get("until"), "at": now()})
+        if _get(after, field) is not None:
+            kind = "done"
+        elif _get(after, lock + ".failed") is not None:
+            kind = "fail"
+        elif _get(after, lock + ".token") is not None and _get(after, lock + ".token") != _get(before, lock + ".token"):
+            kind = "claim"
+        else:
+            continue
+        write_log[key].append(_entry(kind, coll, q, before, after, lock))
+
+
+def _log_deletes(db, name, docs, coll, q):
+    key = (db, name)
+    if key not in watched:
+        return
+    for before in docs:
+        write_log[key].append(_entry("delete", coll, q, before, None, watched[key][1]))
 
 
 def _matches(coll, q, multi):
@@ -213,6 +262,12 @@ def _refused_update(db, name, coll, q, u, multi):
     return None
 
 
+def dibs_forget(cmd, db):
+    key = (db, cmd["dibsForget"])
+    write_log[key] = [w for w in write_log[key] if w["_id"] != cmd["id"]]
+    return {"ok": 1}
+
+
 def update(cmd, db):
     coll = client[db][cmd["update"]]
     ordered = cmd.get("ordered", True)
@@ -229,7 +284,7 @@ def update(cmd, db):
                 continue
             before = _matches(coll, u["q"], u.get("multi"))
             r = fn(u["q"], u["u"], upsert=bool(u.get("upsert")))
-            _log_writes(db, cmd["update"], before, coll)
+            _log_writes(db, cmd["update"], before, coll, u["q"])
             n += r.matched_count
             modified += r.modified_count
             if r.upserted_id is not None:
@@ -252,7 +307,9 @@ def delete(cmd, db):
     n = 0
     for d in cmd.get("deletes", []):
         fn = coll.delete_one if d.get("limit") == 1 else coll.delete_many
+        before = _matches(coll, d["q"], d.get("limit") != 1)
         n += fn(d["q"]).deleted_count
+        _log_deletes(db, cmd["delete"], before, coll, d["q"])
     return {"ok": 1, "n": n}
 
 
@@ -260,14 +317,16 @@ def find_and_modify(cmd, db):
     coll = client[db][cmd["findAndModify"]]
     query = cmd.get("query") or {}
     if cmd.get("remove"):
+        before = _matches(coll, query, False)
         doc = coll.find_one_and_delete(query, projection=cmd.get("fields"), sort=sort_spec(cmd.get("sort")))
+        _log_deletes(db, cmd["findAndModify"], before if doc is not None else [], coll, query)
     else:
         before = _matches(coll, query, False)  # (sorted claims never write the watched field)
         doc = coll.find_one_and_update(
             query, cmd["update"], projection=cmd.get("fields"), sort=sort_spec(cmd.get("sort")),
             upsert=bool(cmd.get("upsert")),
             return_document=ReturnDocument.AFTER if cmd.get("new") else ReturnDocument.BEFORE)
-        _log_writes(db, cmd["findAndModify"], before, coll)
+        _log_writes(db, cmd["findAndModify"], before, coll, query)
     return {"ok": 1, "value": doc, "lastErrorObject": {"n": 0 if doc is None else 1,
                                                         "updatedExisting": doc is not None}}
 
@@ -339,7 +398,7 @@ HANDLERS = {
     "aggregate": aggregate, "count": count, "createIndexes": create_indexes,
     "drop": drop, "dropDatabase": drop_database,
     "dibsCounts": dibs_counts, "dibsResetCounts": dibs_reset_counts,
-    "dibsWatch": dibs_watch, "dibsWrites": dibs_writes,
+    "dibsWatch": dibs_watch, "dibsWrites": dibs_writes, "dibsForget": dibs_forget,
     "dibsRefuse": dibs_refuse, "dibsCommandLog": dibs_command_log, "dibsResetCommandLog": dibs_reset_command_log,
     "ping": plain_ok, "endSessions": plain_ok, "killCursors": plain_ok, "buildInfo": plain_ok,
     "buildinfo": plain_ok, "getLastError": plain_ok, "saslStart": plain_ok,

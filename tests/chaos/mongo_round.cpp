@@ -1,0 +1,74 @@
+#include "mongo_round.hpp"
+
+#include "mongo_checker.hpp"
+#include "support/mongo_env.hpp"
+
+#include <cstdio>
+
+namespace dibs::chaos {
+
+void mongo_round::run() {
+  // lock-collection too: the strategy the README calls weaker is the one to watch.
+  static constexpr const char* strategies[] = {"batch", "update-find", "find-and-modify", "lock-collection"};
+  strategy_ = s_.claim.empty() ? strategies[(round_ - 1) % 4] : s_.claim;
+  collection_ = test::unique_collection("chaos");
+  mongo::mongo_options o;
+  o.uri = test::mongodb_uri();
+  o.db = "dibs_chaos";
+  o.collection = collection_;
+  o.threads = 2;
+  store_ = std::make_unique<mongo::mongo_store>(o);
+  store_->drop();
+  mongo_check_input in{store_.get(), collection_, s_.items, s_.max_attempts, s_.poison_rate, 0,
+                       std::string(strategy_) == "lock-collection", true};
+  in.write_log = watch_writes(in);
+  if (!in.write_log) {
+    ++t_.unchecked_rounds;
+    std::printf("chaos: round %d: WARNING: this server keeps no write log (a real mongod, MONGODB_URI): the checks "
+                "that need it (written-twice, unrecorded, stale-writer, stale-fail, expired-lease) are SKIPPED; "
+                "only the documents are checked\n", round_);
+  }
+  std::printf("chaos: round %d: claim strategy %s\n", round_, strategy_.c_str());
+  store_->seed(s_.items - s_.items / 50, rng_());
+  std::string docs;
+  for (std::size_t i = 0; i < s_.items / 50; ++i)
+    docs += std::string(docs.empty() ? "" : ",") + "{\"originatingIp\": \"10.1.0." + std::to_string(i + 1) + "\", \"location\": null}";
+  if (!docs.empty()) store_->run_command("{\"insert\": \"" + collection_ + "\", \"documents\": [" + docs + "]}");
+  t_.items += s_.items;
+
+  // The workers reach the server through the proxy: the authority's host:port replaced.
+  const auto& uri = o.uri;
+  const auto start_at = uri.find("//") + 2;
+  const auto end_at = uri.find_first_of("/?", start_at);
+  auto authority = uri.substr(start_at, end_at == std::string::npos ? std::string::npos : end_at - start_at);
+  const auto at = authority.rfind('@');
+  const auto hostport = authority.substr(at == std::string::npos ? 0 : at + 1);
+  const auto colon = hostport.rfind(':');
+  uri_ = uri;
+  if (s_.proxy) {
+    proxy_ = std::make_unique<test::tcp_proxy>(hostport.substr(0, colon),
+                                               static_cast<std::uint16_t>(std::stoi(hostport.substr(colon + 1))));
+    uri_ = uri.substr(0, start_at) + (at == std::string::npos ? "" : authority.substr(0, at + 1)) + "127.0.0.1:" +
+           std::to_string(proxy_->port()) + (end_at == std::string::npos ? "" : uri.substr(end_at));
+  }
+
+  start_api();
+  in.poison_seed = poison_seed_;
+  run_workers(false);
+  stop_api();
+  proxy_.reset();
+  if (s_.inject) {
+    if (!in.write_log) throw std::runtime_error("--inject-violations needs the stand-in's write log");
+    inject_mongo_violations(in);
+  }
+  check_mongo(in, round_, t_);
+  store_->drop();
+}
+
+void mongo_round::print_open_items() {
+  std::printf("chaos: open documents: %s\n",
+              store_->run_command("{\"find\": \"" + collection_ + "\", \"filter\": {\"location\": null, "
+                                  "\"lock.failed\": {\"$exists\": false}}, \"limit\": 20}").c_str());
+}
+
+}  // namespace dibs::chaos

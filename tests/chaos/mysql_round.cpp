@@ -1,0 +1,61 @@
+#include "mysql_round.hpp"
+
+#include "mysql_checker.hpp"
+#include "support/mysql_env.hpp"
+
+#include <adapters/mysql/mysql_uri.hpp>
+
+#include <cstdio>
+
+namespace dibs::chaos {
+
+void mysql_round::run() {
+  table_ = test::unique_table("chaos");
+  sql::mysql_options o;
+  o.uri = direct_uri_ = test::mysql_uri_for(table_);  // the driver itself goes straight to the server
+  const auto server = sql::parse_mysql_uri(o.uri);
+  uri_ = o.uri;
+  if (s_.proxy) {
+    proxy_ = std::make_unique<test::tcp_proxy>(server.host, server.port);
+    uri_ = "mysql://" + server.user + (server.password.empty() ? "" : ":" + server.password) + "@127.0.0.1:" +
+           std::to_string(proxy_->port()) + "/" + server.database + "?table=" + table_;
+  }
+  store_ = std::make_unique<sql::mysql_store>(o);
+  store_->reset_table();
+  mysql_check_input in{direct_uri_, table_, s_.items, s_.max_attempts, s_.poison_rate, 0};
+  install_audit(in);
+  store_->seed(s_.items - s_.items / 50, rng_());
+  for (std::size_t i = 0; i < s_.items / 50; ++i)  // some addresses the API has no data for
+    store_->execute("INSERT INTO " + table_ + " (originatingIp) VALUES ('10.0." + std::to_string(i / 200) + "." +
+                    std::to_string(i % 200 + 1) + "')");
+  t_.items += s_.items;
+
+  start_api();
+  in.poison_seed = poison_seed_;
+  run_workers(true);
+  stop_api();
+  proxy_.reset();
+  if (s_.inject) inject_violations(in);
+  check_mysql(in, round_, t_);
+  drop_audit(in);
+  store_->execute("DROP TABLE " + table_);
+}
+
+void mysql_round::print_open_items() {
+  const auto rows = store_->query_value(
+      "SELECT GROUP_CONCAT(CONCAT_WS(' ', id, lock_by, lock_token, lock_until, attempts, error) SEPARATOR '\n') FROM "
+      "(SELECT * FROM " + table_ + " WHERE location IS NULL AND failed_at IS NULL ORDER BY id LIMIT 20) x");
+  const auto now = store_->query_value("SELECT NOW(6)");
+  std::printf("chaos: server time %s; open rows (id holder token lease_until attempts error):\n%s\n",
+              now.value_or("?").c_str(), rows.value_or("(none)").c_str());
+  const auto trx = store_->query_value(
+      "SELECT GROUP_CONCAT(CONCAT_WS(' ', trx_mysql_thread_id, trx_state, trx_started, trx_rows_locked, "
+      "IFNULL(trx_query, '-')) SEPARATOR '\n') FROM information_schema.innodb_trx");
+  std::printf("chaos: transactions (thread state started rows_locked query):\n%s\n", trx.value_or("(none)").c_str());
+  const auto sessions = store_->query_value(
+      "SELECT GROUP_CONCAT(CONCAT_WS(' ', ID, HOST, COMMAND, TIME, IFNULL(STATE, '-')) SEPARATOR '\n') FROM "
+      "information_schema.PROCESSLIST WHERE COMMAND <> 'Daemon'");
+  std::printf("chaos: sessions (id client command seconds state):\n%s\n", sessions.value_or("(none)").c_str());
+}
+
+}  // namespace dibs::chaos

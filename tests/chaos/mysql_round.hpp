@@ -1,0 +1,25 @@
+// A chaos round against one MariaDB table: seeded, audited (mysql_checker), worked by the workers
+// through the proxy while the faults fly, then checked.
+#pragma once
+
+#include "round.hpp"
+
+#include <adapters/mysql/mysql_store.hpp>
+
+namespace dibs::chaos {
+
+class mysql_round : public round_base {
+ public:
+  using round_base::round_base;
+  void run();
+
+ private:
+  std::vector<std::string> store_args() const override { return {"--store", uri_}; }
+  std::string lease() const override { return "1s"; }
+  void print_open_items() override;
+
+  std::string table_, direct_uri_;
+  std::unique_ptr<sql::mysql_store> store_;
+};
+
+}  // namespace dibs::chaos

@@ -1,0 +1,44 @@
+// The `dibs enrich` worker processes of one round: started with the round's arguments, each
+// logging at debug level to its own file; killed ones are expected to die by SIGKILL, and a
+// worker that ends by itself must exit 0 (anything else is a violation), but for one that could not
+// reach the store at startup (status 2, "cannot connect", while the driver refuses or resets the
+// store's connections or restarts it): it did nothing, it is counted and replaced.
+#pragma once
+
+#include "chaos_common.hpp"
+#include "support/process.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dibs::chaos {
+
+class worker_pool {
+ public:
+  worker_pool(tally& t, int round, std::string logs_dir, std::vector<std::string> args, std::size_t n);
+
+  std::size_t size() const { return workers_.size(); }
+  void start(std::size_t i);                // (collects the one it replaces)
+  void kill(std::size_t i);                 // SIGKILL, then collected: its exit is expected
+  void freeze(std::size_t i, bool frozen);  // SIGSTOP / SIGCONT
+  bool running(std::size_t i);
+  bool any_running();
+  // Every worker that ended by itself restarted (the drain phase).
+  void restart_ended();
+  // Those still running at the deadline are killed and counted as violations; all collected.
+  void finish_all();
+  std::string log_path(std::size_t i) const;
+  pid_t pid(std::size_t i) const;
+
+ private:
+  void collect(std::size_t i, bool killed);
+  tally& t_;
+  int round_;
+  std::string logs_;
+  std::vector<std::string> args_;
+  std::vector<std::unique_ptr<test::child_process>> workers_;
+  std::vector<std::uintmax_t> log_offset_;  // where each worker's part of its slot's log begins
+};
+
+}  // namespace dibs::chaos
