@@ -11,6 +11,7 @@ packages=(
   libmongoc-dev libbson-dev libmariadb-dev
   python3-mockupdb python3-mongomock
   mariadb-server mariadb-client python3-mysqldb python3-requests gnuplot-nox
+  nginx-light
 )
 # `install-deps.sh fuzz`: also clang and its libFuzzer runtime, for `make fuzz`.
 if [ "${1:-}" = fuzz ]; then
