@@ -77,7 +77,7 @@ TEST_CASE("quirky API: HTTP/1.0 answers whose body ends when the server closes",
   q.check_every_answer();
 }
 
-TEST_CASE("quirky API: 503 with Retry-After from a server that closes idle connections; every item done",
+TEST_CASE("quirky API: 503 with Retry-After from a server that closes idle connections, every item done",
           "[http][quirky]") {
   // 40 calls at once leave 40 kept-alive connections; the server closes them while the calls
   // wait out the Retry-After, and the retries must not meet one dead connection after another.
