@@ -50,7 +50,7 @@ TEST_CASE("an absurd Retry-After is read without overflowing the clock", "[rate]
   CHECK(*date > now);
 }
 
-TEST_CASE("a pool looks its host up first, after every address failed, and periodically; an IP never", "[http]") {
+TEST_CASE("a pool looks its host up first, after every address failed, and periodically, an IP never", "[http]") {
   const auto t0 = std::chrono::steady_clock::time_point{} + 1000h;
   endpoint_freshness f;
   CHECK(should_resolve(f, t0, 60s));  // never looked up
