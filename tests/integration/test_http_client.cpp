@@ -252,3 +252,23 @@ TEST_CASE("a name whose every address refuses is looked up again at the next req
   }
   CHECK(c.stats().resolves == 2);
 }
+
+TEST_CASE("many first requests at once to a NAME whose address refuses: each fails cleanly", "[http]") {
+  // The connect loop goes on to the next address after a refusal: with the old shared list, a
+  // lookup finishing meanwhile moved it, and the loop read freed memory (ASan: heap-use-after-free
+  // in open()). Each loop now holds its own snapshot.
+  net::io_context ioc{1};
+  http::client c(ioc.get_executor(), {});
+  const http::origin to{"localhost", a_closed_port(), false};
+  std::vector<std::future<http::response>> calls;
+  for (int i = 0; i < 50; ++i) calls.push_back(net::co_spawn(ioc, c.get(to, "/json/8.8.8.8"), net::use_future));
+  ioc.run();
+  for (auto& f : calls) {
+    auto r = f.get();
+    CHECK(r.stage == "connect");
+    CHECK(r.ec == net::error::connection_refused);
+  }
+  const auto eps = c.endpoints(to);
+  for (std::size_t i = 0; i < eps.size(); ++i)
+    for (std::size_t k = i + 1; k < eps.size(); ++k) CHECK(eps[i] != eps[k]);
+}
