@@ -12,6 +12,7 @@ packages=(
   python3-mockupdb python3-mongomock
   mariadb-server mariadb-client python3-mysqldb python3-requests gnuplot-nox
   openssl  # the test MariaDB's TLS certificates (tests/servers/mariadb_ctl.sh)
+  nginx-light  # a reverse proxy no one here wrote, in front of the stub (tests/servers/nginx_ctl.sh)
 )
 # `install-deps.sh fuzz`: also clang and its libFuzzer runtime, for `make fuzz`.
 if [ "${1:-}" = fuzz ]; then

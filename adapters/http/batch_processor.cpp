@@ -15,6 +15,7 @@ struct batch_processor::member {
   explicit member(const net::any_io_executor& ex) : wake(ex) {}
   std::string key;
   int attempts = 0;
+  job claimed;  // for work_started: its id and lease token
   std::optional<outcome> result;
   net::steady_timer wake;  // cancelled when `result` is set
 };
@@ -31,9 +32,9 @@ struct batch_processor::json_parser {
 };
 
 batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const batch_processor_options> opts,
-                                 counters* figures)
+                                 counters* figures, std::function<void(const job&)> work_started)
     : opts_(std::move(opts)), client_(ex, opts_->call.http), parser_(std::make_unique<json_parser>()),
-      rng_(std::random_device{}()), figures_(figures) {}
+      rng_(std::random_device{}()), figures_(figures), work_started_(std::move(work_started)) {}
 
 batch_processor::~batch_processor() = default;
 
@@ -50,6 +51,11 @@ awaitable<outcome> batch_processor::process(job j) {
   auto me = std::make_shared<member>(ex);
   me->key = std::string(key.value);
   me->attempts = j.attempts;
+  if (work_started_) {
+    me->claimed.id = j.id;
+    me->claimed.by = j.by;
+    me->claimed.token = j.token;
+  }
   me->wake.expires_at(net::steady_timer::time_point::max());
 
   const bool leader = !open_;
@@ -96,6 +102,8 @@ awaitable<void> batch_processor::lead(batch& b) {
   req.target = url.expand(job{}).target;  // a fixed URL: nothing to expand
   req.body = batch_request_body(keys);
   auto to = url.origin();
+  if (work_started_)
+    for (const auto& m : b.members) work_started_(m->claimed);
   const auto sent = std::chrono::steady_clock::now();
   auto r = co_await client_.send(std::move(to), std::move(req));
   count_exchange(figures_, r, sent);
@@ -107,7 +115,7 @@ awaitable<void> batch_processor::lead(batch& b) {
 
 void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys, const response& r) {
   const auto& o = opts_->call;
-  const auto stop_for = honor_stop_signals(*o.limiter, o.url.host(), r);
+  const auto stop_for = honor_stop_signals(*o.limiter, o.url.host(), r, o.max_retry_after);
   auto hand = [](member& m, outcome out) {
     m.result = std::move(out);
     m.wake.cancel();
@@ -153,7 +161,7 @@ processor_factory make_batch_processor_factory(batch_processor_options opts) {
   if (!opts.call.limiter) opts.call.limiter = std::make_shared<rate_limiter>();
   auto shared = std::make_shared<const batch_processor_options>(std::move(opts));
   return [shared](const shard_info& s) -> std::unique_ptr<processor> {
-    return std::make_unique<batch_processor>(s.executor, shared, s.figures);
+    return std::make_unique<batch_processor>(s.executor, shared, s.figures, s.work_started);
   };
 }
 

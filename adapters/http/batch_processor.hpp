@@ -16,6 +16,7 @@
 #include <adapters/http/http_processor.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -30,11 +31,14 @@ struct batch_processor_options {
 
 class batch_processor final : public processor {
  public:
+  // `work_started`: called for every member right before the batch is sent (may be empty).
   batch_processor(net::any_io_executor ex, std::shared_ptr<const batch_processor_options> opts,
-                  counters* figures = nullptr);
+                  counters* figures = nullptr, std::function<void(const job&)> work_started = {});
   ~batch_processor() override;
 
   awaitable<outcome> process(job j) override;
+  // --max-processing times the request, not the linger and the wait for a rate slot.
+  bool reports_work_start() const override { return static_cast<bool>(work_started_); }
 
   client& http_client() { return client_; }
 
@@ -52,6 +56,7 @@ class batch_processor final : public processor {
   std::unique_ptr<json_parser> parser_;
   std::mt19937_64 rng_;
   counters* figures_;
+  std::function<void(const job&)> work_started_;
 };
 
 // Throws std::invalid_argument when the URL has placeholders or the batch size is 0.

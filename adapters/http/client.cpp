@@ -1,5 +1,9 @@
 #include "client.hpp"
 
+#include "endpoint_refresh.hpp"
+#include "tls_context.hpp"
+
+#include <dibs/async_event.hpp>
 #include <dibs/close_on_exec.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -62,12 +66,30 @@ struct connection {
   std::optional<beast::tcp_stream> plain;
   std::optional<beast::ssl_stream<beast::tcp_stream>> tls;
   beast::flat_buffer buffer;
+  steady::time_point idle_since{};  // when it went back to the pool
 };
 
+using endpoint_list = std::shared_ptr<const std::vector<tcp::endpoint>>;
+
 struct host_pool {
-  std::vector<tcp::endpoint> endpoints;
-  std::vector<std::unique_ptr<connection>> idle;  // LIFO: the warmest connection first
+  // Replaced whole by each lookup, never changed: a connect loop keeps its copy alive.
+  endpoint_list endpoints;
+  endpoint_freshness freshness;
+  bool resolving = false;     // one lookup at a time; the others wait for it on `resolved`
+  std::uint64_t lookups = 0;  // finished lookups, so a waiter knows one ended
+  response failed_lookup;     // why the last lookup failed (its ec is clear when it did not)
+  std::unique_ptr<async_event> resolved = std::make_unique<async_event>();
+  // Oldest first (each goes back with the time it went back): expired ones are cut from the
+  // front, the warmest is taken from the back.
+  std::vector<std::unique_ptr<connection>> idle;
 };
+
+// "host:port" for the Host header: an IPv6 address in brackets, the default port left out.
+std::string host_header(const origin& to) {
+  const std::string host = to.host.find(':') != std::string::npos ? "[" + to.host + "]" : to.host;
+  const bool default_port = to.port == (to.tls ? 443 : 80);
+  return default_port ? host : host + ":" + std::to_string(to.port);
+}
 
 // A kept-alive connection that the server closed meanwhile fails like this before any byte of
 // the answer arrives; the request was not processed, so a GET may be sent again.
@@ -111,16 +133,7 @@ struct client::impl {
     if (tls_ctx) return &*tls_ctx;
     auto& ctx = tls_ctx.emplace(ssl::context::tls_client);
     boost::system::error_code ec;
-    ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3, ec);
-    if (opts.tls.insecure) {
-      ctx.set_verify_mode(ssl::verify_none, ec);
-    } else {
-      ctx.set_verify_mode(ssl::verify_peer, ec);
-      if (opts.tls.ca_file.empty())
-        ctx.set_default_verify_paths(ec);
-      else
-        ctx.load_verify_file(opts.tls.ca_file, ec);
-    }
+    configure_client_tls(ctx, opts.tls, ec);
     if (ec) {
       tls_ctx.reset();
       res.ec = ec;
@@ -153,8 +166,8 @@ struct client::impl {
     co_return false;
   }
 
-  // The pool of `to`, its endpoints resolved on first use; nullptr (and `res` says why) when
-  // the name does not resolve or TLS can't be set up.
+  // The pool of `to`, its addresses looked up when due; nullptr (and `res` says why) when the
+  // name does not resolve or TLS can't be set up.
   awaitable<host_pool*> pool_for(const origin& to, response& res) {
     // A processor calls one origin: remember the last one, so a request builds no key string.
     if (!last_pool || to.port != last_origin.port || to.tls != last_origin.tls || to.host != last_origin.host) {
@@ -163,21 +176,62 @@ struct client::impl {
     }
     auto& pool = *last_pool;  // map nodes stay put: the pointer outlives later insertions
     if (to.tls && !tls_context(res)) co_return nullptr;
-    if (pool.endpoints.empty()) {
+    if (!pool.endpoints) {
       boost::system::error_code ec;
       const auto addr = net::ip::make_address(to.host, ec);
       if (!ec) {
-        pool.endpoints.emplace_back(addr, to.port);
-      } else {
-        auto [rec, results] = co_await resolver.async_resolve(to.host, std::to_string(to.port),
-                                                              net::as_tuple(net::use_awaitable));
-        if (rec) {
-          res.ec = rec;
+        pool.endpoints = std::make_shared<const std::vector<tcp::endpoint>>(1, tcp::endpoint(addr, to.port));
+        pool.freshness.literal = true;
+      }
+    }
+    while (should_resolve(pool.freshness, steady::now(), opts.resolve_every)) {
+      if (pool.resolving) {
+        // A periodic lookup under way: the addresses found before still serve meanwhile.
+        if (pool.endpoints && !pool.freshness.all_failed) break;
+        // Another request is looking the name up: wait for its answer rather than ask again.
+        const auto seen = pool.lookups;
+        co_await pool.resolved->wait();
+        if ((co_await net::this_coro::cancellation_state).cancelled() != net::cancellation_type::none) {
+          res.ec = net::error::operation_aborted;
           res.stage = "resolve " + to.host;
           co_return nullptr;
         }
-        for (const auto& r : results) pool.endpoints.push_back(r.endpoint());
+        if (pool.lookups != seen && pool.failed_lookup.ec && !pool.endpoints) {
+          res.ec = pool.failed_lookup.ec;
+          res.stage = pool.failed_lookup.stage;
+          co_return nullptr;
+        }
+        if (pool.lookups != seen) break;  // a fresh answer (or the old one kept): use it
+        continue;
       }
+      pool.resolving = true;
+      ++stats.resolves;
+      auto [rec, results] = co_await resolver.async_resolve(to.host, std::to_string(to.port),
+                                                            net::as_tuple(net::use_awaitable));
+      pool.resolving = false;
+      ++pool.lookups;
+      pool.failed_lookup = response{};
+      // Tried again at the next period, not by every request meanwhile: a failed lookup keeps the
+      // addresses found before, if any (the name server may be down while the API is not).
+      pool.freshness.resolved = true;
+      pool.freshness.resolved_at = steady::now();
+      pool.freshness.all_failed = false;
+      if (rec || results.empty()) {
+        pool.failed_lookup.ec = rec ? rec : net::error::host_not_found;
+        pool.failed_lookup.stage = "resolve " + to.host;
+        if (!pool.endpoints) pool.freshness.resolved = false;  // nothing to use: ask again next time
+      } else {
+        std::vector<tcp::endpoint> found;
+        for (const auto& r : results) found.push_back(r.endpoint());
+        pool.endpoints = std::make_shared<const std::vector<tcp::endpoint>>(unique_endpoints(std::move(found)));
+      }
+      pool.resolved->notify();
+      if (!pool.endpoints) {
+        res.ec = pool.failed_lookup.ec;
+        res.stage = pool.failed_lookup.stage;
+        co_return nullptr;
+      }
+      break;
     }
     co_return &pool;
   }
@@ -189,9 +243,10 @@ struct client::impl {
     const auto left = deadline - steady::now();
     c->tcp().expires_after(std::min<steady::duration>(opts.connect_timeout, left));
     // Each address in turn, on a socket opened close-on-exec (Asio's range connect would open
-    // its own, inheritable ones).
+    // its own, inheritable ones). The list is held here: a lookup meanwhile replaces the pool's.
+    const endpoint_list endpoints = pool.endpoints;
     boost::system::error_code cec = net::error::host_not_found;
-    for (const auto& ep : pool.endpoints) {
+    for (const auto& ep : *endpoints) {
       open_close_on_exec(c->tcp().socket(), ep.protocol(), cec);
       if (cec) break;
       auto [e] = co_await c->tcp().async_connect(ep, net::as_tuple(net::use_awaitable));
@@ -201,6 +256,8 @@ struct client::impl {
       c->tcp().socket().close(ignored);
     }
     if (cec) {
+      // Every address failed (or the time for them ran out): the host may have moved.
+      if (cec != net::error::operation_aborted && endpoints == pool.endpoints) pool.freshness.all_failed = true;
       res.ec = cec;
       res.stage = "connect";
       co_return nullptr;
@@ -212,13 +269,34 @@ struct client::impl {
     co_return c;
   }
 
+  // The warmest idle connection that has not been idle for idle_timeout, or nullptr; older ones
+  // are closed (the server is about to close them, or has).
+  std::unique_ptr<connection> take_idle(host_pool& pool) {
+    const auto now = steady::now();
+    auto fresh = std::find_if(pool.idle.begin(), pool.idle.end(),
+                              [&](const auto& c) { return now - c->idle_since < opts.idle_timeout; });
+    stats.expired_idle += static_cast<std::uint64_t>(fresh - pool.idle.begin());
+    pool.idle.erase(pool.idle.begin(), fresh);  // their destructors close the sockets
+    if (pool.idle.empty()) return nullptr;
+    auto c = std::move(pool.idle.back());
+    pool.idle.pop_back();
+    return c;
+  }
+
+  void keep_idle(host_pool& pool, std::unique_ptr<connection> c) {
+    if (opts.idle_timeout.count() <= 0 || pool.idle.size() >= opts.max_idle_per_host) return;
+    c->tcp().expires_never();
+    c->idle_since = steady::now();
+    pool.idle.push_back(std::move(c));
+  }
+
   awaitable<response> probe(origin to) {
     response res;
     const auto deadline = steady::now() + opts.connect_timeout;
     host_pool* pool = co_await pool_for(to, res);
     if (!pool) co_return res;
     auto c = co_await open(to, *pool, deadline, res);
-    if (c) pool->idle.push_back(std::move(c));
+    if (c) keep_idle(*pool, std::move(c));
     co_return res;
   }
 
@@ -232,8 +310,7 @@ struct client::impl {
 
     const bool post = spec.method == request::verb::post;
     bhttp::request<bhttp::string_body> req{post ? bhttp::verb::post : bhttp::verb::get, spec.target, 11};
-    const bool default_port = to.port == (to.tls ? 443 : 80);
-    req.set(bhttp::field::host, default_port ? to.host : to.host + ":" + std::to_string(to.port));
+    req.set(bhttp::field::host, host_header(to));
     req.set(bhttp::field::user_agent, opts.user_agent);
     req.set(bhttp::field::accept, "application/json");
     if (post) {
@@ -244,12 +321,10 @@ struct client::impl {
     req.prepare_payload();
 
     for (int attempt = 0;; ++attempt) {
-      std::unique_ptr<connection> c;
-      res.reused = false;
-      if (!pool.idle.empty()) {
-        c = std::move(pool.idle.back());
-        pool.idle.pop_back();
-        res.reused = true;
+      // After a stale connection, a new one: the other idle ones are as old, and likely as dead.
+      std::unique_ptr<connection> c = attempt == 0 ? take_idle(pool) : nullptr;
+      res.reused = c != nullptr;
+      if (c) {
         ++stats.reuses;
       } else {
         c = co_await open(to, pool, deadline, res);
@@ -288,10 +363,7 @@ struct client::impl {
       res.status = static_cast<int>(msg.result_int());
       for (const auto& f : msg) res.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
       res.body = std::move(msg.body());
-      if (msg.keep_alive() && pool.idle.size() < opts.max_idle_per_host) {
-        c->tcp().expires_never();
-        pool.idle.push_back(std::move(c));
-      }
+      if (msg.keep_alive()) keep_idle(pool, std::move(c));
       co_return res;
     }
   }
@@ -322,6 +394,12 @@ awaitable<response> client::get(origin to, std::string target) {
 
 const client_stats& client::stats() const { return impl_->stats; }
 const client_options& client::options() const { return impl_->opts; }
+std::vector<tcp::endpoint> client::endpoints(const origin& to) const {
+  auto p = impl_->pools.find((to.tls ? "https://" : "http://") + to.host + ":" + std::to_string(to.port));
+  if (p == impl_->pools.end() || !p->second.endpoints) return {};
+  return *p->second.endpoints;
+}
+
 std::size_t client::idle_connections() const {
   std::size_t n = 0;
   for (const auto& [k, p] : impl_->pools) n += p.idle.size();

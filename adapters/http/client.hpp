@@ -1,5 +1,7 @@
-// An HTTP/1.1 client for one shard: keep-alive connection pools per origin, endpoints resolved
-// once and cached (the resolver can't be cancelled), a connect timeout, a total timeout per
+// An HTTP/1.1 client for one shard: keep-alive connection pools per origin (an idle connection
+// older than `idle_timeout` is closed, never used: servers close theirs after a few seconds),
+// a host name's addresses looked up once per pool at a time and again after every address failed
+// or every `resolve_every` (endpoint_refresh.hpp), a connect timeout, a total timeout per
 // request, and a cap on the response body. HTTPS through OpenSSL: the server's certificate and
 // host name are verified (the system's CAs, or `tls.ca_file`), SNI is sent for host names.
 // Not thread-safe: one client per shard.
@@ -12,6 +14,7 @@
 
 #include <dibs/net.hpp>
 
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/system/error_code.hpp>
 
 #include <chrono>
@@ -33,6 +36,11 @@ struct client_options {
   std::chrono::milliseconds request_timeout{30'000};  // from the start of the call to the last byte
   std::size_t max_body = 1 << 20;                      // larger bodies fail with body_limit
   std::size_t max_idle_per_host = 4096;                // idle keep-alive connections kept
+  // An idle kept-alive connection is used again only within this time: below the 5 s after
+  // which Node and Apache close theirs, so a request rarely meets a connection being closed.
+  // 0: every connection is closed after its answer.
+  std::chrono::milliseconds idle_timeout{4'000};
+  std::chrono::milliseconds resolve_every{60'000};  // a host name is looked up again this often
   std::string user_agent = "dibs/0.1";
   tls_options tls;
 };
@@ -65,6 +73,8 @@ struct client_stats {
   std::uint64_t connects = 0;   // new connections opened
   std::uint64_t reuses = 0;     // requests sent on a kept-alive connection
   std::uint64_t stale_retries = 0;  // kept-alive connections found closed and replaced
+  std::uint64_t expired_idle = 0;   // idle connections closed unused after idle_timeout
+  std::uint64_t resolves = 0;       // host name lookups
 };
 
 class client {
@@ -74,8 +84,8 @@ class client {
   client(const client&) = delete;
   client& operator=(const client&) = delete;
 
-  // Any request is sent again once when a kept-alive connection turns out closed before the
-  // answer began: the requests dibs makes are lookups, safe to repeat.
+  // Any request is sent again once, on a new connection, when a kept-alive connection turns out
+  // closed before the answer began: the requests dibs makes are lookups, safe to repeat.
   awaitable<response> send(origin to, request req);
   awaitable<response> get(origin to, std::string target);
   // Connects (and with TLS, shakes hands, verifying the certificate) without a request; the
@@ -85,6 +95,8 @@ class client {
   const client_stats& stats() const;
   const client_options& options() const;
   std::size_t idle_connections() const;
+  // The addresses the pool of `to` connects to now (empty before its first request).
+  std::vector<boost::asio::ip::tcp::endpoint> endpoints(const origin& to) const;
 
  private:
   struct impl;

@@ -1,5 +1,7 @@
 #include "exchange_policy.hpp"
 
+#include <dibs/log.hpp>
+
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -20,19 +22,35 @@ std::chrono::milliseconds full_jitter_backoff(int attempt, std::chrono::millisec
 }
 
 awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host) {
-  for (auto at = limiter.reserve(host); at > rate_limiter::clock::now(); at = limiter.reserve(host)) {
-    net::steady_timer timer(co_await net::this_coro::executor, at);
-    co_await timer.async_wait(net::use_awaitable);
-    if (limiter.paused_until(host) <= rate_limiter::clock::now()) break;
+  for (;;) {
+    // Held across the wait: when this coroutine is cancelled, the slot goes back to the limiter.
+    auto slot = limiter.take(host);
+    if (slot.at() > rate_limiter::clock::now()) {
+      net::steady_timer timer(co_await net::this_coro::executor, slot.at());
+      co_await timer.async_wait(net::use_awaitable);
+      // The host said stop meanwhile: this slot is given back, and a later one taken.
+      if (limiter.paused_until(host) > rate_limiter::clock::now()) continue;
+    }
+    slot.use();
+    co_return;
   }
 }
 
-std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r) {
+std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
+                                             std::chrono::milliseconds max_wait) {
   if (r.ec) return std::chrono::milliseconds{0};
   const auto now = std::chrono::system_clock::now();
   const auto until = stop_until_from_headers(r.status, r.headers, now);
   if (!until) return std::chrono::milliseconds{0};
-  const auto stop_for = std::chrono::duration_cast<std::chrono::milliseconds>(*until - now);
+  auto stop_for = std::chrono::duration_cast<std::chrono::milliseconds>(*until - now);
+  if (stop_for > max_wait) {
+    const auto asked = std::chrono::duration_cast<std::chrono::seconds>(stop_for).count();
+    log::warn("API host ", host, " said to wait ", asked, " s (HTTP ", r.status,
+              r.header("Retry-After").empty() ? "" : ", Retry-After: " + r.header("Retry-After"),
+              r.header("X-Ttl").empty() ? "" : ", X-Ttl: " + r.header("X-Ttl"), "); waiting --max-retry-after ",
+              std::chrono::duration_cast<std::chrono::seconds>(max_wait).count(), " s instead");
+    stop_for = max_wait;
+  }
   limiter.pause(host, rate_limiter::clock::now() + stop_for);
   return stop_for;
 }

@@ -24,12 +24,15 @@ std::chrono::milliseconds full_jitter_backoff(int attempt, std::chrono::millisec
                                               std::chrono::milliseconds max, std::mt19937_64& rng);
 
 // Returns when `host` may be sent one request: the rate's slot, and any stop the API announced
-// meanwhile waited out. Throws operation_aborted when the caller is cancelled.
+// meanwhile waited out. Throws operation_aborted when the caller is cancelled; the slot it held
+// then goes back to the limiter.
 awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host);
 
 // Reads the stop signals of a response; when the API said stop, pauses `host` for every shard
-// and returns how long (0 otherwise).
-std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r);
+// and returns how long (0 otherwise): at most `max_wait`, with a warning naming the host and
+// what it asked for when it asked more (a Retry-After of 999999999 would park items for years).
+std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
+                                             std::chrono::milliseconds max_wait = std::chrono::hours{1});
 
 // Counts the exchange in the engine's figures (status class, latency since `sent`); no-op on null.
 void count_exchange(counters* figures, const response& r, std::chrono::steady_clock::time_point sent);

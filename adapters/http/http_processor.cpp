@@ -17,12 +17,13 @@ struct http_processor::json_parser {
 };
 
 http_processor::http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts,
-                               counters* figures)
+                               counters* figures, std::function<void(const job&)> work_started)
     : opts_(opts->limiter ? std::move(opts) : with_limiter(*opts)),
       client_(std::move(ex), opts_->http),
       parser_(std::make_unique<json_parser>()),
       rng_(std::random_device{}()),
-      figures_(figures) {}
+      figures_(figures),
+      work_started_(std::move(work_started)) {}
 
 http_processor::~http_processor() = default;
 
@@ -32,11 +33,12 @@ awaitable<outcome> http_processor::process(job j) {
   const std::string& host = opts_->url.host();
   co_await wait_for_slot(*opts_->limiter, host);  // cancelled at shutdown: the item is released
   auto to = opts_->url.origin();  // named: no temporaries inside a co_await (g++ 12)
+  if (work_started_) work_started_(j);  // --max-processing times the call, not the wait for a slot
   const auto sent = std::chrono::steady_clock::now();
   auto r = co_await client_.get(std::move(to), std::move(target.target));
   count_exchange(figures_, r, sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
-  const auto stop_for = honor_stop_signals(*opts_->limiter, host, r);
+  const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after);
   co_return judge(j, std::move(r), stop_for);
 }
 
@@ -47,8 +49,7 @@ outcome http_processor::judge(const job& j, response r, std::chrono::millisecond
   if (!check.ok) return outcome::retry(backoff, r.describe() + " with a bad body: " + check.error, r.status);
   if (opts_->status_field_check && check.status == "fail")
     return outcome::fail("the API has no data: " + (check.message.empty() ? "status fail" : check.message), r.status);
-  while (!r.body.empty() && (r.body.back() == '\n' || r.body.back() == '\r' || r.body.back() == ' '))
-    r.body.pop_back();
+  compact_json(r.body);  // a pretty-printed answer, stored as one line
   return outcome::done(std::move(r.body));
 }
 
@@ -56,7 +57,7 @@ processor_factory make_http_processor_factory(processor_options opts) {
   if (!opts.limiter) opts.limiter = std::make_shared<rate_limiter>();
   auto shared = std::make_shared<const processor_options>(std::move(opts));
   return [shared](const shard_info& s) -> std::unique_ptr<processor> {
-    return std::make_unique<http_processor>(s.executor, shared, s.figures);
+    return std::make_unique<http_processor>(s.executor, shared, s.figures, s.work_started);
   };
 }
 

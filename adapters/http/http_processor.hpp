@@ -2,7 +2,9 @@
 // body that is one JSON object, and keep it as the result.
 //
 // Before each request the processor waits for its slot from the shared rate limiter (holding
-// its pipeline); after each response it tells the limiter when the API said stop.
+// its pipeline); after each response it tells the limiter when the API said stop. With a
+// `work_started` hook (the engine's, through the factory) the --max-processing clock starts when
+// the request is sent, not while it waits for its slot.
 //
 // Outcomes: a missing or non-string field, an oversized body, a 4xx other than 408/429, and an
 // API that answers {"status":"fail"} (ip-api's way to say "no data for this key") fail the item.
@@ -18,6 +20,7 @@
 #include <dibs/processor.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <random>
 
@@ -30,6 +33,8 @@ struct processor_options {
   bool status_field_check = true;
   std::chrono::milliseconds backoff_base{500};
   std::chrono::milliseconds backoff_max{30'000};
+  // The longest wait an API's Retry-After or X-Ttl is honored for (`--max-retry-after`).
+  std::chrono::milliseconds max_retry_after{3'600'000};
   // Shared by every shard: `--rate`, and the API's own stop signals. The factory makes one
   // (with no rate of its own) when none is given, so stop signals are always honored.
   std::shared_ptr<rate_limiter> limiter;
@@ -37,11 +42,14 @@ struct processor_options {
 
 class http_processor final : public processor {
  public:
-  // `figures`: where API answers and latencies are counted (may be null).
-  http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts, counters* figures = nullptr);
+  // `figures`: where API answers and latencies are counted (may be null). `work_started`: called
+  // with the job right before its request is sent (shard_info::work_started); may be empty.
+  http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts, counters* figures = nullptr,
+                 std::function<void(const job&)> work_started = {});
   ~http_processor() override;
 
   awaitable<outcome> process(job j) override;
+  bool reports_work_start() const override { return static_cast<bool>(work_started_); }
 
   client& http_client() { return client_; }
   const std::shared_ptr<rate_limiter>& limiter() const { return opts_->limiter; }
@@ -56,6 +64,7 @@ class http_processor final : public processor {
   std::unique_ptr<json_parser> parser_;
   std::mt19937_64 rng_;
   counters* figures_;
+  std::function<void(const job&)> work_started_;
 };
 
 processor_factory make_http_processor_factory(processor_options opts);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <strings.h>
+#include <utility>
 
 namespace dibs::http {
 
@@ -27,10 +28,12 @@ std::string header(const std::vector<std::pair<std::string, std::string>>& heade
     if (::strcasecmp(k.c_str(), name) == 0) return v;
   return {};
 }
+// A number of seconds, saturated at about 31 years (10^9 s) so that adding it to a time point
+// never overflows; the caller caps it far lower (--max-retry-after).
 std::optional<long long> seconds_value(const std::string& v) {
-  if (v.empty() || v.size() > 9 || !std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); }))
+  if (v.empty() || v.size() > 18 || !std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); }))
     return std::nullopt;
-  return std::atoll(v.c_str());
+  return std::min(std::atoll(v.c_str()), 1'000'000'000LL);
 }
 // RFC 9110 IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT".
 std::optional<std::time_t> http_date(const std::string& v) {
@@ -62,7 +65,7 @@ std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
       // Relative to the server's own Date when it sent one, so clock skew doesn't stretch it.
       auto base = http_date(header(headers, "Date"));
       const auto wait = *t - (base ? *base : std::chrono::system_clock::to_time_t(now));
-      later(now + seconds(std::max<std::time_t>(0, wait)));
+      later(now + seconds(std::clamp<std::time_t>(wait, 0, 1'000'000'000)));
     } else if (status == 429 && !until) {
       later(now + seconds(1));  // a bare 429: back off a little for everyone
     }
@@ -77,20 +80,68 @@ rate_limiter::rate_limiter(double per_second, double burst) : per_second_(per_se
   }
 }
 
-rate_limiter::clock::time_point rate_limiter::reserve(const std::string& host) {
+rate_limiter::slot& rate_limiter::slot::operator=(slot&& o) noexcept {
+  if (this != &o) {
+    give_back();
+    owner_ = std::exchange(o.owner_, nullptr);
+    at_ = o.at_;
+    tat_after_ = o.tat_after_;
+  }
+  return *this;
+}
+
+void rate_limiter::slot::give_back() {
+  if (auto* l = std::exchange(owner_, nullptr)) l->give_back(*this);
+}
+
+rate_limiter::slot rate_limiter::take(const std::string& host) {
+  slot s;
   const auto now = clock::now();
-  if (per_second_ <= 0 && now.time_since_epoch().count() >= any_paused_until_.load(std::memory_order_relaxed))
-    return now;
+  if (per_second_ <= 0 && now.time_since_epoch().count() >= any_paused_until_.load(std::memory_order_relaxed)) {
+    s.at_ = now;
+    return s;
+  }
   std::lock_guard lock(mutex_);
   auto at = now;
   if (auto p = paused_.find(host); p != paused_.end()) at = std::max(at, p->second);
   if (per_second_ > 0) {
-    // GCRA: the request may go at tat - tolerance; the next one is due an interval later.
-    tat_ = std::max(tat_, at);
-    at = std::max(at, tat_ - tolerance_);
-    tat_ += interval_;
+    returned_.erase(returned_.begin(), returned_.lower_bound(now));  // their time is past
+    // A slot given back, at or after the earliest time this host may be sent to, when it
+    // comes before the schedule's next one.
+    const auto next = std::max(at, std::max(tat_, at) - tolerance_);
+    if (auto r = returned_.lower_bound(at); r != returned_.end() && *r <= next) {
+      s.at_ = *r;
+      returned_.erase(r);
+    } else {
+      // GCRA: the request may go at tat - tolerance; the next one is due an interval later.
+      tat_ = std::max(tat_, at);
+      s.at_ = next;
+      tat_ += interval_;
+      s.tat_after_ = tat_;
+    }
+    s.owner_ = this;
+  } else {
+    s.at_ = at;
   }
-  return at;
+  return s;
+}
+
+rate_limiter::clock::time_point rate_limiter::reserve(const std::string& host) {
+  auto s = take(host);
+  s.use();
+  return s.at();
+}
+
+void rate_limiter::give_back(const slot& s) {
+  std::lock_guard lock(mutex_);
+  const auto now = clock::now();
+  if (s.at_ <= now) return;  // its time has come: the rate was not used then, and that is past
+  if (s.tat_after_ == tat_) {
+    // The latest slot: the schedule simply moves back one interval (never below now).
+    tat_ = std::max(now, tat_ - interval_);
+  } else {
+    returned_.insert(s.at_);
+  }
 }
 
 void rate_limiter::pause(const std::string& host, clock::time_point until) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -20,6 +21,7 @@ std::optional<double> parse_rate(const std::string& text);
 
 // When the headers of a response tell the client to stop sending to this host, until when
 // (relative to `now`, by the server's `Date` where an HTTP date is given). nullopt otherwise.
+// Not capped here (only kept from overflowing): honor_stop_signals caps it at --max-retry-after.
 std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
     int status, const std::vector<std::pair<std::string, std::string>>& headers, std::chrono::system_clock::time_point now);
 
@@ -30,8 +32,32 @@ class rate_limiter {
   // per_second <= 0: no token bucket (only the API's stop signals apply).
   explicit rate_limiter(double per_second = 0, double burst = 1);
 
-  // Reserves the next request slot for `host` and returns when it may be sent (now or later).
-  // Each call takes one slot, so concurrent callers are spaced out.
+  // One request slot, held until the request goes out. A slot that is dropped unused (its waiter
+  // was cancelled: shutdown, an abandoned call) goes back to the limiter, so cancelled waiters
+  // never push the schedule of everyone else further ahead. Move-only; use it on its own thread.
+  class slot {
+   public:
+    slot() = default;
+    slot(slot&& o) noexcept { *this = std::move(o); }
+    slot& operator=(slot&& o) noexcept;
+    ~slot() { give_back(); }
+    // When the request may be sent (now or later).
+    clock::time_point at() const { return at_; }
+    // The request goes out: the slot is spent and never given back.
+    void use() { owner_ = nullptr; }
+
+   private:
+    friend class rate_limiter;
+    void give_back();
+    rate_limiter* owner_ = nullptr;
+    clock::time_point at_{};
+    clock::time_point tat_after_{};  // the schedule right after this slot was taken
+  };
+
+  // Takes the next request slot for `host`. Each call takes one slot, so concurrent callers
+  // are spaced out; a slot given back is handed to the next caller that can use its time.
+  slot take(const std::string& host);
+  // take() and use() at once: returns when the request may be sent.
   clock::time_point reserve(const std::string& host);
   // The host said stop: nothing is sent to it before `until`.
   void pause(const std::string& host, clock::time_point until);
@@ -45,7 +71,12 @@ class rate_limiter {
   clock::duration interval_{};
   clock::duration tolerance_{};  // (burst - 1) intervals: how far ahead of schedule a request may go
   mutable std::mutex mutex_;
+  void give_back(const slot& s);
+
   clock::time_point tat_{};      // theoretical arrival time of the next request (GCRA)
+  // Future slot times given back before the schedule moved past them (earliest first); a past
+  // one is simply gone: the rate was not used then.
+  std::multiset<clock::time_point> returned_;
   std::unordered_map<std::string, clock::time_point> paused_;
   // The latest pause of any host: while it is past and there is no rate, reserve() needs no lock
   // (the common case, once per request on every shard).

@@ -97,6 +97,14 @@ url_template url_template::parse(const std::string& text, const std::string& fla
     if (!p.is_field)
       for (unsigned char c : p.text)
         if (c <= 0x20 || c >= 0x7f) bad("spaces and non-ASCII must be percent-encoded in the template");
+  // The template's own path may not have dot segments either: a proxy would resolve them.
+  const auto path = std::string_view(target).substr(0, std::min(target.find('?'), target.size()));
+  for (std::size_t start = 0; start <= path.size();) {
+    auto slash = std::min(path.find('/', start), path.size());
+    const auto segment = path.substr(start, slash - start);
+    if (segment == "." || segment == "..") bad("the path may not have a '.' or '..' segment");
+    start = slash + 1;
+  }
   return t;
 }
 
@@ -109,11 +117,23 @@ source_text source_field(const job& j, const std::string& name) {
   return {f->value, {}};
 }
 
+namespace {
+bool dot_segment(std::string_view segment) { return segment == "." || segment == ".."; }
+}  // namespace
+
 url_template::expansion url_template::expand(const job& j) const {
   expansion e;
+  // Where each field's value landed in the path, to name it when it makes a dot segment.
+  struct placed {
+    std::size_t begin, end;
+    const std::string* name;
+  };
+  std::vector<placed> in_path;
+  bool in_query = false;
   for (const auto& p : pieces_) {
     if (!p.is_field) {
       e.target += p.text;
+      in_query = in_query || p.text.find('?') != std::string::npos;
       continue;
     }
     auto f = source_field(j, p.text);
@@ -121,7 +141,28 @@ url_template::expansion url_template::expand(const job& j) const {
       e.error = std::move(f.error);
       return e;
     }
+    const auto begin = e.target.size();
     e.target += percent_encode(f.value);
+    if (!in_query) in_path.push_back({begin, e.target.size(), &p.text});
+  }
+  // A value "." or ".." as a whole path segment stays as it is after percent-encoding ('.' is
+  // unreserved), and a proxy or server that normalises the path resolves it: /lookup/..?key=K
+  // becomes /?key=K. Such a value is refused, never sent.
+  const auto path_end = std::min(e.target.find('?'), e.target.size());
+  for (std::size_t start = 0; start <= path_end;) {
+    auto slash = e.target.find('/', start);
+    if (slash == std::string::npos || slash > path_end) slash = path_end;
+    const std::string_view segment(e.target.data() + start, slash - start);
+    if (dot_segment(segment)) {
+      for (const auto& f : in_path)
+        if (f.begin < slash && f.end > start) {
+          e.error = "source field '" + *f.name + "' makes the path segment '" + std::string(segment) +
+                    "', which a proxy or server would resolve to another path";
+          e.target.clear();
+          return e;
+        }
+    }
+    start = slash + 1;
   }
   return e;
 }

@@ -1,6 +1,8 @@
 // URL templates: `http://host:port/json/{originatingIp}?fields=...`. Each `{field}` is replaced
 // by the job's field value, percent-encoded (RFC 3986: only unreserved characters stay as they
-// are), so a value can never change the host or escape its path segment.
+// are), so a value can never change the host or escape its path segment. A value that would be
+// a whole "." or ".." path segment is refused (a normalising proxy would resolve it), and so is a
+// template whose own path has one.
 #pragma once
 
 #include <adapters/http/origin.hpp>
@@ -40,8 +42,8 @@ class url_template {
   const std::vector<std::string>& fields() const { return field_names_; }
   const std::string& text() const { return text_; }
 
-  // The request target (path and query) for `j`, or an error saying which field is missing or
-  // not a string.
+  // The request target (path and query) for `j`, or an error saying which field is missing, not
+  // a string, or a dot segment.
   struct expansion {
     std::string target;
     std::string error;  // empty on success

@@ -948,9 +948,27 @@ struct mongo_store::impl {
     s.done = static_cast<std::uint64_t>(count(h.coll, done_filter(f()).get()));
     s.failed = static_cast<std::uint64_t>(count(h.coll, failed_filter(f()).get()));
     if (lock_mode()) {
+      // A lock can outlive its document's end: a holder killed between writing the document and
+      // removing its lock leaves it to the TTL index (about an hour). Counted as a lease, it kept
+      // every worker waiting for a finished document, so only locks of open documents count.
       collection_handle locks(c.client, opts.db, lock_coll);
-      s.leased_live = static_cast<std::uint64_t>(count(locks.coll, lock_leased_filter(t, true).get()));
-      s.leased_expired = static_cast<std::uint64_t>(count(locks.coll, lock_leased_filter(t, false).get()));
+      auto open_locked = [&](bool live) {
+        auto proj = make_bson();
+        BSON_APPEND_INT32(proj.get(), "_id", 1);
+        const auto held = find_docs(locks.coll, lock_leased_filter(t, live).get(), find_opts(proj.get(), 0).get(),
+                                    "reading the locks");
+        if (held.empty()) return std::uint64_t{0};
+        std::vector<bson_value_t> ids;  // views into `held`, which outlives them
+        for (const auto& d : held) {
+          bson_iter_t it;
+          if (bson_iter_init_find(&it, d.get(), "_id")) ids.push_back(*bson_iter_value(&it));
+        }
+        auto filter = unlocked_candidate_filter(f());
+        append_id_in(filter.get(), ids);
+        return static_cast<std::uint64_t>(count(h.coll, filter.get()));
+      };
+      s.leased_live = open_locked(true);
+      s.leased_expired = open_locked(false);
       const auto open = count(h.coll, unlocked_candidate_filter(f()).get());
       s.pending = static_cast<std::uint64_t>(
           std::max<std::int64_t>(0, open - static_cast<std::int64_t>(s.leased_live + s.leased_expired)));

@@ -34,6 +34,12 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
   cmd.add_option("--rate", rate, "at most this many API requests, N/s or N/min, for the whole process");
   cmd.add_option("--connect-timeout", connect_timeout, "HTTP connect (and TLS handshake) timeout")->capture_default_str();
   cmd.add_option("--request-timeout", request_timeout, "HTTP timeout for a whole call")->capture_default_str();
+  cmd.add_option("--idle-timeout", idle_timeout,
+                 "a kept-alive connection idle this long is closed, not reused (below the API's own keep-alive timeout; 0 = no reuse)")
+      ->capture_default_str();
+  cmd.add_option("--max-retry-after", max_retry_after,
+                 "the longest wait an API's Retry-After or X-Ttl is honored for (longer ones are cut to it, with a warning)")
+      ->capture_default_str();
   cmd.add_option("--max-body", max_body, "largest API answer accepted, in bytes")->capture_default_str();
   cmd.add_option("--backoff-base", backoff_base, "first retry delay cap; doubles per attempt (full jitter)")->capture_default_str();
   cmd.add_option("--backoff-max", backoff_max, "largest retry delay")->capture_default_str();
@@ -48,6 +54,9 @@ http::processor_options call_options(const api_flags& f, const std::string& url,
   o.url = http::url_template::parse(url, flag);
   o.http.connect_timeout = duration_flag("--connect-timeout", f.connect_timeout);
   o.http.request_timeout = duration_flag("--request-timeout", f.request_timeout);
+  o.http.idle_timeout = duration_flag("--idle-timeout", f.idle_timeout);
+  o.max_retry_after = duration_flag("--max-retry-after", f.max_retry_after);
+  if (o.max_retry_after.count() <= 0) throw std::invalid_argument("--max-retry-after must be more than 0");
   o.http.max_body = f.max_body;
   o.http.tls.ca_file = f.ca_file;
   o.http.tls.insecure = f.insecure;

@@ -26,6 +26,8 @@ struct api_flags {
   std::string rate;
   std::string connect_timeout = "5s";
   std::string request_timeout = "30s";
+  std::string idle_timeout = "4s";
+  std::string max_retry_after = "1h";
   std::size_t max_body = 1 << 20;
   std::string backoff_base = "500ms";
   std::string backoff_max = "30s";

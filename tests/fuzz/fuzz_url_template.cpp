@@ -1,6 +1,7 @@
 // URL templates: parsing never crashes (it throws std::invalid_argument with a reason), and an
 // expansion never lets a value put a byte outside printable ASCII, a '/', '?' or '#' into the
-// target: values are percent-encoded, so they can't leave their segment.
+// target: values are percent-encoded, so they can't leave their segment; and no expanded path
+// has a "." or ".." segment, which a normalising proxy would resolve to another path.
 #include <adapters/http/url_template.hpp>
 
 #include <cstdint>
@@ -29,5 +30,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (c == '/' || c == '?' || c == '#' || c <= 0x20 || c >= 0x7f) std::abort();
   for (unsigned char c : e.target)
     if (c <= 0x20 || c >= 0x7f) std::abort();
+  const std::string path = e.target.substr(0, e.target.find('?'));
+  std::size_t start = 0;
+  for (;;) {
+    const auto slash = path.find('/', start);
+    const std::string segment = path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    if (segment == "." || segment == "..") std::abort();
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
   return 0;
 }

@@ -11,6 +11,8 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
 
+#include <future>
+
 #include <catch2/catch.hpp>
 
 using namespace dibs;
@@ -212,4 +214,61 @@ TEST_CASE("full-jitter backoff stays within its bounds", "[http]") {
     CHECK(d >= 0ms);
     CHECK(d <= std::min<std::chrono::milliseconds>(5000ms, 100ms * (1LL << std::min(attempt - 1, 20))));
   }
+}
+
+TEST_CASE("many first requests at once to a host NAME: one lookup, its addresses once each", "[http]") {
+  // Every concurrent first request used to look the name up and append to the list another
+  // request's connect loop was iterating (a use after free the sanitizer build sees).
+  stub::ipapi_stub api{stub::stub_options{}};
+  api.start();
+  net::io_context ioc{1};
+  http::client c(ioc.get_executor(), {});
+  const http::origin to{"localhost", api.port(), false};
+  std::vector<std::future<http::response>> calls;
+  for (int i = 0; i < 50; ++i) calls.push_back(net::co_spawn(ioc, c.get(to, "/json/8.8.8." + std::to_string(i)), net::use_future));
+  ioc.run();
+  for (int i = 0; i < 50; ++i) {
+    auto r = calls[i].get();
+    INFO(r.describe());
+    CHECK(r.status == 200);
+    CHECK(r.body == stub::answer_for("8.8.8." + std::to_string(i)));
+  }
+  CHECK(c.stats().resolves == 1);
+  const auto eps = c.endpoints(to);
+  REQUIRE_FALSE(eps.empty());
+  for (std::size_t i = 0; i < eps.size(); ++i)
+    for (std::size_t k = i + 1; k < eps.size(); ++k) CHECK(eps[i] != eps[k]);
+}
+
+TEST_CASE("a name whose every address refuses is looked up again at the next request", "[http]") {
+  net::io_context ioc{1};
+  http::client c(ioc.get_executor(), {});
+  const http::origin to{"localhost", a_closed_port(), false};
+  for (int i = 0; i < 2; ++i) {
+    auto fut = net::co_spawn(ioc, c.get(to, "/json/8.8.8.8"), net::use_future);
+    ioc.restart();
+    ioc.run();
+    CHECK(fut.get().stage == "connect");
+  }
+  CHECK(c.stats().resolves == 2);
+}
+
+TEST_CASE("many first requests at once to a NAME whose address refuses: each fails cleanly", "[http]") {
+  // The connect loop goes on to the next address after a refusal: with the old shared list, a
+  // lookup finishing meanwhile moved it, and the loop read freed memory (ASan: heap-use-after-free
+  // in open()). Each loop now holds its own snapshot.
+  net::io_context ioc{1};
+  http::client c(ioc.get_executor(), {});
+  const http::origin to{"localhost", a_closed_port(), false};
+  std::vector<std::future<http::response>> calls;
+  for (int i = 0; i < 50; ++i) calls.push_back(net::co_spawn(ioc, c.get(to, "/json/8.8.8.8"), net::use_future));
+  ioc.run();
+  for (auto& f : calls) {
+    auto r = f.get();
+    CHECK(r.stage == "connect");
+    CHECK(r.ec == net::error::connection_refused);
+  }
+  const auto eps = c.endpoints(to);
+  for (std::size_t i = 0; i < eps.size(); ++i)
+    for (std::size_t k = i + 1; k < eps.size(); ++k) CHECK(eps[i] != eps[k]);
 }

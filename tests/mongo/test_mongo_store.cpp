@@ -192,6 +192,35 @@ TEST_CASE("a result BSON can't hold is refused with the reason, and nothing is w
   CHECK_THAT(s.document_json(got[0].id), Catch::Contains("NUL"));
 }
 
+TEST_CASE("lock-collection: a lock left behind by a holder killed after its write is not counted as a lease", "[mongo]") {
+  // The holder wrote the document, then died before removing its lock (the TTL index would take
+  // it away within the hour). Counted as a lease, that lock kept every worker of the run waiting
+  // for a document that was already done: the run never ended (the chaos rounds found it).
+  auto opts = options_for(mongo::claim_strategy::lock_collection, test::unique_collection("orphan"));
+  mongo::mongo_store s(opts);
+  s.drop();
+  s.run_command("{\"insert\": \"" + opts.collection +
+                "\", \"documents\": [{\"_id\": 1, \"originatingIp\": \"8.8.8.8\", \"location\": null}, "
+                "{\"_id\": 2, \"originatingIp\": \"8.8.4.4\", \"location\": null}, "
+                "{\"_id\": 3, \"originatingIp\": \"1.1.1.1\", \"location\": null}]}");
+  std::vector<job> got;
+  for (int i = 0; i < 5 && got.size() < 2; ++i) {
+    auto more = s.claim_blocking({2 - got.size(), "w", 60s, 1s});
+    got.insert(got.end(), more.begin(), more.end());
+  }
+  REQUIRE(got.size() == 2);
+  REQUIRE(got[1].id.rfind("i32:", 0) == 0);  // the ids' text form: "i32:N"
+  CHECK(s.complete_blocking({completion{got[0].ref(), R"({"city":"a"})"}}).applied == 1);
+  // The second holder's document write landed; its lock removal never came.
+  s.run_command("{\"update\": \"" + opts.collection + "\", \"updates\": [{\"q\": {\"_id\": " + got[1].id.substr(4) +
+                "}, \"u\": {\"$set\": {\"location\": {\"city\": \"b\"}}}}]}");
+  const auto st = s.stats_blocking();
+  CHECK(st.done == 2);
+  CHECK(st.leased_live == 0);
+  CHECK(st.leased_expired == 0);
+  CHECK(st.pending == 1);
+}
+
 TEST_CASE("the MongoDB store's connections are not inherited by a child process", "[mongo]") {
   const auto before = test::open_sockets();
   mongo::mongo_store s(options_for(mongo::claim_strategy::batch, test::unique_collection("cloexec")));

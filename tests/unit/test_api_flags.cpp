@@ -62,3 +62,11 @@ TEST_CASE("the TLS check before a run: a refused certificate stops it, an unreac
   f.url = "http://127.0.0.1:1/json/{originatingIp}";
   CHECK(f.check_tls().empty());
 }
+
+TEST_CASE("API flags: --idle-timeout and --max-retry-after", "[cli]") {
+  CHECK(factory_from({"--url", "http://h/{a}", "--idle-timeout", "1500ms", "--max-retry-after", "10m"}));
+  CHECK(factory_from({"--url", "http://h/{a}", "--idle-timeout", "0"}));  // no reuse at all
+  CHECK_THROWS_WITH(factory_from({"--url", "http://h/{a}", "--idle-timeout", "a while"}), Catch::Contains("--idle-timeout"));
+  CHECK_THROWS_WITH(factory_from({"--url", "http://h/{a}", "--max-retry-after", "0s"}),
+                    Catch::Contains("--max-retry-after must be more than 0"));
+}

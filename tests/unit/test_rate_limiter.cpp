@@ -58,3 +58,45 @@ TEST_CASE("the API's stop signals: ip-api, Retry-After, RateLimit headers", "[ra
   CHECK_FALSE(stop_until_from_headers(500, H{{"Retry-After", "soon"}}, now));
   CHECK_FALSE(stop_until_from_headers(200, H{{"Retry-After", "5"}}, now));  // only meant for 429/503
 }
+
+TEST_CASE("a slot dropped unused goes back: the schedule does not run ahead of the calls made", "[rate]") {
+  rate_limiter l(1, 1);  // one a second: wide margins on a loaded machine
+  std::vector<rate_limiter::slot> held;
+  for (int i = 0; i < 5; ++i) held.push_back(l.take("h"));
+  const auto t0 = held[0].at();
+  held[0].use();
+  // The waiters for the slots at +2 s and +4 s (the latest) are cancelled.
+  held[2] = rate_limiter::slot{};
+  held.pop_back();
+  // The next callers get exactly those times back, earliest first, then the schedule goes on
+  // where five slots end (+5 s), not where seven taken slots would (+7 s).
+  auto a = l.take("h");
+  auto b = l.take("h");
+  auto c = l.take("h");
+  CHECK(a.at() == t0 + 2s);
+  CHECK(b.at() == t0 + 4s);
+  CHECK(c.at() == t0 + 5s);
+}
+
+TEST_CASE("a used slot is never given back, and a slot whose time has come is not handed out again", "[rate]") {
+  rate_limiter l(1, 1);
+  auto first = l.take("h");
+  auto second = l.take("h");
+  const auto t0 = first.at();
+  second.use();
+  { auto dropped = std::move(second); }  // a used slot, moved and destroyed: nothing comes back
+  first = rate_limiter::slot{};         // its time (now) has come: the rate was simply not used
+  CHECK(l.take("h").at() >= t0 + 2s);
+}
+
+TEST_CASE("a slot given back is only handed to a host that may be sent to at its time", "[rate]") {
+  rate_limiter l(1, 1);
+  auto s0 = l.take("a");
+  auto s1 = l.take("a");
+  auto s2 = l.take("a");
+  const auto t0 = s0.at();
+  s1 = rate_limiter::slot{};  // +1 s comes back
+  l.pause("b", t0 + 10s);
+  CHECK(l.take("b").at() >= t0 + 10s);  // b is paused: the +1 s slot is of no use to it
+  CHECK(l.take("a").at() == t0 + 1s);
+}

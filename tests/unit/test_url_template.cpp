@@ -72,3 +72,39 @@ TEST_CASE("bad URL templates are refused with the reason", "[url]") {
   refused("http://h/a b", "percent-encoded");
   refused("http://user:pw@h/x", "user info");
 }
+
+TEST_CASE("a value that would be a '.' or '..' path segment is refused, never sent", "[url]") {
+  auto t = url_template::parse("http://h/api/v1/lookup/{ip}?key=SECRET");
+  for (const std::string v : {"..", "."}) {
+    auto e = t.expand(with_field("ip", v));
+    CHECK(e.target.empty());
+    CHECK(e.error == "source field 'ip' makes the path segment '" + v +
+                         "', which a proxy or server would resolve to another path");
+  }
+  // Dots inside a segment, or more of them, are no dot segment; slashes are encoded anyway.
+  CHECK(t.expand(with_field("ip", "...")).target == "/api/v1/lookup/...?key=SECRET");
+  CHECK(t.expand(with_field("ip", "1.2.3.4")).target == "/api/v1/lookup/1.2.3.4?key=SECRET");
+  CHECK(t.expand(with_field("ip", "../x")).target == "/api/v1/lookup/..%2Fx?key=SECRET");
+  // Two fields that make one segment together, and a dot segment at the end of the path.
+  auto two = url_template::parse("http://h/a/{x}{y}/b");
+  job j = with_field("x", ".");
+  j.fields.push_back(job_field{"y", job_field::state::string, ".", {}});
+  CHECK_FALSE(two.expand(j).error.empty());
+  CHECK_FALSE(url_template::parse("http://h/a/{x}").expand(with_field("x", "..")).error.empty());
+  // In the query, a dot is only data.
+  CHECK(url_template::parse("http://h/a?q={x}").expand(with_field("x", "..")).target == "/a?q=..");
+  // The template's own path may not have one either.
+  CHECK_THROWS_WITH(url_template::parse("http://h/a/../{x}"), Catch::Contains("'.' or '..' segment"));
+  CHECK_THROWS_WITH(url_template::parse("http://h/./{x}"), Catch::Contains("'.' or '..' segment"));
+}
+
+TEST_CASE("an IPv6 literal with a port parses, and its origin is the bare address", "[url]") {
+  auto t = url_template::parse("http://[::1]:18087/json/{ip}");
+  CHECK(t.host() == "::1");
+  CHECK(t.port() == 18087);
+  CHECK(t.origin().host == "::1");
+  CHECK(t.expand(with_field("ip", "8.8.8.8")).target == "/json/8.8.8.8");
+  CHECK(url_template::parse("https://[fd00::2]/x").port() == 443);
+  CHECK_THROWS(url_template::parse("http://[::1/x"));
+  CHECK_THROWS(url_template::parse("http://[::1]x:80/x"));
+}
