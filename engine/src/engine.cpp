@@ -80,6 +80,7 @@ struct engine::run_state {
   std::atomic<bool> stop_requested{false};
   std::atomic<bool> paused{false};
   std::atomic<std::size_t> running{0};
+  std::atomic<std::size_t> undrained{0};  // shards that ended for another reason than "nothing left"
   std::mutex mutex;  // guards on_finished and the moment `finished` turns true
   std::vector<std::function<void()>> on_finished;
 };
@@ -102,12 +103,13 @@ engine::~engine() {
 }
 
 shard_context engine::context() {
-  return shard_context{cfg_, *store_, counters_, factory_, [this] { shard_ended(); }};
+  return shard_context{cfg_, *store_, counters_, factory_, [this](bool drained) { shard_ended(drained); }};
 }
 
 bool engine::paused() const { return run_->paused.load(); }
 bool engine::finished() const { return run_->finished.load(); }
 bool engine::stop_requested() const { return run_->stop_requested.load(); }
+bool engine::drained() const { return run_->finished.load() && run_->undrained.load() == 0; }
 
 void engine::start() {
   if (!run_->shards.empty()) throw std::logic_error("engine: started twice");
@@ -192,7 +194,8 @@ void engine::on_finished(std::function<void()> fn) {
   run_->on_finished.push_back(std::move(fn));
 }
 
-void engine::shard_ended() {
+void engine::shard_ended(bool drained) {
+  if (!drained) run_->undrained.fetch_add(1);
   if (--run_->running != 0) return;
   run_->ended = (std::chrono::steady_clock::now() - run_->started).count();
   std::vector<std::function<void()>> fns;

@@ -47,7 +47,7 @@ void shard::run() {
   } catch (const std::exception& e) {
     log::error("shard ", index_, ": stopped by an error: ", e.what());
   }
-  ctx_.ended();
+  ctx_.ended(drained_);
 }
 
 void shard::spawn() {
@@ -59,7 +59,7 @@ void shard::spawn() {
         log::error("shard ", index_, ": ended with an error: ", ex.what());
       }
     }
-    ctx_.ended();
+    ctx_.ended(drained_);
   });
 }
 
@@ -206,7 +206,10 @@ awaitable<void> shard::dispatcher() {
       next_claim_at = now;
       continue;
     }
-    if (ready_.empty() && in_flight_.inside() == 0 && !cfg_.follow && co_await nothing_left()) break;
+    if (ready_.empty() && in_flight_.inside() == 0 && !cfg_.follow && co_await nothing_left()) {
+      drained_ = !stopping();
+      break;
+    }
     next_claim_at = steady::now() + backoff;
     backoff = std::min(backoff * 2, cfg_.idle_backoff_max);
   }

@@ -30,7 +30,9 @@ struct shard_context {
   store& st;
   counters& figures;
   const processor_factory& factory;
-  std::function<void()> ended;  // called once, from the shard's thread, when it has ended
+  // Called once, from the shard's thread, when it has ended; `drained`: it ended because the
+  // store had nothing left for it (not because it was stopped or could no longer claim).
+  std::function<void(bool drained)> ended;
 };
 
 class shard {
@@ -129,6 +131,7 @@ class shard {
   bool paused_ = false;
   bool woken_ = false;       // wake() was called: the dispatcher resets its idle backoff
   bool cancel_now_ = false;  // in-flight calls are cancelled, not waited for
+  bool drained_ = false;     // the dispatcher ended because the store had nothing left
   steady::time_point stop_at_{};
 
   async_event wake_;          // a pipeline ended, a flush ended, or a stop was requested

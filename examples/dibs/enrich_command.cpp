@@ -12,7 +12,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdio>
+#include <optional>
+#include <thread>
 #include <fstream>
 
 namespace dibs::cli {
@@ -57,19 +60,35 @@ command add_enrich_command(CLI::App& app) {
     if (f->follow) st->watch([&e] { e.wake(); });
     const auto result = run_engine_in_foreground(e, total, !f->run.no_progress, f->run.metrics_port, f->run.metrics_hosts);
     st->stop_watching();
-    const auto after = st->stats_blocking();
-    std::printf("enrich: %s: %llu done, %llu failed, %llu pending, %llu leased; claim conflicts %llu\n",
-                st->describe().c_str(), (unsigned long long)after.done, (unsigned long long)after.failed,
-                (unsigned long long)after.pending, (unsigned long long)(after.leased_live + after.leased_expired),
-                (unsigned long long)st->claim_conflicts());
-    if (auto said = st->finish(after.drained() && !result.interrupted); !said.empty())
+    // The store may be out of reach right as the run ends (a database restart): everything this
+    // process held is already written or released, so the counts are worth a few tries, and
+    // without them the run is still reported (and judged by what the engine saw).
+    std::optional<store_stats> after;
+    std::string unavailable;
+    for (int attempt = 0; attempt < 10 && !after; ++attempt) {
+      try {
+        after = st->stats_blocking();
+      } catch (const std::exception& ex) {
+        unavailable = ex.what();
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      }
+    }
+    if (after)
+      std::printf("enrich: %s: %llu done, %llu failed, %llu pending, %llu leased; claim conflicts %llu\n",
+                  st->describe().c_str(), (unsigned long long)after->done, (unsigned long long)after->failed,
+                  (unsigned long long)after->pending, (unsigned long long)(after->leased_live + after->leased_expired),
+                  (unsigned long long)st->claim_conflicts());
+    else
+      std::printf("enrich: %s: the store's counts can't be read now (%s)\n", st->describe().c_str(), unavailable.c_str());
+    const bool drained = after ? after->drained() : e.drained();
+    if (auto said = st->finish(drained && !result.interrupted); !said.empty())
       std::printf("enrich: %s\n", said.c_str());
     f->run.finish(result);
     // With --follow a signal is the normal way to end; otherwise it means the work was cut short.
     // (Everything this process held was released or written before it got here.)
     if (f->follow) return 0;
     if (result.interrupted) return 130;
-    return after.drained() ? 0 : 1;
+    return drained ? 0 : 1;
   };
 }
 

@@ -5,6 +5,7 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -262,7 +263,11 @@ struct ipapi_stub::impl {
 
   awaitable<void> accept_loop() {
     for (;;) {
-      auto [ec, socket] = co_await acceptor.async_accept(net::as_tuple(net::use_awaitable));
+      // Each connection on its own strand: with several threads running `ioc`, a stream's timeout
+      // handler (the idle close) could otherwise close the socket on one thread while the session
+      // resumes on another (the chaos rounds crashed in exactly that race).
+      net::any_io_executor strand = net::make_strand(ioc);
+      auto [ec, socket] = co_await acceptor.async_accept(strand, net::as_tuple(net::use_awaitable));
       if (ec) {
         if (ec == net::error::operation_aborted || !acceptor.is_open()) co_return;
         continue;  // e.g. too many open files: keep serving the connections we have
@@ -270,7 +275,8 @@ struct ipapi_stub::impl {
       boost::system::error_code ignored;
       close_on_exec(socket.native_handle());  // the workers a test starts must not hold it open
       socket.set_option(tcp::no_delay(true), ignored);
-      net::co_spawn(ioc, session(std::move(socket)), net::detached);
+      auto session_executor = socket.get_executor();
+      net::co_spawn(session_executor, session(std::move(socket)), net::detached);
     }
   }
 

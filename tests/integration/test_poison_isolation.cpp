@@ -178,3 +178,25 @@ TEST_CASE("outcomes go out in chunks capped in items and bytes", "[engine][poiso
   CHECK(sizes == std::vector<std::size_t>{4, 1, 4, 1});
   CHECK(chunks[1].front().ref.id == "4");
 }
+
+TEST_CASE("the engine says whether it ended because nothing was left or because it was stopped", "[engine]") {
+  {
+    auto mem = std::make_shared<memory_store>();
+    for (int i = 0; i < 50; ++i) mem->add("10.2.0." + std::to_string(i));
+    engine e(config(), mem, [](const shard_info&) { return std::make_unique<instant_processor>(); });
+    REQUIRE(run_to_end(e));
+    CHECK(e.drained());
+  }
+  {
+    auto mem = std::make_shared<memory_store>();
+    for (int i = 0; i < 50; ++i) mem->add("10.3.0." + std::to_string(i));
+    auto st = std::make_shared<moody_store>(mem);
+    st->down = true;  // nothing can be written: the run can't end by itself
+    engine e(config(), st, [](const shard_info&) { return std::make_unique<instant_processor>(); });
+    e.start();
+    for (int i = 0; i < 3000 && st->complete_calls < 1; ++i) std::this_thread::sleep_for(10ms);
+    e.stop_now();
+    e.wait();
+    CHECK_FALSE(e.drained());
+  }
+}

@@ -74,6 +74,9 @@ class engine {
   void on_finished(std::function<void()> fn);
   bool finished() const;
   bool stop_requested() const;
+  // The run has ended because the store had nothing left for any shard (each checked the store's
+  // counts, with its own outcomes written), not because it was stopped.
+  bool drained() const;
 
   const counters& figures() const { return counters_; }
   run_summary summary() const;
@@ -84,7 +87,7 @@ class engine {
  private:
   struct run_state;  // shards, their threads, and how the run ends (engine.cpp)
   shard_context context();  // what each shard shares with the rest of the process
-  void shard_ended();
+  void shard_ended(bool drained);
 
   engine_config cfg_;
   std::shared_ptr<store> store_;
