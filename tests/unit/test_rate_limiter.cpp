@@ -22,15 +22,17 @@ TEST_CASE("reserved slots are spaced by the rate, with one burst allowed", "[rat
   const auto t0 = strict.reserve("h");
   for (int i = 1; i <= 5; ++i) CHECK(strict.reserve("h") - t0 >= i * 100ms - 1ms);
 
+  // "At once" is "not later than the moment the call returned", which holds however slowly
+  // this machine runs; the waits are lower bounds, which hold too.
   rate_limiter bursty(10, 3);
   const auto b0 = bursty.reserve("h");
-  CHECK(bursty.reserve("h") - b0 < 5ms);  // within the burst
-  CHECK(bursty.reserve("h") - b0 < 5ms);
+  CHECK(bursty.reserve("h") <= rate_limiter::clock::now());  // within the burst
+  CHECK(bursty.reserve("h") <= rate_limiter::clock::now());
   CHECK(bursty.reserve("h") - b0 >= 99ms);  // the burst is spent: back to the rate
 
   rate_limiter none;
-  const auto n0 = none.reserve("h");
-  CHECK(none.reserve("h") - n0 < 5ms);  // no rate of its own
+  none.reserve("h");
+  CHECK(none.reserve("h") <= rate_limiter::clock::now());  // no rate of its own
 }
 
 TEST_CASE("a paused host gets no slot before the pause ends, and other hosts are not affected", "[rate]") {
