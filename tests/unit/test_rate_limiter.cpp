@@ -24,15 +24,19 @@ TEST_CASE("reserved slots are spaced by the rate, with one burst allowed", "[rat
 
   // "At once" is "not later than the moment the call returned", which holds however slowly
   // this machine runs; the waits are lower bounds, which hold too.
+  // (Each slot is taken before the clock is read: the operands of <= have no order.)
   rate_limiter bursty(10, 3);
   const auto b0 = bursty.reserve("h");
-  CHECK(bursty.reserve("h") <= rate_limiter::clock::now());  // within the burst
-  CHECK(bursty.reserve("h") <= rate_limiter::clock::now());
+  const auto b1 = bursty.reserve("h");
+  CHECK(b1 <= rate_limiter::clock::now());  // within the burst
+  const auto b2 = bursty.reserve("h");
+  CHECK(b2 <= rate_limiter::clock::now());
   CHECK(bursty.reserve("h") - b0 >= 99ms);  // the burst is spent: back to the rate
 
   rate_limiter none;
   none.reserve("h");
-  CHECK(none.reserve("h") <= rate_limiter::clock::now());  // no rate of its own
+  const auto n1 = none.reserve("h");
+  CHECK(n1 <= rate_limiter::clock::now());  // no rate of its own
 }
 
 TEST_CASE("a paused host gets no slot before the pause ends, and other hosts are not affected", "[rate]") {
