@@ -74,11 +74,11 @@ void worker_pool::collect(std::size_t i, bool killed) {
     log.seekg(static_cast<std::streamoff>(log_offset_[i]));
     std::ostringstream said;
     said << log.rdbuf();
-    // Nothing but the error: it never started working.
-    bool only_errors = true;
-    std::istringstream lines(said.str());
-    for (std::string line; std::getline(lines, line);) only_errors = only_errors && (line.empty() || line.rfind("dibs: error: ", 0) == 0);
-    if (code == 2 && only_errors && said.str().find("dibs: error: cannot connect to") != std::string::npos) {
+    // It never started working: the store never opened (a worker logs "enrich: <store>" at
+    // debug level once it has), and it said why. Other lines may be there (the MongoDB driver's
+    // own start-up warnings), so "nothing but the error" was too strict a test.
+    const bool opened = said.str().find("dibs info: enrich: ") != std::string::npos;
+    if (code == 2 && !opened && said.str().find("dibs: error: cannot connect to") != std::string::npos) {
       ++t_.faults["(workers that could not reach the store at startup, replaced)"];
       return;
     }
