@@ -331,14 +331,18 @@ struct client::impl {
         if (!c) co_return res;
       }
 
+      // A kept-alive connection the server closed before answering anything: the request goes
+      // again, once, on a new connection (the next idle one is as likely dead).
+      auto stale = [&](const boost::system::error_code& ec, bool nothing_received) {
+        if (!res.reused || attempt != 0 || !nothing_received || !stale_connection_error(ec)) return false;
+        --stats.reuses;
+        ++stats.stale_retries;
+        return true;
+      };
       c->tcp().expires_at(deadline);
       const auto wec = co_await write_to(*c, req);
       if (wec) {
-        if (res.reused && attempt == 0 && stale_connection_error(wec)) {
-          --stats.reuses;
-          ++stats.stale_retries;
-          continue;
-        }
+        if (stale(wec, true)) continue;
         res.ec = wec;
         res.stage = "write";
         co_return res;
@@ -349,11 +353,7 @@ struct client::impl {
       parser.header_limit(64 * 1024);
       const auto rec = co_await read_from(*c, parser);
       if (rec) {
-        if (res.reused && attempt == 0 && !parser.got_some() && stale_connection_error(rec)) {
-          --stats.reuses;
-          ++stats.stale_retries;
-          continue;
-        }
+        if (stale(rec, !parser.got_some())) continue;
         res.ec = rec;
         res.stage = "read";
         co_return res;
