@@ -2,6 +2,7 @@
 
 #include "bson_ptr.hpp"
 #include "bson_read.hpp"
+#include "driver_log.hpp"
 #include "ids.hpp"
 #include "json_to_bson.hpp"
 #include "protocol.hpp"
@@ -45,7 +46,10 @@ namespace {
 std::once_flag g_init;
 void ensure_driver() {
   // mongoc_cleanup() is never called: the driver lives as long as the process.
-  std::call_once(g_init, [] { mongoc_init(); });
+  std::call_once(g_init, [] {
+    install_driver_log();
+    mongoc_init();
+  });
 }
 
 std::int64_t ms(store_time t) { return std::chrono::duration_cast<millis>(t.time_since_epoch()).count(); }

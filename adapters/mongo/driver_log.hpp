@@ -1,0 +1,30 @@
+// The MongoDB driver's own messages, routed through dibs's logger. Left alone, mongoc prints its
+// warnings straight to stderr in its own format ("2026/11/23 08:42:52.0786: [ 3562]: WARNING:
+// mongoc: ..."), which breaks --log-json (every stderr line one JSON object) and ignores
+// --log-level. Seen on a machine without a writable /dev/shm: "Falling back to malloc for
+// counters" on every run.
+#pragma once
+
+#include <dibs/log.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace dibs::mongo {
+
+struct driver_message {
+  log::level level;
+  std::string text;  // "mongoc (DOMAIN): MESSAGE"
+};
+
+// What dibs logs for one driver message (mongoc's level as its integer value), or nothing.
+// Errors and criticals stay errors, warnings stay warnings, except the driver's notes about its
+// own performance counters, which cost the user nothing and are debug; the rest is debug.
+std::optional<driver_message> route_driver_message(int mongoc_level, std::string_view domain,
+                                                   std::string_view message);
+
+// Installs the handler; called once, before mongoc_init() (which may already log).
+void install_driver_log();
+
+}  // namespace dibs::mongo
