@@ -122,10 +122,15 @@ void round_base::run_workers(bool can_restart_db) {
     }
   }
   // The faults stop; every worker runs until the store is drained (bounded: "the run ends").
+  // A refusal still pending at the proxy would meet every replacement at its start; a worker
+  // that still could not reach the store (a restarted server not yet up) is started again.
+  if (proxy_) proxy_->calm();
   workers_->restart_ended();
   const auto deadline = steady::now() + 240s;
-  while (workers_->any_running() && steady::now() < deadline) {
+  while (steady::now() < deadline) {
     stop_if_interrupted();
+    workers_->restart_startup_faults();
+    if (!workers_->any_running()) break;
     std::this_thread::sleep_for(50ms);
   }
   if (workers_->any_running()) report_stuck();

@@ -133,6 +133,11 @@ void tcp_proxy::stall(std::chrono::milliseconds d) { impl_->stalled_until = std:
 
 void tcp_proxy::refuse(int n) { impl_->refusals += n; }
 
+void tcp_proxy::calm() {
+  impl_->refusals = 0;
+  impl_->stalled_until = std::chrono::steady_clock::now();
+}
+
 void tcp_proxy::reset_all() {
   net::post(impl_->ioc, [i = impl_.get()] {
     for (auto& l : i->links) {

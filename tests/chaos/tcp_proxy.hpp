@@ -4,6 +4,7 @@
 //   stall(d)     nothing is forwarded either way for `d` (connections stay open)
 //   reset_all()  every open connection is cut at once (RST), as a crashed middlebox would
 //   refuse(n)    the next `n` new connections are closed as soon as they are accepted
+//   calm()       refusals still pending are dropped and a stall ends (the round's drain phase)
 #pragma once
 
 #include <chrono>
@@ -24,6 +25,7 @@ class tcp_proxy {
   void stall(std::chrono::milliseconds d);
   void reset_all();
   void refuse(int n);
+  void calm();
 
  private:
   struct impl;

@@ -48,6 +48,18 @@ void worker_pool::restart_ended() {
     if (!running(i)) start(i);
 }
 
+bool worker_pool::restart_startup_faults() {
+  bool restarted = false;
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    if (!workers_[i] || running(i)) continue;
+    if (collect(i, false)) {
+      start(i);
+      restarted = true;
+    }
+  }
+  return restarted;
+}
+
 void worker_pool::finish_all() {
   for (std::size_t i = 0; i < workers_.size(); ++i) {
     if (!workers_[i]) continue;
@@ -61,8 +73,8 @@ void worker_pool::finish_all() {
   }
 }
 
-void worker_pool::collect(std::size_t i, bool killed) {
-  if (!workers_[i]) return;
+bool worker_pool::collect(std::size_t i, bool killed) {
+  if (!workers_[i]) return false;
   const auto pid = workers_[i]->pid();
   std::string out;
   const int code = workers_[i]->finish(out);
@@ -80,12 +92,13 @@ void worker_pool::collect(std::size_t i, bool killed) {
     const bool opened = said.str().find("dibs info: enrich: ") != std::string::npos;
     if (code == 2 && !opened && said.str().find("dibs: error: cannot connect to") != std::string::npos) {
       ++t_.faults["(workers that could not reach the store at startup, replaced)"];
-      return;
+      return true;
     }
     report_violation(t_, round_, "worker-exit",
                      "(a worker, pid " + std::to_string(pid) + ") exited by itself with status " + std::to_string(code) +
                          " (see " + log_path(i) + ")", 1);
   }
+  return false;
 }
 
 }  // namespace dibs::chaos

@@ -24,15 +24,20 @@ class worker_pool {
   void freeze(std::size_t i, bool frozen);  // SIGSTOP / SIGCONT
   bool running(std::size_t i);
   bool any_running();
-  // Every worker that ended by itself restarted (the drain phase).
+  // Every worker that ended by itself restarted (the drain phase begins).
   void restart_ended();
+  // Workers that ended are collected; those that could not reach the store at startup are
+  // started again (the drain phase: a round must not end with items open because every
+  // replacement met a refused connection). True if one was restarted.
+  bool restart_startup_faults();
   // Those still running at the deadline are killed and counted as violations; all collected.
   void finish_all();
   std::string log_path(std::size_t i) const;
   pid_t pid(std::size_t i) const;
 
  private:
-  void collect(std::size_t i, bool killed);
+  // True if the worker could not reach the store at startup (counted, not a violation).
+  bool collect(std::size_t i, bool killed);
   tally& t_;
   int round_;
   std::string logs_;
