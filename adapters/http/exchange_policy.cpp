@@ -65,14 +65,16 @@ std::optional<outcome> judge_exchange(const response& r, const client_options& h
   if (r.ec) {
     if (r.ec == boost::beast::http::error::body_limit)
       return outcome::fail("response body larger than " + std::to_string(http.max_body) + " bytes");
+    // No answer at all (refused, unresolvable, reset, timed out): about the API, not the item.
     if (r.ec == boost::beast::error::timeout)
-      return outcome::retry(backoff, r.stage + ": timed out (connect " + std::to_string(http.connect_timeout.count()) +
-                                         " ms, request " + std::to_string(http.request_timeout.count()) + " ms)");
-    return outcome::retry(backoff, r.describe());
+      return outcome::unavailable(backoff, r.stage + ": timed out (connect " + std::to_string(http.connect_timeout.count()) +
+                                               " ms, request " + std::to_string(http.request_timeout.count()) + " ms)");
+    return outcome::unavailable(backoff, r.describe());
   }
   const int status = r.status;
   if (status >= 200 && status < 300) return std::nullopt;
-  if (status == 408 || status == 429 || status >= 500)
+  if (status >= 500) return outcome::unavailable(std::max(backoff, stop_for), r.describe(), status);
+  if (status == 408 || status == 429)  // the API answered: slow down (429 pauses the host)
     return outcome::retry(std::max(backoff, stop_for), r.describe(), status);
   return outcome::fail(r.describe(), status);
 }

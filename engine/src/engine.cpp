@@ -54,6 +54,8 @@ void engine_config::validate() const {
   if (flush_linger.count() < 0) bad("the flush linger must not be negative");
   if (write_max_bytes < 1024) bad("the write size cap must be at least 1 KiB");
   if (shutdown_timeout.count() < 0) bad("--shutdown-timeout must not be negative");
+  if (circuit_probe_min.count() < 1 || circuit_probe_max < circuit_probe_min)
+    bad("the API circuit's probe interval must be at least 1 ms, and its maximum not below it");
   if (idle_backoff_min.count() < 1 || idle_backoff_max < idle_backoff_min) bad("bad idle backoff");
 }
 

@@ -31,7 +31,8 @@ shard::shard(shard_context ctx, std::size_t index, std::size_t concurrency, std:
       concurrency_(concurrency),
       by_(std::move(worker_id)),
       unwritten_limit_(cfg_.unwritten_limit ? cfg_.unwritten_limit : concurrency + cfg_.claim_batch),
-      ioc_(external ? *external : own_ioc_) {}
+      ioc_(external ? *external : own_ioc_),
+      breaker_(circuit_breaker::settings{cfg_.circuit_trip_after, cfg_.circuit_probe_min, cfg_.circuit_probe_max}) {}
 
 void shard::run() {
   net::co_spawn(ioc_, main(), [this](std::exception_ptr e) {
@@ -117,8 +118,10 @@ awaitable<void> shard::main() {
     begin_stopping();
   }
 
-  // Prefetched items were never started: give them back at once.
+  // Prefetched items were never started, waiting ones wait for an API that is down: give them
+  // back at once.
   give_back_prefetched("shutdown");
+  give_back_waiting("shutdown");
 
   // Let in-flight work finish until the deadline (stop_now() cancels it at once), then cancel
   // it; cancelled items are released.
@@ -150,29 +153,56 @@ awaitable<void> shard::dispatcher() {
     if (paused_) {
       // Other workers may take what we prefetched; what runs, runs to its end.
       give_back_prefetched("paused");
+      give_back_waiting("paused");
       co_await wake_.wait();
       next_claim_at = steady::now();
       continue;
     }
-    while (in_flight_.inside() < concurrency_ && !ready_.empty()) {
-      launch(std::move(ready_.front()));
-      ready_.pop_front();
+    // The API is down (circuit_breaker.hpp): nothing is sent but one probe when it is due.
+    bool probe_claim = false;
+    if (!breaker_.closed()) {
+      if (!breaker_.probe_due(steady::now())) {
+        // Until the probe is due (open), or until the probe's outcome wakes us (probing).
+        const auto until = breaker_.current() == circuit_breaker::state::open ? breaker_.next_probe()
+                                                                              : steady::time_point::max();
+        co_await wake_.wait_until(until);
+        continue;
+      }
+      if (auto probe = take_probe()) {
+        breaker_.probe_sent();
+        log::debug("shard ", index_, ": probing the API with item ", probe->id);
+        launch(std::move(*probe));
+        continue;
+      }
+      probe_claim = true;  // nothing in hand to probe with: claim one item
+    } else {
+      release_waiting(steady::now());
+      while (in_flight_.inside() < concurrency_ && !rerun_.empty()) {
+        launch(std::move(rerun_.front()));
+        rerun_.pop_front();
+      }
+      while (in_flight_.inside() < concurrency_ && !ready_.empty()) {
+        launch(std::move(ready_.front()));
+        ready_.pop_front();
+      }
     }
 
     // Prefetch: keep up to one batch claimed ahead of the pipelines -- unless outcomes are piling
-    // up unwritten (the store is down): claiming more would only grow memory and leases.
-    const bool room = ready_.size() < batch && in_flight_.inside() + ready_.size() < concurrency_ + batch &&
-                      buffered() < unwritten_limit_;
+    // up unwritten (the store is down): claiming more would only grow memory and leases. Items
+    // waiting for the API count as held.
+    const std::size_t kept = in_flight_.inside() + ready_.size() + waiting_.size() + rerun_.size();
+    const bool room = probe_claim ? ready_.empty()
+                                  : ready_.size() < batch && kept < concurrency_ + batch && buffered() < unwritten_limit_;
     if (!room) {
-      co_await wake_.wait();
+      co_await wake_.wait_until(next_waiting_due());
       continue;
     }
     if (steady::now() < next_claim_at) {
-      co_await wake_.wait_until(next_claim_at);
+      co_await wake_.wait_until(std::min(next_claim_at, next_waiting_due()));
       continue;
     }
 
-    const std::size_t want = std::min(batch, concurrency_ + batch - in_flight_.inside() - ready_.size());
+    const std::size_t want = probe_claim ? 1 : std::min(batch, concurrency_ + batch - kept);
     std::vector<job> got;
     try {
       // Named, then moved: g++ 12 mishandles class temporaries built inside a co_await expression.
@@ -206,7 +236,8 @@ awaitable<void> shard::dispatcher() {
       next_claim_at = now;
       continue;
     }
-    if (ready_.empty() && in_flight_.inside() == 0 && !cfg_.follow && co_await nothing_left()) {
+    if (ready_.empty() && in_flight_.inside() == 0 && waiting_.empty() && rerun_.empty() && !cfg_.follow &&
+        co_await nothing_left()) {
       drained_ = !stopping();
       break;
     }
@@ -272,6 +303,7 @@ void shard::arm_deadline(std::uint64_t pipeline_id) {
 awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
   outcome o;
   bool cancelled = false;
+  bool threw = false;
   try {
     o = co_await proc_->process(j);
   } catch (const boost::system::system_error& e) {
@@ -280,11 +312,15 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
     } else {
       o = outcome::retry(millis{1000}, std::string("processor error: ") + e.what());
     }
+    threw = true;
   } catch (const std::exception& e) {
     o = outcome::retry(millis{1000}, std::string("processor threw: ") + e.what());
+    threw = true;
   }
+  bool api_answered = !cancelled;  // an exception or an abandoned call tells nothing of the API
   auto running = pipelines_.find(pipeline_id);
   if (running != pipelines_.end() && running->second.abandoned && o.k != outcome::kind::done) {
+    api_answered = false;
     // Past --max-processing: retried like any failed call (and counted as an attempt), whether
     // the processor saw the cancellation or swallowed it.
     const auto after = o.k == outcome::kind::retry ? o.after : millis{0};
@@ -296,7 +332,8 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
   // for another worker, not retried or failed on our account.
   if (cancel_now_ && o.k != outcome::kind::done) cancelled = true;
 
-  settle(j, std::move(o), cancelled);
+  // An API-level failure may make the item wait for the API instead of spending an attempt.
+  if (cancelled || threw || !api_answered || !wait_for_api(j, o)) settle(j, std::move(o), cancelled);
 
   if (running != pipelines_.end()) {
     running->second.finished = true;

@@ -3,6 +3,7 @@
 // needs a lock; only the store and the counters are shared with other shards.
 #pragma once
 
+#include "circuit_breaker.hpp"
 #include "gate.hpp"
 
 #include <dibs/async_event.hpp>
@@ -18,6 +19,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -67,6 +69,17 @@ class shard {
     std::uint64_t pipeline = 0;  // the pipeline running it, once launched
     int attempts = 0;            // claims so far, this one included
   };
+  // An item whose call failed for an API-level reason, kept under its lease (the keeper renews
+  // it): re-run when the API answers again if the circuit opened meanwhile; otherwise, once its
+  // retry delay has passed, settled as the ordinary retry it was (see shard_api_outage.cpp).
+  struct waiting_item {
+    job j;
+    outcome o;
+    steady::time_point not_before;
+    bool outage = false;           // the circuit was open when it began to wait
+    std::uint64_t trips_then = 0;  // the breaker's trips when it began to wait
+    bool through_outage(std::uint64_t trips_now) const { return outage || trips_then != trips_now; }
+  };
   struct running_pipeline {
     std::unique_ptr<net::cancellation_signal> signal;
     std::unique_ptr<net::steady_timer> deadline;  // --max-processing
@@ -84,6 +97,13 @@ class shard {
   void work_started(const job& j);
   awaitable<void> pipeline(job j, std::uint64_t pipeline_id);
   void settle(const job& j, outcome o, bool cancelled);
+  // shard_api_outage.cpp: the breaker's verdict on one outcome; true if the item now waits.
+  bool wait_for_api(const job& j, const outcome& o);
+  // Waiting items whose turn has come: re-run (returned) or settled. Only while closed.
+  void release_waiting(steady::time_point now);
+  std::optional<job> take_probe();
+  steady::time_point next_waiting_due() const;
+  void give_back_waiting(const std::string& why);
   void buffered_one();
   std::size_t buffered() const { return done_buf_.size() + release_buf_.size() + fail_buf_.size(); }
   awaitable<void> flusher();
@@ -108,6 +128,10 @@ class shard {
   std::unique_ptr<processor> proc_;
 
   std::deque<job> ready_;  // claimed, not yet started
+  circuit_breaker breaker_;
+  std::uint64_t trips_ = 0;
+  std::vector<waiting_item> waiting_;
+  std::deque<job> rerun_;  // waited through an outage: run again before anything new
   std::unordered_map<std::string, held_lease> held_;
   std::unordered_map<std::uint64_t, running_pipeline> pipelines_;
   std::uint64_t next_pipeline_id_ = 0;

@@ -21,6 +21,9 @@ struct counters {
   std::atomic<std::int64_t> in_flight{0};   // claimed and being processed
   std::atomic<std::int64_t> held{0};        // leases this process holds (prefetched + in flight + unflushed)
   std::atomic<std::uint64_t> abandoned{0};  // calls cancelled at --max-processing
+  std::atomic<std::uint64_t> circuit_trips{0};  // times a shard found the API down
+  std::atomic<std::int64_t> circuit_open{0};    // shards whose circuit is open or probing now
+  std::atomic<std::int64_t> waiting_for_api{0}; // items kept under lease until the API answers
 
   // Filled by processors that call an API (the HTTP ones): answers by status class (index 1-5),
   // and exchanges that brought no answer at all (refused, reset, timed out: index 0).

@@ -25,6 +25,12 @@ struct engine_config {
   // A call running longer is abandoned (its processor cancelled) and the item retried; 0 = never.
   std::chrono::milliseconds max_processing{0};
   std::chrono::milliseconds shutdown_timeout{10'000};  // in-flight work may finish this long after stop
+  // The API-wide outage breaker: after this many API-level failures in a row (outcome::api_down)
+  // nothing is sent but one probe, every probe_min doubling to probe_max, until the API answers;
+  // items that failed meanwhile wait under their leases and spend no attempt. 0 = off.
+  std::size_t circuit_trip_after = 5;
+  std::chrono::milliseconds circuit_probe_min{1'000};
+  std::chrono::milliseconds circuit_probe_max{30'000};
   bool follow = false;              // keep polling when nothing is left, instead of ending
   std::chrono::milliseconds idle_backoff_min{10};
   std::chrono::milliseconds idle_backoff_max{1'000};   // 5 s would be kinder for --follow

@@ -15,6 +15,10 @@ struct outcome {
   std::chrono::milliseconds after{0};  // retry: not before this delay
   std::string why;     // retry/fail: a human-readable reason
   int http_status = 0; // the last HTTP status seen, 0 when none
+  // retry: the call failed for a reason about the API as a whole, not this item (refused,
+  // unresolvable, timed out, 5xx). The engine's circuit breaker counts these; while it is open
+  // such items wait under their leases and spend no attempt.
+  bool api_down = false;
 
   static outcome done(std::string json) {
     outcome o;
@@ -28,6 +32,12 @@ struct outcome {
     o.after = after;
     o.why = std::move(why);
     o.http_status = status;
+    return o;
+  }
+  // A retry for an API-level reason (see api_down).
+  static outcome unavailable(std::chrono::milliseconds after, std::string why, int status = 0) {
+    outcome o = retry(after, std::move(why), status);
+    o.api_down = true;
     return o;
   }
   static outcome fail(std::string why, int status = 0) {

@@ -1,0 +1,141 @@
+// An API-wide outage is not the items' failure: the engine's circuit breaker
+// (engine/src/circuit_breaker.hpp, shard_api_outage.cpp) keeps the items that met it under their
+// leases, probes, and resumes -- with the real stub going away and coming back on its port, and
+// --max-attempts 1 so that any attempt spent on the outage would fail an item.
+#include <adapters/http/http_processor.hpp>
+#include <adapters/memory/memory_store.hpp>
+#include <examples/stub/ipapi_stub.hpp>
+
+#include <dibs/engine.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <functional>
+#include <thread>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+namespace {
+// Polls a condition (generous bound: the machine is loaded); false if it never held.
+bool eventually(const std::function<bool()>& cond, std::chrono::seconds bound = 60s) {
+  const auto end = std::chrono::steady_clock::now() + bound;
+  while (!cond()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+engine_config outage_config() {
+  engine_config c;
+  c.shards = 2;
+  c.concurrency = 20;
+  c.claim_batch = 10;
+  c.lease = 30s;
+  c.max_attempts = 1;  // an attempt spent on the outage fails the item
+  c.circuit_trip_after = 3;
+  c.circuit_probe_min = 100ms;
+  c.circuit_probe_max = 400ms;
+  return c;
+}
+
+template <class Body>
+class lambda_processor final : public processor {
+ public:
+  explicit lambda_processor(Body b) : body_(std::move(b)) {}
+  awaitable<outcome> process(job j) override { co_return body_(j); }
+
+ private:
+  Body body_;
+};
+template <class Body>
+processor_factory factory_of(Body b) {
+  return [b](const shard_info&) -> std::unique_ptr<processor> { return std::make_unique<lambda_processor<Body>>(b); };
+}
+}  // namespace
+
+TEST_CASE("an API outage in the middle of a run costs no item an attempt", "[engine][outage]") {
+  auto first = std::make_unique<stub::ipapi_stub>(stub::stub_options::loopback(10ms));
+  first->start();
+  const auto port = first->port();
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(2'000, 5);
+
+  http::processor_options popts;
+  popts.url = http::url_template::parse(first->base_url() + "/json/{originatingIp}");
+  popts.backoff_base = 10ms;
+  popts.backoff_max = 50ms;
+  engine e(outage_config(), st, http::make_http_processor_factory(popts));
+  e.start();
+
+  // The API goes away mid-run (its port refuses connections) ...
+  REQUIRE(eventually([&] { return load(e.figures().completed) >= 200; }));
+  first->stop();
+  first.reset();
+  // ... the breaker opens and probes fail for a while ...
+  REQUIRE(eventually([&] { return load(e.figures().circuit_trips) >= 1 && load(e.figures().waiting_for_api) > 0; }));
+  CHECK(load(e.figures().failed) == 0);
+  CHECK(load(e.figures().circuit_open) >= 1);
+  // ... and it comes back on the same port.
+  auto opts = stub::stub_options::loopback(10ms);
+  opts.port = port;
+  stub::ipapi_stub second(opts);
+  second.start();
+  e.wait();
+
+  const auto sum = e.summary();
+  CHECK(sum.completed == 2'000);
+  CHECK(sum.failed == 0);
+  CHECK(load(e.figures().circuit_open) == 0);
+  CHECK(load(e.figures().waiting_for_api) == 0);
+  CHECK(st->stats_now().drained());
+  for (const auto& it : st->snapshot()) {
+    CHECK(it.attempts == 1);  // no item was claimed twice: the outage spent no attempt
+    CHECK(it.writes == 1);
+    CHECK_FALSE(it.lease.has_value());
+  }
+}
+
+TEST_CASE("one item's API-level failure among answers spends its attempts as before", "[engine][outage]") {
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(200, 6);
+  const auto bad = st->snapshot().front().id;
+  auto cfg = outage_config();
+  cfg.max_attempts = 2;
+  engine e(cfg, st, factory_of([bad](const job& j) {
+             if (j.id == bad) return outcome::unavailable(0ms, "HTTP 503 for this one", 503);
+             return outcome::done("{\"ok\":true}");
+           }));
+  e.start();
+  e.wait();
+  const auto sum = e.summary();
+  CHECK(sum.completed == 199);
+  CHECK(sum.failed == 1);
+  CHECK(load(e.figures().circuit_trips) == 0);
+  for (const auto& it : st->snapshot()) {
+    if (it.id != bad) continue;
+    CHECK(it.attempts == 2);
+    REQUIRE(it.failed.has_value());
+    CHECK(it.failed->reason == "gave up after 2 attempts: HTTP 503 for this one");
+  }
+}
+
+TEST_CASE("a stop while the API is down gives the waiting items back and ends", "[engine][outage]") {
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(100, 7);
+  engine e(outage_config(), st, factory_of([](const job&) { return outcome::unavailable(0ms, "connect: Connection refused"); }));
+  e.start();
+  REQUIRE(eventually([&] { return load(e.figures().circuit_open) >= 1 && load(e.figures().waiting_for_api) > 0; }));
+  e.stop();
+  e.wait();
+  const auto sum = e.summary();
+  CHECK(sum.failed == 0);
+  CHECK(sum.completed == 0);
+  CHECK(sum.released > 0);
+  const auto s = st->stats_now();
+  CHECK(s.leased_live == 0);
+  CHECK(s.leased_expired == 0);
+  CHECK(s.failed == 0);
+}

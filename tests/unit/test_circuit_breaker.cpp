@@ -1,0 +1,68 @@
+// The API-outage breaker's states, with a clock the test moves: it opens after N API-level
+// failures in a row, sends one probe when due, doubles its wait while probes fail, and closes on
+// the first answer.
+#include <engine/src/circuit_breaker.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+using state = circuit_breaker::state;
+
+namespace {
+circuit_breaker make(std::size_t trip_after = 3) {
+  return circuit_breaker(circuit_breaker::settings{trip_after, 1000ms, 4000ms});
+}
+}  // namespace
+
+TEST_CASE("the breaker opens after N API-level failures in a row, not N in all", "[circuit]") {
+  const auto t0 = circuit_breaker::clock::time_point{} + 100s;
+  auto b = make();
+  CHECK_FALSE(b.failed("refused", t0));
+  CHECK_FALSE(b.failed("refused", t0));
+  CHECK_FALSE(b.answered());  // an answer between them: the count starts again
+  CHECK_FALSE(b.failed("refused", t0));
+  CHECK_FALSE(b.failed("refused", t0));
+  CHECK(b.closed());
+  CHECK(b.failed("connect: Connection refused", t0));
+  CHECK(b.current() == state::open);
+  CHECK(b.last_reason() == "connect: Connection refused");
+  CHECK_FALSE(b.failed("late", t0));  // calls sent before it opened say nothing new
+  CHECK(b.current() == state::open);
+}
+
+TEST_CASE("an open breaker lets one probe through when due, and backs off while probes fail", "[circuit]") {
+  const auto t0 = circuit_breaker::clock::time_point{} + 100s;
+  auto b = make(1);
+  REQUIRE(b.failed("refused", t0));
+  CHECK_FALSE(b.probe_due(t0 + 999ms));
+  CHECK(b.probe_due(t0 + 1000ms));
+  b.probe_sent();
+  CHECK(b.current() == state::probing);
+  CHECK_FALSE(b.probe_due(t0 + 5s));  // one probe at a time
+
+  CHECK_FALSE(b.failed("refused", t0 + 1s));  // the probe failed: open again, twice the wait
+  CHECK(b.current() == state::open);
+  CHECK(b.probe_delay() == 2000ms);
+  CHECK_FALSE(b.probe_due(t0 + 2999ms));
+  CHECK(b.probe_due(t0 + 3000ms));
+  b.probe_sent();
+  b.failed("refused", t0 + 3s);
+  CHECK(b.probe_delay() == 4000ms);
+  b.probe_sent();
+  b.failed("refused", t0 + 7s);
+  CHECK(b.probe_delay() == 4000ms);  // capped at probe_max
+
+  b.probe_sent();
+  CHECK(b.answered());  // the API answered the probe: closed, and the next trip starts from the minimum
+  CHECK(b.closed());
+  CHECK_FALSE(b.answered());
+  REQUIRE(b.failed("refused", t0 + 20s));
+  CHECK(b.probe_delay() == 1000ms);
+}
+
+TEST_CASE("a breaker with trip_after 0 never opens", "[circuit]") {
+  auto b = make(0);
+  for (int i = 0; i < 100; ++i) CHECK_FALSE(b.failed("refused", circuit_breaker::clock::time_point{}));
+  CHECK(b.closed());
+}
