@@ -66,6 +66,11 @@ std::string prometheus_text(const engine& e, const std::optional<store_stats>& s
     w.sample(std::string("dibs_http_responses_total{class=\"") + classes[i] + "\"}", load(c.http_responses[i]));
   w.gauge("dibs_in_flight", "Items being processed now.", static_cast<double>(load(c.in_flight)));
   w.gauge("dibs_paused", "1 while the engine is paused.", e.paused() ? 1 : 0);
+  w.counter("dibs_api_circuit_trips_total", "Times a shard found the API down and stopped sending.", load(c.circuit_trips));
+  w.gauge("dibs_api_circuit_open", "Shards whose API circuit is open (nothing sent but probes).",
+          static_cast<double>(load(c.circuit_open)));
+  w.gauge("dibs_waiting_for_api", "Items kept under lease until the API answers again.",
+          static_cast<double>(load(c.waiting_for_api)));
   if (store) {
     w.gauge("dibs_pending", "Items waiting in the store.", static_cast<double>(store->pending));
     w.gauge("dibs_leased", "Items leased in the store (live or expired).",
@@ -86,6 +91,9 @@ std::string status_json(const engine& e, const std::optional<store_stats>& store
          field("released", load(c.released)) + "," + field("retries", load(c.retries)) + "," +
          field("renewals", load(c.renewals)) + "," + field("in_flight", static_cast<double>(load(c.in_flight)));
   out += std::string(",\"paused\":") + (e.paused() ? "true" : "false");
+  out += std::string(",\"api\":") + (load(c.circuit_open) > 0 ? "\"down\"" : "\"up\"") + "," +
+         field("api_circuit_trips", load(c.circuit_trips)) + "," +
+         field("waiting_for_api", static_cast<double>(load(c.waiting_for_api)));
   out += std::string(",\"finished\":") + (e.finished() ? "true" : "false");
   if (store)
     out += "," + field("pending", static_cast<double>(store->pending)) + "," +

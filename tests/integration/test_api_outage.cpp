@@ -7,6 +7,7 @@
 #include <examples/stub/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
+#include <dibs/metrics_text.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -78,6 +79,9 @@ TEST_CASE("an API outage in the middle of a run costs no item an attempt", "[eng
   REQUIRE(eventually([&] { return load(e.figures().circuit_trips) >= 1 && load(e.figures().waiting_for_api) > 0; }));
   CHECK(load(e.figures().failed) == 0);
   CHECK(load(e.figures().circuit_open) >= 1);
+  // The state shows where an operator looks: /status and /metrics.
+  CHECK(status_json(e, std::nullopt).find("\"api\":\"down\"") != std::string::npos);
+  CHECK(prometheus_text(e, std::nullopt).find("\ndibs_api_circuit_trips_total ") != std::string::npos);
   // ... and it comes back on the same port.
   auto opts = stub::stub_options::loopback(10ms);
   opts.port = port;
@@ -90,6 +94,7 @@ TEST_CASE("an API outage in the middle of a run costs no item an attempt", "[eng
   CHECK(sum.failed == 0);
   CHECK(load(e.figures().circuit_open) == 0);
   CHECK(load(e.figures().waiting_for_api) == 0);
+  CHECK(status_json(e, std::nullopt).find("\"api\":\"up\"") != std::string::npos);
   CHECK(st->stats_now().drained());
   for (const auto& it : st->snapshot()) {
     CHECK(it.attempts == 1);  // no item was claimed twice: the outage spent no attempt
