@@ -1,6 +1,8 @@
+// The shard's working side: the dispatcher claims (one batch ahead of the pipelines, never while
+// outcomes pile up unwritten or the API is down), launches a pipeline per item, and settles each
+// outcome into the write buffers. Writing and lease renewal are in shard_writes.cpp; the API
+// outage breaker's waiting items in shard_api_outage.cpp.
 #include "shard.hpp"
-
-#include "chunked_write.hpp"
 
 #include <dibs/log.hpp>
 #include <dibs/reason_text.hpp>
@@ -13,15 +15,8 @@
 
 #include <algorithm>
 #include <exception>
-#include <unordered_set>
 
 namespace dibs {
-
-namespace {
-std::unordered_set<std::string> id_set(const std::vector<std::string>& ids) {
-  return {ids.begin(), ids.end()};
-}
-}  // namespace
 
 shard::shard(shard_context ctx, std::size_t index, std::size_t concurrency, std::string worker_id,
              net::io_context* external)
@@ -386,192 +381,6 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
     }
   }
   buffered_one();
-}
-
-void shard::buffered_one() {
-  const auto n = buffered();
-  if (n == 1) oldest_buffered_ = steady::now();
-  if (n == 1 || n >= cfg_.effective_flush_size() || stopping()) flusher_wake_.notify();
-}
-
-awaitable<void> shard::flusher() {
-  auto backoff = millis{50};
-  while (true) {
-    if (buffered() == 0) {
-      if (finishing()) break;
-      co_await flusher_wake_.wait();
-      continue;
-    }
-    const auto due = oldest_buffered_ + cfg_.flush_linger;
-    if (!stopping() && buffered() < cfg_.effective_flush_size() && steady::now() < due) {
-      co_await flusher_wake_.wait_until(due);
-      continue;
-    }
-    if (co_await flush_once()) {
-      backoff = millis{50};
-    } else {
-      // The store is failing: keep the outcomes (leases stay renewed) and try again.
-      co_await flusher_wake_.wait_for(backoff);
-      backoff = std::min(backoff * 2, millis{2000});
-    }
-  }
-  background_.leave();
-}
-
-void shard::forget(const std::string& id, std::uint64_t token) {
-  auto it = held_.find(id);
-  if (it != held_.end() && it->second.token == token) {
-    held_.erase(it);
-    bump(ctx_.figures.held, -1);
-  }
-}
-
-void shard::answer_refused(const lease_ref& ref, const std::string& why) {
-  std::string reason = bounded_reason("the store refused the answer: " + why);
-  log::item(log::level::warn, ref.id, "failed", reason);
-  const auto h = held_.find(ref.id);
-  fail_buf_.push_back(failure{ref, std::move(reason), 0, h != held_.end() ? h->second.attempts : 0});
-  buffered_one();
-}
-
-void shard::failure_refused(const failure& f, const std::string& why) {
-  // A reason too long (or too odd) for the store: record a short one. If even that is refused,
-  // the item can't be marked failed here; its lease runs out and a later attempt tries again.
-  if (f.reason.size() > short_reason_bytes) {
-    failure shorter = f;
-    shorter.reason = bounded_reason(f.reason, short_reason_bytes);
-    fail_buf_.push_back(std::move(shorter));
-    buffered_one();
-    return;
-  }
-  log::item(log::level::error, f.ref.id, "not recorded",
-            "the store refused its failure (" + bounded_reason(why, 200) + "): " + f.reason +
-                "; the item is taken again once its lease expires");
-  forget(f.ref.id, f.ref.token);
-}
-
-awaitable<bool> shard::flush_once() {
-  auto& c = ctx_.figures;
-  auto& st = ctx_.st;
-  flushing_ = true;
-  bool ok = true;
-  const chunk_limits lim{cfg_.effective_flush_size(), cfg_.write_max_bytes};
-  auto unavailable = [&](const chunked_write_status& s, const char* what, std::size_t left) {
-    if (s.ok) return;
-    bump(c.store_errors);
-    log::warn("shard ", index_, ": ", what, " failed (", left, " waiting; retrying): ", s.error);
-    ok = false;
-  };
-
-  if (!done_buf_.empty()) {
-    auto write = [&st](std::vector<completion> b) { return st.complete(std::move(b)); };
-    auto landed = [&](const std::vector<completion>& batch, write_result& r) {
-      bump(c.completed, r.applied);
-      bump(c.lost_leases, r.lost.size());
-      for (const auto& id : r.lost) log::item(log::level::warn, id, "lease lost", "the lease was gone when the result was written; result discarded");
-      // Refused answers are still ours: they are failed (fenced) with the store's reason.
-      std::unordered_map<std::string, std::string> refused(r.refused.begin(), r.refused.end());
-      for (const auto& x : batch) {
-        if (auto why = refused.find(x.ref.id); why != refused.end()) answer_refused(x.ref, why->second);
-        else forget(x.ref.id, x.ref.token);
-      }
-    };
-    auto refused = [&](completion& x, const std::string& why) { answer_refused(x.ref, why); };
-    const auto s = co_await write_in_chunks(done_buf_, lim, write, landed, refused);
-    unavailable(s, "writing completions", done_buf_.size());
-  }
-  if (!release_buf_.empty()) {
-    auto write = [&st](std::vector<release_item> b) { return st.release(std::move(b)); };
-    auto refused = [&](const release_item& x, const std::string& why) {
-      // Giving the item back early is all a release does: let its lease run out instead.
-      log::item(log::level::warn, x.ref.id, "not released", "the store refused the release (" + bounded_reason(why, 200) +
-                                                                 "); the item is taken again once its lease expires");
-      forget(x.ref.id, x.ref.token);
-    };
-    auto landed = [&](const std::vector<release_item>& batch, write_result& r) {
-      const auto lost = id_set(r.lost);
-      std::unordered_map<std::string, std::string> refusals(r.refused.begin(), r.refused.end());
-      for (const auto& x : batch) {
-        if (auto why = refusals.find(x.ref.id); why != refusals.end()) {
-          refused(x, why->second);
-          continue;
-        }
-        if (x.unprocessed && !lost.count(x.ref.id)) bump(c.released);
-        forget(x.ref.id, x.ref.token);
-      }
-      bump(c.lost_leases, r.lost.size());
-    };
-    const auto s = co_await write_in_chunks(release_buf_, lim, write, landed, refused);
-    unavailable(s, "releasing items", release_buf_.size());
-  }
-  if (!fail_buf_.empty()) {
-    auto write = [&st](std::vector<failure> b) { return st.fail(std::move(b)); };
-    auto landed = [&](const std::vector<failure>& batch, write_result& r) {
-      bump(c.failed, r.applied);
-      bump(c.lost_leases, r.lost.size());
-      std::unordered_map<std::string, std::string> refused(r.refused.begin(), r.refused.end());
-      for (const auto& x : batch) {
-        if (auto why = refused.find(x.ref.id); why != refused.end()) failure_refused(x, why->second);
-        else forget(x.ref.id, x.ref.token);
-      }
-    };
-    auto refused = [&](failure& x, const std::string& why) { failure_refused(x, why); };
-    const auto s = co_await write_in_chunks(fail_buf_, lim, write, landed, refused);
-    unavailable(s, "recording failures", fail_buf_.size());
-  }
-
-  if (!ok && finishing()) {
-    // At the end there is no one left to retry: the leases will expire and the items be claimed
-    // again by the next run (at-least-once), so say what stays behind instead of spinning.
-    static constexpr int max_final_attempts = 5;
-    if (++final_flush_failures_ >= max_final_attempts) {
-      log::error("shard ", index_, ": giving up writing ", buffered(),
-                 " outcome(s); their leases will expire and the items be processed again");
-      for (const auto& x : done_buf_) forget(x.ref.id, x.ref.token);
-      for (const auto& x : release_buf_) forget(x.ref.id, x.ref.token);
-      for (const auto& x : fail_buf_) forget(x.ref.id, x.ref.token);
-      done_buf_.clear();
-      release_buf_.clear();
-      fail_buf_.clear();
-    }
-  }
-  flushing_ = false;
-  wake_.notify();
-  co_return ok;
-}
-
-awaitable<void> shard::keeper() {
-  const auto interval = std::clamp<steady::duration>(cfg_.lease / 4, millis{5}, millis{5000});
-  while (!finishing()) {
-    co_await keeper_wake_.wait_for(interval);
-    if (finishing()) break;
-
-    const auto now = steady::now();
-    std::vector<renewal> due;
-    for (const auto& [id, h] : held_)
-      if (!h.lost && h.renew_due <= now) due.push_back(renewal{lease_ref{id, by_, h.token}});
-    if (due.empty()) continue;
-
-    try {
-      auto r = co_await ctx_.st.renew(due, cfg_.lease);
-      bump(ctx_.figures.renewals, r.applied);
-      const auto lost = id_set(r.lost);
-      for (const auto& x : due) {
-        auto it = held_.find(x.ref.id);
-        if (it == held_.end() || it->second.token != x.ref.token) continue;
-        if (lost.count(x.ref.id)) {
-          // Only in-flight items can lose a lease here; for settled ones the write itself tells.
-          if (!it->second.settled) it->second.lost = true;
-        } else {
-          it->second.renew_due = now + cfg_.lease / 2;
-        }
-      }
-    } catch (const std::exception& e) {
-      bump(ctx_.figures.store_errors);
-      log::warn("shard ", index_, ": renewing ", due.size(), " lease(s) failed: ", e.what());
-    }
-  }
-  background_.leave();
 }
 
 void shard::cancel_pipelines() {
