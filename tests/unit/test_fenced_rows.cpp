@@ -36,10 +36,13 @@ TEST_CASE("a fenced batch asks once per worker, in batch order, and never about 
   CHECK(plan.queries[1].by == "w-2");
   REQUIRE(plan.queries[1].rows.size() == 1);
   CHECK(plan.queries[1].rows[0].id == 9);
-  // An odd id before a good one does not shift the good one out of its query.
-  const auto after_odd = plan_fence({ref("x", "w", 1), ref("3", "w", 3)});
+  // An id that parses but is not canonical ("007") does not shift the good ones after it out of
+  // their query (they would be reported lost without being asked about).
+  const auto after_odd = plan_fence({ref("007", "w", 1), ref("3", "w", 3), ref("4", "w", 4)});
   REQUIRE(after_odd.queries.size() == 1);
-  CHECK(after_odd.queries[0].rows.size() == 1);
+  REQUIRE(after_odd.queries[0].rows.size() == 2);
+  CHECK(after_odd.queries[0].rows[0].id == 3);
+  CHECK(after_odd.queries[0].rows[1].id == 4);
 }
 
 TEST_CASE("after the fence: the rows the server locked are held, every other item is lost, by its own id",
