@@ -78,7 +78,7 @@ batch_split split_batch_answer(simdjson::ondemand::parser& outer, simdjson::onde
       continue;
     }
     v.k = batch_item_verdict::kind::done;
-    compact_json(text);  // a pretty-printed answer, stored as one line
+    compact_json_in_place(text);  // a pretty-printed answer, stored as one line
     v.text = std::move(text);
   }
   const char* trailing = nullptr;

@@ -2,6 +2,8 @@
 
 #include "json_check.hpp"
 
+#include <dibs/json_text.hpp>
+
 namespace dibs::http {
 
 namespace {
@@ -49,7 +51,7 @@ outcome http_processor::judge(const job& j, response r, std::chrono::millisecond
   if (!check.ok) return outcome::retry(backoff, r.describe() + " with a bad body: " + check.error, r.status);
   if (opts_->status_field_check && check.status == "fail")
     return outcome::fail("the API has no data: " + (check.message.empty() ? "status fail" : check.message), r.status);
-  compact_json(r.body);  // a pretty-printed answer, stored as one line
+  compact_json_in_place(r.body);  // a pretty-printed answer, stored as one line
   return outcome::done(std::move(r.body));
 }
 

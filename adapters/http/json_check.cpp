@@ -118,14 +118,4 @@ json_check_result check_json_object(ondemand::parser& parser, std::string& body,
   return r;
 }
 
-void compact_json(std::string& json) {
-  // Already compact (the usual case: ip-api's answers): nothing to copy.
-  if (json.find_first_of(" \t\r\n") == std::string::npos) return;
-  std::string out(json.size() + SIMDJSON_PADDING, '\0');  // the SIMD kernels store whole blocks
-  std::size_t n = 0;
-  if (simdjson::minify(json.data(), json.size(), out.data(), n) != simdjson::SUCCESS) return;  // checked before: never
-  out.resize(n);
-  json = std::move(out);
-}
-
 }  // namespace dibs::http

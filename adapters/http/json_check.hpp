@@ -23,8 +23,4 @@ struct json_check_result {
 json_check_result check_json_object(simdjson::ondemand::parser& parser, std::string& body,
                                     std::size_t max_depth = 64);
 
-// Removes the whitespace between the tokens of a valid JSON text (not inside strings), in place:
-// a pretty-printed answer is kept as one line, as every store and a JSON Lines journal need it.
-void compact_json(std::string& json);
-
 }  // namespace dibs::http

@@ -9,43 +9,6 @@
 
 namespace dibs::jsonl {
 
-std::string compact_json(std::string_view json) {
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(json.size());
-  bool in_string = false, escaped = false;
-  for (const char ch : json) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (!in_string) {
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;  // JSON's whitespace
-      if (c < 0x20) {  // not JSON, but never a raw control character in a record
-        out += "\\u00";
-        out += hex[c >> 4];
-        out += hex[c & 15];
-        continue;
-      }
-      in_string = c == '"';
-      out += ch;
-      continue;
-    }
-    if (c < 0x20) {  // invalid raw inside a string: escaped (it stays one line)
-      out += "\\u00";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-      escaped = false;
-      continue;
-    }
-    out += ch;
-    if (escaped)
-      escaped = false;
-    else if (c == '\\')
-      escaped = true;
-    else if (c == '"')
-      in_string = false;
-  }
-  return out;
-}
-
 std::string journal_header(std::uint64_t input_size, std::int64_t input_mtime_ns) {
   return "{\"dibs_journal\":1,\"input_size\":" + std::to_string(input_size) +
          ",\"input_mtime_ns\":" + std::to_string(input_mtime_ns) + "}";

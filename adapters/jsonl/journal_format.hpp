@@ -17,13 +17,8 @@
 
 namespace dibs::jsonl {
 
-// `json` without the whitespace between its tokens, and with any raw control character inside a
-// string escaped (\u00XX): never a newline, whatever the input. Strings, numbers and the order
-// of members are kept byte for byte, so valid JSON keeps its meaning exactly.
-std::string compact_json(std::string_view json);
-
 std::string journal_header(std::uint64_t input_size, std::int64_t input_mtime_ns);
-// The record lines (with their newline); `compact_answer` is compact_json of a JSON value.
+// The record lines (with their newline); `compact_answer` is dibs::compact_json of a JSON value (dibs/json_text.hpp).
 std::string done_record(std::size_t line, std::string_view compact_answer);
 std::string failed_record(std::size_t line, std::string_view reason, int http_status, int attempts);
 // Empty when `record` (without its newline) is a record this journal's reader accepts;

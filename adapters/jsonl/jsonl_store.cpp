@@ -1,5 +1,6 @@
 #include "jsonl_store.hpp"
 
+#include "journal_file.hpp"
 #include "journal_format.hpp"
 #include "json_members.hpp"
 #include "private_file.hpp"
@@ -168,6 +169,8 @@ void jsonl_store::count_finished_output() {
 }
 
 jsonl_store::~jsonl_store() { join_pool(); }
+
+bool jsonl_store::journaling() const { return journal_ && journal_->exists() && !opts_.read_only; }
 
 // Items are known to the engine (and in logs) by their line number; the memory store inside
 // numbers them 1..k in the same order, so the two translate by a search in line_of_.

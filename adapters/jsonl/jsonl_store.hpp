@@ -14,8 +14,6 @@
 // modification time; a journal for another IN is refused rather than misapplied.
 #pragma once
 
-#include <adapters/jsonl/journal_file.hpp>
-#include <adapters/jsonl/json_members.hpp>
 #include <adapters/memory/memory_store.hpp>
 
 #include <dibs/blocking_store.hpp>
@@ -27,6 +25,8 @@
 #include <vector>
 
 namespace dibs::jsonl {
+
+class journal_file;  // the journal's file (journal_file.hpp): not part of the installed API
 
 struct jsonl_options {
   std::string in;   // the input file
@@ -56,7 +56,7 @@ class jsonl_store final : public blocking_store {
   std::size_t resumed() const { return finished_before_; }  // lines the journal already held
 
  private:
-  bool journaling() const { return journal_ && journal_->exists() && !opts_.read_only; }
+  bool journaling() const;
   // Whether the memory store would accept a fenced write for `ref` (a memory id) at `now`.
   bool holds(const lease_ref& ref, store_time now, bool check_until) const;
   std::string write_output(const std::string& journal_text);

@@ -1,6 +1,11 @@
 #include "mysql_store.hpp"
 
+#include "claimed_rows.hpp"
+#include "fenced_rows.hpp"
 #include "mysql_tls.hpp"
+#include "mysql_uri.hpp"
+#include "server_limits.hpp"
+#include "sql_protocol.hpp"
 
 #include <dibs/close_on_exec.hpp>
 #include <dibs/ipv4_ranges.hpp>
@@ -11,7 +16,6 @@
 #include <unistd.h>
 #include <errmsg.h>
 
-#include <map>
 #include <mutex>
 #include <random>
 #include <unordered_set>
@@ -39,27 +43,7 @@ std::uint64_t fresh_token() {
 
 std::int64_t micros(std::chrono::milliseconds d) { return d.count() * 1000; }
 
-// "2026-11-22 03:04:05.123456" (UTC) -> time point.
-store_time parse_datetime(const char* s) {
-  if (!s) return {};
-  std::tm tm{};
-  int year = 0, mon = 0, day = 0, hour = 0, min = 0, sec = 0, frac = 0;
-  char fracbuf[8] = {};
-  if (std::sscanf(s, "%d-%d-%d %d:%d:%d.%6s", &year, &mon, &day, &hour, &min, &sec, fracbuf) < 6) return {};
-  std::string f(fracbuf);
-  while (f.size() < 6) f += '0';
-  frac = std::atoi(f.c_str());
-  tm.tm_year = year - 1900;
-  tm.tm_mon = mon - 1;
-  tm.tm_mday = day;
-  tm.tm_hour = hour;
-  tm.tm_min = min;
-  tm.tm_sec = sec;
-  const auto t = ::timegm(&tm);
-  return store_clock::from_time_t(t) + std::chrono::microseconds(frac);
-}
-
-using row = std::vector<std::optional<std::string>>;
+using row = sql_row;
 
 class connection {
  public:
@@ -275,59 +259,16 @@ struct mysql_store::impl {
         tx.commit();
 
         std::vector<job> out;
-        for (auto& r : locked) {
-          job j;
-          j.id = *r[0];
-          j.by = req.by;
-          j.token = token;
-          j.attempts = static_cast<int>(to_u64(r[2]));
-          j.until = parse_datetime(r[3] ? r[3]->c_str() : nullptr);
-          job_field f;
-          f.name = names.source;
-          if (r[1]) {
-            f.st = job_field::state::string;
-            f.value = *r[1];
-          } else {
-            f.st = job_field::state::missing;
-          }
-          j.fields.push_back(std::move(f));
-          out.push_back(std::move(j));
-        }
+        for (auto& r : locked) out.push_back(claimed_job(r, req.by, token, names.source));
         return out;
       }
       return std::vector<job>{};
     });
   }
 
-  // The rows of `refs` still held (and live when `live`), locked inside the open transaction.
-  std::unordered_set<std::uint64_t> held(connection& c, const std::vector<lease_ref>& refs, bool live,
-                                         std::vector<std::string>& lost) {
-    std::vector<row_ref> rows;
-    std::string by;
-    for (const auto& r : refs) {
-      try {
-        rows.push_back(row_ref{std::stoull(r.id), r.token});
-      } catch (const std::exception&) {
-        lost.push_back(r.id);
-      }
-      by = r.by;
-    }
-    std::unordered_set<std::uint64_t> out;
-    if (rows.empty()) return out;
-    // Group by worker: a batch normally comes from one worker (one `by`).
-    std::map<std::string, std::vector<row_ref>> by_worker;
-    for (std::size_t i = 0, k = 0; i < refs.size(); ++i) {
-      if (k < rows.size() && std::to_string(rows[k].id) == refs[i].id) by_worker[refs[i].by].push_back(rows[k++]);
-    }
-    for (auto& [worker, group] : by_worker)
-      for (auto& r : c.select(held_rows(names, group, c.quote(worker), live))) out.insert(to_u64(r[0]));
-    for (const auto& r : rows)
-      if (!out.count(r.id)) lost.push_back(std::to_string(r.id));
-    return out;
-  }
-
-  // The shape of every fenced batch write: one transaction that locks the rows still held by
-  // their lease, hands them to `write`, and commits. `res.lost` names the others exactly.
+  // One fenced batch write: one transaction that locks the rows still held by their lease
+  // (plan_fence / settle_fence decide which), hands the verdict to `write`, and commits.
+  // `res.lost` names the others exactly.
   template <class Result, class Item, class Write>
   Result fenced_batch(const std::vector<Item>& batch, bool live, Write write) {
     return with_connection([&](connection& c) {
@@ -335,82 +276,74 @@ struct mysql_store::impl {
       if (batch.empty()) return res;
       std::vector<lease_ref> refs;
       for (const auto& x : batch) refs.push_back(x.ref);
+      const auto plan = plan_fence(refs);
       transaction tx(c);
-      const auto valid = held(c, refs, live, res.lost);
-      write(c, valid, res);
+      std::unordered_set<std::uint64_t> locked;
+      for (const auto& q : plan.queries)
+        for (auto& r : c.select(held_rows(names, q.rows, c.quote(q.by), live))) locked.insert(to_u64(r[0]));
+      auto fence = settle_fence(plan, refs, locked);
+      write(c, fence, res);
       tx.commit();
-      res.applied = valid.size();
+      res.applied = fence.applied;
+      res.lost = std::move(fence.lost);
       return res;
     });
   }
 
-  static std::uint64_t row_id(const lease_ref& r) { return std::strtoull(r.id.c_str(), nullptr, 10); }
-
   write_result complete(const std::vector<completion>& batch) {
     // Answers the server can't hold are refused here, before any statement: the engine fails
-    // them (fenced), and the rest goes out. Deleted rows keep no answer: nothing to check.
-    std::vector<completion> storable;
-    std::vector<std::pair<std::string, std::string>> refused;
-    for (const auto& x : batch) {
-      auto why = opts.done == on_done::remove ? std::nullopt
-                                              : unstorable_answer(x.result_json, 2 * x.result_json.size() + 2, limits);
-      if (why) refused.emplace_back(x.ref.id, std::move(*why));
-      else storable.push_back(x);
-    }
-    auto res = fenced_batch<write_result>(storable, true, [&](connection& c, const auto& valid, write_result&) {
+    // them (fenced), and the rest goes out.
+    auto split = split_storable(batch, opts.done != on_done::remove, limits);
+    const auto& storable = split.storable;
+    auto res = fenced_batch<write_result>(storable, true, [&](connection& c, const fence_outcome& fence, write_result&) {
+      std::vector<std::uint64_t> ids;
+      std::vector<std::string> results;
+      for (std::size_t i = 0; i < storable.size(); ++i) {
+        if (!fence.held[i]) continue;
+        ids.push_back(*fence.held[i]);
+        if (opts.done != on_done::remove) results.push_back(c.quote(storable[i].result_json));
+      }
+      if (ids.empty()) return;
       if (opts.done == on_done::remove) {
-        std::vector<std::uint64_t> ids;
-        for (const auto& x : storable)
-          if (valid.count(row_id(x.ref))) ids.push_back(row_id(x.ref));
-        if (!ids.empty()) c.execute(delete_rows(names, ids));
+        c.execute(delete_rows(names, ids));
         return;
       }
       // Statements stay under half of max_allowed_packet: several in one transaction if needed.
-      std::vector<std::uint64_t> ids;
-      std::vector<std::string> results;
-      std::size_t bytes = 0;
-      auto send = [&] {
-        if (!ids.empty()) c.execute(complete_rows(names, ids, results));
-        ids.clear();
-        results.clear();
-        bytes = 0;
-      };
-      for (const auto& x : storable) {
-        if (!valid.count(row_id(x.ref))) continue;
-        auto quoted = c.quote(x.result_json);
-        if (!ids.empty() && bytes + quoted.size() > limits.max_statement_bytes / 2) send();
-        bytes += quoted.size() + 32;
-        ids.push_back(row_id(x.ref));
-        results.push_back(std::move(quoted));
+      std::vector<std::size_t> sizes;
+      for (const auto& r : results) sizes.push_back(r.size());
+      std::size_t at = 0;
+      for (const auto n : statement_runs(sizes, limits.max_statement_bytes)) {
+        const std::vector<std::uint64_t> run_ids(ids.begin() + at, ids.begin() + at + n);
+        const std::vector<std::string> run_results(results.begin() + at, results.begin() + at + n);
+        c.execute(complete_rows(names, run_ids, run_results));
+        at += n;
       }
-      send();
     });
-    res.refused = std::move(refused);
+    res.refused = std::move(split.refused);
     return res;
   }
 
   renew_result renew(const std::vector<renewal>& batch, millis lease) {
-    return fenced_batch<renew_result>(batch, false, [&](connection& c, const auto& valid, renew_result& res) {
-      std::vector<std::uint64_t> ids(valid.begin(), valid.end());
+    return fenced_batch<renew_result>(batch, false, [&](connection& c, const fence_outcome& fence, renew_result& res) {
+      std::vector<std::uint64_t> ids;
+      for (const auto& row : fence.held)
+        if (row) ids.push_back(*row);
       if (!ids.empty()) c.execute(renew_rows(names, ids, micros(lease)));
       res.until.assign(ids.size(), store_clock::now() + lease);  // approximate: the engine keeps its own schedule
     });
   }
 
   write_result release(const std::vector<release_item>& batch) {
-    return fenced_batch<write_result>(batch, false, [&](connection& c, const auto& valid, write_result&) {
-      // One statement per distinct (delay, reason): shutdown releases share one.
-      std::map<std::pair<std::int64_t, std::string>, std::vector<std::uint64_t>> groups;
-      for (const auto& x : batch)
-        if (valid.count(row_id(x.ref))) groups[{micros(x.delay), x.why}].push_back(row_id(x.ref));
-      for (auto& [key, ids] : groups) c.execute(release_rows(names, ids, key.first, c.quote(key.second)));
+    return fenced_batch<write_result>(batch, false, [&](connection& c, const fence_outcome& fence, write_result&) {
+      for (auto& [key, ids] : release_groups(batch, fence))
+        c.execute(release_rows(names, ids, key.first, c.quote(key.second)));
     });
   }
 
   write_result fail(const std::vector<failure>& batch) {
-    return fenced_batch<write_result>(batch, false, [&](connection& c, const auto& valid, write_result&) {
-      for (const auto& x : batch)
-        if (valid.count(row_id(x.ref))) c.execute(fail_row(names, row_id(x.ref), c.quote(x.reason), x.http_status));
+    return fenced_batch<write_result>(batch, false, [&](connection& c, const fence_outcome& fence, write_result&) {
+      for (std::size_t i = 0; i < batch.size(); ++i)
+        if (const auto row = fence.held[i]) c.execute(fail_row(names, *row, c.quote(batch[i].reason), batch[i].http_status));
     });
   }
 

@@ -1,5 +1,5 @@
 // The MySQL / MariaDB store (MariaDB Connector/C; MySQL 8 and MariaDB 10.6+): a job table
-// claimed in batches with SELECT ... FOR UPDATE SKIP LOCKED (strategy 5 of DESIGN.md).
+// claimed in batches with SELECT ... FOR UPDATE SKIP LOCKED.
 // Every driver call runs on the offload pool, one connection per pool thread; a dropped
 // connection is replaced and the call tried again once.
 //
@@ -12,16 +12,16 @@
 // All times are the database's (NOW(6)), in UTC.
 #pragma once
 
-#include <adapters/mysql/mysql_uri.hpp>
-#include <adapters/mysql/server_limits.hpp>
-#include <adapters/mysql/sql_protocol.hpp>
-
 #include <dibs/blocking_store.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace dibs::sql {
 

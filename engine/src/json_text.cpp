@@ -1,5 +1,7 @@
 #include <dibs/json_text.hpp>
 
+#include <algorithm>
+
 namespace dibs {
 
 void append_json_string(std::string& out, std::string_view s) {
@@ -30,6 +32,48 @@ std::string json_string(std::string_view s) {
   out.reserve(s.size() + 2);
   append_json_string(out, s);
   return out;
+}
+
+std::string compact_json(std::string_view json) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(json.size());
+  bool in_string = false, escaped = false;
+  for (const char ch : json) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (!in_string) {
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;  // JSON's whitespace
+      if (c < 0x20) {  // not JSON, but never a raw control character in a record
+        out += "\\u00";
+        out += hex[c >> 4];
+        out += hex[c & 15];
+        continue;
+      }
+      in_string = c == '"';
+      out += ch;
+      continue;
+    }
+    if (c < 0x20) {  // invalid raw inside a string: escaped (it stays one line)
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+      escaped = false;
+      continue;
+    }
+    out += ch;
+    if (escaped)
+      escaped = false;
+    else if (c == '\\')
+      escaped = true;
+    else if (c == '"')
+      in_string = false;
+  }
+  return out;
+}
+
+void compact_json_in_place(std::string& json) {
+  const bool clean = std::none_of(json.begin(), json.end(), [](char c) { return static_cast<unsigned char>(c) <= ' '; });
+  if (!clean) json = compact_json(json);
 }
 
 }  // namespace dibs

@@ -1,6 +1,13 @@
 # Installs this build into a private prefix, then configures, builds and runs the consumer
 # project against it, as a user of find_package(dibs) would.
 set(prefix "${BUILD}/consumer-prefix")
+# The internal headers named by the consumer's check must still be headers of the source tree.
+include(${SOURCE}/internal_headers.cmake)
+foreach(header IN LISTS dibs_internal_headers)
+  if(NOT EXISTS "${SOURCE}/../../${header}" AND NOT EXISTS "${SOURCE}/../../engine/include/${header}")
+    message(FATAL_ERROR "tests/consumer/internal_headers.cmake names ${header}, which is not in the source tree")
+  endif()
+endforeach()
 set(work "${BUILD}/consumer-build")
 file(REMOVE_RECURSE "${prefix}" "${work}")
 foreach(step

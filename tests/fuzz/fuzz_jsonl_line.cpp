@@ -6,6 +6,7 @@
 //   means exactly what the answer meant.
 #include <adapters/jsonl/journal_format.hpp>
 #include <adapters/jsonl/json_members.hpp>
+#include <dibs/json_text.hpp>
 
 #include <simdjson.h>
 
@@ -24,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (doc["location"]["c"].get_int64().get(c) || c != 1) std::abort();
   }
 
-  const auto compact = dibs::jsonl::compact_json(line);
+  const auto compact = dibs::compact_json(line);
   if (compact.find('\n') != std::string::npos || compact.find('\r') != std::string::npos) std::abort();
   simdjson::dom::element original, compacted;
   if (dom.parse(line).get(original)) return 0;  // not JSON: the store refuses it (record_problem)

@@ -4,6 +4,7 @@
 #include <adapters/http/exchange_policy.hpp>
 #include <adapters/http/json_check.hpp>
 #include <adapters/http/tls_context.hpp>
+#include <dibs/json_text.hpp>
 
 #include <openssl/ssl.h>
 
@@ -76,10 +77,10 @@ TEST_CASE("a lookup's addresses are kept in order, each once", "[http]") {
 TEST_CASE("a pretty-printed answer is stored compact, strings untouched", "[json][http]") {
   std::string pretty = "{\n  \"status\": \"success\",\n  \"city\": \"Mountain View\",\n  \"n\": [ 1, 2 ],\n"
                        "  \"s\": \"a \\\" b\\n { c }\"\n}\n";
-  compact_json(pretty);
+  dibs::compact_json_in_place(pretty);
   CHECK(pretty == R"({"status":"success","city":"Mountain View","n":[1,2],"s":"a \" b\n { c }"})");
   std::string compact = R"({"a":"b c"})";
-  compact_json(compact);
+  dibs::compact_json_in_place(compact);
   CHECK(compact == R"({"a":"b c"})");
 }
 

@@ -1,6 +1,7 @@
 // File mode's store: line numbers as ids, outcomes journaled before they are acknowledged, a
 // resumed run skips what the journal holds, the output in the input's order, and the refusals
 // that keep two runs (or a changed input) from mixing.
+#include <adapters/jsonl/json_members.hpp>
 #include <adapters/jsonl/jsonl_store.hpp>
 
 #include <catch2/catch.hpp>

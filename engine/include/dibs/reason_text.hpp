@@ -9,7 +9,7 @@
 
 namespace dibs {
 
-// The longest reason the engine records, in bytes (the README's Guarantees say so).
+// The longest reason the engine records, in bytes (docs/guarantees.md says so).
 inline constexpr std::size_t max_reason_bytes = 1000;
 
 // `why` itself when it fits in `max` bytes; otherwise its head and " ... (N bytes cut)", the whole

@@ -1,0 +1,47 @@
+#include "claimed_rows.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+namespace dibs::sql {
+
+store_time parse_datetime(const char* s) {
+  if (!s) return {};
+  std::tm tm{};
+  int year = 0, mon = 0, day = 0, hour = 0, min = 0, sec = 0, frac = 0;
+  char fracbuf[8] = {};
+  if (std::sscanf(s, "%d-%d-%d %d:%d:%d.%6s", &year, &mon, &day, &hour, &min, &sec, fracbuf) < 6) return {};
+  std::string f(fracbuf);
+  while (f.size() < 6) f += '0';
+  frac = std::atoi(f.c_str());
+  tm.tm_year = year - 1900;
+  tm.tm_mon = mon - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = min;
+  tm.tm_sec = sec;
+  const auto t = ::timegm(&tm);
+  return store_clock::from_time_t(t) + std::chrono::microseconds(frac);
+}
+
+job claimed_job(const sql_row& r, const std::string& by, std::uint64_t token, const std::string& source) {
+  job j;
+  j.id = r[0].value_or("");
+  j.by = by;
+  j.token = token;
+  j.attempts = r[2] ? static_cast<int>(std::stoull(*r[2])) : 0;
+  j.until = parse_datetime(r[3] ? r[3]->c_str() : nullptr);
+  job_field f;
+  f.name = source;
+  if (r[1]) {
+    f.st = job_field::state::string;
+    f.value = *r[1];
+  } else {
+    f.st = job_field::state::missing;
+  }
+  j.fields.push_back(std::move(f));
+  return j;
+}
+
+}  // namespace dibs::sql

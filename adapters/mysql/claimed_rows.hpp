@@ -1,0 +1,24 @@
+// What a claim's locked rows become, decided without a server: the row of `lock_candidates`
+// (id, source, attempts after this claim, the new until) -> the job the engine gets.
+#pragma once
+
+#include <dibs/job.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dibs::sql {
+
+using sql_row = std::vector<std::optional<std::string>>;
+
+// "2026-11-22 03:04:05.123456" (a DATETIME(6) in UTC, as the session's time zone makes it) ->
+// the time point; the epoch for NULL or text that is not such a value.
+store_time parse_datetime(const char* text);
+
+// The job for one locked row: a NULL source is a missing field (the engine fails it, naming the
+// field), anything else is its string.
+job claimed_job(const sql_row& locked, const std::string& by, std::uint64_t token, const std::string& source);
+
+}  // namespace dibs::sql

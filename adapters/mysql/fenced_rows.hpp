@@ -1,0 +1,72 @@
+// What the MySQL/MariaDB store decides around a fenced batch write, as pure functions (tested
+// without a server; mysql_store.cpp only sends the statements and reads the rows back):
+//
+//   plan_fence      which rows to ask about, one `held_rows` query per worker (`by`)
+//   settle_fence    from the rows the server locked: which items are held, which lost
+//   split_storable  answers refused before any statement (too deep, too large for the server)
+//   statement_runs  how many completions go into each UPDATE (each under half max_allowed_packet)
+//   release_groups  one release statement per distinct (delay, reason)
+//
+// An item's id is the row's key as dibs printed it (canonical decimal). Any other text names no
+// row dibs handed out, so its lease can't be held: it is reported lost, never written.
+#pragma once
+
+#include <adapters/mysql/server_limits.hpp>
+#include <adapters/mysql/sql_protocol.hpp>
+
+#include <dibs/store.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace dibs::sql {
+
+// The row an item's id names: the id must be the canonical decimal text of a row key.
+std::optional<std::uint64_t> row_of(const std::string& id);
+
+struct held_query {
+  std::string by;             // the worker whose leases these are
+  std::vector<row_ref> rows;  // id + token, in batch order
+};
+
+struct fence_plan {
+  std::vector<std::optional<std::uint64_t>> row;  // per batch item: its row, nullopt if the id names none
+  std::vector<held_query> queries;                // one per worker, in order of first appearance
+};
+
+fence_plan plan_fence(const std::vector<lease_ref>& refs);
+
+struct fence_outcome {
+  std::vector<std::optional<std::uint64_t>> held;  // per batch item: its row when its lease holds
+  std::vector<std::string> lost;                   // the ids of the others, in batch order
+  std::size_t applied = 0;                         // how many items hold their lease
+};
+
+// `locked`: the rows the server returned for the plan's queries (leases still held, locked).
+fence_outcome settle_fence(const fence_plan& plan, const std::vector<lease_ref>& refs,
+                           const std::unordered_set<std::uint64_t>& locked);
+
+struct completion_split {
+  std::vector<completion> storable;                       // to write, in batch order
+  std::vector<std::pair<std::string, std::string>> refused;  // (id, why): never sent
+};
+
+// `keep_answers` false (--on-done delete): rows are deleted, no answer is stored, none refused.
+completion_split split_storable(const std::vector<completion>& batch, bool keep_answers, const server_limits& lim);
+
+// The completions of one UPDATE, in order: given each quoted answer's size, how many answers each
+// statement carries so that none exceeds half of max_allowed_packet (an answer larger than that
+// goes alone; split_storable has refused any the server can't take at all).
+std::vector<std::size_t> statement_runs(const std::vector<std::size_t>& quoted_bytes, std::size_t max_statement_bytes);
+
+// Held releases grouped by (delay in microseconds, reason): shutdown releases share one statement.
+std::map<std::pair<std::int64_t, std::string>, std::vector<std::uint64_t>> release_groups(
+    const std::vector<release_item>& batch, const fence_outcome& fence);
+
+}  // namespace dibs::sql
