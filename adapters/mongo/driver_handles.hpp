@@ -28,6 +28,7 @@ using cursor_ptr = driver_ptr<mongoc_cursor_t, mongoc_cursor_destroy>;
 using bulk_ptr = driver_ptr<mongoc_bulk_operation_t, mongoc_bulk_operation_destroy>;
 using find_and_modify_opts_ptr = driver_ptr<mongoc_find_and_modify_opts_t, mongoc_find_and_modify_opts_destroy>;
 using change_stream_ptr = driver_ptr<mongoc_change_stream_t, mongoc_change_stream_destroy>;
+using write_concern_ptr = driver_ptr<mongoc_write_concern_t, mongoc_write_concern_destroy>;
 
 // The reply document of one driver call.
 class driver_reply {

@@ -58,10 +58,8 @@ std::optional<std::string> target_json(mongo_store& s, const std::string& id) {
   bson_iter_document(&it, &len, &data);
   bson_t sub;
   bson_init_static(&sub, data, len);
-  char* text = bson_as_relaxed_extended_json(&sub, nullptr);
-  std::string out(text);
-  bson_free(text);
-  return out;
+  const bson_string text(bson_as_relaxed_extended_json(&sub, nullptr));
+  return std::string(text ? text.get() : "");
 }
 
 std::vector<bson_ptr> documents(mongo_store& s) {
