@@ -39,7 +39,7 @@ std::vector<bson_ptr> docs_of(std::initializer_list<std::pair<int, std::string>>
 
 }  // namespace
 
-TEST_CASE("lease states are read from the lease field of documents, at the top of lock documents", "[mongo][verdicts]") {
+TEST_CASE("MongoDB: lease states are read from the lease field of documents, at the top of lock documents", "[mongo][verdicts]") {
   field_names f{"ip", "geo", "lease"};
   std::vector<bson_ptr> docs;
   docs.push_back(doc(1, R"("geo": null, "lease": {"by": "w1", "token": {"$numberLong": "7"}, "until": )" + date(t0) + "}"));
@@ -64,7 +64,7 @@ TEST_CASE("lease states are read from the lease field of documents, at the top o
   CHECK(l.at("i32:4").until == t0);
 }
 
-TEST_CASE("what each fenced write looks like once applied", "[mongo][verdicts]") {
+TEST_CASE("MongoDB: what each fenced write looks like once applied", "[mongo][verdicts]") {
   const auto r = ref(1);
   lease_state ours{true, 7, "w1", t0, false, false};
   lease_state theirs{true, 8, "w2", t0, false, false};
@@ -87,7 +87,7 @@ TEST_CASE("what each fenced write looks like once applied", "[mongo][verdicts]")
   CHECK_FALSE(looks_applied(fenced_write::failure, r, ours));
 }
 
-TEST_CASE("lost leases: the shortfall is filled with the surely lost first, then the others in order", "[mongo][verdicts]") {
+TEST_CASE("MongoDB: lost leases: the shortfall is filled with the surely lost first, then the others in order", "[mongo][verdicts]") {
   field_names f;
   // 1 and 3 look completed (by us or by a later holder), 2 is leased by someone else, 4 is gone.
   const auto states = document_states(docs_of({{1, done}, {2, leased("w2", 8, t0)}, {3, done}}), f);
@@ -101,7 +101,7 @@ TEST_CASE("lost leases: the shortfall is filled with the surely lost first, then
   CHECK(attribute_lost(fenced_write::completion, sent, 0, states).size() == 4);
 }
 
-TEST_CASE("lost leases of a renewal: a lease held by another token or worker is lost", "[mongo][verdicts]") {
+TEST_CASE("MongoDB: lost leases of a renewal: a lease held by another token or worker is lost", "[mongo][verdicts]") {
   field_names f;
   const auto states =
       document_states(docs_of({{1, leased("w1", 7, t0)}, {2, leased("w2", 7, t0)}, {3, leased("w1", 9, t0)}}), f);
@@ -111,14 +111,14 @@ TEST_CASE("lost leases of a renewal: a lease held by another token or worker is 
   CHECK_FALSE(something_lost(3, 3));
 }
 
-TEST_CASE("lost leases of a failure record: only a recorded failure without a lease looks applied", "[mongo][verdicts]") {
+TEST_CASE("MongoDB: lost leases of a failure record: only a recorded failure without a lease looks applied", "[mongo][verdicts]") {
   field_names f;
   const auto states = document_states(docs_of({{1, failed}, {2, done}}), f);
   const std::vector<lease_ref> sent{ref(1), ref(2)};
   CHECK(attribute_lost(fenced_write::failure, sent, 1, states) == std::vector<std::string>{"i32:2"});
 }
 
-TEST_CASE("held locks: ours, and live at the given time when one is given", "[mongo][verdicts]") {
+TEST_CASE("MongoDB: held locks: ours, and live at the given time when one is given", "[mongo][verdicts]") {
   std::vector<bson_ptr> locks;
   locks.push_back(doc(1, R"("by": "w1", "token": {"$numberLong": "7"}, "until": )" + date(t0 + std::chrono::seconds(5))));
   locks.push_back(doc(2, R"("by": "w1", "token": {"$numberLong": "7"}, "until": )" + date(t0 - std::chrono::seconds(1))));

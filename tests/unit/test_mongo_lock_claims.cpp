@@ -15,7 +15,7 @@ const store_time t0 = store_time{} + std::chrono::milliseconds(1'700'000'000'000
 using std::chrono::seconds;
 }  // namespace
 
-TEST_CASE("lock targets: free candidates get a lock, expired locks are taken over, live ones skipped", "[mongo][lock-claim]") {
+TEST_CASE("MongoDB: lock targets: free candidates get a lock, expired locks are taken over, live ones skipped", "[mongo][lock-claim]") {
   const std::vector<std::string> cands{"a", "b", "c", "d", "e"};
   const std::unordered_map<std::string, store_time> locked{
       {"b", t0 + seconds(30)},  // live
@@ -36,7 +36,7 @@ TEST_CASE("lock targets: free candidates get a lock, expired locks are taken ove
   CHECK(choose_lock_targets({"b", "d"}, locked, threshold, 10).empty());
 }
 
-TEST_CASE("a lock without until counts as expired long ago", "[mongo][lock-claim]") {
+TEST_CASE("MongoDB: a lock without until counts as expired long ago", "[mongo][lock-claim]") {
   std::vector<bson_ptr> locks;
   locks.push_back(from_json(R"({"_id": {"$numberInt": "1"}, "until": {"$date": {"$numberLong": "1700000000000"}}})"));
   locks.push_back(from_json(R"({"_id": {"$numberInt": "2"}, "by": "w"})"));
@@ -46,7 +46,7 @@ TEST_CASE("a lock without until counts as expired long ago", "[mongo][lock-claim
   CHECK(e.at("i32:2") == store_time{});
 }
 
-TEST_CASE("a duplicate key on a lock insert is a conflict, not a failed claim", "[mongo][lock-claim]") {
+TEST_CASE("MongoDB: a duplicate key on a lock insert is a conflict, not a failed claim", "[mongo][lock-claim]") {
   auto raced = from_json(R"({"insertedCount": 1, "writeErrors": [
       {"index": 0, "code": 11000, "errmsg": "E11000 duplicate key error"},
       {"index": 2, "code": 11000, "errmsg": "E11000 duplicate key error"}]})");
@@ -68,7 +68,7 @@ TEST_CASE("a duplicate key on a lock insert is a conflict, not a failed claim", 
   CHECK(judge_lock_insert(nothing.get(), false).failed);
 }
 
-TEST_CASE("stale locks: ours, on documents that are no longer open", "[mongo][lock-claim]") {
+TEST_CASE("MongoDB: stale locks: ours, on documents that are no longer open", "[mongo][lock-claim]") {
   const std::unordered_map<std::string, int> held{{"a", 1}, {"b", 2}, {"c", 1}};
   auto stale = stale_locks(held, {"a", "c"}, "w1", 42);
   REQUIRE(stale.size() == 1);
@@ -78,7 +78,7 @@ TEST_CASE("stale locks: ours, on documents that are no longer open", "[mongo][lo
   CHECK(stale_locks(held, {"a", "b", "c"}, "w1", 42).empty());
 }
 
-TEST_CASE("ObjectIds as 96-bit numbers, and the sampler's pivot between two of them", "[mongo][lock-claim]") {
+TEST_CASE("MongoDB: ObjectIds as 96-bit numbers, and the id sampler's pivot between two of them", "[mongo][lock-claim]") {
   bson_oid_t lo_oid, hi_oid;
   bson_oid_init_from_string(&lo_oid, "655e0a000000000000000010");
   bson_oid_init_from_string(&hi_oid, "655e0a000000000000000020");

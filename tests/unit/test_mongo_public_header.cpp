@@ -11,7 +11,7 @@
 
 using namespace dibs::mongo;
 
-TEST_CASE("claim strategy names parse back to what they name", "[mongo][header]") {
+TEST_CASE("MongoDB: claim strategy names parse back to what they name", "[mongo][header]") {
   for (auto s : {claim_strategy::update_find, claim_strategy::find_and_modify, claim_strategy::batch,
                  claim_strategy::lock_collection})
     CHECK(parse_strategy(to_string(s)) == s);
