@@ -1,8 +1,8 @@
 #include "mongo_checker.hpp"
 
-#include <adapters/mongo/test_hooks.hpp>
-
 #include "expected_outcome.hpp"
+
+#include <adapters/mongo/test_hooks.hpp>
 
 #include <cstdio>
 #include <map>

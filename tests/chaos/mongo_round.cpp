@@ -1,8 +1,9 @@
 #include "mongo_round.hpp"
 
 #include "mongo_checker.hpp"
-#include <adapters/mongo/test_hooks.hpp>
 #include "support/mongo_env.hpp"
+
+#include <adapters/mongo/test_hooks.hpp>
 
 #include <cstdio>
 
