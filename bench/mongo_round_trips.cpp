@@ -6,7 +6,7 @@
 //   dibs_bench_mongo --uri mongodb://127.0.0.1:PORT/ [--docs 5000] [--strategies batch,update-find]
 #include <adapters/http/http_processor.hpp>
 #include <adapters/mongo/bson_ptr.hpp>
-#include <adapters/mongo/mongo_store.hpp>
+#include <adapters/mongo/test_hooks.hpp>
 #include <examples/stub/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
@@ -23,7 +23,7 @@ using namespace dibs;
 
 namespace {
 std::map<std::string, long long> server_counts(mongo::mongo_store& s) {
-  auto reply = mongo::from_json(s.run_command(R"({"dibsCounts": 1})"));
+  auto reply = mongo::from_json(mongo::run_command(s, R"({"dibsCounts": 1})"));
   std::map<std::string, long long> out;
   bson_iter_t it, counts;
   if (bson_iter_init_find(&it, reply.get(), "counts") && bson_iter_recurse(&it, &counts))
@@ -79,9 +79,9 @@ int main(int argc, char** argv) {
     o.collection = "rt_" + name;
     o.strategy = *strategy;
     auto st = std::make_shared<mongo::mongo_store>(o);
-    st->drop();
+    mongo::drop(*st);
     st->seed(docs, 7);
-    st->run_command(R"({"dibsResetCounts": 1})");
+    mongo::run_command(*st, R"({"dibsResetCounts": 1})");
 
     engine_config cfg;
     cfg.shards = 2;
@@ -120,9 +120,9 @@ int main(int argc, char** argv) {
     o.db = "dibs_bench";
     o.collection = "rt_python";
     auto st = std::make_shared<mongo::mongo_store>(o);
-    st->drop();
+    mongo::drop(*st);
     st->seed(docs, 7);
-    st->run_command(R"({"dibsResetCounts": 1})");
+    mongo::run_command(*st, R"({"dibsResetCounts": 1})");
     const std::string cmd = "/usr/bin/python3 " + python + " --uri '" + uri + "' --db dibs_bench --collection rt_python --url " +
                             api.base_url() + "/json/";
     FILE* p = ::popen(cmd.c_str(), "r");

@@ -17,6 +17,12 @@ using bson_ptr = std::unique_ptr<bson_t, bson_deleter>;
 
 inline bson_ptr make_bson() { return bson_ptr(bson_new()); }
 
+// A string libbson allocated (extended JSON), freed with bson_free.
+struct bson_string_deleter {
+  void operator()(char* s) const { bson_free(s); }
+};
+using bson_string = std::unique_ptr<char, bson_string_deleter>;
+
 // Canonical extended JSON of `b`, for tests, logs and error messages.
 std::string to_json(const bson_t* b);
 

@@ -1,5 +1,7 @@
 #include "ids.hpp"
 
+#include "bson_ptr.hpp"
+
 #include <cstring>
 
 namespace dibs::mongo {
@@ -18,14 +20,11 @@ std::string id_to_text(const bson_value_t& id) {
     case BSON_TYPE_UTF8:
       return "str:" + std::string(id.value.v_utf8.str, id.value.v_utf8.len);
     default: {
-      bson_t doc = BSON_INITIALIZER;
-      bson_append_value(&doc, "v", 1, &id);
+      auto doc = make_bson();
+      bson_append_value(doc.get(), "v", 1, &id);
       size_t len = 0;
-      char* json = bson_as_canonical_extended_json(&doc, &len);
-      std::string out = "ext:" + std::string(json, len);
-      bson_free(json);
-      bson_destroy(&doc);
-      return out;
+      const bson_string json(bson_as_canonical_extended_json(doc.get(), &len));
+      return "ext:" + std::string(json.get(), len);
     }
   }
 }
@@ -64,12 +63,11 @@ std::optional<owned_id> id_from_text(const std::string& text) {
   }
   if (auto r = rest("ext:")) {
     bson_error_t err;
-    bson_t* doc = bson_new_from_json(reinterpret_cast<const uint8_t*>(r->data()), static_cast<ssize_t>(r->size()), &err);
+    const bson_ptr doc(bson_new_from_json(reinterpret_cast<const uint8_t*>(r->data()), static_cast<ssize_t>(r->size()), &err));
     if (!doc) return std::nullopt;
     bson_iter_t it;
     std::optional<owned_id> out;
-    if (bson_iter_init_find(&it, doc, "v")) out.emplace(*bson_iter_value(&it));
-    bson_destroy(doc);
+    if (bson_iter_init_find(&it, doc.get(), "v")) out.emplace(*bson_iter_value(&it));
     return out;
   }
   return std::nullopt;

@@ -1,5 +1,5 @@
-// The MongoDB store: mongo-c-driver through a mongoc_client_pool_t, every driver call on the
-// offload thread pool (never on a shard thread), with the claim strategies of DESIGN.md:
+// The MongoDB store: mongo-c-driver through a client pool, every driver call on the offload
+// thread pool (never on a shard thread), with one of four claim strategies:
 //
 //   update-find       update_one claim with a fresh token, then find by token (2 round trips/item)
 //   find-and-modify   one findAndModify returning the claimed document (1 round trip/item)
@@ -12,14 +12,18 @@
 // Completions, renewals, releases and failures go out as unordered bulk writes: one round trip
 // per batch. Times come from the server's clock (server_clock.hpp: its localTime from `hello` plus
 // the steady time since, re-measured every clock_refresh).
+//
+// This file is the wiring; the parts live beside it: claimer.hpp (a file per strategy),
+// lease_keeper.hpp (the lease in the document, or in the lock collection), lease_verdicts.hpp and
+// lock_claim_decisions.hpp (the decisions, without a server), driver_handles.hpp, connection.hpp,
+// clock_sync.hpp, id_sampler.hpp, change_watcher.hpp, store_admin.hpp. Tests reach the collection
+// through test_hooks.hpp. This header needs no driver header.
 #pragma once
 
-#include <adapters/mongo/bson_ptr.hpp>
 #include <adapters/mongo/names.hpp>
 
 #include <dibs/blocking_store.hpp>
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -64,16 +68,6 @@ class mongo_store final : public blocking_store {
   store_stats stats_blocking() override;
   // Inserts `n` documents {<source>: <random public IPv4>, <target>: null}; returns how many.
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
-  // Drops the collection and its lock collection (tests).
-  void drop();
-  // A document by its id text, as canonical extended JSON ("" when absent).
-  std::string document_json(const std::string& id);
-  // The target field of a document as relaxed JSON, nullopt when null or absent.
-  std::optional<std::string> target_json(const std::string& id);
-  // Every document of the collection (tests, small collections only).
-  std::vector<bson_ptr> documents();
-  // Runs an admin command and returns its reply as canonical extended JSON (tests, bench).
-  std::string run_command(const std::string& json_command);
 
   // Calls `on_change` (from a background thread) whenever the collection gets an insert, update
   // or replace, through a change stream. Returns false, and logs why, when the server has no
@@ -84,13 +78,13 @@ class mongo_store final : public blocking_store {
   store_time server_now() const;
   // How far the server's clock is ahead of this machine's wall clock (logs, tests).
   std::chrono::milliseconds clock_offset() const;
-  std::uint64_t claim_conflicts() const override { return conflicts_.load(); }
+  std::uint64_t claim_conflicts() const override;
   claim_strategy strategy() const;
 
  private:
+  friend struct test_access;  // test_hooks.cpp
   struct impl;
   std::unique_ptr<impl> impl_;
-  std::atomic<std::uint64_t> conflicts_{0};
 };
 
 }  // namespace dibs::mongo

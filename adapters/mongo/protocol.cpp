@@ -363,10 +363,8 @@ bson_ptr unlocked_candidate_filter(const field_names& f) {
 
 std::string to_json(const bson_t* b) {
   size_t len = 0;
-  char* s = bson_as_canonical_extended_json(b, &len);
-  std::string out(s ? s : "", len);
-  bson_free(s);
-  return out;
+  const bson_string s(bson_as_canonical_extended_json(b, &len));
+  return s ? std::string(s.get(), len) : std::string();
 }
 
 bson_ptr from_json(const std::string& json) {

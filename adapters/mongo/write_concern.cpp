@@ -1,5 +1,7 @@
 #include "write_concern.hpp"
 
+#include "driver_handles.hpp"
+
 #include <stdexcept>
 
 namespace dibs::mongo {
@@ -25,13 +27,11 @@ write_concern_choice apply_write_concern(mongoc_uri_t* uri, const std::string& r
                                   "': w=0 (unacknowledged) can't tell whether a fenced write applied; use w=majority");
     return {describe(given) + " (from the URI)", mongoc_write_concern_get_wmajority(given)};
   }
-  mongoc_write_concern_t* wc = mongoc_write_concern_copy(given);
-  mongoc_write_concern_set_wmajority(wc, static_cast<int32_t>(mongoc_write_concern_get_wtimeout_int64(given)));
-  if (!mongoc_uri_has_option(uri, MONGOC_URI_JOURNAL)) mongoc_write_concern_set_journal(wc, true);
-  mongoc_uri_set_write_concern(uri, wc);
-  write_concern_choice out{describe(wc) + " (the URI names no w)", true};
-  mongoc_write_concern_destroy(wc);
-  return out;
+  const write_concern_ptr wc(mongoc_write_concern_copy(given));
+  mongoc_write_concern_set_wmajority(wc.get(), static_cast<int32_t>(mongoc_write_concern_get_wtimeout_int64(given)));
+  if (!mongoc_uri_has_option(uri, MONGOC_URI_JOURNAL)) mongoc_write_concern_set_journal(wc.get(), true);
+  mongoc_uri_set_write_concern(uri, wc.get());
+  return {describe(wc.get()) + " (the URI names no w)", true};
 }
 
 }  // namespace dibs::mongo

@@ -30,10 +30,8 @@ std::string relaxed_json(const bson_iter_t* it) {
   bson_iter_document(it, &len, &data);
   bson_t sub;
   if (!bson_init_static(&sub, data, len)) return {};
-  char* s = bson_as_relaxed_extended_json(&sub, nullptr);
-  std::string out = s ? s : "";
-  bson_free(s);
-  return out;
+  const bson_string s(bson_as_relaxed_extended_json(&sub, nullptr));
+  return s ? std::string(s.get()) : std::string();
 }
 
 write_error read_one(bson_iter_t* entry) {

@@ -2,6 +2,8 @@
 
 #include "expected_outcome.hpp"
 
+#include <adapters/mongo/test_hooks.hpp>
+
 #include <cstdio>
 #include <map>
 #include <set>
@@ -45,7 +47,7 @@ bool holds_answer(simdjson::dom::element stored, const std::string& answer, simd
 
 bool watch_writes(const mongo_check_input& in) {
   try {
-    in.store->run_command("{\"dibsWatch\": \"" + in.collection + "\", \"field\": \"location\", \"lock\": \"lock\"}");
+    mongo::run_command(*in.store, "{\"dibsWatch\": \"" + in.collection + "\", \"field\": \"location\", \"lock\": \"lock\"}");
     return true;
   } catch (const std::exception&) {
     return false;
@@ -56,16 +58,16 @@ void inject_mongo_violations(const mongo_check_input& in) {
   simdjson::dom::parser p;
   const auto& c = in.collection;
   auto first = [&](const std::string& filter, std::size_t skip) {
-    const auto found = in.store->run_command("{\"find\": \"" + c + "\", \"filter\": " + filter +
+    const auto found = mongo::run_command(*in.store, "{\"find\": \"" + c + "\", \"filter\": " + filter +
                                              ", \"sort\": {\"originatingIp\": 1}, \"skip\": " + std::to_string(skip) +
                                              ", \"limit\": 1}");
     for (auto d : p.parse(found)["cursor"]["firstBatch"].get_array()) return text_of(d["_id"]);
     throw std::runtime_error("chaos: too few finished documents to break on purpose");
   };
   auto update = [&](const std::string& q, const std::string& u) {
-    in.store->run_command("{\"update\": \"" + c + "\", \"updates\": [{\"q\": " + q + ", \"u\": " + u + "}]}");
+    mongo::run_command(*in.store, "{\"update\": \"" + c + "\", \"updates\": [{\"q\": " + q + ", \"u\": " + u + "}]}");
   };
-  auto forget = [&](const std::string& id) { in.store->run_command("{\"dibsForget\": \"" + c + "\", \"id\": " + id + "}"); };
+  auto forget = [&](const std::string& id) { mongo::run_command(*in.store, "{\"dibsForget\": \"" + c + "\", \"id\": " + id + "}"); };
   const std::string done = "{\"location\": {\"$ne\": null}}";
   const auto d0 = first(done, 0), d1 = first(done, 1), d2 = first(done, 2), d3 = first(done, 3);
   const auto f0 = first("{\"lock.failed\": {\"$exists\": true}}", 0);
@@ -75,7 +77,7 @@ void inject_mongo_violations(const mongo_check_input& in) {
   forget(d1);
   update("{\"_id\": " + d1 + "}", "{\"$set\": {\"location.status\": \"success\"}}");
   // 3. lost: a document deleted.
-  in.store->run_command("{\"delete\": \"" + c + "\", \"deletes\": [{\"q\": {\"_id\": " + d2 + "}, \"limit\": 1}]}");
+  mongo::run_command(*in.store, "{\"delete\": \"" + c + "\", \"deletes\": [{\"q\": {\"_id\": " + d2 + "}, \"limit\": 1}]}");
   // 4. expired-lease: written by its lease's holder, under a lease that ran out in 1970.
   update("{\"_id\": " + d3 + "}", "{\"$set\": {\"lock\": {\"by\": \"ghost-3-0\", \"token\": 778, "
                                   "\"until\": {\"$date\": {\"$numberLong\": \"0\"}}}}}");
@@ -92,7 +94,7 @@ void check_mongo(const mongo_check_input& in, int round, tally& t) {
   v("open", "neither done nor failed, or still leased", st.pending + st.leased_live + st.leased_expired);
   simdjson::dom::parser p, q;
   const auto& c = in.collection;
-  const auto all = in.store->run_command("{\"find\": \"" + c + "\", \"filter\": {}, \"batchSize\": 1000000}");
+  const auto all = mongo::run_command(*in.store, "{\"find\": \"" + c + "\", \"filter\": {}, \"batchSize\": 1000000}");
   std::set<std::string> finished;  // _id text of the done and failed documents
   std::uint64_t docs = 0, leased = 0, both = 0, attempts = 0, wrong_answer = 0, should_fail = 0, healthy_failed = 0,
                 bad_reason = 0, poisoned = 0;
@@ -136,7 +138,7 @@ void check_mongo(const mongo_check_input& in, int round, tally& t) {
   t.failed += st.failed;
 
   if (!in.write_log) return;
-  const auto writes = in.store->run_command("{\"dibsWrites\": \"" + c + "\"}");
+  const auto writes = mongo::run_command(*in.store, "{\"dibsWrites\": \"" + c + "\"}");
   std::map<std::string, int> per_doc;
   std::uint64_t stale_done = 0, stale_fail = 0, expired = 0, late = 0, lock_late = 0, deletes = 0;
   for (auto w : q.parse(writes)["writes"].get_array()) {

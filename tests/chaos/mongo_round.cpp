@@ -3,6 +3,8 @@
 #include "mongo_checker.hpp"
 #include "support/mongo_env.hpp"
 
+#include <adapters/mongo/test_hooks.hpp>
+
 #include <cstdio>
 
 namespace dibs::chaos {
@@ -18,7 +20,7 @@ void mongo_round::run() {
   o.collection = collection_;
   o.threads = 2;
   store_ = std::make_unique<mongo::mongo_store>(o);
-  store_->drop();
+  mongo::drop(*store_);
   mongo_check_input in{store_.get(), collection_, s_.items, s_.max_attempts, s_.poison_rate, 0,
                        std::string(strategy_) == "lock-collection", true};
   in.write_log = watch_writes(in);
@@ -33,7 +35,7 @@ void mongo_round::run() {
   std::string docs;
   for (std::size_t i = 0; i < s_.items / 50; ++i)
     docs += std::string(docs.empty() ? "" : ",") + "{\"originatingIp\": \"10.1.0." + std::to_string(i + 1) + "\", \"location\": null}";
-  if (!docs.empty()) store_->run_command("{\"insert\": \"" + collection_ + "\", \"documents\": [" + docs + "]}");
+  if (!docs.empty()) mongo::run_command(*store_, "{\"insert\": \"" + collection_ + "\", \"documents\": [" + docs + "]}");
   t_.items += s_.items;
 
   // The workers reach the server through the proxy: the authority's host:port replaced.
@@ -62,12 +64,12 @@ void mongo_round::run() {
     inject_mongo_violations(in);
   }
   check_mongo(in, round_, t_);
-  store_->drop();
+  mongo::drop(*store_);
 }
 
 void mongo_round::print_open_items() {
   std::printf("chaos: open documents: %s\n",
-              store_->run_command("{\"find\": \"" + collection_ + "\", \"filter\": {\"location\": null, "
+              mongo::run_command(*store_, "{\"find\": \"" + collection_ + "\", \"filter\": {\"location\": null, "
                                   "\"lock.failed\": {\"$exists\": false}}, \"limit\": 20}").c_str());
 }
 

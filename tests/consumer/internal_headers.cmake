@@ -30,6 +30,9 @@ set(dibs_internal_headers
   adapters/mongo/server_clock.hpp
   adapters/mongo/driver_log.hpp
   adapters/mongo/write_concern.hpp
-  adapters/mongo/write_errors.hpp)
-# Also internal, but installed for now because adapters/mongo/mongo_store.hpp includes it:
-#   adapters/mongo/bson_ptr.hpp
+  adapters/mongo/write_errors.hpp
+  adapters/mongo/bson_ptr.hpp
+  adapters/mongo/driver_handles.hpp
+  adapters/mongo/test_hooks.hpp
+  adapters/mongo/claimer.hpp
+  adapters/mongo/lease_verdicts.hpp)

@@ -11,7 +11,7 @@
 #include "support/process.hpp"
 
 #include <adapters/mongo/bson_ptr.hpp>
-#include <adapters/mongo/mongo_store.hpp>
+#include <adapters/mongo/test_hooks.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -63,7 +63,7 @@ struct logged_command {
 };
 
 std::vector<logged_command> command_log(mongo::mongo_store& s) {
-  auto reply = mongo::from_json(s.run_command(R"({"dibsCommandLog": 1})"));
+  auto reply = mongo::from_json(mongo::run_command(s, R"({"dibsCommandLog": 1})"));
   std::vector<logged_command> out;
   bson_iter_t it, arr;
   if (!bson_iter_init_find(&it, reply.get(), "commands") || !bson_iter_recurse(&it, &arr)) return out;
@@ -125,9 +125,9 @@ TEST_CASE("MongoDB: with readPreference=secondaryPreferred the protocol reads fr
       o.strategy = *mongo::parse_strategy(strategy);
       o.threads = 2;
       mongo::mongo_store s(o);
-      s.drop();
+      mongo::drop(s);
       REQUIRE(s.seed(40, 8) == 40);
-      if (rs) s.run_command(R"({"dibsResetCommandLog": 1})");
+      if (rs) mongo::run_command(s, R"({"dibsResetCommandLog": 1})");
       CHECK(claim_and_complete_all(s) == 40);
       const auto st = s.stats_blocking();
       CHECK(st.done == 40);
@@ -163,9 +163,9 @@ TEST_CASE("MongoDB: a write concern the URI names is honoured, and w=0 is refuse
   o.db = "dibs_test";
   o.collection = test::unique_collection("rs_w1");
   mongo::mongo_store s(o);
-  s.drop();
+  mongo::drop(s);
   s.seed(5, 1);
-  s.run_command(R"({"dibsResetCommandLog": 1})");
+  mongo::run_command(s, R"({"dibsResetCommandLog": 1})");
   CHECK(claim_and_complete_all(s) == 5);
   std::size_t n_writes = 0;
   for (const auto& c : command_log(s))

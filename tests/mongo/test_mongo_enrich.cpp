@@ -2,7 +2,7 @@
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
 
-#include <adapters/mongo/mongo_store.hpp>
+#include <adapters/mongo/test_hooks.hpp>
 #include <examples/stub/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
@@ -40,7 +40,7 @@ TEST_CASE("dibs enrich finishes 2,000 documents with every claim strategy", "[mo
       o.db = "dibs_test";
       o.collection = test::unique_collection("enrich");
       mongo::mongo_store s(o);
-      s.drop();
+      mongo::drop(s);
 
       std::string out;
       test::child_process seed({dibs_bin, "seed", "--store", o.uri, "--db", o.db, "--collection", o.collection,
@@ -48,7 +48,7 @@ TEST_CASE("dibs enrich finishes 2,000 documents with every claim strategy", "[mo
       REQUIRE(seed.finish(out) == 0);
 
       // One private address: ip-api's answer for it is a failure, and so must the document be.
-      s.run_command("{\"insert\": \"" + o.collection +
+      mongo::run_command(s, "{\"insert\": \"" + o.collection +
                     "\", \"documents\": [{\"originatingIp\": \"10.1.2.3\", \"location\": null}]}");
 
       out.clear();
@@ -67,7 +67,7 @@ TEST_CASE("dibs enrich finishes 2,000 documents with every claim strategy", "[mo
       CHECK(st.failed == 1);
       CHECK(st.drained());
       std::size_t finished = 0;
-      for (auto& doc : s.documents()) {
+      for (auto& doc : mongo::documents(s)) {
         const auto ip = utf8_at(doc.get(), "originatingIp");
         if (ip == "10.1.2.3") {
           CHECK(utf8_at(doc.get(), "lock.failed.reason") == "the API has no data: private range");
@@ -122,7 +122,7 @@ TEST_CASE("dibs enrich --follow processes documents inserted while it runs", "[m
   o.db = "dibs_test";
   o.collection = test::unique_collection("follow");
   mongo::mongo_store s(o);
-  s.drop();
+  mongo::drop(s);
   s.seed(100, 1);
 
   test::child_process run({dibs_bin, "enrich", "--follow", "--store", o.uri, "--db", o.db, "--collection",

@@ -9,7 +9,7 @@
 #include "support/process.hpp"
 
 #include <adapters/mongo/bson_ptr.hpp>
-#include <adapters/mongo/mongo_store.hpp>
+#include <adapters/mongo/test_hooks.hpp>
 #include <examples/stub/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
@@ -33,9 +33,9 @@ void refuse_targets_of(mongo::mongo_store& s, const std::string& collection, con
                        const std::string& field) {
   const std::string when = R"({"originatingIp": ")" + ip + R"(", "location.)" + field + R"(": {"$exists": true}})";
   if (real_server())
-    s.run_command(R"({"collMod": ")" + collection + R"(", "validator": {"$nor": [)" + when + "]}}");
+    mongo::run_command(s, R"({"collMod": ")" + collection + R"(", "validator": {"$nor": [)" + when + "]}}");
   else
-    s.run_command(R"({"dibsRefuse": ")" + collection + R"(", "when": )" + when + "}");
+    mongo::run_command(s, R"({"dibsRefuse": ")" + collection + R"(", "when": )" + when + "}");
 }
 
 std::string utf8_at(const bson_t* doc, const char* path) {
@@ -57,8 +57,8 @@ TEST_CASE("MongoDB: a completion a validator refuses is refused with the server'
       o.strategy = *mongo::parse_strategy(strategy);
       o.threads = 2;
       mongo::mongo_store s(o);
-      s.drop();
-      s.run_command(R"({"insert": ")" + o.collection + R"(", "documents": [)"
+      mongo::drop(s);
+      mongo::run_command(s, R"({"insert": ")" + o.collection + R"(", "documents": [)"
                     R"({"_id": 1, "originatingIp": "9.9.9.9", "location": null},)"
                     R"({"_id": 2, "originatingIp": "8.8.8.8", "location": null},)"
                     R"({"_id": 3, "originatingIp": "1.1.1.1", "location": null}]})");
@@ -90,7 +90,7 @@ TEST_CASE("MongoDB: a completion a validator refuses is refused with the server'
       st = s.stats_blocking();
       CHECK(st.failed == 1);
       CHECK(st.drained());
-      CHECK_THAT(s.document_json("i32:1"), Catch::Contains("code 121"));
+      CHECK_THAT(mongo::document_json(s, "i32:1"), Catch::Contains("code 121"));
     }
   }
 }
@@ -106,17 +106,17 @@ TEST_CASE("MongoDB: a failure record or a release the server refuses is reported
       o.strategy = *mongo::parse_strategy(strategy);
       o.threads = 2;
       mongo::mongo_store s(o);
-      s.drop();
-      s.run_command(R"({"insert": ")" + o.collection + R"(", "documents": [)"
+      mongo::drop(s);
+      mongo::run_command(s, R"({"insert": ")" + o.collection + R"(", "documents": [)"
                     R"({"_id": 1, "originatingIp": "9.9.9.9", "location": null},)"
                     R"({"_id": 2, "originatingIp": "8.8.8.8", "location": null}]})");
       // No failure record and no lastError for 9.9.9.9 (the lock-collection release writes the
       // lock document, which has no such rule: only the failure is refused there).
       const std::string when = R"({"originatingIp": "9.9.9.9", "$or": [{"lock.failed": {"$exists": true}}, {"lock.lastError": {"$exists": true}}]})";
       if (real_server())
-        s.run_command(R"({"collMod": ")" + o.collection + R"(", "validator": {"$nor": [)" + when + "]}}");
+        mongo::run_command(s, R"({"collMod": ")" + o.collection + R"(", "validator": {"$nor": [)" + when + "]}}");
       else
-        s.run_command(R"({"dibsRefuse": ")" + o.collection + R"(", "when": )" + when + "}");
+        mongo::run_command(s, R"({"dibsRefuse": ")" + o.collection + R"(", "when": )" + when + "}");
       std::vector<job> got;
       for (int i = 0; i < 5 && got.size() < 2; ++i) {
         auto more = s.claim_blocking({2, "w", 60s, 1s});
@@ -157,7 +157,7 @@ TEST_CASE("MongoDB: an answer over the 16 MiB document limit is refused with the
   o.collection = test::unique_collection("huge");
   o.threads = 2;
   mongo::mongo_store s(o);
-  s.drop();
+  mongo::drop(s);
   s.seed(2, 6);
   auto got = s.claim_blocking({2, "w", 60s, 1s});
   REQUIRE(got.size() == 2);
@@ -185,9 +185,9 @@ TEST_CASE("MongoDB: dibs enrich fails a document the validator refuses after one
   o.db = "dibs_test";
   o.collection = test::unique_collection("refuse_e2e");
   mongo::mongo_store s(o);
-  s.drop();
+  mongo::drop(s);
   s.seed(50, 4);
-  s.run_command(R"({"insert": ")" + o.collection + R"(", "documents": [{"originatingIp": "9.9.9.9", "location": null}]})");
+  mongo::run_command(s, R"({"insert": ")" + o.collection + R"(", "documents": [{"originatingIp": "9.9.9.9", "location": null}]})");
   refuse_targets_of(s, o.collection, "9.9.9.9", "status");
 
   const auto log_path = (std::filesystem::temp_directory_path() / (o.collection + ".log")).string();
@@ -212,7 +212,7 @@ TEST_CASE("MongoDB: dibs enrich fails a document the validator refuses after one
   CHECK_THAT(log, Catch::Contains("the store refused the answer: MongoDB refused the write: code 121"));
   CHECK_THAT(log, !Catch::Contains("lease lost"));
   bool seen = false;
-  for (auto& doc : s.documents()) {
+  for (auto& doc : mongo::documents(s)) {
     if (utf8_at(doc.get(), "originatingIp") != "9.9.9.9") continue;
     seen = true;
     CHECK_THAT(utf8_at(doc.get(), "lock.failed.reason"),

@@ -9,7 +9,7 @@
 #include "support/store_suite.hpp"
 
 #include <adapters/mongo/bson_ptr.hpp>
-#include <adapters/mongo/mongo_store.hpp>
+#include <adapters/mongo/test_hooks.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -37,7 +37,7 @@ class mongo_harness final : public test::store_harness {
  public:
   explicit mongo_harness(mongo::claim_strategy s) : opts_(options_for(s, test::unique_collection("suite"))) {
     main_ = std::make_shared<mongo::mongo_store>(opts_);
-    main_->drop();
+    mongo::drop(*main_);
   }
   std::shared_ptr<store> open() override { return std::make_shared<mongo::mongo_store>(opts_); }
   std::vector<std::string> seed(std::size_t n) override {
@@ -51,14 +51,14 @@ class mongo_harness final : public test::store_harness {
   void let_time_pass(std::chrono::milliseconds d) override {
     std::this_thread::sleep_for(d);  // a real server's clock can't be moved
   }
-  std::optional<std::string> target_of(const std::string& id) override { return main_->target_json(id); }
+  std::optional<std::string> target_of(const std::string& id) override { return mongo::target_json(*main_, id); }
 
   std::set<std::string> ids() {
     std::set<std::string> out;
     auto s = main_->stats_blocking();
     (void)s;
     // Claimable ids are what the suite needs; read them through a throwaway lease-free query.
-    auto reply = main_->run_command("{\"find\": \"" + opts_.collection + "\", \"projection\": {\"_id\": 1}}");
+    auto reply = mongo::run_command(*main_, "{\"find\": \"" + opts_.collection + "\", \"projection\": {\"_id\": 1}}");
     std::size_t pos = 0;
     while ((pos = reply.find("\"$oid\" : \"", pos)) != std::string::npos) {
       pos += 10;
@@ -99,7 +99,7 @@ TEST_CASE("several processes claiming at once never share a document", "[mongo][
     DYNAMIC_SECTION(mongo::to_string(strategy)) {
       auto opts = options_for(strategy, test::unique_collection("procs"));
       mongo::mongo_store s(opts);
-      s.drop();
+      mongo::drop(s);
       REQUIRE(s.seed(300, 5) == 300);
       std::vector<std::unique_ptr<test::child_process>> children;
       for (int i = 0; i < 3; ++i)
@@ -128,7 +128,7 @@ TEST_CASE("claims use the server's clock, not the client's", "[mongo][clock]") {
   // The stand-in's clock runs an hour ahead of this machine's (tests/servers/mongo_standin_ctl.sh).
   const auto skew = real && *real ? 0s : 3600s;
   if (!real || !*real) CHECK(std::chrono::abs(s.clock_offset() - skew) < 2s);
-  s.drop();
+  mongo::drop(s);
   s.seed(1, 1);
   auto got = s.claim_blocking({1, "w", 60s, 1s});
   REQUIRE(got.size() == 1);
@@ -137,7 +137,7 @@ TEST_CASE("claims use the server's clock, not the client's", "[mongo][clock]") {
   CHECK(std::chrono::abs(got[0].until - (s.server_now() + 60s)) < 2s);
   // And it is what the store recorded.
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(got[0].until.time_since_epoch()).count();
-  CHECK_THAT(s.document_json(got[0].id), Catch::Contains("\"until\" : { \"$date\" : { \"$numberLong\" : \"" + std::to_string(ms) + "\" }"));
+  CHECK_THAT(mongo::document_json(s, got[0].id), Catch::Contains("\"until\" : { \"$date\" : { \"$numberLong\" : \"" + std::to_string(ms) + "\" }"));
 }
 
 TEST_CASE("a document whose source is missing or not a string reaches the processor as such", "[mongo]") {
@@ -145,8 +145,8 @@ TEST_CASE("a document whose source is missing or not a string reaches the proces
     DYNAMIC_SECTION(mongo::to_string(strategy)) {
       auto opts = options_for(strategy, test::unique_collection("odd"));
       mongo::mongo_store s(opts);
-      s.drop();
-      s.run_command("{\"insert\": \"" + opts.collection +
+      mongo::drop(s);
+      mongo::run_command(s, "{\"insert\": \"" + opts.collection +
                     "\", \"documents\": [{\"_id\": 1, \"location\": null}, "
                     "{\"_id\": 2, \"originatingIp\": 42, \"location\": null}, "
                     "{\"_id\": \"three\", \"originatingIp\": \"8.8.8.8\", \"location\": null}]}");
@@ -169,7 +169,7 @@ TEST_CASE("a document whose source is missing or not a string reaches the proces
 TEST_CASE("a result BSON can't hold is refused with the reason, and nothing is written for it", "[mongo]") {
   auto opts = options_for(mongo::claim_strategy::batch, test::unique_collection("nul"));
   mongo::mongo_store s(opts);
-  s.drop();
+  mongo::drop(s);
   s.seed(2, 3);
   auto got = s.claim_blocking({2, "w", 60s, 1s});
   REQUIRE(got.size() == 2);
@@ -183,13 +183,13 @@ TEST_CASE("a result BSON can't hold is refused with the reason, and nothing is w
   CHECK(st.failed == 0);
   CHECK(st.leased_live == 1);  // still ours: the engine records the failure, fenced
   CHECK(st.done == 1);
-  const auto doc = s.document_json(got[1].id);
+  const auto doc = mongo::document_json(s, got[1].id);
   CHECK_THAT(doc, Catch::Contains("\"n\" : { \"$numberLong\" : \"12345678901\" }"));
   CHECK_THAT(doc, Catch::Contains("\"x\" : { \"$numberDouble\" : \"1.5\" }"));
   auto f = s.fail_blocking({failure{got[0].ref(), "the store refused the answer: " + r.refused[0].second, 0, 1}});
   CHECK(f.applied == 1);
   CHECK(s.stats_blocking().failed == 1);
-  CHECK_THAT(s.document_json(got[0].id), Catch::Contains("NUL"));
+  CHECK_THAT(mongo::document_json(s, got[0].id), Catch::Contains("NUL"));
 }
 
 TEST_CASE("lock-collection: a lock left behind by a holder killed after its write is not counted as a lease", "[mongo]") {
@@ -198,8 +198,8 @@ TEST_CASE("lock-collection: a lock left behind by a holder killed after its writ
   // for a document that was already done: the run never ended (the chaos rounds found it).
   auto opts = options_for(mongo::claim_strategy::lock_collection, test::unique_collection("orphan"));
   mongo::mongo_store s(opts);
-  s.drop();
-  s.run_command("{\"insert\": \"" + opts.collection +
+  mongo::drop(s);
+  mongo::run_command(s, "{\"insert\": \"" + opts.collection +
                 "\", \"documents\": [{\"_id\": 1, \"originatingIp\": \"8.8.8.8\", \"location\": null}, "
                 "{\"_id\": 2, \"originatingIp\": \"8.8.4.4\", \"location\": null}, "
                 "{\"_id\": 3, \"originatingIp\": \"1.1.1.1\", \"location\": null}]}");
@@ -212,7 +212,7 @@ TEST_CASE("lock-collection: a lock left behind by a holder killed after its writ
   REQUIRE(got[1].id.rfind("i32:", 0) == 0);  // the ids' text form: "i32:N"
   CHECK(s.complete_blocking({completion{got[0].ref(), R"({"city":"a"})"}}).applied == 1);
   // The second holder's document write landed; its lock removal never came.
-  s.run_command("{\"update\": \"" + opts.collection + "\", \"updates\": [{\"q\": {\"_id\": " + got[1].id.substr(4) +
+  mongo::run_command(s, "{\"update\": \"" + opts.collection + "\", \"updates\": [{\"q\": {\"_id\": " + got[1].id.substr(4) +
                 "}, \"u\": {\"$set\": {\"location\": {\"city\": \"b\"}}}}]}");
   const auto st = s.stats_blocking();
   CHECK(st.done == 2);
@@ -227,7 +227,7 @@ TEST_CASE("the MongoDB store's connections are not inherited by a child process"
   REQUIRE(s.stats_blocking().pending == 0);
   REQUIRE(test::open_sockets().size() > before.size());
   CHECK(test::inheritable_sockets_since(before) == std::vector<std::string>{});
-  s.drop();
+  mongo::drop(s);
 }
 
 TEST_CASE("a bad or unreachable MongoDB URI fails at start with a clear message", "[mongo]") {
@@ -246,8 +246,8 @@ TEST_CASE("a bad or unreachable MongoDB URI fails at start with a clear message"
 TEST_CASE("without change streams (the stand-in, a standalone server) watch says so instead of hanging", "[mongo][follow]") {
   auto opts = options_for(mongo::claim_strategy::batch, test::unique_collection("nowatch"));
   mongo::mongo_store s(opts);
-  s.drop();
-  const bool replica_set = s.run_command(R"({"hello": 1})").find("\"setName\"") != std::string::npos;
+  mongo::drop(s);
+  const bool replica_set = mongo::run_command(s, R"({"hello": 1})").find("\"setName\"") != std::string::npos;
   if (replica_set) test::skip("MONGODB_URI names a replica set member: it has change streams");
   // --follow then polls, which the --follow test covers.
   CHECK_FALSE(s.watch([] {}));
@@ -256,9 +256,9 @@ TEST_CASE("without change streams (the stand-in, a standalone server) watch says
 TEST_CASE("a change stream wakes --follow where the server has one", "[mongo][follow]") {
   auto opts = options_for(mongo::claim_strategy::batch, test::unique_collection("watch"));
   mongo::mongo_store s(opts);
-  s.drop();
+  mongo::drop(s);
   // A real server has change streams exactly when it is a replica set member (hello: setName).
-  const bool replica_set = s.run_command(R"({"hello": 1})").find("\"setName\"") != std::string::npos;
+  const bool replica_set = mongo::run_command(s, R"({"hello": 1})").find("\"setName\"") != std::string::npos;
   if (!replica_set) test::skip("no replica set here (the stand-in or a standalone mongod): no change streams to test");
   std::atomic<int> changes{0};
   REQUIRE(s.watch([&] { ++changes; }));

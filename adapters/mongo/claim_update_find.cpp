@@ -1,0 +1,47 @@
+// update-find: update_one sets a fresh token on one claimable document, then a find by that token
+// reads it (2 round trips per item).
+#include "claimer.hpp"
+
+#include "bson_read.hpp"
+#include "driver_handles.hpp"
+#include "protocol.hpp"
+#include "random_token.hpp"
+#include "store_context.hpp"
+
+namespace dibs::mongo {
+
+namespace {
+
+class update_find final : public claimer {
+ public:
+  explicit update_find(store_context& ctx) : ctx_(ctx) {}
+
+  std::vector<job> claim(const claim_request& req) override {
+    const auto& f = ctx_.names();
+    auto c = ctx_.conn.client();
+    auto coll = ctx_.documents(c.get());
+    std::vector<job> out;
+    while (out.size() < req.max) {
+      const auto t = ctx_.clock.now();
+      const auto token = fresh_token();
+      const auto until = t + req.lease;
+      driver_reply reply;
+      bson_error_t err;
+      const bool ok = mongoc_collection_update_one(coll.get(), claimable_filter(f, t - req.grace).get(),
+                                                   lease_update(f, req.by, token, until).get(), nullptr, reply.out(), &err);
+      if (!ok) throw mongo_error("claim (update_one)", err);
+      if (reply_int(reply.get(), "matchedCount") == 0) break;
+      for (auto& j : jobs_with_token(coll.get(), f, req.by, token, until, 1)) out.push_back(std::move(j));
+    }
+    return out;
+  }
+
+ private:
+  store_context& ctx_;
+};
+
+}  // namespace
+
+std::unique_ptr<claimer> update_find_claimer(store_context& ctx) { return std::make_unique<update_find>(ctx); }
+
+}  // namespace dibs::mongo

@@ -1,0 +1,45 @@
+// A claim strategy: how a worker takes up to `max` claimable documents and learns their lease.
+// One is chosen at construction (mongo_store.cpp); each lives in its own file:
+//
+//   claim_update_find.cpp       update_one with a fresh token, then find by token (2 round trips/item)
+//   claim_find_and_modify.cpp   one findAndModify returning the claimed document (1 round trip/item)
+//   claim_batch.cpp             sampled candidate ids -> updateMany with one token -> find by token
+//                               (3 round trips per batch)
+//   claim_lock_collection.cpp   locks are documents of another collection; the unique _id decides
+//
+// Conflicts (candidates another worker took first) are counted in store_context::conflicts.
+#pragma once
+
+#include <adapters/mongo/bson_ptr.hpp>
+#include <adapters/mongo/names.hpp>
+
+#include <dibs/job.hpp>
+#include <dibs/store.hpp>
+
+#include <memory>
+#include <vector>
+
+namespace dibs::mongo {
+
+struct store_context;
+
+class claimer {
+ public:
+  virtual ~claimer() = default;
+  // Blocking; throws mongo_error when the driver fails.
+  virtual std::vector<job> claim(const claim_request& req) = 0;
+};
+
+std::unique_ptr<claimer> update_find_claimer(store_context& ctx);
+std::unique_ptr<claimer> find_and_modify_claimer(store_context& ctx);
+std::unique_ptr<claimer> batch_claimer(store_context& ctx);
+std::unique_ptr<claimer> lock_collection_claimer(store_context& ctx);
+
+// The engine's job for a claimed document.
+job claimed_job(const bson_t* doc, const field_names& f, const std::string& by, std::uint64_t token, store_time until,
+                int attempts);
+// The documents leased with `token` (at most `limit`, 0 = all), as jobs.
+std::vector<job> jobs_with_token(mongoc_collection_t* coll, const field_names& f, const std::string& by,
+                                 std::uint64_t token, store_time until, std::int64_t limit);
+
+}  // namespace dibs::mongo

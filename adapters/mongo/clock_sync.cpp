@@ -1,0 +1,44 @@
+#include "clock_sync.hpp"
+
+#include <dibs/log.hpp>
+
+namespace dibs::mongo {
+
+void clock_sync::measure() {
+  auto c = conn_.client();
+  bson_error_t err;
+  auto try_cmd = [&](const char* name, driver_reply& reply) {
+    auto cmd = make_bson();
+    BSON_APPEND_INT32(cmd.get(), name, 1);
+    return mongoc_client_command_simple(c.get(), "admin", cmd.get(), nullptr, reply.out(), &err);
+  };
+  const auto before = clock_.steady_now();
+  driver_reply hello;
+  const bool hello_ok = try_cmd("hello", hello);
+  driver_reply is_master;
+  const bool ok = hello_ok || try_cmd("isMaster", is_master);
+  const auto after = clock_.steady_now();
+  if (!ok) throw mongo_error("cannot reach MongoDB at " + conn_.redacted(), err);
+  const bson_t* reply = hello_ok ? hello.get() : is_master.get();
+  bson_iter_t it;
+  if (bson_iter_init_find(&it, reply, "localTime") && BSON_ITER_HOLDS_DATE_TIME(&it)) {
+    const store_time server_time = store_time{} + millis(bson_iter_date_time(&it));
+    if (auto jump = clock_.record(server_time, before, after))
+      log::warn("mongodb: the server's clock is ", jump->count(), " ms off what the last measurement predicted "
+                "(a clock was stepped); leases now follow the server's new time");
+  }
+  last_check_ns_ = clock_.steady_now().time_since_epoch().count();
+}
+
+void clock_sync::refresh_if_due() {
+  const auto now = clock_.steady_now().time_since_epoch().count();
+  if (server_clock::steady::duration(now - last_check_ns_.load()) < refresh_) return;
+  last_check_ns_ = now;
+  try {
+    measure();
+  } catch (const std::exception& e) {
+    log::warn("mongodb: clock refresh failed: ", e.what());
+  }
+}
+
+}  // namespace dibs::mongo

@@ -1,0 +1,89 @@
+#include "id_sampler.hpp"
+
+#include "bson_read.hpp"
+#include "collection_ops.hpp"
+#include "random_token.hpp"
+
+namespace dibs::mongo {
+
+u128 oid_number(const bson_oid_t& o) {
+  u128 v = 0;
+  for (unsigned char b : o.bytes) v = (v << 8) | b;
+  return v;
+}
+
+bson_oid_t oid_from_number(u128 v) {
+  bson_oid_t o;
+  for (int i = 11; i >= 0; --i) {
+    o.bytes[i] = static_cast<uint8_t>(v & 0xff);
+    v >>= 8;
+  }
+  return o;
+}
+
+bson_oid_t pivot_between(u128 lo, u128 hi, u128 r) { return oid_from_number(lo + r % (hi - lo + 1)); }
+
+void id_sampler::learn_range(mongoc_collection_t* coll, const bson_t* filter) {
+  auto proj = id_projection();
+  auto lo = find_docs(coll, filter, find_opts(proj.get(), 1, "_id", 1).get(), "reading the smallest pending _id");
+  auto hi = find_docs(coll, filter, find_opts(proj.get(), 1, "_id", -1).get(), "reading the largest pending _id");
+  std::lock_guard lock(mutex_);
+  known_ = true;
+  is_oid_ = false;
+  claims_since_learned_ = 0;
+  if (lo.empty() || hi.empty()) return;
+  auto a = doc_id(lo[0].get());
+  auto b = doc_id(hi[0].get());
+  if (a && b && a->value().value_type == BSON_TYPE_OID && b->value().value_type == BSON_TYPE_OID) {
+    is_oid_ = true;
+    min_ = oid_number(a->value().value.v_oid);
+    max_ = oid_number(b->value().value.v_oid);
+  }
+}
+
+void id_sampler::forget_range() {
+  std::lock_guard lock(mutex_);
+  known_ = false;
+}
+
+std::vector<bson_ptr> id_sampler::sample(mongoc_collection_t* coll, const bson_t* filter, const bson_t* proj,
+                                         std::int64_t limit) {
+  bool known;
+  {
+    std::lock_guard lock(mutex_);
+    if (known_ && ++claims_since_learned_ > 256) known_ = false;  // the pending set moves on
+    known = known_;
+  }
+  if (!known) learn_range(coll, filter);
+  bool is_oid;
+  u128 lo, hi;
+  {
+    std::lock_guard lock(mutex_);
+    is_oid = is_oid_;
+    lo = min_;
+    hi = max_;
+  }
+  if (!is_oid || hi <= lo) return find_docs(coll, filter, find_opts(proj, limit).get(), "finding candidates");
+
+  const bson_oid_t pivot = pivot_between(lo, hi, random_u128());
+  auto with_bound = [&](const char* op) {
+    auto b = make_bson();
+    bson_concat(b.get(), filter);
+    bson_t c;
+    BSON_APPEND_DOCUMENT_BEGIN(b.get(), "_id", &c);
+    BSON_APPEND_OID(&c, op, &pivot);
+    bson_append_document_end(b.get(), &c);
+    return b;
+  };
+  auto out = find_docs(coll, with_bound("$gte").get(), find_opts(proj, limit, "_id", 1).get(), "finding candidates");
+  if (static_cast<std::int64_t>(out.size()) < limit) {
+    auto more = find_docs(coll, with_bound("$lt").get(),
+                          find_opts(proj, limit - static_cast<std::int64_t>(out.size()), "_id", 1).get(),
+                          "finding candidates");
+    for (auto& d : more) out.push_back(std::move(d));
+    if (out.empty()) forget_range();
+  }
+  return out;
+}
+
+}  // namespace dibs::mongo

@@ -1,0 +1,57 @@
+#include "lock_claim_decisions.hpp"
+
+#include "bson_read.hpp"
+#include "ids.hpp"
+#include "write_errors.hpp"
+
+namespace dibs::mongo {
+
+namespace {
+constexpr std::int64_t duplicate_key = 11000;
+}
+
+std::unordered_map<std::string, store_time> lock_expiries(const std::vector<bson_ptr>& locks) {
+  std::unordered_map<std::string, store_time> out;
+  for (const auto& l : locks) {
+    auto id = doc_id(l.get());
+    if (!id) continue;
+    store_time until{};
+    bson_iter_t it;
+    if (bson_iter_init_find(&it, l.get(), "until") && BSON_ITER_HOLDS_DATE_TIME(&it))
+      until = store_time{} + millis(bson_iter_date_time(&it));
+    out[id_to_text(id->value())] = until;
+  }
+  return out;
+}
+
+lock_targets choose_lock_targets(const std::vector<std::string>& candidates,
+                                 const std::unordered_map<std::string, store_time>& locked_until,
+                                 store_time expired_before, std::size_t max) {
+  lock_targets t;
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    if (t.free.size() + t.expired.size() >= max) break;
+    auto l = locked_until.find(candidates[k]);
+    if (l == locked_until.end()) t.free.push_back(k);
+    else if (l->second < expired_before) t.expired.push_back(k);
+  }
+  return t;
+}
+
+lock_insert_verdict judge_lock_insert(const bson_t* reply, bool executed) {
+  lock_insert_verdict v;
+  for (const auto& e : write_errors_of(reply))
+    if (e.code == duplicate_key) ++v.raced;
+  v.failed = !executed && v.raced == 0;
+  return v;
+}
+
+std::vector<lease_ref> stale_locks(const std::unordered_map<std::string, int>& held,
+                                   const std::unordered_set<std::string>& open, const std::string& by,
+                                   std::uint64_t token) {
+  std::vector<lease_ref> out;
+  for (const auto& [id, attempts] : held)
+    if (!open.count(id)) out.push_back(lease_ref{id, by, token});
+  return out;
+}
+
+}  // namespace dibs::mongo

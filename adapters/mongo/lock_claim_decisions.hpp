@@ -1,0 +1,53 @@
+// Sans-io decisions of the lock-collection claim (claim_lock_collection.cpp does the I/O).
+//
+// A lock is a document {_id: <doc id>, by, token, until, ...} in the lock collection; the unique
+// _id lets exactly one worker insert it. A claim reads candidates, looks up which of them are
+// locked, inserts locks for the free ones, takes over those expired beyond the grace, and finally
+// reads back its locks and their documents. Each step's decision is here.
+#pragma once
+
+#include <adapters/mongo/bson_ptr.hpp>
+
+#include <dibs/job.hpp>
+
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace dibs::mongo {
+
+// `until` of each lock document, by id text (the epoch when a lock has none: expired).
+std::unordered_map<std::string, store_time> lock_expiries(const std::vector<bson_ptr>& locks);
+
+// Which candidates (ids as text, in the order read) to go for, up to `max` in all: `free` ones
+// have no lock (insert one), `expired` ones have a lock that expired before `expired_before`
+// (take it over). Candidates locked by someone live are skipped. Indexes into `candidates`.
+struct lock_targets {
+  std::vector<std::size_t> free;
+  std::vector<std::size_t> expired;
+  bool empty() const { return free.empty() && expired.empty(); }
+};
+lock_targets choose_lock_targets(const std::vector<std::string>& candidates,
+                                 const std::unordered_map<std::string, store_time>& locked_until,
+                                 store_time expired_before, std::size_t max);
+
+// The verdict on the unordered insert of a claim's locks. A duplicate-key error (11000) means
+// another worker inserted that lock between our read and our insert: a conflict, not a failure;
+// the other locks of the batch were inserted. Only an insert that failed with no duplicate-key
+// error at all is a failure of the claim.
+struct lock_insert_verdict {
+  std::size_t raced = 0;  // locks someone else won
+  bool failed = false;    // throw: the insert failed for another reason
+};
+lock_insert_verdict judge_lock_insert(const bson_t* reply, bool executed);
+
+// The locks this claim holds (`held`, id text -> attempts) whose document is no longer open
+// (`open`, id texts): finished by another worker between our candidate read and our lock (its
+// lock already gone). They are conflicts, and their locks are to be removed.
+std::vector<lease_ref> stale_locks(const std::unordered_map<std::string, int>& held,
+                                   const std::unordered_set<std::string>& open, const std::string& by,
+                                   std::uint64_t token);
+
+}  // namespace dibs::mongo

@@ -1,0 +1,134 @@
+// The lease as a lock document of the lock collection (lock-collection strategy). Renewals and
+// releases are fenced updates of the lock (id + by + token). A completion or a failure can't be
+// fenced by the lock in the same write (two collections): the locks are read first, the open
+// document is written for those still ours (a completion only while the lock is live by the
+// server's clock), then the locks are removed. Weaker than the document fence: see the README.
+#include "lease_keeper.hpp"
+
+#include "collection_ops.hpp"
+#include "fenced_batches.hpp"
+#include "protocol.hpp"
+#include "store_admin.hpp"
+#include "store_context.hpp"
+
+namespace dibs::mongo {
+
+namespace {
+
+std::vector<lease_ref> pick(const std::vector<lease_ref>& refs, const std::vector<std::size_t>& which) {
+  std::vector<lease_ref> out;
+  for (auto k : which) out.push_back(refs[k]);
+  return out;
+}
+
+class lock_leases final : public lease_keeper {
+ public:
+  explicit lock_leases(store_context& ctx) : ctx_(ctx) {}
+
+  write_result complete(const std::vector<completion>& batch) override {
+    write_result res;
+    if (batch.empty()) return res;
+    const auto docs = results_as_bson(batch, res.refused);
+    auto converted = [&](const completion& x) { return docs[static_cast<std::size_t>(&x - batch.data())] != nullptr; };
+    const auto& f = ctx_.names();
+    auto p = parse_batch(batch, res.lost, converted);
+    if (p.refs.empty()) return res;
+    auto c = ctx_.conn.client();
+    auto coll = ctx_.documents(c.get());
+    auto locks = ctx_.locks(c.get());
+    const auto t = ctx_.clock.now();
+    // Ours and live by the server's clock.
+    const auto live = held_locks(p.refs, read_lock_states(locks.get(), p.refs), t, res.lost);
+    std::vector<fenced_update> writes;
+    for (auto k : live)
+      writes.push_back({open_document_filter(f, p.ids[k].value()),
+                        completion_update(f, docs[static_cast<std::size_t>(p.items[k] - batch.data())].get())});
+    const auto out = bulk_update(coll.get(), writes, "writing completions");
+    res.applied = static_cast<std::size_t>(out.matched);
+    const auto sent = split_refused(pick(p.refs, live), out, res.refused);  // their locks stay: still ours
+    for (auto& id : lost_documents(fenced_write::lock_completion, coll.get(), sent, out.matched, f)) res.lost.push_back(id);
+    remove_locks(locks.get(), without_refused(p.refs, res.refused));
+    return res;
+  }
+
+  renew_result renew(const std::vector<renewal>& batch, millis lease) override {
+    renew_result res;
+    if (batch.empty()) return res;
+    auto c = ctx_.conn.client();
+    auto locks = ctx_.locks(c.get());
+    const auto t = ctx_.clock.now();
+    const auto until = t + lease;
+    auto p = parse_batch(batch, res.lost);
+    std::vector<fenced_update> writes;
+    for (std::size_t k = 0; k < p.refs.size(); ++k)
+      writes.push_back({lock_fenced_filter(p.ids[k].value(), p.refs[k].by, p.refs[k].token), lock_renew_update(t, until)});
+    const auto out = bulk_update(locks.get(), writes, "renewing leases");
+    res.applied = static_cast<std::size_t>(out.matched);
+    // A renewal the server refused did not extend the lease: to the engine, the lease is lost.
+    refusals refused;
+    const auto sent = split_refused(p.refs, out, refused);
+    warn_each(refused, "renewal refused (the lease will expire)");
+    for (auto& r : refused) res.lost.push_back(r.first);
+    for (auto& id : lost_locks(fenced_write::renewal, locks.get(), sent, out.matched)) res.lost.push_back(id);
+    for (std::size_t i = 0; i < res.applied; ++i) res.until.push_back(until);
+    return res;
+  }
+
+  write_result release(const std::vector<release_item>& batch) override {
+    write_result res;
+    if (batch.empty()) return res;
+    auto c = ctx_.conn.client();
+    auto locks = ctx_.locks(c.get());
+    const auto t = ctx_.clock.now();
+    auto p = parse_batch(batch, res.lost);
+    std::vector<fenced_update> writes;
+    for (std::size_t k = 0; k < p.refs.size(); ++k) {
+      const auto& item = *p.items[k];
+      writes.push_back({lock_fenced_filter(p.ids[k].value(), p.refs[k].by, p.refs[k].token),
+                        lock_release_update(item.delay.count() <= 0, t + item.delay, t, item.why)});
+    }
+    const auto out = bulk_update(locks.get(), writes, "releasing items");
+    res.applied = static_cast<std::size_t>(out.matched);
+    // A refused release leaves the lease as it was: the item is claimable once it expires.
+    const auto sent = split_refused(p.refs, out, res.refused);
+    warn_each(res.refused, "release refused (claimable when the lease expires)");
+    for (auto& id : lost_locks(fenced_write::release, locks.get(), sent, out.matched)) res.lost.push_back(id);
+    return res;
+  }
+
+  write_result fail(const std::vector<failure>& batch) override {
+    write_result res;
+    if (batch.empty()) return res;
+    const auto& f = ctx_.names();
+    auto c = ctx_.conn.client();
+    auto coll = ctx_.documents(c.get());
+    auto locks = ctx_.locks(c.get());
+    const auto t = ctx_.clock.now();
+    auto p = parse_batch(batch, res.lost);
+    const auto held = held_locks(p.refs, read_lock_states(locks.get(), p.refs), std::nullopt, res.lost);
+    std::vector<fenced_update> writes;
+    for (auto k : held) {
+      const auto& item = *p.items[k];
+      writes.push_back({open_document_filter(f, p.ids[k].value()),
+                        failure_update(f, item.reason, item.http_status, item.attempts, t)});
+    }
+    const auto out = bulk_update(coll.get(), writes, "recording failures");
+    res.applied = static_cast<std::size_t>(out.matched);
+    split_refused(pick(p.refs, held), out, res.refused);
+    warn_each(res.refused, "failure record refused");
+    remove_locks(locks.get(), without_refused(p.refs, res.refused));  // a refused failure keeps its lock
+    return res;
+  }
+
+  store_stats stats() override { return lock_lease_stats(ctx_); }
+  void create_indexes() override { create_lock_indexes(ctx_); }
+
+ private:
+  store_context& ctx_;
+};
+
+}  // namespace
+
+std::unique_ptr<lease_keeper> lock_lease_keeper(store_context& ctx) { return std::make_unique<lock_leases>(ctx); }
+
+}  // namespace dibs::mongo

@@ -1,0 +1,125 @@
+#include "store_admin.hpp"
+
+#include "bson_read.hpp"
+#include "collection_ops.hpp"
+#include "driver_handles.hpp"
+#include "protocol.hpp"
+#include "store_context.hpp"
+
+#include <dibs/ipv4_ranges.hpp>
+
+#include <algorithm>
+#include <random>
+
+namespace dibs::mongo {
+
+namespace {
+
+void append_path(bson_t* doc, const std::string& path, const std::string& value) {
+  const auto dot = path.find('.');
+  if (dot == std::string::npos) {
+    BSON_APPEND_UTF8(doc, path.c_str(), value.c_str());
+    return;
+  }
+  bson_t child;
+  const std::string head = path.substr(0, dot);
+  BSON_APPEND_DOCUMENT_BEGIN(doc, head.c_str(), &child);
+  append_path(&child, path.substr(dot + 1), value);
+  bson_append_document_end(doc, &child);
+}
+
+std::uint64_t count(mongoc_collection_t* coll, const bson_ptr& filter) {
+  return static_cast<std::uint64_t>(count_docs(coll, filter.get()));
+}
+
+}  // namespace
+
+void create_claim_index(store_context& ctx) {
+  auto c = ctx.conn.client();
+  run_optional_command(c.get(), ctx.opts.db, claim_index_command(ctx.opts.collection, ctx.names()).get(),
+                       "creating the claim index");
+}
+
+void create_lock_indexes(store_context& ctx) {
+  auto c = ctx.conn.client();
+  run_optional_command(c.get(), ctx.opts.db, lock_index_command(ctx.lock_collection, 3600).get(),
+                       "creating the lock collection's indexes");
+}
+
+std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed) {
+  auto c = ctx.conn.client();
+  auto coll = ctx.documents(c.get());
+  std::mt19937_64 r(seed);
+  std::size_t inserted = 0;
+  const std::size_t chunk = 1000;
+  while (inserted < n) {
+    const std::size_t k = std::min(chunk, n - inserted);
+    std::vector<bson_ptr> docs;
+    std::vector<const bson_t*> ptrs;
+    for (std::size_t i = 0; i < k; ++i) {
+      auto d = make_bson();
+      bson_oid_t oid;
+      bson_oid_init(&oid, nullptr);
+      BSON_APPEND_OID(d.get(), "_id", &oid);
+      append_path(d.get(), ctx.names().source, ipv4_to_string(random_public_ipv4(r)));
+      BSON_APPEND_NULL(d.get(), ctx.names().target.c_str());
+      ptrs.push_back(d.get());
+      docs.push_back(std::move(d));
+    }
+    driver_reply reply;
+    bson_error_t err;
+    const bool ok = mongoc_collection_insert_many(coll.get(), ptrs.data(), ptrs.size(), nullptr, reply.out(), &err);
+    inserted += static_cast<std::size_t>(reply_int(reply.get(), "insertedCount"));
+    if (!ok) throw mongo_error("seeding documents", err);
+  }
+  return inserted;
+}
+
+store_stats document_lease_stats(store_context& ctx) {
+  const auto& f = ctx.names();
+  auto c = ctx.conn.client();
+  auto coll = ctx.documents(c.get());
+  const auto t = ctx.clock.now();
+  store_stats s;
+  s.done = count(coll.get(), done_filter(f));
+  s.failed = count(coll.get(), failed_filter(f));
+  s.pending = count(coll.get(), pending_filter(f));
+  s.leased_live = count(coll.get(), leased_filter(f, t, true));
+  s.leased_expired = count(coll.get(), leased_filter(f, t, false));
+  return s;
+}
+
+store_stats lock_lease_stats(store_context& ctx) {
+  const auto& f = ctx.names();
+  auto c = ctx.conn.client();
+  auto coll = ctx.documents(c.get());
+  auto locks = ctx.locks(c.get());
+  const auto t = ctx.clock.now();
+  store_stats s;
+  s.done = count(coll.get(), done_filter(f));
+  s.failed = count(coll.get(), failed_filter(f));
+  // A lock can outlive its document's end: a holder killed between writing the document and
+  // removing its lock leaves it to the TTL index (about an hour). Counted as a lease, it kept
+  // every worker waiting for a finished document, so only locks of open documents count.
+  auto open_locked = [&](bool live) {
+    const auto held = find_docs(locks.get(), lock_leased_filter(t, live).get(), find_opts(id_projection().get(), 0).get(),
+                                "reading the locks");
+    if (held.empty()) return std::uint64_t{0};
+    std::vector<bson_value_t> ids;  // views into `held`, which outlives them
+    for (const auto& d : held) {
+      bson_iter_t it;
+      if (bson_iter_init_find(&it, d.get(), "_id")) ids.push_back(*bson_iter_value(&it));
+    }
+    auto filter = unlocked_candidate_filter(f);
+    append_id_in(filter.get(), ids);
+    return count(coll.get(), filter);
+  };
+  s.leased_live = open_locked(true);
+  s.leased_expired = open_locked(false);
+  const auto open = count_docs(coll.get(), unlocked_candidate_filter(f).get());
+  s.pending = static_cast<std::uint64_t>(
+      std::max<std::int64_t>(0, open - static_cast<std::int64_t>(s.leased_live + s.leased_expired)));
+  return s;
+}
+
+}  // namespace dibs::mongo

@@ -1,0 +1,28 @@
+// The store's administration: indexes, seeding, and the counts of `status` (stats), for each
+// lease model. Blocking calls; they throw mongo_error, except index creation (logged).
+#pragma once
+
+#include <dibs/store.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace dibs::mongo {
+
+struct store_context;
+
+// {<lock>.until: 1} partial on {<target>: null}: the claim's query.
+void create_claim_index(store_context& ctx);
+// The lock collection's TTL index: only a backstop for abandoned locks (expiry is decided by `until`).
+void create_lock_indexes(store_context& ctx);
+
+// Inserts `n` documents {<source>: <random public IPv4>, <target>: null} (a dotted source nested,
+// as a user's documents would have it), in chunks of 1000; returns how many were inserted.
+std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed);
+
+// Counts of documents by state, the lease in the document.
+store_stats document_lease_stats(store_context& ctx);
+// The same with the leases in the lock collection: only locks of open documents count.
+store_stats lock_lease_stats(store_context& ctx);
+
+}  // namespace dibs::mongo
