@@ -6,7 +6,7 @@
 //   dibs_bench_mysql --uri mysql://root@127.0.0.1:PORT/dibs_bench --python bench/mysql_reference.py
 #include <adapters/http/http_processor.hpp>
 #include <adapters/mysql/mysql_store.hpp>
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

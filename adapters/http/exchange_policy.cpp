@@ -55,9 +55,9 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
   return stop_for;
 }
 
-void count_exchange(counters* figures, const response& r, std::chrono::steady_clock::time_point sent) {
+void count_exchange(http_figures* figures, const response& r, std::chrono::steady_clock::time_point sent) {
   if (!figures) return;
-  figures->http_response(r.ec ? 0 : r.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count());
+  figures->count(r.ec ? 0 : r.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count());
 }
 
 std::optional<outcome> judge_exchange(const response& r, const client_options& http, std::chrono::milliseconds backoff,
