@@ -47,8 +47,8 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
     const auto asked = std::chrono::duration_cast<std::chrono::seconds>(stop_for).count();
     log::warn("API host ", host, " said to wait ", asked, " s (HTTP ", r.status,
               r.header("Retry-After").empty() ? "" : ", Retry-After: " + r.header("Retry-After"),
-              r.header("X-Ttl").empty() ? "" : ", X-Ttl: " + r.header("X-Ttl"), "); waiting --max-retry-after ",
-              std::chrono::duration_cast<std::chrono::seconds>(max_wait).count(), " s instead");
+              r.header("X-Ttl").empty() ? "" : ", X-Ttl: " + r.header("X-Ttl"), "); waiting the longest allowed (max_retry_after), ",
+              std::chrono::duration_cast<std::chrono::seconds>(max_wait).count(), " s, instead");
     stop_for = max_wait;
   }
   limiter.pause(host, rate_limiter::clock::now() + stop_for);
