@@ -10,8 +10,9 @@
 //   mysql://USER[:PASS]@HOST[:PORT]/DB[?table=T&socket=...&ssl-mode=...]   (adapters/mysql/mysql_uri.hpp)
 //   jsonl:IN.jsonl                    a JSON Lines file (the output file is an option: --out)
 //
-// Adding a store (say postgresql://): a store_kind, its prefixes in the table at the top of
-// store_uri.cpp, and its case in open_store.cpp.
+// Adding a store (say postgresql://): a store_kind (and its name in to_string), its prefixes in
+// the table at the top of store_uri.cpp, its case in open_store.cpp, its form in
+// store_uri_grammar(); a network store also calls split_hosts like mysql does.
 #pragma once
 
 #include <cstdint>
