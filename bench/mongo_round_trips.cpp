@@ -7,7 +7,7 @@
 #include <adapters/http/http_processor.hpp>
 #include <adapters/mongo/bson_ptr.hpp>
 #include <adapters/mongo/test_hooks.hpp>
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

@@ -7,7 +7,7 @@
 #include <adapters/http/http_processor.hpp>
 #include <adapters/mysql/mysql_store.hpp>
 #include <adapters/mysql/mysql_uri.hpp>
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

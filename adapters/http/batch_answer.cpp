@@ -2,6 +2,7 @@
 
 #include <dibs/json_text.hpp>
 
+#include "ipapi_profile.hpp"
 #include "json_check.hpp"
 
 namespace dibs::http {
@@ -63,18 +64,18 @@ batch_split split_batch_answer(simdjson::ondemand::parser& outer, simdjson::onde
       continue;
     }
     std::string text(raw);
-    auto check = check_json_object(inner, text);
+    auto check = check_json_object(inner, text, 64, ipapi::members());
     if (!check.ok) {
       v.text = "the batch answer for '" + key + "' is bad: " + check.error;
       continue;
     }
-    if (!check.query.empty() && check.query != key) {
-      v.text = "the batch answer in the place of '" + key + "' is for '" + check.query + "'";
+    if (const auto answered = ipapi::answered_key(check); !answered.empty() && answered != key) {
+      v.text = "the batch answer in the place of '" + key + "' is for '" + std::string(answered) + "'";
       continue;
     }
-    if (status_check && check.status == "fail") {
+    if (auto no_data = status_check ? ipapi::no_data_reason(check) : std::nullopt) {
       v.k = batch_item_verdict::kind::no_data;
-      v.text = "the API has no data: " + (check.message.empty() ? std::string("status fail") : check.message);
+      v.text = std::move(*no_data);
       continue;
     }
     v.k = batch_item_verdict::kind::done;

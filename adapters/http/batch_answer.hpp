@@ -27,7 +27,7 @@ struct batch_split {
 // Splits a 2xx answer to `keys`. Each object is kept as the API wrote it (byte for byte) after
 // the same validation a single answer gets. An element that is not a valid object, or whose
 // "query" names another key, is `bad` (retried); with `status_check`, "status":"fail" is
-// `no_data` (failed with its "message"). Two parsers: one walks the array, one checks elements.
+// `no_data` (failed with its "message"). Those words are ip-api's: ipapi_profile.hpp. Two parsers: one walks the array, one checks elements.
 batch_split split_batch_answer(simdjson::ondemand::parser& outer, simdjson::ondemand::parser& inner,
                                std::string_view body, const std::vector<std::string>& keys, bool status_check);
 

@@ -2,6 +2,8 @@
 
 #include "batch_answer.hpp"
 
+#include <dibs/setting_error.hpp>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -34,7 +36,9 @@ struct batch_processor::json_parser {
 batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const batch_processor_options> opts,
                                  counters* figures, std::function<void(const job&)> work_started)
     : opts_(std::move(opts)), client_(ex, opts_->call.http), parser_(std::make_unique<json_parser>()),
-      rng_(std::random_device{}()), figures_(figures), work_started_(std::move(work_started)) {}
+      rng_(std::random_device{}()),
+      figures_(figures ? &figures->extras.get<http_figures>() : nullptr),
+      work_started_(std::move(work_started)) {}
 
 batch_processor::~batch_processor() = default;
 
@@ -156,8 +160,8 @@ void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys,
 
 processor_factory make_batch_processor_factory(batch_processor_options opts) {
   if (!opts.call.url.fields().empty())
-    throw std::invalid_argument("bad --batch-url '" + opts.call.url.text() + "': it may not contain {fields}");
-  if (opts.batch_size == 0) throw std::invalid_argument("--batch-size must be at least 1");
+    throw setting_error("batch_url", "'" + opts.call.url.text() + "': it may not contain {fields}");
+  if (opts.batch_size == 0) throw setting_error("batch_size", "must be at least 1");
   if (!opts.call.limiter) opts.call.limiter = std::make_shared<rate_limiter>();
   auto shared = std::make_shared<const batch_processor_options>(std::move(opts));
   return [shared](const shard_info& s) -> std::unique_ptr<processor> {

@@ -55,7 +55,7 @@ class batch_processor final : public processor {
   struct json_parser;
   std::unique_ptr<json_parser> parser_;
   std::mt19937_64 rng_;
-  counters* figures_;
+  http_figures* figures_;  // the run's, kept in the engine's counters (null without them)
   std::function<void(const job&)> work_started_;
 };
 

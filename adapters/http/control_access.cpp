@@ -90,8 +90,8 @@ std::optional<refusal> check_control_request(const control_access& access, bool 
                                              std::optional<std::string_view> origin,
                                              std::optional<std::string_view> control) {
   if (!access.host_allowed(host))
-    return refusal{421, "the Host header names no address of these controls (add the name with --metrics-host to "
-                        "reach them through a proxy)"};
+    return refusal{421, "the Host header names no address of these controls (to reach them through a proxy, add "
+                        "the name it forwards to the allowed hosts)"};
   if (!is_post) return std::nullopt;
   if (origin && !access.origin_allowed(*origin)) return refusal{403, "a POST from another site's page"};
   if (!control || control->empty())

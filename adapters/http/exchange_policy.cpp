@@ -47,17 +47,17 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
     const auto asked = std::chrono::duration_cast<std::chrono::seconds>(stop_for).count();
     log::warn("API host ", host, " said to wait ", asked, " s (HTTP ", r.status,
               r.header("Retry-After").empty() ? "" : ", Retry-After: " + r.header("Retry-After"),
-              r.header("X-Ttl").empty() ? "" : ", X-Ttl: " + r.header("X-Ttl"), "); waiting --max-retry-after ",
-              std::chrono::duration_cast<std::chrono::seconds>(max_wait).count(), " s instead");
+              r.header("X-Ttl").empty() ? "" : ", X-Ttl: " + r.header("X-Ttl"), "); waiting the longest allowed (max_retry_after), ",
+              std::chrono::duration_cast<std::chrono::seconds>(max_wait).count(), " s, instead");
     stop_for = max_wait;
   }
   limiter.pause(host, rate_limiter::clock::now() + stop_for);
   return stop_for;
 }
 
-void count_exchange(counters* figures, const response& r, std::chrono::steady_clock::time_point sent) {
+void count_exchange(http_figures* figures, const response& r, std::chrono::steady_clock::time_point sent) {
   if (!figures) return;
-  figures->http_response(r.ec ? 0 : r.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count());
+  figures->count(r.ec ? 0 : r.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count());
 }
 
 std::optional<outcome> judge_exchange(const response& r, const client_options& http, std::chrono::milliseconds backoff,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <adapters/http/client.hpp>
+#include <adapters/http/http_figures.hpp>
 #include <adapters/http/rate_limiter.hpp>
 
 #include <dibs/counters.hpp>
@@ -34,8 +35,8 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host);
 std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
                                              std::chrono::milliseconds max_wait = std::chrono::hours{1});
 
-// Counts the exchange in the engine's figures (status class, latency since `sent`); no-op on null.
-void count_exchange(counters* figures, const response& r, std::chrono::steady_clock::time_point sent);
+// Counts the exchange in the HTTP figures (status class, latency since `sent`); no-op on null.
+void count_exchange(http_figures* figures, const response& r, std::chrono::steady_clock::time_point sent);
 
 // The outcome of an exchange that did not bring a 2xx answer; nullopt for a 2xx, whose body
 // the caller judges. `backoff` is this attempt's drawn delay, `stop_for` the API's own.

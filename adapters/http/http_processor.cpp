@@ -1,5 +1,6 @@
 #include "http_processor.hpp"
 
+#include "ipapi_profile.hpp"
 #include "json_check.hpp"
 
 #include <dibs/json_text.hpp>
@@ -24,7 +25,7 @@ http_processor::http_processor(net::any_io_executor ex, std::shared_ptr<const pr
       client_(std::move(ex), opts_->http),
       parser_(std::make_unique<json_parser>()),
       rng_(std::random_device{}()),
-      figures_(figures),
+      figures_(figures ? &figures->extras.get<http_figures>() : nullptr),
       work_started_(std::move(work_started)) {}
 
 http_processor::~http_processor() = default;
@@ -47,10 +48,11 @@ awaitable<outcome> http_processor::process(job j) {
 outcome http_processor::judge(const job& j, response r, std::chrono::milliseconds stop_for) {
   const auto backoff = full_jitter_backoff(j.attempts, opts_->backoff_base, opts_->backoff_max, rng_);
   if (auto o = judge_exchange(r, opts_->http, backoff, stop_for)) return std::move(*o);
-  auto check = check_json_object(parser_->parser, r.body);
+  static const std::vector<std::string> nothing;
+  auto check = check_json_object(parser_->parser, r.body, 64, opts_->status_field_check ? ipapi::members() : nothing);
   if (!check.ok) return outcome::retry(backoff, r.describe() + " with a bad body: " + check.error, r.status);
-  if (opts_->status_field_check && check.status == "fail")
-    return outcome::fail("the API has no data: " + (check.message.empty() ? "status fail" : check.message), r.status);
+  if (opts_->status_field_check)
+    if (auto no_data = ipapi::no_data_reason(check)) return outcome::fail(std::move(*no_data), r.status);
   compact_json_in_place(r.body);  // a pretty-printed answer, stored as one line
   return outcome::done(std::move(r.body));
 }

@@ -7,7 +7,8 @@
 // the request is sent, not while it waits for its slot.
 //
 // Outcomes: a missing or non-string field, an oversized body, a 4xx other than 408/429, and an
-// API that answers {"status":"fail"} (ip-api's way to say "no data for this key") fail the item.
+// API that answers {"status":"fail"} (ip-api's way to say "no data for this key": ipapi_profile.hpp)
+// fail the item.
 // Refused or reset connections, timeouts, 408, 429, 5xx and invalid JSON are retried with
 // exponential backoff and full jitter; the engine fails the item once --max-attempts is reached.
 #pragma once
@@ -29,7 +30,8 @@ namespace dibs::http {
 struct processor_options {
   url_template url;
   client_options http;
-  // When the body's top-level "status" is "fail", fail the item with its "message" (ip-api).
+  // Read answers with ip-api's profile (ipapi_profile.hpp): a top-level "status":"fail" fails the
+  // item with its "message".
   bool status_field_check = true;
   std::chrono::milliseconds backoff_base{500};
   std::chrono::milliseconds backoff_max{30'000};
@@ -42,7 +44,7 @@ struct processor_options {
 
 class http_processor final : public processor {
  public:
-  // `figures`: where API answers and latencies are counted (may be null). `work_started`: called
+  // `figures`: the engine's; API answers and latencies are counted in its http_figures (may be null). `work_started`: called
   // with the job right before its request is sent (shard_info::work_started); may be empty.
   http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts, counters* figures = nullptr,
                  std::function<void(const job&)> work_started = {});
@@ -63,7 +65,7 @@ class http_processor final : public processor {
   struct json_parser;  // simdjson's on-demand parser, reused for every body of this shard
   std::unique_ptr<json_parser> parser_;
   std::mt19937_64 rng_;
-  counters* figures_;
+  http_figures* figures_;  // the run's, kept in the engine's counters (null without them)
   std::function<void(const job&)> work_started_;
 };
 

@@ -1,5 +1,7 @@
 #include "json_check.hpp"
 
+#include <algorithm>
+
 namespace dibs::http {
 
 namespace {
@@ -55,7 +57,14 @@ error_code walk(ondemand::value v, std::size_t depth, std::size_t max_depth) {
 }
 }  // namespace
 
-json_check_result check_json_object(ondemand::parser& parser, std::string& body, std::size_t max_depth) {
+std::optional<std::string_view> json_check_result::member(std::string_view name) const {
+  for (const auto& [key, value] : captured)
+    if (key == name) return value;
+  return std::nullopt;
+}
+
+json_check_result check_json_object(ondemand::parser& parser, std::string& body, std::size_t max_depth,
+                                    const std::vector<std::string>& capture) {
   json_check_result r;
   const std::size_t size = body.size();
   if (body.capacity() < size + SIMDJSON_PADDING) body.reserve(size + SIMDJSON_PADDING);
@@ -91,7 +100,7 @@ json_check_result check_json_object(ondemand::parser& parser, std::string& body,
       r.error = std::string("invalid JSON: ") + error_message(e);
       return r;
     }
-    if (key == "status" || key == "message" || key == "query") {
+    if (std::find(capture.begin(), capture.end(), key) != capture.end()) {
       ondemand::json_type t;
       if (!v.type().get(t) && t == ondemand::json_type::string) {
         std::string_view s;
@@ -99,7 +108,7 @@ json_check_result check_json_object(ondemand::parser& parser, std::string& body,
           r.error = std::string("invalid JSON: ") + error_message(e);
           return r;
         }
-        (key == "status" ? r.status : key == "message" ? r.message : r.query) = std::string(s);
+        r.captured.emplace_back(key, s);
         continue;
       }
     }

@@ -24,8 +24,8 @@ std::string percent_encode(std::string_view value) {
   return out;
 }
 
-url_template url_template::parse(const std::string& text, const std::string& flag) {
-  auto bad = [&](const std::string& why) { throw std::invalid_argument("bad " + flag + " '" + text + "': " + why); };
+url_template url_template::parse(const std::string& text, const std::string& setting) {
+  auto bad = [&](const std::string& why) { throw std::invalid_argument("bad " + setting + " '" + text + "': " + why); };
   url_template t;
   t.text_ = text;
 

@@ -31,8 +31,9 @@ class url_template {
  public:
   // Throws std::invalid_argument with the reason (bad scheme, no host, bad port, unclosed `{`,
   // placeholder in the host...).
-  // `flag` names the setting in those messages.
-  static url_template parse(const std::string& text, const std::string& flag = "--url");
+  // `setting` names the setting in those messages (a program passes what its users call it:
+  // the CLI "--url" or "--batch-url").
+  static url_template parse(const std::string& text, const std::string& setting = "url");
 
   const std::string& scheme() const { return scheme_; }
   const std::string& host() const { return host_; }

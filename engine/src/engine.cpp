@@ -1,5 +1,6 @@
 #include <dibs/engine.hpp>
 #include <dibs/log.hpp>
+#include <dibs/setting_error.hpp>
 
 #include "shard.hpp"
 
@@ -42,21 +43,23 @@ std::size_t engine_config::effective_shards() const {
 }
 
 void engine_config::validate() const {
-  auto bad = [](const std::string& what) { throw std::invalid_argument(what); };
-  if (concurrency == 0) bad("--concurrency must be at least 1");
-  if (claim_batch == 0) bad("--claim-batch must be at least 1");
-  if (effective_shards() > concurrency) bad("--shards must not exceed --concurrency");
-  if (effective_shards() > 1024) bad("--shards must be at most 1024");
-  if (lease.count() < 10) bad("--lease must be at least 10 ms");
-  if (grace.count() < 0) bad("--grace must not be negative");
-  if (max_attempts < 1) bad("--max-attempts must be at least 1");
-  if (max_processing.count() < 0) bad("--max-processing must not be negative");
-  if (flush_linger.count() < 0) bad("the flush linger must not be negative");
-  if (write_max_bytes < 1024) bad("the write size cap must be at least 1 KiB");
-  if (shutdown_timeout.count() < 0) bad("--shutdown-timeout must not be negative");
-  if (circuit_probe_min.count() < 1 || circuit_probe_max < circuit_probe_min)
-    bad("the API circuit's probe interval must be at least 1 ms, and its maximum not below it");
-  if (idle_backoff_min.count() < 1 || idle_backoff_max < idle_backoff_min) bad("bad idle backoff");
+  // Named as the library names them (the fields above); the CLI says its flags instead.
+  auto bad = [](const char* setting, const std::string& problem) { throw setting_error(setting, problem); };
+  if (concurrency == 0) bad("concurrency", "must be at least 1");
+  if (claim_batch == 0) bad("claim_batch", "must be at least 1");
+  if (effective_shards() > concurrency) bad("shards", "must not exceed the concurrency");
+  if (effective_shards() > 1024) bad("shards", "must be at most 1024");
+  if (lease.count() < 10) bad("lease", "must be at least 10 ms");
+  if (grace.count() < 0) bad("grace", "must not be negative");
+  if (max_attempts < 1) bad("max_attempts", "must be at least 1");
+  if (max_processing.count() < 0) bad("max_processing", "must not be negative");
+  if (flush_linger.count() < 0) bad("flush_linger", "must not be negative");
+  if (write_max_bytes < 1024) bad("write_max_bytes", "must be at least 1 KiB");
+  if (shutdown_timeout.count() < 0) bad("shutdown_timeout", "must not be negative");
+  if (circuit_probe_min.count() < 1) bad("circuit_probe_min", "must be at least 1 ms");
+  if (circuit_probe_max < circuit_probe_min) bad("circuit_probe_max", "must not be below circuit_probe_min");
+  if (idle_backoff_min.count() < 1) bad("idle_backoff_min", "must be at least 1 ms");
+  if (idle_backoff_max < idle_backoff_min) bad("idle_backoff_max", "must not be below idle_backoff_min");
 }
 
 std::string run_summary::line() const {

@@ -1,54 +1,17 @@
 #include <dibs/metrics_text.hpp>
+#include <dibs/prometheus_writer.hpp>
 
 #include <cstdio>
 
 namespace dibs {
 
 namespace {
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
-struct writer {
-  std::string out;
-
-  void metric(const char* name, const char* type, const char* help) {
-    out += "# HELP ";
-    out += name;
-    out += ' ';
-    out += help;
-    out += "\n# TYPE ";
-    out += name;
-    out += ' ';
-    out += type;
-    out += '\n';
-  }
-  void sample(const std::string& name, double v) { out += name + ' ' + number(v) + '\n'; }
-  void counter(const char* name, const char* help, double v) {
-    metric(name, "counter", help);
-    sample(name, v);
-  }
-  void gauge(const char* name, const char* help, double v) {
-    metric(name, "gauge", help);
-    sample(name, v);
-  }
-  template <std::size_t N>
-  void hist(const char* name, const char* help, const histogram<N>& h) {
-    metric(name, "histogram", help);
-    for (std::size_t i = 0; i < N; ++i)
-      sample(std::string(name) + "_bucket{le=\"" + number(h.bound(i)) + "\"}", static_cast<double>(h.cumulative(i)));
-    sample(std::string(name) + "_bucket{le=\"+Inf\"}", static_cast<double>(h.count()));
-    sample(std::string(name) + "_sum", h.sum());
-    sample(std::string(name) + "_count", static_cast<double>(h.count()));
-  }
-};
+std::string number(double v) { return prometheus_writer::number(v); }
 }  // namespace
 
 std::string prometheus_text(const engine& e, const std::optional<store_stats>& store) {
   const auto& c = e.figures();
-  writer w;
+  prometheus_writer w;
   w.counter("dibs_claimed_total", "Items claimed.", load(c.claimed));
   w.counter("dibs_completed_total", "Items done: result written under the lease.", load(c.completed));
   w.counter("dibs_failed_total", "Items failed, with their reason.", load(c.failed));
@@ -56,14 +19,10 @@ std::string prometheus_text(const engine& e, const std::optional<store_stats>& s
   w.counter("dibs_released_total", "Items given back at shutdown or pause.", load(c.released));
   w.counter("dibs_retries_total", "Items given back with a delay, to be tried again.", load(c.retries));
   w.counter("dibs_renewals_total", "Lease renewals.", load(c.renewals));
-  w.counter("dibs_abandoned_total", "Calls cancelled at --max-processing.", load(c.abandoned));
+  w.counter("dibs_abandoned_total", "Calls cancelled at the max processing time.", load(c.abandoned));
   w.counter("dibs_store_errors_total", "Store operations that failed (and were retried).", load(c.store_errors));
   w.counter("dibs_claim_conflicts_total", "Claim candidates another worker took first.",
             static_cast<double>(e.the_store().claim_conflicts()));
-  w.metric("dibs_http_responses_total", "counter", "API exchanges by status class; class=\"none\": no answer.");
-  static constexpr const char* classes[] = {"none", "1xx", "2xx", "3xx", "4xx", "5xx"};
-  for (std::size_t i = 0; i < 6; ++i)
-    w.sample(std::string("dibs_http_responses_total{class=\"") + classes[i] + "\"}", load(c.http_responses[i]));
   w.gauge("dibs_in_flight", "Items being processed now.", static_cast<double>(load(c.in_flight)));
   w.gauge("dibs_paused", "1 while the engine is paused.", e.paused() ? 1 : 0);
   w.counter("dibs_api_circuit_trips_total", "Times a shard found the API down and stopped sending.", load(c.circuit_trips));
@@ -76,10 +35,10 @@ std::string prometheus_text(const engine& e, const std::optional<store_stats>& s
     w.gauge("dibs_leased", "Items leased in the store (live or expired).",
             static_cast<double>(store->leased_live + store->leased_expired));
   }
-  w.hist("dibs_api_latency_seconds", "API exchange time.", c.api_latency_s);
   w.hist("dibs_claim_to_outcome_seconds", "From claim to done, retry or failure.", c.claim_to_outcome_s);
   w.hist("dibs_claim_batch_size", "Items per claim.", c.claim_batch_size);
-  return w.out;
+  c.extras.prometheus(w);
+  return w.take();
 }
 
 std::string status_json(const engine& e, const std::optional<store_stats>& store) {

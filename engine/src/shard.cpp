@@ -316,10 +316,10 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
   auto running = pipelines_.find(pipeline_id);
   if (running != pipelines_.end() && running->second.abandoned && o.k != outcome::kind::done) {
     api_answered = false;
-    // Past --max-processing: retried like any failed call (and counted as an attempt), whether
+    // Past max_processing: retried like any failed call (and counted as an attempt), whether
     // the processor saw the cancellation or swallowed it.
     const auto after = o.k == outcome::kind::retry ? o.after : millis{0};
-    o = outcome::retry(after, "abandoned after --max-processing " + std::to_string(cfg_.max_processing.count()) + " ms");
+    o = outcome::retry(after, "abandoned after max_processing " + std::to_string(cfg_.max_processing.count()) + " ms");
     bump(ctx_.figures.abandoned);
     cancelled = false;
   }

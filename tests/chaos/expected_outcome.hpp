@@ -3,7 +3,7 @@
 // checkers of both stores agree on it.
 #pragma once
 
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <string>
 #include <string_view>

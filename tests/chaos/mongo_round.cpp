@@ -4,8 +4,10 @@
 #include "support/mongo_env.hpp"
 
 #include <adapters/mongo/test_hooks.hpp>
+#include <adapters/stores/open_store.hpp>
 
 #include <cstdio>
+#include <stdexcept>
 
 namespace dibs::chaos {
 
@@ -14,12 +16,13 @@ void mongo_round::run() {
   static constexpr const char* strategies[] = {"batch", "update-find", "find-and-modify", "lock-collection"};
   strategy_ = s_.claim.empty() ? strategies[(round_ - 1) % 4] : s_.claim;
   collection_ = test::unique_collection("chaos");
-  mongo::mongo_options o;
-  o.uri = test::mongodb_uri();
-  o.db = "dibs_chaos";
+  const auto uri = test::mongodb_uri();
+  store_options o;
+  o.database = "dibs_chaos";
   o.collection = collection_;
   o.threads = 2;
-  store_ = std::make_unique<mongo::mongo_store>(o);
+  store_ = std::dynamic_pointer_cast<mongo::mongo_store>(open_store(uri, o));
+  if (!store_) throw std::runtime_error("the MongoDB URI opened another kind of store");
   mongo::drop(*store_);
   mongo_check_input in{store_.get(), collection_, s_.items, s_.max_attempts, s_.poison_rate, 0,
                        std::string(strategy_) == "lock-collection", true};
@@ -38,20 +41,12 @@ void mongo_round::run() {
   if (!docs.empty()) mongo::run_command(*store_, "{\"insert\": \"" + collection_ + "\", \"documents\": [" + docs + "]}");
   t_.items += s_.items;
 
-  // The workers reach the server through the proxy: the authority's host:port replaced.
-  const auto& uri = o.uri;
-  const auto start_at = uri.find("//") + 2;
-  const auto end_at = uri.find_first_of("/?", start_at);
-  auto authority = uri.substr(start_at, end_at == std::string::npos ? std::string::npos : end_at - start_at);
-  const auto at = authority.rfind('@');
-  const auto hostport = authority.substr(at == std::string::npos ? 0 : at + 1);
-  const auto colon = hostport.rfind(':');
+  // The workers reach the server through the proxy: the URI's host list replaced.
   uri_ = uri;
   if (s_.proxy) {
-    proxy_ = std::make_unique<test::tcp_proxy>(hostport.substr(0, colon),
-                                               static_cast<std::uint16_t>(std::stoi(hostport.substr(colon + 1))));
-    uri_ = uri.substr(0, start_at) + (at == std::string::npos ? "" : authority.substr(0, at + 1)) + "127.0.0.1:" +
-           std::to_string(proxy_->port()) + (end_at == std::string::npos ? "" : uri.substr(end_at));
+    const auto where = parse_store_uri(uri);
+    proxy_ = std::make_unique<test::tcp_proxy>(where.host, where.port ? where.port : 27017);
+    uri_ = where.with_hosts("127.0.0.1:" + std::to_string(proxy_->port()));
   }
 
   start_api();

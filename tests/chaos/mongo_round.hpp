@@ -21,7 +21,7 @@ class mongo_round : public round_base {
   void print_open_items() override;
 
   std::string collection_, strategy_;
-  std::unique_ptr<mongo::mongo_store> store_;
+  std::shared_ptr<mongo::mongo_store> store_;
 };
 
 }  // namespace dibs::chaos

@@ -3,24 +3,24 @@
 #include "mysql_checker.hpp"
 #include "support/mysql_env.hpp"
 
-#include <adapters/mysql/mysql_uri.hpp>
+#include <adapters/stores/open_store.hpp>
 
 #include <cstdio>
+#include <stdexcept>
 
 namespace dibs::chaos {
 
 void mysql_round::run() {
   table_ = test::unique_table("chaos");
-  sql::mysql_options o;
-  o.uri = direct_uri_ = test::mysql_uri_for(table_);  // the driver itself goes straight to the server
-  const auto server = sql::parse_mysql_uri(o.uri);
-  uri_ = o.uri;
-  if (s_.proxy) {
-    proxy_ = std::make_unique<test::tcp_proxy>(server.host, server.port);
-    uri_ = "mysql://" + server.user + (server.password.empty() ? "" : ":" + server.password) + "@127.0.0.1:" +
-           std::to_string(proxy_->port()) + "/" + server.database + "?table=" + table_;
+  direct_uri_ = test::mysql_uri_for(table_);  // the driver itself goes straight to the server
+  uri_ = direct_uri_;
+  if (s_.proxy) {  // the workers through the proxy: the URI's host replaced
+    const auto where = parse_store_uri(direct_uri_);
+    proxy_ = std::make_unique<test::tcp_proxy>(where.host, where.port);
+    uri_ = where.with_hosts("127.0.0.1:" + std::to_string(proxy_->port()));
   }
-  store_ = std::make_unique<sql::mysql_store>(o);
+  store_ = std::dynamic_pointer_cast<sql::mysql_store>(open_store(direct_uri_));
+  if (!store_) throw std::runtime_error("the MySQL URI opened another kind of store");
   store_->reset_table();
   mysql_check_input in{direct_uri_, table_, s_.items, s_.max_attempts, s_.poison_rate, 0};
   install_audit(in);

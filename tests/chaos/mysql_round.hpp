@@ -19,7 +19,7 @@ class mysql_round : public round_base {
   void print_open_items() override;
 
   std::string table_, direct_uri_;
-  std::unique_ptr<sql::mysql_store> store_;
+  std::shared_ptr<sql::mysql_store> store_;
 };
 
 }  // namespace dibs::chaos

@@ -8,7 +8,7 @@
 #include "tcp_proxy.hpp"
 #include "worker_pool.hpp"
 
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <memory>
 #include <random>

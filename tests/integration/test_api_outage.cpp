@@ -4,7 +4,7 @@
 // --max-attempts 1 so that any attempt spent on the outage would fail an item.
 #include <adapters/http/http_processor.hpp>
 #include <adapters/memory/memory_store.hpp>
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 #include <dibs/metrics_text.hpp>

@@ -1,7 +1,7 @@
 // Batch lookups end to end: the engine, the batch processor and the stub's POST /batch.
 #include <adapters/http/batch_processor.hpp>
 #include <adapters/memory/memory_store.hpp>
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 
@@ -124,7 +124,7 @@ TEST_CASE("a batch that runs past --max-processing is abandoned and its items re
     // The leader's call was cancelled at the deadline; its members were told so, or hit their
     // own deadline first.
     const auto& why = it.failed->reason;
-    const bool abandoned = why.find("abandoned after --max-processing 200 ms") != std::string::npos ||
+    const bool abandoned = why.find("abandoned after max_processing 200 ms") != std::string::npos ||
                            why.find("its batch request was cancelled") != std::string::npos;
     INFO(why);
     CHECK(abandoned);

@@ -2,13 +2,15 @@
 // custom processors that provoke shutdown, lease loss, renewal and retries deterministically.
 #include <adapters/http/http_processor.hpp>
 #include <adapters/memory/memory_store.hpp>
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+
+#include <dibs/setting_error.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -247,7 +249,7 @@ TEST_CASE("a call longer than --max-processing is abandoned and retried, shorter
     } else {
       REQUIRE(it.failed.has_value());
       CHECK(it.attempts == 2);
-      CHECK(it.failed->reason == "gave up after 2 attempts: abandoned after --max-processing 100 ms");
+      CHECK(it.failed->reason == "gave up after 2 attempts: abandoned after max_processing 100 ms");
     }
   }
   require_nothing_leased(*st);
@@ -279,16 +281,19 @@ TEST_CASE("an engine on an empty store ends at once", "[engine]") {
   CHECK(e.finished());
 }
 
-TEST_CASE("engine settings are validated with the flag's name", "[engine]") {
+TEST_CASE("engine settings are validated with the setting's name, not a program's flag", "[engine]") {
   auto st = std::make_shared<memory_store>();
   auto body = [](job) -> awaitable<outcome> { co_return outcome::done("{}"); };
   auto cfg = small_config();
   cfg.concurrency = 0;
-  CHECK_THROWS_WITH(engine(cfg, st, factory_of(body)), Catch::Contains("--concurrency"));
+  CHECK_THROWS_WITH(engine(cfg, st, factory_of(body)), Catch::StartsWith("concurrency must be at least 1"));
   cfg = small_config();
   cfg.lease = 1ms;
-  CHECK_THROWS_WITH(engine(cfg, st, factory_of(body)), Catch::Contains("--lease"));
+  CHECK_THROWS_WITH(engine(cfg, st, factory_of(body)), Catch::StartsWith("lease must be at least 10 ms"));
   cfg = small_config();
   cfg.max_processing = -1ms;
-  CHECK_THROWS_WITH(engine(cfg, st, factory_of(body)), Catch::Contains("--max-processing"));
+  CHECK_THROWS_WITH(engine(cfg, st, factory_of(body)), Catch::StartsWith("max_processing must not be negative"));
+  cfg = small_config();
+  cfg.claim_batch = 0;
+  CHECK_THROWS_AS(engine(cfg, st, factory_of(body)), setting_error);
 }

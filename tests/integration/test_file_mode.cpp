@@ -2,7 +2,7 @@
 // run again, it redoes no line the journal holds and loses none.
 #include "support/process.hpp"
 
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -3,7 +3,7 @@
 // kernel's file size limit, RLIMIT_FSIZE through prlimit, which fails writes as ENOSPC does).
 #include "support/process.hpp"
 
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 #include "support/inherited_sockets.hpp"
 
 #include <adapters/http/http_processor.hpp>
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>

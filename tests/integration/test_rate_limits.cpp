@@ -3,7 +3,7 @@
 
 #include <adapters/http/http_processor.hpp>
 #include <adapters/memory/memory_store.hpp>
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

@@ -3,7 +3,7 @@
 #include "support/process.hpp"
 
 #include <adapters/mongo/test_hooks.hpp>
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
 

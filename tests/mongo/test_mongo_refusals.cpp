@@ -10,7 +10,7 @@
 
 #include <adapters/mongo/bson_ptr.hpp>
 #include <adapters/mongo/test_hooks.hpp>
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -5,7 +5,7 @@
 #include "support/skip.hpp"
 
 #include <adapters/mysql/mysql_store.hpp>
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,13 +1,14 @@
 // dibs_claim_probe URI DB COLLECTION STRATEGY BATCH WORKER: claims batches until nothing is left
-// (a mysql:// URI names its table itself; DB, COLLECTION and STRATEGY are then ignored)
 // and prints each claimed id on its own line (leases are long and never completed). Several
-// probes at once show whether two processes can ever hold the same item.
-#include <adapters/mongo/mongo_store.hpp>
-#include <adapters/mysql/mysql_store.hpp>
+// probes at once show whether two processes can ever hold the same item. The store comes from
+// open_store, as the CLI's does; "-" for DB, COLLECTION or STRATEGY leaves it to the URI and the
+// store (a mysql:// URI names its table itself).
+#include <adapters/stores/open_store.hpp>
 
-#include <memory>
+#include <dibs/blocking_store.hpp>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 
 int main(int argc, char** argv) {
@@ -15,23 +16,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s URI DB COLLECTION STRATEGY BATCH WORKER\n", argv[0]);
     return 2;
   }
-  std::unique_ptr<dibs::blocking_store> store;
-  const std::string uri = argv[1];
-  if (uri.rfind("mysql://", 0) == 0) {
-    dibs::sql::mysql_options o;
-    o.uri = uri;
-    o.threads = 1;
-    o.create_table = false;
-    store = std::make_unique<dibs::sql::mysql_store>(o);
-  } else {
-    dibs::mongo::mongo_options o;
-    o.uri = uri;
-    o.db = argv[2];
-    o.collection = argv[3];
-    o.strategy = *dibs::mongo::parse_strategy(argv[4]);
-    o.threads = 1;
-    o.create_indexes = false;
-    store = std::make_unique<dibs::mongo::mongo_store>(o);
+  auto given = [](const char* arg) { return std::string(arg) == "-" ? std::string() : std::string(arg); };
+  dibs::store_options o;
+  o.database = given(argv[2]);
+  o.collection = given(argv[3]);
+  if (const auto claim = given(argv[4]); !claim.empty()) o.claim = claim;
+  o.threads = 1;
+  o.create_schema = false;
+  const auto opened = dibs::open_store(argv[1], o);
+  auto* store = dynamic_cast<dibs::blocking_store*>(opened.get());
+  if (!store) {
+    std::fprintf(stderr, "%s: this store has no blocking claims\n", argv[0]);
+    return 2;
   }
   auto& s = *store;
   const auto batch = static_cast<std::size_t>(std::stoul(argv[5]));

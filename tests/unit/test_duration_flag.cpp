@@ -1,4 +1,4 @@
-#include <examples/dibs/duration_flag.hpp>
+#include <adapters/cli/duration_flag.hpp>
 
 #include <catch2/catch.hpp>
 

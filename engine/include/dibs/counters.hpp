@@ -1,9 +1,9 @@
 // Process-wide counters, shared by all shards (relaxed atomics: they are figures, not signals).
 #pragma once
 
+#include <dibs/extra_figures.hpp>
 #include <dibs/histogram.hpp>
 
-#include <array>
 #include <atomic>
 #include <cstdint>
 
@@ -20,25 +20,17 @@ struct counters {
   std::atomic<std::uint64_t> store_errors{0};
   std::atomic<std::int64_t> in_flight{0};   // claimed and being processed
   std::atomic<std::int64_t> held{0};        // leases this process holds (prefetched + in flight + unflushed)
-  std::atomic<std::uint64_t> abandoned{0};  // calls cancelled at --max-processing
+  std::atomic<std::uint64_t> abandoned{0};  // calls cancelled at max_processing
   std::atomic<std::uint64_t> circuit_trips{0};  // times a shard found the API down
   std::atomic<std::int64_t> circuit_open{0};    // shards whose circuit is open or probing now
   std::atomic<std::int64_t> waiting_for_api{0}; // items kept under lease until the API answers
 
-  // Filled by processors that call an API (the HTTP ones): answers by status class (index 1-5),
-  // and exchanges that brought no answer at all (refused, reset, timed out: index 0).
-  std::array<std::atomic<std::uint64_t>, 6> http_responses{};
-  histogram<12> api_latency_s{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
   // From the claim to the outcome (done, retried or failed), by this process's clock.
   histogram<12> claim_to_outcome_s{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60};
   histogram<9> claim_batch_size{0, 1, 5, 10, 25, 50, 100, 250, 1000};
 
-  // Counts one HTTP exchange: `status` 0 when no answer came.
-  void http_response(int status, double seconds) {
-    const std::size_t cls = status >= 100 && status < 600 ? static_cast<std::size_t>(status / 100) : 0;
-    http_responses[cls].fetch_add(1, std::memory_order_relaxed);
-    api_latency_s.record(seconds);
-  }
+  // What adapters count of their own (an API's answers and latency: adapters/http/http_figures.hpp).
+  extra_figures extras;
 };
 
 inline std::uint64_t load(const std::atomic<std::uint64_t>& c) { return c.load(std::memory_order_relaxed); }

@@ -1,4 +1,5 @@
-// Everything that tunes one engine run. The CLI flags map onto these one to one.
+// Everything that tunes one engine run. The CLI flags map onto these one to one (--claim-batch
+// sets claim_batch).
 #pragma once
 
 #include <chrono>
@@ -38,7 +39,8 @@ struct engine_config {
 
   std::size_t effective_shards() const;
   std::size_t effective_flush_size() const { return flush_size ? flush_size : claim_batch; }
-  // Throws std::invalid_argument naming the bad setting.
+  // Throws setting_error (a std::invalid_argument) naming the bad setting as this struct does
+  // ("lease must be at least 10 ms"); a program maps the name to its own (the CLI: --lease).
   void validate() const;
 };
 

@@ -19,7 +19,7 @@ class processor {
   // Called on the shard's thread. The job is passed by value: it lives in the coroutine frame.
   virtual awaitable<outcome> process(job j) = 0;
   // True when process() waits before its real work begins (for a rate-limit slot, say) and calls
-  // shard_info::work_started when it does: --max-processing then times the work, not the wait.
+  // shard_info::work_started when it does: max_processing then times the work, not the wait.
   // False (the default): the clock starts when process() is called.
   virtual bool reports_work_start() const { return false; }
 };
@@ -32,7 +32,7 @@ struct shard_info {
   counters* figures = nullptr;  // the engine's, for processors that report API figures (may be null)
   // For processors that reports_work_start(): call it, on the shard's thread, with the job whose
   // work begins now (the request is about to be sent). Never empty when the engine makes the
-  // processor; a no-op when there is no --max-processing.
+  // processor; a no-op when there is no max_processing.
   std::function<void(const job&)> work_started = [](const job&) {};
 };
 

@@ -2,7 +2,7 @@
 #include "commands.hpp"
 #include "duration_flag.hpp"
 
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <dibs/net.hpp>
 

@@ -1,3 +1,8 @@
+// The demo's API: the ip-api stand-in that `dibs demo` calls in-process and `dibs stub` serves
+// alone, and the kind API that the tests, the bench and the chaos driver call (it answers
+// deterministically, and misbehaves on request). Not part of the engine: a driving-side
+// companion of the CLI, installed with the libraries (dibs::stub) for users' own demos.
+//
 // An ip-api-compatible HTTP server for demos, tests and benchmarks, usable in-process or as
 // `dibs stub`. `GET /json/{ip}` answers an object shaped like ip-api's, deterministic per IP;
 // private and reserved addresses answer {"status":"fail","message":"private range",...}.

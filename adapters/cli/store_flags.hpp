@@ -1,6 +1,5 @@
-// The flags that name a store and its fields, shared by `enrich`, `seed` and `status`, and the
-// store they open: `--store mongodb://...` (any standard connection string) or
-// `--store 'mysql://user:pass@host:port/db?table=jobs'` or `--store jsonl:IN.jsonl --out OUT.jsonl`.
+// The flags that name a store and its fields, shared by `enrich`, `seed` and `status`; the store
+// itself comes from open_store (adapters/stores: the URI grammar is there, not here).
 #pragma once
 
 #include <dibs/admin_store.hpp>
@@ -17,8 +16,8 @@ namespace dibs::cli {
 struct store_flags {
   std::string store;
   std::string out;  // file mode
-  std::string db = "test";
-  std::string collection = "message";
+  std::string db;          // "" = the URI's path, else test
+  std::string collection;  // "" = the URI's collection=, else message
   std::string source = "originatingIp";
   std::string target = "location";
   std::string lock_field = "lock";
@@ -27,6 +26,8 @@ struct store_flags {
   std::string on_done = "mark";
 
   void add_to(CLI::App& cmd, bool with_claim);
+  // True when --store names a JSON Lines file (file mode).
+  bool file_mode() const;
   // Opens the store (connects; MongoDB: measures the clock, creates indexes; SQL: creates the
   // table if missing). Throws with a clear message that never shows the password.
   std::shared_ptr<admin_store> open(bool create_schema = true) const;

@@ -1,6 +1,7 @@
 #include "api_flags.hpp"
 
 #include "duration_flag.hpp"
+#include "flag_names.hpp"
 
 #include <adapters/http/batch_processor.hpp>
 #include <adapters/http/http_processor.hpp>
@@ -84,7 +85,11 @@ processor_factory api_flags::factory(const std::string& source_field) const {
   b.key_field = batch_key.empty() ? source_field : batch_key;
   b.batch_size = batch_size;
   b.linger = duration_flag("--batch-linger", batch_linger);
-  return http::make_batch_processor_factory(std::move(b));
+  try {
+    return http::make_batch_processor_factory(std::move(b));
+  } catch (const setting_error& e) {
+    throw std::invalid_argument(in_flag_words(e));  // the library names its settings, we our flags
+  }
 }
 
 std::string api_flags::check_tls() const {

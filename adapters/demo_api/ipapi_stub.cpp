@@ -1,3 +1,4 @@
+// The ip-api stand-in's server: routes, fault knobs, rate limit, TLS (ipapi_stub.hpp).
 #include "ipapi_stub.hpp"
 
 #include <dibs/close_on_exec.hpp>

@@ -1,4 +1,4 @@
-// `dibs enrich`: the real job. Claims documents in a MongoDB collection, calls the API for each,
+// `dibs enrich`: the real job. Claims documents in a store, calls the API for each,
 // writes the answer back under the claim, until nothing is pending or leased (or, with --follow,
 // until interrupted).
 #include "commands.hpp"
@@ -48,7 +48,7 @@ command add_enrich_command(CLI::App& app) {
       throw std::invalid_argument("the API's certificate is refused: " + refused +
                                   " (--ca-file trusts another CA; --insecure skips verification)");
 
-    if (f->store.store.rfind("jsonl:", 0) == 0 && f->store.out.empty())
+    if (f->store.file_mode() && f->store.out.empty())
       throw std::invalid_argument("--store jsonl:... needs --out OUT.jsonl");
     auto st = f->store.open();
     log::info("enrich: ", st->describe());

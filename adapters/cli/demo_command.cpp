@@ -7,7 +7,7 @@
 #include "engine_flags.hpp"
 
 #include <adapters/memory/memory_store.hpp>
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

@@ -1,0 +1,22 @@
+#include "http_figures.hpp"
+
+#include <string>
+
+namespace dibs::http {
+
+void http_figures::count(int status, double seconds) {
+  const std::size_t cls = status >= 100 && status < 600 ? static_cast<std::size_t>(status / 100) : 0;
+  responses[cls].fetch_add(1, std::memory_order_relaxed);
+  api_latency_s.record(seconds);
+}
+
+void http_figures::prometheus(prometheus_writer& w) const {
+  w.metric("dibs_http_responses_total", "counter", "API exchanges by status class; class=\"none\": no answer.");
+  static constexpr const char* classes[] = {"none", "1xx", "2xx", "3xx", "4xx", "5xx"};
+  for (std::size_t i = 0; i < 6; ++i)
+    w.sample(std::string("dibs_http_responses_total{class=\"") + classes[i] + "\"}",
+             static_cast<double>(responses[i].load(std::memory_order_relaxed)));
+  w.hist("dibs_api_latency_seconds", "API exchange time.", api_latency_s);
+}
+
+}  // namespace dibs::http

@@ -1,0 +1,27 @@
+// What the HTTP processors count of their own, kept with the engine's figures for the run
+// (dibs/extra_figures.hpp) and shown in /metrics: API answers by status class, and how long the
+// exchanges took.
+#pragma once
+
+#include <dibs/extra_figures.hpp>
+#include <dibs/histogram.hpp>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+namespace dibs::http {
+
+struct http_figures final : figures_source {
+  // Answers by status class (index 1-5), and exchanges that brought no answer at all (refused,
+  // reset, timed out: index 0).
+  std::array<std::atomic<std::uint64_t>, 6> responses{};
+  histogram<12> api_latency_s{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+
+  // Counts one exchange: `status` 0 when no answer came.
+  void count(int status, double seconds);
+  // dibs_http_responses_total{class=...}, dibs_api_latency_seconds.
+  void prometheus(prometheus_writer& w) const override;
+};
+
+}  // namespace dibs::http

@@ -1,0 +1,70 @@
+#include "open_store.hpp"
+
+#include <adapters/jsonl/jsonl_store.hpp>
+#include <adapters/mongo/mongo_store.hpp>
+#include <adapters/mysql/mysql_store.hpp>
+
+#include <dibs/setting_error.hpp>
+#include <dibs/uri_redact.hpp>
+
+namespace dibs {
+
+namespace {
+
+std::shared_ptr<admin_store> open_jsonl(const store_uri& u, const store_options& o) {
+  jsonl::jsonl_options j;
+  j.in = u.path;
+  j.out = o.out;
+  j.source = o.source;
+  j.target = o.target;
+  j.read_only = !o.create_schema || o.out.empty();
+  return std::make_shared<jsonl::jsonl_store>(j);
+}
+
+std::shared_ptr<admin_store> open_mysql(const store_uri& u, const store_options& o) {
+  if (o.on_done != "mark" && o.on_done != "delete")
+    throw setting_error("on_done", "'" + o.on_done + "': expected mark or delete");
+  if (o.claim != "batch" && o.claim != "skip-locked")
+    throw setting_error("claim", "'" + o.claim + "': MySQL/MariaDB stores claim with skip-locked only");
+  sql::mysql_options m;
+  m.uri = u.driver_uri;
+  m.source = o.source;
+  m.target = o.target;
+  m.done = o.on_done == "delete" ? sql::on_done::remove : sql::on_done::mark;
+  m.threads = o.threads;
+  m.create_table = o.create_schema;
+  return std::make_shared<sql::mysql_store>(m);
+}
+
+std::shared_ptr<admin_store> open_mongodb(const store_uri& u, const store_options& o) {
+  const auto strategy = mongo::parse_strategy(o.claim);
+  if (!strategy)
+    throw setting_error("claim", "'" + o.claim + "': expected update-find, find-and-modify, batch or lock-collection");
+  mongo::mongo_options m;
+  m.uri = u.driver_uri;
+  // The option overrides the URI, the URI the default (test.message, as before URIs had a path).
+  m.db = !o.database.empty() ? o.database : !u.database.empty() ? u.database : "test";
+  m.collection = !o.collection.empty() ? o.collection : !u.collection.empty() ? u.collection : "message";
+  m.names.source = o.source;
+  m.names.target = o.target;
+  m.names.lock = o.lock_field;
+  m.strategy = *strategy;
+  m.threads = o.threads;
+  m.create_indexes = o.create_schema;
+  return std::make_shared<mongo::mongo_store>(m);
+}
+
+}  // namespace
+
+std::shared_ptr<admin_store> open_store(const std::string& uri, const store_options& o) {
+  const auto u = parse_store_uri(uri);
+  // A new store: its case here, its prefixes in store_uri.cpp.
+  switch (u.kind) {
+    case store_kind::jsonl: return open_jsonl(u, o);
+    case store_kind::mysql: return open_mysql(u, o);
+    case store_kind::mongodb: return open_mongodb(u, o);
+  }
+  throw setting_error("store", "'" + redact_uri(uri) + "': no store opens it");
+}
+
+}  // namespace dibs

@@ -1,0 +1,37 @@
+// A store from its URI: the one place a program turns `--store URI` into a store (the CLI, the
+// claim probe, the chaos driver and the tests all come here). The grammar: store_uri.hpp.
+#pragma once
+
+#include <adapters/stores/store_uri.hpp>
+
+#include <dibs/admin_store.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace dibs {
+
+struct store_options {
+  std::string source = "originatingIp";  // field (column) the processor reads; MongoDB: dotted paths
+  std::string target = "location";       // field (column) the answer goes to; null means pending
+  std::string lock_field = "lock";        // MongoDB: the field holding the lease
+  // MongoDB: update-find, find-and-modify, batch, lock-collection; MySQL: skip-locked (batch
+  // names the default, so one value fits every store).
+  std::string claim = "batch";
+  std::string on_done = "mark";           // MySQL: mark (keep finished rows) or delete (a queue)
+  std::string out;                        // JSON Lines: where the enriched lines go ("" = read only)
+  // MongoDB: when set, these override the URI's path and ?collection= (the CLI's --db and
+  // --collection); with neither, test.message.
+  std::string database, collection;
+  std::size_t threads = 4;                // offload threads (and pooled connections)
+  // false: open to look only (dibs status): no indexes, no table, no journal created.
+  bool create_schema = true;
+};
+
+// Connects (MongoDB: measures the clock, creates the claim indexes; SQL: creates the table if
+// missing; a file: reads it and its journal). Throws setting_error naming the setting for a bad
+// URI or option (the URI shown only redacted), the store's own errors when it can't be reached.
+std::shared_ptr<admin_store> open_store(const std::string& uri, const store_options& o = {});
+
+}  // namespace dibs
