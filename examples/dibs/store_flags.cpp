@@ -3,6 +3,7 @@
 #include <adapters/jsonl/jsonl_store.hpp>
 #include <adapters/mongo/mongo_store.hpp>
 #include <adapters/mysql/mysql_store.hpp>
+#include <adapters/postgres/open_postgres_store.hpp>
 
 #include <dibs/uri_redact.hpp>
 
@@ -15,7 +16,7 @@ namespace dibs::cli {
 void store_flags::add_to(CLI::App& cmd, bool with_claim) {
   cmd.add_option("--store", store,
                  "the store: mongodb://... (a standard MongoDB connection string), "
-                 "mysql://USER:PASS@HOST:PORT/DB?table=TABLE, or jsonl:IN.jsonl (a JSON Lines file; with --out)")
+                 "mysql://USER:PASS@HOST:PORT/DB?table=TABLE, postgresql://USER:PASS@HOST:PORT/DB?table=TABLE, or jsonl:IN.jsonl (a JSON Lines file; with --out)")
       ->required();
   cmd.add_option("--out", out, "file mode: where the enriched lines go (OUT.journal holds the progress)");
   cmd.add_option("--db", db, "MongoDB: database")->capture_default_str();
@@ -62,6 +63,7 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema) const {
     o.create_table = create_schema;
     return std::make_shared<sql::mysql_store>(o);
   }
+  if (pg::is_postgres_uri(store)) return pg::open_postgres_store(store, {source, target, on_done, claim, create_schema});
   if (store.rfind("mongodb://", 0) != 0 && store.rfind("mongodb+srv://", 0) != 0)
     throw std::invalid_argument("--store '" + redact_uri(store) +
                                 "': expected mongodb://HOST[:PORT]/..., mysql://USER:PASS@HOST:PORT/DB?table=TABLE or jsonl:FILE");

@@ -1,0 +1,200 @@
+#include "pg_connection.hpp"
+
+#include <dibs/close_on_exec.hpp>
+#include <dibs/log.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/system/system_error.hpp>
+
+#include <libpq-fe.h>
+
+namespace dibs::pg {
+
+namespace {
+PGconn* raw(pg_conn* c) { return reinterpret_cast<PGconn*>(c); }
+
+std::string trimmed(const char* s) {
+  std::string out = s ? s : "";
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+// NOTICEs (CREATE TABLE IF NOT EXISTS "already exists, skipping") would go to stderr raw.
+void quiet_notice(void*, const char* message) { log::debug("postgresql: ", trimmed(message)); }
+
+// Defaults first: with expand_dbname, what the URI says overrides them.
+struct connect_params {
+  explicit connect_params(const connect_settings& s)
+      : timeout(std::to_string(s.connect_timeout.count())),
+        user_timeout(std::to_string(s.io_timeout.count() * 1000)),
+        keywords{"connect_timeout", "tcp_user_timeout", "keepalives_idle", "application_name", "dbname", nullptr},
+        values{timeout.c_str(), user_timeout.c_str(), "30", "dibs", s.conninfo.c_str(), nullptr} {}
+  std::string timeout, user_timeout;
+  const char* keywords[6];
+  const char* values[6];
+};
+
+void prepare(PGconn* c) {
+  PQsetNoticeProcessor(c, quiet_notice, nullptr);
+  close_on_exec(PQsocket(c));
+}
+
+[[noreturn]] void refused_connect(PGconn* c) {
+  // libpq's message names the host and port, never the password.
+  const std::string why = trimmed(PQerrorMessage(c));
+  PQfinish(c);
+  throw pg_error("cannot connect to PostgreSQL: " + why, "08001", why);
+}
+
+// Turns one PGresult into rows, or throws the server's error (after it is freed).
+void take(PGresult* r, pg_result& out, std::optional<pg_error>& error) {
+  std::unique_ptr<PGresult, decltype(&PQclear)> owned(r, &PQclear);
+  switch (PQresultStatus(r)) {
+    case PGRES_COMMAND_OK:
+    case PGRES_TUPLES_OK: {
+      const char* n = PQcmdTuples(r);
+      if (n && *n) out.affected = std::stoull(n);
+      const int rows = PQntuples(r), cols = PQnfields(r);
+      for (int i = 0; i < rows; ++i) {
+        std::vector<std::optional<std::string>> row(cols);
+        for (int j = 0; j < cols; ++j)
+          if (!PQgetisnull(r, i, j)) row[j] = std::string(PQgetvalue(r, i, j), PQgetlength(r, i, j));
+        out.rows.push_back(std::move(row));
+      }
+      return;
+    }
+    default: {
+      if (error) return;  // the first error is the one that explains
+      const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+      std::string message = trimmed(PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY));
+      if (message.empty()) message = trimmed(PQresultErrorMessage(r));
+      const std::string sqlstate = state ? state : "";
+      error.emplace(message + (sqlstate.empty() ? "" : " (SQLSTATE " + sqlstate + ")"), sqlstate, message);
+    }
+  }
+}
+
+struct param_pointers {
+  explicit param_pointers(const statement& st) {
+    for (const auto& p : st.params) values.push_back(p ? p->c_str() : nullptr);
+  }
+  std::vector<const char*> values;
+};
+}  // namespace
+
+pg_connection::~pg_connection() { PQfinish(raw(conn_)); }
+
+bool pg_connection::usable() const { return !in_flight_ && PQstatus(raw(conn_)) == CONNECTION_OK; }
+
+void pg_connection::fail_link(const std::string& doing) {
+  in_flight_ = true;  // whatever was sent is unread: this connection is done
+  const std::string why = trimmed(PQerrorMessage(raw(conn_)));
+  throw pg_error("PostgreSQL connection failed while " + doing + ": " + why, "", why);
+}
+
+std::unique_ptr<pg_connection> pg_connection::connect_blocking(const connect_settings& s) {
+  connect_params p(s);
+  PGconn* c = PQconnectdbParams(p.keywords, p.values, 1);
+  if (!c) throw pg_error("cannot connect to PostgreSQL: out of memory", "08001", "out of memory");
+  if (PQstatus(c) != CONNECTION_OK) refused_connect(c);
+  prepare(c);
+  return std::unique_ptr<pg_connection>(new pg_connection(reinterpret_cast<pg_conn*>(c)));
+}
+
+awaitable<std::unique_ptr<pg_connection>> pg_connection::connect(connect_settings s) {
+  connect_params p(s);
+  PGconn* c = PQconnectStartParams(p.keywords, p.values, 1);
+  if (!c) throw pg_error("cannot connect to PostgreSQL: out of memory", "08001", "out of memory");
+  // Owned at once, so an abandoned connect still closes its socket.
+  std::unique_ptr<pg_connection> out(new pg_connection(reinterpret_cast<pg_conn*>(c)));
+  if (PQstatus(c) == CONNECTION_BAD) {
+    out.release();
+    refused_connect(c);
+  }
+  // The poll loop of PQconnectPoll's documentation: it starts as if the socket were writable.
+  for (PostgresPollingStatusType st = PGRES_POLLING_WRITING;;) {
+    if (st == PGRES_POLLING_OK) break;
+    if (st == PGRES_POLLING_FAILED) {
+      out.release();
+      refused_connect(c);
+    }
+    co_await out->wait(st == PGRES_POLLING_WRITING);
+    st = PQconnectPoll(c);
+  }
+  prepare(c);
+  if (PQsetnonblocking(c, 1) != 0) out->fail_link("switching to non-blocking mode");
+  co_return out;
+}
+
+awaitable<void> pg_connection::wait(bool for_write) {
+  // A descriptor for this wait only, released (not closed: libpq owns the socket) when it ends,
+  // however it ends. Nothing of it outlives the wait, so no io_context has to outlive the store.
+  net::posix::stream_descriptor sd(co_await net::this_coro::executor, PQsocket(raw(conn_)));
+  struct give_back {
+    net::posix::stream_descriptor& sd;
+    ~give_back() { sd.release(); }
+  } guard{sd};
+  auto [ec] = co_await sd.async_wait(for_write ? net::posix::descriptor_base::wait_write
+                                               : net::posix::descriptor_base::wait_read,
+                                     net::as_tuple(net::use_awaitable));
+  if (ec) throw boost::system::system_error(ec, "waiting for the PostgreSQL socket");
+}
+
+awaitable<pg_result> pg_connection::exec(statement st) {
+  PGconn* c = raw(conn_);
+  in_flight_ = true;
+  {
+    param_pointers p(st);
+    if (!PQsendQueryParams(c, st.sql.c_str(), static_cast<int>(p.values.size()), nullptr, p.values.data(), nullptr,
+                           nullptr, 0))
+      fail_link("sending a statement");
+  }
+  // The whole statement goes out first (a big batch may not fit in the socket's buffer).
+  for (;;) {
+    const int f = PQflush(c);
+    if (f == 0) break;
+    if (f < 0) fail_link("sending a statement");
+    co_await wait(true);
+    if (!PQconsumeInput(c)) fail_link("sending a statement");
+  }
+  pg_result out;
+  std::optional<pg_error> error;
+  for (;;) {
+    while (PQisBusy(c)) {
+      co_await wait(false);
+      if (!PQconsumeInput(c)) fail_link("reading an answer");
+    }
+    PGresult* r = PQgetResult(c);
+    if (!r) break;
+    take(r, out, error);
+  }
+  in_flight_ = false;  // every result read: the connection is ready for the next statement
+  if (error) throw *error;
+  co_return out;
+}
+
+pg_result pg_connection::exec_blocking(const statement& st) {
+  param_pointers p(st);
+  PGresult* r = PQexecParams(raw(conn_), st.sql.c_str(), static_cast<int>(p.values.size()), nullptr, p.values.data(),
+                             nullptr, nullptr, 0);
+  if (!r) fail_link("running a statement");
+  pg_result out;
+  std::optional<pg_error> error;
+  take(r, out, error);
+  if (error) throw *error;
+  return out;
+}
+
+void pg_connection::exec_script_blocking(const std::string& sql) {
+  PGresult* r = PQexec(raw(conn_), sql.c_str());
+  if (!r) fail_link("running a statement");
+  pg_result out;
+  std::optional<pg_error> error;
+  take(r, out, error);
+  if (error) throw *error;
+}
+
+}  // namespace dibs::pg

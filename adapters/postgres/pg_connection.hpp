@@ -1,0 +1,72 @@
+// One libpq connection, driven two ways: without blocking, by the calling coroutine's io_context
+// (libpq's non-blocking API -- PQconnectPoll, PQsendQueryParams, PQflush, PQconsumeInput,
+// PQisBusy -- and an asio descriptor on PQsocket waiting for readiness), so a shard's store calls
+// need no thread; and blocking (PQexecParams), for the CLI's seed and status. It only moves bytes:
+// the SQL and the meaning of results are pg_protocol's.
+#pragma once
+
+#include <adapters/postgres/pg_protocol.hpp>
+
+#include <dibs/net.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+struct pg_conn;  // libpq's PGconn
+
+namespace dibs::pg {
+
+// The server (or libpq) said no. `sqlstate` is empty when libpq itself failed (no server answer).
+class pg_error : public std::runtime_error {
+ public:
+  pg_error(const std::string& what, std::string sqlstate, std::string server_message)
+      : std::runtime_error(what), sqlstate(std::move(sqlstate)), server_message(std::move(server_message)) {}
+  std::string sqlstate;
+  std::string server_message;  // the server's own words, without the statement (which may hold data)
+};
+
+struct pg_result {
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  std::uint64_t affected = 0;  // rows an INSERT/UPDATE/DELETE touched
+};
+
+struct connect_settings {
+  std::string conninfo;  // a postgresql:// URI (its own parameters override the defaults below)
+  std::chrono::seconds connect_timeout{5};
+  std::chrono::seconds io_timeout{60};  // TCP user timeout: a vanished server is noticed
+};
+
+class pg_connection {
+ public:
+  ~pg_connection();
+  pg_connection(const pg_connection&) = delete;
+  pg_connection& operator=(const pg_connection&) = delete;
+
+  static std::unique_ptr<pg_connection> connect_blocking(const connect_settings& s);
+  // Connects on the calling coroutine's executor, waiting for the socket, never blocking it.
+  static awaitable<std::unique_ptr<pg_connection>> connect(connect_settings s);
+
+  // One statement; rows as text (nullopt for NULL). Throws pg_error.
+  pg_result exec_blocking(const statement& st);
+  // Several statements without parameters, in one simple-protocol round trip.
+  void exec_script_blocking(const std::string& sql);
+  awaitable<pg_result> exec(statement st);
+
+  // False once the link failed, or a call on it was abandoned half-way (its answer unread).
+  bool usable() const;
+
+ private:
+  explicit pg_connection(pg_conn* c) : conn_(c) {}
+  awaitable<void> wait(bool for_write);
+  [[noreturn]] void fail_link(const std::string& doing);
+
+  pg_conn* conn_;
+  bool in_flight_ = false;
+};
+
+}  // namespace dibs::pg
