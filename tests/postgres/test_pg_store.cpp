@@ -72,8 +72,10 @@ TEST_CASE("claims from many coroutines of one io_context take turns on its conne
   for (int i = 0; i < 20; ++i) {
     auto one = [s, i]() -> awaitable<std::vector<job>> {
       std::vector<job> all;
+      // Named first: g++ 12 destroys a temporary built inside a co_await expression twice.
+      const claim_request req{7, "w" + std::to_string(i), 60s, 1s};
       for (;;) {
-        auto got = co_await s->claim(claim_request{7, "w" + std::to_string(i), 60s, 1s});
+        auto got = co_await s->claim(req);
         if (got.empty()) co_return all;
         for (auto& j : got) all.push_back(std::move(j));
       }
@@ -149,7 +151,7 @@ TEST_CASE("a PostgreSQL claim reads the partial index of open rows", "[postgres]
   const auto table = s.names().table;
   s.execute("SET enable_seqscan = off");  // a tiny table: only say whether the index CAN serve the claim
   auto plan = s.query_value(
-      "EXPLAIN SELECT id FROM " + table +
+      "EXPLAIN (FORMAT JSON) SELECT id FROM " + table +
       " WHERE location IS NULL AND failed_at IS NULL AND (lock_until IS NULL OR lock_until < now()) ORDER BY lock_until "
       "NULLS FIRST, id LIMIT 10");
   s.execute("RESET enable_seqscan");
@@ -211,11 +213,12 @@ TEST_CASE("a PostgreSQL connection killed by the server is replaced, and the cal
   REQUIRE(s->seed(4, 2) == 4);
   net::io_context ioc(1);
   auto steps = [s]() -> awaitable<std::size_t> {
-    auto first = co_await s->claim(claim_request{2, "w", 60s, 1s});
+    const claim_request req{2, "w", 60s, 1s};  // named first (g++ 12 and temporaries in co_await)
+    auto first = co_await s->claim(req);
     // Every dibs session but the admin one that asks: the shard's connection dies.
     s->execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'dibs' AND pid <> "
                "pg_backend_pid()");
-    auto second = co_await s->claim(claim_request{2, "w", 60s, 1s});
+    auto second = co_await s->claim(req);
     co_return first.size() + second.size();
   };
   auto f = net::co_spawn(ioc, steps, net::use_future);
