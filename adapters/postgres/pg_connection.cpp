@@ -2,9 +2,11 @@
 
 #include <dibs/close_on_exec.hpp>
 #include <dibs/log.hpp>
+#include <dibs/uri_redact.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/system/system_error.hpp>
@@ -42,11 +44,12 @@ void prepare(PGconn* c) {
   close_on_exec(PQsocket(c));
 }
 
-[[noreturn]] void refused_connect(PGconn* c) {
-  // libpq's message names the host and port, never the password.
-  const std::string why = trimmed(PQerrorMessage(c));
+[[noreturn]] void refused_connect(PGconn* c, const std::string& uri) {
+  // libpq quotes the URI, or the piece it could not read (a password, when the '@' is missing),
+  // in its messages: such a message is withheld, and the URI shown without its secrets.
+  const std::string why = redact_driver_message(trimmed(PQerrorMessage(c)), uri);
   PQfinish(c);
-  throw pg_error("cannot connect to PostgreSQL: " + why, "08001", why);
+  throw pg_error("cannot connect to PostgreSQL at " + redact_uri(uri) + ": " + why, "08001", why);
 }
 
 // Turns one PGresult into rows, or throws the server's error (after it is freed).
@@ -99,7 +102,7 @@ std::unique_ptr<pg_connection> pg_connection::connect_blocking(const connect_set
   connect_params p(s);
   PGconn* c = PQconnectdbParams(p.keywords, p.values, 1);
   if (!c) throw pg_error("cannot connect to PostgreSQL: out of memory", "08001", "out of memory");
-  if (PQstatus(c) != CONNECTION_OK) refused_connect(c);
+  if (PQstatus(c) != CONNECTION_OK) refused_connect(c, s.conninfo);
   prepare(c);
   return std::unique_ptr<pg_connection>(new pg_connection(reinterpret_cast<pg_conn*>(c)));
 }
@@ -112,16 +115,19 @@ awaitable<std::unique_ptr<pg_connection>> pg_connection::connect(connect_setting
   std::unique_ptr<pg_connection> out(new pg_connection(reinterpret_cast<pg_conn*>(c)));
   if (PQstatus(c) == CONNECTION_BAD) {
     out.release();
-    refused_connect(c);
+    refused_connect(c, s.conninfo);
   }
+  // libpq's own connect_timeout holds only for its blocking connect: this one keeps its own.
+  const auto by = std::chrono::steady_clock::now() + s.connect_timeout;
+  out->io_timeout_ = s.io_timeout;
   // The poll loop of PQconnectPoll's documentation: it starts as if the socket were writable.
   for (PostgresPollingStatusType st = PGRES_POLLING_WRITING;;) {
     if (st == PGRES_POLLING_OK) break;
     if (st == PGRES_POLLING_FAILED) {
       out.release();
-      refused_connect(c);
+      refused_connect(c, s.conninfo);
     }
-    co_await out->wait(st == PGRES_POLLING_WRITING);
+    co_await out->wait(st == PGRES_POLLING_WRITING, by);
     st = PQconnectPoll(c);
   }
   prepare(c);
@@ -129,23 +135,42 @@ awaitable<std::unique_ptr<pg_connection>> pg_connection::connect(connect_setting
   co_return out;
 }
 
-awaitable<void> pg_connection::wait(bool for_write) {
+awaitable<void> pg_connection::wait(bool for_write, deadline by) {
+  const auto ex = co_await net::this_coro::executor;
   // A descriptor for this wait only, released (not closed: libpq owns the socket) when it ends,
   // however it ends. Nothing of it outlives the wait, so no io_context has to outlive the store.
-  net::posix::stream_descriptor sd(co_await net::this_coro::executor, PQsocket(raw(conn_)));
+  auto sd = std::make_shared<net::posix::stream_descriptor>(ex, PQsocket(raw(conn_)));
   struct give_back {
     net::posix::stream_descriptor& sd;
     ~give_back() { sd.release(); }
-  } guard{sd};
-  auto [ec] = co_await sd.async_wait(for_write ? net::posix::descriptor_base::wait_write
-                                               : net::posix::descriptor_base::wait_read,
-                                     net::as_tuple(net::use_awaitable));
+  } guard{*sd};
+  // The deadline cancels the wait; the timer's handler may run after the wait ended, so it
+  // reaches the descriptor only while the wait still holds it.
+  net::steady_timer timer(ex, by);
+  bool timed_out = false;
+  auto expire = [weak = std::weak_ptr<net::posix::stream_descriptor>(sd), &timed_out](boost::system::error_code ec) {
+    if (ec) return;
+    if (auto live = weak.lock()) {
+      timed_out = true;
+      live->cancel();
+    }
+  };
+  timer.async_wait(expire);
+  auto [ec] = co_await sd->async_wait(for_write ? net::posix::descriptor_base::wait_write
+                                                : net::posix::descriptor_base::wait_read,
+                                      net::as_tuple(net::use_awaitable));
+  timer.cancel();
+  if (timed_out) {
+    in_flight_ = true;  // whatever was sent is unread: this connection is done
+    throw pg_error("PostgreSQL did not answer in time", "", "timed out");
+  }
   if (ec) throw boost::system::system_error(ec, "waiting for the PostgreSQL socket");
 }
 
 awaitable<pg_result> pg_connection::exec(statement st) {
   PGconn* c = raw(conn_);
   in_flight_ = true;
+  const auto by = std::chrono::steady_clock::now() + io_timeout_;
   {
     param_pointers p(st);
     if (!PQsendQueryParams(c, st.sql.c_str(), static_cast<int>(p.values.size()), nullptr, p.values.data(), nullptr,
@@ -157,14 +182,14 @@ awaitable<pg_result> pg_connection::exec(statement st) {
     const int f = PQflush(c);
     if (f == 0) break;
     if (f < 0) fail_link("sending a statement");
-    co_await wait(true);
+    co_await wait(true, by);
     if (!PQconsumeInput(c)) fail_link("sending a statement");
   }
   pg_result out;
   std::optional<pg_error> error;
   for (;;) {
     while (PQisBusy(c)) {
-      co_await wait(false);
+      co_await wait(false, by);
       if (!PQconsumeInput(c)) fail_link("reading an answer");
     }
     PGresult* r = PQgetResult(c);

@@ -61,12 +61,15 @@ class pg_connection {
   bool usable() const;
 
  private:
+  using deadline = std::chrono::steady_clock::time_point;
   explicit pg_connection(pg_conn* c) : conn_(c) {}
-  awaitable<void> wait(bool for_write);
+  // Until the socket is ready; throws pg_error (no SQLSTATE: an outage) once `by` has passed.
+  awaitable<void> wait(bool for_write, deadline by);
   [[noreturn]] void fail_link(const std::string& doing);
 
   pg_conn* conn_;
   bool in_flight_ = false;
+  std::chrono::seconds io_timeout_{60};
 };
 
 }  // namespace dibs::pg

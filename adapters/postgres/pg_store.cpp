@@ -111,7 +111,8 @@ void pg_store::create_schema() {
 }
 
 awaitable<pg_result> pg_store::run(statement st) {
-  auto link = link_for(co_await net::this_coro::executor, serial_);
+  const auto ex = co_await net::this_coro::executor;
+  auto link = link_for(ex, serial_);
   co_await take_turn(link);
   struct turn {
     shard_link& l;

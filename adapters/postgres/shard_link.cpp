@@ -44,8 +44,9 @@ std::shared_ptr<shard_link> link_for(const net::any_io_executor& ex, std::uint64
 }
 
 awaitable<void> take_turn(std::shared_ptr<shard_link> link) {
+  const auto ex = co_await net::this_coro::executor;
   while (link->busy) {
-    net::steady_timer wake(co_await net::this_coro::executor, net::steady_timer::time_point::max());
+    net::steady_timer wake(ex, net::steady_timer::time_point::max());
     link->waiters.push_back(&wake);
     // However the wait ends (woken, cancelled, the frame destroyed), this waiter leaves the
     // queue; if it was woken for a free link it did not take, the next one is woken instead.

@@ -11,6 +11,9 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_future.hpp>
 
 #include <catch2/catch.hpp>
@@ -225,4 +228,45 @@ TEST_CASE("a PostgreSQL connection killed by the server is replaced, and the cal
   ioc.run();
   CHECK(f.get() == 4);
   CHECK(s->stats_blocking().leased_live == 4);
+}
+
+TEST_CASE("a server that accepts but never answers fails a shard's connect at its timeout, and the loop runs on meanwhile",
+          "[postgres]") {
+  // A listening socket nobody accepts from: the kernel completes the handshake, no one speaks.
+  net::io_context silent;
+  net::ip::tcp::acceptor quiet(silent, net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
+  pg::connect_settings cs;
+  cs.conninfo = "postgresql://nobody@127.0.0.1:" + std::to_string(quiet.local_endpoint().port()) + "/db";
+  cs.connect_timeout = 1s;
+  net::io_context ioc(1);
+  bool ticked = false;
+  auto tick = [&ticked]() -> awaitable<void> {
+    net::steady_timer t(co_await net::this_coro::executor, 100ms);
+    co_await t.async_wait(net::use_awaitable);
+    ticked = true;
+  };
+  auto connect = [cs]() -> awaitable<void> { auto c = co_await pg::pg_connection::connect(cs); };
+  auto ticking = net::co_spawn(ioc, tick, net::use_future);
+  auto connecting = net::co_spawn(ioc, connect, net::use_future);
+  ioc.run();
+  ticking.get();
+  CHECK(ticked);
+  CHECK_THROWS_WITH(connecting.get(), Catch::Contains("did not answer in time"));
+}
+
+TEST_CASE("a PostgreSQL URI libpq can't read never shows its password, even with the '@' missing", "[postgres]") {
+  // libpq quotes the piece it could not read ("S3cret" as a port), or the whole URI.
+  for (const std::string uri : {"postgresql://app:S3cret/db?table=t", "postgresql://app:S3cretpw@[::1/db?table=t",
+                                "postgres://app:S3cret@127.0.0.1:9x/db"}) {
+    pg::pg_options o;
+    o.uri = uri;
+    o.connect_timeout = 2s;
+    try {
+      pg::pg_store s(o);
+      FAIL("connected with " << uri);
+    } catch (const std::exception& e) {
+      INFO(e.what());
+      CHECK_THAT(e.what(), Catch::Contains("cannot connect to PostgreSQL at postgres") && !Catch::Contains("S3cret"));
+    }
+  }
 }
