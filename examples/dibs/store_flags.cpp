@@ -66,7 +66,8 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema) const {
   if (pg::is_postgres_uri(store)) return pg::open_postgres_store(store, {source, target, on_done, claim, create_schema});
   if (store.rfind("mongodb://", 0) != 0 && store.rfind("mongodb+srv://", 0) != 0)
     throw std::invalid_argument("--store '" + redact_uri(store) +
-                                "': expected mongodb://HOST[:PORT]/..., mysql://USER:PASS@HOST:PORT/DB?table=TABLE or jsonl:FILE");
+                                "': expected mongodb://HOST[:PORT]/..., mysql://USER:PASS@HOST:PORT/DB?table=TABLE, "
+                                "postgresql://USER:PASS@HOST:PORT/DB?table=TABLE or jsonl:FILE");
   auto strategy = mongo::parse_strategy(claim);
   if (!strategy)
     throw std::invalid_argument("--claim '" + claim + "': expected update-find, find-and-modify, batch or lock-collection");
