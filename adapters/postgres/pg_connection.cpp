@@ -88,7 +88,10 @@ struct param_pointers {
 };
 }  // namespace
 
-pg_connection::~pg_connection() { PQfinish(raw(conn_)); }
+pg_connection::~pg_connection() {
+  if (sd_) sd_->release();  // libpq closes its socket
+  PQfinish(raw(conn_));
+}
 
 bool pg_connection::usable() const { return !in_flight_ && PQstatus(raw(conn_)) == CONNECTION_OK; }
 
@@ -137,68 +140,150 @@ awaitable<std::unique_ptr<pg_connection>> pg_connection::connect(connect_setting
 
 awaitable<void> pg_connection::wait(bool for_write, deadline by) {
   const auto ex = co_await net::this_coro::executor;
-  // A descriptor for this wait only, released (not closed: libpq owns the socket) when it ends,
-  // however it ends. Nothing of it outlives the wait, so no io_context has to outlive the store.
-  auto sd = std::make_shared<net::posix::stream_descriptor>(ex, PQsocket(raw(conn_)));
+  // Pipelined, the connection's own descriptor; otherwise one for this wait only, released (not
+  // closed: libpq owns the socket) when it ends, however it ends, so that nothing of it outlives
+  // the wait.
+  auto sd = sd_ ? sd_ : std::make_shared<net::posix::stream_descriptor>(ex, PQsocket(raw(conn_)));
   struct give_back {
     net::posix::stream_descriptor& sd;
-    ~give_back() { sd.release(); }
-  } guard{*sd};
-  // The deadline cancels the wait; the timer's handler may run after the wait ended, so it
-  // reaches the descriptor only while the wait still holds it.
-  net::steady_timer timer(ex, by);
-  bool timed_out = false;
-  auto expire = [weak = std::weak_ptr<net::posix::stream_descriptor>(sd), &timed_out](boost::system::error_code ec) {
-    if (ec) return;
-    if (auto live = weak.lock()) {
-      timed_out = true;
-      live->cancel();
+    bool own;
+    ~give_back() {
+      if (own) sd.release();
     }
+  } guard{*sd, !sd_};
+  // The deadline cancels the wait. The timer's handler may run after the wait ended: it acts
+  // only while this wait is still on.
+  struct wait_state {
+    std::weak_ptr<net::posix::stream_descriptor> sd;
+    bool on = true;
+    bool timed_out = false;
+  };
+  auto state = std::make_shared<wait_state>(wait_state{sd, true, false});
+  net::steady_timer timer(ex, by);
+  auto expire = [state](boost::system::error_code ec) {
+    if (ec || !state->on) return;
+    state->timed_out = true;
+    if (auto live = state->sd.lock()) live->cancel();
   };
   timer.async_wait(expire);
   auto [ec] = co_await sd->async_wait(for_write ? net::posix::descriptor_base::wait_write
                                                 : net::posix::descriptor_base::wait_read,
                                       net::as_tuple(net::use_awaitable));
+  state->on = false;
   timer.cancel();
-  if (timed_out) {
+  if (state->timed_out) {
     in_flight_ = true;  // whatever was sent is unread: this connection is done
     throw pg_error("PostgreSQL did not answer in time", "", "timed out");
   }
   if (ec) throw boost::system::system_error(ec, "waiting for the PostgreSQL socket");
 }
 
-awaitable<pg_result> pg_connection::exec(statement st) {
+struct pg_connection::slot {
+  pg_result out;
+  std::optional<pg_error> error;
+  bool done = false;
+  net::steady_timer* wake = nullptr;  // set while waiting for its turn to read
+};
+
+void pg_connection::fail_pipeline(const pg_error& e) {
+  in_flight_ = true;  // this connection is done
+  for (auto* s : queue_) {
+    if (s->done) continue;
+    s->error = e;
+    s->done = true;
+    if (s->wake) s->wake->cancel();
+  }
+  queue_.clear();
+}
+
+awaitable<pg_result> pg_connection::exec_pipelined(statement st) {
   PGconn* c = raw(conn_);
-  in_flight_ = true;
+  const auto ex = co_await net::this_coro::executor;
   const auto by = std::chrono::steady_clock::now() + io_timeout_;
+  if (!usable()) throw pg_error("PostgreSQL connection unusable", "", "the connection failed before");
+  if (!pipelined_) {
+    if (!PQenterPipelineMode(c)) fail_link("entering pipeline mode");
+    sd_ = std::make_shared<net::posix::stream_descriptor>(ex, PQsocket(c));
+    pipelined_ = true;
+  }
+  slot me;
   {
     param_pointers p(st);
     if (!PQsendQueryParams(c, st.sql.c_str(), static_cast<int>(p.values.size()), nullptr, p.values.data(), nullptr,
-                           nullptr, 0))
-      fail_link("sending a statement");
+                           nullptr, 0) ||
+        !PQpipelineSync(c)) {
+      const std::string why = trimmed(PQerrorMessage(c));
+      fail_pipeline(pg_error("PostgreSQL connection failed while sending a statement: " + why, "", why));
+      throw pg_error("PostgreSQL connection failed while sending a statement: " + why, "", why);
+    }
   }
-  // The whole statement goes out first (a big batch may not fit in the socket's buffer).
+  queue_.push_back(&me);
+  // However this call ends before its answer is read (cancelled, its frame destroyed), the
+  // answers behind it can no longer be told apart: the whole pipeline fails, and the connection.
+  struct leave {
+    pg_connection& self;
+    slot& me;
+    ~leave() {
+      if (!me.done) self.fail_pipeline(pg_error("a pipelined statement was abandoned", "", "abandoned"));
+    }
+  } guard{*this, me};
   for (;;) {
     const int f = PQflush(c);
     if (f == 0) break;
-    if (f < 0) fail_link("sending a statement");
-    co_await wait(true, by);
-    if (!PQconsumeInput(c)) fail_link("sending a statement");
-  }
-  pg_result out;
-  std::optional<pg_error> error;
-  for (;;) {
-    while (PQisBusy(c)) {
-      co_await wait(false, by);
-      if (!PQconsumeInput(c)) fail_link("reading an answer");
+    if (f < 0) {
+      const std::string why = trimmed(PQerrorMessage(c));
+      fail_pipeline(pg_error("PostgreSQL connection failed while sending a statement: " + why, "", why));
+      break;
     }
-    PGresult* r = PQgetResult(c);
-    if (!r) break;
-    take(r, out, error);
+    co_await wait(true, by);
   }
-  in_flight_ = false;  // every result read: the connection is ready for the next statement
-  if (error) throw *error;
-  co_return out;
+  // My turn to read comes when every statement sent before mine has read its answer.
+  while (!me.done && queue_.front() != &me) {
+    net::steady_timer turn(ex, net::steady_timer::time_point::max());
+    me.wake = &turn;
+    co_await turn.async_wait(net::as_tuple(net::use_awaitable));
+    me.wake = nullptr;
+    if ((co_await net::this_coro::cancellation_state).cancelled() != net::cancellation_type::none)
+      throw boost::system::system_error(net::error::operation_aborted, "waiting for a PostgreSQL answer");
+  }
+  if (!me.done) {
+    // One statement's results, a NULL, then its sync point.
+    int nulls = 0;
+    for (;;) {
+      while (PQisBusy(c)) {
+        co_await wait(false, by);
+        if (!PQconsumeInput(c)) break;
+      }
+      if (PQstatus(c) != CONNECTION_OK || (PQisBusy(c) && !PQconsumeInput(c))) {
+        const std::string why = trimmed(PQerrorMessage(c));
+        fail_pipeline(pg_error("PostgreSQL connection failed while reading an answer: " + why, "", why));
+        break;
+      }
+      PGresult* r = PQgetResult(c);
+      if (!r) {
+        if (++nulls > 2) {
+          fail_pipeline(pg_error("PostgreSQL pipeline out of step", "", "out of step"));
+          break;
+        }
+        continue;
+      }
+      const auto status = PQresultStatus(r);
+      if (status == PGRES_PIPELINE_SYNC) {
+        PQclear(r);
+        me.done = true;
+        queue_.pop_front();
+        if (!queue_.empty() && queue_.front()->wake) queue_.front()->wake->cancel();
+        break;
+      }
+      if (status == PGRES_PIPELINE_ABORTED) {
+        PQclear(r);
+        continue;
+      }
+      take(r, me.out, me.error);
+    }
+  }
+  if (me.error) throw *me.error;
+  co_return std::move(me.out);
 }
 
 pg_result pg_connection::exec_blocking(const statement& st) {

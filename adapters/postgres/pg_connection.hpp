@@ -1,7 +1,8 @@
 // One libpq connection, driven two ways: without blocking, by the calling coroutine's io_context
-// (libpq's non-blocking API -- PQconnectPoll, PQsendQueryParams, PQflush, PQconsumeInput,
-// PQisBusy -- and an asio descriptor on PQsocket waiting for readiness), so a shard's store calls
-// need no thread; and blocking (PQexecParams), for the CLI's seed and status. It only moves bytes:
+// (libpq's non-blocking API and pipeline mode -- PQconnectPoll, PQenterPipelineMode,
+// PQsendQueryParams, PQpipelineSync, PQflush, PQconsumeInput, PQisBusy -- and an asio descriptor
+// on PQsocket waiting for readiness), so a shard's store calls need no thread; and blocking
+// (PQexecParams), for the CLI's seed and status. It only moves bytes:
 // the SQL and the meaning of results are pg_protocol's.
 #pragma once
 
@@ -9,8 +10,11 @@
 
 #include <dibs/net.hpp>
 
+#include <boost/asio/posix/stream_descriptor.hpp>
+
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -55,14 +59,21 @@ class pg_connection {
   pg_result exec_blocking(const statement& st);
   // Several statements without parameters, in one simple-protocol round trip.
   void exec_script_blocking(const std::string& sql);
-  awaitable<pg_result> exec(statement st);
+  // Pipeline mode (libpq 14+): coroutines of one io_context may call this at once; each
+  // statement goes out at once, followed by its own sync point (so it is its own transaction and
+  // its error touches no other), and the answers are read back in order, each by its caller.
+  // The blocking calls above are for connections that never use this.
+  awaitable<pg_result> exec_pipelined(statement st);
 
   // False once the link failed, or a call on it was abandoned half-way (its answer unread).
   bool usable() const;
 
  private:
   using deadline = std::chrono::steady_clock::time_point;
+  struct slot;  // one pipelined statement waiting for its answer
   explicit pg_connection(pg_conn* c) : conn_(c) {}
+  // The connection failed: every statement in the pipeline fails with `e`.
+  void fail_pipeline(const pg_error& e);
   // Until the socket is ready; throws pg_error (no SQLSTATE: an outage) once `by` has passed.
   awaitable<void> wait(bool for_write, deadline by);
   [[noreturn]] void fail_link(const std::string& doing);
@@ -70,6 +81,11 @@ class pg_connection {
   pg_conn* conn_;
   bool in_flight_ = false;
   std::chrono::seconds io_timeout_{60};
+  bool pipelined_ = false;
+  // Pipelined: the socket's descriptor, kept (the connection lives as long as its io_context),
+  // and the statements sent whose answers are not read yet, in order.
+  std::shared_ptr<net::posix::stream_descriptor> sd_;
+  std::deque<slot*> queue_;
 };
 
 }  // namespace dibs::pg

@@ -113,17 +113,24 @@ void pg_store::create_schema() {
 awaitable<pg_result> pg_store::run(statement st) {
   const auto ex = co_await net::this_coro::executor;
   auto link = link_for(ex, serial_);
-  co_await take_turn(link);
-  struct turn {
-    shard_link& l;
-    ~turn() { end_turn(l); }
-  } held{*link};
   int lost_connections = 0;
   for (int attempt = 0;; ++attempt) {
-    if (!link->conn || !link->conn->usable()) link->conn = co_await pg_connection::connect(link_);
+    if (!link->conn || !link->conn->usable()) {
+      // One coroutine connects; the others wait for its connection.
+      co_await take_turn(link);
+      struct turn {
+        shard_link& l;
+        ~turn() { end_turn(l); }
+      } held{*link};
+      if (!link->conn || !link->conn->usable()) {
+        link->conn.reset();
+        link->conn = co_await pg_connection::connect(link_);
+      }
+    }
+    auto conn = link->conn;
     std::optional<pg_error> failed;
     try {
-      co_return co_await link->conn->exec(st);
+      co_return co_await conn->exec_pipelined(st);
     } catch (const pg_error& e) {
       failed = e;
     }
@@ -135,7 +142,7 @@ awaitable<pg_result> pg_store::run(statement st) {
       throw store_refused(failed->what());
     if (!connection_lost(failed->sqlstate) || lost_connections++ > 0) throw *failed;
     log::warn("postgresql: connection lost (", failed->what(), "); reconnecting");
-    link->conn.reset();
+    if (link->conn == conn) link->conn.reset();
   }
 }
 

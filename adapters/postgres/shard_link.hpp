@@ -3,8 +3,8 @@
 // Each io_context that calls a store (a shard, or a test's private one) gets its own link, kept
 // by a service of that io_context: it lives exactly as long as the io_context, so a connection
 // never outlives the thread that drives it, and a store shared by many shards needs no lock on
-// its hot path. A shard's claims, flushes and renewals share the one connection: one statement
-// at a time, in turn (libpq runs one query at a time on a connection).
+// its hot path. A shard's claims, flushes and renewals share the one connection, pipelined
+// (pg_connection::exec_pipelined); the turns below are for (re)connecting, one at a time.
 #pragma once
 
 #include <adapters/postgres/pg_connection.hpp>
@@ -20,7 +20,8 @@
 namespace dibs::pg {
 
 struct shard_link {
-  std::unique_ptr<pg_connection> conn;  // null until the first call, and after a lost connection
+  // Null until the first call, and after a lost connection; each call holds it while it runs.
+  std::shared_ptr<pg_connection> conn;
   bool busy = false;
   std::deque<net::steady_timer*> waiters;  // coroutines waiting for their turn, first come first
 };

@@ -63,7 +63,7 @@ TEST_CASE("PostgreSQL keeps the claim protocol with one-statement SKIP LOCKED cl
   test::run_store_suite(h);
 }
 
-TEST_CASE("claims from many coroutines of one io_context take turns on its connection and never share a row",
+TEST_CASE("claims from many coroutines of one io_context share its one pipelined connection and never share a row",
           "[postgres]") {
   const auto table = test::unique_pg_table("turns");
   auto s = std::make_shared<pg::pg_store>(options_for(table));
@@ -269,4 +269,31 @@ TEST_CASE("a PostgreSQL URI libpq can't read never shows its password, even with
       CHECK_THAT(e.what(), Catch::Contains("cannot connect to PostgreSQL at postgres") && !Catch::Contains("S3cret"));
     }
   }
+}
+
+TEST_CASE("in a shard's pipeline a refused statement fails alone: the statements around it land", "[postgres]") {
+  auto s = std::make_shared<pg::pg_store>(options_for(test::unique_pg_table("pipeline")));
+  s->reset_table();
+  const auto table = s->names().table;
+  s->execute("ALTER TABLE " + table + " ADD CONSTRAINT " + table + "_policy CHECK (NOT (location ? 'refuse'))");
+  REQUIRE(s->seed(3, 4) == 3);
+  auto got = test::run_sync(s->claim(claim_request{3, "w", 60s, 1s}));
+  REQUIRE(got.size() == 3);
+  // Three completions sent back to back on one connection, the middle one refused by the CHECK.
+  net::io_context ioc(1);
+  auto write = [s](job j, std::string answer) -> awaitable<std::size_t> {
+    std::vector<completion> batch{completion{j.ref(), std::move(answer)}};
+    auto r = co_await s->complete(std::move(batch));
+    co_return r.applied;
+  };
+  auto first = net::co_spawn(ioc, write(got[0], R"({"n":0})"), net::use_future);
+  auto refused = net::co_spawn(ioc, write(got[1], R"({"refuse":true})"), net::use_future);
+  auto third = net::co_spawn(ioc, write(got[2], R"({"n":2})"), net::use_future);
+  ioc.run();
+  CHECK(first.get() == 1);
+  CHECK_THROWS_AS(refused.get(), store_refused);
+  CHECK(third.get() == 1);
+  const auto st = s->stats_blocking();
+  CHECK(st.done == 2);
+  CHECK(st.leased_live == 1);  // the refused one keeps its lease: the engine fails it next
 }
