@@ -1,5 +1,6 @@
 #include "pg_store.hpp"
 
+#include "pg_tls.hpp"
 #include "shard_link.hpp"
 
 #include <dibs/ipv4_ranges.hpp>
@@ -68,7 +69,7 @@ pg_store::pg_store(pg_options opts) : opts_(std::move(opts)), serial_(++g_serial
   names_.source = opts_.source;
   names_.target = opts_.target;
   check_names(names_);
-  link_.conninfo = target.conninfo;
+  link_.conninfo = with_tls_default(target.conninfo, current_tls_environment());
   link_.connect_timeout = opts_.connect_timeout;
   link_.io_timeout = opts_.io_timeout;
   shown_ = redact_uri(opts_.uri);

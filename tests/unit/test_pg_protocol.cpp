@@ -1,6 +1,7 @@
 // The PostgreSQL protocol pieces, read without a server: the SQL of each operation, how values
 // travel (parameters, array literals), connection strings, and what the server's SQLSTATE means.
 #include <adapters/postgres/pg_protocol.hpp>
+#include <adapters/postgres/pg_tls.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -137,4 +138,32 @@ TEST_CASE("ids that can't be keys are lost leases, and the unwritten ones are na
   const std::vector<fenced_ref> refs{{1, "w", 1}, {2, "w", 1}, {3, "w", 1}};
   CHECK(lost_ids(refs, {3, 1}) == std::vector<std::string>{"2"});
   CHECK(lost_ids(refs, {}) == std::vector<std::string>{"1", "2", "3"});
+}
+
+TEST_CASE("a remote PostgreSQL server is reached with a checked certificate unless the URI says otherwise",
+          "[pg][unit][tls]") {
+  const tls_environment none;
+  CHECK(with_tls_default("postgresql://app:pw@db.example.com:5432/enrich", none) ==
+        "postgresql://app:pw@db.example.com:5432/enrich?sslmode=verify-full&sslrootcert=/etc/ssl/certs/ca-certificates.crt");
+  CHECK(with_tls_default("postgresql://app@db.example.com/enrich?application_name=x", none) ==
+        "postgresql://app@db.example.com/enrich?application_name=x&sslmode=verify-full&sslrootcert=/etc/ssl/certs/"
+        "ca-certificates.crt");
+  // The user's own choices stand.
+  CHECK(with_tls_default("postgresql://db.example.com/e?sslmode=disable", none) == "postgresql://db.example.com/e?sslmode=disable");
+  CHECK(with_tls_default("postgresql://db.example.com/e?sslrootcert=/ca.pem", none) ==
+        "postgresql://db.example.com/e?sslrootcert=/ca.pem&sslmode=verify-full");
+  CHECK(with_tls_default("postgresql://db.example.com/e", tls_environment{true, false}) == "postgresql://db.example.com/e");
+  CHECK(with_tls_default("postgresql://db.example.com/e", tls_environment{false, true}) ==
+        "postgresql://db.example.com/e?sslmode=verify-full");
+  // Loopback and Unix sockets keep libpq's default: that traffic never leaves the machine.
+  for (const char* local : {"postgresql://postgres@127.0.0.1:5432/dibs_test", "postgres://u:p@localhost/db",
+                            "postgresql://u@[::1]:5433/db", "postgresql:///db", "postgresql://%2Fvar%2Frun%2Fpostgresql/db",
+                            "postgresql://u@127.0.0.1/db?host=/tmp"})
+    CHECK(with_tls_default(local, none) == local);
+  // Any remote host among several, or in host=, makes it remote; a password holding '@' or '/' is no host.
+  CHECK(uri_hosts("postgresql://u:p@ss/w@h1:5432,[::1]:5433/db?host=h3") == std::vector<std::string>{"h1", "::1", "h3"});
+  CHECK(with_tls_default("postgresql://u@127.0.0.1/db?host=db.example.com", none) != "postgresql://u@127.0.0.1/db?host=db.example.com");
+  CHECK_FALSE(is_local_host("127.example.com"));
+  CHECK_FALSE(is_local_host("10.0.0.1"));
+  CHECK(is_local_host("127.1.2.3"));
 }
