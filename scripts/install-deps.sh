@@ -13,6 +13,7 @@ packages=(
   mariadb-server mariadb-client python3-mysqldb python3-requests gnuplot-nox
   openssl  # the test MariaDB's TLS certificates (tests/servers/mariadb_ctl.sh)
   nginx-light  # a reverse proxy no one here wrote, in front of the stub (tests/servers/nginx_ctl.sh)
+  libpq-dev postgresql  # the PostgreSQL store (libpq) and its test server (tests/servers/postgres_ctl.sh)
 )
 # `install-deps.sh fuzz`: also clang and its libFuzzer runtime, for `make fuzz`.
 if [ "${1:-}" = fuzz ]; then

@@ -3,6 +3,7 @@
 #include <adapters/jsonl/jsonl_store.hpp>
 #include <adapters/mongo/mongo_store.hpp>
 #include <adapters/mysql/mysql_store.hpp>
+#include <adapters/postgres/open_postgres_store.hpp>
 
 #include <dibs/setting_error.hpp>
 #include <dibs/uri_redact.hpp>
@@ -63,6 +64,8 @@ std::shared_ptr<admin_store> open_store(const std::string& uri, const store_opti
     case store_kind::jsonl: return open_jsonl(u, o);
     case store_kind::mysql: return open_mysql(u, o);
     case store_kind::mongodb: return open_mongodb(u, o);
+    case store_kind::postgresql:
+      return pg::open_postgres_store(u.driver_uri, {o.source, o.target, o.on_done, o.claim, o.create_schema});
   }
   throw setting_error("store", "'" + redact_uri(uri) + "': no store opens it");
 }

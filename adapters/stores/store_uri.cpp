@@ -24,6 +24,8 @@ constexpr scheme_row schemes[] = {
     {"mongodb://", store_kind::mongodb},
     {"mongodb+srv://", store_kind::mongodb},
     {"mysql://", store_kind::mysql},
+    {"postgresql://", store_kind::postgresql},
+    {"postgres://", store_kind::postgresql},
     {"jsonl:", store_kind::jsonl},
 };
 
@@ -109,14 +111,15 @@ const char* to_string(store_kind k) {
   switch (k) {
     case store_kind::mongodb: return "mongodb";
     case store_kind::mysql: return "mysql";
+    case store_kind::postgresql: return "postgresql";
     case store_kind::jsonl: return "jsonl";
   }
   return "?";
 }
 
 const char* store_uri_grammar() {
-  return "mongodb://HOST[:PORT]/DB?collection=COLLECTION, mysql://USER:PASS@HOST:PORT/DB?table=TABLE or "
-         "jsonl:IN.jsonl";
+  return "mongodb://HOST[:PORT]/DB?collection=COLLECTION, mysql://USER:PASS@HOST:PORT/DB?table=TABLE, "
+         "postgresql://USER:PASS@HOST:PORT/DB?table=TABLE or jsonl:IN.jsonl";
 }
 
 std::string store_uri::with_hosts(const std::string& host_port) const { return before_hosts + host_port + after_hosts; }
@@ -137,6 +140,11 @@ store_uri parse_store_uri(const std::string& text) {
       split_hosts(u, row->prefix.size());
       if (u.hosts.empty()) bad(text, "no host");
       parse_mongodb(u);
+      break;
+    case store_kind::postgresql:
+      // libpq reads the rest (and the PostgreSQL adapter takes table= out): only the hosts are
+      // cut here, so that a copy can point elsewhere.
+      split_hosts(u, row->prefix.size());
       break;
     case store_kind::mysql: {
       const auto m = sql::parse_mysql_uri(text);  // the MySQL adapter's own reading of its options

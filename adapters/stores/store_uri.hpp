@@ -8,6 +8,8 @@
 //       collection= names the collection (dibs's own option: taken out before the driver sees
 //       the URI). Without them: test.message. store_options can override both (--db, --collection).
 //   mysql://USER[:PASS]@HOST[:PORT]/DB[?table=T&socket=...&ssl-mode=...]   (adapters/mysql/mysql_uri.hpp)
+//   postgresql://USER[:PASS]@HOST[:PORT]/DB[?table=T&LIBPQ_PARAMS]   (or postgres://; every
+//       parameter but table= goes to libpq: adapters/postgres/pg_protocol.hpp)
 //   jsonl:IN.jsonl                    a JSON Lines file (the output file is an option: --out)
 //
 // Adding a store (say postgresql://): a store_kind (and its name in to_string), its prefixes in
@@ -20,7 +22,7 @@
 
 namespace dibs {
 
-enum class store_kind { mongodb, mysql, jsonl };
+enum class store_kind { mongodb, mysql, postgresql, jsonl };
 const char* to_string(store_kind k);
 
 struct store_uri {

@@ -102,7 +102,7 @@ TEST_CASE("dibs enrich names a bad store or strategy clearly", "[mongo][enrich]"
   auto [rc1, out1] = run({"enrich", "--store", test::mongodb_uri(), "--url", "http://127.0.0.1:1/{x}", "--claim", "fastest"});
   CHECK(rc1 == 2);
   CHECK_THAT(out1, Catch::Contains("--claim 'fastest'"));
-  auto [rc2, out2] = run({"enrich", "--store", "postgres://u:pw@h/db", "--url", "http://h/{x}"});
+  auto [rc2, out2] = run({"enrich", "--store", "redis://u:pw@h/db", "--url", "http://h/{x}"});
   CHECK(rc2 == 2);
   CHECK_THAT(out2, Catch::Contains("expected mongodb://") && !Catch::Contains("pw@"));
   auto [rc3, out3] = run({"status", "--store", "mongodb://u:pw@127.0.0.1:1/?serverSelectionTimeoutMS=200"});

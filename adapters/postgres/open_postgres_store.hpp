@@ -1,0 +1,28 @@
+// Opening a PostgreSQL store from what a command line says: the one place that turns flags into
+// pg_options, so the CLI (or dibs::open_store) needs one line to reach it.
+#pragma once
+
+#include <dibs/admin_store.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace dibs::pg {
+
+// postgresql://... or postgres://...
+bool is_postgres_uri(std::string_view uri);
+
+struct pg_flags {
+  std::string source = "originatingIp";
+  std::string target = "location";
+  std::string on_done = "mark";    // mark | delete
+  std::string claim = "skip-locked";  // skip-locked (or "batch", the CLI's default): its only strategy
+  bool create_schema = true;        // create the table and its index when missing
+};
+
+// Throws std::invalid_argument for a bad flag or URI, dibs::pg::pg_error when the server can't be
+// reached or the table is missing (create_schema false); neither message holds the password.
+std::shared_ptr<admin_store> open_postgres_store(const std::string& uri, const pg_flags& flags);
+
+}  // namespace dibs::pg

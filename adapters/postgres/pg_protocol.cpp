@@ -1,0 +1,235 @@
+#include "pg_protocol.hpp"
+
+#include <cctype>
+#include <stdexcept>
+
+namespace dibs::pg {
+
+namespace {
+std::string q(const std::string& ident) { return "\"" + ident + "\""; }
+
+// The columns dibs owns: --source and --target must name others.
+constexpr const char* own_columns[] = {"id", "lock_by", "lock_token", "lock_until", "attempts", "error", "http_status",
+                                       "failed_at"};
+
+// $n as bigint microseconds -> an interval.
+std::string micros(const std::string& param) { return "(" + param + "::bigint * interval '1 microsecond')"; }
+
+// Matches each row of the batch by id AND by AND token (the fence), `v` being the unnest rows.
+const char* const fence = "t.\"id\" = v.d_id AND t.\"lock_by\" = v.d_by AND t.\"lock_token\" = v.d_token";
+
+void add_refs(statement& s, const std::vector<fenced_ref>& refs) {
+  std::vector<std::int64_t> ids;
+  std::vector<std::string> bys;
+  std::vector<std::uint64_t> tokens;
+  for (const auto& r : refs) {
+    ids.push_back(r.id);
+    bys.push_back(r.by);
+    tokens.push_back(r.token);
+  }
+  s.params.emplace_back(int_array(ids));
+  s.params.emplace_back(text_array(bys));
+  s.params.emplace_back(int_array(tokens));
+}
+
+const char* const refs_unnest = "unnest($1::bigint[], $2::text[], $3::bigint[]";
+const char* const epoch_us = "(extract(epoch from t.\"lock_until\") * 1000000)::bigint";
+}  // namespace
+
+void check_names(const table_names& n) {
+  for (const auto* name : {&n.table, &n.source, &n.target}) {
+    if (name->empty() || name->size() > 50) throw std::invalid_argument("bad SQL name '" + *name + "'");
+    for (unsigned char c : *name)
+      if (!(std::isalnum(c) || c == '_'))
+        throw std::invalid_argument("bad SQL name '" + *name + "': use letters, digits and _ only");
+  }
+  if (n.source == n.target) throw std::invalid_argument("--source and --target must be different columns");
+  for (const auto* name : {&n.source, &n.target})
+    for (const char* own : own_columns)
+      if (*name == own) throw std::invalid_argument("'" + *name + "' is a column dibs keeps its lease in: choose another name");
+}
+
+pg_target parse_pg_uri(const std::string& uri) {
+  const std::string usage = "expected postgresql://USER:PASSWORD@HOST:PORT/DATABASE?table=TABLE";
+  if (uri.rfind("postgresql://", 0) != 0 && uri.rfind("postgres://", 0) != 0) throw std::invalid_argument(usage);
+  pg_target out;
+  out.table = "jobs";
+  const auto qmark = uri.find('?');
+  out.conninfo = uri.substr(0, qmark);
+  if (qmark == std::string::npos) return out;
+  std::string kept;
+  std::size_t at = qmark + 1;
+  while (at <= uri.size()) {
+    auto amp = uri.find('&', at);
+    if (amp == std::string::npos) amp = uri.size();
+    const std::string pair = uri.substr(at, amp - at);
+    if (pair.rfind("table=", 0) == 0) out.table = pair.substr(6);
+    else if (!pair.empty()) kept += (kept.empty() ? "?" : "&") + pair;
+    at = amp + 1;
+  }
+  out.conninfo += kept;
+  if (out.table.empty()) throw std::invalid_argument("empty table name in the PostgreSQL URI");
+  return out;
+}
+
+std::string create_table(const table_names& n) {
+  return "CREATE TABLE IF NOT EXISTS " + q(n.table) + " (\n"
+         "  \"id\" BIGSERIAL PRIMARY KEY,\n"
+         "  " + q(n.source) + " VARCHAR(255) NULL,\n"
+         "  " + q(n.target) + " JSONB NULL,\n"
+         "  \"lock_by\" VARCHAR(128) NULL,\n"
+         "  \"lock_token\" BIGINT NULL,\n"
+         "  \"lock_until\" TIMESTAMPTZ NULL,\n"
+         "  \"attempts\" INT NOT NULL DEFAULT 0,\n"
+         "  \"error\" TEXT NULL,\n"
+         "  \"http_status\" INT NULL,\n"
+         "  \"failed_at\" TIMESTAMPTZ NULL\n"
+         ")";
+}
+
+std::string create_index(const table_names& n) {
+  // Pending rows (lock_until NULL) first, then leases by expiry: a claim reads the head of the
+  // index and stops at its LIMIT. Done and failed rows are not in it at all.
+  return "CREATE INDEX IF NOT EXISTS " + q(n.table + "_dibs_open") + " ON " + q(n.table) +
+         " (\"lock_until\" NULLS FIRST, \"id\") WHERE " + q(n.target) + " IS NULL AND \"failed_at\" IS NULL";
+}
+
+std::string claimable_condition(const table_names& n, const std::string& grace_param) {
+  return q(n.target) + " IS NULL AND \"failed_at\" IS NULL AND (\"lock_until\" IS NULL OR \"lock_until\" < now() - " +
+         micros(grace_param) + ")";
+}
+
+statement claim(const table_names& n, std::size_t max, const std::string& by, std::uint64_t token, std::int64_t lease_us,
+                std::int64_t grace_us) {
+  // MATERIALIZED: the locking SELECT runs once, and the UPDATE writes exactly the rows it locked.
+  statement s;
+  s.sql = "WITH picked AS MATERIALIZED (SELECT \"id\" FROM " + q(n.table) + " WHERE " + claimable_condition(n, "$4") +
+          " ORDER BY \"lock_until\" NULLS FIRST, \"id\" LIMIT $5::bigint FOR UPDATE SKIP LOCKED) UPDATE " + q(n.table) +
+          " AS t SET \"lock_by\" = $1, \"lock_token\" = $2::bigint, \"lock_until\" = now() + " + micros("$3") +
+          ", \"attempts\" = t.\"attempts\" + 1 FROM picked WHERE t.\"id\" = picked.\"id\" RETURNING t.\"id\", t." +
+          q(n.source) + ", t.\"attempts\", " + epoch_us;
+  s.params = {by, std::to_string(token), std::to_string(lease_us), std::to_string(grace_us), std::to_string(max)};
+  return s;
+}
+
+statement complete_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::string>& answers) {
+  statement s;
+  s.sql = "UPDATE " + q(n.table) + " AS t SET " + q(n.target) +
+          " = v.d_answer::jsonb, \"lock_by\" = NULL, \"lock_token\" = NULL, \"lock_until\" = NULL, \"error\" = NULL FROM " +
+          refs_unnest + ", $4::text[]) AS v(d_id, d_by, d_token, d_answer) WHERE " + fence +
+          " AND t.\"lock_until\" >= now() RETURNING t.\"id\"";
+  add_refs(s, refs);
+  s.params.emplace_back(text_array(answers));
+  return s;
+}
+
+statement delete_rows(const table_names& n, const std::vector<fenced_ref>& refs) {
+  statement s;
+  s.sql = "DELETE FROM " + q(n.table) + " AS t USING " + refs_unnest + ") AS v(d_id, d_by, d_token) WHERE " + fence +
+          " AND t.\"lock_until\" >= now() RETURNING t.\"id\"";
+  add_refs(s, refs);
+  return s;
+}
+
+statement renew_rows(const table_names& n, const std::vector<fenced_ref>& refs, std::int64_t lease_us) {
+  statement s;
+  s.sql = "UPDATE " + q(n.table) + " AS t SET \"lock_until\" = now() + " + micros("$4") + " FROM " + refs_unnest +
+          ") AS v(d_id, d_by, d_token) WHERE " + fence + " RETURNING t.\"id\", " + epoch_us;
+  add_refs(s, refs);
+  s.params.emplace_back(std::to_string(lease_us));
+  return s;
+}
+
+statement release_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::int64_t>& delay_us,
+                       const std::vector<std::string>& whys) {
+  statement s;
+  s.sql = "UPDATE " + q(n.table) +
+          " AS t SET \"lock_by\" = CASE WHEN v.d_delay > 0 THEN t.\"lock_by\" END, "
+          "\"lock_token\" = CASE WHEN v.d_delay > 0 THEN t.\"lock_token\" END, "
+          "\"lock_until\" = CASE WHEN v.d_delay > 0 THEN now() + " + micros("v.d_delay") + " END, "
+          "\"error\" = v.d_why FROM " + refs_unnest + ", $4::bigint[], $5::text[]) AS v(d_id, d_by, d_token, d_delay, d_why) WHERE " +
+          fence + " RETURNING t.\"id\"";
+  add_refs(s, refs);
+  s.params.emplace_back(int_array(delay_us));
+  s.params.emplace_back(text_array(whys));
+  return s;
+}
+
+statement fail_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::string>& reasons,
+                    const std::vector<int>& http_statuses) {
+  // The row counts its own attempts (claims increment them).
+  statement s;
+  s.sql = "UPDATE " + q(n.table) +
+          " AS t SET \"failed_at\" = now(), \"error\" = v.d_reason, \"http_status\" = v.d_status, \"lock_by\" = NULL, "
+          "\"lock_token\" = NULL, \"lock_until\" = NULL FROM " + refs_unnest +
+          ", $4::text[], $5::int[]) AS v(d_id, d_by, d_token, d_reason, d_status) WHERE " + fence + " RETURNING t.\"id\"";
+  add_refs(s, refs);
+  s.params.emplace_back(text_array(reasons));
+  s.params.emplace_back(int_array(http_statuses));
+  return s;
+}
+
+std::string stats(const table_names& n) {
+  const std::string open = q(n.target) + " IS NULL AND \"failed_at\" IS NULL";
+  return "SELECT count(*) FILTER (WHERE " + q(n.target) + " IS NOT NULL), "
+         "count(*) FILTER (WHERE " + q(n.target) + " IS NULL AND \"failed_at\" IS NOT NULL), "
+         "count(*) FILTER (WHERE " + open + " AND \"lock_token\" IS NULL), "
+         "count(*) FILTER (WHERE " + open + " AND \"lock_token\" IS NOT NULL AND \"lock_until\" >= now()), "
+         "count(*) FILTER (WHERE " + open + " AND \"lock_token\" IS NOT NULL AND \"lock_until\" < now()) FROM " + q(n.table);
+}
+
+statement insert_sources(const table_names& n, const std::vector<std::string>& sources) {
+  statement s;
+  s.sql = "INSERT INTO " + q(n.table) + " (" + q(n.source) + ") SELECT unnest($1::text[])";
+  s.params.emplace_back(text_array(sources));
+  return s;
+}
+
+std::string text_array(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    out += i ? ",\"" : "\"";
+    for (const char c : values[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+std::optional<std::int64_t> parse_id(std::string_view id) {
+  if (id.empty() || id.size() > 18) return std::nullopt;  // 18 digits always fit in a BIGINT
+  std::int64_t v = 0;
+  for (const char c : id) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+std::vector<std::string> lost_ids(const std::vector<fenced_ref>& refs, const std::vector<std::int64_t>& written) {
+  std::vector<std::string> out;
+  for (const auto& r : refs) {
+    bool found = false;
+    for (const auto w : written) found = found || w == r.id;
+    if (!found) out.push_back(std::to_string(r.id));
+  }
+  return out;
+}
+
+bool refuses_content(std::string_view sqlstate) {
+  if (sqlstate.size() != 5) return false;
+  const auto cls = sqlstate.substr(0, 2);
+  return cls == "22" || cls == "23" || cls == "54" || cls == "P0";
+}
+
+bool connection_lost(std::string_view sqlstate) {
+  // libpq's own failures (the socket closed, the server gone mid-answer) carry no SQLSTATE.
+  if (sqlstate.size() != 5) return true;
+  return sqlstate.substr(0, 2) == "08" || sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03";
+}
+
+bool retry_statement(std::string_view sqlstate) { return sqlstate.size() == 5 && sqlstate.substr(0, 2) == "40"; }
+
+}  // namespace dibs::pg

@@ -1,0 +1,109 @@
+// The claim protocol as SQL text for PostgreSQL 12+, and the meaning of what the server answers:
+// plain functions, unit-tested without a server (tests/unit/test_pg_protocol.cpp). The connection
+// (pg_connection.hpp) only moves bytes.
+//
+// Every operation is ONE statement (its own transaction), so nothing is held between round trips:
+//   claim     UPDATE t SET lease WHERE id IN (SELECT id ... <claimable> ORDER BY ... LIMIT B
+//             FOR UPDATE SKIP LOCKED) RETURNING id, source, attempts, until
+//   complete  UPDATE t SET target, lease cleared FROM unnest(ids, bys, tokens, answers)
+//             WHERE id + by + token match AND lock_until >= now() RETURNING id
+//             (DELETE ... USING unnest(...) with --on-done delete)
+//   renew, release, fail: the same shape, fenced by id + by + token.
+// Values travel as parameters ($1, $2...), arrays as text array literals: nothing from a row or an
+// answer is ever spliced into the SQL text. All times are the server's (now()).
+//
+// Row states:   pending  target NULL, failed_at NULL, lock_token NULL
+//               leased   target NULL, failed_at NULL, lock_by/lock_token/lock_until set
+//               done     target set (or the row deleted, with --on-done delete)
+//               failed   failed_at set, error and http_status recorded
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dibs::pg {
+
+struct table_names {
+  std::string table = "jobs";
+  std::string source = "originatingIp";
+  std::string target = "location";
+};
+
+// Throws std::invalid_argument unless every name is [A-Za-z0-9_]{1,50} (PostgreSQL keeps 63
+// bytes of a name; the index is named after the table plus a suffix).
+void check_names(const table_names& n);
+
+// `postgresql://USER:PASS@HOST:PORT/DB?table=T&sslmode=...` (or postgres://): the URI libpq gets
+// (without `table`, which libpq would refuse) and the table. Throws std::invalid_argument.
+struct pg_target {
+  std::string conninfo;  // a URI libpq parses itself (percent-decoding, its own parameters)
+  std::string table;
+};
+pg_target parse_pg_uri(const std::string& uri);
+
+// A statement and its parameters (text format; nullopt is SQL NULL).
+struct statement {
+  std::string sql;
+  std::vector<std::optional<std::string>> params;
+};
+
+std::string create_table(const table_names& n);
+// The claim index: only the open rows (target NULL, not failed), in claim order.
+std::string create_index(const table_names& n);
+// The open rows a claim may take: pending, or leased with a lease that ran out `grace_us` ago.
+std::string claimable_condition(const table_names& n, const std::string& grace_param);
+
+// Claim up to `max` rows for `by` with `token`; returns id, source, attempts (after this claim),
+// until (microseconds since the epoch, by the server's clock).
+statement claim(const table_names& n, std::size_t max, const std::string& by, std::uint64_t token,
+                std::int64_t lease_us, std::int64_t grace_us);
+
+struct fenced_ref {
+  std::int64_t id;
+  std::string by;
+  std::uint64_t token;
+};
+
+// Each returns the ids it wrote (RETURNING id): the others had lost their lease.
+statement complete_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::string>& answers);
+statement delete_rows(const table_names& n, const std::vector<fenced_ref>& refs);
+// Also returns the new until (microseconds since the epoch) of each row it renewed.
+statement renew_rows(const table_names& n, const std::vector<fenced_ref>& refs, std::int64_t lease_us);
+// delay <= 0: clear the lease; otherwise keep it until now + delay (no one retries it earlier).
+statement release_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::int64_t>& delay_us,
+                       const std::vector<std::string>& whys);
+statement fail_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::string>& reasons,
+                    const std::vector<int>& http_statuses);
+// One row of counts: done, failed, pending, leased_live, leased_expired.
+std::string stats(const table_names& n);
+statement insert_sources(const table_names& n, const std::vector<std::string>& sources);
+
+// A PostgreSQL array literal of texts ({"a","b\"c"}): every element quoted, so no text reads as NULL.
+std::string text_array(const std::vector<std::string>& values);
+template <class Int>
+std::string int_array(const std::vector<Int>& values) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + std::to_string(values[i]);
+  return out + "}";
+}
+
+// A lease_ref's id as this store's key (BIGINT); nullopt when it can't be one (never claimed here).
+std::optional<std::int64_t> parse_id(std::string_view id);
+
+// The ids of `refs` that are not in `written` (in request order): the writes that lost their lease.
+std::vector<std::string> lost_ids(const std::vector<fenced_ref>& refs, const std::vector<std::int64_t>& written);
+
+// The server refused the statement for what it carries (SQLSTATE class 22 data exception: too
+// long, invalid JSON, a character it can't hold; 23 a constraint: CHECK, NOT NULL, unique,
+// foreign key; P0 a PL/pgSQL trigger's RAISE; 54 a program limit: a row or value too big, JSON too
+// deep): the same statement would be refused again. Anything else is an outage or a bug.
+bool refuses_content(std::string_view sqlstate);
+// The connection is gone or unusable (class 08, the server shutting down, 57P01-57P03): reconnect.
+bool connection_lost(std::string_view sqlstate);
+// A serialization failure or deadlock (class 40): the server rolled back; run it again.
+bool retry_statement(std::string_view sqlstate);
+
+}  // namespace dibs::pg

@@ -1,0 +1,306 @@
+#include "pg_store.hpp"
+
+#include "pg_tls.hpp"
+#include "shard_link.hpp"
+
+#include <dibs/ipv4_ranges.hpp>
+#include <dibs/log.hpp>
+#include <dibs/uri_redact.hpp>
+
+#include <boost/asio/this_coro.hpp>
+
+#include <atomic>
+#include <map>
+#include <random>
+
+namespace dibs::pg {
+
+namespace {
+std::atomic<std::uint64_t> g_serial{0};
+
+std::uint64_t fresh_token() {
+  thread_local std::mt19937_64 r{std::random_device{}()};
+  std::uint64_t t;
+  do t = r() >> 1; while (t == 0);  // 63 bits: a positive BIGINT
+  return t;
+}
+
+std::int64_t micros(millis d) { return static_cast<std::int64_t>(d.count()) * 1000; }
+
+store_time from_epoch_us(const std::optional<std::string>& s) {
+  if (!s) return {};
+  return store_time(std::chrono::duration_cast<store_clock::duration>(std::chrono::microseconds(std::stoll(*s))));
+}
+
+std::int64_t to_i64(const std::optional<std::string>& s) { return s ? std::stoll(*s) : 0; }
+
+// The fenced refs of a batch; ids that can't be this table's keys are lost leases at once.
+template <class Item>
+std::vector<fenced_ref> refs_of(const std::vector<Item>& batch, std::vector<const Item*>& kept, std::vector<std::string>& lost) {
+  std::vector<fenced_ref> out;
+  for (const auto& x : batch) {
+    if (auto id = parse_id(x.ref.id)) {
+      out.push_back(fenced_ref{*id, x.ref.by, x.ref.token});
+      kept.push_back(&x);
+    } else {
+      lost.push_back(x.ref.id);
+    }
+  }
+  return out;
+}
+
+std::vector<std::int64_t> written_ids(const pg_result& r) {
+  std::vector<std::int64_t> out;
+  for (const auto& row : r.rows) out.push_back(to_i64(row.at(0)));
+  return out;
+}
+
+template <class Result>
+void tally(Result& res, const std::vector<fenced_ref>& refs, const pg_result& r) {
+  const auto written = written_ids(r);
+  res.applied += written.size();
+  for (auto& id : lost_ids(refs, written)) res.lost.push_back(std::move(id));
+}
+}  // namespace
+
+pg_store::pg_store(pg_options opts) : opts_(std::move(opts)), serial_(++g_serial) {
+  const auto target = parse_pg_uri(opts_.uri);
+  names_.table = target.table;
+  names_.source = opts_.source;
+  names_.target = opts_.target;
+  check_names(names_);
+  link_.conninfo = with_tls_default(target.conninfo, current_tls_environment());
+  link_.connect_timeout = opts_.connect_timeout;
+  link_.io_timeout = opts_.io_timeout;
+  shown_ = redact_uri(opts_.uri);
+  // Connects now, so a dead server or a missing table is reported at start.
+  if (opts_.create_table) create_schema();
+  else stats_blocking();
+}
+
+pg_store::~pg_store() = default;
+
+std::string pg_store::describe() const {
+  return shown_ + " table " + names_.table + " (claim skip-locked, on done " +
+         (opts_.done == on_done::remove ? "delete" : "mark") + ")";
+}
+
+template <class F>
+auto pg_store::with_admin(F f) {
+  std::lock_guard lock(admin_mutex_);
+  for (int attempt = 0;; ++attempt) {
+    try {
+      if (!admin_ || !admin_->usable()) admin_ = pg_connection::connect_blocking(link_);
+      return f(*admin_);
+    } catch (const pg_error& e) {
+      if (refuses_content(e.sqlstate)) throw store_refused(e.what());
+      if (!connection_lost(e.sqlstate) || attempt > 0) throw;
+      admin_.reset();
+    }
+  }
+}
+
+void pg_store::create_schema() {
+  // Two workers starting at once would race in CREATE TABLE IF NOT EXISTS (a unique violation in
+  // the catalog): a transaction-scoped advisory lock on the table's name makes them take turns.
+  const std::string script = "BEGIN; SELECT pg_advisory_xact_lock(hashtext('dibs table " + names_.table + "')); " +
+                             pg::create_table(names_) + "; " + create_index(names_) + "; COMMIT";
+  with_admin([&](pg_connection& c) {
+    c.exec_script_blocking(script);
+    return 0;
+  });
+}
+
+awaitable<pg_result> pg_store::run(statement st) {
+  const auto ex = co_await net::this_coro::executor;
+  auto link = link_for(ex, serial_);
+  int lost_connections = 0;
+  for (int attempt = 0;; ++attempt) {
+    if (!link->conn || !link->conn->usable()) {
+      // One coroutine connects; the others wait for its connection.
+      co_await take_turn(link);
+      struct turn {
+        shard_link& l;
+        ~turn() { end_turn(l); }
+      } held{*link};
+      if (!link->conn || !link->conn->usable()) {
+        link->conn.reset();
+        link->conn = co_await pg_connection::connect(link_);
+      }
+    }
+    auto conn = link->conn;
+    std::optional<pg_error> failed;
+    try {
+      co_return co_await conn->exec_pipelined(st);
+    } catch (const pg_error& e) {
+      failed = e;
+    }
+    // (No co_await inside a catch block: the decision is made here.)
+    if (retry_statement(failed->sqlstate) && attempt < 5) continue;
+    if (refuses_content(failed->sqlstate))
+      // Refused for a value it carries (the statement rolled back, the link is fine): the same
+      // batch would be refused again. The engine splits it.
+      throw store_refused(failed->what());
+    if (!connection_lost(failed->sqlstate) || lost_connections++ > 0) throw *failed;
+    log::warn("postgresql: connection lost (", failed->what(), "); reconnecting");
+    if (link->conn == conn) link->conn.reset();
+  }
+}
+
+awaitable<std::vector<job>> pg_store::claim(claim_request req) {
+  const auto token = fresh_token();
+  auto st = pg::claim(names_, req.max, req.by, token, micros(req.lease), micros(req.grace));
+  auto r = co_await run(std::move(st));
+  std::vector<job> out;
+  for (auto& row : r.rows) {
+    job j;
+    j.id = row.at(0).value_or("");
+    j.by = req.by;
+    j.token = token;
+    j.attempts = static_cast<int>(to_i64(row.at(2)));
+    j.until = from_epoch_us(row.at(3));
+    job_field f;
+    f.name = names_.source;
+    if (row.at(1)) {
+      f.st = job_field::state::string;
+      f.value = *row.at(1);
+    }
+    j.fields.push_back(std::move(f));
+    out.push_back(std::move(j));
+  }
+  co_return out;
+}
+
+awaitable<write_result> pg_store::complete(std::vector<completion> batch) {
+  write_result res;
+  std::vector<const completion*> kept;
+  auto refs = refs_of(batch, kept, res.lost);
+  if (refs.empty()) co_return res;
+  if (opts_.done == on_done::remove) {
+    auto st = delete_rows(names_, refs);
+    tally(res, refs, co_await run(std::move(st)));
+    co_return res;
+  }
+  // A NUL byte can't travel in a text parameter (and jsonb refuses \u0000 itself): refused here.
+  std::vector<fenced_ref> sendable;
+  std::vector<std::string> answers;
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    if (kept[i]->result_json.find('\0') != std::string::npos) {
+      res.refused.emplace_back(kept[i]->ref.id, "the answer holds a NUL byte, which PostgreSQL text can't hold");
+      continue;
+    }
+    sendable.push_back(refs[i]);
+    answers.push_back(kept[i]->result_json);
+  }
+  if (sendable.empty()) co_return res;
+  auto st = complete_rows(names_, sendable, answers);
+  tally(res, sendable, co_await run(std::move(st)));
+  co_return res;
+}
+
+awaitable<renew_result> pg_store::renew(std::vector<renewal> batch, millis lease) {
+  renew_result res;
+  std::vector<const renewal*> kept;
+  auto refs = refs_of(batch, kept, res.lost);
+  if (refs.empty()) co_return res;
+  auto st = renew_rows(names_, refs, micros(lease));
+  auto r = co_await run(std::move(st));
+  std::map<std::int64_t, store_time> until;
+  for (const auto& row : r.rows) until[to_i64(row.at(0))] = from_epoch_us(row.at(1));
+  for (const auto& ref : refs)
+    if (auto it = until.find(ref.id); it != until.end()) res.until.push_back(it->second);
+  tally(res, refs, r);
+  co_return res;
+}
+
+awaitable<write_result> pg_store::release(std::vector<release_item> batch) {
+  write_result res;
+  std::vector<const release_item*> kept;
+  auto refs = refs_of(batch, kept, res.lost);
+  if (refs.empty()) co_return res;
+  std::vector<std::int64_t> delays;
+  std::vector<std::string> whys;
+  for (const auto* x : kept) {
+    delays.push_back(micros(x->delay));
+    whys.push_back(x->why);
+  }
+  auto st = release_rows(names_, refs, delays, whys);
+  tally(res, refs, co_await run(std::move(st)));
+  co_return res;
+}
+
+awaitable<write_result> pg_store::fail(std::vector<failure> batch) {
+  write_result res;
+  std::vector<const failure*> kept;
+  auto refs = refs_of(batch, kept, res.lost);
+  if (refs.empty()) co_return res;
+  std::vector<std::string> reasons;
+  std::vector<int> statuses;
+  for (const auto* x : kept) {
+    reasons.push_back(x->reason);
+    statuses.push_back(x->http_status);
+  }
+  auto st = fail_rows(names_, refs, reasons, statuses);
+  tally(res, refs, co_await run(std::move(st)));
+  co_return res;
+}
+
+namespace {
+store_stats stats_of(const pg_result& r) {
+  store_stats s;
+  if (r.rows.empty()) return s;
+  const auto& row = r.rows[0];
+  s.done = static_cast<std::uint64_t>(to_i64(row.at(0)));
+  s.failed = static_cast<std::uint64_t>(to_i64(row.at(1)));
+  s.pending = static_cast<std::uint64_t>(to_i64(row.at(2)));
+  s.leased_live = static_cast<std::uint64_t>(to_i64(row.at(3)));
+  s.leased_expired = static_cast<std::uint64_t>(to_i64(row.at(4)));
+  return s;
+}
+}  // namespace
+
+awaitable<store_stats> pg_store::stats() {
+  statement st{pg::stats(names_), {}};
+  co_return stats_of(co_await run(std::move(st)));
+}
+
+store_stats pg_store::stats_blocking() {
+  const statement st{pg::stats(names_), {}};
+  return with_admin([&](pg_connection& c) { return stats_of(c.exec_blocking(st)); });
+}
+
+std::size_t pg_store::seed(std::size_t n, std::uint64_t seed_value) {
+  std::mt19937_64 r(seed_value);
+  std::size_t inserted = 0;
+  while (inserted < n) {
+    const std::size_t k = std::min<std::size_t>(1000, n - inserted);
+    std::vector<std::string> ips;
+    for (std::size_t i = 0; i < k; ++i) ips.push_back(ipv4_to_string(random_public_ipv4(r)));
+    const auto st = insert_sources(names_, ips);
+    inserted += with_admin([&](pg_connection& c) { return static_cast<std::size_t>(c.exec_blocking(st).affected); });
+  }
+  return inserted;
+}
+
+void pg_store::reset_table() {
+  execute("DROP TABLE IF EXISTS \"" + names_.table + "\"");
+  create_schema();
+}
+
+void pg_store::execute(const std::string& sql) {
+  with_admin([&](pg_connection& c) {
+    c.exec_script_blocking(sql);
+    return 0;
+  });
+}
+
+std::optional<std::string> pg_store::query_value(const std::string& select) {
+  const statement st{select, {}};
+  return with_admin([&](pg_connection& c) -> std::optional<std::string> {
+    auto r = c.exec_blocking(st);
+    if (r.rows.empty() || r.rows[0].empty()) return std::nullopt;
+    return r.rows[0][0];
+  });
+}
+
+}  // namespace dibs::pg

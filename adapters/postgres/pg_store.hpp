@@ -1,0 +1,76 @@
+// The PostgreSQL store (libpq; PostgreSQL 12+): a job table claimed in batches with one
+// UPDATE ... FOR UPDATE SKIP LOCKED statement (pg_protocol.hpp has every statement).
+//
+// No thread pool: each shard (each io_context that calls the store) has its own connection,
+// driven by libpq's non-blocking API on that io_context (pg_connection.hpp); a shard's calls take
+// turns on it. The admin calls (seed, stats_blocking: the CLI's, never a shard's) use one more
+// connection, blocking. A dropped connection is replaced and the statement tried again once.
+// All times are the database's (now()).
+#pragma once
+
+#include <adapters/postgres/pg_connection.hpp>
+#include <adapters/postgres/pg_protocol.hpp>
+
+#include <dibs/admin_store.hpp>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace dibs::pg {
+
+enum class on_done { mark, remove };
+
+struct pg_options {
+  std::string uri;  // postgresql://user:pass@host:port/db?table=jobs (or postgres://)
+  std::string source = "originatingIp";
+  std::string target = "location";
+  on_done done = on_done::mark;
+  std::chrono::seconds connect_timeout{5};
+  std::chrono::seconds io_timeout{60};
+  bool create_table = true;
+};
+
+class pg_store final : public admin_store {
+ public:
+  explicit pg_store(pg_options opts);
+  ~pg_store() override;
+
+  awaitable<std::vector<job>> claim(claim_request req) override;
+  awaitable<write_result> complete(std::vector<completion> batch) override;
+  awaitable<renew_result> renew(std::vector<renewal> batch, millis lease) override;
+  awaitable<write_result> release(std::vector<release_item> batch) override;
+  awaitable<write_result> fail(std::vector<failure> batch) override;
+  awaitable<store_stats> stats() override;
+
+  std::string describe() const override;
+
+  std::size_t seed(std::size_t n, std::uint64_t seed) override;
+  store_stats stats_blocking() override;
+
+  // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
+  void reset_table();
+  void execute(const std::string& sql);
+  std::optional<std::string> query_value(const std::string& select);
+  const table_names& names() const { return names_; }
+
+ private:
+  // Runs one statement on the calling shard's connection; throws store_refused for a refused
+  // content, pg_error otherwise.
+  awaitable<pg_result> run(statement st);
+  template <class F>
+  auto with_admin(F f);
+  void create_schema();
+
+  pg_options opts_;
+  table_names names_;
+  connect_settings link_;
+  std::string shown_;
+  std::uint64_t serial_;  // names this store's connections in each io_context
+  std::mutex admin_mutex_;
+  std::unique_ptr<pg_connection> admin_;
+};
+
+}  // namespace dibs::pg

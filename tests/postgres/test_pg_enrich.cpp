@@ -1,0 +1,53 @@
+// `dibs enrich --store postgresql://...` as users run it, against the stub API: seeded by
+// `dibs seed`, run to the end, every row done once with its answer, a private address failed with
+// the API's reason, and `dibs status` counting the same.
+#include "postgres/pg_env.hpp"
+#include "support/process.hpp"
+
+#include <adapters/postgres/pg_store.hpp>
+#include <examples/stub/ipapi_stub.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace dibs;
+
+TEST_CASE("dibs enrich finishes a PostgreSQL table, and a private address fails with the reason ip-api gives",
+          "[postgres][enrich][e2e]") {
+  stub::ipapi_stub api(stub::stub_options::loopback());
+  api.start();
+  const auto table = test::unique_pg_table("enrich");
+  const auto uri = test::postgres_uri_for(table);
+  pg::pg_options o;
+  o.uri = uri;
+  pg::pg_store s(o);
+  s.reset_table();
+  std::string out;
+  test::child_process seed({DIBS_BIN_PATH, "seed", "--store", uri, "--docs", "3000"});
+  REQUIRE(seed.finish(out) == 0);
+  s.execute("INSERT INTO " + table + " (\"originatingIp\") VALUES ('192.168.7.7')");
+
+  out.clear();
+  test::child_process run({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
+                           "--concurrency", "300", "--shards", "2", "--no-progress"});
+  const int rc = run.finish(out);
+  INFO(out);
+  REQUIRE(rc == 0);
+  CHECK(test::last_line(out).rfind("summary: completed=3000 failed=1 lost_leases=0 released=0 ", 0) == 0);
+  CHECK(api.requests() == 3001);
+  auto st = s.stats_blocking();
+  CHECK(st.done == 3000);
+  CHECK(st.failed == 1);
+  CHECK(st.drained());
+  CHECK(s.query_value("SELECT count(*) FROM " + table + " WHERE location->>'query' = \"originatingIp\"") ==
+        std::optional<std::string>("3000"));
+  CHECK(s.query_value("SELECT count(*) FROM " + table + " WHERE attempts = 1") == std::optional<std::string>("3001"));
+  CHECK(s.query_value("SELECT error FROM " + table + " WHERE failed_at IS NOT NULL") ==
+        std::optional<std::string>("the API has no data: private range"));
+  CHECK(s.query_value("SELECT count(*) FROM " + table + " WHERE lock_token IS NOT NULL") == std::optional<std::string>("0"));
+
+  out.clear();
+  test::child_process status({DIBS_BIN_PATH, "status", "--store", uri});
+  REQUIRE(status.finish(out) == 0);
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("done=3000 failed=1"));
+}

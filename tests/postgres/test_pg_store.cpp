@@ -1,0 +1,299 @@
+// The claim protocol against a real PostgreSQL server that the ctest fixture starts (or
+// POSTGRES_URI): the shared suite through the store's own non-blocking connections, a shard's
+// calls taking turns on its one connection, --on-done delete, odd rows and clear errors.
+#include "postgres/pg_env.hpp"
+#include "support/inherited_sockets.hpp"
+#include "support/run_sync.hpp"
+#include "support/store_suite.hpp"
+
+#include <adapters/postgres/open_postgres_store.hpp>
+#include <adapters/postgres/pg_store.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_future.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <thread>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+namespace {
+pg::pg_options options_for(const std::string& table) {
+  pg::pg_options o;
+  o.uri = test::postgres_uri_for(table);
+  return o;
+}
+
+class pg_harness final : public test::store_harness {
+ public:
+  pg_harness() : opts_(options_for(test::unique_pg_table("suite"))) {
+    main_ = std::make_shared<pg::pg_store>(opts_);
+    main_->reset_table();
+  }
+  std::shared_ptr<store> open() override { return std::make_shared<pg::pg_store>(opts_); }
+  std::vector<std::string> seed(std::size_t n) override {
+    const auto before = std::stoull(main_->query_value("SELECT COALESCE(MAX(id), 0) FROM " + table()).value_or("0"));
+    REQUIRE(main_->seed(n, 99) == n);
+    std::vector<std::string> ids;
+    for (std::size_t i = 1; i <= n; ++i) ids.push_back(std::to_string(before + i));
+    return ids;
+  }
+  void let_time_pass(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }
+  std::optional<std::string> target_of(const std::string& id) override {
+    return main_->query_value("SELECT location::text FROM " + table() + " WHERE id = " + id);
+  }
+  std::string table() const { return main_->names().table; }
+
+  pg::pg_options opts_;
+  std::shared_ptr<pg::pg_store> main_;
+};
+
+std::vector<job> claim(store& s, claim_request r) { return test::run_sync(s.claim(std::move(r))); }
+}  // namespace
+
+TEST_CASE("PostgreSQL keeps the claim protocol with one-statement SKIP LOCKED claims", "[postgres][protocol]") {
+  pg_harness h;
+  test::run_store_suite(h);
+}
+
+TEST_CASE("claims from many coroutines of one io_context share its one pipelined connection and never share a row",
+          "[postgres]") {
+  const auto table = test::unique_pg_table("turns");
+  auto s = std::make_shared<pg::pg_store>(options_for(table));
+  s->reset_table();
+  REQUIRE(s->seed(600, 3) == 600);
+  const auto before = std::stoull(s->query_value("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'dibs'").value_or("0"));
+  net::io_context ioc(1);
+  std::vector<std::future<std::vector<job>>> claims;
+  for (int i = 0; i < 20; ++i) {
+    auto one = [s, i]() -> awaitable<std::vector<job>> {
+      std::vector<job> all;
+      // Named first: g++ 12 destroys a temporary built inside a co_await expression twice.
+      const claim_request req{7, "w" + std::to_string(i), 60s, 1s};
+      for (;;) {
+        auto got = co_await s->claim(req);
+        if (got.empty()) co_return all;
+        for (auto& j : got) all.push_back(std::move(j));
+      }
+    };
+    claims.push_back(net::co_spawn(ioc, one, net::use_future));
+  }
+  // The io_context's thread, counting this store's connections while the claims run.
+  std::uint64_t during = 0;
+  auto count = [s, &during]() -> awaitable<void> {
+    auto st = co_await s->stats();
+    (void)st;
+    during = std::stoull(s->query_value("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'dibs'").value_or("0"));
+  };
+  auto counted = net::co_spawn(ioc, count, net::use_future);
+  ioc.run();
+  counted.get();
+  std::set<std::string> ids;
+  std::size_t total = 0;
+  for (auto& f : claims)
+    for (auto& j : f.get()) {
+      ids.insert(j.id);
+      ++total;
+      CHECK(j.attempts == 1);
+    }
+  CHECK(total == 600);
+  CHECK(ids.size() == 600);
+  CHECK(s->stats_blocking().leased_live == 600);
+  // One connection for the io_context (besides the admin one counted before).
+  CHECK(during == before + 1);
+}
+
+TEST_CASE("with --on-done delete, finished PostgreSQL rows leave the table like a queue", "[postgres]") {
+  auto o = options_for(test::unique_pg_table("queue"));
+  o.done = pg::on_done::remove;
+  pg::pg_store s(o);
+  s.reset_table();
+  REQUIRE(s.seed(5, 1) == 5);
+  auto got = claim(s, {5, "w", 60s, 1s});
+  REQUIRE(got.size() == 5);
+  std::vector<completion> done;
+  for (auto& j : got) done.push_back(completion{j.ref(), "{\"ok\":1}"});
+  done[4].ref.token ^= 1;  // a stale one: must stay
+  auto r = test::run_sync(s.complete(done));
+  CHECK(r.applied == 4);
+  REQUIRE(r.lost.size() == 1);
+  CHECK(r.lost[0] == got[4].id);
+  CHECK(s.query_value("SELECT count(*) FROM " + s.names().table) == std::optional<std::string>("1"));
+}
+
+TEST_CASE("a PostgreSQL row whose source is NULL reaches the processor as missing, and its failure keeps the reason",
+          "[postgres]") {
+  pg::pg_store s(options_for(test::unique_pg_table("odd")));
+  s.reset_table();
+  const auto table = s.names().table;
+  s.execute("INSERT INTO " + table + " (\"originatingIp\") VALUES (NULL)");
+  auto got = claim(s, {1, "w", 60s, 1s});
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].fields.at(0).st == job_field::state::missing);
+  CHECK(got[0].until > store_clock::now() + 30s);  // the server's clock, as epoch microseconds
+  auto r = test::run_sync(s.fail({failure{got[0].ref(), "source field 'originatingIp' is missing", 0, 1}}));
+  CHECK(r.applied == 1);
+  CHECK(s.query_value("SELECT error FROM " + table) == std::optional<std::string>("source field 'originatingIp' is missing"));
+  CHECK(s.query_value("SELECT http_status FROM " + table) == std::optional<std::string>("0"));
+  CHECK(s.query_value("SELECT failed_at IS NOT NULL FROM " + table) == std::optional<std::string>("t"));
+  CHECK(s.query_value("SELECT lock_token IS NULL FROM " + table) == std::optional<std::string>("t"));
+  CHECK(s.stats_blocking().failed == 1);
+  CHECK(claim(s, {1, "w", 60s, 0s}).empty());
+}
+
+TEST_CASE("a PostgreSQL claim reads the partial index of open rows", "[postgres]") {
+  pg::pg_store s(options_for(test::unique_pg_table("plan")));
+  s.reset_table();
+  const auto table = s.names().table;
+  s.execute("SET enable_seqscan = off");  // a tiny table: only say whether the index CAN serve the claim
+  auto plan = s.query_value(
+      "EXPLAIN (FORMAT JSON) SELECT id FROM " + table +
+      " WHERE location IS NULL AND failed_at IS NULL AND (lock_until IS NULL OR lock_until < now()) ORDER BY lock_until "
+      "NULLS FIRST, id LIMIT 10");
+  s.execute("RESET enable_seqscan");
+  REQUIRE(plan);
+  CHECK_THAT(*plan, Catch::Contains(table + "_dibs_open"));
+}
+
+TEST_CASE("the PostgreSQL store's connections are not inherited by a child process", "[postgres]") {
+  const auto before = test::open_sockets();
+  auto s = std::make_shared<pg::pg_store>(options_for(test::unique_pg_table("cloexec")));
+  s->reset_table();
+  REQUIRE(test::run_sync(s->stats()).pending == 0);
+  REQUIRE(s->stats_blocking().pending == 0);
+  CHECK(test::inheritable_sockets_since(before) == std::vector<std::string>{});
+}
+
+TEST_CASE("a bad or unreachable PostgreSQL URI fails at start with a clear message", "[postgres]") {
+  pg::pg_options o;
+  o.uri = "postgresql://app:secret@127.0.0.1:1/db?table=jobs";
+  o.connect_timeout = 2s;
+  try {
+    pg::pg_store s(o);
+    FAIL("connected to a closed port");
+  } catch (const std::exception& e) {
+    CHECK_THAT(e.what(), Catch::Contains("cannot connect to PostgreSQL") && !Catch::Contains("secret"));
+  }
+  o.uri = "postgresql://app:secret@127.0.0.1:1/db?table=bad-name";
+  CHECK_THROWS_WITH(pg::pg_store(o), Catch::Contains("bad SQL name 'bad-name'"));
+  CHECK_THROWS_WITH(pg::open_postgres_store(test::postgres_uri_for("x"), {"originatingIp", "location", "later", "batch", true}),
+                    Catch::Contains("--on-done 'later'"));
+  CHECK_THROWS_WITH(pg::open_postgres_store(test::postgres_uri_for("x"), {"originatingIp", "location", "mark", "update-find", true}),
+                    Catch::Contains("skip-locked only"));
+  // Without create_schema the table must be there already.
+  auto missing = options_for(test::unique_pg_table("absent"));
+  missing.create_table = false;
+  CHECK_THROWS_WITH(pg::pg_store(missing), Catch::Contains("does not exist"));
+}
+
+TEST_CASE("a PostgreSQL row deleted while leased: its result is discarded as a lost lease", "[postgres]") {
+  pg::pg_store s(options_for(test::unique_pg_table("deleted")));
+  s.reset_table();
+  const auto table = s.names().table;
+  REQUIRE(s.seed(3, 5) == 3);
+  auto got = claim(s, {3, "w", 60s, 1s});
+  REQUIRE(got.size() == 3);
+  s.execute("DELETE FROM " + table + " WHERE id = " + got[1].id);
+  auto r = test::run_sync(s.complete({completion{got[0].ref(), "{\"a\":1}"}, completion{got[1].ref(), "{\"a\":2}"},
+                                      completion{got[2].ref(), "{\"a\":3}"}}));
+  CHECK(r.applied == 2);
+  CHECK(r.lost == std::vector<std::string>{got[1].id});
+  CHECK(s.query_value("SELECT count(*) FROM " + table) == std::optional<std::string>("2"));
+  CHECK(s.stats_blocking().done == 2);
+  CHECK(s.stats_blocking().drained());
+}
+
+TEST_CASE("a PostgreSQL connection killed by the server is replaced, and the call goes through", "[postgres]") {
+  auto s = std::make_shared<pg::pg_store>(options_for(test::unique_pg_table("killed")));
+  s->reset_table();
+  REQUIRE(s->seed(4, 2) == 4);
+  net::io_context ioc(1);
+  auto steps = [s]() -> awaitable<std::size_t> {
+    const claim_request req{2, "w", 60s, 1s};  // named first (g++ 12 and temporaries in co_await)
+    auto first = co_await s->claim(req);
+    // Every dibs session but the admin one that asks: the shard's connection dies.
+    s->execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'dibs' AND pid <> "
+               "pg_backend_pid()");
+    auto second = co_await s->claim(req);
+    co_return first.size() + second.size();
+  };
+  auto f = net::co_spawn(ioc, steps, net::use_future);
+  ioc.run();
+  CHECK(f.get() == 4);
+  CHECK(s->stats_blocking().leased_live == 4);
+}
+
+TEST_CASE("a server that accepts but never answers fails a shard's connect at its timeout, and the loop runs on meanwhile",
+          "[postgres]") {
+  // A listening socket nobody accepts from: the kernel completes the handshake, no one speaks.
+  net::io_context silent;
+  net::ip::tcp::acceptor quiet(silent, net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
+  pg::connect_settings cs;
+  cs.conninfo = "postgresql://nobody@127.0.0.1:" + std::to_string(quiet.local_endpoint().port()) + "/db";
+  cs.connect_timeout = 1s;
+  net::io_context ioc(1);
+  bool ticked = false;
+  auto tick = [&ticked]() -> awaitable<void> {
+    net::steady_timer t(co_await net::this_coro::executor, 100ms);
+    co_await t.async_wait(net::use_awaitable);
+    ticked = true;
+  };
+  auto connect = [cs]() -> awaitable<void> { auto c = co_await pg::pg_connection::connect(cs); };
+  auto ticking = net::co_spawn(ioc, tick, net::use_future);
+  auto connecting = net::co_spawn(ioc, connect, net::use_future);
+  ioc.run();
+  ticking.get();
+  CHECK(ticked);
+  CHECK_THROWS_WITH(connecting.get(), Catch::Contains("did not answer in time"));
+}
+
+TEST_CASE("a PostgreSQL URI libpq can't read never shows its password, even with the '@' missing", "[postgres]") {
+  // libpq quotes the piece it could not read ("S3cret" as a port), or the whole URI.
+  for (const std::string uri : {"postgresql://app:S3cret/db?table=t", "postgresql://app:S3cretpw@[::1/db?table=t",
+                                "postgres://app:S3cret@127.0.0.1:9x/db"}) {
+    pg::pg_options o;
+    o.uri = uri;
+    o.connect_timeout = 2s;
+    try {
+      pg::pg_store s(o);
+      FAIL("connected with " << uri);
+    } catch (const std::exception& e) {
+      INFO(e.what());
+      CHECK_THAT(e.what(), Catch::Contains("cannot connect to PostgreSQL at postgres") && !Catch::Contains("S3cret"));
+    }
+  }
+}
+
+TEST_CASE("in a shard's pipeline a refused statement fails alone: the statements around it land", "[postgres]") {
+  auto s = std::make_shared<pg::pg_store>(options_for(test::unique_pg_table("pipeline")));
+  s->reset_table();
+  const auto table = s->names().table;
+  s->execute("ALTER TABLE " + table + " ADD CONSTRAINT " + table + "_policy CHECK (NOT (location ? 'refuse'))");
+  REQUIRE(s->seed(3, 4) == 3);
+  auto got = test::run_sync(s->claim(claim_request{3, "w", 60s, 1s}));
+  REQUIRE(got.size() == 3);
+  // Three completions sent back to back on one connection, the middle one refused by the CHECK.
+  net::io_context ioc(1);
+  auto write = [s](job j, std::string answer) -> awaitable<std::size_t> {
+    std::vector<completion> batch{completion{j.ref(), std::move(answer)}};
+    auto r = co_await s->complete(std::move(batch));
+    co_return r.applied;
+  };
+  auto first = net::co_spawn(ioc, write(got[0], R"({"n":0})"), net::use_future);
+  auto refused = net::co_spawn(ioc, write(got[1], R"({"refuse":true})"), net::use_future);
+  auto third = net::co_spawn(ioc, write(got[2], R"({"n":2})"), net::use_future);
+  ioc.run();
+  CHECK(first.get() == 1);
+  CHECK_THROWS_AS(refused.get(), store_refused);
+  CHECK(third.get() == 1);
+  const auto st = s->stats_blocking();
+  CHECK(st.done == 2);
+  CHECK(st.leased_live == 1);  // the refused one keeps its lease: the engine fails it next
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Starts, stops or restarts a private PostgreSQL server for the tests (a ctest fixture): its own
+# data directory, loopback only, a free port, trust authentication (a throwaway test server),
+# fsync off. The URI the tests use is written to DIR/postgres_uri.
+# PostgreSQL refuses to run as root: run as root, this script runs initdb and the server as the
+# `postgres` user (runuser), in a private directory under /tmp that user owns (a build tree may
+# be out of its reach); that directory is recorded in DIR/postgres.home and removed at stop.
+# With POSTGRES_URI set, that server is used instead and nothing is started.
+#   postgres_ctl.sh start DIR | stop DIR | restart DIR
+set -euo pipefail
+action=$1
+dir=$(mkdir -p "$2" && cd "$2" && pwd)
+homefile="$dir/postgres.home"
+portfile="$dir/postgres.port"
+
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -n "$pg_bin" ] || { echo "no PostgreSQL server binaries under /usr/lib/postgresql (apt-get install postgresql)" >&2; exit 1; }
+
+as_pg() {
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+free_port() {
+  /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+start_server() {
+  local home=$1 port=$2
+  # -w: returns once the server accepts connections (or fails, with its log below).
+  if ! as_pg "$pg_bin/pg_ctl" -D "$home/data" -l "$home/server.log" -w -t 120 \
+      -o "-h 127.0.0.1 -p $port -k $home -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+      start > /dev/null; then
+    echo "PostgreSQL did not start; its log:" >&2
+    tail -30 "$home/server.log" >&2 || true
+    return 1
+  fi
+}
+
+stop_server() {
+  [ -f "$homefile" ] || return 0
+  local home
+  home=$(cat "$homefile")
+  if [ -d "$home/data" ]; then
+    as_pg "$pg_bin/pg_ctl" -D "$home/data" -m fast -w -t 60 stop > /dev/null 2>&1 || true
+  fi
+}
+
+case "$action" in
+  start)
+    if [ -n "${POSTGRES_URI:-}" ]; then
+      echo "$POSTGRES_URI" > "$dir/postgres_uri"
+      exit 0
+    fi
+    stop_server
+    if [ -f "$homefile" ]; then rm -rf "$(cat "$homefile")"; fi
+    home=$(mktemp -d /tmp/dibs-postgres.XXXXXX)
+    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$home"; fi
+    echo "$home" > "$homefile"
+    as_pg "$pg_bin/initdb" -D "$home/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 --no-sync \
+      > "$dir/postgres-initdb.log" 2>&1 || { cat "$dir/postgres-initdb.log" >&2; exit 1; }
+    port=$(free_port)
+    echo "$port" > "$portfile"
+    start_server "$home" "$port"
+    "$pg_bin/psql" -X -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -c "CREATE DATABASE dibs_test" > /dev/null
+    echo "postgresql://postgres@127.0.0.1:$port/dibs_test" > "$dir/postgres_uri"
+    echo "PostgreSQL on port $port (data in $home)"
+    ;;
+  restart)
+    [ -n "${POSTGRES_URI:-}" ] && { echo "restart: not with POSTGRES_URI" >&2; exit 1; }
+    stop_server
+    start_server "$(cat "$homefile")" "$(cat "$portfile")"
+    ;;
+  stop)
+    [ -n "${POSTGRES_URI:-}" ] && exit 0
+    stop_server
+    if [ -f "$homefile" ]; then rm -rf "$(cat "$homefile")"; rm -f "$homefile"; fi
+    ;;
+  *)
+    echo "usage: $0 start|stop|restart DIR" >&2
+    exit 2
+    ;;
+esac
