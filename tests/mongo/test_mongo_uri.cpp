@@ -5,6 +5,7 @@
 #include "support/process.hpp"
 
 #include <adapters/mongo/mongo_store.hpp>
+#include <adapters/mongo/test_hooks.hpp>
 #include <adapters/stores/store_uri.hpp>
 
 #include <catch2/catch.hpp>
@@ -26,7 +27,7 @@ TEST_CASE("dibs seed and status find the database in the URI's path and the coll
   o.db = "dibs_test";
   o.collection = collection;
   mongo::mongo_store s(o);
-  s.drop();
+  mongo::drop(s);
 
   std::string out;
   test::child_process seed({dibs_bin, "seed", "--store", uri, "--docs", "40"}, true);
@@ -47,5 +48,5 @@ TEST_CASE("dibs seed and status find the database in the URI's path and the coll
   REQUIRE(empty.finish(out) == 0);
   CHECK_THAT(out, Catch::Contains("nowhere.nothing"));
   CHECK(test::last_line(out) == "status: pending=0 leased_live=0 leased_expired=0 done=0 failed=0");
-  s.drop();
+  mongo::drop(s);
 }

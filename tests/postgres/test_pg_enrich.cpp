@@ -5,7 +5,7 @@
 #include "support/process.hpp"
 
 #include <adapters/postgres/pg_store.hpp>
-#include <examples/stub/ipapi_stub.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
 

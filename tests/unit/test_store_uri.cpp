@@ -79,14 +79,26 @@ TEST_CASE("store URI: a bad one is refused naming the setting, with its password
     }
     return std::string("(accepted)");
   };
-  const auto unknown = refusal("postgres://u:Hunter2@h/db");
-  CHECK_THAT(unknown, Catch::Contains("expected mongodb://") && Catch::Contains("mysql://") && Catch::Contains("jsonl:") &&
+  const auto unknown = refusal("redis://u:Hunter2@h/db");
+  CHECK_THAT(unknown, Catch::Contains("expected mongodb://") && Catch::Contains("mysql://") &&
+                          Catch::Contains("postgresql://") && Catch::Contains("jsonl:") &&
                           !Catch::Contains("Hunter2"));
   CHECK_THAT(refusal("jsonl:"), Catch::Contains("no path"));
   CHECK_THAT(refusal("mongodb:///db"), Catch::Contains("no host"));
   CHECK_THAT(refusal("mongodb://u:Hunter2@h/db?collection="), Catch::Contains("no collection") && !Catch::Contains("Hunter2"));
   CHECK_THAT(refusal("mongodb://h/d%zzb"), Catch::Contains("%-escape"));
   CHECK_THAT(refusal("mysql://app:Hunter2@h:3306"), Catch::Contains("no database") && !Catch::Contains("Hunter2"));
+}
+
+TEST_CASE("store URI: PostgreSQL's hosts are cut out, the rest is libpq's", "[stores]") {
+  for (const std::string scheme : {"postgresql://", "postgres://"}) {
+    const auto u = parse_store_uri(scheme + "app:p%40ss@db.example:5433/enrich?table=jobs&sslmode=require");
+    CHECK(u.kind == store_kind::postgresql);
+    CHECK(u.host == "db.example");
+    CHECK(u.port == 5433);
+    CHECK(u.driver_uri == u.text);
+    CHECK(u.with_hosts("127.0.0.1:4000") == scheme + "app:p%40ss@127.0.0.1:4000/enrich?table=jobs&sslmode=require");
+  }
 }
 
 TEST_CASE("open_store opens a JSON Lines file from its URI, and refuses options the store has not", "[stores][jsonl]") {
