@@ -24,6 +24,12 @@ void engine_flags::add_to(CLI::App& cmd) {
       ->capture_default_str();
   cmd.add_option("--max-processing", max_processing, "abandon a call running longer than this and retry the document (0 = never)")
       ->capture_default_str();
+  cmd.add_option("--api-down-after", api_down_after,
+                 "after this many API-level failures in a row (refused, unresolvable, timed out, 5xx) treat the API as "
+                 "down: send nothing but one probe (1 s, doubling to 30 s) until it answers; the documents wait under "
+                 "their leases and spend no attempt (0 = never)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1'000'000}))
+      ->capture_default_str();
   cmd.add_option("--summary-json", summary_json, "also write the summary figures to this JSON file");
   cmd.add_flag("--no-progress", no_progress, "no live progress line");
   cmd.add_option("--metrics-port", metrics_port,
@@ -43,6 +49,7 @@ engine_config engine_flags::config() const {
   cfg.grace = duration_flag("--grace", grace);
   cfg.max_attempts = max_attempts;
   cfg.max_processing = duration_flag("--max-processing", max_processing);
+  cfg.circuit_trip_after = api_down_after;
   if (cfg.effective_shards() > cfg.concurrency) cfg.shards = cfg.concurrency;
   cfg.validate();
   return cfg;

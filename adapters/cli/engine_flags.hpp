@@ -25,6 +25,7 @@ struct engine_flags {
   std::string grace = "1s";
   int max_attempts = 5;
   std::string max_processing = "0";
+  std::size_t api_down_after = 5;  // engine_config::circuit_trip_after
   std::string summary_json;
   bool no_progress = false;
   int metrics_port = -1;  // -1: none

@@ -41,7 +41,11 @@ std::string progress_line(const engine& e, std::uint64_t total, double elapsed_s
     std::snprintf(buf, sizeof buf, "done %llu  %.0f docs/s  in flight %lld  errors %llu  retries %llu",
                   (unsigned long long)done, rate, (long long)load(f.in_flight), (unsigned long long)failed,
                   (unsigned long long)load(f.retries));
-  return buf;
+  std::string line = buf;
+  // The API breaker (engine/src/circuit_breaker.hpp): say so while it holds documents back.
+  if (load(f.circuit_open) > 0)
+    line += "  API DOWN: probing, " + std::to_string(load(f.waiting_for_api)) + " waiting";
+  return line;
 }
 }  // namespace
 

@@ -37,7 +37,7 @@ if(rc EQUAL 0 OR NOT err MATCHES "no-such-flag")
   message(FATAL_ERROR "an unknown flag was not refused clearly (rc ${rc}): ${err}")
 endif()
 execute_process(COMMAND "${DIBS}" demo --help RESULT_VARIABLE rc OUTPUT_VARIABLE out)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "--concurrency")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "--concurrency" OR NOT out MATCHES "--api-down-after")
   message(FATAL_ERROR "dibs demo --help failed (rc ${rc}): ${out}")
 endif()
 
