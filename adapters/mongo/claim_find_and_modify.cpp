@@ -8,6 +8,8 @@
 #include "random_token.hpp"
 #include "store_context.hpp"
 
+#include <dibs/log.hpp>
+
 namespace dibs::mongo {
 
 namespace {
@@ -34,8 +36,12 @@ class find_and_modify final : public claimer {
       driver_reply reply;
       bson_error_t err;
       if (!mongoc_collection_find_and_modify_with_opts(coll.get(), claimable_filter(f, t - req.grace).get(), fam.get(),
-                                                       reply.out(), &err))
-        throw mongo_error("claim (findAndModify)", err);
+                                                       reply.out(), &err)) {
+        // Documents claimed by earlier round trips are this worker's now: hand them over.
+        if (out.empty()) throw mongo_error("claim (findAndModify)", err);
+        log::warn("claim (findAndModify) stopped after ", out.size(), " document(s): ", mongo_error("", err).what());
+        break;
+      }
       bson_iter_t it;
       if (!bson_iter_init_find(&it, reply.get(), "value") || !BSON_ITER_HOLDS_DOCUMENT(&it)) break;  // none left
       uint32_t len;

@@ -8,6 +8,8 @@
 #include "random_token.hpp"
 #include "store_context.hpp"
 
+#include <dibs/log.hpp>
+
 namespace dibs::mongo {
 
 namespace {
@@ -29,7 +31,13 @@ class update_find final : public claimer {
       bson_error_t err;
       const bool ok = mongoc_collection_update_one(coll.get(), claimable_filter(f, t - req.grace).get(),
                                                    lease_update(f, req.by, token, until).get(), nullptr, reply.out(), &err);
-      if (!ok) throw mongo_error("claim (update_one)", err);
+      if (!ok) {
+        // Documents claimed by earlier round trips are this worker's now: hand them over rather
+        // than leave them leased to no one until their leases expire.
+        if (out.empty()) throw mongo_error("claim (update_one)", err);
+        log::warn("claim (update_one) stopped after ", out.size(), " document(s): ", mongo_error("", err).what());
+        break;
+      }
       if (reply_int(reply.get(), "matchedCount") == 0) break;
       for (auto& j : jobs_with_token(coll.get(), f, req.by, token, until, 1)) out.push_back(std::move(j));
     }

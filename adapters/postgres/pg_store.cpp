@@ -213,6 +213,21 @@ awaitable<renew_result> pg_store::renew(std::vector<renewal> batch, millis lease
   co_return res;
 }
 
+namespace {
+// PostgreSQL text can't hold a NUL byte (libpq would cut the parameter there and the server refuse
+// the array): a reason quoting an API's answer may carry one, and a refused failure record would
+// leave its row to be claimed, failed and refused again for ever. Shown as \0 instead.
+std::string storable_reason(const std::string& why) {
+  if (why.find('\0') == std::string::npos) return why;
+  std::string out;
+  for (char c : why) {
+    if (c == '\0') out += "\\0";
+    else out += c;
+  }
+  return out;
+}
+}  // namespace
+
 awaitable<write_result> pg_store::release(std::vector<release_item> batch) {
   write_result res;
   std::vector<const release_item*> kept;
@@ -222,7 +237,7 @@ awaitable<write_result> pg_store::release(std::vector<release_item> batch) {
   std::vector<std::string> whys;
   for (const auto* x : kept) {
     delays.push_back(micros(x->delay));
-    whys.push_back(x->why);
+    whys.push_back(storable_reason(x->why));
   }
   auto st = release_rows(names_, refs, delays, whys);
   tally(res, refs, co_await run(std::move(st)));
@@ -237,7 +252,7 @@ awaitable<write_result> pg_store::fail(std::vector<failure> batch) {
   std::vector<std::string> reasons;
   std::vector<int> statuses;
   for (const auto* x : kept) {
-    reasons.push_back(x->reason);
+    reasons.push_back(storable_reason(x->reason));
     statuses.push_back(x->http_status);
   }
   auto st = fail_rows(names_, refs, reasons, statuses);

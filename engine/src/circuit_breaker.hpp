@@ -11,6 +11,7 @@
 //   closed  --trip_after API-level failures in a row-->  open
 //   open    --probe time reached, probe_sent()------->  probing
 //   probing --API-level failure---------------------->  open (backoff doubled)
+//   probing --a call that tells nothing-------------->  open (same backoff)
 //   any     --an answer from the API----------------->  closed
 #pragma once
 
@@ -40,6 +41,13 @@ class circuit_breaker {
   bool answered();
   // The probe is being sent (only when open and probe_due()).
   void probe_sent() { state_ = state::probing; }
+  // A call ended telling nothing of the API (abandoned, the processor threw): if it was the probe,
+  // another is due after the same wait -- otherwise the breaker would wait for an answer forever.
+  void inconclusive(clock::time_point now) {
+    if (state_ != state::probing) return;
+    state_ = state::open;
+    next_probe_ = now + delay_;
+  }
 
   state current() const { return state_; }
   bool closed() const { return state_ == state::closed; }

@@ -126,6 +126,10 @@ awaitable<void> shard::main() {
     cancel_pipelines();
     co_await in_flight_.wait_empty();
   }
+  // Calls that ended meanwhile for an API-level reason went to wait: give them back too. Only now
+  // can the breaker change no more, so only now does the gauge of open circuits drop this shard.
+  give_back_waiting("shutdown");
+  if (!breaker_.closed()) bump(ctx_.figures.circuit_open, -1);
 
   phase_ = phase::finishing;
   flusher_wake_.notify();
@@ -328,6 +332,7 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
   if (cancel_now_ && o.k != outcome::kind::done) cancelled = true;
 
   // An API-level failure may make the item wait for the API instead of spending an attempt.
+  if (!cancelled && (threw || !api_answered)) breaker_.inconclusive(steady::now());
   if (cancelled || threw || !api_answered || !wait_for_api(j, o)) settle(j, std::move(o), cancelled);
 
   if (running != pipelines_.end()) {

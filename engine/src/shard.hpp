@@ -102,6 +102,8 @@ class shard {
   // Waiting items whose turn has come: re-run (returned) or settled. Only while closed.
   void release_waiting(steady::time_point now);
   std::optional<job> take_probe();
+  bool lease_kept(const job& j) const;
+  void release_lost_waiting();
   steady::time_point next_waiting_due() const;
   void give_back_waiting(const std::string& why);
   void buffered_one();

@@ -45,7 +45,13 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
   return true;
 }
 
+bool shard::lease_kept(const job& j) const {
+  const auto h = held_.find(j.id);
+  return h != held_.end() && h->second.token == j.token && !h->second.lost;
+}
+
 void shard::release_waiting(steady::time_point now) {
+  release_lost_waiting();
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     const bool rerun = it->through_outage(trips_);
     if (!rerun && it->not_before > now) {
@@ -64,6 +70,9 @@ void shard::release_waiting(steady::time_point now) {
 }
 
 std::optional<job> shard::take_probe() {
+  // Waiting items whose lease is gone are settled first (release_waiting does that whatever the
+  // breaker's state), so the probe is never spent on an item another worker owns.
+  release_lost_waiting();
   std::optional<job> probe;
   if (!rerun_.empty()) {
     probe = std::move(rerun_.front());
@@ -77,6 +86,19 @@ std::optional<job> shard::take_probe() {
     ready_.pop_front();
   }
   return probe;
+}
+
+// The keeper found these leases gone while they waited: no call for them; settle() counts the loss.
+void shard::release_lost_waiting() {
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    if (lease_kept(it->j)) {
+      ++it;
+      continue;
+    }
+    bump(ctx_.figures.waiting_for_api, -1);
+    settle(it->j, std::move(it->o), true);
+    it = waiting_.erase(it);
+  }
 }
 
 shard::steady::time_point shard::next_waiting_due() const {

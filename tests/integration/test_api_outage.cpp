@@ -9,8 +9,13 @@
 #include <dibs/engine.hpp>
 #include <dibs/metrics_text.hpp>
 
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <thread>
@@ -143,4 +148,45 @@ TEST_CASE("a stop while the API is down gives the waiting items back and ends", 
   CHECK(s.leased_live == 0);
   CHECK(s.leased_expired == 0);
   CHECK(s.failed == 0);
+}
+
+namespace {
+// The API is down for the first calls; the first call after them (the breaker's probe) hangs
+// past max_processing and is abandoned; every later call is answered.
+class probe_hangs final : public processor {
+ public:
+  explicit probe_hangs(std::shared_ptr<std::atomic<int>> calls) : calls_(std::move(calls)) {}
+  awaitable<outcome> process(job) override {
+    const int n = ++*calls_;
+    if (n <= 3) co_return outcome::unavailable(0ms, "connect: Connection refused");
+    if (n == 4) {
+      net::steady_timer t(co_await net::this_coro::executor, 30s);
+      co_await t.async_wait(net::use_awaitable);
+    }
+    co_return outcome::done("{\"ok\":true}");
+  }
+
+ private:
+  std::shared_ptr<std::atomic<int>> calls_;
+};
+}  // namespace
+
+TEST_CASE("a probe that tells nothing (abandoned at max_processing) is followed by another", "[engine][outage]") {
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(20, 8);
+  auto cfg = outage_config();
+  cfg.shards = 1;
+  cfg.concurrency = 3;
+  cfg.claim_batch = 3;
+  cfg.max_attempts = 5;
+  cfg.max_processing = 300ms;
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  engine e(cfg, st, [calls](const shard_info&) -> std::unique_ptr<processor> { return std::make_unique<probe_hangs>(calls); });
+  e.start();
+  const bool ended = eventually([&] { return e.finished(); });
+  if (!ended) e.stop_now();
+  e.wait();
+  CHECK(ended);  // before: the breaker stayed "probing" for good and the run never ended
+  CHECK(e.summary().completed == 20);
+  CHECK(load(e.figures().circuit_open) == 0);
 }

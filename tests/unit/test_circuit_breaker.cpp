@@ -66,3 +66,16 @@ TEST_CASE("a breaker with trip_after 0 never opens", "[circuit]") {
   for (int i = 0; i < 100; ++i) CHECK_FALSE(b.failed("refused", circuit_breaker::clock::time_point{}));
   CHECK(b.closed());
 }
+
+TEST_CASE("a probe that tells nothing is followed by another after the same wait", "[circuit]") {
+  const auto t0 = circuit_breaker::clock::time_point{} + 100s;
+  auto b = make(1);
+  REQUIRE(b.failed("refused", t0));
+  b.probe_sent();
+  b.inconclusive(t0 + 1s);
+  CHECK(b.current() == state::open);
+  CHECK(b.probe_delay() == 1000ms);
+  CHECK(b.probe_due(t0 + 2s));
+  b.inconclusive(t0 + 5s);  // not probing: nothing changes
+  CHECK(b.probe_due(t0 + 2s));
+}
