@@ -148,6 +148,19 @@ TEST_CASE("a PostgreSQL row whose source is NULL reaches the processor as missin
   CHECK(claim(s, {1, "w", 60s, 0s}).empty());
 }
 
+TEST_CASE("a PostgreSQL failure whose reason holds a NUL byte is recorded, the byte shown escaped", "[postgres]") {
+  pg::pg_store s(options_for(test::unique_pg_table("nul")));
+  s.reset_table();
+  const auto table = s.names().table;
+  s.execute("INSERT INTO " + table + " (\"originatingIp\") VALUES ('1.2.3.4')");
+  auto got = claim(s, {1, "w", 60s, 1s});
+  REQUIRE(got.size() == 1);
+  auto r = test::run_sync(s.fail({failure{got[0].ref(), std::string("the API has no data: a\0b", 24), 200, 1}}));
+  CHECK(r.applied == 1);  // before: refused (22P02) every time, so the row was never failed
+  CHECK(s.query_value("SELECT error FROM " + table) == std::optional<std::string>("the API has no data: a\\0b"));
+  CHECK(s.stats_blocking().failed == 1);
+}
+
 TEST_CASE("a PostgreSQL claim reads the partial index of open rows", "[postgres]") {
   pg::pg_store s(options_for(test::unique_pg_table("plan")));
   s.reset_table();
