@@ -9,7 +9,8 @@ namespace dibs::cli {
 void store_flags::add_to(CLI::App& cmd, bool with_claim) {
   cmd.add_option("--store", store,
                  "the store: mongodb://HOST[:PORT]/DB?collection=COLLECTION (a standard MongoDB connection string), "
-                 "mysql://USER:PASS@HOST:PORT/DB?table=TABLE, or jsonl:IN.jsonl (a JSON Lines file; with --out)")
+                 "mysql://USER:PASS@HOST:PORT/DB?table=TABLE, postgresql://USER:PASS@HOST:PORT/DB?table=TABLE, "
+                 "or jsonl:IN.jsonl (a JSON Lines file; with --out)")
       ->required();
   cmd.add_option("--out", out, "file mode: where the enriched lines go (OUT.journal holds the progress)");
   cmd.add_option("--db", db, "MongoDB: database, overriding the URI's path (default: the path, else test)");
@@ -20,12 +21,12 @@ void store_flags::add_to(CLI::App& cmd, bool with_claim) {
   cmd.add_option("--target", target, "field (column) the API's answer is written to; null means pending")
       ->capture_default_str();
   cmd.add_option("--lock-field", lock_field, "MongoDB: field that holds the lease")->capture_default_str();
-  cmd.add_option("--on-done", on_done, "MySQL: mark (keep finished rows with their result) or delete (queue)")
+  cmd.add_option("--on-done", on_done, "MySQL, PostgreSQL: mark (keep finished rows with their result) or delete (queue)")
       ->capture_default_str();
   if (with_claim)
     cmd.add_option("--claim", claim,
                    "claim strategy: MongoDB update-find, find-and-modify, batch, lock-collection; "
-                   "MySQL skip-locked (its only one)")
+                   "MySQL and PostgreSQL skip-locked (their only one)")
         ->capture_default_str();
   cmd.add_option("--db-threads", db_threads, "threads (and pooled connections) for database calls")
       ->check(CLI::Range(std::size_t{1}, std::size_t{256}))
