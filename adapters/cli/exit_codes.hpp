@@ -1,0 +1,21 @@
+// The exit codes of `dibs`, one contract for every subcommand so that a script can tell a clean run
+// from one with failed items, a refusal at start-up, a run cut short and a graceful stop.
+#pragma once
+
+namespace dibs::cli::exit_code {
+
+// The command ended and nothing failed in this run.
+inline constexpr int ok = 0;
+// The run ended and some items failed in this run (the summary says how many and why).
+inline constexpr int items_failed = 1;
+// Usage or start-up error: bad flag, subcommand or value, bad URI, store unreachable or unusable at
+// start, a pre-flight check refused (template field missing, API unreachable), missing table/columns.
+inline constexpr int startup_error = 2;
+// The run was cut short by an error after it started (e.g. the store was lost for good).
+inline constexpr int cut_short = 3;
+// Stopped by SIGINT / SIGTERM: a graceful stop, the summary is still printed (128 + signal number,
+// as shells report it).
+inline constexpr int interrupted = 130;
+inline constexpr int terminated = 143;
+
+}  // namespace dibs::cli::exit_code
