@@ -1,6 +1,7 @@
 // dibs::cli::run: the command line's subcommands and global flags (cli_app.hpp).
 #include "cli_app.hpp"
 #include "commands.hpp"
+#include "did_you_mean.hpp"
 #include "flag_names.hpp"
 
 #include <dibs/log.hpp>
@@ -9,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <utility>
@@ -16,8 +18,75 @@
 
 namespace dibs::cli {
 
+namespace {
+bool wants_json(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--log-json") == 0) return true;
+  return false;
+}
+
+std::vector<std::string> command_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  return names;
+}
+
+std::vector<std::string> flag_names_of(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const auto* opt : app.get_options())
+    for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
+  return names;
+}
+
+// What went wrong in the user's words, with the name they probably meant: a word that is not a
+// command, a flag the command does not have, else the parser's own message.
+std::string usage_message(const CLI::App& app, int argc, char** argv, const CLI::ParseError& e) {
+  const CLI::App* sub = nullptr;
+  for (const auto* s : app.get_subcommands({}))
+    if (s->parsed()) sub = s;
+  if (!sub) {
+    for (int i = 1; i < argc; ++i) {
+      const std::string word = argv[i];
+      if (word.empty() || word[0] == '-') continue;
+      std::string said = "'" + word + "' is not a dibs command";
+      if (const auto near = nearest_name(word, command_names(app))) said += "; did you mean '" + *near + "'?";
+      std::string all;
+      for (const auto& n : command_names(app)) all += (all.empty() ? "" : ", ") + n;
+      return said + " (commands: " + all + ")";
+    }
+    std::string all;
+    for (const auto& n : command_names(app)) all += (all.empty() ? "" : ", ") + n;
+    return "a command is required: one of " + all;
+  }
+  // Unknown flags fall through to the top level (global flags may follow the command).
+  auto extras = sub->remaining();
+  for (const auto& x : app.remaining()) extras.push_back(x);
+  for (const auto& extra : extras) {
+    if (extra.size() < 2 || extra[0] != '-') continue;
+    const std::string flag = extra.substr(0, extra.find('='));
+    std::string said = "dibs " + sub->get_name() + " has no flag " + flag;
+    auto known = flag_names_of(*sub);
+    for (const auto& g : flag_names_of(app)) known.push_back(g);
+    if (const auto near = nearest_name(flag, known)) said += "; did you mean " + *near + "?";
+    return said;
+  }
+  return std::string(e.what());
+}
+
+int usage_error(const CLI::App& app, int argc, char** argv, const CLI::ParseError& e) {
+  const std::string said = usage_message(app, argc, argv, e);
+  if (wants_json(argc, argv)) {
+    std::fprintf(stderr, "%s\n", dibs::log::json_line(dibs::log::level::error, said).c_str());
+  } else {
+    std::fprintf(stderr, "dibs: error: %s\n", dibs::log::escape_controls(said).c_str());
+    std::fprintf(stderr, "Run 'dibs --help' or 'dibs <command> --help' for the flags.\n");
+  }
+  return 2;
+}
+}  // namespace
+
 int run(int argc, char** argv) {
-  CLI::App app{"dibs: claim documents, call an API for each, write the result back only while the claim holds"};
+  CLI::App app{"dibs: claim documents, call an API for each, write the result back only while the claim holds", "dibs"};
   app.require_subcommand(1);
   app.fallthrough();  // global flags (--log-level) may come after the subcommand too
   std::string log_level = "warn";
@@ -37,10 +106,21 @@ int run(int argc, char** argv) {
   add(&add_status_command);
   add(&add_stub_command);
 
+  app.set_version_flag("--version", std::string("dibs ") + DIBS_VERSION);
+  app.footer(
+      "Run 'dibs <command> --help' for its flags.\n"
+      "Exit codes: 0 nothing failed; 1 some items failed; 2 usage or start-up error; 3 work left\n"
+      "pending with no signal to explain it; 130/143 stopped by SIGINT/SIGTERM.");
+  if (argc < 2) {
+    // Bare `dibs`, as bare `git`: what it can do, on stderr, and the usage status.
+    std::fprintf(stderr, "%s", app.help().c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    return usage_error(app, argc, argv, e);
   }
   dibs::log::level level;
   if (!dibs::log::parse_level(log_level, level)) {

@@ -2,6 +2,7 @@
 // {_id, originatingIp, location: null}, starts the ip-api stub in-process, enriches every
 // document through HTTP, and shows the result.
 #include "commands.hpp"
+#include "exit_codes.hpp"
 #include "api_flags.hpp"
 #include "duration_flag.hpp"
 #include "engine_flags.hpp"
@@ -79,8 +80,7 @@ command add_demo_command(CLI::App& app) {
       }
     }
     f->run.finish(result);
-    if (result.interrupted) return 130;
-    return s.drained() ? 0 : 1;
+    return run_exit_code({result.stop_signal, false, s.drained(), result.summary.failed});
   };
 }
 

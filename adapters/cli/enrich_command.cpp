@@ -2,6 +2,7 @@
 // writes the answer back under the claim, until nothing is pending or leased (or, with --follow,
 // until interrupted).
 #include "commands.hpp"
+#include "exit_codes.hpp"
 #include "api_flags.hpp"
 #include "duration_flag.hpp"
 #include "engine_flags.hpp"
@@ -84,11 +85,8 @@ command add_enrich_command(CLI::App& app) {
     if (auto said = st->finish(drained && !result.interrupted); !said.empty())
       std::printf("enrich: %s\n", said.c_str());
     f->run.finish(result);
-    // With --follow a signal is the normal way to end; otherwise it means the work was cut short.
     // (Everything this process held was released or written before it got here.)
-    if (f->follow) return 0;
-    if (result.interrupted) return 130;
-    return drained ? 0 : 1;
+    return run_exit_code({result.stop_signal, f->follow, drained, result.summary.failed});
   };
 }
 

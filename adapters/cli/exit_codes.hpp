@@ -19,3 +19,19 @@ inline constexpr int interrupted = 130;
 inline constexpr int terminated = 143;
 
 }  // namespace dibs::cli::exit_code
+
+namespace dibs::cli {
+
+// How a run ended, as the exit status sees it.
+struct run_end {
+  int stop_signal = 0;      // SIGINT or SIGTERM when a signal stopped it, else 0
+  bool follow = false;      // --follow: a signal is the normal way to end
+  bool drained = false;     // nothing pending or leased in the store afterwards
+  unsigned long long failed_this_run = 0;
+};
+
+// The exit status of enrich and demo: a signal first (unless following), then failed items, then
+// work left undone with no signal to explain it.
+int run_exit_code(const run_end& end);
+
+}  // namespace dibs::cli

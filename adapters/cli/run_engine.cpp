@@ -64,6 +64,7 @@ run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progres
   }
   net::signal_set signals(control, SIGINT, SIGTERM);
   bool interrupted = false;
+  int stop_signal = 0;
   int signals_seen = 0;
 
   std::function<void()> await_signal = [&] {
@@ -71,6 +72,7 @@ run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progres
       if (ec) return;
       interrupted = true;
       if (++signals_seen == 1) {
+        stop_signal = sig;
         log::warn("signal ", sig, ": stopping (in-flight work may finish; send it again to stop at once)");
         e.stop();
       } else {
@@ -111,7 +113,7 @@ run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progres
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::fprintf(stderr, "\r\033[K%s\n", progress_line(e, total, elapsed).c_str());
   }
-  return {e.summary(), interrupted};
+  return {e.summary(), interrupted, stop_signal};
 }
 
 }  // namespace dibs::cli

@@ -14,6 +14,7 @@ namespace dibs::cli {
 struct run_result {
   run_summary summary;
   bool interrupted = false;
+  int stop_signal = 0;  // the first signal that stopped the run (SIGINT, SIGTERM), else 0
 };
 
 // `total` is the number of items expected (for done/total and the ETA), 0 when unknown.

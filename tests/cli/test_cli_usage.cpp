@@ -1,0 +1,75 @@
+// Usage errors as a user meets them: the real `dibs` binary, a typo, and what it prints and
+// returns (exit 2 for every usage error; --help and --version exit 0).
+#include "support/process.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+namespace {
+struct ran {
+  int rc;
+  std::string out;  // stdout and stderr together
+};
+
+ran dibs_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), DIBS_BIN_PATH);
+  dibs::test::child_process p(args, /*merge_stderr=*/true);
+  ran r{};
+  r.rc = p.finish(r.out);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("a misspelled command exits 2 and names the command meant", "[cli][usage]") {
+  const auto r = dibs_cli({"enrch", "--store", "jsonl:x.jsonl"});
+  INFO(r.out);
+  CHECK(r.rc == 2);
+  CHECK_THAT(r.out, Catch::StartsWith("dibs: error: 'enrch' is not a dibs command; did you mean 'enrich'?"));
+  CHECK_THAT(r.out, Catch::Contains("commands: demo, enrich"));
+}
+
+TEST_CASE("a misspelled flag exits 2 and names the flag meant, before any missing required flag", "[cli][usage]") {
+  const auto r = dibs_cli({"enrich", "--stroe", "jsonl:x.jsonl"});
+  INFO(r.out);
+  CHECK(r.rc == 2);
+  CHECK_THAT(r.out, Catch::StartsWith("dibs: error: dibs enrich has no flag --stroe; did you mean --store?"));
+}
+
+TEST_CASE("a missing required flag exits 2 with the dibs prefix", "[cli][usage]") {
+  const auto r = dibs_cli({"status"});
+  INFO(r.out);
+  CHECK(r.rc == 2);
+  CHECK_THAT(r.out, Catch::StartsWith("dibs: error: --store is required"));
+}
+
+TEST_CASE("with --log-json a usage error is one JSON line", "[cli][usage]") {
+  const auto r = dibs_cli({"--log-json", "enrich", "--concurency", "5"});
+  INFO(r.out);
+  CHECK(r.rc == 2);
+  CHECK_THAT(r.out, Catch::StartsWith("{") && Catch::Contains("did you mean --concurrency?"));
+  CHECK(r.out.find('\n') == r.out.size() - 1);
+}
+
+TEST_CASE("dibs --version prints the version and exits 0", "[cli][usage]") {
+  const auto r = dibs_cli({"--version"});
+  INFO(r.out);
+  CHECK(r.rc == 0);
+  CHECK_THAT(r.out, Catch::Matches("dibs [0-9]+\\.[0-9]+\\.[0-9]+\\s*"));
+}
+
+TEST_CASE("bare dibs lists the commands and exits 2", "[cli][usage]") {
+  const auto r = dibs_cli({});
+  INFO(r.out);
+  CHECK(r.rc == 2);
+  for (const char* c : {"demo", "enrich", "seed", "status", "stub"}) CHECK_THAT(r.out, Catch::Contains(c));
+  CHECK_THAT(r.out, Catch::Contains("Usage: dibs "));
+  CHECK_THAT(r.out, Catch::Contains("Exit codes: 0 nothing failed; 1 some items failed; 2 usage"));
+}
+
+TEST_CASE("--help still exits 0", "[cli][usage]") {
+  const auto r = dibs_cli({"enrich", "--help"});
+  CHECK(r.rc == 0);
+  CHECK_THAT(r.out, Catch::Contains("--store"));
+}
