@@ -13,6 +13,8 @@
 
 #include <libpq-fe.h>
 
+#include <poll.h>
+
 namespace dibs::pg {
 
 namespace {
@@ -305,6 +307,27 @@ void pg_connection::exec_script_blocking(const std::string& sql) {
   std::optional<pg_error> error;
   take(r, out, error);
   if (error) throw *error;
+}
+
+std::vector<std::string> pg_connection::await_notifications_blocking(std::chrono::milliseconds timeout, int wake_fd) {
+  PGconn* c = raw(conn_);
+  std::vector<std::string> channels;
+  auto drain = [&] {
+    while (PGnotify* n = PQnotifies(c)) {
+      channels.emplace_back(n->relname);
+      PQfreemem(n);
+    }
+  };
+  drain();  // some may have arrived with the answer to LISTEN itself
+  if (!channels.empty()) return channels;
+  pollfd fds[2] = {{PQsocket(c), POLLIN, 0}, {wake_fd, POLLIN, 0}};
+  const int ready = ::poll(fds, wake_fd >= 0 ? 2 : 1, static_cast<int>(timeout.count()));
+  if (ready < 0) return channels;  // EINTR: the caller loops
+  if (fds[0].revents != 0) {
+    if (!PQconsumeInput(c)) fail_link("waiting for notifications");
+    drain();
+  }
+  return channels;
 }
 
 }  // namespace dibs::pg

@@ -65,6 +65,11 @@ class pg_connection {
   // The blocking calls above are for connections that never use this.
   awaitable<pg_result> exec_pipelined(statement st);
 
+  // LISTEN (blocking, on a listener's own thread; the connection runs nothing else): waits up to
+  // `timeout` for notifications or for `wake_fd` to become readable, and returns the channels
+  // that were notified (none on timeout or wake). Throws pg_error when the link fails.
+  std::vector<std::string> await_notifications_blocking(std::chrono::milliseconds timeout, int wake_fd);
+
   // False once the link failed, or a call on it was abandoned half-way (its answer unread).
   bool usable() const;
 

@@ -94,6 +94,23 @@ std::string create_index(const table_names& n) {
          " (\"lock_until\" NULLS FIRST, \"id\") WHERE " + q(n.target) + " IS NULL AND \"failed_at\" IS NULL";
 }
 
+std::string notify_channel(const table_names& n) { return "dibs_" + n.table; }
+
+std::string listen(const table_names& n) { return "LISTEN " + q(notify_channel(n)); }
+
+std::string create_notify_trigger(const table_names& n) {
+  // Statement level and INSERT only: a claim or a completion (every statement dibs itself runs)
+  // must not wake anyone, and a bulk insert announces itself once. Created only if missing, so a
+  // worker starting never takes the table's exclusive lock that DROP/CREATE TRIGGER needs.
+  // (Names are checked [A-Za-z0-9_], so they can stand in a literal.)
+  const std::string fn = n.table + "_dibs_notify";
+  return "CREATE OR REPLACE FUNCTION " + q(fn) + "() RETURNS trigger LANGUAGE plpgsql AS $dibs$ BEGIN PERFORM pg_notify('" +
+         notify_channel(n) + "', ''); RETURN NULL; END $dibs$; " +
+         "DO $dibs$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '" + fn + "' AND tgrelid = '" +
+         q(n.table) + "'::regclass) THEN CREATE TRIGGER " + q(fn) + " AFTER INSERT ON " + q(n.table) +
+         " FOR EACH STATEMENT EXECUTE FUNCTION " + q(fn) + "(); END IF; END $dibs$";
+}
+
 std::string claimable_condition(const table_names& n, const std::string& grace_param) {
   return q(n.target) + " IS NULL AND \"failed_at\" IS NULL AND (\"lock_until\" IS NULL OR \"lock_until\" < now() - " +
          micros(grace_param) + ")";

@@ -53,6 +53,13 @@ struct statement {
 std::string create_table(const table_names& n);
 // The claim index: only the open rows (target NULL, not failed), in claim order.
 std::string create_index(const table_names& n);
+// LISTEN/NOTIFY for --follow: the channel a table's new rows are announced on ("dibs_" + the
+// table), the LISTEN statement, and a trigger that announces every INSERT statement on the table
+// (one NOTIFY per statement, not per row; created with the table, or by `dibs init`). A producer
+// may also run NOTIFY on the channel itself.
+std::string notify_channel(const table_names& n);
+std::string listen(const table_names& n);
+std::string create_notify_trigger(const table_names& n);
 // The open rows a claim may take: pending, or leased with a lease that ran out `grace_us` ago.
 std::string claimable_condition(const table_names& n, const std::string& grace_param);
 

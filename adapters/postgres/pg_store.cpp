@@ -104,11 +104,21 @@ void pg_store::create_schema() {
   // Two workers starting at once would race in CREATE TABLE IF NOT EXISTS (a unique violation in
   // the catalog): a transaction-scoped advisory lock on the table's name makes them take turns.
   const std::string script = "BEGIN; SELECT pg_advisory_xact_lock(hashtext('dibs table " + names_.table + "')); " +
-                             pg::create_table(names_) + "; " + create_index(names_) + "; COMMIT";
+                             pg::create_table(names_) + "; " + create_index(names_) + "; " + create_notify_trigger(names_) +
+                             "; COMMIT";
   with_admin([&](pg_connection& c) {
     c.exec_script_blocking(script);
     return 0;
   });
+}
+
+bool pg_store::watch(std::function<void()> on_change) {
+  if (!listener_) listener_ = std::make_unique<pg_listener>(link_, names_, shown_);
+  return listener_->start(std::move(on_change));
+}
+
+void pg_store::stop_watching() {
+  if (listener_) listener_->stop();
 }
 
 awaitable<pg_result> pg_store::run(statement st) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <adapters/postgres/pg_connection.hpp>
+#include <adapters/postgres/pg_listener.hpp>
 #include <adapters/postgres/pg_protocol.hpp>
 
 #include <dibs/admin_store.hpp>
@@ -49,6 +50,9 @@ class pg_store final : public admin_store {
 
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   store_stats stats_blocking() override;
+  // --follow: LISTEN on the table's channel (pg_listener.hpp); false when it can't.
+  bool watch(std::function<void()> on_change) override;
+  void stop_watching() override;
 
   // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
   void reset_table();
@@ -71,6 +75,7 @@ class pg_store final : public admin_store {
   std::uint64_t serial_;  // names this store's connections in each io_context
   std::mutex admin_mutex_;
   std::unique_ptr<pg_connection> admin_;
+  std::unique_ptr<pg_listener> listener_;
 };
 
 }  // namespace dibs::pg

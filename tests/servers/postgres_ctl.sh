@@ -40,8 +40,17 @@ stop_server() {
   [ -f "$homefile" ] || return 0
   local home
   home=$(cat "$homefile")
-  if [ -d "$home/data" ]; then
-    as_pg "$pg_bin/pg_ctl" -D "$home/data" -m fast -w -t 60 stop > /dev/null 2>&1 || true
+  [ -f "$home/data/postmaster.pid" ] || return 0
+  # fast, then immediate; a server that ignores both is killed by its own pid (ours: we started
+  # it), and each step that fails is said, so a stuck server never passes for a stopped one.
+  if as_pg "$pg_bin/pg_ctl" -D "$home/data" -m fast -w -t 60 stop > /dev/null 2>&1; then return 0; fi
+  echo "PostgreSQL did not stop in 60 s (fast); trying immediate" >&2
+  if as_pg "$pg_bin/pg_ctl" -D "$home/data" -m immediate -w -t 30 stop > /dev/null 2>&1; then return 0; fi
+  local pid
+  pid=$(head -1 "$home/data/postmaster.pid" 2>/dev/null || true)
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    echo "PostgreSQL (pid $pid) ignored pg_ctl stop; killing it" >&2
+    kill -9 "$pid"
   fi
 }
 

@@ -89,6 +89,18 @@ TEST_CASE("the PostgreSQL table keeps the lease columns and a partial index on t
   CHECK_THROWS_WITH(check_names({std::string(51, 'a'), "ip", "geo"}), Catch::Contains("bad SQL name"));
 }
 
+TEST_CASE("--follow's channel: LISTEN on dibs_<table>, announced once per INSERT statement, never by dibs's own writes",
+          "[pg][unit]") {
+  table_names n{"geo_jobs", "ip", "geo"};
+  CHECK(notify_channel(n) == "dibs_geo_jobs");
+  CHECK(listen(n) == "LISTEN \"dibs_geo_jobs\"");
+  const auto ddl = create_notify_trigger(n);
+  CHECK_THAT(ddl, Catch::Contains("pg_notify('dibs_geo_jobs', '')"));
+  CHECK_THAT(ddl, Catch::Contains("AFTER INSERT ON \"geo_jobs\" FOR EACH STATEMENT"));
+  CHECK_THAT(ddl, !Catch::Contains("UPDATE"));  // claims and completions are updates: they must not wake anyone
+  CHECK_THAT(ddl, Catch::Contains("IF NOT EXISTS (SELECT 1 FROM pg_trigger"));  // never DROP TRIGGER's exclusive lock
+}
+
 TEST_CASE("text array literals quote every element, so no value reads as NULL or breaks out", "[pg][unit]") {
   CHECK(text_array({}) == "{}");
   CHECK(text_array({"NULL", ""}) == "{\"NULL\",\"\"}");

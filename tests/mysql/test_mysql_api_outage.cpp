@@ -1,0 +1,75 @@
+// The API goes away for ten seconds in the middle of `dibs enrich` over MariaDB, as a real API
+// has a bad minute: no row may spend an attempt on it (--max-attempts 1 would fail any that did),
+// the run says once that the API is down and once that it is back, and it ends with every row done.
+#include "support/mysql_env.hpp"
+#include "support/process.hpp"
+
+#include <adapters/mysql/mysql_store.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <functional>
+#include <thread>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+namespace {
+bool eventually(const std::function<bool()>& cond, std::chrono::seconds bound = 120s) {
+  const auto end = std::chrono::steady_clock::now() + bound;
+  while (!cond()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+}  // namespace
+
+TEST_CASE("an API outage of 10 s in the middle of dibs enrich costs no row an attempt", "[mysql][enrich][outage]") {
+  const auto table = test::unique_table("outage");
+  const auto uri = test::mysql_uri_for(table);
+  sql::mysql_options o;
+  o.uri = uri;
+  sql::mysql_store store(o);
+  store.reset_table();
+  REQUIRE(store.seed(600, 9) == 600);
+  auto count = [&](const std::string& where) {
+    return std::stoi(store.query_value("SELECT COUNT(*) FROM " + table + " WHERE " + where).value_or("-1"));
+  };
+
+  auto api = std::make_unique<stub::ipapi_stub>(stub::stub_options::loopback(20ms));
+  api->start();
+  const auto port = api->port();
+  const auto url = api->base_url() + "/json/{originatingIp}";
+  test::child_process run({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", url, "--max-attempts", "1",
+                           "--concurrency", "20", "--no-progress", "--log-level", "warn"},
+                          true);
+
+  // The API answers for a while, then its port refuses connections ...
+  REQUIRE(eventually([&] { return count("location IS NOT NULL") >= 60; }));
+  api->stop();
+  api.reset();
+  // ... for ten seconds (the outage itself, not a wait for anything) ...
+  std::this_thread::sleep_for(10s);
+  CHECK(count("failed_at IS NOT NULL") == 0);
+  CHECK(count("location IS NULL") > 0);  // the run really was stopped by the outage
+  // ... and comes back on the same port.
+  auto opts = stub::stub_options::loopback(20ms);
+  opts.port = port;
+  stub::ipapi_stub back(opts);
+  back.start();
+
+  std::string out;
+  const int rc = run.finish(out);
+  INFO(out);
+  // ip-api's profile fails the private addresses the seed may hold; an outage fails nothing.
+  CHECK(count("failed_at IS NOT NULL AND error NOT LIKE '%private range%' AND error NOT LIKE '%reserved range%'") == 0);
+  CHECK(rc == (count("failed_at IS NOT NULL") == 0 ? 0 : 1));
+  CHECK(count("location IS NULL AND failed_at IS NULL") == 0);
+  CHECK(count("lock_token IS NOT NULL") == 0);
+  CHECK(count("attempts <> 1") == 0);  // claimed once each: the rows that met the outage kept their claim
+  CHECK_THAT(out, Catch::Contains("the API looks down"));
+  CHECK_THAT(out, Catch::Contains("the API answers again"));
+}

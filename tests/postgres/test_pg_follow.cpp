@@ -1,0 +1,59 @@
+// `dibs enrich --follow` on PostgreSQL wakes on LISTEN/NOTIFY: the table's INSERT trigger announces
+// new rows on its channel, and the run claims them without waiting for its next poll.
+#include "postgres/pg_env.hpp"
+#include "support/process.hpp"
+
+#include <adapters/postgres/pg_store.hpp>
+#include <adapters/demo_api/ipapi_stub.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <functional>
+#include <signal.h>
+#include <thread>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+namespace {
+bool eventually(const std::function<bool()>& cond, std::chrono::seconds bound = 60s) {
+  const auto end = std::chrono::steady_clock::now() + bound;
+  while (!cond()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+}  // namespace
+
+TEST_CASE("dibs enrich --follow on PostgreSQL listens on the table's channel and is woken by new rows",
+          "[postgres][enrich][follow]") {
+  stub::ipapi_stub api(stub::stub_options::loopback());
+  api.start();
+  const auto table = test::unique_pg_table("follow");
+  const auto uri = test::postgres_uri_for(table);
+  pg::pg_options o;
+  o.uri = uri;
+  pg::pg_store s(o);
+  s.reset_table();
+  auto value = [&](const std::string& select) { return s.query_value(select).value_or("?"); };
+
+  test::child_process run({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
+                           "--follow", "--no-progress", "--log-level", "debug"},
+                          true);
+  // The listener is up once the server shows its session's LISTEN ...
+  const std::string listening = "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN \"dibs_" + table + "\"'";
+  REQUIRE(eventually([&] { return value(listening) == "1"; }));
+  // ... and a producer's INSERT (one statement, any number of rows) wakes the run.
+  s.execute("INSERT INTO " + table + " (\"originatingIp\") VALUES ('8.8.8.8'), ('1.1.1.1'), ('9.9.9.9')");
+  REQUIRE(eventually([&] { return value("SELECT count(*) FROM " + table + " WHERE location IS NOT NULL") == "3"; }));
+
+  run.signal(SIGTERM);
+  std::string out;
+  const int rc = run.finish(out);
+  INFO(out);
+  CHECK(rc == 0);  // --follow ended by SIGTERM with nothing failed
+  CHECK_THAT(out, Catch::Contains("woken by NOTIFY on dibs_" + table));
+  CHECK(value(listening) == "0");  // the listener's connection is closed with the run
+}
