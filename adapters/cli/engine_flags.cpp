@@ -2,6 +2,8 @@
 
 #include "duration_flag.hpp"
 
+#include <boost/asio/ip/address.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -76,6 +78,11 @@ engine_config engine_flags::config() const {
   cfg.circuit_trip_after = api_down_after;
   if (cfg.effective_shards() > cfg.concurrency) cfg.shards = cfg.concurrency;
   cfg.validate();
+  boost::system::error_code bad;
+  boost::asio::ip::make_address(metrics_address, bad);
+  if (bad)
+    throw std::invalid_argument("--metrics-address '" + metrics_address +
+                                "' is not an IP address (127.0.0.1, 0.0.0.0 for every interface, ::, ...)");
   return cfg;
 }
 
