@@ -24,7 +24,10 @@ namespace {
 std::string num(std::uint64_t v) { return std::to_string(v); }
 
 // Retries waiting can't outnumber what is left (the counter is an estimate: see counters.hpp).
+// With nothing in flight after retries, whatever is left is waiting out a backoff (or the lease
+// grace before it can be claimed again) too.
 std::uint64_t waiting_retries(const progress_figures& f, std::uint64_t left) {
+  if (f.in_flight == 0 && f.retries > 0) return left;
   const auto w = f.retries_waiting > 0 ? static_cast<std::uint64_t>(f.retries_waiting) : 0;
   return std::min(w, left);
 }

@@ -47,6 +47,13 @@ TEST_CASE("when only retries waiting out their backoff are left, the ETA is not 
   // The waiting count is an estimate: never more than what is left.
   f.retries_waiting = 500;
   CHECK(progress_line(f).find("retrying 7") != std::string::npos);
+  // Nothing in flight after retries: what is left waits, whatever the estimate says.
+  f.retries_waiting = 0;
+  f.in_flight = 0;
+  CHECK_THAT(progress_line(f), Catch::Contains("retrying 7  ETA ?"));
+  // Nothing in flight before any retry (the first claim): no "retrying".
+  f.retries = 0;
+  CHECK(progress_line(f).find("retrying") == std::string::npos);
 }
 
 TEST_CASE("a paused run, an open breaker and a stalled rate say so, with no ETA", "[progress][unit]") {
