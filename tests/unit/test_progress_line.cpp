@@ -101,3 +101,41 @@ TEST_CASE("the rate is the recent window's, not the whole run's average", "[prog
   for (int s = 31; s <= 40; ++s) w.add(t0 + std::chrono::seconds(s), 2000 + 50 * (s - 30));
   CHECK(w.per_second() == Approx(50));
 }
+
+#include <dibs/log.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+TEST_CASE("a log line is written above the status line, never glued onto it", "[progress][log][unit]") {
+  const std::string path = "/tmp/dibs-status-line-" + std::to_string(::getpid());
+  std::fflush(stderr);
+  const int saved = ::dup(STDERR_FILENO);
+  FILE* f = std::fopen(path.c_str(), "w");
+  ::dup2(fileno(f), STDERR_FILENO);
+  const auto level = dibs::log::current_level();
+  dibs::log::set_level(dibs::log::level::warn);
+  dibs::log::show_status("done 1/2");
+  dibs::log::warn("a warning");
+  dibs::log::show_status("done 2/2");
+  dibs::log::end_status(true);
+  dibs::log::warn("after");
+  std::fflush(stderr);
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  std::fclose(f);
+  dibs::log::set_level(level);
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream got;
+  got << in.rdbuf();
+  std::remove(path.c_str());
+  CHECK(got.str() ==
+        "\r\033[Kdone 1/2"                 // drawn
+        "\r\033[Kdibs warn: a warning\n"   // erased, the log line, then drawn again below it
+        "done 1/2"
+        "\r\033[Kdone 2/2"
+        "\n"                                // kept at the end
+        "dibs warn: after\n");              // no status line any more: plain lines
+}
