@@ -91,7 +91,7 @@ TEST_CASE("each command's help lists only its own flags", "[cli][help]") {
   CHECK_THAT(stub.out, Catch::Contains("--port PORT") && Catch::Contains("Examples:"));
 }
 
-TEST_CASE("--summary-json - writes the summary JSON alone on stdout; the rest goes to stderr", "[cli][io]") {
+TEST_CASE("dibs demo --summary-json - writes the summary JSON alone on stdout and the rest to stderr", "[cli][io]") {
   const auto dir = scratch("summary");
   const auto r = apart({"demo", "--docs", "40", "--concurrency", "4", "--no-progress", "--summary-json", "-"}, dir);
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
@@ -103,7 +103,7 @@ TEST_CASE("--summary-json - writes the summary JSON alone on stdout; the rest go
   fs::remove_all(dir);
 }
 
-TEST_CASE("--store jsonl:- --out - reads stdin and writes the enriched lines to stdout, in order", "[cli][io][jsonl]") {
+TEST_CASE("dibs enrich --store jsonl:- --out - reads stdin and writes the enriched lines to stdout in order", "[cli][io][jsonl]") {
   const auto dir = scratch("pipe");
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
@@ -129,7 +129,7 @@ TEST_CASE("--store jsonl:- --out - reads stdin and writes the enriched lines to 
   fs::remove_all(dir);
 }
 
-TEST_CASE("jsonl:- goes with --out - only, and --out - with jsonl:- only", "[cli][io][jsonl]") {
+TEST_CASE("jsonl:- goes with --out - only and --out - with jsonl:- only", "[cli][io][jsonl]") {
   auto r = merged({"enrich", "--store", "jsonl:-", "--out", "/tmp/x.jsonl", "--url", "http://127.0.0.1:1/{ip}"});
   INFO(r.out);
   CHECK(r.rc == 2);
@@ -153,7 +153,7 @@ TEST_CASE("dibs stub on a busy port says so in one line and exits 2", "[cli][stu
   CHECK(r.out == "dibs: error: port " + port + " is in use (--port)\n");
 }
 
-TEST_CASE("--metrics-address: a bad one is a usage error naming the flag; 0.0.0.0 serves", "[cli][metrics]") {
+TEST_CASE("dibs demo --metrics-address: a bad one is a usage error naming the flag and 0.0.0.0 serves", "[cli][metrics]") {
   auto r = merged({"demo", "--docs", "5", "--no-progress", "--metrics-port", "0", "--metrics-address", "not-an-ip"});
   INFO(r.out);
   CHECK(r.rc == 2);
@@ -164,7 +164,7 @@ TEST_CASE("--metrics-address: a bad one is a usage error naming the flag; 0.0.0.
   CHECK_THAT(r.out, Catch::Contains("metrics and controls on http://0.0.0.0:"));
 }
 
-TEST_CASE("--password-file is for databases; a file store refuses it by the flag's name", "[cli][password]") {
+TEST_CASE("dibs status --password-file is for databases: a file store refuses it by the flag's name", "[cli][password]") {
   const auto dir = scratch("pw");
   std::ofstream(dir / "pw") << "secret-in-file\n";
   std::ofstream(dir / "in.jsonl") << "{\"originatingIp\":\"8.8.8.8\"}\n";

@@ -59,7 +59,7 @@ TEST_CASE("listening on every address: IP addresses with the server's port are i
   CHECK_FALSE(any.host_allowed("0.0.0.0:9100"));
 }
 
-TEST_CASE("POST /pause and /resume only from this host; GET from anywhere the Host check allows", "[controls][unit]") {
+TEST_CASE("POST /pause and /resume only from this host and GET from anywhere the Host check allows", "[controls][unit]") {
   control_access a{9100, "0.0.0.0", {}};
   const std::string host = "10.1.2.3:9100";
   CHECK_FALSE(check_control_request(a, false, host, std::nullopt, std::nullopt, /*peer_is_loopback=*/false));
