@@ -22,29 +22,29 @@ namespace dibs::cli {
 
 void api_flags::add_to(CLI::App& cmd, bool with_urls) {
   if (with_urls) {
-    auto* u = cmd.add_option("--url", url, "URL template for one GET per document; {field} is replaced by the document's field, percent-encoded");
-    auto* b = cmd.add_option("--batch-url", batch_url, "URL for one POST of up to --batch-size keys as a JSON array (ip-api: http://ip-api.com/batch)");
+    auto* u = cmd.add_option("--url", url, "URL template for one GET per document; {field} is replaced by the document's field, percent-encoded")->type_name("URL");
+    auto* b = cmd.add_option("--batch-url", batch_url, "URL for one POST of up to --batch-size keys as a JSON array (ip-api: http://ip-api.com/batch)")->type_name("URL");
     u->excludes(b);
     b->excludes(u);
-    cmd.add_option("--batch-key", batch_key, "the document field sent as the key in batch mode (default: the source field)");
+    cmd.add_option("--batch-key", batch_key, "the document field sent as the key in batch mode (default: the source field)")->type_name("FIELD");
   }
-  cmd.add_option("--batch-size", batch_size, "keys per batch request (ip-api allows 100)")
+  cmd.add_option("--batch-size", batch_size, "keys per batch request (ip-api allows 100)")->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000}))
       ->capture_default_str();
-  cmd.add_option("--batch-linger", batch_linger, "how long a batch waits for more keys before it is sent")->capture_default_str();
-  cmd.add_option("--rate", rate, "at most this many API requests, N/s or N/min, for the whole process");
-  cmd.add_option("--connect-timeout", connect_timeout, "HTTP connect (and TLS handshake) timeout")->capture_default_str();
-  cmd.add_option("--request-timeout", request_timeout, "HTTP timeout for a whole call")->capture_default_str();
+  cmd.add_option("--batch-linger", batch_linger, "how long a batch waits for more keys before it is sent")->type_name("DURATION")->capture_default_str();
+  cmd.add_option("--rate", rate, "at most this many API requests, N/s or N/min, for the whole process")->type_name("N/s|N/min");
+  cmd.add_option("--connect-timeout", connect_timeout, "HTTP connect (and TLS handshake) timeout")->type_name("DURATION")->capture_default_str();
+  cmd.add_option("--request-timeout", request_timeout, "HTTP timeout for a whole call")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--idle-timeout", idle_timeout,
-                 "a kept-alive connection idle this long is closed, not reused (below the API's own keep-alive timeout; 0 = no reuse)")
+                 "a kept-alive connection idle this long is closed, not reused (below the API's own keep-alive timeout; 0 = no reuse)")->type_name("DURATION")
       ->capture_default_str();
   cmd.add_option("--max-retry-after", max_retry_after,
-                 "the longest wait an API's Retry-After or X-Ttl is honored for (longer ones are cut to it, with a warning)")
+                 "the longest wait an API's Retry-After or X-Ttl is honored for (longer ones are cut to it, with a warning)")->type_name("DURATION")
       ->capture_default_str();
-  cmd.add_option("--max-body", max_body, "largest API answer accepted, in bytes")->capture_default_str();
-  cmd.add_option("--backoff-base", backoff_base, "first retry delay cap; doubles per attempt (full jitter)")->capture_default_str();
-  cmd.add_option("--backoff-max", backoff_max, "largest retry delay")->capture_default_str();
-  cmd.add_option("--ca-file", ca_file, "PEM file of CAs to trust for https (default: the system's)");
+  cmd.add_option("--max-body", max_body, "largest API answer accepted, in bytes")->type_name("BYTES")->capture_default_str();
+  cmd.add_option("--backoff-base", backoff_base, "first retry delay cap; doubles per attempt (full jitter)")->type_name("DURATION")->capture_default_str();
+  cmd.add_option("--backoff-max", backoff_max, "largest retry delay")->type_name("DURATION")->capture_default_str();
+  cmd.add_option("--ca-file", ca_file, "PEM file of CAs to trust for https (default: the system's)")->type_name("FILE");
   cmd.add_flag("--insecure", insecure, "https without certificate or host-name verification (warned about)");
   cmd.add_flag("--no-status-check", no_status_check, "don't fail documents whose answer says {\"status\":\"fail\"}");
 }

@@ -90,7 +90,7 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();  // global flags (--log-level) may come after the subcommand too
   std::string log_level = "warn";
-  app.add_option("--log-level", log_level, "debug, info, warn, error or off")->capture_default_str();
+  app.add_option("--log-level", log_level, "debug, info, warn, error or off")->type_name("LEVEL")->capture_default_str();
   bool log_json = false;
   app.add_flag("--log-json", log_json, "log one JSON object per line (ts, level, msg; item, event, reason for item events)");
 

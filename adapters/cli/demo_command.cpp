@@ -38,13 +38,20 @@ command add_demo_command(CLI::App& app) {
   f->api.backoff_max = "5s";
   f->api.add_to(*sub, false);
   sub->add_flag("--batch", f->batch, "look addresses up --batch-size at a time through the stub's POST /batch");
-  sub->add_option("--docs", f->docs, "documents to seed")->check(CLI::Range(std::size_t{0}, std::size_t{100'000'000}))->capture_default_str();
-  sub->add_option("--latency-ms", f->latency_ms, "the stub's delay before each answer")->check(CLI::Range(0L, 600'000L))->capture_default_str();
-  sub->add_option("--seed", f->seed, "random seed for the generated addresses")->capture_default_str();
-  sub->add_option("--samples", f->samples, "documents shown at the end")->capture_default_str();
+  sub->add_option("--docs", f->docs, "documents to seed")->type_name("N")->check(CLI::Range(std::size_t{0}, std::size_t{100'000'000}))->capture_default_str();
+  sub->add_option("--latency-ms", f->latency_ms, "the stub's delay before each answer")->type_name("MS")->check(CLI::Range(0L, 600'000L))->capture_default_str();
+  sub->add_option("--seed", f->seed, "random seed for the generated addresses")->type_name("N")->capture_default_str();
+  sub->add_option("--samples", f->samples, "documents shown at the end")->type_name("N")->capture_default_str();
+  sub->footer(
+      "Examples:\n"
+      "  dibs demo --docs 100000 --latency-ms 20\n"
+      "  dibs demo --batch --batch-size 100 --concurrency 50\n"
+      "  dibs demo --docs 1000 --no-progress --summary-json -   (the summary JSON alone on stdout)");
 
   return [f] {
     const auto cfg = f->run.config();
+    // With --summary-json -, stdout carries the JSON alone: the rest is told on stderr.
+    std::FILE* report = f->run.summary_to_stdout() ? stderr : stdout;
 
     // The stub gets its own thread; on a small machine it shares the cores with the shards.
     stub::ipapi_stub api(stub::stub_options::loopback(std::chrono::milliseconds(f->latency_ms)));
@@ -56,30 +63,30 @@ command add_demo_command(CLI::App& app) {
     (f->batch ? f->api.batch_url : f->api.url) = api.base_url() + (f->batch ? "/batch" : "/json/{originatingIp}");
     auto processors = f->api.factory("originatingIp");
 
-    std::printf("demo: %zu documents {_id, originatingIp, location: null} in the memory store\n", f->docs);
-    std::printf("demo: stub at %s (latency %ld ms); %zu shard(s), concurrency %zu, claim batch %zu%s\n",
+    std::fprintf(report, "demo: %zu documents {_id, originatingIp, location: null} in the memory store\n", f->docs);
+    std::fprintf(report, "demo: stub at %s (latency %ld ms); %zu shard(s), concurrency %zu, claim batch %zu%s\n",
                 api.base_url().c_str(), f->latency_ms, cfg.effective_shards(), cfg.concurrency, cfg.claim_batch,
                 f->batch ? (", " + std::to_string(f->api.batch_size) + " addresses per POST /batch").c_str() : "");
-    std::fflush(stdout);
+    std::fflush(report);
 
     engine e(cfg, st, std::move(processors));
-    const auto result = run_engine_in_foreground(e, f->docs, !f->run.no_progress, f->run.metrics_port, f->run.metrics_hosts);
+    const auto result = run_engine_in_foreground(e, f->run.foreground(f->docs));
     api.stop();
 
     const auto s = st->stats_now();
-    std::printf("\ndemo: %llu done, %llu failed, %llu pending, %llu leased; stub served %llu requests on %llu connections\n",
+    std::fprintf(report, "\ndemo: %llu done, %llu failed, %llu pending, %llu leased; stub served %llu requests on %llu connections\n",
                 (unsigned long long)s.done, (unsigned long long)s.failed, (unsigned long long)s.pending,
                 (unsigned long long)(s.leased_live + s.leased_expired), (unsigned long long)api.requests(),
                 (unsigned long long)api.connections());
     if (f->samples > 0 && f->docs > 0) {
-      std::printf("demo: sample documents:\n");
+      std::fprintf(report, "demo: sample documents:\n");
       const std::size_t n = std::min(f->samples, f->docs);
       for (std::size_t i = 0; i < n; ++i) {
         const std::size_t index = 1 + i * (f->docs / n);
-        std::printf("  %s\n", st->document_json(std::to_string(index)).c_str());
+        std::fprintf(report, "  %s\n", st->document_json(std::to_string(index)).c_str());
       }
     }
-    f->run.finish(result);
+    f->run.finish(result, report);
     return run_exit_code({result.stop_signal, false, s.drained(), result.summary.failed});
   };
 }

@@ -7,6 +7,7 @@
 
 #include <dibs/engine_config.hpp>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,13 +30,19 @@ struct engine_flags {
   std::string summary_json;
   bool no_progress = false;
   int metrics_port = -1;  // -1: none
+  std::string metrics_address = "127.0.0.1";
   std::vector<std::string> metrics_hosts;  // Host names the controls accept besides loopback ones
 
   void add_to(CLI::App& cmd);
   // Validated; throws std::invalid_argument naming the flag. Shards never exceed pipelines.
   engine_config config() const;
-  // Writes --summary-json and prints the machine-readable last line.
-  void finish(const run_result& result) const;
+  // How run_engine_in_foreground runs it, `total` items expected (0: unknown).
+  foreground_options foreground(std::uint64_t total) const;
+  // `--summary-json -`: the summary JSON goes to stdout, so every other message goes to stderr.
+  bool summary_to_stdout() const { return summary_json == "-"; }
+  // Writes --summary-json (a file, or stdout for "-") and prints the machine-readable last line,
+  // on `report` (stdout, or stderr when stdout carries data).
+  void finish(const run_result& result, std::FILE* report) const;
 };
 
 }  // namespace dibs::cli

@@ -34,8 +34,18 @@ command add_enrich_command(CLI::App& app) {
   f->store.add_to(*sub, true);
   f->api.add_to(*sub, true);
   f->run.add_to(*sub);
-  sub->add_option("--shutdown-timeout", f->shutdown_timeout, "how long in-flight calls may finish after SIGINT/SIGTERM")->capture_default_str();
+  sub->add_option("--shutdown-timeout", f->shutdown_timeout, "how long in-flight calls may finish after SIGINT/SIGTERM")
+      ->type_name("DURATION")
+      ->capture_default_str();
   sub->add_flag("--follow", f->follow, "keep going when nothing is pending: poll with backoff (10 ms up to 5 s)");
+  sub->footer(
+      "Examples:\n"
+      "  dibs enrich --store 'mongodb://127.0.0.1:27017/test?collection=message' \\\n"
+      "      --url 'http://127.0.0.1:8080/json/{originatingIp}' --rate 40/min\n"
+      "  DIBS_STORE_PASSWORD=... dibs enrich --store 'mysql://app@db:3306/geo?table=jobs' \\\n"
+      "      --batch-url http://ip-api.com/batch --lease 2m --summary-json -\n"
+      "  cat in.jsonl | dibs enrich --store jsonl:- --out - --url 'http://127.0.0.1:8080/json/{originatingIp}' > out.jsonl\n"
+      "Durations: 250ms, 1.5s, 2m, 1h (a bare number is seconds).");
 
   return [f] {
     auto cfg = f->run.config();
@@ -50,7 +60,12 @@ command add_enrich_command(CLI::App& app) {
                                   " (--ca-file trusts another CA; --insecure skips verification)");
 
     if (f->store.file_mode() && f->store.out.empty())
-      throw std::invalid_argument("--store jsonl:... needs --out OUT.jsonl");
+      throw std::invalid_argument(f->store.store == "jsonl:-" ? "--store jsonl:- needs --out - (stdout)"
+                                                              : "--store jsonl:... needs --out OUT.jsonl");
+    if (f->run.summary_to_stdout() && f->store.out == "-")
+      throw std::invalid_argument("--summary-json - and --out - would both write to stdout: give --summary-json a file");
+    // When stdout carries data (the enriched lines, the summary JSON), it carries nothing else.
+    std::FILE* report = f->run.summary_to_stdout() || f->store.out == "-" ? stderr : stdout;
     auto st = f->store.open();
     log::info("enrich: ", st->describe());
     const auto before = st->stats_blocking();
@@ -59,7 +74,7 @@ command add_enrich_command(CLI::App& app) {
     engine e(cfg, st, std::move(processors));
     // With --follow, a change stream (where the server has them) wakes idle shards at once.
     if (f->follow) st->watch([&e] { e.wake(); });
-    const auto result = run_engine_in_foreground(e, total, !f->run.no_progress, f->run.metrics_port, f->run.metrics_hosts);
+    const auto result = run_engine_in_foreground(e, f->run.foreground(total));
     st->stop_watching();
     // The store may be out of reach right as the run ends (a database restart): everything this
     // process held is already written or released, so the counts are worth a few tries, and
@@ -75,16 +90,16 @@ command add_enrich_command(CLI::App& app) {
       }
     }
     if (after)
-      std::printf("enrich: %s: %llu done, %llu failed, %llu pending, %llu leased; claim conflicts %llu\n",
+      std::fprintf(report, "enrich: %s: %llu done, %llu failed, %llu pending, %llu leased; claim conflicts %llu\n",
                   st->describe().c_str(), (unsigned long long)after->done, (unsigned long long)after->failed,
                   (unsigned long long)after->pending, (unsigned long long)(after->leased_live + after->leased_expired),
                   (unsigned long long)st->claim_conflicts());
     else
-      std::printf("enrich: %s: the store's counts can't be read now (%s)\n", st->describe().c_str(), unavailable.c_str());
+      std::fprintf(report, "enrich: %s: the store's counts can't be read now (%s)\n", st->describe().c_str(), unavailable.c_str());
     const bool drained = after ? after->drained() : e.drained();
     if (auto said = st->finish(drained && !result.interrupted); !said.empty())
-      std::printf("enrich: %s\n", said.c_str());
-    f->run.finish(result);
+      std::fprintf(report, "enrich: %s\n", said.c_str());
+    f->run.finish(result, report);
     // (Everything this process held was released or written before it got here.)
     return run_exit_code({result.stop_signal, f->follow, drained, result.summary.failed});
   };
@@ -99,8 +114,13 @@ command add_seed_command(CLI::App& app) {
   };
   auto f = std::make_shared<flags>();
   f->store.add_to(*sub, false);
-  sub->add_option("--docs", f->docs, "documents to insert")->capture_default_str();
-  sub->add_option("--seed", f->seed, "random seed for the addresses")->capture_default_str();
+  sub->add_option("--docs", f->docs, "documents to insert")->type_name("N")->capture_default_str();
+  sub->add_option("--seed", f->seed, "random seed for the addresses")->type_name("N")->capture_default_str();
+  sub->footer(
+      "Examples:\n"
+      "  dibs seed --store 'mongodb://127.0.0.1:27017/test?collection=message' --docs 100000\n"
+      "  dibs seed --store 'postgresql://app@127.0.0.1:5432/geo?table=jobs' --password-file ~/.dibs-pw --docs 1000\n"
+      "  dibs seed --store jsonl:in.jsonl --docs 500   (appends 500 lines to in.jsonl)");
   return [f] {
     auto st = f->store.open();
     const auto n = st->seed(f->docs, f->seed);
@@ -116,6 +136,11 @@ command add_status_command(CLI::App& app) {
   };
   auto f = std::make_shared<flags>();
   f->store.add_to(*sub, true);
+  sub->footer(
+      "Examples:\n"
+      "  dibs status --store 'mongodb://127.0.0.1:27017/test?collection=message'\n"
+      "  MYSQL_PWD=... dibs status --store 'mysql://app@127.0.0.1:3306/geo?table=jobs'\n"
+      "  dibs status --store jsonl:in.jsonl --out out.jsonl");
   return [f] {
     auto st = f->store.open(false);
     const auto s = st->stats_blocking();

@@ -1,8 +1,8 @@
 #include "run_engine.hpp"
 
-#include <adapters/http/control_server.hpp>
+#include "progress_line.hpp"
 
-#include <optional>
+#include <adapters/http/control_server.hpp>
 
 #include <dibs/counters.hpp>
 #include <dibs/log.hpp>
@@ -14,53 +14,49 @@
 
 #include <unistd.h>
 
-#include <cstdio>
 #include <functional>
+#include <optional>
 
 namespace dibs::cli {
 
 namespace {
-std::string progress_line(const engine& e, std::uint64_t total, double elapsed_s) {
+progress_figures figures_of(const engine& e, std::uint64_t total, double rate) {
   const auto& f = e.figures();
-  const auto done = load(f.completed);
-  const auto failed = load(f.failed);
-  const double rate = elapsed_s > 0 ? done / elapsed_s : 0;
-  char buf[256];
-  std::string eta = "-";
-  if (total > 0 && rate > 0 && done + failed < total) {
-    const auto left = static_cast<long long>((total - done - failed) / rate);
-    char e2[32];
-    std::snprintf(e2, sizeof e2, "%lldm%02llds", left / 60, left % 60);
-    eta = e2;
-  }
-  if (total > 0)
-    std::snprintf(buf, sizeof buf, "done %llu/%llu  %.0f docs/s  in flight %lld  errors %llu  retries %llu  ETA %s",
-                  (unsigned long long)done, (unsigned long long)total, rate, (long long)load(f.in_flight),
-                  (unsigned long long)failed, (unsigned long long)load(f.retries), eta.c_str());
-  else
-    std::snprintf(buf, sizeof buf, "done %llu  %.0f docs/s  in flight %lld  errors %llu  retries %llu",
-                  (unsigned long long)done, rate, (long long)load(f.in_flight), (unsigned long long)failed,
-                  (unsigned long long)load(f.retries));
-  std::string line = buf;
-  // The API breaker (engine/src/circuit_breaker.hpp): say so while it holds documents back.
-  if (load(f.circuit_open) > 0)
-    line += "  API DOWN: probing, " + std::to_string(load(f.waiting_for_api)) + " waiting";
-  return line;
+  progress_figures p;
+  p.total = total;
+  p.done = load(f.completed);
+  p.failed = load(f.failed);
+  p.in_flight = load(f.in_flight);
+  p.retries = load(f.retries);
+  p.retries_waiting = load(f.retries_waiting);
+  p.rate = rate;
+  p.paused = e.paused();
+  p.api_down = load(f.circuit_open) > 0;  // the API breaker (engine/src/circuit_breaker.hpp)
+  p.waiting_for_api = load(f.waiting_for_api);
+  return p;
+}
+
+std::string url_host(const std::string& address) {
+  return address.find(':') != std::string::npos ? "[" + address + "]" : address;
 }
 }  // namespace
 
-run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progress, int metrics_port,
-                                    const std::vector<std::string>& metrics_hosts) {
+run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
   net::io_context control(1);
   std::optional<http::control_server> controls;
-  if (metrics_port >= 0) {
-    http::control_options o;
-    o.port = static_cast<std::uint16_t>(metrics_port);
-    o.allowed_hosts = metrics_hosts;
-    controls.emplace(control, e, o);
-    controls->start();
-    log::warn("metrics and controls on http://127.0.0.1:", controls->port(),
-              " (GET /metrics, GET /status; POST /pause, POST /resume with the header X-Dibs-Control: 1)");
+  if (o.metrics_port >= 0) {
+    http::control_options c;
+    c.address = o.metrics_address;
+    c.port = static_cast<std::uint16_t>(o.metrics_port);
+    c.allowed_hosts = o.metrics_hosts;
+    controls.emplace(control, e, c);
+    try {
+      controls->start();
+    } catch (const std::exception& ex) {
+      throw std::invalid_argument(std::string(ex.what()) + " (--metrics-address, --metrics-port)");
+    }
+    log::warn("metrics and controls on http://", url_host(o.metrics_address), ":", controls->port(),
+              " (GET /metrics, GET /status; POST /pause, POST /resume from this host with the header X-Dibs-Control: 1)");
   }
   net::signal_set signals(control, SIGINT, SIGTERM);
   bool interrupted = false;
@@ -84,16 +80,22 @@ run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progres
   };
   await_signal();
 
-  const bool draw = progress && ::isatty(STDERR_FILENO);
+  // On a terminal only: `\r` redraws in a file or a pipe are noise (run_engine.hpp).
+  const bool draw = o.progress && ::isatty(STDERR_FILENO);
   net::steady_timer tick(control);
-  const auto started = std::chrono::steady_clock::now();
+  rate_window recent(std::chrono::seconds(10));
+  auto draw_now = [&] {
+    const auto& f = e.figures();
+    recent.add(std::chrono::steady_clock::now(), load(f.completed) + load(f.failed));
+    // One column short of the width: a line that fills the last column wraps on some terminals.
+    const auto width = terminal_width();
+    log::show_status(progress_line(figures_of(e, o.total, recent.per_second()), width > 1 ? width - 1 : width));
+  };
   std::function<void()> redraw = [&] {
     tick.expires_after(std::chrono::milliseconds(250));
     tick.async_wait([&](const boost::system::error_code& ec) {
       if (ec) return;
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      std::fprintf(stderr, "\r\033[K%s", progress_line(e, total, elapsed).c_str());
-      std::fflush(stderr);
+      draw_now();
       redraw();
     });
   };
@@ -110,8 +112,8 @@ run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progres
   control.run();
   e.wait();
   if (draw) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::fprintf(stderr, "\r\033[K%s\n", progress_line(e, total, elapsed).c_str());
+    draw_now();
+    log::end_status(true);
   }
   return {e.summary(), interrupted, stop_signal};
 }

@@ -1,6 +1,8 @@
 // Runs an engine in the foreground the way a command-line user expects: SIGINT/SIGTERM stop it
-// gracefully (a second signal stops it at once), and a live progress line is drawn on stderr
-// when stderr is a terminal.
+// gracefully (a second signal stops it at once), and a live progress line (progress_line.hpp) is
+// drawn on stderr when stderr is a terminal. When it is not (a pipe, a file, a log collector) no
+// progress is written at all: the summary at the end and GET /status or /metrics
+// (--metrics-port) say how a run goes, without a line every few seconds in the logs.
 #pragma once
 
 #include <dibs/engine.hpp>
@@ -17,11 +19,16 @@ struct run_result {
   int stop_signal = 0;  // the first signal that stopped the run (SIGINT, SIGTERM), else 0
 };
 
-// `total` is the number of items expected (for done/total and the ETA), 0 when unknown.
-// `metrics_port` >= 0: serve GET /status, GET /metrics, POST /pause, POST /resume on loopback
-// at that port (0: any free one) while the engine runs; `metrics_hosts`: Host names accepted
-// besides the loopback ones (a reverse proxy's).
-run_result run_engine_in_foreground(engine& e, std::uint64_t total, bool progress, int metrics_port = -1,
-                                    const std::vector<std::string>& metrics_hosts = {});
+struct foreground_options {
+  std::uint64_t total = 0;  // items expected (for done/total and the ETA), 0 when unknown
+  bool progress = true;     // the progress line, when stderr is a terminal
+  // >= 0: serve GET /status, GET /metrics, POST /pause, POST /resume at `metrics_address` on
+  // that port (0: any free one) while the engine runs; POSTs only from this host.
+  int metrics_port = -1;
+  std::string metrics_address = "127.0.0.1";
+  std::vector<std::string> metrics_hosts;  // Host names accepted besides the own ones (a proxy's)
+};
+
+run_result run_engine_in_foreground(engine& e, const foreground_options& o);
 
 }  // namespace dibs::cli

@@ -1,8 +1,11 @@
 #include "store_flags.hpp"
 
 #include <adapters/stores/open_store.hpp>
+#include <adapters/stores/store_password.hpp>
 
 #include <CLI/CLI.hpp>
+
+#include <cstdlib>
 
 namespace dibs::cli {
 
@@ -10,30 +13,53 @@ void store_flags::add_to(CLI::App& cmd, bool with_claim) {
   cmd.add_option("--store", store,
                  "the store: mongodb://HOST[:PORT]/DB?collection=COLLECTION (a standard MongoDB connection string), "
                  "mysql://USER:PASS@HOST:PORT/DB?table=TABLE, postgresql://USER:PASS@HOST:PORT/DB?table=TABLE, "
-                 "or jsonl:IN.jsonl (a JSON Lines file; with --out)")
+                 "or jsonl:IN.jsonl (a JSON Lines file; with --out), or jsonl:- (stdin; with --out -)")
+      ->type_name("URI")
       ->required();
-  cmd.add_option("--out", out, "file mode: where the enriched lines go (OUT.journal holds the progress)");
-  cmd.add_option("--db", db, "MongoDB: database, overriding the URI's path (default: the path, else test)");
+  cmd.add_option("--password-file", password_file,
+                 "the database password: the first line of this file (else DIBS_STORE_PASSWORD; mysql:// also "
+                 "MYSQL_PWD; postgresql:// also PGPASSWORD and ~/.pgpass), so that it is not on the command line "
+                 "for ps to show; a password in the URI and this flag together are refused")
+      ->type_name("FILE");
+  cmd.add_option("--out", out,
+                 "file mode: where the enriched lines go (OUT.journal holds the progress); - with --store jsonl:- "
+                 "writes them to stdout once every line is done (not resumable)")
+      ->type_name("FILE");
+  cmd.add_option("--db", db, "MongoDB: database, overriding the URI's path (default: the path, else test)")->type_name("NAME");
   cmd.add_option("--collection", collection,
-                 "MongoDB: collection, overriding the URI's collection= (default: collection=, else message)");
+                 "MongoDB: collection, overriding the URI's collection= (default: collection=, else message)")
+      ->type_name("NAME");
   cmd.add_option("--source", source, "field (column) read for the API call; MongoDB: dotted paths allowed")
+      ->type_name("FIELD")
       ->capture_default_str();
   cmd.add_option("--target", target, "field (column) the API's answer is written to; null means pending")
+      ->type_name("FIELD")
       ->capture_default_str();
-  cmd.add_option("--lock-field", lock_field, "MongoDB: field that holds the lease")->capture_default_str();
+  cmd.add_option("--lock-field", lock_field, "MongoDB: field that holds the lease")->type_name("FIELD")->capture_default_str();
   cmd.add_option("--on-done", on_done, "MySQL, PostgreSQL: mark (keep finished rows with their result) or delete (queue)")
+      ->type_name("mark|delete")
       ->capture_default_str();
   if (with_claim)
     cmd.add_option("--claim", claim,
                    "claim strategy: MongoDB update-find, find-and-modify, batch, lock-collection; "
                    "MySQL and PostgreSQL skip-locked (their only one)")
+        ->type_name("STRATEGY")
         ->capture_default_str();
   cmd.add_option("--db-threads", db_threads, "threads (and pooled connections) for database calls")
+      ->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{256}))
       ->capture_default_str();
 }
 
 bool store_flags::file_mode() const { return parse_store_uri(store).kind == store_kind::jsonl; }
+
+std::string store_flags::uri_to_connect() const {
+  password_sources from;
+  if (!password_file.empty()) from.file = read_password_file(password_file);
+  if (const char* v = std::getenv("DIBS_STORE_PASSWORD"); v && *v) from.dibs_env = v;
+  if (const char* v = std::getenv("MYSQL_PWD"); v && *v) from.mysql_env = v;
+  return with_store_password(store, from);
+}
 
 std::shared_ptr<admin_store> store_flags::open(bool create_schema) const {
   store_options o;
@@ -47,7 +73,7 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema) const {
   o.collection = collection;
   o.threads = db_threads;
   o.create_schema = create_schema;
-  return open_store(store, o);
+  return open_store(uri_to_connect(), o);
 }
 
 }  // namespace dibs::cli

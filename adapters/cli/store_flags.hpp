@@ -15,6 +15,7 @@ namespace dibs::cli {
 
 struct store_flags {
   std::string store;
+  std::string password_file;  // the database password's file (store_password.hpp)
   std::string out;  // file mode
   std::string db;          // "" = the URI's path, else test
   std::string collection;  // "" = the URI's collection=, else message
@@ -28,6 +29,8 @@ struct store_flags {
   void add_to(CLI::App& cmd, bool with_claim);
   // True when --store names a JSON Lines file (file mode).
   bool file_mode() const;
+  // --store with the password from --password-file or the environment put in (store_password.hpp).
+  std::string uri_to_connect() const;
   // Opens the store (connects; MongoDB: measures the clock, creates indexes; SQL: creates the
   // table if missing). Throws with a clear message that never shows the password.
   std::shared_ptr<admin_store> open(bool create_schema = true) const;

@@ -7,7 +7,9 @@
 #include <dibs/net.hpp>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/system/system_error.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -33,14 +35,15 @@ command add_stub_command(CLI::App& app) {
     bool per_second = false;
   };
   auto f = std::make_shared<flags>();
-  sub->add_option("--port", f->port, "TCP port; 0 picks a free one (printed)")->capture_default_str();
-  sub->add_option("--address", f->address, "address to listen on (loopback by default)")->capture_default_str();
-  sub->add_option("--latency-ms", f->latency_ms, "delay before each answer")->check(CLI::Range(0L, 3'600'000L))->capture_default_str();
-  sub->add_option("--threads", f->threads, "server threads")->check(CLI::Range(1, 64))->capture_default_str();
+  sub->add_option("--port", f->port, "TCP port; 0 picks a free one (printed)")->type_name("PORT")->capture_default_str();
+  sub->add_option("--address", f->address, "address to listen on (loopback by default)")->type_name("ADDR")->capture_default_str();
+  sub->add_option("--latency-ms", f->latency_ms, "delay before each answer")->type_name("MS")->check(CLI::Range(0L, 3'600'000L))->capture_default_str();
+  sub->add_option("--threads", f->threads, "server threads")->type_name("N")->check(CLI::Range(1, 64))->capture_default_str();
   sub->add_option("--rate-limit", f->rate_limit,
-                  "answer like ip-api's limit: N/min or N/s per fixed window, then 429 with X-Rl: 0 and X-Ttl");
+                  "answer like ip-api's limit: N/min or N/s per fixed window, then 429 with X-Rl: 0 and X-Ttl")
+      ->type_name("N/s|N/min");
   auto rate = [&](const char* name, double& v, const char* what) {
-    sub->add_option(name, v, what)->check(CLI::Range(0.0, 1.0))->capture_default_str();
+    sub->add_option(name, v, what)->type_name("SHARE")->check(CLI::Range(0.0, 1.0))->capture_default_str();
   };
   rate("--error-rate", f->error_rate, "share of /json and /batch requests answered 500");
   rate("--timeout-rate", f->timeout_rate, "share never answered");
@@ -48,12 +51,18 @@ command add_stub_command(CLI::App& app) {
   rate("--big-rate", f->big_rate, "share answered with a 2 MiB body");
   rate("--reset-rate", f->reset_rate, "share cut off mid-response (the connection closes)");
   rate("--poison-rate", f->poison_rate, "share of public addresses answered with poison a store may refuse (fixed per address and --seed)");
-  sub->add_option("--idle-close-ms", f->idle_close_ms, "close a kept-alive connection idle this long (0: after 120 s)")
+  sub->add_option("--idle-close-ms", f->idle_close_ms, "close a kept-alive connection idle this long (0: after 120 s)")->type_name("MS")
       ->check(CLI::Range(0L, 3'600'000L))->capture_default_str();
-  sub->add_option("--seed", f->seed, "seed of the fault draws")->capture_default_str();
-  sub->add_option("--tls-cert", f->tls_cert, "serve HTTPS with this PEM certificate chain")->check(CLI::ExistingFile);
-  sub->add_option("--tls-key", f->tls_key, "... and this PEM private key")->check(CLI::ExistingFile);
+  sub->add_option("--seed", f->seed, "seed of the fault draws")->type_name("N")->capture_default_str();
+  sub->add_option("--tls-cert", f->tls_cert, "serve HTTPS with this PEM certificate chain")->type_name("FILE")->check(CLI::ExistingFile);
+  sub->add_option("--tls-key", f->tls_key, "... and this PEM private key")->type_name("FILE")->check(CLI::ExistingFile);
   sub->add_flag("--per-second", f->per_second, "at the end, print how many /json and /batch answers were served in each second");
+  sub->footer(
+      "Examples:\n"
+      "  dibs stub --port 8080\n"
+      "  dibs stub --port 0 --rate-limit 45/min --error-rate 0.05   (the port it took is printed)\n"
+      "  dibs stub --address 0.0.0.0 --port 9000 --latency-ms 50\n"
+      "SHARE is a fraction from 0 to 1 of the requests.");
 
   return [f] {
     auto o = stub::stub_options::loopback(std::chrono::milliseconds(f->latency_ms));
@@ -84,8 +93,19 @@ command add_stub_command(CLI::App& app) {
     o.tls_cert_file = f->tls_cert;
     o.tls_key_file = f->tls_key;
     o.record = f->per_second;
+    boost::system::error_code bad_address;
+    net::ip::make_address(f->address, bad_address);
+    if (bad_address) throw std::invalid_argument("--address '" + f->address + "' is not an IP address");
     stub::ipapi_stub server(o);
-    server.start();
+    try {
+      server.start();
+    } catch (const boost::system::system_error& e) {
+      // Told in the user's words, without Boost's source location.
+      if (e.code() == boost::system::errc::address_in_use)
+        throw std::invalid_argument("port " + std::to_string(f->port) + " is in use (--port)");
+      throw std::invalid_argument("cannot listen on " + f->address + ":" + std::to_string(f->port) +
+                                  " (--address, --port): " + e.code().message());
+    }
     std::printf("stub: listening on %s://%s:%u (GET /json/{ip}, POST /batch), latency %ld ms\n",
                 f->tls_cert.empty() ? "http" : "https", f->address.c_str(), server.port(), f->latency_ms);
     std::fflush(stdout);

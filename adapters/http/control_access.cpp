@@ -58,10 +58,29 @@ bool is_extra(const control_access& a, const std::string& host) {
   return std::any_of(a.extra_hosts.begin(), a.extra_hosts.end(), [&](const std::string& h) { return lower(h) == host; });
 }
 
+// An IP address written as a Host: dotted IPv4 or a bracketed IPv6, not an unspecified one.
+bool is_ip_literal(const std::string& host) {
+  if (host == "0.0.0.0" || host == "[::]") return false;
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    return host.find_first_not_of("0123456789abcdef:.", 1) == host.size() - 1;
+  int dots = 0, digits = 0;
+  for (const char c : host) {
+    if (c == '.') {
+      if (digits == 0) return false;
+      ++dots, digits = 0;
+    } else if (c >= '0' && c <= '9' && ++digits <= 3) {
+    } else {
+      return false;
+    }
+  }
+  return dots == 3 && digits > 0;
+}
+
 bool is_own(const control_access& a, const std::string& host) {
   if (host == "localhost" || host == "127.0.0.1" || host == "[::1]") return true;
   const std::string listen = lower(a.listen_address);
-  if (listen.empty() || listen == "0.0.0.0" || listen == "::") return false;  // not one address: names must be added
+  if (listen.empty()) return false;
+  if (listen == "0.0.0.0" || listen == "::") return is_ip_literal(host);  // names must be added
   return host == (listen.find(':') != std::string::npos ? "[" + listen + "]" : listen);
 }
 
@@ -88,11 +107,14 @@ bool control_access::origin_allowed(std::string_view origin) const {
 
 std::optional<refusal> check_control_request(const control_access& access, bool is_post, std::string_view host,
                                              std::optional<std::string_view> origin,
-                                             std::optional<std::string_view> control) {
+                                             std::optional<std::string_view> control, bool peer_is_loopback) {
   if (!access.host_allowed(host))
     return refusal{421, "the Host header names no address of these controls (to reach them through a proxy, add "
                         "the name it forwards to the allowed hosts)"};
   if (!is_post) return std::nullopt;
+  if (access.posts_from_loopback_only && !peer_is_loopback)
+    return refusal{403, "POST /pause and /resume are taken from this host only (the metrics address opens "
+                        "GET /metrics and GET /status to the network, not the controls)"};
   if (origin && !access.origin_allowed(*origin)) return refusal{403, "a POST from another site's page"};
   if (!control || control->empty())
     return refusal{403, "a POST needs the header X-Dibs-Control: 1 (curl -X POST -H 'X-Dibs-Control: 1' ...)"};

@@ -8,8 +8,13 @@
 //   - DNS rebinding (evil.example re-resolved to 127.0.0.1, so the page is "same-origin" with
 //     the controls and may read /status): refused because its Host header says evil.example.
 // Accepted Host names: localhost, 127.0.0.1, [::1] and the address the server listens on, with
-// the server's own port (or none); and any name the operator adds (a reverse proxy's), with any
-// port.
+// the server's own port (or none); listening on every address (0.0.0.0, ::), any IP address
+// with the server's own port (a scraper that knows the pod by its IP: a rebinding attack needs
+// a name, since a page whose URL holds our IP and port is a page we served); and any name the
+// operator adds (a reverse proxy's), with any port.
+// The controls that change the run (POST /pause, /resume) are taken only from a loopback peer
+// unless the operator says otherwise: --metrics-address opens the read-only pages to the
+// network, not the switch.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +32,7 @@ struct control_access {
   std::uint16_t port = 0;                 // where the server listens
   std::string listen_address;             // "127.0.0.1", "::1", "0.0.0.0"...
   std::vector<std::string> extra_hosts;   // names accepted in Host and Origin, any port
+  bool posts_from_loopback_only = true;   // a POST from another host is refused (403)
 
   bool host_allowed(std::string_view host_header) const;
   bool origin_allowed(std::string_view origin) const;
@@ -37,9 +43,10 @@ struct refusal {
   std::string reason;
 };
 
-// nullopt: go ahead. `origin` and `control` are nullopt when the header is absent.
+// nullopt: go ahead. `origin` and `control` are nullopt when the header is absent;
+// `peer_is_loopback`: the connection comes from this host (127.0.0.0/8, ::1).
 std::optional<refusal> check_control_request(const control_access& access, bool is_post, std::string_view host,
                                              std::optional<std::string_view> origin,
-                                             std::optional<std::string_view> control);
+                                             std::optional<std::string_view> control, bool peer_is_loopback = true);
 
 }  // namespace dibs::http

@@ -107,9 +107,14 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
       if (ec) break;
       auto req = parser.release();
       answer a;
+      boost::system::error_code peer_ec;
+      const auto peer = stream.socket().remote_endpoint(peer_ec);
+      const bool peer_loopback = !peer_ec && (peer.address().is_loopback() ||
+                                              (peer.address().is_v6() && peer.address().to_v6().is_v4_mapped() &&
+                                               net::ip::make_address_v4(net::ip::v4_mapped, peer.address().to_v6()).is_loopback()));
       const auto no = check_control_request(access, req.method() == bhttp::verb::post,
                                             header(req, "Host").value_or(""), header(req, "Origin"),
-                                            header(req, control_header));
+                                            header(req, control_header), peer_loopback);
       if (no) {
         a.status = no->status;
         a.body = "{\"error\":\"" + no->reason + "\"}";
@@ -186,12 +191,15 @@ void control_server::start() {
   if (ec) throw std::runtime_error("cannot open a socket for " + address + ": " + ec.message());
   i.acceptor.set_option(tcp::acceptor::reuse_address(true));
   i.acceptor.bind(ep, ec);
+  if (ec == boost::system::errc::address_in_use)
+    throw std::runtime_error("port " + std::to_string(i.opts.port) + " on " + address + " is in use");
   if (ec) throw std::runtime_error("cannot listen on " + address + ":" + std::to_string(i.opts.port) + ": " + ec.message());
   i.acceptor.listen();
   i.opts.port = i.acceptor.local_endpoint().port();
   i.access.port = i.opts.port;
   i.access.listen_address = addr.to_string();
   i.access.extra_hosts = i.opts.allowed_hosts;
+  i.access.posts_from_loopback_only = i.opts.posts_from_loopback_only;
   net::co_spawn(i.ioc, i.accept_loop(), net::detached);
 }
 

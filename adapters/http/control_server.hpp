@@ -31,6 +31,9 @@ struct control_options {
   // Host names accepted besides localhost, 127.0.0.1, [::1] and `address` (with any port): the
   // name a reverse proxy forwards in Host, for example.
   std::vector<std::string> allowed_hosts;
+  // POST /pause, /resume from another host refused (listening on a non-loopback address opens
+  // the read-only pages to the network, not the controls).
+  bool posts_from_loopback_only = true;
   std::size_t max_connections = 16;  // more are closed at once
   std::chrono::milliseconds request_timeout{10'000};  // to send one whole request (and read the answer)
   std::chrono::milliseconds idle_timeout{30'000};     // a kept-alive connection waiting for the next one

@@ -1,6 +1,7 @@
 #include "open_store.hpp"
 
 #include <adapters/jsonl/jsonl_store.hpp>
+#include <adapters/jsonl/piped_jsonl.hpp>
 #include <adapters/mongo/mongo_store.hpp>
 #include <adapters/mysql/mysql_store.hpp>
 #include <adapters/postgres/open_postgres_store.hpp>
@@ -13,12 +14,20 @@ namespace dibs {
 namespace {
 
 std::shared_ptr<admin_store> open_jsonl(const store_uri& u, const store_options& o) {
+  if (u.path == "-" && !o.create_schema)
+    throw setting_error("store", "'jsonl:-': stdin can be enriched, not inspected (dibs status needs a file)");
+  // stdin to stdout, or files: a journal named "-.journal" would be nobody's intent.
+  if (u.path == "-" && o.out != "-")
+    throw setting_error("out", "'" + o.out + "': --store jsonl:- (stdin) writes to stdout only: give --out -");
+  if (u.path != "-" && o.out == "-")
+    throw setting_error("out", "'-' (stdout) goes with --store jsonl:- (stdin); with a file, give an output file");
   jsonl::jsonl_options j;
   j.in = u.path;
   j.out = o.out;
   j.source = o.source;
   j.target = o.target;
   j.read_only = !o.create_schema || o.out.empty();
+  if (u.path == "-") return std::make_shared<jsonl::piped_jsonl_store>(j);
   return std::make_shared<jsonl::jsonl_store>(j);
 }
 

@@ -14,6 +14,7 @@ namespace {
 std::atomic<level> g_level{level::warn};
 std::atomic<bool> g_json{false};
 std::mutex g_mutex;
+std::string g_status;  // the status line on screen ("" = none); under g_mutex
 const char* name(level l) {
   switch (l) {
     case level::debug: return "debug";
@@ -87,9 +88,29 @@ std::string utc_now() {
 
 void emit_line(const std::string& line) {
   std::lock_guard lock(g_mutex);
-  std::fprintf(stderr, "%s\n", line.c_str());
+  if (g_status.empty()) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  } else {
+    std::fprintf(stderr, "\r\033[K%s\n%s", line.c_str(), g_status.c_str());
+    std::fflush(stderr);
+  }
 }
 }  // namespace
+
+void show_status(const std::string& line) {
+  std::lock_guard lock(g_mutex);
+  g_status = line;
+  std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  std::fflush(stderr);
+}
+
+void end_status(bool keep) {
+  std::lock_guard lock(g_mutex);
+  if (g_status.empty()) return;
+  std::fprintf(stderr, keep ? "\n" : "\r\033[K");
+  std::fflush(stderr);
+  g_status.clear();
+}
 
 std::string json_line(level l, const std::string& msg, const std::string* id, const std::string* event,
                       const std::string* reason) {

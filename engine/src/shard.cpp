@@ -225,6 +225,7 @@ awaitable<void> shard::dispatcher() {
         bump(ctx_.figures.held);
       }
       it->second = held_lease{j.token, now + cfg_.lease / 2, now, false, false, 0, j.attempts};
+      if (j.attempts > 1) bump(ctx_.figures.retries_waiting, -1);  // a retry (ours, most likely) is back
       ready_.push_back(std::move(j));
     }
     bump(ctx_.figures.claimed, got.size());
@@ -376,6 +377,7 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
         } else {
           log::debug("item ", j.id, ": retry in ", o.after.count(), " ms: ", o.why);
           bump(ctx_.figures.retries);
+          bump(ctx_.figures.retries_waiting);
           release_buf_.push_back(release_item{j.ref(), o.after, std::move(o.why), o.http_status});
         }
         break;

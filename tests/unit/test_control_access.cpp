@@ -45,3 +45,29 @@ TEST_CASE("the controls' Origin check and the header every POST needs", "[contro
   CHECK(check_control_request(a, false, "evil.example", std::nullopt, std::nullopt)->status == 421);
   CHECK(check_control_request(a, true, "evil.example", "http://evil.example", "1")->status == 421);
 }
+
+TEST_CASE("listening on every address: IP addresses with the server's port are its own, names are not", "[controls][unit]") {
+  control_access any{9100, "0.0.0.0", {}};
+  CHECK(any.host_allowed("10.1.2.3:9100"));  // a scraper that knows the pod by its IP
+  CHECK(any.host_allowed("127.0.0.1:9100"));
+  CHECK(control_access{9100, "::", {}}.host_allowed("[fd00::5]:9100"));
+  CHECK_FALSE(any.host_allowed("10.1.2.3:9101"));
+  CHECK_FALSE(any.host_allowed("pod.example:9100"));  // a name could be a rebinding attack
+  CHECK_FALSE(any.host_allowed("1.2.3:9100"));
+  CHECK_FALSE(any.host_allowed("1.2.3.4.5:9100"));
+  CHECK_FALSE(any.host_allowed("1.2.3.4444:9100"));
+  CHECK_FALSE(any.host_allowed("0.0.0.0:9100"));
+}
+
+TEST_CASE("POST /pause and /resume only from this host and GET from anywhere the Host check allows", "[controls][unit]") {
+  control_access a{9100, "0.0.0.0", {}};
+  const std::string host = "10.1.2.3:9100";
+  CHECK_FALSE(check_control_request(a, false, host, std::nullopt, std::nullopt, /*peer_is_loopback=*/false));
+  const auto refused = check_control_request(a, true, host, std::nullopt, "1", /*peer_is_loopback=*/false);
+  REQUIRE(refused);
+  CHECK(refused->status == 403);
+  CHECK_THAT(refused->reason, Catch::Contains("this host only"));
+  CHECK_FALSE(check_control_request(a, true, "127.0.0.1:9100", std::nullopt, "1", /*peer_is_loopback=*/true));
+  a.posts_from_loopback_only = false;  // an embedding program's choice
+  CHECK_FALSE(check_control_request(a, true, host, std::nullopt, "1", /*peer_is_loopback=*/false));
+}

@@ -16,6 +16,10 @@ struct counters {
   std::atomic<std::uint64_t> lost_leases{0};
   std::atomic<std::uint64_t> released{0};   // given back at shutdown
   std::atomic<std::uint64_t> retries{0};    // given back with a delay, to be tried again
+  // Retries given back and not claimed again yet (an estimate: a retry another process claims
+  // is never seen again, so read it clamped to what is left): the CLI's ETA says "retrying N"
+  // instead of 0m00s while only these are left.
+  std::atomic<std::int64_t> retries_waiting{0};
   std::atomic<std::uint64_t> renewals{0};
   std::atomic<std::uint64_t> store_errors{0};
   std::atomic<std::int64_t> in_flight{0};   // claimed and being processed

@@ -19,6 +19,11 @@ void set_json(bool on);
 bool json();
 // An event about one item (failed, lease lost, result rejected): `item ID: EVENT: REASON`.
 void item(level l, const std::string& id, const std::string& event, const std::string& reason);
+// A live status line under the log on a terminal (the CLI's progress line). While one is shown,
+// every log line first erases it and draws it again below itself, so the two are never glued
+// together on one line. Both take the same lock as the log lines.
+void show_status(const std::string& line);  // draws `line` in place of the last one (\r, erase)
+void end_status(bool keep);                 // no status line any more: the last one kept (newline) or erased
 // The JSON line for a message (and, for an item event, its fields), without the newline.
 std::string json_line(level l, const std::string& msg, const std::string* id = nullptr,
                       const std::string* event = nullptr, const std::string* reason = nullptr);
