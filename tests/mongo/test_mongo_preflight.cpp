@@ -68,7 +68,8 @@ TEST_CASE("MongoDB: a mistyped {field} names the field, the document and the fie
   INFO(out);
   CHECK(rc == 2);
   CHECK_THAT(out, Catch::Contains("--url reads the field 'ip', but pending item ") &&
-                      Catch::Contains("has no such field (it has: _id, originatingIp, location)"));
+                      Catch::Contains("has no such field (it has: ") && Catch::Contains("originatingIp") &&
+                      Catch::Contains("location"));
   const auto [rc2, out2] = enrich(c, {"--url", api.base_url() + "/json/{originatingIP}"});
   INFO(out2);
   CHECK(rc2 == 2);
