@@ -100,7 +100,7 @@ TEST_CASE("MariaDB: a path the API does not have (404) is refused before the run
   CHECK(t.untouched());
 }
 
-TEST_CASE("MariaDB: the pre-flight's request is not written and spends no attempt; --no-preflight sends none",
+TEST_CASE("MariaDB: the pre-flight's request is not written and spends no attempt, --no-preflight sends none",
           "[mysql][enrich][preflight]") {
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();

@@ -27,18 +27,18 @@ TEST_CASE("the --url template's field is the one the store reads, whatever --sou
   CHECK(item_field(by_url({"ip"}, "ip", true)) == "ip");
 }
 
-TEST_CASE("--source naming another field than the template is refused, naming both flags", "[cli][item-field]") {
+TEST_CASE("a --source naming another field than the template is refused, naming both flags", "[cli][item-field]") {
   CHECK_THROWS_WITH(item_field(by_url({"originatingIp"}, "nosuch", true)),
                     Catch::Contains("--source 'nosuch'") && Catch::Contains("--url's {originatingIp}"));
 }
 
-TEST_CASE("a template with no field, or more than one, is refused; the URL shown without its key", "[cli][item-field]") {
+TEST_CASE("a template with no field, or more than one, is refused, the URL shown without its key", "[cli][item-field]") {
   CHECK_THROWS_AS(item_field(by_url({})), std::invalid_argument);
   CHECK_THROWS_WITH(item_field(by_url({})), Catch::Contains("names no {field}") && !Catch::Contains("s3cretkey"));
   CHECK_THROWS_WITH(item_field(by_url({"a", "b"})), Catch::Contains("names 2 fields ({a}, {b})"));
 }
 
-TEST_CASE("batch mode reads --batch-key, else --source; the two naming different fields is refused", "[cli][item-field]") {
+TEST_CASE("batch mode reads --batch-key, else --source: the two naming different fields is refused", "[cli][item-field]") {
   item_field_flags f;
   f.batch = true;
   f.source = "originatingIp";
