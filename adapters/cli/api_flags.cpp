@@ -49,10 +49,10 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
   cmd.add_flag("--no-status-check", no_status_check, "don't fail documents whose answer says {\"status\":\"fail\"}");
 }
 
-namespace {
-http::processor_options call_options(const api_flags& f, const std::string& url, const std::string& flag) {
+http::processor_options api_flags::call() const {
+  const auto& f = *this;
   http::processor_options o;
-  o.url = http::url_template::parse(url, flag);
+  o.url = http::url_template::parse(batch() ? batch_url : url, url_flag());
   o.http.connect_timeout = duration_flag("--connect-timeout", f.connect_timeout);
   o.http.request_timeout = duration_flag("--request-timeout", f.request_timeout);
   o.http.idle_timeout = duration_flag("--idle-timeout", f.idle_timeout);
@@ -65,21 +65,20 @@ http::processor_options call_options(const api_flags& f, const std::string& url,
   o.backoff_max = duration_flag("--backoff-max", f.backoff_max);
   if (o.backoff_max < o.backoff_base) throw std::invalid_argument("--backoff-max must not be below --backoff-base");
   o.status_field_check = !f.no_status_check;
-  o.limiter = make_limiter(f.rate);
+  if (!limiter_) limiter_ = make_limiter(f.rate);
+  o.limiter = limiter_;
   if (f.insecure && !f.ca_file.empty()) throw std::invalid_argument("--insecure and --ca-file contradict each other");
   if (!f.ca_file.empty() && !std::ifstream(f.ca_file))
     throw std::invalid_argument("--ca-file '" + f.ca_file + "': cannot be read");
   return o;
 }
-}  // namespace
 
 processor_factory api_flags::factory(const std::string& source_field) const {
   if (url.empty() && batch_url.empty()) throw std::invalid_argument("give --url (one key per request) or --batch-url");
-  const bool batch = !batch_url.empty();
-  auto call = call_options(*this, batch ? batch_url : url, batch ? "--batch-url" : "--url");
+  auto call = this->call();
   if (insecure && call.url.scheme() == "https")
     log::warn("--insecure: the API's certificate and host name are NOT verified; anyone on the path can read and change its answers");
-  if (!batch) return http::make_http_processor_factory(std::move(call));
+  if (!batch()) return http::make_http_processor_factory(std::move(call));
   http::batch_processor_options b;
   b.call = std::move(call);
   b.key_field = batch_key.empty() ? source_field : batch_key;
@@ -93,8 +92,7 @@ processor_factory api_flags::factory(const std::string& source_field) const {
 }
 
 std::string api_flags::check_tls() const {
-  const auto& text = batch_url.empty() ? url : batch_url;
-  auto call = call_options(*this, text, batch_url.empty() ? "--url" : "--batch-url");
+  auto call = this->call();
   if (call.url.scheme() != "https" || insecure) return {};
   net::io_context ioc(1);
   http::client c(ioc.get_executor(), call.http);

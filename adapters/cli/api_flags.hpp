@@ -3,6 +3,7 @@
 // cap, TLS; and the processor factory they make.
 #pragma once
 
+#include <adapters/http/http_processor.hpp>
 #include <adapters/http/rate_limiter.hpp>
 
 #include <dibs/processor.hpp>
@@ -44,6 +45,15 @@ struct api_flags {
   // stops the command here, with the reason, instead of failing every document. "" when fine
   // (or when the API is merely unreachable now: the run retries that).
   std::string check_tls() const;
+  // How the API is called (--url or --batch-url, timeouts, TLS, the limiter), validated; throws
+  // std::invalid_argument naming the flag. Every call shares one limiter, so a request made
+  // before the run (the pre-flight's) counts against --rate like the run's own.
+  http::processor_options call() const;
+  bool batch() const { return !batch_url.empty(); }
+  const char* url_flag() const { return batch() ? "--batch-url" : "--url"; }
+
+ private:
+  mutable std::shared_ptr<http::rate_limiter> limiter_;  // made once, from --rate
 };
 
 }  // namespace dibs::cli

@@ -6,6 +6,8 @@
 #include "api_flags.hpp"
 #include "duration_flag.hpp"
 #include "engine_flags.hpp"
+#include "item_field.hpp"
+#include "preflight.hpp"
 #include "store_flags.hpp"
 
 #include <dibs/engine.hpp>
@@ -29,6 +31,7 @@ command add_enrich_command(CLI::App& app) {
     engine_flags run;
     std::string shutdown_timeout = "10s";
     bool follow = false;
+    bool no_preflight = false;
   };
   auto f = std::make_shared<flags>();
   f->store.add_to(*sub, true);
@@ -46,14 +49,27 @@ command add_enrich_command(CLI::App& app) {
       "      --batch-url http://ip-api.com/batch --lease 2m --summary-json -\n"
       "  cat in.jsonl | dibs enrich --store jsonl:- --out - --url 'http://127.0.0.1:8080/json/{originatingIp}' > out.jsonl\n"
       "Durations: 250ms, 1.5s, 2m, 1h (a bare number is seconds).");
+  sub->add_flag("--no-preflight", f->no_preflight,
+                "don't read one pending item and call the API once for it before claiming anything");
 
-  return [f] {
+  return [f, sub] {
     auto cfg = f->run.config();
     cfg.shutdown_timeout = duration_flag("--shutdown-timeout", f->shutdown_timeout);
     cfg.follow = f->follow;
     if (f->follow) cfg.idle_backoff_max = std::chrono::milliseconds(5'000);
     cfg.validate();
 
+    // The --url template says which field the store reads (item_field.hpp).
+    if (f->api.batch() || !f->api.url.empty()) {
+      item_field_flags which;
+      which.batch = f->api.batch();
+      which.url = f->api.url;
+      if (!which.batch) which.url_fields = http::url_template::parse(f->api.url, "--url").fields();
+      which.source = f->store.source;
+      which.source_given = sub->count("--source") > 0;
+      which.batch_key = f->api.batch_key;
+      f->store.source = item_field(which);
+    }
     auto processors = f->api.factory(f->store.source);
     if (auto refused = f->api.check_tls(); !refused.empty())
       throw std::invalid_argument("the API's certificate is refused: " + refused +
@@ -68,6 +84,7 @@ command add_enrich_command(CLI::App& app) {
     std::FILE* report = f->run.summary_to_stdout() || f->store.out == "-" ? stderr : stdout;
     auto st = f->store.open();
     log::info("enrich: ", st->describe());
+    if (!f->no_preflight) run_preflight(*st, f->api.call(), f->api.batch(), f->store.source, f->api.url_flag());
     const auto before = st->stats_blocking();
     const std::uint64_t total = before.pending + before.leased_live + before.leased_expired;
 

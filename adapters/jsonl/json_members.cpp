@@ -69,4 +69,13 @@ std::string with_field(const std::string& line, const std::string& field, const 
   return out + "}";
 }
 
+std::vector<std::string> member_names(const std::string& line) {
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::object object;
+  if (parser.parse(line).get(object)) return {};
+  std::vector<std::string> names;
+  for (auto member : object) names.emplace_back(member.key);
+  return names;
+}
+
 }  // namespace dibs::jsonl

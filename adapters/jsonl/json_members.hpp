@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace dibs::jsonl {
 
@@ -14,5 +15,8 @@ std::string json_pointer_of(const std::string& dotted);
 // Empty when `line` is not one JSON object.
 std::string with_field(const std::string& line, const std::string& field, const std::string& value_json,
                        const std::string& extra = {});
+
+// The names of `line`'s top-level members, in order; empty when it is not one JSON object.
+std::vector<std::string> member_names(const std::string& line);
 
 }  // namespace dibs::jsonl

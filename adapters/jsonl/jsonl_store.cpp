@@ -306,6 +306,35 @@ store_stats jsonl_store::stats_blocking() {
   return s;
 }
 
+std::optional<pending_sample> jsonl_store::sample_pending() {
+  std::optional<memory_store::item> open;
+  {
+    std::lock_guard op(op_mutex_);
+    // A line whose source is a string first: one odd line must not refuse a template that fits the rest.
+    for (std::size_t i = 1; i <= line_of_.size(); ++i) {
+      auto it = mem_.get(std::to_string(i));
+      if (!it || it->failed || it->writes > 0) continue;
+      if (!open) open = it;
+      if (it->source.st == job_field::state::string) {
+        open = it;
+        break;
+      }
+    }
+  }
+  if (!open) return std::nullopt;
+  pending_sample s;
+  s.id = line_id(open->id);
+  s.source = open->source;
+  s.source.name = opts_.source;
+  // Only the source is kept in memory: the line's other names come from the file.
+  std::ifstream in(opts_.in, std::ios::binary);
+  std::string line;
+  for (std::size_t n = 1; n <= line_of_[std::stoul(open->id) - 1] && std::getline(in, line); ++n) {
+  }
+  s.fields = member_names(line);
+  return s;
+}
+
 std::size_t jsonl_store::seed(std::size_t n, std::uint64_t seed) {
   if (opts_.source.find('.') != std::string::npos)
     throw std::invalid_argument("seeding a file writes a top-level --source, not '" + opts_.source + "'");

@@ -1,6 +1,7 @@
 // The wiring: options checked, the parts made for the chosen strategy, each call handed on.
 #include "store_impl.hpp"
 
+#include "pending_sampler.hpp"
 #include "store_admin.hpp"
 
 #include <stdexcept>
@@ -90,5 +91,6 @@ write_result mongo_store::release_blocking(const std::vector<release_item>& b) {
 write_result mongo_store::fail_blocking(const std::vector<failure>& b) { return impl_->leases->fail(b); }
 store_stats mongo_store::stats_blocking() { return impl_->leases->stats(); }
 std::size_t mongo_store::seed(std::size_t n, std::uint64_t s) { return seed_documents(impl_->ctx, n, s); }
+std::optional<pending_sample> mongo_store::sample_pending() { return sample_open_document(impl_->ctx); }
 
 }  // namespace dibs::mongo

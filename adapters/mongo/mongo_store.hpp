@@ -68,6 +68,7 @@ class mongo_store final : public blocking_store {
   store_stats stats_blocking() override;
   // Inserts `n` documents {<source>: <random public IPv4>, <target>: null}; returns how many.
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
+  std::optional<pending_sample> sample_pending() override;
 
   // Calls `on_change` (from a background thread) whenever the collection gets an insert, update
   // or replace, through a change stream. Returns false, and logs why, when the server has no

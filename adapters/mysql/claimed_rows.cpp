@@ -1,5 +1,7 @@
 #include "claimed_rows.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -42,6 +44,25 @@ job claimed_job(const sql_row& r, const std::string& by, std::uint64_t token, co
   }
   j.fields.push_back(std::move(f));
   return j;
+}
+
+bool has_column(const std::vector<std::string>& columns, const std::string& name) {
+  return std::any_of(columns.begin(), columns.end(), [&](const std::string& c) {
+    return c.size() == name.size() &&
+           std::equal(c.begin(), c.end(), name.begin(), [](unsigned char a, unsigned char b) { return std::tolower(a) == std::tolower(b); });
+  });
+}
+
+pending_sample sampled_row(const sql_row& row, const std::string& source, bool has_source, std::vector<std::string> columns) {
+  pending_sample s;
+  s.id = row.empty() ? std::string() : row[0].value_or("");
+  s.source.name = source;
+  if (has_source && row.size() > 1 && row[1]) {
+    s.source.st = job_field::state::string;
+    s.source.value = *row[1];
+  }
+  s.fields = std::move(columns);
+  return s;
 }
 
 }  // namespace dibs::sql

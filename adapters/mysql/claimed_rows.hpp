@@ -2,6 +2,7 @@
 // (id, source, attempts after this claim, the new until) -> the job the engine gets.
 #pragma once
 
+#include <dibs/admin_store.hpp>
 #include <dibs/job.hpp>
 
 #include <cstdint>
@@ -20,5 +21,11 @@ store_time parse_datetime(const char* text);
 // The job for one locked row: a NULL source is a missing field (the engine fails it, naming the
 // field), anything else is its string.
 job claimed_job(const sql_row& locked, const std::string& by, std::uint64_t token, const std::string& source);
+
+// Whether `columns` holds `name`; column names compare without case, as the server does.
+bool has_column(const std::vector<std::string>& columns, const std::string& name);
+// The pre-flight's sample from a row of sample_open_row (id, and the source when `has_source`):
+// a NULL source, or a table without that column, is a missing field.
+pending_sample sampled_row(const sql_row& row, const std::string& source, bool has_source, std::vector<std::string> columns);
 
 }  // namespace dibs::sql

@@ -398,6 +398,19 @@ std::string mysql_store::describe() const {
 }
 
 std::size_t mysql_store::seed(std::size_t n, std::uint64_t s) { return impl_->seed(n, s); }
+
+std::optional<pending_sample> mysql_store::sample_pending() {
+  return impl_->with_connection([&](connection& c) -> std::optional<pending_sample> {
+    const auto& n = impl_->names;
+    std::vector<std::string> columns;
+    for (auto& r : c.select(table_columns(n))) columns.push_back(r[0].value_or(""));
+    const bool has_source = has_column(columns, n.source);
+    auto rows = c.select(sample_open_row(n, has_source, true));
+    if (rows.empty() && has_source) rows = c.select(sample_open_row(n, true, false));
+    if (rows.empty()) return std::nullopt;
+    return sampled_row(rows[0], n.source, has_source, std::move(columns));
+  });
+}
 store_stats mysql_store::stats_blocking() { return impl_->stats(); }
 std::vector<job> mysql_store::claim_blocking(const claim_request& r) { return impl_->claim(r); }
 write_result mysql_store::complete_blocking(const std::vector<completion>& b) { return impl_->complete(b); }

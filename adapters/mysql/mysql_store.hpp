@@ -64,6 +64,7 @@ class mysql_store final : public blocking_store {
 
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   store_stats stats_blocking() override;
+  std::optional<pending_sample> sample_pending() override;
   std::uint64_t claim_conflicts() const override { return conflicts_.load(); }
 
   std::vector<job> claim_blocking(const claim_request& req) override;

@@ -125,6 +125,18 @@ std::string stats(const table_names& n) {
          "COALESCE(SUM(" + open + " AND `lock_token` IS NOT NULL AND `lock_until` < NOW(6)), 0) FROM " + q(n.table);
 }
 
+std::string table_columns(const table_names& n) {
+  // check_names keeps the name to [A-Za-z0-9_], so it can stand quoted as a value.
+  return "SELECT `COLUMN_NAME` FROM information_schema.`COLUMNS` WHERE `TABLE_SCHEMA` = DATABASE() AND `TABLE_NAME` = '" +
+         n.table + "' ORDER BY `ORDINAL_POSITION`";
+}
+
+std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source) {
+  return "SELECT `id`" + (with_source ? ", " + q(n.source) : std::string()) + " FROM " + q(n.table) + " WHERE " +
+         open_col + " = 1" + (with_source && non_null_source ? " AND " + q(n.source) + " IS NOT NULL" : std::string()) +
+         " LIMIT 1";
+}
+
 std::string insert_sources(const table_names& n, const std::vector<std::string>& sources_quoted) {
   std::string values;
   for (std::size_t i = 0; i < sources_quoted.size(); ++i) values += (i ? ",(" : "(") + sources_quoted[i] + ")";

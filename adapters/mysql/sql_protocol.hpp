@@ -59,5 +59,10 @@ std::string fail_row(const table_names& n, std::uint64_t id, const std::string& 
 // One row of counts: done, failed, pending, leased_live, leased_expired.
 std::string stats(const table_names& n);
 std::string insert_sources(const table_names& n, const std::vector<std::string>& sources_quoted);
+// The pre-flight's reads (admin_store::sample_pending), no lock taken: the table's columns in
+// order, and one open row: its id and source (`with_source` false: the id only, for a table
+// without that column; `non_null_source`: only a row whose source is set).
+std::string table_columns(const table_names& n);
+std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source);
 
 }  // namespace dibs::sql

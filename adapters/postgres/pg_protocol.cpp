@@ -195,6 +195,18 @@ std::string stats(const table_names& n) {
          "count(*) FILTER (WHERE " + open + " AND \"lock_token\" IS NOT NULL AND \"lock_until\" < now()) FROM " + q(n.table);
 }
 
+statement table_columns(const table_names& n) {
+  return {"SELECT column_name::text FROM information_schema.columns WHERE table_schema = current_schema() "
+          "AND table_name = $1 ORDER BY ordinal_position",
+          {n.table}};
+}
+
+std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source) {
+  return "SELECT \"id\"::text" + (with_source ? ", " + q(n.source) + "::text" : std::string()) + " FROM " + q(n.table) +
+         " WHERE " + q(n.target) + " IS NULL AND \"failed_at\" IS NULL" +
+         (with_source && non_null_source ? " AND " + q(n.source) + " IS NOT NULL" : std::string()) + " LIMIT 1";
+}
+
 statement insert_sources(const table_names& n, const std::vector<std::string>& sources) {
   statement s;
   s.sql = "INSERT INTO " + q(n.table) + " (" + q(n.source) + ") SELECT unnest($1::text[])";

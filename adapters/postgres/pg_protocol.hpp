@@ -86,6 +86,11 @@ statement fail_rows(const table_names& n, const std::vector<fenced_ref>& refs, c
                     const std::vector<int>& http_statuses);
 // One row of counts: done, failed, pending, leased_live, leased_expired.
 std::string stats(const table_names& n);
+// The pre-flight's reads (admin_store::sample_pending), no lock taken: the table's columns in
+// order, and one open row: its id and source (`with_source` false: the id only, for a table
+// without that column; `non_null_source`: only a row whose source is set).
+statement table_columns(const table_names& n);
+std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source);
 statement insert_sources(const table_names& n, const std::vector<std::string>& sources);
 
 // A PostgreSQL array literal of texts ({"a","b\"c"}): every element quoted, so no text reads as NULL.

@@ -9,6 +9,7 @@
 
 #include <boost/asio/this_coro.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <random>
@@ -292,6 +293,25 @@ awaitable<store_stats> pg_store::stats() {
 store_stats pg_store::stats_blocking() {
   const statement st{pg::stats(names_), {}};
   return with_admin([&](pg_connection& c) { return stats_of(c.exec_blocking(st)); });
+}
+
+std::optional<pending_sample> pg_store::sample_pending() {
+  return with_admin([&](pg_connection& c) -> std::optional<pending_sample> {
+    pending_sample s;
+    for (auto& r : c.exec_blocking(table_columns(names_)).rows) s.fields.push_back(r.at(0).value_or(""));
+    // Quoted names are exact in PostgreSQL: the column is there as typed, or not at all.
+    const bool has_source = std::find(s.fields.begin(), s.fields.end(), names_.source) != s.fields.end();
+    auto rows = c.exec_blocking({sample_open_row(names_, has_source, true), {}}).rows;
+    if (rows.empty() && has_source) rows = c.exec_blocking({sample_open_row(names_, true, false), {}}).rows;
+    if (rows.empty()) return std::nullopt;
+    s.id = rows[0].at(0).value_or("");
+    s.source.name = names_.source;
+    if (has_source && rows[0].size() > 1 && rows[0][1]) {
+      s.source.st = job_field::state::string;
+      s.source.value = *rows[0][1];
+    }
+    return s;
+  });
 }
 
 std::size_t pg_store::seed(std::size_t n, std::uint64_t seed_value) {

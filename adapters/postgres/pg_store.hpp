@@ -53,6 +53,7 @@ class pg_store final : public admin_store {
   // --follow: LISTEN on the table's channel (pg_listener.hpp); false when it can't.
   bool watch(std::function<void()> on_change) override;
   void stop_watching() override;
+  std::optional<pending_sample> sample_pending() override;
 
   // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
   void reset_table();

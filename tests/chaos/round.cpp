@@ -68,7 +68,9 @@ void round_base::run_workers(bool can_restart_db) {
   const std::vector<std::string> rest{
       "--url", api_->base_url() + "/json/{originatingIp}", "--concurrency", "20", "--claim-batch", "10", "--lease", lease(),
       "--grace", "0s", "--max-attempts", std::to_string(s_.max_attempts), "--request-timeout", "4s", "--backoff-base", "20ms",
-      "--backoff-max", "200ms", "--shutdown-timeout", "1s", "--no-progress", "--log-level", "debug"};
+      "--backoff-max", "200ms", "--shutdown-timeout", "1s", "--no-progress", "--log-level", "debug",
+      // Workers restarted into the faults must run, not stop at a pre-flight that met one.
+      "--no-preflight"};
   args.insert(args.end(), rest.begin(), rest.end());
   workers_ = std::make_unique<worker_pool>(t_, round_, s_.logs, args, static_cast<std::size_t>(s_.workers));
   for (std::size_t i = 0; i < workers_->size(); ++i) workers_->start(i);

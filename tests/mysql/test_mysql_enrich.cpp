@@ -44,7 +44,7 @@ TEST_CASE("dibs enrich finishes a MariaDB table, and a private address fails wit
   INFO(out);
   REQUIRE(rc == 1);  // the private address failed in this run: exit 1, not 0
   CHECK(test::last_line(out).rfind("summary: completed=3000 failed=1 lost_leases=0 released=0 ", 0) == 0);
-  CHECK(api.requests() == 3001);
+  CHECK(api.requests() == 3001 + 1);  // each row once, and the pre-flight's one request (not written)
   auto st = s.stats_blocking();
   CHECK(st.done == 3000);
   CHECK(st.failed == 1);
@@ -70,7 +70,8 @@ TEST_CASE("two dibs enrich --follow consumers drain what a producer inserts, eac
   auto consumer = [&] {
     return std::make_unique<test::child_process>(std::vector<std::string>{
         DIBS_BIN_PATH, "enrich", "--follow", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
-        "--concurrency", "100", "--claim-batch", "20", "--no-progress"});
+        "--concurrency", "100", "--claim-batch", "20", "--no-progress",
+        "--no-preflight"});  // whether rows are there yet when a consumer starts is a race: count only the rows' requests
   };
   auto a = consumer();
   auto b = consumer();

@@ -33,7 +33,7 @@ TEST_CASE("dibs enrich finishes a PostgreSQL table, and a private address fails 
   INFO(out);
   REQUIRE(rc == 1);  // the private address failed in this run: exit 1, not 0
   CHECK(test::last_line(out).rfind("summary: completed=3000 failed=1 lost_leases=0 released=0 ", 0) == 0);
-  CHECK(api.requests() == 3001);
+  CHECK(api.requests() == 3001 + 1);  // each row once, and the pre-flight's one request (not written)
   auto st = s.stats_blocking();
   CHECK(st.done == 3000);
   CHECK(st.failed == 1);
@@ -50,4 +50,38 @@ TEST_CASE("dibs enrich finishes a PostgreSQL table, and a private address fails 
   REQUIRE(status.finish(out) == 0);
   INFO(out);
   CHECK_THAT(out, Catch::Contains("done=3000 failed=1"));
+}
+
+TEST_CASE("PostgreSQL: a mistyped {field} or a closed API port is refused before a row is claimed", "[postgres][enrich][preflight]") {
+  const auto table = test::unique_pg_table("preflight");
+  const auto uri = test::postgres_uri_for(table);
+  pg::pg_options o;
+  o.uri = uri;
+  pg::pg_store s(o);
+  s.reset_table();
+  REQUIRE(s.seed(10, 3) == 10);
+  auto untouched = [&] {
+    return s.query_value("SELECT count(*) FROM " + table +
+                         " WHERE lock_token IS NULL AND attempts = 0 AND failed_at IS NULL AND location IS NULL") ==
+           std::optional<std::string>("10");
+  };
+  std::string out;
+  // Quoted names are exact in PostgreSQL: the column is "originatingIp", not originatingip.
+  test::child_process typo({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", "http://127.0.0.1:1/json/{originatingip}",
+                            "--no-progress"},
+                           true);
+  CHECK(typo.finish(out) == 2);
+  CHECK_THAT(out, Catch::Contains("--url reads the field 'originatingip', but pending item ") &&
+                      Catch::Contains("(it has: id, originatingIp, location") &&
+                      Catch::Contains("did you mean 'originatingIp'?"));
+  CHECK(untouched());
+
+  out.clear();
+  test::child_process closed({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", "http://127.0.0.1:1/json/{originatingIp}",
+                              "--no-progress"},
+                             true);
+  CHECK(closed.finish(out) == 2);
+  CHECK_THAT(out, Catch::Contains("the API can't be used: --url http://127.0.0.1:1/json/") &&
+                      Catch::Contains("Connection refused"));
+  CHECK(untouched());
 }

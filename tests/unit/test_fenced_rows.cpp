@@ -130,3 +130,18 @@ TEST_CASE("a claimed row becomes a job: server time in UTC, a NULL source a miss
   CHECK(null_source.until == store_time{});
   CHECK(parse_datetime("not a time") == store_time{});
 }
+
+TEST_CASE("the pre-flight's sampled row: the column there or not, its value NULL or text", "[sql][preflight]") {
+  const std::vector<std::string> columns{"id", "originatingIp", "location"};
+  CHECK(has_column(columns, "originatingip"));  // MySQL compares column names without case
+  CHECK_FALSE(has_column(columns, "ip"));
+  auto s = sampled_row({std::string("7"), std::string("8.8.8.8")}, "originatingIp", true, columns);
+  CHECK(s.id == "7");
+  CHECK(s.source.name == "originatingIp");
+  CHECK(s.source.st == dibs::job_field::state::string);
+  CHECK(s.source.value == "8.8.8.8");
+  CHECK(s.fields == columns);
+  CHECK(sampled_row({std::string("7"), std::nullopt}, "originatingIp", true, columns).source.st ==
+        dibs::job_field::state::missing);
+  CHECK(sampled_row({std::string("7")}, "ip", false, columns).source.st == dibs::job_field::state::missing);
+}

@@ -426,3 +426,36 @@ TEST_CASE("an output the disk can't take leaves the journal whole and no OUT.tmp
   CHECK_THAT(s.finish(true), Catch::Contains("2 lines (2 done, 0 failed)"));
   CHECK(lines_of(f.read("out.jsonl")).size() == 2);
 }
+
+TEST_CASE("member_names lists a line's top-level names in order, none for what is not an object", "[jsonl][preflight]") {
+  CHECK(dibs::jsonl::member_names(R"({"originatingIp":"8.8.8.8","client":{"ip":"1"},"n":1})") ==
+        std::vector<std::string>{"originatingIp", "client", "n"});
+  CHECK(dibs::jsonl::member_names("[1,2]").empty());
+  CHECK(dibs::jsonl::member_names("{\"a\":").empty());
+}
+
+TEST_CASE("the pre-flight's sample of a file: an open line whose field is a string first, its names from the file",
+          "[jsonl][preflight]") {
+  files f;
+  f.write_in("{\"other\":true}\n"                           // 1: no field: not the sample while another has it
+             "\n"                                           // 2: blank
+             "{\"originatingIp\":\"1.1.1.1\",\"k\":7}\n");  // 3
+  jsonl::jsonl_store s(f.options());
+  auto sample = s.sample_pending();
+  REQUIRE(sample);
+  CHECK(sample->id == "3");
+  CHECK(sample->source.name == "originatingIp");
+  CHECK(sample->source.value == "1.1.1.1");
+  CHECK(sample->fields == std::vector<std::string>{"originatingIp", "k"});
+}
+
+TEST_CASE("no line has the field: the sample is an open line without it, for the refusal to name", "[jsonl][preflight]") {
+  files f;
+  f.write_in("{\"other\":true,\"n\":1}\n");
+  jsonl::jsonl_store s(f.options());
+  auto sample = s.sample_pending();
+  REQUIRE(sample);
+  CHECK(sample->id == "1");
+  CHECK(sample->source.st == job_field::state::missing);
+  CHECK(sample->fields == std::vector<std::string>{"other", "n"});
+}

@@ -71,3 +71,15 @@ TEST_CASE("mysql:// connection strings", "[sql][uri]") {
                     !Catch::Contains("hunter") && Catch::Contains("the port is not a number"));
   CHECK_THROWS_WITH(parse_mysql_uri("postgres://h/x"), Catch::Contains("expected mysql://"));
 }
+
+TEST_CASE("the pre-flight reads the table's columns and one open row, locking nothing", "[sql][preflight]") {
+  table_names n;
+  CHECK(table_columns(n) ==
+        "SELECT `COLUMN_NAME` FROM information_schema.`COLUMNS` WHERE `TABLE_SCHEMA` = DATABASE() AND `TABLE_NAME` = "
+        "'jobs' ORDER BY `ORDINAL_POSITION`");
+  CHECK(sample_open_row(n, true, true) ==
+        "SELECT `id`, `originatingIp` FROM `jobs` WHERE `dibs_open` = 1 AND `originatingIp` IS NOT NULL LIMIT 1");
+  CHECK(sample_open_row(n, true, false) == "SELECT `id`, `originatingIp` FROM `jobs` WHERE `dibs_open` = 1 LIMIT 1");
+  // A table without the column: the id only, so the statement itself can't fail on the name.
+  CHECK(sample_open_row(n, false, true) == "SELECT `id` FROM `jobs` WHERE `dibs_open` = 1 LIMIT 1");
+}

@@ -1,0 +1,63 @@
+#include "preflight_verdicts.hpp"
+
+#include "did_you_mean.hpp"
+
+#include <boost/asio/error.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/error.hpp>
+
+#include <algorithm>
+
+namespace dibs::cli {
+
+namespace {
+// The item's names as a list a user can read, the longest ones cut: a document may have hundreds.
+std::string listed(const std::vector<std::string>& names) {
+  constexpr std::size_t shown = 12;
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < shown; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > shown) out += ", ... (" + std::to_string(names.size()) + " in all)";
+  return out.empty() ? "none" : out;
+}
+
+bool no_api_there(const http::response& r) {
+  namespace error = boost::asio::error;
+  return r.stage.rfind("resolve", 0) == 0 || r.ec == error::connection_refused || r.ec == error::host_not_found ||
+         r.ec == error::host_not_found_try_again || r.ec == error::network_unreachable ||
+         r.ec == error::host_unreachable || r.ec == boost::beast::error::timeout || r.ec == error::timed_out;
+}
+}  // namespace
+
+std::string missing_field_refusal(const std::string& field, const pending_sample& sample, const std::string& flag) {
+  if (sample.source.st != job_field::state::missing) return {};
+  if (std::find(sample.fields.begin(), sample.fields.end(), field) != sample.fields.end()) return {};
+  std::string line = flag + " reads the field '" + field + "', but pending item " + sample.id +
+                     " has no such field (it has: " + listed(sample.fields) + ")";
+  if (const auto near = nearest_name(field, sample.fields)) line += "; did you mean '" + *near + "'?";
+  return line;
+}
+
+probe_verdict judge_probe(const http::response& r, int tries, int max_tries) {
+  using kind = probe_verdict::kind;
+  const auto again_or_refuse = [&](std::string why) {
+    return probe_verdict{tries < max_tries ? kind::again : kind::refuse, std::move(why)};
+  };
+  if (r.ec) {
+    // A body over --max-body is an answer all the same: the API is there.
+    if (r.ec == boost::beast::http::error::body_limit) return {};
+    if (r.ec == boost::beast::error::timeout) return {kind::refuse, r.stage + ": timed out"};
+    if (no_api_there(r)) return {kind::refuse, r.describe()};
+    return again_or_refuse(r.describe());
+  }
+  const int s = r.status;
+  if (s >= 500) return again_or_refuse(r.describe());
+  if (s >= 300 && s < 400) {
+    const auto to = r.header("Location");
+    return {kind::refuse, r.describe() + (to.empty() ? "" : " to " + to) + ": redirects are not followed"};
+  }
+  if (s == 401 || s == 403) return {kind::refuse, r.describe() + ": the API refuses this client (a missing or wrong key?)"};
+  if (s == 404 || s == 405 || s == 410) return {kind::refuse, r.describe() + ": almost certainly a wrong URL path"};
+  return {};
+}
+
+}  // namespace dibs::cli

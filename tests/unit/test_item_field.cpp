@@ -1,0 +1,55 @@
+// One source of truth for the field an item is read by: the --url template's {field}; --source
+// only in batch mode, and refused when it names another field than the template.
+#include <adapters/cli/item_field.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+
+using dibs::cli::item_field;
+using dibs::cli::item_field_flags;
+
+namespace {
+item_field_flags by_url(std::vector<std::string> fields, std::string source = "originatingIp", bool given = false) {
+  item_field_flags f;
+  f.url = "http://api.example/json/{x}?key=s3cretkey";
+  f.url_fields = std::move(fields);
+  f.source = std::move(source);
+  f.source_given = given;
+  return f;
+}
+}  // namespace
+
+TEST_CASE("the --url template's field is the one the store reads, whatever --source defaults to", "[cli][item-field]") {
+  CHECK(item_field(by_url({"ip"})) == "ip");
+  CHECK(item_field(by_url({"client.address"})) == "client.address");
+  // --source given and agreeing: fine.
+  CHECK(item_field(by_url({"ip"}, "ip", true)) == "ip");
+}
+
+TEST_CASE("a --source naming another field than the template is refused, naming both flags", "[cli][item-field]") {
+  CHECK_THROWS_WITH(item_field(by_url({"originatingIp"}, "nosuch", true)),
+                    Catch::Contains("--source 'nosuch'") && Catch::Contains("--url's {originatingIp}"));
+}
+
+TEST_CASE("a template with no field, or more than one, is refused, the URL shown without its key", "[cli][item-field]") {
+  CHECK_THROWS_AS(item_field(by_url({})), std::invalid_argument);
+  CHECK_THROWS_WITH(item_field(by_url({})), Catch::Contains("names no {field}") && !Catch::Contains("s3cretkey"));
+  CHECK_THROWS_WITH(item_field(by_url({"a", "b"})), Catch::Contains("names 2 fields ({a}, {b})"));
+}
+
+TEST_CASE("batch mode reads --batch-key, else --source: the two naming different fields is refused", "[cli][item-field]") {
+  item_field_flags f;
+  f.batch = true;
+  f.source = "originatingIp";
+  CHECK(item_field(f) == "originatingIp");
+  f.source = "ip";
+  f.source_given = true;
+  CHECK(item_field(f) == "ip");
+  f.batch_key = "ip";
+  CHECK(item_field(f) == "ip");
+  f.batch_key = "addr";
+  CHECK_THROWS_WITH(item_field(f), Catch::Contains("--source 'ip' and --batch-key 'addr'"));
+  f.source_given = false;  // only the default: --batch-key says it
+  CHECK(item_field(f) == "addr");
+}

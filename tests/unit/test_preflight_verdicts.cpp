@@ -1,0 +1,107 @@
+// The pre-flight's decisions: does the sampled item have the template's field, and what does the
+// one request's answer say about the API.
+#include <adapters/cli/preflight_verdicts.hpp>
+
+#include <boost/asio/error.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/error.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace dibs;
+using dibs::cli::judge_probe;
+using dibs::cli::missing_field_refusal;
+using kind = dibs::cli::probe_verdict::kind;
+
+namespace {
+pending_sample sample(job_field::state st, std::vector<std::string> fields, std::string value = {}) {
+  pending_sample s;
+  s.id = "6523a1";
+  s.source.name = "ip";
+  s.source.st = st;
+  s.source.value = std::move(value);
+  s.fields = std::move(fields);
+  return s;
+}
+
+http::response failed(boost::system::error_code ec, std::string stage) {
+  http::response r;
+  r.ec = ec;
+  r.stage = std::move(stage);
+  return r;
+}
+
+http::response answered(int status) {
+  http::response r;
+  r.status = status;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("a field the item lacks is refused: which field, which item, what it has, the name meant", "[cli][preflight]") {
+  const auto line = missing_field_refusal("ip", sample(job_field::state::missing, {"_id", "originatingIp", "location"}), "--url");
+  CHECK_THAT(line, Catch::Contains("--url reads the field 'ip'") && Catch::Contains("pending item 6523a1") &&
+                       Catch::Contains("it has: _id, originatingIp, location"));
+  const auto typo = missing_field_refusal("originatingIP", sample(job_field::state::missing, {"_id", "originatingIp"}), "--url");
+  CHECK_THAT(typo, Catch::EndsWith("did you mean 'originatingIp'?"));
+}
+
+TEST_CASE("a field that is there is no refusal, even NULL or not a string (that item's own problem)", "[cli][preflight]") {
+  CHECK(missing_field_refusal("ip", sample(job_field::state::string, {"_id", "ip"}, "8.8.8.8"), "--url").empty());
+  CHECK(missing_field_refusal("ip", sample(job_field::state::not_string, {"_id", "ip"}), "--url").empty());
+  // An SQL column that exists, NULL in the sampled row: the column list has it.
+  CHECK(missing_field_refusal("ip", sample(job_field::state::missing, {"id", "ip", "location"}), "--url").empty());
+}
+
+TEST_CASE("a long list of names is cut", "[cli][preflight]") {
+  std::vector<std::string> many;
+  for (int i = 0; i < 40; ++i) many.push_back("f" + std::to_string(i));
+  const auto line = missing_field_refusal("ip", sample(job_field::state::missing, many), "--url");
+  CHECK_THAT(line, Catch::Contains("f11, ...") && Catch::Contains("(40 in all)") && !Catch::Contains("f12,"));
+}
+
+TEST_CASE("no API there: refused, unresolvable, timed out are refused at once", "[cli][preflight]") {
+  CHECK(judge_probe(failed(boost::asio::error::connection_refused, "connect"), 1, 3).what == kind::refuse);
+  CHECK(judge_probe(failed(boost::asio::error::host_not_found, "resolve nosuch.invalid"), 1, 3).what == kind::refuse);
+  CHECK(judge_probe(failed(boost::asio::error::host_not_found_try_again, "resolve api"), 1, 3).what == kind::refuse);
+  const auto t = judge_probe(failed(boost::beast::error::timeout, "read"), 1, 3);
+  CHECK(t.what == kind::refuse);
+  CHECK_THAT(t.why, Catch::Contains("timed out"));
+  CHECK_THAT(judge_probe(failed(boost::asio::error::connection_refused, "connect"), 1, 3).why,
+             Catch::Contains("Connection refused"));
+}
+
+TEST_CASE("a 5xx or a broken exchange is tried again, then refused", "[cli][preflight]") {
+  CHECK(judge_probe(answered(503), 1, 3).what == kind::again);
+  CHECK(judge_probe(answered(500), 2, 3).what == kind::again);
+  const auto last = judge_probe(answered(502), 3, 3);
+  CHECK(last.what == kind::refuse);
+  CHECK_THAT(last.why, Catch::Contains("502"));
+  CHECK(judge_probe(failed(boost::asio::error::connection_reset, "read"), 1, 3).what == kind::again);
+  CHECK(judge_probe(failed(boost::asio::error::connection_reset, "read"), 3, 3).what == kind::refuse);
+}
+
+TEST_CASE("any other HTTP answer proves the API is there", "[cli][preflight]") {
+  for (int s : {200, 204, 400, 408, 422, 429}) {
+    INFO(s);
+    CHECK(judge_probe(answered(s), 1, 3).what == kind::go);
+  }
+  // A body over --max-body came from an API all the same.
+  CHECK(judge_probe(failed(boost::beast::http::error::body_limit, "read"), 1, 3).what == kind::go);
+}
+
+TEST_CASE("a wrong path, a refused client or a redirect is refused: every item would fail the same way", "[cli][preflight]") {
+  for (int s : {404, 405, 410}) {
+    INFO(s);
+    const auto v = judge_probe(answered(s), 1, 3);
+    CHECK(v.what == kind::refuse);
+    CHECK_THAT(v.why, Catch::Contains("wrong URL path"));
+  }
+  CHECK(judge_probe(answered(401), 1, 3).what == kind::refuse);
+  CHECK(judge_probe(answered(403), 1, 3).what == kind::refuse);
+  auto moved = answered(301);
+  moved.headers.emplace_back("Location", "https://api.example/json/1.2.3.4");
+  const auto v = judge_probe(moved, 1, 3);
+  CHECK(v.what == kind::refuse);
+  CHECK_THAT(v.why, Catch::Contains("to https://api.example/json/1.2.3.4"));
+}
