@@ -49,6 +49,8 @@ class pg_store final : public admin_store {
 
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   store_stats stats_blocking() override;
+  std::uint64_t retry_failed(const retry_filter& which) override;
+  std::vector<failure_reason> failure_reasons(std::size_t top) override;
 
   // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
   void reset_table();
