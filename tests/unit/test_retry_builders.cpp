@@ -1,5 +1,6 @@
 // `dibs retry` and `dibs status`'s failure breakdown, read without a server: the SQL, the MongoDB
 // filters and pipeline, file mode's journal records and failed lines, --since, and the report.
+#include <adapters/cli/end_line.hpp>
 #include <adapters/cli/since_flag.hpp>
 #include <adapters/cli/status_report.hpp>
 #include <adapters/jsonl/failed_lines.hpp>
@@ -164,4 +165,23 @@ TEST_CASE("status --json is one parseable object with the reasons", "[status][cl
   CHECK(cli::status_counts_line(s) == "status: pending=1 leased_live=0 leased_expired=0 done=0 failed=3");
   CHECK(cli::failure_breakdown({r}) == "failed by reason (top 1):\n  3  HTTP 404: \"not found\"\\n  (e.g. 7, 9)\n");
   CHECK(cli::failure_breakdown({}).empty());
+}
+
+TEST_CASE("enrich's end line says whose each count is", "[cli][summary]") {
+  cli::end_line_facts f;
+  f.store = "jsonl in.jsonl -> out.jsonl";
+  f.now.done = 997;
+  f.now.failed = 3;
+  f.run.completed = 1000;
+  f.run.failed = 2;
+  CHECK(cli::enrich_end_line(f) ==
+        "enrich: jsonl in.jsonl -> out.jsonl: store now: 997 done, 3 failed, 0 pending, 0 leased; this run: 1000 done, "
+        "2 failed; claim conflicts 0");
+  f.now = {};
+  f.deletes_done = true;
+  f.claim_conflicts = 745;
+  CHECK(cli::enrich_end_line(f) ==
+        "enrich: jsonl in.jsonl -> out.jsonl: store now: 0 done (--on-done delete removes finished rows), 0 failed, 0 "
+        "pending, 0 leased; this run: 1000 done and deleted, 2 failed; claim conflicts 745 (candidates another shard "
+        "or worker locked first: read again, never claimed twice)");
 }
