@@ -148,7 +148,8 @@ std::vector<failure_reason> failure_reason_counts(store_context& ctx, std::size_
 bool lock_collection_in_use(store_context& ctx) {
   auto c = ctx.conn.client();
   auto locks = ctx.locks(c.get());
-  const auto any = find_docs(locks.get(), nullptr, find_opts(id_projection().get(), 1).get(), "reading the locks");
+  const auto everything = make_bson();
+  const auto any = find_docs(locks.get(), everything.get(), find_opts(id_projection().get(), 1).get(), "reading the locks");
   return !any.empty();
 }
 
