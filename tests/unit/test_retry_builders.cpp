@@ -72,8 +72,8 @@ TEST_CASE("MongoDB: retry selects failed documents and unsets the whole lock", "
         R"({"location":null,"lock.failed":{"$exists":true}})");
   const auto t0 = store_time{} + std::chrono::milliseconds(1'700'000'000'000);
   CHECK(compact(mongo::to_json(mongo::failed_selection_filter(f, "HTTP 404 (x)", t0).get())) ==
-        R"({"location":null,"lock.failed":{"$exists":true},"lock.failed.reason":{"$regex":"HTTP404\\(x\\)"},)"
-        R"("lock.failed.at":{"$gte":{"$date":{"$numberLong":"1700000000000"}}}})");
+        R"j({"location":null,"lock.failed":{"$exists":true},"lock.failed.reason":{"$regex":"HTTP404\\(x\\)"},)j"
+        R"j("lock.failed.at":{"$gte":{"$date":{"$numberLong":"1700000000000"}}}})j");
   CHECK(compact(mongo::to_json(mongo::retry_update(f).get())) == R"({"$unset":{"lock":""}})");
   CHECK(mongo::regex_literal("a.b*c+[d]é") == "a\\.b\\*c\\+\\[d\\]é");
   const auto p = compact(mongo::to_json(mongo::failure_reasons_pipeline(f, 10).get()));
