@@ -77,9 +77,11 @@ TEST_CASE("MongoDB: retry selects failed documents and unsets the whole lock", "
   CHECK(compact(mongo::to_json(mongo::retry_update(f).get())) == R"({"$unset":{"lock":""}})");
   CHECK(mongo::regex_literal("a.b*c+[d]é") == "a\\.b\\*c\\+\\[d\\]é");
   const auto p = compact(mongo::to_json(mongo::failure_reasons_pipeline(f, 10).get()));
-  CHECK(p.find(R"("$group":{"_id":"$lock.failed.reason","count":{"$sum":1},"first":{"$min":"$_id"},"last":{"$max":"$_id"}})") !=
-        std::string::npos);
-  CHECK(p.find(R"({"$sort":{"count":-1,"_id":1}})") != std::string::npos);
+  INFO(p);
+  CHECK(p.find(R"("$group":{"_id":"$lock.failed.reason","count":{"$sum":{"$numberInt":"1"}},"first":{"$min":"$_id"},)"
+               R"("last":{"$max":"$_id"}})") != std::string::npos);
+  CHECK(p.find(R"({"$sort":{"count":{"$numberInt":"-1"},"_id":{"$numberInt":"1"}}})") != std::string::npos);
+  CHECK(p.find(R"({"$limit":{"$numberLong":"10"}})") != std::string::npos);
 }
 
 TEST_CASE("file mode: a retry record voids the line's failure", "[retry][jsonl]") {
@@ -134,7 +136,7 @@ TEST_CASE("failure reasons: most frequent first, with a first and a last example
   CHECK(top[1].example_ids == std::vector<std::string>{"2"});
 }
 
-TEST_CASE("--since: a duration ago or an RFC 3339 time", "[retry][cli]") {
+TEST_CASE("retry's --since: a duration ago or an RFC 3339 time", "[retry][cli]") {
   retry_filter w;
   cli::since_flag("--since", "2h", w);
   CHECK(w.since_ago == std::chrono::milliseconds(7'200'000));
