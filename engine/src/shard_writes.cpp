@@ -11,7 +11,6 @@
 #include <dibs/reason_text.hpp>
 
 #include <algorithm>
-#include <optional>
 #include <unordered_set>
 
 namespace dibs {
@@ -29,11 +28,6 @@ void shard::buffered_one() {
 
 awaitable<void> shard::flusher() {
   auto backoff = millis{50};
-  // Finishing with the store out of reach (a database that is down when the user stops the run):
-  // the outcomes are tried for one more --shutdown-timeout, then given up, so that the run ends
-  // and says so. Their items stay leased in the store and are claimed again when the leases
-  // expire: only this run's work on them is lost, never an item.
-  std::optional<steady::time_point> give_up_at;
   while (true) {
     if (buffered() == 0) {
       if (finishing()) break;
@@ -48,20 +42,6 @@ awaitable<void> shard::flusher() {
     if (co_await flush_once()) {
       backoff = millis{50};
     } else {
-      if (finishing()) {
-        if (!give_up_at) give_up_at = steady::now() + cfg_.shutdown_timeout;
-        if (steady::now() >= *give_up_at) {
-          log::warn("shard ", index_, ": the store can't take the outcomes at shutdown: ", buffered(),
-                    " outcome(s) not written; their items are taken again when their leases expire");
-          for (const auto& x : done_buf_) forget(x.ref.id, x.ref.token);
-          for (const auto& x : release_buf_) forget(x.ref.id, x.ref.token);
-          for (const auto& x : fail_buf_) forget(x.ref.id, x.ref.token);
-          done_buf_.clear();
-          release_buf_.clear();
-          fail_buf_.clear();
-          continue;
-        }
-      }
       // The store is failing: keep the outcomes (leases stay renewed) and try again.
       co_await flusher_wake_.wait_for(backoff);
       backoff = std::min(backoff * 2, millis{2000});
