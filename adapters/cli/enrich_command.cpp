@@ -2,6 +2,7 @@
 // writes the answer back under the claim, until nothing is pending or leased (or, with --follow,
 // until interrupted).
 #include "commands.hpp"
+#include "end_line.hpp"
 #include "exit_codes.hpp"
 #include "api_flags.hpp"
 #include "duration_flag.hpp"
@@ -95,24 +96,26 @@ command add_enrich_command(CLI::App& app) {
     st->stop_watching();
     // The store may be out of reach right as the run ends (a database restart): everything this
     // process held is already written or released, so the counts are worth a few tries, and
-    // without them the run is still reported (and judged by what the engine saw).
+    // without them the run is still reported (and judged by what the engine saw). A stopped run
+    // (Ctrl-C, perhaps because the database is down) tries once: its summary must not wait.
     std::optional<store_stats> after;
     std::string unavailable;
-    for (int attempt = 0; attempt < 10 && !after; ++attempt) {
+    const int tries = result.interrupted ? 1 : 10;
+    for (int attempt = 0; attempt < tries && !after; ++attempt) {
       try {
         after = st->stats_blocking();
       } catch (const std::exception& ex) {
         unavailable = ex.what();
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        if (attempt + 1 < tries) std::this_thread::sleep_for(std::chrono::milliseconds(500));
       }
     }
     if (after)
-      std::fprintf(report, "enrich: %s: %llu done, %llu failed, %llu pending, %llu leased; claim conflicts %llu\n",
-                  st->describe().c_str(), (unsigned long long)after->done, (unsigned long long)after->failed,
-                  (unsigned long long)after->pending, (unsigned long long)(after->leased_live + after->leased_expired),
-                  (unsigned long long)st->claim_conflicts());
+      std::fprintf(report, "%s\n", enrich_end_line({st->describe(), *after, result.summary, f->store.on_done == "delete",
+                                           st->claim_conflicts()})
+                              .c_str());
     else
       std::fprintf(report, "enrich: %s: the store's counts can't be read now (%s)\n", st->describe().c_str(), unavailable.c_str());
+    std::fflush(report);
     const bool drained = after ? after->drained() : e.drained();
     if (auto said = st->finish(drained && !result.interrupted); !said.empty())
       std::fprintf(report, "enrich: %s\n", said.c_str());
@@ -143,29 +146,6 @@ command add_seed_command(CLI::App& app) {
     const auto n = st->seed(f->docs, f->seed);
     std::printf("seed: inserted %zu documents into %s\n", n, st->describe().c_str());
     return n == f->docs ? 0 : 1;
-  };
-}
-
-command add_status_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("status", "Count documents by state: pending, leased (live/expired), done, failed");
-  struct flags {
-    store_flags store;
-  };
-  auto f = std::make_shared<flags>();
-  f->store.add_to(*sub, true);
-  sub->footer(
-      "Examples:\n"
-      "  dibs status --store 'mongodb://127.0.0.1:27017/test?collection=message'\n"
-      "  MYSQL_PWD=... dibs status --store 'mysql://app@127.0.0.1:3306/geo?table=jobs'\n"
-      "  dibs status --store jsonl:in.jsonl --out out.jsonl");
-  return [f] {
-    auto st = f->store.open(false);
-    const auto s = st->stats_blocking();
-    std::printf("%s\n", st->describe().c_str());
-    std::printf("status: pending=%llu leased_live=%llu leased_expired=%llu done=%llu failed=%llu\n",
-                (unsigned long long)s.pending, (unsigned long long)s.leased_live, (unsigned long long)s.leased_expired,
-                (unsigned long long)s.done, (unsigned long long)s.failed);
-    return 0;
   };
 }
 

@@ -26,6 +26,8 @@ std::string failed_record(std::size_t line, std::string_view reason, int http_st
          ",\"httpStatus\":" + std::to_string(http_status) + ",\"attempts\":" + std::to_string(attempts) + "}}\n";
 }
 
+std::string retry_record(std::size_t line) { return "{\"line\":" + std::to_string(line) + ",\"retry\":true}\n"; }
+
 namespace {
 // A record is `{"line":N,"result":...}` or `{"line":N,"failed":{...}}`, exactly as written
 // above: its body is found by position, so the reader insists on that shape.
@@ -38,7 +40,14 @@ bool parse_record(std::string_view record, journal_entry& e) {
   auto [p, ec] = std::from_chars(digits, end, n);
   if (ec != std::errc{} || n == 0 || *digits == '0') return false;
   const std::string_view rest(p, static_cast<std::size_t>(end - p));
-  static constexpr std::string_view result = ",\"result\":", failed = ",\"failed\":";
+  static constexpr std::string_view result = ",\"result\":", failed = ",\"failed\":", retry = ",\"retry\":true}";
+  if (rest == retry) {
+    e.line = n;
+    e.retry = true;
+    e.body_offset = static_cast<std::size_t>(p - record.data());
+    e.body_length = 0;
+    return true;
+  }
   if (rest.substr(0, result.size()) == result)
     e.done = true;
   else if (rest.substr(0, failed.size()) == failed)

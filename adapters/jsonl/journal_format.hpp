@@ -5,6 +5,7 @@
 //   {"dibs_journal":1,"input_size":123,"input_mtime_ns":456}
 //   {"line":7,"result":<the API's answer, whitespace between tokens removed>}
 //   {"line":9,"failed":{"reason":"...","httpStatus":404,"attempts":1}}
+//   {"line":9,"retry":true}      (`dibs retry`: the line's failure is void, the line open again)
 // An answer is re-written on one line because APIs pretty-print: a newline inside a record
 // would split it in two, and the journal could not be read back.
 #pragma once
@@ -21,13 +22,15 @@ std::string journal_header(std::uint64_t input_size, std::int64_t input_mtime_ns
 // The record lines (with their newline); `compact_answer` is dibs::compact_json of a JSON value (dibs/json_text.hpp).
 std::string done_record(std::size_t line, std::string_view compact_answer);
 std::string failed_record(std::size_t line, std::string_view reason, int http_status, int attempts);
+std::string retry_record(std::size_t line);
 // Empty when `record` (without its newline) is a record this journal's reader accepts;
 // otherwise why not. The writer checks each record with it, so it never writes what it can't read.
 std::string record_problem(std::string_view record);
 
 struct journal_entry {
   std::size_t line = 0;
-  bool done = false;           // a result; otherwise a failure
+  bool done = false;           // a result; otherwise a failure (or, with `retry`, neither)
+  bool retry = false;          // a retry record: whatever the line had before is void
   std::size_t body_offset = 0;  // the result, or the failure's object, in the journal's text
   std::size_t body_length = 0;
 };

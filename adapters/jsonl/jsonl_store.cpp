@@ -87,7 +87,10 @@ jsonl_store::jsonl_store(jsonl_options opts)
     journal_ = std::make_unique<journal_file>(journal, opts_.read_only);
     const auto header = header_of(in_stat);
     const auto scan = scan_journal(journal_->read_all(), header, journal);
-    for (const auto& e : scan.entries) finished[e.line] = e.done;
+    for (const auto& e : scan.entries) {
+      if (e.retry) finished.erase(e.line);  // `dibs retry` put the line back
+      else finished[e.line] = e.done;
+    }
     if (!opts_.read_only) {
       if (scan.torn_length > 0)
         log::warn("the journal ", journal, " ends in a torn record (", scan.torn_length, " byte(s) at byte ",
@@ -128,6 +131,7 @@ jsonl_store::jsonl_store(jsonl_options opts)
       const std::string why = "line " + std::to_string(n) + " is not a JSON object";
       if (!opts_.read_only) log::item(log::level::warn, std::to_string(n), "failed", why);
       bad_lines += failed_record(n, why, 0, 0);
+      if (!journaling()) unjournaled_failures_.emplace_back(n, why);
       ++bad;
       ++finished_before_;
       ++failed_before_;
@@ -417,7 +421,7 @@ std::string jsonl_store::write_output(const std::string& journal_text) {
   std::vector<const journal_entry*> index;  // by line number; the last record of a line wins
   for (const auto& e : scan.entries) {
     if (index.size() <= e.line) index.resize(e.line + 1, nullptr);
-    index[e.line] = &e;
+    index[e.line] = e.retry ? nullptr : &e;
   }
   std::ifstream in(opts_.in, std::ios::binary);
   if (!in) fail_file("cannot read the input", opts_.in);

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dibs::jsonl {
@@ -52,6 +53,11 @@ class jsonl_store final : public blocking_store {
   std::optional<pending_sample> sample_pending() override;
   std::string describe() const override;
   std::string finish(bool drained) override;
+  // `dibs retry` (jsonl_retry.cpp, failed_lines.hpp): a retry record per failed line it puts
+  // back, in the journal; after a finished run, a new journal made from OUT. `--since` is refused:
+  // the journal records no failure times.
+  std::uint64_t retry_failed(const retry_filter& which) override;
+  std::vector<failure_reason> failure_reasons(std::size_t top) override;
 
   std::size_t lines() const { return line_of_.size() + finished_before_; }
   std::size_t resumed() const { return finished_before_; }  // lines the journal already held
@@ -75,6 +81,8 @@ class jsonl_store final : public blocking_store {
   std::vector<std::size_t> line_of_;  // memory id - 1 -> line number (1-based) in IN
   std::size_t finished_before_ = 0;
   std::uint64_t done_before_ = 0, failed_before_ = 0;
+  // Lines that are not JSON objects, failed while reading IN with no journal to hold them (line, reason).
+  std::vector<std::pair<std::size_t, std::string>> unjournaled_failures_;
   std::unique_ptr<journal_file> journal_;
   std::mutex op_mutex_;  // one operation at a time: check, journal, apply
 };

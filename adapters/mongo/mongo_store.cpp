@@ -2,6 +2,7 @@
 #include "store_impl.hpp"
 
 #include "pending_sampler.hpp"
+#include "failed_documents.hpp"
 #include "store_admin.hpp"
 
 #include <stdexcept>
@@ -62,6 +63,8 @@ mongo_store::mongo_store(mongo_options opts)
     : blocking_store(opts.threads), impl_(std::make_unique<impl>(checked(opts))) {
   impl_->ctx.clock.measure();  // the first round trip: throws when the server can't be reached
   if (impl_->ctx.opts.create_indexes) impl_->leases->create_indexes();
+  if (impl_->ctx.opts.detect_lock_collection && impl_->ctx.opts.strategy != claim_strategy::lock_collection)
+    impl_->lock_collection_found = lock_collection_in_use(impl_->ctx);
 }
 
 mongo_store::~mongo_store() {
@@ -89,7 +92,15 @@ write_result mongo_store::complete_blocking(const std::vector<completion>& b) { 
 renew_result mongo_store::renew_blocking(const std::vector<renewal>& b, millis lease) { return impl_->leases->renew(b, lease); }
 write_result mongo_store::release_blocking(const std::vector<release_item>& b) { return impl_->leases->release(b); }
 write_result mongo_store::fail_blocking(const std::vector<failure>& b) { return impl_->leases->fail(b); }
-store_stats mongo_store::stats_blocking() { return impl_->leases->stats(); }
+store_stats mongo_store::stats_blocking() {
+  if (impl_->lock_collection_found) return lock_lease_stats(impl_->ctx);
+  return impl_->leases->stats();
+}
+std::uint64_t mongo_store::retry_failed(const retry_filter& which) {
+  const bool locks = impl_->lock_collection_found || impl_->ctx.opts.strategy == claim_strategy::lock_collection;
+  return retry_failed_documents(impl_->ctx, which, locks);
+}
+std::vector<failure_reason> mongo_store::failure_reasons(std::size_t top) { return failure_reason_counts(impl_->ctx, top); }
 std::size_t mongo_store::seed(std::size_t n, std::uint64_t s) { return seed_documents(impl_->ctx, n, s); }
 std::optional<pending_sample> mongo_store::sample_pending() { return sample_open_document(impl_->ctx); }
 

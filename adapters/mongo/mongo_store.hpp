@@ -47,6 +47,9 @@ struct mongo_options {
   std::string lock_collection;   // "" = <collection>.lock
   std::chrono::seconds clock_refresh{30};
   bool create_indexes = true;
+  // A look-only open (`dibs status`, `dibs retry`): when the lock collection holds locks, count
+  // leases there whatever `strategy` says (the user need not repeat --claim lock-collection).
+  bool detect_lock_collection = false;
 };
 
 class mongo_store final : public blocking_store {
@@ -66,6 +69,8 @@ class mongo_store final : public blocking_store {
   write_result release_blocking(const std::vector<release_item>& batch) override;
   write_result fail_blocking(const std::vector<failure>& batch) override;
   store_stats stats_blocking() override;
+  std::uint64_t retry_failed(const retry_filter& which) override;
+  std::vector<failure_reason> failure_reasons(std::size_t top) override;
   // Inserts `n` documents {<source>: <random public IPv4>, <target>: null}; returns how many.
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   std::optional<pending_sample> sample_pending() override;

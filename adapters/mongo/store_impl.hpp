@@ -18,6 +18,7 @@ struct mongo_store::impl {
   std::unique_ptr<claimer> claims;        // the strategy, chosen once
   std::unique_ptr<lease_keeper> leases;   // where its leases live
   change_watcher watcher;
+  bool lock_collection_found = false;  // detect_lock_collection: the lock collection holds locks
 };
 
 }  // namespace dibs::mongo

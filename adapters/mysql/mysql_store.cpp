@@ -6,6 +6,7 @@
 #include "mysql_uri.hpp"
 #include "server_limits.hpp"
 #include "sql_protocol.hpp"
+#include "sql_retry.hpp"
 
 #include <dibs/close_on_exec.hpp>
 #include <dibs/ipv4_ranges.hpp>
@@ -417,6 +418,33 @@ write_result mysql_store::complete_blocking(const std::vector<completion>& b) { 
 renew_result mysql_store::renew_blocking(const std::vector<renewal>& b, millis lease) { return impl_->renew(b, lease); }
 write_result mysql_store::release_blocking(const std::vector<release_item>& b) { return impl_->release(b); }
 write_result mysql_store::fail_blocking(const std::vector<failure>& b) { return impl_->fail(b); }
+
+std::uint64_t mysql_store::retry_failed(const retry_filter& which) {
+  return impl_->with_connection([&](connection& c) {
+    failed_rows rows;
+    if (!which.reason_contains.empty()) rows.reason_quoted = c.quote(which.reason_contains);
+    if (which.since)
+      rows.since_epoch_us = std::chrono::duration_cast<std::chrono::microseconds>(which.since->time_since_epoch()).count();
+    if (which.since_ago) rows.since_ago_us = std::chrono::duration_cast<std::chrono::microseconds>(*which.since_ago).count();
+    c.execute(retry_failed_rows(impl_->names, rows));
+    return static_cast<std::uint64_t>(c.affected());
+  });
+}
+
+std::vector<failure_reason> mysql_store::failure_reasons(std::size_t top) {
+  return impl_->with_connection([&](connection& c) {
+    std::vector<failure_reason> out;
+    for (const auto& r : c.select(sql::failure_reasons(impl_->names, top))) {
+      failure_reason f;
+      f.reason = r[0].value_or("");
+      f.count = to_u64(r[1]);
+      f.example_ids.push_back(r[2].value_or(""));
+      if (r[3] != r[2]) f.example_ids.push_back(r[3].value_or(""));
+      out.push_back(std::move(f));
+    }
+    return out;
+  });
+}
 
 void mysql_store::reset_table() {
   impl_->with_connection([&](connection& c) {

@@ -65,6 +65,8 @@ class mysql_store final : public blocking_store {
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   store_stats stats_blocking() override;
   std::optional<pending_sample> sample_pending() override;
+  std::uint64_t retry_failed(const retry_filter& which) override;
+  std::vector<failure_reason> failure_reasons(std::size_t top) override;
   std::uint64_t claim_conflicts() const override { return conflicts_.load(); }
 
   std::vector<job> claim_blocking(const claim_request& req) override;

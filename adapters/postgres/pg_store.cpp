@@ -1,4 +1,5 @@
 #include "pg_store.hpp"
+#include "pg_retry.hpp"
 
 #include "pg_tls.hpp"
 #include "shard_link.hpp"
@@ -311,6 +312,32 @@ std::optional<pending_sample> pg_store::sample_pending() {
       s.source.value = *rows[0][1];
     }
     return s;
+  });
+}
+
+std::uint64_t pg_store::retry_failed(const retry_filter& which) {
+  failed_rows rows;
+  rows.reason = which.reason_contains;
+  if (which.since)
+    rows.since_epoch_us = std::chrono::duration_cast<std::chrono::microseconds>(which.since->time_since_epoch()).count();
+  if (which.since_ago) rows.since_ago_us = std::chrono::duration_cast<std::chrono::microseconds>(*which.since_ago).count();
+  const auto st = retry_failed_rows(names_, rows);
+  return with_admin([&](pg_connection& c) { return static_cast<std::uint64_t>(c.exec_blocking(st).affected); });
+}
+
+std::vector<failure_reason> pg_store::failure_reasons(std::size_t top) {
+  const auto st = pg::failure_reasons(names_, top);
+  return with_admin([&](pg_connection& c) {
+    std::vector<failure_reason> out;
+    for (const auto& r : c.exec_blocking(st).rows) {
+      failure_reason f;
+      f.reason = r.at(0).value_or("");
+      f.count = static_cast<std::uint64_t>(to_i64(r.at(1)));
+      f.example_ids.push_back(r.at(2).value_or(""));
+      if (r.at(3) != r.at(2)) f.example_ids.push_back(r.at(3).value_or(""));
+      out.push_back(std::move(f));
+    }
+    return out;
   });
 }
 

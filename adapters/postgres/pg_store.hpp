@@ -54,6 +54,8 @@ class pg_store final : public admin_store {
   bool watch(std::function<void()> on_change) override;
   void stop_watching() override;
   std::optional<pending_sample> sample_pending() override;
+  std::uint64_t retry_failed(const retry_filter& which) override;
+  std::vector<failure_reason> failure_reasons(std::size_t top) override;
 
   // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
   void reset_table();

@@ -61,6 +61,7 @@ std::shared_ptr<admin_store> open_mongodb(const store_uri& u, const store_option
   m.strategy = *strategy;
   m.threads = o.threads;
   m.create_indexes = o.create_schema;
+  m.detect_lock_collection = !o.create_schema;
   return std::make_shared<mongo::mongo_store>(m);
 }
 

@@ -1,12 +1,15 @@
-// A store that a command line can administer: seed it, count it, watch it. The engine needs only
-// `store`; `dibs seed`, `dibs status` and `dibs enrich --follow` use this too.
+// A store that a command line can administer: seed it, count it, watch it, and put its failed
+// items back. The engine needs only `store`; `dibs seed`, `dibs status`, `dibs retry` and
+// `dibs enrich --follow` use this too.
 #pragma once
 
 #include <dibs/store.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,12 +23,36 @@ struct pending_sample {
   std::vector<std::string> fields;  // the names the item has (SQL: the table's columns)
 };
 
+// Which failed items `retry_failed` puts back (`dibs retry --reason/--since`). Empty: all.
+struct retry_filter {
+  std::string reason_contains;  // the failure's reason contains this text ("" = any reason)
+  // Failed at or after this time by the store's clock; either a moment or a span before the
+  // store's own now (so a client with a wrong clock still means "the last two hours").
+  std::optional<store_time> since;
+  std::optional<std::chrono::milliseconds> since_ago;
+  bool selects_all() const { return reason_contains.empty() && !since && !since_ago; }
+};
+
+// One line of the failure breakdown: a reason, how many failed items hold it, and a few of them.
+struct failure_reason {
+  std::string reason;
+  std::uint64_t count = 0;
+  std::vector<std::string> example_ids;  // one or two
+};
+
 class admin_store : public store {
  public:
   // Inserts `n` pending items whose source is a random public IPv4 address; returns how many.
   virtual std::size_t seed(std::size_t n, std::uint64_t seed) = 0;
   // stats(), callable without a coroutine (not from a shard thread: it blocks).
   virtual store_stats stats_blocking() = 0;
+  // Failed items that match `which` back to pending: attempts 0, the failure's reason, status
+  // and time cleared. Never touches a pending, leased or done item. Returns how many it reset.
+  virtual std::uint64_t retry_failed(const retry_filter& /*which*/) {
+    throw std::invalid_argument(describe() + " can't put failed items back");
+  }
+  // The `top` most frequent failure reasons, most frequent first (ties by reason).
+  virtual std::vector<failure_reason> failure_reasons(std::size_t /*top*/) { return {}; }
   // Calls `on_change` when new work may have arrived; false when the store can't tell.
   virtual bool watch(std::function<void()> /*on_change*/) { return false; }
   virtual void stop_watching() {}

@@ -1,0 +1,19 @@
+#include "end_line.hpp"
+
+namespace dibs::cli {
+
+std::string enrich_end_line(const end_line_facts& f) {
+  const auto& s = f.now;
+  std::string line = "enrich: " + f.store + ": store now: " + std::to_string(s.done) + " done";
+  if (f.deletes_done) line += " (--on-done delete removes finished rows)";
+  line += ", " + std::to_string(s.failed) + " failed, " + std::to_string(s.pending) + " pending, " +
+          std::to_string(s.leased_live + s.leased_expired) + " leased; this run: " + std::to_string(f.run.completed) +
+          (f.deletes_done ? " done and deleted, " : " done, ") + std::to_string(f.run.failed) + " failed";
+  line += "; claim conflicts " + std::to_string(f.claim_conflicts);
+  // Stores that claim from candidates read the candidates first, then lock them: each shard of
+  // this process is a claimer too, so on a small table they keep meeting each other's rows.
+  if (f.claim_conflicts > 0) line += " (candidates another shard or worker locked first: read again, never claimed twice)";
+  return line;
+}
+
+}  // namespace dibs::cli

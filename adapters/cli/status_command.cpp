@@ -1,0 +1,52 @@
+// `dibs status`: the store's counts by state, and its failures by reason (the most frequent
+// first, with example ids), as text or as one JSON object (`--json`) for scripts.
+#include "commands.hpp"
+#include "file_mode_output.hpp"
+#include "status_report.hpp"
+#include "store_flags.hpp"
+
+#include <dibs/log.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+namespace dibs::cli {
+
+command add_status_command(CLI::App& app) {
+  auto* sub = app.add_subcommand(
+      "status", "Count documents by state (pending, leased live/expired, done, failed) and failures by reason");
+  struct flags {
+    store_flags store;
+    bool json = false;
+    std::size_t top = 10;
+  };
+  auto f = std::make_shared<flags>();
+  f->store.add_to(*sub, true);
+  sub->add_flag("--json", f->json, "print one JSON object: the counts and failure_reasons [{reason, count, example_ids}]");
+  sub->add_option("--top", f->top, "how many failure reasons to show, the most frequent first")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1000}))
+      ->capture_default_str();
+  sub->footer(
+      "Examples:\n"
+      "  dibs status --store 'mongodb://127.0.0.1:27017/test?collection=message'\n"
+      "  MYSQL_PWD=... dibs status --store 'mysql://app@127.0.0.1:3306/geo?table=jobs' --json\n"
+      "  dibs status --store jsonl:in.jsonl --out out.jsonl");
+  return [f] {
+    if (const auto note = find_file_mode_output(f->store); !note.empty()) log::warn(note);
+    auto st = f->store.open(false);
+    const auto s = st->stats_blocking();
+    const auto reasons = s.failed > 0 && f->top > 0 ? st->failure_reasons(f->top) : std::vector<failure_reason>{};
+    if (f->json) {
+      std::printf("%s\n", status_json(st->describe(), s, reasons).c_str());
+      return 0;
+    }
+    // The counts stay the last line (scripts read it); the reasons come before them.
+    std::printf("%s\n", st->describe().c_str());
+    std::printf("%s", failure_breakdown(reasons).c_str());
+    std::printf("%s\n", status_counts_line(s).c_str());
+    return 0;
+  };
+}
+
+}  // namespace dibs::cli

@@ -1,0 +1,45 @@
+#include "status_report.hpp"
+
+#include <dibs/json_text.hpp>
+#include <dibs/log_escape.hpp>
+
+namespace dibs::cli {
+
+std::string status_counts_line(const store_stats& s) {
+  return "status: pending=" + std::to_string(s.pending) + " leased_live=" + std::to_string(s.leased_live) +
+         " leased_expired=" + std::to_string(s.leased_expired) + " done=" + std::to_string(s.done) +
+         " failed=" + std::to_string(s.failed);
+}
+
+std::string failure_breakdown(const std::vector<failure_reason>& reasons) {
+  if (reasons.empty()) return {};
+  std::string out = "failed by reason (top " + std::to_string(reasons.size()) + "):\n";
+  for (const auto& r : reasons) {
+    // A reason is an API's or a server's words: control characters are shown escaped.
+    out += "  " + std::to_string(r.count) + "  " + log::escape_controls(r.reason);
+    if (!r.example_ids.empty()) {
+      out += "  (e.g. ";
+      for (std::size_t i = 0; i < r.example_ids.size(); ++i) out += (i ? ", " : "") + log::escape_controls(r.example_ids[i]);
+      out += ")";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons) {
+  std::string out = "{\"store\":" + json_string(store) + ",\"pending\":" + std::to_string(s.pending) +
+                    ",\"leased_live\":" + std::to_string(s.leased_live) +
+                    ",\"leased_expired\":" + std::to_string(s.leased_expired) + ",\"done\":" + std::to_string(s.done) +
+                    ",\"failed\":" + std::to_string(s.failed) + ",\"failure_reasons\":[";
+  for (std::size_t i = 0; i < reasons.size(); ++i) {
+    const auto& r = reasons[i];
+    out += (i ? ",{" : "{");
+    out += "\"reason\":" + json_string(r.reason) + ",\"count\":" + std::to_string(r.count) + ",\"example_ids\":[";
+    for (std::size_t k = 0; k < r.example_ids.size(); ++k) out += (k ? "," : "") + json_string(r.example_ids[k]);
+    out += "]}";
+  }
+  return out + "]}";
+}
+
+}  // namespace dibs::cli

@@ -1,0 +1,20 @@
+// What `dibs status` prints, as pure functions (unit-tested): the counts line, the failure
+// breakdown, and the one JSON object of `--json`.
+#pragma once
+
+#include <dibs/admin_store.hpp>
+
+#include <string>
+#include <vector>
+
+namespace dibs::cli {
+
+// "status: pending=.. leased_live=.. leased_expired=.. done=.. failed=.."
+std::string status_counts_line(const store_stats& s);
+// "failed by reason (top N):" then "  COUNT  REASON  (e.g. ID, ID)" per reason; "" when none.
+std::string failure_breakdown(const std::vector<failure_reason>& reasons);
+// {"store":..,"pending":..,"leased_live":..,"leased_expired":..,"done":..,"failed":..,
+//  "failure_reasons":[{"reason":..,"count":..,"example_ids":[..]}]}
+std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons);
+
+}  // namespace dibs::cli

@@ -1,0 +1,143 @@
+#include "failed_lines.hpp"
+
+#include "journal_format.hpp"
+
+#include <dibs/json_text.hpp>
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace dibs::jsonl {
+
+namespace od = simdjson::ondemand;
+
+namespace {
+std::string reason_of(std::string_view failure_json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  std::string_view reason;
+  if (parser.parse(failure_json.data(), failure_json.size()).get(doc) || doc["reason"].get(reason)) return {};
+  return std::string(reason);
+}
+
+// A value's JSON text as written in the line (objects and arrays whole, scalars as their token).
+bool raw_value(od::value v, std::string_view& out) {
+  od::json_type t{};
+  if (v.type().get(t)) return false;
+  if (t == od::json_type::object) {
+    od::object o;
+    return !v.get_object().get(o) && !o.raw_json().get(out);
+  }
+  if (t == od::json_type::array) {
+    od::array a;
+    return !v.get_array().get(a) && !a.raw_json().get(out);
+  }
+  out = v.raw_json_token();
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\t' || out.back() == '\r' || out.back() == '\n'))
+    out.remove_suffix(1);
+  return true;
+}
+}  // namespace
+
+std::vector<line_outcome> outcomes_in_journal(std::string_view text, std::string_view header, const std::string& path) {
+  const auto scan = scan_journal(text, header, path);
+  std::map<std::size_t, line_outcome> by_line;
+  for (const auto& e : scan.entries) {
+    if (e.retry) {
+      by_line.erase(e.line);
+      continue;
+    }
+    line_outcome o;
+    o.line = e.line;
+    o.done = e.done;
+    o.body = std::string(text.substr(e.body_offset, e.body_length));
+    if (!o.done) o.reason = reason_of(o.body);
+    by_line[e.line] = std::move(o);
+  }
+  std::vector<line_outcome> out;
+  for (auto& [line, o] : by_line) out.push_back(std::move(o));
+  return out;
+}
+
+std::vector<line_outcome> outcomes_in_output(std::string_view out_text, const std::vector<std::size_t>& in_lines,
+                                             const std::string& target, const std::string& path) {
+  std::vector<line_outcome> out;
+  od::parser parser;
+  std::size_t k = 0, pos = 0;
+  while (pos < out_text.size()) {
+    auto nl = out_text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = out_text.size();
+    const std::string line(out_text.substr(pos, nl - pos));
+    pos = nl + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (k >= in_lines.size())
+      throw std::runtime_error("the output " + path + " has more lines than the input: it is not this input's output");
+    const simdjson::padded_string padded(line);
+    od::document doc;
+    od::object obj;
+    if (parser.iterate(padded).get(doc) || doc.get_object().get(obj))
+      throw std::runtime_error("line " + std::to_string(k + 1) + " of the output " + path + " is not a JSON object");
+    line_outcome o;
+    o.line = in_lines[k++];
+    std::string_view failed_raw, target_raw;
+    for (auto field : obj) {
+      std::string_view key;
+      od::value v;
+      if (field.unescaped_key().get(key) || field.value().get(v)) break;
+      if (key == "failed") raw_value(v, failed_raw);
+      else if (key == target) raw_value(v, target_raw);
+    }
+    if (!failed_raw.empty()) {
+      o.body = compact_json(failed_raw);
+      o.reason = reason_of(o.body);
+    } else if (!target_raw.empty() && target_raw != "null") {
+      o.done = true;
+      o.body = compact_json(target_raw);
+    } else {
+      continue;  // neither: the line is open (not a finished run's line); it is done again
+    }
+    out.push_back(std::move(o));
+  }
+  if (k != in_lines.size())
+    throw std::runtime_error("the output " + path + " has fewer lines than the input: it is not this input's output");
+  return out;
+}
+
+bool reason_selected(const std::string& reason, const std::string& contains) {
+  return contains.empty() || reason.find(contains) != std::string::npos;
+}
+
+std::string journal_text(const std::string& header, const std::vector<line_outcome>& outcomes) {
+  std::string text = header + "\n";
+  for (const auto& o : outcomes) {
+    if (o.done) {
+      text += done_record(o.line, o.body);
+    } else {
+      text += "{\"line\":" + std::to_string(o.line) + ",\"failed\":" + o.body + "}\n";
+    }
+  }
+  return text;
+}
+
+std::vector<failure_reason> top_reasons(const std::vector<std::pair<std::string, std::string>>& failures,
+                                        std::size_t top) {
+  std::map<std::string, failure_reason> by_reason;
+  for (const auto& [id, reason] : failures) {
+    auto& r = by_reason[reason];
+    r.reason = reason;
+    ++r.count;
+    if (r.example_ids.empty()) r.example_ids.push_back(id);
+    else if (r.example_ids.size() == 1) r.example_ids.push_back(id);
+    else r.example_ids[1] = id;
+  }
+  std::vector<failure_reason> out;
+  for (auto& [reason, r] : by_reason) out.push_back(std::move(r));
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.count > b.count; });
+  if (out.size() > top) out.resize(top);
+  return out;
+}
+
+}  // namespace dibs::jsonl

@@ -1,0 +1,42 @@
+// File mode's failed lines, read from the journal or from a finished OUT, and put back for
+// `dibs retry`: plain functions over text (tested without files), used by jsonl_store.
+//
+// While a run is unfinished, OUT.journal holds every outcome; `dibs retry` appends a retry record
+// per line it puts back ({"line":9,"retry":true}: the line's failure is void). After a finished
+// run the journal is gone and OUT holds the outcomes: `dibs retry` then writes a new journal from
+// OUT (every done line's answer, every failure it does not put back), and the next
+// `dibs enrich` with the same --out does the open lines and rewrites OUT.
+#pragma once
+
+#include <dibs/admin_store.hpp>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace dibs::jsonl {
+
+struct line_outcome {
+  std::size_t line = 0;  // in IN, 1-based
+  bool done = false;
+  std::string body;      // done: the answer (compact JSON); failed: the failure's object
+  std::string reason;    // failed: its reason
+};
+
+// The outcomes a journal holds now (the last record of a line wins; a retry record voids it), by line.
+std::vector<line_outcome> outcomes_in_journal(std::string_view text, std::string_view header, const std::string& path);
+// The outcomes a finished OUT holds: its k-th line is IN's k-th non-blank line, `in_lines[k]`.
+// Throws std::runtime_error naming `path` when OUT does not fit IN.
+std::vector<line_outcome> outcomes_in_output(std::string_view out_text, const std::vector<std::size_t>& in_lines,
+                                             const std::string& target, const std::string& path);
+// Whether `reason` is one `dibs retry --reason TEXT` puts back ("" = every one).
+bool reason_selected(const std::string& reason, const std::string& contains);
+// A journal's text for `outcomes`: the header, then a record per outcome.
+std::string journal_text(const std::string& header, const std::vector<line_outcome>& outcomes);
+// The `top` most frequent reasons of (id, reason) pairs, most frequent first (ties by reason),
+// each with its first and last id.
+std::vector<failure_reason> top_reasons(const std::vector<std::pair<std::string, std::string>>& failures, std::size_t top);
+
+}  // namespace dibs::jsonl

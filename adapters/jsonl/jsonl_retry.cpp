@@ -1,0 +1,107 @@
+// jsonl_store's `dibs retry` and failure breakdown (failed_lines.hpp has the rules).
+#include "jsonl_store.hpp"
+
+#include "failed_lines.hpp"
+#include "journal_file.hpp"
+#include "journal_format.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <sys/stat.h>
+
+namespace dibs::jsonl {
+
+namespace {
+bool exists_here(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+std::string header_for(const std::string& in) {
+  struct stat st {};
+  if (::stat(in.c_str(), &st) != 0) throw std::runtime_error("cannot read the input " + in + ": " + std::strerror(errno));
+  return journal_header(static_cast<std::uint64_t>(st.st_size),
+                        static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000LL + st.st_mtim.tv_nsec);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
+// IN's non-blank lines, by number: the k-th line of OUT is the k-th of these.
+std::vector<std::size_t> item_lines(const std::string& in) {
+  std::ifstream f(in, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot read the input " + in + ": " + std::strerror(errno));
+  std::vector<std::size_t> lines;
+  std::string line;
+  for (std::size_t n = 1; std::getline(f, line); ++n)
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(n);
+  return lines;
+}
+}  // namespace
+
+std::uint64_t jsonl_store::retry_failed(const retry_filter& which) {
+  if (which.since || which.since_ago)
+    throw std::invalid_argument("--since: file mode records no failure times; select with --reason, or retry every failed line");
+  if (opts_.out.empty())
+    throw std::invalid_argument("dibs retry in file mode needs --out OUT.jsonl: the run's failures are in OUT.jsonl.journal or OUT.jsonl");
+  std::lock_guard op(op_mutex_);
+  const std::string path = opts_.out + ".journal";
+  const auto header = header_for(opts_.in);
+  journal_.reset();  // this store's own (read-only) view of it
+  if (exists_here(path)) {
+    journal_file j(path, false);  // locked: refused while a run is at it
+    const auto text = j.read_all();
+    const auto scan = scan_journal(text, header, path);
+    std::string records;
+    std::uint64_t n = 0;
+    for (const auto& o : outcomes_in_journal(std::string_view(text).substr(0, scan.valid_end), header, path))
+      if (!o.done && reason_selected(o.reason, which.reason_contains)) {
+        records += retry_record(o.line);
+        ++n;
+      }
+    if (n == 0) return 0;
+    j.keep_until(scan.valid_end);  // a torn last record goes, as the next run would cut it
+    j.append(records, n);
+    return n;
+  }
+  if (!exists_here(opts_.out)) return 0;  // no run has finished a line yet: nothing failed
+  // A finished run: OUT holds the outcomes. A new journal holds all of them but the lines put back.
+  auto outcomes = outcomes_in_output(read_file(opts_.out), item_lines(opts_.in), opts_.target, opts_.out);
+  std::vector<line_outcome> kept;
+  std::uint64_t n = 0;
+  for (auto& o : outcomes) {
+    if (!o.done && reason_selected(o.reason, which.reason_contains)) ++n;
+    else kept.push_back(std::move(o));
+  }
+  if (n == 0) return 0;
+  journal_file j(path, false);
+  const auto text = journal_text(header, kept);
+  j.start_new(header);
+  j.append(text.substr(header.size() + 1), kept.size());
+  return n;
+}
+
+std::vector<failure_reason> jsonl_store::failure_reasons(std::size_t top) {
+  std::lock_guard op(op_mutex_);
+  std::vector<std::pair<std::string, std::string>> failed;
+  const std::string path = opts_.out + ".journal";
+  std::vector<line_outcome> outcomes;
+  if (journal_ && journal_->exists())
+    outcomes = outcomes_in_journal(journal_->read_all(), header_for(opts_.in), path);
+  else if (!opts_.out.empty() && exists_here(opts_.out) && !exists_here(path))
+    outcomes = outcomes_in_output(read_file(opts_.out), item_lines(opts_.in), opts_.target, opts_.out);
+  for (const auto& o : outcomes)
+    if (!o.done) failed.emplace_back(std::to_string(o.line), o.reason);
+  for (const auto& [line, why] : unjournaled_failures_) failed.emplace_back(std::to_string(line), why);
+  return top_reasons(failed, top);
+}
+
+}  // namespace dibs::jsonl

@@ -1,0 +1,156 @@
+#include "failed_documents.hpp"
+
+#include "bson_read.hpp"
+#include "collection_ops.hpp"
+#include "driver_handles.hpp"
+#include "ids.hpp"
+#include "protocol.hpp"
+#include "store_context.hpp"
+
+#include <cctype>
+
+namespace dibs::mongo {
+
+namespace {
+std::int64_t ms(store_time t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+}  // namespace
+
+std::string regex_literal(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x80 && !std::isalnum(u) && c != ' ' && c != '_') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+bson_ptr failed_selection_filter(const field_names& f, const std::string& reason_contains,
+                                 std::optional<store_time> since) {
+  auto b = failed_filter(f);
+  if (!reason_contains.empty()) {
+    bson_t r;
+    BSON_APPEND_DOCUMENT_BEGIN(b.get(), (f.lock_failed() + ".reason").c_str(), &r);
+    BSON_APPEND_UTF8(&r, "$regex", regex_literal(reason_contains).c_str());
+    bson_append_document_end(b.get(), &r);
+  }
+  if (since) {
+    bson_t at;
+    BSON_APPEND_DOCUMENT_BEGIN(b.get(), (f.lock_failed() + ".at").c_str(), &at);
+    BSON_APPEND_DATE_TIME(&at, "$gte", ms(*since));
+    bson_append_document_end(b.get(), &at);
+  }
+  return b;
+}
+
+bson_ptr retry_update(const field_names& f) {
+  auto b = make_bson();
+  bson_t unset;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$unset", &unset);
+  BSON_APPEND_UTF8(&unset, f.lock.c_str(), "");
+  bson_append_document_end(b.get(), &unset);
+  return b;
+}
+
+bson_ptr failure_reasons_pipeline(const field_names& f, std::size_t top) {
+  auto b = make_bson();
+  bson_t stages, match, group, group_body, sum, first, last, sort_stage, sort, limit;
+  BSON_APPEND_ARRAY_BEGIN(b.get(), "pipeline", &stages);
+  BSON_APPEND_DOCUMENT_BEGIN(&stages, "0", &match);
+  auto filter = failed_filter(f);
+  BSON_APPEND_DOCUMENT(&match, "$match", filter.get());
+  bson_append_document_end(&stages, &match);
+  BSON_APPEND_DOCUMENT_BEGIN(&stages, "1", &group);
+  BSON_APPEND_DOCUMENT_BEGIN(&group, "$group", &group_body);
+  BSON_APPEND_UTF8(&group_body, "_id", ("$" + f.lock_failed() + ".reason").c_str());
+  BSON_APPEND_DOCUMENT_BEGIN(&group_body, "count", &sum);
+  BSON_APPEND_INT32(&sum, "$sum", 1);
+  bson_append_document_end(&group_body, &sum);
+  BSON_APPEND_DOCUMENT_BEGIN(&group_body, "first", &first);
+  BSON_APPEND_UTF8(&first, "$min", "$_id");
+  bson_append_document_end(&group_body, &first);
+  BSON_APPEND_DOCUMENT_BEGIN(&group_body, "last", &last);
+  BSON_APPEND_UTF8(&last, "$max", "$_id");
+  bson_append_document_end(&group_body, &last);
+  bson_append_document_end(&group, &group_body);
+  bson_append_document_end(&stages, &group);
+  BSON_APPEND_DOCUMENT_BEGIN(&stages, "2", &sort_stage);
+  BSON_APPEND_DOCUMENT_BEGIN(&sort_stage, "$sort", &sort);
+  BSON_APPEND_INT32(&sort, "count", -1);
+  BSON_APPEND_INT32(&sort, "_id", 1);
+  bson_append_document_end(&sort_stage, &sort);
+  bson_append_document_end(&stages, &sort_stage);
+  BSON_APPEND_DOCUMENT_BEGIN(&stages, "3", &limit);
+  BSON_APPEND_INT64(&limit, "$limit", static_cast<std::int64_t>(top));
+  bson_append_document_end(&stages, &limit);
+  bson_append_array_end(b.get(), &stages);
+  return b;
+}
+
+std::uint64_t retry_failed_documents(store_context& ctx, const retry_filter& which, bool lock_collection) {
+  std::optional<store_time> since = which.since;
+  if (which.since_ago) {
+    const auto ago = ctx.clock.now() - std::chrono::duration_cast<store_time::duration>(*which.since_ago);
+    if (!since || ago > *since) since = ago;
+  }
+  const auto filter = failed_selection_filter(ctx.names(), which.reason_contains, since);
+  auto c = ctx.conn.client();
+  auto coll = ctx.documents(c.get());
+  bson_error_t err;
+  if (lock_collection) {
+    // A failed document is never claimed, so nobody takes a lock on it between this and the reset.
+    const auto failed = find_docs(coll.get(), filter.get(), find_opts(id_projection().get(), 0).get(),
+                                  "reading the failed documents");
+    if (!failed.empty()) {
+      std::vector<bson_value_t> ids;  // views into `failed`, which outlives them
+      for (const auto& d : failed) {
+        bson_iter_t it;
+        if (bson_iter_init_find(&it, d.get(), "_id")) ids.push_back(*bson_iter_value(&it));
+      }
+      auto locks = ctx.locks(c.get());
+      if (!mongoc_collection_delete_many(locks.get(), id_in_filter(ids).get(), nullptr, nullptr, &err))
+        throw mongo_error("removing the locks of failed documents", err);
+    }
+  }
+  driver_reply reply;
+  if (!mongoc_collection_update_many(coll.get(), filter.get(), retry_update(ctx.names()).get(), nullptr, reply.out(),
+                                     &err))
+    throw mongo_error("putting failed documents back", err);
+  return static_cast<std::uint64_t>(reply_int(reply.get(), "modifiedCount"));
+}
+
+std::vector<failure_reason> failure_reason_counts(store_context& ctx, std::size_t top) {
+  auto c = ctx.conn.client();
+  auto coll = ctx.documents(c.get());
+  const auto pipeline = failure_reasons_pipeline(ctx.names(), top);
+  cursor_ptr cursor(mongoc_collection_aggregate(coll.get(), MONGOC_QUERY_NONE, pipeline.get(), nullptr, nullptr));
+  std::vector<failure_reason> out;
+  const bson_t* doc = nullptr;
+  while (mongoc_cursor_next(cursor.get(), &doc)) {
+    failure_reason r;
+    r.reason = read_str(doc, "_id");
+    r.count = static_cast<std::uint64_t>(read_i64(doc, "count").value_or(0));
+    bson_iter_t it;
+    if (bson_iter_init_find(&it, doc, "first")) r.example_ids.push_back(id_to_text(*bson_iter_value(&it)));
+    if (bson_iter_init_find(&it, doc, "last")) {
+      auto last = id_to_text(*bson_iter_value(&it));
+      if (r.example_ids.empty() || r.example_ids.front() != last) r.example_ids.push_back(std::move(last));
+    }
+    out.push_back(std::move(r));
+  }
+  bson_error_t err;
+  if (mongoc_cursor_error(cursor.get(), &err)) throw mongo_error("counting failure reasons", err);
+  return out;
+}
+
+bool lock_collection_in_use(store_context& ctx) {
+  auto c = ctx.conn.client();
+  auto locks = ctx.locks(c.get());
+  const auto everything = make_bson();
+  const auto any = find_docs(locks.get(), everything.get(), find_opts(id_projection().get(), 1).get(), "reading the locks");
+  return !any.empty();
+}
+
+}  // namespace dibs::mongo

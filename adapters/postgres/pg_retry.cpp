@@ -1,0 +1,39 @@
+#include "pg_retry.hpp"
+
+namespace dibs::pg {
+
+namespace {
+std::string q(const std::string& ident) { return "\"" + ident + "\""; }
+
+std::string failed_condition(const table_names& n) { return q(n.target) + " IS NULL AND \"failed_at\" IS NOT NULL"; }
+}  // namespace
+
+statement retry_failed_rows(const table_names& n, const failed_rows& which) {
+  statement s;
+  std::string where = failed_condition(n);
+  auto param = [&s](std::string value) {
+    s.params.emplace_back(std::move(value));
+    return "$" + std::to_string(s.params.size());
+  };
+  // strpos, not LIKE: the user's text may hold % or _, which LIKE would read as wildcards.
+  if (!which.reason.empty()) where += " AND strpos(\"error\", " + param(which.reason) + "::text) > 0";
+  if (which.since_epoch_us)
+    where += " AND \"failed_at\" >= to_timestamp(" + param(std::to_string(*which.since_epoch_us)) + "::double precision / 1e6)";
+  if (which.since_ago_us)
+    where += " AND \"failed_at\" >= now() - " + param(std::to_string(*which.since_ago_us)) +
+             "::bigint * interval '1 microsecond'";
+  s.sql = "UPDATE " + q(n.table) +
+          " SET \"failed_at\" = NULL, \"error\" = NULL, \"http_status\" = NULL, \"attempts\" = 0, \"lock_by\" = NULL, "
+          "\"lock_token\" = NULL, \"lock_until\" = NULL WHERE " + where;
+  return s;
+}
+
+statement failure_reasons(const table_names& n, std::size_t top) {
+  statement s;
+  s.sql = "SELECT coalesce(\"error\", ''), count(*), min(\"id\"), max(\"id\") FROM " + q(n.table) + " WHERE " +
+          failed_condition(n) + " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT $1";
+  s.params.emplace_back(std::to_string(top));
+  return s;
+}
+
+}  // namespace dibs::pg

@@ -1,0 +1,27 @@
+// `dibs retry` and the failure breakdown of `dibs status` as PostgreSQL statements: plain
+// functions, unit-tested without a server. Every value travels as a parameter.
+#pragma once
+
+#include <adapters/postgres/pg_protocol.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace dibs::pg {
+
+// Which failed rows: the reason contains `reason` ("" = any), failed at or after
+// `since_epoch_us` (microseconds since the epoch) or within the last `since_ago_us`.
+struct failed_rows {
+  std::string reason;
+  std::optional<std::int64_t> since_epoch_us;
+  std::optional<std::int64_t> since_ago_us;
+};
+
+// Back to pending: attempts 0, failure and lease cleared; never a pending, leased or done row.
+statement retry_failed_rows(const table_names& n, const failed_rows& which);
+// reason, count, smallest id, largest id: the `top` most frequent reasons, most frequent first.
+statement failure_reasons(const table_names& n, std::size_t top);
+
+}  // namespace dibs::pg

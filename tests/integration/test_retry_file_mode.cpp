@@ -1,0 +1,123 @@
+// `dibs retry` and `dibs status` in file mode as users run them: after a finished run (OUT
+// written, the journal gone) and while a journal exists; status finds the journal without --out,
+// and a missing input is an error that names it.
+#include "support/process.hpp"
+
+#include <adapters/demo_api/ipapi_stub.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <simdjson.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+using namespace dibs;
+namespace fs = std::filesystem;
+
+namespace {
+std::pair<int, std::string> run_dibs(std::vector<std::string> args) {
+  args.insert(args.begin(), DIBS_BIN_PATH);
+  test::child_process p(args, true);
+  std::string out;
+  const int rc = p.finish(out);
+  return {rc, out};
+}
+
+// How many lines of OUT failed, and how many hold an answer.
+std::pair<std::size_t, std::size_t> failed_and_done(const std::string& out) {
+  std::ifstream f(out);
+  simdjson::dom::parser p;
+  std::size_t failed = 0, done = 0;
+  for (std::string line; std::getline(f, line);) {
+    simdjson::dom::element doc, x;
+    REQUIRE_FALSE(p.parse(line).get(doc));
+    if (!doc["failed"].get(x)) ++failed;
+    else if (!doc["location"]["query"].get(x)) ++done;
+  }
+  return {failed, done};
+}
+}  // namespace
+
+TEST_CASE("file mode: dibs retry puts failed lines back, after a finished run and in a journal", "[jsonl][retry][status][e2e]") {
+  const fs::path dir = fs::temp_directory_path() / ("dibs-retry-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto in = (dir / "in.jsonl").string(), out = (dir / "out.jsonl").string();
+  {
+    std::ofstream f(in);
+    for (int i = 1; i <= 20; ++i) f << "{\"originatingIp\":\"8.8." << i << ".1\"}\n";
+    f << "{\"originatingIp\":\"192.168.1.1\"}\n{\"originatingIp\":\"192.168.1.2\"}\n{\"originatingIp\":\"nonsense\"}\n";
+  }
+  stub::ipapi_stub api(stub::stub_options::loopback());
+  api.start();
+  const std::vector<std::string> enrich{"enrich", "--store", "jsonl:" + in, "--out", out, "--no-progress", "--url",
+                                        api.base_url() + "/json/{originatingIp}"};
+  auto [rc, text] = run_dibs(enrich);
+  INFO(text);
+  REQUIRE(rc == 1);
+  CHECK(failed_and_done(out) == std::pair<std::size_t, std::size_t>{3, 20});
+  REQUIRE_FALSE(fs::exists(out + ".journal"));
+
+  // A finished run: status reads OUT (named), with the reasons.
+  std::tie(rc, text) = run_dibs({"status", "--store", "jsonl:" + in, "--out", out, "--json"});
+  REQUIRE(rc == 0);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE_FALSE(parser.parse(test::last_line(text)).get(doc));
+  CHECK(uint64_t(doc["failed"]) == 3);
+  CHECK(uint64_t(doc["done"]) == 20);
+  CHECK(std::string_view(doc["failure_reasons"].at(0)["reason"]) == "the API has no data: private range");
+  CHECK(simdjson::dom::array(doc["failure_reasons"].at(0)["example_ids"]).size() == 2);
+  CHECK(std::string_view(doc["failure_reasons"].at(0)["example_ids"].at(0)) == "21");  // the line numbers
+
+  // --since can't apply: the journal records no failure times.
+  std::tie(rc, text) = run_dibs({"retry", "--store", "jsonl:" + in, "--out", out, "--since", "1h"});
+  CHECK(rc == 2);
+  CHECK_THAT(text, Catch::Contains("--since: file mode records no failure times"));
+
+  // retry --reason after the finished run: a journal made from OUT, without the lines put back.
+  std::tie(rc, text) = run_dibs({"retry", "--store", "jsonl:" + in, "--out", out, "--reason", "invalid"});
+  INFO(text);
+  REQUIRE(rc == 0);
+  CHECK_THAT(text, Catch::Contains("retry: 1 failed item back to pending in jsonl " + in + " -> " + out));
+  REQUIRE(fs::exists(out + ".journal"));
+  // status without --out finds that journal next to the input.
+  std::tie(rc, text) = run_dibs({"status", "--store", "jsonl:" + in});
+  REQUIRE(rc == 0);
+  CHECK_THAT(text, Catch::Contains("the journal " + out + ".journal belongs to " + in));
+  CHECK(test::last_line(text) == "status: pending=1 leased_live=0 leased_expired=0 done=20 failed=2");
+  // And retry appends to an existing journal (a retry record per line).
+  std::tie(rc, text) = run_dibs({"retry", "--store", "jsonl:" + in});
+  REQUIRE(rc == 0);
+  CHECK_THAT(text, Catch::Contains("retry: 2 failed items back to pending"));
+  std::tie(rc, text) = run_dibs({"status", "--store", "jsonl:" + in, "--out", out});
+  CHECK(test::last_line(text) == "status: pending=3 leased_live=0 leased_expired=0 done=20 failed=0");
+
+  // The next run asks the API only for the three lines and rewrites OUT whole.
+  const auto served = api.requests();
+  auto fixed = enrich;
+  fixed.back() = api.base_url() + "/json/8.8.8.8?ip={originatingIp}";
+  std::tie(rc, text) = run_dibs(fixed);
+  INFO(text);
+  CHECK(rc == 0);
+  CHECK(api.requests() - served == 3);
+  CHECK_THAT(text, Catch::Contains("store now: 23 done, 0 failed, 0 pending, 0 leased; this run: 3 done, 0 failed"));
+  CHECK(failed_and_done(out) == std::pair<std::size_t, std::size_t>{0, 23});
+  CHECK_FALSE(fs::exists(out + ".journal"));
+  std::tie(rc, text) = run_dibs({"retry", "--store", "jsonl:" + in, "--out", out});
+  CHECK(rc == 0);
+  CHECK_THAT(text, Catch::Contains("retry: 0 failed items back to pending"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("file mode: dibs status of a missing input is an error naming it", "[jsonl][status]") {
+  const std::string missing = (fs::temp_directory_path() / ("dibs-missing-" + std::to_string(::getpid()) + ".jsonl")).string();
+  for (const char* command : {"status", "retry"}) {
+    auto [rc, text] = run_dibs({command, "--store", "jsonl:" + missing});
+    INFO(text);
+    CHECK(rc == 2);
+    CHECK_THAT(text, Catch::Contains("dibs: error: --store jsonl:" + missing + ": there is no file " + missing));
+  }
+}
