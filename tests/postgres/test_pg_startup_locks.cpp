@@ -2,7 +2,7 @@
 // producer inserting rows in a long transaction) must not wait for it: CREATE INDEX ... IF NOT
 // EXISTS takes a SHARE lock on the table even when the index is there, so it would queue behind
 // that transaction, and every other worker's claims and writes would queue behind it in turn.
-// (Found by the PostgreSQL chaos rounds' idle-in-transaction fault.)
+// (Found while writing the PostgreSQL chaos rounds' idle-in-transaction fault.)
 #include "postgres/pg_env.hpp"
 
 #include <adapters/postgres/pg_connection.hpp>
