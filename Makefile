@@ -39,14 +39,15 @@ bench: build
 	BUILD=$(BUILD) bash scripts/bench.sh
 
 # The chaos driver: CHAOS_ROUNDS (50) rounds against a private MariaDB, then CHAOS_MONGO_ROUNDS
-# (10, smaller: the stand-in is slow) against the MongoDB-wire stand-in, poison answers at
-# CHAOS_POISON_RATE; prints the figures and writes them, with the commit, the date, the commands
-# and the seeds, to bench/results/chaos-latest.md and .json (both runs are reported, then the
-# first failure is the exit status). CHAOS_ARGS: more dibs_chaos flags for both runs.
+# (10, smaller: the stand-in is slow) against the MongoDB-wire stand-in, then CHAOS_PG_ROUNDS (10)
+# against a private PostgreSQL, poison answers at CHAOS_POISON_RATE; prints the figures and writes
+# them, with the commit, the date, the commands and the seeds, to bench/results/chaos-latest.md and
+# .json (every run is reported, then the first failure is the exit status). CHAOS_ARGS: more
+# dibs_chaos flags for every run.
 CHAOS_POISON_RATE ?= 0.01
 CHAOS_ARGS ?=
 chaos: build
-	@rm -f $(BUILD)/chaos-mariadb.json $(BUILD)/chaos-mongo.json
+	@rm -f $(BUILD)/chaos-mariadb.json $(BUILD)/chaos-mongo.json $(BUILD)/chaos-postgres.json
 	@bash tests/servers/mariadb_ctl.sh start $(BUILD)/test-servers > /dev/null
 	./$(BUILD)/bin/dibs_chaos --rounds $(or $(CHAOS_ROUNDS),50) --items 2000 --workers 4 --seconds 8 \
 	  --poison-rate $(CHAOS_POISON_RATE) --report $(BUILD)/chaos-mariadb.json $(CHAOS_ARGS); \
@@ -55,8 +56,13 @@ chaos: build
 	  ./$(BUILD)/bin/dibs_chaos --store mongo --rounds $(or $(CHAOS_MONGO_ROUNDS),10) --items 300 --workers 3 --seconds 8 \
 	    --poison-rate $(CHAOS_POISON_RATE) --report $(BUILD)/chaos-mongo.json $(CHAOS_ARGS); \
 	  rc2=$$?; bash tests/servers/mongo_standin_ctl.sh stop $(BUILD)/test-servers > /dev/null; \
-	  python3 tests/chaos/chaos_report.py bench/results/chaos-latest $(BUILD)/chaos-mariadb.json $(BUILD)/chaos-mongo.json; \
-	  [ $$rc -eq 0 ] || exit $$rc; exit $$rc2
+	  bash tests/servers/postgres_ctl.sh start $(BUILD)/test-servers > /dev/null; \
+	  ./$(BUILD)/bin/dibs_chaos --store postgres --rounds $(or $(CHAOS_PG_ROUNDS),10) --items 2000 --workers 4 --seconds 8 \
+	    --poison-rate $(CHAOS_POISON_RATE) --report $(BUILD)/chaos-postgres.json $(CHAOS_ARGS); \
+	  rc3=$$?; bash tests/servers/postgres_ctl.sh stop $(BUILD)/test-servers > /dev/null; \
+	  python3 tests/chaos/chaos_report.py bench/results/chaos-latest $(BUILD)/chaos-mariadb.json $(BUILD)/chaos-mongo.json \
+	    $(BUILD)/chaos-postgres.json; \
+	  [ $$rc -eq 0 ] || exit $$rc; [ $$rc2 -eq 0 ] || exit $$rc2; exit $$rc3
 
 # libFuzzer targets (clang), each for FUZZ_SECONDS (30) from the committed corpus.
 fuzz:

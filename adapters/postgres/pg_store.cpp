@@ -103,6 +103,14 @@ auto pg_store::with_admin(F f) {
 }
 
 void pg_store::create_schema() {
+  // CREATE INDEX ... IF NOT EXISTS takes a SHARE lock on the table even when the index is there:
+  // it would wait for every open transaction that wrote to the table (a producer's), and every
+  // worker's claims and writes would queue behind it. A table and index already there are left
+  // alone (to_regclass takes no lock).
+  const statement present{"SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL",
+                          {"\"" + names_.table + "\"", "\"" + names_.table + "_dibs_open\""}};
+  const auto found = with_admin([&](pg_connection& c) { return c.exec_blocking(present).rows; });
+  if (!found.empty() && !found[0].empty() && found[0][0] == "t") return;
   // Two workers starting at once would race in CREATE TABLE IF NOT EXISTS (a unique violation in
   // the catalog): a transaction-scoped advisory lock on the table's name makes them take turns.
   const std::string script = "BEGIN; SELECT pg_advisory_xact_lock(hashtext('dibs table " + names_.table + "')); " +

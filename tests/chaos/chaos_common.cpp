@@ -12,6 +12,15 @@ void report_violation(tally& t, int round, const std::string& kind, const std::s
   std::fflush(stdout);
 }
 
+const char* store_name(chaos_store store) {
+  switch (store) {
+    case chaos_store::mongo: return "MongoDB-wire stand-in";
+    case chaos_store::postgres: return "PostgreSQL";
+    case chaos_store::mariadb: break;
+  }
+  return "MariaDB";
+}
+
 std::optional<double> ejson_number(simdjson::dom::element e) {
   double d = 0;
   if (!e.get_double().get(d)) return d;

@@ -11,6 +11,8 @@
 
 namespace dibs::chaos {
 
+enum class chaos_store { mariadb, mongo, postgres };  // --store
+
 struct settings {
   int rounds = 1;
   std::uint64_t seed = 0;
@@ -19,7 +21,10 @@ struct settings {
   int seconds = 8;
   bool db_restart = true;
   bool inject = false;  // --inject-violations: break the store on purpose; exit 0 only if each is seen once
-  bool mongo = false;   // --store mongo: the MongoDB-wire server (its write log) instead of MariaDB
+  // --store: MariaDB (an audit trigger), the MongoDB-wire server (its write log), or PostgreSQL
+  // (an audit trigger in PL/pgSQL).
+  chaos_store store = chaos_store::mariadb;
+  bool mongo() const { return store == chaos_store::mongo; }
   bool proxy = true;    // --no-proxy: workers reach the store directly
   int max_attempts = 8;
   double poison_rate = 0;  // --poison-rate: share of public addresses answered with poison
@@ -45,6 +50,9 @@ struct tally {
 
 // Prints `chaos: round R: VIOLATION [kind]: N row(s) what` and counts it under `kind`.
 void report_violation(tally& t, int round, const std::string& kind, const std::string& what, std::uint64_t n);
+
+// How a report names the store a run went against.
+const char* store_name(chaos_store store);
 
 // The kinds the self-test injects, one of each per round (--inject-violations).
 inline constexpr const char* injected_kinds[] = {"written-twice", "stale-writer", "lost", "expired-lease", "stale-fail"};

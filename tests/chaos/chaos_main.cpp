@@ -1,15 +1,18 @@
-// The chaos driver: K `dibs enrich` worker processes against one store (a MariaDB table, or the
-// MongoDB-wire stand-in) and the stub, while faults are injected at random (seeded; the seed is
-// printed so a failure can be replayed): workers killed with SIGKILL and restarted, workers frozen
+// The chaos driver: K `dibs enrich` worker processes against one store (a MariaDB table, the
+// MongoDB-wire stand-in, or a PostgreSQL table) and the stub, while faults are injected at random
+// (seeded; the seed is printed so a failure can be replayed): workers killed with SIGKILL and
+// restarted, workers frozen
 // (SIGSTOP) past their lease and thawed; API errors, garbage, timeouts, 429s, answers slower than
 // the lease, poison answers a store refuses (--poison-rate) and kept-alive connections closed when
 // idle (--idle-close-ms); a loopback TCP proxy to the store that stalls past the lease, resets
-// every connection and refuses new ones; a MariaDB restart.
+// every connection and refuses new ones; a MariaDB or PostgreSQL restart; on PostgreSQL, worker
+// sessions killed by the server (pg_terminate_backend) and a session idle in a transaction that
+// holds open rows locked.
 //
-// The invariants are read from the store's own record (mysql_checker.hpp, mongo_checker.hpp),
-// never from the workers' logs; each violation is printed with its check's name.
+// The invariants are read from the store's own record (mysql_checker.hpp, mongo_checker.hpp,
+// pg_checker.hpp), never from the workers' logs; each violation is printed with its check's name.
 //
-//   dibs_chaos [--store mariadb|mongo] [--rounds 1] [--seed S] [--items 2000] [--workers 3]
+//   dibs_chaos [--store mariadb|mongo|postgres] [--rounds 1] [--seed S] [--items 2000] [--workers 3]
 //              [--seconds 8] [--no-db-restart] [--poison-rate 0] [--idle-close-ms 300]
 //              [--claim batch|update-find|find-and-modify|lock-collection]  (MongoDB; they rotate otherwise)
 //              [--inject-violations]  (the checker's self-test: exits 0 only if each injected
@@ -24,6 +27,7 @@
 #include "chaos_report.hpp"
 #include "mongo_round.hpp"
 #include "mysql_round.hpp"
+#include "pg_round.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -79,8 +83,10 @@ int main(int argc, char** argv) {
       else if (a == "--inject-violations") s.inject = true;
       else if (a == "--store") {
         const auto v = next();
-        if (v != "mongo" && v != "mariadb") throw std::invalid_argument("--store: mariadb or mongo");
-        s.mongo = v == "mongo";
+        if (v == "mongo") s.store = chaos_store::mongo;
+        else if (v == "postgres" || v == "postgresql") s.store = chaos_store::postgres;
+        else if (v == "mariadb" || v == "mysql") s.store = chaos_store::mariadb;
+        else throw std::invalid_argument("--store: mariadb, mongo or postgres");
       } else if (a == "--no-proxy") s.proxy = false;
       else if (a == "--logs") s.logs = next();
       else if (a == "--report") s.report = next();
@@ -105,15 +111,18 @@ int main(int argc, char** argv) {
   std::printf("chaos: workers' logs in %s\n", s.logs.c_str());
   std::printf("chaos: %s; seed %llu (replay with --seed %llu), %d round(s) of %zu items, %d workers, %d s of faults, "
               "poison rate %g, idle keep-alive closed after %d ms\n",
-              s.mongo ? "MongoDB-wire server" : "MariaDB", (unsigned long long)s.seed, (unsigned long long)s.seed, s.rounds,
+              store_name(s.store), (unsigned long long)s.seed, (unsigned long long)s.seed, s.rounds,
               s.items, s.workers, s.seconds, s.poison_rate, s.idle_close_ms);
   std::fflush(stdout);
   tally t;
   std::mt19937_64 seeds(s.seed);
   try {
     for (int r = 1; r <= s.rounds; ++r) {
-      if (s.mongo) mongo_round(s, seeds(), t, r).run();
-      else mysql_round(s, seeds(), t, r).run();
+      switch (s.store) {
+        case chaos_store::mongo: mongo_round(s, seeds(), t, r).run(); break;
+        case chaos_store::postgres: pg_round(s, seeds(), t, r).run(); break;
+        case chaos_store::mariadb: mysql_round(s, seeds(), t, r).run(); break;
+      }
       std::printf("chaos: round %d done: %llu violation(s) so far\n", r, (unsigned long long)t.total_violations());
       std::fflush(stdout);
     }

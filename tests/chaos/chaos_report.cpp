@@ -30,7 +30,7 @@ std::string json_map(const std::map<std::string, std::uint64_t>& m) {
 
 void print_summary(const settings& s, const tally& t) {
   // On MongoDB a finished document keeps no attempt count: takeovers are shown as "-" there.
-  const auto takeovers = s.mongo ? std::string("-") : std::to_string(t.takeovers);
+  const auto takeovers = s.mongo() ? std::string("-") : std::to_string(t.takeovers);
   std::printf("chaos: rounds=%d items=%llu done=%llu failed=%llu poisoned=%llu takeovers=%s lost_leases=%llu "
               "late_commits=%llu violations=%llu\n",
               s.rounds, (unsigned long long)t.items, (unsigned long long)t.done, (unsigned long long)t.failed,
@@ -38,7 +38,7 @@ void print_summary(const settings& s, const tally& t) {
               (unsigned long long)t.late_commits, (unsigned long long)t.total_violations());
   for (const auto& [kind, n] : t.violations) std::printf("chaos: violations: %s: %llu\n", kind.c_str(), (unsigned long long)n);
   for (const auto& [kind, n] : t.faults) std::printf("chaos: faults: %s: %llu\n", kind.c_str(), (unsigned long long)n);
-  if (!s.mongo)
+  if (s.store == chaos_store::mariadb)
     std::printf("chaos: writes whose transaction start InnoDB did not show (not checked for an expired lease): %llu\n",
                 (unsigned long long)t.unknown_trx_start);
   if (t.unchecked_rounds)
@@ -53,12 +53,12 @@ void write_json_report(const std::string& path, const settings& s, const tally& 
   char date[32];
   const auto now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  out << "{\"store\": " << json_string(s.mongo ? "MongoDB-wire stand-in" : "MariaDB") << ", \"date\": " << json_string(date)
+  out << "{\"store\": " << json_string(store_name(s.store)) << ", \"date\": " << json_string(date)
       << ", \"command\": " << json_string(s.command) << ", \"seed\": " << s.seed << ", \"rounds\": " << s.rounds
       << ", \"items_per_round\": " << s.items << ", \"workers\": " << s.workers << ", \"fault_seconds\": " << s.seconds
       << ", \"poison_rate\": " << s.poison_rate << ", \"idle_close_ms\": " << s.idle_close_ms << ", \"proxy\": " << (s.proxy ? "true" : "false")
       << ", \"items\": " << t.items << ", \"done\": " << t.done << ", \"failed\": " << t.failed << ", \"poisoned\": " << t.poisoned
-      << ", \"takeovers\": " << (s.mongo ? std::string("null") : std::to_string(t.takeovers))
+      << ", \"takeovers\": " << (s.mongo() ? std::string("null") : std::to_string(t.takeovers))
       << ", \"lost_leases\": " << t.lost_leases << ", \"late_commits\": " << t.late_commits
       << ", \"unknown_trx_start\": " << t.unknown_trx_start << ", \"rounds_without_write_log\": " << t.unchecked_rounds
       << ", \"violations\": " << t.total_violations() << ", \"violations_by_check\": " << json_map(t.violations)

@@ -1,6 +1,6 @@
 // What each item must end as, from its address alone: the stub's answers are deterministic per
 // address, and so is which addresses are poisoned (stub::poison_for). A pure function, so the
-// checkers of both stores agree on it.
+// checkers of every store agree on it.
 #pragma once
 
 #include <adapters/demo_api/ipapi_stub.hpp>
@@ -10,7 +10,7 @@
 
 namespace dibs::chaos {
 
-enum class store_kind { mariadb, mongo };
+enum class store_kind { mariadb, mongo, postgres };
 
 struct expected_outcome {
   bool done = true;

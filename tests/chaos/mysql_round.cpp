@@ -6,6 +6,7 @@
 #include <adapters/stores/open_store.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace dibs::chaos {
@@ -39,6 +40,13 @@ void mysql_round::run() {
   check_mysql(in, round_, t_);
   drop_audit(in);
   store_->execute("DROP TABLE " + table_);
+}
+
+bool mysql_round::restart_server() {
+  if (std::getenv("MYSQL_URI")) return false;  // not ours to restart
+  test::restart_mariadb();
+  ++t_.faults["MariaDB restart"];
+  return true;
 }
 
 void mysql_round::print_open_items() {

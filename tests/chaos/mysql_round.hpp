@@ -17,6 +17,7 @@ class mysql_round : public round_base {
   std::vector<std::string> store_args() const override { return {"--store", uri_}; }
   std::string lease() const override { return "1s"; }
   void print_open_items() override;
+  bool restart_server() override;
 
   std::string table_, direct_uri_;
   std::shared_ptr<sql::mysql_store> store_;

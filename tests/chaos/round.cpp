@@ -1,7 +1,6 @@
 #include "round.hpp"
 
 #include "support/mongo_env.hpp"
-#include "support/mysql_env.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -72,7 +71,7 @@ void round_base::run_workers(bool can_restart_db) {
       // Workers restarted into the faults must run, not stop at a pre-flight that met one.
       "--no-preflight"};
   args.insert(args.end(), rest.begin(), rest.end());
-  workers_ = std::make_unique<worker_pool>(t_, round_, s_.logs, args, static_cast<std::size_t>(s_.workers));
+  workers_ = std::make_unique<worker_pool>(t_, round_, s_.logs, worker_command(args), static_cast<std::size_t>(s_.workers));
   for (std::size_t i = 0; i < workers_->size(); ++i) workers_->start(i);
 
   const auto end = steady::now() + std::chrono::seconds(s_.seconds);
@@ -81,7 +80,8 @@ void round_base::run_workers(bool can_restart_db) {
     stop_if_interrupted();
     std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(50, 300)(rng_)));
     const auto w = std::uniform_int_distribution<std::size_t>(0, workers_->size() - 1)(rng_);
-    switch (std::uniform_int_distribution<int>(0, 12)(rng_)) {
+    const int kind = std::uniform_int_distribution<int>(0, 12)(rng_);
+    switch (kind) {
       case 0: case 1: case 2:  // kill -9, then a new worker in its place
         if (workers_->running(w)) {
           workers_->kill(w);
@@ -97,11 +97,7 @@ void round_base::run_workers(bool can_restart_db) {
         ++t_.faults["freeze past the lease"];
         break;
       case 5:
-        if (can_restart_db && s_.db_restart && !restarted_db && !std::getenv("MYSQL_URI")) {
-          test::restart_mariadb();
-          restarted_db = true;
-          ++t_.faults["MariaDB restart"];
-        }
+        if (can_restart_db && s_.db_restart && !restarted_db) restarted_db = restart_server();
         break;
       case 6:  // the network to the database stalls past the lease: renewals and writes wait
         if (!proxy_) break;
@@ -119,10 +115,14 @@ void round_base::run_workers(bool can_restart_db) {
         proxy_->refuse(3);
         ++t_.faults["database connections refused (3)"];
         break;
+      case 9: case 10:
+        store_fault(kind - 9);
+        break;
       default:
         break;  // let it run
     }
   }
+  end_store_faults();
   // The faults stop; every worker runs until the store is drained (bounded: "the run ends").
   // A refusal still pending at the proxy would meet every replacement at its start; a worker
   // that still could not reach the store (a restarted server not yet up) is started again.

@@ -1,7 +1,8 @@
 // One chaos round, the part both stores share: the stub and its faults, the TCP proxy, the worker
 // processes, and the fault loop (kill -9, freezes past the lease, link stalls, resets, refusals,
-// a MariaDB restart), then the drain, bounded. The stores' rounds (mysql_round, mongo_round)
-// set the store up, break it on purpose for the self-test, and check it.
+// a server restart, the store's own faults), then the drain, bounded. The stores' rounds
+// (mysql_round, mongo_round, pg_round) set the store up, break it on purpose for the self-test,
+// and check it.
 #pragma once
 
 #include "chaos_common.hpp"
@@ -34,6 +35,14 @@ class round_base {
   virtual std::vector<std::string> store_args() const = 0;
   virtual std::string lease() const = 0;
   virtual void print_open_items() = 0;  // for a round that does not drain
+  // A store may wrap each worker's command line (PostgreSQL names the sessions after the process).
+  virtual std::vector<std::string> worker_command(std::vector<std::string> args) const { return args; }
+  // The server restarted, once a round at most (unless --no-db-restart); false where it can't be.
+  virtual bool restart_server() { return false; }
+  // A fault of the store's own (`which`: 0 or 1, each drawn as often as a shared one), and the end
+  // of any such fault still under way when the faults stop.
+  virtual void store_fault(int /*which*/) {}
+  virtual void end_store_faults() {}
   void report_stuck();
 
   const settings& s_;

@@ -151,4 +151,16 @@ TEST_CASE("the chaos checker's expected outcome of an address, per store", "[cha
   CHECK_FALSE(long_m.done);
   CHECK_FALSE(chaos::reason_fits(long_m, "the API has no data: " + std::string(70000, 'm'), store_kind::mariadb));
   CHECK(chaos::reason_fits(long_m, "the API has no data: mmmm... (shortened)", store_kind::mariadb));
+  // PostgreSQL: jsonb holds 40 levels, refuses \u0000; TEXT holds the long message (the engine shortens it).
+  CHECK(chaos::expected_for(of[stub::poison::deep_json], store_kind::postgres, 0.5, 3).done);
+  const auto nul_p = chaos::expected_for(of[stub::poison::nul_string], store_kind::postgres, 0.5, 3);
+  CHECK_FALSE(nul_p.done);
+  CHECK(nul_p.store_refuses);
+  CHECK(chaos::reason_fits(nul_p, "the store refused the answer: unsupported Unicode escape sequence (SQLSTATE 22P05)",
+                           store_kind::postgres));
+  CHECK_FALSE(chaos::reason_fits(nul_p, "gave up after 8 attempts: HTTP 500", store_kind::postgres));
+  const auto long_p = chaos::expected_for(of[stub::poison::long_fail], store_kind::postgres, 0.5, 3);
+  CHECK_FALSE(long_p.done);
+  CHECK_FALSE(long_p.store_refuses);
+  CHECK(chaos::reason_fits(long_p, "the API has no data: mmmm", store_kind::postgres));
 }

@@ -1,0 +1,181 @@
+#include "pg_checker.hpp"
+
+#include "expected_outcome.hpp"
+#include "pg_session.hpp"
+
+#include <adapters/postgres/pg_protocol.hpp>
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace dibs::chaos {
+
+namespace {
+std::string audit(const std::string& table) { return table + "_audit"; }
+const std::string driver_name = "dibs-chaos-checker";  // no worker's name: its writes have no pid
+
+// The pid in a lease holder's name (engine: <host>-<pid>-<shard>; the host may hold dashes).
+constexpr const char* holder_pid = "substring(a.held_by from '-([0-9]+)-[0-9]+$')::bigint";
+
+// The first write (done or fail) of each row: it alone must come from the lease's holder; any
+// later one is a second write, reported as such.
+std::string first_writes(const std::string& a) {
+  return "SELECT * FROM " + a + " a WHERE a.kind IN ('done', 'fail') AND a.seq = (SELECT MIN(b.seq) FROM " + a +
+         " b WHERE b.id = a.id AND b.kind IN ('done', 'fail'))";
+}
+
+// One row of the audit, with what every record carries.
+std::string record(const std::string& a, const std::string& kind, const std::string& extra_columns,
+                   const std::string& extra_values) {
+  return "INSERT INTO " + a + " (kind, id, pid, backend, app, held_by, held_token, held_until, trx_started, written_at" +
+         extra_columns + ") VALUES (" + kind + ", OLD.id, writer, pg_backend_pid(), app, OLD.lock_by, OLD.lock_token, "
+         "OLD.lock_until, transaction_timestamp(), clock_timestamp()" + extra_values + ");";
+}
+}  // namespace
+
+void install_pg_audit(const pg_check_input& in) {
+  pg_session s(in.uri, driver_name);
+  const auto& t = in.table;
+  const auto a = audit(t);
+  s.execute("CREATE TABLE " + a + " (seq BIGSERIAL PRIMARY KEY, kind TEXT NOT NULL, id BIGINT, pid BIGINT NULL, "
+            "backend INT, app TEXT, held_by TEXT NULL, held_token BIGINT NULL, held_until TIMESTAMPTZ NULL, "
+            "new_by TEXT NULL, new_token BIGINT NULL, trx_started TIMESTAMPTZ, written_at TIMESTAMPTZ)");
+  s.execute("CREATE INDEX " + a + "_by_id ON " + a + " (id, kind)");
+  // A BEFORE trigger runs on the row version the statement finally writes (after PostgreSQL
+  // re-checks a row another transaction changed meanwhile), and its record commits or rolls back
+  // with the write: a statement refused or cut off by a lost connection leaves none.
+  s.execute("CREATE FUNCTION " + a + "_record() RETURNS trigger LANGUAGE plpgsql AS $body$\n"
+            "DECLARE\n"
+            "  app text := current_setting('application_name', true);\n"
+            "  writer bigint := substring(app from '^dibs-([0-9]+)$')::bigint;\n"
+            "BEGIN\n"
+            "  IF TG_OP = 'DELETE' THEN\n    " + record(a, "'delete'", "", "") + "\n    RETURN OLD;\n  END IF;\n"
+            "  IF NEW.location IS NOT NULL OR NEW.failed_at IS NOT NULL THEN\n    " +
+            record(a, "CASE WHEN NEW.location IS NOT NULL THEN 'done' ELSE 'fail' END", "", "") + "\n"
+            "  ELSIF NEW.lock_token IS NOT NULL AND NEW.lock_token IS DISTINCT FROM OLD.lock_token THEN\n    " +
+            record(a, "'claim'", ", new_by, new_token", ", NEW.lock_by, NEW.lock_token") + "\n"
+            "  END IF;\n  RETURN NEW;\nEND\n$body$");
+  s.execute("CREATE TRIGGER " + a + "_writes BEFORE UPDATE OR DELETE ON " + t + " FOR EACH ROW EXECUTE FUNCTION " + a +
+            "_record()");
+}
+
+void drop_pg_audit(const pg_check_input& in) {
+  pg_session s(in.uri, driver_name);
+  const auto a = audit(in.table);
+  s.execute("DROP TRIGGER IF EXISTS " + a + "_writes ON " + in.table);
+  s.execute("DROP FUNCTION IF EXISTS " + a + "_record()");
+  s.execute("DROP TABLE IF EXISTS " + a);
+}
+
+void inject_pg_violations(const pg_check_input& in) {
+  const auto& t = in.table;
+  const auto a = audit(t);
+  pg_session driver(in.uri, driver_name);
+  const auto done = driver.rows("SELECT id, location::text FROM " + t + " WHERE location IS NOT NULL ORDER BY id LIMIT 4");
+  const auto failed = driver.rows("SELECT id FROM " + t + " WHERE failed_at IS NOT NULL ORDER BY id LIMIT 1");
+  if (done.size() < 4 || failed.empty()) throw std::runtime_error("chaos: too few finished rows to break on purpose");
+  // Rows are reopened as if never written, then written the way a broken store would let them be.
+  auto reopen = [&](pg_session& as, const std::string& id, const std::string& holder, const std::string& token,
+                    const std::string& until) {
+    driver.execute("DELETE FROM " + a + " WHERE id = " + id);
+    as.execute("UPDATE " + t + " SET location = NULL, failed_at = NULL, lock_by = '" + holder + "', lock_token = " + token +
+               ", lock_until = " + until + " WHERE id = " + id);
+  };
+  auto as = [&](int pid) { return pg_session(in.uri, pg_session::as_process(pid)); };
+  const std::string release = "lock_by = NULL, lock_token = NULL, lock_until = NULL";
+  // 1. written-twice: a second write of a done row, with the very same answer.
+  as(6).execute("UPDATE " + t + " SET location = location WHERE id = " + *done[0][0]);
+  // 2. stale-writer: process 1 holds the lease, process 2 writes.
+  auto p1 = as(1), p2 = as(2);
+  reopen(p1, *done[1][0], "ghost-1-0", "777", "now() + interval '1 hour'");
+  p2.execute("UPDATE " + t + " SET location = $1::jsonb, " + release + " WHERE id = " + *done[1][0], {*done[1][1]});
+  // 3. lost: a row deleted.
+  driver.execute("DELETE FROM " + t + " WHERE id = " + *done[2][0]);
+  // 4. expired-lease: the holder writes in a transaction begun an hour after its lease ran out.
+  auto p3 = as(3);
+  reopen(p3, *done[3][0], "ghost-3-0", "778", "now() - interval '1 hour'");
+  p3.execute("UPDATE " + t + " SET location = $1::jsonb, " + release + " WHERE id = " + *done[3][0], {*done[3][1]});
+  // 5. stale-fail: process 4 holds the lease, process 5 records the failure.
+  auto p4 = as(4), p5 = as(5);
+  reopen(p4, *failed[0][0], "ghost-4-0", "779", "now() + interval '1 hour'");
+  p5.execute("UPDATE " + t + " SET failed_at = now(), " + release + " WHERE id = " + *failed[0][0]);
+}
+
+void check_pg(const pg_check_input& in, int round, tally& t) {
+  pg_session s(in.uri, driver_name);
+  const auto& tb = in.table;
+  const auto a = audit(tb);
+  auto v = [&](const char* kind, const std::string& what, std::uint64_t n) { report_violation(t, round, kind, what, n); };
+  const auto rows = s.number("SELECT count(*) FROM " + tb);
+  const auto deletes = s.number("SELECT count(*) FROM " + a + " WHERE kind = 'delete'");
+  if (rows != in.items)
+    v("lost", "missing of the " + std::to_string(in.items) + " seeded (" + std::to_string(deletes) + " delete(s) audited)",
+      rows < in.items ? in.items - rows : rows - in.items);
+  v("open", "neither done nor failed", s.number("SELECT count(*) FROM " + tb + " WHERE location IS NULL AND failed_at IS NULL"));
+  v("leased", "still leased", s.number("SELECT count(*) FROM " + tb + " WHERE lock_token IS NOT NULL"));
+  v("done-and-failed", "both done and failed",
+    s.number("SELECT count(*) FROM " + tb + " WHERE location IS NOT NULL AND failed_at IS NOT NULL"));
+  v("attempts", "claimed more than --max-attempts times",
+    s.number("SELECT count(*) FROM " + tb + " WHERE attempts > " + std::to_string(in.max_attempts)));
+  v("written-twice", "written (done or failed) more than once",
+    s.number("SELECT count(*) FROM (SELECT id FROM " + a + " WHERE kind IN ('done', 'fail') GROUP BY id HAVING count(*) > 1) x"));
+  v("unrecorded", "done or failed without a recorded write",
+    s.number("SELECT count(*) FROM " + tb + " t WHERE (location IS NOT NULL OR failed_at IS NOT NULL) AND NOT EXISTS "
+             "(SELECT 1 FROM " + a + " w WHERE w.id = t.id AND w.kind IN ('done', 'fail'))"));
+  // The first write must come from the process that claimed the lease the row held then: that
+  // lease's claim is on record, made by the writer's process, whose pid the holder's name carries.
+  const std::string by_holder = "a.held_token IS NOT NULL AND a.pid IS NOT NULL AND " + std::string(holder_pid) +
+                                " = a.pid AND EXISTS (SELECT 1 FROM " + a + " c WHERE c.kind = 'claim' AND c.id = a.id "
+                                "AND c.new_token = a.held_token AND c.pid = a.pid AND c.seq < a.seq)";
+  const auto firsts = "(" + first_writes(a) + ") a";
+  v("stale-writer", "done by a process not holding the row's lease",
+    s.number("SELECT count(*) FROM " + firsts + " WHERE a.kind = 'done' AND NOT (" + by_holder + ")"));
+  v("stale-fail", "failed by a process not holding the row's lease",
+    s.number("SELECT count(*) FROM " + firsts + " WHERE a.kind = 'fail' AND NOT (" + by_holder + ")"));
+  // A completion is fenced on lock_until >= now(), now() being its transaction's start: a lease
+  // that had run out before the transaction began is a violation; one that ran out while the
+  // statement waited for the row (another's lock) is a counted late commit.
+  // (Completions only: a failure is fenced by its lease's token alone, by design.)
+  v("expired-lease", "written under a lease that had run out before the writer's transaction began",
+    s.number("SELECT count(*) FROM " + firsts + " WHERE a.kind = 'done' AND a.held_until < a.trx_started"));
+  t.late_commits += s.number("SELECT count(*) FROM " + firsts + " WHERE a.kind = 'done' AND a.held_until < a.written_at "
+                             "AND NOT (a.held_until < a.trx_started)");
+
+  // Every row's outcome, from its address: done with exactly the stub's answer (compared as jsonb,
+  // which keeps its own key order and spacing), or failed (only those that must) with the reason
+  // that calls for.
+  const auto store = store_kind::postgres;
+  std::uint64_t should_fail = 0, healthy_failed = 0, bad_reason = 0, poisoned = 0;
+  std::vector<std::int64_t> done_ids;
+  std::vector<std::string> answers;
+  for (const auto& r : s.rows("SELECT id, \"originatingIp\", location IS NOT NULL, failed_at IS NOT NULL, error FROM " + tb)) {
+    const auto e = expected_for(r[1].value_or(""), store, in.poison_rate, in.poison_seed);
+    poisoned += e.poison != stub::poison::none;
+    if (r[2] == "t") {
+      if (!e.done) ++should_fail;
+      else {
+        done_ids.push_back(std::stoll(r[0].value_or("0")));
+        answers.push_back(e.answer);
+      }
+    } else if (r[3] == "t") {
+      const auto reason = r[4].value_or("");
+      if (e.done ? ++healthy_failed <= 3 : !reason_fits(e, reason, store) && ++bad_reason <= 3)
+        std::printf("chaos: round %d: failed: %s (%s): %.300s\n", round, r[1].value_or("?").c_str(),
+                    stub::poison_name(e.poison), reason.c_str());
+    }
+  }
+  const auto wrong_answer =
+      s.number("SELECT count(*) FROM unnest($1::bigint[], $2::text[]) AS v(id, answer) JOIN " + tb +
+                   " t ON t.id = v.id WHERE t.location IS DISTINCT FROM v.answer::jsonb",
+               {pg::int_array(done_ids), pg::text_array(answers)});
+  v("wrong-answer", "holding an answer the stub never gave for their address", wrong_answer);
+  v("should-fail", "done although the store must refuse their answer", should_fail);
+  v("healthy-failed", "failed although their address has an answer the store can hold", healthy_failed);
+  v("wrong-reason", "failed without the reason their address calls for", bad_reason);
+  t.poisoned += poisoned;
+  t.done += s.number("SELECT count(*) FROM " + tb + " WHERE location IS NOT NULL");
+  t.failed += s.number("SELECT count(*) FROM " + tb + " WHERE failed_at IS NOT NULL");
+  t.takeovers += s.number("SELECT count(*) FROM " + tb + " WHERE location IS NOT NULL AND attempts > 1");
+}
+
+}  // namespace dibs::chaos
