@@ -44,6 +44,13 @@ def server_cpu_s(postmaster):
     return total / TICKS
 
 
+def process_cpu_s(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        s = f.read()
+    f = s[s.rindex(")") + 2:].split()
+    return (int(f[11]) + int(f[12])) / TICKS
+
+
 def psql(uri, sql):
     out = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-d", uri, "-c", sql], check=True,
                          capture_output=True, text=True).stdout
@@ -103,20 +110,21 @@ def sides(args, base_uri):
     ]
 
 
-def measure(side, args, uri, postmaster, url):
+def measure(side, args, uri, postmaster, url, stub_pid):
     subprocess.run(side.enqueue(args.jobs), check=True, capture_output=True, text=True)
     psql(uri, "VACUUM ANALYZE")
     load = float(open("/proc/loadavg").read().split()[0])
-    tx0, cpu0 = transactions(uri), server_cpu_s(postmaster)
+    tx0, cpu0, stub0 = transactions(uri), server_cpu_s(postmaster), process_cpu_s(stub_pid)
     run = subprocess.run(side.drain(url), capture_output=True, text=True)
     polls = wait_for_backends_to_end(uri)
-    cpu1 = server_cpu_s(postmaster)
+    cpu1, stub1 = server_cpu_s(postmaster), process_cpu_s(stub_pid)
     tx1 = transactions(uri)
     if run.returncode != 0:
         sys.stderr.write(run.stderr)
         raise RuntimeError("%s drain exited with %d" % (side.name, run.returncode))
     fig = last_json_line(run.stdout)
     fig["server_cpu_s"] = cpu1 - cpu0
+    fig["stub_cpu_s"] = stub1 - stub0
     fig["loadavg_1min_before"] = load
     # Minus the queries of transactions() and wait_for_backends_to_end() (counted once they exit).
     fig["server_transactions"] = tx1 - tx0 - 1 - polls
@@ -142,8 +150,9 @@ def per_job_us(seconds, jobs):
 
 
 def table(runs, jobs):
-    rows = ["| jobs | side | jobs/s | dibs / faster peer | client CPU µs/job | server CPU µs/job | server transactions/job | settings |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = ["| jobs | side | jobs/s | dibs / faster peer | client CPU µs/job | server CPU µs/job | stub CPU µs/job "
+            "| server transactions/job | settings |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for kind in ("noop", "get_stub"):
         figs = [r for r in runs if r["processing"] == kind]
         dibs = next(r for r in figs if r["side"] == "dibs")
@@ -151,9 +160,10 @@ def table(runs, jobs):
         label = "no-op" if kind == "noop" else "GET the stub"
         for r in figs:
             ratio = "%.2f" % (dibs["jobs_per_s"] / best_peer) if r["side"] == "dibs" and best_peer else ""
-            rows.append("| %s | %s | %.0f | %s | %.1f | %.1f | %.2f | %s |" % (
+            rows.append("| %s | %s | %.0f | %s | %.1f | %.1f | %.1f | %.3f | %s |" % (
                 label, r["side"], r["jobs_per_s"], ratio, per_job_us(r["cpu_s"], r["jobs"]),
-                per_job_us(r["server_cpu_s"], r["jobs"]), r["server_transactions"] / r["jobs"] if r["jobs"] else 0,
+                per_job_us(r["server_cpu_s"], r["jobs"]), per_job_us(r["stub_cpu_s"], r["jobs"]),
+                r["server_transactions"] / r["jobs"] if r["jobs"] else 0,
                 r["settings"]))
     return "\n".join(rows)
 
@@ -180,7 +190,7 @@ def main():
             for side in sides(args, args.uri):
                 if args.only and side.name not in args.only.split(","):
                     continue
-                fig = measure(side, args, args.uri, postmaster, url if kind == "get_stub" else "")
+                fig = measure(side, args, args.uri, postmaster, url if kind == "get_stub" else "", stub.pid)
                 fig["processing"] = kind
                 runs.append(fig)
                 print(json.dumps(fig), file=sys.stderr, flush=True)

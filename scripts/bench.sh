@@ -90,8 +90,8 @@ if [ -z "$only" ] || [ "$only" = pg ]; then
     echo "## PostgreSQL: draining $jobs jobs, dibs against Graphile Worker and pg-boss"
     echo
     echo "Same server (PostgreSQL $(psql --version | awk '{print $3}'), fsync off), each side's jobs enqueued with its own bulk"
-    echo "API (not timed) then drained; no-op jobs, then jobs that GET one shared \`dibs stub\` (0 ms, its CPU"
-    echo "counted on no side). Client CPU: the side's own processes over the drain; server CPU: the postmaster"
+    echo "API (not timed) then drained; no-op jobs, then jobs that GET one shared \`dibs stub\` (0 ms, its CPU in a column"
+    echo "of its own, on no side). Client CPU: the side's own processes over the drain; server CPU: the postmaster"
     echo "and its children (/proc). dibs: bench/pg_drain.cpp; the peers: bench/peers/*.js with the settings"
     echo "shown (Graphile Worker's performance page; pg-boss's batch fetch). Ratio: dibs's jobs/s over the"
     echo "faster peer's."
