@@ -179,6 +179,7 @@ def main():
     p.add_argument("--kinds", default="noop,get_stub")
     p.add_argument("--json")
     p.add_argument("--md")
+    p.add_argument("--header", default="", help="a first line for --md (what produced the figures)")
     args = p.parse_args()
 
     with open(os.path.join(args.pg_home, "data", "postmaster.pid")) as f:
@@ -206,10 +207,10 @@ def main():
     print(md)
     if args.md:
         with open(args.md, "w") as f:
-            f.write(md + "\n")
+            f.write((args.header + "\n\n" if args.header else "") + md + "\n")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"jobs": args.jobs, "processes": args.processes, "loadavg_at_end": load, "runs": runs}, f, indent=1)
+            json.dump({"header": args.header, "jobs": args.jobs, "processes": args.processes, "loadavg_at_end": load, "runs": runs}, f, indent=1)
 
 
 if __name__ == "__main__":

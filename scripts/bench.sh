@@ -97,7 +97,8 @@ if [ -z "$only" ] || [ "$only" = pg ]; then
     echo "faster peer's."
     echo
     /usr/bin/python3 bench/pg_peers.py --uri "$(cat "$servers/postgres_uri")" --pg-home "$(cat "$servers/postgres.home")" \
-      --build "$build" --jobs "$jobs" --json bench/results/pg_peers.json --md bench/results/pg_peers.md
+      --build "$build" --jobs "$jobs" --json bench/results/pg_peers.json --md bench/results/pg_peers.md \
+      --header "\`$command\` at commit $commit, $when, $(nproc) cores, $(uname -m), loopback only."
     echo
   } | tee -a "$out"
   tests/servers/postgres_ctl.sh stop "$servers" >/dev/null
