@@ -6,7 +6,10 @@
 #      same rows, one run).
 #   3. MongoDB: commands per completed document per claim strategy, and dibs against the
 #      one-at-a-time pymongo loop it replaces (on the stand-in).
-# BENCH_ONLY=engine|mysql|mongo runs one part; BENCH_MYSQL_ROWS and BENCH_MONGO_DOCS size them.
+#   4. PostgreSQL: dibs against Graphile Worker and pg-boss (installed with npm into
+#      bench/peers/node_modules for this part only), same server, no-op and HTTP jobs.
+# BENCH_ONLY=engine|mysql|mongo|pg runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS and
+# BENCH_PG_JOBS size them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -17,6 +20,7 @@ out=bench/results/latest.md
 cleanup() {
   tests/servers/mongo_standin_ctl.sh stop "$servers" >/dev/null 2>&1 || true
   tests/servers/mariadb_ctl.sh stop "$servers" >/dev/null 2>&1 || true
+  tests/servers/postgres_ctl.sh stop "$servers" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 # Every figure names what produced it: the commit (with "+changes" when the tree was not clean),
@@ -31,7 +35,8 @@ command="make bench${only:+ (BENCH_ONLY=$only)}"
   echo "\`$command\` at commit $commit, $when, $(nproc) cores, $(uname -m), loopback only."
   echo
 } > "$out"
-rm -f bench/results/engine.json bench/results/mysql_drain.json bench/results/mongo_round_trips.json
+rm -f bench/results/engine.json bench/results/mysql_drain.json bench/results/mongo_round_trips.json \
+  bench/results/pg_peers.json
 
 if [ -z "$only" ] || [ "$only" = engine ]; then
   "$build/bin/dibs_bench_engine" --dibs "$build/bin/dibs" --json bench/results/engine.json | tee -a "$out"
@@ -75,6 +80,30 @@ if [ -z "$only" ] || [ "$only" = mongo ]; then
   } | tee -a "$out"
 fi
 
+if [ -z "$only" ] || [ "$only" = pg ]; then
+  # The peers are Node packages, pinned in bench/peers/package-lock.json; the product itself
+  # uses Debian's packages only.
+  npm ci --prefix bench/peers --no-audit --no-fund --loglevel=error >/dev/null
+  POSTGRES_URI= tests/servers/postgres_ctl.sh start "$servers" >/dev/null
+  jobs=${BENCH_PG_JOBS:-100000}
+  {
+    echo "## PostgreSQL: draining $jobs jobs, dibs against Graphile Worker and pg-boss"
+    echo
+    echo "Same server (PostgreSQL $(psql --version | awk '{print $3}'), fsync off), each side's jobs enqueued with its own bulk"
+    echo "API (not timed) then drained; no-op jobs, then jobs that GET one shared \`dibs stub\` (0 ms, its CPU in a column"
+    echo "of its own, on no side). Client CPU: the side's own processes over the drain; server CPU: the postmaster"
+    echo "and its children (/proc). dibs: bench/pg_drain.cpp; the peers: bench/peers/*.js with the settings"
+    echo "shown (Graphile Worker's performance page; pg-boss's batch fetch). Ratio: dibs's jobs/s over the"
+    echo "faster peer's."
+    echo
+    /usr/bin/python3 bench/pg_peers.py --uri "$(cat "$servers/postgres_uri")" --pg-home "$(cat "$servers/postgres.home")" \
+      --build "$build" --jobs "$jobs" --json bench/results/pg_peers.json --md bench/results/pg_peers.md \
+      --header "\`$command\` at commit $commit, $when, $(nproc) cores, $(uname -m), loopback only."
+    echo
+  } | tee -a "$out"
+  tests/servers/postgres_ctl.sh stop "$servers" >/dev/null
+fi
+
 bash bench/plot.sh
 {
   echo "Plots: [docs/s against concurrency](docs_per_s.png), [MongoDB commands per document](commands_per_doc.png)."
@@ -83,7 +112,7 @@ COMMIT="$commit" WHEN="$when" COMMAND="$command" /usr/bin/python3 - <<'PY'
 import json, os
 out = {"meta": {"commit": os.environ["COMMIT"], "date": os.environ["WHEN"], "command": os.environ["COMMAND"],
                 "cores": os.cpu_count()}}
-for name in ("engine", "mysql_drain", "mongo_round_trips"):
+for name in ("engine", "mysql_drain", "mongo_round_trips", "pg_peers"):
     path = "bench/results/%s.json" % name
     if os.path.exists(path):
         out[name] = json.load(open(path))
