@@ -119,11 +119,15 @@ std::string claimable_condition(const table_names& n, const std::string& grace_p
 statement claim(const table_names& n, std::size_t max, const std::string& by, std::uint64_t token, std::int64_t lease_us,
                 std::int64_t grace_us) {
   // MATERIALIZED: the locking SELECT runs once, and the UPDATE writes exactly the rows it locked.
+  // `id = ANY (ARRAY(...))`, not a join with `picked`: joined, the planner hashes the whole table
+  // on every claim once the batch is above ~1% of its estimated rows (measured: a batch of 500 on
+  // 50,000 rows drained at a tenth of the rate of a batch of 100); an array of ids keeps the
+  // primary-key lookups.
   statement s;
   s.sql = "WITH picked AS MATERIALIZED (SELECT \"id\" FROM " + q(n.table) + " WHERE " + claimable_condition(n, "$4") +
           " ORDER BY \"lock_until\" NULLS FIRST, \"id\" LIMIT $5::bigint FOR UPDATE SKIP LOCKED) UPDATE " + q(n.table) +
           " AS t SET \"lock_by\" = $1, \"lock_token\" = $2::bigint, \"lock_until\" = now() + " + micros("$3") +
-          ", \"attempts\" = t.\"attempts\" + 1 FROM picked WHERE t.\"id\" = picked.\"id\" RETURNING t.\"id\", t." +
+          ", \"attempts\" = t.\"attempts\" + 1 WHERE t.\"id\" = ANY (ARRAY(SELECT \"id\" FROM picked)) RETURNING t.\"id\", t." +
           q(n.source) + ", t.\"attempts\", " + epoch_us;
   s.params = {by, std::to_string(token), std::to_string(lease_us), std::to_string(grace_us), std::to_string(max)};
   return s;

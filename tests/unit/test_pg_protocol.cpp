@@ -16,7 +16,7 @@ TEST_CASE("a PostgreSQL claim is one statement: lock open rows with SKIP LOCKED,
         "(\"lock_until\" IS NULL OR \"lock_until\" < now() - ($4::bigint * interval '1 microsecond')) ORDER BY "
         "\"lock_until\" NULLS FIRST, \"id\" LIMIT $5::bigint FOR UPDATE SKIP LOCKED) UPDATE \"jobs\" AS t SET "
         "\"lock_by\" = $1, \"lock_token\" = $2::bigint, \"lock_until\" = now() + ($3::bigint * interval '1 microsecond'), "
-        "\"attempts\" = t.\"attempts\" + 1 FROM picked WHERE t.\"id\" = picked.\"id\" RETURNING t.\"id\", "
+        "\"attempts\" = t.\"attempts\" + 1 WHERE t.\"id\" = ANY (ARRAY(SELECT \"id\" FROM picked)) RETURNING t.\"id\", "
         "t.\"originatingIp\", t.\"attempts\", (extract(epoch from t.\"lock_until\") * 1000000)::bigint");
   // The worker's name is a parameter, never SQL text.
   REQUIRE(s.params.size() == 5);
