@@ -102,7 +102,7 @@ command add_seed_command(CLI::App& app) {
   sub->add_option("--docs", f->docs, "documents to insert")->capture_default_str();
   sub->add_option("--seed", f->seed, "random seed for the addresses")->capture_default_str();
   return [f] {
-    auto st = f->store.open();
+    auto st = f->store.open(true, store_flags::table_use::create);
     const auto n = st->seed(f->docs, f->seed);
     std::printf("seed: inserted %zu documents into %s\n", n, st->describe().c_str());
     return n == f->docs ? 0 : 1;

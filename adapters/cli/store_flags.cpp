@@ -1,8 +1,14 @@
 #include "store_flags.hpp"
 
+#include "did_you_mean.hpp"
+
 #include <adapters/stores/open_store.hpp>
 
+#include <dibs/missing_table_error.hpp>
+
 #include <CLI/CLI.hpp>
+
+#include <stdexcept>
 
 namespace dibs::cli {
 
@@ -35,7 +41,7 @@ void store_flags::add_to(CLI::App& cmd, bool with_claim) {
 
 bool store_flags::file_mode() const { return parse_store_uri(store).kind == store_kind::jsonl; }
 
-std::shared_ptr<admin_store> store_flags::open(bool create_schema) const {
+std::shared_ptr<admin_store> store_flags::open(bool create_schema, table_use use) const {
   store_options o;
   o.source = source;
   o.target = target;
@@ -47,7 +53,14 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema) const {
   o.collection = collection;
   o.threads = db_threads;
   o.create_schema = create_schema;
-  return open_store(store, o);
+  o.create_table = use != table_use::existing;
+  o.add_columns = use == table_use::prepare;
+  try {
+    return open_store(store, o);
+  } catch (const missing_table_error& e) {
+    // The store knows what exists; the name the user probably meant is the CLI's to pick.
+    throw std::invalid_argument(e.message(nearest_name(e.name, e.existing)));
+  }
 }
 
 }  // namespace dibs::cli
