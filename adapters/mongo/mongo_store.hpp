@@ -47,6 +47,9 @@ struct mongo_options {
   std::string lock_collection;   // "" = <collection>.lock
   std::chrono::seconds clock_refresh{30};
   bool create_indexes = true;
+  // false: a missing collection is refused (dibs::missing_table_error, with the collections there)
+  // rather than created by the first write (dibs enrich and dibs status create nothing).
+  bool create_collection = true;
 };
 
 class mongo_store final : public blocking_store {

@@ -53,6 +53,7 @@ std::shared_ptr<admin_store> open_mongodb(const store_uri& u, const store_option
   m.strategy = *strategy;
   m.threads = o.threads;
   m.create_indexes = o.create_schema;
+  m.create_collection = o.create_table;
   return std::make_shared<mongo::mongo_store>(m);
 }
 
