@@ -2,12 +2,11 @@
 
 #include "bson_ptr.hpp"
 
-#include <algorithm>
-
 #include <dibs/uri_redact.hpp>
 
 #include <mongoc/mongoc.h>
 
+#include <algorithm>
 #include <mutex>
 #include <vector>
 

@@ -56,7 +56,7 @@ std::string gap_message(const table_names& n, const schema_gap& gap, const std::
   }
   std::string missing;
   for (const auto& c : gap.columns) missing += (missing.empty() ? "" : ", ") + c;
-  if (gap.index_missing) missing += (missing.empty() ? "" : ", ") + "index " + n.table + "_dibs_open";
+  if (gap.index_missing) missing += (missing.empty() ? "" : ", ") + std::string("index ") + n.table + "_dibs_open";
   return "table " + n.table + " lacks what dibs keeps its claims in (" + missing + "); add it with: " +
          alter_table(n, gap) + " or run: " + init_hint;
 }
