@@ -66,7 +66,7 @@ TEST_CASE("dibs enrich and dibs status refuse a missing MariaDB table by name, w
   s.execute("DROP TABLE " + typo);
 }
 
-TEST_CASE("a MariaDB table without dibs's columns is refused with the ALTER TABLE; that ALTER, or dibs init, makes it work",
+TEST_CASE("a MariaDB table without dibs's columns is refused with the ALTER TABLE that, like dibs init, makes it work",
           "[mysql][own-table]") {
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();

@@ -66,7 +66,7 @@ TEST_CASE("dibs enrich and dibs status refuse a missing PostgreSQL table by name
   s.execute("DROP TABLE " + typo);
 }
 
-TEST_CASE("a PostgreSQL table without dibs's columns is refused with the statements; they, or dibs init, make it work",
+TEST_CASE("a PostgreSQL table without dibs's columns is refused with the statements that, like dibs init, make it work",
           "[postgres][own-table]") {
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
