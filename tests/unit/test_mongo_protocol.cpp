@@ -28,8 +28,8 @@ TEST_CASE("the claimable filter: target null, not failed, never leased or expire
   field_names f;
   CHECK(compact(to_json(claimable_filter(f, t0).get())) ==
         R"({"location":null,"lock.failed":{"$exists":false},"$and":[)"
-        R"({"$or":[{"lock":{"$exists":false}},{"lock":{"$type":"object"}}]},)"
-        R"({"$or":[{"lock.until":{"$exists":false}},{"lock.until":{"$lt":{"$date":{"$numberLong":"1700000000000"}}}}]}]})");
+        R"({"$or":[{"lock.until":{"$exists":false}},{"lock.until":{"$lt":{"$date":{"$numberLong":"1700000000000"}}}}]},)"
+        R"({"$or":[{"lock":{"$exists":false}},{"lock":{"$type":"object"}}]}]})");
   field_names g{"meta.ip", "geo", "lease"};
   CHECK_THAT(to_json(claimable_filter(g, t0).get()), Catch::Contains("\"geo\" : null") && Catch::Contains("lease.until"));
 }
