@@ -18,5 +18,6 @@ command add_enrich_command(CLI::App& app);
 command add_seed_command(CLI::App& app);
 command add_status_command(CLI::App& app);
 command add_retry_command(CLI::App& app);
+command add_init_command(CLI::App& app);
 
 }  // namespace dibs::cli

@@ -142,7 +142,7 @@ command add_seed_command(CLI::App& app) {
       "  dibs seed --store 'postgresql://app@127.0.0.1:5432/geo?table=jobs' --password-file ~/.dibs-pw --docs 1000\n"
       "  dibs seed --store jsonl:in.jsonl --docs 500   (appends 500 lines to in.jsonl)");
   return [f] {
-    auto st = f->store.open();
+    auto st = f->store.open(true, store_flags::table_use::create);
     const auto n = st->seed(f->docs, f->seed);
     std::printf("seed: inserted %zu documents into %s\n", n, st->describe().c_str());
     return n == f->docs ? 0 : 1;

@@ -14,6 +14,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 
@@ -62,6 +65,21 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
   bool interrupted = false;
   int stop_signal = 0;
   int signals_seen = 0;
+  // A signal always ends the process: should a store call never return (a driver stuck in a
+  // loop, a server that stops answering mid-statement), the run is left behind once the
+  // shutdown timeout and a margin have passed (5 s after a second signal). Whatever this
+  // process held is then left to its leases' expiry: fenced writes keep that safe.
+  net::steady_timer must_end(control);
+  auto end_by = [&](std::chrono::milliseconds after, int sig) {
+    must_end.expires_after(after);
+    must_end.async_wait([sig](const boost::system::error_code& ec) {
+      if (ec) return;
+      log::error("signal ", sig, ": the run did not end in time (a store call does not return); exiting now, "
+                 "what it held is left to its leases' expiry");
+      std::fflush(stdout);
+      std::_Exit(128 + sig);
+    });
+  };
 
   std::function<void()> await_signal = [&] {
     signals.async_wait([&](const boost::system::error_code& ec, int sig) {
@@ -71,9 +89,11 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
         stop_signal = sig;
         log::warn("signal ", sig, ": stopping (in-flight work may finish; send it again to stop at once)");
         e.stop();
+        end_by(e.config().shutdown_timeout + std::chrono::seconds(30), sig);
       } else {
         log::warn("signal ", sig, ": stopping at once");
         e.stop_now();
+        end_by(std::chrono::seconds(5), stop_signal);
       }
       await_signal();
     });
@@ -105,6 +125,7 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
     net::post(control, [&] {
       signals.cancel();
       tick.cancel();
+      must_end.cancel();
       if (controls) controls->stop();
     });
   });

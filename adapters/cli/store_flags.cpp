@@ -1,11 +1,16 @@
 #include "store_flags.hpp"
 
+#include "did_you_mean.hpp"
+
 #include <adapters/stores/open_store.hpp>
 #include <adapters/stores/store_password.hpp>
+
+#include <dibs/missing_table_error.hpp>
 
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
+#include <stdexcept>
 
 namespace dibs::cli {
 
@@ -61,7 +66,7 @@ std::string store_flags::uri_to_connect() const {
   return with_store_password(store, from);
 }
 
-std::shared_ptr<admin_store> store_flags::open(bool create_schema) const {
+std::shared_ptr<admin_store> store_flags::open(bool create_schema, table_use use) const {
   store_options o;
   o.source = source;
   o.target = target;
@@ -73,7 +78,14 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema) const {
   o.collection = collection;
   o.threads = db_threads;
   o.create_schema = create_schema;
-  return open_store(uri_to_connect(), o);
+  o.create_table = use != table_use::existing;
+  o.add_columns = use == table_use::prepare;
+  try {
+    return open_store(uri_to_connect(), o);
+  } catch (const missing_table_error& e) {
+    // The store knows what exists; the name the user probably meant is the CLI's to pick.
+    throw std::invalid_argument(e.message(nearest_name(e.name, e.existing)));
+  }
 }
 
 }  // namespace dibs::cli

@@ -31,9 +31,14 @@ struct store_flags {
   bool file_mode() const;
   // --store with the password from --password-file or the environment put in (store_password.hpp).
   std::string uri_to_connect() const;
-  // Opens the store (connects; MongoDB: measures the clock, creates indexes; SQL: creates the
-  // table if missing). Throws with a clear message that never shows the password.
-  std::shared_ptr<admin_store> open(bool create_schema = true) const;
+  // What opening may do to the table (MongoDB: the collection) --store names: `existing` only
+  // uses it, refusing a missing one by name (with the closest existing name) and one that lacks
+  // dibs's columns with the ALTER TABLE; `create` creates a missing one (dibs seed); `prepare`
+  // also adds dibs's columns and index to an existing table (dibs init).
+  enum class table_use { existing, create, prepare };
+  // Opens the store (connects; MongoDB: measures the clock, creates indexes, unless
+  // create_schema is false: dibs status). Throws with a clear message that never shows the password.
+  std::shared_ptr<admin_store> open(bool create_schema = true, table_use use = table_use::existing) const;
 };
 
 }  // namespace dibs::cli

@@ -29,11 +29,15 @@ std::string to_json(const bson_t* b);
 // Builds a document from relaxed extended JSON (tests, fixed command documents). Throws.
 bson_ptr from_json(const std::string& json);
 
+// The driver's message of `e`, withheld when it quotes a secret of a connection string
+// (driver_log.hpp: scrub_driver_message).
+std::string driver_error_text(const bson_error_t& e);
+
 // Thrown for a failed driver call; says which operation failed and the driver's message.
 class mongo_error : public std::runtime_error {
  public:
   mongo_error(const std::string& what_failed, const bson_error_t& e)
-      : std::runtime_error(what_failed + ": " + e.message), code(e.code), domain(e.domain) {}
+      : std::runtime_error(what_failed + ": " + driver_error_text(e)), code(e.code), domain(e.domain) {}
   explicit mongo_error(const std::string& what) : std::runtime_error(what) {}
   uint32_t code = 0;
   uint32_t domain = 0;

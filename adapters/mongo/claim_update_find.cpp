@@ -39,7 +39,13 @@ class update_find final : public claimer {
         break;
       }
       if (reply_int(reply.get(), "matchedCount") == 0) break;
-      for (auto& j : jobs_with_token(coll.get(), f, req.by, token, until, 1)) out.push_back(std::move(j));
+      auto got = jobs_with_token(coll.get(), f, req.by, token, until, 1);
+      // Matched, yet no document holds the token: the update did not take (a server that
+      // ignores a $set under a lease field holding a value dibs did not write). The same
+      // document would match again at once: stop here rather than spin inside one claim call,
+      // which no stop signal can interrupt.
+      if (got.empty()) break;
+      for (auto& j : got) out.push_back(std::move(j));
     }
     return out;
   }

@@ -16,7 +16,9 @@ void clock_sync::measure() {
   driver_reply hello;
   const bool hello_ok = try_cmd("hello", hello);
   driver_reply is_master;
-  const bool ok = hello_ok || try_cmd("isMaster", is_master);
+  // isMaster only for a server too old for hello: a server that can't be reached is told after
+  // one server selection timeout, not two.
+  const bool ok = hello_ok || (err.domain != MONGOC_ERROR_SERVER_SELECTION && try_cmd("isMaster", is_master));
   const auto after = clock_.steady_now();
   if (!ok) throw mongo_error("cannot reach MongoDB at " + conn_.redacted(), err);
   const bson_t* reply = hello_ok ? hello.get() : is_master.get();

@@ -33,6 +33,7 @@ collection_ptr primary_collection(mongoc_client_t* client, const std::string& db
 
 connection::connection(const std::string& uri, std::size_t clients) {
   ensure_driver();
+  guard_driver_secrets(uri);  // before the driver sees it: its messages may quote it
   redacted_ = redact_uri(uri);
   bson_error_t err;
   uri_.reset(mongoc_uri_new_with_error(uri.c_str(), &err));

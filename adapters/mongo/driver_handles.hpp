@@ -24,6 +24,7 @@ using driver_ptr = std::unique_ptr<T, driver_deleter<T, Free>>;
 using uri_ptr = driver_ptr<mongoc_uri_t, mongoc_uri_destroy>;
 using client_pool_ptr = driver_ptr<mongoc_client_pool_t, mongoc_client_pool_destroy>;
 using collection_ptr = driver_ptr<mongoc_collection_t, mongoc_collection_destroy>;
+using database_ptr = driver_ptr<mongoc_database_t, mongoc_database_destroy>;
 using cursor_ptr = driver_ptr<mongoc_cursor_t, mongoc_cursor_destroy>;
 using bulk_ptr = driver_ptr<mongoc_bulk_operation_t, mongoc_bulk_operation_destroy>;
 using find_and_modify_opts_ptr = driver_ptr<mongoc_find_and_modify_opts_t, mongoc_find_and_modify_opts_destroy>;

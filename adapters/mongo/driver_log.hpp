@@ -24,6 +24,13 @@ struct driver_message {
 std::optional<driver_message> route_driver_message(int mongoc_level, std::string_view domain,
                                                    std::string_view message);
 
+// The connection strings whose secrets no driver message may show: each connection guards its
+// own before the driver sees it. scrub_driver_message withholds a message that quotes a piece of
+// one (uri_redact.hpp: redact_driver_message); the log handler and mongo_error both pass theirs
+// through it.
+void guard_driver_secrets(const std::string& uri);
+std::string scrub_driver_message(const std::string& message);
+
 // Installs the handler; called once, before mongoc_init() (which may already log).
 void install_driver_log();
 

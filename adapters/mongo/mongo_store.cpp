@@ -5,6 +5,9 @@
 #include "failed_documents.hpp"
 #include "store_admin.hpp"
 
+#include <dibs/init_hint.hpp>
+#include <dibs/log.hpp>
+
 #include <stdexcept>
 
 namespace dibs::mongo {
@@ -28,6 +31,13 @@ std::string to_string(claim_strategy s) {
 }
 
 namespace {
+
+// `dibs init` with the flags that name what this store opened (the URI redacted).
+std::string init_command(const std::string& redacted_uri, const mongo_options& o) {
+  std::string cmd = init_hint(redacted_uri, o.names.source, o.names.target) + " --db " + o.db + " --collection " + o.collection;
+  if (o.names.lock != "lock") cmd += " --lock-field " + o.names.lock;
+  return cmd;
+}
 
 const mongo_options& checked(const mongo_options& o) {
   if (o.db.empty()) throw std::invalid_argument("--db must not be empty");
@@ -61,10 +71,23 @@ mongo_store::impl::impl(const mongo_options& o)
 
 mongo_store::mongo_store(mongo_options opts)
     : blocking_store(opts.threads), impl_(std::make_unique<impl>(checked(opts))) {
-  impl_->ctx.clock.measure();  // the first round trip: throws when the server can't be reached
-  if (impl_->ctx.opts.create_indexes) impl_->leases->create_indexes();
-  if (impl_->ctx.opts.detect_lock_collection && impl_->ctx.opts.strategy != claim_strategy::lock_collection)
-    impl_->lock_collection_found = lock_collection_in_use(impl_->ctx);
+  auto& ctx = impl_->ctx;
+  ctx.clock.measure();  // the first round trip: throws when the server can't be reached
+  if (!ctx.opts.create_collection)
+    require_collection(ctx, "dibs enrich and dibs status create no collection; create it with: " +
+                                init_command(ctx.conn.redacted(), ctx.opts));
+  if (ctx.opts.create_indexes) {
+    impl_->leases->create_indexes();
+    // Said once per run, with the count: such documents are left alone (never claimed, counted
+    // as failed), so a run still ends; the user decides what the field should be.
+    if (const auto foreign = count_foreign_leases(ctx); foreign > 0)
+      log::warn("mongodb: ", foreign, " document(s) of ", ctx.opts.db, ".", ctx.opts.collection,
+                " hold in --lock-field ", ctx.opts.names.lock,
+                " a value dibs did not write (not a document): dibs leaves them alone and counts them as failed; "
+                "choose another --lock-field, or remove that field from them");
+  }
+  if (ctx.opts.detect_lock_collection && ctx.opts.strategy != claim_strategy::lock_collection)
+    impl_->lock_collection_found = lock_collection_in_use(ctx);
 }
 
 mongo_store::~mongo_store() {

@@ -50,6 +50,9 @@ struct mongo_options {
   // A look-only open (`dibs status`, `dibs retry`): when the lock collection holds locks, count
   // leases there whatever `strategy` says (the user need not repeat --claim lock-collection).
   bool detect_lock_collection = false;
+  // false: a missing collection is refused (dibs::missing_table_error, with the collections there)
+  // rather than created by the first write (dibs enrich and dibs status create nothing).
+  bool create_collection = true;
 };
 
 class mongo_store final : public blocking_store {

@@ -24,13 +24,36 @@ void append_in(bson_t* parent, const char* key, const std::vector<bson_value_t>&
   bson_append_array_end(&cond, &arr);
   bson_append_document_end(parent, &cond);
 }
+// {$or: [{<lock>: {$exists: false}}, {<lock>: {$type: "object"}}]}: the lease field is absent or
+// a document (dibs's own shape). Anything else there (false, a string, a number, null, an array)
+// is a value dibs did not write: such a document is never claimed nor written (docs/stores.md).
+void append_lease_field_ours(bson_t* b, const char* key, const field_names& f) {
+  bson_t ors, absent, absent_c, object, object_c;
+  BSON_APPEND_ARRAY_BEGIN(b, key, &ors);
+  BSON_APPEND_DOCUMENT_BEGIN(&ors, "0", &absent);
+  BSON_APPEND_DOCUMENT_BEGIN(&absent, f.lock.c_str(), &absent_c);
+  BSON_APPEND_BOOL(&absent_c, "$exists", false);
+  bson_append_document_end(&absent, &absent_c);
+  bson_append_document_end(&ors, &absent);
+  BSON_APPEND_DOCUMENT_BEGIN(&ors, "1", &object);
+  BSON_APPEND_DOCUMENT_BEGIN(&object, f.lock.c_str(), &object_c);
+  BSON_APPEND_UTF8(&object_c, "$type", "object");
+  bson_append_document_end(&object, &object_c);
+  bson_append_document_end(&ors, &object);
+  bson_append_array_end(b, &ors);
+}
+
 void append_claimable(bson_t* b, const field_names& f, store_time expired_before) {
   BSON_APPEND_NULL(b, f.target.c_str());
-  bson_t failed, ors, a, b0, b1, until, lt;
+  bson_t failed, ands, ours, leaseable, ors, b0, b1, until, lt;
   BSON_APPEND_DOCUMENT_BEGIN(b, f.lock_failed().c_str(), &failed);
   BSON_APPEND_BOOL(&failed, "$exists", false);
   bson_append_document_end(b, &failed);
-  BSON_APPEND_ARRAY_BEGIN(b, "$or", &ors);
+  // The lease's time first: most documents a claim passes over are leased, and a matcher that
+  // stops at the first false term (the test stand-in's) never looks further at them.
+  BSON_APPEND_ARRAY_BEGIN(b, "$and", &ands);
+  BSON_APPEND_DOCUMENT_BEGIN(&ands, "0", &leaseable);
+  BSON_APPEND_ARRAY_BEGIN(&leaseable, "$or", &ors);
   BSON_APPEND_DOCUMENT_BEGIN(&ors, "0", &b0);  // never leased (the seed's shape)
   BSON_APPEND_DOCUMENT_BEGIN(&b0, f.lock_until().c_str(), &until);
   BSON_APPEND_BOOL(&until, "$exists", false);
@@ -41,8 +64,12 @@ void append_claimable(bson_t* b, const field_names& f, store_time expired_before
   BSON_APPEND_DATE_TIME(&lt, "$lt", ms(expired_before));
   bson_append_document_end(&b1, &lt);
   bson_append_document_end(&ors, &b1);
-  bson_append_array_end(b, &ors);
-  (void)a;
+  bson_append_array_end(&leaseable, &ors);
+  bson_append_document_end(&ands, &leaseable);
+  BSON_APPEND_DOCUMENT_BEGIN(&ands, "1", &ours);
+  append_lease_field_ours(&ours, "$or", f);
+  bson_append_document_end(&ands, &ours);
+  bson_append_array_end(b, &ands);
 }
 }  // namespace
 
@@ -170,6 +197,16 @@ void append_exists(bson_t* b, const std::string& key, bool exists) {
   BSON_APPEND_BOOL(&c, "$exists", exists);
   bson_append_document_end(b, &c);
 }
+// {<lock>: {$exists: true, $not: {$type: "object"}}}: a value dibs did not write.
+void append_foreign(bson_t* b, const field_names& f) {
+  bson_t c, n;
+  BSON_APPEND_DOCUMENT_BEGIN(b, f.lock.c_str(), &c);
+  BSON_APPEND_BOOL(&c, "$exists", true);
+  BSON_APPEND_DOCUMENT_BEGIN(&c, "$not", &n);
+  BSON_APPEND_UTF8(&n, "$type", "object");
+  bson_append_document_end(&c, &n);
+  bson_append_document_end(b, &c);
+}
 }  // namespace
 
 bson_ptr pending_filter(const field_names& f) {
@@ -177,6 +214,14 @@ bson_ptr pending_filter(const field_names& f) {
   BSON_APPEND_NULL(b.get(), f.target.c_str());
   append_exists(b.get(), f.lock_failed(), false);
   append_exists(b.get(), f.lock_token(), false);
+  append_lease_field_ours(b.get(), "$or", f);
+  return b;
+}
+
+bson_ptr foreign_lease_filter(const field_names& f) {
+  auto b = make_bson();
+  BSON_APPEND_NULL(b.get(), f.target.c_str());
+  append_foreign(b.get(), f);
   return b;
 }
 
@@ -202,9 +247,19 @@ bson_ptr done_filter(const field_names& f) {
 }
 
 bson_ptr failed_filter(const field_names& f) {
+  // A failure recorded, or a lease field dibs did not write (never claimed: counted here, so a
+  // run ends and the user sees them).
   auto b = make_bson();
   BSON_APPEND_NULL(b.get(), f.target.c_str());
-  append_exists(b.get(), f.lock_failed(), true);
+  bson_t ors, recorded, foreign;
+  BSON_APPEND_ARRAY_BEGIN(b.get(), "$or", &ors);
+  BSON_APPEND_DOCUMENT_BEGIN(&ors, "0", &recorded);
+  append_exists(&recorded, f.lock_failed(), true);
+  bson_append_document_end(&ors, &recorded);
+  BSON_APPEND_DOCUMENT_BEGIN(&ors, "1", &foreign);
+  append_foreign(&foreign, f);
+  bson_append_document_end(&ors, &foreign);
+  bson_append_array_end(b.get(), &ors);
   return b;
 }
 
@@ -358,6 +413,7 @@ bson_ptr unlocked_candidate_filter(const field_names& f) {
   auto b = make_bson();
   BSON_APPEND_NULL(b.get(), f.target.c_str());
   append_exists(b.get(), f.lock_failed(), false);
+  append_lease_field_ours(b.get(), "$or", f);
   return b;
 }
 

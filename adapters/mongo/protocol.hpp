@@ -6,6 +6,7 @@
 //   leased    target null, lock {by, token, until, attempts}
 //   done      target set, no lock (exactly the seed's shape)
 //   failed    target null, lock {attempts, failed: {reason, httpStatus, at}}
+//   foreign   target null, lock holds anything but a document: never claimed, counted as failed
 #pragma once
 
 #include <adapters/mongo/bson_ptr.hpp>
@@ -42,6 +43,11 @@ bson_ptr renew_update(const field_names& f, store_time until);
 bson_ptr release_update(const field_names& f, bool at_once, store_time retry_at, const std::string& why);
 bson_ptr failure_update(const field_names& f, const std::string& reason, int http_status, int attempts,
                         store_time now);
+
+// A document whose lease field holds a value dibs did not write (false, a string, a number,
+// null, an array: anything but a document) is never claimed nor written: the claim filters leave
+// it out, and stats() counts it as failed (so a run ends). This filter finds them (target null).
+bson_ptr foreign_lease_filter(const field_names& f);
 
 // Counting filters for stats().
 bson_ptr pending_filter(const field_names& f);

@@ -7,6 +7,7 @@
 #include "store_context.hpp"
 
 #include <dibs/ipv4_ranges.hpp>
+#include <dibs/missing_table_error.hpp>
 
 #include <algorithm>
 #include <random>
@@ -44,6 +45,29 @@ void create_lock_indexes(store_context& ctx) {
   auto c = ctx.conn.client();
   run_optional_command(c.get(), ctx.opts.db, lock_index_command(ctx.lock_collection, 3600).get(),
                        "creating the lock collection's indexes");
+}
+
+void require_collection(store_context& ctx, const std::string& advice) {
+  auto c = ctx.conn.client();
+  database_ptr db(mongoc_client_get_database(c.get(), ctx.opts.db.c_str()));
+  bson_error_t err;
+  char** names = mongoc_database_get_collection_names_with_opts(db.get(), nullptr, &err);
+  if (!names) throw mongo_error("listing the collections of " + ctx.opts.db, err);
+  std::vector<std::string> existing;
+  for (char** n = names; *n; ++n) existing.emplace_back(*n);
+  bson_strfreev(names);
+  if (std::find(existing.begin(), existing.end(), ctx.opts.collection) != existing.end()) return;
+  // The lock collections beside it are dibs's, not a name the user meant.
+  existing.erase(std::remove_if(existing.begin(), existing.end(),
+                                [](const std::string& n) { return n.size() > 5 && n.ends_with(".lock"); }),
+                 existing.end());
+  throw missing_table_error("collection", ctx.opts.collection, "database " + ctx.opts.db, std::move(existing), advice);
+}
+
+std::uint64_t count_foreign_leases(store_context& ctx) {
+  auto c = ctx.conn.client();
+  auto coll = ctx.documents(c.get());
+  return count(coll.get(), foreign_lease_filter(ctx.names()));
 }
 
 std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace dibs::mongo {
 
@@ -19,6 +20,12 @@ void create_lock_indexes(store_context& ctx);
 // Inserts `n` documents {<source>: <random public IPv4>, <target>: null} (a dotted source nested,
 // as a user's documents would have it), in chunks of 1000; returns how many were inserted.
 std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed);
+
+// Throws dibs::missing_table_error (with the database's collections, and `advice`) unless the
+// collection exists: dibs enrich and dibs status create none.
+void require_collection(store_context& ctx, const std::string& advice);
+// Documents whose lease field holds a value dibs did not write (protocol.hpp: foreign_lease_filter).
+std::uint64_t count_foreign_leases(store_context& ctx);
 
 // Counts of documents by state, the lease in the document.
 store_stats document_lease_stats(store_context& ctx);

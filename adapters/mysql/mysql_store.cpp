@@ -7,10 +7,13 @@
 #include "server_limits.hpp"
 #include "sql_protocol.hpp"
 #include "sql_retry.hpp"
+#include "table_schema.hpp"
 
 #include <dibs/close_on_exec.hpp>
+#include <dibs/init_hint.hpp>
 #include <dibs/ipv4_ranges.hpp>
 #include <dibs/log.hpp>
+#include <dibs/missing_table_error.hpp>
 #include <dibs/uri_redact.hpp>
 
 #include <mysql.h>
@@ -228,12 +231,37 @@ struct mysql_store::impl {
     }
   }
 
-  void create_table() {
+  // The table as the options allow: created when missing (create_table), else refused by name;
+  // dibs's missing columns and index added (add_columns), else refused with the ALTER TABLE.
+  void prepare_table() {
     with_connection([&](connection& c) {
-      c.execute(sql::create_table(names));
+      auto column_names = [&] {
+        std::vector<std::string> out;
+        for (auto& r : c.select(columns_query(names.table))) out.push_back(r[0].value_or(""));
+        return out;
+      };
+      auto columns = column_names();
+      if (columns.empty()) {
+        if (!opts.create_table) {
+          std::vector<std::string> tables;
+          for (auto& r : c.select(tables_query())) tables.push_back(r[0].value_or(""));
+          throw missing_table_error("table", names.table, "database " + uri.database, std::move(tables),
+                                    "dibs enrich and dibs status create no table; create it with: " + hint());
+        }
+        c.execute(sql::create_table(names));
+        return 0;
+      }
+      table_shape shape{std::move(columns), {}};
+      for (auto& r : c.select(indexes_query(names.table))) shape.indexes.push_back(r[0].value_or(""));
+      const auto gap = find_gap(names, shape);
+      if (gap.complete()) return 0;
+      if (gap.source_missing || !opts.add_columns) throw std::invalid_argument(gap_message(names, gap, shape.columns, hint()));
+      log::info("mysql: adding to table ", names.table, ": ", alter_table(names, gap));
+      c.execute(alter_table(names, gap));
       return 0;
     });
   }
+  std::string hint() const { return init_hint(shown, names.source, names.target); }
 
   std::vector<job> claim(const claim_request& req) {
     return with_connection([&](connection& c) {
@@ -387,8 +415,7 @@ mysql_store::mysql_store(mysql_options opts)
     if (rows.empty()) return server_limits{};
     return limits_for(rows[0][0].value_or(""), std::stoull(rows[0][1].value_or("0")));
   });
-  if (impl_->opts.create_table) impl_->create_table();
-  else impl_->stats();  // the table must be there
+  impl_->prepare_table();
 }
 
 mysql_store::~mysql_store() { join_pool(); }  // no call may outlive the connections

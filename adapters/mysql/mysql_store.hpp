@@ -41,7 +41,11 @@ struct mysql_options {
   // back to back, so only a stalled or vanished client meets it. MySQL has no such setting
   // (its wait_timeout bounds such a session instead); 0 leaves the server's default.
   std::chrono::seconds idle_transaction_timeout{30};
+  // A missing table: create it (true; dibs seed, dibs init, tests) or refuse naming it (false:
+  // dibs enrich, dibs status). An existing table that lacks dibs's columns or its index: add them
+  // (add_columns: dibs init) or refuse with the ALTER TABLE that would (table_schema.hpp).
   bool create_table = true;
+  bool add_columns = false;
 };
 
 class sql_error : public std::runtime_error {

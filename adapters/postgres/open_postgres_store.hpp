@@ -19,10 +19,12 @@ struct pg_flags {
   std::string on_done = "mark";    // mark | delete
   std::string claim = "skip-locked";  // skip-locked (or "batch", the CLI's default): its only strategy
   bool create_schema = true;        // create the table and its index when missing
+  bool add_columns = false;         // add dibs's missing columns and index to an existing table
 };
 
 // Throws std::invalid_argument for a bad flag or URI, dibs::pg::pg_error when the server can't be
-// reached or the table is missing (create_schema false); neither message holds the password.
+// reached, dibs::missing_table_error when the table is missing (create_schema false),
+// std::invalid_argument when it lacks dibs's columns (add_columns false); neither message holds the password.
 std::shared_ptr<admin_store> open_postgres_store(const std::string& uri, const pg_flags& flags);
 
 }  // namespace dibs::pg

@@ -1,11 +1,14 @@
 #include "pg_store.hpp"
 #include "pg_retry.hpp"
 
+#include "pg_table_schema.hpp"
 #include "pg_tls.hpp"
 #include "shard_link.hpp"
 
+#include <dibs/init_hint.hpp>
 #include <dibs/ipv4_ranges.hpp>
 #include <dibs/log.hpp>
+#include <dibs/missing_table_error.hpp>
 #include <dibs/uri_redact.hpp>
 
 #include <boost/asio/this_coro.hpp>
@@ -14,6 +17,7 @@
 #include <atomic>
 #include <map>
 #include <random>
+#include <stdexcept>
 
 namespace dibs::pg {
 
@@ -76,8 +80,7 @@ pg_store::pg_store(pg_options opts) : opts_(std::move(opts)), serial_(++g_serial
   link_.io_timeout = opts_.io_timeout;
   shown_ = redact_uri(opts_.uri);
   // Connects now, so a dead server or a missing table is reported at start.
-  if (opts_.create_table) create_schema();
-  else stats_blocking();
+  prepare_table();
 }
 
 pg_store::~pg_store() = default;
@@ -107,8 +110,10 @@ void pg_store::create_schema() {
   // it would wait for every open transaction that wrote to the table (a producer's), and every
   // worker's claims and writes would queue behind it. A table and index already there are left
   // alone (to_regclass takes no lock).
-  const statement present{"SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL",
-                          {"\"" + names_.table + "\"", "\"" + names_.table + "_dibs_open\""}};
+  // (The --follow trigger too: a table dibs init prepared may lack it; pg_trigger takes no lock.)
+  const statement present{"SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AND EXISTS (SELECT 1 "
+                          "FROM pg_trigger WHERE tgname = $3 AND tgrelid = to_regclass($1))",
+                          {"\"" + names_.table + "\"", "\"" + names_.table + "_dibs_open\"", names_.table + "_dibs_notify"}};
   const auto found = with_admin([&](pg_connection& c) { return c.exec_blocking(present).rows; });
   if (!found.empty() && !found[0].empty() && found[0][0] == "t") return;
   // Two workers starting at once would race in CREATE TABLE IF NOT EXISTS (a unique violation in
@@ -129,6 +134,33 @@ bool pg_store::watch(std::function<void()> on_change) {
 
 void pg_store::stop_watching() {
   if (listener_) listener_->stop();
+}
+
+void pg_store::prepare_table() {
+  with_admin([&](pg_connection& c) {
+    auto names_of = [&](const std::string& sql, std::vector<std::optional<std::string>> params) {
+      std::vector<std::string> out;
+      for (auto& r : c.exec_blocking(statement{sql, std::move(params)}).rows) out.push_back(r[0].value_or(""));
+      return out;
+    };
+    const std::string hint = init_hint(shown_, names_.source, names_.target);
+    table_shape shape{names_of(columns_query(), {names_.table}), {}};
+    if (shape.columns.empty()) {
+      if (opts_.create_table) return 0;  // created below, under the advisory lock
+      const auto db = names_of("SELECT current_database()::text", {});
+      throw missing_table_error("table", names_.table, "database " + (db.empty() ? std::string("?") : db[0]),
+                                names_of(tables_query(), {}),
+                                "dibs enrich and dibs status create no table; create it with: " + hint);
+    }
+    shape.indexes = names_of(indexes_query(), {names_.table});
+    const auto gap = find_gap(names_, shape);
+    if (gap.complete()) return 0;
+    if (gap.source_missing || !opts_.add_columns) throw std::invalid_argument(gap_message(names_, gap, shape.columns, hint));
+    log::info("postgres: adding to table ", names_.table, ": ", alter_table(names_, gap));
+    c.exec_script_blocking("BEGIN; " + alter_table(names_, gap) + " COMMIT");
+    return 0;
+  });
+  if (opts_.create_table) create_schema();  // IF NOT EXISTS: a no-op for a table that is complete
 }
 
 awaitable<pg_result> pg_store::run(statement st) {

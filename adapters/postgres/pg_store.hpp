@@ -31,7 +31,11 @@ struct pg_options {
   on_done done = on_done::mark;
   std::chrono::seconds connect_timeout{5};
   std::chrono::seconds io_timeout{60};
+  // A missing table: create it (true; dibs seed, dibs init, tests) or refuse naming it (false:
+  // dibs enrich, dibs status). An existing table that lacks dibs's columns or its index: add them
+  // (add_columns: dibs init) or refuse with the statements that would (pg_table_schema.hpp).
   bool create_table = true;
+  bool add_columns = false;
 };
 
 class pg_store final : public admin_store {
@@ -70,6 +74,7 @@ class pg_store final : public admin_store {
   template <class F>
   auto with_admin(F f);
   void create_schema();
+  void prepare_table();
 
   pg_options opts_;
   table_names names_;

@@ -42,7 +42,8 @@ std::shared_ptr<admin_store> open_mysql(const store_uri& u, const store_options&
   m.target = o.target;
   m.done = o.on_done == "delete" ? sql::on_done::remove : sql::on_done::mark;
   m.threads = o.threads;
-  m.create_table = o.create_schema;
+  m.create_table = o.create_schema && o.create_table;
+  m.add_columns = o.add_columns;
   return std::make_shared<sql::mysql_store>(m);
 }
 
@@ -62,6 +63,7 @@ std::shared_ptr<admin_store> open_mongodb(const store_uri& u, const store_option
   m.threads = o.threads;
   m.create_indexes = o.create_schema;
   m.detect_lock_collection = !o.create_schema;
+  m.create_collection = o.create_table;
   return std::make_shared<mongo::mongo_store>(m);
 }
 
@@ -75,7 +77,8 @@ std::shared_ptr<admin_store> open_store(const std::string& uri, const store_opti
     case store_kind::mysql: return open_mysql(u, o);
     case store_kind::mongodb: return open_mongodb(u, o);
     case store_kind::postgresql:
-      return pg::open_postgres_store(u.driver_uri, {o.source, o.target, o.on_done, o.claim, o.create_schema});
+      return pg::open_postgres_store(u.driver_uri, {o.source, o.target, o.on_done, o.claim,
+                                                    o.create_schema && o.create_table, o.add_columns});
   }
   throw setting_error("store", "'" + redact_uri(uri) + "': no store opens it");
 }

@@ -27,10 +27,17 @@ struct store_options {
   std::size_t threads = 4;                // offload threads (and pooled connections)
   // false: open to look only (dibs status): no indexes, no table, no journal created.
   bool create_schema = true;
+  // The SQL table (MongoDB: the collection) that the URI names, when it is missing: created
+  // (create_table, with create_schema; dibs seed, dibs init, programs and tests) or refused by
+  // name (dibs enrich, dibs status: dibs::missing_table_error). An existing SQL table that lacks
+  // dibs's columns or its claim index: they are added (add_columns: dibs init) or the table is
+  // refused with the ALTER TABLE that would add them.
+  bool create_table = true;
+  bool add_columns = false;
 };
 
-// Connects (MongoDB: measures the clock, creates the claim indexes; SQL: creates the table if
-// missing; a file: reads it and its journal). Throws setting_error naming the setting for a bad
+// Connects (MongoDB: measures the clock, creates the claim indexes; SQL: checks the table, see
+// create_table; a file: reads it and its journal). Throws setting_error naming the setting for a bad
 // URI or option (the URI shown only redacted), the store's own errors when it can't be reached.
 std::shared_ptr<admin_store> open_store(const std::string& uri, const store_options& o = {});
 

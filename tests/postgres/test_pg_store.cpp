@@ -203,7 +203,7 @@ TEST_CASE("a bad or unreachable PostgreSQL URI fails at start with a clear messa
   // Without create_schema the table must be there already.
   auto missing = options_for(test::unique_pg_table("absent"));
   missing.create_table = false;
-  CHECK_THROWS_WITH(pg::pg_store(missing), Catch::Contains("does not exist"));
+  CHECK_THROWS_WITH(pg::pg_store(missing), Catch::Contains("no table 'absent_"));
 }
 
 TEST_CASE("a PostgreSQL row deleted while leased: its result is discarded as a lost lease", "[postgres]") {

@@ -356,6 +356,20 @@ def create_indexes(cmd, db):
     return {"ok": 1, "numIndexesAfter": len(coll.index_information())}
 
 
+def list_collections(cmd, db):
+    # What mongoc's get_collection_names asks: one batch, no cursor left open.
+    names = client[db].list_collection_names()
+    batch = [{"name": n, "type": "collection", "options": {}, "info": {"readOnly": False}} for n in sorted(names)]
+    return {"ok": 1, "cursor": {"id": 0, "ns": db + ".$cmd.listCollections", "firstBatch": batch}}
+
+
+def create(cmd, db):
+    if cmd["create"] in client[db].list_collection_names():
+        return error(48, "Collection %s.%s already exists." % (db, cmd["create"]))
+    client[db].create_collection(cmd["create"])
+    return {"ok": 1}
+
+
 def drop(cmd, db):
     client[db].drop_collection(cmd["drop"])
     return {"ok": 1}
@@ -396,7 +410,7 @@ HANDLERS = {
     "find": find, "insert": insert, "update": update, "delete": delete,
     "findAndModify": find_and_modify, "findandmodify": find_and_modify,
     "aggregate": aggregate, "count": count, "createIndexes": create_indexes,
-    "drop": drop, "dropDatabase": drop_database,
+    "drop": drop, "dropDatabase": drop_database, "listCollections": list_collections, "create": create,
     "dibsCounts": dibs_counts, "dibsResetCounts": dibs_reset_counts,
     "dibsWatch": dibs_watch, "dibsWrites": dibs_writes, "dibsForget": dibs_forget,
     "dibsRefuse": dibs_refuse, "dibsCommandLog": dibs_command_log, "dibsResetCommandLog": dibs_reset_command_log,

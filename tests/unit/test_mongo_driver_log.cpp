@@ -1,6 +1,7 @@
 // The MongoDB driver's own messages go through dibs's logger: with --log-json every stderr line
 // stays one JSON object (a CI machine without /dev/shm broke `dibs demo --log-json` with mongoc's
 // "Falling back to malloc for counters" in mongoc's own format).
+#include <adapters/mongo/bson_ptr.hpp>
 #include <adapters/mongo/driver_log.hpp>
 
 #include <catch2/catch.hpp>
@@ -57,4 +58,18 @@ TEST_CASE("with JSON logging, a driver warning is written as one JSON line", "[m
   CHECK(text.find(R"("level":"warn","msg":"mongoc (cluster): a warning with a \"quote\""})") != std::string::npos);
   CHECK(text.find("counters") == std::string::npos);
   CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+}
+
+TEST_CASE("a driver message quoting a piece of a guarded connection string's password is withheld", "[mongo][log][secrets]") {
+  guard_driver_secrets("mongodb://app:Pw0rd@S3cr3t@db.example:27017/x");
+  CHECK(scrub_driver_message("connection refused calling hello on 'db.example:27017'") ==
+        "connection refused calling hello on 'db.example:27017'");
+  for (const char* leaky : {"calling hello on 'S3cr3t@db.example:27017'", "Authentication failed for Pw0rd",
+                            "bad host '3cr3t@db'"})
+    CHECK(scrub_driver_message(leaky).find("withheld") != std::string::npos);
+  bson_error_t e{};
+  bson_set_error(&e, 1, 2, "No suitable servers found: [S3cr3t@db.example:27017]");
+  const std::string said = dibs::mongo::mongo_error("cannot reach MongoDB", e).what();
+  CHECK(said.find("S3cr3t") == std::string::npos);
+  CHECK_THAT(said, Catch::StartsWith("cannot reach MongoDB: "));
 }

@@ -27,8 +27,9 @@ bson_value_t oid_value(const char* hex) {
 TEST_CASE("the claimable filter: target null, not failed, never leased or expired beyond the grace", "[mongo][protocol]") {
   field_names f;
   CHECK(compact(to_json(claimable_filter(f, t0).get())) ==
-        R"({"location":null,"lock.failed":{"$exists":false},"$or":[{"lock.until":{"$exists":false}},)"
-        R"({"lock.until":{"$lt":{"$date":{"$numberLong":"1700000000000"}}}}]})");
+        R"({"location":null,"lock.failed":{"$exists":false},"$and":[)"
+        R"({"$or":[{"lock.until":{"$exists":false}},{"lock.until":{"$lt":{"$date":{"$numberLong":"1700000000000"}}}}]},)"
+        R"({"$or":[{"lock":{"$exists":false}},{"lock":{"$type":"object"}}]}]})");
   field_names g{"meta.ip", "geo", "lease"};
   CHECK_THAT(to_json(claimable_filter(g, t0).get()), Catch::Contains("\"geo\" : null") && Catch::Contains("lease.until"));
 }
@@ -149,4 +150,21 @@ TEST_CASE("lock-collection documents: token, renewal, release, open guard, lease
   CHECK(compact(to_json(lock_leased_filter(t0, false).get())) ==
         R"({"token":{"$exists":true},"until":{"$lt":{"$date":{"$numberLong":"1700000000000"}}}})");
   CHECK(compact(to_json(id_in_filter({id}).get())) == R"({"_id":{"$in":[{"$oid":"65a1b2c3d4e5f60718293a4b"}]}})");
+}
+
+TEST_CASE("a lease field dibs did not write (false, a string, null...) is never claimed and counts as failed",
+          "[mongo][protocol][foreign-lease]") {
+  field_names f;
+  const std::string ours = R"({"$or":[{"lock":{"$exists":false}},{"lock":{"$type":"object"}}]})";
+  const std::string foreign = R"("lock":{"$exists":true,"$not":{"$type":"object"}})";
+  CHECK_THAT(compact(to_json(claimable_filter(f, t0).get())), Catch::Contains(ours));
+  CHECK(compact(to_json(pending_filter(f).get())) ==
+        R"({"location":null,"lock.failed":{"$exists":false},"lock.token":{"$exists":false},)" + ours.substr(1));
+  CHECK(compact(to_json(unlocked_candidate_filter(f).get())) ==
+        R"({"location":null,"lock.failed":{"$exists":false},)" + ours.substr(1));
+  CHECK(compact(to_json(failed_filter(f).get())) ==
+        R"({"location":null,"$or":[{"lock.failed":{"$exists":true}},{)" + foreign + "}]}");
+  CHECK(compact(to_json(foreign_lease_filter(f).get())) == R"({"location":null,)" + foreign + "}");
+  field_names g{"ip", "geo", "lease"};
+  CHECK_THAT(compact(to_json(foreign_lease_filter(g).get())), Catch::Contains(R"("lease":{"$exists":true)"));
 }

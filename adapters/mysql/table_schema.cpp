@@ -1,0 +1,98 @@
+#include "table_schema.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <utility>
+
+namespace dibs::sql {
+
+namespace {
+std::string q(const std::string& ident) { return "`" + ident + "`"; }
+
+bool same_name(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](unsigned char x, unsigned char y) {
+           return std::tolower(x) == std::tolower(y);
+         });
+}
+
+bool has(const std::vector<std::string>& names, const std::string& name) {
+  return std::any_of(names.begin(), names.end(), [&](const std::string& x) { return same_name(x, name); });
+}
+
+// Every column dibs needs, in the order ALTER TABLE must add them (dibs_open reads the target
+// and failed_at), with its definition: the same as create_table's (the id only UNIQUE, since the
+// user's table may have a primary key of its own).
+std::vector<std::pair<std::string, std::string>> needed_columns(const table_names& n) {
+  return {
+      {"id", "`id` BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE KEY"},
+      {n.target, q(n.target) + " JSON NULL"},
+      {"lock_by", "`lock_by` VARCHAR(128) NULL"},
+      {"lock_token", "`lock_token` BIGINT UNSIGNED NULL"},
+      {"lock_until", "`lock_until` DATETIME(6) NULL"},
+      {"attempts", "`attempts` INT NOT NULL DEFAULT 0"},
+      {"error", "`error` TEXT NULL"},
+      {"http_status", "`http_status` INT NULL"},
+      {"failed_at", "`failed_at` DATETIME(6) NULL"},
+      {"dibs_pick", "`dibs_pick` TINYINT UNSIGNED NOT NULL DEFAULT (FLOOR(RAND() * 256))"},
+      {"dibs_open", "`dibs_open` TINYINT AS (IF(" + q(n.target) + " IS NULL AND `failed_at` IS NULL, 1, NULL)) STORED"},
+  };
+}
+
+std::string quoted_text(const std::string& v) {
+  std::string out = "'";
+  for (char c : v) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+}  // namespace
+
+schema_gap find_gap(const table_names& n, const table_shape& shape) {
+  schema_gap gap;
+  gap.source_missing = !has(shape.columns, n.source);
+  for (const auto& [name, definition] : needed_columns(n))
+    if (!has(shape.columns, name)) gap.columns.push_back(name);
+  gap.index_missing = !has(shape.indexes, "dibs_claim");
+  return gap;
+}
+
+std::string alter_table(const table_names& n, const schema_gap& gap) {
+  std::string clauses;
+  for (const auto& [name, definition] : needed_columns(n))
+    if (std::find(gap.columns.begin(), gap.columns.end(), name) != gap.columns.end())
+      clauses += (clauses.empty() ? "" : ", ") + std::string("ADD COLUMN ") + definition;
+  if (gap.index_missing)
+    clauses += (clauses.empty() ? "" : ", ") + std::string("ADD KEY `dibs_claim` (`dibs_open`, `dibs_pick`, `lock_until`)");
+  return clauses.empty() ? "" : "ALTER TABLE " + q(n.table) + " " + clauses;
+}
+
+std::string gap_message(const table_names& n, const schema_gap& gap, const std::vector<std::string>& present,
+                        const std::string& init_hint) {
+  if (gap.source_missing) {
+    std::string cols;
+    for (const auto& c : present) cols += (cols.empty() ? "" : ", ") + c;
+    return "--source " + n.source + ": table " + n.table + " has no such column (its columns: " + cols + ")";
+  }
+  std::string missing;
+  for (const auto& c : gap.columns) missing += (missing.empty() ? "" : ", ") + c;
+  if (gap.index_missing) missing += (missing.empty() ? "" : ", ") + std::string("index dibs_claim");
+  return "table " + n.table + " lacks what dibs keeps its claims in (" + missing + "); add it with: " +
+         alter_table(n, gap) + "; or run: " + init_hint;
+}
+
+std::string columns_query(const std::string& table) {
+  return "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = " +
+         quoted_text(table) + " ORDER BY ORDINAL_POSITION";
+}
+
+std::string indexes_query(const std::string& table) {
+  return "SELECT DISTINCT INDEX_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND "
+         "TABLE_NAME = " + quoted_text(table);
+}
+
+std::string tables_query() {
+  return "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME";
+}
+
+}  // namespace dibs::sql

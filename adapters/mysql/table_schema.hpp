@@ -1,0 +1,42 @@
+// The user's own table: which of the columns and the index dibs needs it lacks, and the ALTER
+// TABLE that adds them. Pure (tests/unit/test_sql_table_schema.cpp); the store reads the table's
+// columns and indexes from information_schema and hands them here.
+#pragma once
+
+#include <adapters/mysql/sql_protocol.hpp>
+
+#include <string>
+#include <vector>
+
+namespace dibs::sql {
+
+// What information_schema says the table has (names as the server spells them).
+struct table_shape {
+  std::vector<std::string> columns;
+  std::vector<std::string> indexes;
+};
+
+struct schema_gap {
+  bool source_missing = false;          // --source: the user's data, dibs can't add it
+  std::vector<std::string> columns;     // dibs's columns (and --target) to add, in order
+  bool index_missing = false;           // the claim index, dibs_claim
+  bool complete() const { return !source_missing && columns.empty() && !index_missing; }
+};
+
+// MySQL column names are case-insensitive: so is the comparison.
+schema_gap find_gap(const table_names& n, const table_shape& shape);
+
+// One ALTER TABLE adding what `gap` lacks (the source is not dibs's to add); "" when nothing.
+std::string alter_table(const table_names& n, const schema_gap& gap);
+
+// The refusal, one line: the table, the missing column names, the ALTER TABLE, and `init_hint`
+// ("dibs init --store <redacted URI>").
+std::string gap_message(const table_names& n, const schema_gap& gap, const std::vector<std::string>& present,
+                        const std::string& init_hint);
+
+// Queries for the shape of `table` in the connection's database, and the tables there.
+std::string columns_query(const std::string& table);
+std::string indexes_query(const std::string& table);
+std::string tables_query();
+
+}  // namespace dibs::sql

@@ -1,0 +1,41 @@
+// The user's own table (PostgreSQL): which of the columns and the index dibs needs it lacks, and
+// the statements that add them. Pure (tests/unit/test_pg_table_schema.cpp); the store reads the
+// table's columns and indexes from the catalog and hands them here.
+#pragma once
+
+#include <adapters/postgres/pg_protocol.hpp>
+
+#include <string>
+#include <vector>
+
+namespace dibs::pg {
+
+// What the catalog says the table has. Names are compared exactly: dibs quotes every name.
+struct table_shape {
+  std::vector<std::string> columns;
+  std::vector<std::string> indexes;
+};
+
+struct schema_gap {
+  bool source_missing = false;       // --source: the user's data, dibs can't add it
+  std::vector<std::string> columns;  // dibs's columns (and --target) to add, in order
+  bool index_missing = false;        // the claim index, <table>_dibs_open
+  bool complete() const { return !source_missing && columns.empty() && !index_missing; }
+};
+
+schema_gap find_gap(const table_names& n, const table_shape& shape);
+
+// The ALTER TABLE adding the missing columns and the CREATE INDEX, each ending in ';' and joined
+// by a space; "" when nothing is missing (the source is not dibs's to add).
+std::string alter_table(const table_names& n, const schema_gap& gap);
+
+// The refusal, one line: the table, what it lacks, the statements, and `init_hint`.
+std::string gap_message(const table_names& n, const schema_gap& gap, const std::vector<std::string>& present,
+                        const std::string& init_hint);
+
+// $1 = the table name: its columns; its indexes; (no parameter) the tables of the current schema.
+std::string columns_query();
+std::string indexes_query();
+std::string tables_query();
+
+}  // namespace dibs::pg

@@ -1,0 +1,20 @@
+// The command that prepares a store's table or collection, as a refusal tells it: the URI only
+// redacted (the caller passes redact_uri's), quoted for a shell, with the --source/--target the
+// user gave when they are not the defaults (so the columns it adds are the ones they use).
+#pragma once
+
+#include <string>
+
+namespace dibs {
+
+inline std::string init_hint(const std::string& redacted_uri, const std::string& source, const std::string& target) {
+  std::string quoted = "'";
+  for (char c : redacted_uri) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
+  std::string hint = "dibs init --store " + quoted;
+  if (source != "originatingIp") hint += " --source " + source;
+  if (target != "location") hint += " --target " + target;
+  return hint;
+}
+
+}  // namespace dibs

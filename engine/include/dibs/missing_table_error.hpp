@@ -1,0 +1,45 @@
+// The table (or MongoDB collection) that --store names is not there, and this command may not
+// create it (dibs enrich and dibs status create nothing; dibs seed and dibs init do). The store
+// knows what exists beside it; the program that knows the user's words (the CLI) picks the name
+// they probably meant with its own "did you mean" and shows message(suggestion).
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dibs {
+
+class missing_table_error : public std::runtime_error {
+ public:
+  // kind: "table" or "collection"; where: "database dibs" (what holds it); advice: how to make
+  // it (never with a password: the store passes its redacted URI).
+  missing_table_error(std::string kind, std::string name, std::string where, std::vector<std::string> existing,
+                      std::string advice)
+      : std::runtime_error(compose(kind, name, where, std::nullopt, advice)),
+        kind(std::move(kind)),
+        name(std::move(name)),
+        where(std::move(where)),
+        existing(std::move(existing)),
+        advice(std::move(advice)) {}
+
+  std::string message(const std::optional<std::string>& suggestion) const {
+    return compose(kind, name, where, suggestion, advice);
+  }
+
+  std::string kind, name, where;
+  std::vector<std::string> existing;  // the names beside it, for "did you mean"
+  std::string advice;
+
+ private:
+  static std::string compose(const std::string& kind, const std::string& name, const std::string& where,
+                             const std::optional<std::string>& suggestion, const std::string& advice) {
+    std::string s = "no " + kind + " '" + name + "' in " + where;
+    if (suggestion) s += "; did you mean '" + *suggestion + "'?";
+    return s + " (" + advice + ")";
+  }
+};
+
+}  // namespace dibs

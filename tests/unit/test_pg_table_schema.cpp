@@ -1,0 +1,55 @@
+// The user's own PostgreSQL table: what it lacks, and the statements that add it (no server).
+#include <adapters/postgres/pg_table_schema.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace dibs::pg;
+
+namespace {
+const std::vector<std::string> all_columns{"id",       "originatingIp", "location",    "lock_by",  "lock_token",
+                                           "lock_until", "attempts",    "error", "http_status", "failed_at"};
+}
+
+TEST_CASE("a PostgreSQL table created by dibs lacks nothing", "[pg][schema]") {
+  table_names n;
+  const auto gap = find_gap(n, {all_columns, {"jobs_pkey", "jobs_dibs_open"}});
+  CHECK(gap.complete());
+  CHECK(alter_table(n, gap).empty());
+}
+
+TEST_CASE("PostgreSQL names are compared exactly (dibs quotes them)", "[pg][schema]") {
+  table_names n;
+  std::vector<std::string> cols = all_columns;
+  cols[1] = "originatingip";  // what an unquoted originatingIp became
+  const auto gap = find_gap(n, {cols, {"jobs_dibs_open"}});
+  CHECK(gap.source_missing);
+}
+
+TEST_CASE("a user's PostgreSQL table gets every dibs column and the partial claim index", "[pg][schema]") {
+  table_names n{"people", "ip", "geo"};
+  const auto gap = find_gap(n, {{"person_id", "ip"}, {"people_pkey"}});
+  CHECK(gap.columns == std::vector<std::string>{"id", "geo", "lock_by", "lock_token", "lock_until", "attempts", "error",
+                                                "http_status", "failed_at"});
+  CHECK(gap.index_missing);
+  CHECK(alter_table(n, gap) ==
+        "ALTER TABLE \"people\" ADD COLUMN \"id\" BIGSERIAL UNIQUE, ADD COLUMN \"geo\" JSONB NULL, ADD COLUMN \"lock_by\" "
+        "VARCHAR(128) NULL, ADD COLUMN \"lock_token\" BIGINT NULL, ADD COLUMN \"lock_until\" TIMESTAMPTZ NULL, ADD COLUMN "
+        "\"attempts\" INT NOT NULL DEFAULT 0, ADD COLUMN \"error\" TEXT NULL, ADD COLUMN \"http_status\" INT NULL, ADD "
+        "COLUMN \"failed_at\" TIMESTAMPTZ NULL; " + create_index(n) + ";");
+  const auto only_index = find_gap(n, {{"id", "ip", "geo", "lock_by", "lock_token", "lock_until", "attempts", "error",
+                                        "http_status", "failed_at"}, {}});
+  CHECK(alter_table(n, only_index) == create_index(n) + ";");
+}
+
+TEST_CASE("the PostgreSQL refusal names the missing columns, the statements and dibs init", "[pg][schema]") {
+  table_names n{"people", "ip", "geo"};
+  const auto gap = find_gap(n, {{"id", "ip", "geo", "lock_by"}, {}});
+  const auto said = gap_message(n, gap, {"id", "ip", "geo", "lock_by"}, "dibs init --store 'x'");
+  CHECK_THAT(said, Catch::Contains("table people lacks what dibs keeps its claims in (lock_token, lock_until, attempts, "
+                                   "error, http_status, failed_at, index people_dibs_open)"));
+  CHECK_THAT(said, Catch::Contains("add it with: ALTER TABLE \"people\" ADD COLUMN \"lock_token\" BIGINT NULL"));
+  CHECK_THAT(said, Catch::EndsWith(" or run: dibs init --store 'x'"));
+  table_names other{"people", "addr", "geo"};
+  CHECK(gap_message(other, find_gap(other, {{"id", "ip"}, {}}), {"id", "ip"}, "h") ==
+        "--source addr: table people has no such column (its columns: id, ip)");
+}
