@@ -70,6 +70,7 @@ command add_enrich_command(CLI::App& app) {
       which.source_given = sub->count("--source") > 0;
       which.batch_key = f->api.batch_key;
       f->store.source = item_field(which);
+      if (!which.batch && !which.source_given) f->store.source_flag = "--url";
     }
     auto processors = f->api.factory(f->store.source);
     if (auto refused = f->api.check_tls(); !refused.empty())

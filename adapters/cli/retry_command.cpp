@@ -37,6 +37,7 @@ command add_retry_command(CLI::App& app) {
     retry_filter which;
     which.reason_contains = f->reason;
     if (!f->since.empty()) since_flag("--since", f->since, which);
+    f->store.uri_to_connect();  // a flag that can't apply (--password-file on a file) is refused first, alone
     if (const auto note = find_file_mode_output(f->store); !note.empty()) log::warn(note);
     auto st = f->store.open(false);
     const auto n = st->retry_failed(which);

@@ -33,6 +33,7 @@ command add_status_command(CLI::App& app) {
       "  MYSQL_PWD=... dibs status --store 'mysql://app@127.0.0.1:3306/geo?table=jobs' --json\n"
       "  dibs status --store jsonl:in.jsonl --out out.jsonl");
   return [f] {
+    f->store.uri_to_connect();  // a flag that can't apply (--password-file on a file) is refused first, alone
     if (const auto note = find_file_mode_output(f->store); !note.empty()) log::warn(note);
     auto st = f->store.open(false);
     const auto s = st->stats_blocking();

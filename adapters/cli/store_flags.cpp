@@ -83,6 +83,12 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema, table_use use
   try {
     return open_store(uri_to_connect(), o);
   } catch (const missing_table_error& e) {
+    if (e.kind == "column") {
+      const auto near = nearest_name(e.name, e.existing);
+      throw std::invalid_argument(source_flag + " reads the field '" + e.name + "', but " + e.where +
+                                  " has no such column" + (near ? "; did you mean '" + *near + "'?" : std::string()) +
+                                  " (" + e.advice + ")");
+    }
     // The store knows what exists; the name the user probably meant is the CLI's to pick.
     throw std::invalid_argument(e.message(nearest_name(e.name, e.existing)));
   }

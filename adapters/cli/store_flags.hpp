@@ -35,6 +35,8 @@ struct store_flags {
   // uses it, refusing a missing one by name (with the closest existing name) and one that lacks
   // dibs's columns with the ALTER TABLE; `create` creates a missing one (dibs seed); `prepare`
   // also adds dibs's columns and index to an existing table (dibs init).
+  // The flag that named the column the store reads (enrich: --url when its {field} chose it).
+  std::string source_flag = "--source";
   enum class table_use { existing, create, prepare };
   // Opens the store (connects; MongoDB: measures the clock, creates indexes, unless
   // create_schema is false: dibs status). Throws with a clear message that never shows the password.

@@ -29,7 +29,7 @@ std::string regex_literal(const std::string& text) {
 
 bson_ptr failed_selection_filter(const field_names& f, const std::string& reason_contains,
                                  std::optional<store_time> since) {
-  auto b = failed_filter(f);
+  auto b = recorded_failure_filter(f);
   if (!reason_contains.empty()) {
     bson_t r;
     BSON_APPEND_DOCUMENT_BEGIN(b.get(), (f.lock_failed() + ".reason").c_str(), &r);
@@ -59,7 +59,7 @@ bson_ptr failure_reasons_pipeline(const field_names& f, std::size_t top) {
   bson_t stages, match, group, group_body, sum, first, last, sort_stage, sort, limit;
   BSON_APPEND_ARRAY_BEGIN(b.get(), "pipeline", &stages);
   BSON_APPEND_DOCUMENT_BEGIN(&stages, "0", &match);
-  auto filter = failed_filter(f);
+  auto filter = recorded_failure_filter(f);
   BSON_APPEND_DOCUMENT(&match, "$match", filter.get());
   bson_append_document_end(&stages, &match);
   BSON_APPEND_DOCUMENT_BEGIN(&stages, "1", &group);

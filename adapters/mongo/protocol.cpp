@@ -263,6 +263,13 @@ bson_ptr failed_filter(const field_names& f) {
   return b;
 }
 
+bson_ptr recorded_failure_filter(const field_names& f) {
+  auto b = make_bson();
+  BSON_APPEND_NULL(b.get(), f.target.c_str());
+  append_exists(b.get(), f.lock_failed(), true);
+  return b;
+}
+
 bson_ptr claim_index_command(const std::string& collection, const field_names& f) {
   auto b = make_bson();
   BSON_APPEND_UTF8(b.get(), "createIndexes", collection.c_str());

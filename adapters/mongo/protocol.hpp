@@ -54,6 +54,9 @@ bson_ptr pending_filter(const field_names& f);
 bson_ptr leased_filter(const field_names& f, store_time now, bool live);
 bson_ptr done_filter(const field_names& f);
 bson_ptr failed_filter(const field_names& f);
+// Only the failures dibs recorded (not foreign lease values): what `dibs retry` may reset (it
+// unsets the lease field, which would erase a user's own value) and what failure reasons group.
+bson_ptr recorded_failure_filter(const field_names& f);
 
 // createIndexes specification: {<lock>.until: 1} partial on {<target>: null}.
 bson_ptr claim_index_command(const std::string& collection, const field_names& f);

@@ -13,6 +13,8 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "support/eventually.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -24,15 +26,6 @@ using namespace dibs;
 using namespace std::chrono_literals;
 
 namespace {
-// Polls a condition (generous bound: the machine is loaded); false if it never held.
-bool eventually(const std::function<bool()>& cond, std::chrono::seconds bound = 60s) {
-  const auto end = std::chrono::steady_clock::now() + bound;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
 
 engine_config outage_config() {
   engine_config c;
@@ -77,11 +70,11 @@ TEST_CASE("an API outage in the middle of a run costs no item an attempt", "[eng
   e.start();
 
   // The API goes away mid-run (its port refuses connections) ...
-  REQUIRE(eventually([&] { return load(e.figures().completed) >= 200; }));
+  REQUIRE(test::eventually([&] { return load(e.figures().completed) >= 200; }));
   first->stop();
   first.reset();
   // ... the breaker opens and probes fail for a while ...
-  REQUIRE(eventually([&] { return load(e.figures().circuit_trips) >= 1 && load(e.figures().waiting_for_api) > 0; }));
+  REQUIRE(test::eventually([&] { return load(e.figures().circuit_trips) >= 1 && load(e.figures().waiting_for_api) > 0; }));
   CHECK(load(e.figures().failed) == 0);
   CHECK(load(e.figures().circuit_open) >= 1);
   // The state shows where an operator looks: /status and /metrics.
@@ -137,7 +130,7 @@ TEST_CASE("a stop while the API is down gives the waiting items back and ends", 
   st->seed_random_ips(100, 7);
   engine e(outage_config(), st, factory_of([](const job&) { return outcome::unavailable(0ms, "connect: Connection refused"); }));
   e.start();
-  REQUIRE(eventually([&] { return load(e.figures().circuit_open) >= 1 && load(e.figures().waiting_for_api) > 0; }));
+  REQUIRE(test::eventually([&] { return load(e.figures().circuit_open) >= 1 && load(e.figures().waiting_for_api) > 0; }));
   e.stop();
   e.wait();
   const auto sum = e.summary();
@@ -183,7 +176,7 @@ TEST_CASE("a probe that tells nothing (abandoned at max_processing) is followed 
   auto calls = std::make_shared<std::atomic<int>>(0);
   engine e(cfg, st, [calls](const shard_info&) -> std::unique_ptr<processor> { return std::make_unique<probe_hangs>(calls); });
   e.start();
-  const bool ended = eventually([&] { return e.finished(); });
+  const bool ended = test::eventually([&] { return e.finished(); });
   if (!ended) e.stop_now();
   e.wait();
   CHECK(ended);  // before: the breaker stayed "probing" for good and the run never ended

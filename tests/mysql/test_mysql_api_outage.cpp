@@ -2,6 +2,7 @@
 // has a bad minute: no row may spend an attempt on it (--max-attempts 1 would fail any that did),
 // the run says once that the API is down and once that it is back, and it ends with every row done.
 #include "support/mysql_env.hpp"
+#include "support/eventually.hpp"
 #include "support/process.hpp"
 
 #include <adapters/mysql/mysql_store.hpp>
@@ -16,16 +17,6 @@
 using namespace dibs;
 using namespace std::chrono_literals;
 
-namespace {
-bool eventually(const std::function<bool()>& cond, std::chrono::seconds bound = 120s) {
-  const auto end = std::chrono::steady_clock::now() + bound;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
-}
-}  // namespace
 
 TEST_CASE("an API outage of 10 s in the middle of dibs enrich costs no row an attempt", "[mysql][enrich][outage]") {
   const auto table = test::unique_table("outage");
@@ -48,7 +39,7 @@ TEST_CASE("an API outage of 10 s in the middle of dibs enrich costs no row an at
                           true);
 
   // The API answers for a while, then its port refuses connections ...
-  REQUIRE(eventually([&] { return count("location IS NOT NULL") >= 60; }));
+  REQUIRE(test::eventually([&] { return count("location IS NOT NULL") >= 60; }, 120s));
   api->stop();
   api.reset();
   // ... for ten seconds (the outage itself, not a wait for anything) ...

@@ -131,7 +131,7 @@ TEST_CASE("a MariaDB table without the --source column is refused naming it", "[
   std::string out;
   CHECK(run_dibs({"init", "--store", test::mysql_uri_for(table), "--source", "address"}, out) == 2);
   INFO(out);
-  CHECK_THAT(out, Catch::Contains("--source address: table " + table + " has no such column (its columns: id, ip, name)"));
+  CHECK_THAT(out, Catch::Contains("--source reads the field 'address', but table " + table + " has no such column (its columns: id, ip, name)"));
   CHECK(column_count(s, table) == std::optional<std::string>("3"));
   s.execute("DROP TABLE " + table);
 }

@@ -1,6 +1,7 @@
 // `dibs enrich --follow` on PostgreSQL wakes on LISTEN/NOTIFY: the table's INSERT trigger announces
 // new rows on its channel, and the run claims them without waiting for its next poll.
 #include "postgres/pg_env.hpp"
+#include "support/eventually.hpp"
 #include "support/process.hpp"
 
 #include <adapters/postgres/pg_store.hpp>
@@ -16,16 +17,6 @@
 using namespace dibs;
 using namespace std::chrono_literals;
 
-namespace {
-bool eventually(const std::function<bool()>& cond, std::chrono::seconds bound = 60s) {
-  const auto end = std::chrono::steady_clock::now() + bound;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
-}
-}  // namespace
 
 TEST_CASE("dibs enrich --follow on PostgreSQL listens on the table's channel and is woken by new rows",
           "[postgres][enrich][follow]") {
@@ -44,10 +35,10 @@ TEST_CASE("dibs enrich --follow on PostgreSQL listens on the table's channel and
                           true);
   // The listener is up once the server shows its session's LISTEN ...
   const std::string listening = "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN \"dibs_" + table + "\"'";
-  REQUIRE(eventually([&] { return value(listening) == "1"; }));
+  REQUIRE(test::eventually([&] { return value(listening) == "1"; }));
   // ... and a producer's INSERT (one statement, any number of rows) wakes the run.
   s.execute("INSERT INTO " + table + " (\"originatingIp\") VALUES ('8.8.8.8'), ('1.1.1.1'), ('9.9.9.9')");
-  REQUIRE(eventually([&] { return value("SELECT count(*) FROM " + table + " WHERE location IS NOT NULL") == "3"; }));
+  REQUIRE(test::eventually([&] { return value("SELECT count(*) FROM " + table + " WHERE location IS NOT NULL") == "3"; }));
 
   run.signal(SIGTERM);
   std::string out;

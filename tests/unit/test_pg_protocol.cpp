@@ -89,7 +89,7 @@ TEST_CASE("the PostgreSQL table keeps the lease columns and a partial index on t
   CHECK_THROWS_WITH(check_names({std::string(51, 'a'), "ip", "geo"}), Catch::Contains("bad SQL name"));
 }
 
-TEST_CASE("--follow's channel: LISTEN on dibs_<table>, announced once per INSERT statement, never by dibs's own writes",
+TEST_CASE("PostgreSQL --follow's channel: LISTEN on dibs_<table>, announced once per INSERT statement, never by dibs's own writes",
           "[pg][unit]") {
   table_names n{"geo_jobs", "ip", "geo"};
   CHECK(notify_channel(n) == "dibs_geo_jobs");
