@@ -119,7 +119,7 @@ awaitable<std::unique_ptr<pg_connection>> pg_connection::connect(connect_setting
   // Owned at once, so an abandoned connect still closes its socket.
   std::unique_ptr<pg_connection> out(new pg_connection(reinterpret_cast<pg_conn*>(c)));
   if (PQstatus(c) == CONNECTION_BAD) {
-    out.release();
+    out->conn_ = nullptr;  // refused_connect finishes `c`; `out` itself is still freed
     refused_connect(c, s.conninfo);
   }
   // libpq's own connect_timeout holds only for its blocking connect: this one keeps its own.
@@ -129,7 +129,7 @@ awaitable<std::unique_ptr<pg_connection>> pg_connection::connect(connect_setting
   for (PostgresPollingStatusType st = PGRES_POLLING_WRITING;;) {
     if (st == PGRES_POLLING_OK) break;
     if (st == PGRES_POLLING_FAILED) {
-      out.release();
+      out->conn_ = nullptr;  // (the same: the connection object was leaked here before)
       refused_connect(c, s.conninfo);
     }
     co_await out->wait(st == PGRES_POLLING_WRITING, by);
