@@ -255,13 +255,9 @@ struct mysql_store::impl {
       for (auto& r : c.select(indexes_query(names.table))) shape.indexes.push_back(r[0].value_or(""));
       const auto gap = find_gap(names, shape);
       if (gap.complete()) return 0;
-      if (gap.source_missing) {
-        // The CLI names the flag that chose this column and the one the user probably meant.
-        std::string cols;
-        for (const auto& col : shape.columns) cols += (cols.empty() ? "" : ", ") + col;
-        throw missing_table_error("column", names.source, "table " + names.table, shape.columns, "its columns: " + cols);
-      }
-      if (!opts.add_columns) throw std::invalid_argument(gap_message(names, gap, shape.columns, hint()));
+      // The CLI names the flag that chose this column and the one the user probably meant.
+      if (gap.source_missing) throw missing_table_error::source_column(names.source, names.table, shape.columns);
+      if (!opts.add_columns) throw std::invalid_argument(gap_message(names, gap, hint()));
       log::info("mysql: adding to table ", names.table, ": ", alter_table(names, gap));
       c.execute(alter_table(names, gap));
       return 0;

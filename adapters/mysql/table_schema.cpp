@@ -67,13 +67,8 @@ std::string alter_table(const table_names& n, const schema_gap& gap) {
   return clauses.empty() ? "" : "ALTER TABLE " + q(n.table) + " " + clauses;
 }
 
-std::string gap_message(const table_names& n, const schema_gap& gap, const std::vector<std::string>& present,
+std::string gap_message(const table_names& n, const schema_gap& gap,
                         const std::string& init_hint) {
-  if (gap.source_missing) {
-    std::string cols;
-    for (const auto& c : present) cols += (cols.empty() ? "" : ", ") + c;
-    return "--source " + n.source + ": table " + n.table + " has no such column (its columns: " + cols + ")";
-  }
   std::string missing;
   for (const auto& c : gap.columns) missing += (missing.empty() ? "" : ", ") + c;
   if (gap.index_missing) missing += (missing.empty() ? "" : ", ") + std::string("index dibs_claim");

@@ -29,9 +29,10 @@ schema_gap find_gap(const table_names& n, const table_shape& shape);
 // One ALTER TABLE adding what `gap` lacks (the source is not dibs's to add); "" when nothing.
 std::string alter_table(const table_names& n, const schema_gap& gap);
 
-// The refusal, one line: the table, the missing column names, the ALTER TABLE, and `init_hint`
+// The refusal of a table that lacks dibs's columns (a missing source column is
+// missing_table_error::source_column's), one line: the table, the missing column names, the ALTER TABLE, and `init_hint`
 // ("dibs init --store <redacted URI>").
-std::string gap_message(const table_names& n, const schema_gap& gap, const std::vector<std::string>& present,
+std::string gap_message(const table_names& n, const schema_gap& gap,
                         const std::string& init_hint);
 
 // Queries for the shape of `table` in the connection's database, and the tables there.

@@ -155,13 +155,9 @@ void pg_store::prepare_table() {
     shape.indexes = names_of(indexes_query(), {names_.table});
     const auto gap = find_gap(names_, shape);
     if (gap.complete()) return 0;
-    if (gap.source_missing) {
-      // The CLI names the flag that chose this column and the one the user probably meant.
-      std::string cols;
-      for (const auto& col : shape.columns) cols += (cols.empty() ? "" : ", ") + col;
-      throw missing_table_error("column", names_.source, "table " + names_.table, shape.columns, "its columns: " + cols);
-    }
-    if (!opts_.add_columns) throw std::invalid_argument(gap_message(names_, gap, shape.columns, hint));
+    // The CLI names the flag that chose this column and the one the user probably meant.
+    if (gap.source_missing) throw missing_table_error::source_column(names_.source, names_.table, shape.columns);
+    if (!opts_.add_columns) throw std::invalid_argument(gap_message(names_, gap, hint));
     log::info("postgres: adding to table ", names_.table, ": ", alter_table(names_, gap));
     c.exec_script_blocking("BEGIN; " + alter_table(names_, gap) + " COMMIT");
     return 0;

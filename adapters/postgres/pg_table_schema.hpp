@@ -29,8 +29,9 @@ schema_gap find_gap(const table_names& n, const table_shape& shape);
 // by a space; "" when nothing is missing (the source is not dibs's to add).
 std::string alter_table(const table_names& n, const schema_gap& gap);
 
-// The refusal, one line: the table, what it lacks, the statements, and `init_hint`.
-std::string gap_message(const table_names& n, const schema_gap& gap, const std::vector<std::string>& present,
+// The refusal of a table that lacks dibs's columns (a missing source column is
+// missing_table_error::source_column's), one line: the table, what it lacks, the statements, and `init_hint`.
+std::string gap_message(const table_names& n, const schema_gap& gap,
                         const std::string& init_hint);
 
 // $1 = the table name: its columns; its indexes; (no parameter) the tables of the current schema.

@@ -66,7 +66,7 @@ TEST_CASE("the refusal names the missing columns, the ALTER TABLE and dibs init"
   const auto gap = find_gap(n, {{"id", "ip", "geo"}, {}});
   const auto hint = dibs::init_hint("mysql://app:***@db/x?table=people", "ip", "geo");
   CHECK(hint == "dibs init --store 'mysql://app:***@db/x?table=people' --source ip --target geo");
-  const auto said = gap_message(n, gap, {"id", "ip", "geo"}, hint);
+  const auto said = gap_message(n, gap, hint);
   CHECK_THAT(said, Catch::Contains("table people lacks"));
   CHECK_THAT(said, Catch::Contains("(lock_by, lock_token, lock_until, attempts, error, http_status, failed_at, dibs_pick, "
                                    "dibs_open, index dibs_claim)"));
@@ -79,7 +79,10 @@ TEST_CASE("a table without the --source column is refused naming it and the colu
   const auto gap = find_gap(n, {{"id", "ip", "geo"}, {}});
   CHECK(gap.source_missing);
   CHECK_FALSE(gap.complete());
-  CHECK(gap_message(n, gap, {"id", "ip", "geo"}, "h") == "--source ip_addr: table people has no such column (its columns: id, ip, geo)");
+  const auto refused = dibs::missing_table_error::source_column(n.source, n.table, {"id", "ip", "geo"});
+  CHECK(refused.kind == "column");
+  CHECK(refused.existing == std::vector<std::string>{"id", "ip", "geo"});
+  CHECK(std::string(refused.what()) == "no column 'ip_addr' in table people (its columns: id, ip, geo)");
 }
 
 TEST_CASE("a missing table is told by name, with the name meant when the caller finds one", "[sql][schema]") {

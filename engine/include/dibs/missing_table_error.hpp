@@ -29,6 +29,15 @@ class missing_table_error : public std::runtime_error {
     return compose(kind, name, where, suggestion, advice);
   }
 
+  // The column the store reads (--source, or --url's {field}) is not in `table`: the user's data,
+  // which dibs never adds; `columns` are those there (the CLI's "did you mean" picks among them).
+  static missing_table_error source_column(const std::string& column, const std::string& table,
+                                           const std::vector<std::string>& columns) {
+    std::string listed;
+    for (const auto& c : columns) listed += (listed.empty() ? "" : ", ") + c;
+    return missing_table_error("column", column, "table " + table, columns, "its columns: " + listed);
+  }
+
   std::string kind, name, where;
   std::vector<std::string> existing;  // the names beside it, for "did you mean"
   std::string advice;
