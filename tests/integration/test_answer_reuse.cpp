@@ -1,6 +1,8 @@
 // Answer reuse (--reuse-answers) against the real stub: documents whose request is identical
 // share one call, each still gets its own address's answer, and a shared call's trouble settles
 // a joined document only the way its own call would have (answer_reuse.hpp says why).
+#include "support/eventually.hpp"
+
 #include <adapters/http/answer_reuse.hpp>
 #include <adapters/http/http_processor.hpp>
 #include <adapters/memory/memory_store.hpp>
@@ -13,6 +15,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
@@ -26,6 +29,12 @@ using namespace dibs;
 using namespace std::chrono_literals;
 
 namespace {
+std::uint16_t a_closed_port() {
+  net::io_context ioc;
+  net::ip::tcp::acceptor a(ioc, {net::ip::make_address("127.0.0.1"), 0});
+  return a.local_endpoint().port();  // closed again when `a` goes
+}
+
 std::shared_ptr<http::answer_reuse> a_reuse() {
   return std::make_shared<http::answer_reuse>(http::answer_cache_limits{});
 }
@@ -225,4 +234,32 @@ TEST_CASE("a joined document on another shard's thread gets the answer on its ow
   CHECK(resumed_on == tb_id);
   CHECK(api.requests() == 1);
   CHECK(reuse->waiters(key) == 0);
+}
+
+TEST_CASE("one refused call that ten documents joined counts once in the circuit breaker, and all wait under lease",
+          "[reuse][circuit]") {
+  auto st = std::make_shared<memory_store>();
+  for (int i = 0; i < 10; ++i) st->add("8.8.8.8");
+  http::processor_options p;
+  p.url = http::url_template::parse("http://127.0.0.1:" + std::to_string(a_closed_port()) + "/json/{originatingIp}");
+  p.reuse = a_reuse();
+  engine_config cfg;
+  cfg.shards = 1;
+  cfg.concurrency = 10;
+  cfg.claim_batch = 10;
+  cfg.circuit_trip_after = 2;  // counted once per document, the one refusal would open it
+  cfg.circuit_probe_min = 60s;  // nothing is settled or probed while the test looks
+  cfg.circuit_probe_max = 60s;
+  engine e(cfg, st, http::make_http_processor_factory(p));
+  e.start();
+  const auto& f = e.figures();
+  CHECK(test::eventually([&] { return load(f.waiting_for_api) == 10; }));
+  CHECK(load(f.answer_calls) == 1);
+  CHECK(load(f.answers_joined) == 9);
+  CHECK(load(f.circuit_trips) == 0);  // one call, one piece of evidence
+  CHECK(load(f.failed) == 0);
+  e.stop();
+  e.wait();
+  CHECK(e.summary().failed == 0);
+  CHECK(st->stats_now().pending == 10);  // given back at the stop, no attempt spent on a verdict
 }
