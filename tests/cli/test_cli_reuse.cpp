@@ -46,7 +46,7 @@ TEST_CASE("without --reuse-answers the same documents make one request each, and
   CHECK_THAT(r.out, !Catch::Contains("hit_ratio"));
 }
 
-TEST_CASE("--reuse-answers refuses what it can't do, naming the flag", "[reuse][cli]") {
+TEST_CASE("dibs demo --reuse-answers refuses what it can't do, naming the flag", "[reuse][cli]") {
   auto r = dibs_run({"demo", "--docs", "10", "--batch", "--reuse-answers"});
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("--reuse-answers works with --url"));

@@ -180,7 +180,7 @@ TEST_CASE("a cancelled leader settles no one: its joined document makes the call
   CHECK(load(s.figures.answers_joined) == 0);
 }
 
-TEST_CASE("a cancelled joiner leaves the call; the leader's answer is still kept for the next", "[reuse]") {
+TEST_CASE("a cancelled joiner leaves the call, and the leader's answer is still kept for the next", "[reuse]") {
   stub::ipapi_stub api(stub::stub_options{});
   api.start();
   one_shard s(api, "/test/slow/100/{originatingIp}");

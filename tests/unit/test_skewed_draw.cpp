@@ -48,7 +48,7 @@ TEST_CASE("more distinct keys than documents: every document its own key", "[reu
   CHECK(skewed_ranks(50, 0, rng).empty());
 }
 
-TEST_CASE("ipv4_draw: the same seed draws the same addresses; distinct 0 is the old uniform draw", "[reuse][seed]") {
+TEST_CASE("ipv4_draw: the same seed draws the same addresses, and distinct 0 is the old uniform draw", "[reuse][seed]") {
   ipv4_draw a(200, 20, 5), b(200, 20, 5);
   std::set<std::uint32_t> seen;
   for (int i = 0; i < 200; ++i) {
