@@ -8,8 +8,10 @@
 #      one-at-a-time pymongo loop it replaces (on the stand-in).
 #   4. PostgreSQL: dibs against Graphile Worker and pg-boss (installed with npm into
 #      bench/peers/node_modules for this part only), same server, no-op and HTTP jobs.
-# BENCH_ONLY=engine|mysql|mongo|pg runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS and
-# BENCH_PG_JOBS size them.
+#   5. answer reuse: docs/s under the same --rate with and without --reuse-answers, documents
+#      drawn from docs/10 addresses (bench/answer_reuse.py; bench/results/reuse.md).
+# BENCH_ONLY=engine|mysql|mongo|pg|reuse runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
+# BENCH_PG_JOBS and BENCH_REUSE_DOCS size them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -36,7 +38,7 @@ command="make bench${only:+ (BENCH_ONLY=$only)}"
   echo
 } > "$out"
 rm -f bench/results/engine.json bench/results/mysql_drain.json bench/results/mongo_round_trips.json \
-  bench/results/pg_peers.json
+  bench/results/pg_peers.json bench/results/reuse.json
 
 if [ -z "$only" ] || [ "$only" = engine ]; then
   "$build/bin/dibs_bench_engine" --dibs "$build/bin/dibs" --json bench/results/engine.json | tee -a "$out"
@@ -104,6 +106,18 @@ if [ -z "$only" ] || [ "$only" = pg ]; then
   tests/servers/postgres_ctl.sh stop "$servers" >/dev/null
 fi
 
+if [ -z "$only" ] || [ "$only" = reuse ]; then
+  {
+    echo "\`$command\` at commit $commit, $when, $(nproc) cores, $(uname -m), loopback only."
+    echo
+  } > bench/results/reuse.md
+  /usr/bin/python3 bench/answer_reuse.py --dibs "$build/bin/dibs" --docs "${BENCH_REUSE_DOCS:-40000}" \
+    --json bench/results/reuse.json --md bench/results/reuse.part.md | tee -a "$out"
+  cat bench/results/reuse.part.md >> bench/results/reuse.md
+  rm -f bench/results/reuse.part.md
+  echo | tee -a "$out"
+fi
+
 bash bench/plot.sh
 {
   echo "Plots: [docs/s against concurrency](docs_per_s.png), [MongoDB commands per document](commands_per_doc.png)."
@@ -112,7 +126,7 @@ COMMIT="$commit" WHEN="$when" COMMAND="$command" /usr/bin/python3 - <<'PY'
 import json, os
 out = {"meta": {"commit": os.environ["COMMIT"], "date": os.environ["WHEN"], "command": os.environ["COMMAND"],
                 "cores": os.cpu_count()}}
-for name in ("engine", "mysql_drain", "mongo_round_trips", "pg_peers"):
+for name in ("engine", "mysql_drain", "mongo_round_trips", "pg_peers", "reuse"):
     path = "bench/results/%s.json" % name
     if os.path.exists(path):
         out[name] = json.load(open(path))

@@ -3,6 +3,7 @@
 #include "duration_flag.hpp"
 #include "flag_names.hpp"
 
+#include <adapters/http/answer_reuse.hpp>
 #include <adapters/http/batch_processor.hpp>
 #include <adapters/http/http_processor.hpp>
 
@@ -46,6 +47,20 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
   cmd.add_option("--backoff-max", backoff_max, "largest retry delay")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--ca-file", ca_file, "PEM file of CAs to trust for https (default: the system's)")->type_name("FILE");
   cmd.add_flag("--insecure", insecure, "https without certificate or host-name verification (warned about)");
+  cmd.add_option("--reuse-answers", reuse_answers,
+                 "documents whose request is identical share one API call: calls in flight are joined, answers kept "
+                 "in this process's cache (--answer-ttl, --answer-cache-entries, --answer-cache-bytes)")
+      ->type_name("[memory]")
+      ->expected(0, 1)
+      ->default_str("memory")  // what a bare --reuse-answers means
+      ->check(CLI::IsMember({"memory"}));
+  cmd.add_option("--answer-ttl", answer_ttl, "with --reuse-answers: how long an answer is used again")->type_name("DURATION")->capture_default_str();
+  cmd.add_option("--answer-cache-entries", answer_cache_entries, "with --reuse-answers: most answers kept (0: only join calls in flight)")
+      ->type_name("N")->capture_default_str();
+  cmd.add_option("--answer-cache-bytes", answer_cache_bytes, "with --reuse-answers: most bytes of answers kept (64MiB, 1GB, ...)")
+      ->type_name("BYTES")
+      ->transform(CLI::AsSizeValue(false))
+      ->default_str("64MiB");
   cmd.add_flag("--no-status-check", no_status_check, "don't fail documents whose answer says {\"status\":\"fail\"}");
 }
 
@@ -67,6 +82,15 @@ http::processor_options api_flags::call() const {
   o.status_field_check = !f.no_status_check;
   if (!limiter_) limiter_ = make_limiter(f.rate);
   o.limiter = limiter_;
+  if (!f.reuse_answers.empty() && !reuse_) {
+    http::answer_cache_limits limits;
+    limits.ttl = duration_flag("--answer-ttl", f.answer_ttl);
+    if (limits.ttl.count() <= 0) throw std::invalid_argument("--answer-ttl must be more than 0");
+    limits.max_entries = f.answer_cache_entries;
+    limits.max_bytes = f.answer_cache_bytes;
+    reuse_ = std::make_shared<http::answer_reuse>(limits);
+  }
+  o.reuse = reuse_;
   if (f.insecure && !f.ca_file.empty()) throw std::invalid_argument("--insecure and --ca-file contradict each other");
   if (!f.ca_file.empty() && !std::ifstream(f.ca_file))
     throw std::invalid_argument("--ca-file '" + f.ca_file + "': cannot be read");
@@ -79,6 +103,8 @@ processor_factory api_flags::factory(const std::string& source_field) const {
   if (insecure && call.url.scheme() == "https")
     log::warn("--insecure: the API's certificate and host name are NOT verified; anyone on the path can read and change its answers");
   if (!batch()) return http::make_http_processor_factory(std::move(call));
+  if (!reuse_answers.empty())
+    throw std::invalid_argument("--reuse-answers works with --url (one request per document), not with --batch-url");
   http::batch_processor_options b;
   b.call = std::move(call);
   b.key_field = batch_key.empty() ? source_field : batch_key;

@@ -35,6 +35,11 @@ struct api_flags {
   std::string ca_file;
   bool insecure = false;
   bool no_status_check = false;
+  // Answer reuse (adapters/http/answer_reuse.hpp): "" off, "memory" in this process.
+  std::string reuse_answers;
+  std::string answer_ttl = "1h";
+  std::size_t answer_cache_entries = 100'000;
+  std::size_t answer_cache_bytes = 64u << 20;
 
   // `with_urls`: the command takes --url/--batch-url from the user (demo sets its own).
   void add_to(CLI::App& cmd, bool with_urls);
@@ -54,6 +59,7 @@ struct api_flags {
 
  private:
   mutable std::shared_ptr<http::rate_limiter> limiter_;  // made once, from --rate
+  mutable std::shared_ptr<http::answer_reuse> reuse_;   // made once, from --reuse-answers
 };
 
 }  // namespace dibs::cli

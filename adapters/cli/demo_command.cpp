@@ -28,6 +28,7 @@ command add_demo_command(CLI::App& app) {
     api_flags api;
     bool batch = false;
     std::size_t docs = 10'000;
+    std::size_t distinct = 0;
     long latency_ms = 0;
     std::uint64_t seed = 42;
     std::size_t samples = 3;
@@ -39,6 +40,10 @@ command add_demo_command(CLI::App& app) {
   f->api.add_to(*sub, false);
   sub->add_flag("--batch", f->batch, "look addresses up --batch-size at a time through the stub's POST /batch");
   sub->add_option("--docs", f->docs, "documents to seed")->type_name("N")->check(CLI::Range(std::size_t{0}, std::size_t{100'000'000}))->capture_default_str();
+  sub->add_option("--distinct", f->distinct,
+                  "draw the documents' addresses from N addresses, the popular ones far more often (the same address "
+                  "sending many messages; 0: every document its own random address)")
+      ->type_name("N")->capture_default_str();
   sub->add_option("--latency-ms", f->latency_ms, "the stub's delay before each answer")->type_name("MS")->check(CLI::Range(0L, 600'000L))->capture_default_str();
   sub->add_option("--seed", f->seed, "random seed for the generated addresses")->type_name("N")->capture_default_str();
   sub->add_option("--samples", f->samples, "documents shown at the end")->type_name("N")->capture_default_str();
@@ -46,6 +51,7 @@ command add_demo_command(CLI::App& app) {
       "Examples:\n"
       "  dibs demo --docs 100000 --latency-ms 20\n"
       "  dibs demo --batch --batch-size 100 --concurrency 50\n"
+      "  dibs demo --docs 20000 --distinct 2000 --rate 1000/s --reuse-answers   (one call per address)\n"
       "  dibs demo --docs 1000 --no-progress --summary-json -   (the summary JSON alone on stdout)");
 
   return [f] {
@@ -58,12 +64,13 @@ command add_demo_command(CLI::App& app) {
     api.start();
 
     auto st = std::make_shared<memory_store>();
-    st->seed_random_ips(f->docs, f->seed);
+    st->seed_random_ips(f->docs, f->seed, f->distinct);
 
     (f->batch ? f->api.batch_url : f->api.url) = api.base_url() + (f->batch ? "/batch" : "/json/{originatingIp}");
     auto processors = f->api.factory("originatingIp");
 
-    std::fprintf(report, "demo: %zu documents {_id, originatingIp, location: null} in the memory store\n", f->docs);
+    std::fprintf(report, "demo: %zu documents {_id, originatingIp, location: null} in the memory store%s\n", f->docs,
+                 f->distinct > 0 ? (", drawn from " + std::to_string(std::min(f->distinct, f->docs)) + " addresses").c_str() : "");
     std::fprintf(report, "demo: stub at %s (latency %ld ms); %zu shard(s), concurrency %zu, claim batch %zu%s\n",
                 api.base_url().c_str(), f->latency_ms, cfg.effective_shards(), cfg.concurrency, cfg.claim_batch,
                 f->batch ? (", " + std::to_string(f->api.batch_size) + " addresses per POST /batch").c_str() : "");

@@ -9,6 +9,12 @@ std::string enrich_end_line(const end_line_facts& f) {
   line += ", " + std::to_string(s.failed) + " failed, " + std::to_string(s.pending) + " pending, " +
           std::to_string(s.leased_live + s.leased_expired) + " leased; this run: " + std::to_string(f.run.completed) +
           (f.deletes_done ? " done and deleted, " : " done, ") + std::to_string(f.run.failed) + " failed";
+  if (f.run.reuses_answers())
+    line += "; answers reused: " + std::to_string(f.run.answers_reused) + " cached, " +
+            std::to_string(f.run.answers_joined) + " joined, " + std::to_string(f.run.answer_calls) + " API calls (" +
+            std::to_string((f.run.answers_reused + f.run.answers_joined) * 100 /
+                           (f.run.answer_calls + f.run.answers_reused + f.run.answers_joined)) +
+            "% hits)";
   line += "; claim conflicts " + std::to_string(f.claim_conflicts);
   // Stores that claim from candidates read the candidates first, then lock them: each shard of
   // this process is a claimer too, so on a small table they keep meeting each other's rows.

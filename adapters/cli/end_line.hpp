@@ -21,7 +21,8 @@ struct end_line_facts {
 };
 
 // "enrich: STORE: store now: D done, F failed, P pending, L leased; this run: C done, X failed;
-//  claim conflicts N (...)"
+//  claim conflicts N (...)"; with answer reuse, "; answers reused: R cached, J joined, C API calls
+//  (H% hits)" before the claim conflicts.
 std::string enrich_end_line(const end_line_facts& f);
 
 }  // namespace dibs::cli

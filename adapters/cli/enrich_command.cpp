@@ -132,11 +132,16 @@ command add_seed_command(CLI::App& app) {
     store_flags store;
     std::size_t docs = 10'000;
     std::uint64_t seed = 42;
+    std::size_t distinct = 0;
   };
   auto f = std::make_shared<flags>();
   f->store.add_to(*sub, false);
   sub->add_option("--docs", f->docs, "documents to insert")->type_name("N")->capture_default_str();
   sub->add_option("--seed", f->seed, "random seed for the addresses")->type_name("N")->capture_default_str();
+  sub->add_option("--distinct", f->distinct,
+                  "draw the addresses from N addresses, the popular ones far more often (the same address sending "
+                  "many messages; 0: every document its own random address)")
+      ->type_name("N")->capture_default_str();
   sub->footer(
       "Examples:\n"
       "  dibs seed --store 'mongodb://127.0.0.1:27017/test?collection=message' --docs 100000\n"
@@ -144,7 +149,7 @@ command add_seed_command(CLI::App& app) {
       "  dibs seed --store jsonl:in.jsonl --docs 500   (appends 500 lines to in.jsonl)");
   return [f] {
     auto st = f->store.open(true, store_flags::table_use::create);
-    const auto n = st->seed(f->docs, f->seed);
+    const auto n = st->seed_skewed(f->docs, f->seed, f->distinct);
     std::printf("seed: inserted %zu documents into %s\n", n, st->describe().c_str());
     return n == f->docs ? 0 : 1;
   };

@@ -54,6 +54,8 @@ std::string progress_line(const progress_figures& f, std::size_t width) {
   }
   parts.push_back({"in flight " + std::to_string(f.in_flight), 3});
   parts.push_back({"retries " + num(f.retries), 2});
+  if (const auto all = f.answer_calls + f.answers_shared; all > 0)  // the least needed: dropped first
+    parts.push_back({"reused " + std::to_string(f.answers_shared * 100 / all) + "%", 1});
 
   auto joined = [&] {
     std::string line;

@@ -36,6 +36,8 @@ progress_figures figures_of(const engine& e, std::uint64_t total, double rate) {
   p.paused = e.paused();
   p.api_down = load(f.circuit_open) > 0;  // the API breaker (engine/src/circuit_breaker.hpp)
   p.waiting_for_api = load(f.waiting_for_api);
+  p.answer_calls = load(f.answer_calls);
+  p.answers_shared = load(f.answers_reused) + load(f.answers_joined);
   return p;
 }
 

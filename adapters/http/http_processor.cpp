@@ -1,5 +1,6 @@
 #include "http_processor.hpp"
 
+#include "answer_reuse.hpp"
 #include "ipapi_profile.hpp"
 #include "json_check.hpp"
 
@@ -22,9 +23,11 @@ struct http_processor::json_parser {
 http_processor::http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts,
                                counters* figures, std::function<void(const job&)> work_started)
     : opts_(opts->limiter ? std::move(opts) : with_limiter(*opts)),
-      client_(std::move(ex), opts_->http),
+      client_(ex, opts_->http),
       parser_(std::make_unique<json_parser>()),
       rng_(std::random_device{}()),
+      ex_(std::move(ex)),
+      counters_(figures),
       figures_(figures ? &figures->extras.get<http_figures>() : nullptr),
       work_started_(std::move(work_started)) {}
 
@@ -33,16 +36,50 @@ http_processor::~http_processor() = default;
 awaitable<outcome> http_processor::process(job j) {
   auto target = opts_->url.expand(j);
   if (!target.error.empty()) co_return outcome::fail(target.error);
+  if (opts_->reuse) co_return co_await call_or_reuse(j, std::move(target.target));
+  bool aborted = false;
+  co_return co_await call(j, std::move(target.target), aborted);
+}
+
+awaitable<outcome> http_processor::call(const job& j, std::string target, bool& aborted) {
   const std::string& host = opts_->url.host();
   co_await wait_for_slot(*opts_->limiter, host);  // cancelled at shutdown: the item is released
   auto to = opts_->url.origin();  // named: no temporaries inside a co_await (g++ 12)
   if (work_started_) work_started_(j);  // --max-processing times the call, not the wait for a slot
   const auto sent = std::chrono::steady_clock::now();
-  auto r = co_await client_.get(std::move(to), std::move(target.target));
+  auto r = co_await client_.get(std::move(to), std::move(target));
+  aborted = r.ec == net::error::operation_aborted;
   count_exchange(figures_, r, sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
   const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after);
   co_return judge(j, std::move(r), stop_for);
+}
+
+awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string target) {
+  auto& reuse = *opts_->reuse;
+  const auto& u = opts_->url;
+  const auto key = request_key("GET", u.scheme(), u.host(), u.port(), target);
+  for (;;) {
+    auto turn = reuse.begin(key, ex_);
+    if (turn.cached) {
+      if (counters_) bump(counters_->answers_reused);
+      outcome o = outcome::done(std::move(*turn.cached));
+      o.shared = true;
+      co_return o;
+    }
+    if (turn.leads()) {
+      answer_reuse::lead lead(reuse, key);  // a cancelled call wakes its waiters to call themselves
+      if (counters_) bump(counters_->answer_calls);
+      bool aborted = false;
+      auto o = co_await call(j, target, aborted);
+      if (!aborted) lead.finish(&o);
+      co_return o;
+    }
+    auto leader = co_await reuse.wait(key, turn.joined);
+    if (!leader) continue;  // the leader ended without an outcome: call (or join) again
+    if (counters_) bump(counters_->answers_joined);
+    co_return shared_outcome(*leader, full_jitter_backoff(j.attempts, opts_->backoff_base, opts_->backoff_max, rng_));
+  }
 }
 
 outcome http_processor::judge(const job& j, response r, std::chrono::milliseconds stop_for) {

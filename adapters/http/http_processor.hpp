@@ -6,6 +6,8 @@
 // `work_started` hook (the engine's, through the factory) the --max-processing clock starts when
 // the request is sent, not while it waits for its slot.
 //
+// With `reuse` (answer_reuse.hpp), documents whose request is identical share one call.
+//
 // Outcomes: a missing or non-string field, an oversized body, a 4xx other than 408/429, and an
 // API that answers {"status":"fail"} (ip-api's way to say "no data for this key": ipapi_profile.hpp)
 // fail the item.
@@ -27,6 +29,8 @@
 
 namespace dibs::http {
 
+class answer_reuse;  // answer_reuse.hpp (internal): made by whoever turns reuse on
+
 struct processor_options {
   url_template url;
   client_options http;
@@ -40,6 +44,9 @@ struct processor_options {
   // Shared by every shard: `--rate`, and the API's own stop signals. The factory makes one
   // (with no rate of its own) when none is given, so stop signals are always honored.
   std::shared_ptr<rate_limiter> limiter;
+  // `--reuse-answers`: documents whose request is identical share one call (answer_reuse.hpp);
+  // shared by every shard. Null: every document makes its own call.
+  std::shared_ptr<answer_reuse> reuse;
 };
 
 class http_processor final : public processor {
@@ -57,6 +64,11 @@ class http_processor final : public processor {
   const std::shared_ptr<rate_limiter>& limiter() const { return opts_->limiter; }
 
  private:
+  // The call itself: a rate slot, the request, the judgement. `aborted` is set when it was
+  // cancelled before an answer (its outcome then says nothing of the key).
+  awaitable<outcome> call(const job& j, std::string target, bool& aborted);
+  // With answer reuse: a cached answer, the same call in flight joined, or the call made and shared.
+  awaitable<outcome> call_or_reuse(const job& j, std::string target);
   // Classifies one HTTP exchange; a retry waits at least `stop_for` (the API's own stop signal).
   outcome judge(const job& j, response r, std::chrono::milliseconds stop_for);
 
@@ -65,6 +77,8 @@ class http_processor final : public processor {
   struct json_parser;  // simdjson's on-demand parser, reused for every body of this shard
   std::unique_ptr<json_parser> parser_;
   std::mt19937_64 rng_;
+  net::any_io_executor ex_;  // the shard's: where a joined call's outcome is delivered
+  counters* counters_;       // the engine's (may be null): answer reuse is counted there
   http_figures* figures_;  // the run's, kept in the engine's counters (null without them)
   std::function<void(const job&)> work_started_;
 };

@@ -6,6 +6,7 @@
 #include "private_file.hpp"
 
 #include <dibs/ipv4_ranges.hpp>
+#include <dibs/skewed_draw.hpp>
 #include <dibs/json_text.hpp>
 #include <dibs/log.hpp>
 
@@ -339,14 +340,16 @@ std::optional<pending_sample> jsonl_store::sample_pending() {
   return s;
 }
 
-std::size_t jsonl_store::seed(std::size_t n, std::uint64_t seed) {
+std::size_t jsonl_store::seed(std::size_t n, std::uint64_t seed) { return seed_skewed(n, seed, 0); }
+
+std::size_t jsonl_store::seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) {
   if (opts_.source.find('.') != std::string::npos)
     throw std::invalid_argument("seeding a file writes a top-level --source, not '" + opts_.source + "'");
   std::ofstream out(opts_.in, std::ios::app | std::ios::binary);
   if (!out) fail_file("cannot append to", opts_.in);
-  std::mt19937_64 rng(seed);
+  ipv4_draw draw(n, distinct, seed);
   const auto key = json_string(opts_.source);
-  for (std::size_t i = 0; i < n; ++i) out << '{' << key << ":\"" << ipv4_to_string(random_public_ipv4(rng)) << "\"}\n";
+  for (std::size_t i = 0; i < n; ++i) out << '{' << key << ":\"" << ipv4_to_string(draw.next()) << "\"}\n";
   out.flush();
   if (!out) fail_file("cannot write", opts_.in);
   return n;

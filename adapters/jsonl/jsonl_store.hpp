@@ -50,6 +50,7 @@ class jsonl_store final : public blocking_store {
   write_result fail_blocking(const std::vector<failure>& batch) override;
   store_stats stats_blocking() override;
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
+  std::size_t seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) override;
   std::optional<pending_sample> sample_pending() override;
   std::string describe() const override;
   std::string finish(bool drained) override;

@@ -2,6 +2,7 @@
 
 #include <dibs/json_text.hpp>
 #include <dibs/ipv4_ranges.hpp>
+#include <dibs/skewed_draw.hpp>
 
 #include <charconv>
 
@@ -38,12 +39,12 @@ std::string memory_store::add(std::string source_value) {
   return add(std::move(f));
 }
 
-void memory_store::seed_random_ips(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+void memory_store::seed_random_ips(std::size_t n, std::uint64_t seed, std::size_t distinct) {
+  ipv4_draw draw(n, distinct, seed);
   std::lock_guard lock(mutex_);
   records_.reserve(records_.size() + n);
   for (std::size_t i = 0; i < n; ++i) {
-    job_field f{opts_.source_field, job_field::state::string, ipv4_to_string(random_public_ipv4(rng)), {}};
+    job_field f{opts_.source_field, job_field::state::string, ipv4_to_string(draw.next()), {}};
     records_.push_back(record{std::move(f), {}, {}, {}, {}, 0, 0});
     pending_.push_back(records_.size() - 1);
   }

@@ -124,7 +124,10 @@ std::uint64_t mongo_store::retry_failed(const retry_filter& which) {
   return retry_failed_documents(impl_->ctx, which, locks);
 }
 std::vector<failure_reason> mongo_store::failure_reasons(std::size_t top) { return failure_reason_counts(impl_->ctx, top); }
-std::size_t mongo_store::seed(std::size_t n, std::uint64_t s) { return seed_documents(impl_->ctx, n, s); }
+std::size_t mongo_store::seed(std::size_t n, std::uint64_t s) { return seed_documents(impl_->ctx, n, s, 0); }
+std::size_t mongo_store::seed_skewed(std::size_t n, std::uint64_t s, std::size_t distinct) {
+  return seed_documents(impl_->ctx, n, s, distinct);
+}
 std::optional<pending_sample> mongo_store::sample_pending() { return sample_open_document(impl_->ctx); }
 
 }  // namespace dibs::mongo

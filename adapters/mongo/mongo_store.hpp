@@ -76,6 +76,7 @@ class mongo_store final : public blocking_store {
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
   // Inserts `n` documents {<source>: <random public IPv4>, <target>: null}; returns how many.
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
+  std::size_t seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) override;
   std::optional<pending_sample> sample_pending() override;
 
   // Calls `on_change` (from a background thread) whenever the collection gets an insert, update

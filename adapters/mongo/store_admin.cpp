@@ -7,6 +7,7 @@
 #include "store_context.hpp"
 
 #include <dibs/ipv4_ranges.hpp>
+#include <dibs/skewed_draw.hpp>
 #include <dibs/missing_table_error.hpp>
 
 #include <algorithm>
@@ -70,10 +71,10 @@ std::uint64_t count_foreign_leases(store_context& ctx) {
   return count(coll.get(), foreign_lease_filter(ctx.names()));
 }
 
-std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed) {
+std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed, std::size_t distinct) {
   auto c = ctx.conn.client();
   auto coll = ctx.documents(c.get());
-  std::mt19937_64 r(seed);
+  ipv4_draw draw(n, distinct, seed);
   std::size_t inserted = 0;
   const std::size_t chunk = 1000;
   while (inserted < n) {
@@ -85,7 +86,7 @@ std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed
       bson_oid_t oid;
       bson_oid_init(&oid, nullptr);
       BSON_APPEND_OID(d.get(), "_id", &oid);
-      append_path(d.get(), ctx.names().source, ipv4_to_string(random_public_ipv4(r)));
+      append_path(d.get(), ctx.names().source, ipv4_to_string(draw.next()));
       BSON_APPEND_NULL(d.get(), ctx.names().target.c_str());
       ptrs.push_back(d.get());
       docs.push_back(std::move(d));

@@ -19,7 +19,7 @@ void create_lock_indexes(store_context& ctx);
 
 // Inserts `n` documents {<source>: <random public IPv4>, <target>: null} (a dotted source nested,
 // as a user's documents would have it), in chunks of 1000; returns how many were inserted.
-std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed);
+std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed, std::size_t distinct);
 
 // Throws dibs::missing_table_error (with the database's collections, and `advice`) unless the
 // collection exists: dibs enrich and dibs status create none.

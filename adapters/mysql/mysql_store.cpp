@@ -12,6 +12,7 @@
 #include <dibs/close_on_exec.hpp>
 #include <dibs/init_hint.hpp>
 #include <dibs/ipv4_ranges.hpp>
+#include <dibs/skewed_draw.hpp>
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
 #include <dibs/uri_redact.hpp>
@@ -393,13 +394,13 @@ struct mysql_store::impl {
     });
   }
 
-  std::size_t seed(std::size_t n, std::uint64_t seed_value) {
-    std::mt19937_64 r(seed_value);
+  std::size_t seed(std::size_t n, std::uint64_t seed_value, std::size_t distinct) {
+    ipv4_draw draw(n, distinct, seed_value);
     std::size_t inserted = 0;
     while (inserted < n) {
       const std::size_t k = std::min<std::size_t>(1000, n - inserted);
       std::vector<std::string> ips;
-      for (std::size_t i = 0; i < k; ++i) ips.push_back("'" + ipv4_to_string(random_public_ipv4(r)) + "'");
+      for (std::size_t i = 0; i < k; ++i) ips.push_back("'" + ipv4_to_string(draw.next()) + "'");
       inserted += with_connection([&](connection& c) {
         c.execute(insert_sources(names, ips));
         return static_cast<std::size_t>(c.affected());
@@ -427,7 +428,10 @@ std::string mysql_store::describe() const {
          (impl_->opts.done == on_done::remove ? "delete" : "mark") + ")";
 }
 
-std::size_t mysql_store::seed(std::size_t n, std::uint64_t s) { return impl_->seed(n, s); }
+std::size_t mysql_store::seed(std::size_t n, std::uint64_t s) { return impl_->seed(n, s, 0); }
+std::size_t mysql_store::seed_skewed(std::size_t n, std::uint64_t s, std::size_t distinct) {
+  return impl_->seed(n, s, distinct);
+}
 
 std::optional<pending_sample> mysql_store::sample_pending() {
   return impl_->with_connection([&](connection& c) -> std::optional<pending_sample> {

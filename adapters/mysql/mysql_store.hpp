@@ -67,6 +67,7 @@ class mysql_store final : public blocking_store {
   std::string describe() const override;
 
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
+  std::size_t seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) override;
   store_stats stats_blocking() override;
   std::optional<pending_sample> sample_pending() override;
   std::uint64_t retry_failed(const retry_filter& which) override;

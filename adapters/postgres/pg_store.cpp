@@ -7,6 +7,7 @@
 
 #include <dibs/init_hint.hpp>
 #include <dibs/ipv4_ranges.hpp>
+#include <dibs/skewed_draw.hpp>
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
 #include <dibs/uri_redact.hpp>
@@ -383,13 +384,15 @@ std::vector<failure_reason> pg_store::failure_reasons(std::size_t top) {
   });
 }
 
-std::size_t pg_store::seed(std::size_t n, std::uint64_t seed_value) {
-  std::mt19937_64 r(seed_value);
+std::size_t pg_store::seed(std::size_t n, std::uint64_t seed_value) { return seed_skewed(n, seed_value, 0); }
+
+std::size_t pg_store::seed_skewed(std::size_t n, std::uint64_t seed_value, std::size_t distinct) {
+  ipv4_draw draw(n, distinct, seed_value);
   std::size_t inserted = 0;
   while (inserted < n) {
     const std::size_t k = std::min<std::size_t>(1000, n - inserted);
     std::vector<std::string> ips;
-    for (std::size_t i = 0; i < k; ++i) ips.push_back(ipv4_to_string(random_public_ipv4(r)));
+    for (std::size_t i = 0; i < k; ++i) ips.push_back(ipv4_to_string(draw.next()));
     const auto st = insert_sources(names_, ips);
     inserted += with_admin([&](pg_connection& c) { return static_cast<std::size_t>(c.exec_blocking(st).affected); });
   }

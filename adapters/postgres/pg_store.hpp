@@ -53,6 +53,7 @@ class pg_store final : public admin_store {
   std::string describe() const override;
 
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
+  std::size_t seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) override;
   store_stats stats_blocking() override;
   // --follow: LISTEN on the table's channel (pg_listener.hpp); false when it can't.
   bool watch(std::function<void()> on_change) override;

@@ -65,14 +65,22 @@ void engine_config::validate() const {
 std::string run_summary::line() const {
   return "summary: completed=" + std::to_string(completed) + " failed=" + std::to_string(failed) +
          " lost_leases=" + std::to_string(lost_leases) + " released=" + std::to_string(released) +
-         " elapsed_s=" + fixed(elapsed_s, 3) + " docs_per_s=" + fixed(docs_per_s(), 1);
+         " elapsed_s=" + fixed(elapsed_s, 3) + " docs_per_s=" + fixed(docs_per_s(), 1) +
+         (reuses_answers() ? " api_calls=" + std::to_string(answer_calls) + " reused=" + std::to_string(answers_reused) +
+                                 " joined=" + std::to_string(answers_joined) + " hit_ratio=" + fixed(answer_hit_ratio(), 3)
+                           : std::string());
 }
 
 std::string run_summary::json() const {
   return "{\"completed\":" + std::to_string(completed) + ",\"failed\":" + std::to_string(failed) +
          ",\"lost_leases\":" + std::to_string(lost_leases) + ",\"released\":" + std::to_string(released) +
          ",\"retries\":" + std::to_string(retries) + ",\"renewals\":" + std::to_string(renewals) +
-         ",\"elapsed_s\":" + fixed(elapsed_s, 3) + ",\"docs_per_s\":" + fixed(docs_per_s(), 1) + "}";
+         ",\"elapsed_s\":" + fixed(elapsed_s, 3) + ",\"docs_per_s\":" + fixed(docs_per_s(), 1) +
+         (reuses_answers() ? ",\"api_calls\":" + std::to_string(answer_calls) + ",\"answers_reused\":" +
+                                 std::to_string(answers_reused) + ",\"answers_joined\":" + std::to_string(answers_joined) +
+                                 ",\"answer_hit_ratio\":" + fixed(answer_hit_ratio(), 3)
+                           : std::string()) +
+         "}";
 }
 
 struct engine::run_state {
@@ -220,6 +228,9 @@ run_summary engine::summary() const {
   s.released = load(counters_.released);
   s.retries = load(counters_.retries);
   s.renewals = load(counters_.renewals);
+  s.answer_calls = load(counters_.answer_calls);
+  s.answers_reused = load(counters_.answers_reused);
+  s.answers_joined = load(counters_.answers_joined);
   const auto elapsed = run_->finished ? std::chrono::steady_clock::duration(run_->ended.load())
                                  : std::chrono::steady_clock::now() - run_->started;
   s.elapsed_s = std::chrono::duration<double>(elapsed).count();

@@ -30,6 +30,11 @@ std::string prometheus_text(const engine& e, const std::optional<store_stats>& s
           static_cast<double>(load(c.circuit_open)));
   w.gauge("dibs_waiting_for_api", "Items kept under lease until the API answers again.",
           static_cast<double>(load(c.waiting_for_api)));
+  w.counter("dibs_answer_calls_total", "Answer reuse: items whose request was sent (0 without answer reuse).",
+            load(c.answer_calls));
+  w.counter("dibs_answers_reused_total", "Answer reuse: items answered from the answer cache.", load(c.answers_reused));
+  w.counter("dibs_answers_joined_total", "Answer reuse: items that joined the same request in flight.",
+            load(c.answers_joined));
   if (store) {
     w.gauge("dibs_pending", "Items waiting in the store.", static_cast<double>(store->pending));
     w.gauge("dibs_leased", "Items leased in the store (live or expired).",
@@ -53,6 +58,11 @@ std::string status_json(const engine& e, const std::optional<store_stats>& store
   out += std::string(",\"api\":") + (load(c.circuit_open) > 0 ? "\"down\"" : "\"up\"") + "," +
          field("api_circuit_trips", load(c.circuit_trips)) + "," +
          field("waiting_for_api", static_cast<double>(load(c.waiting_for_api)));
+  if (const auto calls = load(c.answer_calls), reused = load(c.answers_reused), joined = load(c.answers_joined);
+      calls + reused + joined > 0)
+    out += "," + field("api_calls", calls) + "," + field("answers_reused", reused) + "," +
+           field("answers_joined", joined) + "," +
+           field("answer_hit_ratio", static_cast<double>(reused + joined) / static_cast<double>(calls + reused + joined));
   out += std::string(",\"finished\":") + (e.finished() ? "true" : "false");
   if (store)
     out += "," + field("pending", static_cast<double>(store->pending)) + "," +

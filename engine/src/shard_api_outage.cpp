@@ -16,8 +16,11 @@
 namespace dibs {
 
 bool shard::wait_for_api(const job& j, const outcome& o) {
+  // Another item's call (answer reuse): that call's own shard judged the API by it. A probe that
+  // got one tells nothing, so another probe is due.
+  if (o.shared) breaker_.inconclusive(steady::now());
   if (o.k != outcome::kind::retry || !o.api_down) {
-    if (breaker_.answered()) {
+    if (!o.shared && breaker_.answered()) {
       bump(ctx_.figures.circuit_open, -1);
       log::warn("shard ", index_, ": the API answers again; sending resumes, the ", waiting_.size(),
                 " item(s) that waited for it first");
@@ -27,7 +30,9 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
   }
   const auto now = steady::now();
   const bool was_probing = breaker_.current() == circuit_breaker::state::probing;
-  if (breaker_.failed(o.why, now)) {
+  if (o.shared) {
+    // Waits under its lease like the call it joined, without counting that call twice.
+  } else if (breaker_.failed(o.why, now)) {
     ++trips_;
     bump(ctx_.figures.circuit_trips);
     bump(ctx_.figures.circuit_open);

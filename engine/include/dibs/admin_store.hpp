@@ -44,6 +44,12 @@ class admin_store : public store {
  public:
   // Inserts `n` pending items whose source is a random public IPv4 address; returns how many.
   virtual std::size_t seed(std::size_t n, std::uint64_t seed) = 0;
+  // seed() with the sources drawn from `distinct` addresses, the popular ones far more often
+  // (dibs/skewed_draw.hpp: `dibs seed --distinct N`); distinct 0 is seed().
+  virtual std::size_t seed_skewed(std::size_t n, std::uint64_t seed_value, std::size_t distinct) {
+    if (distinct == 0) return seed(n, seed_value);
+    throw std::invalid_argument(describe() + " can't seed --distinct");
+  }
   // stats(), callable without a coroutine (not from a shard thread: it blocks).
   virtual store_stats stats_blocking() = 0;
   // Failed items that match `which` back to pending: attempts 0, the failure's reason, status

@@ -28,6 +28,12 @@ struct counters {
   std::atomic<std::uint64_t> circuit_trips{0};  // times a shard found the API down
   std::atomic<std::int64_t> circuit_open{0};    // shards whose circuit is open or probing now
   std::atomic<std::int64_t> waiting_for_api{0}; // items kept under lease until the API answers
+  // Answer reuse (a processor that shares one call among items whose request is identical):
+  // items that made the call, took a cached answer, or joined the same call in flight. All 0
+  // when the processor does not reuse answers.
+  std::atomic<std::uint64_t> answer_calls{0};
+  std::atomic<std::uint64_t> answers_reused{0};
+  std::atomic<std::uint64_t> answers_joined{0};
 
   // From the claim to the outcome (done, retried or failed), by this process's clock.
   histogram<12> claim_to_outcome_s{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60};

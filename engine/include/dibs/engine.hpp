@@ -35,8 +35,19 @@ struct run_summary {
   std::uint64_t retries = 0;
   std::uint64_t renewals = 0;
   double elapsed_s = 0;
+  // Answer reuse (counters.hpp): all 0 when the processor does not reuse answers.
+  std::uint64_t answer_calls = 0;
+  std::uint64_t answers_reused = 0;
+  std::uint64_t answers_joined = 0;
   double docs_per_s() const { return elapsed_s > 0 ? completed / elapsed_s : 0; }
-  // `summary: completed=N failed=N lost_leases=N released=N elapsed_s=X docs_per_s=X`
+  bool reuses_answers() const { return answer_calls + answers_reused + answers_joined > 0; }
+  // The share of items answered without a call of their own (reused or joined), 0..1.
+  double answer_hit_ratio() const {
+    const auto all = answer_calls + answers_reused + answers_joined;
+    return all > 0 ? static_cast<double>(answers_reused + answers_joined) / static_cast<double>(all) : 0;
+  }
+  // `summary: completed=N failed=N lost_leases=N released=N elapsed_s=X docs_per_s=X`, then with
+  // answer reuse ` api_calls=N reused=N joined=N hit_ratio=X`.
   std::string line() const;
   std::string json() const;
 };

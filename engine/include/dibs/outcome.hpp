@@ -19,6 +19,10 @@ struct outcome {
   // unresolvable, timed out, 5xx). The engine's circuit breaker counts these; while it is open
   // such items wait under their leases and spend no attempt.
   bool api_down = false;
+  // Another call's outcome: a reused answer, or the call this item joined (answer reuse,
+  // adapters/http/answer_reuse.hpp). It is no news of the API: the circuit breaker neither
+  // counts it as a failure nor closes on it.
+  bool shared = false;
 
   static outcome done(std::string json) {
     outcome o;
