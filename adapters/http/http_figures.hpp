@@ -16,6 +16,7 @@ struct http_figures final : figures_source {
   // Answers by status class (index 1-5), and exchanges that brought no answer at all (refused,
   // reset, timed out: index 0).
   std::array<std::atomic<std::uint64_t>, 6> responses{};
+  std::atomic<std::uint64_t> throttled{0};  // 429 answers (the API said: too many requests)
   histogram<12> api_latency_s{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
 
   // Counts one exchange: `status` 0 when no answer came.
