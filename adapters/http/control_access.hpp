@@ -56,7 +56,7 @@ struct control_access {
   bool posts_from_loopback_only = true;   // a POST from another host is refused (403)
   // The dashboard's per-process token; empty: none (then a browser's POST needs X-Dibs-Control,
   // as before there was a page).
-  std::string token;
+  std::string token = {};
 
   bool host_allowed(std::string_view host_header) const;
   bool origin_allowed(std::string_view origin) const;

@@ -85,7 +85,8 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
     out.pop_back();
     out += ",\"http\":{\"requests\":" + std::to_string(requests) +
            ",\"no_answer\":" + std::to_string(h->responses[0].load(std::memory_order_relaxed)) +
-           ",\"throttled\":" + std::to_string(h->throttled.load(std::memory_order_relaxed)) + "}}";
+           ",\"throttled\":" + std::to_string(h->throttled.load(std::memory_order_relaxed)) +
+           ",\"api_stops\":" + std::to_string(h->api_stops.load(std::memory_order_relaxed)) + "}}";
     return out;
   }
 

@@ -129,6 +129,7 @@ std::string dashboard_html(const dashboard_counts& c, std::string_view token) {
 <dt>requests/s</dt><dd id="requests_rate" class="na">not available</dd>
 <dt>--rate</dt><dd id="rate_limit" class="na">not available</dd>
 <dt>429 answers</dt><dd id="throttled" class="na">not available</dd>
+<dt>told to wait (X-Rl, Retry-After)</dt><dd id="api_stops" class="na">not available</dd>
 <dt>circuit breaker</dt><dd id="breaker" class="na">not available</dd>
 <dt>answer cache hits</dt><dd id="cache_ratio" class="na">not available</dd>
 </dl>

@@ -37,9 +37,17 @@ const std::string_view dashboard_script = R"JS(
     return e;
   }
 
+  // An endpoint's URL beside the page's, without the user:password a URL may carry (fetch
+  // refuses those; the browser still sends the proxy's cached credentials).
+  function url(path) {
+    var u = new URL(path, window.location.href);
+    u.username = '';
+    u.password = '';
+    return u.href;
+  }
   // GET: the JSON, or null when the endpoint does not exist (404) in this dibs.
   function getJSON(path) {
-    return fetch(path, { cache: 'no-store' }).then(function (r) {
+    return fetch(url(path), { cache: 'no-store' }).then(function (r) {
       if (r.status === 404) return null;
       if (!r.ok) throw new Error(path + ': HTTP ' + r.status);
       return r.json();
@@ -47,7 +55,7 @@ const std::string_view dashboard_script = R"JS(
   }
   // POST with the page's token; rejects with the server's reason.
   function post(path, body) {
-    return fetch(path, {
+    return fetch(url(path), {
       method: 'POST',
       headers: { 'X-Dibs-Token': token, 'Content-Type': 'application/json' },
       body: JSON.stringify(body || {})
@@ -210,6 +218,7 @@ const std::string_view dashboard_script = R"JS(
       show('rate_limit', r && r > 0 ? fixed(r, 2) + '/s (' + fixed(r * 60, 1) + '/min)' : 'no limit');
     } else show('rate_limit', null);
     show('throttled', st.http ? st.http.throttled : null);
+    show('api_stops', st.http ? st.http.api_stops : null);
     show('breaker', breakerText(st));
     show('cache_ratio', cacheText(st));
     show('concurrency', 'concurrency' in st ? st.concurrency : null);
