@@ -11,7 +11,7 @@ chromium-driver and python3-selenium, against a running `dibs enrich` with `dibs
 
 Exit 0: passed; 1: failed; 77: skipped (chromium, chromedriver or selenium missing).
 
-  test_dashboard.py --bin BUILD/bin [--screenshot FILE]
+  test_dashboard.py --bin BUILD/bin [--screenshot FILE] [--history SECONDS]
 """
 import argparse
 import json
@@ -162,7 +162,7 @@ def count(driver, element_id):
     return int(text) if text.isdigit() else -1
 
 
-def check_in_browser(run, driver, screenshot):
+def check_in_browser(run, driver, screenshot, history):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
     wait = WebDriverWait(driver, WAIT_S)
@@ -186,7 +186,8 @@ def check_in_browser(run, driver, screenshot):
     print("ok: Resume in the page resumed the engine")
 
     # A chart worth a screenshot: some seconds of history, drawn.
-    wait.until(lambda d: len(json.loads(run.get("/history"))["samples"]) >= 8, "/history never had 8 samples")
+    WebDriverWait(driver, WAIT_S + history).until(
+        lambda d: len(json.loads(run.get("/history"))["samples"]) >= history, f"/history never had {history} samples")
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#chart_rate path") and
                d.find_elements(By.CSS_SELECTOR, "#chart_latency path"), "the page drew no chart")
     os.makedirs(os.path.dirname(os.path.abspath(screenshot)), exist_ok=True)
@@ -241,6 +242,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True, help="the directory of the dibs binary")
     parser.add_argument("--screenshot", default="dashboard.png", help="where to save the page's screenshot")
+    parser.add_argument("--history", type=int, default=8, metavar="N",
+                        help="seconds of history the charts show before the screenshot (60 for the docs' one)")
     args = parser.parse_args()
     browser_or_skip()
     with tempfile.TemporaryDirectory(prefix="dibs-dashboard-") as work:
@@ -249,7 +252,7 @@ def main():
         try:
             check_without_javascript(run)
             driver = open_browser()
-            check_in_browser(run, driver, args.screenshot)
+            check_in_browser(run, driver, args.screenshot, args.history)
             check_live_controls(run, driver)
         finally:
             if driver:
