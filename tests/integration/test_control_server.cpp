@@ -131,7 +131,7 @@ TEST_CASE("the controls refuse a web page's cross-site POST and a rebound Host, 
   CHECK_FALSE(c.e->paused());
 }
 
-TEST_CASE("the dashboard: GET / shows the counts and carries the token its POSTs need; /history fills", "[controls][dashboard]") {
+TEST_CASE("the dashboard: GET / shows the counts and carries the token its POSTs need, and /history fills", "[controls][dashboard]") {
   controlled_engine c;
   const auto port = c.port();
   // Wait (polled) until the run has done something, so the counts are not all zeros.
