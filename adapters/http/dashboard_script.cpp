@@ -164,7 +164,7 @@ const std::string_view dashboard_script = R"JS(
     if (typeof b === 'string') return b;
     if (b && typeof b === 'object') {
       var reason = b.last_reason || b.reason;
-      return (b.state || '?') + (reason ? ' (last: ' + reason + ')' : '');
+      return (b.state || 'closed') + (reason ? ' (last: ' + reason + ')' : '');
     }
     if (st.api === 'up') return 'closed';
     if (st.api === 'down') return 'open or probing (' + (st.waiting_for_api || 0) + ' items wait for the API)';
@@ -230,8 +230,12 @@ const std::string_view dashboard_script = R"JS(
     var box = $('workers');
     while (box.firstChild) box.removeChild(box.firstChild);
     if (!w) { box.appendChild(el('p', NA, 'na')); return; }
+    if (w.store_available === false) box.appendChild(el('p', 'the store\'s lease holders: ' + NA, 'na'));
+    if (w.store_error) box.appendChild(el('p', 'the store: ' + w.store_error, 'na'));
     var rows = {};
-    (w.store || []).forEach(function (s) { rows[s.by] = { by: s.by, leased: s.leased, age: s.oldest_lease_age_s }; });
+    (w.store || []).forEach(function (s) {
+      rows[s.by] = { by: s.by, leased: s.leased, age: s.oldest_lease_age_s, here: s.this_process === true };
+    });
     (w.this_process || []).forEach(function (p) {
       rows[p.by] = rows[p.by] || { by: p.by };
       rows[p.by].in_flight = p.in_flight;
