@@ -171,6 +171,9 @@ const std::string_view dashboard_script = R"JS(
     return null;
   }
   function cacheText(st) {
+    if (typeof st.answer_hit_ratio === 'number')  // --reuse-answers: cached and joined answers
+      return (st.answer_hit_ratio * 100).toFixed(1) + ' % (' + (st.answers_reused || 0) + ' cached, ' +
+             (st.answers_joined || 0) + ' joined, ' + (st.api_calls || 0) + ' calls)';
     var c = st.answer_cache;
     if (!c || typeof c !== 'object') return null;
     if (typeof c.hit_ratio === 'number') return (c.hit_ratio * 100).toFixed(1) + ' %';
