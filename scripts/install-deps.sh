@@ -14,6 +14,7 @@ packages=(
   openssl  # the test MariaDB's TLS certificates (tests/servers/mariadb_ctl.sh)
   nginx-light  # a reverse proxy no one here wrote, in front of the stub (tests/servers/nginx_ctl.sh)
   libpq-dev postgresql  # the PostgreSQL store (libpq) and its test server (tests/servers/postgres_ctl.sh)
+  chromium chromium-driver python3-selenium  # the dashboard's test in a real browser (tests/browser/test_dashboard.py)
 )
 # `install-deps.sh fuzz`: also clang and its libFuzzer runtime, for `make fuzz`.
 if [ "${1:-}" = fuzz ]; then

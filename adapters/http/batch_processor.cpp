@@ -120,6 +120,7 @@ awaitable<void> batch_processor::lead(batch& b) {
 void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys, const response& r) {
   const auto& o = opts_->call;
   const auto stop_for = honor_stop_signals(*o.limiter, o.url.host(), r, o.max_retry_after);
+  if (figures_ && stop_for.count() > 0) figures_->api_stops.fetch_add(1, std::memory_order_relaxed);
   auto hand = [](member& m, outcome out) {
     m.result = std::move(out);
     m.wake.cancel();

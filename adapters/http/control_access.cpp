@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdint>
+#include <random>
 
 namespace dibs::http {
 
@@ -76,6 +78,14 @@ bool is_ip_literal(const std::string& host) {
   return dots == 3 && digits > 0;
 }
 
+// Compares every byte whatever the first difference (no timing hint, cheap enough).
+bool same_token(std::string_view given, std::string_view expected) {
+  if (given.size() != expected.size()) return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < given.size(); ++i) diff |= static_cast<unsigned char>(given[i] ^ expected[i]);
+  return diff == 0;
+}
+
 bool is_own(const control_access& a, const std::string& host) {
   if (host == "localhost" || host == "127.0.0.1" || host == "[::1]") return true;
   const std::string listen = lower(a.listen_address);
@@ -107,7 +117,8 @@ bool control_access::origin_allowed(std::string_view origin) const {
 
 std::optional<refusal> check_control_request(const control_access& access, bool is_post, std::string_view host,
                                              std::optional<std::string_view> origin,
-                                             std::optional<std::string_view> control, bool peer_is_loopback) {
+                                             std::optional<std::string_view> control, bool peer_is_loopback,
+                                             std::optional<std::string_view> token) {
   if (!access.host_allowed(host))
     return refusal{421, "the Host header names no address of these controls (to reach them through a proxy, add "
                         "the name it forwards to the allowed hosts)"};
@@ -116,9 +127,27 @@ std::optional<refusal> check_control_request(const control_access& access, bool 
     return refusal{403, "POST /pause and /resume are taken from this host only (the metrics address opens "
                         "GET /metrics and GET /status to the network, not the controls)"};
   if (origin && !access.origin_allowed(*origin)) return refusal{403, "a POST from another site's page"};
+  if (!access.token.empty()) {
+    if (token && !same_token(*token, access.token))
+      return refusal{403, "the page's token is not this process's (a page of an earlier run?): reload the page"};
+    if (token) return std::nullopt;
+    if (origin)
+      return refusal{403, "a POST from a browser needs the page's token (header X-Dibs-Token): reload the page"};
+  }
   if (!control || control->empty())
     return refusal{403, "a POST needs the header X-Dibs-Control: 1 (curl -X POST -H 'X-Dibs-Control: 1' ...)"};
   return std::nullopt;
+}
+
+std::string make_control_token() {
+  std::random_device rd;  // the kernel's randomness: the token must not be guessable
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 4; ++i) {
+    std::uint32_t v = rd();
+    for (int k = 0; k < 8; ++k, v >>= 4) out += hex[v & 0xf];
+  }
+  return out;
 }
 
 }  // namespace dibs::http

@@ -1,6 +1,9 @@
 #include "control_server.hpp"
 
 #include "control_access.hpp"
+#include "dashboard_page.hpp"
+#include "http_figures.hpp"
+#include "run_history.hpp"
 
 #include <dibs/async_event.hpp>
 #include <dibs/close_on_exec.hpp>
@@ -10,6 +13,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -28,13 +32,63 @@ namespace bhttp = boost::beast::http;
 using tcp = net::ip::tcp;
 
 struct control_server::impl : std::enable_shared_from_this<impl> {
-  impl(net::io_context& i, engine& e, control_options o) : ioc(i), eng(e), opts(std::move(o)), acceptor(i) {}
+  impl(net::io_context& i, engine& e, control_options o) : ioc(i), eng(e), opts(std::move(o)), acceptor(i), sampler(i) {
+    access.token = make_control_token();
+  }
 
   struct answer {
     unsigned status = 200;
     std::string content_type = "application/json";
     std::string body;
+    bool page = false;  // the dashboard: sent with headers that keep it out of other sites' frames
   };
+
+  // The run's cumulative figures now, for the history's next sample.
+  run_reading reading() const {
+    const auto& f = eng.figures();
+    run_reading r;
+    r.t_s = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    r.outcomes = load(f.completed) + load(f.failed);
+    if (const auto* h = f.extras.find<http_figures>()) {
+      for (const auto& n : h->responses) r.requests += n.load(std::memory_order_relaxed);
+      r.throttled = h->throttled.load(std::memory_order_relaxed);
+      const auto& lat = h->api_latency_s;
+      std::uint64_t below = 0;
+      for (std::size_t i = 0; i <= lat.size(); ++i) {
+        if (i < lat.size()) r.latency_bounds.push_back(lat.bound(i));
+        const auto upto = lat.cumulative(i);
+        r.latency_counts.push_back(upto - below);
+        below = upto;
+      }
+    }
+    return r;
+  }
+
+  // One reading a second for the dashboard's charts, from start() until stop().
+  awaitable<void> sample_loop() {
+    auto self = shared_from_this();
+    while (!stopped) {  // stop() may come before this coroutine first runs
+      history.add(reading());
+      sampler.expires_after(std::chrono::seconds(1));
+      auto [ec] = co_await sampler.async_wait(net::as_tuple(net::use_awaitable));
+      if (ec) co_return;
+    }
+  }
+
+  // /status and, where the run calls an HTTP API, what its answers were.
+  std::string status_with_api(const std::optional<store_stats>& store) const {
+    auto out = status_json(eng, store);
+    const auto* h = eng.figures().extras.find<http_figures>();
+    if (!h || out.empty() || out.back() != '}') return out;
+    std::uint64_t requests = 0;
+    for (const auto& n : h->responses) requests += n.load(std::memory_order_relaxed);
+    out.pop_back();
+    out += ",\"http\":{\"requests\":" + std::to_string(requests) +
+           ",\"no_answer\":" + std::to_string(h->responses[0].load(std::memory_order_relaxed)) +
+           ",\"throttled\":" + std::to_string(h->throttled.load(std::memory_order_relaxed)) +
+           ",\"api_stops\":" + std::to_string(h->api_stops.load(std::memory_order_relaxed)) + "}}";
+    return out;
+  }
 
   // The store's counts (a full count on some stores): fetched at most once per stats_max_age,
   // one fetch at a time; scrapes meanwhile get the last counts (or wait for the first ones).
@@ -61,8 +115,14 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
     answer a;
     if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
     const bool get = method == bhttp::verb::get, post = method == bhttp::verb::post;
-    if (target == "/status" && get) {
-      a.body = status_json(eng, co_await store_counts());
+    if (target == "/" && get) {
+      a.content_type = "text/html; charset=utf-8";
+      a.page = true;
+      a.body = dashboard_html(dashboard_counts_of(eng, co_await store_counts()), access.token);
+    } else if (target == "/history" && get) {
+      a.body = history.json();
+    } else if (target == "/status" && get) {
+      a.body = status_with_api(co_await store_counts());
     } else if (target == "/metrics" && get) {
       a.content_type = "text/plain; version=0.0.4; charset=utf-8";
       a.body = prometheus_text(eng, co_await store_counts());
@@ -72,12 +132,14 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
       else
         eng.resume();
       a.body = std::string("{\"paused\":") + (eng.paused() ? "true" : "false") + "}";
-    } else if (target == "/status" || target == "/metrics" || target == "/pause" || target == "/resume") {
+    } else if (target == "/" || target == "/history" || target == "/status" || target == "/metrics" ||
+               target == "/pause" || target == "/resume") {
       a.status = 405;
       a.body = "{\"error\":\"method not allowed\"}";
     } else {
       a.status = 404;
-      a.body = "{\"error\":\"not found: GET /status, GET /metrics, POST /pause, POST /resume\"}";
+      a.body = "{\"error\":\"not found: GET / (the dashboard), GET /status, GET /history, GET /metrics, POST /pause, "
+               "POST /resume\"}";
     }
     co_return a;
   }
@@ -114,7 +176,7 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
                                                net::ip::make_address_v4(net::ip::v4_mapped, peer.address().to_v6()).is_loopback()));
       const auto no = check_control_request(access, req.method() == bhttp::verb::post,
                                             header(req, "Host").value_or(""), header(req, "Origin"),
-                                            header(req, control_header), peer_loopback);
+                                            header(req, control_header), peer_loopback, header(req, token_header));
       if (no) {
         a.status = no->status;
         a.body = "{\"error\":\"" + no->reason + "\"}";
@@ -125,6 +187,14 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
       res.set(bhttp::field::server, "dibs");
       res.set(bhttp::field::content_type, a.content_type);
       res.set(bhttp::field::cache_control, "no-store");
+      res.set("X-Content-Type-Options", "nosniff");
+      if (a.page) {  // its own inline style and script, its own endpoints, and no frame of another site
+        res.set("Content-Security-Policy",
+                "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; "
+                "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+        res.set("X-Frame-Options", "DENY");
+        res.set("Referrer-Policy", "no-referrer");
+      }
       res.keep_alive(req.keep_alive() && !no);
       res.body() = std::move(a.body);
       res.prepare_payload();
@@ -160,6 +230,9 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
   control_options opts;
   control_access access;
   tcp::acceptor acceptor;
+  net::steady_timer sampler;
+  run_history history;
+  bool stopped = false;
   std::list<beast::tcp_stream> sessions;
   std::optional<store_stats> counts;
   std::optional<std::chrono::steady_clock::time_point> counts_at;
@@ -201,14 +274,19 @@ void control_server::start() {
   i.access.extra_hosts = i.opts.allowed_hosts;
   i.access.posts_from_loopback_only = i.opts.posts_from_loopback_only;
   net::co_spawn(i.ioc, i.accept_loop(), net::detached);
+  net::co_spawn(i.ioc, i.sample_loop(), net::detached);
 }
 
 void control_server::stop() {
   boost::system::error_code ignored;
+  impl_->stopped = true;
+  impl_->sampler.cancel();
   impl_->acceptor.close(ignored);
   for (auto& s : impl_->sessions) s.socket().close(ignored);
 }
 
 std::uint16_t control_server::port() const { return impl_->opts.port; }
+
+const std::string& control_server::token() const { return impl_->access.token; }
 
 }  // namespace dibs::http

@@ -1,11 +1,14 @@
 // An engine's controls over HTTP, for the CLI's --metrics-port and for servers that embed dibs:
+//   GET  /         the dashboard: a page that shows the run live and drives these controls
+//                  (dashboard_page.hpp)
 //   GET  /status   the counters as JSON (with the store's counts when it can give them)
+//   GET  /history  the last 10 minutes, one sample a second, for the dashboard's charts
 //   GET  /metrics  Prometheus text exposition
 //   POST /pause    stop claiming; calls in flight finish      -> {"paused":true}
 //   POST /resume   claim again                                -> {"paused":false}
 // Every request must name the server in its Host header, and every POST must carry the header
-// X-Dibs-Control (and, when it has an Origin, the server's own): what a web page in the user's
-// browser cannot do (control_access.hpp says why). Sessions are bounded: so many connections at
+// X-Dibs-Control (and, when it has an Origin, the server's own and the dashboard's token in
+// X-Dibs-Token): what a web page of another site cannot do (control_access.hpp says why). Sessions are bounded: so many connections at
 // once, so long to send a request, so long idle between requests. The store's counts are
 // fetched at most once per `stats_max_age` however often the pages are scraped.
 // It runs on the io_context it is given (one thread); the engine may run on that one or on its
@@ -53,6 +56,8 @@ class control_server {
   // Stops accepting and closes open connections. Call on the io_context's thread (or post it).
   void stop();
   std::uint16_t port() const;
+  // The dashboard's token (per server, random): a POST from a browser carries it in X-Dibs-Token.
+  const std::string& token() const;
 
  private:
   struct impl;

@@ -16,6 +16,10 @@ struct http_figures final : figures_source {
   // Answers by status class (index 1-5), and exchanges that brought no answer at all (refused,
   // reset, timed out: index 0).
   std::array<std::atomic<std::uint64_t>, 6> responses{};
+  std::atomic<std::uint64_t> throttled{0};  // 429 answers (the API said: too many requests)
+  // Answers that told every shard to stop sending for a while (X-Rl: 0 with X-Ttl, Retry-After,
+  // RateLimit-Remaining: 0): the dashboard shows them beside the 429s.
+  std::atomic<std::uint64_t> api_stops{0};
   histogram<12> api_latency_s{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
 
   // Counts one exchange: `status` 0 when no answer came.

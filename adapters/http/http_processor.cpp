@@ -52,6 +52,7 @@ awaitable<outcome> http_processor::call(const job& j, std::string target, bool& 
   count_exchange(figures_, r, sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
   const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after);
+  if (figures_ && stop_for.count() > 0) figures_->api_stops.fetch_add(1, std::memory_order_relaxed);
   co_return judge(j, std::move(r), stop_for);
 }
 

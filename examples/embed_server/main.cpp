@@ -1,6 +1,7 @@
 // An async C++ server that embeds dibs: one io_context, run by this thread, hosts both the
 // engine (one shard) and an HTTP server with the engine's controls:
-//   GET /status, GET /metrics (Prometheus), POST /pause, POST /resume.
+//   GET / (the dashboard: open it in a browser), GET /status, GET /metrics (Prometheus),
+//   POST /pause, POST /resume.
 // The work: documents in a memory store, looked up through an in-process ip-api stub. With
 // --follow the engine waits for more work instead of ending; SIGINT/SIGTERM stop it gracefully.
 //
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
     };
     net::co_spawn(ioc, closer(), net::detached);
 
-    std::printf("embed_server: controls on http://127.0.0.1:%u (GET /status, GET /metrics; POST /pause, POST /resume with X-Dibs-Control: 1)\n",
+    std::printf("embed_server: controls on http://127.0.0.1:%u (GET / the dashboard, GET /status, GET /metrics; POST /pause, POST /resume with X-Dibs-Control: 1)\n",
                 controls.port());
     std::fflush(stdout);
     if (!port_file.empty()) {  // written whole, then renamed: a reader never sees half of it

@@ -120,11 +120,57 @@ TEST_CASE("the controls refuse a web page's cross-site POST and a rebound Host, 
   CHECK(r.status == 200);
   CHECK(r.body == "{\"paused\":true}");
   CHECK(c.e->paused());
-  // A page the controls served themselves (same origin) may POST with the header.
+  // A page the controls served themselves (same origin) may POST with the page's token; the
+  // header alone is not enough from a browser (control_access.hpp).
   r = raw_http(port, "POST", "/resume", {{"Origin", "http://" + host_of(port)}, {"X-Dibs-Control", "1"}});
+  CHECK(r.status == 403);
+  CHECK(c.e->paused());
+  r = raw_http(port, "POST", "/resume", {{"Origin", "http://" + host_of(port)}, {"X-Dibs-Token", c.controls->token()}});
   CHECK(r.status == 200);
   CHECK(r.body == "{\"paused\":false}");
   CHECK_FALSE(c.e->paused());
+}
+
+TEST_CASE("the dashboard: GET / shows the counts and carries the token its POSTs need, and /history fills", "[controls][dashboard]") {
+  controlled_engine c;
+  const auto port = c.port();
+  // Wait (polled) until the run has done something, so the counts are not all zeros.
+  for (int i = 0; i < 500 && c.e->figures().completed.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(c.e->figures().completed.load() > 0);
+  auto page = raw_http(port, "GET", "/");
+  REQUIRE(page.status == 200);
+  CHECK_THAT(page.head, Catch::Contains("Content-Type: text/html; charset=utf-8"));
+  CHECK_THAT(page.head, Catch::Contains("frame-ancestors 'none'"));
+  CHECK_THAT(page.head, Catch::Contains("X-Frame-Options: DENY"));
+  CHECK_THAT(page.body, Catch::Contains("data-token=\"" + c.controls->token() + "\""));
+  CHECK_THAT(page.body, Catch::Contains("<dd id=\"done\">"));  // the store's counts, server-rendered
+  CHECK(page.body.find("<dd id=\"completed\">0</dd>") == std::string::npos);
+  // The page is read only by a page of the same Host, like every GET (DNS rebinding).
+  CHECK(raw_http(port, "GET", "/", {{"Host", "evil.example"}}).status == 421);
+
+  const std::string own = "http://" + host_of(port);
+  auto r = raw_http(port, "POST", "/pause", {{"Origin", own}, {"Content-Type", "application/json"}}, "{}");
+  CHECK(r.status == 403);  // no token
+  r = raw_http(port, "POST", "/pause", {{"Origin", own}, {"X-Dibs-Token", "0123456789abcdef0123456789abcdef"}});
+  CHECK(r.status == 403);  // another process's token
+  r = raw_http(port, "POST", "/pause", {{"Origin", "http://evil.example"}, {"X-Dibs-Token", c.controls->token()}});
+  CHECK(r.status == 403);  // another site, even with the token
+  CHECK_FALSE(c.e->paused());
+  r = raw_http(port, "POST", "/pause", {{"Origin", own}, {"X-Dibs-Token", c.controls->token()}, {"Content-Type", "application/json"}}, "{}");
+  CHECK(r.status == 200);
+  CHECK(c.e->paused());
+
+  // /status tells the API's answers; /history gets a sample a second (polled, at most 10 s).
+  const auto status = raw_http(port, "GET", "/status");
+  CHECK_THAT(status.body, Catch::Contains("\"http\":{\"requests\":"));
+  test::raw_answer h;
+  for (int i = 0; i < 1000; ++i) {
+    h = raw_http(port, "GET", "/history");
+    if (h.body.find("docs_per_s") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(h.status == 200);
+  CHECK_THAT(h.body, Catch::StartsWith("{\"interval_s\":1,\"samples\":[{\"t\":"));
 }
 
 TEST_CASE("scraping /status and /metrics asks the store for its counts about once a second", "[controls][stats]") {

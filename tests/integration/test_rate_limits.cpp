@@ -1,6 +1,7 @@
 // Rate limits end to end: the engine against the stub, counting what the stub actually saw.
 #include "support/served_rate.hpp"
 
+#include <adapters/http/http_figures.hpp>
 #include <adapters/http/http_processor.hpp>
 #include <adapters/memory/memory_store.hpp>
 #include <adapters/demo_api/ipapi_stub.hpp>
@@ -62,6 +63,11 @@ TEST_CASE("when the API says stop (X-Rl: 0), nothing is sent until X-Ttl has pas
   e.wait();
   CHECK(e.summary().completed == 12);
   CHECK(api.rate_limited() == 0);  // the client never ran into a 429: it stopped at X-Rl: 0
+  // What the dashboard shows: the answers that said stop (the 5th and the 10th at least), no 429.
+  const auto* figures = e.figures().extras.find<http::http_figures>();
+  REQUIRE(figures);
+  CHECK(figures->api_stops.load() >= 2);
+  CHECK(figures->throttled.load() == 0);
 }
 
 TEST_CASE("calls that run into a full window are retried after it, and no document fails", "[rate][e2e]") {
@@ -88,6 +94,9 @@ TEST_CASE("calls that run into a full window are retried after it, and no docume
   // window is at most 6 + 3 rejections. Calls that ignored the stop would be rejected again and
   // again within the window (the backoff base is 10 ms).
   CHECK(api.rate_limited() <= 9);
+  const auto* figures = e.figures().extras.find<http::http_figures>();  // the dashboard's 429 count
+  REQUIRE(figures);
+  CHECK(figures->throttled.load() == api.rate_limited());
 }
 
 TEST_CASE("every shard's processor shares one limiter, so a stop seen by one holds them all", "[rate]") {

@@ -71,3 +71,37 @@ TEST_CASE("POST /pause and /resume only from this host and GET from anywhere the
   a.posts_from_loopback_only = false;  // an embedding program's choice
   CHECK_FALSE(check_control_request(a, true, host, std::nullopt, "1", /*peer_is_loopback=*/false));
 }
+
+TEST_CASE("the dashboard's token: a browser's POST needs it, a program's may send X-Dibs-Control instead", "[controls][unit]") {
+  control_access a{9100, "127.0.0.1", {}};
+  a.token = "0123456789abcdef0123456789abcdef";
+  const std::string host = "127.0.0.1:9100", own = "http://127.0.0.1:9100";
+  // The page's POST: its own Origin and the token.
+  CHECK_FALSE(check_control_request(a, true, host, own, std::nullopt, true, a.token));
+  // From a browser (an Origin), X-Dibs-Control alone is no longer enough ...
+  auto no = check_control_request(a, true, host, own, "1", true);
+  REQUIRE(no);
+  CHECK(no->status == 403);
+  CHECK_THAT(no->reason, Catch::Contains("X-Dibs-Token"));
+  // ... nor is a token of another process (a tab left open from an earlier run).
+  no = check_control_request(a, true, host, own, "1", true, "ffffffffffffffffffffffffffffffff");
+  REQUIRE(no);
+  CHECK_THAT(no->reason, Catch::Contains("reload the page"));
+  CHECK(check_control_request(a, true, host, own, std::nullopt, true, "0123")->status == 403);
+  // Another site's page, even holding the token, is refused by its Origin.
+  CHECK(check_control_request(a, true, host, "http://evil.example", std::nullopt, true, a.token)->status == 403);
+  // curl and scripts (no Origin): X-Dibs-Control, or the token.
+  CHECK_FALSE(check_control_request(a, true, host, std::nullopt, "1"));
+  CHECK_FALSE(check_control_request(a, true, host, std::nullopt, std::nullopt, true, a.token));
+  CHECK(check_control_request(a, true, host, std::nullopt, std::nullopt)->status == 403);
+  CHECK(check_control_request(a, true, host, std::nullopt, "1", true, "wrong")->status == 403);
+  // GETs need neither.
+  CHECK_FALSE(check_control_request(a, false, host, own, std::nullopt));
+}
+
+TEST_CASE("control tokens are 32 hex digits and differ from one server to the next", "[controls][unit]") {
+  const auto t1 = make_control_token(), t2 = make_control_token();
+  CHECK(t1.size() == 32);
+  CHECK(t1.find_first_not_of("0123456789abcdef") == std::string::npos);
+  CHECK(t1 != t2);
+}

@@ -32,6 +32,16 @@ class extra_figures {
     return static_cast<T&>(*sources_.back());
   }
 
+  // The run's T if something made it, else nullptr (a reader, such as the dashboard's history,
+  // must not create figures that /metrics would then show as zeros).
+  template <class T>
+  const T* find() const {
+    std::lock_guard lock(mutex_);
+    for (const auto& s : sources_)
+      if (const auto* t = dynamic_cast<const T*>(s.get())) return t;
+    return nullptr;
+  }
+
   void prometheus(prometheus_writer& w) const {
     std::lock_guard lock(mutex_);
     for (const auto& s : sources_) s->prometheus(w);

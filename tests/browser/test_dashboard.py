@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""The dashboard (GET / on the control port) in a real browser: headless Debian chromium through
+chromium-driver and python3-selenium, against a running `dibs enrich` with `dibs stub` as its API
+(file mode: a JSON Lines file seeded by `dibs seed`, so no database is needed).
+
+  1. without JavaScript (plain urllib): the counts are in the HTML;
+  2. in the browser: the live counts move; Pause clicked in the page pauses the engine (seen in
+     GET /status), Resume resumes it (and the counts move again); a screenshot is saved;
+  3. the live controls that come with `dibs release --worker` and the live rate (POST /rate,
+     /retry, /release, GET /workers): skipped, with a message, while this dibs has none of them.
+
+Exit 0: passed; 1: failed; 77: skipped (chromium, chromedriver or selenium missing).
+
+  test_dashboard.py --bin BUILD/bin [--screenshot FILE] [--history SECONDS]
+"""
+import argparse
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import urllib.error
+import urllib.request
+
+SKIP = 77
+WAIT_S = 30  # every wait for the page or the engine is bounded by this
+
+
+def fail(message):
+    print("FAIL: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def browser_or_skip():
+    """The webdriver module, or exit 77 saying what is missing."""
+    missing = [name for name in ("chromium", "chromedriver") if not shutil.which(name)]
+    try:
+        from selenium import webdriver  # noqa: F401
+    except ImportError:
+        missing.append("python3-selenium")
+    if missing:
+        print("SKIP: the browser test needs " + ", ".join(missing) +
+              " (Debian: apt-get install chromium chromium-driver python3-selenium; scripts/install-deps.sh)")
+        sys.exit(SKIP)
+
+
+class Lines:
+    """A child's output, read on a thread (so its pipe never fills), searched with a deadline."""
+
+    def __init__(self, stream):
+        self.lines = queue.Queue()
+        self.seen = []
+        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
+
+    def _pump(self, stream):
+        for line in stream:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def wait_for(self, pattern, what):
+        while True:
+            try:
+                line = self.lines.get(timeout=WAIT_S)
+            except queue.Empty:
+                fail(f"{what}: nothing matching {pattern!r} within {WAIT_S} s; output so far:\n" + "".join(self.seen))
+            if line is None:
+                fail(f"{what} ended before saying {pattern!r}; its output:\n" + "".join(self.seen))
+            self.seen.append(line)
+            m = re.search(pattern, line)
+            if m:
+                return m
+
+
+class Run:
+    """`dibs stub` and `dibs enrich --metrics-port 0` on a seeded JSON Lines file; stopped on exit."""
+
+    def __init__(self, bin_dir, work):
+        dibs = os.path.join(bin_dir, "dibs")
+        self.children = []
+        stub = self._start([dibs, "stub", "--port", "0", "--latency-ms", "20", "--big-rate", "0.02"])
+        api = Lines(stub.stdout).wait_for(r"listening on (http://[0-9.]+:\d+)", "dibs stub").group(1)
+        source = os.path.join(work, "ips.jsonl")
+        subprocess.run([dibs, "seed", "--store", "jsonl:" + source, "--docs", "5000"], check=True,
+                       stdout=subprocess.DEVNULL, timeout=WAIT_S)
+        # Slow enough (--rate) that the run is still going when the test ends.
+        self.enrich = self._start([dibs, "enrich", "--store", "jsonl:" + source, "--out", os.path.join(work, "out.jsonl"),
+                                   "--url", api + "/json/{originatingIp}", "--concurrency", "4", "--rate", "40/s",
+                                   "--no-progress", "--metrics-port", "0"], stderr=True)
+        m = Lines(self.enrich.stderr).wait_for(r"controls on (http://127\.0\.0\.1:\d+)", "dibs enrich")
+        self.base = m.group(1)
+
+    def _start(self, argv, stderr=False):
+        child = subprocess.Popen(argv, stdout=subprocess.DEVNULL if stderr else subprocess.PIPE,
+                                 stderr=subprocess.PIPE if stderr else None, text=True)
+        self.children.append(child)
+        return child
+
+    def stop(self):
+        for child in reversed(self.children):
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+        for child in self.children:
+            try:
+                child.wait(timeout=WAIT_S)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+
+    # ---- the control endpoints, as a program (curl) would call them --------------------------
+    def get(self, path):
+        with urllib.request.urlopen(self.base + path, timeout=10) as r:
+            return r.read().decode()
+
+    def status(self):
+        return json.loads(self.get("/status"))
+
+    def answers(self, method, path, body=None, token=None):
+        """The HTTP status of a request (404 and 403 included)."""
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["X-Dibs-Token"] = token
+        else:
+            headers["X-Dibs-Control"] = "1"
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status
+        except urllib.error.HTTPError as e:
+            return e.code
+
+
+def check_without_javascript(run):
+    page = run.get("/")
+    for field in ("completed", "failed", "in_flight", "pending", "done"):
+        if not re.search(r'<dd id="' + field + r'">\d+</dd>', page):
+            fail(f"GET / without JavaScript: no count for {field} in the HTML")
+    print("ok: GET / carries the counts in its HTML")
+
+
+def open_browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    for arg in ("--headless=new", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1400",
+                "--no-first-run", "--disable-extensions"):
+        options.add_argument(arg)
+    if os.geteuid() == 0:
+        options.add_argument("--no-sandbox")  # chromium refuses to run as root with its sandbox
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+
+
+def count(driver, element_id):
+    from selenium.webdriver.common.by import By
+    text = driver.find_element(By.ID, element_id).text
+    return int(text) if text.isdigit() else -1
+
+
+def check_in_browser(run, driver, screenshot, history):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    wait = WebDriverWait(driver, WAIT_S)
+    driver.get(run.base + "/")
+    first = count(driver, "completed")
+    wait.until(lambda d: count(d, "completed") > first, "the page's completed count never moved")
+    wait.until(lambda d: count(d, "pending") >= 0 and d.find_element(By.ID, "state").text == "running",
+               "the page never showed the store's pending count and the state running")
+    print(f"ok: the live counts move ({first} -> {count(driver, 'completed')} completed)")
+
+    driver.find_element(By.ID, "pause").click()
+    wait.until(lambda d: run.status()["paused"] is True, "/status never said paused after the page's Pause")
+    wait.until(lambda d: d.find_element(By.ID, "state").text == "paused", "the page never showed paused")
+    print("ok: Pause in the page paused the engine (/status: paused)")
+
+    driver.find_element(By.ID, "resume").click()
+    wait.until(lambda d: run.status()["paused"] is False, "/status never said running after the page's Resume")
+    wait.until(lambda d: d.find_element(By.ID, "state").text == "running", "the page never showed running")
+    resumed_at = run.status()["completed"]
+    wait.until(lambda d: run.status()["completed"] > resumed_at, "the engine did not complete anything after Resume")
+    print("ok: Resume in the page resumed the engine")
+
+    # A chart worth a screenshot: some seconds of history, drawn.
+    WebDriverWait(driver, WAIT_S + history).until(
+        lambda d: len(json.loads(run.get("/history"))["samples"]) >= history, f"/history never had {history} samples")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#chart_rate path") and
+               d.find_elements(By.CSS_SELECTOR, "#chart_latency path"), "the page drew no chart")
+    os.makedirs(os.path.dirname(os.path.abspath(screenshot)), exist_ok=True)
+    if not driver.save_screenshot(screenshot):
+        fail("the screenshot could not be saved to " + screenshot)
+    print("ok: screenshot saved to " + screenshot)
+
+
+def live_controls_available(run, token):
+    """GUARD, to be removed once the live controls (GET /workers, POST /rate...) are merged."""
+    if run.answers("GET", "/workers") == 404:
+        return "GET /workers answers 404"
+    if run.answers("POST", "/rate", {"rate": None}, token) == 404:
+        return "POST /rate answers 404"
+    return None
+
+
+def check_live_controls(run, driver):
+    """Rate change, retry of a failure reason, release of a worker: through the page."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    wait = WebDriverWait(driver, WAIT_S)
+    token = driver.find_element(By.TAG_NAME, "body").get_attribute("data-token")
+    missing = live_controls_available(run, token)
+    if missing:
+        print("SKIP (part): the live controls are not in this dibs (" + missing + "): rate, retry and release untested")
+        return
+
+    box = driver.find_element(By.ID, "rate_input")
+    box.clear()
+    box.send_keys("600/min")
+    driver.find_element(By.ID, "rate_set").click()
+    wait.until(lambda d: abs((run.status().get("rate_per_second") or 0) - 10) < 1e-6,
+               "/status never said rate_per_second 10 after the page set 600/min")
+    print("ok: the rate set through the page")
+
+    # The stub answers some addresses with a 2 MiB body (--big-rate): failures with a reason.
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#failures button.retry"), "no failure reason to retry")
+    driver.find_element(By.CSS_SELECTOR, "#failures button.retry").click()
+    wait.until(lambda d: d.switch_to.alert, "no confirmation before the retry").accept()
+    wait.until(lambda d: "retried" in d.find_element(By.ID, "message").text, "the page never told what it retried")
+    print("ok: retry through the page: " + driver.find_element(By.ID, "message").text)
+
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#workers button.release"), "no worker to release")
+    driver.find_element(By.CSS_SELECTOR, "#workers button.release").click()
+    wait.until(lambda d: d.switch_to.alert, "no confirmation before the release").accept()
+    wait.until(lambda d: "released" in d.find_element(By.ID, "message").text, "the page never told what it released")
+    print("ok: release through the page: " + driver.find_element(By.ID, "message").text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True, help="the directory of the dibs binary")
+    parser.add_argument("--screenshot", default="dashboard.png", help="where to save the page's screenshot")
+    parser.add_argument("--history", type=int, default=8, metavar="N",
+                        help="seconds of history the charts show before the screenshot (60 for the docs' one)")
+    args = parser.parse_args()
+    browser_or_skip()
+    with tempfile.TemporaryDirectory(prefix="dibs-dashboard-") as work:
+        run = Run(args.bin, work)
+        driver = None
+        try:
+            check_without_javascript(run)
+            driver = open_browser()
+            check_in_browser(run, driver, args.screenshot, args.history)
+            check_live_controls(run, driver)
+        finally:
+            if driver:
+                driver.quit()
+            run.stop()
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
