@@ -36,7 +36,7 @@ std::string scratch_collections(mongo::mongo_store& s) {
   std::string names;
   simdjson::dom::parser parser;
   for (auto c : simdjson::dom::array(parser.parse(reply)["cursor"]["firstBatch"])) {
-    const std::string name(std::string_view(c["name"]));
+    const std::string name{std::string_view(c["name"])};
     if (name.rfind("dibs_bench_", 0) == 0) names += name + ",";
   }
   return names;
@@ -65,7 +65,7 @@ TEST_CASE("dibs bench on MongoDB drains with every claim strategy, counts comman
   const auto doc = parser.parse(read_file(json));
   std::vector<std::string> seen;
   for (auto row : simdjson::dom::array(doc["strategies"])) {
-    const std::string strategy(std::string_view(row["strategy"]));
+    const std::string strategy{std::string_view(row["strategy"])};
     seen.push_back(strategy);
     INFO(strategy);
     CHECK_THAT(out, Catch::Contains("| " + strategy + " | 60 | "));
