@@ -17,6 +17,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <sys/prctl.h>
+
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -66,10 +68,11 @@ void add_report(strategy_figures& into, latency_record& claims, latency_record& 
 }
 
 // A worker: drain the parent's scratch once the parent says go; figures on stdout.
-int run_worker(const bench_flags& f, const drain_settings& d, signal_watch& signals) {
-  auto scratch = make_bench_scratch(f.store);
-  const auto strategies = bench_strategies(scratch->kind(), f.strategies);
-  auto st = scratch->open(f.worker, strategies.front());
+int run_worker(const bench_flags& f, const drain_settings& d, bench_scratch& scratch, const std::string& strategy,
+               signal_watch& signals) {
+  // A parent killed with -9 takes its workers with it (SIGTERM: they stop and release).
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  auto st = scratch.open(f.worker, strategy);
   std::printf("bench-worker: ready\n");
   std::fflush(stdout);
   std::string said;
@@ -159,11 +162,7 @@ int run_bench(const bench_flags& f, const CLI::App& sub) {
   d.concurrency = f.concurrency;
   d.claim_batch = f.claim_batch;
   if (f.latency != "none") d.latency = duration_flag("--latency", f.latency);
-  signal_watch signals;
-  if (!f.worker.empty()) return run_worker(f, d, signals);
-
   auto scratch = make_bench_scratch(f.store);
-  const auto strategies = bench_strategies(scratch->kind(), f.strategies);
   if (f.clean) {
     const auto left = scratch->leftovers();
     for (const auto& name : left)
@@ -171,6 +170,10 @@ int run_bench(const bench_flags& f, const CLI::App& sub) {
     if (left.empty()) std::printf("bench: no dibs bench scratch left in %s\n", scratch->where().c_str());
     return exit_code::ok;
   }
+  const auto strategies = bench_strategies(scratch->kind(), f.strategies);
+  // From here on a signal is the command's to handle: the scratch must be dropped first.
+  signal_watch signals;
+  if (!f.worker.empty()) return run_worker(f, d, *scratch, strategies.front(), signals);
 
   const std::string shown = redact_uri(f.store.store);
   std::printf("bench: %s, %zu documents per strategy, %zu process(es), concurrency %zu, latency %s\n", shown.c_str(),
