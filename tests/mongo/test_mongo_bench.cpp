@@ -98,5 +98,5 @@ TEST_CASE("dibs bench on MongoDB leaves a collection it did not mark alone", "[m
   REQUIRE(run_dibs({"bench", "--store", test::mongodb_uri(), "--db", "dibs_bench_test", "--clean"}, out) == 0);
   CHECK_THAT(out, !Catch::Contains(lookalike));
   CHECK(s.stats_blocking().pending == 4);
-  mongo::drop(s);
+  mongo::run_command(s, R"({"drop": ")" + lookalike + R"("})");
 }
