@@ -105,7 +105,7 @@ TEST_CASE("a strategy's row and JSON", "[bench]") {
   CHECK(figures_json("s", 1, 1, "none", {uncounted}).find("\"statements_per_doc\":null") != std::string::npos);
 }
 
-TEST_CASE("--strategies names a store's own claim strategies", "[bench]") {
+TEST_CASE("the flag --strategies names a store's own claim strategies", "[bench]") {
   CHECK(bench_strategies(store_kind::mongodb, "all") ==
         std::vector<std::string>{"batch", "lock-collection", "update-find", "find-and-modify"});
   CHECK(bench_strategies(store_kind::mongodb, "update-find,batch,update-find") ==
