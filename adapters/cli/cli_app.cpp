@@ -107,6 +107,7 @@ int run(int argc, char** argv) {
   add(&add_retry_command);
   add(&add_init_command);
   add(&add_stub_command);
+  add(&add_bench_command);
 
   app.set_version_flag("--version", std::string("dibs ") + DIBS_VERSION);
   app.footer(

@@ -19,5 +19,6 @@ command add_seed_command(CLI::App& app);
 command add_status_command(CLI::App& app);
 command add_retry_command(CLI::App& app);
 command add_init_command(CLI::App& app);
+command add_bench_command(CLI::App& app);
 
 }  // namespace dibs::cli

@@ -22,6 +22,16 @@ void ensure_driver() {
   });
 }
 
+// Command monitoring's started event: one more command, unless it is the driver's own chatter.
+void count_command(const mongoc_apm_command_started_t* event) {
+  const std::string name = mongoc_apm_command_started_get_command_name(event);
+  if (name == "hello" || name == "isMaster" || name == "ismaster" || name == "ping" || name == "endSessions" ||
+      name == "buildInfo" || name == "killCursors")
+    return;
+  static_cast<std::atomic<std::uint64_t>*>(mongoc_apm_command_started_get_context(event))
+      ->fetch_add(1, std::memory_order_relaxed);
+}
+
 }  // namespace
 
 collection_ptr primary_collection(mongoc_client_t* client, const std::string& db, const std::string& name) {
@@ -31,7 +41,7 @@ collection_ptr primary_collection(mongoc_client_t* client, const std::string& db
   return coll;
 }
 
-connection::connection(const std::string& uri, std::size_t clients) {
+connection::connection(const std::string& uri, std::size_t clients, bool count_commands) {
   ensure_driver();
   guard_driver_secrets(uri);  // before the driver sees it: its messages may quote it
   redacted_ = redact_uri(uri);
@@ -50,6 +60,13 @@ connection::connection(const std::string& uri, std::size_t clients) {
   if (!pool_) throw std::invalid_argument("bad --store URI '" + redacted_ + "': the driver refused its options");
   mongoc_client_pool_set_error_api(pool_.get(), MONGOC_ERROR_API_VERSION_2);
   mongoc_client_pool_max_size(pool_.get(), static_cast<uint32_t>(clients));
+  if (count_commands) {
+    // Before the first client leaves the pool: the driver refuses monitors after that.
+    mongoc_apm_callbacks_t* monitor = mongoc_apm_callbacks_new();
+    mongoc_apm_set_command_started_cb(monitor, &count_command);
+    mongoc_client_pool_set_apm_callbacks(pool_.get(), monitor, commands_.get());
+    mongoc_apm_callbacks_destroy(monitor);
+  }
 }
 
 }  // namespace dibs::mongo

@@ -104,6 +104,10 @@ claim_strategy mongo_store::strategy() const { return impl_->ctx.opts.strategy; 
 store_time mongo_store::server_now() const { return impl_->ctx.clock.now(); }
 std::chrono::milliseconds mongo_store::clock_offset() const { return impl_->ctx.clock.offset(); }
 std::uint64_t mongo_store::claim_conflicts() const { return impl_->ctx.conflicts.load(); }
+std::optional<std::uint64_t> mongo_store::statements_sent() const {
+  if (!impl_->ctx.opts.count_commands) return std::nullopt;
+  return impl_->ctx.conn.commands_sent();
+}
 bool mongo_store::watch(std::function<void()> on_change) { return impl_->watcher.start(std::move(on_change)); }
 void mongo_store::stop_watching() { impl_->watcher.stop(); }
 

@@ -53,6 +53,9 @@ struct mongo_options {
   // false: a missing collection is refused (dibs::missing_table_error, with the collections there)
   // rather than created by the first write (dibs enrich and dibs status create nothing).
   bool create_collection = true;
+  // Count the commands sent (statements_sent(): dibs bench), through the driver's command
+  // monitoring; off by default: a monitored bulk write is copied whole for the monitor.
+  bool count_commands = false;
 };
 
 class mongo_store final : public blocking_store {
@@ -89,6 +92,8 @@ class mongo_store final : public blocking_store {
   // How far the server's clock is ahead of this machine's wall clock (logs, tests).
   std::chrono::milliseconds clock_offset() const;
   std::uint64_t claim_conflicts() const override;
+  // Commands sent since the store opened (dibs bench); nullopt unless opened with count_commands.
+  std::optional<std::uint64_t> statements_sent() const;
   claim_strategy strategy() const;
 
  private:

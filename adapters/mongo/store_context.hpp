@@ -19,7 +19,7 @@ struct store_context {
   explicit store_context(const mongo_options& o)
       : opts(o),
         lock_collection(o.lock_collection.empty() ? o.collection + ".lock" : o.lock_collection),
-        conn(o.uri, o.threads + 2),
+        conn(o.uri, o.threads + 2, o.count_commands),
         clock(conn, o.clock_refresh) {}
 
   const field_names& names() const { return opts.names; }

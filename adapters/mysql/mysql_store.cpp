@@ -52,7 +52,7 @@ using row = sql_row;
 
 class connection {
  public:
-  connection(const mysql_uri& u, const mysql_options& o) {
+  connection(const mysql_uri& u, const mysql_options& o, std::atomic<std::uint64_t>& sent) : sent_(sent) {
     std::call_once(g_library, [] { mysql_library_init(0, nullptr, nullptr); });
     db_.reset(mysql_init(nullptr));
     if (!db_) throw sql_error("mysql_init failed (out of memory)", 0);
@@ -89,12 +89,14 @@ class connection {
   connection& operator=(const connection&) = delete;
 
   void execute(const std::string& sql) {
+    sent_.fetch_add(1, std::memory_order_relaxed);
     if (mysql_real_query(db(), sql.data(), sql.size()) != 0) fail(sql);
     // Statements that return rows must be drained even when the caller wants none.
     if (MYSQL_RES* r = mysql_store_result(db())) mysql_free_result(r);
   }
 
   std::vector<row> select(const std::string& sql) {
+    sent_.fetch_add(1, std::memory_order_relaxed);
     if (mysql_real_query(db(), sql.data(), sql.size()) != 0) fail(sql);
     MYSQL_RES* r = mysql_store_result(db());
     if (!r) {
@@ -132,6 +134,7 @@ class connection {
     throw sql_error(std::string(mysql_error(db())) + " (in: " + shown + ")", mysql_errno(db()), mysql_error(db()));
   }
   MYSQL* db() const { return db_.get(); }
+  std::atomic<std::uint64_t>& sent_;  // the store's statement count
   // Owned, so a constructor that throws after connecting still closes the link.
   std::unique_ptr<MYSQL, decltype(&mysql_close)> db_{nullptr, &mysql_close};
 };
@@ -190,7 +193,7 @@ struct mysql_store::impl {
         return c;
       }
     }
-    return std::make_unique<connection>(uri, opts);
+    return std::make_unique<connection>(uri, opts, self.statements_);
   }
   void give_back(std::unique_ptr<connection> c) {
     std::lock_guard lock(pool_mutex);

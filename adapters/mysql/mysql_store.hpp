@@ -73,6 +73,8 @@ class mysql_store final : public blocking_store {
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
   std::uint64_t claim_conflicts() const override { return conflicts_.load(); }
+  // Statements sent to the server since the store opened (dibs bench's statements per document).
+  std::uint64_t statements_sent() const { return statements_.load(); }
 
   std::vector<job> claim_blocking(const claim_request& req) override;
   write_result complete_blocking(const std::vector<completion>& batch) override;
@@ -89,6 +91,7 @@ class mysql_store final : public blocking_store {
   struct impl;
   std::unique_ptr<impl> impl_;
   std::atomic<std::uint64_t> conflicts_{0};
+  std::atomic<std::uint64_t> statements_{0};  // every mysql_real_query, for dibs bench
 };
 
 }  // namespace dibs::sql

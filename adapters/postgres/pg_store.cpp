@@ -186,6 +186,7 @@ awaitable<pg_result> pg_store::run(statement st) {
     auto conn = link->conn;
     std::optional<pg_error> failed;
     try {
+      statements_.fetch_add(1, std::memory_order_relaxed);
       co_return co_await conn->exec_pipelined(st);
     } catch (const pg_error& e) {
       failed = e;

@@ -14,6 +14,7 @@
 
 #include <dibs/admin_store.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -61,6 +62,9 @@ class pg_store final : public admin_store {
   std::optional<pending_sample> sample_pending() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
+  // Statements the engine's calls sent (claims, writes, counts; not the admin connection's):
+  // dibs bench's statements per document.
+  std::uint64_t statements_sent() const { return statements_.load(); }
 
   // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
   void reset_table();
@@ -85,6 +89,7 @@ class pg_store final : public admin_store {
   std::mutex admin_mutex_;
   std::unique_ptr<pg_connection> admin_;
   std::unique_ptr<pg_listener> listener_;
+  std::atomic<std::uint64_t> statements_{0};
 };
 
 }  // namespace dibs::pg

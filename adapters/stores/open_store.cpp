@@ -64,6 +64,7 @@ std::shared_ptr<admin_store> open_mongodb(const store_uri& u, const store_option
   m.create_indexes = o.create_schema;
   m.detect_lock_collection = !o.create_schema;
   m.create_collection = o.create_table;
+  m.count_commands = o.count_commands;
   return std::make_shared<mongo::mongo_store>(m);
 }
 

@@ -34,6 +34,8 @@ struct store_options {
   // refused with the ALTER TABLE that would add them.
   bool create_table = true;
   bool add_columns = false;
+  // MongoDB: count the commands sent (mongo_store::statements_sent; the SQL stores always count).
+  bool count_commands = false;
 };
 
 // Connects (MongoDB: measures the clock, creates the claim indexes; SQL: checks the table, see

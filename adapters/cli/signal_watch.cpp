@@ -1,0 +1,55 @@
+#include "signal_watch.hpp"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <mutex>
+#include <thread>
+
+namespace dibs::cli {
+
+struct signal_watch::impl {
+  boost::asio::io_context ioc{1};
+  boost::asio::signal_set signals{ioc, SIGINT, SIGTERM};
+  std::mutex mutex;
+  std::function<void(int)> act;
+  std::atomic<int> first{0};
+  std::thread thread;
+
+  void await() {
+    signals.async_wait([this](const boost::system::error_code& ec, int sig) {
+      if (ec) return;
+      int none = 0;
+      first.compare_exchange_strong(none, sig);
+      {
+        std::lock_guard lock(mutex);
+        if (act) act(sig);
+      }
+      await();
+    });
+  }
+};
+
+signal_watch::signal_watch() : impl_(std::make_unique<impl>()) {
+  impl_->await();
+  impl_->thread = std::thread([this] { impl_->ioc.run(); });
+}
+
+signal_watch::~signal_watch() {
+  boost::asio::post(impl_->ioc, [this] { impl_->signals.cancel(); });
+  impl_->thread.join();
+}
+
+void signal_watch::on_signal(std::function<void(int)> act) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->act = std::move(act);
+  if (const int sig = impl_->first.load(); sig && impl_->act) impl_->act(sig);
+}
+
+int signal_watch::caught() const { return impl_->first.load(); }
+
+}  // namespace dibs::cli
