@@ -61,6 +61,10 @@ class pg_store final : public admin_store {
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
 
+  // One more connection of this store's settings, blocking, for a caller's own use (the shared
+  // rate's record: pg_shared_rate.hpp).
+  std::unique_ptr<pg_connection> connect_blocking() const { return pg_connection::connect_blocking(link_); }
+
   // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
   void reset_table();
   void execute(const std::string& sql);
