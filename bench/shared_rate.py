@@ -19,7 +19,7 @@ def served_per_second(dibs, uri, table, rows, rate, scope, processes):
         table_uri = uri + ("&" if "?" in uri else "?") + "table=" + table  # a new table: seed creates it
         subprocess.run([dibs, "seed", "--store", table_uri, "--docs", str(rows)], check=True, stdout=subprocess.DEVNULL)
         cmd = [dibs, "enrich", "--store", table_uri, "--url", "http://127.0.0.1:%s/json/{originatingIp}" % port,
-               "--rate", rate, "--rate-scope", scope, "--no-progress", "--log-level", "warn"]
+               "--rate", rate, "--rate-scope", scope, "--claim-batch", "10", "--no-progress", "--log-level", "warn"]
         start = time.monotonic()
         runs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL) for _ in range(processes)]
         codes = [r.wait() for r in runs]

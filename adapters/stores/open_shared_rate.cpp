@@ -10,7 +10,7 @@ shared_rate_opening open_shared_rate(const std::shared_ptr<admin_store>& st) {
   if (auto m = std::dynamic_pointer_cast<sql::mysql_store>(st)) return {std::make_shared<sql::mysql_shared_rate>(m)};
   if (auto p = std::dynamic_pointer_cast<pg::pg_store>(st)) return {std::make_shared<pg::pg_shared_rate>(p)};
   if (std::dynamic_pointer_cast<mongo::mongo_store>(st)) return {nullptr, "MongoDB keeps no shared rate yet", false};
-  return {nullptr, "it is worked on by one process at a time", true};
+  return {nullptr, "a file is worked on by one process at a time", true};
 }
 
 }  // namespace dibs
