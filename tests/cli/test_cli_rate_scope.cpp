@@ -30,7 +30,7 @@ ran dibs_cli(std::vector<std::string> args) {
 }
 }  // namespace
 
-TEST_CASE("--rate-scope store without --rate, or a scope dibs has not, is a usage error naming the flag", "[cli][usage][shared-rate]") {
+TEST_CASE("dibs enrich refuses --rate-scope store without --rate, and a scope it has not, naming the flag", "[cli][usage][shared-rate]") {
   auto r = dibs_cli({"enrich", "--store", "jsonl:x.jsonl", "--out", "y.jsonl", "--url", "http://127.0.0.1:1/json/{ip}",
                      "--rate-scope", "store"});
   INFO(r.out);
@@ -52,7 +52,7 @@ TEST_CASE("a JSON Lines file with --rate-scope store keeps the process's own rat
     std::ofstream in(dir / "in.jsonl");
     in << "{\"ip\":\"8.8.8.8\"}\n{\"ip\":\"1.1.1.1\"}\n";
   }
-  const auto r = dibs_cli({"enrich", "--store", "jsonl:" + (dir / "in.jsonl").string(), "--out", (dir / "out.jsonl").string(),
+  const auto r = dibs_cli({"--log-level", "info", "enrich", "--store", "jsonl:" + (dir / "in.jsonl").string(), "--out", (dir / "out.jsonl").string(),
                            "--url", api.base_url() + "/json/{ip}", "--rate", "100/s", "--rate-scope", "store", "--no-progress"});
   INFO(r.out);
   CHECK(r.rc == 0);
