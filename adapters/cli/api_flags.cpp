@@ -37,7 +37,7 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
   cmd.add_option("--rate", rate, "at most this many API requests, N/s or N/min, for the whole process (or, with --rate-scope store, for every process on the store)")->type_name("N/s|N/min");
   if (with_urls)  // `demo` runs one process on its own store
     cmd.add_option("--rate-scope", rate_scope,
-                   "process: --rate is this process's; store: every process on the store shares it (MySQL/MariaDB, PostgreSQL: kept in their table dibs_rate)")
+                   "process: --rate is this process's; store: every process on the store shares it, kept in the store (SQL: table dibs_rate; MongoDB: collection dibs_rate)")
         ->type_name("process|store")
         ->check(CLI::IsMember({"process", "store"}))
         ->capture_default_str();

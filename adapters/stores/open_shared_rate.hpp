@@ -1,7 +1,7 @@
 // The shared rate's record in a store (`--rate-scope store`): MySQL/MariaDB and PostgreSQL keep
-// it in their table `dibs_rate` (created on first use). nullptr for a store that has none: a JSON
-// Lines file (one process works on it, so the process's own limit is the store's), memory, and
-// MongoDB (not yet).
+// it in their table `dibs_rate` (created on first use), MongoDB in the collection `dibs_rate`.
+// nullptr for a store that has none: a JSON Lines file (one process works on it, so the
+// process's own limit is the store's).
 #pragma once
 
 #include <dibs/admin_store.hpp>
@@ -15,7 +15,7 @@ namespace dibs {
 struct shared_rate_opening {
   std::shared_ptr<shared_rate_store> record;  // nullptr: the store keeps none
   std::string none_because;                   // then: why, in the user's words
-  bool expected = true;                       // false: the user will have wanted one (MongoDB)
+  bool expected = true;                       // false: the user will have wanted one (a warning)
 };
 
 // Throws the store's error when the table can't be created or read.
