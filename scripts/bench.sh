@@ -10,8 +10,10 @@
 #      bench/peers/node_modules for this part only), same server, no-op and HTTP jobs.
 #   5. answer reuse: docs/s under the same --rate with and without --reuse-answers, documents
 #      drawn from docs/10 addresses (bench/answer_reuse.py; bench/results/reuse.md).
-# BENCH_ONLY=engine|mysql|mongo|pg|reuse runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
-# BENCH_PG_JOBS and BENCH_REUSE_DOCS size them.
+#   6. Shared rate: 4 `dibs enrich --rate-scope store` processes on one MariaDB table against one
+#      stub counting what it served per second (bench/shared_rate.py; bench/results/shared_rate.md).
+# BENCH_ONLY=engine|mysql|mongo|pg|reuse|sharedrate runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
+# BENCH_PG_JOBS, BENCH_REUSE_DOCS, BENCH_SHARED_RATE and BENCH_SHARED_SECONDS size them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -116,6 +118,18 @@ if [ -z "$only" ] || [ "$only" = reuse ]; then
   cat bench/results/reuse.part.md >> bench/results/reuse.md
   rm -f bench/results/reuse.part.md
   echo | tee -a "$out"
+fi
+
+if [ -z "$only" ] || [ "$only" = sharedrate ]; then
+  MYSQL_URI= tests/servers/mariadb_ctl.sh start "$servers" >/dev/null
+  port=$(cat "$servers/mariadb.port")
+  {
+    /usr/bin/python3 bench/shared_rate.py --dibs "$build/bin/dibs" --uri "mysql://root@127.0.0.1:$port/dibs_bench" \
+      --rate "${BENCH_SHARED_RATE:-20/s}" --seconds "${BENCH_SHARED_SECONDS:-30}" --processes 4 \
+      --md bench/results/shared_rate.md
+    echo "\`$command\` at commit $commit, $when." >> bench/results/shared_rate.md
+  } | tee -a "$out"
+  tests/servers/mariadb_ctl.sh stop "$servers" >/dev/null
 fi
 
 bash bench/plot.sh

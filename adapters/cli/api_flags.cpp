@@ -6,6 +6,8 @@
 #include <adapters/http/answer_reuse.hpp>
 #include <adapters/http/batch_processor.hpp>
 #include <adapters/http/http_processor.hpp>
+#include <adapters/http/shared_rate.hpp>
+#include <adapters/stores/open_shared_rate.hpp>
 
 #include <dibs/log.hpp>
 
@@ -33,7 +35,13 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000}))
       ->capture_default_str();
   cmd.add_option("--batch-linger", batch_linger, "how long a batch waits for more keys before it is sent")->type_name("DURATION")->capture_default_str();
-  cmd.add_option("--rate", rate, "at most this many API requests, N/s or N/min, for the whole process")->type_name("N/s|N/min");
+  cmd.add_option("--rate", rate, "at most this many API requests, N/s or N/min, for the whole process (or, with --rate-scope store, for every process on the store)")->type_name("N/s|N/min");
+  if (with_urls)  // `demo` runs one process on its own store
+    cmd.add_option("--rate-scope", rate_scope,
+                   "process: --rate is this process's; store: every process on the store shares it, kept in the store (SQL: table dibs_rate; MongoDB: collection dibs_rate)")
+        ->type_name("process|store")
+        ->check(CLI::IsMember({"process", "store"}))
+        ->capture_default_str();
   cmd.add_option("--connect-timeout", connect_timeout, "HTTP connect (and TLS handshake) timeout")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--request-timeout", request_timeout, "HTTP timeout for a whole call")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--idle-timeout", idle_timeout,
@@ -80,6 +88,8 @@ http::processor_options api_flags::call() const {
   o.backoff_max = duration_flag("--backoff-max", f.backoff_max);
   if (o.backoff_max < o.backoff_base) throw std::invalid_argument("--backoff-max must not be below --backoff-base");
   o.status_field_check = !f.no_status_check;
+  if (f.rate_scope == "store" && f.rate.empty())
+    throw std::invalid_argument("--rate-scope store shares --rate: give --rate too (like --rate 45/min)");
   if (!limiter_) limiter_ = make_limiter(f.rate);
   o.limiter = limiter_;
   if (!f.reuse_answers.empty() && !reuse_) {
@@ -115,6 +125,29 @@ processor_factory api_flags::factory(const std::string& source_field) const {
   } catch (const setting_error& e) {
     throw std::invalid_argument(in_flag_words(e));  // the library names its settings, we our flags
   }
+}
+
+void api_flags::share_rate(const std::shared_ptr<admin_store>& st) const {
+  if (rate_scope != "store") return;
+  auto call = this->call();  // the limiter from --rate, validated
+  shared_rate_opening opened;
+  try {
+    opened = open_shared_rate(st);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("--rate-scope store: the store can't keep the shared rate (table dibs_rate): ") + e.what());
+  }
+  if (!opened.record) {
+    if (opened.expected) log::info("--rate-scope store: ", opened.none_because, ": --rate ", rate, " is this process's");
+    else log::warn("--rate-scope store: ", opened.none_because, ": --rate ", rate, " is this process's only");
+    return;
+  }
+  auto record = std::move(opened.record);
+  const auto o = call.url.origin();
+  auto origin = std::string(o.tls ? "https://" : "http://") + o.host + ":" + std::to_string(o.port);
+  auto shared = std::make_shared<http::shared_rate>(std::move(record), origin, call.limiter->per_second());
+  log::info("--rate-scope store: ", rate, " shared by every process on the store for ", origin, ", in blocks of ",
+            shared->block());
+  call.limiter->share(std::move(shared));
 }
 
 std::string api_flags::check_tls() const {

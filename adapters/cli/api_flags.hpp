@@ -16,6 +16,10 @@ namespace CLI {
 class App;
 }
 
+namespace dibs {
+class admin_store;
+}
+
 namespace dibs::cli {
 
 struct api_flags {
@@ -25,6 +29,7 @@ struct api_flags {
   std::string batch_key;  // "" = the store's source field
   std::string batch_linger = "20ms";
   std::string rate;
+  std::string rate_scope = "process";  // or "store": every process on the store shares --rate
   std::string connect_timeout = "5s";
   std::string request_timeout = "30s";
   std::string idle_timeout = "4s";
@@ -54,6 +59,10 @@ struct api_flags {
   // std::invalid_argument naming the flag. Every call shares one limiter, so a request made
   // before the run (the pre-flight's) counts against --rate like the run's own.
   http::processor_options call() const;
+  // --rate-scope store: the limiter takes its slots from the store's shared record from now on
+  // (shared_rate.hpp); a store that keeps none (a file: one process) leaves the rate this
+  // process's. Call once the store is open, before any request; throws std::invalid_argument.
+  void share_rate(const std::shared_ptr<admin_store>& st) const;
   bool batch() const { return !batch_url.empty(); }
   const char* url_flag() const { return batch() ? "--batch-url" : "--url"; }
 

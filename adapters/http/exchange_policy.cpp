@@ -1,5 +1,7 @@
 #include "exchange_policy.hpp"
 
+#include "shared_rate.hpp"
+
 #include <dibs/log.hpp>
 
 #include <boost/asio/steady_timer.hpp>
@@ -21,6 +23,26 @@ std::chrono::milliseconds full_jitter_backoff(int attempt, std::chrono::millisec
   return std::chrono::milliseconds{pick(rng)};
 }
 
+namespace {
+// A slot of the rate shared through the store: waits for it, and tells whether it may be used
+// (false: the store could not be asked, or the host is paused now; ask for another).
+awaitable<bool> shared_slot(shared_rate& shared, rate_limiter& limiter, const std::string& host) {
+  const auto t = co_await shared.next();
+  if (t.paused_until > rate_limiter::clock::now()) limiter.pause_here(host, t.paused_until);
+  if (t.at > rate_limiter::clock::now()) {
+    net::steady_timer timer(co_await net::this_coro::executor, t.at);
+    co_await timer.async_wait(net::use_awaitable);
+  }
+  if (!t.granted) co_return false;
+  if (t.recheck) {
+    // This block waited behind other processes' blocks: one of them may have paused the host.
+    const auto p = co_await shared.paused_until();
+    if (p > rate_limiter::clock::now()) limiter.pause_here(host, p);
+  }
+  co_return limiter.paused_until(host) <= rate_limiter::clock::now();
+}
+}  // namespace
+
 awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host) {
   for (;;) {
     // Held across the wait: when this coroutine is cancelled, the slot goes back to the limiter.
@@ -31,6 +53,8 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host) {
       // The host said stop meanwhile: this slot is given back, and a later one taken.
       if (limiter.paused_until(host) > rate_limiter::clock::now()) continue;
     }
+    if (auto* shared = limiter.shared())
+      if (!co_await shared_slot(*shared, limiter, host)) continue;
     slot.use();
     co_return;
   }

@@ -1,10 +1,13 @@
 #include "rate_limiter.hpp"
 
+#include "shared_rate.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <ctime>
 #include <strings.h>
+#include <thread>
 #include <utility>
 
 namespace dibs::http {
@@ -129,7 +132,18 @@ rate_limiter::slot rate_limiter::take(const std::string& host) {
 rate_limiter::clock::time_point rate_limiter::reserve(const std::string& host) {
   auto s = take(host);
   s.use();
-  return s.at();
+  if (!shared_) return s.at();
+  for (;;) {
+    const auto t = shared_->next_blocking();
+    if (t.paused_until > clock::now()) pause_here(host, t.paused_until);
+    if (t.granted) return std::max({s.at(), t.at, paused_until(host)});
+    std::this_thread::sleep_until(t.at);  // the store could not be asked: nothing goes out
+  }
+}
+
+void rate_limiter::share(std::shared_ptr<shared_rate> s) {
+  shared_ = std::move(s);
+  if (shared_) per_second_ = 0;  // the store's schedule replaces this process's own
 }
 
 void rate_limiter::give_back(const slot& s) {
@@ -145,6 +159,11 @@ void rate_limiter::give_back(const slot& s) {
 }
 
 void rate_limiter::pause(const std::string& host, clock::time_point until) {
+  pause_here(host, until);
+  if (shared_) shared_->pause(until);
+}
+
+void rate_limiter::pause_here(const std::string& host, clock::time_point until) {
   std::lock_guard lock(mutex_);
   auto& p = paused_[host];
   p = std::max(p, until);

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -15,6 +16,8 @@
 #include <vector>
 
 namespace dibs::http {
+
+class shared_rate;
 
 // "45/min", "10/s", "2.5/s" -> requests per second; nullopt when malformed or not positive.
 std::optional<double> parse_rate(const std::string& text);
@@ -57,10 +60,18 @@ class rate_limiter {
   // Takes the next request slot for `host`. Each call takes one slot, so concurrent callers
   // are spaced out; a slot given back is handed to the next caller that can use its time.
   slot take(const std::string& host);
-  // take() and use() at once: returns when the request may be sent.
+  // take() and use() at once: returns when the request may be sent. With a shared rate, a slot
+  // of it too (blocking: for callers outside the shards, like the pre-flight).
   clock::time_point reserve(const std::string& host);
-  // The host said stop: nothing is sent to it before `until`.
+  // The host said stop: nothing is sent to it before `until` (with a shared rate, by any process).
   void pause(const std::string& host, clock::time_point until);
+  // The same, in this process only: a pause read from the shared rate's record.
+  void pause_here(const std::string& host, clock::time_point until);
+
+  // `--rate-scope store`: the rate is the store's (shared_rate.hpp), and this limiter keeps only
+  // the pauses; wait_for_slot takes each request's slot from `s` as well. Call before any take().
+  void share(std::shared_ptr<shared_rate> s);
+  shared_rate* shared() const { return shared_.get(); }
   // When `host` may be sent to again (a past time when it is not paused).
   clock::time_point paused_until(const std::string& host) const;
 
@@ -81,6 +92,7 @@ class rate_limiter {
   // The latest pause of any host: while it is past and there is no rate, reserve() needs no lock
   // (the common case, once per request on every shard).
   std::atomic<clock::rep> any_paused_until_{0};
+  std::shared_ptr<shared_rate> shared_;
 };
 
 }  // namespace dibs::http

@@ -36,6 +36,7 @@ namespace dibs::mongo {
 enum class claim_strategy { update_find, find_and_modify, batch, lock_collection };
 std::optional<claim_strategy> parse_strategy(const std::string& text);
 std::string to_string(claim_strategy s);
+struct store_context;
 
 struct mongo_options {
   std::string uri;  // any standard connection string; options go to the driver unchanged
@@ -98,6 +99,7 @@ class mongo_store final : public blocking_store {
 
  private:
   friend struct test_access;  // test_hooks.cpp
+  friend struct store_context& store_context_of(mongo_store& s);  // mongo_shared_rate.cpp
   struct impl;
   std::unique_ptr<impl> impl_;
 };

@@ -7,6 +7,7 @@
 #include "server_limits.hpp"
 #include "sql_protocol.hpp"
 #include "sql_retry.hpp"
+#include "sql_session.hpp"
 #include "table_schema.hpp"
 
 #include <dibs/close_on_exec.hpp>
@@ -50,7 +51,7 @@ std::int64_t micros(std::chrono::milliseconds d) { return d.count() * 1000; }
 
 using row = sql_row;
 
-class connection {
+class connection final : public sql_session {
  public:
   connection(const mysql_uri& u, const mysql_options& o, std::atomic<std::uint64_t>& sent) : sent_(sent) {
     std::call_once(g_library, [] { mysql_library_init(0, nullptr, nullptr); });
@@ -88,14 +89,14 @@ class connection {
   connection(const connection&) = delete;
   connection& operator=(const connection&) = delete;
 
-  void execute(const std::string& sql) {
+  void execute(const std::string& sql) override {
     sent_.fetch_add(1, std::memory_order_relaxed);
     if (mysql_real_query(db(), sql.data(), sql.size()) != 0) fail(sql);
     // Statements that return rows must be drained even when the caller wants none.
     if (MYSQL_RES* r = mysql_store_result(db())) mysql_free_result(r);
   }
 
-  std::vector<row> select(const std::string& sql) {
+  std::vector<row> select(const std::string& sql) override {
     sent_.fetch_add(1, std::memory_order_relaxed);
     if (mysql_real_query(db(), sql.data(), sql.size()) != 0) fail(sql);
     MYSQL_RES* r = mysql_store_result(db());
@@ -118,7 +119,7 @@ class connection {
 
   std::uint64_t affected() { return mysql_affected_rows(db()); }
 
-  std::string quote(const std::string& v) {
+  std::string quote(const std::string& v) override {
     std::string out(v.size() * 2 + 3, '\0');
     out[0] = '\'';
     const auto n = mysql_real_escape_string(db(), out.data() + 1, v.data(), v.size());
@@ -486,6 +487,15 @@ void mysql_store::reset_table() {
   impl_->with_connection([&](connection& c) {
     c.execute("DROP TABLE IF EXISTS `" + impl_->names.table + "`");
     c.execute(create_table(impl_->names));
+    return 0;
+  });
+}
+
+void mysql_store::in_transaction(const std::function<void(sql_session&)>& body) {
+  impl_->with_connection([&](connection& c) {
+    transaction tx(c);
+    body(c);
+    tx.commit();
     return 0;
   });
 }

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -24,6 +25,8 @@
 #include <vector>
 
 namespace dibs::sql {
+
+class sql_session;
 
 enum class on_done { mark, remove };
 
@@ -81,6 +84,10 @@ class mysql_store final : public blocking_store {
   renew_result renew_blocking(const std::vector<renewal>& batch, millis lease) override;
   write_result release_blocking(const std::vector<release_item>& batch) override;
   write_result fail_blocking(const std::vector<failure>& batch) override;
+
+  // Runs `body` in one transaction on a pooled connection, committed when it returns (a deadlock
+  // runs it again, a lost link once more on a new one): the shared rate's record (mysql_shared_rate.hpp).
+  void in_transaction(const std::function<void(sql_session&)>& body);
 
   // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
   void reset_table();

@@ -66,6 +66,10 @@ class pg_store final : public admin_store {
   // dibs bench's statements per document.
   std::uint64_t statements_sent() const { return statements_.load(); }
 
+  // One more connection of this store's settings, blocking, for a caller's own use (the shared
+  // rate's record: pg_shared_rate.hpp).
+  std::unique_ptr<pg_connection> connect_blocking() const { return pg_connection::connect_blocking(link_); }
+
   // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
   void reset_table();
   void execute(const std::string& sql);

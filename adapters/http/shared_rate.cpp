@@ -1,0 +1,114 @@
+#include "shared_rate.hpp"
+
+#include <dibs/log.hpp>
+#include <dibs/rate_bucket.hpp>
+
+#include <boost/asio/post.hpp>
+
+#include <algorithm>
+
+#include <cmath>
+
+namespace dibs::http {
+
+namespace {
+// A block that starts this much later than it was taken waited behind other processes: the
+// pause may have been set meanwhile, so it is read again before the block is used.
+constexpr auto recheck_after = std::chrono::milliseconds(100);
+// How long callers wait before asking a store that could not be reached again.
+constexpr auto store_retry = std::chrono::seconds(1);
+}  // namespace
+
+shared_rate::shared_rate(std::shared_ptr<shared_rate_store> store, std::string origin, double per_second)
+    : store_(std::move(store)),
+      origin_(std::move(origin)),
+      block_(block_size(per_second)),
+      interval_(std::max<std::int64_t>(1, std::llround(1e6 / per_second))) {}
+
+void shared_rate::store_failed(const char* doing, const std::exception& e) {
+  if (store_down_) return;
+  store_down_ = true;
+  log::warn("--rate-scope store: can't ", doing, " the shared rate of ", origin_, " in the store (", e.what(),
+            "); no API request goes out until it can, asking again every second");
+}
+
+shared_rate::turn shared_rate::next_blocking() {
+  std::lock_guard lock(mutex_);
+  turn t;
+  if (used_ < granted_) {
+    t.granted = true;
+    t.at = block_start_ + interval_ * used_++;
+    return t;
+  }
+  const auto asked = clock::now();
+  try {
+    const auto b = store_->take_block({origin_, block_, interval_});
+    const auto now = clock::now();
+    if (store_down_) log::info("--rate-scope store: the shared rate of ", origin_, " can be read again");
+    store_down_ = false;
+    // The store's "from now" is counted from when its answer arrived: late by the trip back, never early.
+    block_start_ = now + b.starts_in;
+    granted_ = b.granted;
+    used_ = 1;
+    t.granted = granted_ > 0;
+    t.at = block_start_;
+    t.recheck = block_start_ > asked + recheck_after;
+    if (b.paused_for.count() > 0) t.paused_until = now + b.paused_for;
+  } catch (const std::exception& e) {
+    store_failed("take a block of", e);
+    t.at = clock::now() + store_retry;
+  }
+  return t;
+}
+
+awaitable<shared_rate::turn> shared_rate::next() {
+  auto call = [this] { return next_blocking(); };  // named: no lambda temporaries at a co_await (g++ 12)
+  co_return co_await offload(pool_, std::move(call));
+}
+
+shared_rate::clock::time_point shared_rate::paused_until_blocking() {
+  try {
+    const auto p = store_->paused_for(origin_);
+    return p.count() > 0 ? clock::now() + p : clock::time_point{};
+  } catch (const std::exception& e) {
+    std::lock_guard lock(mutex_);
+    store_failed("read", e);
+    return {};  // the next block will tell (it is not granted while the store is down)
+  }
+}
+
+awaitable<shared_rate::clock::time_point> shared_rate::paused_until() {
+  auto call = [this] { return paused_until_blocking(); };
+  co_return co_await offload(pool_, std::move(call));
+}
+
+void shared_rate::pause(clock::time_point until) {
+  {
+    std::lock_guard lock(mutex_);
+    used_ = granted_;  // the rest of the block falls inside the pause
+    if (until <= pause_to_write_) return;
+    pause_to_write_ = until;
+    if (pause_posted_) return;  // the write on its way takes the latest
+    pause_posted_ = true;
+  }
+  net::post(pool_.executor(), [this] { write_pause(); });
+}
+
+void shared_rate::write_pause() {
+  clock::time_point until;
+  {
+    std::lock_guard lock(mutex_);
+    until = pause_to_write_;
+    pause_posted_ = false;
+  }
+  const auto left = std::chrono::duration_cast<std::chrono::microseconds>(until - clock::now());
+  if (left.count() <= 0) return;
+  try {
+    store_->pause(origin_, left);
+  } catch (const std::exception& e) {
+    std::lock_guard lock(mutex_);
+    store_failed("pause", e);
+  }
+}
+
+}  // namespace dibs::http

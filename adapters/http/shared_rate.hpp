@@ -1,0 +1,70 @@
+// This process's side of a rate shared through the store (`--rate-scope store`): request slots
+// come in blocks from the store's record (shared_rate_store.hpp), half a second of the rate at a
+// time, spaced one interval apart from the time the store gave; the store is called on one
+// thread of its own (never on a shard), one block at a time, so callers that find the block used
+// up queue behind the one call that takes the next. A stop signal the API gave this process is
+// written to the record (pause); one written by another process is read with each block, and
+// again right before a block that had to wait is used, so it stops this process too.
+//
+// Store down: no slot is handed out (nothing is sent faster than the limit, so nothing is sent);
+// callers ask again a second later, and the outage is logged once.
+#pragma once
+
+#include <dibs/net.hpp>
+#include <dibs/offload.hpp>
+#include <dibs/shared_rate_store.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace dibs::http {
+
+class shared_rate {
+ public:
+  using clock = std::chrono::steady_clock;
+
+  // `origin`: the record's key (scheme://host:port of the API); `per_second`: this process's --rate.
+  shared_rate(std::shared_ptr<shared_rate_store> store, std::string origin, double per_second);
+
+  struct turn {
+    bool granted = false;               // false: the store could not be asked; ask again at `at`
+    clock::time_point at{};             // when the request may be sent (or the store asked again)
+    bool recheck = false;               // the block had to wait: read the pause again before sending
+    clock::time_point paused_until{};   // the record's pause, by this process's clock (past: none)
+  };
+  // The next slot: one of the current block's, or the first of a new block.
+  awaitable<turn> next();
+  turn next_blocking();
+  // The record's pause now, by this process's clock (past or epoch: none; also when unreadable).
+  awaitable<clock::time_point> paused_until();
+  clock::time_point paused_until_blocking();
+  // The API said stop until `until`: the rest of the block is dropped, and the record paused
+  // (written on the store's thread; many stops at once make one write).
+  void pause(clock::time_point until);
+
+  const std::string& origin() const { return origin_; }
+  std::uint32_t block() const { return block_; }
+
+ private:
+  void write_pause();
+  void store_failed(const char* doing, const std::exception& e);
+
+  std::shared_ptr<shared_rate_store> store_;
+  std::string origin_;
+  std::uint32_t block_;
+  std::chrono::microseconds interval_;
+
+  std::mutex mutex_;
+  clock::time_point block_start_{};
+  std::uint32_t used_ = 0, granted_ = 0;
+  clock::time_point pause_to_write_{};
+  bool pause_posted_ = false;
+  bool store_down_ = false;  // told once per outage
+
+  offload_pool pool_{1};  // last: joined (its queued calls run) before the rest goes
+};
+
+}  // namespace dibs::http

@@ -1,0 +1,40 @@
+// The shared rate's record on MySQL/MariaDB (`--rate-scope store`; shared_rate_store.hpp): one
+// row per API origin in the table `dibs_rate` of the store's database, created on first use
+// (CREATE TABLE IF NOT EXISTS; it is dibs's own table, next to the user's). Every call is one
+// transaction: the row is inserted or locked (INSERT ... ON DUPLICATE KEY UPDATE, then SELECT
+// ... FOR UPDATE with the server's SYSDATE(6)), rate_bucket.hpp decides, an UPDATE writes it.
+#pragma once
+
+#include <adapters/mysql/mysql_store.hpp>
+
+#include <dibs/rate_bucket.hpp>
+#include <dibs/shared_rate_store.hpp>
+
+#include <memory>
+#include <string>
+
+namespace dibs::sql {
+
+// The statements, as pure functions of quoted values (tests read them).
+namespace rate_sql {
+std::string create_table();
+std::string ensure_row(const std::string& origin_quoted);
+std::string lock_row(const std::string& origin_quoted);  // tat_us, paused_until_us, the server's now in us
+std::string read_row(const std::string& origin_quoted);  // the same, without a lock
+std::string write_row(const std::string& origin_quoted, const rate_bucket_state& s);
+}  // namespace rate_sql
+
+class mysql_shared_rate final : public shared_rate_store {
+ public:
+  // Creates the table when it is missing.
+  explicit mysql_shared_rate(std::shared_ptr<mysql_store> store);
+
+  rate_block take_block(const rate_block_request& r) override;
+  void pause(const std::string& origin, std::chrono::microseconds for_) override;
+  std::chrono::microseconds paused_for(const std::string& origin) override;
+
+ private:
+  std::shared_ptr<mysql_store> store_;
+};
+
+}  // namespace dibs::sql

@@ -1,0 +1,118 @@
+#include "pg_shared_rate.hpp"
+
+#include <stdexcept>
+
+namespace dibs::pg {
+
+namespace rate_sql {
+namespace {
+// clock_timestamp(), not now(): now() is the transaction's start, before the wait for the lock.
+constexpr const char* now_us = "(extract(epoch from clock_timestamp()) * 1000000)::bigint";
+}  // namespace
+
+std::string create_table() {
+  return "CREATE TABLE IF NOT EXISTS dibs_rate (origin text PRIMARY KEY, tat_us bigint NOT NULL DEFAULT 0, "
+         "paused_until_us bigint NOT NULL DEFAULT 0)";
+}
+statement lock_row(const std::string& origin) {
+  return {std::string("INSERT INTO dibs_rate (origin) VALUES ($1) ON CONFLICT (origin) DO UPDATE SET origin = EXCLUDED.origin "
+                      "RETURNING tat_us, paused_until_us, ") + now_us,
+          {origin}};
+}
+statement read_row(const std::string& origin) {
+  return {std::string("SELECT tat_us, paused_until_us, ") + now_us + " FROM dibs_rate WHERE origin = $1", {origin}};
+}
+statement write_row(const std::string& origin, const rate_bucket_state& s) {
+  return {"UPDATE dibs_rate SET tat_us = $2::bigint, paused_until_us = $3::bigint WHERE origin = $1",
+          {origin, std::to_string(s.tat_us), std::to_string(s.paused_until_us)}};
+}
+}  // namespace rate_sql
+
+namespace {
+struct row_state {
+  rate_bucket_state state;
+  std::int64_t now_us = 0;
+};
+row_state parse(const pg_result& r) {
+  if (r.rows.empty() || r.rows[0].size() < 3 || !r.rows[0][2]) throw std::runtime_error("dibs_rate: the origin's row is missing");
+  const auto& x = r.rows[0];
+  return {{std::stoll(x[0].value_or("0")), std::stoll(x[1].value_or("0"))}, std::stoll(*x[2])};
+}
+
+// A transaction that rolls back unless committed (a failed link rolls it back by itself).
+class transaction {
+ public:
+  explicit transaction(pg_connection& c) : c_(c) { c_.exec_blocking({"BEGIN", {}}); }
+  ~transaction() {
+    if (done_ || !c_.usable()) return;
+    try {
+      c_.exec_blocking({"ROLLBACK", {}});
+    } catch (...) {
+    }
+  }
+  void commit() {
+    c_.exec_blocking({"COMMIT", {}});
+    done_ = true;
+  }
+
+ private:
+  pg_connection& c_;
+  bool done_ = false;
+};
+}  // namespace
+
+template <class F>
+auto pg_shared_rate::with_connection(F f) {
+  std::lock_guard lock(mutex_);
+  for (int attempt = 0;; ++attempt) {
+    try {
+      if (!conn_ || !conn_->usable()) conn_ = store_->connect_blocking();
+      return f(*conn_);
+    } catch (const pg_error& e) {
+      if (!connection_lost(e.sqlstate) || attempt > 0) throw;
+      conn_.reset();
+    }
+  }
+}
+
+pg_shared_rate::pg_shared_rate(std::shared_ptr<pg_store> store) : store_(std::move(store)) {
+  try {
+    with_connection([](pg_connection& c) { return c.exec_blocking({rate_sql::create_table(), {}}); });
+  } catch (const pg_error& e) {
+    // Processes starting together race to create it: IF NOT EXISTS may still meet the other's
+    // new table (42P07) or its row type (23505). Either way the table is there.
+    if (e.sqlstate != "42P07" && e.sqlstate != "23505") throw;
+  }
+}
+
+rate_block pg_shared_rate::take_block(const rate_block_request& r) {
+  return with_connection([&](pg_connection& c) {
+    transaction tx(c);
+    const auto row = parse(c.exec_blocking(rate_sql::lock_row(r.origin)));
+    const auto g = grant_block(row.state, row.now_us, r.want, r.interval.count());
+    c.exec_blocking(rate_sql::write_row(r.origin, g.next));
+    tx.commit();
+    return g.block;
+  });
+}
+
+void pg_shared_rate::pause(const std::string& origin, std::chrono::microseconds for_) {
+  with_connection([&](pg_connection& c) {
+    transaction tx(c);
+    const auto row = parse(c.exec_blocking(rate_sql::lock_row(origin)));
+    c.exec_blocking(rate_sql::write_row(origin, pause_bucket(row.state, row.now_us, for_.count())));
+    tx.commit();
+    return 0;
+  });
+}
+
+std::chrono::microseconds pg_shared_rate::paused_for(const std::string& origin) {
+  return with_connection([&](pg_connection& c) {
+    const auto r = c.exec_blocking(rate_sql::read_row(origin));
+    if (r.rows.empty()) return std::chrono::microseconds{0};
+    const auto row = parse(r);
+    return std::chrono::microseconds(paused_for_us(row.state, row.now_us));
+  });
+}
+
+}  // namespace dibs::pg

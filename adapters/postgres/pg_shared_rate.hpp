@@ -1,0 +1,44 @@
+// The shared rate's record on PostgreSQL (`--rate-scope store`; shared_rate_store.hpp): one row
+// per API origin in the table `dibs_rate` (the search path's schema, next to the user's table),
+// created on first use. Every call is one transaction on a connection of its own: INSERT ... ON
+// CONFLICT DO UPDATE ... RETURNING locks the row and reads it with the server's clock_timestamp(),
+// rate_bucket.hpp decides, an UPDATE writes it. A lost link is replaced and the call tried once more.
+#pragma once
+
+#include <adapters/postgres/pg_store.hpp>
+
+#include <dibs/rate_bucket.hpp>
+#include <dibs/shared_rate_store.hpp>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace dibs::pg {
+
+namespace rate_sql {
+std::string create_table();
+statement lock_row(const std::string& origin);  // tat_us, paused_until_us, the server's now in us
+statement read_row(const std::string& origin);
+statement write_row(const std::string& origin, const rate_bucket_state& s);
+}  // namespace rate_sql
+
+class pg_shared_rate final : public shared_rate_store {
+ public:
+  // Creates the table when it is missing.
+  explicit pg_shared_rate(std::shared_ptr<pg_store> store);
+
+  rate_block take_block(const rate_block_request& r) override;
+  void pause(const std::string& origin, std::chrono::microseconds for_) override;
+  std::chrono::microseconds paused_for(const std::string& origin) override;
+
+ private:
+  template <class F>
+  auto with_connection(F f);
+
+  std::shared_ptr<pg_store> store_;
+  std::mutex mutex_;
+  std::unique_ptr<pg_connection> conn_;
+};
+
+}  // namespace dibs::pg

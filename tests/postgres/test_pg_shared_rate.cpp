@@ -1,0 +1,68 @@
+// `--rate-scope store` on PostgreSQL: four `dibs enrich` processes share one --rate through the
+// table dibs_rate, and a stop the API gave one process holds for the next.
+#include "postgres/pg_env.hpp"
+#include "support/shared_rate_runs.hpp"
+
+#include <adapters/postgres/pg_store.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+TEST_CASE("four dibs enrich processes with --rate-scope store keep one --rate together on PostgreSQL",
+          "[postgres][enrich][rate][shared-rate]") {
+  stub::stub_options so;
+  so.record = true;
+  stub::ipapi_stub api(so);
+  api.start();
+  const auto table = test::unique_pg_table("sharedrate");
+  const auto uri = test::postgres_uri_for(table);
+  pg::pg_options o;
+  o.uri = uri;
+  pg::pg_store s(o);
+  s.reset_table();
+  REQUIRE(s.seed(80, 17) == 80);
+
+  // 10/s shared: blocks of 5 slots (half a second). Alone, each process would go 10/s: 40/s together.
+  test::enrich_together(uri, api, 4, "10/s");
+  const auto st = s.stats_blocking();
+  CHECK(st.done == 80);
+  CHECK(st.drained());
+  const auto times = api.served_times();
+  REQUIRE(times.size() == 80 + 4);  // every row once, and each process's pre-flight
+  CHECK(test::busiest(times, 1000ms) <= 10 + 4 * 5);  // the rate, and one block of burst per process
+  CHECK(times.back() - times.front() >= 5400ms);      // (84 - 10 - 20) requests at 10/s at least
+  CHECK(s.query_value("SELECT count(*) FROM dibs_rate WHERE origin = 'http://127.0.0.1:" + std::to_string(api.port()) +
+                      "' AND tat_us > 0") == std::optional<std::string>("1"));
+}
+
+TEST_CASE("an X-Rl: 0 one process saw holds the next process on PostgreSQL until X-Ttl has passed",
+          "[postgres][enrich][rate][shared-rate]") {
+  stub::stub_options so;
+  so.record = true;
+  so.rate_limit = 3;  // the 3rd answer of a 4 s window says X-Rl: 0, X-Ttl: 4
+  so.rate_window = 4000ms;
+  stub::ipapi_stub api(so);
+  api.start();
+  const auto table = test::unique_pg_table("sharedpause");
+  const auto uri = test::postgres_uri_for(table);
+  pg::pg_options o;
+  o.uri = uri;
+  pg::pg_store s(o);
+  s.reset_table();
+  REQUIRE(s.seed(3, 18) == 3);
+  test::enrich_together(uri, api, 1, "100/s", {"--no-preflight"});
+  REQUIRE(api.served_times().size() == 3);
+  CHECK(s.query_value("SELECT count(*) FROM dibs_rate WHERE origin = 'http://127.0.0.1:" + std::to_string(api.port()) +
+                      "' AND paused_until_us > (extract(epoch from clock_timestamp()) * 1000000)::bigint") ==
+        std::optional<std::string>("1"));
+
+  REQUIRE(s.seed(2, 19) == 2);
+  test::enrich_together(uri, api, 1, "100/s", {"--no-preflight"});
+  CHECK(s.stats_blocking().done == 5);
+  CHECK(api.rate_limited() == 0);  // the second process waited out the first one's stop
+  const auto times = api.served_times();
+  REQUIRE(times.size() == 5);
+  CHECK(times[3] - times[0] >= 3000ms);
+}

@@ -1,0 +1,110 @@
+// This process's side of a rate shared through the store (shared_rate.hpp), on a fake record.
+#include <adapters/http/rate_limiter.hpp>
+#include <adapters/http/shared_rate.hpp>
+
+#include <dibs/rate_bucket.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <mutex>
+#include <stdexcept>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+namespace {
+// The record in memory, timed by a clock the test moves: what a store does, minus the store.
+struct fake_record : shared_rate_store {
+  std::mutex m;
+  rate_bucket_state state;
+  std::int64_t now_us = 1'000'000;
+  int blocks = 0, pauses = 0;
+  bool down = false;
+  rate_block take_block(const rate_block_request& r) override {
+    std::lock_guard lock(m);
+    if (down) throw std::runtime_error("connection refused");
+    ++blocks;
+    const auto g = grant_block(state, now_us, r.want, r.interval.count());
+    state = g.next;
+    return g.block;
+  }
+  void pause(const std::string&, std::chrono::microseconds for_) override {
+    std::lock_guard lock(m);
+    ++pauses;
+    state = pause_bucket(state, now_us, for_.count());
+  }
+  std::chrono::microseconds paused_for(const std::string&) override {
+    std::lock_guard lock(m);
+    if (down) throw std::runtime_error("connection refused");
+    return std::chrono::microseconds(paused_for_us(state, now_us));
+  }
+};
+}  // namespace
+
+TEST_CASE("slots come from the store a block at a time, one interval apart", "[rate][shared-rate]") {
+  auto record = std::make_shared<fake_record>();
+  http::shared_rate r(record, "http://api:80", 10);  // blocks of 5, 100 ms apart
+  REQUIRE(r.block() == 5);
+  const auto first = r.next_blocking();
+  REQUIRE(first.granted);
+  CHECK_FALSE(first.recheck);  // the block starts now
+  for (int i = 1; i < 5; ++i) {
+    const auto t = r.next_blocking();
+    CHECK(t.granted);
+    CHECK(t.at - first.at == i * 100ms);
+  }
+  CHECK(record->blocks == 1);  // one round trip for five requests
+  const auto sixth = r.next_blocking();
+  CHECK(record->blocks == 2);
+  CHECK(sixth.granted);
+  CHECK(sixth.recheck);  // the record had the next half second taken already: it waited
+  CHECK(sixth.at - first.at >= 450ms);
+}
+
+TEST_CASE("a store that can't be reached hands out no slot", "[rate][shared-rate]") {
+  auto record = std::make_shared<fake_record>();
+  record->down = true;
+  http::shared_rate r(record, "http://api:80", 10);
+  const auto t = r.next_blocking();
+  CHECK_FALSE(t.granted);
+  CHECK(t.at > http::shared_rate::clock::now() + 500ms);  // ask again later, not at once
+  record->down = false;
+  CHECK(r.next_blocking().granted);
+}
+
+TEST_CASE("a stop the API gave this process goes to the record and ends the block", "[rate][shared-rate]") {
+  auto record = std::make_shared<fake_record>();
+  {
+    http::rate_limiter limiter;
+    limiter.share(std::make_shared<http::shared_rate>(record, "http://api:80", 10));
+    REQUIRE(limiter.shared());
+    const auto granted_before = limiter.shared()->next_blocking();
+    REQUIRE(granted_before.granted);
+    limiter.pause("api", http::rate_limiter::clock::now() + 3s);
+    CHECK(limiter.paused_until("api") > http::rate_limiter::clock::now() + 2s);
+    // The block's four other slots fall inside the pause: the next slot is a new block's, and
+    // the record tells it the pause (once the write, on the store's thread, is done).
+  }  // the limiter's end joins the store's thread: the write is done
+  CHECK(record->pauses == 1);
+  CHECK(record->state.paused_until_us >= record->now_us + 2'900'000);
+
+  http::shared_rate other(record, "http://api:80", 10);  // another process
+  const auto t = other.next_blocking();
+  CHECK(t.granted);
+  CHECK(t.paused_until > http::shared_rate::clock::now() + 2s);
+  CHECK(t.at > http::shared_rate::clock::now() + 2s);
+  CHECK(other.paused_until_blocking() > http::shared_rate::clock::now() + 2s);
+}
+
+TEST_CASE("a limiter sharing the store's rate keeps none of its own", "[rate][shared-rate]") {
+  auto record = std::make_shared<fake_record>();
+  http::rate_limiter limiter(1.0, 1);  // 1/s of its own
+  limiter.share(std::make_shared<http::shared_rate>(record, "http://api:80", 10));
+  CHECK(limiter.per_second() == 0);
+  const auto now = http::rate_limiter::clock::now();
+  // Five requests from one block, 100 ms apart: not 1/s.
+  const auto a = limiter.reserve("api");
+  const auto b = limiter.reserve("api");
+  CHECK(b - a == 100ms);
+  CHECK(a < now + 50ms);
+}
