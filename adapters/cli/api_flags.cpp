@@ -49,6 +49,11 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
   cmd.add_flag("--no-status-check", no_status_check, "don't fail documents whose answer says {\"status\":\"fail\"}");
 }
 
+std::shared_ptr<http::rate_limiter> api_flags::limiter() const {
+  if (!limiter_) limiter_ = make_limiter(rate);
+  return limiter_;
+}
+
 http::processor_options api_flags::call() const {
   const auto& f = *this;
   http::processor_options o;
@@ -65,8 +70,7 @@ http::processor_options api_flags::call() const {
   o.backoff_max = duration_flag("--backoff-max", f.backoff_max);
   if (o.backoff_max < o.backoff_base) throw std::invalid_argument("--backoff-max must not be below --backoff-base");
   o.status_field_check = !f.no_status_check;
-  if (!limiter_) limiter_ = make_limiter(f.rate);
-  o.limiter = limiter_;
+  o.limiter = limiter();
   if (f.insecure && !f.ca_file.empty()) throw std::invalid_argument("--insecure and --ca-file contradict each other");
   if (!f.ca_file.empty() && !std::ifstream(f.ca_file))
     throw std::invalid_argument("--ca-file '" + f.ca_file + "': cannot be read");

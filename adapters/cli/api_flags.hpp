@@ -49,6 +49,9 @@ struct api_flags {
   // std::invalid_argument naming the flag. Every call shares one limiter, so a request made
   // before the run (the pre-flight's) counts against --rate like the run's own.
   http::processor_options call() const;
+  // The --rate limiter every call shares (made once): the engine may change its rate while it
+  // runs (POST /rate).
+  std::shared_ptr<http::rate_limiter> limiter() const;
   bool batch() const { return !batch_url.empty(); }
   const char* url_flag() const { return batch() ? "--batch-url" : "--url"; }
 

@@ -52,6 +52,7 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
     c.address = o.metrics_address;
     c.port = static_cast<std::uint16_t>(o.metrics_port);
     c.allowed_hosts = o.metrics_hosts;
+    c.admin = o.admin;
     controls.emplace(control, e, c);
     try {
       controls->start();
@@ -129,6 +130,13 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
       if (controls) controls->stop();
     });
   });
+  {
+    // The names this process's leases carry: what GET /workers, dibs status and dibs release say.
+    const auto& id = e.worker_prefix();
+    const auto shards = e.config().effective_shards();
+    log::info("worker ", id, ": leases taken as ", id, "-0", shards > 1 ? " .. " + id + "-" + std::to_string(shards - 1) : "",
+              " (dibs release --worker ", id, " frees them)");
+  }
   e.start();
   control.run();
   e.wait();

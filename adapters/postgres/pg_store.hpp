@@ -60,6 +60,8 @@ class pg_store final : public admin_store {
   std::optional<pending_sample> sample_pending() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
+  std::vector<lease_holder> lease_holders() override;
+  std::uint64_t release_worker(const std::string& name) override;
 
   // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
   void reset_table();

@@ -27,7 +27,8 @@ shard::shard(shard_context ctx, std::size_t index, std::size_t concurrency, std:
       by_(std::move(worker_id)),
       unwritten_limit_(cfg_.unwritten_limit ? cfg_.unwritten_limit : concurrency + cfg_.claim_batch),
       ioc_(external ? *external : own_ioc_),
-      breaker_(circuit_breaker::settings{cfg_.circuit_trip_after, cfg_.circuit_probe_min, cfg_.circuit_probe_max}) {}
+      breaker_(circuit_breaker::settings{cfg_.circuit_trip_after, cfg_.circuit_probe_min, cfg_.circuit_probe_max}),
+      published_concurrency_(concurrency) {}
 
 void shard::run() {
   net::co_spawn(ioc_, main(), [this](std::exception_ptr e) {
@@ -64,6 +65,34 @@ void shard::pause(bool on) {
     paused_ = on;
     wake_.notify();
   });
+}
+
+void shard::set_concurrency(std::size_t n) {
+  net::post(ioc_, [this, n] {
+    concurrency_ = std::max<std::size_t>(1, n);
+    // The default bound on unwritten outcomes follows the pipelines (engine_config::unwritten_limit).
+    if (!cfg_.unwritten_limit) unwritten_limit_ = concurrency_ + cfg_.claim_batch;
+    publish();
+    wake_.notify();
+  });
+}
+
+void shard::publish() {
+  published_in_flight_.store(in_flight_.inside(), std::memory_order_relaxed);
+  published_held_.store(held_.size(), std::memory_order_relaxed);
+  published_concurrency_.store(concurrency_, std::memory_order_relaxed);
+  const auto state = breaker_.current();
+  // The reason is copied only while the circuit is not closed, or as it closes: not per item.
+  if (state != circuit_breaker::state::closed || published_breaker_.load(std::memory_order_relaxed) != state) {
+    std::lock_guard lock(published_mutex_);
+    published_reason_ = breaker_.last_reason();
+  }
+  published_breaker_.store(state, std::memory_order_relaxed);
+}
+
+std::string shard::breaker_reason_now() const {
+  std::lock_guard lock(published_mutex_);
+  return published_reason_;
 }
 
 void shard::give_back_prefetched(const std::string& why) {
@@ -135,6 +164,7 @@ awaitable<void> shard::main() {
   flusher_wake_.notify();
   keeper_wake_.notify();
   co_await background_.wait_empty();
+  publish();
   proc_.reset();  // close connection pools on this thread
 }
 
@@ -144,6 +174,7 @@ awaitable<void> shard::dispatcher() {
   const std::size_t batch = cfg_.claim_batch;
 
   while (!stopping()) {
+    publish();
     if (woken_) {
       woken_ = false;
       backoff = cfg_.idle_backoff_min;
@@ -280,6 +311,7 @@ void shard::launch(job j) {
                   net::post(ioc_, [this, id] { pipelines_.erase(id); });
                 }));
   if (!proc_->reports_work_start()) arm_deadline(id);
+  publish();
 }
 
 void shard::work_started(const job& j) {
@@ -342,6 +374,7 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
   }
   in_flight_.leave();
   bump(ctx_.figures.in_flight, -1);
+  publish();
   wake_.notify();
 }
 
