@@ -138,7 +138,9 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
     if (!opts.admin) co_return no_admin();
     std::uint64_t n = 0;
     try {
-      n = co_await offload(admin_pool, [a = opts.admin, w = *name.value] { return a->release_worker(w); });
+      // Named, then moved: g++ 12 mishandles class temporaries built inside a co_await expression.
+      auto call = [a = opts.admin, w = *name.value] { return a->release_worker(w); };
+      n = co_await offload(admin_pool, std::move(call));
     } catch (const std::exception& e) {
       co_return error(503, std::string("the store could not release the leases: ") + e.what());
     }
@@ -160,7 +162,8 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
     which.reason_contains = *reason.value;
     std::uint64_t n = 0;
     try {
-      n = co_await offload(admin_pool, [a = opts.admin, which] { return a->retry_failed(which); });
+      auto call = [a = opts.admin, which] { return a->retry_failed(which); };  // named: see release()
+      n = co_await offload(admin_pool, std::move(call));
     } catch (const std::invalid_argument& e) {
       co_return error(400, e.what());
     } catch (const std::exception& e) {

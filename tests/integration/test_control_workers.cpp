@@ -142,7 +142,7 @@ TEST_CASE("GET /workers shows this process's shards and the store's lease holder
   CHECK(raw_http(w.controls->port(), "POST", "/release", {}, R"({"worker":"dead-host"})").status == 403);
   r = w.post("/release", R"({"worker":""})");
   CHECK(r.status == 400);
-  CHECK_THAT(r.body, Catch::Contains("\"worker\" must not be empty"));
+  CHECK_THAT(r.body, Catch::Contains("must not be empty"));
   CHECK(w.st->inner.lease_holders().size() >= 1);
 
   r = w.post("/release", R"({"worker":"dead-host"})");

@@ -3,6 +3,7 @@
 // request bodies and answers, `dibs status`'s lease table, the SQL and MongoDB filters, and the
 // rate limiter's new rate.
 #include "support/memory_admin.hpp"
+#include "support/process.hpp"
 #include "support/worker_release.hpp"
 
 #include <adapters/cli/status_report.hpp>
@@ -201,6 +202,31 @@ TEST_CASE("a rate limiter takes a new rate at once, for every caller", "[workers
   l.set_per_second(0);
   CHECK(l.per_second() == 0);
   const auto before = http::rate_limiter::clock::now();
-  CHECK(l.reserve("h") <= http::rate_limiter::clock::now());
-  CHECK(l.reserve("h") >= before);
+  const auto at = l.reserve("h");
+  const auto after = http::rate_limiter::clock::now();
+  CHECK(at >= before);  // no schedule: at once
+  CHECK(at <= after);
+}
+
+TEST_CASE("dibs release refuses a bad worker id, a file store, and a missing --yes off a terminal", "[workers][cli]") {
+  auto run = [](std::vector<std::string> args) {
+    // stdin from /dev/null: never this test's terminal.
+    args.insert(args.begin(), {"sh", "-c", "exec \"$0\" \"$@\" < /dev/null", DIBS_BIN_PATH, "release"});
+    test::child_process p(args, true);
+    std::string out;
+    const int rc = p.finish(out);
+    return std::pair{rc, out};
+  };
+  auto [rc, out] = run({"--store", "jsonl:in.jsonl", "--worker", "web 1", "--yes"});
+  CHECK(rc == 2);
+  CHECK_THAT(out, Catch::Contains("dibs: error: --worker 'web 1' must be printable ASCII without spaces"));
+  std::tie(rc, out) = run({"--store", "jsonl:in.jsonl", "--worker", "web-1", "--yes"});
+  CHECK(rc == 2);
+  CHECK_THAT(out, Catch::Contains("a file's leases live only in the process that runs it"));
+  std::tie(rc, out) = run({"--store", "postgresql://nobody@127.0.0.1:1/none?table=jobs", "--worker", "web-1"});
+  CHECK(rc == 2);  // asked off a terminal: refused before the store is even opened
+  CHECK_THAT(out, Catch::Contains("stdin is not a terminal: add --yes"));
+  std::tie(rc, out) = run({"--store", "jsonl:in.jsonl"});
+  CHECK(rc == 2);
+  CHECK_THAT(out, Catch::Contains("--worker is required"));
 }
