@@ -113,7 +113,7 @@ const simdjson::dom::element* find_by(simdjson::dom::array a, std::string_view b
 
 }  // namespace
 
-TEST_CASE("GET /workers shows this process's shards and the store's lease holders; POST /release frees a dead one's",
+TEST_CASE("GET /workers shows this process's shards and the store's lease holders, and POST /release frees a dead one's",
           "[controls][workers]") {
   workers_engine w;
   simdjson::dom::parser p;

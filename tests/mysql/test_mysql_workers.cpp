@@ -78,7 +78,23 @@ TEST_CASE("dibs release frees a dead worker's MariaDB leases with --yes, and dib
   CHECK(rc == 2);
   CHECK_THAT(out, Catch::Contains("--worker 'pod a' must be printable ASCII"));
 
-  std::tie(rc, out) = run_dibs({"release", "--store", uri, "--worker", "pod-a", "--yes"});
+  // On a terminal (script(1) gives it one) it asks: "n" keeps the leases (exit 1), "y" frees them.
+  auto on_a_terminal = [&](const std::string& answer) {
+    test::child_process p({"sh", "-c",
+                           "printf '" + answer + "\\n' | DIBS=\"$0\" DIBS_URI=\"$1\" script -qec "
+                           "'exec \"$DIBS\" release --store \"$DIBS_URI\" --worker pod-a' /dev/null",
+                           DIBS_BIN_PATH, uri},
+                          true);
+    std::string said;
+    const int code = p.finish(said);
+    return std::pair{code, said};
+  };
+  std::tie(rc, out) = on_a_terminal("n");
+  CHECK(rc == 1);
+  CHECK_THAT(out, Catch::Contains("release 3 lease(s) of worker pod-a in "));
+  CHECK_THAT(out, Catch::Contains("release: nothing released"));
+  CHECK(s.stats_blocking().leased_live + s.stats_blocking().leased_expired == 4);
+  std::tie(rc, out) = on_a_terminal("y");
   CHECK(rc == 0);
   CHECK_THAT(out, Catch::Contains("release: 3 leases of worker pod-a released in "));
   CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE lock_by IS NULL AND lock_token IS NULL AND lock_until IS NULL") ==
