@@ -44,8 +44,8 @@ void engine_flags::add_to(CLI::App& cmd) {
       ->type_name("FILE");
   cmd.add_flag("--no-progress", no_progress, "no live progress line (there is none when stderr is not a terminal)");
   cmd.add_option("--metrics-port", metrics_port,
-                 "serve GET /metrics (Prometheus), GET /status, POST /pause, POST /resume at this port (0: any free one, logged); "
-                 "a POST needs the header X-Dibs-Control: 1")
+                 "serve GET /metrics (Prometheus), GET /status, GET /workers, POST /pause, /resume, /release, /concurrency, "
+                 "/rate, /retry at this port (0: any free one, logged); a POST needs the header X-Dibs-Control: 1")
       ->type_name("PORT")
       ->check(CLI::Range(0, 65535));
   cmd.add_option("--metrics-address", metrics_address,

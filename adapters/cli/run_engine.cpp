@@ -60,7 +60,8 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
       throw std::invalid_argument(std::string(ex.what()) + " (--metrics-address, --metrics-port)");
     }
     log::warn("metrics and controls on http://", url_host(o.metrics_address), ":", controls->port(),
-              " (GET /metrics, GET /status; POST /pause, POST /resume from this host with the header X-Dibs-Control: 1)");
+              " (GET /metrics, /status, /workers; POST /pause, /resume, /release, /concurrency, /rate, /retry from this host "
+              "with the header X-Dibs-Control: 1)");
   }
   net::signal_set signals(control, SIGINT, SIGTERM);
   bool interrupted = false;

@@ -67,34 +67,6 @@ void shard::pause(bool on) {
   });
 }
 
-void shard::set_concurrency(std::size_t n) {
-  net::post(ioc_, [this, n] {
-    concurrency_ = std::max<std::size_t>(1, n);
-    // The default bound on unwritten outcomes follows the pipelines (engine_config::unwritten_limit).
-    if (!cfg_.unwritten_limit) unwritten_limit_ = concurrency_ + cfg_.claim_batch;
-    publish();
-    wake_.notify();
-  });
-}
-
-void shard::publish() {
-  published_in_flight_.store(in_flight_.inside(), std::memory_order_relaxed);
-  published_held_.store(held_.size(), std::memory_order_relaxed);
-  published_concurrency_.store(concurrency_, std::memory_order_relaxed);
-  const auto state = breaker_.current();
-  // The reason is copied only while the circuit is not closed, or as it closes: not per item.
-  if (state != circuit_breaker::state::closed || published_breaker_.load(std::memory_order_relaxed) != state) {
-    std::lock_guard lock(published_mutex_);
-    published_reason_ = breaker_.last_reason();
-  }
-  published_breaker_.store(state, std::memory_order_relaxed);
-}
-
-std::string shard::breaker_reason_now() const {
-  std::lock_guard lock(published_mutex_);
-  return published_reason_;
-}
-
 void shard::give_back_prefetched(const std::string& why) {
   while (!ready_.empty()) {
     settle(ready_.front(), outcome::retry(millis{0}, why), true);

@@ -1,6 +1,7 @@
 // One shard: an io_context run by one thread, with its own pipelines, processor, prefetch queue,
 // completion buffers and lease keeper. Everything here runs on the shard's thread, so no member
-// needs a lock; only the store and the counters are shared with other shards.
+// needs a lock; only the store and the counters are shared with other shards, and the published_*
+// copies that other threads read (shard_published.cpp).
 #pragma once
 
 #include "circuit_breaker.hpp"
