@@ -72,6 +72,11 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
   cmd.add_flag("--no-status-check", no_status_check, "don't fail documents whose answer says {\"status\":\"fail\"}");
 }
 
+std::shared_ptr<http::rate_limiter> api_flags::limiter() const {
+  if (!limiter_) limiter_ = make_limiter(rate);
+  return limiter_;
+}
+
 http::processor_options api_flags::call() const {
   const auto& f = *this;
   http::processor_options o;
@@ -90,8 +95,7 @@ http::processor_options api_flags::call() const {
   o.status_field_check = !f.no_status_check;
   if (f.rate_scope == "store" && f.rate.empty())
     throw std::invalid_argument("--rate-scope store shares --rate: give --rate too (like --rate 45/min)");
-  if (!limiter_) limiter_ = make_limiter(f.rate);
-  o.limiter = limiter_;
+  o.limiter = limiter();
   if (!f.reuse_answers.empty() && !reuse_) {
     http::answer_cache_limits limits;
     limits.ttl = duration_flag("--answer-ttl", f.answer_ttl);

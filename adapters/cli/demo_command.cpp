@@ -77,6 +77,7 @@ command add_demo_command(CLI::App& app) {
     std::fflush(report);
 
     engine e(cfg, st, std::move(processors));
+    e.set_rate_control(f->api.limiter());  // POST /rate changes it while the demo runs
     const auto result = run_engine_in_foreground(e, f->run.foreground(f->docs));
     api.stop();
 

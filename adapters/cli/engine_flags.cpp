@@ -2,6 +2,8 @@
 
 #include "duration_flag.hpp"
 
+#include <dibs/worker_id.hpp>
+
 #include <boost/asio/ip/address.hpp>
 
 #include <CLI/CLI.hpp>
@@ -42,8 +44,8 @@ void engine_flags::add_to(CLI::App& cmd) {
       ->type_name("FILE");
   cmd.add_flag("--no-progress", no_progress, "no live progress line (there is none when stderr is not a terminal)");
   cmd.add_option("--metrics-port", metrics_port,
-                 "serve the dashboard (GET /, open it in a browser), GET /metrics (Prometheus), GET /status, POST /pause, POST "
-                 "/resume at this port (0: any free one, logged); "
+                 "serve the dashboard (GET /, open it in a browser), GET /metrics (Prometheus), GET /status, GET /workers, "
+                 "POST /pause, /resume, /release, /concurrency, /rate, /retry at this port (0: any free one, logged); "
                  "a POST needs the header X-Dibs-Control: 1")
       ->type_name("PORT")
       ->check(CLI::Range(0, 65535));
@@ -52,6 +54,10 @@ void engine_flags::add_to(CLI::App& cmd) {
                  "scrape /metrics; POST /pause and /resume are still taken from this host only")
       ->type_name("ADDR")
       ->capture_default_str();
+  cmd.add_option("--worker-id", worker_id,
+                 "this process's name in the store's leases, the logs, dibs status and GET /workers (each shard adds "
+                 "-<index>); dibs release --worker NAME frees its leases (default: host-pid, the pod name in Kubernetes)")
+      ->type_name("NAME");
   cmd.add_option("--metrics-host", metrics_hosts,
                  "a Host name the controls also accept (any port), e.g. the name a reverse proxy forwards; repeatable")
       ->type_name("NAME");
@@ -77,6 +83,11 @@ engine_config engine_flags::config() const {
   cfg.max_attempts = max_attempts;
   cfg.max_processing = duration_flag("--max-processing", max_processing);
   cfg.circuit_trip_after = api_down_after;
+  if (!worker_id.empty()) {
+    if (const auto problem = worker_id_problem(worker_id); !problem.empty())
+      throw std::invalid_argument("--worker-id '" + worker_id + "' " + problem);
+    cfg.worker_prefix = worker_id;
+  }
   if (cfg.effective_shards() > cfg.concurrency) cfg.shards = cfg.concurrency;
   cfg.validate();
   boost::system::error_code bad;

@@ -32,6 +32,7 @@ struct engine_flags {
   int metrics_port = -1;  // -1: none
   std::string metrics_address = "127.0.0.1";
   std::vector<std::string> metrics_hosts;  // Host names the controls accept besides loopback ones
+  std::string worker_id;  // --worker-id: engine_config::worker_prefix ("" = host-pid)
 
   void add_to(CLI::App& cmd);
   // Validated; throws std::invalid_argument naming the flag. Shards never exceed pipelines.

@@ -92,9 +92,12 @@ command add_enrich_command(CLI::App& app) {
     const std::uint64_t total = before.pending + before.leased_live + before.leased_expired;
 
     engine e(cfg, st, std::move(processors));
+    e.set_rate_control(f->api.limiter());  // POST /rate changes it while the run goes on
     // With --follow, a change stream (where the server has them) wakes idle shards at once.
     if (f->follow) st->watch([&e] { e.wake(); });
-    const auto result = run_engine_in_foreground(e, f->run.foreground(total));
+    auto foreground = f->run.foreground(total);
+    foreground.admin = st.get();  // GET /workers, POST /release and /retry act on this store
+    const auto result = run_engine_in_foreground(e, foreground);
     st->stop_watching();
     // The store may be out of reach right as the run ends (a database restart): everything this
     // process held is already written or released, so the counts are worth a few tries, and

@@ -54,6 +54,7 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
     c.address = o.metrics_address;
     c.port = static_cast<std::uint16_t>(o.metrics_port);
     c.allowed_hosts = o.metrics_hosts;
+    c.admin = o.admin;
     controls.emplace(control, e, c);
     try {
       controls->start();
@@ -61,8 +62,8 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
       throw std::invalid_argument(std::string(ex.what()) + " (--metrics-address, --metrics-port)");
     }
     log::warn("metrics and controls on http://", url_host(o.metrics_address), ":", controls->port(),
-              " (GET / the dashboard, GET /metrics, GET /status; POST /pause, POST /resume from this host with the header "
-              "X-Dibs-Control: 1)");
+              " (GET / the dashboard, GET /metrics, /status, /workers; POST /pause, /resume, /release, /concurrency, /rate, "
+              "/retry from this host with the header X-Dibs-Control: 1)");
   }
   net::signal_set signals(control, SIGINT, SIGTERM);
   bool interrupted = false;
@@ -132,6 +133,13 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
       if (controls) controls->stop();
     });
   });
+  {
+    // The names this process's leases carry: what GET /workers, dibs status and dibs release say.
+    const auto& id = e.worker_prefix();
+    const auto shards = e.config().effective_shards();
+    log::info("worker ", id, ": leases taken as ", id, "-0", shards > 1 ? " .. " + id + "-" + std::to_string(shards - 1) : "",
+              " (dibs release --worker ", id, " frees them)");
+  }
   e.start();
   control.run();
   e.wait();

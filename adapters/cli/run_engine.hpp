@@ -5,6 +5,7 @@
 // (--metrics-port) say how a run goes, without a line every few seconds in the logs.
 #pragma once
 
+#include <dibs/admin_store.hpp>
 #include <dibs/engine.hpp>
 
 #include <cstdint>
@@ -27,6 +28,9 @@ struct foreground_options {
   int metrics_port = -1;
   std::string metrics_address = "127.0.0.1";
   std::vector<std::string> metrics_hosts;  // Host names accepted besides the own ones (a proxy's)
+  // The store the controls administer (GET /workers' store part, POST /release, POST /retry);
+  // nullptr: those answer 404.
+  admin_store* admin = nullptr;
 };
 
 run_result run_engine_in_foreground(engine& e, const foreground_options& o);

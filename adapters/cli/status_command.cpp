@@ -23,7 +23,9 @@ command add_status_command(CLI::App& app) {
   };
   auto f = std::make_shared<flags>();
   f->store.add_to(*sub, true);
-  sub->add_flag("--json", f->json, "print one JSON object: the counts and failure_reasons [{reason, count, example_ids}]");
+  sub->add_flag("--json", f->json,
+                "print one JSON object: the counts, failure_reasons [{reason, count, example_ids}] and lease_holders "
+                "[{by, leased, expired, earliest_until_s}]");
   sub->add_option("--top", f->top, "how many failure reasons to show, the most frequent first")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1000}))
       ->capture_default_str();
@@ -38,13 +40,22 @@ command add_status_command(CLI::App& app) {
     auto st = f->store.open(false);
     const auto s = st->stats_blocking();
     const auto reasons = s.failed > 0 && f->top > 0 ? st->failure_reasons(f->top) : std::vector<failure_reason>{};
+    // Who holds the leases (dibs release --worker frees a dead one's); a store that can't tell: none.
+    std::vector<lease_holder> holders;
+    if (s.leased_live + s.leased_expired > 0) {
+      try {
+        holders = st->lease_holders();
+      } catch (const std::invalid_argument&) {
+      }
+    }
     if (f->json) {
-      std::printf("%s\n", status_json(st->describe(), s, reasons).c_str());
+      std::printf("%s\n", status_json(st->describe(), s, reasons, holders).c_str());
       return 0;
     }
-    // The counts stay the last line (scripts read it); the reasons come before them.
+    // The counts stay the last line (scripts read it); the reasons and leases come before them.
     std::printf("%s\n", st->describe().c_str());
     std::printf("%s", failure_breakdown(reasons).c_str());
+    std::printf("%s", lease_table(holders).c_str());
     std::printf("%s\n", status_counts_line(s).c_str());
     return 0;
   };

@@ -3,6 +3,8 @@
 #include <dibs/json_text.hpp>
 #include <dibs/log_escape.hpp>
 
+#include <cstdio>
+
 namespace dibs::cli {
 
 std::string status_counts_line(const store_stats& s) {
@@ -27,7 +29,29 @@ std::string failure_breakdown(const std::vector<failure_reason>& reasons) {
   return out;
 }
 
-std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons) {
+namespace {
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1fs", s);
+  return buf;
+}
+}  // namespace
+
+std::string lease_table(const std::vector<lease_holder>& holders) {
+  if (holders.empty()) return {};
+  std::string out = "leases by worker:\n";
+  for (const auto& h : holders) {
+    out += "  " + log::escape_controls(h.by.empty() ? "(none)" : h.by) + "  " + std::to_string(h.leased) + " leased";
+    if (h.expired) out += ", " + std::to_string(h.expired) + " expired";
+    out += h.earliest_until_s < 0 ? "  (earliest expired " + seconds(-h.earliest_until_s) + " ago)"
+                                  : "  (earliest until in " + seconds(h.earliest_until_s) + ")";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons,
+                        const std::vector<lease_holder>& holders) {
   std::string out = "{\"store\":" + json_string(store) + ",\"pending\":" + std::to_string(s.pending) +
                     ",\"leased_live\":" + std::to_string(s.leased_live) +
                     ",\"leased_expired\":" + std::to_string(s.leased_expired) + ",\"done\":" + std::to_string(s.done) +
@@ -38,6 +62,15 @@ std::string status_json(const std::string& store, const store_stats& s, const st
     out += "\"reason\":" + json_string(r.reason) + ",\"count\":" + std::to_string(r.count) + ",\"example_ids\":[";
     for (std::size_t k = 0; k < r.example_ids.size(); ++k) out += (k ? "," : "") + json_string(r.example_ids[k]);
     out += "]}";
+  }
+  out += "],\"lease_holders\":[";
+  for (std::size_t i = 0; i < holders.size(); ++i) {
+    const auto& h = holders[i];
+    char until[32];
+    std::snprintf(until, sizeof until, "%.3f", h.earliest_until_s);
+    out += (i ? ",{" : "{");
+    out += "\"by\":" + json_string(h.by) + ",\"leased\":" + std::to_string(h.leased) +
+           ",\"expired\":" + std::to_string(h.expired) + ",\"earliest_until_s\":" + until + "}";
   }
   return out + "]}";
 }

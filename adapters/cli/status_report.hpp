@@ -13,8 +13,13 @@ namespace dibs::cli {
 std::string status_counts_line(const store_stats& s);
 // "failed by reason (top N):" then "  COUNT  REASON  (e.g. ID, ID)" per reason; "" when none.
 std::string failure_breakdown(const std::vector<failure_reason>& reasons);
+// "leases by worker:" then "  BY  LEASED leased[, N expired]  (earliest until in Xs | expired Xs ago)"
+// per holder; "" when none. A worker whose every lease has expired is likely dead: `dibs release`.
+std::string lease_table(const std::vector<lease_holder>& holders);
 // {"store":..,"pending":..,"leased_live":..,"leased_expired":..,"done":..,"failed":..,
-//  "failure_reasons":[{"reason":..,"count":..,"example_ids":[..]}]}
-std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons);
+//  "failure_reasons":[{"reason":..,"count":..,"example_ids":[..]}],
+//  "lease_holders":[{"by":..,"leased":..,"expired":..,"earliest_until_s":..}]}
+std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons,
+                        const std::vector<lease_holder>& holders = {});
 
 }  // namespace dibs::cli

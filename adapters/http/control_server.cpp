@@ -1,12 +1,17 @@
 #include "control_server.hpp"
 
+#include "cached_fetch.hpp"
 #include "control_access.hpp"
 #include "dashboard_page.hpp"
 #include "http_figures.hpp"
 #include "run_history.hpp"
+#include "control_json.hpp"
 
 #include <dibs/async_event.hpp>
 #include <dibs/close_on_exec.hpp>
+#include <dibs/json_text.hpp>
+#include <dibs/log.hpp>
+#include <dibs/offload.hpp>
 #include <dibs/metrics_text.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -90,28 +95,35 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
     return out;
   }
 
-  // The store's counts (a full count on some stores): fetched at most once per stats_max_age,
-  // one fetch at a time; scrapes meanwhile get the last counts (or wait for the first ones).
+  using clock = std::chrono::steady_clock;
+
+  // The store's counts (a full count on some stores), its lease holders and its failure reasons:
+  // each fetched at most once per stats_max_age (cached_fetch.hpp). The admin calls block, so
+  // they run on a thread of their own, never on this io_context's.
   awaitable<std::optional<store_stats>> store_counts() {
-    using clock = std::chrono::steady_clock;
-    if (counts_at && clock::now() - *counts_at < opts.stats_max_age) co_return counts;
-    if (fetching) {
-      if (!counts_at) co_await fetched.wait_for(opts.request_timeout);
-      co_return counts;
-    }
-    fetching = true;
-    try {
-      counts = co_await eng.the_store().stats();
-    } catch (const std::exception&) {
-      counts = std::nullopt;  // a dead store must not take the status page with it
-    }
-    counts_at = clock::now();
-    fetching = false;
-    fetched.notify();
-    co_return counts;
+    return counts.get(opts.stats_max_age, opts.request_timeout, [this] { return eng.the_store().stats(); });
+  }
+  awaitable<std::optional<std::vector<lease_holder>>> store_holders() {
+    return holders.get(opts.stats_max_age, opts.request_timeout,
+                       [this] { return offload(admin_pool, [a = opts.admin] { return a->lease_holders(); }); });
+  }
+  // A GROUP BY over the failed items (no index helps it): ten times rarer than the counts.
+  awaitable<std::optional<std::vector<failure_reason>>> store_reasons() {
+    return reasons.get(opts.stats_max_age * 10, opts.request_timeout,
+                       [this] { return offload(admin_pool, [a = opts.admin] { return a->failure_reasons(10); }); });
   }
 
-  awaitable<answer> route(bhttp::verb method, std::string_view target) {
+  static answer error(unsigned status, const std::string& why) {
+    answer a;
+    a.status = status;
+    a.body = "{\"error\":" + json_string(why) + "}";
+    return a;
+  }
+  static answer no_admin() {
+    return error(404, "this engine's controls were given no store to administer (control_options::admin)");
+  }
+
+  awaitable<answer> route(bhttp::verb method, std::string_view target, const std::string& body) {
     answer a;
     if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
     const bool get = method == bhttp::verb::get, post = method == bhttp::verb::post;
@@ -122,25 +134,107 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
     } else if (target == "/history" && get) {
       a.body = history.json();
     } else if (target == "/status" && get) {
-      a.body = status_with_api(co_await store_counts());
+      const auto c = co_await store_counts();
+      std::optional<std::vector<failure_reason>> r;
+      if (opts.admin && c && c->failed > 0) {
+        r = co_await store_reasons();
+      } else if (opts.admin && c) {
+        r.emplace();  // nothing failed: no query
+      }
+      a.body = with_members(status_with_api(c), status_extras_json(eng, r, operator_released));
     } else if (target == "/metrics" && get) {
       a.content_type = "text/plain; version=0.0.4; charset=utf-8";
       a.body = prometheus_text(eng, co_await store_counts());
+    } else if (target == "/workers" && get) {
+      std::optional<std::vector<lease_holder>> h;
+      if (opts.admin) h = co_await store_holders();
+      a.body = workers_json(eng.worker_prefix(), eng.config().lease, eng.shards(), opts.admin != nullptr, h,
+                            opts.admin ? holders.error : std::string());
     } else if ((target == "/pause" || target == "/resume") && post) {
       if (target == "/pause")
         eng.pause();
       else
         eng.resume();
       a.body = std::string("{\"paused\":") + (eng.paused() ? "true" : "false") + "}";
-    } else if (target == "/" || target == "/history" || target == "/status" || target == "/metrics" ||
-               target == "/pause" || target == "/resume") {
-      a.status = 405;
-      a.body = "{\"error\":\"method not allowed\"}";
+    } else if (target == "/release" && post) {
+      a = co_await release(body);
+    } else if (target == "/concurrency" && post) {
+      const auto n = concurrency_body(body);
+      if (!n.value) co_return error(400, n.error);
+      try {
+        eng.set_concurrency(*n.value);
+      } catch (const std::invalid_argument& e) {
+        co_return error(400, e.what());
+      }
+      a.body = "{\"concurrency\":" + std::to_string(eng.concurrency()) + "}";
+    } else if (target == "/rate" && post) {
+      const auto r = rate_body(body);
+      if (!r.value) co_return error(400, r.error);
+      if (!eng.rate_adjustable()) co_return error(409, "this engine's processor has no request rate to change");
+      eng.set_rate(*r.value);
+      const auto now = eng.rate_per_second();
+      a.body = "{\"rate_per_second\":" + (now ? json_number(*now) : std::string("null")) + "}";
+    } else if (target == "/retry" && post) {
+      a = co_await retry(body);
+    } else if (known(target)) {
+      a = error(405, "method not allowed");
     } else {
-      a.status = 404;
-      a.body = "{\"error\":\"not found: GET / (the dashboard), GET /status, GET /history, GET /metrics, POST /pause, "
-               "POST /resume\"}";
+      a = error(404, "not found: GET / (the dashboard), /status, /history, /metrics, /workers; POST /pause, /resume, /release, /concurrency, /rate, /retry");
     }
+    co_return a;
+  }
+
+  static bool known(std::string_view target) {
+    for (const char* t : {"/", "/history", "/status", "/metrics", "/workers", "/pause", "/resume", "/release", "/concurrency", "/rate", "/retry"})
+      if (target == t) return true;
+    return false;
+  }
+
+  // An operator frees a (dead) worker's leases at once instead of waiting out the lease. Fenced
+  // in the store: a live worker's later write is discarded as a lost lease, never doubled.
+  awaitable<answer> release(const std::string& body) {
+    const auto name = release_body(body);
+    if (!name.value) co_return error(400, name.error);
+    if (!opts.admin) co_return no_admin();
+    std::uint64_t n = 0;
+    try {
+      // Named, then moved: g++ 12 mishandles class temporaries built inside a co_await expression.
+      auto call = [a = opts.admin, w = *name.value] { return a->release_worker(w); };
+      n = co_await offload(admin_pool, std::move(call));
+    } catch (const std::exception& e) {
+      co_return error(503, std::string("the store could not release the leases: ") + e.what());
+    }
+    operator_released += n;
+    holders.invalidate();
+    counts.invalidate();
+    log::warn("released ", n, " lease(s) of worker ", *name.value, " at an operator's request (POST /release)");
+    eng.wake();  // those items are claimable now
+    answer a;
+    a.body = "{\"released\":" + std::to_string(n) + ",\"worker\":" + json_string(*name.value) + "}";
+    co_return a;
+  }
+
+  awaitable<answer> retry(const std::string& body) {
+    const auto reason = retry_body(body);
+    if (!reason.value) co_return error(400, reason.error);
+    if (!opts.admin) co_return no_admin();
+    retry_filter which;
+    which.reason_contains = *reason.value;
+    std::uint64_t n = 0;
+    try {
+      auto call = [a = opts.admin, which] { return a->retry_failed(which); };  // named: see release()
+      n = co_await offload(admin_pool, std::move(call));
+    } catch (const std::invalid_argument& e) {
+      co_return error(400, e.what());
+    } catch (const std::exception& e) {
+      co_return error(503, std::string("the store could not put the failures back: ") + e.what());
+    }
+    reasons.invalidate();
+    counts.invalidate();
+    log::warn("put ", n, " failed item(s) back to pending at an operator's request (POST /retry)");
+    eng.wake();
+    answer a;
+    a.body = "{\"retried\":" + std::to_string(n) + "}";
     co_return a;
   }
 
@@ -181,7 +275,7 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
         a.status = no->status;
         a.body = "{\"error\":\"" + no->reason + "\"}";
       } else {
-        a = co_await route(req.method(), req.target());
+        a = co_await route(req.method(), req.target(), req.body());
       }
       bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(a.status), req.version()};
       res.set(bhttp::field::server, "dibs");
@@ -234,10 +328,11 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
   run_history history;
   bool stopped = false;
   std::list<beast::tcp_stream> sessions;
-  std::optional<store_stats> counts;
-  std::optional<std::chrono::steady_clock::time_point> counts_at;
-  bool fetching = false;
-  async_event fetched;
+  cached_value<store_stats> counts;
+  cached_value<std::vector<lease_holder>> holders;
+  cached_value<std::vector<failure_reason>> reasons;
+  std::uint64_t operator_released = 0;  // leases freed by POST /release, since start
+  offload_pool admin_pool{1};           // the admin store's blocking calls
 };
 
 control_server::control_server(net::io_context& ioc, engine& e, control_options options)

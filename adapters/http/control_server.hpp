@@ -15,6 +15,7 @@
 // own shards.
 #pragma once
 
+#include <dibs/admin_store.hpp>
 #include <dibs/engine.hpp>
 #include <dibs/net.hpp>
 
@@ -41,6 +42,9 @@ struct control_options {
   std::chrono::milliseconds request_timeout{10'000};  // to send one whole request (and read the answer)
   std::chrono::milliseconds idle_timeout{30'000};     // a kept-alive connection waiting for the next one
   std::chrono::milliseconds stats_max_age{1'000};     // the store's counts, reused this long
+  // The store the controls administer (the engine's, as an admin_store); nullptr: none. It must
+  // outlive the server.
+  admin_store* admin = nullptr;
 };
 
 class control_server {

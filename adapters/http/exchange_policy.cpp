@@ -47,12 +47,17 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host) {
   for (;;) {
     // Held across the wait: when this coroutine is cancelled, the slot goes back to the limiter.
     auto slot = limiter.take(host);
-    if (slot.at() > rate_limiter::clock::now()) {
-      net::steady_timer timer(co_await net::this_coro::executor, slot.at());
+    bool again = false;
+    // In steps of at most a second: a rate changed meanwhile (POST /rate) makes this slot stale,
+    // and it is given back and a new one taken at the new rate.
+    while (!again && slot.at() > rate_limiter::clock::now()) {
+      net::steady_timer timer(co_await net::this_coro::executor,
+                              std::min(slot.at(), rate_limiter::clock::now() + std::chrono::seconds(1)));
       co_await timer.async_wait(net::use_awaitable);
       // The host said stop meanwhile: this slot is given back, and a later one taken.
-      if (limiter.paused_until(host) > rate_limiter::clock::now()) continue;
+      again = limiter.paused_until(host) > rate_limiter::clock::now() || slot.generation() != limiter.generation();
     }
+    if (again) continue;
     if (auto* shared = limiter.shared())
       if (!co_await shared_slot(*shared, limiter, host)) continue;
     slot.use();

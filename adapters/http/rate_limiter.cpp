@@ -76,11 +76,23 @@ std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
   return until;
 }
 
-rate_limiter::rate_limiter(double per_second, double burst) : per_second_(per_second) {
-  if (per_second_ > 0) {
-    interval_ = std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(1.0 / per_second_));
-    tolerance_ = std::chrono::duration_cast<clock::duration>(interval_ * std::max(0.0, burst - 1.0));
+rate_limiter::rate_limiter(double per_second, double burst) : burst_(burst) { apply_rate(per_second); }
+
+void rate_limiter::apply_rate(double per_second) {
+  per_second_.store(per_second > 0 ? per_second : 0, std::memory_order_relaxed);
+  interval_ = tolerance_ = clock::duration::zero();
+  if (per_second > 0) {
+    interval_ = std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(1.0 / per_second));
+    tolerance_ = std::chrono::duration_cast<clock::duration>(interval_ * std::max(0.0, burst_ - 1.0));
   }
+}
+
+void rate_limiter::set_per_second(double per_second) {
+  std::lock_guard lock(mutex_);
+  apply_rate(per_second);
+  tat_ = clock::now();
+  returned_.clear();
+  generation_.fetch_add(1, std::memory_order_release);
 }
 
 rate_limiter::slot& rate_limiter::slot::operator=(slot&& o) noexcept {
@@ -89,6 +101,7 @@ rate_limiter::slot& rate_limiter::slot::operator=(slot&& o) noexcept {
     owner_ = std::exchange(o.owner_, nullptr);
     at_ = o.at_;
     tat_after_ = o.tat_after_;
+    generation_ = o.generation_;
   }
   return *this;
 }
@@ -100,14 +113,16 @@ void rate_limiter::slot::give_back() {
 rate_limiter::slot rate_limiter::take(const std::string& host) {
   slot s;
   const auto now = clock::now();
-  if (per_second_ <= 0 && now.time_since_epoch().count() >= any_paused_until_.load(std::memory_order_relaxed)) {
+  if (per_second() <= 0 && now.time_since_epoch().count() >= any_paused_until_.load(std::memory_order_relaxed)) {
     s.at_ = now;
+    s.generation_ = generation();
     return s;
   }
   std::lock_guard lock(mutex_);
+  s.generation_ = generation();
   auto at = now;
   if (auto p = paused_.find(host); p != paused_.end()) at = std::max(at, p->second);
-  if (per_second_ > 0) {
+  if (per_second() > 0) {
     returned_.erase(returned_.begin(), returned_.lower_bound(now));  // their time is past
     // A slot given back, at or after the earliest time this host may be sent to, when it
     // comes before the schedule's next one.
@@ -150,6 +165,7 @@ void rate_limiter::give_back(const slot& s) {
   std::lock_guard lock(mutex_);
   const auto now = clock::now();
   if (s.at_ <= now) return;  // its time has come: the rate was not used then, and that is past
+  if (s.generation_ != generation()) return;  // taken under another rate: that schedule is gone
   if (s.tat_after_ == tat_) {
     // The latest slot: the schedule simply moves back one interval (never below now).
     tat_ = std::max(now, tat_ - interval_);

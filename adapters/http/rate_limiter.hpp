@@ -4,8 +4,11 @@
 // with `RateLimit-Reset`), no shard sends it anything until that time. Thread-safe.
 #pragma once
 
+#include <dibs/rate_control.hpp>
+
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -28,7 +31,7 @@ std::optional<double> parse_rate(const std::string& text);
 std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
     int status, const std::vector<std::pair<std::string, std::string>>& headers, std::chrono::system_clock::time_point now);
 
-class rate_limiter {
+class rate_limiter final : public rate_control {
  public:
   using clock = std::chrono::steady_clock;
 
@@ -55,6 +58,9 @@ class rate_limiter {
     rate_limiter* owner_ = nullptr;
     clock::time_point at_{};
     clock::time_point tat_after_{};  // the schedule right after this slot was taken
+    std::uint64_t generation_ = 0;   // the rate it was taken under (set_per_second)
+   public:
+    std::uint64_t generation() const { return generation_; }
   };
 
   // Takes the next request slot for `host`. Each call takes one slot, so concurrent callers
@@ -75,10 +81,19 @@ class rate_limiter {
   // When `host` may be sent to again (a past time when it is not paused).
   clock::time_point paused_until(const std::string& host) const;
 
-  double per_second() const { return per_second_; }
+  // A new rate from now on (<= 0: none), for every shard at once (POST /rate). The schedule starts
+  // afresh: slots taken under the old rate are stale (generation() moved on), and a waiter that
+  // sees it takes a new one (exchange_policy.cpp's wait_for_slot), so a higher rate applies
+  // within a second instead of after the old schedule's queue.
+  void set_per_second(double per_second) override;
+  double per_second() const override { return per_second_.load(std::memory_order_relaxed); }
+  std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
  private:
-  double per_second_;
+  void apply_rate(double per_second);  // under mutex_ (or in the constructor)
+  std::atomic<double> per_second_{0};
+  double burst_ = 1;
+  std::atomic<std::uint64_t> generation_{0};
   clock::duration interval_{};
   clock::duration tolerance_{};  // (burst - 1) intervals: how far ahead of schedule a request may go
   mutable std::mutex mutex_;

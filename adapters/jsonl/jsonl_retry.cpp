@@ -1,4 +1,4 @@
-// jsonl_store's `dibs retry` and failure breakdown (failed_lines.hpp has the rules).
+// jsonl_store's `dibs retry` and failure breakdown (failed_lines.hpp has the rules), and its lease holders.
 #include "jsonl_store.hpp"
 
 #include "failed_lines.hpp"
@@ -102,6 +102,16 @@ std::vector<failure_reason> jsonl_store::failure_reasons(std::size_t top) {
     if (!o.done) failed.emplace_back(std::to_string(o.line), o.reason);
   for (const auto& [line, why] : unjournaled_failures_) failed.emplace_back(std::to_string(line), why);
   return top_reasons(failed, top);
+}
+
+std::vector<lease_holder> jsonl_store::lease_holders() {
+  std::lock_guard op(op_mutex_);
+  return mem_.lease_holders_now();
+}
+
+std::uint64_t jsonl_store::release_worker(const std::string& name) {
+  std::lock_guard op(op_mutex_);
+  return mem_.release_worker_now(name);
 }
 
 }  // namespace dibs::jsonl

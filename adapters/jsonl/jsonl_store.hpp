@@ -59,6 +59,11 @@ class jsonl_store final : public blocking_store {
   // the journal records no failure times.
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
+  // The leases live in this process's memory only (the journal records outcomes, not claims): a
+  // run's GET /workers and POST /release see them; another process (`dibs status`) sees none,
+  // and a process that died took its leases with it.
+  std::vector<lease_holder> lease_holders() override;
+  std::uint64_t release_worker(const std::string& name) override;
 
   std::size_t lines() const { return line_of_.size() + finished_before_; }
   std::size_t resumed() const { return finished_before_; }  // lines the journal already held

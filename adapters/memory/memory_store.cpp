@@ -1,5 +1,9 @@
 #include "memory_store.hpp"
 
+#include <dibs/worker_id.hpp>
+
+#include <map>
+
 #include <dibs/json_text.hpp>
 #include <dibs/ipv4_ranges.hpp>
 #include <dibs/skewed_draw.hpp>
@@ -233,6 +237,36 @@ store_stats memory_store::stats_now() const {
   for (const auto& [until, i] : leased_) (until >= now ? s.leased_live : s.leased_expired)++;
   s.pending = records_.size() - done_ - failed_ - s.leased_live - s.leased_expired;
   return s;
+}
+
+std::vector<lease_holder> memory_store::lease_holders_now() const {
+  std::lock_guard lock(mutex_);
+  const auto now = opts_.now();
+  std::map<std::string, lease_holder> by;
+  for (const auto& [until, i] : leased_) {  // earliest until first
+    auto& h = by[records_[i].lease->by];
+    if (h.leased == 0) {
+      h.by = records_[i].lease->by;
+      h.earliest_until_s = std::chrono::duration<double>(until - now).count();
+    }
+    ++h.leased;
+    if (until < now) ++h.expired;
+  }
+  std::vector<lease_holder> out;
+  for (auto& [k, h] : by) out.push_back(std::move(h));
+  return out;
+}
+
+std::uint64_t memory_store::release_worker_now(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  std::vector<std::size_t> owned;
+  for (const auto& [until, i] : leased_)
+    if (worker_owns(records_[i].lease->by, name)) owned.push_back(i);
+  for (const auto i : owned) {
+    drop_lease(records_[i], i);  // attempts kept, as on an expiry (admin_store.hpp)
+    pending_.push_back(i);
+  }
+  return owned.size();
 }
 
 awaitable<std::vector<job>> memory_store::claim(claim_request req) { co_return claim_now(req); }

@@ -5,6 +5,7 @@
 // pending items first and then leases expired beyond the grace, each in O(log n).
 #pragma once
 
+#include <dibs/admin_store.hpp>
 #include <dibs/store.hpp>
 
 #include <cstdint>
@@ -93,6 +94,10 @@ class memory_store final : public store {
   write_result release_now(const std::vector<release_item>& batch);
   write_result fail_now(const std::vector<failure>& batch);
   store_stats stats_now() const;
+  // admin_store's lease_holders and release_worker, for a store that wraps this one (JSON Lines,
+  // tests): who holds leases, and an operator's release of every lease of worker `name`.
+  std::vector<lease_holder> lease_holders_now() const;
+  std::uint64_t release_worker_now(const std::string& name);
 
  private:
   struct record {

@@ -4,6 +4,7 @@
 #include "pending_sampler.hpp"
 #include "failed_documents.hpp"
 #include "store_admin.hpp"
+#include "worker_leases.hpp"
 
 #include <dibs/init_hint.hpp>
 #include <dibs/log.hpp>
@@ -128,6 +129,15 @@ std::uint64_t mongo_store::retry_failed(const retry_filter& which) {
   return retry_failed_documents(impl_->ctx, which, locks);
 }
 std::vector<failure_reason> mongo_store::failure_reasons(std::size_t top) { return failure_reason_counts(impl_->ctx, top); }
+// The leases live where the run that took them put them: the lock collection when it holds any.
+std::vector<lease_holder> mongo_store::lease_holders() {
+  const bool locks = impl_->lock_collection_found || impl_->ctx.opts.strategy == claim_strategy::lock_collection;
+  return lease_holders_blocking(impl_->ctx, locks);
+}
+std::uint64_t mongo_store::release_worker(const std::string& name) {
+  const bool locks = impl_->lock_collection_found || impl_->ctx.opts.strategy == claim_strategy::lock_collection;
+  return release_worker_blocking(impl_->ctx, locks, name);
+}
 std::size_t mongo_store::seed(std::size_t n, std::uint64_t s) { return seed_documents(impl_->ctx, n, s, 0); }
 std::size_t mongo_store::seed_skewed(std::size_t n, std::uint64_t s, std::size_t distinct) {
   return seed_documents(impl_->ctx, n, s, distinct);

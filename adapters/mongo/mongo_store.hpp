@@ -78,6 +78,8 @@ class mongo_store final : public blocking_store {
   store_stats stats_blocking() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
+  std::vector<lease_holder> lease_holders() override;
+  std::uint64_t release_worker(const std::string& name) override;
   // Inserts `n` documents {<source>: <random public IPv4>, <target>: null}; returns how many.
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   std::size_t seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) override;

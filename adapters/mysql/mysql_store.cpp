@@ -8,6 +8,7 @@
 #include "sql_protocol.hpp"
 #include "sql_retry.hpp"
 #include "sql_session.hpp"
+#include "sql_workers.hpp"
 #include "table_schema.hpp"
 
 #include <dibs/close_on_exec.hpp>
@@ -17,6 +18,7 @@
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
 #include <dibs/uri_redact.hpp>
+#include <dibs/worker_id.hpp>
 
 #include <mysql.h>
 #include <unistd.h>
@@ -480,6 +482,30 @@ std::vector<failure_reason> mysql_store::failure_reasons(std::size_t top) {
       out.push_back(std::move(f));
     }
     return out;
+  });
+}
+
+std::vector<lease_holder> mysql_store::lease_holders() {
+  return impl_->with_connection([&](connection& c) {
+    std::vector<lease_holder> out;
+    for (const auto& r : c.select(sql::lease_holders(impl_->names))) {
+      lease_holder h;
+      h.by = r[0].value_or("");
+      h.leased = to_u64(r[1]);
+      h.expired = to_u64(r[2]);
+      h.earliest_until_s = r[3] ? std::stod(*r[3]) / 1e6 : 0;
+      out.push_back(std::move(h));
+    }
+    return out;
+  });
+}
+
+std::uint64_t mysql_store::release_worker(const std::string& name) {
+  if (const auto problem = worker_id_problem(name); !problem.empty())
+    throw std::invalid_argument("worker '" + name + "': " + problem);
+  return impl_->with_connection([&](connection& c) {
+    c.execute(sql::release_worker(impl_->names, c.quote(name), c.quote(name + "-"), name.size() + 1));
+    return static_cast<std::uint64_t>(c.affected());
   });
 }
 

@@ -75,6 +75,8 @@ class mysql_store final : public blocking_store {
   std::optional<pending_sample> sample_pending() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
+  std::vector<lease_holder> lease_holders() override;
+  std::uint64_t release_worker(const std::string& name) override;
   std::uint64_t claim_conflicts() const override { return conflicts_.load(); }
   // Statements sent to the server since the store opened (dibs bench's statements per document).
   std::uint64_t statements_sent() const { return statements_.load(); }

@@ -1,5 +1,6 @@
 #include "pg_store.hpp"
 #include "pg_retry.hpp"
+#include "pg_workers.hpp"
 
 #include "pg_table_schema.hpp"
 #include "pg_tls.hpp"
@@ -11,6 +12,7 @@
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
 #include <dibs/uri_redact.hpp>
+#include <dibs/worker_id.hpp>
 
 #include <boost/asio/this_coro.hpp>
 
@@ -383,6 +385,29 @@ std::vector<failure_reason> pg_store::failure_reasons(std::size_t top) {
     }
     return out;
   });
+}
+
+std::vector<lease_holder> pg_store::lease_holders() {
+  const auto st = pg::lease_holders(names_);
+  return with_admin([&](pg_connection& c) {
+    std::vector<lease_holder> out;
+    for (const auto& r : c.exec_blocking(st).rows) {
+      lease_holder h;
+      h.by = r.at(0).value_or("");
+      h.leased = static_cast<std::uint64_t>(to_i64(r.at(1)));
+      h.expired = static_cast<std::uint64_t>(to_i64(r.at(2)));
+      h.earliest_until_s = r.at(3) ? static_cast<double>(to_i64(r.at(3))) / 1e6 : 0;
+      out.push_back(std::move(h));
+    }
+    return out;
+  });
+}
+
+std::uint64_t pg_store::release_worker(const std::string& name) {
+  if (const auto problem = worker_id_problem(name); !problem.empty())
+    throw std::invalid_argument("worker '" + name + "': " + problem);
+  const auto st = pg::release_worker(names_, name);
+  return with_admin([&](pg_connection& c) { return static_cast<std::uint64_t>(c.exec_blocking(st).affected); });
 }
 
 std::size_t pg_store::seed(std::size_t n, std::uint64_t seed_value) { return seed_skewed(n, seed_value, 0); }

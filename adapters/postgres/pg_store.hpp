@@ -70,6 +70,9 @@ class pg_store final : public admin_store {
   // rate's record: pg_shared_rate.hpp).
   std::unique_ptr<pg_connection> connect_blocking() const { return pg_connection::connect_blocking(link_); }
 
+  std::vector<lease_holder> lease_holders() override;
+  std::uint64_t release_worker(const std::string& name) override;
+
   // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
   void reset_table();
   void execute(const std::string& sql);

@@ -1,6 +1,7 @@
 #include <dibs/engine.hpp>
 #include <dibs/log.hpp>
 #include <dibs/setting_error.hpp>
+#include <dibs/worker_id.hpp>
 
 #include "shard.hpp"
 
@@ -60,6 +61,8 @@ void engine_config::validate() const {
   if (circuit_probe_max < circuit_probe_min) bad("circuit_probe_max", "must not be below circuit_probe_min");
   if (idle_backoff_min.count() < 1) bad("idle_backoff_min", "must be at least 1 ms");
   if (idle_backoff_max < idle_backoff_min) bad("idle_backoff_max", "must not be below idle_backoff_min");
+  if (!worker_prefix.empty())
+    if (auto problem = worker_id_problem(worker_prefix); !problem.empty()) bad("worker_prefix", problem);
 }
 
 std::string run_summary::line() const {
@@ -94,6 +97,7 @@ struct engine::run_state {
   std::atomic<bool> paused{false};
   std::atomic<std::size_t> running{0};
   std::atomic<std::size_t> undrained{0};  // shards that ended for another reason than "nothing left"
+  std::atomic<std::size_t> concurrency{0};  // the process's pipelines now (set_concurrency)
   std::mutex mutex;  // guards on_finished and the moment `finished` turns true
   std::vector<std::function<void()>> on_finished;
 };
@@ -104,6 +108,7 @@ engine::engine(engine_config cfg, std::shared_ptr<store> st, processor_factory f
   if (!store_) throw std::invalid_argument("engine: no store");
   if (!factory_) throw std::invalid_argument("engine: no processor");
   if (cfg_.worker_prefix.empty()) cfg_.worker_prefix = default_worker_prefix();
+  run_->concurrency = cfg_.concurrency;
 }
 
 engine::~engine() {
@@ -124,12 +129,19 @@ bool engine::finished() const { return run_->finished.load(); }
 bool engine::stop_requested() const { return run_->stop_requested.load(); }
 bool engine::drained() const { return run_->finished.load() && run_->undrained.load() == 0; }
 
+namespace {
+// A shard's share of the process-wide concurrency; the first shards take the remainder.
+std::size_t share_of(std::size_t total, std::size_t shards, std::size_t index) {
+  return total / shards + (index < total % shards ? 1 : 0);
+}
+}  // namespace
+
 void engine::start() {
   if (!run_->shards.empty()) throw std::logic_error("engine: started twice");
   const auto n = cfg_.effective_shards();
+  const std::size_t total = run_->concurrency.load();
   for (std::size_t i = 0; i < n; ++i) {
-    // Split the process-wide concurrency; the first shards take the remainder.
-    const std::size_t c = cfg_.concurrency / n + (i < cfg_.concurrency % n ? 1 : 0);
+    const std::size_t c = share_of(total, n, i);
     run_->shards.push_back(std::make_unique<shard>(context(), i, c, cfg_.worker_prefix + "-" + std::to_string(i)));
   }
   run_->started = std::chrono::steady_clock::now();
@@ -142,7 +154,7 @@ void engine::start() {
 
 void engine::start_on(net::io_context& ioc) {
   if (!run_->shards.empty()) throw std::logic_error("engine: started twice");
-  run_->shards.push_back(std::make_unique<shard>(context(), 0, cfg_.concurrency, cfg_.worker_prefix + "-0", &ioc));
+  run_->shards.push_back(std::make_unique<shard>(context(), 0, run_->concurrency.load(), cfg_.worker_prefix + "-0", &ioc));
   run_->started = std::chrono::steady_clock::now();
   run_->running = 1;
   if (run_->paused) run_->shards.front()->pause(true);
@@ -160,6 +172,53 @@ void engine::resume() {
   run_->paused = false;
   if (!run_->started_flag.load(std::memory_order_acquire)) return;
   for (auto& s : run_->shards) s->pause(false);
+}
+
+void engine::set_concurrency(std::size_t n) {
+  const std::size_t shards = run_->started_flag.load(std::memory_order_acquire) ? run_->shards.size() : cfg_.effective_shards();
+  if (n < shards)
+    throw std::invalid_argument("concurrency must be at least the number of shards (" + std::to_string(shards) + ")");
+  if (n > 1'000'000) throw std::invalid_argument("concurrency must be at most 1000000");
+  run_->concurrency = n;
+  if (!run_->started_flag.load(std::memory_order_acquire)) return;  // start() splits it
+  for (std::size_t i = 0; i < run_->shards.size(); ++i) run_->shards[i]->set_concurrency(share_of(n, run_->shards.size(), i));
+  log::info("concurrency: ", n, " pipelines from now on");
+}
+
+std::size_t engine::concurrency() const { return run_->concurrency.load(); }
+
+void engine::set_rate_control(std::shared_ptr<rate_control> rate) { rate_ = std::move(rate); }
+
+void engine::set_rate(double per_second) {
+  if (!rate_) throw std::logic_error("this engine's processor has no request rate to change");
+  rate_->set_per_second(per_second);
+  if (per_second > 0)
+    log::info("rate: ", per_second, " requests per second from now on");
+  else
+    log::info("rate: no limit from now on");
+}
+
+std::optional<double> engine::rate_per_second() const {
+  if (!rate_) return std::nullopt;
+  const double r = rate_->per_second();
+  if (r > 0) return r;
+  return std::nullopt;
+}
+
+std::vector<shard_view> engine::shards() const {
+  std::vector<shard_view> out;
+  if (!run_->started_flag.load(std::memory_order_acquire)) return out;
+  for (const auto& s : run_->shards) {
+    shard_view v;
+    v.by = s->worker_id();
+    v.in_flight = s->in_flight_now();
+    v.held = s->held_now();
+    v.concurrency = s->concurrency_now();
+    v.breaker = to_string(s->breaker_now());
+    v.breaker_reason = s->breaker_reason_now();
+    out.push_back(std::move(v));
+  }
+  return out;
 }
 
 awaitable<void> engine::join() {

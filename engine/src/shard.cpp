@@ -27,7 +27,8 @@ shard::shard(shard_context ctx, std::size_t index, std::size_t concurrency, std:
       by_(std::move(worker_id)),
       unwritten_limit_(cfg_.unwritten_limit ? cfg_.unwritten_limit : concurrency + cfg_.claim_batch),
       ioc_(external ? *external : own_ioc_),
-      breaker_(circuit_breaker::settings{cfg_.circuit_trip_after, cfg_.circuit_probe_min, cfg_.circuit_probe_max}) {}
+      breaker_(circuit_breaker::settings{cfg_.circuit_trip_after, cfg_.circuit_probe_min, cfg_.circuit_probe_max}),
+      published_concurrency_(concurrency) {}
 
 void shard::run() {
   net::co_spawn(ioc_, main(), [this](std::exception_ptr e) {
@@ -135,6 +136,7 @@ awaitable<void> shard::main() {
   flusher_wake_.notify();
   keeper_wake_.notify();
   co_await background_.wait_empty();
+  publish();
   proc_.reset();  // close connection pools on this thread
 }
 
@@ -144,6 +146,7 @@ awaitable<void> shard::dispatcher() {
   const std::size_t batch = cfg_.claim_batch;
 
   while (!stopping()) {
+    publish();
     if (woken_) {
       woken_ = false;
       backoff = cfg_.idle_backoff_min;
@@ -280,6 +283,7 @@ void shard::launch(job j) {
                   net::post(ioc_, [this, id] { pipelines_.erase(id); });
                 }));
   if (!proc_->reports_work_start()) arm_deadline(id);
+  publish();
 }
 
 void shard::work_started(const job& j) {
@@ -342,6 +346,7 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
   }
   in_flight_.leave();
   bump(ctx_.figures.in_flight, -1);
+  publish();
   wake_.notify();
 }
 

@@ -1,6 +1,7 @@
 // One shard: an io_context run by one thread, with its own pipelines, processor, prefetch queue,
 // completion buffers and lease keeper. Everything here runs on the shard's thread, so no member
-// needs a lock; only the store and the counters are shared with other shards.
+// needs a lock; only the store and the counters are shared with other shards, and the published_*
+// copies that other threads read (shard_published.cpp).
 #pragma once
 
 #include "circuit_breaker.hpp"
@@ -15,7 +16,9 @@
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -57,7 +60,18 @@ class shard {
   // Thread-safe: claim at once, forgetting the idle backoff.
   void wake();
 
+  // Thread-safe: this shard's share of the process's pipelines from now on. Growing launches
+  // more at once; shrinking launches none until fewer run (a running call is never cut short).
+  void set_concurrency(std::size_t n);
+
   const std::string& worker_id() const { return by_; }
+  std::size_t index() const { return index_; }
+  // Read from any thread (GET /status, /workers): published by the shard's thread.
+  std::size_t in_flight_now() const { return published_in_flight_.load(std::memory_order_relaxed); }
+  std::size_t held_now() const { return published_held_.load(std::memory_order_relaxed); }
+  std::size_t concurrency_now() const { return published_concurrency_.load(std::memory_order_relaxed); }
+  circuit_breaker::state breaker_now() const { return published_breaker_.load(std::memory_order_relaxed); }
+  std::string breaker_reason_now() const;
 
  private:
   struct held_lease {
@@ -118,6 +132,8 @@ class shard {
   static constexpr std::size_t short_reason_bytes = 200;
   awaitable<void> keeper();
   void cancel_pipelines();
+  // Copies what other threads may read (the *_now() getters) after the shard's state changed.
+  void publish();
 
   shard_context ctx_;
   const engine_config& cfg_;
@@ -163,6 +179,13 @@ class shard {
   async_event wake_;          // a pipeline ended, a flush ended, or a stop was requested
   async_event flusher_wake_;  // the buffers reached the flush size, or finishing
   async_event keeper_wake_;   // finishing
+
+  std::atomic<std::size_t> published_in_flight_{0};
+  std::atomic<std::size_t> published_held_{0};
+  std::atomic<std::size_t> published_concurrency_{0};
+  std::atomic<circuit_breaker::state> published_breaker_{circuit_breaker::state::closed};
+  mutable std::mutex published_mutex_;  // guards published_reason_
+  std::string published_reason_;
 };
 
 }  // namespace dibs

@@ -40,6 +40,20 @@ struct failure_reason {
   std::vector<std::string> example_ids;  // one or two
 };
 
+// Who holds leases in the store: one line per lease holder (`by`, a shard's worker id), for
+// `dibs status` and GET /workers. Stores keep no claim time, only each lease's expiry (until):
+// a lease is renewed by moving its until, so "how old" can only be told from the until as
+// "how long since it was last taken or renewed" (lease length - time left). A dead worker's
+// leases stop moving: their until falls behind the store's now, which `earliest_until_s` shows.
+// Items waiting for a retry keep their lease until the retry is due, so they count here too.
+struct lease_holder {
+  std::string by;
+  std::uint64_t leased = 0;   // open items whose lease names `by`, live or expired
+  std::uint64_t expired = 0;  // of which the until has passed by the store's clock
+  // Seconds from the store's now to the earliest until among them: negative when it has passed.
+  double earliest_until_s = 0;
+};
+
 class admin_store : public store {
  public:
   // Inserts `n` pending items whose source is a random public IPv4 address; returns how many.
@@ -59,6 +73,18 @@ class admin_store : public store {
   }
   // The `top` most frequent failure reasons, most frequent first (ties by reason).
   virtual std::vector<failure_reason> failure_reasons(std::size_t /*top*/) { return {}; }
+  // Every lease holder, by `by` (lease_holder above).
+  virtual std::vector<lease_holder> lease_holders() {
+    throw std::invalid_argument(describe() + " can't list its lease holders");
+  }
+  // An operator's release of every lease of worker `name` (worker_owns: NAME or NAME-<shard>),
+  // live or expired: the lease is cleared (by, token, until) as if it had expired, so the item is
+  // claimable at once. The attempt the claim counted stays counted, as on an expiry: a worker
+  // that died of an item must not get it back forever. Fenced like an expiry: the worker's later
+  // write matches no lease and is discarded as lost. Returns how many leases it cleared.
+  virtual std::uint64_t release_worker(const std::string& /*name*/) {
+    throw std::invalid_argument(describe() + " can't release a worker's leases");
+  }
   // Calls `on_change` when new work may have arrived; false when the store can't tell.
   virtual bool watch(std::function<void()> /*on_change*/) { return false; }
   virtual void stop_watching() {}

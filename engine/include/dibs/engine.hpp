@@ -11,17 +11,22 @@
 //   e.start_on(ioc);              // one shard, on the caller's io_context
 //   co_await e.join();            // from a coroutine on any executor: until it has ended
 //   e.pause(); e.resume();        // from anywhere
+//   e.set_concurrency(50);        // from anywhere, while it runs
+//   e.set_rate_control(limiter);  // then e.set_rate(0.75): 45/min from now on
 #pragma once
 
 #include <dibs/counters.hpp>
 #include <dibs/net.hpp>
 #include <dibs/engine_config.hpp>
 #include <dibs/processor.hpp>
+#include <dibs/rate_control.hpp>
 #include <dibs/store.hpp>
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace dibs {
 
@@ -52,6 +57,16 @@ struct run_summary {
   std::string json() const;
 };
 
+// One shard as other threads see it (GET /status, /workers): a snapshot, a moment late.
+struct shard_view {
+  std::string by;              // the worker id its leases carry: worker_prefix + "-" + index
+  std::size_t in_flight = 0;   // calls running
+  std::size_t held = 0;        // leases held (running, prefetched, waiting, unwritten)
+  std::size_t concurrency = 0; // its share of the pipelines
+  std::string breaker;         // the API circuit: "closed", "open" or "probing"
+  std::string breaker_reason;  // the last API-level failure it saw ("" when none)
+};
+
 class engine {
  public:
   engine(engine_config cfg, std::shared_ptr<store> st, processor_factory factory);
@@ -68,6 +83,25 @@ class engine {
   void pause();
   void resume();
   bool paused() const;
+  // Thread-safe: the pipelines of the whole process from now on, split across the shards as at
+  // start. Growing starts pipelines at once; shrinking starts none until fewer run: no running
+  // call is cut short and no claimed item given up. Throws std::invalid_argument below the
+  // number of shards (each runs at least one) or above 1,000,000.
+  void set_concurrency(std::size_t n);
+  std::size_t concurrency() const;
+  // The request rate the processors obey, when they let the engine change it (the CLI passes its
+  // --rate limiter). Set before start().
+  void set_rate_control(std::shared_ptr<rate_control> rate);
+  bool rate_adjustable() const { return rate_ != nullptr; }
+  // Thread-safe: requests per second from now on; <= 0 lifts the limit. Throws std::logic_error
+  // when no rate_control was given.
+  void set_rate(double per_second);
+  // nullopt: no limit (or no rate_control).
+  std::optional<double> rate_per_second() const;
+  // The worker id's prefix (--worker-id, or host-pid): each shard's leases say prefix-<index>.
+  const std::string& worker_prefix() const { return cfg_.worker_prefix; }
+  // Every shard, in index order; empty before start.
+  std::vector<shard_view> shards() const;
   // Completes, on the awaiting coroutine's executor, once every shard has ended.
   awaitable<void> join();
   // Graceful stop: stop claiming, release prefetched items, let in-flight work finish until the
@@ -105,6 +139,7 @@ class engine {
   processor_factory factory_;
   counters counters_;
   std::unique_ptr<run_state> run_;
+  std::shared_ptr<rate_control> rate_;
 };
 
 }  // namespace dibs

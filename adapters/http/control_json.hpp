@@ -1,0 +1,68 @@
+// What the engine's HTTP controls (control_server.hpp) read and write for the workers, the live
+// changes and the failures, as pure functions (unit-tested without a server):
+//   the bodies of POST /release, /concurrency, /rate, /retry, each checked with a message that
+//   names the field; and the JSON of GET /workers and of what GET /status adds to the engine's
+//   counters (dibs/metrics_text.hpp).
+#pragma once
+
+#include <dibs/admin_store.hpp>
+#include <dibs/engine.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dibs::http {
+
+// A request body read: the value, or why it can't be (error non-empty, the answer is a 400).
+template <class T>
+struct parsed_body {
+  std::optional<T> value;
+  std::string error;
+};
+
+// {"worker":"NAME"}: a worker id (dibs/worker_id.hpp's rules).
+parsed_body<std::string> release_body(const std::string& body);
+// {"concurrency":N}: 1 to 1,000,000.
+parsed_body<std::size_t> concurrency_body(const std::string& body);
+// {"rate":"45/min"} (as --rate takes it), {"rate":0.75} (per second), or {"rate":null} (no
+// limit): requests per second, 0 for none.
+parsed_body<double> rate_body(const std::string& body);
+// {"reason":"text"}: failures whose reason contains it; {} or {"reason":""}: every failure.
+parsed_body<std::string> retry_body(const std::string& body);
+
+// A number as JSON: null when it is not finite.
+std::string json_number(double v);
+
+// The store's lease holders, with an age for each: how long since its stalest lease was taken or
+// last renewed, estimated with this process's lease length (`lease`): lease - (until - now).
+// A live worker's stays under the lease; a dead worker's grows without bound.
+double lease_age_s(const lease_holder& h, std::chrono::milliseconds lease);
+
+// GET /workers:
+// {"worker_id":..,"lease_s":..,"this_process":[{"by","in_flight","held","concurrency","breaker"}],
+//  "store_available":bool,"store":[{"by","leased","expired","earliest_until_s","oldest_lease_age_s",
+//  "this_process"}], "store_error":".." (when the store could not be read)}
+std::string workers_json(const std::string& worker_id, std::chrono::milliseconds lease, const std::vector<shard_view>& shards,
+                         bool store_available, const std::optional<std::vector<lease_holder>>& holders,
+                         const std::string& store_error);
+
+// The process-wide API breaker from the shards': open if any is open, else probing if any is,
+// else closed; the reason of the first shard not closed (else the first one's last reason).
+struct breaker_summary {
+  std::string state = "closed";
+  std::string reason;
+};
+breaker_summary summarize_breakers(const std::vector<shard_view>& shards);
+
+// What GET /status adds, as members to splice into its object (a leading comma included):
+// "worker_id","concurrency","rate_per_second","rate_adjustable","breaker":{"state","reason"},
+// "operator_released", and "failure_reasons":[{"reason","count","example_ids"}] when known.
+std::string status_extras_json(const engine& e, const std::optional<std::vector<failure_reason>>& reasons,
+                               std::uint64_t operator_released);
+// `object` (a JSON object) with `members` spliced in before its closing brace.
+std::string with_members(std::string object, const std::string& members);
+
+}  // namespace dibs::http

@@ -1,0 +1,24 @@
+#include <dibs/worker_id.hpp>
+
+#include <algorithm>
+
+namespace dibs {
+
+std::string worker_id_problem(std::string_view name) {
+  if (name.empty()) return "must not be empty";
+  if (name.size() > max_worker_id_chars)
+    return "must be at most " + std::to_string(max_worker_id_chars) + " characters (it has " + std::to_string(name.size()) + ")";
+  for (unsigned char c : name)
+    if (c <= 0x20 || c >= 0x7f) return "must be printable ASCII without spaces (letters, digits, - . _ ...)";
+  return {};
+}
+
+bool worker_owns(std::string_view by, std::string_view name) {
+  if (name.empty()) return false;
+  if (by == name) return true;
+  if (by.size() < name.size() + 2 || by.substr(0, name.size()) != name || by[name.size()] != '-') return false;
+  const auto rest = by.substr(name.size() + 1);
+  return std::all_of(rest.begin(), rest.end(), [](unsigned char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace dibs

@@ -1,0 +1,232 @@
+// Workers you can name and release, and the live changes: the worker id's rules, which leases
+// are a worker's, the operator's release (and its fence) on the memory store, the controls'
+// request bodies and answers, `dibs status`'s lease table, the SQL and MongoDB filters, and the
+// rate limiter's new rate.
+#include "support/memory_admin.hpp"
+#include "support/process.hpp"
+#include "support/worker_release.hpp"
+
+#include <adapters/cli/status_report.hpp>
+#include <adapters/http/control_json.hpp>
+#include <adapters/http/rate_limiter.hpp>
+#include <adapters/mongo/worker_leases.hpp>
+#include <adapters/mysql/sql_workers.hpp>
+#include <adapters/postgres/pg_workers.hpp>
+
+#include <dibs/worker_id.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <simdjson.h>
+
+using namespace dibs;
+
+TEST_CASE("a worker id is 1 to 64 printable ASCII characters, and owns NAME and NAME-<digits>", "[workers]") {
+  CHECK(worker_id_problem("enrich-7d9f5c-x2kq").empty());
+  CHECK(worker_id_problem("web_1.example.com").empty());
+  CHECK(worker_id_problem(std::string(64, 'a')).empty());
+  CHECK_THAT(worker_id_problem(std::string(65, 'a')), Catch::Contains("at most 64 characters (it has 65)"));
+  CHECK_THAT(worker_id_problem(""), Catch::Contains("must not be empty"));
+  CHECK_THAT(worker_id_problem("web 1"), Catch::Contains("printable ASCII without spaces"));
+  CHECK_THAT(worker_id_problem("web\n1"), Catch::Contains("printable ASCII"));
+  CHECK_THAT(worker_id_problem("h\xc3\xa9te"), Catch::Contains("printable ASCII"));
+
+  CHECK(worker_owns("web-1", "web-1"));
+  CHECK(worker_owns("web-1-0", "web-1"));
+  CHECK(worker_owns("web-1-15", "web-1"));
+  CHECK_FALSE(worker_owns("web-12-0", "web-1"));
+  CHECK_FALSE(worker_owns("web-1-x-0", "web-1"));
+  CHECK_FALSE(worker_owns("web-1-", "web-1"));
+  CHECK_FALSE(worker_owns("WEB-1-0", "web-1"));
+  CHECK_FALSE(worker_owns("web-1-0", ""));
+  CHECK(worker_owns("web-1-0", "web-1-0"));  // one shard, by its full id
+}
+
+TEST_CASE("the memory store lists lease holders and releases a worker's leases, fenced", "[workers][memory]") {
+  test::memory_admin s;
+  s.seed(10, 3);
+  test::check_worker_release(s);
+}
+
+TEST_CASE("the memory store's lease holders say which leases expired and how long ago", "[workers][memory]") {
+  store_time now = store_clock::now();
+  memory_store::options o;
+  o.now = [&now] { return now; };
+  memory_store s(o);
+  s.seed_random_ips(3, 1);
+  using namespace std::chrono_literals;
+  REQUIRE(s.claim_now({1, "old-0", 10s, 0s}).size() == 1);
+  now += 5s;
+  REQUIRE(s.claim_now({2, "old-0", 10s, 0s}).size() == 2);
+  now += 7s;  // the first lease expired 2 s ago, the others end in 3 s
+  const auto hs = s.lease_holders_now();
+  REQUIRE(hs.size() == 1);
+  CHECK(hs[0].leased == 3);
+  CHECK(hs[0].expired == 1);
+  CHECK(hs[0].earliest_until_s == Approx(-2.0));
+  CHECK(http::lease_age_s(hs[0], 10s) == Approx(12.0));  // since it was taken, with a 10 s lease
+  CHECK(s.release_worker_now("old") == 3);
+  CHECK(s.stats_now().pending == 3);
+}
+
+TEST_CASE("the controls' request bodies are checked, naming the field", "[workers][controls]") {
+  using namespace http;
+  CHECK(release_body(R"({"worker":"web-1"})").value == std::optional<std::string>("web-1"));
+  CHECK_THAT(release_body(R"({"worker":""})").error, Catch::Contains("\"worker\" must not be empty"));
+  CHECK_THAT(release_body(R"({"worker":5})").error, Catch::Contains("\"worker\" must be a worker id"));
+  CHECK_THAT(release_body("worker=web-1").error, Catch::Contains("a JSON object"));
+  CHECK_THAT(release_body("[1]").error, Catch::Contains("a JSON object"));
+
+  CHECK(concurrency_body(R"({"concurrency":50})").value == std::optional<std::size_t>(50));
+  CHECK_THAT(concurrency_body(R"({"concurrency":0})").error, Catch::Contains("from 1 to 1000000"));
+  CHECK_THAT(concurrency_body(R"({"concurrency":-3})").error, Catch::Contains("\"concurrency\""));
+  CHECK_THAT(concurrency_body(R"({"concurrency":"5"})").error, Catch::Contains("\"concurrency\""));
+  CHECK_THAT(concurrency_body(R"({"concurrency":2.5})").error, Catch::Contains("\"concurrency\""));
+
+  CHECK(*rate_body(R"({"rate":"45/min"})").value == Approx(0.75));
+  CHECK(*rate_body(R"({"rate":"10/s"})").value == Approx(10));
+  CHECK(*rate_body(R"({"rate":2.5})").value == Approx(2.5));
+  CHECK(rate_body(R"({"rate":null})").value == std::optional<double>(0));
+  CHECK_THAT(rate_body(R"({"rate":"fast"})").error, Catch::Contains("N/s, N/min or N/h"));
+  CHECK_THAT(rate_body(R"({"rate":-1})").error, Catch::Contains("\"rate\""));
+  CHECK_THAT(rate_body(R"({})").error, Catch::Contains("\"rate\" is missing"));
+
+  CHECK(retry_body(R"({"reason":"timed out"})").value == std::optional<std::string>("timed out"));
+  CHECK(retry_body("{}").value == std::optional<std::string>(""));
+  CHECK(retry_body("").value == std::optional<std::string>(""));
+  CHECK_THAT(retry_body(R"({"reason":3})").error, Catch::Contains("\"reason\""));
+}
+
+TEST_CASE("GET /workers is one object: this process's shards and the store's lease holders", "[workers][controls]") {
+  using namespace std::chrono_literals;
+  shard_view a{"web-1-0", 3, 5, 10, "closed", ""};
+  shard_view b{"web-1-1", 0, 1, 10, "open", "connection refused"};
+  lease_holder mine{"web-1-0", 5, 0, 42.5};
+  lease_holder dead{"db-9-0", 7, 7, -30};
+  const auto json = http::workers_json("web-1", 60s, {a, b}, true, std::vector<lease_holder>{mine, dead}, "");
+  simdjson::dom::parser p;
+  simdjson::dom::element doc;
+  REQUIRE_FALSE(p.parse(json).get(doc));
+  CHECK(std::string_view(doc["worker_id"]) == "web-1");
+  CHECK(double(doc["lease_s"]) == 60);
+  CHECK(std::string_view(doc["this_process"].at(1)["by"]) == "web-1-1");
+  CHECK(uint64_t(doc["this_process"].at(0)["in_flight"]) == 3);
+  CHECK(std::string_view(doc["this_process"].at(1)["breaker"]) == "open");
+  CHECK(bool(doc["store_available"]));
+  CHECK(std::string_view(doc["store"].at(1)["by"]) == "db-9-0");
+  CHECK(uint64_t(doc["store"].at(1)["leased"]) == 7);
+  CHECK(double(doc["store"].at(1)["oldest_lease_age_s"]) == Approx(90));  // 60 s lease, 30 s past it
+  CHECK(double(doc["store"].at(0)["oldest_lease_age_s"]) == Approx(17.5));
+  CHECK(bool(doc["store"].at(0)["this_process"]));
+  CHECK_FALSE(bool(doc["store"].at(1)["this_process"]));
+
+  const auto none = http::workers_json("web-1", 60s, {}, false, std::nullopt, "");
+  REQUIRE_FALSE(p.parse(none).get(doc));
+  CHECK_FALSE(bool(doc["store_available"]));
+  CHECK(simdjson::dom::array(doc["store"]).size() == 0);
+  const auto failed = http::workers_json("web-1", 60s, {}, true, std::nullopt, "connection refused");
+  REQUIRE_FALSE(p.parse(failed).get(doc));
+  CHECK(std::string_view(doc["store_error"]) == "connection refused");
+
+  auto sum = http::summarize_breakers({a, b});
+  CHECK(sum.state == "open");
+  CHECK(sum.reason == "connection refused");
+  b.breaker = "closed";
+  sum = http::summarize_breakers({a, b});
+  CHECK(sum.state == "closed");
+  CHECK(sum.reason == "connection refused");  // the last one seen, though closed now
+  CHECK(http::with_members("{\"a\":1}", ",\"b\":2") == "{\"a\":1,\"b\":2}");
+  CHECK(http::json_number(0.75) == "0.75");
+  CHECK(http::json_number(1.0 / 0.0) == "null");
+}
+
+TEST_CASE("dibs status prints the lease holders, and --json has them", "[workers][status][cli]") {
+  lease_holder live{"web-1-0", 12, 0, 41.25};
+  lease_holder dead{"db-9-0", 3, 3, -93.5};
+  CHECK(cli::lease_table({live, dead}) ==
+        "leases by worker:\n  web-1-0  12 leased  (earliest until in 41.2s)\n"
+        "  db-9-0  3 leased, 3 expired  (earliest expired 93.5s ago)\n");
+  CHECK(cli::lease_table({}).empty());
+  store_stats s;
+  s.leased_live = 12;
+  s.leased_expired = 3;
+  const auto json = cli::status_json("memory", s, {}, {live, dead});
+  simdjson::dom::parser p;
+  simdjson::dom::element doc;
+  REQUIRE_FALSE(p.parse(json).get(doc));
+  CHECK(std::string_view(doc["lease_holders"].at(1)["by"]) == "db-9-0");
+  CHECK(uint64_t(doc["lease_holders"].at(1)["expired"]) == 3);
+  CHECK(double(doc["lease_holders"].at(1)["earliest_until_s"]) == Approx(-93.5));
+  REQUIRE_FALSE(p.parse(cli::status_json("memory", s, {})).get(doc));
+  CHECK(simdjson::dom::array(doc["lease_holders"]).size() == 0);
+}
+
+TEST_CASE("the stores' release statements match NAME and NAME-<digits> exactly", "[workers][sql][mongo]") {
+  sql::table_names n;
+  const auto my = sql::release_worker(n, "'web-1'", "'web-1-'", 6);
+  CHECK_THAT(my, Catch::Contains("SET `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL WHERE `dibs_open` = 1 "
+                                 "AND `lock_token` IS NOT NULL"));
+  CHECK_THAT(my, Catch::Contains("BINARY `lock_by` = BINARY 'web-1'"));
+  CHECK_THAT(my, Catch::Contains("BINARY LEFT(`lock_by`, 6) = BINARY 'web-1-'"));
+  CHECK_THAT(my, Catch::Contains("SUBSTRING(`lock_by`, 6 + 1) REGEXP '^[0-9]+$'"));
+  CHECK_THAT(my, !Catch::Contains("attempts"));  // the claim's attempt stays counted
+  CHECK_THAT(sql::lease_holders(n), Catch::Contains("GROUP BY COALESCE(`lock_by`, '')"));
+
+  pg::table_names pn;
+  const auto pgs = pg::release_worker(pn, "web-1");
+  REQUIRE(pgs.params.size() == 2);
+  CHECK(pgs.params[0] == std::optional<std::string>("web-1"));
+  CHECK(pgs.params[1] == std::optional<std::string>("web-1-"));
+  CHECK_THAT(pgs.sql, Catch::Contains("substr(\"lock_by\", length($2::text) + 1) ~ '^[0-9]+$'"));
+  CHECK_THAT(pgs.sql, !Catch::Contains("attempts"));
+
+  CHECK(mongo::worker_by_regex("web.1") == "^web\\.1(-[0-9]+)?$");
+  CHECK(mongo::worker_by_regex("a+b") == "^a\\+b(-[0-9]+)?$");
+}
+
+TEST_CASE("a rate limiter takes a new rate at once, for every caller", "[workers][rate]") {
+  using namespace std::chrono_literals;
+  http::rate_limiter l(10, 1);
+  const auto g0 = l.generation();
+  auto s1 = l.take("h");
+  auto s2 = l.take("h");
+  CHECK(s2.at() - s1.at() == std::chrono::duration_cast<http::rate_limiter::clock::duration>(100ms));
+  l.set_per_second(1);
+  CHECK(l.per_second() == 1);
+  CHECK(l.generation() != g0);
+  CHECK(s2.generation() != l.generation());  // stale: its holder takes a new slot
+  auto s3 = l.take("h");
+  auto s4 = l.take("h");
+  CHECK(s4.at() - s3.at() == std::chrono::duration_cast<http::rate_limiter::clock::duration>(1s));
+  CHECK(s3.at() <= http::rate_limiter::clock::now());  // the old schedule's queue is gone
+  l.set_per_second(0);
+  CHECK(l.per_second() == 0);
+  const auto before = http::rate_limiter::clock::now();
+  const auto at = l.reserve("h");
+  const auto after = http::rate_limiter::clock::now();
+  CHECK(at >= before);  // no schedule: at once
+  CHECK(at <= after);
+}
+
+TEST_CASE("dibs release refuses a bad worker id, a file store, and a missing --yes off a terminal", "[workers][cli]") {
+  auto run = [](std::vector<std::string> args) {
+    // stdin from /dev/null: never this test's terminal.
+    args.insert(args.begin(), {"sh", "-c", "exec \"$0\" \"$@\" < /dev/null", DIBS_BIN_PATH, "release"});
+    test::child_process p(args, true);
+    std::string out;
+    const int rc = p.finish(out);
+    return std::pair{rc, out};
+  };
+  auto [rc, out] = run({"--store", "jsonl:in.jsonl", "--worker", "web 1", "--yes"});
+  CHECK(rc == 2);
+  CHECK_THAT(out, Catch::Contains("dibs: error: --worker 'web 1' must be printable ASCII without spaces"));
+  std::tie(rc, out) = run({"--store", "jsonl:in.jsonl", "--worker", "web-1", "--yes"});
+  CHECK(rc == 2);
+  CHECK_THAT(out, Catch::Contains("a file's leases live only in the process that runs it"));
+  std::tie(rc, out) = run({"--store", "postgresql://nobody@127.0.0.1:1/none?table=jobs", "--worker", "web-1"});
+  CHECK(rc == 2);  // asked off a terminal: refused before the store is even opened
+  CHECK_THAT(out, Catch::Contains("stdin is not a terminal: add --yes"));
+  std::tie(rc, out) = run({"--store", "jsonl:in.jsonl"});
+  CHECK(rc == 2);
+  CHECK_THAT(out, Catch::Contains("--worker is required"));
+}
