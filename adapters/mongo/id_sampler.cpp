@@ -4,6 +4,8 @@
 #include "collection_ops.hpp"
 #include "random_token.hpp"
 
+#include <algorithm>
+
 namespace dibs::mongo {
 
 u128 oid_number(const bson_oid_t& o) {
@@ -30,8 +32,9 @@ void id_sampler::learn_range(mongoc_collection_t* coll, const bson_t* filter) {
   std::lock_guard lock(mutex_);
   known_ = true;
   is_oid_ = false;
+  none_ = lo.empty() || hi.empty();
   claims_since_learned_ = 0;
-  if (lo.empty() || hi.empty()) return;
+  if (none_) return;
   auto a = doc_id(lo[0].get());
   auto b = doc_id(hi[0].get());
   if (a && b && a->value().value_type == BSON_TYPE_OID && b->value().value_type == BSON_TYPE_OID) {
@@ -44,6 +47,27 @@ void id_sampler::learn_range(mongoc_collection_t* coll, const bson_t* filter) {
 void id_sampler::forget_range() {
   std::lock_guard lock(mutex_);
   known_ = false;
+}
+
+std::optional<std::vector<bson_oid_t>> id_sampler::pivots(mongoc_collection_t* coll, const bson_t* filter,
+                                                           std::size_t count) {
+  bool known;
+  {
+    std::lock_guard lock(mutex_);
+    // An empty queue is read again every time: documents may have come (or leases expired).
+    if (known_ && (none_ || ++claims_since_learned_ > 256)) known_ = false;
+    known = known_;
+  }
+  if (!known) learn_range(coll, filter);
+  std::lock_guard lock(mutex_);
+  if (none_) return std::nullopt;
+  std::vector<bson_oid_t> out;
+  if (!is_oid_ || count == 0) return out;
+  std::vector<u128> points;
+  for (std::size_t i = 0; i < count; ++i) points.push_back(oid_number(pivot_between(min_, max_, random_u128())));
+  std::sort(points.begin(), points.end());
+  for (const auto p : points) out.push_back(oid_from_number(p));
+  return out;
 }
 
 std::vector<bson_ptr> id_sampler::sample(mongoc_collection_t* coll, const bson_t* filter, const bson_t* proj,

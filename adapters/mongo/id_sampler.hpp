@@ -1,5 +1,6 @@
-// Candidates from a random point of the pending documents' _id range, so that workers don't all
-// fight over the queue's head (the batch and lock-collection strategies).
+// Random points of the pending documents' _id range, so that workers don't all fight over the
+// queue's head: the lock-collection strategy reads candidates from one (sample), the batch
+// strategy starts each statement of its claim at one (pivots).
 //
 // ObjectIds are read as 96-bit numbers: the sampler remembers the smallest and the largest pending
 // id (re-read every 256 claims, and when a sample comes back empty, since the pending set moves
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace dibs::mongo {
@@ -25,14 +27,19 @@ class id_sampler {
  public:
   // Up to `limit` documents matching `filter` (projection `proj`). Throws mongo_error.
   std::vector<bson_ptr> sample(mongoc_collection_t* coll, const bson_t* filter, const bson_t* proj, std::int64_t limit);
+  // `count` random points of the range of the documents matching `filter`, ascending; none when
+  // their ids are not ObjectIds (start at the head then); nullopt when no document matches.
+  std::optional<std::vector<bson_oid_t>> pivots(mongoc_collection_t* coll, const bson_t* filter, std::size_t count);
+  // The range is read again on the next call (a claim came back short: the range has moved on).
+  void forget_range();
 
  private:
   void learn_range(mongoc_collection_t* coll, const bson_t* filter);
-  void forget_range();
 
   std::mutex mutex_;
   bool known_ = false;
   bool is_oid_ = false;
+  bool none_ = false;  // nothing matched when the range was read
   u128 min_ = 0, max_ = 0;
   int claims_since_learned_ = 0;
 };

@@ -71,7 +71,6 @@ class mysql_store final : public blocking_store {
   std::optional<pending_sample> sample_pending() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
-  std::uint64_t claim_conflicts() const override { return conflicts_.load(); }
 
   std::vector<job> claim_blocking(const claim_request& req) override;
   write_result complete_blocking(const std::vector<completion>& batch) override;
@@ -87,7 +86,6 @@ class mysql_store final : public blocking_store {
  private:
   struct impl;
   std::unique_ptr<impl> impl_;
-  std::atomic<std::uint64_t> conflicts_{0};
 };
 
 }  // namespace dibs::sql
