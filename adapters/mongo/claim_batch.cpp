@@ -39,16 +39,16 @@ class batch final : public claimer {
     const auto points = ctx_.sampler.pivots(coll.get(), claimable_filter(f, threshold).get(), req.max);
     if (!points) return {};  // nothing claimable now
 
-    auto leased = lease(coll.get(), statements_from(*points, req.max, threshold, req.by, token, until));
-    const auto wanted = static_cast<std::int64_t>(req.max);
-    if (leased < wanted && !points->empty()) {
+    auto leased = lease(coll.get(), statements_from(*points, threshold, req.by, token, until));
+    const auto wanted = static_cast<std::int64_t>(points->statements);
+    if (leased < wanted && !points->from.empty()) {
       // Short: points past the last claimable document (the range has moved on), or little left.
       // One more round over the range read again; the head of the collection is not scanned
       // (it holds the finished documents first).
       ctx_.sampler.forget_range();
       const auto missing = static_cast<std::size_t>(wanted - leased);
       if (const auto again = ctx_.sampler.pivots(coll.get(), claimable_filter(f, threshold).get(), missing))
-        leased += lease(coll.get(), statements_from(*again, missing, threshold, req.by, token, until));
+        leased += lease(coll.get(), statements_from(*again, threshold, req.by, token, until));
     }
     if (leased == 0) return {};
     return jobs_with_token(coll.get(), f, req.by, token, until, 0);
@@ -57,12 +57,11 @@ class batch final : public claimer {
  private:
   // One statement per point; ids that are not ObjectIds have no range to spread over (no
   // points): then every statement starts at the head.
-  std::vector<fenced_update> statements_from(const std::vector<bson_oid_t>& points, std::size_t count,
-                                             store_time threshold, const std::string& by, std::uint64_t token,
-                                             store_time until) const {
+  std::vector<fenced_update> statements_from(const id_sampler::claim_points& points, store_time threshold,
+                                             const std::string& by, std::uint64_t token, store_time until) const {
     std::vector<fenced_update> out;
-    for (const auto& p : points) out.push_back(statement(threshold, &p, by, token, until));
-    while (out.size() < count) out.push_back(statement(threshold, nullptr, by, token, until));
+    for (const auto& p : points.from) out.push_back(statement(threshold, &p, by, token, until));
+    while (out.size() < points.statements) out.push_back(statement(threshold, nullptr, by, token, until));
     return out;
   }
 
