@@ -4,8 +4,6 @@
 #include "collection_ops.hpp"
 #include "random_token.hpp"
 
-#include <algorithm>
-
 namespace dibs::mongo {
 
 u128 oid_number(const bson_oid_t& o) {
@@ -25,25 +23,17 @@ bson_oid_t oid_from_number(u128 v) {
 
 bson_oid_t pivot_between(u128 lo, u128 hi, u128 r) { return oid_from_number(lo + r % (hi - lo + 1)); }
 
-void id_sampler::learn_range(mongoc_collection_t* coll, const bson_t* filter, std::size_t want) {
-  if (want == 0) want = 1;
+void id_sampler::learn_range(mongoc_collection_t* coll, const bson_t* filter) {
   auto proj = id_projection();
-  auto lo = find_docs(coll, filter, find_opts(proj.get(), static_cast<std::int64_t>(want), "_id", 1).get(),
-                      "reading the smallest pending _id");
-  // All of them already: the largest is the last; else one more read for it.
-  auto hi = lo.size() < want ? std::vector<bson_ptr>{}
-                             : find_docs(coll, filter, find_opts(proj.get(), 1, "_id", -1).get(),
-                                         "reading the largest pending _id");
-  const bson_t* last = !hi.empty() ? hi[0].get() : !lo.empty() ? lo.back().get() : nullptr;
+  auto lo = find_docs(coll, filter, find_opts(proj.get(), 1, "_id", 1).get(), "reading the smallest pending _id");
+  auto hi = find_docs(coll, filter, find_opts(proj.get(), 1, "_id", -1).get(), "reading the largest pending _id");
   std::lock_guard lock(mutex_);
   known_ = true;
   is_oid_ = false;
-  none_ = lo.empty() || !last;
-  only_ = lo.size() < want ? lo.size() : 0;
   claims_since_learned_ = 0;
-  if (none_) return;
+  if (lo.empty() || hi.empty()) return;
   auto a = doc_id(lo[0].get());
-  auto b = doc_id(last);
+  auto b = doc_id(hi[0].get());
   if (a && b && a->value().value_type == BSON_TYPE_OID && b->value().value_type == BSON_TYPE_OID) {
     is_oid_ = true;
     min_ = oid_number(a->value().value.v_oid);
@@ -56,29 +46,6 @@ void id_sampler::forget_range() {
   known_ = false;
 }
 
-std::optional<id_sampler::claim_points> id_sampler::pivots(mongoc_collection_t* coll, const bson_t* filter,
-                                                           std::size_t count) {
-  bool known;
-  {
-    std::lock_guard lock(mutex_);
-    // A queue seen empty or nearly so is read again every time: documents may have come (or
-    // leases expired) since.
-    if (known_ && (none_ || only_ > 0 || ++claims_since_learned_ > 256)) known_ = false;
-    known = known_;
-  }
-  if (!known) learn_range(coll, filter, count);
-  std::lock_guard lock(mutex_);
-  if (none_) return std::nullopt;
-  claim_points out;
-  out.statements = only_ > 0 ? std::min(count, only_) : count;
-  if (!is_oid_) return out;
-  std::vector<u128> points;
-  for (std::size_t i = 0; i < out.statements; ++i) points.push_back(oid_number(pivot_between(min_, max_, random_u128())));
-  std::sort(points.begin(), points.end());
-  for (const auto p : points) out.from.push_back(oid_from_number(p));
-  return out;
-}
-
 std::vector<bson_ptr> id_sampler::sample(mongoc_collection_t* coll, const bson_t* filter, const bson_t* proj,
                                          std::int64_t limit) {
   bool known;
@@ -87,7 +54,7 @@ std::vector<bson_ptr> id_sampler::sample(mongoc_collection_t* coll, const bson_t
     if (known_ && ++claims_since_learned_ > 256) known_ = false;  // the pending set moves on
     known = known_;
   }
-  if (!known) learn_range(coll, filter, 1);
+  if (!known) learn_range(coll, filter);
   bool is_oid;
   u128 lo, hi;
   {

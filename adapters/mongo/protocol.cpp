@@ -86,14 +86,12 @@ bson_ptr claimable_filter_in(const field_names& f, store_time expired_before, co
   return b;
 }
 
-bson_ptr claimable_filter_from(const field_names& f, store_time expired_before, const bson_oid_t* from) {
+bson_ptr claimable_filter_from(const field_names& f, store_time expired_before, const bson_value_t& from) {
   auto b = make_bson();
-  if (from) {
-    bson_t range;
-    BSON_APPEND_DOCUMENT_BEGIN(b.get(), "_id", &range);
-    BSON_APPEND_OID(&range, "$gte", from);
-    bson_append_document_end(b.get(), &range);
-  }
+  bson_t range;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "_id", &range);
+  BSON_APPEND_VALUE(&range, "$gte", &from);
+  bson_append_document_end(b.get(), &range);
   append_claimable(b.get(), f, expired_before);
   return b;
 }
