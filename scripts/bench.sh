@@ -115,9 +115,11 @@ if [ -z "$only" ] || [ "$only" = scale ]; then
   port=$(cat "$servers/mariadb.port")
   mongo_port=$(cat "$servers/mongo_standin.port")
   mysql_cmd=(/usr/bin/python3 bench/k_process.py --dibs "$build/bin/dibs" --rows "$rows" --ks 1,2,4,8
-    --store "mysql://root@127.0.0.1:$port/dibs_scale?table=jobs" --on-done delete --json bench/results/scale_mysql.json)
+    --store "mysql://root@127.0.0.1:$port/dibs_scale?table=jobs" --on-done delete --json bench/results/scale_mysql.json
+    --server-pid "$(cat "$servers/mariadb.pid")")
   mongo_cmd=(/usr/bin/python3 bench/k_process.py --dibs "$build/bin/dibs" --rows "$docs" --ks 1,2,4,8
-    --store "mongodb://127.0.0.1:$mongo_port/dibs_scale?collection=jobs" --claim batch --json bench/results/scale_mongo.json)
+    --store "mongodb://127.0.0.1:$mongo_port/dibs_scale?collection=jobs" --claim batch --json bench/results/scale_mongo.json
+    --server-pid "$(cat "$servers/mongo_standin.pid")")
   {
     echo "## Scale-out: K processes draining one store together"
     echo
@@ -130,7 +132,7 @@ if [ -z "$only" ] || [ "$only" = scale ]; then
     echo
     echo "### MariaDB, $rows rows, --on-done delete"
     echo
-    echo "    ${mysql_cmd[*]}"
+    printf '   '; printf ' %q' "${mysql_cmd[@]}"; echo
     echo
     "${mysql_cmd[@]}"
     echo
@@ -139,7 +141,7 @@ if [ -z "$only" ] || [ "$only" = scale ]; then
     echo "The stand-in serves one command at a time in Python: its docs/s say nothing about MongoDB's; the"
     echo "conflicts are what carries over."
     echo
-    echo "    ${mongo_cmd[*]}"
+    printf '   '; printf ' %q' "${mongo_cmd[@]}"; echo
     echo
     "${mongo_cmd[@]}"
     echo
