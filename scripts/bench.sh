@@ -12,8 +12,12 @@
 #      drawn from docs/10 addresses (bench/answer_reuse.py; bench/results/reuse.md).
 #   6. Shared rate: 4 `dibs enrich --rate-scope store` processes on one MariaDB table against one
 #      stub counting what it served per second (bench/shared_rate.py; bench/results/shared_rate.md).
-# BENCH_ONLY=engine|mysql|mongo|pg|reuse|sharedrate runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
-# BENCH_PG_JOBS, BENCH_REUSE_DOCS, BENCH_SHARED_RATE and BENCH_SHARED_SECONDS size them.
+#   7. Scale-out: K = 1, 2, 4, 8 `dibs enrich` processes draining one MariaDB table and one
+#      stand-in collection together, same total concurrency: rows/s and claim conflicts
+#      (bench/k_process.py; also written to bench/results/scale.md).
+# BENCH_ONLY=engine|mysql|mongo|pg|reuse|sharedrate|scale runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
+# BENCH_PG_JOBS, BENCH_REUSE_DOCS, BENCH_SHARED_RATE, BENCH_SHARED_SECONDS, BENCH_SCALE_ROWS and
+# BENCH_SCALE_DOCS size them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -40,7 +44,7 @@ command="make bench${only:+ (BENCH_ONLY=$only)}"
   echo
 } > "$out"
 rm -f bench/results/engine.json bench/results/mysql_drain.json bench/results/mongo_round_trips.json \
-  bench/results/pg_peers.json bench/results/reuse.json
+  bench/results/pg_peers.json bench/results/reuse.json bench/results/scale_mysql.json bench/results/scale_mongo.json
 
 if [ -z "$only" ] || [ "$only" = engine ]; then
   "$build/bin/dibs_bench_engine" --dibs "$build/bin/dibs" --json bench/results/engine.json | tee -a "$out"
@@ -132,6 +136,49 @@ if [ -z "$only" ] || [ "$only" = sharedrate ]; then
   tests/servers/mariadb_ctl.sh stop "$servers" >/dev/null
 fi
 
+if [ -z "$only" ] || [ "$only" = scale ]; then
+  MYSQL_URI= tests/servers/mariadb_ctl.sh start "$servers" >/dev/null
+  MONGODB_URI= tests/servers/mongo_standin_ctl.sh start "$servers" >/dev/null
+  rows=${BENCH_SCALE_ROWS:-50000}
+  docs=${BENCH_SCALE_DOCS:-2000}
+  port=$(cat "$servers/mariadb.port")
+  mongo_port=$(cat "$servers/mongo_standin.port")
+  mysql_cmd=(/usr/bin/python3 bench/k_process.py --dibs "$build/bin/dibs" --rows "$rows" --ks 1,2,4,8
+    --store "mysql://root@127.0.0.1:$port/dibs_scale?table=jobs" --on-done delete --json bench/results/scale_mysql.json
+    --server-pid "$(cat "$servers/mariadb.pid")")
+  mongo_cmd=(/usr/bin/python3 bench/k_process.py --dibs "$build/bin/dibs" --rows "$docs" --ks 1,2,4,8
+    --store "mongodb://127.0.0.1:$mongo_port/dibs_scale?collection=jobs" --claim batch --json bench/results/scale_mongo.json
+    --server-pid "$(cat "$servers/mongo_standin.pid")")
+  {
+    echo "## Scale-out: K processes draining one store together"
+    echo
+    echo "\`$command\` at commit $commit, $when, $(nproc) cores, load before: $(cut -d' ' -f1-3 /proc/loadavg)."
+    echo "Each K: the store reset and seeded, one \`dibs stub\` (0 ms, 2 threads) for every process, K \`dibs enrich\`"
+    echo "processes started together with --concurrency 1000/K each (default shards: one per core), timed from their"
+    echo "start to the last exit. Claim conflicts: candidates another worker took first, summed over the processes."
+    echo "Every process, the stub and the server share this machine's cores: on a small machine, K = 8 pays for"
+    echo "eight processes' threads and connections in CPU the server no longer has."
+    echo
+    echo "### MariaDB, $rows rows, --on-done delete"
+    echo
+    printf '   '; printf ' %q' "${mysql_cmd[@]}"; echo
+    echo
+    "${mysql_cmd[@]}"
+    echo
+    echo "### MongoDB stand-in, $docs documents, --claim batch"
+    echo
+    echo "The stand-in serves one command at a time in Python: its docs/s say nothing about MongoDB's; the"
+    echo "conflicts are what carries over."
+    echo
+    printf '   '; printf ' %q' "${mongo_cmd[@]}"; echo
+    echo
+    "${mongo_cmd[@]}"
+    echo
+  } | tee bench/results/scale.md | tee -a "$out"
+  tests/servers/mongo_standin_ctl.sh stop "$servers" >/dev/null
+  tests/servers/mariadb_ctl.sh stop "$servers" >/dev/null
+fi
+
 bash bench/plot.sh
 {
   echo "Plots: [docs/s against concurrency](docs_per_s.png), [MongoDB commands per document](commands_per_doc.png)."
@@ -140,7 +187,7 @@ COMMIT="$commit" WHEN="$when" COMMAND="$command" /usr/bin/python3 - <<'PY'
 import json, os
 out = {"meta": {"commit": os.environ["COMMIT"], "date": os.environ["WHEN"], "command": os.environ["COMMAND"],
                 "cores": os.cpu_count()}}
-for name in ("engine", "mysql_drain", "mongo_round_trips", "pg_peers", "reuse"):
+for name in ("engine", "mysql_drain", "mongo_round_trips", "pg_peers", "reuse", "scale_mysql", "scale_mongo"):
     path = "bench/results/%s.json" % name
     if os.path.exists(path):
         out[name] = json.load(open(path))

@@ -3,11 +3,13 @@
 //
 //   claim_update_find.cpp       update_one with a fresh token, then find by token (2 round trips/item)
 //   claim_find_and_modify.cpp   one findAndModify returning the claimed document (1 round trip/item)
-//   claim_batch.cpp             sampled candidate ids -> updateMany with one token -> find by token
+//   claim_batch.cpp             sampled candidate ids -> one updateOne per candidate ($gte: the
+//                               candidate or the next claimable one), one token -> find by token
 //                               (3 round trips per batch)
 //   claim_lock_collection.cpp   locks are documents of another collection; the unique _id decides
 //
-// Conflicts (candidates another worker took first) are counted in store_context::conflicts.
+// Conflicts (candidates another worker took first, lost to this claim) are counted in
+// store_context::conflicts; only lock-collection has them.
 #pragma once
 
 #include <adapters/mongo/bson_ptr.hpp>

@@ -86,6 +86,16 @@ bson_ptr claimable_filter_in(const field_names& f, store_time expired_before, co
   return b;
 }
 
+bson_ptr claimable_filter_from(const field_names& f, store_time expired_before, const bson_value_t& from) {
+  auto b = make_bson();
+  bson_t range;
+  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "_id", &range);
+  BSON_APPEND_VALUE(&range, "$gte", &from);
+  bson_append_document_end(b.get(), &range);
+  append_claimable(b.get(), f, expired_before);
+  return b;
+}
+
 bson_ptr lease_update(const field_names& f, const std::string& by, std::uint64_t token, store_time until) {
   auto b = make_bson();
   bson_t set, inc;

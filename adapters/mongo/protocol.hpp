@@ -24,6 +24,9 @@ namespace dibs::mongo {
 bson_ptr claimable_filter(const field_names& f, store_time expired_before);
 // The same, restricted to the given ids (batch strategy, second step).
 bson_ptr claimable_filter_in(const field_names& f, store_time expired_before, const std::vector<bson_value_t>& ids);
+// The same, for the first claimable document at or after `from` (`_id: {$gte: from}`): one
+// statement of a batch claim's bulk write (claim_batch.cpp).
+bson_ptr claimable_filter_from(const field_names& f, store_time expired_before, const bson_value_t& from);
 // Sets the lease and counts the attempt.
 bson_ptr lease_update(const field_names& f, const std::string& by, std::uint64_t token, store_time until);
 // What a claim reads: _id, the source field and the attempt count.

@@ -1,4 +1,4 @@
-// What a claim's locked rows become, decided without a server: the row of `lock_candidates`
+// What a claim's locked rows become, decided without a server: the row of `claim_rows`
 // (id, source, attempts after this claim, the new until) -> the job the engine gets.
 #pragma once
 

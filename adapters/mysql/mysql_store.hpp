@@ -77,7 +77,6 @@ class mysql_store final : public blocking_store {
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
   std::vector<lease_holder> lease_holders() override;
   std::uint64_t release_worker(const std::string& name) override;
-  std::uint64_t claim_conflicts() const override { return conflicts_.load(); }
   // Statements sent to the server since the store opened (dibs bench's statements per document).
   std::uint64_t statements_sent() const { return statements_.load(); }
 
@@ -99,7 +98,6 @@ class mysql_store final : public blocking_store {
  private:
   struct impl;
   std::unique_ptr<impl> impl_;
-  std::atomic<std::uint64_t> conflicts_{0};
   std::atomic<std::uint64_t> statements_{0};  // every mysql_real_query, for dibs bench
 };
 

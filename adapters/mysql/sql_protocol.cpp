@@ -51,17 +51,12 @@ std::string claimable_condition(const table_names&, std::int64_t grace_us) {
          std::to_string(grace_us) + " MICROSECOND)";
 }
 
-std::string candidates(const table_names& n, std::int64_t grace_us, int from, bool at_or_above, std::size_t limit) {
-  return "SELECT `id` FROM " + q(n.table) + " WHERE " + claimable_condition(n, grace_us) + " AND `dibs_pick` " +
-         (at_or_above ? ">= " : "< ") + std::to_string(from) + " ORDER BY `dibs_pick`, `id` LIMIT " +
-         std::to_string(limit);
-}
-
-std::string lock_candidates(const table_names& n, const std::vector<std::uint64_t>& ids, std::int64_t grace_us,
-                            std::int64_t lease_us) {
+std::string claim_rows(const table_names& n, std::int64_t grace_us, int from, bool at_or_above, std::size_t limit,
+                       std::int64_t lease_us) {
   return "SELECT `id`, " + q(n.source) + ", `attempts` + 1, NOW(6) + INTERVAL " + std::to_string(lease_us) +
-         " MICROSECOND FROM " + q(n.table) + " WHERE `id` IN (" + id_list(ids) + ") AND " +
-         claimable_condition(n, grace_us) + " ORDER BY `id` FOR UPDATE SKIP LOCKED";
+         " MICROSECOND FROM " + q(n.table) + " FORCE INDEX (`dibs_claim`) WHERE " + claimable_condition(n, grace_us) +
+         " AND `dibs_pick` " + (at_or_above ? ">= " : "< ") + std::to_string(from) +
+         " ORDER BY `dibs_pick`, `lock_until`, `id` LIMIT " + std::to_string(limit) + " FOR UPDATE SKIP LOCKED";
 }
 
 std::string set_lease(const table_names& n, const std::vector<std::uint64_t>& ids, const std::string& by_quoted,

@@ -35,13 +35,17 @@ struct row_ref {
 std::string create_table(const table_names& n);
 // The claim index: open rows (target NULL and not failed) by their random pick key.
 std::string claimable_condition(const table_names& n, std::int64_t grace_us);
-// Candidate ids, from a random point of the pick key (`at_or_above`: pick >= from, else < from).
-std::string candidates(const table_names& n, std::int64_t grace_us, int from, bool at_or_above, std::size_t limit);
-// In the claim transaction: lock the candidates that are still claimable, skipping rows another
-// transaction holds; also returns the row's source, its attempts after this claim, and the new
-// `until` by the server's clock.
-std::string lock_candidates(const table_names& n, const std::vector<std::uint64_t>& ids, std::int64_t grace_us,
-                            std::int64_t lease_us);
+// The claim, in its transaction: up to `limit` claimable rows from a random point `from` of the
+// pick key (`at_or_above`: pick >= from, else pick < from: the wrap-around), each locked as the
+// index scan reaches it; a row another transaction holds is skipped, never waited for, and never
+// read beforehand (a separate candidate read goes stale while others claim). Also returns the
+// row's source, its attempts after this claim, and the new `until` by the server's clock.
+// FORCE INDEX: left to itself the optimizer may read the index from dibs_open = 1 on and lock
+// every row below `from` before it filters them (measured: 860 of 2,000 rows locked to claim 20).
+// The ORDER BY is the index's own order, so the scan stops at `limit` rows without a sort (a
+// filesort would lock every candidate first).
+std::string claim_rows(const table_names& n, std::int64_t grace_us, int from, bool at_or_above, std::size_t limit,
+                       std::int64_t lease_us);
 std::string set_lease(const table_names& n, const std::vector<std::uint64_t>& ids, const std::string& by_quoted,
                       std::uint64_t token, std::int64_t lease_us);
 // In a write transaction: the rows of `refs` whose lease (by + token, and a live `until` when

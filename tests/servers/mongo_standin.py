@@ -47,14 +47,17 @@ import time
 
 from mockupdb import MockupDB
 import mongomock
-from bson import SON
+from bson import SON, ObjectId
 from pymongo import ReturnDocument
 
 from mongomock.filtering import filter_applies
 
 # mongomock scans every document for every query; an _id lookup (the fenced writes of a batch,
 # one per document) would make each bulk write O(n^2). Answer those by key instead; the filter is
-# still applied in full, so the semantics are mongomock's.
+# still applied in full, so the semantics are mongomock's. A lower bound on an ObjectId _id (each
+# statement of a batch claim: the first claimable document at or after a point) walks the ids
+# from that point in _id order, as a server's _id index does, and stops at the first match of an
+# updateOne instead of testing the whole collection.
 _scan = mongomock.collection.Collection._iter_documents
 
 
@@ -66,6 +69,8 @@ def _iter_documents(self, filter):
             keys = [cond]
         elif list(cond.keys()) == ["$in"]:
             keys = list(cond["$in"])
+        elif list(cond.keys()) == ["$gte"] and isinstance(cond["$gte"], ObjectId):
+            return _from_id(self._store, filter, cond["$gte"])
         if keys is not None:
             store = self._store
             found = []
@@ -78,6 +83,17 @@ def _iter_documents(self, filter):
                     found.append(doc)
             return iter(found)
     return _scan(self, filter)
+
+
+def _from_id(store, filter, lowest):
+    """The documents matching `filter` whose ObjectId _id is >= `lowest`, lazily, in _id order."""
+    docs = store._documents
+    bound = lowest.binary
+    keys = sorted(k for k in docs.keys() if isinstance(k, ObjectId) and k.binary >= bound)
+    for k in keys:
+        doc = docs.get(k)
+        if doc is not None and filter_applies(filter, doc):
+            yield doc
 
 
 mongomock.collection.Collection._iter_documents = _iter_documents

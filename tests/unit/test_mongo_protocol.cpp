@@ -34,6 +34,18 @@ TEST_CASE("the claimable filter: target null, not failed, never leased or expire
   CHECK_THAT(to_json(claimable_filter(g, t0).get()), Catch::Contains("\"geo\" : null") && Catch::Contains("lease.until"));
 }
 
+TEST_CASE("a batch claim's statement: its candidate, or the first claimable document after it", "[mongo][protocol]") {
+  field_names f;
+  // The bound, then exactly the claimable filter: the statement leases only what a claim may take.
+  CHECK(compact(to_json(claimable_filter_from(f, t0, oid_value("65a1b2c3d4e5f60718293a4b")).get())) ==
+        R"({"_id":{"$gte":{"$oid":"65a1b2c3d4e5f60718293a4b"}},)" + compact(to_json(claimable_filter(f, t0).get())).substr(1));
+  bson_value_t number{};
+  number.value_type = BSON_TYPE_INT64;
+  number.value.v_int64 = 42;
+  CHECK_THAT(compact(to_json(claimable_filter_from(f, t0, number).get())),
+             Catch::StartsWith(R"({"_id":{"$gte":{"$numberLong":"42"}},"location":null)"));
+}
+
 TEST_CASE("the lease update sets by, token, until and counts the attempt", "[mongo][protocol]") {
   field_names f;
   CHECK(compact(to_json(lease_update(f, "h-1-0", 0x1234, t0).get())) ==
