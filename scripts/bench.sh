@@ -2,13 +2,14 @@
 # make bench: the benchmarks that exist today, each printing figures measured in this run,
 # side by side where there is something to compare with. Results: bench/results/latest.md.
 #   1. engine: the HTTP ceiling and dibs's ratio to it, latency hiding, 1 against 2 shards.
+#   1b. client: wrk -t1 as the ceiling against dibs end to end on the same stub (scripts/bench_client.sh).
 #   2. MariaDB drain rate: dibs against the classic Python SKIP LOCKED consumer (same server,
 #      same rows, one run).
 #   3. MongoDB: commands per completed document per claim strategy, and dibs against the
 #      one-at-a-time pymongo loop it replaces (on the stand-in).
 #   4. PostgreSQL: dibs against Graphile Worker and pg-boss (installed with npm into
 #      bench/peers/node_modules for this part only), same server, no-op and HTTP jobs.
-# BENCH_ONLY=engine|mysql|mongo|pg runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS and
+# BENCH_ONLY=engine|client|mysql|mongo|pg runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS and
 # BENCH_PG_JOBS size them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,11 +36,15 @@ command="make bench${only:+ (BENCH_ONLY=$only)}"
   echo "\`$command\` at commit $commit, $when, $(nproc) cores, $(uname -m), loopback only."
   echo
 } > "$out"
-rm -f bench/results/engine.json bench/results/mysql_drain.json bench/results/mongo_round_trips.json \
+rm -f bench/results/engine.json bench/results/client.json bench/results/mysql_drain.json bench/results/mongo_round_trips.json \
   bench/results/pg_peers.json
 
 if [ -z "$only" ] || [ "$only" = engine ]; then
   "$build/bin/dibs_bench_engine" --dibs "$build/bin/dibs" --json bench/results/engine.json | tee -a "$out"
+fi
+
+if [ -z "$only" ] || [ "$only" = client ]; then
+  bash scripts/bench_client.sh "$build" | tee -a "$out"
 fi
 
 if [ -z "$only" ] || [ "$only" = mysql ]; then
@@ -112,7 +117,7 @@ COMMIT="$commit" WHEN="$when" COMMAND="$command" /usr/bin/python3 - <<'PY'
 import json, os
 out = {"meta": {"commit": os.environ["COMMIT"], "date": os.environ["WHEN"], "command": os.environ["COMMAND"],
                 "cores": os.cpu_count()}}
-for name in ("engine", "mysql_drain", "mongo_round_trips", "pg_peers"):
+for name in ("engine", "client", "mysql_drain", "mongo_round_trips", "pg_peers"):
     path = "bench/results/%s.json" % name
     if os.path.exists(path):
         out[name] = json.load(open(path))

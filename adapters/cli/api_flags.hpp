@@ -6,6 +6,7 @@
 #include <adapters/http/http_processor.hpp>
 #include <adapters/http/rate_limiter.hpp>
 
+#include <dibs/engine_config.hpp>
 #include <dibs/processor.hpp>
 
 #include <cstddef>
@@ -35,6 +36,8 @@ struct api_flags {
   std::string ca_file;
   bool insecure = false;
   bool no_status_check = false;
+  std::size_t max_connections = 0;  // --max-connections; 0 = one per pipeline at most
+  std::size_t shards = 1;           // the run's shards, which share --max-connections (fit_shards)
 
   // `with_urls`: the command takes --url/--batch-url from the user (demo sets its own).
   void add_to(CLI::App& cmd, bool with_urls);
@@ -50,6 +53,9 @@ struct api_flags {
   // before the run (the pre-flight's) counts against --rate like the run's own.
   http::processor_options call() const;
   bool batch() const { return !batch_url.empty(); }
+  // Before factory(): --max-connections is split across the shards, each needing at least one
+  // connection, so the run gets no more shards than connections; remembers the shard count.
+  void fit_shards(engine_config& cfg);
   const char* url_flag() const { return batch() ? "--batch-url" : "--url"; }
 
  private:

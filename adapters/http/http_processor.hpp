@@ -40,7 +40,14 @@ struct processor_options {
   // Shared by every shard: `--rate`, and the API's own stop signals. The factory makes one
   // (with no rate of its own) when none is given, so stop signals are always honored.
   std::shared_ptr<rate_limiter> limiter;
+  // `--max-connections` for the whole process (0: none), split across its `shards` clients by
+  // the factories (connection_share).
+  std::size_t max_connections = 0;
+  std::size_t shards = 1;
 };
+
+// `o` with the HTTP client's connection limit set to shard `index`'s share of max_connections.
+std::shared_ptr<const processor_options> for_shard(std::shared_ptr<const processor_options> o, std::size_t index);
 
 class http_processor final : public processor {
  public:
