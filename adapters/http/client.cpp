@@ -66,6 +66,10 @@ struct connection {
   std::optional<beast::ssl_stream<beast::tcp_stream>> tls;
   beast::flat_buffer buffer;
   steady::time_point idle_since{};  // when it went back to the pool
+  // The parser of the answer being read: kept here, not in the request's coroutine frame, so that
+  // frame stays small (a frame over about 1 KiB costs glibc a large-bin allocation, and a
+  // consolidation of its fast bins, on every request).
+  std::optional<response_reader> reader;
 };
 
 using endpoint_list = std::shared_ptr<const std::vector<tcp::endpoint>>;
@@ -364,56 +368,61 @@ struct client::impl {
         if (!c) co_return res;
       }
 
-      // A kept-alive connection the server closed before answering anything: the request goes
-      // again, once, on a new connection (the next idle one is as likely dead).
-      auto stale = [&](const boost::system::error_code& ec, bool nothing_received) {
-        if (!res.reused || attempt != 0 || !nothing_received || !stale_connection_error(ec)) return false;
-        --stats.reuses;
-        ++stats.stale_retries;
-        return true;
-      };
       c->tcp().expires_at(deadline);
-      // Plain and TLS streams are different types: each branch awaits its own (no co_await in a
-      // conditional expression, for g++ 12).
-      boost::system::error_code wec;
-      if (c->tls) {
-        auto [e, n] = co_await net::async_write(*c->tls, net::buffer(wire), net::as_tuple(net::use_awaitable));
-        wec = e;
-      } else {
-        auto [e, n] = co_await net::async_write(*c->plain, net::buffer(wire), net::as_tuple(net::use_awaitable));
-        wec = e;
-      }
-      if (wec) {
-        if (stale(wec, true)) continue;
-        res.ec = wec;
-        res.stage = "write";
+      bool nothing_received = true;
+      const auto ec = co_await exchange(*c, wire, res, nothing_received);
+      if (ec) {
+        if (stale_retry(res, attempt, ec, nothing_received)) continue;
+        res.ec = ec;
+        res.stage = c->reader ? "read" : "write";  // the reader is set once the request is written
         co_return res;
       }
-
-      response_reader parser(res);
-      parser.body_limit(opts.max_body);
-      parser.header_limit(64 * 1024);
-      boost::system::error_code rec;
-      if (c->tls) {
-        auto [e, n] = co_await bhttp::async_read(*c->tls, c->buffer, parser, net::as_tuple(net::use_awaitable));
-        rec = e;
-      } else {
-        auto [e, n] = co_await bhttp::async_read(*c->plain, c->buffer, parser, net::as_tuple(net::use_awaitable));
-        rec = e;
-      }
-      if (rec) {
-        // No complete answer: nothing of a partial one is reported.
-        res.status = 0;
-        res.headers.clear();
-        res.body.clear();
-        if (stale(rec, !parser.got_some())) continue;
-        res.ec = rec;
-        res.stage = "read";
-        co_return res;
-      }
-      if (parser.keep_alive()) keep_idle(pool, std::move(c));
+      const bool keep = c->reader->keep_alive();
+      c->reader.reset();
+      if (keep) keep_idle(pool, std::move(c));
       co_return res;  // the connection is back in the pool (or closed) before the slot goes back
     }
+  }
+
+  // Writes the request and reads its answer into `res` on `c` (its reader set while reading).
+  // Its own coroutine: the request's frame stays under 1 KiB (a larger one costs glibc a
+  // large-bin allocation, and a consolidation of its fast bins, on every request).
+  awaitable<boost::system::error_code> exchange(connection& c, const std::string& wire, response& res,
+                                                bool& nothing_received) {
+    // Plain and TLS streams are different types: each branch awaits its own (no co_await in a
+    // conditional expression, for g++ 12). One error code and size for every await.
+    boost::system::error_code ec;
+    std::size_t n = 0;
+    c.reader.reset();
+    if (c.tls)
+      std::tie(ec, n) = co_await net::async_write(*c.tls, net::buffer(wire), net::as_tuple(net::use_awaitable));
+    else
+      std::tie(ec, n) = co_await net::async_write(*c.plain, net::buffer(wire), net::as_tuple(net::use_awaitable));
+    if (ec) co_return ec;  // c.reader is unset: a write failed
+    auto& parser = c.reader.emplace(res);
+    parser.body_limit(opts.max_body);
+    parser.header_limit(64 * 1024);
+    if (c.tls)
+      std::tie(ec, n) = co_await bhttp::async_read(*c.tls, c.buffer, parser, net::as_tuple(net::use_awaitable));
+    else
+      std::tie(ec, n) = co_await bhttp::async_read(*c.plain, c.buffer, parser, net::as_tuple(net::use_awaitable));
+    if (ec) {
+      // No complete answer: nothing of a partial one is reported.
+      nothing_received = !parser.got_some();
+      res.status = 0;
+      res.headers.clear();
+      res.body.clear();
+    }
+    co_return ec;
+  }
+
+  // A kept-alive connection the server closed before answering anything: the request goes
+  // again, once, on a new connection (the next idle one is as likely dead).
+  bool stale_retry(const response& res, int attempt, const boost::system::error_code& ec, bool nothing_received) {
+    if (!res.reused || attempt != 0 || !nothing_received || !stale_connection_error(ec)) return false;
+    --stats.reuses;
+    ++stats.stale_retries;
+    return true;
   }
 
   net::any_io_executor ex;
