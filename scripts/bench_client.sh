@@ -2,7 +2,8 @@
 # make bench, part `client` (BENCH_ONLY=client): dibs's HTTP client near the machine's limit.
 # One external `dibs stub` (its own process, one thread) serves every row; `wrk -t1` (Debian's
 # package: one thread, minimal HTTP/1.1) is the ceiling, dibs end to end (claim on the memory
-# store, GET, JSON check, compact, fenced write) runs with one shard: one thread each. Rounds
+# store, GET, JSON check, compact, fenced write) runs with one shard: one thread each (and with
+# two, one per core, as a run does by default). Rounds
 # alternate wrk and dibs so that both see the same machine; the median of the rounds is shown.
 # Then 1,000 against 10,000 pipelines at 20 ms API latency, with and without --max-connections.
 # Prints markdown (bench.sh appends it to latest.md) and writes bench/results/client.md and
@@ -49,6 +50,9 @@ for r in $(seq "$rounds"); do
     read -r dps cpu < <(dibs_run "$docs" $c 1 0)
     runs[dibs_$c]+="$dps "
     runs[cpu_$c]+="$cpu "
+    read -r dps cpu < <(dibs_run "$docs" $c 2 0)  # the default here: one shard per core
+    runs[dibs2_$c]+="$dps "
+    runs[cpu2_$c]+="$cpu "
   done
   read -r dps cpu < <(dibs_run "$docs" 10000 1 0)
   runs[dibs_10000]+="$dps "
@@ -58,6 +62,7 @@ stop_stub
 med() { tr ' ' '\n' <<<"${runs[$1]}" | grep . | median; }
 w100=$(med wrk_100); w1000=$(med wrk_1000)
 d100=$(med dibs_100); d1000=$(med dibs_1000); d10000=$(med dibs_10000)
+e100=$(med dibs2_100); e1000=$(med dibs2_1000)
 
 start_stub 20
 lat_docs=60000
@@ -82,6 +87,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; 
   echo "| dibs end to end, 100 pipelines | $d100 | $(ratio "$d100" "$w100") | $(med cpu_100) |"
   echo "| dibs end to end, 1,000 pipelines | $d1000 | $(ratio "$d1000" "$w1000") | $(med cpu_1000) |"
   echo "| dibs end to end, 10,000 pipelines | $d10000 | $(ratio "$d10000" "$w1000") (to wrk at 1,000) | $(med cpu_10000) |"
+  echo "| dibs end to end, 2 shards (one per core), 100 pipelines | $e100 | $(ratio "$e100" "$w100") | $(med cpu2_100) |"
+  echo "| dibs end to end, 2 shards (one per core), 1,000 pipelines | $e1000 | $(ratio "$e1000" "$w1000") | $(med cpu2_1000) |"
   echo
   echo "### 1,000 against 10,000 pipelines at 20 ms API latency (2 shards, $lat_docs docs)"
   echo
@@ -93,7 +100,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; 
   echo
 } | tee "$md"
 cat >"$json" <<EOF
-{"wrk_100": $w100, "wrk_1000": $w1000, "dibs_100": $d100, "dibs_1000": $d1000, "dibs_10000": $d10000,
+{"wrk_100": $w100, "wrk_1000": $w1000, "dibs_100": $d100, "dibs_1000": $d1000, "dibs_10000": $d10000, "dibs_2shards_100": $e100, "dibs_2shards_1000": $e1000,
  "ratio_100": $(ratio "$d100" "$w100"), "ratio_1000": $(ratio "$d1000" "$w1000"),
  "latency20_1000": $l1000, "latency20_10000": $l10000, "latency20_10000_max1000": $lm10000,
  "load_before": "$load_before", "load_after": "$load_after"}
