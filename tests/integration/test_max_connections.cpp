@@ -40,7 +40,7 @@ TEST_CASE("connection share: the process's limit split across shards, remainder 
   CHECK(sum == 1000);
 }
 
-TEST_CASE("connection slots: a full pool makes callers wait, served first come first served; a cancelled waiter leaves", "[http][max-connections]") {
+TEST_CASE("connection slots: a full pool makes callers wait, served first come first served, and a cancelled waiter leaves", "[http][max-connections]") {
   net::io_context ioc(1);
   http::connection_slots slots(2);
   http::connection_slots::held a, b, c;
