@@ -125,7 +125,8 @@ struct run_figures {
   double bytes_per_pipeline = 0;
 };
 
-run_figures engine_run(const std::string& base, std::size_t docs, std::size_t concurrency, std::size_t shards) {
+run_figures engine_run(const std::string& base, std::size_t docs, std::size_t concurrency, std::size_t shards,
+                       std::size_t max_connections = 0) {
   auto st = std::make_shared<memory_store>();
   st->seed_random_ips(docs, 3);
   engine_config cfg;
@@ -134,6 +135,8 @@ run_figures engine_run(const std::string& base, std::size_t docs, std::size_t co
   cfg.claim_batch = 100;
   http::processor_options popts;
   popts.url = http::url_template::parse(base + "/json/{originatingIp}");
+  popts.max_connections = max_connections;  // --max-connections, split across the shards
+  popts.shards = shards;
   engine e(cfg, st, http::make_http_processor_factory(popts));
 
   const auto baseline = rss_bytes();
@@ -192,14 +195,16 @@ int main(int argc, char** argv) {
   app.add_option("--dibs", dibs_bin, "the dibs binary (its `stub` command serves the API)")->capture_default_str();
   app.add_option("--parts", parts)->capture_default_str();
   app.add_option("--json", json_path, "also write every row as JSON");
-  std::string one;  // "BASE,DOCS,CONCURRENCY,SHARDS": one run in this fresh process (its RSS is its own)
+  // "BASE,DOCS,CONCURRENCY,SHARDS[,MAX_CONNECTIONS]": one run in this fresh process (its RSS is
+  // its own); scripts/bench_client.sh runs it against its own stub.
+  std::string one;
   app.add_option("--one", one, "internal: one run, figures on one line");
   CLI11_PARSE(app, argc, argv);
   if (!one.empty()) {
     char base[128] = {};
-    std::size_t docs = 0, c = 0, shards = 0;
-    if (std::sscanf(one.c_str(), "%127[^,],%zu,%zu,%zu", base, &docs, &c, &shards) != 4) return 2;
-    const auto f = engine_run(base, docs, c, shards);
+    std::size_t docs = 0, c = 0, shards = 0, max_connections = 0;
+    if (std::sscanf(one.c_str(), "%127[^,],%zu,%zu,%zu,%zu", base, &docs, &c, &shards, &max_connections) < 4) return 2;
+    const auto f = engine_run(base, docs, c, shards, max_connections);
     std::printf("%f %f %f %f\n", f.docs_per_s, f.cpu_us_per_doc, f.peak_rss_mb, f.bytes_per_pipeline);
     return 0;
   }

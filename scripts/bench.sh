@@ -2,6 +2,7 @@
 # make bench: the benchmarks that exist today, each printing figures measured in this run,
 # side by side where there is something to compare with. Results: bench/results/latest.md.
 #   1. engine: the HTTP ceiling and dibs's ratio to it, latency hiding, 1 against 2 shards.
+#   1b. client: wrk -t1 as the ceiling against dibs end to end on the same stub (scripts/bench_client.sh).
 #   2. MariaDB drain rate: dibs against the classic Python SKIP LOCKED consumer (same server,
 #      same rows, one run).
 #   3. MongoDB: commands per completed document per claim strategy, and dibs against the
@@ -15,7 +16,7 @@
 #   7. Scale-out: K = 1, 2, 4, 8 `dibs enrich` processes draining one MariaDB table and one
 #      stand-in collection together, same total concurrency: rows/s and claim conflicts
 #      (bench/k_process.py; also written to bench/results/scale.md).
-# BENCH_ONLY=engine|mysql|mongo|pg|reuse|sharedrate|scale runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
+# BENCH_ONLY=engine|client|mysql|mongo|pg|reuse|sharedrate|scale runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
 # BENCH_PG_JOBS, BENCH_REUSE_DOCS, BENCH_SHARED_RATE, BENCH_SHARED_SECONDS, BENCH_SCALE_ROWS and
 # BENCH_SCALE_DOCS size them.
 set -euo pipefail
@@ -43,11 +44,15 @@ command="make bench${only:+ (BENCH_ONLY=$only)}"
   echo "\`$command\` at commit $commit, $when, $(nproc) cores, $(uname -m), loopback only."
   echo
 } > "$out"
-rm -f bench/results/engine.json bench/results/mysql_drain.json bench/results/mongo_round_trips.json \
+rm -f bench/results/engine.json bench/results/client.json bench/results/mysql_drain.json bench/results/mongo_round_trips.json \
   bench/results/pg_peers.json bench/results/reuse.json bench/results/scale_mysql.json bench/results/scale_mongo.json
 
 if [ -z "$only" ] || [ "$only" = engine ]; then
   "$build/bin/dibs_bench_engine" --dibs "$build/bin/dibs" --json bench/results/engine.json | tee -a "$out"
+fi
+
+if [ -z "$only" ] || [ "$only" = client ]; then
+  bash scripts/bench_client.sh "$build" | tee -a "$out"
 fi
 
 if [ -z "$only" ] || [ "$only" = mysql ]; then
@@ -187,7 +192,7 @@ COMMIT="$commit" WHEN="$when" COMMAND="$command" /usr/bin/python3 - <<'PY'
 import json, os
 out = {"meta": {"commit": os.environ["COMMIT"], "date": os.environ["WHEN"], "command": os.environ["COMMAND"],
                 "cores": os.cpu_count()}}
-for name in ("engine", "mysql_drain", "mongo_round_trips", "pg_peers", "reuse", "scale_mysql", "scale_mongo"):
+for name in ("engine", "client", "mysql_drain", "mongo_round_trips", "pg_peers", "reuse", "scale_mysql", "scale_mongo"):
     path = "bench/results/%s.json" % name
     if os.path.exists(path):
         out[name] = json.load(open(path))

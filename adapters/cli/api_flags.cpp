@@ -50,6 +50,12 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
   cmd.add_option("--max-retry-after", max_retry_after,
                  "the longest wait an API's Retry-After or X-Ttl is honored for (longer ones are cut to it, with a warning)")->type_name("DURATION")
       ->capture_default_str();
+  cmd.add_option("--max-connections", max_connections,
+                 "at most N connections open to the API for the whole process; pipelines beyond them wait for one, "
+                 "first come first served (0 = no limit: one per pipeline at most)")
+      ->type_name("N")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1'000'000}))
+      ->capture_default_str();
   cmd.add_option("--max-body", max_body, "largest API answer accepted, in bytes")->type_name("BYTES")->capture_default_str();
   cmd.add_option("--backoff-base", backoff_base, "first retry delay cap; doubles per attempt (full jitter)")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--backoff-max", backoff_max, "largest retry delay")->type_name("DURATION")->capture_default_str();
@@ -93,6 +99,8 @@ http::processor_options api_flags::call() const {
   o.backoff_max = duration_flag("--backoff-max", f.backoff_max);
   if (o.backoff_max < o.backoff_base) throw std::invalid_argument("--backoff-max must not be below --backoff-base");
   o.status_field_check = !f.no_status_check;
+  o.max_connections = f.max_connections;
+  o.shards = f.shards;
   if (f.rate_scope == "store" && f.rate.empty())
     throw std::invalid_argument("--rate-scope store shares --rate: give --rate too (like --rate 45/min)");
   o.limiter = limiter();
@@ -109,6 +117,11 @@ http::processor_options api_flags::call() const {
   if (!f.ca_file.empty() && !std::ifstream(f.ca_file))
     throw std::invalid_argument("--ca-file '" + f.ca_file + "': cannot be read");
   return o;
+}
+
+void api_flags::fit_shards(engine_config& cfg) {
+  if (max_connections > 0 && cfg.effective_shards() > max_connections) cfg.shards = max_connections;
+  shards = cfg.effective_shards();
 }
 
 processor_factory api_flags::factory(const std::string& source_field) const {

@@ -6,6 +6,7 @@
 #include <adapters/http/http_processor.hpp>
 #include <adapters/http/rate_limiter.hpp>
 
+#include <dibs/engine_config.hpp>
 #include <dibs/processor.hpp>
 
 #include <cstddef>
@@ -45,6 +46,8 @@ struct api_flags {
   std::string answer_ttl = "1h";
   std::size_t answer_cache_entries = 100'000;
   std::size_t answer_cache_bytes = 64u << 20;
+  std::size_t max_connections = 0;  // --max-connections; 0 = one per pipeline at most
+  std::size_t shards = 1;           // the run's shards, which share --max-connections (fit_shards)
 
   // `with_urls`: the command takes --url/--batch-url from the user (demo sets its own).
   void add_to(CLI::App& cmd, bool with_urls);
@@ -67,6 +70,9 @@ struct api_flags {
   // runs (POST /rate).
   std::shared_ptr<http::rate_limiter> limiter() const;
   bool batch() const { return !batch_url.empty(); }
+  // Before factory(): --max-connections is split across the shards, each needing at least one
+  // connection, so the run gets no more shards than connections; remembers the shard count.
+  void fit_shards(engine_config& cfg);
   const char* url_flag() const { return batch() ? "--batch-url" : "--url"; }
 
  private:

@@ -55,7 +55,8 @@ command add_demo_command(CLI::App& app) {
       "  dibs demo --docs 1000 --no-progress --summary-json -   (the summary JSON alone on stdout)");
 
   return [f] {
-    const auto cfg = f->run.config();
+    auto cfg = f->run.config();
+    f->api.fit_shards(cfg);
     // With --summary-json -, stdout carries the JSON alone: the rest is told on stderr.
     std::FILE* report = f->run.summary_to_stdout() ? stderr : stdout;
 

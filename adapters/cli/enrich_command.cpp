@@ -58,6 +58,7 @@ command add_enrich_command(CLI::App& app) {
     cfg.shutdown_timeout = duration_flag("--shutdown-timeout", f->shutdown_timeout);
     cfg.follow = f->follow;
     if (f->follow) cfg.idle_backoff_max = std::chrono::milliseconds(5'000);
+    f->api.fit_shards(cfg);
     cfg.validate();
 
     // The --url template says which field the store reads (item_field.hpp).

@@ -114,9 +114,10 @@ command add_stub_command(CLI::App& app) {
     signals.async_wait([&](const boost::system::error_code&, int) { server.stop(); });
     control.run();
     const auto faults = server.faults();
-    std::printf("stub: served %llu requests on %llu connections; 429s %llu; faults: errors %llu, timeouts %llu, "
-                "garbage %llu, big %llu, resets %llu\n",
+    std::printf("stub: served %llu requests on %llu connections (at most %llu at once); 429s %llu; faults: errors %llu, "
+                "timeouts %llu, garbage %llu, big %llu, resets %llu\n",
                 (unsigned long long)server.requests(), (unsigned long long)server.connections(),
+                (unsigned long long)server.peak_connections(),
                 (unsigned long long)server.rate_limited(), (unsigned long long)faults.errors,
                 (unsigned long long)faults.timeouts, (unsigned long long)faults.garbage, (unsigned long long)faults.big,
                 (unsigned long long)faults.resets);

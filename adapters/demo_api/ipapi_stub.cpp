@@ -196,6 +196,17 @@ struct ipapi_stub::impl {
 
   awaitable<void> session(tcp::socket socket) {
     ++self.connections_;
+    // Open from here until the session's socket is closed (the guard outlives the stream).
+    struct open_guard {
+      ipapi_stub& s;
+      explicit open_guard(ipapi_stub& stub) : s(stub) {
+        const auto now = ++s.open_connections_;
+        auto peak = s.peak_connections_.load();
+        while (now > peak && !s.peak_connections_.compare_exchange_weak(peak, now)) {
+        }
+      }
+      ~open_guard() { --s.open_connections_; }
+    } open{self};
     if (!tls) {
       beast::tcp_stream stream(std::move(socket));
       co_await serve(stream);

@@ -128,6 +128,9 @@ class ipapi_stub {
 
   std::uint64_t requests() const { return requests_.load(); }
   std::uint64_t connections() const { return connections_.load(); }
+  // Connections open now, and the most that were ever open at once (a client's connection limit).
+  std::uint64_t open_connections() const { return open_connections_.load(); }
+  std::uint64_t peak_connections() const { return peak_connections_.load(); }
   std::uint64_t rate_limited() const { return rate_limited_.load(); }  // 429s answered
   // When each /json and /batch answer was sent (with `record`), for tests that check the rate
   // the stub saw; and the same as counts per second since the first.
@@ -142,6 +145,8 @@ class ipapi_stub {
   std::unique_ptr<impl> impl_;
   std::atomic<std::uint64_t> requests_{0};
   std::atomic<std::uint64_t> connections_{0};
+  std::atomic<std::uint64_t> open_connections_{0};
+  std::atomic<std::uint64_t> peak_connections_{0};
   std::atomic<std::uint64_t> rate_limited_{0};
   std::atomic<std::uint64_t> batch_requests_{0};
 };

@@ -166,7 +166,13 @@ processor_factory make_batch_processor_factory(batch_processor_options opts) {
   if (!opts.call.limiter) opts.call.limiter = std::make_shared<rate_limiter>();
   auto shared = std::make_shared<const batch_processor_options>(std::move(opts));
   return [shared](const shard_info& s) -> std::unique_ptr<processor> {
-    return std::make_unique<batch_processor>(s.executor, shared, s.figures, s.work_started);
+    auto mine = shared;
+    if (shared->call.max_connections) {  // this shard's part of --max-connections
+      auto o = std::make_shared<batch_processor_options>(*shared);
+      o->call = *for_shard(std::make_shared<const processor_options>(shared->call), s.index);
+      mine = std::move(o);
+    }
+    return std::make_unique<batch_processor>(s.executor, mine, s.figures, s.work_started);
   };
 }
 

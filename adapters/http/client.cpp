@@ -1,6 +1,8 @@
 #include "client.hpp"
 
+#include "connection_slots.hpp"
 #include "endpoint_refresh.hpp"
+#include "response_reader.hpp"
 #include "tls_context.hpp"
 
 #include <dibs/async_event.hpp>
@@ -10,15 +12,12 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
-#include <boost/beast/http/string_body.hpp>
-#include <boost/beast/http/write.hpp>
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/status.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
@@ -67,6 +66,10 @@ struct connection {
   std::optional<beast::ssl_stream<beast::tcp_stream>> tls;
   beast::flat_buffer buffer;
   steady::time_point idle_since{};  // when it went back to the pool
+  // The parser of the answer being read: kept here, not in the request's coroutine frame, so that
+  // frame stays small (a frame over about 1 KiB costs glibc a large-bin allocation, and a
+  // consolidation of its fast bins, on every request).
+  std::optional<response_reader> reader;
 };
 
 using endpoint_list = std::shared_ptr<const std::vector<tcp::endpoint>>;
@@ -82,6 +85,9 @@ struct host_pool {
   // Oldest first (each goes back with the time it went back): expired ones are cut from the
   // front, the warmest is taken from the back.
   std::vector<std::unique_ptr<connection>> idle;
+  connection_slots slots;  // --max-connections
+  // "Host: ...\r\nUser-Agent: ...\r\nAccept: application/json\r\n": the same for every request.
+  std::string fixed_headers;
 };
 
 // "host:port" for the Host header: an IPv6 address in brackets, the default port left out.
@@ -104,25 +110,6 @@ bool is_ip_address(const std::string& host) {
   return !ec;
 }
 
-template <class Message>
-awaitable<boost::system::error_code> write_to(connection& c, Message& m) {
-  if (c.tls) {
-    auto [ec, n] = co_await bhttp::async_write(*c.tls, m, net::as_tuple(net::use_awaitable));
-    co_return ec;
-  }
-  auto [ec, n] = co_await bhttp::async_write(*c.plain, m, net::as_tuple(net::use_awaitable));
-  co_return ec;
-}
-
-template <class Parser>
-awaitable<boost::system::error_code> read_from(connection& c, Parser& p) {
-  if (c.tls) {
-    auto [ec, n] = co_await bhttp::async_read(*c.tls, c.buffer, p, net::as_tuple(net::use_awaitable));
-    co_return ec;
-  }
-  auto [ec, n] = co_await bhttp::async_read(*c.plain, c.buffer, p, net::as_tuple(net::use_awaitable));
-  co_return ec;
-}
 }  // namespace
 
 struct client::impl {
@@ -171,7 +158,13 @@ struct client::impl {
   awaitable<host_pool*> pool_for(const origin& to, response& res) {
     // A processor calls one origin: remember the last one, so a request builds no key string.
     if (!last_pool || to.port != last_origin.port || to.tls != last_origin.tls || to.host != last_origin.host) {
-      last_pool = &pools[(to.tls ? "https://" : "http://") + to.host + ":" + std::to_string(to.port)];
+      auto [it, fresh] = pools.try_emplace((to.tls ? "https://" : "http://") + to.host + ":" + std::to_string(to.port));
+      if (fresh) {
+        it->second.slots = connection_slots(opts.max_connections_per_host);
+        it->second.fixed_headers =
+            "Host: " + host_header(to) + "\r\nUser-Agent: " + opts.user_agent + "\r\nAccept: application/json\r\n";
+      }
+      last_pool = &it->second;
       last_origin = to;
     }
     auto& pool = *last_pool;  // map nodes stay put: the pointer outlives later insertions
@@ -290,35 +283,79 @@ struct client::impl {
     pool.idle.push_back(std::move(c));
   }
 
+  // The pool of `to` when it is the last one used and needs no lookup: no coroutine for the
+  // common case of a processor calling its one origin.
+  host_pool* ready_pool(const origin& to) {
+    if (!last_pool || to.port != last_origin.port || to.tls != last_origin.tls || to.host != last_origin.host) return nullptr;
+    if (to.tls && !tls_ctx) return nullptr;
+    if (!last_pool->endpoints || should_resolve(last_pool->freshness, steady::now(), opts.resolve_every)) return nullptr;
+    return last_pool;
+  }
+
+  // A slot of the pool's --max-connections (at once when one is free); false when the wait was
+  // cancelled, and `res` says so.
+  awaitable<bool> take_slot(host_pool& pool, connection_slots::held& slot, response& res) {
+    ++stats.connection_waits;
+    const bool got = co_await pool.slots.wait(slot);
+    if (got) co_return true;
+    res.ec = net::error::operation_aborted;
+    res.stage = "wait for a connection";
+    co_return false;
+  }
+
   awaitable<response> probe(origin to) {
     response res;
-    const auto deadline = steady::now() + opts.connect_timeout;
     host_pool* pool = co_await pool_for(to, res);
     if (!pool) co_return res;
+    connection_slots::held slot;
+    if (!pool->slots.try_take(slot)) {  // no co_await inside a condition (g++ 12)
+      const bool got = co_await take_slot(*pool, slot, res);
+      if (!got) co_return res;
+    }
+    const auto deadline = steady::now() + opts.connect_timeout;
     auto c = co_await open(to, *pool, deadline, res);
     if (c) keep_idle(*pool, std::move(c));
     co_return res;
   }
 
+  // The request as it goes on the wire: what Beast's serializer wrote for the same request
+  // (Host, User-Agent, Accept; Content-Type and Content-Length for a POST), in one buffer.
+  static std::string request_bytes(const host_pool& pool, request& spec) {
+    const bool post = spec.method == request::verb::post;
+    std::string wire;
+    wire.reserve(32 + spec.target.size() + pool.fixed_headers.size() + (post ? 64 + spec.content_type.size() + spec.body.size() : 0));
+    wire += post ? "POST " : "GET ";
+    wire += spec.target;
+    wire += " HTTP/1.1\r\n";
+    wire += pool.fixed_headers;
+    if (post) {
+      wire += "Content-Type: ";
+      wire += spec.content_type;
+      wire += "\r\nContent-Length: ";
+      wire += std::to_string(spec.body.size());
+      wire += "\r\n";
+    }
+    wire += "\r\n";
+    if (post) wire += spec.body;
+    return wire;
+  }
+
   awaitable<response> send(origin to, request spec) {
     response res;
     ++stats.requests;
-    const auto deadline = steady::now() + opts.request_timeout;
-    host_pool* found = co_await pool_for(to, res);
+    host_pool* found = ready_pool(to);
+    if (!found) found = co_await pool_for(to, res);
     if (!found) co_return res;
     auto& pool = *found;
-
-    const bool post = spec.method == request::verb::post;
-    bhttp::request<bhttp::string_body> req{post ? bhttp::verb::post : bhttp::verb::get, spec.target, 11};
-    req.set(bhttp::field::host, host_header(to));
-    req.set(bhttp::field::user_agent, opts.user_agent);
-    req.set(bhttp::field::accept, "application/json");
-    if (post) {
-      req.set(bhttp::field::content_type, spec.content_type);
-      req.body() = std::move(spec.body);
+    // Waiting for a connection (--max-connections) is not part of the request's time.
+    connection_slots::held slot;
+    if (!pool.slots.try_take(slot)) {  // no co_await inside a condition (g++ 12)
+      const bool got = co_await take_slot(pool, slot, res);
+      if (!got) co_return res;
     }
-    req.keep_alive(true);
-    req.prepare_payload();
+    const auto deadline = steady::now() + opts.request_timeout;
+    const std::string wire = request_bytes(pool, spec);
+    if (spec.on_send) spec.on_send();
 
     for (int attempt = 0;; ++attempt) {
       // After a stale connection, a new one: the other idle ones are as old, and likely as dead.
@@ -331,41 +368,61 @@ struct client::impl {
         if (!c) co_return res;
       }
 
-      // A kept-alive connection the server closed before answering anything: the request goes
-      // again, once, on a new connection (the next idle one is as likely dead).
-      auto stale = [&](const boost::system::error_code& ec, bool nothing_received) {
-        if (!res.reused || attempt != 0 || !nothing_received || !stale_connection_error(ec)) return false;
-        --stats.reuses;
-        ++stats.stale_retries;
-        return true;
-      };
       c->tcp().expires_at(deadline);
-      const auto wec = co_await write_to(*c, req);
-      if (wec) {
-        if (stale(wec, true)) continue;
-        res.ec = wec;
-        res.stage = "write";
+      bool nothing_received = true;
+      const auto ec = co_await exchange(*c, wire, res, nothing_received);
+      if (ec) {
+        if (stale_retry(res, attempt, ec, nothing_received)) continue;
+        res.ec = ec;
+        res.stage = c->reader ? "read" : "write";  // the reader is set once the request is written
         co_return res;
       }
-
-      bhttp::response_parser<bhttp::string_body> parser;
-      parser.body_limit(opts.max_body);
-      parser.header_limit(64 * 1024);
-      const auto rec = co_await read_from(*c, parser);
-      if (rec) {
-        if (stale(rec, !parser.got_some())) continue;
-        res.ec = rec;
-        res.stage = "read";
-        co_return res;
-      }
-
-      auto msg = parser.release();
-      res.status = static_cast<int>(msg.result_int());
-      for (const auto& f : msg) res.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
-      res.body = std::move(msg.body());
-      if (msg.keep_alive()) keep_idle(pool, std::move(c));
-      co_return res;
+      const bool keep = c->reader->keep_alive();
+      c->reader.reset();
+      if (keep) keep_idle(pool, std::move(c));
+      co_return res;  // the connection is back in the pool (or closed) before the slot goes back
     }
+  }
+
+  // Writes the request and reads its answer into `res` on `c` (its reader set while reading).
+  // Its own coroutine: the request's frame stays under 1 KiB (a larger one costs glibc a
+  // large-bin allocation, and a consolidation of its fast bins, on every request).
+  awaitable<boost::system::error_code> exchange(connection& c, const std::string& wire, response& res,
+                                                bool& nothing_received) {
+    // Plain and TLS streams are different types: each branch awaits its own (no co_await in a
+    // conditional expression, for g++ 12). One error code and size for every await.
+    boost::system::error_code ec;
+    std::size_t n = 0;
+    c.reader.reset();
+    if (c.tls)
+      std::tie(ec, n) = co_await net::async_write(*c.tls, net::buffer(wire), net::as_tuple(net::use_awaitable));
+    else
+      std::tie(ec, n) = co_await net::async_write(*c.plain, net::buffer(wire), net::as_tuple(net::use_awaitable));
+    if (ec) co_return ec;  // c.reader is unset: a write failed
+    auto& parser = c.reader.emplace(res);
+    parser.body_limit(opts.max_body);
+    parser.header_limit(64 * 1024);
+    if (c.tls)
+      std::tie(ec, n) = co_await bhttp::async_read(*c.tls, c.buffer, parser, net::as_tuple(net::use_awaitable));
+    else
+      std::tie(ec, n) = co_await bhttp::async_read(*c.plain, c.buffer, parser, net::as_tuple(net::use_awaitable));
+    if (ec) {
+      // No complete answer: nothing of a partial one is reported.
+      nothing_received = !parser.got_some();
+      res.status = 0;
+      res.headers.clear();
+      res.body.clear();
+    }
+    co_return ec;
+  }
+
+  // A kept-alive connection the server closed before answering anything: the request goes
+  // again, once, on a new connection (the next idle one is as likely dead).
+  bool stale_retry(const response& res, int attempt, const boost::system::error_code& ec, bool nothing_received) {
+    if (!res.reused || attempt != 0 || !nothing_received || !stale_connection_error(ec)) return false;
+    --stats.reuses;
+    ++stats.stale_retries;
+    return true;
   }
 
   net::any_io_executor ex;

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -36,6 +37,10 @@ struct client_options {
   std::chrono::milliseconds request_timeout{30'000};  // from the start of the call to the last byte
   std::size_t max_body = 1 << 20;                      // larger bodies fail with body_limit
   std::size_t max_idle_per_host = 4096;                // idle keep-alive connections kept
+  // At most this many connections open to one origin (0: no limit but the callers' number); a
+  // request beyond it waits, first come first served, for one to be free (connection_slots.hpp).
+  // The wait is not part of request_timeout.
+  std::size_t max_connections_per_host = 0;
   // An idle kept-alive connection is used again only within this time: below the 5 s after
   // which Node and Apache close theirs, so a request rarely meets a connection being closed.
   // 0: every connection is closed after its answer.
@@ -51,6 +56,9 @@ struct request {
   std::string target;  // path and query
   std::string body;
   std::string content_type = "application/json";
+  // Called once, right before the request is first written: after any wait for a connection
+  // (max_connections_per_host). May be empty.
+  std::function<void()> on_send;
 };
 
 struct response {
@@ -75,6 +83,7 @@ struct client_stats {
   std::uint64_t stale_retries = 0;  // kept-alive connections found closed and replaced
   std::uint64_t expired_idle = 0;   // idle connections closed unused after idle_timeout
   std::uint64_t resolves = 0;       // host name lookups
+  std::uint64_t connection_waits = 0;  // requests that waited for a connection (max_connections_per_host)
 };
 
 class client {

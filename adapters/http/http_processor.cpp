@@ -1,6 +1,7 @@
 #include "http_processor.hpp"
 
 #include "answer_reuse.hpp"
+#include "connection_slots.hpp"
 #include "ipapi_profile.hpp"
 #include "json_check.hpp"
 
@@ -45,11 +46,22 @@ awaitable<outcome> http_processor::call(const job& j, std::string target, bool& 
   const std::string& host = opts_->url.host();
   co_await wait_for_slot(*opts_->limiter, host);  // cancelled at shutdown: the item is released
   auto to = opts_->url.origin();  // named: no temporaries inside a co_await (g++ 12)
-  if (work_started_) work_started_(j);  // --max-processing times the call, not the wait for a slot
-  const auto sent = std::chrono::steady_clock::now();
-  auto r = co_await client_.get(std::move(to), std::move(target));
+  request req;
+  req.target = std::move(target);
+  // --max-processing and the latency figure time the call, not the wait for a slot or for a
+  // connection (--max-connections): both start when the request goes out.
+  struct send_clock {  // one pointer in the hook: std::function keeps it without allocating
+    http_processor* self;
+    const job* item;
+    std::chrono::steady_clock::time_point sent;
+  } clock{this, &j, std::chrono::steady_clock::now()};
+  req.on_send = [&clock] {
+    clock.sent = std::chrono::steady_clock::now();
+    if (clock.self->work_started_) clock.self->work_started_(*clock.item);
+  };
+  auto r = co_await client_.send(std::move(to), std::move(req));
   aborted = r.ec == net::error::operation_aborted;
-  count_exchange(figures_, r, sent);
+  count_exchange(figures_, r, clock.sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
   const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after);
   if (figures_ && stop_for.count() > 0) figures_->api_stops.fetch_add(1, std::memory_order_relaxed);
@@ -95,11 +107,18 @@ outcome http_processor::judge(const job& j, response r, std::chrono::millisecond
   return outcome::done(std::move(r.body));
 }
 
+std::shared_ptr<const processor_options> for_shard(std::shared_ptr<const processor_options> o, std::size_t index) {
+  if (o->max_connections == 0) return o;
+  auto mine = std::make_shared<processor_options>(*o);
+  mine->http.max_connections_per_host = connection_share(o->max_connections, o->shards, index);
+  return mine;
+}
+
 processor_factory make_http_processor_factory(processor_options opts) {
   if (!opts.limiter) opts.limiter = std::make_shared<rate_limiter>();
   auto shared = std::make_shared<const processor_options>(std::move(opts));
   return [shared](const shard_info& s) -> std::unique_ptr<processor> {
-    return std::make_unique<http_processor>(s.executor, shared, s.figures, s.work_started);
+    return std::make_unique<http_processor>(s.executor, for_shard(shared, s.index), s.figures, s.work_started);
   };
 }
 

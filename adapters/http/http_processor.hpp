@@ -47,7 +47,14 @@ struct processor_options {
   // `--reuse-answers`: documents whose request is identical share one call (answer_reuse.hpp);
   // shared by every shard. Null: every document makes its own call.
   std::shared_ptr<answer_reuse> reuse;
+  // `--max-connections` for the whole process (0: none), split across its `shards` clients by
+  // the factories (connection_share).
+  std::size_t max_connections = 0;
+  std::size_t shards = 1;
 };
+
+// `o` with the HTTP client's connection limit set to shard `index`'s share of max_connections.
+std::shared_ptr<const processor_options> for_shard(std::shared_ptr<const processor_options> o, std::size_t index);
 
 class http_processor final : public processor {
  public:

@@ -1,5 +1,7 @@
 #include "url_template.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
@@ -128,7 +130,7 @@ url_template::expansion url_template::expand(const job& j) const {
     std::size_t begin, end;
     const std::string* name;
   };
-  std::vector<placed> in_path;
+  boost::container::small_vector<placed, 4> in_path;  // no allocation per request for a few fields
   bool in_query = false;
   for (const auto& p : pieces_) {
     if (!p.is_field) {

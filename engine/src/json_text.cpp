@@ -72,8 +72,31 @@ std::string compact_json(std::string_view json) {
 }
 
 void compact_json_in_place(std::string& json) {
-  const bool clean = std::none_of(json.begin(), json.end(), [](char c) { return static_cast<unsigned char>(c) <= ' '; });
-  if (!clean) json = compact_json(json);
+  // Dropping whitespace only ever shortens the text, so it is done where it lies; a raw control
+  // character (escaped into six bytes) sends the text to compact_json instead. Same output.
+  std::size_t out = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char ch = json[i];
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 && (in_string || !(c == '\t' || c == '\n' || c == '\r'))) {
+      json.erase(out, i - out);  // the part done so far compacts to itself
+      json = compact_json(json);
+      return;
+    }
+    if (!in_string) {
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+      in_string = c == '"';
+    } else if (escaped) {
+      escaped = false;
+    } else if (c == '\\') {
+      escaped = true;
+    } else if (c == '"') {
+      in_string = false;
+    }
+    json[out++] = ch;
+  }
+  json.resize(out);
 }
 
 }  // namespace dibs

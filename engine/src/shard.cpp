@@ -272,12 +272,11 @@ awaitable<bool> shard::nothing_left() {
 void shard::launch(job j) {
   const auto id = next_pipeline_id_++;
   auto& p = pipelines_[id];
-  p.signal = std::make_unique<net::cancellation_signal>();
   in_flight_.enter();
   bump(ctx_.figures.in_flight);
   if (auto h = held_.find(j.id); h != held_.end()) h->second.pipeline = id;
   net::co_spawn(ioc_, pipeline(std::move(j), id),
-                net::bind_cancellation_slot(p.signal->slot(), [this, id](std::exception_ptr) {
+                net::bind_cancellation_slot(p.signal.slot(), [this, id](std::exception_ptr) {
                   // Erase later: the coroutine's cancellation state still points into the signal
                   // until the spawned thread has fully unwound.
                   net::post(ioc_, [this, id] { pipelines_.erase(id); });
@@ -300,7 +299,7 @@ void shard::arm_deadline(std::uint64_t pipeline_id) {
     auto p = pipelines_.find(pipeline_id);
     if (ec || p == pipelines_.end() || p->second.finished) return;
     p->second.abandoned = true;
-    p->second.signal->emit(net::cancellation_type::terminal);
+    p->second.signal.emit(net::cancellation_type::terminal);
   });
 }
 
@@ -397,7 +396,7 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
 
 void shard::cancel_pipelines() {
   for (auto& [id, p] : pipelines_)
-    if (!p.finished) p.signal->emit(net::cancellation_type::terminal);
+    if (!p.finished) p.signal.emit(net::cancellation_type::terminal);
 }
 
 }  // namespace dibs

@@ -95,7 +95,8 @@ class shard {
     bool through_outage(std::uint64_t trips_now) const { return outage || trips_then != trips_now; }
   };
   struct running_pipeline {
-    std::unique_ptr<net::cancellation_signal> signal;
+    // In the node itself (a node never moves): one allocation less per document.
+    net::cancellation_signal signal;
     std::unique_ptr<net::steady_timer> deadline;  // --max-processing
     bool finished = false;
     bool abandoned = false;  // cancelled at --max-processing, not at shutdown

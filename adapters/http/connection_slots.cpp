@@ -1,0 +1,72 @@
+#include "connection_slots.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+
+namespace dibs::http {
+
+std::size_t connection_share(std::size_t total, std::size_t shards, std::size_t index) {
+  if (shards == 0) shards = 1;
+  const std::size_t share = total / shards + (index % shards < total % shards ? 1 : 0);
+  return share == 0 ? 1 : share;
+}
+
+connection_slots::held& connection_slots::held::operator=(held&& o) noexcept {
+  if (this != &o) {
+    reset();
+    owner_ = o.owner_;
+    o.owner_ = nullptr;
+  }
+  return *this;
+}
+
+void connection_slots::held::reset() {
+  if (auto* s = owner_) {
+    owner_ = nullptr;
+    s->give_back();
+  }
+}
+
+bool connection_slots::try_take(held& out) {
+  if (limit_ == 0) return true;
+  if (in_use_ >= limit_ || !queue_.empty()) return false;
+  ++in_use_;
+  out = held(this);
+  return true;
+}
+
+awaitable<bool> connection_slots::wait(held& out) {
+  net::steady_timer timer(co_await net::this_coro::executor, net::steady_timer::time_point::max());
+  waiter w{&timer};
+  queue_.push_back(&w);
+  // However this ends (cancelled, or the wait throwing because the caller was cancelled before
+  // it began), a waiter that got no slot leaves the queue.
+  struct leave_unless_granted {
+    std::deque<waiter*>& queue;
+    waiter& w;
+    ~leave_unless_granted() {
+      if (!w.granted) queue.erase(std::find(queue.begin(), queue.end(), &w));
+    }
+  } leave{queue_, w};
+  co_await timer.async_wait(net::as_tuple(net::use_awaitable));
+  if (!w.granted) co_return false;  // cancelled before a slot came
+  out = held(this);  // give_back() handed its slot over and took us off the queue
+  co_return true;
+}
+
+void connection_slots::give_back() {
+  if (queue_.empty()) {
+    --in_use_;
+    return;
+  }
+  // Handed straight to the first waiter, so no newcomer overtakes it: in_use_ stays.
+  waiter* next = queue_.front();
+  queue_.pop_front();
+  next->granted = true;
+  next->timer->cancel();
+}
+
+}  // namespace dibs::http

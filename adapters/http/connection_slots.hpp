@@ -1,0 +1,71 @@
+// `--max-connections`: at most `limit` requests of one connection pool hold a connection at a
+// time; the others wait for one, first come first served. A request holds its slot from before
+// it takes an idle connection (or opens one) until its connection is back in the pool or closed,
+// so the pool never has more than `limit` connections open: a new one is opened only when none
+// is idle, and an idle one always gave its slot back. Real APIs refuse thousands of sockets from
+// one client; pipelines beyond the limit simply queue here.
+//
+// One pool, one thread (a shard): not thread-safe. Waiting is cancellable (shutdown, an abandoned
+// call): a cancelled waiter leaves the queue; a slot granted to it at that moment goes on to
+// the next waiter when its holder unwinds.
+#pragma once
+
+#include <dibs/net.hpp>
+
+#include <boost/asio/steady_timer.hpp>
+
+#include <cstddef>
+#include <deque>
+
+namespace dibs::http {
+
+// A shard's part of a limit for the whole process (each shard has its own client): `total`
+// split as evenly as can be, the remainder to the first shards. At least 1, so a process with
+// more shards than `total` connections would exceed it: the CLI runs no more shards than that.
+std::size_t connection_share(std::size_t total, std::size_t shards, std::size_t index);
+
+class connection_slots {
+ public:
+  explicit connection_slots(std::size_t limit = 0) : limit_(limit) {}  // 0: unlimited
+  connection_slots(connection_slots&&) = default;
+  connection_slots& operator=(connection_slots&&) = default;
+
+  // A slot held by one request; given back (to the first waiter, or to the pool) when it ends.
+  class held {
+   public:
+    held() = default;
+    held(held&& o) noexcept : owner_(o.owner_) { o.owner_ = nullptr; }
+    held& operator=(held&& o) noexcept;
+    ~held() { reset(); }
+    void reset();
+    explicit operator bool() const { return owner_ != nullptr; }
+
+   private:
+    friend class connection_slots;
+    explicit held(connection_slots* owner) : owner_(owner) {}
+    connection_slots* owner_ = nullptr;
+  };
+
+  // A slot now, without waiting: set when one is free and nobody waits before us (or without a
+  // limit, when it is empty but true: nothing to give back).
+  bool try_take(held& out);
+  // Waits for a slot (first come first served); false when the wait was cancelled.
+  awaitable<bool> wait(held& out);
+
+  std::size_t limit() const { return limit_; }
+  std::size_t in_use() const { return in_use_; }
+  std::size_t waiting() const { return queue_.size(); }
+
+ private:
+  struct waiter {
+    net::steady_timer* timer;
+    bool granted = false;
+  };
+  void give_back();
+
+  std::size_t limit_;
+  std::size_t in_use_ = 0;
+  std::deque<waiter*> queue_;
+};
+
+}  // namespace dibs::http

@@ -1,0 +1,175 @@
+// --max-connections: the client's per-origin connection slots (connection_slots.hpp), what the
+// stub sees when 100 callers share 4 connections, a whole engine run under the limit, and the
+// flag through the real `dibs demo`.
+#include "support/process.hpp"
+
+#include <adapters/demo_api/ipapi_stub.hpp>
+#include <adapters/http/client.hpp>
+#include <adapters/http/connection_slots.hpp>
+#include <adapters/http/http_processor.hpp>
+#include <adapters/memory/memory_store.hpp>
+
+#include <dibs/engine.hpp>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+TEST_CASE("connection share: the process's limit split across shards, remainder first, at least one each", "[http][max-connections]") {
+  CHECK(http::connection_share(4, 2, 0) == 2);
+  CHECK(http::connection_share(4, 2, 1) == 2);
+  CHECK(http::connection_share(5, 2, 0) == 3);
+  CHECK(http::connection_share(5, 2, 1) == 2);
+  CHECK(http::connection_share(10, 3, 0) == 4);
+  CHECK(http::connection_share(10, 3, 2) == 3);
+  CHECK(http::connection_share(1, 1, 0) == 1);
+  CHECK(http::connection_share(1, 4, 3) == 1);  // the CLI never runs more shards than connections
+  std::size_t sum = 0;
+  for (std::size_t i = 0; i < 7; ++i) sum += http::connection_share(1000, 7, i);
+  CHECK(sum == 1000);
+}
+
+TEST_CASE("connection slots: a full pool makes callers wait, served first come first served, and a cancelled waiter leaves", "[http][max-connections]") {
+  net::io_context ioc(1);
+  http::connection_slots slots(2);
+  http::connection_slots::held a, b, c;
+  REQUIRE(slots.try_take(a));
+  REQUIRE(slots.try_take(b));
+  CHECK_FALSE(slots.try_take(c));
+  CHECK(slots.in_use() == 2);
+
+  std::vector<int> order;
+  std::vector<http::connection_slots::held> got(3);
+  std::vector<int> results(3, -1);
+  net::cancellation_signal cancel_second;
+  auto waiter = [&](int n) -> awaitable<void> {
+    const bool ok = co_await slots.wait(got[n]);
+    results[n] = ok ? 1 : 0;
+    if (ok) order.push_back(n);
+  };
+  net::co_spawn(ioc, waiter(0), net::detached);
+  net::co_spawn(ioc, waiter(1), net::bind_cancellation_slot(cancel_second.slot(), net::detached));
+  net::co_spawn(ioc, waiter(2), net::detached);
+  ioc.poll();
+  CHECK(slots.waiting() == 3);
+  // A newcomer does not overtake the queue even when a slot frees: it goes to the first waiter.
+  cancel_second.emit(net::cancellation_type::terminal);
+  ioc.poll();
+  CHECK(results[1] == 0);
+  CHECK(slots.waiting() == 2);
+  a.reset();
+  CHECK_FALSE(slots.try_take(c));
+  ioc.poll();
+  CHECK(results[0] == 1);
+  CHECK(results[2] == -1);
+  b.reset();
+  ioc.poll();
+  CHECK(results[2] == 1);
+  CHECK(order == std::vector<int>{0, 2});
+  CHECK(slots.in_use() == 2);
+  got[0].reset();
+  got[2].reset();
+  CHECK(slots.in_use() == 0);
+  CHECK(slots.waiting() == 0);
+}
+
+TEST_CASE("max connections: 100 concurrent requests to one origin open at most 4 connections, and all are answered", "[http][max-connections]") {
+  stub::ipapi_stub stub(stub::stub_options::loopback(5ms));
+  stub.start();
+  net::io_context ioc(1);
+  http::client_options o;
+  o.max_connections_per_host = 4;
+  http::client client(ioc.get_executor(), o);
+  int ok = 0, failed = 0;
+  auto call = [&](int i) -> awaitable<void> {
+    auto to = http::origin{"127.0.0.1", stub.port(), false};
+    auto r = co_await client.get(std::move(to), "/json/8.8.8." + std::to_string(i % 250));
+    (r.ec || r.status != 200 ? failed : ok)++;
+  };
+  for (int i = 0; i < 100; ++i) net::co_spawn(ioc, call(i), net::detached);
+  ioc.run();
+  CHECK(ok == 100);
+  CHECK(failed == 0);
+  CHECK(stub.peak_connections() <= 4);
+  CHECK(client.stats().connects <= 4);
+  CHECK(client.stats().connection_waits >= 96);  // everyone past the first four waited
+  CHECK(client.idle_connections() <= 4);
+  stub.stop();
+}
+
+namespace {
+// A whole run on the memory store: `docs` documents, `concurrency` pipelines over 2 shards.
+std::uint64_t engine_run_peak(std::size_t docs, std::size_t concurrency, std::size_t max_connections,
+                              std::uint64_t& completed) {
+  stub::ipapi_stub stub(stub::stub_options::loopback(10ms));
+  stub.start();
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(docs, 7);
+  engine_config cfg;
+  cfg.shards = 2;
+  cfg.concurrency = concurrency;
+  cfg.claim_batch = 50;
+  cfg.lease = 60s;
+  http::processor_options p;
+  p.url = http::url_template::parse(stub.base_url() + "/json/{originatingIp}");
+  p.max_connections = max_connections;
+  p.shards = cfg.shards;
+  engine e(cfg, st, http::make_http_processor_factory(p));
+  e.start();
+  e.wait();
+  completed = e.summary().completed;
+  const auto peak = stub.peak_connections();
+  stub.stop();
+  return peak;
+}
+}  // namespace
+
+TEST_CASE("max connections: 100 pipelines over 2 shards with --max-connections 4 finish every document on at most 4 connections", "[http][max-connections]") {
+  std::uint64_t completed = 0;
+  CHECK(engine_run_peak(600, 100, 4, completed) <= 4);
+  CHECK(completed == 600);
+  // Without the limit the same run opens a connection per busy pipeline: the check above can fail.
+  CHECK(engine_run_peak(600, 100, 0, completed) > 4);
+  CHECK(completed == 600);
+}
+
+TEST_CASE("dibs demo --max-connections: the stub serves every document on at most that many connections", "[cli][max-connections]") {
+  dibs::test::child_process p({DIBS_BIN_PATH, "demo", "--docs", "500", "--concurrency", "100", "--max-connections", "4",
+                               "--latency-ms", "5", "--no-progress", "--samples", "0"},
+                              /*merge_stderr=*/true);
+  std::string out;
+  const int rc = p.finish(out);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK_THAT(out, Catch::Contains("demo: 500 done, 0 failed"));
+  // Kept-alive connections: four at most, opened once each.
+  const auto at = out.find("requests on ");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stoul(out.substr(at + 12)) <= 4);
+}
+
+TEST_CASE("dibs demo --max-connections below the shard count runs that many shards", "[cli][max-connections]") {
+  dibs::test::child_process p({DIBS_BIN_PATH, "demo", "--docs", "50", "--shards", "2", "--concurrency", "10",
+                               "--max-connections", "1", "--no-progress", "--samples", "0"},
+                              /*merge_stderr=*/true);
+  std::string out;
+  const int rc = p.finish(out);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK_THAT(out, Catch::Contains("1 shard(s)"));
+  CHECK_THAT(out, Catch::Contains("demo: 50 done"));
+  const auto at = out.find("requests on ");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stoul(out.substr(at + 12)) == 1);
+}
