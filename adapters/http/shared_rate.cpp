@@ -33,17 +33,32 @@ void shared_rate::store_failed(const char* doing, const std::exception& e) {
 }
 
 shared_rate::turn shared_rate::next_blocking() {
-  std::lock_guard lock(mutex_);
+  // Runs on the one thread of pool_, so calls to the store never overlap; the mutex guards only
+  // what pause() (on a shard's thread) also touches, and is never held during a store call: a
+  // store that hangs must not hang a shard that reports a 429.
   turn t;
-  if (used_ < granted_) {
-    t.granted = true;
-    t.at = block_start_ + interval_ * used_++;
-    return t;
-  }
   const auto asked = clock::now();
+  {
+    std::lock_guard lock(mutex_);
+    // A block's slots are sent one interval apart; slots of a block whose time has passed (the
+    // process was idle) are dropped, not sent at once on top of everyone else's.
+    if (used_ < granted_ && block_start_ + interval_ * used_ + interval_ >= asked) {
+      t.granted = true;
+      t.at = std::max(block_start_ + interval_ * used_++, asked);
+      return t;
+    }
+    used_ = granted_;
+    // The store failed a moment ago: callers wait for the next try instead of each asking a
+    // store that is down in turn (which would keep a shutdown waiting on every one of them).
+    if (asked < retry_at_) {
+      t.at = retry_at_;
+      return t;
+    }
+  }
   try {
     const auto b = store_->take_block({origin_, block_, interval_});
     const auto now = clock::now();
+    std::lock_guard lock(mutex_);
     if (store_down_) log::info("--rate-scope store: the shared rate of ", origin_, " can be read again");
     store_down_ = false;
     // The store's "from now" is counted from when its answer arrived: late by the trip back, never early.
@@ -55,8 +70,10 @@ shared_rate::turn shared_rate::next_blocking() {
     t.recheck = block_start_ > asked + recheck_after;
     if (b.paused_for.count() > 0) t.paused_until = now + b.paused_for;
   } catch (const std::exception& e) {
+    std::lock_guard lock(mutex_);
     store_failed("take a block of", e);
-    t.at = clock::now() + store_retry;
+    retry_at_ = clock::now() + store_retry;
+    t.at = retry_at_;
   }
   return t;
 }

@@ -63,6 +63,7 @@ class shared_rate {
   clock::time_point pause_to_write_{};
   bool pause_posted_ = false;
   bool store_down_ = false;  // told once per outage
+  clock::time_point retry_at_{};  // after a failed call, the store is not asked again before this
 
   offload_pool pool_{1};  // last: joined (its queued calls run) before the rest goes
 };

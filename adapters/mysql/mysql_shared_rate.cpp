@@ -2,6 +2,7 @@
 
 #include "sql_session.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace dibs::sql {
@@ -17,18 +18,26 @@ std::string create_table() {
   return "CREATE TABLE IF NOT EXISTS dibs_rate (origin VARCHAR(255) NOT NULL PRIMARY KEY, "
          "tat_us BIGINT NOT NULL DEFAULT 0, paused_until_us BIGINT NOT NULL DEFAULT 0) ENGINE=InnoDB";
 }
-// ON DUPLICATE KEY UPDATE takes the row's exclusive lock at once: two INSERT IGNOREs would each
-// hold a shared lock and deadlock on the FOR UPDATE that follows.
+// Every statement here runs on its own (autocommit): the row is locked only while one statement
+// runs on the server, never across round trips, so a process frozen between two of them (SIGSTOP,
+// a paused VM, a lost link) holds no other process back.
 std::string ensure_row(const std::string& origin_quoted) {
-  return "INSERT INTO dibs_rate (origin) VALUES (" + origin_quoted + ") ON DUPLICATE KEY UPDATE origin = origin";
+  return "INSERT IGNORE INTO dibs_rate (origin) VALUES (" + origin_quoted + ")";
 }
-std::string lock_row(const std::string& origin_quoted) { return read_row(origin_quoted) + " FOR UPDATE"; }
+std::string take_span(const std::string& origin_quoted, std::int64_t span_us) {
+  return std::string("UPDATE dibs_rate SET tat_us = (@dibs_start := GREATEST(tat_us, (@dibs_now := ") + now_us +
+         "), paused_until_us)) + " + std::to_string(span_us) + " WHERE origin = " + origin_quoted;
+}
+std::string taken_row(const std::string& origin_quoted) {
+  return "SELECT @dibs_start, paused_until_us, @dibs_now FROM dibs_rate WHERE origin = " + origin_quoted;
+}
 std::string read_row(const std::string& origin_quoted) {
   return std::string("SELECT tat_us, paused_until_us, ") + now_us + " FROM dibs_rate WHERE origin = " + origin_quoted;
 }
-std::string write_row(const std::string& origin_quoted, const rate_bucket_state& s) {
-  return "UPDATE dibs_rate SET tat_us = " + std::to_string(s.tat_us) + ", paused_until_us = " + std::to_string(s.paused_until_us) +
-         " WHERE origin = " + origin_quoted;
+std::string pause_row(const std::string& origin_quoted, std::int64_t for_us) {
+  const auto until = std::string("(") + now_us + " + " + std::to_string(std::max<std::int64_t>(for_us, 0)) + ")";
+  return "INSERT INTO dibs_rate (origin, paused_until_us) VALUES (" + origin_quoted + ", " + until +
+         ") ON DUPLICATE KEY UPDATE paused_until_us = GREATEST(paused_until_us, " + until + ")";
 }
 }  // namespace rate_sql
 
@@ -50,29 +59,25 @@ mysql_shared_rate::mysql_shared_rate(std::shared_ptr<mysql_store> store) : store
 
 rate_block mysql_shared_rate::take_block(const rate_block_request& r) {
   rate_block out;
-  store_->in_transaction([&](sql_session& c) {
+  // One session (the @variables are the session's), no transaction.
+  store_->in_session([&](sql_session& c) {
     const auto origin = c.quote(r.origin);
     c.execute(rate_sql::ensure_row(origin));
-    const auto row = parse(c.select(rate_sql::lock_row(origin)));
-    const auto g = grant_block(row.state, row.now_us, r.want, r.interval.count());
-    c.execute(rate_sql::write_row(origin, g.next));
-    out = g.block;
+    c.execute(rate_sql::take_span(origin, static_cast<std::int64_t>(std::max<std::uint32_t>(r.want, 1)) *
+                                              std::max<std::int64_t>(r.interval.count(), 1)));
+    const auto row = parse(c.select(rate_sql::taken_row(origin)));
+    out = taken_block(row.state.tat_us, row.state.paused_until_us, row.now_us, r.want);
   });
   return out;
 }
 
 void mysql_shared_rate::pause(const std::string& origin, std::chrono::microseconds for_) {
-  store_->in_transaction([&](sql_session& c) {
-    const auto o = c.quote(origin);
-    c.execute(rate_sql::ensure_row(o));
-    const auto row = parse(c.select(rate_sql::lock_row(o)));
-    c.execute(rate_sql::write_row(o, pause_bucket(row.state, row.now_us, for_.count())));
-  });
+  store_->in_session([&](sql_session& c) { c.execute(rate_sql::pause_row(c.quote(origin), for_.count())); });
 }
 
 std::chrono::microseconds mysql_shared_rate::paused_for(const std::string& origin) {
   std::chrono::microseconds out{0};
-  store_->in_transaction([&](sql_session& c) {
+  store_->in_session([&](sql_session& c) {
     const auto rows = c.select(rate_sql::read_row(c.quote(origin)));
     if (rows.empty()) return;  // never used, never paused
     const auto row = parse(rows);

@@ -19,9 +19,12 @@ namespace dibs::sql {
 namespace rate_sql {
 std::string create_table();
 std::string ensure_row(const std::string& origin_quoted);
-std::string lock_row(const std::string& origin_quoted);  // tat_us, paused_until_us, the server's now in us
-std::string read_row(const std::string& origin_quoted);  // the same, without a lock
-std::string write_row(const std::string& origin_quoted, const rate_bucket_state& s);
+// Moves the schedule `span_us` on in one autocommitted statement, leaving where the block starts
+// and the server's now in the session's @dibs_start and @dibs_now.
+std::string take_span(const std::string& origin_quoted, std::int64_t span_us);
+std::string taken_row(const std::string& origin_quoted);  // @dibs_start, paused_until_us, @dibs_now
+std::string read_row(const std::string& origin_quoted);  // tat_us, paused_until_us, the server's now in us
+std::string pause_row(const std::string& origin_quoted, std::int64_t for_us);
 }  // namespace rate_sql
 
 class mysql_shared_rate final : public shared_rate_store {

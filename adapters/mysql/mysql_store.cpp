@@ -527,6 +527,13 @@ void mysql_store::in_transaction(const std::function<void(sql_session&)>& body) 
   });
 }
 
+void mysql_store::in_session(const std::function<void(sql_session&)>& body) {
+  impl_->with_connection([&](connection& c) {
+    body(c);
+    return 0;
+  });
+}
+
 void mysql_store::execute(const std::string& statement) {
   impl_->with_connection([&](connection& c) {
     c.execute(statement);

@@ -1,5 +1,6 @@
 #include "pg_shared_rate.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace dibs::pg {
@@ -14,17 +15,21 @@ std::string create_table() {
   return "CREATE TABLE IF NOT EXISTS dibs_rate (origin text PRIMARY KEY, tat_us bigint NOT NULL DEFAULT 0, "
          "paused_until_us bigint NOT NULL DEFAULT 0)";
 }
-statement lock_row(const std::string& origin) {
-  return {std::string("INSERT INTO dibs_rate (origin) VALUES ($1) ON CONFLICT (origin) DO UPDATE SET origin = EXCLUDED.origin "
-                      "RETURNING tat_us, paused_until_us, ") + now_us,
-          {origin}};
+statement take_span(const std::string& origin, std::int64_t span_us) {
+  const std::string now = now_us;
+  return {"INSERT INTO dibs_rate AS r (origin, tat_us) VALUES ($1, " + now + " + $2::bigint) ON CONFLICT (origin) DO UPDATE "
+          "SET tat_us = GREATEST(r.tat_us, " + now + ", r.paused_until_us) + $2::bigint "
+          "RETURNING r.tat_us - $2::bigint, r.paused_until_us, " + now,
+          {origin, std::to_string(span_us)}};
 }
 statement read_row(const std::string& origin) {
   return {std::string("SELECT tat_us, paused_until_us, ") + now_us + " FROM dibs_rate WHERE origin = $1", {origin}};
 }
-statement write_row(const std::string& origin, const rate_bucket_state& s) {
-  return {"UPDATE dibs_rate SET tat_us = $2::bigint, paused_until_us = $3::bigint WHERE origin = $1",
-          {origin, std::to_string(s.tat_us), std::to_string(s.paused_until_us)}};
+statement pause_row(const std::string& origin, std::int64_t for_us) {
+  const std::string until = std::string("(") + now_us + " + $2::bigint)";
+  return {"INSERT INTO dibs_rate AS r (origin, paused_until_us) VALUES ($1, " + until + ") ON CONFLICT (origin) DO UPDATE "
+          "SET paused_until_us = GREATEST(r.paused_until_us, " + until + ")",
+          {origin, std::to_string(std::max<std::int64_t>(for_us, 0))}};
 }
 }  // namespace rate_sql
 
@@ -39,26 +44,6 @@ row_state parse(const pg_result& r) {
   return {{std::stoll(x[0].value_or("0")), std::stoll(x[1].value_or("0"))}, std::stoll(*x[2])};
 }
 
-// A transaction that rolls back unless committed (a failed link rolls it back by itself).
-class transaction {
- public:
-  explicit transaction(pg_connection& c) : c_(c) { c_.exec_blocking({"BEGIN", {}}); }
-  ~transaction() {
-    if (done_ || !c_.usable()) return;
-    try {
-      c_.exec_blocking({"ROLLBACK", {}});
-    } catch (...) {
-    }
-  }
-  void commit() {
-    c_.exec_blocking({"COMMIT", {}});
-    done_ = true;
-  }
-
- private:
-  pg_connection& c_;
-  bool done_ = false;
-};
 }  // namespace
 
 template <class F>
@@ -86,24 +71,15 @@ pg_shared_rate::pg_shared_rate(std::shared_ptr<pg_store> store) : store_(std::mo
 }
 
 rate_block pg_shared_rate::take_block(const rate_block_request& r) {
+  const auto span = static_cast<std::int64_t>(std::max<std::uint32_t>(r.want, 1)) * std::max<std::int64_t>(r.interval.count(), 1);
   return with_connection([&](pg_connection& c) {
-    transaction tx(c);
-    const auto row = parse(c.exec_blocking(rate_sql::lock_row(r.origin)));
-    const auto g = grant_block(row.state, row.now_us, r.want, r.interval.count());
-    c.exec_blocking(rate_sql::write_row(r.origin, g.next));
-    tx.commit();
-    return g.block;
+    const auto row = parse(c.exec_blocking(rate_sql::take_span(r.origin, span)));
+    return taken_block(row.state.tat_us, row.state.paused_until_us, row.now_us, r.want);
   });
 }
 
 void pg_shared_rate::pause(const std::string& origin, std::chrono::microseconds for_) {
-  with_connection([&](pg_connection& c) {
-    transaction tx(c);
-    const auto row = parse(c.exec_blocking(rate_sql::lock_row(origin)));
-    c.exec_blocking(rate_sql::write_row(origin, pause_bucket(row.state, row.now_us, for_.count())));
-    tx.commit();
-    return 0;
-  });
+  with_connection([&](pg_connection& c) { return c.exec_blocking(rate_sql::pause_row(origin, for_.count())).affected; });
 }
 
 std::chrono::microseconds pg_shared_rate::paused_for(const std::string& origin) {

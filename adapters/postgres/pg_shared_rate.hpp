@@ -18,9 +18,11 @@ namespace dibs::pg {
 
 namespace rate_sql {
 std::string create_table();
-statement lock_row(const std::string& origin);  // tat_us, paused_until_us, the server's now in us
-statement read_row(const std::string& origin);
-statement write_row(const std::string& origin, const rate_bucket_state& s);
+// One statement each, autocommitted: the row is never locked across round trips, so a process
+// frozen mid-way holds no other process back.
+statement take_span(const std::string& origin, std::int64_t span_us);  // block start, paused_until_us, now (us)
+statement read_row(const std::string& origin);                          // tat_us, paused_until_us, now (us)
+statement pause_row(const std::string& origin, std::int64_t for_us);
 }  // namespace rate_sql
 
 class pg_shared_rate final : public shared_rate_store {

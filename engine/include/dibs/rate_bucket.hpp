@@ -30,6 +30,11 @@ rate_block_grant grant_block(const rate_bucket_state& s, std::int64_t now_us, st
 // The record after a pause of `for_us` from now: the later of the pause it had and this one.
 rate_bucket_state pause_bucket(const rate_bucket_state& s, std::int64_t now_us, std::int64_t for_us);
 
+// The block a store granted by moving the record on in one statement (SQL stores: the record is
+// never locked across round trips, so a frozen process can't hold every other one back): `start_us`
+// is where the block starts, `paused_until_us` the record's pause, `now_us` the store's now.
+rate_block taken_block(std::int64_t start_us, std::int64_t paused_until_us, std::int64_t now_us, std::uint32_t want);
+
 // How long the record still pauses its origin (0 when it does not).
 std::int64_t paused_for_us(const rate_bucket_state& s, std::int64_t now_us);
 
