@@ -15,15 +15,15 @@ namespace {
 // A block that starts this much later than it was taken waited behind other processes: the
 // pause may have been set meanwhile, so it is read again before the block is used.
 constexpr auto recheck_after = std::chrono::milliseconds(100);
-// How long callers wait before asking a store that could not be reached again.
-constexpr auto store_retry = std::chrono::seconds(1);
 }  // namespace
 
-shared_rate::shared_rate(std::shared_ptr<shared_rate_store> store, std::string origin, double per_second)
+shared_rate::shared_rate(std::shared_ptr<shared_rate_store> store, std::string origin, double per_second,
+                         std::chrono::milliseconds store_retry)
     : store_(std::move(store)),
       origin_(std::move(origin)),
       block_(block_size(per_second)),
-      interval_(std::max<std::int64_t>(1, std::llround(1e6 / per_second))) {}
+      interval_(std::max<std::int64_t>(1, std::llround(1e6 / per_second))),
+      store_retry_(store_retry) {}
 
 void shared_rate::store_failed(const char* doing, const std::exception& e) {
   if (store_down_) return;
@@ -72,7 +72,7 @@ shared_rate::turn shared_rate::next_blocking() {
   } catch (const std::exception& e) {
     std::lock_guard lock(mutex_);
     store_failed("take a block of", e);
-    retry_at_ = clock::now() + store_retry;
+    retry_at_ = clock::now() + store_retry_;
     t.at = retry_at_;
   }
   return t;

@@ -27,7 +27,9 @@ class shared_rate {
   using clock = std::chrono::steady_clock;
 
   // `origin`: the record's key (scheme://host:port of the API); `per_second`: this process's --rate.
-  shared_rate(std::shared_ptr<shared_rate_store> store, std::string origin, double per_second);
+  // After a store call failed, the store is asked again no sooner than `store_retry` later.
+  shared_rate(std::shared_ptr<shared_rate_store> store, std::string origin, double per_second,
+              std::chrono::milliseconds store_retry = std::chrono::seconds(1));
 
   struct turn {
     bool granted = false;               // false: the store could not be asked; ask again at `at`
@@ -63,6 +65,7 @@ class shared_rate {
   clock::time_point pause_to_write_{};
   bool pause_posted_ = false;
   bool store_down_ = false;  // told once per outage
+  std::chrono::milliseconds store_retry_;
   clock::time_point retry_at_{};  // after a failed call, the store is not asked again before this
 
   offload_pool pool_{1};  // last: joined (its queued calls run) before the rest goes

@@ -18,10 +18,11 @@ struct fake_record : shared_rate_store {
   std::mutex m;
   rate_bucket_state state;
   std::int64_t now_us = 1'000'000;
-  int blocks = 0, pauses = 0;
+  int blocks = 0, pauses = 0, asked = 0;
   bool down = false;
   rate_block take_block(const rate_block_request& r) override {
     std::lock_guard lock(m);
+    ++asked;
     if (down) throw std::runtime_error("connection refused");
     ++blocks;
     const auto g = grant_block(state, now_us, r.want, r.interval.count());
@@ -68,8 +69,20 @@ TEST_CASE("a store that can't be reached hands out no slot", "[rate][shared-rate
   const auto t = r.next_blocking();
   CHECK_FALSE(t.granted);
   CHECK(t.at > http::shared_rate::clock::now() + 500ms);  // ask again later, not at once
+  // Every caller waiting meanwhile is told the same, without asking the store in its turn (a
+  // store that takes its timeout to fail would hold a shutdown behind every one of them).
+  for (int i = 0; i < 10; ++i) CHECK_FALSE(r.next_blocking().granted);
+  CHECK(record->asked == 1);
+}
+
+TEST_CASE("a store that is back is asked again once the retry time has come", "[rate][shared-rate]") {
+  auto record = std::make_shared<fake_record>();
+  record->down = true;
+  http::shared_rate r(record, "http://api:80", 10, 0ms);
+  CHECK_FALSE(r.next_blocking().granted);
   record->down = false;
   CHECK(r.next_blocking().granted);
+  CHECK(record->asked == 2);
 }
 
 TEST_CASE("a stop the API gave this process goes to the record and ends the block", "[rate][shared-rate]") {
