@@ -171,7 +171,11 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
       const auto r = rate_body(body);
       if (!r.value) co_return error(400, r.error);
       if (!eng.rate_adjustable()) co_return error(409, "this engine's processor has no request rate to change");
-      eng.set_rate(*r.value);
+      try {
+        eng.set_rate(*r.value);
+      } catch (const std::invalid_argument& e) {
+        co_return error(409, e.what());
+      }
       const auto now = eng.rate_per_second();
       a.body = "{\"rate_per_second\":" + (now ? json_number(*now) : std::string("null")) + "}";
     } else if (target == "/retry" && post) {

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <ctime>
+#include <stdexcept>
 #include <strings.h>
 #include <thread>
 #include <utility>
@@ -88,6 +89,11 @@ void rate_limiter::apply_rate(double per_second) {
 }
 
 void rate_limiter::set_per_second(double per_second) {
+  // The store's record holds the rate every process shares; one process changing its own would
+  // only look changed (a raise would do nothing, a cut would slow this process alone).
+  if (shared_)
+    throw std::invalid_argument("the rate is shared through the store (--rate-scope store): restart the processes "
+                                "with the new --rate");
   std::lock_guard lock(mutex_);
   apply_rate(per_second);
   tat_ = clock::now();

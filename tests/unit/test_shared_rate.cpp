@@ -121,3 +121,13 @@ TEST_CASE("a limiter sharing the store's rate keeps none of its own", "[rate][sh
   CHECK(b - a == 100ms);
   CHECK(a < now + 50ms);
 }
+
+TEST_CASE("a rate shared through the store can't be changed by one process (POST /rate)", "[rate][shared-rate]") {
+  auto record = std::make_shared<fake_record>();
+  http::rate_limiter limiter(10);
+  limiter.share(std::make_shared<http::shared_rate>(record, "http://api:80", 10));
+  CHECK_THROWS_AS(limiter.set_per_second(100), std::invalid_argument);
+  http::rate_limiter own(10);
+  own.set_per_second(100);  // a process's own rate can
+  CHECK(own.per_second() == 100);
+}
