@@ -45,12 +45,12 @@ void answer_reuse::finish(const std::string& key, const outcome* o) {
     waiters = std::move(it->second.waiters);
     calls_.erase(it);
   }
-  std::optional<outcome> result;
-  if (o) result = *o;
+  // One copy of the answer for all the waiters; each takes its own on its own thread.
+  const auto result = o ? std::make_shared<const outcome>(*o) : nullptr;
   for (auto& w : waiters)
     net::post(w->ex, [w, result] {
       w->woken = true;
-      w->result = result;
+      if (result) w->result = *result;
       if (w->timer) w->timer->cancel();
     });
 }

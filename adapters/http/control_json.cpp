@@ -1,5 +1,6 @@
 #include "control_json.hpp"
 
+#include "http_figures.hpp"
 #include "rate_limiter.hpp"
 
 #include <dibs/json_text.hpp>
@@ -197,6 +198,13 @@ std::string with_members(std::string object, const std::string& members) {
   if (close == std::string::npos) return object;
   object.insert(close, members);
   return object;
+}
+
+std::string http_members_json(const http_figures& h) {
+  return ",\"http\":{\"requests\":" + std::to_string(h.exchanges()) +
+         ",\"no_answer\":" + std::to_string(h.responses[0].load(std::memory_order_relaxed)) +
+         ",\"throttled\":" + std::to_string(h.throttled.load(std::memory_order_relaxed)) +
+         ",\"api_stops\":" + std::to_string(h.api_stops.load(std::memory_order_relaxed)) + "}";
 }
 
 }  // namespace dibs::http

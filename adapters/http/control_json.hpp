@@ -65,4 +65,9 @@ std::string status_extras_json(const engine& e, const std::optional<std::vector<
 // `object` (a JSON object) with `members` spliced in before its closing brace.
 std::string with_members(std::string object, const std::string& members);
 
+struct http_figures;
+// What GET /status adds where the run calls an HTTP API (a leading comma included):
+// ,"http":{"requests","no_answer","throttled","api_stops"}.
+std::string http_members_json(const http_figures& h);
+
 }  // namespace dibs::http

@@ -55,7 +55,7 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
     r.t_s = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
     r.outcomes = load(f.completed) + load(f.failed);
     if (const auto* h = f.extras.find<http_figures>()) {
-      for (const auto& n : h->responses) r.requests += n.load(std::memory_order_relaxed);
+      r.requests = h->exchanges();
       r.throttled = h->throttled.load(std::memory_order_relaxed);
       const auto& lat = h->api_latency_s;
       std::uint64_t below = 0;
@@ -78,21 +78,6 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
       auto [ec] = co_await sampler.async_wait(net::as_tuple(net::use_awaitable));
       if (ec) co_return;
     }
-  }
-
-  // /status and, where the run calls an HTTP API, what its answers were.
-  std::string status_with_api(const std::optional<store_stats>& store) const {
-    auto out = status_json(eng, store);
-    const auto* h = eng.figures().extras.find<http_figures>();
-    if (!h || out.empty() || out.back() != '}') return out;
-    std::uint64_t requests = 0;
-    for (const auto& n : h->responses) requests += n.load(std::memory_order_relaxed);
-    out.pop_back();
-    out += ",\"http\":{\"requests\":" + std::to_string(requests) +
-           ",\"no_answer\":" + std::to_string(h->responses[0].load(std::memory_order_relaxed)) +
-           ",\"throttled\":" + std::to_string(h->throttled.load(std::memory_order_relaxed)) +
-           ",\"api_stops\":" + std::to_string(h->api_stops.load(std::memory_order_relaxed)) + "}}";
-    return out;
   }
 
   using clock = std::chrono::steady_clock;
@@ -141,7 +126,10 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
       } else if (opts.admin && c) {
         r.emplace();  // nothing failed: no query
       }
-      a.body = with_members(status_with_api(c), status_extras_json(eng, r, operator_released));
+      // Where the run calls an HTTP API, what its answers were.
+      const auto* h = eng.figures().extras.find<http_figures>();
+      a.body = with_members(with_members(status_json(eng, c), h ? http_members_json(*h) : std::string()),
+                            status_extras_json(eng, r, operator_released));
     } else if (target == "/metrics" && get) {
       a.content_type = "text/plain; version=0.0.4; charset=utf-8";
       a.body = prometheus_text(eng, co_await store_counts());

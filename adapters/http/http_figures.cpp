@@ -11,6 +11,12 @@ void http_figures::count(int status, double seconds) {
   api_latency_s.record(seconds);
 }
 
+std::uint64_t http_figures::exchanges() const {
+  std::uint64_t n = 0;
+  for (const auto& c : responses) n += c.load(std::memory_order_relaxed);
+  return n;
+}
+
 void http_figures::prometheus(prometheus_writer& w) const {
   w.metric("dibs_http_responses_total", "counter", "API exchanges by status class; class=\"none\": no answer.");
   static constexpr const char* classes[] = {"none", "1xx", "2xx", "3xx", "4xx", "5xx"};

@@ -22,6 +22,8 @@ struct http_figures final : figures_source {
   std::atomic<std::uint64_t> api_stops{0};
   histogram<12> api_latency_s{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
 
+  // Every exchange counted, answered or not.
+  std::uint64_t exchanges() const;
   // Counts one exchange: `status` 0 when no answer came.
   void count(int status, double seconds);
   // dibs_http_responses_total{class=...}, dibs_api_latency_seconds.

@@ -84,7 +84,7 @@ awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string targe
       answer_reuse::lead lead(reuse, key);  // a cancelled call wakes its waiters to call themselves
       if (counters_) bump(counters_->answer_calls);
       bool aborted = false;
-      auto o = co_await call(j, target, aborted);
+      auto o = co_await call(j, std::move(target), aborted);
       if (!aborted) lead.finish(&o);
       co_return o;
     }

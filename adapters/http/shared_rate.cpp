@@ -32,6 +32,18 @@ void shared_rate::store_failed(const char* doing, const std::exception& e) {
             "); no API request goes out until it can, asking again every second");
 }
 
+bool shared_rate::from_block(clock::time_point asked, turn& t) {
+  // A block's slots are sent one interval apart; slots of a block whose time has passed (the
+  // process was idle) are dropped, not sent at once on top of everyone else's.
+  if (used_ < granted_ && block_start_ + interval_ * used_ + interval_ >= asked) {
+    t.granted = true;
+    t.at = std::max(block_start_ + interval_ * used_++, asked);
+    return true;
+  }
+  used_ = granted_;
+  return false;
+}
+
 shared_rate::turn shared_rate::next_blocking() {
   // Runs on the one thread of pool_, so calls to the store never overlap; the mutex guards only
   // what pause() (on a shard's thread) also touches, and is never held during a store call: a
@@ -40,14 +52,7 @@ shared_rate::turn shared_rate::next_blocking() {
   const auto asked = clock::now();
   {
     std::lock_guard lock(mutex_);
-    // A block's slots are sent one interval apart; slots of a block whose time has passed (the
-    // process was idle) are dropped, not sent at once on top of everyone else's.
-    if (used_ < granted_ && block_start_ + interval_ * used_ + interval_ >= asked) {
-      t.granted = true;
-      t.at = std::max(block_start_ + interval_ * used_++, asked);
-      return t;
-    }
-    used_ = granted_;
+    if (from_block(asked, t)) return t;
     // The store failed a moment ago: callers wait for the next try instead of each asking a
     // store that is down in turn (which would keep a shutdown waiting on every one of them).
     if (asked < retry_at_) {
@@ -79,6 +84,15 @@ shared_rate::turn shared_rate::next_blocking() {
 }
 
 awaitable<shared_rate::turn> shared_rate::next() {
+  // A slot of the block in hand is taken here, on the caller's thread: only a new block (or a
+  // retry of the store) goes to the store's thread and back.
+  turn t;
+  bool in_block = false;
+  {
+    std::lock_guard lock(mutex_);
+    in_block = from_block(clock::now(), t);
+  }
+  if (in_block) co_return t;
   auto call = [this] { return next_blocking(); };  // named: no lambda temporaries at a co_await (g++ 12)
   co_return co_await offload(pool_, std::move(call));
 }

@@ -52,6 +52,8 @@ class shared_rate {
 
  private:
   void write_pause();
+  // Under mutex_: the next slot of the block in hand, if it has one still worth sending.
+  bool from_block(clock::time_point asked, turn& t);
   void store_failed(const char* doing, const std::exception& e);
 
   std::shared_ptr<shared_rate_store> store_;

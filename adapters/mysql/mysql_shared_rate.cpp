@@ -54,7 +54,7 @@ row_state parse(const std::vector<sql_row>& rows) {
 }  // namespace
 
 mysql_shared_rate::mysql_shared_rate(std::shared_ptr<mysql_store> store) : store_(std::move(store)) {
-  store_->in_transaction([](sql_session& c) { c.execute(rate_sql::create_table()); });
+  store_->execute(rate_sql::create_table());
 }
 
 rate_block mysql_shared_rate::take_block(const rate_block_request& r) {

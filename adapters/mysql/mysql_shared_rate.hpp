@@ -1,8 +1,10 @@
 // The shared rate's record on MySQL/MariaDB (`--rate-scope store`; shared_rate_store.hpp): one
 // row per API origin in the table `dibs_rate` of the store's database, created on first use
-// (CREATE TABLE IF NOT EXISTS; it is dibs's own table, next to the user's). Every call is one
-// transaction: the row is inserted or locked (INSERT ... ON DUPLICATE KEY UPDATE, then SELECT
-// ... FOR UPDATE with the server's SYSDATE(6)), rate_bucket.hpp decides, an UPDATE writes it.
+// (CREATE TABLE IF NOT EXISTS; it is dibs's own table, next to the user's). No transaction: a
+// block is an INSERT IGNORE of the row (a deleted row comes back), one UPDATE that moves the
+// schedule on by the server's SYSDATE(6) and leaves the block's start in session variables, and a
+// SELECT of them; a pause is one INSERT ... ON DUPLICATE KEY UPDATE. Each statement commits by
+// itself, so the row is never locked across round trips (rate_bucket.hpp: the same arithmetic).
 #pragma once
 
 #include <adapters/mysql/mysql_store.hpp>

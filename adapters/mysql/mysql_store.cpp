@@ -518,15 +518,6 @@ void mysql_store::reset_table() {
   });
 }
 
-void mysql_store::in_transaction(const std::function<void(sql_session&)>& body) {
-  impl_->with_connection([&](connection& c) {
-    transaction tx(c);
-    body(c);
-    tx.commit();
-    return 0;
-  });
-}
-
 void mysql_store::in_session(const std::function<void(sql_session&)>& body) {
   impl_->with_connection([&](connection& c) {
     body(c);

@@ -88,8 +88,7 @@ class mysql_store final : public blocking_store {
 
   // Runs `body` in one transaction on a pooled connection, committed when it returns (a deadlock
   // runs it again, a lost link once more on a new one): the shared rate's record (mysql_shared_rate.hpp).
-  void in_transaction(const std::function<void(sql_session&)>& body);
-  // The same on one connection with no transaction: each statement commits by itself.
+  // One pooled connection, lent with no transaction: each statement commits by itself.
   void in_session(const std::function<void(sql_session&)>& body);
 
   // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).

@@ -1,5 +1,5 @@
 // What a statement runner needs of a MySQL/MariaDB connection: run a statement, read rows,
-// quote a value. mysql_store's pooled connections are this; mysql_store::in_transaction lends one.
+// quote a value. mysql_store's pooled connections are this; mysql_store::in_session lends one.
 #pragma once
 
 #include <adapters/mysql/claimed_rows.hpp>

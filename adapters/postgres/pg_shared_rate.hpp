@@ -1,8 +1,8 @@
 // The shared rate's record on PostgreSQL (`--rate-scope store`; shared_rate_store.hpp): one row
 // per API origin in the table `dibs_rate` (the search path's schema, next to the user's table),
-// created on first use. Every call is one transaction on a connection of its own: INSERT ... ON
-// CONFLICT DO UPDATE ... RETURNING locks the row and reads it with the server's clock_timestamp(),
-// rate_bucket.hpp decides, an UPDATE writes it. A lost link is replaced and the call tried once more.
+// created on first use. Every call is one autocommitted statement on a connection of its own
+// (INSERT ... ON CONFLICT DO UPDATE ... RETURNING, by the server's clock_timestamp()), so the row
+// is never locked across round trips. A lost link is replaced and the call tried once more.
 #pragma once
 
 #include <adapters/postgres/pg_store.hpp>
