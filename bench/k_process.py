@@ -130,7 +130,8 @@ def run_k(args, k, port, workdir):
             failed += s["failed"]
             lost += s["lost_leases"]
         except (OSError, ValueError, KeyError):
-            print("process exit %d, no summary; its stderr:\n%s" % (p.returncode, err[-2000:]), file=sys.stderr)
+            # Its rows would be missing from every figure: the table would lie.
+            sys.exit("process exit %d, no summary; its stderr:\n%s" % (p.returncode, err[-2000:]))
     seconds = time.monotonic() - started
     dibs_cpu = children_cpu() - dibs_cpu_before
     server_cpu = None if server_cpu_before is None else process_cpu(args.server_pid) - server_cpu_before

@@ -53,9 +53,11 @@ def main():
     lines += ["| --rate-scope | answers | took | per second: max | mean of full seconds | limit | exit codes |",
               "|---|---|---|---|---|---|---|"]
     details = []
+    bad = []
     for scope in ("store", "process"):
         table = "sharedrate_%s_%s" % (scope, tag)
         counts, took, codes, cmd = served_per_second(o.dibs, o.uri, table, rows, o.rate, scope, o.processes)
+        bad += [c for c in codes if c != 0]
         full = counts[:-1] if len(counts) > 1 else counts
         mean = sum(full) / len(full) if full else 0
         lines.append("| %s | %d | %.1f s | %d | %.1f | %g/s | %s |" % (scope, sum(counts), took, max(counts or [0]), mean,
@@ -67,6 +69,11 @@ def main():
     if o.md:
         with open(o.md, "w") as f:
             f.write(text + "\n")
+    # A worker that crashed makes every figure above wrong: the table is written, and the run fails.
+    if bad:
+        print("shared_rate: a dibs enrich process failed (exit codes %s)" % bad, file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

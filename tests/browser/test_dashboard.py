@@ -198,13 +198,20 @@ def check_live_controls(run, driver):
     driver.find_element(By.CSS_SELECTOR, "#failures button.retry").click()
     wait.until(lambda d: d.switch_to.alert, "no confirmation before the retry").accept()
     wait.until(lambda d: "retried" in d.find_element(By.ID, "message").text, "the page never told what it retried")
-    print("ok: retry through the page: " + driver.find_element(By.ID, "message").text)
+    message = driver.find_element(By.ID, "message").text
+    if not re.search(r'"retried":[1-9]', message):
+        fail("the page's retry put no failed item back: " + message)
+    print("ok: retry through the page: " + message)
 
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#workers button.release"), "no worker to release")
     driver.find_element(By.CSS_SELECTOR, "#workers button.release").click()
     wait.until(lambda d: d.switch_to.alert, "no confirmation before the release").accept()
     wait.until(lambda d: "released" in d.find_element(By.ID, "message").text, "the page never told what it released")
-    print("ok: release through the page: " + driver.find_element(By.ID, "message").text)
+    message = driver.find_element(By.ID, "message").text
+    if not re.search(r'"released":[1-9]', message):
+        fail("the page's release freed no lease: " + message)
+    wait.until(lambda d: run.status().get("operator_released", 0) > 0, "/status never counted the release")
+    print("ok: release through the page: " + message)
 
 
 def main():

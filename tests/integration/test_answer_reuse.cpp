@@ -217,7 +217,7 @@ TEST_CASE("a joined document on another shard's thread gets the answer on its ow
   auto first = net::co_spawn(a.ioc, a.proc->process(job_for("1", "1.2.3.4")), net::use_future);
   std::thread::id resumed_on;
   auto second = net::co_spawn(b.ioc, [&]() -> awaitable<outcome> {
-    co_await until([&] { return reuse->calls_in_flight() == 1 || reuse->cached_entries() == 1; });  // a leads
+    co_await until([&] { return reuse->calls_in_flight() == 1; });  // a leads (its call takes 100 ms)
     auto o = co_await b.proc->process(job_for("2", "1.2.3.4"));
     resumed_on = std::this_thread::get_id();
     co_return o;
@@ -231,6 +231,8 @@ TEST_CASE("a joined document on another shard's thread gets the answer on its ow
   const auto o = second.get();
   CHECK(o.k == outcome::kind::done);
   CHECK(o.result == stub::answer_for("1.2.3.4"));
+  CHECK(o.shared);
+  CHECK(load(b.figures.answers_joined) == 1);  // joined the call in flight, not read from the cache
   CHECK(resumed_on == tb_id);
   CHECK(api.requests() == 1);
   CHECK(reuse->waiters(key) == 0);
