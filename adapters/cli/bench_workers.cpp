@@ -36,7 +36,16 @@ worker_process::worker_process(const std::vector<std::string>& args) {
   char self[4096];
   const auto n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   const std::string program = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string("/proc/self/exe");
-  const int rc = posix_spawn(&pid_, program.c_str(), &actions, nullptr, argv.data(), environ);
+  // A worker starts with no signal blocked: the parent's signal_watch blocks SIGINT/SIGTERM in
+  // this thread, and a mask outlives exec.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  const int rc = posix_spawn(&pid_, program.c_str(), &actions, &attr, argv.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   ::close(out[1]);
   ::close(in[0]);

@@ -5,6 +5,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <csignal>
 #include <mutex>
@@ -19,6 +21,8 @@ struct signal_watch::impl {
   std::function<void(int)> act;
   std::atomic<int> first{0};
   std::thread thread;
+  sigset_t watched;
+  sigset_t before;  // the creating thread's mask, put back at the end
 
   void await() {
     signals.async_wait([this](const boost::system::error_code& ec, int sig) {
@@ -34,14 +38,26 @@ struct signal_watch::impl {
   }
 };
 
+// The signals are blocked in the creating thread (and so in every thread it starts from now on)
+// and taken by the watcher's thread alone: a blocking call elsewhere (a store's read, a worker's
+// pipe) is never cut short with EINTR before the watcher has even recorded the signal.
 signal_watch::signal_watch() : impl_(std::make_unique<impl>()) {
+  sigemptyset(&impl_->watched);
+  sigaddset(&impl_->watched, SIGINT);
+  sigaddset(&impl_->watched, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &impl_->watched, &impl_->before);
   impl_->await();
-  impl_->thread = std::thread([this] { impl_->ioc.run(); });
+  impl_->thread = std::thread([this] {
+    // One that came in between is pending, and is taken here.
+    pthread_sigmask(SIG_UNBLOCK, &impl_->watched, nullptr);
+    impl_->ioc.run();
+  });
 }
 
 signal_watch::~signal_watch() {
   boost::asio::post(impl_->ioc, [this] { impl_->signals.cancel(); });
   impl_->thread.join();
+  pthread_sigmask(SIG_SETMASK, &impl_->before, nullptr);
 }
 
 void signal_watch::on_signal(std::function<void(int)> act) {
