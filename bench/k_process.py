@@ -116,6 +116,8 @@ def run_k(args, k, port, workdir):
             cmd += ["--claim", args.claim]
         if args.shards:
             cmd += ["--shards", str(args.shards)]
+        if args.db_threads:
+            cmd += ["--db-threads", str(args.db_threads)]
         procs.append((subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), summary))
     completed = conflicts = failed = lost = 0
     codes = []
@@ -160,6 +162,7 @@ def main():
     ap.add_argument("--on-done", default="delete")
     ap.add_argument("--claim", default="batch", help="MongoDB claim strategy")
     ap.add_argument("--shards", type=int, default=0, help="per process (0: dibs's default, one per core)")
+    ap.add_argument("--db-threads", type=int, default=0, help="per process (0: dibs's default)")
     ap.add_argument("--stub-threads", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=1, help="runs per K; the table shows the median by rows/s")
     ap.add_argument("--json", help="also write the figures here")

@@ -25,7 +25,8 @@ build=${BUILD:-build}
 servers="$build/bench-servers"
 only=${BENCH_ONLY:-}
 mkdir -p bench/results
-out=bench/results/latest.md
+# One part (BENCH_ONLY) writes its own file and leaves the full run's latest.md/.json and JSONs alone.
+out=bench/results/latest${only:+-$only}.md
 cleanup() {
   tests/servers/mongo_standin_ctl.sh stop "$servers" >/dev/null 2>&1 || true
   tests/servers/mariadb_ctl.sh stop "$servers" >/dev/null 2>&1 || true
@@ -44,8 +45,8 @@ command="make bench${only:+ (BENCH_ONLY=$only)}"
   echo "\`$command\` at commit $commit, $when, $(nproc) cores, $(uname -m), loopback only."
   echo
 } > "$out"
-rm -f bench/results/engine.json bench/results/client.json bench/results/mysql_drain.json bench/results/mongo_round_trips.json \
-  bench/results/pg_peers.json bench/results/reuse.json bench/results/scale_mysql.json bench/results/scale_mongo.json
+[ -n "$only" ] || rm -f bench/results/engine.json bench/results/client.json bench/results/mysql_drain.json bench/results/mongo_round_trips.json \
+  bench/results/pg_peers.json bench/results/reuse.json bench/results/scale_mysql.json bench/results/scale_mysql_pool.json bench/results/scale_mongo.json
 
 if [ -z "$only" ] || [ "$only" = engine ]; then
   "$build/bin/dibs_bench_engine" --dibs "$build/bin/dibs" --json bench/results/engine.json | tee -a "$out"
@@ -148,7 +149,7 @@ if [ -z "$only" ] || [ "$only" = scale ]; then
   docs=${BENCH_SCALE_DOCS:-2000}
   port=$(cat "$servers/mariadb.port")
   mongo_port=$(cat "$servers/mongo_standin.port")
-  mysql_cmd=(/usr/bin/python3 bench/k_process.py --dibs "$build/bin/dibs" --rows "$rows" --ks 1,2,4,8
+  mysql_cmd=(/usr/bin/python3 bench/k_process.py --dibs "$build/bin/dibs" --rows "$rows" --ks 1,2,4,8 --repeat 3
     --store "mysql://root@127.0.0.1:$port/dibs_scale?table=jobs" --on-done delete --json bench/results/scale_mysql.json
     --server-pid "$(cat "$servers/mariadb.pid")")
   mongo_cmd=(/usr/bin/python3 bench/k_process.py --dibs "$build/bin/dibs" --rows "$docs" --ks 1,2,4,8
@@ -159,7 +160,8 @@ if [ -z "$only" ] || [ "$only" = scale ]; then
     echo
     echo "\`$command\` at commit $commit, $when, $(nproc) cores, load before: $(cut -d' ' -f1-3 /proc/loadavg)."
     echo "Each K: the store reset and seeded, one \`dibs stub\` (0 ms, 2 threads) for every process, K \`dibs enrich\`"
-    echo "processes started together with --concurrency 1000/K each (default shards: one per core), timed from their"
+    echo "processes started together with --concurrency 1000/K each (default shards: one per core, fewer under two claim"
+    echo "batches a core; one database connection per shard, at most 4), timed from their"
     echo "start to the last exit. Claim conflicts: candidates another worker took first, summed over the processes."
     echo "Every process, the stub and the server share this machine's cores: on a small machine, K = 8 pays for"
     echo "eight processes' threads and connections in CPU the server no longer has."
@@ -169,6 +171,23 @@ if [ -z "$only" ] || [ "$only" = scale ]; then
     printf '   '; printf ' %q' "${mysql_cmd[@]}"; echo
     echo
     "${mysql_cmd[@]}"
+    echo
+    # The same server with its thread pool: on 2 cores, K processes' connections (K x shards)
+    # otherwise outnumber the cores and InnoDB spins; the pool runs one statement per core.
+    tests/servers/mariadb_ctl.sh stop "$servers" >/dev/null
+    MYSQL_URI= MARIADB_EXTRA_ARGS=--thread-handling=pool-of-threads tests/servers/mariadb_ctl.sh start "$servers" >/dev/null
+    port=$(cat "$servers/mariadb.port")
+    pool_cmd=(/usr/bin/python3 bench/k_process.py --dibs "$build/bin/dibs" --rows "$rows" --ks 1,2,4,8 --repeat 3
+      --store "mysql://root@127.0.0.1:$port/dibs_scale?table=jobs" --on-done delete
+      --json bench/results/scale_mysql_pool.json --server-pid "$(cat "$servers/mariadb.pid")")
+    echo "### MariaDB with its thread pool (--thread-handling=pool-of-threads), $rows rows, --on-done delete"
+    echo
+    echo "The server started with MARIADB_EXTRA_ARGS=--thread-handling=pool-of-threads, as a DBA sets it for many"
+    echo "client connections on few cores."
+    echo
+    printf '   '; printf ' %q' "${pool_cmd[@]}"; echo
+    echo
+    "${pool_cmd[@]}"
     echo
     echo "### MongoDB stand-in, $docs documents, --claim batch"
     echo
@@ -184,6 +203,7 @@ if [ -z "$only" ] || [ "$only" = scale ]; then
   tests/servers/mariadb_ctl.sh stop "$servers" >/dev/null
 fi
 
+[ -z "$only" ] || exit 0  # one part: its results file is written; the full run's plots and summary stay
 bash bench/plot.sh
 {
   echo "Plots: [docs/s against concurrency](docs_per_s.png), [MongoDB commands per document](commands_per_doc.png)."
@@ -192,7 +212,7 @@ COMMIT="$commit" WHEN="$when" COMMAND="$command" /usr/bin/python3 - <<'PY'
 import json, os
 out = {"meta": {"commit": os.environ["COMMIT"], "date": os.environ["WHEN"], "command": os.environ["COMMAND"],
                 "cores": os.cpu_count()}}
-for name in ("engine", "client", "mysql_drain", "mongo_round_trips", "pg_peers", "reuse", "scale_mysql", "scale_mongo"):
+for name in ("engine", "client", "mysql_drain", "mongo_round_trips", "pg_peers", "reuse", "scale_mysql", "scale_mysql_pool", "scale_mongo"):
     path = "bench/results/%s.json" % name
     if os.path.exists(path):
         out[name] = json.load(open(path))

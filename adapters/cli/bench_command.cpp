@@ -12,6 +12,7 @@
 #include "signal_watch.hpp"
 #include "store_flags.hpp"
 
+#include <dibs/engine_config.hpp>
 #include <dibs/log.hpp>
 #include <dibs/uri_redact.hpp>
 
@@ -51,7 +52,7 @@ std::vector<std::string> worker_args(const bench_flags& f, const std::string& na
   std::vector<std::string> a{"bench", "--worker", name, "--store", f.store.store, "--strategies", strategy,
                              "--latency", f.latency, "--concurrency", std::to_string(f.concurrency),
                              "--claim-batch", std::to_string(f.claim_batch), "--db-threads",
-                             std::to_string(f.store.db_threads)};
+                             std::to_string(f.store.threads())};
   if (!f.store.password_file.empty()) a.insert(a.end(), {"--password-file", f.store.password_file});
   if (!f.store.db.empty()) a.insert(a.end(), {"--db", f.store.db});
   return a;
@@ -222,10 +223,7 @@ command add_bench_command(CLI::App& app) {
       ->type_name("NAME");
   sub->add_option("--collection", f->store.collection, "refused: dibs bench uses only a scratch collection of its own")
       ->type_name("NAME");
-  sub->add_option("--db-threads", f->store.db_threads, "threads (and pooled connections) for database calls")
-      ->type_name("N")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{256}))
-      ->capture_default_str();
+  add_db_threads_flag(*sub, f->store.db_threads);
   sub->add_option("--docs", f->docs, "documents seeded and drained per strategy")
       ->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}))
@@ -264,7 +262,14 @@ command add_bench_command(CLI::App& app) {
       "Each strategy gets a fresh scratch table dibs_bench_<random>, marked as dibs bench's (MySQL, PostgreSQL: a\n"
       "table comment; MongoDB: a marker document), dropped at the end, on SIGINT/SIGTERM and on an error. After a\n"
       "kill -9, --clean drops what is left. Exit codes: 0, 1 items failed, 2 usage or refused, 130/143 signals.");
-  return [f, sub] { return run_bench(*f, *sub); };
+  return [f, sub] {
+    // The store's connections by default follow the drain's shards, as in dibs enrich.
+    engine_config drain;
+    drain.concurrency = f->concurrency;
+    drain.claim_batch = f->claim_batch;
+    f->store.shards = drain.effective_shards();
+    return run_bench(*f, *sub);
+  };
 }
 
 }  // namespace dibs::cli

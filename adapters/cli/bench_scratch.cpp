@@ -114,7 +114,7 @@ std::shared_ptr<admin_store> bench_scratch::open_with(const std::string& name, c
   o.target = flags_.target;
   o.lock_field = flags_.lock_field;
   o.claim = strategy;
-  o.threads = flags_.db_threads;
+  o.threads = flags_.threads();
   o.database = flags_.db;
   o.create_schema = create;
   o.create_table = create;

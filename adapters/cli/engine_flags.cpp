@@ -18,7 +18,7 @@ void engine_flags::add_to(CLI::App& cmd) {
       ->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))
       ->capture_default_str();
-  cmd.add_option("--shards", shards, "io_context threads (0 = one per core)")->type_name("N")->capture_default_str();
+  cmd.add_option("--shards", shards, "io_context threads (0 = one per core, fewer when the concurrency is under 2 claim batches a core)")->type_name("N")->capture_default_str();
   cmd.add_option("--claim-batch", claim_batch, "documents per claim")
       ->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100'000}))

@@ -60,6 +60,7 @@ command add_enrich_command(CLI::App& app) {
     if (f->follow) cfg.idle_backoff_max = std::chrono::milliseconds(5'000);
     f->api.fit_shards(cfg);
     cfg.validate();
+    f->store.shards = cfg.effective_shards();
 
     // The --url template says which field the store reads (item_field.hpp).
     if (f->api.batch() || !f->api.url.empty()) {

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -50,11 +51,17 @@ void store_flags::add_to(CLI::App& cmd, bool with_claim) {
                    "MySQL and PostgreSQL skip-locked (their only one)")
         ->type_name("STRATEGY")
         ->capture_default_str();
-  cmd.add_option("--db-threads", db_threads, "threads (and pooled connections) for database calls")
-      ->type_name("N")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{256}))
-      ->capture_default_str();
+  add_db_threads_flag(cmd, db_threads);
 }
+
+void add_db_threads_flag(CLI::App& cmd, std::size_t& db_threads) {
+  cmd.add_option("--db-threads", db_threads,
+                 "threads (and pooled connections) for database calls; default one per shard, at most 4")
+      ->type_name("N")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
+}
+
+std::size_t store_flags::threads() const { return db_threads ? db_threads : std::clamp<std::size_t>(shards, 1, 4); }
 
 bool store_flags::file_mode() const { return parse_store_uri(store).kind == store_kind::jsonl; }
 
@@ -76,7 +83,7 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema, table_use use
   o.out = out;
   o.database = db;
   o.collection = collection;
-  o.threads = db_threads;
+  o.threads = threads();
   o.create_schema = create_schema;
   o.create_table = use != table_use::existing;
   o.add_columns = use == table_use::prepare;

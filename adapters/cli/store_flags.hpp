@@ -23,10 +23,15 @@ struct store_flags {
   std::string target = "location";
   std::string lock_field = "lock";
   std::string claim = "batch";
-  std::size_t db_threads = 4;
+  // 0: one per shard that will use the store (`shards`), at most 4. Each is a connection held
+  // for the run; eight processes with four each oversubscribe a small server (README, Scale out).
+  std::size_t db_threads = 0;
+  std::size_t shards = 1;  // set by a command that runs an engine, before open()
   std::string on_done = "mark";
 
   void add_to(CLI::App& cmd, bool with_claim);
+  // --db-threads, or the default for `shards`.
+  std::size_t threads() const;
   // True when --store names a JSON Lines file (file mode).
   bool file_mode() const;
   // --store with the password from --password-file or the environment put in (store_password.hpp).
@@ -42,5 +47,8 @@ struct store_flags {
   // create_schema is false: dibs status). Throws with a clear message that never shows the password.
   std::shared_ptr<admin_store> open(bool create_schema = true, table_use use = table_use::existing) const;
 };
+
+// --db-threads on `cmd` (dibs bench keeps its own store flags).
+void add_db_threads_flag(CLI::App& cmd, std::size_t& db_threads);
 
 }  // namespace dibs::cli

@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
@@ -296,4 +297,20 @@ TEST_CASE("engine settings are validated with the setting's name, not a program'
   cfg = small_config();
   cfg.claim_batch = 0;
   CHECK_THROWS_AS(engine(cfg, st, factory_of(body)), setting_error);
+}
+
+TEST_CASE("the default shard count keeps two claim batches in flight per shard, up to one per core", "[engine]") {
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  engine_config cfg;
+  cfg.claim_batch = 100;
+  cfg.concurrency = 125;  // one of eight processes sharing 1,000 pipelines
+  CHECK(cfg.effective_shards() == 1);
+  cfg.concurrency = 1;
+  CHECK(cfg.effective_shards() == 1);
+  cfg.concurrency = 200 * cores;
+  CHECK(cfg.effective_shards() == cores);
+  cfg.concurrency = 100'000;
+  CHECK(cfg.effective_shards() == cores);  // never more than one per core
+  cfg.shards = 3;
+  CHECK(cfg.effective_shards() == 3);  // a given count is kept
 }

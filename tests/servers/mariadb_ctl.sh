@@ -6,6 +6,7 @@
 # server-cert.pem (for 127.0.0.1 and localhost); other-ca.pem signed nothing here.
 # With MYSQL_URI set, that server is used instead and nothing is started.
 #   mariadb_ctl.sh start DIR | stop DIR | restart DIR
+# MARIADB_EXTRA_ARGS adds server options (the scale bench: --thread-handling=pool-of-threads).
 set -euo pipefail
 action=$1
 dir=$(mkdir -p "$2" && cd "$2" && pwd)
@@ -52,7 +53,7 @@ start_server() {
     --pid-file="$pidfile" --log-error="$dir/mariadb.err" --innodb-buffer-pool-size=128M \
     --innodb-flush-log-at-trx-commit=2 --max-connections=1000 --skip-log-bin \
     --ssl-ca="$tls/ca.pem" --ssl-cert="$tls/server-cert.pem" --ssl-key="$tls/server-key.pem" \
-    > /dev/null 2>&1 &
+    ${MARIADB_EXTRA_ARGS:-} > /dev/null 2>&1 &
   echo $! > "$pidfile"
   wait_ready "$port"
 }

@@ -9,7 +9,9 @@
 namespace dibs {
 
 struct engine_config {
-  std::size_t shards = 0;           // 0 = one per core
+  // 0 = one per core, but no more than keep two claim batches in flight each: a shard with
+  // fewer claims smaller batches, so its store round trips per item grow (effective_shards).
+  std::size_t shards = 0;
   std::size_t concurrency = 1000;   // pipelines for the whole process, split across shards
   std::size_t claim_batch = 100;    // items per claim
   std::chrono::milliseconds lease{60'000};
