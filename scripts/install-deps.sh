@@ -9,6 +9,7 @@ packages=(
   libboost1.81-dev libboost-url1.81-dev
   libsimdjson-dev catch2 libcli11-dev libssl-dev
   libmongoc-dev libbson-dev libmariadb-dev
+  libgoogle-perftools-dev  # tcmalloc_minimal: the dibs program's allocator (CMakeLists.txt)
   python3-mockupdb python3-mongomock
   mariadb-server mariadb-client python3-mysqldb python3-requests gnuplot-nox
   openssl  # the test MariaDB's TLS certificates (tests/servers/mariadb_ctl.sh)
