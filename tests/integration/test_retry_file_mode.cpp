@@ -2,6 +2,7 @@
 // written, the journal gone) and while a journal exists; status finds the journal without --out,
 // and a missing input is an error that names it.
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 
@@ -17,13 +18,7 @@ using namespace dibs;
 namespace fs = std::filesystem;
 
 namespace {
-std::pair<int, std::string> run_dibs(std::vector<std::string> args) {
-  args.insert(args.begin(), DIBS_BIN_PATH);
-  test::child_process p(args, true);
-  std::string out;
-  const int rc = p.finish(out);
-  return {rc, out};
-}
+using test::run_dibs;
 
 // How many lines of OUT failed, and how many hold an answer.
 std::pair<std::size_t, std::size_t> failed_and_done(const std::string& out) {

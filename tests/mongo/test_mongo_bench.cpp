@@ -3,6 +3,7 @@
 // and a user's collection untouched: handed to a worker, or named like a scratch without the marker.
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/mongo/test_hooks.hpp>
 
@@ -16,13 +17,7 @@
 using namespace dibs;
 
 namespace {
-int run_dibs(const std::vector<std::string>& args, std::string& out) {
-  std::vector<std::string> argv{test::env_or("DIBS_BIN", DIBS_BIN_PATH)};
-  argv.insert(argv.end(), args.begin(), args.end());
-  test::child_process p(argv, /*merge_stderr=*/true);
-  out.clear();
-  return p.finish(out);
-}
+using test::run_dibs;
 mongo::mongo_options options_for(const std::string& collection) {
   mongo::mongo_options o;
   o.uri = test::mongodb_uri();

@@ -4,6 +4,7 @@
 // warning, for every claim strategy; and such a run still stops at SIGTERM.
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 #include <adapters/mongo/test_hooks.hpp>
@@ -19,13 +20,7 @@
 using namespace dibs;
 
 namespace {
-int run_dibs(const std::vector<std::string>& args, std::string& out) {
-  std::vector<std::string> argv{test::env_or("DIBS_BIN", DIBS_BIN_PATH)};
-  argv.insert(argv.end(), args.begin(), args.end());
-  test::child_process p(argv, /*merge_stderr=*/true);
-  out.clear();
-  return p.finish(out);
-}
+using test::run_dibs;
 std::size_t occurrences(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;

@@ -4,6 +4,7 @@
 #include "support/eventually.hpp"
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/mysql/mysql_store.hpp>
 
@@ -18,13 +19,7 @@
 using namespace dibs;
 
 namespace {
-int run_dibs(const std::vector<std::string>& args, std::string& out) {
-  std::vector<std::string> argv{DIBS_BIN_PATH};
-  argv.insert(argv.end(), args.begin(), args.end());
-  test::child_process p(argv, /*merge_stderr=*/true);
-  out.clear();
-  return p.finish(out);
-}
+using test::run_dibs;
 std::string scratch_tables(sql::mysql_store& s) {
   return s.query_value("SELECT COALESCE(GROUP_CONCAT(TABLE_NAME ORDER BY TABLE_NAME), '') FROM information_schema.TABLES "
                        "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'dibs\\_bench\\_%'")

@@ -3,6 +3,7 @@
 // is refused with the ALTER TABLE that adds them; dibs init adds them, and dibs enrich then works.
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 #include <adapters/mysql/mysql_store.hpp>
@@ -14,6 +15,7 @@
 using namespace dibs;
 
 namespace {
+using test::run_dibs;
 std::optional<std::string> table_count(sql::mysql_store& s, const std::string& table) {
   return s.query_value("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '" +
                        table + "'");
@@ -21,13 +23,6 @@ std::optional<std::string> table_count(sql::mysql_store& s, const std::string& t
 std::optional<std::string> column_count(sql::mysql_store& s, const std::string& table) {
   return s.query_value("SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '" +
                        table + "'");
-}
-int run_dibs(const std::vector<std::string>& args, std::string& out) {
-  std::vector<std::string> argv{DIBS_BIN_PATH};
-  argv.insert(argv.end(), args.begin(), args.end());
-  test::child_process p(argv, /*merge_stderr=*/true);
-  out.clear();
-  return p.finish(out);
 }
 // The user's table: their own id, source and another column, 40 rows of public addresses.
 void create_people(sql::mysql_store& s, const std::string& table) {

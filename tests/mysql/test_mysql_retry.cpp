@@ -3,6 +3,7 @@
 // done by the next `dibs enrich`; done rows are never touched.
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 #include <adapters/mysql/mysql_store.hpp>
@@ -14,13 +15,7 @@
 using namespace dibs;
 
 namespace {
-std::pair<int, std::string> run_dibs(std::vector<std::string> args) {
-  args.insert(args.begin(), DIBS_BIN_PATH);
-  test::child_process p(args, true);
-  std::string out;
-  const int rc = p.finish(out);
-  return {rc, out};
-}
+using test::run_dibs;
 }  // namespace
 
 TEST_CASE("dibs retry puts MariaDB's failed rows back by reason, attempts 0, and enrich finishes them",

@@ -3,6 +3,7 @@
 // --store, handed to a worker, or named like a scratch without the marker.
 #include "postgres/pg_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/postgres/pg_store.hpp>
 
@@ -16,17 +17,11 @@
 using namespace dibs;
 
 namespace {
+using test::run_dibs;
 pg::pg_options options_for(const std::string& table) {
   pg::pg_options o;
   o.uri = test::postgres_uri_for(table);
   return o;
-}
-int run_dibs(const std::vector<std::string>& args, std::string& out) {
-  std::vector<std::string> argv{DIBS_BIN_PATH};
-  argv.insert(argv.end(), args.begin(), args.end());
-  test::child_process p(argv, /*merge_stderr=*/true);
-  out.clear();
-  return p.finish(out);
 }
 // The scratch-like tables and functions of the current schema.
 std::string scratch_objects(pg::pg_store& s) {

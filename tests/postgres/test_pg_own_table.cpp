@@ -4,6 +4,7 @@
 // works.
 #include "postgres/pg_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 #include <adapters/postgres/pg_store.hpp>
@@ -15,6 +16,7 @@
 using namespace dibs;
 
 namespace {
+using test::run_dibs;
 pg::pg_options options_for(const std::string& table) {
   pg::pg_options o;
   o.uri = test::postgres_uri_for(table);
@@ -27,13 +29,6 @@ std::optional<std::string> table_count(pg::pg_store& s, const std::string& table
 std::optional<std::string> column_count(pg::pg_store& s, const std::string& table) {
   return s.query_value("SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND "
                        "table_name = '" + table + "'");
-}
-int run_dibs(const std::vector<std::string>& args, std::string& out) {
-  std::vector<std::string> argv{DIBS_BIN_PATH};
-  argv.insert(argv.end(), args.begin(), args.end());
-  test::child_process p(argv, /*merge_stderr=*/true);
-  out.clear();
-  return p.finish(out);
 }
 void create_people(pg::pg_store& s, const std::string& table) {
   s.execute("CREATE TABLE " + table + " (id BIGSERIAL PRIMARY KEY, ip VARCHAR(64), name TEXT)");

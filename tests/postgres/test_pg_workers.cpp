@@ -4,6 +4,7 @@
 #include "postgres/pg_env.hpp"
 #include "support/process.hpp"
 #include "support/worker_release.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/postgres/pg_store.hpp>
 
@@ -16,11 +17,7 @@ using namespace dibs;
 namespace {
 // stdin from /dev/null: what a script or a cron job gives dibs (and never this test's terminal).
 std::pair<int, std::string> run_dibs(std::vector<std::string> args) {
-  args.insert(args.begin(), {"sh", "-c", "exec \"$0\" \"$@\" < /dev/null", DIBS_BIN_PATH});
-  test::child_process p(args, true);
-  std::string out;
-  const int rc = p.finish(out);
-  return {rc, out};
+  return test::run_dibs(std::move(args), test::stdin_from::dev_null);
 }
 }  // namespace
 
