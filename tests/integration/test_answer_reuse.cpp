@@ -212,12 +212,13 @@ TEST_CASE("a joined document on another shard's thread gets the answer on its ow
   stub::ipapi_stub api(stub::stub_options{});
   api.start();
   auto reuse = a_reuse();
-  one_shard a(api, "/test/slow/100/{originatingIp}", reuse), b(api, "/test/slow/100/{originatingIp}", reuse);
-  const auto key = a.key("/test/slow/100/1.2.3.4");
+  // The leader's call takes 2 s: the second document joins it even if its thread is slow to run.
+  one_shard a(api, "/test/slow/2000/{originatingIp}", reuse), b(api, "/test/slow/2000/{originatingIp}", reuse);
+  const auto key = a.key("/test/slow/2000/1.2.3.4");
   auto first = net::co_spawn(a.ioc, a.proc->process(job_for("1", "1.2.3.4")), net::use_future);
   std::thread::id resumed_on;
   auto second = net::co_spawn(b.ioc, [&]() -> awaitable<outcome> {
-    co_await until([&] { return reuse->calls_in_flight() == 1; });  // a leads (its call takes 100 ms)
+    co_await until([&] { return reuse->calls_in_flight() == 1; });  // a leads
     auto o = co_await b.proc->process(job_for("2", "1.2.3.4"));
     resumed_on = std::this_thread::get_id();
     co_return o;

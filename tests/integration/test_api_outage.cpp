@@ -60,7 +60,7 @@ TEST_CASE("an API outage in the middle of a run costs no item an attempt", "[eng
   first->start();
   const auto port = first->port();
   auto st = std::make_shared<memory_store>();
-  st->seed_random_ips(2'000, 5);
+  st->seed_random_ips(4'000, 5);  // about two seconds of work left when the API goes away
 
   http::processor_options popts;
   popts.url = http::url_template::parse(first->base_url() + "/json/{originatingIp}");
@@ -88,7 +88,7 @@ TEST_CASE("an API outage in the middle of a run costs no item an attempt", "[eng
   e.wait();
 
   const auto sum = e.summary();
-  CHECK(sum.completed == 2'000);
+  CHECK(sum.completed == 4'000);
   CHECK(sum.failed == 0);
   CHECK(load(e.figures().circuit_open) == 0);
   CHECK(load(e.figures().waiting_for_api) == 0);

@@ -71,7 +71,9 @@ bool wait_status(std::uint16_t port, const char* name, double value) {
 }  // namespace
 
 TEST_CASE("an engine on the caller's io_context, paused and resumed over HTTP, with its metrics", "[embed][e2e]") {
-  stub::ipapi_stub api(stub::stub_options::loopback(5ms));
+  // 400 documents, 20 at a time, 50 ms each: a second of work, so the pause below comes mid-run
+  // even when this thread is slow to send it.
+  stub::ipapi_stub api(stub::stub_options::loopback(50ms));
   api.start();
   auto st = std::make_shared<memory_store>();
   st->seed_random_ips(400, 61);

@@ -192,9 +192,10 @@ TEST_CASE("MongoDB: dibs enrich fails a document the validator refuses after one
 
   const auto log_path = (std::filesystem::temp_directory_path() / (o.collection + ".log")).string();
   std::filesystem::remove(log_path);
-  // A short lease: before the fix the refused document came back after each lease, forever.
+  // A short lease (6 s: renewals keep it under a slow stand-in): before the fix the refused
+  // document came back after each lease, forever, and the run never drained.
   test::child_process run({dibs_bin, "enrich", "--store", o.uri, "--db", o.db, "--collection", o.collection, "--url",
-                           api.base_url() + "/json/{originatingIp}", "--lease", "2s", "--grace", "1s",
+                           api.base_url() + "/json/{originatingIp}", "--lease", "6s", "--grace", "1s",
                            "--max-attempts", "5", "--no-progress"},
                           false, log_path);
   for (int i = 0; i < 1200 && !s.stats_blocking().drained(); ++i) std::this_thread::sleep_for(50ms);

@@ -1,5 +1,6 @@
 // `dibs enrich` over MariaDB as users run it: to the end, two --follow consumers with a producer,
 // and a database restart in the middle of a run.
+#include "support/eventually.hpp"
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
 #include "support/skip.hpp"
@@ -8,6 +9,10 @@
 #include <adapters/demo_api/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include <thread>
 
@@ -67,14 +72,28 @@ TEST_CASE("two dibs enrich --follow consumers drain what a producer inserts, eac
   sql::mysql_store s(o);
   s.reset_table();
 
+  // Each consumer's log goes to a file of its own: it has taken over its signals once it says
+  // which worker it is (a SIGTERM before that would end it as the default action does).
+  std::vector<std::string> logs;
   auto consumer = [&] {
-    return std::make_unique<test::child_process>(std::vector<std::string>{
-        DIBS_BIN_PATH, "enrich", "--follow", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
-        "--concurrency", "100", "--claim-batch", "20", "--no-progress",
-        "--no-preflight"});  // whether rows are there yet when a consumer starts is a race: count only the rows' requests
+    logs.push_back("/tmp/dibs-follow-" + std::to_string(::getpid()) + "-" + std::to_string(logs.size()) + ".log");
+    std::remove(logs.back().c_str());
+    return std::make_unique<test::child_process>(
+        std::vector<std::string>{
+            DIBS_BIN_PATH, "enrich", "--follow", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
+            "--concurrency", "100", "--claim-batch", "20", "--no-progress", "--log-level", "info",
+            "--no-preflight"},  // whether rows are there yet when a consumer starts is a race: count only the rows' requests
+        false, logs.back());
+  };
+  auto started = [](const std::string& log) {
+    std::ifstream in(log);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str().find(": leases taken as ") != std::string::npos;
   };
   auto a = consumer();
   auto b = consumer();
+  REQUIRE(test::eventually([&] { return started(logs[0]) && started(logs[1]); }));
   std::uint64_t produced = 0;
   for (int round = 0; round < 10; ++round) {  // the producer: 10 bursts of 300 rows
     produced += s.seed(300, 100 + round);
@@ -87,6 +106,7 @@ TEST_CASE("two dibs enrich --follow consumers drain what a producer inserts, eac
   CHECK(a->finish(out_a) == 0);
   CHECK(b->finish(out_b) == 0);
   INFO(out_a << "\n" << out_b);
+  for (const auto& log : logs) std::remove(log.c_str());
   auto completed = [](const std::string& out) {
     const auto line = test::last_line(out);
     const auto at = line.find("completed=");

@@ -55,7 +55,7 @@ TEST_CASE("an X-Rl: 0 one process saw holds the next process on PostgreSQL until
   test::enrich_together(uri, api, 1, "100/s", {"--no-preflight"});
   REQUIRE(api.served_times().size() == 3);
   CHECK(s.query_value("SELECT count(*) FROM dibs_rate WHERE origin = 'http://127.0.0.1:" + std::to_string(api.port()) +
-                      "' AND paused_until_us > (extract(epoch from clock_timestamp()) * 1000000)::bigint") ==
+                      "' AND paused_until_us > 0") ==
         std::optional<std::string>("1"));
 
   REQUIRE(s.seed(2, 19) == 2);
