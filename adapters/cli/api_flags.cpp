@@ -7,6 +7,7 @@
 #include <adapters/http/batch_processor.hpp>
 #include <adapters/http/http_processor.hpp>
 #include <adapters/http/shared_rate.hpp>
+#include <adapters/stores/open_answer_store.hpp>
 #include <adapters/stores/open_shared_rate.hpp>
 
 #include <dibs/log.hpp>
@@ -63,11 +64,12 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
   cmd.add_flag("--insecure", insecure, "https without certificate or host-name verification (warned about)");
   cmd.add_option("--reuse-answers", reuse_answers,
                  "documents whose request is identical share one API call: calls in flight are joined, answers kept "
-                 "in this process's cache (--answer-ttl, --answer-cache-entries, --answer-cache-bytes)")
-      ->type_name("[memory]")
+                 "in this process's cache (--answer-ttl, --answer-cache-entries, --answer-cache-bytes); with 'store', "
+                 "also in the store's dibs_answers, for every process and the next run")
+      ->type_name("[memory|store]")
       ->expected(0, 1)
       ->default_str("memory")  // what a bare --reuse-answers means
-      ->check(CLI::IsMember({"memory"}));
+      ->check(CLI::IsMember({"memory", "store"}));
   cmd.add_option("--answer-ttl", answer_ttl, "with --reuse-answers: how long an answer is used again")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--answer-cache-entries", answer_cache_entries, "with --reuse-answers: most answers kept (0: only join calls in flight)")
       ->type_name("N")->capture_default_str();
@@ -165,6 +167,24 @@ void api_flags::share_rate(const std::shared_ptr<admin_store>& st) const {
   log::info("--rate-scope store: ", rate, " shared by every process on the store for ", origin, ", in blocks of ",
             shared->block());
   call.limiter->share(std::move(shared));
+}
+
+void api_flags::share_answers(const std::shared_ptr<admin_store>& st) const {
+  if (reuse_answers != "store" || !reuse_) return;
+  std::shared_ptr<answer_store> kept;
+  try {
+    kept = open_answer_store(st);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("--reuse-answers store: the store can't keep answers (table dibs_answers): ") +
+                                e.what());
+  }
+  if (!kept) {
+    log::info("--reuse-answers store: this store keeps no answers (a file or the demo's memory has one process): "
+              "they are kept in this process only");
+    return;
+  }
+  reuse_->store_in(std::make_shared<http::stored_answers>(std::move(kept), duration_flag("--answer-ttl", answer_ttl)));
+  log::info("--reuse-answers store: answers kept in the store's dibs_answers for ", answer_ttl, ", for every process and the next run");
 }
 
 std::string api_flags::check_tls() const {

@@ -66,6 +66,9 @@ struct api_flags {
   // (shared_rate.hpp); a store that keeps none (a file: one process) leaves the rate this
   // process's. Call once the store is open, before any request; throws std::invalid_argument.
   void share_rate(const std::shared_ptr<admin_store>& st) const;
+  // With --reuse-answers store: answers kept in the store's dibs_answers too, for every process
+  // and the next run. Call after factory() and before the run.
+  void share_answers(const std::shared_ptr<admin_store>& st) const;
   // The --rate limiter every call shares (made once): the engine may change its rate while it
   // runs (POST /rate).
   std::shared_ptr<http::rate_limiter> limiter() const;

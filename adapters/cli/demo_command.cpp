@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 
 namespace dibs::cli {
@@ -68,6 +69,9 @@ command add_demo_command(CLI::App& app) {
     st->seed_random_ips(f->docs, f->seed, f->distinct);
 
     (f->batch ? f->api.batch_url : f->api.url) = api.base_url() + (f->batch ? "/batch" : "/json/{originatingIp}");
+    if (f->api.reuse_answers == "store")
+      throw std::invalid_argument("--reuse-answers store keeps answers in a database (dibs enrich --store mysql://, "
+                                  "postgresql://, mongodb://); the demo's store is in memory: use --reuse-answers");
     auto processors = f->api.factory("originatingIp");
 
     std::fprintf(report, "demo: %zu documents {_id, originatingIp, location: null} in the memory store%s\n", f->docs,

@@ -10,7 +10,8 @@ std::string enrich_end_line(const end_line_facts& f) {
           std::to_string(s.leased_live + s.leased_expired) + " leased; this run: " + std::to_string(f.run.completed) +
           (f.deletes_done ? " done and deleted, " : " done, ") + std::to_string(f.run.failed) + " failed";
   if (f.run.reuses_answers())
-    line += "; answers reused: " + std::to_string(f.run.answers_reused) + " cached, " +
+    line += "; answers reused: " + std::to_string(f.run.answers_reused) + " cached" +
+            (f.run.answers_from_store ? " (" + std::to_string(f.run.answers_from_store) + " from the store)" : "") + ", " +
             std::to_string(f.run.answers_joined) + " joined, " + std::to_string(f.run.answer_calls) + " API calls (" +
             std::to_string((f.run.answers_reused + f.run.answers_joined) * 100 /
                            (f.run.answer_calls + f.run.answers_reused + f.run.answers_joined)) +

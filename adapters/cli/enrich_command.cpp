@@ -89,6 +89,7 @@ command add_enrich_command(CLI::App& app) {
     auto st = f->store.open();
     log::info("enrich: ", st->describe());
     f->api.share_rate(st);
+    f->api.share_answers(st);
     if (!f->no_preflight) run_preflight(*st, f->api.call(), f->api.batch(), f->store.source, f->api.url_flag());
     const auto before = st->stats_blocking();
     const std::uint64_t total = before.pending + before.leased_live + before.leased_expired;

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <adapters/http/answer_cache.hpp>
+#include <adapters/http/stored_answers.hpp>
 
 #include <dibs/counters.hpp>
 #include <dibs/net.hpp>
@@ -56,6 +57,11 @@ class answer_reuse {
   };
 
   explicit answer_reuse(answer_cache_limits limits) : cache_(limits) {}
+
+  // Answers kept in the store too (`--reuse-answers store`): a leader asks it before calling and
+  // keeps what the API answered. Set before any call.
+  void store_in(std::shared_ptr<stored_answers> stored) { stored_ = std::move(stored); }
+  stored_answers* stored() const { return stored_.get(); }
 
   // `ex`: the caller's executor (its shard's), where a joined caller's outcome is delivered.
   turn begin(const std::string& key, net::any_io_executor ex);
@@ -97,6 +103,7 @@ class answer_reuse {
   struct call {
     std::vector<std::shared_ptr<waiter>> waiters;
   };
+  std::shared_ptr<stored_answers> stored_;
   mutable std::mutex mutex_;
   answer_cache cache_;
   std::unordered_map<std::string, call> calls_;

@@ -82,10 +82,25 @@ awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string targe
     }
     if (turn.leads()) {
       answer_reuse::lead lead(reuse, key);  // a cancelled call wakes its waiters to call themselves
+      auto* stored = reuse.stored();
+      if (stored) {
+        auto found = co_await stored->find(key);
+        if (found) {
+          if (counters_) {
+            bump(counters_->answers_reused);
+            bump(counters_->answers_from_store);
+          }
+          outcome o = outcome::done(std::move(*found));
+          o.shared = true;
+          lead.finish(&o);  // kept in this process's cache too, and handed to the joined
+          co_return o;
+        }
+      }
       if (counters_) bump(counters_->answer_calls);
       bool aborted = false;
       auto o = co_await call(j, std::move(target), aborted);
       if (!aborted) lead.finish(&o);
+      if (stored && !aborted && o.k == outcome::kind::done) stored->keep(key, o.result);
       co_return o;
     }
     auto leader = co_await reuse.wait(key, turn.joined);

@@ -101,7 +101,7 @@ class mongo_store final : public blocking_store {
 
  private:
   friend struct test_access;  // test_hooks.cpp
-  friend struct store_context& store_context_of(mongo_store& s);  // mongo_shared_rate.cpp
+  friend struct store_context& store_context_of(mongo_store& s);  // mongo_shared_rate.cpp, mongo_answers.cpp
   struct impl;
   std::unique_ptr<impl> impl_;
 };

@@ -46,44 +46,24 @@ row_state parse(const pg_result& r) {
 
 }  // namespace
 
-template <class F>
-auto pg_shared_rate::with_connection(F f) {
-  std::lock_guard lock(mutex_);
-  for (int attempt = 0;; ++attempt) {
-    try {
-      if (!conn_ || !conn_->usable()) conn_ = store_->connect_blocking();
-      return f(*conn_);
-    } catch (const pg_error& e) {
-      if (!connection_lost(e.sqlstate) || attempt > 0) throw;
-      conn_.reset();
-    }
-  }
-}
-
-pg_shared_rate::pg_shared_rate(std::shared_ptr<pg_store> store) : store_(std::move(store)) {
-  try {
-    with_connection([](pg_connection& c) { return c.exec_blocking({rate_sql::create_table(), {}}); });
-  } catch (const pg_error& e) {
-    // Processes starting together race to create it: IF NOT EXISTS may still meet the other's
-    // new table (42P07) or its row type (23505). Either way the table is there.
-    if (e.sqlstate != "42P07" && e.sqlstate != "23505") throw;
-  }
+pg_shared_rate::pg_shared_rate(std::shared_ptr<pg_store> store) : side_(std::move(store)) {
+  side_.create_table(rate_sql::create_table());
 }
 
 rate_block pg_shared_rate::take_block(const rate_block_request& r) {
   const auto span = static_cast<std::int64_t>(std::max<std::uint32_t>(r.want, 1)) * std::max<std::int64_t>(r.interval.count(), 1);
-  return with_connection([&](pg_connection& c) {
+  return side_.with([&](pg_connection& c) {
     const auto row = parse(c.exec_blocking(rate_sql::take_span(r.origin, span)));
     return taken_block(row.state.tat_us, row.state.paused_until_us, row.now_us, r.want);
   });
 }
 
 void pg_shared_rate::pause(const std::string& origin, std::chrono::microseconds for_) {
-  with_connection([&](pg_connection& c) { return c.exec_blocking(rate_sql::pause_row(origin, for_.count())).affected; });
+  side_.with([&](pg_connection& c) { return c.exec_blocking(rate_sql::pause_row(origin, for_.count())).affected; });
 }
 
 std::chrono::microseconds pg_shared_rate::paused_for(const std::string& origin) {
-  return with_connection([&](pg_connection& c) {
+  return side_.with([&](pg_connection& c) {
     const auto r = c.exec_blocking(rate_sql::read_row(origin));
     if (r.rows.empty()) return std::chrono::microseconds{0};
     const auto row = parse(r);

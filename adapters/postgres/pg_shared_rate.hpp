@@ -5,13 +5,13 @@
 // is never locked across round trips. A lost link is replaced and the call tried once more.
 #pragma once
 
+#include <adapters/postgres/pg_side_connection.hpp>
 #include <adapters/postgres/pg_store.hpp>
 
 #include <dibs/rate_bucket.hpp>
 #include <dibs/shared_rate_store.hpp>
 
 #include <memory>
-#include <mutex>
 #include <string>
 
 namespace dibs::pg {
@@ -35,12 +35,7 @@ class pg_shared_rate final : public shared_rate_store {
   std::chrono::microseconds paused_for(const std::string& origin) override;
 
  private:
-  template <class F>
-  auto with_connection(F f);
-
-  std::shared_ptr<pg_store> store_;
-  std::mutex mutex_;
-  std::unique_ptr<pg_connection> conn_;
+  pg_side_connection side_;
 };
 
 }  // namespace dibs::pg

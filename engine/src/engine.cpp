@@ -74,7 +74,8 @@ std::string run_summary::line() const {
          " lost_leases=" + std::to_string(lost_leases) + " released=" + std::to_string(released) +
          " elapsed_s=" + fixed(elapsed_s, 3) + " docs_per_s=" + fixed(docs_per_s(), 1) +
          (reuses_answers() ? " api_calls=" + std::to_string(answer_calls) + " reused=" + std::to_string(answers_reused) +
-                                 " joined=" + std::to_string(answers_joined) + " hit_ratio=" + fixed(answer_hit_ratio(), 3)
+                                 " joined=" + std::to_string(answers_joined) + " hit_ratio=" + fixed(answer_hit_ratio(), 3) +
+                                 (answers_from_store ? " from_store=" + std::to_string(answers_from_store) : std::string())
                            : std::string());
 }
 
@@ -85,7 +86,8 @@ std::string run_summary::json() const {
          ",\"elapsed_s\":" + fixed(elapsed_s, 3) + ",\"docs_per_s\":" + fixed(docs_per_s(), 1) +
          (reuses_answers() ? ",\"api_calls\":" + std::to_string(answer_calls) + ",\"answers_reused\":" +
                                  std::to_string(answers_reused) + ",\"answers_joined\":" + std::to_string(answers_joined) +
-                                 ",\"answer_hit_ratio\":" + fixed(answer_hit_ratio(), 3)
+                                 ",\"answer_hit_ratio\":" + fixed(answer_hit_ratio(), 3) +
+                                 ",\"answers_from_store\":" + std::to_string(answers_from_store)
                            : std::string()) +
          "}";
 }
@@ -294,6 +296,7 @@ run_summary engine::summary() const {
   s.answer_calls = load(counters_.answer_calls);
   s.answers_reused = load(counters_.answers_reused);
   s.answers_joined = load(counters_.answers_joined);
+  s.answers_from_store = load(counters_.answers_from_store);
   const auto elapsed = run_->finished ? std::chrono::steady_clock::duration(run_->ended.load())
                                  : std::chrono::steady_clock::now() - run_->started;
   s.elapsed_s = std::chrono::duration<double>(elapsed).count();

@@ -35,6 +35,8 @@ std::string prometheus_text(const engine& e, const std::optional<store_stats>& s
   w.counter("dibs_answers_reused_total", "Answer reuse: items answered from the answer cache.", load(c.answers_reused));
   w.counter("dibs_answers_joined_total", "Answer reuse: items that joined the same request in flight.",
             load(c.answers_joined));
+  w.counter("dibs_answers_from_store_total", "Answer reuse: of the reused, answers found in the store's dibs_answers.",
+            load(c.answers_from_store));
   if (store) {
     w.gauge("dibs_pending", "Items waiting in the store.", static_cast<double>(store->pending));
     w.gauge("dibs_leased", "Items leased in the store (live or expired).",

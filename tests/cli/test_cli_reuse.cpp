@@ -52,6 +52,9 @@ TEST_CASE("dibs demo --reuse-answers refuses what it can't do, naming the flag",
   CHECK_THAT(r.out, Catch::Contains("--reuse-answers works with --url"));
   r = dibs_run({"demo", "--docs", "10", "--reuse-answers", "store"});
   CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--reuse-answers store keeps answers in a database"));
+  r = dibs_run({"demo", "--docs", "10", "--reuse-answers", "disk"});
+  CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("--reuse-answers"));
   r = dibs_run({"demo", "--docs", "10", "--reuse-answers", "--answer-ttl", "0s"});
   CHECK(r.code == 2);

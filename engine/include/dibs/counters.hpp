@@ -34,6 +34,7 @@ struct counters {
   std::atomic<std::uint64_t> answer_calls{0};
   std::atomic<std::uint64_t> answers_reused{0};
   std::atomic<std::uint64_t> answers_joined{0};
+  std::atomic<std::uint64_t> answers_from_store{0};  // of answers_reused: found in the store's answers
 
   // From the claim to the outcome (done, retried or failed), by this process's clock.
   histogram<12> claim_to_outcome_s{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60};

@@ -44,6 +44,7 @@ struct run_summary {
   std::uint64_t answer_calls = 0;
   std::uint64_t answers_reused = 0;
   std::uint64_t answers_joined = 0;
+  std::uint64_t answers_from_store = 0;  // of answers_reused: kept in the store by a process before
   double docs_per_s() const { return elapsed_s > 0 ? completed / elapsed_s : 0; }
   bool reuses_answers() const { return answer_calls + answers_reused + answers_joined > 0; }
   // The share of items answered without a call of their own (reused or joined), 0..1.
@@ -52,7 +53,8 @@ struct run_summary {
     return all > 0 ? static_cast<double>(answers_reused + answers_joined) / static_cast<double>(all) : 0;
   }
   // `summary: completed=N failed=N lost_leases=N released=N elapsed_s=X docs_per_s=X`, then with
-  // answer reuse ` api_calls=N reused=N joined=N hit_ratio=X`.
+  // answer reuse ` api_calls=N reused=N joined=N hit_ratio=X` (and ` from_store=N` when the store
+  // keeps answers too).
   std::string line() const;
   std::string json() const;
 };

@@ -1,0 +1,41 @@
+#include "mysql_answers.hpp"
+
+#include "sql_session.hpp"
+
+namespace dibs::sql {
+
+namespace answers_sql {
+std::string create_table() {
+  return "CREATE TABLE IF NOT EXISTS dibs_answers (digest CHAR(64) NOT NULL PRIMARY KEY, request TEXT NOT NULL, "
+         "answer LONGTEXT NOT NULL, stored_at DATETIME(6) NOT NULL) ENGINE=InnoDB";
+}
+std::string find(const std::string& digest_quoted, std::chrono::milliseconds ttl) {
+  return "SELECT answer FROM dibs_answers WHERE digest = " + digest_quoted + " AND stored_at > NOW(6) - INTERVAL " +
+         std::to_string(ttl.count()) + "000 MICROSECOND";
+}
+std::string keep(const std::string& digest_quoted, const std::string& request_quoted, const std::string& answer_quoted) {
+  return "INSERT INTO dibs_answers (digest, request, answer, stored_at) VALUES (" + digest_quoted + ", " + request_quoted +
+         ", " + answer_quoted + ", NOW(6)) ON DUPLICATE KEY UPDATE request = VALUES(request), answer = VALUES(answer), "
+         "stored_at = VALUES(stored_at)";
+}
+}  // namespace answers_sql
+
+mysql_answers::mysql_answers(std::shared_ptr<mysql_store> store) : store_(std::move(store)) {
+  store_->execute(answers_sql::create_table());
+}
+
+std::optional<std::string> mysql_answers::find(const answer_key& k, std::chrono::milliseconds ttl) {
+  std::optional<std::string> out;
+  store_->in_session([&](sql_session& c) {
+    const auto rows = c.select(answers_sql::find(c.quote(k.digest), ttl));
+    if (!rows.empty() && !rows[0].empty()) out = rows[0][0];
+  });
+  return out;
+}
+
+void mysql_answers::keep(const answer_key& k, const std::string& answer) {
+  store_->in_session(
+      [&](sql_session& c) { c.execute(answers_sql::keep(c.quote(k.digest), c.quote(k.request), c.quote(answer))); });
+}
+
+}  // namespace dibs::sql

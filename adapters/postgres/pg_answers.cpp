@@ -1,0 +1,39 @@
+#include "pg_answers.hpp"
+
+namespace dibs::pg {
+
+namespace answers_sql {
+std::string create_table() {
+  return "CREATE TABLE IF NOT EXISTS dibs_answers (digest text PRIMARY KEY, request text NOT NULL, answer text NOT NULL, "
+         "stored_at timestamptz NOT NULL)";
+}
+statement find(const answer_key& k, std::chrono::milliseconds ttl) {
+  return {"SELECT answer FROM dibs_answers WHERE digest = $1 AND stored_at > clock_timestamp() - $2::bigint * "
+          "interval '1 millisecond'",
+          {k.digest, std::to_string(ttl.count())}};
+}
+statement keep(const answer_key& k, const std::string& answer) {
+  return {"INSERT INTO dibs_answers AS a (digest, request, answer, stored_at) VALUES ($1, $2, $3, clock_timestamp()) "
+          "ON CONFLICT (digest) DO UPDATE SET request = EXCLUDED.request, answer = EXCLUDED.answer, "
+          "stored_at = EXCLUDED.stored_at",
+          {k.digest, k.request, answer}};
+}
+}  // namespace answers_sql
+
+pg_answers::pg_answers(std::shared_ptr<pg_store> store) : side_(std::move(store)) {
+  side_.create_table(answers_sql::create_table());
+}
+
+std::optional<std::string> pg_answers::find(const answer_key& k, std::chrono::milliseconds ttl) {
+  return side_.with([&](pg_connection& c) -> std::optional<std::string> {
+    const auto r = c.exec_blocking(answers_sql::find(k, ttl));
+    if (r.rows.empty() || r.rows[0].empty()) return std::nullopt;
+    return r.rows[0][0];
+  });
+}
+
+void pg_answers::keep(const answer_key& k, const std::string& answer) {
+  side_.with([&](pg_connection& c) { return c.exec_blocking(answers_sql::keep(k, answer)).affected; });
+}
+
+}  // namespace dibs::pg

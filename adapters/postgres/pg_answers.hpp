@@ -1,0 +1,35 @@
+// The answers kept in the store on PostgreSQL (`--reuse-answers store`; answer_store.hpp): one row
+// per distinct request in the table `dibs_answers` (the search path's schema, next to the user's
+// table, like dibs_rate), created on first use. A lookup is one SELECT aged by the server's
+// clock_timestamp(); a keep one INSERT ... ON CONFLICT DO UPDATE; on a connection of their own.
+#pragma once
+
+#include <adapters/postgres/pg_side_connection.hpp>
+#include <adapters/postgres/pg_store.hpp>
+
+#include <dibs/answer_store.hpp>
+
+#include <memory>
+#include <string>
+
+namespace dibs::pg {
+
+namespace answers_sql {
+std::string create_table();
+statement find(const answer_key& k, std::chrono::milliseconds ttl);
+statement keep(const answer_key& k, const std::string& answer);
+}  // namespace answers_sql
+
+class pg_answers final : public answer_store {
+ public:
+  // Creates the table when it is missing.
+  explicit pg_answers(std::shared_ptr<pg_store> store);
+
+  std::optional<std::string> find(const answer_key& k, std::chrono::milliseconds ttl) override;
+  void keep(const answer_key& k, const std::string& answer) override;
+
+ private:
+  pg_side_connection side_;
+};
+
+}  // namespace dibs::pg

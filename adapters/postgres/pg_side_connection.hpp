@@ -1,0 +1,48 @@
+// One connection of its own beside a pg_store's pool, for dibs's own tables (dibs_rate,
+// dibs_answers): made on first use, replaced when the link is lost (and the call tried once
+// more), one call at a time. Every call on it is one autocommitted statement.
+#pragma once
+
+#include <adapters/postgres/pg_store.hpp>
+
+#include <memory>
+#include <mutex>
+
+namespace dibs::pg {
+
+class pg_side_connection {
+ public:
+  explicit pg_side_connection(std::shared_ptr<pg_store> store) : store_(std::move(store)) {}
+
+  // f(pg_connection&)'s result; pg_error when it failed, or failed twice on a lost link.
+  template <class F>
+  auto with(F f) {
+    std::lock_guard lock(mutex_);
+    for (int attempt = 0;; ++attempt) {
+      try {
+        if (!conn_ || !conn_->usable()) conn_ = store_->connect_blocking();
+        return f(*conn_);
+      } catch (const pg_error& e) {
+        if (!connection_lost(e.sqlstate) || attempt > 0) throw;
+        conn_.reset();
+      }
+    }
+  }
+
+  // CREATE TABLE IF NOT EXISTS `create`: processes starting together race in it and may meet the
+  // other's new table (42P07) or its row type (23505); either way the table is there.
+  void create_table(const std::string& create) {
+    try {
+      with([&](pg_connection& c) { return c.exec_blocking({create, {}}); });
+    } catch (const pg_error& e) {
+      if (e.sqlstate != "42P07" && e.sqlstate != "23505") throw;
+    }
+  }
+
+ private:
+  std::shared_ptr<pg_store> store_;
+  std::mutex mutex_;
+  std::unique_ptr<pg_connection> conn_;
+};
+
+}  // namespace dibs::pg

@@ -1,0 +1,28 @@
+// Answers kept in the store itself (`--reuse-answers store`): every process that works on the
+// store, and the next run, reuse an answer some process already paid an API call for. One record
+// per distinct request, keyed by a digest of the request (answer_reuse's request key) and aged by
+// the store's clock where it has one. Only answers a run accepted are kept. Blocking: callers run
+// it off their shard (adapters/http/stored_answers.hpp).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace dibs {
+
+struct answer_key {
+  std::string digest;   // hex SHA-256 of `request`: the record's key
+  std::string request;  // the request itself, kept for people who look at the table
+};
+
+class answer_store {
+ public:
+  virtual ~answer_store() = default;
+  // The answer kept for `k`, when it was kept less than `ttl` ago.
+  virtual std::optional<std::string> find(const answer_key& k, std::chrono::milliseconds ttl) = 0;
+  // Keeps `answer` for `k`, replacing an older one, stamped now.
+  virtual void keep(const answer_key& k, const std::string& answer) = 0;
+};
+
+}  // namespace dibs

@@ -1,0 +1,152 @@
+// Answers kept in the store (--reuse-answers store; stored_answers.hpp) against the real stub, with
+// a store of answers in memory standing in for dibs_answers: the next run (another process, with a
+// cache of its own) asks the API nothing for an address a run before already paid for; a stale
+// answer is not used; a store that fails costs a lookup, never an item, and is then left alone.
+#include "support/eventually.hpp"
+
+#include <adapters/demo_api/ipapi_stub.hpp>
+#include <adapters/http/answer_reuse.hpp>
+#include <adapters/http/http_processor.hpp>
+#include <adapters/http/stored_answers.hpp>
+#include <adapters/memory/memory_store.hpp>
+
+#include <dibs/engine.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+namespace {
+// dibs_answers in memory. `age` is how old every kept answer looks (no clock to wait for).
+struct answers_in_memory final : answer_store {
+  std::optional<std::string> find(const answer_key& k, std::chrono::milliseconds ttl) override {
+    std::lock_guard lock(mutex);
+    ++finds;
+    if (failing) throw std::runtime_error("the database went away");
+    auto it = kept.find(k.digest);
+    if (it == kept.end() || age >= ttl) return std::nullopt;
+    return it->second;
+  }
+  void keep(const answer_key& k, const std::string& answer) override {
+    std::lock_guard lock(mutex);
+    if (failing) throw std::runtime_error("the database went away");
+    kept[k.digest] = answer;
+    requests[k.digest] = k.request;
+  }
+  std::size_t size() {
+    std::lock_guard lock(mutex);
+    return kept.size();
+  }
+  std::mutex mutex;
+  std::map<std::string, std::string> kept, requests;
+  std::chrono::milliseconds age{0};
+  bool failing = false;
+  int finds = 0;
+};
+
+// One process's run over `docs` documents drawn from `distinct` addresses, its own answer cache,
+// answers kept in `kept`.
+run_summary run_once(const stub::ipapi_stub& api, std::shared_ptr<answers_in_memory> kept, std::size_t docs,
+                     std::size_t distinct, std::shared_ptr<memory_store>* store_out = nullptr) {
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(docs, 23, distinct);
+  auto reuse = std::make_shared<http::answer_reuse>(http::answer_cache_limits{});
+  reuse->store_in(std::make_shared<http::stored_answers>(kept, std::chrono::hours(1)));
+  http::processor_options p;
+  p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
+  p.reuse = reuse;
+  engine_config cfg;
+  cfg.shards = 2;
+  cfg.concurrency = 32;
+  cfg.claim_batch = 8;
+  engine e(cfg, st, http::make_http_processor_factory(p));
+  e.start();
+  e.wait();
+  if (store_out) *store_out = st;
+  return e.summary();
+}
+}  // namespace
+
+TEST_CASE("the next run takes the answers a run before kept in the store: no request for those addresses",
+          "[reuse][stored-answers]") {
+  stub::ipapi_stub api(stub::stub_options::loopback(2ms));
+  api.start();
+  auto kept = std::make_shared<answers_in_memory>();
+  const auto first = run_once(api, kept, 120, 12);
+  CHECK(first.completed == 120);
+  CHECK(first.answer_calls == api.requests());
+  CHECK(first.answers_from_store == 0);
+  REQUIRE(test::eventually([&] { return kept->size() == api.requests(); }));  // keeps are queued
+  for (const auto& [digest, request] : kept->requests) CHECK(http::stored_answer_key(request).digest == digest);
+
+  const auto served = api.requests();
+  std::shared_ptr<memory_store> st;
+  const auto second = run_once(api, kept, 120, 12, &st);
+  CHECK(second.completed == 120);
+  CHECK(api.requests() == served);  // the API was asked nothing
+  CHECK(second.answer_calls == 0);
+  CHECK(second.answers_from_store > 0);
+  CHECK(second.answers_reused + second.answers_joined == 120);
+  for (const auto& it : st->snapshot()) {
+    REQUIRE(it.target_json);
+    CHECK(*it.target_json == stub::answer_for(it.source.value));  // each its own address's answer
+  }
+}
+
+TEST_CASE("an answer kept longer ago than --answer-ttl is not used: the API is asked again", "[reuse][stored-answers]") {
+  stub::ipapi_stub api(stub::stub_options::loopback());
+  api.start();
+  auto kept = std::make_shared<answers_in_memory>();
+  run_once(api, kept, 30, 3);
+  REQUIRE(test::eventually([&] { return kept->size() == 3; }));
+  const auto served = api.requests();
+  kept->age = std::chrono::hours(2);  // the runs keep them for 1 h
+  const auto again = run_once(api, kept, 30, 3);
+  CHECK(again.completed == 30);
+  CHECK(again.answers_from_store == 0);
+  CHECK(api.requests() == served + 3);
+}
+
+TEST_CASE("a store that fails costs a lookup, never an item, and is then left alone for a while",
+          "[reuse][stored-answers]") {
+  stub::ipapi_stub api(stub::stub_options::loopback());
+  api.start();
+  auto kept = std::make_shared<answers_in_memory>();
+  kept->failing = true;
+  auto stored = std::make_shared<http::stored_answers>(kept, std::chrono::hours(1), std::chrono::hours(1));
+  auto reuse = std::make_shared<http::answer_reuse>(http::answer_cache_limits{});
+  reuse->store_in(stored);
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(40, 5, 10);
+  http::processor_options p;
+  p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
+  p.reuse = reuse;
+  engine_config cfg;
+  cfg.shards = 1;
+  cfg.concurrency = 1;  // one lookup at a time: the first failure is the only one
+  engine e(cfg, st, http::make_http_processor_factory(p));
+  e.start();
+  e.wait();
+  const auto s = e.summary();
+  CHECK(s.completed == 40);
+  CHECK(s.failed == 0);
+  CHECK(kept->finds == 1);  // the first failure rests the store: no lookup, no keep after it
+  CHECK(stored->figures().errors == 1);
+  CHECK(stored->figures().kept == 0);
+  CHECK(stored->figures().missed == s.answer_calls);
+}
+
+TEST_CASE("an answer over the stored size bound is not kept", "[reuse][stored-answers]") {
+  auto kept = std::make_shared<answers_in_memory>();
+  http::stored_answers stored(kept, std::chrono::hours(1));
+  stored.keep("GET http://api/one", std::string(http::stored_answers::max_answer_bytes + 1, 'x'));
+  stored.keep("GET http://api/two", "{\"ok\":1}");
+  REQUIRE(test::eventually([&] { return stored.figures().kept == 1; }));
+  CHECK(stored.figures().dropped == 1);
+  CHECK(kept->size() == 1);
+}
