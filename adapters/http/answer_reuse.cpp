@@ -35,11 +35,11 @@ answer_reuse::turn answer_reuse::begin(const std::string& key, net::any_io_execu
   return t;
 }
 
-void answer_reuse::finish(const std::string& key, const outcome* o) {
+void answer_reuse::finish(const std::string& key, const outcome* o, answer_cache::clock::time_point arrived) {
   std::vector<std::shared_ptr<waiter>> waiters;
   {
     std::lock_guard lock(mutex_);
-    if (o && o->k == outcome::kind::done) cache_.put(key, o->result, answer_cache::clock::now());
+    if (o && o->k == outcome::kind::done) cache_.put(key, o->result, arrived);
     auto it = calls_.find(key);
     if (it == calls_.end()) return;
     waiters = std::move(it->second.waiters);

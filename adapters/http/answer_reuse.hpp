@@ -67,7 +67,10 @@ class answer_reuse {
   turn begin(const std::string& key, net::any_io_executor ex);
   // The leader's call ended: `o` is its outcome (a done one is cached), handed to every waiter;
   // null when it ended without one (the waiters then try again themselves). Any thread.
-  void finish(const std::string& key, const outcome* o);
+  void finish(const std::string& key, const outcome* o) { finish(key, o, answer_cache::clock::now()); }
+  // The same for an answer that arrived earlier (one kept in the store): its --answer-ttl in this
+  // process's cache runs from `arrived`.
+  void finish(const std::string& key, const outcome* o, answer_cache::clock::time_point arrived);
   // A joined caller's wait, on its own executor: the leader's outcome, or nullopt when the leader
   // ended without one (call begin() again). Throws operation_aborted when the caller is
   // cancelled; it then leaves the call, which goes on for the others.
@@ -89,9 +92,9 @@ class answer_reuse {
     ~lead() {
       if (r_) r_->finish(key_, nullptr);
     }
-    void finish(const outcome* o) {
+    void finish(const outcome* o, answer_cache::clock::time_point arrived = answer_cache::clock::now()) {
       auto* r = std::exchange(r_, nullptr);
-      if (r) r->finish(key_, o);
+      if (r) r->finish(key_, o, arrived);
     }
 
    private:

@@ -85,14 +85,18 @@ awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string targe
       auto* stored = reuse.stored();
       if (stored) {
         auto found = co_await stored->find(key);
-        if (found) {
+        // Kept by a run whose checks may differ (--no-status-check, a larger --max-body): used
+        // only if this run would have accepted it, else the API is asked.
+        if (found && acceptable(found->answer)) {
           if (counters_) {
             bump(counters_->answers_reused);
             bump(counters_->answers_from_store);
           }
-          outcome o = outcome::done(std::move(*found));
+          outcome o = outcome::done(std::move(found->answer));
           o.shared = true;
-          lead.finish(&o);  // kept in this process's cache too, and handed to the joined
+          // Into this process's cache too (its --answer-ttl counted from when it was kept), and
+          // to the joined.
+          lead.finish(&o, answer_cache::clock::now() - found->age);
           co_return o;
         }
       }
@@ -108,6 +112,13 @@ awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string targe
     if (counters_) bump(counters_->answers_joined);
     co_return shared_outcome(*leader, full_jitter_backoff(j.attempts, opts_->backoff_base, opts_->backoff_max, rng_));
   }
+}
+
+bool http_processor::acceptable(std::string& body) {
+  if (body.size() > opts_->http.max_body) return false;
+  static const std::vector<std::string> nothing;
+  auto check = check_json_object(parser_->parser, body, 64, opts_->status_field_check ? ipapi::members() : nothing);
+  return check.ok && !(opts_->status_field_check && ipapi::no_data_reason(check));
 }
 
 outcome http_processor::judge(const job& j, response r, std::chrono::milliseconds stop_for) {

@@ -78,6 +78,8 @@ class http_processor final : public processor {
   awaitable<outcome> call_or_reuse(const job& j, std::string target);
   // Classifies one HTTP exchange; a retry waits at least `stop_for` (the API's own stop signal).
   outcome judge(const job& j, response r, std::chrono::milliseconds stop_for);
+  // Whether this run would accept `body` as an answer (its size, the JSON check, ip-api's status).
+  bool acceptable(std::string& body);  // reserves simdjson's padding in it
 
   std::shared_ptr<const processor_options> opts_;
   client client_;

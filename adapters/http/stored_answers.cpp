@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 
 #include <cstdio>
+#include <stdexcept>
 
 namespace dibs::http {
 
@@ -12,22 +13,30 @@ namespace {
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+std::int64_t ns(std::chrono::milliseconds d) { return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(); }
 }  // namespace
 
 answer_key stored_answer_key(const std::string& request_key) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
-  EVP_Digest(request_key.data(), request_key.size(), digest, &n, EVP_sha256(), nullptr);
+  // Every request sharing one record would hand each document another's answer: no digest, no key.
+  if (EVP_Digest(request_key.data(), request_key.size(), digest, &n, EVP_sha256(), nullptr) != 1 || n != 32)
+    throw std::runtime_error("SHA-256 of the request failed");
   std::string hex(2 * n, '0');
   for (unsigned int i = 0; i < n; ++i) std::snprintf(&hex[2 * i], 3, "%02x", digest[i]);
-  return {std::move(hex), request_key};
+  const auto query = request_key.find('?');
+  return {std::move(hex), query == std::string::npos ? request_key : request_key.substr(0, query) + "?..."};
 }
 
 stored_answers::stored_answers(std::shared_ptr<answer_store> store, std::chrono::milliseconds ttl,
-                               std::chrono::milliseconds pause_after_error, std::size_t max_queued)
-    : store_(std::move(store)), ttl_(ttl), pause_after_error_(pause_after_error), max_queued_(max_queued) {}
+                               stored_answer_limits limits)
+    : store_(std::move(store)), ttl_(ttl), limits_(limits) {}
 
-stored_answers::~stored_answers() { pool_.join(); }
+stored_answers::~stored_answers() {
+  close_by_ns_ = now_ns() + ns(limits_.close_within);
+  finds_.join();
+  keeps_.join();
+}
 
 bool stored_answers::resting() const {
   const auto until = rest_until_ns_.load(std::memory_order_relaxed);
@@ -36,20 +45,35 @@ bool stored_answers::resting() const {
 
 void stored_answers::failed(const char* doing, const std::exception& e) {
   figures_.errors.fetch_add(1, std::memory_order_relaxed);
-  const auto until = now_ns() + std::chrono::duration_cast<std::chrono::nanoseconds>(pause_after_error_).count();
   // Said once per rest, not once per call.
-  if (rest_until_ns_.exchange(until) < now_ns())
+  if (rest_until_ns_.exchange(now_ns() + ns(limits_.pause_after_error)) < now_ns())
     log::warn("--reuse-answers store: can't ", doing, " an answer in the store (", e.what(), "); the API is asked ",
-              "without it for ", pause_after_error_.count() / 1000.0, " s");
+              "without it for ", limits_.pause_after_error.count() / 1000.0, " s");
 }
 
-awaitable<std::optional<std::string>> stored_answers::find(const std::string& request_key) {
-  if (resting()) {
+awaitable<std::optional<kept_answer>> stored_answers::find(const std::string& request_key) {
+  answer_key k;
+  try {
+    k = stored_answer_key(request_key);
+  } catch (const std::exception& e) {
+    failed("look up", e);
+  }
+  if (k.digest.empty() || resting()) {
+    figures_.missed.fetch_add(1, std::memory_order_relaxed);
+    co_return std::nullopt;
+  }
+  if (finds_queued_.fetch_add(1) >= limits_.max_queued) {
+    finds_queued_.fetch_sub(1);
     figures_.missed.fetch_add(1, std::memory_order_relaxed);
     co_return std::nullopt;
   }
   // Named, not a temporary in the co_await: g++ 12 destroys such a temporary twice.
-  auto look = [this, k = stored_answer_key(request_key)]() -> std::optional<std::string> {
+  auto look = [this, k = std::move(k)]() -> std::optional<kept_answer> {
+    struct done_guard {
+      std::atomic<std::size_t>& n;
+      ~done_guard() { n.fetch_sub(1); }
+    } done{finds_queued_};
+    if (resting()) return std::nullopt;  // a call queued before the failure need not wait on it
     try {
       return store_->find(k, ttl_);
     } catch (const std::exception& e) {
@@ -57,34 +81,32 @@ awaitable<std::optional<std::string>> stored_answers::find(const std::string& re
       return std::nullopt;
     }
   };
-  auto found = co_await offload(pool_, std::move(look));
+  auto found = co_await offload(finds_, std::move(look));
   (found ? figures_.found : figures_.missed).fetch_add(1, std::memory_order_relaxed);
   co_return found;
 }
 
 void stored_answers::keep(const std::string& request_key, std::string answer) {
-  if (answer.size() > max_answer_bytes) {
-    figures_.dropped.fetch_add(1, std::memory_order_relaxed);
-    return;
+  auto drop = [this] { figures_.dropped.fetch_add(1, std::memory_order_relaxed); };
+  if (answer.size() > max_answer_bytes || resting()) return drop();
+  if (keeps_queued_.fetch_add(1) >= limits_.max_queued) {
+    keeps_queued_.fetch_sub(1);
+    return drop();
   }
-  if (resting() || queued_.fetch_add(1) >= max_queued_) {
-    queued_.fetch_sub(1);
-    figures_.dropped.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  net::post(pool_.executor(), [this, k = stored_answer_key(request_key), a = std::move(answer)] {
+  net::post(keeps_.executor(), [this, request_key, a = std::move(answer), drop] {
+    struct done_guard {
+      std::atomic<std::size_t>& n;
+      ~done_guard() { n.fetch_sub(1); }
+    } done{keeps_queued_};
+    const auto closing = close_by_ns_.load();
+    if (resting() || (closing != 0 && now_ns() > closing)) return drop();
     try {
-      if (resting()) {
-        figures_.dropped.fetch_add(1, std::memory_order_relaxed);
-      } else {
-        store_->keep(k, a);
-        figures_.kept.fetch_add(1, std::memory_order_relaxed);
-      }
+      store_->keep(stored_answer_key(request_key), a);
+      figures_.kept.fetch_add(1, std::memory_order_relaxed);
     } catch (const std::exception& e) {
       failed("keep", e);
-      figures_.dropped.fetch_add(1, std::memory_order_relaxed);
+      drop();
     }
-    queued_.fetch_sub(1);
   });
 }
 

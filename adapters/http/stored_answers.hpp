@@ -1,13 +1,16 @@
 // This process's side of the answers kept in the store (`--reuse-answers store`; answer_store.hpp):
 // before a call, the leader of a request (answer_reuse.hpp) asks the store for an answer some
 // process kept less than --answer-ttl ago; after an accepted answer, it is kept for the others.
-// The store is called on two threads of this object's own, never on a shard.
+// The store is called on threads of this object's own, never on a shard: lookups on two, keeps
+// on one more, so a slow keep never holds a lookup up.
 //
 // The store is a cache here, never a condition of the run: a lookup that fails counts as a miss
 // (the API is asked), a keep that fails is dropped, and after a failure the store is left alone
 // for `pause_after_error` (a dead database must not put a round trip and its timeout in front of
-// every call). Keeps wait in a queue of at most `max_queued`; past that they are dropped, as are
-// answers over `max_answer_bytes` (a statement the server would refuse must not rest the store).
+// every call). Lookups waiting for a thread are at most `max_queued` (more count as misses), and
+// so are keeps (more are dropped), as are answers over `max_answer_bytes`. Each store call bounds
+// its own time (statement timeouts); keeps still queued when this object goes are written only
+// within `close_within`.
 #pragma once
 
 #include <dibs/answer_store.hpp>
@@ -23,33 +26,41 @@
 
 namespace dibs::http {
 
-// The record's key for a request key: its hex SHA-256, and the request.
+// The record's key for a request key: its hex SHA-256, and the request without its query (which
+// may carry an API key). Throws std::runtime_error when the digest can't be made.
 answer_key stored_answer_key(const std::string& request_key);
 
 struct stored_answer_figures {
   std::atomic<std::uint64_t> found{0};    // lookups that found an answer
   std::atomic<std::uint64_t> missed{0};   // lookups that found none (or could not look)
   std::atomic<std::uint64_t> kept{0};     // answers written
-  std::atomic<std::uint64_t> dropped{0};  // answers not written: the queue was full or the store failed
+  std::atomic<std::uint64_t> dropped{0};  // answers not written: too big, the queue full, the store failing
   std::atomic<std::uint64_t> errors{0};   // store calls that failed
+};
+
+struct stored_answer_limits {
+  std::chrono::milliseconds pause_after_error{10'000};
+  std::size_t max_queued = 1000;
+  std::chrono::milliseconds close_within{5'000};
 };
 
 class stored_answers {
  public:
-  stored_answers(std::shared_ptr<answer_store> store, std::chrono::milliseconds ttl,
-                 std::chrono::milliseconds pause_after_error = std::chrono::seconds(10), std::size_t max_queued = 1000);
-  ~stored_answers();  // queued keeps are written before it returns
+  stored_answers(std::shared_ptr<answer_store> store, std::chrono::milliseconds ttl, stored_answer_limits limits = {});
+  ~stored_answers();
   stored_answers(const stored_answers&) = delete;
   stored_answers& operator=(const stored_answers&) = delete;
 
-  // The kept answer for `request_key`, or nullopt (none, too old, or the store failed or is
-  // being left alone). Resumes on the caller's executor.
-  awaitable<std::optional<std::string>> find(const std::string& request_key);
   static constexpr std::size_t max_answer_bytes = 1 << 20;
+
+  // The kept answer for `request_key` and its age, or nullopt (none, too old, or the store failed
+  // or is being left alone). Resumes on the caller's executor.
+  awaitable<std::optional<kept_answer>> find(const std::string& request_key);
   // Queues `answer` to be kept for `request_key`; returns at once.
   void keep(const std::string& request_key, std::string answer);
 
   const stored_answer_figures& figures() const { return figures_; }
+  std::size_t queued_keeps() const { return keeps_queued_.load(); }
 
  private:
   bool resting() const;
@@ -57,12 +68,15 @@ class stored_answers {
 
   std::shared_ptr<answer_store> store_;
   std::chrono::milliseconds ttl_;
-  std::chrono::milliseconds pause_after_error_;
-  std::size_t max_queued_;
-  std::atomic<std::size_t> queued_{0};
-  std::atomic<std::int64_t> rest_until_ns_{0};  // steady clock; 0: the store is asked
+  stored_answer_limits limits_;
+  std::atomic<std::size_t> finds_queued_{0};
+  std::atomic<std::size_t> keeps_queued_{0};
+  std::atomic<std::int64_t> rest_until_ns_{0};   // steady clock; 0: the store is asked
+  std::atomic<std::int64_t> close_by_ns_{0};     // steady clock; 0: not closing
   stored_answer_figures figures_;
-  offload_pool pool_{2};  // last: joined (its queued keeps run) before the rest goes
+  // Last: joined (their queued calls run or are skipped) before the rest goes.
+  offload_pool finds_{2};
+  offload_pool keeps_{1};
 };
 
 }  // namespace dibs::http

@@ -4,6 +4,8 @@
 #include "collection_ops.hpp"
 #include "store_impl.hpp"
 
+#include <algorithm>
+
 namespace dibs::mongo {
 
 namespace {
@@ -11,19 +13,21 @@ class mongo_answers final : public answer_store {
  public:
   explicit mongo_answers(std::shared_ptr<mongo_store> store) : store_(std::move(store)), ctx_(store_context_of(*store_)) {}
 
-  std::optional<std::string> find(const answer_key& k, std::chrono::milliseconds ttl) override {
+  std::optional<kept_answer> find(const answer_key& k, std::chrono::milliseconds ttl) override {
     auto c = ctx_.conn.client();
     auto coll = primary_collection(c.get(), ctx_.opts.db, "dibs_answers");
+    const auto now = now_ms();
     auto filter = make_bson();
     BSON_APPEND_UTF8(filter.get(), "_id", k.digest.c_str());
     bson_t newer;
     BSON_APPEND_DOCUMENT_BEGIN(filter.get(), "stored_at_ms", &newer);
-    BSON_APPEND_INT64(&newer, "$gt", now_ms() - ttl.count());
+    BSON_APPEND_INT64(&newer, "$gt", now - ttl.count());
     bson_append_document_end(filter.get(), &newer);
     auto opts = find_opts(nullptr, 1);
     auto docs = find_docs(coll.get(), filter.get(), opts.get(), "stored answers (find)");
     if (docs.empty() || !has_path(docs[0].get(), "answer", true)) return std::nullopt;
-    return read_str(docs[0].get(), "answer");
+    const auto stored_at = read_i64(docs[0].get(), "stored_at_ms").value_or(now);
+    return kept_answer{read_str(docs[0].get(), "answer"), std::chrono::milliseconds(std::max<std::int64_t>(now - stored_at, 0))};
   }
 
   void keep(const answer_key& k, const std::string& answer) override {
@@ -42,7 +46,10 @@ class mongo_answers final : public answer_store {
     BSON_APPEND_BOOL(opts.get(), "upsert", true);
     bson_error_t err;
     driver_reply reply;
-    if (!mongoc_collection_update_one(coll.get(), filter.get(), update.get(), opts.get(), reply.out(), &err))
+    // Two processes upserting one new request at once: the second may meet the first's insert
+    // (E11000). Either answer will do.
+    if (!mongoc_collection_update_one(coll.get(), filter.get(), update.get(), opts.get(), reply.out(), &err) &&
+        err.code != 11000)
       throw mongo_error("stored answers (update_one)", err);
   }
 

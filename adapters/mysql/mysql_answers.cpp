@@ -10,11 +10,14 @@ std::string create_table() {
          "answer LONGTEXT NOT NULL, stored_at DATETIME(6) NOT NULL) ENGINE=InnoDB";
 }
 std::string find(const std::string& digest_quoted, std::chrono::milliseconds ttl) {
-  return "SELECT answer FROM dibs_answers WHERE digest = " + digest_quoted + " AND stored_at > NOW(6) - INTERVAL " +
-         std::to_string(ttl.count()) + "000 MICROSECOND";
+  return "SELECT answer, TIMESTAMPDIFF(MICROSECOND, stored_at, NOW(6)) DIV 1000 FROM dibs_answers WHERE digest = " +
+         digest_quoted + " AND stored_at > NOW(6) - INTERVAL " + std::to_string(ttl.count()) + "000 MICROSECOND";
 }
-std::string keep(const std::string& digest_quoted, const std::string& request_quoted, const std::string& answer_quoted) {
-  return "INSERT INTO dibs_answers (digest, request, answer, stored_at) VALUES (" + digest_quoted + ", " + request_quoted +
+std::string keep(const std::string& digest_quoted, const std::string& request_quoted, const std::string& answer_quoted,
+                 bool mariadb) {
+  return std::string(mariadb ? "SET STATEMENT innodb_lock_wait_timeout = 2 FOR INSERT"
+                             : "INSERT /*+ SET_VAR(innodb_lock_wait_timeout = 2) */") +
+         " INTO dibs_answers (digest, request, answer, stored_at) VALUES (" + digest_quoted + ", " + request_quoted +
          ", " + answer_quoted + ", NOW(6)) ON DUPLICATE KEY UPDATE request = VALUES(request), answer = VALUES(answer), "
          "stored_at = VALUES(stored_at)";
 }
@@ -22,20 +25,22 @@ std::string keep(const std::string& digest_quoted, const std::string& request_qu
 
 mysql_answers::mysql_answers(std::shared_ptr<mysql_store> store) : store_(std::move(store)) {
   store_->execute(answers_sql::create_table());
+  mariadb_ = store_->query_value("SELECT VERSION()").value_or("").find("MariaDB") != std::string::npos;
 }
 
-std::optional<std::string> mysql_answers::find(const answer_key& k, std::chrono::milliseconds ttl) {
-  std::optional<std::string> out;
+std::optional<kept_answer> mysql_answers::find(const answer_key& k, std::chrono::milliseconds ttl) {
+  std::optional<kept_answer> out;
   store_->in_session([&](sql_session& c) {
     const auto rows = c.select(answers_sql::find(c.quote(k.digest), ttl));
-    if (!rows.empty() && !rows[0].empty()) out = rows[0][0];
+    if (rows.empty() || rows[0].size() < 2 || !rows[0][0]) return;
+    out = kept_answer{*rows[0][0], std::chrono::milliseconds(std::stoll(rows[0][1].value_or("0")))};
   });
   return out;
 }
 
 void mysql_answers::keep(const answer_key& k, const std::string& answer) {
   store_->in_session(
-      [&](sql_session& c) { c.execute(answers_sql::keep(c.quote(k.digest), c.quote(k.request), c.quote(answer))); });
+      [&](sql_session& c) { c.execute(answers_sql::keep(c.quote(k.digest), c.quote(k.request), c.quote(answer), mariadb_)); });
 }
 
 }  // namespace dibs::sql

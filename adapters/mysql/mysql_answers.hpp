@@ -1,7 +1,9 @@
 // The answers kept in the store on MySQL/MariaDB (`--reuse-answers store`; answer_store.hpp): one
 // row per distinct request in the table `dibs_answers` of the store's database, created on first
 // use (dibs's own table, next to the user's, like dibs_rate). A lookup is one SELECT aged by the
-// server's clock; a keep one autocommitted INSERT ... ON DUPLICATE KEY UPDATE.
+// server's clock (a consistent read: it waits for no lock); a keep one autocommitted INSERT ... ON
+// DUPLICATE KEY UPDATE that waits at most 2 s for a row lock (someone's open transaction on the
+// table), by MariaDB's SET STATEMENT or MySQL's SET_VAR hint.
 #pragma once
 
 #include <adapters/mysql/mysql_store.hpp>
@@ -16,8 +18,9 @@ namespace dibs::sql {
 // The statements, as pure functions of quoted values (tests read them).
 namespace answers_sql {
 std::string create_table();
-std::string find(const std::string& digest_quoted, std::chrono::milliseconds ttl);
-std::string keep(const std::string& digest_quoted, const std::string& request_quoted, const std::string& answer_quoted);
+std::string find(const std::string& digest_quoted, std::chrono::milliseconds ttl);  // answer, age in ms
+std::string keep(const std::string& digest_quoted, const std::string& request_quoted, const std::string& answer_quoted,
+                 bool mariadb);
 }  // namespace answers_sql
 
 class mysql_answers final : public answer_store {
@@ -25,11 +28,12 @@ class mysql_answers final : public answer_store {
   // Creates the table when it is missing.
   explicit mysql_answers(std::shared_ptr<mysql_store> store);
 
-  std::optional<std::string> find(const answer_key& k, std::chrono::milliseconds ttl) override;
+  std::optional<kept_answer> find(const answer_key& k, std::chrono::milliseconds ttl) override;
   void keep(const answer_key& k, const std::string& answer) override;
 
  private:
   std::shared_ptr<mysql_store> store_;
+  bool mariadb_ = false;
 };
 
 }  // namespace dibs::sql

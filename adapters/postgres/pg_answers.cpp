@@ -8,7 +8,8 @@ std::string create_table() {
          "stored_at timestamptz NOT NULL)";
 }
 statement find(const answer_key& k, std::chrono::milliseconds ttl) {
-  return {"SELECT answer FROM dibs_answers WHERE digest = $1 AND stored_at > clock_timestamp() - $2::bigint * "
+  return {"SELECT answer, (extract(epoch from clock_timestamp() - stored_at) * 1000)::bigint FROM dibs_answers "
+          "WHERE digest = $1 AND stored_at > clock_timestamp() - $2::bigint * "
           "interval '1 millisecond'",
           {k.digest, std::to_string(ttl.count())}};
 }
@@ -20,15 +21,16 @@ statement keep(const answer_key& k, const std::string& answer) {
 }
 }  // namespace answers_sql
 
-pg_answers::pg_answers(std::shared_ptr<pg_store> store) : side_(std::move(store)) {
+pg_answers::pg_answers(std::shared_ptr<pg_store> store)
+    : side_(std::move(store), "SELECT set_config('statement_timeout', '2000', false), set_config('lock_timeout', '2000', false)") {
   side_.create_table(answers_sql::create_table());
 }
 
-std::optional<std::string> pg_answers::find(const answer_key& k, std::chrono::milliseconds ttl) {
-  return side_.with([&](pg_connection& c) -> std::optional<std::string> {
+std::optional<kept_answer> pg_answers::find(const answer_key& k, std::chrono::milliseconds ttl) {
+  return side_.with([&](pg_connection& c) -> std::optional<kept_answer> {
     const auto r = c.exec_blocking(answers_sql::find(k, ttl));
-    if (r.rows.empty() || r.rows[0].empty()) return std::nullopt;
-    return r.rows[0][0];
+    if (r.rows.empty() || r.rows[0].size() < 2 || !r.rows[0][0]) return std::nullopt;
+    return kept_answer{*r.rows[0][0], std::chrono::milliseconds(std::stoll(r.rows[0][1].value_or("0")))};
   });
 }
 

@@ -1,7 +1,9 @@
 // The answers kept in the store on PostgreSQL (`--reuse-answers store`; answer_store.hpp): one row
 // per distinct request in the table `dibs_answers` (the search path's schema, next to the user's
 // table, like dibs_rate), created on first use. A lookup is one SELECT aged by the server's
-// clock_timestamp(); a keep one INSERT ... ON CONFLICT DO UPDATE; on a connection of their own.
+// clock_timestamp(); a keep one INSERT ... ON CONFLICT DO UPDATE; on a connection of their own
+// whose statements end after 2 s (statement_timeout, lock_timeout: someone's open transaction on
+// the table must not hold a lookup, or this process's exit, for longer).
 #pragma once
 
 #include <adapters/postgres/pg_side_connection.hpp>
@@ -16,7 +18,7 @@ namespace dibs::pg {
 
 namespace answers_sql {
 std::string create_table();
-statement find(const answer_key& k, std::chrono::milliseconds ttl);
+statement find(const answer_key& k, std::chrono::milliseconds ttl);  // answer, age in ms
 statement keep(const answer_key& k, const std::string& answer);
 }  // namespace answers_sql
 
@@ -25,7 +27,7 @@ class pg_answers final : public answer_store {
   // Creates the table when it is missing.
   explicit pg_answers(std::shared_ptr<pg_store> store);
 
-  std::optional<std::string> find(const answer_key& k, std::chrono::milliseconds ttl) override;
+  std::optional<kept_answer> find(const answer_key& k, std::chrono::milliseconds ttl) override;
   void keep(const answer_key& k, const std::string& answer) override;
 
  private:

@@ -7,12 +7,15 @@
 
 #include <memory>
 #include <mutex>
+#include <string>
 
 namespace dibs::pg {
 
 class pg_side_connection {
  public:
-  explicit pg_side_connection(std::shared_ptr<pg_store> store) : store_(std::move(store)) {}
+  // `setup`: a statement run on each new connection (session settings), or "".
+  explicit pg_side_connection(std::shared_ptr<pg_store> store, std::string setup = {})
+      : store_(std::move(store)), setup_(std::move(setup)) {}
 
   // f(pg_connection&)'s result; pg_error when it failed, or failed twice on a lost link.
   template <class F>
@@ -20,7 +23,10 @@ class pg_side_connection {
     std::lock_guard lock(mutex_);
     for (int attempt = 0;; ++attempt) {
       try {
-        if (!conn_ || !conn_->usable()) conn_ = store_->connect_blocking();
+        if (!conn_ || !conn_->usable()) {
+          conn_ = store_->connect_blocking();
+          if (!setup_.empty()) conn_->exec_blocking({setup_, {}});
+        }
         return f(*conn_);
       } catch (const pg_error& e) {
         if (!connection_lost(e.sqlstate) || attempt > 0) throw;
@@ -41,6 +47,7 @@ class pg_side_connection {
 
  private:
   std::shared_ptr<pg_store> store_;
+  std::string setup_;
   std::mutex mutex_;
   std::unique_ptr<pg_connection> conn_;
 };

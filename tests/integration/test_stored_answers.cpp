@@ -24,13 +24,13 @@ using namespace std::chrono_literals;
 namespace {
 // dibs_answers in memory. `age` is how old every kept answer looks (no clock to wait for).
 struct answers_in_memory final : answer_store {
-  std::optional<std::string> find(const answer_key& k, std::chrono::milliseconds ttl) override {
+  std::optional<kept_answer> find(const answer_key& k, std::chrono::milliseconds ttl) override {
     std::lock_guard lock(mutex);
     ++finds;
     if (failing) throw std::runtime_error("the database went away");
     auto it = kept.find(k.digest);
     if (it == kept.end() || age >= ttl) return std::nullopt;
-    return it->second;
+    return kept_answer{it->second, age};
   }
   void keep(const answer_key& k, const std::string& answer) override {
     std::lock_guard lock(mutex);
@@ -82,7 +82,7 @@ TEST_CASE("the next run takes the answers a run before kept in the store: no req
   CHECK(first.answer_calls == api.requests());
   CHECK(first.answers_from_store == 0);
   REQUIRE(test::eventually([&] { return kept->size() == api.requests(); }));  // keeps are queued
-  for (const auto& [digest, request] : kept->requests) CHECK(http::stored_answer_key(request).digest == digest);
+  for (const auto& [digest, request] : kept->requests) CHECK(request.rfind("GET http://127.0.0.1:", 0) == 0);
 
   const auto served = api.requests();
   std::shared_ptr<memory_store> st;
@@ -118,7 +118,9 @@ TEST_CASE("a store that fails costs a lookup, never an item, and is then left al
   api.start();
   auto kept = std::make_shared<answers_in_memory>();
   kept->failing = true;
-  auto stored = std::make_shared<http::stored_answers>(kept, std::chrono::hours(1), std::chrono::hours(1));
+  http::stored_answer_limits limits;
+  limits.pause_after_error = std::chrono::hours(1);
+  auto stored = std::make_shared<http::stored_answers>(kept, std::chrono::hours(1), limits);
   auto reuse = std::make_shared<http::answer_reuse>(http::answer_cache_limits{});
   reuse->store_in(stored);
   auto st = std::make_shared<memory_store>();
@@ -149,4 +151,68 @@ TEST_CASE("an answer over the stored size bound is not kept", "[reuse][stored-an
   REQUIRE(test::eventually([&] { return stored.figures().kept == 1; }));
   CHECK(stored.figures().dropped == 1);
   CHECK(kept->size() == 1);
+}
+
+TEST_CASE("a keep refused while the store rests leaves the queue's count as it was", "[reuse][stored-answers]") {
+  auto kept = std::make_shared<answers_in_memory>();
+  kept->failing = true;
+  http::stored_answer_limits limits;
+  limits.pause_after_error = std::chrono::hours(1);
+  http::stored_answers stored(kept, std::chrono::hours(1), limits);
+  stored.keep("GET http://api/one", "{\"ok\":1}");  // fails in the store: the store rests
+  REQUIRE(test::eventually([&] { return stored.figures().errors == 1 && stored.queued_keeps() == 0; }));
+  stored.keep("GET http://api/two", "{\"ok\":2}");  // refused at once: it rests
+  CHECK(stored.figures().dropped == 2);
+  CHECK(stored.queued_keeps() == 0);  // once wrapped below zero, and every later keep was dropped
+}
+
+TEST_CASE("a request's record is its SHA-256, and its query (which may hold an API key) is not kept",
+          "[reuse][stored-answers]") {
+  const auto k = http::stored_answer_key("GET http://api:80/json/8.8.8.8?key=s3cret&fields=all");
+  CHECK(k.digest.size() == 64);
+  CHECK(k.digest != http::stored_answer_key("GET http://api:80/json/8.8.8.8?key=s3cret&fields=some").digest);
+  CHECK(k.request == "GET http://api:80/json/8.8.8.8?...");
+  CHECK(http::stored_answer_key("GET http://api:80/json/1.1.1.1").request == "GET http://api:80/json/1.1.1.1");
+}
+
+TEST_CASE("an answer taken from the store lives in the process's cache only as long as its age allows",
+          "[reuse][stored-answers]") {
+  http::answer_cache_limits limits;
+  limits.ttl = std::chrono::hours(1);
+  http::answer_reuse reuse(limits);
+  const auto o = outcome::done("{\"ok\":1}");
+  net::io_context ioc;
+  REQUIRE(reuse.begin("fresh", ioc.get_executor()).leads());
+  reuse.finish("fresh", &o, http::answer_cache::clock::now() - std::chrono::minutes(10));
+  CHECK(reuse.begin("fresh", ioc.get_executor()).cached);
+  REQUIRE(reuse.begin("old", ioc.get_executor()).leads());
+  reuse.finish("old", &o, http::answer_cache::clock::now() - std::chrono::minutes(61));  // kept 61 min ago
+  CHECK(reuse.begin("old", ioc.get_executor()).leads());  // not served again from the cache
+  reuse.finish("old", nullptr);
+}
+
+TEST_CASE("a stored answer this run would not accept is not used: the API is asked", "[reuse][stored-answers]") {
+  stub::ipapi_stub api(stub::stub_options::loopback());
+  api.start();
+  auto kept = std::make_shared<answers_in_memory>();
+  // What a run with --no-status-check kept: ip-api's failure for the address, as an answer.
+  const auto key = http::request_key("GET", "http", "127.0.0.1", api.port(), "/json/8.8.8.8");
+  kept->keep(http::stored_answer_key(key), "{\"status\":\"fail\",\"message\":\"private range\"}");
+  auto st = std::make_shared<memory_store>();
+  st->add(std::string("8.8.8.8"));
+  auto reuse = std::make_shared<http::answer_reuse>(http::answer_cache_limits{});
+  reuse->store_in(std::make_shared<http::stored_answers>(kept, std::chrono::hours(1)));
+  http::processor_options p;
+  p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
+  p.reuse = reuse;
+  engine_config cfg;
+  cfg.shards = 1;
+  cfg.concurrency = 1;
+  engine e(cfg, st, http::make_http_processor_factory(p));
+  e.start();
+  e.wait();
+  CHECK(e.summary().completed == 1);
+  CHECK(e.summary().answers_from_store == 0);
+  CHECK(api.requests() == 1);
+  CHECK(*st->snapshot().at(0).target_json == stub::answer_for("8.8.8.8"));
 }

@@ -1,13 +1,48 @@
 // `--reuse-answers store` on MongoDB: answers kept in the collection dibs_answers serve the next
-// run (support/stored_answers_case.hpp).
+// run, each document its own address's, and age (support/stored_answers_case.hpp).
 #include "support/mongo_env.hpp"
 #include "support/stored_answers_case.hpp"
 
+#include <adapters/mongo/mongo_store.hpp>
+#include <adapters/mongo/test_hooks.hpp>
+
 #include <catch2/catch.hpp>
+
+#include <simdjson.h>
 
 using namespace dibs;
 
 TEST_CASE("the next dibs enrich takes MongoDB's kept answers and asks the API nothing", "[mongo][reuse][stored-answers]") {
-  test::check_answers_kept_in_store(
-      {"--store", test::mongodb_uri(), "--db", "dibs_test", "--collection", test::unique_collection("kept")});
+  mongo::mongo_options o;
+  o.uri = test::mongodb_uri();
+  o.db = "dibs_test";
+  o.collection = test::unique_collection("kept");
+  mongo::mongo_store s(o);
+  mongo::drop(s);
+  test::check_answers_kept_in_store({
+      {"--store", o.uri, "--db", o.db, "--collection", o.collection},
+      [&] { mongo::run_command(s, R"({"delete": "dibs_answers", "deletes": [{"q": {}, "limit": 0}]})"); },
+      [&] {
+        mongo::run_command(
+            s, R"({"update": "dibs_answers", "updates": [{"q": {}, "u": {"$inc": {"stored_at_ms": -7200000}}, "multi": true}]})");
+      },
+      [&] {
+        long wrong = 0;
+        simdjson::dom::parser parser;
+        for (const auto& doc : mongo::documents(s)) {
+          char* text = bson_as_relaxed_extended_json(doc.get(), nullptr);
+          const std::string json = text ? text : "";
+          bson_free(text);
+          simdjson::dom::element d;
+          if (parser.parse(json).get(d)) {
+            ++wrong;
+            continue;
+          }
+          std::string_view ip, query;
+          if (d["location"].is_null()) continue;
+          if (d["originatingIp"].get(ip) || d["location"]["query"].get(query) || ip != query) ++wrong;
+        }
+        return wrong;
+      },
+  });
 }

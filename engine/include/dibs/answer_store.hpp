@@ -13,14 +13,22 @@ namespace dibs {
 
 struct answer_key {
   std::string digest;   // hex SHA-256 of `request`: the record's key
-  std::string request;  // the request itself, kept for people who look at the table
+  std::string request;  // the request without its query (which may hold an API key), for people
+};
+
+// A kept answer and how long ago it was kept (by the store's clock): a process that reuses it
+// counts its --answer-ttl from then, not from the lookup.
+struct kept_answer {
+  std::string answer;
+  std::chrono::milliseconds age{0};
 };
 
 class answer_store {
  public:
   virtual ~answer_store() = default;
-  // The answer kept for `k`, when it was kept less than `ttl` ago.
-  virtual std::optional<std::string> find(const answer_key& k, std::chrono::milliseconds ttl) = 0;
+  // The answer kept for `k`, when it was kept less than `ttl` ago. Every call must bound its own
+  // time (statement timeouts): a leader waits for it.
+  virtual std::optional<kept_answer> find(const answer_key& k, std::chrono::milliseconds ttl) = 0;
   // Keeps `answer` for `k`, replacing an older one, stamped now.
   virtual void keep(const answer_key& k, const std::string& answer) = 0;
 };
