@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace dibs::http {
 
@@ -35,7 +36,7 @@ stored_answers::stored_answers(std::shared_ptr<answer_store> store, std::chrono:
 stored_answers::~stored_answers() {
   close_by_ns_ = now_ns() + ns(limits_.close_within);
   finds_.join();
-  keeps_.join();
+  keep_lane_.join();
 }
 
 bool stored_answers::resting() const {
@@ -86,28 +87,66 @@ awaitable<std::optional<kept_answer>> stored_answers::find(const std::string& re
   co_return found;
 }
 
+std::size_t stored_answers::queued_keeps() const {
+  std::lock_guard lock(keeps_mutex_);
+  return keeps_.size();
+}
+
 void stored_answers::keep(const std::string& request_key, std::string answer) {
   auto drop = [this] { figures_.dropped.fetch_add(1, std::memory_order_relaxed); };
   if (answer.size() > max_answer_bytes || resting()) return drop();
-  if (keeps_queued_.fetch_add(1) >= limits_.max_queued) {
-    keeps_queued_.fetch_sub(1);
-    return drop();
+  {
+    std::lock_guard lock(keeps_mutex_);
+    if (keeps_.size() >= limits_.max_queued) return drop();
+    keeps_.emplace_back(request_key, std::move(answer));
+    if (writing_) return;  // the running write takes it with the next batch
+    writing_ = true;
   }
-  net::post(keeps_.executor(), [this, request_key, a = std::move(answer), drop] {
-    struct done_guard {
-      std::atomic<std::size_t>& n;
-      ~done_guard() { n.fetch_sub(1); }
-    } done{keeps_queued_};
+  net::post(keep_lane_.executor(), [this] { write_keeps(); });
+}
+
+void stored_answers::write_keeps() {
+  for (;;) {
+    std::vector<std::pair<std::string, std::string>> batch;
+    {
+      std::lock_guard lock(keeps_mutex_);
+      std::size_t n = 0, bytes = 0;
+      while (n < keeps_.size() && n < limits_.keep_batch && (n == 0 || bytes + keeps_[n].second.size() <= limits_.keep_batch_bytes))
+        bytes += keeps_[n++].second.size();
+      if (n == 0) {
+        writing_ = false;
+        return;
+      }
+      batch.assign(std::make_move_iterator(keeps_.begin()), std::make_move_iterator(keeps_.begin() + n));
+      keeps_.erase(keeps_.begin(), keeps_.begin() + n);
+    }
     const auto closing = close_by_ns_.load();
-    if (resting() || (closing != 0 && now_ns() > closing)) return drop();
+    if (resting() || (closing != 0 && now_ns() > closing)) {
+      figures_.dropped.fetch_add(batch.size(), std::memory_order_relaxed);
+      continue;
+    }
+    // One record per request: the last answer for a key wins (one statement may not touch a row
+    // twice on PostgreSQL).
+    std::vector<std::pair<answer_key, std::string>> records;
+    std::unordered_map<std::string, std::size_t> at;
     try {
-      store_->keep(stored_answer_key(request_key), a);
-      figures_.kept.fetch_add(1, std::memory_order_relaxed);
+      for (auto& [request, answer] : batch) {
+        auto k = stored_answer_key(request);
+        if (auto it = at.find(k.digest); it != at.end()) {
+          records[it->second].second = std::move(answer);
+          figures_.dropped.fetch_add(1, std::memory_order_relaxed);  // replaced before it was written
+          continue;
+        }
+        at.emplace(k.digest, records.size());
+        records.emplace_back(std::move(k), std::move(answer));
+      }
+      store_->keep(records);
+      figures_.kept.fetch_add(records.size(), std::memory_order_relaxed);
     } catch (const std::exception& e) {
       failed("keep", e);
-      drop();
+      figures_.dropped.fetch_add(records.empty() ? batch.size() : records.size(), std::memory_order_relaxed);
     }
-  });
+  }
 }
 
 }  // namespace dibs::http

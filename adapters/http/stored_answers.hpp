@@ -2,7 +2,9 @@
 // before a call, the leader of a request (answer_reuse.hpp) asks the store for an answer some
 // process kept less than --answer-ttl ago; after an accepted answer, it is kept for the others.
 // The store is called on threads of this object's own, never on a shard: lookups on two, keeps
-// on one more, so a slow keep never holds a lookup up.
+// on one more, so a slow keep never holds a lookup up. Keeps go out in batches: whatever queued
+// while the last batch was written goes in the next statement (at most `keep_batch` answers and
+// `keep_batch_bytes`).
 //
 // The store is a cache here, never a condition of the run: a lookup that fails counts as a miss
 // (the API is asked), a keep that fails is dropped, and after a failure the store is left alone
@@ -21,8 +23,11 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace dibs::http {
 
@@ -40,7 +45,9 @@ struct stored_answer_figures {
 
 struct stored_answer_limits {
   std::chrono::milliseconds pause_after_error{10'000};
-  std::size_t max_queued = 1000;
+  std::size_t max_queued = 10'000;
+  std::size_t keep_batch = 500;
+  std::size_t keep_batch_bytes = 1 << 20;
   std::chrono::milliseconds close_within{5'000};
 };
 
@@ -60,23 +67,26 @@ class stored_answers {
   void keep(const std::string& request_key, std::string answer);
 
   const stored_answer_figures& figures() const { return figures_; }
-  std::size_t queued_keeps() const { return keeps_queued_.load(); }
+  std::size_t queued_keeps() const;
 
  private:
   bool resting() const;
   void failed(const char* doing, const std::exception& e);
+  void write_keeps();  // on the keeps' lane: until the queue is empty
 
   std::shared_ptr<answer_store> store_;
   std::chrono::milliseconds ttl_;
   stored_answer_limits limits_;
   std::atomic<std::size_t> finds_queued_{0};
-  std::atomic<std::size_t> keeps_queued_{0};
+  mutable std::mutex keeps_mutex_;
+  std::vector<std::pair<std::string, std::string>> keeps_;  // request key, answer
+  bool writing_ = false;                                      // a write_keeps() is posted or running
   std::atomic<std::int64_t> rest_until_ns_{0};   // steady clock; 0: the store is asked
   std::atomic<std::int64_t> close_by_ns_{0};     // steady clock; 0: not closing
   stored_answer_figures figures_;
   // Last: joined (their queued calls run or are skipped) before the rest goes.
   offload_pool finds_{2};
-  offload_pool keeps_{1};
+  offload_pool keep_lane_{1};
 };
 
 }  // namespace dibs::http

@@ -30,9 +30,14 @@ class mongo_answers final : public answer_store {
     return kept_answer{read_str(docs[0].get(), "answer"), std::chrono::milliseconds(std::max<std::int64_t>(now - stored_at, 0))};
   }
 
-  void keep(const answer_key& k, const std::string& answer) override {
+  void keep(const std::vector<std::pair<answer_key, std::string>>& answers) override {
     auto c = ctx_.conn.client();
     auto coll = primary_collection(c.get(), ctx_.opts.db, "dibs_answers");
+    for (const auto& [k, answer] : answers) keep_one(coll.get(), k, answer);
+  }
+
+ private:
+  void keep_one(mongoc_collection_t* coll, const answer_key& k, const std::string& answer) {
     auto filter = make_bson();
     BSON_APPEND_UTF8(filter.get(), "_id", k.digest.c_str());
     auto update = make_bson();
@@ -48,12 +53,11 @@ class mongo_answers final : public answer_store {
     driver_reply reply;
     // Two processes upserting one new request at once: the second may meet the first's insert
     // (E11000). Either answer will do.
-    if (!mongoc_collection_update_one(coll.get(), filter.get(), update.get(), opts.get(), reply.out(), &err) &&
+    if (!mongoc_collection_update_one(coll, filter.get(), update.get(), opts.get(), reply.out(), &err) &&
         err.code != 11000)
       throw mongo_error("stored answers (update_one)", err);
   }
 
- private:
   std::int64_t now_ms() const {
     ctx_.clock.refresh_if_due();
     return std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.clock.now().time_since_epoch()).count();

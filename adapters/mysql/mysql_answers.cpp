@@ -13,13 +13,14 @@ std::string find(const std::string& digest_quoted, std::chrono::milliseconds ttl
   return "SELECT answer, TIMESTAMPDIFF(MICROSECOND, stored_at, NOW(6)) DIV 1000 FROM dibs_answers WHERE digest = " +
          digest_quoted + " AND stored_at > NOW(6) - INTERVAL " + std::to_string(ttl.count()) + "000 MICROSECOND";
 }
-std::string keep(const std::string& digest_quoted, const std::string& request_quoted, const std::string& answer_quoted,
-                 bool mariadb) {
+std::string keep(const std::vector<std::array<std::string, 3>>& rows_quoted, bool mariadb) {
+  std::string values;
+  for (const auto& r : rows_quoted)
+    values += (values.empty() ? "(" : ", (") + r[0] + ", " + r[1] + ", " + r[2] + ", NOW(6))";
   return std::string(mariadb ? "SET STATEMENT innodb_lock_wait_timeout = 2 FOR INSERT"
                              : "INSERT /*+ SET_VAR(innodb_lock_wait_timeout = 2) */") +
-         " INTO dibs_answers (digest, request, answer, stored_at) VALUES (" + digest_quoted + ", " + request_quoted +
-         ", " + answer_quoted + ", NOW(6)) ON DUPLICATE KEY UPDATE request = VALUES(request), answer = VALUES(answer), "
-         "stored_at = VALUES(stored_at)";
+         " INTO dibs_answers (digest, request, answer, stored_at) VALUES " + values +
+         " ON DUPLICATE KEY UPDATE request = VALUES(request), answer = VALUES(answer), stored_at = VALUES(stored_at)";
 }
 }  // namespace answers_sql
 
@@ -38,9 +39,13 @@ std::optional<kept_answer> mysql_answers::find(const answer_key& k, std::chrono:
   return out;
 }
 
-void mysql_answers::keep(const answer_key& k, const std::string& answer) {
-  store_->in_session(
-      [&](sql_session& c) { c.execute(answers_sql::keep(c.quote(k.digest), c.quote(k.request), c.quote(answer), mariadb_)); });
+void mysql_answers::keep(const std::vector<std::pair<answer_key, std::string>>& answers) {
+  if (answers.empty()) return;
+  store_->in_session([&](sql_session& c) {
+    std::vector<std::array<std::string, 3>> rows;
+    for (const auto& [k, answer] : answers) rows.push_back({c.quote(k.digest), c.quote(k.request), c.quote(answer)});
+    c.execute(answers_sql::keep(rows, mariadb_));
+  });
 }
 
 }  // namespace dibs::sql

@@ -10,6 +10,7 @@
 
 #include <dibs/answer_store.hpp>
 
+#include <array>
 #include <memory>
 #include <string>
 
@@ -19,8 +20,8 @@ namespace dibs::sql {
 namespace answers_sql {
 std::string create_table();
 std::string find(const std::string& digest_quoted, std::chrono::milliseconds ttl);  // answer, age in ms
-std::string keep(const std::string& digest_quoted, const std::string& request_quoted, const std::string& answer_quoted,
-                 bool mariadb);
+// One row per (digest, request, answer), each quoted.
+std::string keep(const std::vector<std::array<std::string, 3>>& rows_quoted, bool mariadb);
 }  // namespace answers_sql
 
 class mysql_answers final : public answer_store {
@@ -29,7 +30,7 @@ class mysql_answers final : public answer_store {
   explicit mysql_answers(std::shared_ptr<mysql_store> store);
 
   std::optional<kept_answer> find(const answer_key& k, std::chrono::milliseconds ttl) override;
-  void keep(const answer_key& k, const std::string& answer) override;
+  void keep(const std::vector<std::pair<answer_key, std::string>>& answers) override;
 
  private:
   std::shared_ptr<mysql_store> store_;

@@ -13,11 +13,19 @@ statement find(const answer_key& k, std::chrono::milliseconds ttl) {
           "interval '1 millisecond'",
           {k.digest, std::to_string(ttl.count())}};
 }
-statement keep(const answer_key& k, const std::string& answer) {
-  return {"INSERT INTO dibs_answers AS a (digest, request, answer, stored_at) VALUES ($1, $2, $3, clock_timestamp()) "
-          "ON CONFLICT (digest) DO UPDATE SET request = EXCLUDED.request, answer = EXCLUDED.answer, "
-          "stored_at = EXCLUDED.stored_at",
-          {k.digest, k.request, answer}};
+statement keep(const std::vector<std::pair<answer_key, std::string>>& answers) {
+  statement st;
+  std::string values;
+  for (const auto& [k, answer] : answers) {
+    const auto n = st.params.size();
+    values += (values.empty() ? "($" : ", ($") + std::to_string(n + 1) + ", $" + std::to_string(n + 2) + ", $" +
+              std::to_string(n + 3) + ", clock_timestamp())";
+    st.params.insert(st.params.end(), {k.digest, k.request, answer});
+  }
+  st.sql = "INSERT INTO dibs_answers AS a (digest, request, answer, stored_at) VALUES " + values +
+           " ON CONFLICT (digest) DO UPDATE SET request = EXCLUDED.request, answer = EXCLUDED.answer, "
+           "stored_at = EXCLUDED.stored_at";
+  return st;
 }
 }  // namespace answers_sql
 
@@ -34,8 +42,9 @@ std::optional<kept_answer> pg_answers::find(const answer_key& k, std::chrono::mi
   });
 }
 
-void pg_answers::keep(const answer_key& k, const std::string& answer) {
-  side_.with([&](pg_connection& c) { return c.exec_blocking(answers_sql::keep(k, answer)).affected; });
+void pg_answers::keep(const std::vector<std::pair<answer_key, std::string>>& answers) {
+  if (answers.empty()) return;
+  side_.with([&](pg_connection& c) { return c.exec_blocking(answers_sql::keep(answers)).affected; });
 }
 
 }  // namespace dibs::pg

@@ -19,7 +19,7 @@ namespace dibs::pg {
 namespace answers_sql {
 std::string create_table();
 statement find(const answer_key& k, std::chrono::milliseconds ttl);  // answer, age in ms
-statement keep(const answer_key& k, const std::string& answer);
+statement keep(const std::vector<std::pair<answer_key, std::string>>& answers);  // distinct digests
 }  // namespace answers_sql
 
 class pg_answers final : public answer_store {
@@ -28,7 +28,7 @@ class pg_answers final : public answer_store {
   explicit pg_answers(std::shared_ptr<pg_store> store);
 
   std::optional<kept_answer> find(const answer_key& k, std::chrono::milliseconds ttl) override;
-  void keep(const answer_key& k, const std::string& answer) override;
+  void keep(const std::vector<std::pair<answer_key, std::string>>& answers) override;
 
  private:
   pg_side_connection side_;

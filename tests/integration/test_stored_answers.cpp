@@ -32,11 +32,14 @@ struct answers_in_memory final : answer_store {
     if (it == kept.end() || age >= ttl) return std::nullopt;
     return kept_answer{it->second, age};
   }
-  void keep(const answer_key& k, const std::string& answer) override {
+  void keep(const std::vector<std::pair<answer_key, std::string>>& answers) override {
     std::lock_guard lock(mutex);
+    ++keeps;
     if (failing) throw std::runtime_error("the database went away");
-    kept[k.digest] = answer;
-    requests[k.digest] = k.request;
+    for (const auto& [k, answer] : answers) {
+      kept[k.digest] = answer;
+      requests[k.digest] = k.request;
+    }
   }
   std::size_t size() {
     std::lock_guard lock(mutex);
@@ -47,6 +50,7 @@ struct answers_in_memory final : answer_store {
   std::chrono::milliseconds age{0};
   bool failing = false;
   int finds = 0;
+  int keeps = 0;  // calls: each a batch
 };
 
 // One process's run over `docs` documents drawn from `distinct` addresses, its own answer cache,
@@ -197,7 +201,7 @@ TEST_CASE("a stored answer this run would not accept is not used: the API is ask
   auto kept = std::make_shared<answers_in_memory>();
   // What a run with --no-status-check kept: ip-api's failure for the address, as an answer.
   const auto key = http::request_key("GET", "http", "127.0.0.1", api.port(), "/json/8.8.8.8");
-  kept->keep(http::stored_answer_key(key), "{\"status\":\"fail\",\"message\":\"private range\"}");
+  kept->keep({{http::stored_answer_key(key), "{\"status\":\"fail\",\"message\":\"private range\"}"}});
   auto st = std::make_shared<memory_store>();
   st->add(std::string("8.8.8.8"));
   auto reuse = std::make_shared<http::answer_reuse>(http::answer_cache_limits{});
@@ -215,4 +219,18 @@ TEST_CASE("a stored answer this run would not accept is not used: the API is ask
   CHECK(e.summary().answers_from_store == 0);
   CHECK(api.requests() == 1);
   CHECK(*st->snapshot().at(0).target_json == stub::answer_for("8.8.8.8"));
+}
+
+TEST_CASE("answers queued while a batch is written go out together in the next one", "[reuse][stored-answers]") {
+  auto kept = std::make_shared<answers_in_memory>();
+  http::stored_answers stored(kept, std::chrono::hours(1));
+  std::unique_lock hold(kept->mutex);  // the first write waits here, the rest queue behind it
+  for (int i = 0; i < 300; ++i) stored.keep("GET http://api/" + std::to_string(i), "{\"n\":" + std::to_string(i) + "}");
+  stored.keep("GET http://api/7", "{\"n\":\"seven again\"}");  // the same request: the last answer wins
+  hold.unlock();
+  REQUIRE(test::eventually([&] { return stored.queued_keeps() == 0 && stored.figures().kept + stored.figures().dropped == 301; }));
+  CHECK(kept->size() == 300);
+  CHECK(kept->keeps <= 2);  // the first answer alone, then the other 299 (and the repeat) in one
+  std::lock_guard lock(kept->mutex);
+  CHECK(kept->kept[http::stored_answer_key("GET http://api/7").digest] == "{\"n\":\"seven again\"}");
 }

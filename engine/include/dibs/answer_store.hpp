@@ -8,6 +8,8 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace dibs {
 
@@ -29,8 +31,9 @@ class answer_store {
   // The answer kept for `k`, when it was kept less than `ttl` ago. Every call must bound its own
   // time (statement timeouts): a leader waits for it.
   virtual std::optional<kept_answer> find(const answer_key& k, std::chrono::milliseconds ttl) = 0;
-  // Keeps `answer` for `k`, replacing an older one, stamped now.
-  virtual void keep(const answer_key& k, const std::string& answer) = 0;
+  // Keeps each answer for its key, replacing an older one, stamped now; one statement or bulk
+  // write where the store can. The keys are distinct.
+  virtual void keep(const std::vector<std::pair<answer_key, std::string>>& answers) = 0;
 };
 
 }  // namespace dibs
