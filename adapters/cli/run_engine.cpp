@@ -1,5 +1,6 @@
 #include "run_engine.hpp"
 
+#include "exit_watchdog.hpp"
 #include "progress_line.hpp"
 
 #include <adapters/http/control_server.hpp>
@@ -70,19 +71,12 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
   int stop_signal = 0;
   int signals_seen = 0;
   // A signal always ends the process: should a store call never return (a driver stuck in a
-  // loop, a server that stops answering mid-statement), the run is left behind once the
-  // shutdown timeout and a margin have passed (5 s after a second signal). Whatever this
-  // process held is then left to its leases' expiry: fenced writes keep that safe.
-  net::steady_timer must_end(control);
-  auto end_by = [&](std::chrono::milliseconds after, int sig) {
-    must_end.expires_after(after);
-    must_end.async_wait([sig](const boost::system::error_code& ec) {
-      if (ec) return;
-      log::error("signal ", sig, ": the run did not end in time (a store call does not return); exiting now, "
-                 "what it held is left to its leases' expiry");
-      std::fflush(stdout);
-      std::_Exit(128 + sig);
-    });
+  // loop, a server that stops answering mid-statement), during the run or after it, the process
+  // ends once the shutdown timeout and a margin have passed (5 s after a second signal).
+  auto end_by = [](std::chrono::milliseconds after, int sig) {
+    exit_by(std::chrono::steady_clock::now() + after, 128 + sig,
+            "signal " + std::to_string(sig) + ": the run did not end in time (a store call does not return); exiting "
+            "now, what it held is left to its leases' expiry");
   };
 
   std::function<void()> await_signal = [&] {
@@ -129,7 +123,6 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
     net::post(control, [&] {
       signals.cancel();
       tick.cancel();
-      must_end.cancel();
       if (controls) controls->stop();
     });
   });
