@@ -84,7 +84,18 @@ class connection final : public sql_session {
     // held up producers' INSERTs and other claims' lease UPDATEs (they move the row's index
     // entry) until the claim committed. Every statement here locks what it reads, by key or
     // with SKIP LOCKED, so no statement relies on a repeatable snapshot.
-    execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    const auto logging = select("SELECT @@log_bin, @@SESSION.binlog_format");
+    const bool log_bin = !logging.empty() && logging[0].size() == 2 && logging[0][0].value_or("0") == "1";
+    const auto format = logging.empty() || logging[0].size() < 2 ? std::string() : logging[0][1].value_or("");
+    if (read_committed_allowed(log_bin, format)) {
+      execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    } else {
+      static std::once_flag told;
+      std::call_once(told, [] {
+        log::info("mysql: the server writes its binary log as statements (binlog_format=STATEMENT): sessions stay at "
+                  "REPEATABLE READ, where claims wait more on gap locks (ROW or MIXED lifts this)");
+      });
+    }
     if (o.idle_transaction_timeout.count() > 0) {
       try {
         execute("SET SESSION idle_transaction_timeout = " + std::to_string(o.idle_transaction_timeout.count()));

@@ -138,4 +138,8 @@ std::string insert_sources(const table_names& n, const std::vector<std::string>&
   return "INSERT INTO " + q(n.table) + " (" + q(n.source) + ") VALUES " + values;
 }
 
+bool read_committed_allowed(bool log_bin, std::string_view binlog_format) {
+  return !(log_bin && binlog_format == "STATEMENT");
+}
+
 }  // namespace dibs::sql

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dibs::sql {
@@ -68,5 +69,11 @@ std::string insert_sources(const table_names& n, const std::vector<std::string>&
 // without that column; `non_null_source`: only a row whose source is set).
 std::string table_columns(const table_names& n);
 std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source);
+
+// Whether a session may run at READ COMMITTED: not on a server that writes its binary log as
+// statements (log_bin on, binlog_format STATEMENT), which refuses every InnoDB write at that
+// level. Such a session stays at the server's REPEATABLE READ: claims stay correct (they lock
+// what they take), and wait more on gap locks.
+bool read_committed_allowed(bool log_bin, std::string_view binlog_format);
 
 }  // namespace dibs::sql

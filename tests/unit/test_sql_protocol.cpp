@@ -85,3 +85,10 @@ TEST_CASE("the pre-flight reads the table's columns and one open row, locking no
   // A table without the column: the id only, so the statement itself can't fail on the name.
   CHECK(sample_open_row(n, false, true) == "SELECT `id` FROM `jobs` WHERE `dibs_open` = 1 LIMIT 1");
 }
+
+TEST_CASE("sessions run at READ COMMITTED unless the server logs statements to its binary log", "[sql]") {
+  CHECK(read_committed_allowed(false, "STATEMENT"));  // no binary log: nothing is refused
+  CHECK(read_committed_allowed(true, "ROW"));
+  CHECK(read_committed_allowed(true, "MIXED"));  // the server logs RC's writes as rows
+  CHECK_FALSE(read_committed_allowed(true, "STATEMENT"));
+}
