@@ -45,6 +45,7 @@ void answer_reuse::finish(const std::string& key, const outcome* o, answer_cache
     waiters = std::move(it->second.waiters);
     calls_.erase(it);
   }
+  if (waiters.empty()) return;  // the common case: no one joined, nothing to copy
   // One copy of the answer for all the waiters; each takes its own on its own thread.
   const auto result = o ? std::make_shared<const outcome>(*o) : nullptr;
   for (auto& w : waiters)

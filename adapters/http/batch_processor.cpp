@@ -106,9 +106,14 @@ awaitable<void> batch_processor::lead(batch& b) {
   req.target = url.expand(job{}).target;  // a fixed URL: nothing to expand
   req.body = batch_request_body(keys);
   auto to = url.origin();
-  if (work_started_)
-    for (const auto& m : b.members) work_started_(m->claimed);
-  const auto sent = std::chrono::steady_clock::now();
+  // --max-processing and the latency figure time the call, not the wait for a connection
+  // (--max-connections): both start when the request goes out, as in http_processor.
+  auto sent = std::chrono::steady_clock::now();
+  req.on_send = [this, &b, &sent] {
+    sent = std::chrono::steady_clock::now();
+    if (work_started_)
+      for (const auto& m : b.members) work_started_(m->claimed);
+  };
   auto r = co_await client_.send(std::move(to), std::move(req));
   count_exchange(figures_, r, sent);
   // The client reports its own cancellation as an answer; it is the leader's cancellation
@@ -119,8 +124,7 @@ awaitable<void> batch_processor::lead(batch& b) {
 
 void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys, const response& r) {
   const auto& o = opts_->call;
-  const auto stop_for = honor_stop_signals(*o.limiter, o.url.host(), r, o.max_retry_after);
-  if (figures_ && stop_for.count() > 0) figures_->api_stops.fetch_add(1, std::memory_order_relaxed);
+  const auto stop_for = honor_stop_signals(*o.limiter, o.url.host(), r, o.max_retry_after, figures_);
   auto hand = [](member& m, outcome out) {
     m.result = std::move(out);
     m.wake.cancel();

@@ -323,14 +323,14 @@ struct client::impl {
   static std::string request_bytes(const host_pool& pool, request& spec) {
     const bool post = spec.method == request::verb::post;
     std::string wire;
-    wire.reserve(32 + spec.target.size() + pool.fixed_headers.size() + (post ? 64 + spec.content_type.size() + spec.body.size() : 0));
+    wire.reserve(32 + spec.target.size() + pool.fixed_headers.size() + (post ? 80 + spec.content_type.size() + spec.body.size() : 0));
     wire += post ? "POST " : "GET ";
     wire += spec.target;
     wire += " HTTP/1.1\r\n";
     wire += pool.fixed_headers;
     if (post) {
       wire += "Content-Type: ";
-      wire += spec.content_type;
+      wire += spec.content_type.empty() ? std::string_view("application/json") : std::string_view(spec.content_type);
       wire += "\r\nContent-Length: ";
       wire += std::to_string(spec.body.size());
       wire += "\r\n";

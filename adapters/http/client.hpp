@@ -55,7 +55,7 @@ struct request {
   enum class verb { get, post } method = verb::get;
   std::string target;  // path and query
   std::string body;
-  std::string content_type = "application/json";
+  std::string content_type;  // POST: "" sends application/json (no string to allocate per GET)
   // Called once, right before the request is first written: after any wait for a connection
   // (max_connections_per_host). May be empty.
   std::function<void()> on_send;

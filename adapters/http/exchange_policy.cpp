@@ -66,7 +66,7 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host) {
 }
 
 std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
-                                             std::chrono::milliseconds max_wait) {
+                                             std::chrono::milliseconds max_wait, http_figures* figures) {
   if (r.ec) return std::chrono::milliseconds{0};
   const auto now = std::chrono::system_clock::now();
   const auto until = stop_until_from_headers(r.status, r.headers, now);
@@ -81,6 +81,7 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
     stop_for = max_wait;
   }
   limiter.pause(host, rate_limiter::clock::now() + stop_for);
+  if (figures && stop_for.count() > 0) figures->api_stops.fetch_add(1, std::memory_order_relaxed);
   return stop_for;
 }
 

@@ -63,8 +63,7 @@ awaitable<outcome> http_processor::call(const job& j, std::string target, bool& 
   aborted = r.ec == net::error::operation_aborted;
   count_exchange(figures_, r, clock.sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
-  const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after);
-  if (figures_ && stop_for.count() > 0) figures_->api_stops.fetch_add(1, std::memory_order_relaxed);
+  const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after, figures_);
   co_return judge(j, std::move(r), stop_for);
 }
 
@@ -114,18 +113,21 @@ awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string targe
   }
 }
 
+json_check_result http_processor::check_body(std::string& body) {
+  static const std::vector<std::string> nothing;
+  return check_json_object(parser_->parser, body, 64, opts_->status_field_check ? ipapi::members() : nothing);
+}
+
 bool http_processor::acceptable(std::string& body) {
   if (body.size() > opts_->http.max_body) return false;
-  static const std::vector<std::string> nothing;
-  auto check = check_json_object(parser_->parser, body, 64, opts_->status_field_check ? ipapi::members() : nothing);
+  const auto check = check_body(body);
   return check.ok && !(opts_->status_field_check && ipapi::no_data_reason(check));
 }
 
 outcome http_processor::judge(const job& j, response r, std::chrono::milliseconds stop_for) {
   const auto backoff = full_jitter_backoff(j.attempts, opts_->backoff_base, opts_->backoff_max, rng_);
   if (auto o = judge_exchange(r, opts_->http, backoff, stop_for)) return std::move(*o);
-  static const std::vector<std::string> nothing;
-  auto check = check_json_object(parser_->parser, r.body, 64, opts_->status_field_check ? ipapi::members() : nothing);
+  auto check = check_body(r.body);
   if (!check.ok) return outcome::retry(backoff, r.describe() + " with a bad body: " + check.error, r.status);
   if (opts_->status_field_check)
     if (auto no_data = ipapi::no_data_reason(check)) return outcome::fail(std::move(*no_data), r.status);

@@ -17,6 +17,7 @@
 
 #include <adapters/http/client.hpp>
 #include <adapters/http/exchange_policy.hpp>
+#include <adapters/http/json_check.hpp>
 #include <adapters/http/rate_limiter.hpp>
 #include <adapters/http/url_template.hpp>
 
@@ -78,6 +79,9 @@ class http_processor final : public processor {
   awaitable<outcome> call_or_reuse(const job& j, std::string target);
   // Classifies one HTTP exchange; a retry waits at least `stop_for` (the API's own stop signal).
   outcome judge(const job& j, response r, std::chrono::milliseconds stop_for);
+  // The JSON check of an answer, with ip-api's members captured when the status check is on; one
+  // for the API's answers (judge) and the store's (acceptable).
+  json_check_result check_body(std::string& body);
   // Whether this run would accept `body` as an answer (its size, the JSON check, ip-api's status).
   bool acceptable(std::string& body);  // reserves simdjson's padding in it
 

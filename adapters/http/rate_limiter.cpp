@@ -119,7 +119,9 @@ void rate_limiter::slot::give_back() {
 rate_limiter::slot rate_limiter::take(const std::string& host) {
   slot s;
   const auto now = clock::now();
-  if (per_second() <= 0 && now.time_since_epoch().count() >= any_paused_until_.load(std::memory_order_relaxed)) {
+  // Shared through the store: the store's schedule replaces this process's own (reserve()).
+  const double own = shared_ ? 0 : per_second();
+  if (own <= 0 && now.time_since_epoch().count() >= any_paused_until_.load(std::memory_order_relaxed)) {
     s.at_ = now;
     s.generation_ = generation();
     return s;
@@ -128,7 +130,7 @@ rate_limiter::slot rate_limiter::take(const std::string& host) {
   s.generation_ = generation();
   auto at = now;
   if (auto p = paused_.find(host); p != paused_.end()) at = std::max(at, p->second);
-  if (per_second() > 0) {
+  if (own > 0) {
     returned_.erase(returned_.begin(), returned_.lower_bound(now));  // their time is past
     // A slot given back, at or after the earliest time this host may be sent to, when it
     // comes before the schedule's next one.
@@ -164,7 +166,8 @@ rate_limiter::clock::time_point rate_limiter::reserve(const std::string& host) {
 
 void rate_limiter::share(std::shared_ptr<shared_rate> s) {
   shared_ = std::move(s);
-  if (shared_) per_second_ = 0;  // the store's schedule replaces this process's own
+  // What /status and the dashboard show: the rate in force, now the shared one.
+  if (shared_) per_second_ = shared_->per_second();
 }
 
 void rate_limiter::give_back(const slot& s) {

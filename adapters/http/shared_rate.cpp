@@ -21,6 +21,7 @@ shared_rate::shared_rate(std::shared_ptr<shared_rate_store> store, std::string o
                          std::chrono::milliseconds store_retry)
     : store_(std::move(store)),
       origin_(std::move(origin)),
+      per_second_(per_second),
       block_(block_size(per_second)),
       interval_(std::max<std::int64_t>(1, std::llround(1e6 / per_second))),
       store_retry_(store_retry) {}

@@ -49,6 +49,7 @@ class shared_rate {
 
   const std::string& origin() const { return origin_; }
   std::uint32_t block() const { return block_; }
+  double per_second() const { return per_second_; }
 
  private:
   void write_pause();
@@ -58,6 +59,7 @@ class shared_rate {
 
   std::shared_ptr<shared_rate_store> store_;
   std::string origin_;
+  double per_second_;
   std::uint32_t block_;
   std::chrono::microseconds interval_;
 
