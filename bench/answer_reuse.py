@@ -45,7 +45,9 @@ def main():
         cmd, s, served = run(a.dibs, common + extra)
         rows.append({"run": name, "command": " ".join(["dibs"] + cmd[1:]), "summary": s, "requests": served})
     plain, reuse = rows[0]["summary"], rows[1]["summary"]
-    repeat = a.docs / max(1, rows[1]["requests"] or distinct)
+    if rows[1]["requests"] is None:
+        raise SystemExit("answer_reuse: the stub's count of requests was not found: no repeat factor to compare with")
+    repeat = a.docs / max(1, rows[1]["requests"])
     ratio = reuse["docs_per_s"] / plain["docs_per_s"] if plain["docs_per_s"] else 0
     verdict = "within 10%" if abs(ratio / repeat - 1) <= 0.10 else "NOT within 10%"
     out = ["## Answer reuse under a rate limit: %d documents from %d addresses at --rate %s" % (a.docs, distinct, a.rate),

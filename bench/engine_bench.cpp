@@ -123,6 +123,7 @@ struct run_figures {
   double cpu_us_per_doc = 0;
   double peak_rss_mb = 0;
   double bytes_per_pipeline = 0;
+  bool all_done = true;  // every document completed: else the figures describe a broken run
 };
 
 run_figures engine_run(const std::string& base, std::size_t docs, std::size_t concurrency, std::size_t shards,
@@ -168,7 +169,8 @@ run_figures engine_run(const std::string& base, std::size_t docs, std::size_t co
   f.cpu_us_per_doc = s.completed ? cpu / double(s.completed) * 1e6 : 0;
   f.peak_rss_mb = double(peak) / (1024.0 * 1024.0);
   f.bytes_per_pipeline = at_full && full_in_flight ? double(at_full - baseline) / double(full_in_flight) : 0;
-  if (s.completed != docs) std::fprintf(stderr, "warning: %llu of %zu documents completed\n", (unsigned long long)s.completed, docs);
+  f.all_done = s.completed == docs;
+  if (!f.all_done) std::fprintf(stderr, "warning: %llu of %zu documents completed\n", (unsigned long long)s.completed, docs);
   return f;
 }
 
@@ -206,7 +208,7 @@ int main(int argc, char** argv) {
     if (std::sscanf(one.c_str(), "%127[^,],%zu,%zu,%zu,%zu", base, &docs, &c, &shards, &max_connections) < 4) return 2;
     const auto f = engine_run(base, docs, c, shards, max_connections);
     std::printf("%f %f %f %f\n", f.docs_per_s, f.cpu_us_per_doc, f.peak_rss_mb, f.bytes_per_pipeline);
-    return 0;
+    return f.all_done ? 0 : 1;  // scripts/bench_client.sh stops on it
   }
   ::signal(SIGPIPE, SIG_IGN);
   std::ostringstream json;

@@ -107,6 +107,8 @@ def run_k(args, k, port, workdir):
     started = time.monotonic()
     for i in range(k):
         summary = os.path.join(workdir, "summary-%d-%d.json" % (k, i))
+        if os.path.exists(summary):
+            os.remove(summary)  # a repeat must not read the run before's figures
         cmd = [args.dibs, "enrich", "--store", args.store, "--url", "http://127.0.0.1:%d/json/{originatingIp}" % port,
                "--concurrency", str(per), "--claim-batch", str(args.claim_batch), "--no-progress", "--no-preflight",
                "--summary-json", summary]
@@ -124,6 +126,8 @@ def run_k(args, k, port, workdir):
     for p, summary in procs:
         err, _ = p.communicate()  # the end line (with the conflicts) and any warning
         codes.append(p.returncode)
+        if p.returncode not in (0, 1):  # 1: items failed (counted); anything else: a broken run
+            sys.exit("process exit %d; its stderr:\n%s" % (p.returncode, err[-2000:]))
         m = CONFLICTS.search(err)
         conflicts += int(m.group(1)) if m else 0
         try:

@@ -66,10 +66,10 @@ def main():
     lines += [""] + ["- " + d for d in details] + [""]
     text = "\n".join(lines)
     print(text)
-    if o.md:
+    # A worker that crashed makes every figure above wrong: shown, never kept as the results.
+    if o.md and not bad:
         with open(o.md, "w") as f:
             f.write(text + "\n")
-    # A worker that crashed makes every figure above wrong: the table is written, and the run fails.
     if bad:
         print("shared_rate: a dibs enrich process failed (exit codes %s)" % bad, file=sys.stderr)
         return 1

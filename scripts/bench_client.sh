@@ -17,6 +17,8 @@ rounds=${BENCH_CLIENT_ROUNDS:-3}
 secs=${BENCH_CLIENT_SECONDS:-5}
 md=bench/results/client.md
 json=bench/results/client.json
+# 10,000 pipelines need more than 10,000 descriptors (a soft limit of 1024 would turn them into errors).
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 command -v wrk >/dev/null || { echo "bench client: wrk is not installed (apt-get install wrk)" >&2; exit 1; }
 
 stub_pid=
@@ -38,6 +40,7 @@ wrk_rps() {  # $1 connections
 dibs_run() {  # $1 docs, $2 pipelines, $3 shards, $4 max connections: "docs/s cpu_us/doc"
   "$one" --one "$url,$1,$2,$3,$4" | awk '{printf "%.0f %.1f\n", $1, $2}'
 }
+# fig=$(dibs_run ...), not read < <(dibs_run ...): set -e then stops on a run that did not complete.
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -47,14 +50,14 @@ declare -A runs
 for r in $(seq "$rounds"); do
   for c in 100 1000; do
     runs[wrk_$c]+="$(wrk_rps $c) "
-    read -r dps cpu < <(dibs_run "$docs" $c 1 0)
+    fig=$(dibs_run "$docs" $c 1 0); read -r dps cpu <<<"$fig"
     runs[dibs_$c]+="$dps "
     runs[cpu_$c]+="$cpu "
-    read -r dps cpu < <(dibs_run "$docs" $c 2 0)  # the default here: one shard per core
+    fig=$(dibs_run "$docs" $c 2 0); read -r dps cpu <<<"$fig"  # the default here: one shard per core
     runs[dibs2_$c]+="$dps "
     runs[cpu2_$c]+="$cpu "
   done
-  read -r dps cpu < <(dibs_run "$docs" 10000 1 0)
+  fig=$(dibs_run "$docs" 10000 1 0); read -r dps cpu <<<"$fig"
   runs[dibs_10000]+="$dps "
   runs[cpu_10000]+="$cpu "
 done
@@ -66,9 +69,9 @@ e100=$(med dibs2_100); e1000=$(med dibs2_1000)
 
 start_stub 20
 lat_docs=60000
-read -r l1000 lc1000 < <(dibs_run $lat_docs 1000 2 0)
-read -r l10000 lc10000 < <(dibs_run $lat_docs 10000 2 0)
-read -r lm10000 lcm10000 < <(dibs_run $lat_docs 10000 2 1000)
+fig=$(dibs_run $lat_docs 1000 2 0); read -r l1000 lc1000 <<<"$fig"
+fig=$(dibs_run $lat_docs 10000 2 0); read -r l10000 lc10000 <<<"$fig"
+fig=$(dibs_run $lat_docs 10000 2 1000); read -r lm10000 lcm10000 <<<"$fig"
 stop_stub
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 

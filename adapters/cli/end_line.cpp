@@ -13,9 +13,7 @@ std::string enrich_end_line(const end_line_facts& f) {
     line += "; answers reused: " + std::to_string(f.run.answers_reused) + " cached" +
             (f.run.answers_from_store ? " (" + std::to_string(f.run.answers_from_store) + " from the store)" : "") + ", " +
             std::to_string(f.run.answers_joined) + " joined, " + std::to_string(f.run.answer_calls) + " API calls (" +
-            std::to_string((f.run.answers_reused + f.run.answers_joined) * 100 /
-                           (f.run.answer_calls + f.run.answers_reused + f.run.answers_joined)) +
-            "% hits)";
+            std::to_string(static_cast<int>(f.run.answer_hit_ratio() * 100 + 1e-9)) + "% hits)";  // floored
   line += "; claim conflicts " + std::to_string(f.claim_conflicts);
   // Stores that claim from candidates read the candidates first, then lock them: each shard of
   // this process is a claimer too, so on a small table they keep meeting each other's rows.

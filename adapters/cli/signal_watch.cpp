@@ -1,5 +1,7 @@
 #include "signal_watch.hpp"
 
+#include "exit_watchdog.hpp"
+
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -28,7 +30,11 @@ struct signal_watch::impl {
     signals.async_wait([this](const boost::system::error_code& ec, int sig) {
       if (ec) return;
       int none = 0;
-      first.compare_exchange_strong(none, sig);
+      const bool is_first = first.compare_exchange_strong(none, sig);
+      // Whatever the command then waits on (a store that stopped answering), the process ends:
+      // 30 s after the first signal, 5 s after another.
+      exit_by(std::chrono::steady_clock::now() + (is_first ? std::chrono::seconds(30) : std::chrono::seconds(5)),
+              128 + first.load(), "signal " + std::to_string(sig) + ": the command did not end in time; exiting now");
       {
         std::lock_guard lock(mutex);
         if (act) act(sig);

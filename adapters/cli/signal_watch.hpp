@@ -1,6 +1,8 @@
 // SIGINT and SIGTERM caught for the whole of a command that must clean up after itself
 // (`dibs bench` drops its scratch table): a thread of its own waits for them, so a signal that
-// comes while the command seeds or drops (no engine running) is kept too, not fatal.
+// comes while the command seeds or drops (no engine running) is kept too, not fatal. A signal
+// also arms the exit watchdog (exit_watchdog.hpp): the command has 30 s to clean up (5 s after a
+// second signal), then the process ends with 128 + the first signal.
 #pragma once
 
 #include <functional>
