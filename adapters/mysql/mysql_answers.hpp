@@ -2,8 +2,8 @@
 // row per distinct request in the table `dibs_answers` of the store's database, created on first
 // use (dibs's own table, next to the user's, like dibs_rate). A lookup is one SELECT aged by the
 // server's clock (a consistent read: it waits for no lock); a keep one autocommitted INSERT ... ON
-// DUPLICATE KEY UPDATE that waits at most 2 s for a row lock (someone's open transaction on the
-// table), by MariaDB's SET STATEMENT or MySQL's SET_VAR hint.
+// DUPLICATE KEY UPDATE per batch that waits at most 2 s for a row lock (someone's open transaction
+// on the table). Its columns are utf8mb4 whatever the database's default.
 #pragma once
 
 #include <adapters/mysql/mysql_store.hpp>
@@ -21,7 +21,7 @@ namespace answers_sql {
 std::string create_table();
 std::string find(const std::string& digest_quoted, std::chrono::milliseconds ttl);  // answer, age in ms
 // One row per (digest, request, answer), each quoted.
-std::string keep(const std::vector<std::array<std::string, 3>>& rows_quoted, bool mariadb);
+std::string keep(const std::vector<std::array<std::string, 3>>& rows_quoted);
 }  // namespace answers_sql
 
 class mysql_answers final : public answer_store {
@@ -34,7 +34,6 @@ class mysql_answers final : public answer_store {
 
  private:
   std::shared_ptr<mysql_store> store_;
-  bool mariadb_ = false;
 };
 
 }  // namespace dibs::sql

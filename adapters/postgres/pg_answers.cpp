@@ -29,8 +29,7 @@ statement keep(const std::vector<std::pair<answer_key, std::string>>& answers) {
 }
 }  // namespace answers_sql
 
-pg_answers::pg_answers(std::shared_ptr<pg_store> store)
-    : side_(std::move(store), "SELECT set_config('statement_timeout', '2000', false), set_config('lock_timeout', '2000', false)") {
+pg_answers::pg_answers(std::shared_ptr<pg_store> store) : side_(std::move(store)) {
   side_.create_table(answers_sql::create_table());
 }
 

@@ -1,9 +1,8 @@
 // The answers kept in the store on PostgreSQL (`--reuse-answers store`; answer_store.hpp): one row
 // per distinct request in the table `dibs_answers` (the search path's schema, next to the user's
 // table, like dibs_rate), created on first use. A lookup is one SELECT aged by the server's
-// clock_timestamp(); a keep one INSERT ... ON CONFLICT DO UPDATE; on a connection of their own
-// whose statements end after 2 s (statement_timeout, lock_timeout: someone's open transaction on
-// the table must not hold a lookup, or this process's exit, for longer).
+// clock_timestamp(); a keep one INSERT ... ON CONFLICT DO UPDATE per batch; on a connection of
+// their own whose statements end after 2 s (pg_side_connection.hpp).
 #pragma once
 
 #include <adapters/postgres/pg_side_connection.hpp>

@@ -1,6 +1,8 @@
 // One connection of its own beside a pg_store's pool, for dibs's own tables (dibs_rate,
 // dibs_answers): made on first use, replaced when the link is lost (and the call tried once
-// more), one call at a time. Every call on it is one autocommitted statement.
+// more), one call at a time. Every call on it is one autocommitted statement, and ends after 2 s
+// (statement_timeout, lock_timeout): someone's open transaction on dibs's table must not hold a
+// request's rate or answer, or the process's exit, for longer.
 #pragma once
 
 #include <adapters/postgres/pg_store.hpp>
@@ -13,9 +15,7 @@ namespace dibs::pg {
 
 class pg_side_connection {
  public:
-  // `setup`: a statement run on each new connection (session settings), or "".
-  explicit pg_side_connection(std::shared_ptr<pg_store> store, std::string setup = {})
-      : store_(std::move(store)), setup_(std::move(setup)) {}
+  explicit pg_side_connection(std::shared_ptr<pg_store> store) : store_(std::move(store)) {}
 
   // f(pg_connection&)'s result; pg_error when it failed, or failed twice on a lost link.
   template <class F>
@@ -25,7 +25,8 @@ class pg_side_connection {
       try {
         if (!conn_ || !conn_->usable()) {
           conn_ = store_->connect_blocking();
-          if (!setup_.empty()) conn_->exec_blocking({setup_, {}});
+          conn_->exec_blocking({"SELECT set_config('statement_timeout', '2000', false), "
+                                "set_config('lock_timeout', '2000', false)", {}});
         }
         return f(*conn_);
       } catch (const pg_error& e) {
@@ -47,7 +48,6 @@ class pg_side_connection {
 
  private:
   std::shared_ptr<pg_store> store_;
-  std::string setup_;
   std::mutex mutex_;
   std::unique_ptr<pg_connection> conn_;
 };
