@@ -1,6 +1,7 @@
 #include "round.hpp"
 
 #include "support/mongo_env.hpp"
+#include "support/run_dibs.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -61,7 +62,7 @@ void round_base::stop_api() {
 }
 
 void round_base::run_workers(bool can_restart_db) {
-  std::vector<std::string> args{test::env_or("DIBS_BIN", DIBS_BIN_PATH), "enrich"};  // DIBS_BIN: a copy, while you rebuild
+  std::vector<std::string> args{test::dibs_binary(), "enrich"};  // DIBS_BIN: a copy, while you rebuild
   const auto store = store_args();
   args.insert(args.end(), store.begin(), store.end());
   const std::vector<std::string> rest{

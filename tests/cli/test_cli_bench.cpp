@@ -1,6 +1,7 @@
 // dibs bench's refusals that need no server: a file store, a table or collection the user names,
 // a strategy the store does not have. Each exits 2 before anything is opened.
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -14,7 +15,7 @@ struct ran {
 };
 
 ran dibs_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), DIBS_BIN_PATH);
+  args.insert(args.begin(), dibs::test::dibs_binary());
   dibs::test::child_process p(args, /*merge_stderr=*/true);
   ran r{};
   r.rc = p.finish(r.out);

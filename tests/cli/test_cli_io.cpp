@@ -2,6 +2,7 @@
 // carries data and nothing else (--summary-json -, jsonl:- with --out -), a busy port told in
 // one line, --metrics-address, --password-file. The real `dibs` binary in every case.
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 
@@ -42,7 +43,7 @@ std::string slurp(const fs::path& p) {
 }
 
 ran merged(std::vector<std::string> args) {
-  args.insert(args.begin(), DIBS_BIN_PATH);
+  args.insert(args.begin(), dibs::test::dibs_binary());
   test::child_process p(args, true);
   ran r{};
   r.rc = p.finish(r.out);
@@ -51,7 +52,7 @@ ran merged(std::vector<std::string> args) {
 
 // stdout and stderr apart; `shell_tail` is appended to the shell command (a redirection).
 ran apart(const std::vector<std::string>& args, const fs::path& dir, const std::string& shell_tail = "") {
-  std::string cmd = test::shell_quote(DIBS_BIN_PATH);
+  std::string cmd = test::shell_quote(dibs::test::dibs_binary());
   for (const auto& a : args) cmd += " " + test::shell_quote(a);
   const auto err = dir / "stderr";
   cmd += " 2>" + test::shell_quote(err.string()) + " " + shell_tail;

@@ -4,6 +4,7 @@
 // with --skip-grant-tables, where any password would pass).
 #include "support/fake_mysql_auth.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -23,7 +24,7 @@ struct ran {
 
 // `dibs ARGS` with exactly the environment `env` adds (MYSQL_PWD and DIBS_STORE_PASSWORD unset first).
 ran dibs_with(const std::string& env, const std::vector<std::string>& args) {
-  std::string cmd = "unset MYSQL_PWD DIBS_STORE_PASSWORD; " + env + " " + dibs::test::shell_quote(DIBS_BIN_PATH);
+  std::string cmd = "unset MYSQL_PWD DIBS_STORE_PASSWORD; " + env + " " + dibs::test::shell_quote(dibs::test::dibs_binary());
   for (const auto& a : args) cmd += " " + dibs::test::shell_quote(a);
   dibs::test::child_process p({"bash", "-c", cmd + " 2>&1"});
   ran r{};

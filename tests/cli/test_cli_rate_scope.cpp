@@ -1,6 +1,7 @@
 // `--rate-scope` as a user meets it without a database: the usage errors, and a file store, which
 // one process works on, keeping the process's own rate (and saying so).
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 
@@ -22,7 +23,7 @@ struct ran {
 };
 
 ran dibs_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), DIBS_BIN_PATH);
+  args.insert(args.begin(), dibs::test::dibs_binary());
   dibs::test::child_process p(args, /*merge_stderr=*/true);
   ran r{};
   r.rc = p.finish(r.out);

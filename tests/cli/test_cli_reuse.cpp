@@ -1,6 +1,7 @@
 // `--reuse-answers` and `--distinct` through the real binary: the demo's stub serves one request
 // per address, and the summary, its JSON and the end line say how many answers were reused.
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <unistd.h>
 
@@ -16,7 +17,7 @@ struct run {
   std::string out;
 };
 run dibs_run(std::vector<std::string> args) {
-  args.insert(args.begin(), DIBS_BIN_PATH);
+  args.insert(args.begin(), dibs::test::dibs_binary());
   dibs::test::child_process p(args, true);
   std::string out;
   const int code = p.finish(out);

@@ -1,6 +1,7 @@
 // Usage errors as a user meets them: the real `dibs` binary, a typo, and what it prints and
 // returns (exit 2 for every usage error; --help and --version exit 0).
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -14,7 +15,7 @@ struct ran {
 };
 
 ran dibs_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), DIBS_BIN_PATH);
+  args.insert(args.begin(), dibs::test::dibs_binary());
   dibs::test::child_process p(args, /*merge_stderr=*/true);
   ran r{};
   r.rc = p.finish(r.out);

@@ -1,6 +1,7 @@
 // The CLI as a user runs it, with secrets in --store: whatever goes wrong, neither stdout nor
 // stderr shows them.
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -9,7 +10,7 @@
 namespace {
 // `dibs status --store URI`: its exit status and everything it printed (stdout and stderr).
 int dibs_status(const std::string& uri, std::string& out) {
-  dibs::test::child_process p({DIBS_BIN_PATH, "status", "--store", uri}, /*merge_stderr=*/true);
+  dibs::test::child_process p({dibs::test::dibs_binary(), "status", "--store", uri}, /*merge_stderr=*/true);
   return p.finish(out);
 }
 }  // namespace

@@ -2,6 +2,7 @@
 // run again, it redoes no line the journal holds and loses none.
 #include "support/eventually.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 
@@ -36,12 +37,12 @@ TEST_CASE("file mode: a run killed with SIGKILL resumes without redoing or losin
   const auto journal = dir / "out.jsonl.journal";
   constexpr std::size_t lines = 3000;
   std::string text;
-  test::child_process seed({DIBS_BIN_PATH, "seed", "--store", "jsonl:" + in, "--docs", std::to_string(lines)});
+  test::child_process seed({dibs::test::dibs_binary(), "seed", "--store", "jsonl:" + in, "--docs", std::to_string(lines)});
   REQUIRE(seed.finish(text) == 0);
 
   stub::ipapi_stub api(stub::stub_options::loopback(5ms));  // 5 at a time: about 1,000 lines/s, the kill lands mid-run
   api.start();
-  const std::vector<std::string> command{DIBS_BIN_PATH, "enrich", "--store", "jsonl:" + in, "--out", out, "--url",
+  const std::vector<std::string> command{dibs::test::dibs_binary(), "enrich", "--store", "jsonl:" + in, "--out", out, "--url",
                                          api.base_url() + "/json/{originatingIp}", "--concurrency", "5", "--no-progress"};
   {
     test::child_process first(command, true);

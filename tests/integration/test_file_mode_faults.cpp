@@ -2,6 +2,7 @@
 // that pretty-prints its JSON (Python's http.server serving files), and a full disk (the
 // kernel's file size limit, RLIMIT_FSIZE through prlimit, which fails writes as ENOSPC does).
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 
@@ -76,7 +77,7 @@ bool accepts_connections(std::uint16_t port) {
 
 std::vector<std::string> seeded_ips(const std::string& in, std::size_t lines) {
   std::string text;
-  test::child_process seed({DIBS_BIN_PATH, "seed", "--store", "jsonl:" + in, "--docs", std::to_string(lines)});
+  test::child_process seed({dibs::test::dibs_binary(), "seed", "--store", "jsonl:" + in, "--docs", std::to_string(lines)});
   REQUIRE(seed.finish(text) == 0);
   std::vector<std::string> ips;
   simdjson::dom::parser p;
@@ -130,7 +131,7 @@ TEST_CASE("file mode: an API that pretty-prints its JSON (newlines, tabs, unicod
   REQUIRE(accepts_connections(port));
 
   std::string text;
-  test::child_process run({DIBS_BIN_PATH, "enrich", "--store", "jsonl:" + in, "--out", out, "--url",
+  test::child_process run({dibs::test::dibs_binary(), "enrich", "--store", "jsonl:" + in, "--out", out, "--url",
                            "http://127.0.0.1:" + std::to_string(port) + "/{originatingIp}.json", "--concurrency", "4",
                            "--no-progress"},
                           true);
@@ -161,7 +162,7 @@ TEST_CASE("file mode on a full disk: the outcomes wait in memory, the journal st
   const auto ips = seeded_ips(in, 300);
   stub::ipapi_stub api(stub::stub_options::loopback(2ms));
   api.start();
-  const std::vector<std::string> command{DIBS_BIN_PATH, "enrich", "--store", "jsonl:" + in, "--out", out, "--url",
+  const std::vector<std::string> command{dibs::test::dibs_binary(), "enrich", "--store", "jsonl:" + in, "--out", out, "--url",
                                          api.base_url() + "/json/{originatingIp}", "--concurrency", "8",
                                          "--claim-batch", "10", "--no-progress"};  // small batches: some fit
 

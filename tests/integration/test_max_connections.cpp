@@ -2,6 +2,7 @@
 // stub sees when 100 callers share 4 connections, a whole engine run under the limit, and the
 // flag through the real `dibs demo`.
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 #include <adapters/http/client.hpp>
@@ -145,7 +146,7 @@ TEST_CASE("max connections: 100 pipelines over 2 shards with --max-connections 4
 }
 
 TEST_CASE("dibs demo --max-connections: the stub serves every document on at most that many connections", "[cli][max-connections]") {
-  dibs::test::child_process p({DIBS_BIN_PATH, "demo", "--docs", "500", "--concurrency", "100", "--max-connections", "4",
+  dibs::test::child_process p({dibs::test::dibs_binary(), "demo", "--docs", "500", "--concurrency", "100", "--max-connections", "4",
                                "--latency-ms", "5", "--no-progress", "--samples", "0"},
                               /*merge_stderr=*/true);
   std::string out;
@@ -160,7 +161,7 @@ TEST_CASE("dibs demo --max-connections: the stub serves every document on at mos
 }
 
 TEST_CASE("dibs demo --max-connections below the shard count runs that many shards", "[cli][max-connections]") {
-  dibs::test::child_process p({DIBS_BIN_PATH, "demo", "--docs", "50", "--shards", "2", "--concurrency", "10",
+  dibs::test::child_process p({dibs::test::dibs_binary(), "demo", "--docs", "50", "--shards", "2", "--concurrency", "10",
                                "--max-connections", "1", "--no-progress", "--samples", "0"},
                               /*merge_stderr=*/true);
   std::string out;

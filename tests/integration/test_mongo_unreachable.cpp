@@ -2,6 +2,7 @@
 // selection timeout it sets (the URI not choosing another), in one error line, and a password
 // holding an unencoded '@' shows up nowhere, not even in the driver's own messages.
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -22,7 +23,7 @@ TEST_CASE("a dead MongoDB is told in one line within the server selection timeou
   const std::string uri = "mongodb://app:Pw0rd@S3cr3t@127.0.0.1:1/dibs?collection=jobs";
   for (const char* command : {"status", "enrich", "seed", "init"}) {
     DYNAMIC_SECTION(command) {
-      std::vector<std::string> argv{DIBS_BIN_PATH, command, "--store", uri, "--log-level", "debug"};
+      std::vector<std::string> argv{dibs::test::dibs_binary(), command, "--store", uri, "--log-level", "debug"};
       if (std::string(command) == "enrich") argv.insert(argv.end(), {"--url", "http://127.0.0.1:1/{originatingIp}"});
       const auto started = std::chrono::steady_clock::now();
       dibs::test::child_process p(argv, /*merge_stderr=*/true);

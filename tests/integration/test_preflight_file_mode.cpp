@@ -2,6 +2,7 @@
 // mistyped {field} are refused before any line is claimed: exit 2, one line, no OUT, no outcome
 // in the journal; the same files then run to the end with the right flags.
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 
@@ -32,7 +33,7 @@ struct input_file {
     return n > 0 ? n - 1 : 0;
   }
   std::pair<int, std::string> enrich(std::vector<std::string> more) const {
-    std::vector<std::string> argv{DIBS_BIN_PATH, "enrich", "--store", "jsonl:" + in, "--out", out, "--no-progress"};
+    std::vector<std::string> argv{dibs::test::dibs_binary(), "enrich", "--store", "jsonl:" + in, "--out", out, "--no-progress"};
     argv.insert(argv.end(), more.begin(), more.end());
     test::child_process p(argv, true);
     std::string text;

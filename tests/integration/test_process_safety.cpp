@@ -2,6 +2,7 @@
 // database password and the API key the process had in memory).
 #include "support/skip.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -47,7 +48,7 @@ std::string core_limit_of_dibs_stub(const char* core_dumps_env) {
   const char* asan = std::getenv("ASAN_OPTIONS");
   const std::string saved_asan = asan ? asan : "";
   ::setenv("ASAN_OPTIONS", (saved_asan.empty() ? "" : saved_asan + ":").append("disable_coredump=0").c_str(), 1);
-  dibs::test::child_process stub({DIBS_BIN_PATH, "stub", "--port", "0"});
+  dibs::test::child_process stub({dibs::test::dibs_binary(), "stub", "--port", "0"});
   ::unsetenv("DIBS_CORE_DUMPS");
   if (asan) ::setenv("ASAN_OPTIONS", saved_asan.c_str(), 1);
   else ::unsetenv("ASAN_OPTIONS");

@@ -27,9 +27,10 @@ struct answers_in_memory final : answer_store {
   std::optional<kept_answer> find(const answer_key& k, std::chrono::milliseconds ttl) override {
     std::lock_guard lock(mutex);
     ++finds;
+    asked_ttl = ttl;
     if (failing) throw std::runtime_error("the database went away");
     auto it = kept.find(k.digest);
-    if (it == kept.end() || age >= ttl) return std::nullopt;
+    if (it == kept.end() || age >= ttl) return std::nullopt;  // what dibs_answers' own query does
     return kept_answer{it->second, age};
   }
   void keep(const std::vector<std::pair<answer_key, std::string>>& answers) override {
@@ -50,7 +51,8 @@ struct answers_in_memory final : answer_store {
   std::chrono::milliseconds age{0};
   bool failing = false;
   int finds = 0;
-  int keeps = 0;  // calls: each a batch
+  int keeps = 0;
+  std::chrono::milliseconds asked_ttl{0};  // what the run asked the store to honour  // calls: each a batch
 };
 
 // One process's run over `docs` documents drawn from `distinct` addresses, its own answer cache,
@@ -112,6 +114,7 @@ TEST_CASE("an answer kept longer ago than --answer-ttl is not used: the API is a
   kept->age = std::chrono::hours(2);  // the runs keep them for 1 h
   const auto again = run_once(api, kept, 30, 3);
   CHECK(again.completed == 30);
+  CHECK(kept->asked_ttl == std::chrono::hours(1));  // the store is asked with the run's --answer-ttl
   CHECK(again.answers_from_store == 0);
   CHECK(api.requests() == served + 3);
 }

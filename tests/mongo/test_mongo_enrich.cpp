@@ -1,6 +1,7 @@
 // `dibs enrich` as a user runs it, over MongoDB and the stub, for every claim strategy.
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/mongo/test_hooks.hpp>
 #include <adapters/demo_api/ipapi_stub.hpp>
@@ -29,7 +30,7 @@ std::set<std::string> keys_of(const bson_t* doc) {
 }  // namespace
 
 TEST_CASE("dibs enrich finishes 2,000 documents with every claim strategy", "[mongo][enrich][e2e]") {
-  const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);
+  const auto dibs_bin = test::dibs_binary();
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
 
@@ -91,7 +92,7 @@ TEST_CASE("dibs enrich finishes 2,000 documents with every claim strategy", "[mo
 }
 
 TEST_CASE("dibs enrich names a bad store or strategy clearly", "[mongo][enrich]") {
-  const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);
+  const auto dibs_bin = test::dibs_binary();
   auto run = [&](std::vector<std::string> args) {
     args.insert(args.begin(), dibs_bin);
     test::child_process p(args, true);
@@ -114,7 +115,7 @@ TEST_CASE("dibs enrich names a bad store or strategy clearly", "[mongo][enrich]"
 }
 
 TEST_CASE("dibs enrich --follow processes documents inserted while it runs", "[mongo][enrich][follow]") {
-  const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);
+  const auto dibs_bin = test::dibs_binary();
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
   mongo::mongo_options o;

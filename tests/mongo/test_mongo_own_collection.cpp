@@ -127,7 +127,7 @@ TEST_CASE("SIGTERM stops a run over documents with foreign lease values, with ev
       mongo::drop(s);
       REQUIRE(s.seed(40, 4) == 40);
       insert_foreign(s, collection);
-      test::child_process run({test::env_or("DIBS_BIN", DIBS_BIN_PATH), "enrich", "--store", test::mongodb_uri(), "--db",
+      test::child_process run({test::dibs_binary(), "enrich", "--store", test::mongodb_uri(), "--db",
                                "dibs_test", "--collection", collection, "--claim", strategy, "--url",
                                api.base_url() + "/json/{originatingIp}", "--concurrency", "1", "--no-progress"},
                               /*merge_stderr=*/true);

@@ -3,6 +3,7 @@
 // as it was (no lock written: nothing leased, failed or attempted).
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/mongo/test_hooks.hpp>
 #include <adapters/demo_api/ipapi_stub.hpp>
@@ -40,7 +41,7 @@ struct seeded_collection {
 
 namespace {
 std::pair<int, std::string> enrich(const seeded_collection& c, std::vector<std::string> more) {
-  std::vector<std::string> argv{test::env_or("DIBS_BIN", DIBS_BIN_PATH), "enrich", "--store", c.o.uri, "--db", c.o.db,
+  std::vector<std::string> argv{test::dibs_binary(), "enrich", "--store", c.o.uri, "--db", c.o.db,
                                 "--collection", c.o.collection, "--no-progress"};
   argv.insert(argv.end(), more.begin(), more.end());
   test::child_process p(argv, true);

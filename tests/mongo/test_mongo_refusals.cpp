@@ -7,6 +7,7 @@
 // real mongod (MONGODB_URI) the same query becomes a real validator through collMod.
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/mongo/bson_ptr.hpp>
 #include <adapters/mongo/test_hooks.hpp>
@@ -177,7 +178,7 @@ TEST_CASE("MongoDB: an answer over the 16 MiB document limit is refused with the
 
 TEST_CASE("MongoDB: dibs enrich fails a document the validator refuses after one attempt, with the server's reason",
           "[mongo][refused][enrich][e2e]") {
-  const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);
+  const auto dibs_bin = test::dibs_binary();
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
   mongo::mongo_options o;

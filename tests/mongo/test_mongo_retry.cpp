@@ -4,6 +4,7 @@
 // lock-collection; and a lock-collection run's leases counted as leased without --claim.
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 #include <adapters/mongo/test_hooks.hpp>
@@ -35,7 +36,7 @@ std::size_t with_lock_field(mongo::mongo_store& s) {
 }  // namespace
 
 TEST_CASE("dibs retry puts failed documents back by reason and enrich finishes them", "[mongo][retry][status][e2e]") {
-  const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);
+  const auto dibs_bin = test::dibs_binary();
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
   for (const char* strategy : {"batch", "lock-collection"}) {
@@ -99,7 +100,7 @@ TEST_CASE("dibs retry puts failed documents back by reason and enrich finishes t
 }
 
 TEST_CASE("dibs status counts a lock-collection run's leases as leased without --claim", "[mongo][status]") {
-  const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);
+  const auto dibs_bin = test::dibs_binary();
   mongo::mongo_options o;
   o.uri = test::mongodb_uri();
   o.db = "dibs_test";

@@ -3,6 +3,7 @@
 // (each statement of the claim's bulk write picks and leases its own document).
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/mongo/test_hooks.hpp>
 #include <adapters/demo_api/ipapi_stub.hpp>
@@ -23,7 +24,7 @@ long figure(const std::string& out, const char* pattern) {
 
 TEST_CASE("three dibs enrich --claim batch processes drain one collection: each document once, no claim conflicts",
           "[mongo][enrich][scale]") {
-  const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);
+  const auto dibs_bin = test::dibs_binary();
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
   mongo::mongo_options o;

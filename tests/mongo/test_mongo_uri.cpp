@@ -3,6 +3,7 @@
 // --db and --collection do, and the flags override the URI.
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/mongo/mongo_store.hpp>
 #include <adapters/mongo/test_hooks.hpp>
@@ -14,7 +15,7 @@ using namespace dibs;
 
 TEST_CASE("dibs seed and status find the database in the URI's path and the collection in collection=",
           "[mongo][uri][cli]") {
-  const auto dibs_bin = test::env_or("DIBS_BIN", DIBS_BIN_PATH);
+  const auto dibs_bin = test::dibs_binary();
   const auto collection = test::unique_collection("uri");
   // The server's URI with its path and collection= set, its own options kept.
   const auto base = parse_store_uri(test::mongodb_uri());

@@ -4,6 +4,7 @@
 #include "support/mysql_env.hpp"
 #include "support/eventually.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/mysql/mysql_store.hpp>
 #include <adapters/demo_api/ipapi_stub.hpp>
@@ -36,7 +37,7 @@ TEST_CASE("an API outage of 10 s in the middle of dibs enrich costs no row an at
   const auto url = api->base_url() + "/json/{originatingIp}";
   // 4 at a time, 20 ms each: about 200 rows a second, so rows are left when the API goes away
   // below even if this test polls slowly.
-  test::child_process run({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", url, "--max-attempts", "1",
+  test::child_process run({dibs::test::dibs_binary(), "enrich", "--store", uri, "--url", url, "--max-attempts", "1",
                            "--concurrency", "4", "--no-progress", "--log-level", "warn"},
                           true);
 

@@ -105,7 +105,7 @@ TEST_CASE("dibs bench on MariaDB drops its scratch on SIGTERM, and --clean drops
   sql::mysql_store s(o);
   const auto before = scratch_tables(s);
   // Slow enough (a second per item, 5 in flight) to be running when the signal comes.
-  test::child_process p({DIBS_BIN_PATH, "bench", "--store", test::mysql_base_uri(), "--docs", "100", "--latency", "1s",
+  test::child_process p({dibs::test::dibs_binary(), "bench", "--store", test::mysql_base_uri(), "--docs", "100", "--latency", "1s",
                          "--concurrency", "5", "--processes", "2"},
                         /*merge_stderr=*/true);
   REQUIRE(test::eventually([&] { return scratch_tables(s) != before; }));

@@ -4,6 +4,7 @@
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
 #include "support/skip.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/mysql/mysql_store.hpp>
 #include <adapters/demo_api/ipapi_stub.hpp>
@@ -38,12 +39,12 @@ TEST_CASE("dibs enrich finishes a MariaDB table, and a private address fails wit
   sql::mysql_store s(o);
   s.reset_table();
   std::string out;
-  test::child_process seed({DIBS_BIN_PATH, "seed", "--store", uri, "--docs", "3000"});
+  test::child_process seed({dibs::test::dibs_binary(), "seed", "--store", uri, "--docs", "3000"});
   REQUIRE(seed.finish(out) == 0);
   s.execute("INSERT INTO " + table + " (originatingIp) VALUES ('192.168.7.7')");
 
   out.clear();
-  test::child_process run({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
+  test::child_process run({dibs::test::dibs_binary(), "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
                            "--concurrency", "300", "--no-progress"});
   const int rc = run.finish(out);
   INFO(out);
@@ -80,7 +81,7 @@ TEST_CASE("two dibs enrich --follow consumers drain what a producer inserts, eac
     std::remove(logs.back().c_str());
     return std::make_unique<test::child_process>(
         std::vector<std::string>{
-            DIBS_BIN_PATH, "enrich", "--follow", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
+            dibs::test::dibs_binary(), "enrich", "--follow", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
             "--concurrency", "100", "--claim-batch", "20", "--no-progress", "--log-level", "info",
             "--no-preflight"},  // whether rows are there yet when a consumer starts is a race: count only the rows' requests
         false, logs.back());
@@ -136,7 +137,7 @@ TEST_CASE("a MariaDB restart in the middle of a run only delays it", "[mysql][en
   s.execute("CREATE TRIGGER " + table + "_audit AFTER UPDATE ON " + table + " FOR EACH ROW BEGIN " +
             "IF NEW.location IS NOT NULL THEN INSERT INTO " + table + "_writes VALUES (NEW.id); END IF; END");
 
-  test::child_process run({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
+  test::child_process run({dibs::test::dibs_binary(), "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
                            "--concurrency", "50", "--no-progress"});
   REQUIRE(wait_done(s, 500) >= 500);
   test::restart_mariadb();

@@ -4,6 +4,7 @@
 // nothing leased, no attempt spent).
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/mysql/mysql_store.hpp>
 #include <adapters/demo_api/ipapi_stub.hpp>
@@ -37,7 +38,7 @@ struct ran {
   std::string out;
 };
 ran enrich(const seeded_table& t, std::vector<std::string> more) {
-  std::vector<std::string> argv{DIBS_BIN_PATH, "enrich", "--store", t.uri, "--no-progress"};
+  std::vector<std::string> argv{dibs::test::dibs_binary(), "enrich", "--store", t.uri, "--no-progress"};
   argv.insert(argv.end(), more.begin(), more.end());
   test::child_process p(argv, true);
   ran r;
@@ -128,7 +129,7 @@ TEST_CASE("MariaDB: nothing pending, nothing to check: a closed port is not refu
   o.uri = test::mysql_uri_for(table);
   sql::mysql_store s(o);
   s.reset_table();
-  std::vector<std::string> argv{DIBS_BIN_PATH, "enrich", "--store", o.uri, "--no-progress", "--url",
+  std::vector<std::string> argv{dibs::test::dibs_binary(), "enrich", "--store", o.uri, "--no-progress", "--url",
                                 "http://127.0.0.1:1/json/{originatingIp}"};
   test::child_process p(argv, true);
   std::string out;

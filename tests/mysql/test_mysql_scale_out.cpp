@@ -3,6 +3,7 @@
 // (the claim finds and locks its rows in one SKIP LOCKED statement: no candidate read to go stale).
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/mysql/mysql_store.hpp>
 #include <adapters/demo_api/ipapi_stub.hpp>
@@ -44,7 +45,7 @@ TEST_CASE("three dibs enrich processes of two shards drain one MariaDB table: ea
   std::vector<std::unique_ptr<test::child_process>> workers;
   for (int i = 0; i < 3; ++i)
     workers.push_back(std::make_unique<test::child_process>(std::vector<std::string>{
-        DIBS_BIN_PATH, "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}", "--shards", "2",
+        dibs::test::dibs_binary(), "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}", "--shards", "2",
         "--concurrency", "60", "--claim-batch", "20", "--no-progress", "--no-preflight"}));
   long completed = 0;
   for (auto& w : workers) {
@@ -81,7 +82,7 @@ TEST_CASE("the shards of one process don't race for the rows of a tiny table", "
   REQUIRE(s.seed(5, 3) == 5);
   for (int round = 0; round < 5; ++round) {
     if (round > 0) s.execute("UPDATE " + table + " SET location = NULL, attempts = 0");
-    test::child_process run({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
+    test::child_process run({dibs::test::dibs_binary(), "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
                              "--shards", "4", "--concurrency", "40", "--no-progress", "--no-preflight"});
     std::string out;
     const int rc = run.finish(out);

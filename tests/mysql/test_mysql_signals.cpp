@@ -3,6 +3,7 @@
 #include "chaos/tcp_proxy.hpp"
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 #include <adapters/mysql/mysql_store.hpp>
@@ -31,7 +32,7 @@ TEST_CASE("SIGINT while the database is down still prints the summary", "[mysql]
   const auto where = parse_store_uri(uri);
   auto proxy = std::make_unique<test::tcp_proxy>(where.host, where.port);
   const auto via = where.with_hosts("127.0.0.1:" + std::to_string(proxy->port()));
-  test::child_process run({DIBS_BIN_PATH, "enrich", "--store", via, "--url", api.base_url() + "/json/{originatingIp}",
+  test::child_process run({dibs::test::dibs_binary(), "enrich", "--store", via, "--url", api.base_url() + "/json/{originatingIp}",
                            "--concurrency", "20", "--no-progress", "--shutdown-timeout", "1s"},
                           true);
   // Until the run is well under way (a state of the table, not a time).

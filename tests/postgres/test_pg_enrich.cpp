@@ -3,6 +3,7 @@
 // the API's reason, and `dibs status` counting the same.
 #include "postgres/pg_env.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/postgres/pg_store.hpp>
 #include <adapters/demo_api/ipapi_stub.hpp>
@@ -22,12 +23,12 @@ TEST_CASE("dibs enrich finishes a PostgreSQL table, and a private address fails 
   pg::pg_store s(o);
   s.reset_table();
   std::string out;
-  test::child_process seed({DIBS_BIN_PATH, "seed", "--store", uri, "--docs", "3000"});
+  test::child_process seed({dibs::test::dibs_binary(), "seed", "--store", uri, "--docs", "3000"});
   REQUIRE(seed.finish(out) == 0);
   s.execute("INSERT INTO " + table + " (\"originatingIp\") VALUES ('192.168.7.7')");
 
   out.clear();
-  test::child_process run({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
+  test::child_process run({dibs::test::dibs_binary(), "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
                            "--concurrency", "300", "--shards", "2", "--no-progress"});
   const int rc = run.finish(out);
   INFO(out);
@@ -46,7 +47,7 @@ TEST_CASE("dibs enrich finishes a PostgreSQL table, and a private address fails 
   CHECK(s.query_value("SELECT count(*) FROM " + table + " WHERE lock_token IS NOT NULL") == std::optional<std::string>("0"));
 
   out.clear();
-  test::child_process status({DIBS_BIN_PATH, "status", "--store", uri});
+  test::child_process status({dibs::test::dibs_binary(), "status", "--store", uri});
   REQUIRE(status.finish(out) == 0);
   INFO(out);
   CHECK_THAT(out, Catch::Contains("done=3000 failed=1"));
@@ -67,7 +68,7 @@ TEST_CASE("PostgreSQL: a mistyped {field} or a closed API port is refused before
   };
   std::string out;
   // Quoted names are exact in PostgreSQL: the column is "originatingIp", not originatingip.
-  test::child_process typo({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", "http://127.0.0.1:1/json/{originatingip}",
+  test::child_process typo({dibs::test::dibs_binary(), "enrich", "--store", uri, "--url", "http://127.0.0.1:1/json/{originatingip}",
                             "--no-progress"},
                            true);
   CHECK(typo.finish(out) == 2);
@@ -77,7 +78,7 @@ TEST_CASE("PostgreSQL: a mistyped {field} or a closed API port is refused before
   CHECK(untouched());
 
   out.clear();
-  test::child_process closed({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", "http://127.0.0.1:1/json/{originatingIp}",
+  test::child_process closed({dibs::test::dibs_binary(), "enrich", "--store", uri, "--url", "http://127.0.0.1:1/json/{originatingIp}",
                               "--no-progress"},
                              true);
   CHECK(closed.finish(out) == 2);

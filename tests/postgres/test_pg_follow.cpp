@@ -3,6 +3,7 @@
 #include "postgres/pg_env.hpp"
 #include "support/eventually.hpp"
 #include "support/process.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/postgres/pg_store.hpp>
 #include <adapters/demo_api/ipapi_stub.hpp>
@@ -30,7 +31,7 @@ TEST_CASE("dibs enrich --follow on PostgreSQL listens on the table's channel and
   s.reset_table();
   auto value = [&](const std::string& select) { return s.query_value(select).value_or("?"); };
 
-  test::child_process run({DIBS_BIN_PATH, "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
+  test::child_process run({dibs::test::dibs_binary(), "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
                            "--follow", "--no-progress", "--log-level", "debug"},
                           true);
   // The listener is up once the server shows its session's LISTEN ...

@@ -4,6 +4,7 @@
 
 #include "support/process.hpp"
 #include "support/served_rate.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 
@@ -21,7 +22,7 @@ inline std::vector<std::string> enrich_together(const std::string& uri, const st
                                                 const std::string& rate, std::vector<std::string> extra = {}) {
   std::vector<std::unique_ptr<child_process>> runs;
   for (int i = 0; i < processes; ++i) {
-    std::vector<std::string> argv{DIBS_BIN_PATH, "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
+    std::vector<std::string> argv{dibs::test::dibs_binary(), "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
                                   "--rate", rate, "--rate-scope", "store", "--concurrency", "20", "--claim-batch", "5",
                                   "--no-progress"};
     argv.insert(argv.end(), extra.begin(), extra.end());

@@ -5,6 +5,7 @@
 #include "support/memory_admin.hpp"
 #include "support/process.hpp"
 #include "support/worker_release.hpp"
+#include "support/run_dibs.hpp"
 
 #include <adapters/cli/status_report.hpp>
 #include <adapters/http/control_json.hpp>
@@ -211,7 +212,7 @@ TEST_CASE("a rate limiter takes a new rate at once, for every caller", "[workers
 TEST_CASE("dibs release refuses a bad worker id, a file store, and a missing --yes off a terminal", "[workers][cli]") {
   auto run = [](std::vector<std::string> args) {
     // stdin from /dev/null: never this test's terminal.
-    args.insert(args.begin(), {"sh", "-c", "exec \"$0\" \"$@\" < /dev/null", DIBS_BIN_PATH, "release"});
+    args.insert(args.begin(), {"sh", "-c", "exec \"$0\" \"$@\" < /dev/null", dibs::test::dibs_binary(), "release"});
     test::child_process p(args, true);
     std::string out;
     const int rc = p.finish(out);
