@@ -17,7 +17,6 @@
 
 #include <adapters/http/client.hpp>
 #include <adapters/http/exchange_policy.hpp>
-#include <adapters/http/json_check.hpp>
 #include <adapters/http/rate_limiter.hpp>
 #include <adapters/http/url_template.hpp>
 
@@ -30,7 +29,8 @@
 
 namespace dibs::http {
 
-class answer_reuse;  // answer_reuse.hpp (internal): made by whoever turns reuse on
+class answer_reuse;        // answer_reuse.hpp (internal): made by whoever turns reuse on
+struct json_check_result;  // json_check.hpp (internal)
 
 struct processor_options {
   url_template url;
