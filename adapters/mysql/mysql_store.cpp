@@ -340,7 +340,31 @@ struct mysql_store::impl {
     });
   }
 
+  // --on-done delete on MariaDB, one worker's batch (a shard's always is): the fence and the
+  // delete are one autocommitted DELETE ... RETURNING, one round trip instead of four (START,
+  // the locking read, DELETE, COMMIT). The rows it names are the ones whose live lease held.
+  write_result delete_returning(const std::vector<completion>& batch, const fence_plan& plan) {
+    return with_connection([&](connection& c) {
+      std::vector<lease_ref> refs;
+      for (const auto& x : batch) refs.push_back(x.ref);
+      std::unordered_set<std::uint64_t> deleted;
+      for (auto& r : c.select(delete_held_rows(names, plan.queries.front().rows, c.quote(plan.queries.front().by))))
+        deleted.insert(to_u64(r[0]));
+      auto fence = settle_fence(plan, refs, deleted);
+      write_result res;
+      res.applied = fence.applied;
+      res.lost = std::move(fence.lost);
+      return res;
+    });
+  }
+
   write_result complete(const std::vector<completion>& batch) {
+    if (opts.done == on_done::remove && limits.delete_returning && !batch.empty()) {
+      std::vector<lease_ref> refs;
+      for (const auto& x : batch) refs.push_back(x.ref);
+      auto plan = plan_fence(refs);
+      if (plan.queries.size() == 1) return delete_returning(batch, plan);
+    }
     // Answers the server can't hold are refused here, before any statement: the engine fails
     // them (fenced), and the rest goes out.
     auto split = split_storable(batch, opts.done != on_done::remove, limits);

@@ -27,7 +27,9 @@ bool refuses_content(unsigned code) {
 server_limits limits_for(std::string_view version, std::uint64_t max_allowed_packet) {
   server_limits lim;
   // MariaDB's json_valid() refuses depth 32 and deeper; MySQL's JSON type allows 100.
-  lim.max_json_depth = version.find("MariaDB") != std::string_view::npos ? 31 : 100;
+  const bool mariadb = version.find("MariaDB") != std::string_view::npos;
+  lim.max_json_depth = mariadb ? 31 : 100;
+  lim.delete_returning = mariadb;
   if (max_allowed_packet > 0) lim.max_statement_bytes = static_cast<std::size_t>(max_allowed_packet);
   return lim;
 }

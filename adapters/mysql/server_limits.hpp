@@ -23,6 +23,7 @@ bool refuses_content(unsigned error_code);
 struct server_limits {
   int max_json_depth = 31;                       // deepest nesting a JSON column takes
   std::size_t max_statement_bytes = 16u << 20;   // max_allowed_packet
+  bool delete_returning = false;                 // DELETE ... RETURNING (MariaDB; MySQL has none)
 };
 
 // From `SELECT VERSION(), @@max_allowed_packet`.

@@ -66,16 +66,26 @@ std::string set_lease(const table_names& n, const std::vector<std::uint64_t>& id
          " MICROSECOND, `attempts` = `attempts` + 1 WHERE `id` IN (" + id_list(ids) + ")";
 }
 
-std::string held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted, bool live) {
+namespace {
+// The rows of `refs` whose lease `by` still holds: the same id and token, and (live) not expired.
+std::string held_condition(const std::vector<row_ref>& refs, const std::string& by_quoted, bool live) {
   std::vector<std::uint64_t> ids;
   std::string pairs;
   for (std::size_t i = 0; i < refs.size(); ++i) {
     ids.push_back(refs[i].id);
     pairs += (i ? "," : "") + std::string("(") + std::to_string(refs[i].id) + "," + std::to_string(refs[i].token) + ")";
   }
-  return "SELECT `id` FROM " + q(n.table) + " WHERE `id` IN (" + id_list(ids) + ") AND (`id`, `lock_token`) IN (" +
-         pairs + ") AND `lock_by` = " + by_quoted + (live ? " AND `lock_until` >= NOW(6)" : "") +
-         " ORDER BY `id` FOR UPDATE";
+  return "`id` IN (" + id_list(ids) + ") AND (`id`, `lock_token`) IN (" + pairs + ") AND `lock_by` = " + by_quoted +
+         (live ? " AND `lock_until` >= NOW(6)" : "");
+}
+}  // namespace
+
+std::string held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted, bool live) {
+  return "SELECT `id` FROM " + q(n.table) + " WHERE " + held_condition(refs, by_quoted, live) + " ORDER BY `id` FOR UPDATE";
+}
+
+std::string delete_held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted) {
+  return "DELETE FROM " + q(n.table) + " WHERE " + held_condition(refs, by_quoted, true) + " RETURNING `id`";
 }
 
 std::string complete_rows(const table_names& n, const std::vector<std::uint64_t>& ids,

@@ -192,9 +192,15 @@ awaitable<void> shard::dispatcher() {
     // Prefetch: keep up to one batch claimed ahead of the pipelines -- unless outcomes are piling
     // up unwritten (the store is down): claiming more would only grow memory and leases. Items
     // waiting for the API count as held.
+    // A claim waits until half a batch fits, unless pipelines are idle for want of items: claims
+    // of a few rows each would cost the store a statement per few rows (with small concurrency a
+    // claim's round trip frees only a few slots).
     const std::size_t kept = in_flight_.inside() + ready_.size() + waiting_.size() + rerun_.size();
+    const std::size_t fits = kept < concurrency_ + batch ? concurrency_ + batch - kept : 0;
+    const bool starving = ready_.empty() && in_flight_.inside() < concurrency_;
     const bool room = probe_claim ? ready_.empty()
-                                  : ready_.size() < batch && kept < concurrency_ + batch && buffered() < unwritten_limit_;
+                                  : ready_.size() < batch && fits > 0 && (starving || fits >= (batch + 1) / 2) &&
+                                        buffered() < unwritten_limit_;
     if (!room) {
       co_await wake_.wait_until(next_waiting_due());
       continue;
@@ -204,7 +210,7 @@ awaitable<void> shard::dispatcher() {
       continue;
     }
 
-    const std::size_t want = probe_claim ? 1 : std::min(batch, concurrency_ + batch - kept);
+    const std::size_t want = probe_claim ? 1 : std::min(batch, fits);
     std::vector<job> got;
     try {
       // Named, then moved: g++ 12 mishandles class temporaries built inside a co_await expression.

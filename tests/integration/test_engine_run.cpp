@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 using namespace dibs;
@@ -313,4 +314,54 @@ TEST_CASE("the default shard count keeps two claim batches in flight per shard, 
   CHECK(cfg.effective_shards() == cores);  // never more than one per core
   cfg.shards = 3;
   CHECK(cfg.effective_shards() == 3);  // a given count is kept
+}
+
+namespace {
+// The memory store, noting how many items each claim asked for.
+class claim_recorder final : public store {
+ public:
+  explicit claim_recorder(std::shared_ptr<memory_store> m) : mem(std::move(m)) {}
+  awaitable<std::vector<job>> claim(claim_request r) override {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      asked.push_back(r.max);
+    }
+    co_return co_await mem->claim(std::move(r));
+  }
+  awaitable<write_result> complete(std::vector<completion> b) override { co_return co_await mem->complete(std::move(b)); }
+  awaitable<renew_result> renew(std::vector<renewal> b, millis lease) override { co_return co_await mem->renew(std::move(b), lease); }
+  awaitable<write_result> release(std::vector<release_item> b) override { co_return co_await mem->release(std::move(b)); }
+  awaitable<write_result> fail(std::vector<failure> b) override { co_return co_await mem->fail(std::move(b)); }
+  awaitable<store_stats> stats() override { co_return co_await mem->stats(); }
+  std::string describe() const override { return "recorder"; }
+
+  std::shared_ptr<memory_store> mem;
+  std::mutex m;
+  std::vector<std::size_t> asked;
+};
+}  // namespace
+
+TEST_CASE("with few pipelines per claim batch, a claim waits until half a batch fits", "[engine]") {
+  // 125 pipelines and batches of 100 (one of eight processes sharing 1,000 pipelines): claiming
+  // whenever one pipeline frees up would cost the store one statement per few rows.
+  auto mem = std::make_shared<memory_store>();
+  mem->seed_random_ips(3'000, 5);
+  auto st = std::make_shared<claim_recorder>(mem);
+  engine_config cfg = small_config();
+  cfg.shards = 1;
+  cfg.concurrency = 125;
+  cfg.claim_batch = 100;
+  auto body = [](job j) -> awaitable<outcome> {
+    co_await sleep_for(std::chrono::milliseconds(1 + std::hash<std::string>{}(j.id) % 4));  // uneven ends
+    co_return outcome::done("{}");
+  };
+  engine e(cfg, st, factory_of(body));
+  e.start();
+  e.wait();
+  CHECK(e.summary().completed == 3'000);
+  std::lock_guard<std::mutex> lock(st->m);
+  REQUIRE(!st->asked.empty());
+  CHECK(*std::min_element(st->asked.begin(), st->asked.end()) >= 50);
+  CHECK(st->asked.size() <= 3'000 / 50 + 3);  // the last claims find less, then nothing
+  require_nothing_leased(*mem);
 }

@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -98,6 +99,49 @@ TEST_CASE("with --on-done delete, finished rows leave the table like a queue", "
   CHECK(r.lost[0] == got[4].id);
   const auto table = o.uri.substr(o.uri.find("table=") + 6);
   CHECK(s.query_value("SELECT COUNT(*) FROM " + table) == std::optional<std::string>("1"));
+}
+
+TEST_CASE("with --on-done delete on MariaDB, a batch's fence and delete are one statement that keeps every lost lease", "[mysql]") {
+  auto o = options_for(test::unique_table("queue_one"));
+  o.done = sql::on_done::remove;
+  sql::mysql_store s(o);
+  s.reset_table();
+  const auto table = o.uri.substr(o.uri.find("table=") + 6);
+  s.seed(6, 1);
+  auto got = s.claim_blocking({6, "w", 60s, 1s});
+  REQUIRE(got.size() == 6);
+  s.execute("UPDATE " + table + " SET lock_until = NOW(6) - INTERVAL 1 SECOND WHERE id = " + got[1].id);  // expired
+  s.execute("UPDATE " + table + " SET lock_by = 'other' WHERE id = " + got[2].id);  // taken over meanwhile
+  s.execute("DELETE FROM " + table + " WHERE id = " + got[3].id);                 // gone
+  std::vector<completion> done;
+  for (auto& j : got) done.push_back(completion{j.ref(), "{}"});
+  done[4].ref.token ^= 1;  // a stale token
+  const auto before = s.statements_sent();
+  auto r = s.complete_blocking(done);
+  CHECK(s.statements_sent() - before == 1);  // no transaction, no separate locking read
+  CHECK(r.applied == 2);
+  CHECK(r.lost == std::vector<std::string>{got[1].id, got[2].id, got[3].id, got[4].id});
+  // Only the rows whose lease held are gone; the others are as they were.
+  std::vector<std::uint64_t> kept{std::stoull(got[1].id), std::stoull(got[2].id), std::stoull(got[4].id)};
+  std::sort(kept.begin(), kept.end());  // claims come in the pick key's order, not the id's
+  CHECK(s.query_value("SELECT GROUP_CONCAT(id ORDER BY id) FROM " + table) ==
+        std::optional<std::string>(std::to_string(kept[0]) + "," + std::to_string(kept[1]) + "," + std::to_string(kept[2])));
+  CHECK(s.query_value("SELECT lock_by FROM " + table + " WHERE id = " + got[2].id) == std::optional<std::string>("other"));
+
+  SECTION("a batch from two workers goes the locking way and is settled the same") {
+    s.seed(2, 2);
+    auto a = s.claim_blocking({1, "a", 60s, 1s});
+    auto b = s.claim_blocking({1, "b", 60s, 1s});
+    REQUIRE(a.size() == 1);
+    REQUIRE(b.size() == 1);
+    auto b_stale = b[0].ref();
+    b_stale.token ^= 1;
+    auto r2 = s.complete_blocking({completion{a[0].ref(), "{}"}, completion{b_stale, "{}"}});
+    CHECK(r2.applied == 1);
+    CHECK(r2.lost == std::vector<std::string>{b[0].id});
+    CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE id = " + a[0].id) == std::optional<std::string>("0"));
+    CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE id = " + b[0].id) == std::optional<std::string>("1"));
+  }
 }
 
 TEST_CASE("a row whose source is NULL reaches the processor as missing, and its failure keeps the reason", "[mysql]") {

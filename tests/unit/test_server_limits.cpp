@@ -23,6 +23,8 @@ TEST_CASE("answers too deep or too large for the server are named before any sta
   CHECK(maria.max_json_depth == 31);
   CHECK(maria.max_statement_bytes == 16u << 20);
   CHECK(limits_for("8.0.36", 64u << 20).max_json_depth == 100);
+  CHECK(maria.delete_returning);  // MariaDB has DELETE ... RETURNING; MySQL 8 does not
+  CHECK_FALSE(limits_for("8.0.36", 64u << 20).delete_returning);
   const auto ok = std::string(31, '[') + std::string(31, ']');
   const auto deep = std::string(32, '[') + std::string(32, ']');
   CHECK_FALSE(unstorable_answer(ok, ok.size(), maria));

@@ -31,6 +31,10 @@ TEST_CASE("fenced writes first lock exactly the rows still held", "[sql]") {
         "UPDATE `jobs` SET `location` = CASE `id` WHEN 3 THEN '{\\\"a\\\":1}' WHEN 5 THEN '{}' END, `lock_by` = NULL, "
         "`lock_token` = NULL, `lock_until` = NULL, `error` = NULL WHERE `id` IN (3,5)");
   CHECK(delete_rows(n, {3}) == "DELETE FROM `jobs` WHERE `id` IN (3)");
+  // MariaDB: the same fence and the delete in one statement, which names the rows it removed.
+  CHECK(delete_held_rows(n, {{3, 7}, {5, 7}}, "'w'") ==
+        "DELETE FROM `jobs` WHERE `id` IN (3,5) AND (`id`, `lock_token`) IN ((3,7),(5,7)) AND `lock_by` = 'w' AND "
+        "`lock_until` >= NOW(6) RETURNING `id`");
   CHECK(release_rows(n, {3}, 0, "'shutdown'") ==
         "UPDATE `jobs` SET `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL, `error` = 'shutdown' WHERE `id` IN (3)");
   CHECK(release_rows(n, {3}, 2'000'000, "'HTTP 503'") ==
