@@ -159,7 +159,7 @@ if [ -z "$only" ] || [ "$only" = scale ]; then
     echo "## Scale-out: K processes draining one store together"
     echo
     echo "\`$command\` at commit $commit, $when, $(nproc) cores, load before: $(cut -d' ' -f1-3 /proc/loadavg)."
-    echo "Each K: the store reset and seeded, one \`dibs stub\` (0 ms, 2 threads) for every process, K \`dibs enrich\`"
+    echo "Each K: the store reset and seeded, one \`dibs stub\` (0 ms, 2 threads) that all the processes call, K \`dibs enrich\`"
     echo "processes started together with --concurrency 1000/K each (default shards: one per core, fewer under two claim"
     echo "batches a core; one database connection per shard, at most 4), timed from their"
     echo "start to the last exit. Claim conflicts: candidates another worker took first, summed over the processes."

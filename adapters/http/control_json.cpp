@@ -92,22 +92,27 @@ parsed_body<double> rate_body(const std::string& body) {
   return r;
 }
 
-parsed_body<std::string> retry_body(const std::string& body) {
-  parsed_body<std::string> r;
+parsed_body<retry_filter> retry_body(const std::string& body) {
+  parsed_body<retry_filter> r;
   simdjson::dom::parser p;
   auto o = object_of(p, body.empty() ? std::string("{}") : body, r.error);
   if (!o) return r;
-  simdjson::dom::element v;
-  if ((*o)["reason"].get(v) != simdjson::SUCCESS || v.is_null()) {
-    r.value = std::string();
-    return r;
+  retry_filter which;
+  for (const char* key : {"reason", "contains"}) {
+    simdjson::dom::element v;
+    if ((*o)[key].get(v) != simdjson::SUCCESS || v.is_null()) continue;
+    std::string_view text;
+    if (v.get_string().get(text) != simdjson::SUCCESS) {
+      r.error = std::string("\"") + key + "\" must be text: " +
+                (key == std::string_view("reason") ? "a failure reason as /status lists it" : "a part of failure reasons");
+      return r;
+    }
+    if (key == std::string_view("reason"))
+      which.reason_is = std::string(text);
+    else
+      which.reason_contains = std::string(text);
   }
-  std::string_view text;
-  if (v.get_string().get(text) != simdjson::SUCCESS) {
-    r.error = "\"reason\" must be text that the failures' reasons contain";
-    return r;
-  }
-  r.value = std::string(text);
+  r.value = std::move(which);
   return r;
 }
 

@@ -108,78 +108,111 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
     return error(404, "this engine's controls were given no store to administer (control_options::admin)");
   }
 
-  awaitable<answer> route(bhttp::verb method, std::string_view target, const std::string& body) {
+  // GET / and the read-only views.
+  awaitable<answer> page(const std::string&) {
     answer a;
-    if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
-    const bool get = method == bhttp::verb::get, post = method == bhttp::verb::post;
-    if (target == "/" && get) {
-      a.content_type = "text/html; charset=utf-8";
-      a.page = true;
-      a.body = dashboard_html(dashboard_counts_of(eng, co_await store_counts()), access.token);
-    } else if (target == "/history" && get) {
-      a.body = history.json();
-    } else if (target == "/status" && get) {
-      const auto c = co_await store_counts();
-      std::optional<std::vector<failure_reason>> r;
-      if (opts.admin && c && c->failed > 0) {
-        r = co_await store_reasons();
-      } else if (opts.admin && c) {
-        r.emplace();  // nothing failed: no query
-      }
-      // Where the run calls an HTTP API, what its answers were.
-      const auto* h = eng.figures().extras.find<http_figures>();
-      a.body = with_members(with_members(status_json(eng, c), h ? http_members_json(*h) : std::string()),
-                            status_extras_json(eng, r, operator_released));
-    } else if (target == "/metrics" && get) {
-      a.content_type = "text/plain; version=0.0.4; charset=utf-8";
-      a.body = prometheus_text(eng, co_await store_counts());
-    } else if (target == "/workers" && get) {
-      std::optional<std::vector<lease_holder>> h;
-      if (opts.admin) h = co_await store_holders();
-      a.body = workers_json(eng.worker_prefix(), eng.config().lease, eng.shards(), opts.admin != nullptr, h,
-                            opts.admin ? holders.error : std::string());
-    } else if ((target == "/pause" || target == "/resume") && post) {
-      if (target == "/pause")
-        eng.pause();
-      else
-        eng.resume();
-      a.body = std::string("{\"paused\":") + (eng.paused() ? "true" : "false") + "}";
-    } else if (target == "/release" && post) {
-      a = co_await release(body);
-    } else if (target == "/concurrency" && post) {
-      const auto n = concurrency_body(body);
-      if (!n.value) co_return error(400, n.error);
-      try {
-        eng.set_concurrency(*n.value);
-      } catch (const std::invalid_argument& e) {
-        co_return error(400, e.what());
-      }
-      a.body = "{\"concurrency\":" + std::to_string(eng.concurrency()) + "}";
-    } else if (target == "/rate" && post) {
-      const auto r = rate_body(body);
-      if (!r.value) co_return error(400, r.error);
-      if (!eng.rate_adjustable()) co_return error(409, "this engine's processor has no request rate to change");
-      try {
-        eng.set_rate(*r.value);
-      } catch (const std::invalid_argument& e) {
-        co_return error(409, e.what());
-      }
-      const auto now = eng.rate_per_second();
-      a.body = "{\"rate_per_second\":" + (now ? json_number(*now) : std::string("null")) + "}";
-    } else if (target == "/retry" && post) {
-      a = co_await retry(body);
-    } else if (known(target)) {
-      a = error(405, "method not allowed");
-    } else {
-      a = error(404, "not found: GET / (the dashboard), /status, /history, /metrics, /workers; POST /pause, /resume, /release, /concurrency, /rate, /retry");
+    a.content_type = "text/html; charset=utf-8";
+    a.page = true;
+    a.body = dashboard_html(dashboard_counts_of(eng, co_await store_counts()), access.token);
+    co_return a;
+  }
+  awaitable<answer> history_view(const std::string&) {
+    answer a;
+    a.body = history.json();
+    co_return a;
+  }
+  awaitable<answer> status(const std::string&) {
+    const auto c = co_await store_counts();
+    std::optional<std::vector<failure_reason>> r;
+    if (opts.admin && c && c->failed > 0) {
+      r = co_await store_reasons();
+    } else if (opts.admin && c) {
+      r.emplace();  // nothing failed: no query
     }
+    // Where the run calls an HTTP API, what its answers were.
+    const auto* h = eng.figures().extras.find<http_figures>();
+    answer a;
+    a.body = with_members(with_members(status_json(eng, c), h ? http_members_json(*h) : std::string()),
+                          status_extras_json(eng, r, operator_released));
+    co_return a;
+  }
+  awaitable<answer> metrics(const std::string&) {
+    answer a;
+    a.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    a.body = prometheus_text(eng, co_await store_counts());
+    co_return a;
+  }
+  awaitable<answer> workers(const std::string&) {
+    std::optional<std::vector<lease_holder>> h;
+    if (opts.admin) h = co_await store_holders();
+    answer a;
+    a.body = workers_json(eng.worker_prefix(), eng.config().lease, eng.shards(), opts.admin != nullptr, h,
+                          opts.admin ? holders.error : std::string());
     co_return a;
   }
 
-  static bool known(std::string_view target) {
-    for (const char* t : {"/", "/history", "/status", "/metrics", "/workers", "/pause", "/resume", "/release", "/concurrency", "/rate", "/retry"})
-      if (target == t) return true;
-    return false;
+  // The run's own controls.
+  awaitable<answer> pause_or_resume(bool pause) {
+    if (pause)
+      eng.pause();
+    else
+      eng.resume();
+    answer a;
+    a.body = std::string("{\"paused\":") + (eng.paused() ? "true" : "false") + "}";
+    co_return a;
+  }
+  awaitable<answer> pause(const std::string&) { return pause_or_resume(true); }
+  awaitable<answer> resume(const std::string&) { return pause_or_resume(false); }
+  awaitable<answer> concurrency(const std::string& body) {
+    const auto n = concurrency_body(body);
+    if (!n.value) co_return error(400, n.error);
+    try {
+      eng.set_concurrency(*n.value);
+    } catch (const std::invalid_argument& e) {
+      co_return error(400, e.what());
+    }
+    answer a;
+    a.body = "{\"concurrency\":" + std::to_string(eng.concurrency()) + "}";
+    co_return a;
+  }
+  awaitable<answer> rate(const std::string& body) {
+    const auto r = rate_body(body);
+    if (!r.value) co_return error(400, r.error);
+    if (!eng.rate_adjustable()) co_return error(409, "this engine's processor has no request rate to change");
+    try {
+      eng.set_rate(*r.value);
+    } catch (const std::invalid_argument& e) {
+      co_return error(409, e.what());
+    }
+    const auto now = eng.rate_per_second();
+    answer a;
+    a.body = "{\"rate_per_second\":" + (now ? json_number(*now) : std::string("null")) + "}";
+    co_return a;
+  }
+
+  // The store's items, through the admin store: a blocking call on the admin thread. Its
+  // invalid_argument (a filter the store can't apply) is the caller's 400; any other failure is
+  // the store's 503, prefixed with `what`. The cached views it changes are dropped, and the
+  // engine woken: the items it freed are claimable now.
+  template <class Call>
+  awaitable<std::optional<std::uint64_t>> admin_change(Call call, const char* what, answer& failed) {
+    if (!opts.admin) {
+      failed = no_admin();
+      co_return std::nullopt;
+    }
+    std::uint64_t n = 0;
+    try {
+      n = co_await offload(admin_pool, std::move(call));
+    } catch (const std::invalid_argument& e) {
+      failed = error(400, e.what());
+      co_return std::nullopt;
+    } catch (const std::exception& e) {
+      failed = error(503, std::string(what) + e.what());
+      co_return std::nullopt;
+    }
+    counts.invalidate();
+    eng.wake();
+    co_return n;
   }
 
   // An operator frees a (dead) worker's leases at once instead of waiting out the lease. Fenced
@@ -187,47 +220,71 @@ struct control_server::impl : std::enable_shared_from_this<impl> {
   awaitable<answer> release(const std::string& body) {
     const auto name = release_body(body);
     if (!name.value) co_return error(400, name.error);
-    if (!opts.admin) co_return no_admin();
-    std::uint64_t n = 0;
-    try {
-      // Named, then moved: g++ 12 mishandles class temporaries built inside a co_await expression.
-      auto call = [a = opts.admin, w = *name.value] { return a->release_worker(w); };
-      n = co_await offload(admin_pool, std::move(call));
-    } catch (const std::exception& e) {
-      co_return error(503, std::string("the store could not release the leases: ") + e.what());
-    }
-    operator_released += n;
-    holders.invalidate();
-    counts.invalidate();
-    log::warn("released ", n, " lease(s) of worker ", *name.value, " at an operator's request (POST /release)");
-    eng.wake();  // those items are claimable now
     answer a;
-    a.body = "{\"released\":" + std::to_string(n) + ",\"worker\":" + json_string(*name.value) + "}";
+    // Named, then moved: g++ 12 mishandles class temporaries built inside a co_await expression.
+    auto call = [ad = opts.admin, w = *name.value] { return ad->release_worker(w); };
+    const auto n = co_await admin_change(std::move(call), "the store could not release the leases: ", a);
+    if (!n) co_return a;
+    operator_released += *n;
+    holders.invalidate();
+    log::warn("released ", *n, " lease(s) of worker ", *name.value, " at an operator's request (POST /release)");
+    a.body = "{\"released\":" + std::to_string(*n) + ",\"worker\":" + json_string(*name.value) + "}";
     co_return a;
   }
 
   awaitable<answer> retry(const std::string& body) {
-    const auto reason = retry_body(body);
-    if (!reason.value) co_return error(400, reason.error);
-    if (!opts.admin) co_return no_admin();
-    retry_filter which;
-    which.reason_contains = *reason.value;
-    std::uint64_t n = 0;
-    try {
-      auto call = [a = opts.admin, which] { return a->retry_failed(which); };  // named: see release()
-      n = co_await offload(admin_pool, std::move(call));
-    } catch (const std::invalid_argument& e) {
-      co_return error(400, e.what());
-    } catch (const std::exception& e) {
-      co_return error(503, std::string("the store could not put the failures back: ") + e.what());
-    }
-    reasons.invalidate();
-    counts.invalidate();
-    log::warn("put ", n, " failed item(s) back to pending at an operator's request (POST /retry)");
-    eng.wake();
+    const auto parsed = retry_body(body);
+    if (!parsed.value) co_return error(400, parsed.error);
+    const retry_filter which = *parsed.value;
     answer a;
-    a.body = "{\"retried\":" + std::to_string(n) + "}";
+    auto call = [ad = opts.admin, which] { return ad->retry_failed(which); };  // named: see release()
+    const auto n = co_await admin_change(std::move(call), "the store could not put the failures back: ", a);
+    if (!n) co_return a;
+    reasons.invalidate();
+    log::warn("put ", *n, " failed item(s) back to pending at an operator's request (POST /retry)");
+    a.body = "{\"retried\":" + std::to_string(*n) + "}";
     co_return a;
+  }
+
+  using handler = awaitable<answer> (impl::*)(const std::string& body);
+  struct route_entry {
+    std::string_view path;
+    bhttp::verb method;
+    handler run;
+  };
+  // Every endpoint, once: the 405 and the 404's list come from here too.
+  static constexpr route_entry routes[] = {
+      {"/", bhttp::verb::get, &impl::page},                {"/history", bhttp::verb::get, &impl::history_view},
+      {"/status", bhttp::verb::get, &impl::status},        {"/metrics", bhttp::verb::get, &impl::metrics},
+      {"/workers", bhttp::verb::get, &impl::workers},      {"/pause", bhttp::verb::post, &impl::pause},
+      {"/resume", bhttp::verb::post, &impl::resume},       {"/release", bhttp::verb::post, &impl::release},
+      {"/concurrency", bhttp::verb::post, &impl::concurrency}, {"/rate", bhttp::verb::post, &impl::rate},
+      {"/retry", bhttp::verb::post, &impl::retry},
+  };
+
+  static std::string endpoint_list() {
+    std::string out = "not found:";
+    for (const auto method : {bhttp::verb::get, bhttp::verb::post}) {
+      out += method == bhttp::verb::get ? " GET" : "; POST";
+      bool first = true;
+      for (const auto& r : routes)
+        if (r.method == method) {
+          out += (first ? " " : ", ") + std::string(r.path);
+          first = false;
+        }
+    }
+    return out;
+  }
+
+  awaitable<answer> route(bhttp::verb method, std::string_view target, const std::string& body) {
+    if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
+    bool known = false;
+    for (const auto& r : routes) {
+      if (r.path != target) continue;
+      if (r.method == method) co_return co_await (this->*r.run)(body);
+      known = true;
+    }
+    co_return known ? error(405, "method not allowed") : error(404, endpoint_list());
   }
 
   static std::optional<std::string_view> header(const bhttp::request<bhttp::string_body>& req, std::string_view name) {

@@ -106,7 +106,8 @@ std::vector<line_outcome> outcomes_in_output(std::string_view out_text, const st
   return out;
 }
 
-bool reason_selected(const std::string& reason, const std::string& contains) {
+bool reason_selected(const std::string& reason, const std::string& contains, const std::optional<std::string>& is) {
+  if (is && reason != *is) return false;
   return contains.empty() || reason.find(contains) != std::string::npos;
 }
 

@@ -11,6 +11,7 @@
 #include <dibs/admin_store.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,7 +33,8 @@ std::vector<line_outcome> outcomes_in_journal(std::string_view text, std::string
 std::vector<line_outcome> outcomes_in_output(std::string_view out_text, const std::vector<std::size_t>& in_lines,
                                              const std::string& target, const std::string& path);
 // Whether `reason` is one `dibs retry --reason TEXT` puts back ("" = every one).
-bool reason_selected(const std::string& reason, const std::string& contains);
+bool reason_selected(const std::string& reason, const std::string& contains,
+                     const std::optional<std::string>& is = std::nullopt);
 // A journal's text for `outcomes`: the header, then a record per outcome.
 std::string journal_text(const std::string& header, const std::vector<line_outcome>& outcomes);
 // The `top` most frequent reasons of (id, reason) pairs, most frequent first (ties by reason),

@@ -63,7 +63,7 @@ std::uint64_t jsonl_store::retry_failed(const retry_filter& which) {
     std::string records;
     std::uint64_t n = 0;
     for (const auto& o : outcomes_in_journal(std::string_view(text).substr(0, scan.valid_end), header, path))
-      if (!o.done && reason_selected(o.reason, which.reason_contains)) {
+      if (!o.done && reason_selected(o.reason, which.reason_contains, which.reason_is)) {
         records += retry_record(o.line);
         ++n;
       }
@@ -78,7 +78,7 @@ std::uint64_t jsonl_store::retry_failed(const retry_filter& which) {
   std::vector<line_outcome> kept;
   std::uint64_t n = 0;
   for (auto& o : outcomes) {
-    if (!o.done && reason_selected(o.reason, which.reason_contains)) ++n;
+    if (!o.done && reason_selected(o.reason, which.reason_contains, which.reason_is)) ++n;
     else kept.push_back(std::move(o));
   }
   if (n == 0) return 0;

@@ -28,12 +28,21 @@ std::string regex_literal(const std::string& text) {
 }
 
 bson_ptr failed_selection_filter(const field_names& f, const std::string& reason_contains,
-                                 std::optional<store_time> since) {
+                                 std::optional<store_time> since, const std::optional<std::string>& reason_is) {
   auto b = recorded_failure_filter(f);
-  if (!reason_contains.empty()) {
+  if (!reason_contains.empty() || reason_is) {
     bson_t r;
     BSON_APPEND_DOCUMENT_BEGIN(b.get(), (f.lock_failed() + ".reason").c_str(), &r);
-    BSON_APPEND_UTF8(&r, "$regex", regex_literal(reason_contains).c_str());
+    if (reason_is && reason_is->empty()) {  // failure_reasons groups a missing reason with ""
+      bson_t values;
+      BSON_APPEND_ARRAY_BEGIN(&r, "$in", &values);
+      BSON_APPEND_UTF8(&values, "0", "");
+      BSON_APPEND_NULL(&values, "1");
+      bson_append_array_end(&r, &values);
+    } else if (reason_is) {
+      BSON_APPEND_UTF8(&r, "$eq", reason_is->c_str());
+    }
+    if (!reason_contains.empty()) BSON_APPEND_UTF8(&r, "$regex", regex_literal(reason_contains).c_str());
     bson_append_document_end(b.get(), &r);
   }
   if (since) {
@@ -95,7 +104,7 @@ std::uint64_t retry_failed_documents(store_context& ctx, const retry_filter& whi
     const auto ago = ctx.clock.now() - std::chrono::duration_cast<store_time::duration>(*which.since_ago);
     if (!since || ago > *since) since = ago;
   }
-  const auto filter = failed_selection_filter(ctx.names(), which.reason_contains, since);
+  const auto filter = failed_selection_filter(ctx.names(), which.reason_contains, since, which.reason_is);
   auto c = ctx.conn.client();
   auto coll = ctx.documents(c.get());
   bson_error_t err;

@@ -26,10 +26,12 @@ struct store_context;
 // `text` as a regular expression that matches exactly that text (ASCII punctuation escaped;
 // other bytes, UTF-8 included, kept).
 std::string regex_literal(const std::string& text);
-// Failed documents whose reason contains `reason_contains` ("" = any) and that failed at or
+// Failed documents whose reason contains `reason_contains` ("" = any), is `reason_is` (when
+// set; "" also matches a missing reason, as failure_reasons groups them) and that failed at or
 // after `since` (when set).
 bson_ptr failed_selection_filter(const field_names& f, const std::string& reason_contains,
-                                 std::optional<store_time> since);
+                                 std::optional<store_time> since,
+                                 const std::optional<std::string>& reason_is = std::nullopt);
 // {$unset: {<lock>: ""}}: back to the seed's shape, pending, attempts 0.
 bson_ptr retry_update(const field_names& f);
 // $match failed, $group by reason (count, smallest and largest _id), most frequent first, top N.

@@ -498,6 +498,7 @@ std::uint64_t mysql_store::retry_failed(const retry_filter& which) {
   return impl_->with_connection([&](connection& c) {
     failed_rows rows;
     if (!which.reason_contains.empty()) rows.reason_quoted = c.quote(which.reason_contains);
+    if (which.reason_is) rows.reason_is_quoted = c.quote(*which.reason_is);  // '' quoted is not empty
     if (which.since)
       rows.since_epoch_us = std::chrono::duration_cast<std::chrono::microseconds>(which.since->time_since_epoch()).count();
     if (which.since_ago) rows.since_ago_us = std::chrono::duration_cast<std::chrono::microseconds>(*which.since_ago).count();

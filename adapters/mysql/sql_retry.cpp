@@ -19,6 +19,8 @@ std::string failed_condition(const table_names& n, const failed_rows& which) {
   std::string where = q(n.target) + " IS NULL AND `failed_at` IS NOT NULL";
   // LOCATE, not LIKE: the user's text may hold % or _, which LIKE would read as wildcards.
   if (!which.reason_quoted.empty()) where += " AND LOCATE(" + which.reason_quoted + ", `error`) > 0";
+  // `=` in the column's collation, as failure_reasons' GROUP BY compares: the group it counted.
+  if (!which.reason_is_quoted.empty()) where += " AND COALESCE(`error`, '') = " + which.reason_is_quoted;
   if (which.since_epoch_us) where += " AND `failed_at` >= FROM_UNIXTIME(" + micros_as_seconds(*which.since_epoch_us) + ")";
   if (which.since_ago_us)
     where += " AND `failed_at` >= NOW(6) - INTERVAL " + std::to_string(*which.since_ago_us) + " MICROSECOND";

@@ -15,7 +15,8 @@ namespace dibs::sql {
 // Which failed rows: the reason contains `reason_quoted` ("" = any), failed at or after
 // `since_epoch_us` (microseconds since the epoch) or within the last `since_ago_us`.
 struct failed_rows {
-  std::string reason_quoted;
+  std::string reason_quoted;     // contained in the reason
+  std::string reason_is_quoted;  // the whole reason, as failure_reasons groups it
   std::optional<std::int64_t> since_epoch_us;
   std::optional<std::int64_t> since_ago_us;
 };

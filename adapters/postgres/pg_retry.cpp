@@ -17,6 +17,7 @@ statement retry_failed_rows(const table_names& n, const failed_rows& which) {
   };
   // strpos, not LIKE: the user's text may hold % or _, which LIKE would read as wildcards.
   if (!which.reason.empty()) where += " AND strpos(\"error\", " + param(which.reason) + "::text) > 0";
+  if (which.reason_is) where += " AND coalesce(\"error\", '') = " + param(*which.reason_is) + "::text";
   if (which.since_epoch_us)
     where += " AND \"failed_at\" >= to_timestamp(" + param(std::to_string(*which.since_epoch_us)) + "::double precision / 1e6)";
   if (which.since_ago_us)

@@ -14,7 +14,8 @@ namespace dibs::pg {
 // Which failed rows: the reason contains `reason` ("" = any), failed at or after
 // `since_epoch_us` (microseconds since the epoch) or within the last `since_ago_us`.
 struct failed_rows {
-  std::string reason;
+  std::string reason;                    // contained in the reason
+  std::optional<std::string> reason_is;  // the whole reason, as failure_reasons groups it
   std::optional<std::int64_t> since_epoch_us;
   std::optional<std::int64_t> since_ago_us;
 };

@@ -364,6 +364,7 @@ std::optional<pending_sample> pg_store::sample_pending() {
 std::uint64_t pg_store::retry_failed(const retry_filter& which) {
   failed_rows rows;
   rows.reason = which.reason_contains;
+  rows.reason_is = which.reason_is;
   if (which.since)
     rows.since_epoch_us = std::chrono::duration_cast<std::chrono::microseconds>(which.since->time_since_epoch()).count();
   if (which.since_ago) rows.since_ago_us = std::chrono::duration_cast<std::chrono::microseconds>(*which.since_ago).count();

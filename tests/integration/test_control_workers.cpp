@@ -47,7 +47,8 @@ class retrying_store final : public admin_store {
   std::vector<lease_holder> lease_holders() override { return inner.lease_holders(); }
   std::uint64_t release_worker(const std::string& name) override { return inner.release_worker(name); }
   std::uint64_t retry_failed(const retry_filter& which) override {
-    retried_reason = which.reason_contains;
+    // The page's "Retry these" means the group it counted: the whole reason, not a part of it.
+    retried_reason = which.reason_is ? "is " + *which.reason_is : "contains " + which.reason_contains;
     return 3;
   }
 };
@@ -192,8 +193,12 @@ TEST_CASE("POST /concurrency and /rate change a running engine, and /status says
   r = w.post("/retry", R"({"reason":"timed out"})");
   REQUIRE(r.status == 200);
   CHECK(uint64_t(parse(p, r.body)["retried"]) == 3);
-  CHECK(w.st->retried_reason == "timed out");
+  CHECK(w.st->retried_reason == "is timed out");
   CHECK(w.get("/concurrency").status == 405);
+  r = w.get("/nowhere");
+  CHECK(r.status == 404);  // the list of endpoints comes from the route table
+  CHECK(std::string_view(parse(p, r.body)["error"]) ==
+        "not found: GET /, /history, /status, /metrics, /workers; POST /pause, /resume, /release, /concurrency, /rate, /retry");
 }
 
 TEST_CASE("controls given no store answer 404 for the store's operations", "[controls][workers]") {

@@ -72,6 +72,11 @@ TEST_CASE("file mode: dibs retry puts failed lines back, after a finished run an
   CHECK(rc == 2);
   CHECK_THAT(text, Catch::Contains("--since: file mode records no failure times"));
 
+  // --reason-is: the whole reason, or nothing (the file is left as it was).
+  std::tie(rc, text) = run_dibs({"retry", "--store", "jsonl:" + in, "--out", out, "--reason-is", "invalid query"});
+  REQUIRE(rc == 0);
+  CHECK_THAT(text, Catch::Contains("retry: 0 failed items back to pending"));
+  CHECK_FALSE(fs::exists(out + ".journal"));
   // retry --reason after the finished run: a journal made from OUT, without the lines put back.
   std::tie(rc, text) = run_dibs({"retry", "--store", "jsonl:" + in, "--out", out, "--reason", "invalid"});
   INFO(text);

@@ -52,6 +52,20 @@ void check_retry_by_reason(Store& s, const std::string& table, const std::string
   CHECK(simdjson::dom::array(doc["failure_reasons"].at(0)["example_ids"]).size() == 2);
   CHECK(uint64_t(doc["failure_reasons"].at(1)["count"]) == 2);
 
+  // --reason-is: the whole reason only, as status lists it (a part of it is not enough).
+  std::tie(rc, out) = run_dibs({"retry", "--store", uri, "--reason-is", "invalid query"});
+  REQUIRE(rc == 0);
+  CHECK_THAT(out, Catch::Contains("retry: 0 failed items back to pending in "));
+  std::tie(rc, out) = run_dibs({"retry", "--store", uri, "--reason-is", "invalid query", "--reason", "invalid"});
+  CHECK(rc == 2);  // one or the other
+  std::tie(rc, out) = run_dibs({"retry", "--store", uri, "--reason-is", "the API has no data: private range"});
+  REQUIRE(rc == 0);
+  CHECK_THAT(out, Catch::Contains("retry: 3 failed items back to pending in "));
+  CHECK(s.stats_blocking().pending == 3);
+  // (they fail again the same way, and count as failed below)
+  std::tie(rc, out) = run_dibs({"enrich", "--store", uri, "--url", url, "--no-progress", "--max-attempts", "1"});
+  REQUIRE(rc == 1);
+
   // --reason: only the matching failures.
   std::tie(rc, out) = run_dibs({"retry", "--store", uri, "--reason", "invalid query"});
   INFO(out);

@@ -35,6 +35,10 @@ TEST_CASE("MySQL: retry resets only failed rows, attempts and lease included", "
   CHECK(sql::failed_condition(n, which) ==
         "`location` IS NULL AND `failed_at` IS NOT NULL AND LOCATE('50%_off', `error`) > 0 AND `failed_at` >= "
         "FROM_UNIXTIME(1700000000.000001)");
+  sql::failed_rows exact;  // the dashboard's "Retry these": the group failure_reasons counted
+  exact.reason_is_quoted = "'HTTP 404'";
+  CHECK(sql::failed_condition(n, exact) ==
+        "`location` IS NULL AND `failed_at` IS NOT NULL AND COALESCE(`error`, '') = 'HTTP 404'");
   sql::failed_rows ago;
   ago.since_ago_us = 7'200'000'000;
   CHECK(sql::failed_condition(n, ago) ==
@@ -58,6 +62,11 @@ TEST_CASE("PostgreSQL: retry's values travel as parameters", "[retry][pg]") {
   REQUIRE(st.params.size() == 2);
   CHECK(*st.params[0] == which.reason);
   CHECK(*st.params[1] == "60000000");
+  pg::failed_rows exact;
+  exact.reason_is = "HTTP 404";
+  const auto is = pg::retry_failed_rows(n, exact);
+  CHECK(is.sql.find("IS NOT NULL AND coalesce(\"error\", '') = $1::text") != std::string::npos);
+  CHECK(*is.params.at(0) == "HTTP 404");
   const auto all = pg::retry_failed_rows(n, {});
   CHECK(all.params.empty());
   CHECK(all.sql.find("WHERE \"location\" IS NULL AND \"failed_at\" IS NOT NULL") != std::string::npos);
@@ -74,6 +83,11 @@ TEST_CASE("MongoDB: retry selects failed documents and unsets the whole lock", "
   CHECK(compact(mongo::to_json(mongo::failed_selection_filter(f, "HTTP 404 (x)", t0).get())) ==
         R"j({"location":null,"lock.failed":{"$exists":true},"lock.failed.reason":{"$regex":"HTTP404\\(x\\)"},)j"
         R"j("lock.failed.at":{"$gte":{"$date":{"$numberLong":"1700000000000"}}}})j");
+  CHECK(compact(mongo::to_json(mongo::failed_selection_filter(f, "", std::nullopt, std::string("HTTP 404")).get())) ==
+        R"({"location":null,"lock.failed":{"$exists":true},"lock.failed.reason":{"$eq":"HTTP404"}})");
+  // "" is also the group of documents failed without a reason.
+  CHECK(compact(mongo::to_json(mongo::failed_selection_filter(f, "", std::nullopt, std::string()).get())) ==
+        R"({"location":null,"lock.failed":{"$exists":true},"lock.failed.reason":{"$in":["",null]}})");
   CHECK(compact(mongo::to_json(mongo::retry_update(f).get())) == R"({"$unset":{"lock":""}})");
   CHECK(mongo::regex_literal("a.b*c+[d]é") == "a\\.b\\*c\\+\\[d\\]é");
   const auto p = compact(mongo::to_json(mongo::failure_reasons_pipeline(f, 10).get()));
@@ -117,6 +131,8 @@ TEST_CASE("file mode: a finished OUT becomes a journal without the lines put bac
   CHECK_FALSE(jsonl::reason_selected("HTTP 404", "500"));
   CHECK(jsonl::reason_selected("HTTP 404", "404"));
   CHECK(jsonl::reason_selected("anything", ""));
+  CHECK_FALSE(jsonl::reason_selected("HTTP 404 (again)", "", std::string("HTTP 404")));
+  CHECK(jsonl::reason_selected("HTTP 404", "", std::string("HTTP 404")));
   const std::string header = jsonl::journal_header(1, 2);
   const auto text = jsonl::journal_text(header, {outcomes[0], outcomes[2]});
   const auto back = jsonl::outcomes_in_journal(text, header, "OUT.journal");

@@ -92,9 +92,20 @@ TEST_CASE("the controls' request bodies are checked, naming the field", "[worker
   CHECK_THAT(rate_body(R"({"rate":-1})").error, Catch::Contains("\"rate\""));
   CHECK_THAT(rate_body(R"({})").error, Catch::Contains("\"rate\" is missing"));
 
-  CHECK(retry_body(R"({"reason":"timed out"})").value == std::optional<std::string>("timed out"));
-  CHECK(retry_body("{}").value == std::optional<std::string>(""));
-  CHECK(retry_body("").value == std::optional<std::string>(""));
+  // "reason" is the whole reason (the group /status counted); "contains" a part; {} every failure.
+  const auto exact = retry_body(R"({"reason":"timed out"})").value;
+  REQUIRE(exact);
+  CHECK(exact->reason_is == std::optional<std::string>("timed out"));
+  CHECK(exact->reason_contains.empty());
+  const auto part = retry_body(R"({"contains":"timed"})").value;
+  REQUIRE(part);
+  CHECK_FALSE(part->reason_is);
+  CHECK(part->reason_contains == "timed");
+  CHECK(retry_body(R"({"reason":""})").value->reason_is == std::optional<std::string>(""));  // the group without one
+  CHECK(retry_body("{}").value->selects_all());
+  CHECK(retry_body("").value->selects_all());
+  CHECK(retry_body(R"({"reason":null})").value->selects_all());
+  CHECK_THAT(retry_body(R"({"contains":[1]})").error, Catch::Contains("\"contains\""));
   CHECK_THAT(retry_body(R"({"reason":3})").error, Catch::Contains("\"reason\""));
 }
 

@@ -26,11 +26,14 @@ struct pending_sample {
 // Which failed items `retry_failed` puts back (`dibs retry --reason/--since`). Empty: all.
 struct retry_filter {
   std::string reason_contains;  // the failure's reason contains this text ("" = any reason)
+  // ... or, when set, is this text: the group `failure_reasons` counted (the dashboard's "Retry
+  // these", `dibs retry --reason-is`), compared as the store groups reasons.
+  std::optional<std::string> reason_is;
   // Failed at or after this time by the store's clock; either a moment or a span before the
   // store's own now (so a client with a wrong clock still means "the last two hours").
   std::optional<store_time> since;
   std::optional<std::chrono::milliseconds> since_ago;
-  bool selects_all() const { return reason_contains.empty() && !since && !since_ago; }
+  bool selects_all() const { return reason_contains.empty() && !reason_is && !since && !since_ago; }
 };
 
 // One line of the failure breakdown: a reason, how many failed items hold it, and a few of them.
