@@ -89,6 +89,22 @@ TEST_CASE("quirky API: 503 with Retry-After from a server that closes idle conne
   q.check_every_answer();
 }
 
+TEST_CASE("quirky API: --max-connections with a server that closes connections: every slot comes back",
+          "[http][quirky][max-connections]") {
+  // HTTP/1.0 bodies end with the server's close, and 503s are waited out while the server closes
+  // the idle connections: a slot kept by a closed connection would leave the run stuck with 30
+  // pipelines waiting for 2 connections.
+  for (const char* route : {"http10", "retry-once"}) {
+    INFO(route);
+    quirky_run q(route, 30, 30);
+    q.popts.max_connections = 2;
+    const auto sum = q.run(120s);
+    CHECK(sum.completed == 30);
+    CHECK(sum.failed == 0);
+    q.check_every_answer();
+  }
+}
+
 TEST_CASE("quirky API: a Retry-After of 999999999 s is waited out only up to --max-retry-after", "[http][quirky]") {
   quirky_run q("huge-retry", 3, 3);
   q.popts.max_retry_after = 1s;
