@@ -2,7 +2,9 @@
 
 #include "bson_read.hpp"
 #include "collection_ops.hpp"
+#include "driver_handles.hpp"
 #include "store_impl.hpp"
+#include "write_errors.hpp"
 
 #include <algorithm>
 
@@ -30,32 +32,37 @@ class mongo_answers final : public answer_store {
     return kept_answer{read_str(docs[0].get(), "answer"), std::chrono::milliseconds(std::max<std::int64_t>(now - stored_at, 0))};
   }
 
+  // One unordered bulk of upserts: a round trip per batch, not per answer.
   void keep(const std::vector<std::pair<answer_key, std::string>>& answers) override {
+    if (answers.empty()) return;
     auto c = ctx_.conn.client();
     auto coll = primary_collection(c.get(), ctx_.opts.db, "dibs_answers");
-    for (const auto& [k, answer] : answers) keep_one(coll.get(), k, answer);
-  }
-
- private:
-  void keep_one(mongoc_collection_t* coll, const answer_key& k, const std::string& answer) {
-    auto filter = make_bson();
-    BSON_APPEND_UTF8(filter.get(), "_id", k.digest.c_str());
-    auto update = make_bson();
-    bson_t set;
-    BSON_APPEND_DOCUMENT_BEGIN(update.get(), "$set", &set);
-    BSON_APPEND_UTF8(&set, "request", k.request.c_str());
-    bson_append_utf8(&set, "answer", -1, answer.data(), static_cast<int>(answer.size()));
-    BSON_APPEND_INT64(&set, "stored_at_ms", now_ms());
-    bson_append_document_end(update.get(), &set);
-    auto opts = make_bson();
-    BSON_APPEND_BOOL(opts.get(), "upsert", true);
-    bson_error_t err;
+    bulk_ptr bulk(mongoc_collection_create_bulk_operation_with_opts(coll.get(), unordered_opts().get()));
+    auto upsert = make_bson();
+    BSON_APPEND_BOOL(upsert.get(), "upsert", true);
+    const auto now = now_ms();
+    bson_error_t err{};
+    for (const auto& [k, answer] : answers) {
+      auto filter = make_bson();
+      BSON_APPEND_UTF8(filter.get(), "_id", k.digest.c_str());
+      auto update = make_bson();
+      bson_t set;
+      BSON_APPEND_DOCUMENT_BEGIN(update.get(), "$set", &set);
+      BSON_APPEND_UTF8(&set, "request", k.request.c_str());
+      bson_append_utf8(&set, "answer", -1, answer.data(), static_cast<int>(answer.size()));
+      BSON_APPEND_INT64(&set, "stored_at_ms", now);
+      bson_append_document_end(update.get(), &set);
+      if (!mongoc_bulk_operation_update_one_with_opts(bulk.get(), filter.get(), update.get(), upsert.get(), &err))
+        throw mongo_error("stored answers (building the bulk write)", err);
+    }
     driver_reply reply;
+    const uint32_t hint = mongoc_bulk_operation_execute(bulk.get(), reply.out(), &err);
+    const auto v = judge_bulk_reply(reply.get(), hint != 0, hint != 0 ? "" : err.message);
+    if (v.batch_error) throw mongo_error("stored answers (bulk upsert): " + *v.batch_error);
     // Two processes upserting one new request at once: the second may meet the first's insert
-    // (E11000). Either answer will do.
-    if (!mongoc_collection_update_one(coll, filter.get(), update.get(), opts.get(), reply.out(), &err) &&
-        err.code != 11000)
-      throw mongo_error("stored answers (update_one)", err);
+    // (E11000). Either answer will do; any other refusal is the store's failure.
+    for (const auto& e : v.refused)
+      if (e.code != 11000) throw mongo_error("stored answers (bulk upsert): " + e.errmsg);
   }
 
   std::int64_t now_ms() const {
