@@ -98,19 +98,19 @@ parsed_body<retry_filter> retry_body(const std::string& body) {
   auto o = object_of(p, body.empty() ? std::string("{}") : body, r.error);
   if (!o) return r;
   retry_filter which;
-  for (const char* key : {"reason", "contains"}) {
+  for (const char* key : {"reason", "reason_is"}) {
     simdjson::dom::element v;
     if ((*o)[key].get(v) != simdjson::SUCCESS || v.is_null()) continue;
     std::string_view text;
     if (v.get_string().get(text) != simdjson::SUCCESS) {
       r.error = std::string("\"") + key + "\" must be text: " +
-                (key == std::string_view("reason") ? "a failure reason as /status lists it" : "a part of failure reasons");
+                (key == std::string_view("reason") ? "a part of failure reasons" : "a failure reason as /status lists it");
       return r;
     }
     if (key == std::string_view("reason"))
-      which.reason_is = std::string(text);
-    else
       which.reason_contains = std::string(text);
+    else
+      which.reason_is = std::string(text);
   }
   r.value = std::move(which);
   return r;

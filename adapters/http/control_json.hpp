@@ -30,9 +30,9 @@ parsed_body<std::size_t> concurrency_body(const std::string& body);
 // {"rate":"45/min"} (as --rate takes it), {"rate":0.75} (per second), or {"rate":null} (no
 // limit): requests per second, 0 for none.
 parsed_body<double> rate_body(const std::string& body);
-// {"reason":"text"}: the failures whose reason is that text, the group /status counted (the
-// dashboard's "Retry these"); {"contains":"text"}: those whose reason contains it; {}: every
-// failure.
+// {"reason":"text"}: the failures whose reason contains it ({} or {"reason":""}: every failure);
+// {"reason_is":"text"}: those whose reason is that text, the group /status counted (the
+// dashboard's "Retry these").
 parsed_body<retry_filter> retry_body(const std::string& body);
 
 // A number as JSON: null when it is not finite.

@@ -201,7 +201,7 @@ const std::string_view dashboard_script = R"JS(
       b.className = 'retry';
       b.addEventListener('click', function () {
         if (!window.confirm('Put the ' + f.count + ' items that failed with "' + f.reason + '" back to pending?')) return;
-        act('retry', 'retry', { reason: f.reason });
+        act('retry', 'retry', { reason_is: f.reason });
       });
       td.appendChild(b);
       tr.appendChild(td);

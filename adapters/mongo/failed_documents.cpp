@@ -73,7 +73,15 @@ bson_ptr failure_reasons_pipeline(const field_names& f, std::size_t top) {
   bson_append_document_end(&stages, &match);
   BSON_APPEND_DOCUMENT_BEGIN(&stages, "1", &group);
   BSON_APPEND_DOCUMENT_BEGIN(&group, "$group", &group_body);
-  BSON_APPEND_UTF8(&group_body, "_id", ("$" + f.lock_failed() + ".reason").c_str());
+  // A missing reason is grouped with "" (as the SQL stores' COALESCE does), the group that
+  // failed_selection_filter's reason_is "" selects.
+  bson_t if_null, if_null_args;
+  BSON_APPEND_DOCUMENT_BEGIN(&group_body, "_id", &if_null);
+  BSON_APPEND_ARRAY_BEGIN(&if_null, "$ifNull", &if_null_args);
+  BSON_APPEND_UTF8(&if_null_args, "0", ("$" + f.lock_failed() + ".reason").c_str());
+  BSON_APPEND_UTF8(&if_null_args, "1", "");
+  bson_append_array_end(&if_null, &if_null_args);
+  bson_append_document_end(&group_body, &if_null);
   BSON_APPEND_DOCUMENT_BEGIN(&group_body, "count", &sum);
   BSON_APPEND_INT32(&sum, "$sum", 1);
   bson_append_document_end(&group_body, &sum);

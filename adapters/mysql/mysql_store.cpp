@@ -221,7 +221,8 @@ struct mysql_store::impl {
 
   // Runs `f(connection&)`; a dropped connection is replaced and `f` tried once more (every
   // operation here is a single transaction, rolled back by the server when the link dies; a
-  // COMMIT whose answer was lost shows up on the retry as leases no longer held).
+  // COMMIT whose answer was lost -- or delete_returning's autocommitted statement's -- shows up
+  // on the retry as leases no longer held: reported lost though written, never written twice).
   template <class F>
   auto with_connection(F f) {
     int attempt_lost = 0;

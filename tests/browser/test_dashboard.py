@@ -180,6 +180,24 @@ def check_in_browser(run, driver, screenshot, history):
     print("ok: screenshot saved to " + screenshot)
 
 
+def click_first(wait, css, what):
+    """Clicks the first element `css` names once there is one. The page redraws its lists on every
+    poll, so an element found a moment ago may be gone (stale): then it is looked up again."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    def attempt(d):
+        try:
+            found = d.find_elements(By.CSS_SELECTOR, css)
+            if not found:
+                return False
+            found[0].click()
+            return True
+        except StaleElementReferenceException:
+            return False
+    wait.until(attempt, what)
+
+
 def check_live_controls(run, driver):
     """Rate change, retry of a failure reason, release of a worker: through the page."""
     from selenium.webdriver.common.by import By
@@ -194,8 +212,7 @@ def check_live_controls(run, driver):
     print("ok: the rate set through the page")
 
     # The stub answers some addresses with a 2 MiB body (--big-rate): failures with a reason.
-    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#failures button.retry"), "no failure reason to retry")
-    driver.find_element(By.CSS_SELECTOR, "#failures button.retry").click()
+    click_first(wait, "#failures button.retry", "no failure reason to retry")
     wait.until(lambda d: d.switch_to.alert, "no confirmation before the retry").accept()
     wait.until(lambda d: "retried" in d.find_element(By.ID, "message").text, "the page never told what it retried")
     message = driver.find_element(By.ID, "message").text
@@ -203,8 +220,7 @@ def check_live_controls(run, driver):
         fail("the page's retry put no failed item back: " + message)
     print("ok: retry through the page: " + message)
 
-    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#workers button.release"), "no worker to release")
-    driver.find_element(By.CSS_SELECTOR, "#workers button.release").click()
+    click_first(wait, "#workers button.release", "no worker to release")
     wait.until(lambda d: d.switch_to.alert, "no confirmation before the release").accept()
     wait.until(lambda d: "released" in d.find_element(By.ID, "message").text, "the page never told what it released")
     message = driver.find_element(By.ID, "message").text

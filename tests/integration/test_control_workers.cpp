@@ -190,10 +190,13 @@ TEST_CASE("POST /concurrency and /rate change a running engine, and /status says
   CHECK(w.limiter->per_second() == 0);
   CHECK(w.post("/rate", R"({"rate":"quick"})").status == 400);
 
-  r = w.post("/retry", R"({"reason":"timed out"})");
+  r = w.post("/retry", R"({"reason_is":"timed out"})");
   REQUIRE(r.status == 200);
   CHECK(uint64_t(parse(p, r.body)["retried"]) == 3);
   CHECK(w.st->retried_reason == "is timed out");
+  r = w.post("/retry", R"({"reason":"timed"})");  // as before: a part of the reason
+  REQUIRE(r.status == 200);
+  CHECK(w.st->retried_reason == "contains timed");
   CHECK(w.get("/concurrency").status == 405);
   r = w.get("/nowhere");
   CHECK(r.status == 404);  // the list of endpoints comes from the route table

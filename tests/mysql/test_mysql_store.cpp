@@ -116,9 +116,10 @@ TEST_CASE("with --on-done delete on MariaDB, a batch's fence and delete are one 
   std::vector<completion> done;
   for (auto& j : got) done.push_back(completion{j.ref(), "{}"});
   done[4].ref.token ^= 1;  // a stale token
+  const bool mariadb = s.query_value("SELECT VERSION()").value_or("").find("MariaDB") != std::string::npos;
   const auto before = s.statements_sent();
   auto r = s.complete_blocking(done);
-  CHECK(s.statements_sent() - before == 1);  // no transaction, no separate locking read
+  if (mariadb) CHECK(s.statements_sent() - before == 1);  // no transaction, no separate locking read (MySQL: 4)
   CHECK(r.applied == 2);
   CHECK(r.lost == std::vector<std::string>{got[1].id, got[2].id, got[3].id, got[4].id});
   // Only the rows whose lease held are gone; the others are as they were.
