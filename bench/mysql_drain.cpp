@@ -4,6 +4,8 @@
 // processor and with the stub API. Prints rows/s, CPU seconds and the ratio dibs / Python.
 //
 //   dibs_bench_mysql --uri mysql://root@127.0.0.1:PORT/dibs_bench --python bench/mysql_reference.py
+#include "noop_processor.hpp"
+
 #include <adapters/http/http_processor.hpp>
 #include <adapters/mysql/mysql_store.hpp>
 #include <adapters/mysql/mysql_uri.hpp>
@@ -21,10 +23,7 @@
 using namespace dibs;
 
 namespace {
-class noop_processor final : public processor {
- public:
-  awaitable<outcome> process(job) override { co_return outcome::done("{}"); }
-};
+using bench::noop_processor;
 
 double cpu_seconds(int who) {
   rusage u{};

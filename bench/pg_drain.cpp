@@ -6,6 +6,8 @@
 //
 //   dibs_bench_pg_drain --uri postgresql://postgres@127.0.0.1:PORT/db --seed 100000
 //   dibs_bench_pg_drain --uri ... [--url http://127.0.0.1:PORT/json/] [--shards 2 --concurrency 1000]
+#include "noop_processor.hpp"
+
 #include <adapters/http/http_processor.hpp>
 #include <adapters/postgres/pg_store.hpp>
 
@@ -20,10 +22,7 @@
 using namespace dibs;
 
 namespace {
-class noop_processor final : public processor {
- public:
-  awaitable<outcome> process(job) override { co_return outcome::done("{}"); }
-};
+using bench::noop_processor;
 
 double cpu_seconds() {
   rusage u{};

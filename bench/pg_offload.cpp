@@ -5,6 +5,8 @@
 // µs per row of this process (the server's CPU is not counted). Runs alternate, `--rounds` each.
 //
 //   dibs_bench_pg_offload --uri postgresql://postgres@127.0.0.1:PORT/dibs_test [--rows 50000]
+#include "noop_processor.hpp"
+
 #include <adapters/postgres/pg_store.hpp>
 
 #include <dibs/blocking_store.hpp>
@@ -23,10 +25,7 @@
 using namespace dibs;
 
 namespace {
-class noop_processor final : public processor {
- public:
-  awaitable<outcome> process(job) override { co_return outcome::done("{}"); }
-};
+using bench::noop_processor;
 
 // Each pool thread's own loop, kept for the thread's life: its connection to the store lasts too.
 net::io_context& thread_loop() {

@@ -53,10 +53,6 @@ bson_ptr projection(const std::vector<std::string>& paths) {
   for (const auto& p : paths) BSON_APPEND_INT32(b.get(), p.c_str(), 1);
   return b;
 }
-void check_name(const std::string& name) {
-  if (const auto problem = worker_id_problem(name); !problem.empty())
-    throw std::invalid_argument("worker '" + name + "': " + problem);
-}
 
 struct tally {
   std::map<std::string, lease_holder> by;
@@ -131,7 +127,7 @@ std::vector<lease_holder> lease_holders_blocking(store_context& ctx, bool lock_c
 }
 
 std::uint64_t release_worker_blocking(store_context& ctx, bool lock_collection, const std::string& name) {
-  check_name(name);
+  require_worker_id(name);
   auto c = ctx.conn.client();
   bson_error_t err;
   driver_reply reply;

@@ -539,8 +539,7 @@ std::vector<lease_holder> mysql_store::lease_holders() {
 }
 
 std::uint64_t mysql_store::release_worker(const std::string& name) {
-  if (const auto problem = worker_id_problem(name); !problem.empty())
-    throw std::invalid_argument("worker '" + name + "': " + problem);
+  require_worker_id(name);
   return impl_->with_connection([&](connection& c) {
     c.execute(sql::release_worker(impl_->names, c.quote(name), c.quote(name + "-"), name.size() + 1));
     return static_cast<std::uint64_t>(c.affected());

@@ -405,8 +405,7 @@ std::vector<lease_holder> pg_store::lease_holders() {
 }
 
 std::uint64_t pg_store::release_worker(const std::string& name) {
-  if (const auto problem = worker_id_problem(name); !problem.empty())
-    throw std::invalid_argument("worker '" + name + "': " + problem);
+  require_worker_id(name);
   const auto st = pg::release_worker(names_, name);
   return with_admin([&](pg_connection& c) { return static_cast<std::uint64_t>(c.exec_blocking(st).affected); });
 }

@@ -1,6 +1,7 @@
 #include <dibs/worker_id.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace dibs {
 
@@ -11,6 +12,11 @@ std::string worker_id_problem(std::string_view name) {
   for (unsigned char c : name)
     if (c <= 0x20 || c >= 0x7f) return "must be printable ASCII without spaces (letters, digits, - . _ ...)";
   return {};
+}
+
+void require_worker_id(const std::string& name) {
+  if (const auto problem = worker_id_problem(name); !problem.empty())
+    throw std::invalid_argument("worker '" + name + "': " + problem);
 }
 
 bool worker_owns(std::string_view by, std::string_view name) {

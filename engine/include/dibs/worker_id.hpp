@@ -15,6 +15,8 @@ inline constexpr std::size_t max_worker_id_chars = 64;
 // characters, no space. ASCII keeps byte and character counts equal (the SQL stores compare
 // prefixes by length) and a name that can be typed back into `dibs release`.
 std::string worker_id_problem(std::string_view name);
+// The same check for a store's admin call: throws std::invalid_argument("worker 'NAME': ...").
+void require_worker_id(const std::string& name);
 
 // Whether a lease held `by` belongs to worker `name`: `by` is NAME itself (one shard's full id)
 // or NAME-<digits> (any shard of it). "web-1" owns "web-1-0" but not "web-12-0" nor "web-1-x-0".
