@@ -88,13 +88,26 @@ std::string delete_held_rows(const table_names& n, const std::vector<row_ref>& r
   return "DELETE FROM " + q(n.table) + " WHERE " + held_condition(refs, by_quoted, true) + " RETURNING `id`";
 }
 
-std::string complete_rows(const table_names& n, const std::vector<std::uint64_t>& ids,
-                          const std::vector<std::string>& results_quoted) {
+namespace {
+std::string complete_set(const table_names& n, const std::vector<std::uint64_t>& ids,
+                         const std::vector<std::string>& results_quoted) {
   std::string cases;
   for (std::size_t i = 0; i < ids.size(); ++i) cases += " WHEN " + std::to_string(ids[i]) + " THEN " + results_quoted[i];
   return "UPDATE " + q(n.table) + " SET " + q(n.target) + " = CASE `id`" + cases +
-         " END, `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL, `error` = NULL WHERE `id` IN (" +
-         id_list(ids) + ")";
+         " END, `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL, `error` = NULL";
+}
+}  // namespace
+
+std::string complete_rows(const table_names& n, const std::vector<std::uint64_t>& ids,
+                          const std::vector<std::string>& results_quoted) {
+  return complete_set(n, ids, results_quoted) + " WHERE `id` IN (" + id_list(ids) + ")";
+}
+
+std::string complete_held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted,
+                               const std::vector<std::string>& results_quoted) {
+  std::vector<std::uint64_t> ids;
+  for (const auto& r : refs) ids.push_back(r.id);
+  return complete_set(n, ids, results_quoted) + " WHERE " + held_condition(refs, by_quoted, true);
 }
 
 std::string delete_rows(const table_names& n, const std::vector<std::uint64_t>& ids) {

@@ -52,6 +52,10 @@ std::string set_lease(const table_names& n, const std::vector<std::uint64_t>& id
 // In a write transaction: the rows of `refs` whose lease (by + token, and a live `until` when
 // `live`) still holds, locked for the update that follows.
 std::string held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted, bool live);
+// The same as complete_rows for the rows of `refs` whose live lease `by` holds, the fence in its
+// WHERE: when it changes as many rows as `refs` names (distinct), every lease held.
+std::string complete_held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted,
+                               const std::vector<std::string>& results_quoted);
 // MariaDB only: deletes the rows of `refs` whose live lease `by` holds, and names them -- the fence
 // and the write in one autocommitted statement (MySQL has no DELETE ... RETURNING).
 std::string delete_held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted);

@@ -145,6 +145,36 @@ TEST_CASE("with --on-done delete on MariaDB, a batch's fence and delete are one 
   }
 }
 
+TEST_CASE("a marked batch whose leases all hold is one UPDATE fenced by its WHERE, and one lost lease sends it the locking way", "[mysql]") {
+  const auto table = test::unique_table("mark_one");
+  sql::mysql_store s(options_for(table));
+  s.reset_table();
+  s.seed(8, 3);
+  auto got = s.claim_blocking({8, "w", 60s, 1s});
+  REQUIRE(got.size() == 8);
+  std::vector<completion> first, second;
+  for (std::size_t i = 0; i < 8; ++i) (i < 4 ? first : second).push_back(completion{got[i].ref(), "{\"n\":" + std::to_string(i) + "}"});
+
+  auto before = s.statements_sent();
+  auto r = s.complete_blocking(first);
+  CHECK(s.statements_sent() - before == 3);  // START, the fenced UPDATE, COMMIT: no locking read
+  CHECK(r.applied == 4);
+  CHECK(r.lost.empty());
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE location IS NOT NULL AND lock_by IS NULL") ==
+        std::optional<std::string>("4"));
+
+  s.execute("UPDATE " + table + " SET lock_until = NOW(6) - INTERVAL 1 SECOND WHERE id = " + got[5].id);  // expired
+  before = s.statements_sent();
+  r = s.complete_blocking(second);
+  CHECK(s.statements_sent() - before > 3);  // the first try rolled back, then the locking way
+  CHECK(r.applied == 3);
+  CHECK(r.lost == std::vector<std::string>{got[5].id});
+  CHECK(s.query_value("SELECT location IS NULL FROM " + table + " WHERE id = " + got[5].id) == std::optional<std::string>("1"));
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE location IS NOT NULL") == std::optional<std::string>("7"));
+  CHECK(s.query_value("SELECT JSON_EXTRACT(location, '$.n') FROM " + table + " WHERE id = " + got[7].id) ==
+        std::optional<std::string>("7"));  // each row its own answer
+}
+
 TEST_CASE("a row whose source is NULL reaches the processor as missing, and its failure keeps the reason", "[mysql]") {
   const auto table = test::unique_table("odd");
   sql::mysql_store s(options_for(table));

@@ -31,6 +31,11 @@ TEST_CASE("fenced writes first lock exactly the rows still held", "[sql]") {
         "UPDATE `jobs` SET `location` = CASE `id` WHEN 3 THEN '{\\\"a\\\":1}' WHEN 5 THEN '{}' END, `lock_by` = NULL, "
         "`lock_token` = NULL, `lock_until` = NULL, `error` = NULL WHERE `id` IN (3,5)");
   CHECK(delete_rows(n, {3}) == "DELETE FROM `jobs` WHERE `id` IN (3)");
+  // --on-done mark's first try: the fence as the UPDATE's WHERE (all changed = all held).
+  CHECK(complete_held_rows(n, {{3, 7}, {5, 7}}, "'w'", {"'{}'", "'[]'"}) ==
+        "UPDATE `jobs` SET `location` = CASE `id` WHEN 3 THEN '{}' WHEN 5 THEN '[]' END, `lock_by` = NULL, "
+        "`lock_token` = NULL, `lock_until` = NULL, `error` = NULL WHERE `id` IN (3,5) AND (`id`, `lock_token`) IN "
+        "((3,7),(5,7)) AND `lock_by` = 'w' AND `lock_until` >= NOW(6)");
   // MariaDB: the same fence and the delete in one statement, which names the rows it removed.
   CHECK(delete_held_rows(n, {{3, 7}, {5, 7}}, "'w'") ==
         "DELETE FROM `jobs` WHERE `id` IN (3,5) AND (`id`, `lock_token`) IN ((3,7),(5,7)) AND `lock_by` = 'w' AND "
