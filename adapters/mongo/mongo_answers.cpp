@@ -62,7 +62,14 @@ class mongo_answers final : public answer_store {
     // Two processes upserting one new request at once: the second may meet the first's insert
     // (E11000). Either answer will do; any other refusal is the store's failure.
     for (const auto& e : v.refused)
-      if (e.code != 11000) throw mongo_error("stored answers (bulk upsert): " + e.errmsg);
+      if (e.code != 11000) throw mongo_error("stored answers (bulk upsert): " + refusal_reason(e));
+    // Every statement accounted for: a bulk the driver split, whose later part failed, must
+    // not pass for kept.
+    const auto upserted = read_i64(reply.get(), "nUpserted").value_or(0);
+    if (v.matched + upserted + static_cast<std::int64_t>(v.refused.size()) != static_cast<std::int64_t>(answers.size()))
+      throw mongo_error("stored answers (bulk upsert): the server accounted for " +
+                        std::to_string(v.matched + upserted + static_cast<std::int64_t>(v.refused.size())) + " of " +
+                        std::to_string(answers.size()) + " answers");
   }
 
   std::int64_t now_ms() const {

@@ -381,8 +381,10 @@ struct mysql_store::impl {
         sizes.push_back(results.back().size());
       }
       if (statement_runs(sizes, limits.max_statement_bytes).size() != 1) return std::nullopt;
+      const auto sql = complete_held_rows(names, plan.queries.front().rows, c.quote(plan.queries.front().by), results);
+      if (sql.size() > limits.max_statement_bytes / 2) return std::nullopt;  // the fence's pairs make it longer
       transaction tx(c);
-      c.execute(complete_held_rows(names, plan.queries.front().rows, c.quote(plan.queries.front().by), results));
+      c.execute(sql);
       if (c.affected() != storable.size()) return std::nullopt;  // rolled back by tx
       tx.commit();
       write_result res;
