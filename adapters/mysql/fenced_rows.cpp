@@ -27,6 +27,17 @@ fence_plan plan_fence(const std::vector<lease_ref>& refs) {
   return plan;
 }
 
+const held_query* single_fence(const fence_plan& plan, bool exact) {
+  if (plan.queries.size() != 1) return nullptr;
+  const auto& q = plan.queries.front();
+  if (!exact) return &q;
+  if (q.rows.size() != plan.row.size()) return nullptr;  // an id that names no row
+  std::unordered_set<std::uint64_t> distinct;
+  for (const auto& r : q.rows)
+    if (!distinct.insert(r.id).second) return nullptr;
+  return &q;
+}
+
 fence_outcome settle_fence(const fence_plan& plan, const std::vector<lease_ref>& refs,
                            const std::unordered_set<std::uint64_t>& locked) {
   fence_outcome out;

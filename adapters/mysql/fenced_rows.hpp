@@ -42,6 +42,11 @@ struct fence_plan {
 
 fence_plan plan_fence(const std::vector<lease_ref>& refs);
 
+// The one held_rows query of a batch that a single fenced write can carry, or nullptr: one
+// worker's, and (`exact`) every item a distinct row named by a canonical id -- then the rows
+// the write changed count every lease that held, and nothing else.
+const held_query* single_fence(const fence_plan& plan, bool exact);
+
 struct fence_outcome {
   std::vector<std::optional<std::uint64_t>> held;  // per batch item: its row when its lease holds
   std::vector<std::string> lost;                   // the ids of the others, in batch order

@@ -345,13 +345,10 @@ struct mysql_store::impl {
   // --on-done delete on MariaDB, one worker's batch (a shard's always is): the fence and the
   // delete are one autocommitted DELETE ... RETURNING, one round trip instead of four (START,
   // the locking read, DELETE, COMMIT). The rows it names are the ones whose live lease held.
-  write_result delete_returning(const std::vector<completion>& batch, const fence_plan& plan) {
+  write_result delete_returning(const std::vector<lease_ref>& refs, const fence_plan& plan, const held_query& q) {
     return with_connection([&](connection& c) {
-      std::vector<lease_ref> refs;
-      for (const auto& x : batch) refs.push_back(x.ref);
       std::unordered_set<std::uint64_t> deleted;
-      for (auto& r : c.select(delete_held_rows(names, plan.queries.front().rows, c.quote(plan.queries.front().by))))
-        deleted.insert(to_u64(r[0]));
+      for (auto& r : c.select(delete_held_rows(names, q.rows, c.quote(q.by)))) deleted.insert(to_u64(r[0]));
       auto fence = settle_fence(plan, refs, deleted);
       write_result res;
       res.applied = fence.applied;
@@ -360,8 +357,8 @@ struct mysql_store::impl {
     });
   }
 
-  // --on-done mark, one worker's batch of distinct rows in one statement (a shard's usually is):
-  // the fence is the UPDATE's own WHERE. When it changed every row, every lease held and the
+  // --on-done mark, a batch single_fence accepts (a shard's usually is), in one statement: the
+  // fence is the UPDATE's own WHERE. When it changed every row, every lease held and the
   // transaction commits -- three round trips instead of four (no separate locking read); when
   // it changed fewer, it rolls back and the batch goes the locking way, which names the lost.
   std::optional<write_result> complete_in_one(const std::vector<completion>& storable) {
@@ -369,20 +366,13 @@ struct mysql_store::impl {
     std::vector<lease_ref> refs;
     for (const auto& x : storable) refs.push_back(x.ref);
     const auto plan = plan_fence(refs);
-    if (plan.queries.size() != 1 || plan.queries.front().rows.size() != storable.size()) return std::nullopt;
-    std::unordered_set<std::uint64_t> distinct;
-    for (const auto& r : plan.queries.front().rows) distinct.insert(r.id);
-    if (distinct.size() != storable.size()) return std::nullopt;
+    const auto* q = single_fence(plan, true);
+    if (!q) return std::nullopt;
     return with_connection([&](connection& c) -> std::optional<write_result> {
       std::vector<std::string> results;
-      std::vector<std::size_t> sizes;
-      for (const auto& x : storable) {
-        results.push_back(c.quote(x.result_json));
-        sizes.push_back(results.back().size());
-      }
-      if (statement_runs(sizes, limits.max_statement_bytes).size() != 1) return std::nullopt;
-      const auto sql = complete_held_rows(names, plan.queries.front().rows, c.quote(plan.queries.front().by), results);
-      if (sql.size() > limits.max_statement_bytes / 2) return std::nullopt;  // the fence's pairs make it longer
+      for (const auto& x : storable) results.push_back(c.quote(x.result_json));
+      const auto sql = complete_held_rows(names, q->rows, c.quote(q->by), results);
+      if (sql.size() > limits.max_statement_bytes / 2) return std::nullopt;  // as statement_runs bounds each UPDATE
       transaction tx(c);
       c.execute(sql);
       if (c.affected() != storable.size()) return std::nullopt;  // rolled back by tx
@@ -397,8 +387,8 @@ struct mysql_store::impl {
     if (opts.done == on_done::remove && limits.delete_returning && !batch.empty()) {
       std::vector<lease_ref> refs;
       for (const auto& x : batch) refs.push_back(x.ref);
-      auto plan = plan_fence(refs);
-      if (plan.queries.size() == 1) return delete_returning(batch, plan);
+      const auto plan = plan_fence(refs);
+      if (const auto* q = single_fence(plan, false)) return delete_returning(refs, plan, *q);
     }
     // Answers the server can't hold are refused here, before any statement: the engine fails
     // them (fenced), and the rest goes out.

@@ -64,6 +64,23 @@ TEST_CASE("after the fence: the rows the server locked are held, every other ite
   CHECK(settle_fence(plan_fence(good), good, {1, 2}).lost.empty());
 }
 
+TEST_CASE("one fenced write carries a batch of one worker, and its changed-row count proves every lease only for distinct canonical rows",
+          "[mysql][unit]") {
+  const auto one = plan_fence({ref("1", "w", 1), ref("2", "w", 2)});
+  REQUIRE(single_fence(one, true) != nullptr);
+  CHECK(single_fence(one, true)->by == "w");
+  CHECK(single_fence(one, true)->rows.size() == 2);
+  CHECK(single_fence(plan_fence({ref("1", "a", 1), ref("2", "b", 2)}), false) == nullptr);  // two workers
+  // DELETE ... RETURNING names its rows itself: an odd id or a repeat is settled from them.
+  const auto odd = plan_fence({ref("1", "w", 1), ref("007", "w", 7)});
+  CHECK(single_fence(odd, false) != nullptr);
+  CHECK(single_fence(odd, true) == nullptr);  // a count of changed rows can't tell which one
+  const auto twice = plan_fence({ref("1", "w", 1), ref("1", "w", 1)});
+  CHECK(single_fence(twice, false) != nullptr);
+  CHECK(single_fence(twice, true) == nullptr);
+  CHECK(single_fence(plan_fence({}), false) == nullptr);
+}
+
 TEST_CASE("answers the server can't hold are refused before any statement, and a deleting store refuses none",
           "[mysql][unit]") {
   const server_limits maria{31, 16u << 20};
