@@ -98,20 +98,21 @@ parsed_body<retry_filter> retry_body(const std::string& body) {
   auto o = object_of(p, body.empty() ? std::string("{}") : body, r.error);
   if (!o) return r;
   retry_filter which;
-  for (const char* key : {"reason", "reason_is"}) {
+  // A member that is text, null or absent; anything else is the 400's reason.
+  auto text = [&](const char* key, const char* meaning, auto& into) {
     simdjson::dom::element v;
-    if ((*o)[key].get(v) != simdjson::SUCCESS || v.is_null()) continue;
-    std::string_view text;
-    if (v.get_string().get(text) != simdjson::SUCCESS) {
-      r.error = std::string("\"") + key + "\" must be text: " +
-                (key == std::string_view("reason") ? "a part of failure reasons" : "a failure reason as /status lists it");
-      return r;
+    if ((*o)[key].get(v) != simdjson::SUCCESS || v.is_null()) return true;
+    std::string_view t;
+    if (v.get_string().get(t) != simdjson::SUCCESS) {
+      r.error = std::string("\"") + key + "\" must be text: " + meaning;
+      return false;
     }
-    if (key == std::string_view("reason"))
-      which.reason_contains = std::string(text);
-    else
-      which.reason_is = std::string(text);
-  }
+    into = std::string(t);
+    return true;
+  };
+  if (!text("reason", "a part of failure reasons", which.reason_contains) ||
+      !text("reason_is", "a failure reason as /status lists it", which.reason_is))
+    return r;
   r.value = std::move(which);
   return r;
 }
