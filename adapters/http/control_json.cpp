@@ -104,7 +104,7 @@ parsed_body<retry_filter> retry_body(const std::string& body) {
     if ((*o)[key].get(v) != simdjson::SUCCESS || v.is_null()) return true;
     std::string_view t;
     if (v.get_string().get(t) != simdjson::SUCCESS) {
-      r.error = std::string("\"") + key + "\" must be text: " + meaning;
+      r.error.append("\"").append(key).append("\" must be text: ").append(meaning);  // (g++ 12 warns on + here)
       return false;
     }
     into = std::string(t);
