@@ -4,6 +4,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <unordered_map>
@@ -74,7 +75,8 @@ awaitable<std::optional<kept_answer>> stored_answers::find(const std::string& re
       std::atomic<std::size_t>& n;
       ~done_guard() { n.fetch_sub(1); }
     } done{finds_queued_};
-    if (resting()) return std::nullopt;  // a call queued before the failure need not wait on it
+    // A call queued before a failure need not wait on it, nor one queued before the close.
+    if (resting() || close_by_ns_.load() != 0) return std::nullopt;
     try {
       return store_->find(k, ttl_);
     } catch (const std::exception& e) {
@@ -140,6 +142,9 @@ void stored_answers::write_keeps() {
         at.emplace(k.digest, records.size());
         records.emplace_back(std::move(k), std::move(answer));
       }
+      // In key order: two processes keeping overlapping batches then lock their rows in the same
+      // order, and never deadlock.
+      std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.first.digest < b.first.digest; });
       store_->keep(records);
       figures_.kept.fetch_add(records.size(), std::memory_order_relaxed);
     } catch (const std::exception& e) {

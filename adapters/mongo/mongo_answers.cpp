@@ -26,6 +26,7 @@ class mongo_answers final : public answer_store {
     BSON_APPEND_INT64(&newer, "$gt", now - ttl.count());
     bson_append_document_end(filter.get(), &newer);
     auto opts = find_opts(nullptr, 1);
+    BSON_APPEND_INT64(opts.get(), "maxTimeMS", 2000);  // a leader waits for it: as the SQL stores' 2 s
     auto docs = find_docs(coll.get(), filter.get(), opts.get(), "stored answers (find)");
     if (docs.empty() || !has_path(docs[0].get(), "answer", true)) return std::nullopt;
     const auto stored_at = read_i64(docs[0].get(), "stored_at_ms").value_or(now);

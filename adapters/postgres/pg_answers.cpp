@@ -22,19 +22,19 @@ statement keep(const std::vector<std::pair<answer_key, std::string>>& answers) {
               std::to_string(n + 3) + ", clock_timestamp())";
     st.params.insert(st.params.end(), {k.digest, k.request, answer});
   }
-  st.sql = "INSERT INTO dibs_answers AS a (digest, request, answer, stored_at) VALUES " + values +
+  st.sql = "INSERT INTO dibs_answers (digest, request, answer, stored_at) VALUES " + values +
            " ON CONFLICT (digest) DO UPDATE SET request = EXCLUDED.request, answer = EXCLUDED.answer, "
            "stored_at = EXCLUDED.stored_at";
   return st;
 }
 }  // namespace answers_sql
 
-pg_answers::pg_answers(std::shared_ptr<pg_store> store) : side_(std::move(store)) {
-  side_.create_table(answers_sql::create_table());
+pg_answers::pg_answers(std::shared_ptr<pg_store> store) : finds_(store), keeps_(std::move(store)) {
+  keeps_.create_table(answers_sql::create_table());
 }
 
 std::optional<kept_answer> pg_answers::find(const answer_key& k, std::chrono::milliseconds ttl) {
-  return side_.with([&](pg_connection& c) -> std::optional<kept_answer> {
+  return finds_.with([&](pg_connection& c) -> std::optional<kept_answer> {
     const auto r = c.exec_blocking(answers_sql::find(k, ttl));
     if (r.rows.empty() || r.rows[0].size() < 2 || !r.rows[0][0]) return std::nullopt;
     return kept_answer{*r.rows[0][0], std::chrono::milliseconds(std::stoll(r.rows[0][1].value_or("0")))};
@@ -43,7 +43,7 @@ std::optional<kept_answer> pg_answers::find(const answer_key& k, std::chrono::mi
 
 void pg_answers::keep(const std::vector<std::pair<answer_key, std::string>>& answers) {
   if (answers.empty()) return;
-  side_.with([&](pg_connection& c) { return c.exec_blocking(answers_sql::keep(answers)).affected; });
+  keeps_.with([&](pg_connection& c) { return c.exec_blocking(answers_sql::keep(answers)).affected; });
 }
 
 }  // namespace dibs::pg

@@ -1,8 +1,8 @@
 // The answers kept in the store on PostgreSQL (`--reuse-answers store`; answer_store.hpp): one row
 // per distinct request in the table `dibs_answers` (the search path's schema, next to the user's
 // table, like dibs_rate), created on first use. A lookup is one SELECT aged by the server's
-// clock_timestamp(); a keep one INSERT ... ON CONFLICT DO UPDATE per batch; on a connection of
-// their own whose statements end after 2 s (pg_side_connection.hpp).
+// clock_timestamp(); a keep one INSERT ... ON CONFLICT DO UPDATE per batch; each on a connection
+// of its own whose statements end after 2 s (pg_side_connection.hpp).
 #pragma once
 
 #include <adapters/postgres/pg_side_connection.hpp>
@@ -30,7 +30,10 @@ class pg_answers final : public answer_store {
   void keep(const std::vector<std::pair<answer_key, std::string>>& answers) override;
 
  private:
-  pg_side_connection side_;
+  // Lookups and keeps on connections of their own: a 500-row keep must not hold up a leader's
+  // lookup.
+  pg_side_connection finds_;
+  pg_side_connection keeps_;
 };
 
 }  // namespace dibs::pg

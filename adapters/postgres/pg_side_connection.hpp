@@ -24,9 +24,11 @@ class pg_side_connection {
     for (int attempt = 0;; ++attempt) {
       try {
         if (!conn_ || !conn_->usable()) {
-          conn_ = store_->connect_blocking();
-          conn_->exec_blocking({"SELECT set_config('statement_timeout', '2000', false), "
+          conn_.reset();  // in use only once its bounds are set
+          auto fresh = store_->connect_blocking();
+          fresh->exec_blocking({"SELECT set_config('statement_timeout', '2000', false), "
                                 "set_config('lock_timeout', '2000', false)", {}});
+          conn_ = std::move(fresh);
         }
         return f(*conn_);
       } catch (const pg_error& e) {

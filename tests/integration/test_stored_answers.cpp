@@ -51,8 +51,8 @@ struct answers_in_memory final : answer_store {
   std::chrono::milliseconds age{0};
   bool failing = false;
   int finds = 0;
-  int keeps = 0;
-  std::chrono::milliseconds asked_ttl{0};  // what the run asked the store to honour  // calls: each a batch
+  int keeps = 0;                           // calls: each a batch
+  std::chrono::milliseconds asked_ttl{0};  // what the run asked the store to honour
 };
 
 // One process's run over `docs` documents drawn from `distinct` addresses, its own answer cache,
@@ -145,6 +145,7 @@ TEST_CASE("a store that fails costs a lookup, never an item, and is then left al
   CHECK(s.completed == 40);
   CHECK(s.failed == 0);
   CHECK(kept->finds == 1);  // the first failure rests the store: no lookup, no keep after it
+  CHECK(kept->keeps == 0);
   CHECK(stored->figures().errors == 1);
   CHECK(stored->figures().kept == 0);
   CHECK(stored->figures().missed == s.answer_calls);
@@ -160,7 +161,7 @@ TEST_CASE("an answer over the stored size bound is not kept", "[reuse][stored-an
   CHECK(kept->size() == 1);
 }
 
-TEST_CASE("a keep refused while the store rests leaves the queue's count as it was", "[reuse][stored-answers]") {
+TEST_CASE("a keep while the store rests is dropped at once, never queued nor sent", "[reuse][stored-answers]") {
   auto kept = std::make_shared<answers_in_memory>();
   kept->failing = true;
   http::stored_answer_limits limits;
@@ -170,7 +171,9 @@ TEST_CASE("a keep refused while the store rests leaves the queue's count as it w
   REQUIRE(test::eventually([&] { return stored.figures().errors == 1 && stored.queued_keeps() == 0; }));
   stored.keep("GET http://api/two", "{\"ok\":2}");  // refused at once: it rests
   CHECK(stored.figures().dropped == 2);
-  CHECK(stored.queued_keeps() == 0);  // once wrapped below zero, and every later keep was dropped
+  CHECK(stored.queued_keeps() == 0);
+  std::lock_guard lock(kept->mutex);
+  CHECK(kept->keeps == 1);  // only the first reached the store
 }
 
 TEST_CASE("a request's record is its SHA-256, and its query (which may hold an API key) is not kept",
