@@ -88,8 +88,9 @@ TEST_CASE("file mode: dibs retry puts failed lines back, after a finished run an
   REQUIRE(rc == 0);
   CHECK_THAT(text, Catch::Contains("the journal " + out + ".journal belongs to " + in));
   CHECK(test::last_line(text) == "status: pending=1 leased_live=0 leased_expired=0 done=20 failed=2");
-  // And retry appends to an existing journal (a retry record per line).
-  std::tie(rc, text) = run_dibs({"retry", "--store", "jsonl:" + in});
+  // And retry appends to an existing journal (a retry record per line); --reason-is takes the
+  // whole reason's group.
+  std::tie(rc, text) = run_dibs({"retry", "--store", "jsonl:" + in, "--reason-is", "the API has no data: private range"});
   REQUIRE(rc == 0);
   CHECK_THAT(text, Catch::Contains("retry: 2 failed items back to pending"));
   std::tie(rc, text) = run_dibs({"status", "--store", "jsonl:" + in, "--out", out});

@@ -2,6 +2,7 @@
 // run (a store call that never returns): the watchdog's thread ends it with the signal's code.
 #include <adapters/cli/exit_watchdog.hpp>
 
+#include "support/eventually.hpp"
 #include "support/process.hpp"
 
 #include <catch2/catch.hpp>
@@ -30,7 +31,11 @@ TEST_CASE("a process held after a signal ends at the watchdog's deadline with th
   char self[4096];
   const auto n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   REQUIRE(n > 0);
+  const auto started = std::chrono::steady_clock::now();
   dibs::test::child_process child({std::string(self, static_cast<std::size_t>(n)), "[.exit-watchdog-child]"}, true);
+  // Held forever but for the watchdog: a broken one fails here, not at ctest's timeout.
+  REQUIRE(dibs::test::eventually([&] { return !child.running(); }, 30s));
+  CHECK(std::chrono::steady_clock::now() - started >= 200ms);  // not before its deadline
   std::string out;
   CHECK(child.finish(out) == 143);
   CHECK(out.find("held: exiting now") != std::string::npos);
