@@ -82,8 +82,9 @@ awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string targe
     if (turn.leads()) {
       answer_reuse::lead lead(reuse, key);  // a cancelled call wakes its waiters to call themselves
       auto* stored = reuse.stored();
-      if (stored) {
-        auto found = co_await stored->find(key);
+      const auto stored_key = stored ? stored->key_for(key) : std::nullopt;  // one digest for find and keep
+      if (stored_key) {
+        auto found = co_await stored->find(*stored_key);
         // Kept by a run whose checks may differ (--no-status-check, a larger --max-body): used
         // only if this run would have accepted it, else the API is asked.
         if (found && acceptable(found->answer)) {
@@ -103,7 +104,7 @@ awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string targe
       bool aborted = false;
       auto o = co_await call(j, std::move(target), aborted);
       if (!aborted) lead.finish(&o);
-      if (stored && !aborted && o.k == outcome::kind::done) stored->keep(key, o.result);
+      if (stored_key && !aborted && o.k == outcome::kind::done) stored->keep(*stored_key, o.result);
       co_return o;
     }
     auto leader = co_await reuse.wait(key, turn.joined);

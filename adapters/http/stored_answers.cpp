@@ -53,14 +53,17 @@ void stored_answers::failed(const char* doing, const std::exception& e) {
               "without it for ", limits_.pause_after_error.count() / 1000.0, " s");
 }
 
-awaitable<std::optional<kept_answer>> stored_answers::find(const std::string& request_key) {
-  answer_key k;
+std::optional<answer_key> stored_answers::key_for(const std::string& request_key) {
   try {
-    k = stored_answer_key(request_key);
+    return stored_answer_key(request_key);
   } catch (const std::exception& e) {
     failed("look up", e);
+    return std::nullopt;
   }
-  if (k.digest.empty() || resting()) {
+}
+
+awaitable<std::optional<kept_answer>> stored_answers::find(answer_key k) {
+  if (resting()) {
     figures_.missed.fetch_add(1, std::memory_order_relaxed);
     co_return std::nullopt;
   }
@@ -94,13 +97,13 @@ std::size_t stored_answers::queued_keeps() const {
   return keeps_.size();
 }
 
-void stored_answers::keep(const std::string& request_key, std::string answer) {
+void stored_answers::keep(answer_key k, std::string answer) {
   auto drop = [this] { figures_.dropped.fetch_add(1, std::memory_order_relaxed); };
   if (answer.size() > max_answer_bytes || resting()) return drop();
   {
     std::lock_guard lock(keeps_mutex_);
     if (keeps_.size() >= limits_.max_queued) return drop();
-    keeps_.emplace_back(request_key, std::move(answer));
+    keeps_.emplace_back(std::move(k), std::move(answer));
     if (writing_) return;  // the running write takes it with the next batch
     writing_ = true;
   }
@@ -109,7 +112,7 @@ void stored_answers::keep(const std::string& request_key, std::string answer) {
 
 void stored_answers::write_keeps() {
   for (;;) {
-    std::vector<std::pair<std::string, std::string>> batch;
+    std::vector<std::pair<answer_key, std::string>> batch;
     {
       std::lock_guard lock(keeps_mutex_);
       std::size_t n = 0, bytes = 0;
@@ -132,8 +135,7 @@ void stored_answers::write_keeps() {
     std::vector<std::pair<answer_key, std::string>> records;
     std::unordered_map<std::string, std::size_t> at;
     try {
-      for (auto& [request, answer] : batch) {
-        auto k = stored_answer_key(request);
+      for (auto& [k, answer] : batch) {
         if (auto it = at.find(k.digest); it != at.end()) {
           records[it->second].second = std::move(answer);
           figures_.dropped.fetch_add(1, std::memory_order_relaxed);  // replaced before it was written
@@ -149,7 +151,7 @@ void stored_answers::write_keeps() {
       figures_.kept.fetch_add(records.size(), std::memory_order_relaxed);
     } catch (const std::exception& e) {
       failed("keep", e);
-      figures_.dropped.fetch_add(records.empty() ? batch.size() : records.size(), std::memory_order_relaxed);
+      figures_.dropped.fetch_add(records.size(), std::memory_order_relaxed);
     }
   }
 }

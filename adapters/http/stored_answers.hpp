@@ -60,11 +60,14 @@ class stored_answers {
 
   static constexpr std::size_t max_answer_bytes = 1 << 20;
 
-  // The kept answer for `request_key` and its age, or nullopt (none, too old, or the store failed
-  // or is being left alone). Resumes on the caller's executor.
-  awaitable<std::optional<kept_answer>> find(const std::string& request_key);
-  // Queues `answer` to be kept for `request_key`; returns at once.
-  void keep(const std::string& request_key, std::string answer);
+  // The record's key for `request_key` (stored_answer_key), made once per request for both
+  // find() and keep(); nullopt (counted as an error) if the digest could not be made.
+  std::optional<answer_key> key_for(const std::string& request_key);
+  // The kept answer for `k` and its age, or nullopt (none, too old, or the store failed or is
+  // being left alone). Resumes on the caller's executor.
+  awaitable<std::optional<kept_answer>> find(answer_key k);
+  // Queues `answer` to be kept for `k`; returns at once.
+  void keep(answer_key k, std::string answer);
 
   const stored_answer_figures& figures() const { return figures_; }
   std::size_t queued_keeps() const;
@@ -79,7 +82,7 @@ class stored_answers {
   stored_answer_limits limits_;
   std::atomic<std::size_t> finds_queued_{0};
   mutable std::mutex keeps_mutex_;
-  std::vector<std::pair<std::string, std::string>> keeps_;  // request key, answer
+  std::vector<std::pair<answer_key, std::string>> keeps_;
   bool writing_ = false;                                      // a write_keeps() is posted or running
   std::atomic<std::int64_t> rest_until_ns_{0};   // steady clock; 0: the store is asked
   std::atomic<std::int64_t> close_by_ns_{0};     // steady clock; 0: not closing

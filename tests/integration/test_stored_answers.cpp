@@ -154,8 +154,8 @@ TEST_CASE("a store that fails costs a lookup, never an item, and is then left al
 TEST_CASE("an answer over the stored size bound is not kept", "[reuse][stored-answers]") {
   auto kept = std::make_shared<answers_in_memory>();
   http::stored_answers stored(kept, std::chrono::hours(1));
-  stored.keep("GET http://api/one", std::string(http::stored_answers::max_answer_bytes + 1, 'x'));
-  stored.keep("GET http://api/two", "{\"ok\":1}");
+  stored.keep(http::stored_answer_key("GET http://api/one"), std::string(http::stored_answers::max_answer_bytes + 1, 'x'));
+  stored.keep(http::stored_answer_key("GET http://api/two"), "{\"ok\":1}");
   REQUIRE(test::eventually([&] { return stored.figures().kept == 1; }));
   CHECK(stored.figures().dropped == 1);
   CHECK(kept->size() == 1);
@@ -167,9 +167,9 @@ TEST_CASE("a keep while the store rests is dropped at once, never queued nor sen
   http::stored_answer_limits limits;
   limits.pause_after_error = std::chrono::hours(1);
   http::stored_answers stored(kept, std::chrono::hours(1), limits);
-  stored.keep("GET http://api/one", "{\"ok\":1}");  // fails in the store: the store rests
+  stored.keep(http::stored_answer_key("GET http://api/one"), "{\"ok\":1}");  // fails in the store: the store rests
   REQUIRE(test::eventually([&] { return stored.figures().errors == 1 && stored.queued_keeps() == 0; }));
-  stored.keep("GET http://api/two", "{\"ok\":2}");  // refused at once: it rests
+  stored.keep(http::stored_answer_key("GET http://api/two"), "{\"ok\":2}");  // refused at once: it rests
   CHECK(stored.figures().dropped == 2);
   CHECK(stored.queued_keeps() == 0);
   std::lock_guard lock(kept->mutex);
@@ -231,8 +231,9 @@ TEST_CASE("answers queued while a batch is written go out together in the next o
   auto kept = std::make_shared<answers_in_memory>();
   http::stored_answers stored(kept, std::chrono::hours(1));
   std::unique_lock hold(kept->mutex);  // the first write waits here, the rest queue behind it
-  for (int i = 0; i < 300; ++i) stored.keep("GET http://api/" + std::to_string(i), "{\"n\":" + std::to_string(i) + "}");
-  stored.keep("GET http://api/7", "{\"n\":\"seven again\"}");  // the same request: the last answer wins
+  for (int i = 0; i < 300; ++i)
+    stored.keep(http::stored_answer_key("GET http://api/" + std::to_string(i)), "{\"n\":" + std::to_string(i) + "}");
+  stored.keep(http::stored_answer_key("GET http://api/7"), "{\"n\":\"seven again\"}");  // the same request: the last answer wins
   hold.unlock();
   REQUIRE(test::eventually([&] { return stored.queued_keeps() == 0 && stored.figures().kept + stored.figures().dropped == 301; }));
   CHECK(kept->size() == 300);
