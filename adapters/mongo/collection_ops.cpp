@@ -52,12 +52,12 @@ std::int64_t count_docs(mongoc_collection_t* coll, const bson_t* filter) {
 }
 
 bulk_verdict bulk_update(mongoc_collection_t* coll, const std::vector<fenced_update>& statements,
-                         const std::string& what) {
+                         const std::string& what, const bson_t* statement_opts) {
   if (statements.empty()) return {};
   bulk_ptr bulk(mongoc_collection_create_bulk_operation_with_opts(coll, unordered_opts().get()));
   bson_error_t err{};
   for (const auto& s : statements)
-    if (!mongoc_bulk_operation_update_one_with_opts(bulk.get(), s.filter.get(), s.update.get(), nullptr, &err))
+    if (!mongoc_bulk_operation_update_one_with_opts(bulk.get(), s.filter.get(), s.update.get(), statement_opts, &err))
       throw mongo_error(what + " (building the bulk write)", err);
   driver_reply reply;
   const uint32_t hint = mongoc_bulk_operation_execute(bulk.get(), reply.out(), &err);

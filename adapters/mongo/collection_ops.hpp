@@ -29,10 +29,11 @@ struct fenced_update {
   bson_ptr filter;
   bson_ptr update;
 };
-// One unordered bulk of fenced updates. Statements the server refused (write errors) come back in
-// the verdict; a failure of the whole write throws. No round trip for an empty batch.
+// One unordered bulk of fenced updates (with `statement_opts`, e.g. {upsert: true}, on each).
+// Statements the server refused (write errors) come back in the verdict; a failure of the whole
+// write throws. No round trip for an empty batch.
 bulk_verdict bulk_update(mongoc_collection_t* coll, const std::vector<fenced_update>& statements,
-                         const std::string& what);
+                         const std::string& what, const bson_t* statement_opts = nullptr);
 
 // Removes the locks of `refs` (lock-collection), each fenced by by + token. A failure is only
 // logged: the lock collection's TTL index removes what is left.

@@ -38,38 +38,31 @@ class mongo_answers final : public answer_store {
     if (answers.empty()) return;
     auto c = ctx_.conn.client();
     auto coll = primary_collection(c.get(), ctx_.opts.db, "dibs_answers");
-    bulk_ptr bulk(mongoc_collection_create_bulk_operation_with_opts(coll.get(), unordered_opts().get()));
     auto upsert = make_bson();
     BSON_APPEND_BOOL(upsert.get(), "upsert", true);
     const auto now = now_ms();
-    bson_error_t err{};
+    std::vector<fenced_update> statements;  // fenced by nothing but the key: an upsert each
     for (const auto& [k, answer] : answers) {
-      auto filter = make_bson();
-      BSON_APPEND_UTF8(filter.get(), "_id", k.digest.c_str());
-      auto update = make_bson();
+      fenced_update s{make_bson(), make_bson()};
+      BSON_APPEND_UTF8(s.filter.get(), "_id", k.digest.c_str());
       bson_t set;
-      BSON_APPEND_DOCUMENT_BEGIN(update.get(), "$set", &set);
+      BSON_APPEND_DOCUMENT_BEGIN(s.update.get(), "$set", &set);
       BSON_APPEND_UTF8(&set, "request", k.request.c_str());
       bson_append_utf8(&set, "answer", -1, answer.data(), static_cast<int>(answer.size()));
       BSON_APPEND_INT64(&set, "stored_at_ms", now);
-      bson_append_document_end(update.get(), &set);
-      if (!mongoc_bulk_operation_update_one_with_opts(bulk.get(), filter.get(), update.get(), upsert.get(), &err))
-        throw mongo_error("stored answers (building the bulk write)", err);
+      bson_append_document_end(s.update.get(), &set);
+      statements.push_back(std::move(s));
     }
-    driver_reply reply;
-    const uint32_t hint = mongoc_bulk_operation_execute(bulk.get(), reply.out(), &err);
-    const auto v = judge_bulk_reply(reply.get(), hint != 0, hint != 0 ? "" : err.message);
-    if (v.batch_error) throw mongo_error("stored answers (bulk upsert): " + *v.batch_error);
+    const auto v = bulk_update(coll.get(), statements, "stored answers (bulk upsert)", upsert.get());
     // Two processes upserting one new request at once: the second may meet the first's insert
     // (E11000). Either answer will do; any other refusal is the store's failure.
     for (const auto& e : v.refused)
       if (e.code != 11000) throw mongo_error("stored answers (bulk upsert): " + refusal_reason(e));
     // Every statement accounted for: a bulk the driver split, whose later part failed, must
     // not pass for kept.
-    const auto upserted = read_i64(reply.get(), "nUpserted").value_or(0);
-    if (v.matched + upserted + static_cast<std::int64_t>(v.refused.size()) != static_cast<std::int64_t>(answers.size()))
-      throw mongo_error("stored answers (bulk upsert): the server accounted for " +
-                        std::to_string(v.matched + upserted + static_cast<std::int64_t>(v.refused.size())) + " of " +
+    const auto accounted = v.matched + v.upserted + static_cast<std::int64_t>(v.refused.size());
+    if (accounted != static_cast<std::int64_t>(answers.size()))
+      throw mongo_error("stored answers (bulk upsert): the server accounted for " + std::to_string(accounted) + " of " +
                         std::to_string(answers.size()) + " answers");
   }
 

@@ -89,6 +89,7 @@ bulk_verdict judge_bulk_reply(const bson_t* reply, bool executed, const std::str
   bulk_verdict v;
   bson_iter_t it;
   if (reply && bson_iter_init_find(&it, reply, "nMatched") && BSON_ITER_HOLDS_NUMBER(&it)) v.matched = bson_iter_as_int64(&it);
+  if (reply && bson_iter_init_find(&it, reply, "nUpserted") && BSON_ITER_HOLDS_NUMBER(&it)) v.upserted = bson_iter_as_int64(&it);
   v.refused = write_errors_of(reply);
   std::sort(v.refused.begin(), v.refused.end(), [](const write_error& a, const write_error& b) { return a.index < b.index; });
   bson_iter_t wc, first;

@@ -42,6 +42,7 @@ std::string refusal_reason(const write_error& e, std::size_t max_len = 600);
 // The verdict on one bulk write of `statements` fenced statements.
 struct bulk_verdict {
   std::int64_t matched = 0;                // statements whose filter matched (the lease held)
+  std::int64_t upserted = 0;               // statements that inserted (upserts only)
   std::vector<write_error> refused;        // statements the server refused, by index
   std::optional<std::string> batch_error;  // the whole write failed (connection, write concern, ...)
   // Statements that neither matched nor were refused: their fence did not hold (lost leases).

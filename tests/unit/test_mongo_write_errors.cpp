@@ -95,6 +95,10 @@ TEST_CASE("a bulk write with no write errors: all matched, or a failed write, or
   CHECK(v.refused.empty());
   CHECK(v.shortfall(3) == 0);
   CHECK(v.shortfall(5) == 2);  // two fences did not hold: lost leases
+  CHECK(v.upserted == 0);
+  // Upserts (the answer cache's keeps) are counted apart from matches.
+  CHECK(judge_bulk_reply(from_json(R"({"nMatched": 1, "nModified": 1, "nUpserted": 2, "writeErrors": []})").get(), true, "")
+            .upserted == 2);
 
   auto empty = from_json(R"({"nMatched": 0, "writeErrors": []})");
   auto failed = judge_bulk_reply(empty.get(), false, "No suitable servers found");
