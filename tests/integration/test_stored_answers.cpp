@@ -55,26 +55,32 @@ struct answers_in_memory final : answer_store {
   std::chrono::milliseconds asked_ttl{0};  // what the run asked the store to honour
 };
 
-// One process's run over `docs` documents drawn from `distinct` addresses, its own answer cache,
-// answers kept in `kept`.
-run_summary run_once(const stub::ipapi_stub& api, std::shared_ptr<answers_in_memory> kept, std::size_t docs,
-                     std::size_t distinct, std::shared_ptr<memory_store>* store_out = nullptr) {
-  auto st = std::make_shared<memory_store>();
-  st->seed_random_ips(docs, 23, distinct);
+// One process's run over `st` through the stub, with its own answer cache and answers kept by
+// `stored`, on `shards` shards of `concurrency` pipelines in all.
+run_summary run_through(const stub::ipapi_stub& api, std::shared_ptr<memory_store> st,
+                        std::shared_ptr<http::stored_answers> stored, std::size_t shards, std::size_t concurrency) {
   auto reuse = std::make_shared<http::answer_reuse>(http::answer_cache_limits{});
-  reuse->store_in(std::make_shared<http::stored_answers>(kept, std::chrono::hours(1)));
+  reuse->store_in(std::move(stored));
   http::processor_options p;
   p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
   p.reuse = reuse;
   engine_config cfg;
-  cfg.shards = 2;
-  cfg.concurrency = 32;
+  cfg.shards = shards;
+  cfg.concurrency = concurrency;
   cfg.claim_batch = 8;
   engine e(cfg, st, http::make_http_processor_factory(p));
   e.start();
   e.wait();
-  if (store_out) *store_out = st;
   return e.summary();
+}
+
+// The same over `docs` documents drawn from `distinct` addresses, answers kept in `kept`.
+run_summary run_once(const stub::ipapi_stub& api, std::shared_ptr<answers_in_memory> kept, std::size_t docs,
+                     std::size_t distinct, std::shared_ptr<memory_store>* store_out = nullptr) {
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(docs, 23, distinct);
+  if (store_out) *store_out = st;
+  return run_through(api, st, std::make_shared<http::stored_answers>(kept, std::chrono::hours(1)), 2, 32);
 }
 }  // namespace
 
@@ -128,20 +134,9 @@ TEST_CASE("a store that fails costs a lookup, never an item, and is then left al
   http::stored_answer_limits limits;
   limits.pause_after_error = std::chrono::hours(1);
   auto stored = std::make_shared<http::stored_answers>(kept, std::chrono::hours(1), limits);
-  auto reuse = std::make_shared<http::answer_reuse>(http::answer_cache_limits{});
-  reuse->store_in(stored);
   auto st = std::make_shared<memory_store>();
   st->seed_random_ips(40, 5, 10);
-  http::processor_options p;
-  p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
-  p.reuse = reuse;
-  engine_config cfg;
-  cfg.shards = 1;
-  cfg.concurrency = 1;  // one lookup at a time: the first failure is the only one
-  engine e(cfg, st, http::make_http_processor_factory(p));
-  e.start();
-  e.wait();
-  const auto s = e.summary();
+  const auto s = run_through(api, st, stored, 1, 1);  // one lookup at a time: the first failure is the only one
   CHECK(s.completed == 40);
   CHECK(s.failed == 0);
   CHECK(kept->finds == 1);  // the first failure rests the store: no lookup, no keep after it
@@ -210,19 +205,9 @@ TEST_CASE("a stored answer this run would not accept is not used: the API is ask
   kept->keep({{http::stored_answer_key(key), "{\"status\":\"fail\",\"message\":\"private range\"}"}});
   auto st = std::make_shared<memory_store>();
   st->add(std::string("8.8.8.8"));
-  auto reuse = std::make_shared<http::answer_reuse>(http::answer_cache_limits{});
-  reuse->store_in(std::make_shared<http::stored_answers>(kept, std::chrono::hours(1)));
-  http::processor_options p;
-  p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
-  p.reuse = reuse;
-  engine_config cfg;
-  cfg.shards = 1;
-  cfg.concurrency = 1;
-  engine e(cfg, st, http::make_http_processor_factory(p));
-  e.start();
-  e.wait();
-  CHECK(e.summary().completed == 1);
-  CHECK(e.summary().answers_from_store == 0);
+  const auto s = run_through(api, st, std::make_shared<http::stored_answers>(kept, std::chrono::hours(1)), 1, 1);
+  CHECK(s.completed == 1);
+  CHECK(s.answers_from_store == 0);
   CHECK(api.requests() == 1);
   CHECK(*st->snapshot().at(0).target_json == stub::answer_for("8.8.8.8"));
 }
