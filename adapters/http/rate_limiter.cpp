@@ -119,8 +119,8 @@ void rate_limiter::slot::give_back() {
 rate_limiter::slot rate_limiter::take(const std::string& host) {
   slot s;
   const auto now = clock::now();
-  // Shared through the store: the store's schedule replaces this process's own (reserve()).
-  const double own = shared_ ? 0 : per_second();
+  // Shared through the store, own is 0: the store's schedule replaces this process's (reserve()).
+  const double own = per_second_.load(std::memory_order_relaxed);
   if (own <= 0 && now.time_since_epoch().count() >= any_paused_until_.load(std::memory_order_relaxed)) {
     s.at_ = now;
     s.generation_ = generation();
@@ -164,10 +164,13 @@ rate_limiter::clock::time_point rate_limiter::reserve(const std::string& host) {
   }
 }
 
+double rate_limiter::per_second() const {
+  return shared_ ? shared_->per_second() : per_second_.load(std::memory_order_relaxed);
+}
+
 void rate_limiter::share(std::shared_ptr<shared_rate> s) {
   shared_ = std::move(s);
-  // What /status and the dashboard show: the rate in force, now the shared one.
-  if (shared_) per_second_ = shared_->per_second();
+  if (shared_) per_second_ = 0;  // the store's schedule replaces this process's own
 }
 
 void rate_limiter::give_back(const slot& s) {

@@ -86,7 +86,8 @@ class rate_limiter final : public rate_control {
   // sees it takes a new one (exchange_policy.cpp's wait_for_slot), so a higher rate applies
   // within a second instead of after the old schedule's queue.
   void set_per_second(double per_second) override;
-  double per_second() const override { return per_second_.load(std::memory_order_relaxed); }
+  // The rate in force (what /status and the dashboard show): the shared one when there is one.
+  double per_second() const override;
   std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
  private:
