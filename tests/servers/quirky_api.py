@@ -13,6 +13,8 @@ for IDLE seconds (0.5 by default), as servers do after their keep-alive timeout.
   GET /huge-retry/KEY   the first request for KEY: 503 with Retry-After: 999999999; then 200
   GET /host             {"host": the Host header received}
   GET /idle-closes      how many connections were closed for being idle, as {"closed": N}
+  GET /peak-open/PREFIX the most connections open at once that served keys PREFIX-..., as
+                        {"peak": N} (a connection counts from its first such request to its close)
 
 Usage: quirky_api.py DIR [IDLE_SECONDS]
 """
@@ -27,6 +29,8 @@ import urllib.parse
 lock = threading.Lock()
 seen = {}  # key -> requests so far
 idle_closes = 0
+open_by_prefix = {}  # key prefix (up to its last '-') -> connections open now that served one
+peak_by_prefix = {}
 
 
 def answer(key):
@@ -44,6 +48,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, fmt, *args):
         pass
+
+    def count_connection(self, key):
+        """Counts this connection for its first key's prefix (a test run's own keys)."""
+        if getattr(self, "prefix", None) is not None or "-" not in key:
+            return
+        self.prefix = key.rsplit("-", 1)[0]
+        with lock:
+            n = open_by_prefix.get(self.prefix, 0) + 1
+            open_by_prefix[self.prefix] = n
+            peak_by_prefix[self.prefix] = max(peak_by_prefix.get(self.prefix, 0), n)
+
+    def finish(self):
+        # Before the socket is closed: a client that sees the close sees the count lowered.
+        super().finish()
+        if getattr(self, "prefix", None) is not None:
+            with lock:
+                open_by_prefix[self.prefix] -= 1
 
     def log_error(self, fmt, *args):
         # http.server's only sign that a connection was closed for being idle (its timeout).
@@ -69,6 +90,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with lock:
             seen[key] = seen.get(key, 0) + 1
             n = seen[key]
+        if route != "peak-open":
+            self.count_connection(key)
         if route == "json":
             self.reply(200, compact(answer(key)))
         elif route == "pretty":
@@ -94,6 +117,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.reply(200, compact(answer(key)))
         elif route == "host":
             self.reply(200, json.dumps({"host": self.headers.get("Host", "")}))
+        elif route == "peak-open":
+            with lock:
+                peak = peak_by_prefix.get(key, 0)
+            self.reply(200, json.dumps({"peak": peak}))
         elif route == "idle-closes":
             with lock:
                 closed = idle_closes
