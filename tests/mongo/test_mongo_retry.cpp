@@ -17,14 +17,6 @@ using namespace dibs;
 using namespace std::chrono_literals;
 
 namespace {
-std::pair<int, std::string> run_dibs(const std::string& bin, std::vector<std::string> args) {
-  args.insert(args.begin(), bin);
-  test::child_process p(args, true);
-  std::string out;
-  const int rc = p.finish(out);
-  return {rc, out};
-}
-
 std::size_t with_lock_field(mongo::mongo_store& s) {
   std::size_t n = 0;
   for (auto& doc : mongo::documents(s)) {
@@ -36,7 +28,6 @@ std::size_t with_lock_field(mongo::mongo_store& s) {
 }  // namespace
 
 TEST_CASE("dibs retry puts failed documents back by reason and enrich finishes them", "[mongo][retry][status][e2e]") {
-  const auto dibs_bin = test::dibs_binary();
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
   for (const char* strategy : {"batch", "lock-collection"}) {
@@ -55,7 +46,7 @@ TEST_CASE("dibs retry puts failed documents back by reason and enrich finishes t
       const std::vector<std::string> where{"--store", o.uri, "--db", o.db, "--collection", o.collection, "--claim", strategy};
       auto cmd = [&](std::vector<std::string> args) {
         args.insert(args.begin() + 1, where.begin(), where.end());
-        return run_dibs(dibs_bin, args);
+        return test::run_dibs(args);
       };
       auto [rc, out] = cmd({"enrich", "--url", api.base_url() + "/json/{originatingIp}", "--no-progress"});
       INFO(out);
@@ -108,7 +99,6 @@ TEST_CASE("dibs retry puts failed documents back by reason and enrich finishes t
 }
 
 TEST_CASE("dibs status counts a lock-collection run's leases as leased without --claim", "[mongo][status]") {
-  const auto dibs_bin = test::dibs_binary();
   mongo::mongo_options o;
   o.uri = test::mongodb_uri();
   o.db = "dibs_test";
@@ -125,7 +115,7 @@ TEST_CASE("dibs status counts a lock-collection run's leases as leased without -
   for (const std::vector<std::string>& claim : {std::vector<std::string>{}, std::vector<std::string>{"--claim", "lock-collection"}}) {
     std::vector<std::string> args{"status", "--store", o.uri, "--db", o.db, "--collection", o.collection};
     args.insert(args.end(), claim.begin(), claim.end());
-    auto [rc, out] = run_dibs(dibs_bin, args);
+    auto [rc, out] = test::run_dibs(args);
     INFO(out);
     CHECK(rc == 0);
     CHECK(test::last_line(out) == "status: pending=15 leased_live=5 leased_expired=0 done=0 failed=0");

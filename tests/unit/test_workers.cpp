@@ -228,12 +228,8 @@ TEST_CASE("a rate limiter takes a new rate at once, for every caller", "[workers
 
 TEST_CASE("dibs release refuses a bad worker id, a file store, and a missing --yes off a terminal", "[workers][cli]") {
   auto run = [](std::vector<std::string> args) {
-    // stdin from /dev/null: never this test's terminal.
-    args.insert(args.begin(), {"sh", "-c", "exec \"$0\" \"$@\" < /dev/null", dibs::test::dibs_binary(), "release"});
-    test::child_process p(args, true);
-    std::string out;
-    const int rc = p.finish(out);
-    return std::pair{rc, out};
+    args.insert(args.begin(), "release");
+    return test::run_dibs(args, test::stdin_from::dev_null);  // never this test's terminal
   };
   auto [rc, out] = run({"--store", "jsonl:in.jsonl", "--worker", "web 1", "--yes"});
   CHECK(rc == 2);
