@@ -2,6 +2,7 @@
 // it refuses every InnoDB write made at READ COMMITTED, so dibs keeps such sessions at REPEATABLE
 // READ, and seed, enrich and status work there as anywhere (before, every statement was refused
 // and enrich retried its claims forever).
+#include "support/eventually.hpp"
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 #include "support/skip.hpp"
@@ -17,6 +18,7 @@
 #include <string>
 
 using namespace dibs;
+using namespace std::chrono_literals;
 
 namespace {
 struct statement_logging_server {
@@ -50,8 +52,14 @@ TEST_CASE("dibs works on a MariaDB that writes its binary log as statements", "[
   auto [rc, out] = test::run_dibs({"seed", "--store", uri, "--docs", "40"});
   INFO(out);
   REQUIRE(rc == 0);
-  std::tie(rc, out) = test::run_dibs({"enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
-                                      "--no-progress", "--log-level", "info"});
+  test::child_process enrich({test::dibs_binary(), "enrich", "--store", uri, "--url",
+                              api.base_url() + "/json/{originatingIp}", "--no-progress", "--log-level", "info"},
+                             true);
+  // What this guards against is a run that never ends: bounded, so a hang fails here (and the
+  // server is stopped) rather than at ctest's timeout.
+  REQUIRE(test::eventually([&] { return !enrich.running(); }, 120s));
+  out.clear();
+  rc = enrich.finish(out);
   CHECK(rc == 0);  // seed draws public addresses: every one done, nothing refused by the server
   CHECK_THAT(out, Catch::Contains("binlog_format=STATEMENT): sessions stay at REPEATABLE READ"));
   CHECK_THAT(out, !Catch::Contains("impossible to write to binary log"));
