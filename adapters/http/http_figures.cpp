@@ -24,6 +24,10 @@ void http_figures::prometheus(prometheus_writer& w) const {
     w.sample(std::string("dibs_http_responses_total{class=\"") + classes[i] + "\"}",
              static_cast<double>(responses[i].load(std::memory_order_relaxed)));
   w.hist("dibs_api_latency_seconds", "API exchange time.", api_latency_s);
+  w.counter("dibs_api_dropped_handshakes_total",
+            "Requests sent again because the API's server never accepted their new connection (its backlog was full).",
+            static_cast<double>(dropped_handshakes.load(std::memory_order_relaxed)));
+  limits.prometheus(w);
 }
 
 }  // namespace dibs::http

@@ -17,6 +17,21 @@ class prometheus_writer {
     return buf;
   }
 
+  // A label's value as the format quotes it: backslash, double quote and newline escaped.
+  static std::string escape(const std::string& v) {
+    std::string out;
+    out.reserve(v.size());
+    for (const char c : v) {
+      if (c == '\\' || c == '"') out += '\\';
+      if (c == '\n') {
+        out += "\\n";
+        continue;
+      }
+      out += c;
+    }
+    return out;
+  }
+
   void metric(const char* name, const char* type, const char* help) {
     out_ += "# HELP ";
     out_ += name;

@@ -1,0 +1,55 @@
+#include "limit_signals.hpp"
+
+#include <boost/asio/error.hpp>
+#include <boost/beast/core/error.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace dibs::http {
+
+limit_signal overload_signal(int status) {
+  if (status == 429) return limit_signal::throttled;
+  if (status == 502 || status == 503 || status == 504) return limit_signal::unavailable;
+  return limit_signal::none;
+}
+
+limit_signal failure_signal(const boost::system::error_code& ec) {
+  namespace error = boost::asio::error;
+  if (!ec) return limit_signal::none;
+  if (ec == boost::beast::error::timeout || ec == error::timed_out) return limit_signal::timeout;
+  if (ec == error::connection_reset || ec == error::broken_pipe || ec == error::connection_aborted)
+    return limit_signal::reset;
+  if (ec == error::connection_refused) return limit_signal::refused;
+  return limit_signal::none;
+}
+
+std::string overload_advice(limit_signal why, const std::string& origin, std::size_t limit, double answered_per_s) {
+  // Keep under what got through, by a tenth: the API's own limit is likely a round number.
+  const auto rate = answered_per_s >= 1 ? std::to_string(static_cast<long long>(std::floor(answered_per_s * 0.9))) : std::string();
+  const std::string rate_hint = rate.empty() ? "" : " (about " + std::to_string(static_cast<long long>(answered_per_s)) +
+                                                        "/s got through): --rate " + rate + "/s keeps under it";
+  const std::string lowered = "concurrency for " + origin + " lowered to " + std::to_string(limit) + ": ";
+  switch (why) {
+    case limit_signal::throttled:
+      return lowered + "429 Too Many Requests: the API limits its rate" + rate_hint;
+    case limit_signal::unavailable:
+      return lowered + "502/503/504 answers: the API (or the proxy in front of it) limits its rate or can't keep up" +
+             rate_hint;
+    case limit_signal::dropped_handshake:
+      return lowered + "the server accepts new connections too slowly (its listen backlog overflows); "
+                       "--max-connections " + std::to_string(limit) + " keeps fewer open";
+    case limit_signal::timeout:
+      return lowered + "requests time out: the API can't keep up";
+    case limit_signal::reset:
+      return lowered + "connections reset: the API drops connections it can't serve";
+    case limit_signal::refused:
+      return lowered + "connections refused: the API refuses connections it can't serve";
+    case limit_signal::none:
+    case limit_signal::latency:
+      return {};
+  }
+  return {};
+}
+
+}  // namespace dibs::http

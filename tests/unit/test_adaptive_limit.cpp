@@ -1,0 +1,166 @@
+// The adaptive limit on one API's requests in flight (adapters/http/adaptive_limit.hpp), driven by
+// a simulated server and a clock the test moves: slow start, growth only with demand, one
+// decrease per round trip, a slow tail that is not mistaken for load, and a server whose latency
+// doubles and comes back.
+#include <adapters/http/adaptive_limit.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace dibs::http;
+using namespace std::chrono_literals;
+using clock_type = adaptive_limit::clock;
+
+namespace {
+
+// A server with `workers` that each take `service` per request: past `workers` requests at once,
+// answers queue (latency grows in proportion), as a thread pool or an event loop at full load.
+struct simulated_server {
+  std::chrono::microseconds service{10'000};
+  double workers = 20;
+  std::chrono::microseconds latency(std::size_t in_flight) const {
+    const double load = std::max(1.0, static_cast<double>(in_flight) / workers);
+    return std::chrono::microseconds(static_cast<std::int64_t>(static_cast<double>(service.count()) * load));
+  }
+};
+
+// Runs `rounds` round trips of a client that always has work: each round trip sends `limit`
+// requests (all of them reach the limit) and gets their answers one latency later.
+void run(adaptive_limit& l, const simulated_server& s, clock_type::time_point& now, int rounds) {
+  for (int r = 0; r < rounds; ++r) {
+    const auto n = l.limit();
+    for (std::size_t i = 0; i < n; ++i) l.started(i + 1, 0);
+    const auto lat = s.latency(n);
+    now += lat;
+    for (std::size_t i = 0; i < n; ++i) l.answered(lat, now);
+  }
+}
+
+adaptive_settings settings() {
+  adaptive_settings s;
+  s.initial = 2;
+  s.max = 1000;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("slow start doubles the limit each round trip while answers come at the floor", "[adaptive]") {
+  auto now = clock_type::time_point{} + 100s;
+  adaptive_limit l(settings(), now);
+  simulated_server s;
+  s.workers = 1000;  // never loaded in this test
+  CHECK(l.limit() == 2);
+  run(l, s, now, 1);
+  CHECK(l.limit() == 4);
+  run(l, s, now, 3);
+  CHECK(l.limit() == 32);
+  CHECK(l.slow_start());
+  CHECK(l.decreases() == 0);
+}
+
+TEST_CASE("the limit does not grow without demand that reaches it", "[adaptive]") {
+  auto now = clock_type::time_point{} + 100s;
+  adaptive_limit l(settings(), now);
+  for (int r = 0; r < 50; ++r) {
+    l.started(1, 0);  // one request at a time: a limit of 2 is never reached
+    now += 10ms;
+    l.answered(10ms, now);
+  }
+  CHECK(l.limit() == 2);
+}
+
+TEST_CASE("slow start ends at the knee and the limit settles near the server's capacity", "[adaptive]") {
+  auto now = clock_type::time_point{} + 100s;
+  adaptive_limit l(settings(), now);
+  simulated_server s;  // 20 workers
+  run(l, s, now, 200);
+  CHECK_FALSE(l.slow_start());
+  CHECK(l.limit() >= 15);  // near 20: at least most workers busy ...
+  CHECK(l.limit() <= 40);  // ... and at most as much again waiting
+  CHECK(l.last_decrease() == limit_signal::latency);
+  CHECK(l.lowest() == 2);
+  CHECK(l.highest() >= l.limit());
+}
+
+TEST_CASE("a burst of overload signals in one round trip costs one decrease", "[adaptive]") {
+  auto now = clock_type::time_point{} + 100s;
+  auto st = settings();
+  st.initial = 100;
+  adaptive_limit l(st, now);
+  simulated_server s;
+  s.workers = 1000;
+  run(l, s, now, 2);  // the average latency is known: 10 ms windows
+  const auto before = l.limit();
+  now += 10ms;
+  bool changed = false;
+  for (int i = 0; i < 50; ++i) changed = l.overloaded(limit_signal::throttled, now + std::chrono::microseconds(i)) || changed;
+  CHECK(changed);
+  CHECK(l.limit() == static_cast<std::size_t>(std::floor(before * 0.7)));
+  CHECK(l.decreases() == 1);
+  CHECK(l.last_decrease() == limit_signal::throttled);
+  CHECK_FALSE(l.slow_start());
+  // The next round trip hears of requests sent before the decrease: they judged the old limit.
+  now += 10ms;
+  l.overloaded(limit_signal::throttled, now);
+  CHECK(l.decreases() == 1);
+  // The one after may decrease again.
+  now += 10ms;
+  l.overloaded(limit_signal::dropped_handshake, now);
+  CHECK(l.decreases() == 2);
+  CHECK(l.last_decrease() == limit_signal::dropped_handshake);
+}
+
+TEST_CASE("a slow tail of a few items is not taken for load", "[adaptive]") {
+  auto now = clock_type::time_point{} + 100s;
+  auto st = settings();
+  adaptive_limit l(st, now);
+  // One answer in twenty takes 2 s; the rest 10 ms, whatever the load (a server that never queues).
+  for (int r = 0; r < 300; ++r) {
+    const auto n = l.limit();
+    for (std::size_t i = 0; i < n; ++i) l.started(i + 1, 0);
+    now += 10ms;
+    for (std::size_t i = 0; i < n; ++i) l.answered(i % 20 == 7 ? 2s : 10ms, now);
+  }
+  CHECK(l.decreases() == 0);
+  CHECK(l.limit() >= 256);
+}
+
+TEST_CASE("the limit follows an API whose latency doubles, down and back up", "[adaptive]") {
+  auto now = clock_type::time_point{} + 100s;
+  adaptive_limit l(settings(), now);
+  simulated_server s;  // 20 workers, 10 ms each
+  run(l, s, now, 300);
+  const auto settled = l.limit();
+  // The API becomes twice as slow for everyone (its own backend slowed down): answers queue
+  // behind each other, and the limit goes down.
+  s.service = 20ms;
+  run(l, s, now, 8);
+  const auto slowed = l.limit();
+  CHECK(slowed < settled);
+  CHECK(slowed <= 20);  // no more than the workers: every answer waits behind another
+  CHECK(l.last_decrease() == limit_signal::latency);
+  // Back to its old speed: the limit grows back to keep the server's 20 workers busy.
+  s.service = 10ms;
+  run(l, s, now, 400);
+  CHECK(l.limit() > slowed);
+  CHECK(l.limit() >= 19);
+}
+
+TEST_CASE("the ceiling clips the limit, and a lower one takes effect at once", "[adaptive]") {
+  auto now = clock_type::time_point{} + 100s;
+  auto st = settings();
+  st.max = 16;
+  adaptive_limit l(st, now);
+  simulated_server s;
+  s.workers = 1000;
+  run(l, s, now, 10);
+  CHECK(l.limit() == 16);
+  l.set_max(5);
+  CHECK(l.limit() == 5);
+  l.set_max(50);
+  run(l, s, now, 10);
+  CHECK(l.limit() == 50);
+}
