@@ -10,6 +10,7 @@
 // read in progress; the call returns with `operation_aborted` and the connection is closed.
 #pragma once
 
+#include <adapters/http/adaptive_limit.hpp>
 #include <adapters/http/origin.hpp>
 
 #include <dibs/net.hpp>
@@ -21,11 +22,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace dibs::http {
+
+struct http_figures;
 
 struct tls_options {
   std::string ca_file;    // PEM file of trusted CAs; "" = the system's store
@@ -48,6 +52,19 @@ struct client_options {
   std::chrono::milliseconds resolve_every{60'000};  // a host name is looked up again this often
   std::string user_agent = "dibs/0.1";
   tls_options tls;
+  // The adaptive limit on requests in flight to each origin (adaptive_limit.hpp): a request
+  // beyond it waits, first come first served, and the wait is not part of request_timeout.
+  // nullopt: no limit but the callers' number (a fixed concurrency).
+  std::optional<adaptive_settings> adaptive;
+  // The run's HTTP figures (may be null): each origin's adaptive limit is kept there, one for
+  // every shard's client, and dropped handshakes counted. Without them the limit is this client's.
+  http_figures* figures = nullptr;
+  // This client's place among the shards sharing those limits: it runs its share of each.
+  std::size_t shard = 0;
+  std::size_t shards = 1;
+  // Called on the client's executor when an origin's limit changed: whoever feeds the client
+  // (the engine) may now run more items, or should run fewer.
+  std::function<void()> on_limit_change;
 };
 
 // One request: GET without a body, or POST with one.
@@ -84,6 +101,12 @@ struct client_stats {
   std::uint64_t expired_idle = 0;   // idle connections closed unused after idle_timeout
   std::uint64_t resolves = 0;       // host name lookups
   std::uint64_t connection_waits = 0;  // requests that waited for a connection (max_connections_per_host)
+  std::uint64_t limit_waits = 0;       // requests that waited for the adaptive limit
+  // Requests whose new connection the server never accepted (no byte of the request
+  // acknowledged in time: its backlog was full), sent again on another connection.
+  std::uint64_t dropped_handshakes = 0;
+  std::uint64_t interim_answers = 0;  // 1xx answers read past (100 Continue, 103 Early Hints)
+  std::uint64_t unsolicited = 0;  // connections closed for bytes no request asked for
 };
 
 class client {
@@ -94,7 +117,9 @@ class client {
   client& operator=(const client&) = delete;
 
   // Any request is sent again once, on a new connection, when a kept-alive connection turns out
-  // closed before the answer began: the requests dibs makes are lookups, safe to repeat.
+  // closed before the answer began: the requests dibs makes are lookups, safe to repeat. A
+  // request on a new connection that the server never accepted (tcp_signals.hpp) goes again on
+  // another, up to three times, without waiting for request_timeout.
   awaitable<response> send(origin to, request req);
   awaitable<response> get(origin to, std::string target);
   // Connects (and with TLS, shakes hands, verifying the certificate) without a request; the
@@ -104,6 +129,10 @@ class client {
   const client_stats& stats() const;
   const client_options& options() const;
   std::size_t idle_connections() const;
+  // The adaptive limit of `to` now (its initial value before the first request); 0 without one.
+  std::size_t limit(const origin& to) const;
+  // A new ceiling for every origin's adaptive limit (the engine's concurrency changed).
+  void set_ceiling(std::size_t ceiling);
   // The addresses the pool of `to` connects to now (empty before its first request).
   std::vector<boost::asio::ip::tcp::endpoint> endpoints(const origin& to) const;
 

@@ -58,15 +58,27 @@ awaitable<bool> connection_slots::wait(held& out) {
 }
 
 void connection_slots::give_back() {
-  if (queue_.empty()) {
-    --in_use_;
+  if (queue_.empty() || (limit_ != 0 && in_use_ > limit_)) {
+    --in_use_;  // nobody waits, or the limit went down meanwhile: this slot is gone
     return;
   }
   // Handed straight to the first waiter, so no newcomer overtakes it: in_use_ stays.
+  grant_front();
+}
+
+void connection_slots::grant_front() {
   waiter* next = queue_.front();
   queue_.pop_front();
   next->granted = true;
   next->timer->cancel();
+}
+
+void connection_slots::set_limit(std::size_t limit) {
+  limit_ = limit;
+  while (!queue_.empty() && (limit_ == 0 || in_use_ < limit_)) {
+    ++in_use_;
+    grant_front();
+  }
 }
 
 }  // namespace dibs::http

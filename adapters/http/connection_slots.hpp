@@ -52,6 +52,9 @@ class connection_slots {
   // Waits for a slot (first come first served); false when the wait was cancelled.
   awaitable<bool> wait(held& out);
 
+  // A new limit: waiters get the slots it adds at once; when it is lower, slots in use go away
+  // as they are given back (nobody is cut short). The adaptive limit's permits use this.
+  void set_limit(std::size_t limit);
   std::size_t limit() const { return limit_; }
   std::size_t in_use() const { return in_use_; }
   std::size_t waiting() const { return queue_.size(); }
@@ -62,6 +65,7 @@ class connection_slots {
     bool granted = false;
   };
   void give_back();
+  void grant_front();
 
   std::size_t limit_;
   std::size_t in_use_ = 0;

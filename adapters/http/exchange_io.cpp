@@ -1,0 +1,117 @@
+#include "exchange_io.hpp"
+
+#include "tcp_signals.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+
+#include <memory>
+#include <tuple>
+
+namespace dibs::http {
+
+namespace bhttp = boost::beast::http;
+using steady = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int max_interim = 8;  // more 1xx answers than this before the final one: a broken server
+
+// The check of a new connection's request (see exchange_io.hpp). Shared with the timer's handler,
+// which may run after the exchange has ended: `armed` tells it whether the stream is still there.
+struct first_byte_check {
+  explicit first_byte_check(const net::any_io_executor& ex) : timer(ex) {}
+  net::steady_timer timer;
+  boost::beast::tcp_stream* stream = nullptr;
+  bool armed = false;
+  bool fired = false;  // found the request unacknowledged and cancelled the read
+};
+
+std::shared_ptr<first_byte_check> arm(connection& c, std::chrono::milliseconds after) {
+  auto check = std::make_shared<first_byte_check>(c.tcp().get_executor());
+  check->stream = &c.tcp();
+  check->armed = true;
+  check->timer.expires_after(after);
+  check->timer.async_wait([check](const boost::system::error_code& ec) {
+    if (ec || !check->armed) return;
+    if (!request_unacknowledged(check->stream->socket().native_handle())) return;  // a slow answer: wait on
+    check->fired = true;
+    check->stream->socket().cancel();
+  });
+  return check;
+}
+
+void disarm(const std::shared_ptr<first_byte_check>& check) {
+  if (!check) return;
+  check->armed = false;
+  check->timer.cancel();
+}
+
+response_reader& new_reader(connection& c, response& res, std::size_t max_body) {
+  auto& parser = c.reader.emplace(res);
+  parser.body_limit(max_body);
+  parser.header_limit(static_cast<std::uint32_t>(max_header_bytes));
+  return parser;
+}
+
+}  // namespace
+
+awaitable<exchange_result> exchange(connection& c, const std::string& wire, response& res, std::size_t max_body,
+                                    std::chrono::milliseconds check_after) {
+  // Plain and TLS streams are different types: each branch awaits its own (no co_await in a
+  // conditional expression, for g++ 12). One error code and size for every await.
+  exchange_result x;
+  std::size_t n = 0;
+  c.reader.reset();
+  if (c.tls)
+    std::tie(x.ec, n) = co_await net::async_write(*c.tls, net::buffer(wire), net::as_tuple(net::use_awaitable));
+  else
+    std::tie(x.ec, n) = co_await net::async_write(*c.plain, net::buffer(wire), net::as_tuple(net::use_awaitable));
+  if (x.ec) co_return x;
+  x.written = true;
+  const auto written = steady::now();
+  const int fd = c.tcp().socket().native_handle();
+  auto check = check_after.count() > 0 ? arm(c, check_after) : nullptr;
+
+  auto* parser = &new_reader(c, res, max_body);
+  for (;;) {
+    quick_ack(fd);
+    if (c.tls)
+      std::tie(x.ec, n) = co_await bhttp::async_read_some(*c.tls, c.buffer, *parser, net::as_tuple(net::use_awaitable));
+    else
+      std::tie(x.ec, n) = co_await bhttp::async_read_some(*c.plain, c.buffer, *parser, net::as_tuple(net::use_awaitable));
+    if (x.ec) break;
+    if (x.first_byte.count() == 0 && parser->is_header_done()) {
+      x.first_byte = std::max(std::chrono::microseconds(1),
+                              std::chrono::duration_cast<std::chrono::microseconds>(steady::now() - written));
+      disarm(check);
+    }
+    if (!parser->is_done()) continue;
+    const int status = res.status;
+    if (status < 100 || status >= 200 || status == 101) break;  // the final answer
+    // An interim answer: the final one follows on the same connection.
+    if (++x.interim > max_interim) {
+      x.ec = bhttp::error::bad_status;
+      break;
+    }
+    parser = &new_reader(c, res, max_body);
+  }
+  disarm(check);
+  x.dropped = check && check->fired && x.ec;  // an answer that won the race is an answer
+  if (x.ec) {
+    // No complete answer: nothing of a partial one is reported.
+    x.nothing_received = !parser->got_some() && x.first_byte.count() == 0;
+    res.status = 0;
+    res.headers.clear();
+    res.body.clear();
+  } else {
+    x.nothing_received = false;
+  }
+  co_return x;
+}
+
+}  // namespace dibs::http

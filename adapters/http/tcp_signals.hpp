@@ -1,0 +1,31 @@
+// What a client's TCP socket says beyond its bytes (Linux), for the HTTP client:
+//   - quick_ack: acknowledge what arrives at once. A server that writes its headers and body in
+//     two writes without TCP_NODELAY holds the body until the headers are acknowledged; a delayed
+//     ACK makes that 40 ms per request. The kernel leaves quick-ack mode by itself, so it is set
+//     again before every read.
+//   - request_unacknowledged: bytes written that the peer's kernel has not acknowledged. A server
+//     whose accept queue was full dropped the handshake's last ACK: the client thinks it is
+//     connected, but the server's kernel discards the request until the connection is accepted,
+//     possibly seconds later. Any live server's kernel acknowledges a request at once, however
+//     slow the server itself is, so this tells a dropped handshake from a slow answer.
+#pragma once
+
+#include <chrono>
+
+namespace dibs::http {
+
+void quick_ack(int fd);
+bool request_unacknowledged(int fd);
+
+// How long a new connection's request may go without any answer before the client checks
+// whether the server ever took the connection: twice the origin's recent time to first byte,
+// within [25 ms, 1 s] (nothing known yet: 200 ms). The check costs nothing when it finds the
+// request acknowledged, so a short bound only makes a dropped handshake cost less.
+std::chrono::milliseconds first_byte_check_after(std::chrono::microseconds recent_first_byte);
+
+// How long a connect may go unanswered before it is tried again: a SYN that a server's full
+// backlog dropped is sent again by the kernel only after a second (then 3, 7, 15 s). Four times
+// the origin's usual connect time, within [20 ms, 1 s] (nothing known yet: 250 ms).
+std::chrono::milliseconds connect_check_after(std::chrono::microseconds usual_connect);
+
+}  // namespace dibs::http
