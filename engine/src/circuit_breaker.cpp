@@ -4,20 +4,21 @@
 
 namespace dibs {
 
-bool circuit_breaker::failed(const std::string& why, clock::time_point now) {
-  last_reason_ = why;
-  ++in_a_row_;
+bool circuit_breaker::failed(const std::string& item, const std::string& why, clock::time_point now) {
   switch (state_) {
     case state::closed:
-      if (s_.trip_after == 0 || in_a_row_ < s_.trip_after) return false;
+      last_reason_ = why;
+      if (std::find(streak_.begin(), streak_.end(), item) != streak_.end()) return false;  // the same item again
+      streak_.push_back(item);
+      if (s_.trip_after == 0 || streak_.size() < s_.trip_after) return false;
       delay_ = s_.probe_min;
-      next_probe_ = now + delay_;
-      state_ = state::open;
+      reopen(now);
       return true;
     case state::probing:
+      if (item != probe_) return false;  // a call sent before the circuit opened: nothing new
+      last_reason_ = why;
       delay_ = std::min(delay_ * 2, s_.probe_max);
-      next_probe_ = now + delay_;
-      state_ = state::open;
+      reopen(now);
       return false;
     case state::open:
       return false;  // a call sent before the circuit opened: it tells nothing new
@@ -26,11 +27,23 @@ bool circuit_breaker::failed(const std::string& why, clock::time_point now) {
 }
 
 bool circuit_breaker::answered() {
-  in_a_row_ = 0;
+  streak_.clear();
   if (state_ == state::closed) return false;
   state_ = state::closed;
   delay_ = s_.probe_min;
+  probed_.clear();
   return true;
+}
+
+void circuit_breaker::probe_sent(const std::string& item) {
+  state_ = state::probing;
+  probe_ = item;
+  if (!item.empty()) probed_.insert(item);
+}
+
+void circuit_breaker::inconclusive(const std::string& item, clock::time_point now) {
+  if (state_ != state::probing || item != probe_) return;
+  reopen(now);
 }
 
 const char* to_string(circuit_breaker::state s) {

@@ -3,21 +3,29 @@
 //
 // Why: when the API is unreachable (refused, unresolvable, timing out, answering 5xx), every
 // call fails for a reason that has nothing to do with the item. Spending the items' attempts on
-// it would fail a whole queue during a bad minute. So a shard counts API-level failures in a row;
+// it would fail a whole queue during a bad minute. So a shard counts API-level failures of
+// distinct items in a row (an item failing twice is one item's trouble, not a second witness);
 // at `trip_after` the circuit opens: nothing is sent but one probe, after a backoff that doubles
-// up to `probe_max` while the probes fail; the first call the API answers (even with an item-level
-// error) closes it again.
+// up to `probe_max` while the probes fail; only an answer from the API closes it.
 //
-//   closed  --trip_after API-level failures in a row-->  open
-//   open    --probe time reached, probe_sent()------->  probing
-//   probing --API-level failure---------------------->  open (backoff doubled)
-//   probing --a call that tells nothing-------------->  open (same backoff)
-//   any     --an answer from the API----------------->  closed
+// A probe is an item (a different one each time: the breaker remembers which were probed in this
+// outage) or, when the processor has one, a request the API answered before (a canary, named
+// ""): it tells an API that is down from items that all fail alone.
+//
+//   closed  --trip_after distinct items' API-level failures in a row-->  open
+//   open    --probe time reached, probe_sent(item)-------------------->  probing
+//   probing --the probe's API-level failure--------------------------->  open (backoff doubled)
+//   probing --the probe's call told nothing--------------------------->  open (same backoff)
+//   any     --an answer from the API---------------------------------->  closed
+// While probing, other calls' outcomes (sent before the circuit opened) change nothing: one
+// probe at a time.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <unordered_set>
+#include <vector>
 
 namespace dibs {
 
@@ -35,35 +43,42 @@ class circuit_breaker {
 
   explicit circuit_breaker(settings s) : s_(s), delay_(s.probe_min) {}
 
-  // A call failed for an API-level reason. True if this opened the circuit (it was closed).
-  bool failed(const std::string& why, clock::time_point now);
+  // `item`'s call failed for an API-level reason. True if this opened the circuit (it was closed).
+  bool failed(const std::string& item, const std::string& why, clock::time_point now);
   // The API answered a call (done, or an answer about the item). True if this closed the circuit.
   bool answered();
-  // The probe is being sent (only when open and probe_due()).
-  void probe_sent() { state_ = state::probing; }
+  // The probe is being sent (only when open and probe_due()): `item`, or "" for a canary.
+  void probe_sent(const std::string& item);
   // A call ended telling nothing of the API (abandoned, the processor threw): if it was the probe,
   // another is due after the same wait -- otherwise the breaker would wait for an answer forever.
-  void inconclusive(clock::time_point now) {
-    if (state_ != state::probing) return;
-    state_ = state::open;
-    next_probe_ = now + delay_;
-  }
+  void inconclusive(const std::string& item, clock::time_point now);
 
   state current() const { return state_; }
   bool closed() const { return state_ == state::closed; }
   bool probe_due(clock::time_point now) const { return state_ == state::open && now >= next_probe_; }
+  // `item` is the probe in flight.
+  bool is_probe(const std::string& item) const { return state_ == state::probing && probe_ == item; }
+  // `item` was a probe already in this outage (a different item is preferred).
+  bool was_probed(const std::string& item) const { return probed_.count(item) > 0; }
   clock::time_point next_probe() const { return next_probe_; }
   millis probe_delay() const { return delay_; }
   const std::string& last_reason() const { return last_reason_; }
-  std::size_t failures_in_a_row() const { return in_a_row_; }
+  std::size_t failures_in_a_row() const { return streak_.size(); }
 
  private:
+  void reopen(clock::time_point now) {
+    state_ = state::open;
+    next_probe_ = now + delay_;
+  }
+
   settings s_;
   state state_ = state::closed;
-  std::size_t in_a_row_ = 0;
+  std::vector<std::string> streak_;  // the distinct items of the failures in a row
   millis delay_;
   clock::time_point next_probe_{};
   std::string last_reason_;
+  std::string probe_;                     // the probe in flight ("" a canary)
+  std::unordered_set<std::string> probed_;  // the items probed in this outage
 };
 
 const char* to_string(circuit_breaker::state s);

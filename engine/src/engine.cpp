@@ -89,7 +89,7 @@ std::string run_summary::json() const {
                                  ",\"answer_hit_ratio\":" + fixed(answer_hit_ratio(), 3) +
                                  ",\"answers_from_store\":" + std::to_string(answers_from_store)
                            : std::string()) +
-         "}";
+         extra_json + "}";
 }
 
 struct engine::run_state {

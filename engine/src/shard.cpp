@@ -23,6 +23,7 @@ shard::shard(shard_context ctx, std::size_t index, std::size_t concurrency, std:
     : ctx_(std::move(ctx)),
       cfg_(ctx_.cfg),
       index_(index),
+      shard_count_(external ? 1 : std::max<std::size_t>(1, cfg_.effective_shards())),
       concurrency_(concurrency),
       by_(std::move(worker_id)),
       unwritten_limit_(cfg_.unwritten_limit ? cfg_.unwritten_limit : concurrency + cfg_.claim_batch),
@@ -101,6 +102,9 @@ void shard::wake() {
 awaitable<void> shard::main() {
   shard_info info{index_, ioc_.get_executor(), &ctx_.figures};
   info.work_started = [this](const job& j) { work_started(j); };
+  info.capacity_changed = [this] { wake_.notify(); };
+  info.ceiling = concurrency_;
+  info.shards = shard_count_;
   proc_ = ctx_.factory(info);
   background_.enter();
   net::co_spawn(ioc_, keeper(), net::detached);
@@ -143,7 +147,6 @@ awaitable<void> shard::main() {
 awaitable<void> shard::dispatcher() {
   auto backoff = cfg_.idle_backoff_min;
   auto next_claim_at = steady::now();
-  const std::size_t batch = cfg_.claim_batch;
 
   while (!stopping()) {
     publish();
@@ -170,8 +173,12 @@ awaitable<void> shard::dispatcher() {
         co_await wake_.wait_until(until);
         continue;
       }
-      if (auto probe = take_probe()) {
-        breaker_.probe_sent();
+      if (proc_->can_probe_alone()) {
+        launch_canary();
+        continue;
+      }
+      if (auto probe = take_probe(probe_claim_empty_)) {
+        breaker_.probe_sent(probe->id);
         log::debug("shard ", index_, ": probing the API with item ", probe->id);
         launch(std::move(*probe));
         continue;
@@ -179,38 +186,45 @@ awaitable<void> shard::dispatcher() {
       probe_claim = true;  // nothing in hand to probe with: claim one item
     } else {
       release_waiting(steady::now());
-      while (in_flight_.inside() < concurrency_ && !rerun_.empty()) {
+      const std::size_t limit = run_limit();
+      while (in_flight_.inside() < limit && !rerun_.empty()) {
         launch(std::move(rerun_.front()));
         rerun_.pop_front();
       }
-      while (in_flight_.inside() < concurrency_ && !ready_.empty()) {
+      while (in_flight_.inside() < run_limit() && !ready_.empty()) {
         launch(std::move(ready_.front()));
         ready_.pop_front();
       }
     }
 
     // Prefetch: keep up to one batch claimed ahead of the pipelines -- unless outcomes are piling
-    // up unwritten (the store is down): claiming more would only grow memory and leases. Items
-    // waiting for the API count as held.
+    // up unwritten (the store is down): claiming more would only grow memory and leases.
     // A claim waits until half a batch fits, unless pipelines are idle for want of items: claims
     // of a few rows each would cost the store a statement per few rows (with small concurrency a
     // claim's round trip frees only a few slots).
-    const std::size_t kept = in_flight_.inside() + ready_.size() + waiting_.size() + rerun_.size();
-    const std::size_t fits = kept < concurrency_ + batch ? concurrency_ + batch - kept : 0;
-    const bool starving = ready_.empty() && in_flight_.inside() < concurrency_;
+    // With a processor that limits itself (an adaptive limit on the API), only what it will run
+    // soon is claimed ahead (claim_ahead).
+    const std::size_t limit = run_limit();
+    const std::size_t ahead = claim_ahead(limit);
+    // Items waiting for the API while the circuit is closed are settled within the probe
+    // interval: they must not stop the calls that tell one item's trouble from an outage (under
+    // a small adaptive limit they would fill the budget and the breaker would never hear enough).
+    const std::size_t kept = in_flight_.inside() + ready_.size() + rerun_.size() + (breaker_.closed() ? 0 : waiting_.size());
+    const std::size_t fits = kept < limit + ahead ? limit + ahead - kept : 0;
+    const bool starving = ready_.empty() && in_flight_.inside() < limit;
     const bool room = probe_claim ? ready_.empty()
-                                  : ready_.size() < batch && fits > 0 && (starving || fits >= (batch + 1) / 2) &&
+                                  : ready_.size() < ahead && fits > 0 && (starving || fits >= (ahead + 1) / 2) &&
                                         buffered() < unwritten_limit_;
     if (!room) {
-      co_await wake_.wait_until(next_waiting_due());
+      co_await wake_.wait_until(next_due());
       continue;
     }
     if (steady::now() < next_claim_at) {
-      co_await wake_.wait_until(std::min(next_claim_at, next_waiting_due()));
+      co_await wake_.wait_until(std::min(next_claim_at, next_due()));
       continue;
     }
 
-    const std::size_t want = probe_claim ? 1 : std::min(batch, fits);
+    const std::size_t want = probe_claim ? 1 : std::min(ahead, fits);
     std::vector<job> got;
     try {
       // Named, then moved: g++ 12 mishandles class temporaries built inside a co_await expression.
@@ -240,6 +254,7 @@ awaitable<void> shard::dispatcher() {
     bump(ctx_.figures.claimed, got.size());
     ctx_.figures.claim_batch_size.record(static_cast<double>(got.size()));
 
+    if (probe_claim) probe_claim_empty_ = got.empty();
     if (!got.empty()) {
       backoff = cfg_.idle_backoff_min;
       next_claim_at = now;
@@ -342,7 +357,7 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
   if (cancel_now_ && o.k != outcome::kind::done) cancelled = true;
 
   // An API-level failure may make the item wait for the API instead of spending an attempt.
-  if (!cancelled && (threw || !api_answered)) breaker_.inconclusive(steady::now());
+  if (!cancelled && (threw || !api_answered)) breaker_.inconclusive(j.id, steady::now());
   if (cancelled || threw || !api_answered || !wait_for_api(j, o)) settle(j, std::move(o), cancelled);
 
   if (running != pipelines_.end()) {
@@ -350,9 +365,32 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
     if (running->second.deadline) running->second.deadline->cancel();
   }
   in_flight_.leave();
+  ++finished_;
   bump(ctx_.figures.in_flight, -1);
   publish();
   wake_.notify();
+}
+
+std::size_t shard::run_limit() const {
+  const auto cap = proc_->capacity();
+  return cap == 0 ? concurrency_ : std::clamp<std::size_t>(cap, 1, concurrency_);
+}
+
+std::size_t shard::claim_ahead(std::size_t limit) {
+  const std::size_t batch = cfg_.claim_batch;
+  if (proc_->capacity() == 0) return batch;  // no limit of its own: a batch ahead, as always
+  // The items finished per second lately, measured over half a second or more.
+  const auto now = steady::now();
+  if (now - rate_since_ >= std::chrono::milliseconds(500)) {
+    const double rate = static_cast<double>(finished_ - finished_then_) / std::chrono::duration<double>(now - rate_since_).count();
+    finish_rate_ = finish_rate_ == 0 ? rate : (finish_rate_ + rate) / 2;
+    finished_then_ = finished_;
+    rate_since_ = now;
+  }
+  // What the pipelines finish in claim_ahead_time: claimed items wait that long at most, yet a
+  // fast API behind a small limit is not starved by claims of a few items each.
+  const auto soon = static_cast<std::size_t>(finish_rate_ * std::chrono::duration<double>(claim_ahead_time).count());
+  return std::clamp<std::size_t>(std::max(soon, limit), 1, batch);
 }
 
 void shard::settle(const job& j, outcome o, bool cancelled) {

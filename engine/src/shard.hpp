@@ -82,6 +82,7 @@ class shard {
     bool settled = false;  // its outcome is buffered, waiting for the flusher
     std::uint64_t pipeline = 0;  // the pipeline running it, once launched
     int attempts = 0;            // claims so far, this one included
+    bool excused = false;  // waited through an outage once: failing alone again spends its attempt
   };
   // An item whose call failed for an API-level reason, kept under its lease (the keeper renews
   // it): re-run when the API answers again if the circuit opened meanwhile; otherwise, once its
@@ -107,6 +108,13 @@ class shard {
   awaitable<void> dispatcher();
   awaitable<bool> nothing_left();
   void launch(job j);
+  // How many items may run at once now: the concurrency, or the processor's capacity() when it
+  // is lower (an adaptive limit on the API).
+  std::size_t run_limit() const;
+  // How many items to keep claimed beyond those running: a claim batch, or, under a processor's
+  // own limit, what the pipelines finish in claim_ahead_time (at least `limit`).
+  std::size_t claim_ahead(std::size_t limit);
+  static constexpr std::chrono::seconds claim_ahead_time{2};
   // Starts the --max-processing clock of the pipeline running `j`.
   void arm_deadline(std::uint64_t pipeline_id);
   void work_started(const job& j);
@@ -114,12 +122,22 @@ class shard {
   void settle(const job& j, outcome o, bool cancelled);
   // shard_api_outage.cpp: the breaker's verdict on one outcome; true if the item now waits.
   bool wait_for_api(const job& j, const outcome& o);
+  void api_answered();  // the API answered a call: the circuit closes if it was open
+  void api_failed(const std::string& item, const std::string& why);  // an API-level failure of `item`
+  // The probe as a request the API answered before (processor::api_answers), as a pipeline.
+  void launch_canary();
+  awaitable<void> canary(std::uint64_t pipeline_id);
   // Waiting items whose turn has come: re-run (returned) or settled. Only while closed.
   void release_waiting(steady::time_point now);
-  std::optional<job> take_probe();
+  // A probe item: a fresh one, else one not probed yet in this outage; with `allow_probed` (the
+  // store has nothing new), one that was (reprobe_).
+  std::optional<job> take_probe(bool allow_probed);
   bool lease_kept(const job& j) const;
   void release_lost_waiting();
   steady::time_point next_waiting_due() const;
+  // When the dispatcher must look again without being woken: a waiting item's turn, or the
+  // breaker's next probe.
+  steady::time_point next_due() const;
   void give_back_waiting(const std::string& why);
   void buffered_one();
   std::size_t buffered() const { return done_buf_.size() + release_buf_.size() + fail_buf_.size(); }
@@ -139,6 +157,7 @@ class shard {
   shard_context ctx_;
   const engine_config& cfg_;
   std::size_t index_;
+  std::size_t shard_count_;  // the engine's shards (1 on an external io_context)
   std::size_t concurrency_;
   std::string by_;
   std::size_t unwritten_limit_;  // no claims while this many outcomes wait to be written
@@ -151,9 +170,15 @@ class shard {
   std::uint64_t trips_ = 0;
   std::vector<waiting_item> waiting_;
   std::deque<job> rerun_;  // waited through an outage: run again before anything new
+  std::string reprobe_;    // the probe in flight was a probe before in this outage
+  bool probe_claim_empty_ = false;  // a claim for a probe item found nothing: reprobe
   std::unordered_map<std::string, held_lease> held_;
   std::unordered_map<std::uint64_t, running_pipeline> pipelines_;
   std::uint64_t next_pipeline_id_ = 0;
+  std::uint64_t finished_ = 0;  // pipelines ended, for claim_ahead's rate
+  std::uint64_t finished_then_ = 0;
+  steady::time_point rate_since_ = steady::now();
+  double finish_rate_ = 0;
   gate in_flight_;   // pipelines running
   gate background_;  // the flusher and the keeper
 

@@ -6,45 +6,71 @@
 //   - the circuit stays closed (one item's 503 among answers): once its retry delay (at least the
 //     first probe interval) has passed it is settled as the ordinary retry it was (given back at
 //     once: the delay has been waited).
+// Items that fail alone must still end: an item that already waited through an outage and gets a
+// 5xx again while the API answers others, or a probe that was a probe before and gets a 5xx
+// again, spends its attempt like any retry. So a run whose last items all get a 500 ends with
+// them failed, while an API that refuses connections (or answers 5xx to a request it answered
+// before: the canary) costs no attempt however long it is down.
 // Waiting items are given back, unprocessed, at a pause or a stop.
 #include "shard.hpp"
 
 #include <dibs/log.hpp>
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+
 #include <algorithm>
 
 namespace dibs {
 
-bool shard::wait_for_api(const job& j, const outcome& o) {
-  // Another item's call (answer reuse): that call's own shard judged the API by it. A probe that
-  // got one tells nothing, so another probe is due.
-  if (o.shared) breaker_.inconclusive(steady::now());
-  if (o.k != outcome::kind::retry || !o.api_down) {
-    if (!o.shared && breaker_.answered()) {
-      bump(ctx_.figures.circuit_open, -1);
-      log::warn("shard ", index_, ": the API answers again; sending resumes, the ", waiting_.size(),
-                " item(s) that waited for it first");
-      wake_.notify();
-    }
-    return false;
-  }
-  const auto now = steady::now();
+void shard::api_answered() {
+  if (!breaker_.answered()) return;
+  bump(ctx_.figures.circuit_open, -1);
+  probe_claim_empty_ = false;
+  log::warn("shard ", index_, ": the API answers again; sending resumes, the ", waiting_.size(),
+            " item(s) that waited for it first");
+  wake_.notify();
+}
+
+void shard::api_failed(const std::string& item, const std::string& why) {
   const bool was_probing = breaker_.current() == circuit_breaker::state::probing;
-  if (o.shared) {
-    // Waits under its lease like the call it joined, without counting that call twice.
-  } else if (breaker_.failed(o.why, now)) {
+  if (breaker_.failed(item, why, steady::now())) {
     ++trips_;
     bump(ctx_.figures.circuit_trips);
     bump(ctx_.figures.circuit_open);
     log::warn("shard ", index_, ": the API looks down (", breaker_.failures_in_a_row(),
-              " calls in a row failed; the last: ", o.why, "): nothing is sent but one probe, first in ",
+              " items' calls in a row failed; the last: ", why, "): nothing is sent but one probe, first in ",
               breaker_.probe_delay().count(), " ms; items wait under their leases and spend no attempt");
-  } else if (was_probing && !breaker_.closed()) {
-    log::info("shard ", index_, ": the API is still down (", o.why, "); next probe in ", breaker_.probe_delay().count(), " ms");
+  } else if (was_probing && breaker_.current() == circuit_breaker::state::open) {
+    log::info("shard ", index_, ": the API is still down (", why, "); next probe in ", breaker_.probe_delay().count(), " ms");
+  }
+}
+
+bool shard::wait_for_api(const job& j, const outcome& o) {
+  // Another item's call (answer reuse): that call's own shard judged the API by it. A probe that
+  // got one tells nothing, so another probe is due.
+  if (o.shared) breaker_.inconclusive(j.id, steady::now());
+  if (o.k != outcome::kind::retry || !o.api_down) {
+    if (o.local)
+      breaker_.inconclusive(j.id, steady::now());  // never sent: if it was the probe, another is due
+    else if (!o.shared)
+      api_answered();  // an answer from the API, whatever it says of the item
+    return false;
   }
   auto h = held_.find(j.id);
-  if (h == held_.end() || h->second.token != j.token || h->second.lost) return false;  // settle() tells of it
+  if (h == held_.end() || h->second.token != j.token || h->second.lost) {
+    if (!o.shared) breaker_.inconclusive(j.id, steady::now());
+    return false;  // settle() tells of it
+  }
+  // The API answered, with a 5xx: about this item, or about the API? Not a second time for one item.
+  const bool answered_5xx = o.http_status >= 500;
+  const bool reprobe = breaker_.is_probe(j.id) && reprobe_ == j.id;
+  if (!o.shared) api_failed(j.id, o.why);
+  if (answered_5xx && (reprobe || (h->second.excused && breaker_.closed()))) return false;  // an ordinary retry
+
   // It waits at least as long as the breaker needs to tell one item's trouble from an outage.
+  const auto now = steady::now();
   waiting_.push_back(waiting_item{j, o, now + std::max(o.after, cfg_.circuit_probe_min), !breaker_.closed(), trips_});
   bump(ctx_.figures.waiting_for_api);
   return true;
@@ -65,6 +91,8 @@ void shard::release_waiting(steady::time_point now) {
     }
     bump(ctx_.figures.waiting_for_api, -1);
     if (rerun) {
+      // Its one free pass: if it fails alone again, it spends its attempt (wait_for_api).
+      if (auto h = held_.find(it->j.id); h != held_.end()) h->second.excused = true;
       rerun_.push_back(std::move(it->j));
     } else {
       it->o.after = millis{0};
@@ -74,11 +102,34 @@ void shard::release_waiting(steady::time_point now) {
   }
 }
 
-std::optional<job> shard::take_probe() {
+std::optional<job> shard::take_probe(bool allow_probed) {
   // Waiting items whose lease is gone are settled first (release_waiting does that whatever the
   // breaker's state), so the probe is never spent on an item another worker owns.
   release_lost_waiting();
+  reprobe_.clear();
   std::optional<job> probe;
+  // A fresh item first (it never failed), then one that waited and was not a probe yet.
+  if (!ready_.empty()) {
+    probe = std::move(ready_.front());
+    ready_.pop_front();
+    return probe;
+  }
+  const auto fresh = [this](const job& j) { return !breaker_.was_probed(j.id); };
+  if (auto r = std::find_if(rerun_.begin(), rerun_.end(), fresh); r != rerun_.end()) {
+    probe = std::move(*r);
+    rerun_.erase(r);
+    return probe;
+  }
+  if (auto w = std::find_if(waiting_.begin(), waiting_.end(), [&](const waiting_item& x) { return fresh(x.j); });
+      w != waiting_.end()) {
+    probe = std::move(w->j);
+    waiting_.erase(w);
+    bump(ctx_.figures.waiting_for_api, -1);
+    return probe;
+  }
+  if (!allow_probed) return probe;
+  // Nothing new to probe with (the store has nothing left): one that was a probe already. If the
+  // API answers it with a 5xx again, that is its own trouble, and it spends its attempt.
   if (!rerun_.empty()) {
     probe = std::move(rerun_.front());
     rerun_.pop_front();
@@ -86,11 +137,40 @@ std::optional<job> shard::take_probe() {
     probe = std::move(waiting_.front().j);
     waiting_.erase(waiting_.begin());
     bump(ctx_.figures.waiting_for_api, -1);
-  } else if (!ready_.empty()) {
-    probe = std::move(ready_.front());
-    ready_.pop_front();
   }
+  if (probe) reprobe_ = probe->id;
   return probe;
+}
+
+void shard::launch_canary() {
+  breaker_.probe_sent("");
+  log::debug("shard ", index_, ": probing the API with a request it answered before");
+  const auto id = next_pipeline_id_++;
+  auto& p = pipelines_[id];
+  in_flight_.enter();
+  net::co_spawn(ioc_, canary(id), net::bind_cancellation_slot(p.signal.slot(), [this, id](std::exception_ptr) {
+                  // Erased later: the coroutine's cancellation state still points into the signal.
+                  net::post(ioc_, [this, id] { pipelines_.erase(id); });
+                }));
+}
+
+awaitable<void> shard::canary(std::uint64_t pipeline_id) {
+  api_check c;
+  try {
+    c = co_await proc_->api_answers();
+  } catch (const std::exception&) {
+    c = api_check{};  // cancelled or broken: it tells nothing
+  }
+  if (c.v == api_check::verdict::answers)
+    api_answered();
+  else if (c.v == api_check::verdict::down)
+    api_failed("", c.why);
+  else
+    breaker_.inconclusive("", steady::now());
+  if (auto running = pipelines_.find(pipeline_id); running != pipelines_.end()) running->second.finished = true;
+  in_flight_.leave();
+  publish();
+  wake_.notify();
 }
 
 // The keeper found these leases gone while they waited: no call for them; settle() counts the loss.
@@ -111,6 +191,13 @@ shard::steady::time_point shard::next_waiting_due() const {
   for (const auto& w : waiting_)
     if (!w.through_outage(trips_)) due = std::min(due, w.not_before);
   return due;
+}
+
+shard::steady::time_point shard::next_due() const {
+  // A call that ended while the dispatcher was busy may have opened the circuit: its probe is
+  // due then, whether or not anything wakes the dispatcher.
+  const auto probe = breaker_.current() == circuit_breaker::state::open ? breaker_.next_probe() : steady::time_point::max();
+  return std::min(next_waiting_due(), probe);
 }
 
 void shard::give_back_waiting(const std::string& why) {

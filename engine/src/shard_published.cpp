@@ -13,6 +13,7 @@ namespace dibs {
 void shard::set_concurrency(std::size_t n) {
   net::post(ioc_, [this, n] {
     concurrency_ = std::max<std::size_t>(1, n);
+    if (proc_) proc_->set_ceiling(concurrency_);
     // The default bound on unwritten outcomes follows the pipelines (engine_config::unwritten_limit).
     if (!cfg_.unwritten_limit) unwritten_limit_ = concurrency_ + cfg_.claim_batch;
     publish();

@@ -183,3 +183,46 @@ TEST_CASE("a probe that tells nothing (abandoned at max_processing) is followed 
   CHECK(e.summary().completed == 20);
   CHECK(load(e.figures().circuit_open) == 0);
 }
+
+namespace {
+// An API that is down, and items of which some can't even be sent (their request can't be
+// built: outcome::invalid). Counts the invalid ones met while the circuit was open.
+class down_with_invalid final : public processor {
+ public:
+  down_with_invalid(const counters* figures, std::shared_ptr<std::atomic<int>> invalid_while_open)
+      : figures_(figures), invalid_while_open_(std::move(invalid_while_open)) {}
+  awaitable<outcome> process(job j) override {
+    if (j.id.back() % 2 == 0) {
+      if (load(figures_->circuit_open) > 0) ++*invalid_while_open_;
+      co_return outcome::invalid("'{originatingIp}' is empty in this item");
+    }
+    co_return outcome::unavailable(0ms, "connect: Connection refused");
+  }
+
+ private:
+  const counters* figures_;
+  std::shared_ptr<std::atomic<int>> invalid_while_open_;
+};
+}  // namespace
+
+TEST_CASE("a probe that never reaches the API (its request can't be built) does not close the breaker", "[engine][outage]") {
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(60, 9);
+  auto cfg = outage_config();
+  cfg.shards = 1;
+  cfg.concurrency = 1;
+  cfg.claim_batch = 1;
+  cfg.max_attempts = 1;
+  auto invalid_while_open = std::make_shared<std::atomic<int>>(0);
+  std::unique_ptr<engine> e;
+  e = std::make_unique<engine>(cfg, st, [&e, invalid_while_open](const shard_info&) -> std::unique_ptr<processor> {
+    return std::make_unique<down_with_invalid>(&e->figures(), invalid_while_open);
+  });
+  e->start();
+  REQUIRE(test::eventually([&] { return invalid_while_open->load() >= 3; }));
+  e->stop();
+  e->wait();
+  // Before: each such probe closed the circuit, the next failures opened it again.
+  CHECK(load(e->figures().circuit_trips) == 1);
+  CHECK(e->summary().failed >= 3);  // the invalid items fail, as items that can't be sent do
+}

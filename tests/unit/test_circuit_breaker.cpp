@@ -1,6 +1,7 @@
-// The API-outage breaker's states, with a clock the test moves: it opens after N API-level
-// failures in a row, sends one probe when due, doubles its wait while probes fail, and closes on
-// the first answer.
+// The API-outage breaker's states, with a clock the test moves: it opens after N distinct items'
+// API-level failures in a row, sends one probe when due (a different item each time), doubles its
+// wait while probes fail, ignores what calls sent before it opened say, and closes on the first
+// answer.
 #include <engine/src/circuit_breaker.hpp>
 
 #include <catch2/catch.hpp>
@@ -15,67 +16,88 @@ circuit_breaker make(std::size_t trip_after = 3) {
 }
 }  // namespace
 
-TEST_CASE("the breaker opens after N API-level failures in a row, not N in all", "[circuit]") {
+TEST_CASE("the breaker opens after N distinct items' failures in a row, not N in all", "[circuit]") {
   const auto t0 = circuit_breaker::clock::time_point{} + 100s;
   auto b = make();
-  CHECK_FALSE(b.failed("refused", t0));
-  CHECK_FALSE(b.failed("refused", t0));
+  CHECK_FALSE(b.failed("a", "refused", t0));
+  CHECK_FALSE(b.failed("b", "refused", t0));
   CHECK_FALSE(b.answered());  // an answer between them: the count starts again
-  CHECK_FALSE(b.failed("refused", t0));
-  CHECK_FALSE(b.failed("refused", t0));
+  CHECK_FALSE(b.failed("c", "refused", t0));
+  CHECK_FALSE(b.failed("d", "refused", t0));
   CHECK(b.closed());
-  CHECK(b.failed("connect: Connection refused", t0));
+  CHECK(b.failed("e", "connect: Connection refused", t0));
   CHECK(b.current() == state::open);
   CHECK(b.last_reason() == "connect: Connection refused");
-  CHECK_FALSE(b.failed("late", t0));  // calls sent before it opened say nothing new
+  CHECK_FALSE(b.failed("f", "late", t0));  // calls sent before it opened say nothing new
   CHECK(b.current() == state::open);
+}
+
+TEST_CASE("one item failing again and again is that item's trouble, not an outage", "[circuit]") {
+  const auto t0 = circuit_breaker::clock::time_point{} + 100s;
+  auto b = make();
+  for (int i = 0; i < 20; ++i) CHECK_FALSE(b.failed("poisoned", "HTTP 500", t0));
+  CHECK_FALSE(b.failed("other", "HTTP 500", t0));
+  CHECK(b.closed());
+  CHECK(b.failures_in_a_row() == 2);
 }
 
 TEST_CASE("an open breaker lets one probe through when due, and backs off while probes fail", "[circuit]") {
   const auto t0 = circuit_breaker::clock::time_point{} + 100s;
   auto b = make(1);
-  REQUIRE(b.failed("refused", t0));
+  REQUIRE(b.failed("a", "refused", t0));
   CHECK_FALSE(b.probe_due(t0 + 999ms));
   CHECK(b.probe_due(t0 + 1000ms));
-  b.probe_sent();
+  b.probe_sent("p1");
   CHECK(b.current() == state::probing);
+  CHECK(b.is_probe("p1"));
   CHECK_FALSE(b.probe_due(t0 + 5s));  // one probe at a time
 
-  CHECK_FALSE(b.failed("refused", t0 + 1s));  // the probe failed: open again, twice the wait
+  // A call sent before the circuit opened fails meanwhile: it is not the probe, nothing changes.
+  CHECK_FALSE(b.failed("late", "refused", t0 + 1s));
+  CHECK(b.current() == state::probing);
+
+  CHECK_FALSE(b.failed("p1", "refused", t0 + 1s));  // the probe failed: open again, twice the wait
   CHECK(b.current() == state::open);
   CHECK(b.probe_delay() == 2000ms);
   CHECK_FALSE(b.probe_due(t0 + 2999ms));
   CHECK(b.probe_due(t0 + 3000ms));
-  b.probe_sent();
-  b.failed("refused", t0 + 3s);
+  CHECK(b.was_probed("p1"));
+  CHECK_FALSE(b.was_probed("p2"));
+  b.probe_sent("p2");
+  b.failed("p2", "refused", t0 + 3s);
   CHECK(b.probe_delay() == 4000ms);
-  b.probe_sent();
-  b.failed("refused", t0 + 7s);
+  b.probe_sent("");  // a canary: a request the API answered before
+  b.failed("", "refused", t0 + 7s);
   CHECK(b.probe_delay() == 4000ms);  // capped at probe_max
 
-  b.probe_sent();
+  b.probe_sent("p3");
   CHECK(b.answered());  // the API answered the probe: closed, and the next trip starts from the minimum
   CHECK(b.closed());
+  CHECK_FALSE(b.was_probed("p1"));  // a new outage probes afresh
   CHECK_FALSE(b.answered());
-  REQUIRE(b.failed("refused", t0 + 20s));
+  REQUIRE(b.failed("a", "refused", t0 + 20s));
   CHECK(b.probe_delay() == 1000ms);
 }
 
 TEST_CASE("a breaker with trip_after 0 never opens", "[circuit]") {
   auto b = make(0);
-  for (int i = 0; i < 100; ++i) CHECK_FALSE(b.failed("refused", circuit_breaker::clock::time_point{}));
+  for (int i = 0; i < 100; ++i)
+    CHECK_FALSE(b.failed(std::to_string(i), "refused", circuit_breaker::clock::time_point{}));
   CHECK(b.closed());
 }
 
-TEST_CASE("a probe that tells nothing is followed by another after the same wait", "[circuit]") {
+TEST_CASE("only the probe's own call that tells nothing is followed by another after the same wait", "[circuit]") {
   const auto t0 = circuit_breaker::clock::time_point{} + 100s;
   auto b = make(1);
-  REQUIRE(b.failed("refused", t0));
-  b.probe_sent();
-  b.inconclusive(t0 + 1s);
+  REQUIRE(b.failed("a", "refused", t0));
+  b.probe_sent("p");
+  b.inconclusive("other", t0 + 1s);  // another pipeline's abandoned call: the probe is still out
+  CHECK(b.current() == state::probing);
+  CHECK_FALSE(b.probe_due(t0 + 10s));
+  b.inconclusive("p", t0 + 1s);
   CHECK(b.current() == state::open);
   CHECK(b.probe_delay() == 1000ms);
   CHECK(b.probe_due(t0 + 2s));
-  b.inconclusive(t0 + 5s);  // not probing: nothing changes
+  b.inconclusive("p", t0 + 5s);  // not probing: nothing changes
   CHECK(b.probe_due(t0 + 2s));
 }

@@ -45,6 +45,9 @@ struct run_summary {
   std::uint64_t answers_reused = 0;
   std::uint64_t answers_joined = 0;
   std::uint64_t answers_from_store = 0;  // of answers_reused: kept in the store by a process before
+  // Members an adapter adds to json() (",\"api_limits\":[...]" from the HTTP processors): the
+  // engine knows nothing of them.
+  std::string extra_json;
   double docs_per_s() const { return elapsed_s > 0 ? completed / elapsed_s : 0; }
   bool reuses_answers() const { return answer_calls + answers_reused + answers_joined > 0; }
   // The share of items answered without a call of their own (reused or joined), 0..1.

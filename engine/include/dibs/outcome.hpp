@@ -23,6 +23,9 @@ struct outcome {
   // adapters/http/answer_reuse.hpp). It is no news of the API: the circuit breaker neither
   // counts it as a failure nor closes on it.
   bool shared = false;
+  // The processor decided without calling the API (the item's request could not be built from its
+  // fields): no news of the API either, so the breaker neither counts it nor closes on it.
+  bool local = false;
 
   static outcome done(std::string json) {
     outcome o;
@@ -49,6 +52,12 @@ struct outcome {
     o.k = kind::fail;
     o.why = std::move(why);
     o.http_status = status;
+    return o;
+  }
+  // A failure decided without a call (see local).
+  static outcome invalid(std::string why) {
+    outcome o = fail(std::move(why));
+    o.local = true;
     return o;
   }
 };

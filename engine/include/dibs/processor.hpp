@@ -10,8 +10,16 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace dibs {
+
+// What a processor found when it asked the API whether it answers, without an item.
+struct api_check {
+  enum class verdict { unknown, answers, down };
+  verdict v = verdict::unknown;  // unknown: the question could not be asked (cancelled, say)
+  std::string why;               // down: what failed
+};
 
 class processor {
  public:
@@ -22,6 +30,20 @@ class processor {
   // shard_info::work_started when it does: max_processing then times the work, not the wait.
   // False (the default): the clock starts when process() is called.
   virtual bool reports_work_start() const { return false; }
+  // How many items this processor can usefully work on at once now: an HTTP processor's adaptive
+  // limit on the API it calls, say. The engine runs no more pipelines than this (nor than its
+  // concurrency, the ceiling), and claims little more, so that no item sits claimed behind a
+  // limit that will not reach it soon. 0 (the default): no limit of its own.
+  virtual std::size_t capacity() const { return 0; }
+  // The engine's concurrency (the ceiling) changed: a processor with a limit of its own keeps it
+  // under `ceiling`.
+  virtual void set_ceiling(std::size_t /*ceiling*/) {}
+  // For the API-outage breaker: true when api_answers() can ask the API now, without an item (an
+  // HTTP processor sends again a request the API answered before). The breaker then probes that
+  // way: an API that is down is told from items that all fail alone (a 500 for every IPv6
+  // address, say), which item probes can't do. False (the default): the breaker probes with items.
+  virtual bool can_probe_alone() const { return false; }
+  virtual awaitable<api_check> api_answers() { co_return api_check{}; }
 };
 
 struct counters;
@@ -34,6 +56,14 @@ struct shard_info {
   // work begins now (the request is about to be sent). Never empty when the engine makes the
   // processor; a no-op when there is no max_processing.
   std::function<void(const job&)> work_started = [](const job&) {};
+  // For processors with a capacity(): call it, on the shard's thread, when the capacity changed,
+  // so the engine runs (and claims) more or fewer items. Never empty when the engine makes the
+  // processor.
+  std::function<void()> capacity_changed = [] {};
+  // The shard's share of the engine's concurrency when the processor is made: the most its
+  // capacity() needs to reach.
+  std::size_t ceiling = 0;
+  std::size_t shards = 1;  // the engine's shards, this one among them
 };
 
 using processor_factory = std::function<std::unique_ptr<processor>(const shard_info&)>;
