@@ -57,6 +57,10 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
       ->type_name("N")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1'000'000}))
       ->capture_default_str();
+  cmd.add_flag("--fixed-concurrency", fixed_concurrency,
+               "send as many calls at once as --concurrency says, from the start, instead of finding the API's best "
+               "number below it (by default dibs starts with a few, grows while answers come back as fast, and backs "
+               "off on 429/503, timeouts, refused connections or slower answers)");
   cmd.add_option("--max-body", max_body, "largest API answer accepted, in bytes")->type_name("BYTES")->capture_default_str();
   cmd.add_option("--backoff-base", backoff_base, "first retry delay cap; doubles per attempt (full jitter)")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--backoff-max", backoff_max, "largest retry delay")->type_name("DURATION")->capture_default_str();
@@ -103,6 +107,7 @@ http::processor_options api_flags::call() const {
   o.status_field_check = !f.no_status_check;
   o.max_connections = f.max_connections;
   o.shards = f.shards;
+  if (f.fixed_concurrency) o.adaptive.reset();
   if (f.rate_scope == "store" && f.rate.empty())
     throw std::invalid_argument("--rate-scope store shares --rate: give --rate too (like --rate 45/min)");
   o.limiter = limiter();

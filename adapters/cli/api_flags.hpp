@@ -47,6 +47,7 @@ struct api_flags {
   std::size_t answer_cache_entries = 100'000;
   std::size_t answer_cache_bytes = 64u << 20;
   std::size_t max_connections = 0;  // --max-connections; 0 = one per pipeline at most
+  bool fixed_concurrency = false;   // --fixed-concurrency: no adaptive limit, --concurrency calls at once
   std::size_t shards = 1;           // the run's shards, which share --max-connections (fit_shards)
 
   // `with_urls`: the command takes --url/--batch-url from the user (demo sets its own).

@@ -14,7 +14,9 @@
 namespace dibs::cli {
 
 void engine_flags::add_to(CLI::App& cmd) {
-  cmd.add_option("--concurrency", concurrency, "pipelines for the process, split across shards")
+  cmd.add_option("--concurrency", concurrency,
+                 "the most documents in flight for the process, split across shards; with an API, the ceiling of the "
+                 "calls at once that dibs finds by itself (see --fixed-concurrency)")
       ->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))
       ->capture_default_str();
@@ -33,9 +35,9 @@ void engine_flags::add_to(CLI::App& cmd) {
       ->type_name("DURATION")
       ->capture_default_str();
   cmd.add_option("--api-down-after", api_down_after,
-                 "after this many API-level failures in a row (refused, unresolvable, timed out, 5xx) treat the API as "
-                 "down: send nothing but one probe (1 s, doubling to 30 s) until it answers; the documents wait under "
-                 "their leases and spend no attempt (0 = never)")
+                 "after API-level failures (refused, unresolvable, timed out, 5xx) of this many different documents in "
+                 "a row treat the API as down: send nothing but one probe (1 s, doubling to 30 s) until it answers; the "
+                 "documents wait under their leases and spend no attempt (0 = never)")
       ->type_name("N")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1'000'000}))
       ->capture_default_str();

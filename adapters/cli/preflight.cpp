@@ -76,7 +76,10 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
     honor_stop_signals(*call.limiter, host, r, call.max_retry_after);  // a 429's pause holds for the run
     const auto v = judge_probe(r, tries, max_tries);
     if (v.what == probe_verdict::kind::go) {
-      log::info("pre-flight: ", flag, " ", shown, " answered ", r.ec ? r.describe() : "HTTP " + std::to_string(r.status));
+      if (!v.why.empty())
+        log::warn("pre-flight: ", flag, " ", shown, " answered ", v.why);
+      else
+        log::info("pre-flight: ", flag, " ", shown, " answered ", r.ec ? r.describe() : "HTTP " + std::to_string(r.status));
       return;
     }
     if (v.what == probe_verdict::kind::refuse)

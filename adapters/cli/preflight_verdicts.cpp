@@ -50,7 +50,9 @@ probe_verdict judge_probe(const http::response& r, int tries, int max_tries) {
     return again_or_refuse(r.describe());
   }
   const int s = r.status;
-  if (s >= 500) return again_or_refuse(r.describe());
+  if (s >= 500)
+    return {kind::go, r.describe() + " for this item; the run goes on: an item the API keeps failing fails alone, "
+                                     "and an API that is down is waited for without spending attempts"};
   if (s >= 300 && s < 400) {
     const auto to = r.header("Location");
     return {kind::refuse, r.describe() + (to.empty() ? "" : " to " + to) + ": redirects are not followed"};

@@ -4,7 +4,11 @@
 //
 // The request's answer:
 //   2xx, 408, 429 and any other 4xx   the API is there: go (a 4xx may be about this one key)
-//   5xx, a reset or broken exchange   try again (up to `max_tries` in all), then refuse
+//   5xx                               the API is there, and failed for this one item, or is
+//                                     down for now: go, with a warning. One item's 500 (an API
+//                                     bug that some keys meet) must not refuse a whole run; an
+//                                     outage is the run's breaker's to wait out, at no attempt
+//   a reset or broken exchange        try again (up to `max_tries` in all), then refuse
 //   refused, unresolvable, timed out  refuse at once: every item would wait for an API that is
 //                                     not there (another try costs a whole timeout)
 //   3xx                               refuse: redirects are not followed, every item would fail
@@ -27,7 +31,7 @@ std::string missing_field_refusal(const std::string& field, const pending_sample
 
 struct probe_verdict {
   enum class kind { go, again, refuse } what = kind::go;
-  std::string why;  // for again and refuse: what the API answered, in words
+  std::string why;  // for again and refuse (and a go with a warning): what the API answered, in words
 };
 
 // `tries`: the requests sent so far, this one included.

@@ -52,7 +52,9 @@ std::string progress_line(const progress_figures& f, std::size_t width) {
       parts.push_back({"ETA " + (unknown ? std::string("?") : eta_text(left / f.rate)), 5});
     }
   }
-  parts.push_back({"in flight " + std::to_string(f.in_flight), 3});
+  parts.push_back({"in flight " + std::to_string(f.in_flight) +
+                       (f.api_limit >= 0 ? " (API limit " + std::to_string(f.api_limit) + ")" : std::string()),
+                   3});
   parts.push_back({"retries " + num(f.retries), 2});
   if (const auto all = f.answer_calls + f.answers_shared; all > 0)  // the least needed: dropped first
     parts.push_back({"reused " + std::to_string(f.answers_shared * 100 / all) + "%", 1});

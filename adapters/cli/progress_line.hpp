@@ -6,6 +6,7 @@
 //   API DOWN: probing, 40 waiting  done 9120/10000  failed 3  ...
 //   done 9990/10000  failed 3  retrying 7  ETA ?  ...    (only retries waiting their backoff left)
 //   done 9120/10000  failed 3  1820 docs/s  ...  retries 12  reused 90%   (--reuse-answers)
+//   done 120/2000  failed 0  310 docs/s  ETA 0m06s  in flight 24 (API limit 24)  retries 0
 #pragma once
 
 #include <chrono>
@@ -31,6 +32,8 @@ struct progress_figures {
   // Answer reuse: items that made their call, and items answered by another's (reused or joined).
   std::uint64_t answer_calls = 0;
   std::uint64_t answers_shared = 0;
+  // The adaptive limit on the API's calls (summed over shards); -1: none (a fixed concurrency).
+  std::int64_t api_limit = -1;
 };
 
 // "1m05s", "2h03m", "45s" never: always minutes and seconds under an hour ("0m45s").

@@ -4,6 +4,7 @@
 #include "progress_line.hpp"
 
 #include <adapters/http/control_server.hpp>
+#include <adapters/http/http_figures.hpp>
 
 #include <dibs/counters.hpp>
 #include <dibs/log.hpp>
@@ -39,7 +40,24 @@ progress_figures figures_of(const engine& e, std::uint64_t total, double rate) {
   p.waiting_for_api = load(f.waiting_for_api);
   p.answer_calls = load(f.answer_calls);
   p.answers_shared = load(f.answers_reused) + load(f.answers_joined);
+  if (const auto* h = f.extras.find<http::http_figures>())
+    for (const auto& [origin, v] : h->limits.totals()) p.api_limit = (p.api_limit < 0 ? 0 : p.api_limit) + v.limit;
   return p;
+}
+
+// The summary with what the HTTP processors add: the range each API's adaptive limit moved in.
+run_summary summary_of(const engine& e) {
+  auto s = e.summary();
+  if (const auto* h = e.figures().extras.find<http::http_figures>()) {
+    const auto limits = h->limits.totals();
+    if (!limits.empty()) s.extra_json = ",\"api_limits\":" + h->limits.json();
+    for (const auto& [origin, v] : limits)
+      log::info("API ", origin, ": concurrency limit moved in ", v.lowest, "-", v.highest, ", ended at ", v.limit,
+                v.decreases ? " (went down " + std::to_string(v.decreases) + " times; the last: " +
+                                  std::string(http::to_string(v.last_decrease)) + ")"
+                            : std::string());
+  }
+  return s;
 }
 
 std::string url_host(const std::string& address) {
@@ -140,7 +158,7 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
     draw_now();
     log::end_status(true);
   }
-  return {e.summary(), interrupted, stop_signal};
+  return {summary_of(e), interrupted, stop_signal};
 }
 
 }  // namespace dibs::cli

@@ -33,12 +33,30 @@ struct batch_processor::json_parser {
   simdjson::ondemand::parser outer, inner;
 };
 
+namespace {
+// A batch request carries up to batch_size items: the limit on requests, in items, is that many
+// times higher (and its ceiling as many times lower).
+shard_place in_requests(shard_place p, std::size_t batch_size) {
+  if (p.ceiling > 0) p.ceiling = std::max<std::size_t>(1, (p.ceiling + batch_size - 1) / batch_size);
+  return p;
+}
+}  // namespace
+
 batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const batch_processor_options> opts,
-                                 counters* figures, std::function<void(const job&)> work_started)
-    : opts_(std::move(opts)), client_(ex, opts_->call.http), parser_(std::make_unique<json_parser>()),
-      rng_(std::random_device{}()),
+                                 counters* figures, std::function<void(const job&)> work_started, shard_place place)
+    : opts_(std::move(opts)),
       figures_(figures ? &figures->extras.get<http_figures>() : nullptr),
+      client_(ex, shard_client_options(opts_->call, figures_, in_requests(std::move(place), opts_->batch_size))),
+      origin_(opts_->call.url.origin()),
+      parser_(std::make_unique<json_parser>()),
+      rng_(std::random_device{}()),
       work_started_(std::move(work_started)) {}
+
+std::size_t batch_processor::capacity() const { return client_.limit(origin_) * opts_->batch_size; }
+
+void batch_processor::set_ceiling(std::size_t ceiling) {
+  client_.set_ceiling(std::max<std::size_t>(1, (ceiling + opts_->batch_size - 1) / opts_->batch_size));
+}
 
 batch_processor::~batch_processor() = default;
 
@@ -176,7 +194,7 @@ processor_factory make_batch_processor_factory(batch_processor_options opts) {
       o->call = *for_shard(std::make_shared<const processor_options>(shared->call), s.index);
       mine = std::move(o);
     }
-    return std::make_unique<batch_processor>(s.executor, mine, s.figures, s.work_started);
+    return std::make_unique<batch_processor>(s.executor, mine, s.figures, s.work_started, place_of(s));
   };
 }
 

@@ -33,12 +33,16 @@ class batch_processor final : public processor {
  public:
   // `work_started`: called for every member right before the batch is sent (may be empty).
   batch_processor(net::any_io_executor ex, std::shared_ptr<const batch_processor_options> opts,
-                  counters* figures = nullptr, std::function<void(const job&)> work_started = {});
+                  counters* figures = nullptr, std::function<void(const job&)> work_started = {},
+                  shard_place place = {});
   ~batch_processor() override;
 
   awaitable<outcome> process(job j) override;
   // --max-processing times the request, not the linger and the wait for a rate slot.
   bool reports_work_start() const override { return static_cast<bool>(work_started_); }
+  // The adaptive limit on batch requests in flight, in items (each request carries a batch).
+  std::size_t capacity() const override;
+  void set_ceiling(std::size_t ceiling) override;
 
   client& http_client() { return client_; }
 
@@ -50,12 +54,13 @@ class batch_processor final : public processor {
   void close(batch& b);  // no more members join
 
   std::shared_ptr<const batch_processor_options> opts_;
+  http_figures* figures_;  // the run's, kept in the engine's counters (null without them)
   client client_;
+  origin origin_;
   std::shared_ptr<batch> open_;  // the batch new items join
   struct json_parser;
   std::unique_ptr<json_parser> parser_;
   std::mt19937_64 rng_;
-  http_figures* figures_;  // the run's, kept in the engine's counters (null without them)
   std::function<void(const job&)> work_started_;
 };
 

@@ -210,7 +210,9 @@ std::string http_members_json(const http_figures& h) {
   return ",\"http\":{\"requests\":" + std::to_string(h.exchanges()) +
          ",\"no_answer\":" + std::to_string(h.responses[0].load(std::memory_order_relaxed)) +
          ",\"throttled\":" + std::to_string(h.throttled.load(std::memory_order_relaxed)) +
-         ",\"api_stops\":" + std::to_string(h.api_stops.load(std::memory_order_relaxed)) + "}";
+         ",\"api_stops\":" + std::to_string(h.api_stops.load(std::memory_order_relaxed)) +
+         ",\"dropped_handshakes\":" + std::to_string(h.dropped_handshakes.load(std::memory_order_relaxed)) +
+         ",\"limits\":" + h.limits.json() + "}";
 }
 
 }  // namespace dibs::http

@@ -135,7 +135,10 @@ std::string dashboard_html(const dashboard_counts& c, std::string_view token) {
 </dl>
 <div class="row"><label for="rate_input">--rate</label><input id="rate_input" placeholder="45/min"> <button id="rate_set" type="button">Set</button> <button id="rate_clear" type="button">No limit</button></div>
 </section>
-<section><h2>Concurrency</h2><dl class="kv"><dt>calls at once</dt><dd id="concurrency" class="na">not available</dd></dl>
+<section><h2>Concurrency</h2><dl class="kv"><dt>ceiling (--concurrency)</dt><dd id="concurrency" class="na">not available</dd>
+<dt>the API's limit now</dt><dd id="api_limit" class="na">not available</dd>
+<dt>latency now (floor)</dt><dd id="api_latency_now" class="na">not available</dd>
+<dt>last lowered because</dt><dd id="api_limit_reason" class="na">not available</dd></dl>
 <div class="row"><label for="concurrency_input">set to</label><input id="concurrency_input" type="number" min="1" step="1"> <button id="concurrency_set" type="button">Set</button></div>
 </section>
 <section class="wide"><h2>Top failure reasons</h2><div id="failures"><p class="na">not available</p></div></section>

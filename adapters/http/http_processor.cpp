@@ -22,27 +22,46 @@ struct http_processor::json_parser {
 };
 
 http_processor::http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts,
-                               counters* figures, std::function<void(const job&)> work_started)
+                               counters* figures, std::function<void(const job&)> work_started, shard_place place)
     : opts_(opts->limiter ? std::move(opts) : with_limiter(*opts)),
-      client_(ex, opts_->http),
+      figures_(figures ? &figures->extras.get<http_figures>() : nullptr),
+      client_(ex, shard_client_options(*opts_, figures_, place)),
+      origin_(opts_->url.origin()),
       parser_(std::make_unique<json_parser>()),
       rng_(std::random_device{}()),
       ex_(std::move(ex)),
       counters_(figures),
-      figures_(figures ? &figures->extras.get<http_figures>() : nullptr),
       work_started_(std::move(work_started)) {}
+
+std::size_t http_processor::capacity() const {
+  const auto limit = client_.limit(origin_);
+  return limit == 0 ? 0 : limit + (processing_ - calling_);
+}
+
+namespace {
+// Counts an item in (and out of) one of the processor's stages, however the coroutine ends.
+struct counted {
+  explicit counted(std::size_t& n) : n_(n) { ++n_; }
+  ~counted() { --n_; }
+  counted(const counted&) = delete;
+  counted& operator=(const counted&) = delete;
+  std::size_t& n_;
+};
+}  // namespace
 
 http_processor::~http_processor() = default;
 
 awaitable<outcome> http_processor::process(job j) {
+  counted in_process(processing_);
   auto target = opts_->url.expand(j);
-  if (!target.error.empty()) co_return outcome::fail(target.error);
+  if (!target.error.empty()) co_return outcome::invalid(target.error);  // no call: no news of the API
   if (opts_->reuse) co_return co_await call_or_reuse(j, std::move(target.target));
   bool aborted = false;
   co_return co_await call(j, std::move(target.target), aborted);
 }
 
 awaitable<outcome> http_processor::call(const job& j, std::string target, bool& aborted) {
+  counted in_call(calling_);
   const std::string& host = opts_->url.host();
   co_await wait_for_slot(*opts_->limiter, host);  // cancelled at shutdown: the item is released
   auto to = opts_->url.origin();  // named: no temporaries inside a co_await (g++ 12)
@@ -59,12 +78,31 @@ awaitable<outcome> http_processor::call(const job& j, std::string target, bool& 
     clock.sent = std::chrono::steady_clock::now();
     if (clock.self->work_started_) clock.self->work_started_(*clock.item);
   };
+  // The first request the API answers well is kept for the breaker's probes (api_answers).
+  std::string canary_candidate;
+  if (canary_.empty()) canary_candidate = req.target;
   auto r = co_await client_.send(std::move(to), std::move(req));
   aborted = r.ec == net::error::operation_aborted;
   count_exchange(figures_, r, clock.sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
   const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after, figures_);
-  co_return judge(j, std::move(r), stop_for);
+  auto o = judge(j, std::move(r), stop_for);
+  if (!canary_candidate.empty() && o.k == outcome::kind::done) canary_ = std::move(canary_candidate);
+  co_return o;
+}
+
+awaitable<api_check> http_processor::api_answers() {
+  co_await wait_for_slot(*opts_->limiter, opts_->url.host());
+  auto to = origin_;
+  request req;
+  req.target = canary_;
+  const auto sent = std::chrono::steady_clock::now();
+  auto r = co_await client_.send(std::move(to), std::move(req));
+  count_exchange(figures_, r, sent);
+  honor_stop_signals(*opts_->limiter, opts_->url.host(), r, opts_->max_retry_after, figures_);
+  if (r.ec == net::error::operation_aborted) co_return api_check{};
+  if (r.ec || r.status >= 500) co_return api_check{api_check::verdict::down, r.describe()};
+  co_return api_check{api_check::verdict::answers, {}};
 }
 
 awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string target) {
@@ -125,13 +163,29 @@ bool http_processor::acceptable(std::string& body) {
   return check.ok && !(opts_->status_field_check && ipapi::no_data_reason(check));
 }
 
+bool http_processor::asked_for(const job& j, std::string_view key) const {
+  // Most often the key is the template's one field's value; else it must be in the request
+  // (a fixed key in the path, the field in the query string: /json/8.8.8.8?ip={ip}).
+  const auto& names = opts_->url.fields();
+  if (names.size() == 1)
+    if (const auto* f = j.field(names.front()); f && f->value == key) return true;
+  const auto target = opts_->url.expand(j);
+  return target.error.empty() && target.target.find(key) != std::string::npos;
+}
+
 outcome http_processor::judge(const job& j, response r, std::chrono::milliseconds stop_for) {
   const auto backoff = full_jitter_backoff(j.attempts, opts_->backoff_base, opts_->backoff_max, rng_);
   if (auto o = judge_exchange(r, opts_->http, backoff, stop_for)) return std::move(*o);
   auto check = check_body(r.body);
   if (!check.ok) return outcome::retry(backoff, r.describe() + " with a bad body: " + check.error, r.status);
-  if (opts_->status_field_check)
+  if (opts_->status_field_check) {
     if (auto no_data = ipapi::no_data_reason(check)) return outcome::fail(std::move(*no_data), r.status);
+    // The answer echoes its key (ip-api's "query"): an answer naming a key this item's request
+    // did not contain is another request's, never this item's.
+    if (const auto answered = ipapi::answered_key(check); !answered.empty() && !asked_for(j, answered))
+      return outcome::retry(backoff, r.describe() + " with the answer for another key (\"" +
+                                         std::string(answered.substr(0, 64)) + "\"): not this item's", r.status);
+  }
   compact_json_in_place(r.body);  // a pretty-printed answer, stored as one line
   return outcome::done(std::move(r.body));
 }
@@ -143,11 +197,26 @@ std::shared_ptr<const processor_options> for_shard(std::shared_ptr<const process
   return mine;
 }
 
+shard_place place_of(const shard_info& s) { return shard_place{s.index, s.shards, s.ceiling, s.capacity_changed}; }
+
+client_options shard_client_options(const processor_options& o, http_figures* figures, const shard_place& place) {
+  client_options c = o.http;
+  c.figures = figures;
+  c.adaptive = o.adaptive;
+  if (!c.adaptive) return c;
+  c.shard = place.index;
+  c.shards = std::max<std::size_t>(1, place.count);
+  if (place.ceiling > 0) c.adaptive->max = static_cast<double>(place.ceiling * c.shards);
+  c.on_limit_change = place.capacity_changed;
+  return c;
+}
+
 processor_factory make_http_processor_factory(processor_options opts) {
   if (!opts.limiter) opts.limiter = std::make_shared<rate_limiter>();
   auto shared = std::make_shared<const processor_options>(std::move(opts));
   return [shared](const shard_info& s) -> std::unique_ptr<processor> {
-    return std::make_unique<http_processor>(s.executor, for_shard(shared, s.index), s.figures, s.work_started);
+    return std::make_unique<http_processor>(s.executor, for_shard(shared, s.index), s.figures, s.work_started,
+                                            place_of(s));
   };
 }
 

@@ -15,6 +15,7 @@
 // exponential backoff and full jitter; the engine fails the item once --max-attempts is reached.
 #pragma once
 
+#include <adapters/http/adaptive_limit.hpp>
 #include <adapters/http/client.hpp>
 #include <adapters/http/exchange_policy.hpp>
 #include <adapters/http/rate_limiter.hpp>
@@ -25,7 +26,9 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
+#include <string_view>
 
 namespace dibs::http {
 
@@ -52,21 +55,46 @@ struct processor_options {
   // the factories (connection_share).
   std::size_t max_connections = 0;
   std::size_t shards = 1;
+  // The adaptive limit on requests in flight to the API (adaptive_limit.hpp), on by default: the
+  // engine's concurrency is then its ceiling. nullopt: every pipeline sends at once, a fixed
+  // concurrency (--fixed-concurrency).
+  std::optional<adaptive_settings> adaptive = adaptive_settings{};
 };
 
 // `o` with the HTTP client's connection limit set to shard `index`'s share of max_connections.
 std::shared_ptr<const processor_options> for_shard(std::shared_ptr<const processor_options> o, std::size_t index);
+
+// What one shard's processor adds to the options: its place among the shards, the most its
+// adaptive limit may reach, and whom to tell when that limit changes (shard_info's).
+struct shard_place {
+  std::size_t index = 0;
+  std::size_t count = 1;    // the shards sharing each origin's limit
+  std::size_t ceiling = 0;  // this shard's share of the concurrency; 0: the adaptive settings' own max
+  std::function<void()> capacity_changed;
+};
+shard_place place_of(const shard_info& s);
+
+// The HTTP client's options for one shard's processor: `o.http` with the adaptive limit (if on),
+// published in `figures` (may be null).
+client_options shard_client_options(const processor_options& o, http_figures* figures, const shard_place& place);
 
 class http_processor final : public processor {
  public:
   // `figures`: the engine's; API answers and latencies are counted in its http_figures (may be null). `work_started`: called
   // with the job right before its request is sent (shard_info::work_started); may be empty.
   http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts, counters* figures = nullptr,
-                 std::function<void(const job&)> work_started = {});
+                 std::function<void(const job&)> work_started = {}, shard_place place = {});
   ~http_processor() override;
 
   awaitable<outcome> process(job j) override;
   bool reports_work_start() const override { return static_cast<bool>(work_started_); }
+  // The adaptive limit on the API's requests, plus the items served without a call of their own
+  // (answer reuse) now; 0 with a fixed concurrency.
+  std::size_t capacity() const override;
+  void set_ceiling(std::size_t ceiling) override { client_.set_ceiling(ceiling); }
+  // The breaker's probe: the first request the API answered well, sent again.
+  bool can_probe_alone() const override { return !canary_.empty(); }
+  awaitable<api_check> api_answers() override;
 
   client& http_client() { return client_; }
   const std::shared_ptr<rate_limiter>& limiter() const { return opts_->limiter; }
@@ -77,6 +105,8 @@ class http_processor final : public processor {
   awaitable<outcome> call(const job& j, std::string target, bool& aborted);
   // With answer reuse: a cached answer, the same call in flight joined, or the call made and shared.
   awaitable<outcome> call_or_reuse(const job& j, std::string target);
+  // Whether `key`, the key an answer says it is for, was asked for by `j`'s request.
+  bool asked_for(const job& j, std::string_view key) const;
   // Classifies one HTTP exchange; a retry waits at least `stop_for` (the API's own stop signal).
   outcome judge(const job& j, response r, std::chrono::milliseconds stop_for);
   // The JSON check of an answer, with ip-api's members captured when the status check is on; one
@@ -86,13 +116,17 @@ class http_processor final : public processor {
   bool acceptable(std::string& body);  // reserves simdjson's padding in it
 
   std::shared_ptr<const processor_options> opts_;
+  http_figures* figures_;  // the run's, kept in the engine's counters (null without them)
   client client_;
+  origin origin_;  // the API's (the URL template's)
+  std::size_t processing_ = 0;  // items in process()
+  std::size_t calling_ = 0;     // ... of which in call(): waiting for a rate slot, or sent
+  std::string canary_;          // a request the API answered well (api_answers)
   struct json_parser;  // simdjson's on-demand parser, reused for every body of this shard
   std::unique_ptr<json_parser> parser_;
   std::mt19937_64 rng_;
   net::any_io_executor ex_;  // the shard's: where a joined call's outcome is delivered
   counters* counters_;       // the engine's (may be null): answer reuse is counted there
-  http_figures* figures_;  // the run's, kept in the engine's counters (null without them)
   std::function<void(const job&)> work_started_;
 };
 
