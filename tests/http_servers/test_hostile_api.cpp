@@ -1,0 +1,81 @@
+// The HTTP client against bytes no well-behaved server sends (tests/servers/hostile_api.py): an
+// endless chunk extension or trailer costs that one request and a bounded buffer, never the
+// process's memory; interim answers (103, 100) are read past; an answer followed by another (at
+// once, or later while the connection is idle) never lands on the next request's item.
+#include "http_servers/small_api.hpp"
+#include "http_servers/server_env.hpp"
+
+#include <adapters/http/client.hpp>
+#include <adapters/http/http_processor.hpp>
+#include <adapters/memory/memory_store.hpp>
+
+#include <dibs/engine.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <string>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The process's peak resident memory (VmHWM) in KiB; reset_peak() starts a new peak.
+long peak_kib() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+}  // namespace
+
+TEST_CASE("an endless chunk extension or trailer fails that request, with the process's memory bounded", "[small][hostile]") {
+  test::python_api api("hostile_api.py", {}, "hostile_api.port");
+  net::io_context ioc(1);
+  http::client_options o;
+  o.request_timeout = 3s;  // before the bound, the buffer grew until this timeout: gigabytes
+  http::client c(ioc.get_executor(), o);
+  const http::origin to{"127.0.0.1", static_cast<std::uint16_t>(api.port()), false};
+  for (const std::string key : {"chunkext-1.2.3.4", "trailer-1.2.3.4"}) {
+    INFO(key);
+    reset_peak();
+    const long before = peak_kib();
+    const auto r = test::get_on(ioc, c, to, "/json/" + key);
+    CHECK(r.ec);  // the request fails ...
+    CHECK(r.ec != boost::beast::error::timeout);  // ... at once, not at the timeout
+    const long grown = peak_kib() - before;
+    INFO("peak grew by " << grown << " KiB");
+    CHECK(grown < 16 * 1024);  // the bound: 16 MiB (the read buffer is 80 KiB)
+    // ... and the next request, on a new connection, is answered.
+    const auto ok = test::get_on(ioc, c, to, "/json/8.8.8.8");
+    CHECK(ok.status == 200);
+  }
+}
+
+TEST_CASE("interim answers and extra answers never put one item's answer on another", "[small][hostile]") {
+  test::python_api api("hostile_api.py", {}, "hostile_api.port");
+  auto st = std::make_shared<memory_store>();
+  // Keys of every kind, mixed: each kind's own behaviour on one connection, then the next key.
+  for (int i = 0; i < 10; ++i)
+    for (const std::string kind : {"hints-", "extra-", "late-", "plain-"}) st->add(kind + std::to_string(i));
+  engine_config cfg;
+  cfg.shards = 1;
+  cfg.concurrency = 1;  // one connection: an answer left unread would be read by the next item
+  cfg.claim_batch = 4;
+  cfg.max_attempts = 3;
+  http::processor_options call;
+  call.url = http::url_template::parse("http://127.0.0.1:" + std::to_string(api.port()) + "/json/{originatingIp}");
+  call.adaptive.reset();
+  engine e(cfg, st, http::make_http_processor_factory(call));
+  test::run_bounded(e, 60s);
+  CHECK(e.summary().completed == 40);
+  for (const auto& it : st->snapshot()) {
+    INFO(it.source.value);
+    REQUIRE(it.target_json.has_value());
+    CHECK_THAT(*it.target_json, Catch::Contains("\"query\":\"" + it.source.value + "\""));
+  }
+}

@@ -1,0 +1,156 @@
+// dibs's defaults against small APIs written the way people write them (tests/servers/small_api.py:
+// Python's http.server at its defaults): an API that answers 500 for some items only, a server
+// with a tiny backlog that accepts slowly, an API whose backend goes away for a while.
+#include "http_servers/small_api.hpp"
+#include "support/eventually.hpp"
+#include "support/raw_http.hpp"
+
+#include <adapters/http/http_figures.hpp>
+#include <adapters/http/http_processor.hpp>
+#include <adapters/memory/memory_store.hpp>
+
+#include <dibs/engine.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <openssl/evp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+
+namespace {
+
+// small_api.py's stable share of a key (the first 32 bits of SHA-1 of "fail:KEY" over 2^32).
+double share_of(const std::string& text) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_Digest(text.data(), text.size(), md, &n, EVP_sha1(), nullptr);
+  const std::uint32_t v = (std::uint32_t{md[0]} << 24) | (std::uint32_t{md[1]} << 16) | (std::uint32_t{md[2]} << 8) | md[3];
+  return static_cast<double>(v) / 4294967296.0;
+}
+
+// Runs `e` to its end, or stops it after `bound`; true when it ended by itself.
+bool ended_by_itself(engine& e, std::chrono::seconds bound) {
+  e.start();
+  const auto deadline = std::chrono::steady_clock::now() + bound;
+  while (!e.finished() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(50ms);  // polling a condition, with a bound
+  const bool by_itself = e.finished();
+  if (!by_itself) e.stop_now();
+  e.wait();
+  return by_itself;
+}
+
+http::processor_options call_options(const test::small_api& api) {
+  http::processor_options o;
+  o.url = api.url();
+  o.backoff_base = 10ms;
+  o.backoff_max = 50ms;
+  return o;  // the adaptive limit on, as by default
+}
+
+// Exchanges that took at least `secs` (the API latency histogram's buckets).
+std::uint64_t slower_than(const http::http_figures& h, double secs) {
+  std::uint64_t under = 0;
+  for (std::size_t i = 0; i < 12; ++i)
+    if (h.api_latency_s.bound(i) <= secs) under = h.api_latency_s.cumulative(i);
+  return h.api_latency_s.count() - under;
+}
+
+}  // namespace
+
+TEST_CASE("an API that answers 500 for one item in ten: those fail alone, the others are done, the run ends", "[small]") {
+  test::small_api api("keepalive", {"--fail-share", "0.1"});
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(300, 11);
+  engine_config cfg;
+  cfg.max_attempts = 3;
+  cfg.lease = 30s;
+  cfg.circuit_probe_min = 100ms;
+  cfg.circuit_probe_max = 400ms;
+  engine e(cfg, st, http::make_http_processor_factory(call_options(api)));
+  REQUIRE(ended_by_itself(e, 90s));
+  CHECK(e.drained());
+
+  std::size_t poisoned = 0;
+  for (const auto& it : st->snapshot()) {
+    INFO(it.id << " " << it.source.value);
+    CHECK_FALSE(it.lease.has_value());
+    if (share_of("fail:" + it.source.value) < 0.1) {
+      ++poisoned;
+      REQUIRE(it.failed.has_value());
+      CHECK_THAT(it.failed->reason, Catch::Contains("HTTP 500"));
+      CHECK(it.attempts == 3);  // its own attempts, no more, no fewer
+    } else {
+      CHECK(it.target_json.has_value());
+    }
+  }
+  CHECK(poisoned > 10);  // the seed draws about 30
+  CHECK(e.summary().failed == poisoned);
+}
+
+TEST_CASE("a server with a tiny backlog that accepts slowly: every item done, no request waits out its timeout", "[small]") {
+  // A backlog of 1 and 20 ms before each accept: a burst of connects overflows it, and Linux
+  // drops the handshake's last ACK while the client believes it is connected.
+  test::small_api api("close", {"--backlog", "1", "--accept-delay-ms", "20"});
+  auto run = [&](std::optional<http::adaptive_settings> adaptive, std::size_t concurrency) {
+    auto st = std::make_shared<memory_store>();
+    st->seed_random_ips(80, 12);
+    engine_config cfg;
+    cfg.concurrency = concurrency;
+    cfg.lease = 60s;
+    auto call = call_options(api);
+    call.adaptive = adaptive;
+    call.http.request_timeout = 30s;
+    engine e(cfg, st, http::make_http_processor_factory(call));
+    REQUIRE(ended_by_itself(e, 120s));
+    CHECK(e.summary().completed == 80);
+    const auto* h = e.figures().extras.find<http::http_figures>();
+    REQUIRE(h != nullptr);
+    // A request on a connection the server never took would wait out the 30 s timeout, or the
+    // server's SYN-ACK retries (1, 3, 7, 15 s...). A request that queues behind 63 others at 50
+    // accepts a second takes a second or two: that is the server's pace, not a stall.
+    CHECK(slower_than(*h, 10) == 0);
+  };
+  SECTION("with the defaults: the adaptive limit paces connections") {
+    run(http::adaptive_settings{}, 1000);
+  }
+  SECTION("with a fixed concurrency of 64: connects and requests the server dropped are sent again") {
+    run(std::nullopt, 64);
+  }
+}
+
+TEST_CASE("an API whose backend is gone for a while (503 for everything) costs no item an attempt", "[small]") {
+  test::small_api api("keepalive");
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(600, 13);
+  engine_config cfg;
+  cfg.max_attempts = 1;  // an attempt spent on the outage fails the item
+  cfg.lease = 30s;
+  cfg.circuit_trip_after = 3;
+  cfg.circuit_probe_min = 100ms;
+  cfg.circuit_probe_max = 400ms;
+  auto call = call_options(api);
+  call.adaptive->initial = 1;  // slowly at first: the outage begins while most items are pending
+  engine e(cfg, st, http::make_http_processor_factory(call));
+  e.start();
+  REQUIRE(test::eventually([&] { return load(e.figures().completed) >= 30; }));
+  REQUIRE(test::raw_http(static_cast<std::uint16_t>(api.port()), "POST", "/down/1").status == 200);
+  REQUIRE(test::eventually([&] { return load(e.figures().circuit_trips) >= 1 && load(e.figures().waiting_for_api) > 0; }));
+  CHECK(load(e.figures().failed) == 0);
+  REQUIRE(test::raw_http(static_cast<std::uint16_t>(api.port()), "POST", "/down/0").status == 200);
+  const auto deadline = std::chrono::steady_clock::now() + 90s;
+  while (!e.finished() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(50ms);
+  if (!e.finished()) e.stop_now();
+  e.wait();
+  CHECK(e.summary().completed == 600);
+  CHECK(e.summary().failed == 0);
+  for (const auto& it : st->snapshot()) {
+    CHECK(it.attempts == 1);
+    CHECK(it.target_json.has_value());
+  }
+}

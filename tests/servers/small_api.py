@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+"""A small JSON API written the way people write one: Python's standard http.server at its
+defaults (ThreadingHTTPServer, a thread per connection, a listen backlog of 5, headers and body
+sent in two writes without TCP_NODELAY). dibs's adaptive-concurrency tests and bench call it; it
+answers ip-api's shape: {"status":"success","query":KEY,...}.
+
+  small_api.py DIR NAME MODE [options]
+
+listens on 127.0.0.1, a free port written to DIR/NAME.port once it serves. MODE:
+  keepalive   HTTP/1.1, connections kept alive (the default of most frameworks)
+  close       HTTP/1.0: every answer ends its connection (BaseHTTPRequestHandler's default)
+Options:
+  --slow-share F     this share of keys (by a hash of the key, so always the same keys) are
+                     answered after --slow-ms (default 2000): a slow tail
+  --latency-ms N     every answer waits N ms first (POST /latency/N changes it while it runs)
+  --fail-share F     this share of keys (by the same hash) get HTTP 500: an API bug that only
+                     some items meet (e.g. every IPv6 address)
+  --backlog N        the listen backlog (socketserver's default is 5)
+  --accept-delay-ms N  the accept loop sleeps N ms before each accept: a server too busy to
+                     accept at once, whose backlog overflows under a burst of connects
+Routes: GET /json/KEY (the answer), GET /stats ({"requests":N,"peak_in_flight":N,
+"peak_connections":N,...}), POST /latency/N, POST /down/1 (every key answered 503 without
+Retry-After, as an API whose backend is gone) and POST /down/0.
+"""
+import argparse
+import hashlib
+import http.server
+import json
+import os
+import socketserver
+import threading
+import time
+import urllib.parse
+
+lock = threading.Lock()
+stats = {"requests": 0, "in_flight": 0, "peak_in_flight": 0, "connections": 0, "peak_connections": 0}
+settings = {"latency_ms": 0.0, "down": False}
+
+
+def share_of(key):
+    """A stable number in [0, 1) for a key: the same keys are slow (or failing) in every run."""
+    return int(hashlib.sha1(key.encode()).hexdigest()[:8], 16) / 2**32
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    args = None
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def setup(self):
+        super().setup()
+        with lock:
+            stats["connections"] += 1
+            stats["peak_connections"] = max(stats["peak_connections"], stats["connections"])
+
+    def finish(self):
+        super().finish()
+        with lock:
+            stats["connections"] -= 1
+
+    def reply(self, status, obj):
+        # As http.server does by default: the headers in one write (end_headers), the body in a
+        # second, Nagle on. A client that delays its ACK waits 40 ms for the body.
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):
+        parts = self.path.split("/")
+        if len(parts) == 3 and parts[1] == "latency":
+            settings["latency_ms"] = float(parts[2])
+            self.reply(200, {"latency_ms": settings["latency_ms"]})
+        elif len(parts) == 3 and parts[1] == "down":
+            settings["down"] = parts[2] == "1"
+            self.reply(200, {"down": settings["down"]})
+        else:
+            self.reply(404, {"error": "no such route"})
+
+    def do_GET(self):
+        parts = urllib.parse.unquote(self.path).split("/", 2)
+        route = parts[1] if len(parts) > 1 else ""
+        if route == "stats":
+            with lock:
+                self.reply(200, dict(stats))
+            return
+        if route != "json" or len(parts) < 3:
+            self.reply(404, {"error": "no such route"})
+            return
+        key = parts[2]
+        with lock:
+            stats["requests"] += 1
+            stats["in_flight"] += 1
+            stats["peak_in_flight"] = max(stats["peak_in_flight"], stats["in_flight"])
+        try:
+            a = self.args
+            wait_ms = settings["latency_ms"]
+            if a.slow_share > 0 and share_of("slow:" + key) < a.slow_share:
+                wait_ms = max(wait_ms, a.slow_ms)
+            if wait_ms > 0:
+                time.sleep(wait_ms / 1000)
+            if settings["down"]:
+                self.reply(503, {"error": "backend unavailable"})
+            elif a.fail_share > 0 and share_of("fail:" + key) < a.fail_share:
+                self.reply(500, {"error": "internal error"})
+            else:
+                self.reply(200, {"status": "success", "query": key, "country": "Nowhere", "countryCode": "NW"})
+        finally:
+            with lock:
+                stats["in_flight"] -= 1
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    accept_delay = 0.0
+
+    def get_request(self):
+        if self.accept_delay > 0:
+            time.sleep(self.accept_delay)
+        return super().get_request()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("dir")
+    p.add_argument("name")
+    p.add_argument("mode", choices=["keepalive", "close"])
+    p.add_argument("--slow-share", type=float, default=0)
+    p.add_argument("--slow-ms", type=float, default=2000)
+    p.add_argument("--latency-ms", type=float, default=0)
+    p.add_argument("--fail-share", type=float, default=0)
+    p.add_argument("--backlog", type=int, default=socketserver.TCPServer.request_queue_size)
+    p.add_argument("--accept-delay-ms", type=float, default=0)
+    a = p.parse_args()
+    settings["latency_ms"] = a.latency_ms
+    Handler.args = a
+    Handler.protocol_version = "HTTP/1.1" if a.mode == "keepalive" else "HTTP/1.0"
+    Server.request_queue_size = a.backlog
+    Server.accept_delay = a.accept_delay_ms / 1000
+    server = Server(("127.0.0.1", 0), Handler)
+    tmp = os.path.join(a.dir, a.name + ".port.tmp")
+    with open(tmp, "w") as f:
+        f.write(str(server.server_address[1]))
+    os.rename(tmp, os.path.join(a.dir, a.name + ".port"))  # written last: a port file means it serves
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
