@@ -16,7 +16,11 @@
 #   7. Scale-out: K = 1, 2, 4, 8 `dibs enrich` processes draining one MariaDB table and one
 #      stand-in collection together, same total concurrency: rows/s and claim conflicts
 #      (bench/k_process.py; also written to bench/results/scale.md).
-# BENCH_ONLY=engine|client|mysql|mongo|pg|reuse|sharedrate|scale runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
+#   8. Adaptive concurrency: default flags against the best fixed --concurrency of a sweep, per
+#      small API (Python's http.server with keep-alive, Connection: close and a slow tail; nginx
+#      in front of a slow upstream; nginx limit_req) and the stub (bench/adaptive.py; also written
+#      to bench/results/adaptive.md).
+# BENCH_ONLY=engine|client|mysql|mongo|pg|reuse|sharedrate|scale|adaptive runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
 # BENCH_PG_JOBS, BENCH_REUSE_DOCS, BENCH_SHARED_RATE, BENCH_SHARED_SECONDS, BENCH_SCALE_ROWS and
 # BENCH_SCALE_DOCS size them.
 set -euo pipefail
@@ -140,6 +144,11 @@ if [ -z "$only" ] || [ "$only" = sharedrate ]; then
     echo "\`$command\` at commit $commit, $when." >> bench/results/shared_rate.md
   } | tee -a "$out"
   tests/servers/mariadb_ctl.sh stop "$servers" >/dev/null
+fi
+
+if [ -z "$only" ] || [ "$only" = adaptive ]; then
+  /usr/bin/python3 bench/adaptive.py --dibs "$build/bin/dibs" --md bench/results/adaptive.md --json bench/results/adaptive.json \
+    | tee -a "$out"
 fi
 
 if [ -z "$only" ] || [ "$only" = scale ]; then

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""make bench, part "adaptive": dibs with default flags against small APIs written the way people
+write them, beside the best fixed concurrency of a sweep against the same API in the same run.
+
+The APIs (none of them dibs's own stub, but the last):
+  keepalive     Python's http.server at its defaults (tests/servers/small_api.py keepalive)
+  close         the same, answering HTTP/1.0: every answer closes its connection
+  slow tail     keepalive, 3% of the keys answered after 2 s
+  nginx, slow upstream   nginx (1 worker, 64 worker connections) in front of small_api.py with
+                20 ms per answer, a new upstream connection per request (nginx's default)
+  nginx limit_req        nginx answering 503 (no Retry-After) past 300 requests/s, in front of a
+                keepalive small_api.py
+  stub          dibs's own stub (0 ms): default flags against today's fixed 1,000
+Each run: `dibs enrich` in file mode over the same N items (a fresh copy of the seeded file),
+default flags (only --store/--out/--url), or `--fixed-concurrency --concurrency C`. docs/s from
+its --summary-json. A run is bounded (--timeout): one that does not end in time is stopped and
+counted as what it finished in that time. Writes bench/results/adaptive.md and adaptive.json.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SMALL_API = os.path.join(HERE, "..", "tests", "servers", "small_api.py")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_port_file(path, proc, what):
+    for _ in range(300):
+        if os.path.exists(path):
+            return int(open(path).read())
+        if proc.poll() is not None:
+            raise SystemExit("%s did not start" % what)
+        time.sleep(0.05)
+    raise SystemExit("%s did not start in time" % what)
+
+
+class Servers:
+    def __init__(self, work):
+        self.work = work
+        self.procs = []
+
+    def small_api(self, name, mode, *extra):
+        p = subprocess.Popen(["/usr/bin/python3", SMALL_API, self.work, name, mode] + list(extra),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.procs.append(p)
+        return wait_port_file(os.path.join(self.work, name + ".port"), p, "small_api.py " + name)
+
+    def stub(self, dibs):
+        out = open(os.path.join(self.work, "stub.log"), "w")
+        p = subprocess.Popen([dibs, "stub", "--port", "0", "--latency-ms", "0"], stdout=out, stderr=subprocess.STDOUT)
+        self.procs.append(p)
+        for _ in range(100):
+            text = open(os.path.join(self.work, "stub.log")).read()
+            if "listening" in text:
+                return int(text.split("http://127.0.0.1:")[1].split()[0].strip("/").split("/")[0])
+            time.sleep(0.05)
+        raise SystemExit("dibs stub did not start")
+
+    def nginx(self, name, upstream_port, extra_http, extra_location, workers=1, connections=64):
+        prefix = os.path.join(self.work, "nginx-" + name)
+        os.makedirs(os.path.join(prefix, "logs"), exist_ok=True)
+        os.makedirs(os.path.join(prefix, "tmp"), exist_ok=True)
+        port = free_port()
+        user = ""
+        if os.getuid() == 0:
+            import grp
+            import pwd
+            user = "user %s %s;" % (pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name)
+        conf = """%s
+worker_processes %d;
+pid %s/nginx.pid;
+error_log %s/logs/error.log warn;
+events { worker_connections %d; }
+http {
+  access_log off;
+  client_body_temp_path %s/tmp/body;
+  proxy_temp_path %s/tmp/proxy;
+  fastcgi_temp_path %s/tmp/fastcgi;
+  uwsgi_temp_path %s/tmp/uwsgi;
+  scgi_temp_path %s/tmp/scgi;
+  %s
+  server {
+    listen 127.0.0.1:%d;
+    location / {
+      proxy_pass http://127.0.0.1:%d;
+      %s
+    }
+  }
+}
+""" % (user, workers, prefix, prefix, connections, prefix, prefix, prefix, prefix, prefix, extra_http, port,
+       upstream_port, extra_location)
+        with open(os.path.join(prefix, "nginx.conf"), "w") as f:
+            f.write(conf)
+        p = subprocess.Popen(["/usr/sbin/nginx", "-p", prefix, "-c", os.path.join(prefix, "nginx.conf"),
+                              "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.procs.append(p)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                return port
+            except OSError:
+                time.sleep(0.05)
+        raise SystemExit("nginx %s did not start" % name)
+
+    def stop(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in self.procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def enrich(dibs, seeded, work, port, extra, timeout):
+    """One run over a fresh copy of the seeded items: (docs/s, completed, failed, seconds, limit range)."""
+    run_dir = tempfile.mkdtemp(dir=work)
+    items = os.path.join(run_dir, "in.jsonl")
+    shutil.copy(seeded, items)
+    cmd = [dibs, "enrich", "--store", "jsonl:" + items, "--out", os.path.join(run_dir, "out.jsonl"),
+           "--url", "http://127.0.0.1:%d/json/{originatingIp}" % port, "--no-progress", "--summary-json", "-"] + extra
+    started = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=open(os.path.join(run_dir, "stderr.log"), "w"), text=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGTERM)  # a graceful stop still writes the summary
+        out, _ = p.communicate(timeout=60)
+        timed_out = True
+    elapsed = time.monotonic() - started
+    summary = {}
+    for line in out.strip().splitlines()[::-1]:
+        if line.startswith("{"):
+            summary = json.loads(line)
+            break
+    done = summary.get("completed", 0)
+    fig = {"docs_per_s": done / elapsed if elapsed > 0 else 0, "completed": done, "failed": summary.get("failed", 0),
+           "seconds": round(elapsed, 2), "timed_out": timed_out, "command": " ".join(["dibs"] + cmd[1:])}
+    limits = summary.get("api_limits") or []
+    if limits:
+        fig["limit_range"] = "%d-%d" % (limits[0]["lowest"], limits[0]["highest"])
+        fig["limit_end"] = limits[0]["limit"]
+    shutil.rmtree(run_dir, ignore_errors=True)
+    return fig
+
+
+def python_loop(port, n):
+    """A sequential urllib loop, the kind of script dibs replaces: requests/s."""
+    started = time.monotonic()
+    for i in range(n):
+        urllib.request.urlopen("http://127.0.0.1:%d/json/10.0.%d.%d" % (port, i // 250, i % 250)).read()
+    return n / (time.monotonic() - started)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dibs", required=True)
+    ap.add_argument("--items", type=int, default=2000)
+    ap.add_argument("--stub-items", type=int, default=100000)
+    ap.add_argument("--sweep", default="1,2,4,8,16,32,64,128,256,1000")
+    ap.add_argument("--timeout", type=float, default=90)
+    ap.add_argument("--only", default="", help="comma-separated API names to run")
+    ap.add_argument("--md", default="bench/results/adaptive.md")
+    ap.add_argument("--json", default="bench/results/adaptive.json")
+    a = ap.parse_args()
+    sweep = [int(x) for x in a.sweep.split(",")]
+    work = tempfile.mkdtemp(prefix="dibs-adaptive-")
+    servers = Servers(work)
+    results = []
+    try:
+        seeded = os.path.join(work, "items.jsonl")
+        subprocess.run([a.dibs, "seed", "--store", "jsonl:" + seeded, "--docs", str(a.items)], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stub_seeded = os.path.join(work, "stub-items.jsonl")
+        subprocess.run([a.dibs, "seed", "--store", "jsonl:" + stub_seeded, "--docs", str(a.stub_items)], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        apis = [
+            ("keepalive", lambda: servers.small_api("keepalive", "keepalive"), seeded, sweep),
+            ("close", lambda: servers.small_api("close", "close"), seeded, sweep),
+            ("slow tail", lambda: servers.small_api("slowtail", "keepalive", "--slow-share", "0.03"), seeded, sweep),
+            ("nginx, slow upstream", lambda: servers.nginx(
+                "slow", servers.small_api("upstream-slow", "keepalive", "--latency-ms", "20"), "", ""), seeded, sweep),
+            ("nginx limit_req", lambda: servers.nginx(
+                "limit", servers.small_api("upstream-limit", "keepalive"),
+                "limit_req_zone $binary_remote_addr zone=api:1m rate=300r/s;",
+                "limit_req zone=api burst=20 nodelay; limit_req_status 503;", connections=1024), seeded, sweep),
+            ("stub", lambda: servers.stub(a.dibs), stub_seeded, [1000]),
+        ]
+        only = set(x.strip() for x in a.only.split(",") if x.strip())
+        for name, start, items, fixed in apis:
+            if only and name not in only:
+                continue
+            port = start()
+            row = {"api": name, "default": enrich(a.dibs, items, work, port, [], a.timeout), "fixed": {}}
+            for c in fixed:
+                row["fixed"][c] = enrich(a.dibs, items, work, port, ["--fixed-concurrency", "--concurrency", str(c)],
+                                         a.timeout)
+            if name == "close":
+                row["python_loop_per_s"] = python_loop(port, 500)
+            best = max(row["fixed"], key=lambda c: row["fixed"][c]["docs_per_s"])
+            row["best_fixed"] = best
+            row["ratio"] = row["default"]["docs_per_s"] / max(1e-9, row["fixed"][best]["docs_per_s"])
+            results.append(row)
+            print("%-22s default %8.0f docs/s, best fixed %8.0f at %4d: %.2f" % (
+                name, row["default"]["docs_per_s"], row["fixed"][best]["docs_per_s"], best, row["ratio"]),
+                file=sys.stderr, flush=True)
+    finally:
+        servers.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain"], stdout=subprocess.PIPE, text=True).stdout.strip()
+    lines = ["## Adaptive concurrency: default flags against the best fixed concurrency, per API",
+             "",
+             "`python3 bench/adaptive.py --dibs build/bin/dibs` at commit %s%s, %s, %d cores, loopback." % (
+                 commit, "+changes" if dirty else "", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                 os.cpu_count()),
+             "File mode, %d items (%d against the stub); each run a fresh copy; docs/s = completed / wall time; "
+             "runs bounded at %.0f s (a run stopped there counts what it finished)." % (
+                 a.items, a.stub_items, a.timeout),
+             "Goal: default / best fixed >= 0.8 on every small API, >= 0.9 of fixed 1,000 on the stub.",
+             "",
+             "| API | default docs/s | limit moved in | best fixed (C) | default / best | goal | "
+             + " | ".join("C=%d" % c for c in sweep) + " |",
+             "|---|---:|---:|---:|---:|---|" + "---:|" * len(sweep)]
+    for r in results:
+        goal = 0.9 if r["api"] == "stub" else 0.8
+        d = r["default"]
+        cells = []
+        for c in sweep:
+            f = r["fixed"].get(c)
+            cells.append("%.0f%s" % (f["docs_per_s"], " (t/o)" if f["timed_out"] else "") if f else "")
+        lines.append("| %s | %.0f%s | %s | %.0f (%d) | %.2f | %s | %s |" % (
+            r["api"], d["docs_per_s"], " (t/o)" if d["timed_out"] else "", d.get("limit_range", "-"),
+            r["fixed"][r["best_fixed"]]["docs_per_s"], r["best_fixed"], r["ratio"],
+            "met" if r["ratio"] >= goal else "MISSED", " | ".join(cells)))
+    for r in results:
+        if "python_loop_per_s" in r:
+            lines += ["", "A sequential Python urllib loop against the `close` API: %.0f requests/s." % r["python_loop_per_s"]]
+    lines += ["", "Failed items per run (default): " + ", ".join("%s %d" % (r["api"], r["default"]["failed"]) for r in results)]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(a.md, "w") as f:
+        f.write(text)
+    with open(a.json, "w") as f:
+        json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
