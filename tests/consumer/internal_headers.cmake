@@ -13,6 +13,11 @@ set(dibs_internal_headers
   adapters/http/control_access.hpp
   adapters/http/endpoint_refresh.hpp
   adapters/http/tls_context.hpp
+  adapters/http/client_impl.hpp
+  adapters/http/connection.hpp
+  adapters/http/exchange_io.hpp
+  adapters/http/tcp_signals.hpp
+  adapters/http/limit_signals.hpp
   adapters/jsonl/journal_file.hpp
   adapters/jsonl/journal_format.hpp
   adapters/jsonl/json_members.hpp

@@ -71,7 +71,7 @@ TEST_CASE("no API there: refused, unresolvable, timed out are refused at once", 
              Catch::Contains("Connection refused"));
 }
 
-TEST_CASE("a 5xx is an answer: the run goes on, with a warning; one item's 500 refuses nothing", "[cli][preflight]") {
+TEST_CASE("a 5xx is an answer: the run goes on with a warning, and one item's 500 refuses nothing", "[cli][preflight]") {
   for (int s : {500, 502, 503}) {
     INFO(s);
     const auto v = judge_probe(answered(s), 1, 3);
