@@ -59,7 +59,9 @@ connection::connection(const std::string& uri, std::size_t clients, bool count_c
   pool_.reset(mongoc_client_pool_new(u));
   if (!pool_) throw std::invalid_argument("bad --store URI '" + redacted_ + "': the driver refused its options");
   mongoc_client_pool_set_error_api(pool_.get(), MONGOC_ERROR_API_VERSION_2);
-  mongoc_client_pool_max_size(pool_.get(), static_cast<uint32_t>(clients));
+  // A URI's maxPoolSize is the user's bound, kept as given (callers then wait their turn for a
+  // client); otherwise one client for each of the store's callers.
+  if (!mongoc_uri_has_option(u, MONGOC_URI_MAXPOOLSIZE)) mongoc_client_pool_max_size(pool_.get(), static_cast<uint32_t>(clients));
   if (count_commands) {
     // Before the first client leaves the pool: the driver refuses monitors after that.
     mongoc_apm_callbacks_t* monitor = mongoc_apm_callbacks_new();
