@@ -6,11 +6,15 @@ namespace dibs::mongo {
 
 void clock_sync::measure() {
   auto c = conn_.client();
+  measure_on(c.get());
+}
+
+void clock_sync::measure_on(mongoc_client_t* c) {
   bson_error_t err;
   auto try_cmd = [&](const char* name, driver_reply& reply) {
     auto cmd = make_bson();
     BSON_APPEND_INT32(cmd.get(), name, 1);
-    return mongoc_client_command_simple(c.get(), "admin", cmd.get(), nullptr, reply.out(), &err);
+    return mongoc_client_command_simple(c, "admin", cmd.get(), nullptr, reply.out(), &err);
   };
   const auto before = clock_.steady_now();
   driver_reply hello;
@@ -29,15 +33,14 @@ void clock_sync::measure() {
       log::warn("mongodb: the server's clock is ", jump->count(), " ms off what the last measurement predicted "
                 "(a clock was stepped); leases now follow the server's new time");
   }
-  last_check_ns_ = clock_.steady_now().time_since_epoch().count();
+  gate_.mark(clock_.steady_now());
 }
 
-void clock_sync::refresh_if_due() {
-  const auto now = clock_.steady_now().time_since_epoch().count();
-  if (server_clock::steady::duration(now - last_check_ns_.load()) < refresh_) return;
-  last_check_ns_ = now;
+void clock_sync::refresh_if_due(mongoc_client_t* held) {
+  if (!gate_.take(clock_.steady_now())) return;
   try {
-    measure();
+    if (held) measure_on(held);
+    else measure();
   } catch (const std::exception& e) {
     log::warn("mongodb: clock refresh failed: ", e.what());
   }

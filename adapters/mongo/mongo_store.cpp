@@ -113,7 +113,7 @@ bool mongo_store::watch(std::function<void()> on_change) { return impl_->watcher
 void mongo_store::stop_watching() { impl_->watcher.stop(); }
 
 std::vector<job> mongo_store::claim_blocking(const claim_request& req) {
-  impl_->ctx.clock.refresh_if_due();
+  impl_->ctx.clock.refresh_if_due(nullptr);  // before the claimer borrows its client
   return impl_->claims->claim(req);
 }
 write_result mongo_store::complete_blocking(const std::vector<completion>& b) { return impl_->leases->complete(b); }
