@@ -32,6 +32,8 @@ void clock_sync::measure_on(mongoc_client_t* c) {
     if (auto jump = clock_.record(server_time, before, after))
       log::warn("mongodb: the server's clock is ", jump->count(), " ms off what the last measurement predicted "
                 "(a clock was stepped); leases now follow the server's new time");
+    log::debug("mongodb: the server's clock measured: ", clock_.offset().count(), " ms ahead of this machine's, ",
+               "within ", std::chrono::duration_cast<std::chrono::milliseconds>(after - before).count() / 2, " ms");
   }
   gate_.mark(clock_.steady_now());
 }
