@@ -35,7 +35,7 @@ class batch final : public claimer {
     auto coll = ctx_.documents(c.get());
     auto id_only = id_projection();
     const auto t = ctx_.clock.now();
-    const auto threshold = t - req.grace;
+    const auto threshold = ctx_.clock.earliest() - req.grace;  // expired by any reading of the server's clock
     auto cands = ctx_.sampler.sample(coll.get(), claimable_filter(f, threshold).get(), id_only.get(),
                                      static_cast<std::int64_t>(req.max));
     if (cands.empty()) return {};

@@ -26,6 +26,7 @@ class find_and_modify final : public claimer {
     std::vector<job> out;
     while (out.size() < req.max) {
       const auto t = ctx_.clock.now();
+      const auto expired_before = ctx_.clock.earliest() - req.grace;  // by any reading of the server's clock
       const auto token = fresh_token();
       const auto until = t + req.lease;
       auto update = lease_update(f, req.by, token, until);
@@ -35,7 +36,7 @@ class find_and_modify final : public claimer {
       mongoc_find_and_modify_opts_set_fields(fam.get(), proj.get());
       driver_reply reply;
       bson_error_t err;
-      if (!mongoc_collection_find_and_modify_with_opts(coll.get(), claimable_filter(f, t - req.grace).get(), fam.get(),
+      if (!mongoc_collection_find_and_modify_with_opts(coll.get(), claimable_filter(f, expired_before).get(), fam.get(),
                                                        reply.out(), &err)) {
         // Documents claimed by earlier round trips are this worker's now: hand them over.
         if (out.empty()) throw mongo_error("claim (findAndModify)", err);

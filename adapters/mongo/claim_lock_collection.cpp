@@ -37,6 +37,7 @@ class lock_collection final : public claimer {
     for (int round = 0; round < 3; ++round) {
       const auto t = ctx_.clock.now();
       const auto until = t + req.lease;
+      const auto expired_before = ctx_.clock.earliest() - req.grace;  // by any reading of the server's clock
       const auto token = fresh_token();
       // Candidates carry no sign of their lock (it lives in the other collection): read a wider
       // window, look up which of them are locked, and go for the free and the expired ones.
@@ -54,11 +55,11 @@ class lock_collection final : public claimer {
       BSON_APPEND_INT32(until_proj.get(), "until", 1);
       const auto existing = find_docs(locks.get(), id_in_filter(values_of(cand_ids)).get(),
                                       find_opts(until_proj.get(), 0).get(), "claim (read locks)");
-      const auto targets = choose_lock_targets(cand_texts, lock_expiries(existing), t - req.grace, req.max);
+      const auto targets = choose_lock_targets(cand_texts, lock_expiries(existing), expired_before, req.max);
       if (targets.empty()) continue;
 
       insert_locks(locks.get(), cand_ids, targets.free, req.by, token, t, until);
-      if (!targets.expired.empty()) take_over(locks.get(), cand_ids, targets.expired, req.by, token, t, until, req.grace);
+      if (!targets.expired.empty()) take_over(locks.get(), cand_ids, targets.expired, req.by, token, t, until, expired_before);
       auto out = read_claimed(coll.get(), locks.get(), req.by, token, until);
       if (!out.empty()) return out;
     }
@@ -91,14 +92,14 @@ class lock_collection final : public claimer {
     ctx_.conflicts += v.raced;
   }
 
-  // Locks expired beyond the grace: taken over with our token, fenced by their expiry.
+  // Locks that ran out before `expired_before`: taken over with our token, fenced by their expiry.
   void take_over(mongoc_collection_t* locks, const std::vector<owned_id>& ids, const std::vector<std::size_t>& expired,
-                 const std::string& by, std::uint64_t token, store_time t, store_time until, millis grace) {
+                 const std::string& by, std::uint64_t token, store_time t, store_time until, store_time expired_before) {
     std::vector<bson_value_t> taken;
     for (auto k : expired) taken.push_back(ids[k].value());
     driver_reply reply;
     bson_error_t err;
-    const bool ok = mongoc_collection_update_many(locks, lock_takeover_filter(taken, t - grace).get(),
+    const bool ok = mongoc_collection_update_many(locks, lock_takeover_filter(taken, expired_before).get(),
                                                   lock_takeover_update(by, token, t, until).get(), nullptr, reply.out(), &err);
     if (!ok) throw mongo_error("claim (take over expired locks)", err);
     ctx_.conflicts += taken.size() - static_cast<std::size_t>(reply_int(reply.get(), "matchedCount"));

@@ -25,11 +25,12 @@ class update_find final : public claimer {
     std::vector<job> out;
     while (out.size() < req.max) {
       const auto t = ctx_.clock.now();
+      const auto expired_before = ctx_.clock.earliest() - req.grace;  // by any reading of the server's clock
       const auto token = fresh_token();
       const auto until = t + req.lease;
       driver_reply reply;
       bson_error_t err;
-      const bool ok = mongoc_collection_update_one(coll.get(), claimable_filter(f, t - req.grace).get(),
+      const bool ok = mongoc_collection_update_one(coll.get(), claimable_filter(f, expired_before).get(),
                                                    lease_update(f, req.by, token, until).get(), nullptr, reply.out(), &err);
       if (!ok) {
         // Documents claimed by earlier round trips are this worker's now: hand them over rather

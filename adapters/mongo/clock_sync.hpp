@@ -28,6 +28,13 @@ class clock_sync {
   void refresh_if_due(mongoc_client_t* held);
 
   store_time now() const { return clock_.now(); }
+  // The server read its clock somewhere within the measurement's round trip: its time now is
+  // no earlier than earliest() and no later than latest(). A lease is taken over only once it
+  // ran out by the earliest, and written under only while it holds by the latest, so a
+  // measurement's error never lets a worker take a live lease or write under a lapsed one.
+  store_time earliest() const { return clock_.now() - clock_.uncertainty(); }
+  store_time latest() const { return clock_.now() + clock_.uncertainty(); }
+  std::chrono::milliseconds uncertainty() const { return clock_.uncertainty(); }
   std::chrono::milliseconds offset() const { return clock_.offset(); }
 
  private:

@@ -37,6 +37,7 @@ TEST_CASE("the server's time follows the steady clock from the last measurement,
   c.wall += 40ms;
   CHECK(clock.now() == server + 20ms);
   CHECK(clock.offset() == 3600s - 20ms);
+  CHECK(clock.uncertainty() == 21ms);  // half the round trip, and the server's rounding to the millisecond
 
   c.mono += 10s;
   c.wall += 10s;
