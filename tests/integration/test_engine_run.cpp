@@ -365,3 +365,61 @@ TEST_CASE("with few pipelines per claim batch, a claim waits until half a batch 
   CHECK(st->asked.size() <= 3'000 / 50 + 3);  // the last claims find less, then nothing
   require_nothing_leased(*mem);
 }
+
+namespace {
+// The memory store, behind a first claim whose answer takes `claim_delay` to come back after the
+// leases were written (a store that claims item by item, one round trip each, on a busy link);
+// it notes every renewal that arrived after the lease it renews had run out.
+class slow_claims final : public store {
+ public:
+  slow_claims(std::shared_ptr<memory_store> m, std::chrono::milliseconds claim_delay) : mem(std::move(m)), delay(claim_delay) {}
+  awaitable<std::vector<job>> claim(claim_request r) override {
+    auto got = co_await mem->claim(std::move(r));
+    if (!got.empty() && slow_ones++ == 0) co_await sleep_for(delay);  // the first claim only: the run ends
+    co_return got;
+  }
+  awaitable<write_result> complete(std::vector<completion> b) override { co_return co_await mem->complete(std::move(b)); }
+  awaitable<renew_result> renew(std::vector<renewal> b, millis lease) override {
+    for (const auto& x : b)
+      if (const auto it = mem->get(x.ref.id); it && it->lease && it->lease->token == x.ref.token && it->lease->until < store_clock::now())
+        ++late_renewals;
+    co_return co_await mem->renew(std::move(b), lease);
+  }
+  awaitable<write_result> release(std::vector<release_item> b) override { co_return co_await mem->release(std::move(b)); }
+  awaitable<write_result> fail(std::vector<failure> b) override { co_return co_await mem->fail(std::move(b)); }
+  awaitable<store_stats> stats() override { co_return co_await mem->stats(); }
+  std::string describe() const override { return "slow claims"; }
+
+  std::shared_ptr<memory_store> mem;
+  std::chrono::milliseconds delay;
+  int slow_ones = 0;
+  std::atomic<int> late_renewals{0};
+};
+}  // namespace
+
+TEST_CASE("a lease is renewed on the time it began, however long its claim took to come back", "[engine][lease]") {
+  auto mem = std::make_shared<memory_store>();
+  mem->seed_random_ips(3, 16);
+  // Leases of 4 s whose claim comes back 2.6 s after they began; calls of 2 s. Counted from the
+  // claim's return, the renewal was due at 4.6 s, past the lease (0.6 s late at best); counted
+  // from when the claim was asked, it is due at 2 s and sent at the keeper's first look after
+  // the claim came back (by 3.6 s).
+  auto st = std::make_shared<slow_claims>(mem, 2'600ms);
+  auto body = [](job) -> awaitable<outcome> {
+    co_await sleep_for(2'000ms);
+    co_return outcome::done("{}");
+  };
+  auto cfg = small_config();
+  cfg.shards = 1;
+  cfg.lease = 4s;
+  cfg.grace = 0ms;
+  engine e(cfg, st, factory_of(body));
+  e.start();
+  e.wait();
+  const auto sum = e.summary();
+  CHECK(sum.completed == 3);
+  CHECK(sum.renewals >= 3);
+  CHECK(st->late_renewals == 0);
+  CHECK(sum.lost_leases == 0);
+  require_nothing_leased(*mem);
+}
