@@ -54,6 +54,23 @@ awaitable<void> sleep_for(std::chrono::milliseconds d) {
   co_await t.async_wait(net::use_awaitable);
 }
 
+// A run whose every call takes `call`, under leases of 4 s without a grace: longer calls last
+// only as long as the keeper renews their leases.
+run_summary run_long_calls(std::shared_ptr<store> st, std::chrono::milliseconds call, std::size_t shards) {
+  auto body = [call](job) -> awaitable<outcome> {
+    co_await sleep_for(call);
+    co_return outcome::done("{}");
+  };
+  auto cfg = small_config();
+  cfg.shards = shards;
+  cfg.lease = 4s;
+  cfg.grace = 0ms;
+  engine e(cfg, std::move(st), factory_of(body));
+  e.start();
+  e.wait();
+  return e.summary();
+}
+
 void require_nothing_leased(memory_store& s) {
   auto st = s.stats_now();
   CHECK(st.leased_live == 0);
@@ -183,17 +200,7 @@ TEST_CASE("the lease keeper renews leases of calls longer than the lease", "[eng
   st->seed_random_ips(20, 15);
   // Renewals are due at half the lease and the keeper looks every quarter: a renewal lands at
   // least a second before expiry even on a loaded machine. Calls outlast two leases.
-  auto body = [](job) -> awaitable<outcome> {
-    co_await sleep_for(9'000ms);
-    co_return outcome::done("{}");
-  };
-  auto cfg = small_config();
-  cfg.lease = 4s;
-  cfg.grace = 0ms;
-  engine e(cfg, st, factory_of(body));
-  e.start();
-  e.wait();
-  const auto sum = e.summary();
+  const auto sum = run_long_calls(st, 9'000ms, 2);
   CHECK(sum.completed == 20);
   CHECK(sum.lost_leases == 0);
   CHECK(sum.renewals >= 20);
@@ -405,18 +412,7 @@ TEST_CASE("a lease is renewed on the time it began, however long its claim took 
   // from when the claim was asked, it is due at 2 s and sent at the keeper's first look after
   // the claim came back (by 3.6 s).
   auto st = std::make_shared<slow_claims>(mem, 2'600ms);
-  auto body = [](job) -> awaitable<outcome> {
-    co_await sleep_for(2'000ms);
-    co_return outcome::done("{}");
-  };
-  auto cfg = small_config();
-  cfg.shards = 1;
-  cfg.lease = 4s;
-  cfg.grace = 0ms;
-  engine e(cfg, st, factory_of(body));
-  e.start();
-  e.wait();
-  const auto sum = e.summary();
+  const auto sum = run_long_calls(st, 2'000ms, 1);
   CHECK(sum.completed == 3);
   CHECK(sum.renewals >= 3);
   CHECK(st->late_renewals == 0);
