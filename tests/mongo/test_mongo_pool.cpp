@@ -20,13 +20,6 @@ using namespace dibs;
 using namespace std::chrono_literals;
 
 namespace {
-std::string with_option(const std::string& uri, const std::string& option) {
-  if (uri.find('?') != std::string::npos) return uri + "&" + option;
-  const auto hosts_at = uri.find("://");
-  const bool has_path = uri.find('/', hosts_at == std::string::npos ? 0 : hosts_at + 3) != std::string::npos;
-  return uri + (has_path ? "?" : "/?") + option;
-}
-
 // Runs `calls` on a thread of its own and says whether they finished within `bound`. A call
 // that hangs keeps its thread (detached, holding what it uses) rather than hang the test.
 bool finishes_within(std::chrono::seconds bound, std::function<void()> calls) {
@@ -49,7 +42,7 @@ bool finishes_within(std::chrono::seconds bound, std::function<void()> calls) {
 TEST_CASE("with one pooled client and a clock refresh due at every reading, no MongoDB call waits for itself",
           "[mongo][pool][clock]") {
   mongo::mongo_options o;
-  o.uri = with_option(test::mongodb_uri(), "maxPoolSize=1");
+  o.uri = test::with_option(test::mongodb_uri(), "maxPoolSize=1");
   o.db = "dibs_test";
   o.collection = test::unique_collection("pool");
   o.threads = 1;

@@ -33,6 +33,10 @@ Every command's name, $readPreference and writeConcern are recorded: {dibsComman
 {commands: [{name, readPreference, writeConcern}]} (the last 20,000), {dibsResetCommandLog: 1}
 empties it. --replica-set NAME answers hello as the primary of a one-member replica set NAME, so a
 URI with replicaSet=NAME sees a replica set (and its read preference is sent to the server).
+{dibsHangUp: APP, commands: [NAME, ...], n: N} closes the connection of the next N requests of
+each named command sent on a connection whose handshake named the application APP (appname in the
+URI), handshakes aside, as a reset link would; it answers {pending: {NAME: left}} as it was
+before, and n: 0 lifts it.
 
   mongo_standin.py --port 0 --port-file PATH [--clock-skew-s N] [--replica-set NAME]
 """
@@ -278,6 +282,31 @@ def _refused_update(db, name, coll, q, u, multi):
     return None
 
 
+hang_ups = {}  # (application, command name) -> how many of its next requests lose their connection
+app_of_port = {}  # client port -> the application its connection's handshake named
+
+
+def dibs_hang_up(cmd, db):
+    app = cmd["dibsHangUp"]
+    pending = {name: n for (a, name), n in hang_ups.items() if a == app}
+    for name in cmd.get("commands", []):
+        hang_ups[(app, name)] = int(cmd.get("n", 1))
+    return {"ok": 1, "pending": pending}
+
+
+def _hangs_up(request, name, doc):
+    """True when this request's connection is to be closed instead of answered (dibsHangUp)."""
+    client = doc.get("client")
+    if isinstance(client, dict):  # a handshake: it names the application, and is answered
+        app_of_port[request.client_port] = (client.get("application") or {}).get("name")
+        return False
+    key = (app_of_port.get(request.client_port), name)
+    if hang_ups.get(key, 0) <= 0:
+        return False
+    hang_ups[key] -= 1
+    return True
+
+
 def dibs_forget(cmd, db):
     key = (db, cmd["dibsForget"])
     write_log[key] = [w for w in write_log[key] if w["_id"] != cmd["id"]]
@@ -430,6 +459,7 @@ HANDLERS = {
     "dibsCounts": dibs_counts, "dibsResetCounts": dibs_reset_counts,
     "dibsWatch": dibs_watch, "dibsWrites": dibs_writes, "dibsForget": dibs_forget,
     "dibsRefuse": dibs_refuse, "dibsCommandLog": dibs_command_log, "dibsResetCommandLog": dibs_reset_command_log,
+    "dibsHangUp": dibs_hang_up,
     "ping": plain_ok, "endSessions": plain_ok, "killCursors": plain_ok, "buildInfo": plain_ok,
     "buildinfo": plain_ok, "getLastError": plain_ok, "saslStart": plain_ok,
 }
@@ -444,6 +474,8 @@ def handle(request):
     if "." in db:
         db = db.split(".")[0]
     counts[name] += 1
+    if _hangs_up(request, name, doc):
+        return request.hangup()
     if not name.startswith("dibs"):
         command_log.append({"name": name, "readPreference": doc.get("$readPreference"),
                             "writeConcern": doc.get("writeConcern")})
