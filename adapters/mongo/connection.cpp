@@ -41,6 +41,10 @@ collection_ptr primary_collection(mongoc_client_t* client, const std::string& db
   return coll;
 }
 
+std::chrono::milliseconds connection::server_selection_timeout() const {
+  return std::chrono::milliseconds(mongoc_uri_get_option_as_int32(uri_.get(), MONGOC_URI_SERVERSELECTIONTIMEOUTMS, 30000));
+}
+
 connection::connection(const std::string& uri, std::size_t clients, bool count_commands) {
   ensure_driver();
   guard_driver_secrets(uri);  // before the driver sees it: its messages may quote it

@@ -1,8 +1,9 @@
 // The wiring: options checked, the parts made for the chosen strategy, each call handed on.
 #include "store_impl.hpp"
 
-#include "pending_sampler.hpp"
 #include "failed_documents.hpp"
+#include "pending_sampler.hpp"
+#include "start_retry.hpp"
 #include "store_admin.hpp"
 #include "worker_leases.hpp"
 
@@ -72,6 +73,12 @@ mongo_store::impl::impl(const mongo_options& o)
 
 mongo_store::mongo_store(mongo_options opts)
     : blocking_store(opts.threads), impl_(std::make_unique<impl>(checked(opts))) {
+  start_within(impl_->ctx.conn.server_selection_timeout(), [this] { start(); });
+}
+
+// Every step may run again after a connection failure (start_retry.hpp): each is a read, or
+// creates only what is missing.
+void mongo_store::start() {
   auto& ctx = impl_->ctx;
   ctx.clock.measure();  // the first round trip: throws when the server can't be reached
   if (!ctx.opts.create_collection)
