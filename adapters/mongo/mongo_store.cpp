@@ -73,7 +73,20 @@ mongo_store::impl::impl(const mongo_options& o)
 
 mongo_store::mongo_store(mongo_options opts)
     : blocking_store(opts.threads), impl_(std::make_unique<impl>(checked(opts))) {
-  start_within(impl_->ctx.conn.server_selection_timeout(), [this] { start(); });
+  const auto& conn = impl_->ctx.conn;
+  try {
+    start_within(conn.server_selection_timeout(), [this] { start(); });
+  } catch (const mongo_error& e) {
+    if (!connection_failed(e.domain)) throw;
+    // Whichever step met it, the same one line, with what to do.
+    const std::string said = e.what();
+    const std::string prefix = "cannot reach MongoDB at " + conn.redacted();
+    mongo_error told((said.rfind(prefix, 0) == 0 ? said : prefix + ": " + said) +
+                     "; check that the server is running and that --store names it (host, port, replicaSet)");
+    told.domain = e.domain;
+    told.code = e.code;
+    throw told;
+  }
 }
 
 // Every step may run again after a connection failure (start_retry.hpp): each is a read, or
