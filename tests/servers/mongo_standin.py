@@ -36,7 +36,8 @@ URI with replicaSet=NAME sees a replica set (and its read preference is sent to 
 {dibsHangUp: APP, commands: [NAME, ...], n: N} closes the connection of the next N requests of
 each named command sent on a connection whose handshake named the application APP (appname in the
 URI), handshakes aside, as a reset link would; it answers {pending: {NAME: left}} as it was
-before, and n: 0 lifts it.
+before, and n: 0 lifts it. {dibsDelay: NAME, ms: N} answers every NAME command N ms late (0 lifts
+it), as a busy server would.
 
   mongo_standin.py --port 0 --port-file PATH [--clock-skew-s N] [--replica-set NAME]
 """
@@ -282,6 +283,14 @@ def _refused_update(db, name, coll, q, u, multi):
     return None
 
 
+delays = {}  # command name -> seconds each of its answers waits (dibsDelay)
+
+
+def dibs_delay(cmd, db):
+    delays[cmd["dibsDelay"]] = int(cmd.get("ms", 0)) / 1000.0
+    return {"ok": 1}
+
+
 hang_ups = {}  # (application, command name) -> how many of its next requests lose their connection
 app_of_port = {}  # client port -> the application its connection's handshake named
 
@@ -459,7 +468,7 @@ HANDLERS = {
     "dibsCounts": dibs_counts, "dibsResetCounts": dibs_reset_counts,
     "dibsWatch": dibs_watch, "dibsWrites": dibs_writes, "dibsForget": dibs_forget,
     "dibsRefuse": dibs_refuse, "dibsCommandLog": dibs_command_log, "dibsResetCommandLog": dibs_reset_command_log,
-    "dibsHangUp": dibs_hang_up,
+    "dibsHangUp": dibs_hang_up, "dibsDelay": dibs_delay,
     "ping": plain_ok, "endSessions": plain_ok, "killCursors": plain_ok, "buildInfo": plain_ok,
     "buildinfo": plain_ok, "getLastError": plain_ok, "saslStart": plain_ok,
 }
@@ -476,6 +485,8 @@ def handle(request):
     counts[name] += 1
     if _hangs_up(request, name, doc):
         return request.hangup()
+    if delays.get(name):
+        time.sleep(delays[name])
     if not name.startswith("dibs"):
         command_log.append({"name": name, "readPreference": doc.get("$readPreference"),
                             "writeConcern": doc.get("writeConcern")})
