@@ -10,6 +10,8 @@
 
 #include <dibs/log.hpp>
 
+#include <chrono>
+
 namespace dibs::mongo {
 
 namespace {
@@ -24,7 +26,9 @@ class find_and_modify final : public claimer {
     auto coll = ctx_.documents(c.get());
     auto proj = claim_projection(f);
     std::vector<job> out;
+    const auto started = std::chrono::steady_clock::now();
     while (out.size() < req.max) {
+      if (!out.empty() && std::chrono::steady_clock::now() - started >= claim_time_budget(req.lease)) break;
       const auto t = ctx_.clock.now();
       const auto expired_before = ctx_.clock.earliest() - req.grace;  // by any reading of the server's clock
       const auto token = fresh_token();

@@ -37,6 +37,13 @@ std::unique_ptr<claimer> find_and_modify_claimer(store_context& ctx);
 std::unique_ptr<claimer> batch_claimer(store_context& ctx);
 std::unique_ptr<claimer> lock_collection_claimer(store_context& ctx);
 
+// How long a claim that takes documents one round trip each (update-find, find-and-modify) may
+// go on taking more: the first document's lease runs meanwhile, and a claim of many documents on
+// a busy server could outlast its leases, handing over documents other workers can already take.
+// An eighth of the lease: the rest is the engine's (renewals are due at half the lease, counted
+// from when the claim was asked).
+inline millis claim_time_budget(millis lease) { return lease / 8; }
+
 // The engine's job for a claimed document.
 job claimed_job(const bson_t* doc, const field_names& f, const std::string& by, std::uint64_t token, store_time until,
                 int attempts);
