@@ -25,6 +25,7 @@ class update_find final : public claimer {
     auto c = ctx_.conn.client();
     auto coll = ctx_.documents(c.get());
     std::vector<job> out;
+    bool none_left = false;
     const auto started = std::chrono::steady_clock::now();
     while (out.size() < req.max) {
       if (!out.empty() && std::chrono::steady_clock::now() - started >= claim_time_budget(req.lease)) break;
@@ -34,7 +35,7 @@ class update_find final : public claimer {
       const auto until = t + req.lease;
       driver_reply reply;
       bson_error_t err;
-      const bool ok = mongoc_collection_update_one(coll.get(), claimable_filter(f, expired_before).get(),
+      const bool ok = mongoc_collection_update_one(coll.get(), claimable_filter(f, expired_before, req.max_attempts).get(),
                                                    lease_update(f, req.by, token, until).get(), nullptr, reply.out(), &err);
       if (!ok) {
         // Documents claimed by earlier round trips are this worker's now: hand them over rather
@@ -43,7 +44,10 @@ class update_find final : public claimer {
         log::warn("claim (update_one) stopped after ", out.size(), " document(s): ", mongo_error("", err).what());
         break;
       }
-      if (reply_int(reply.get(), "matchedCount") == 0) break;
+      if (reply_int(reply.get(), "matchedCount") == 0) {
+        none_left = true;
+        break;
+      }
       auto got = jobs_with_token(coll.get(), f, req.by, token, until, 1);
       // Matched, yet no document holds the token: the update did not take (a server that
       // ignores a $set under a lease field holding a value dibs did not write). The same
@@ -52,6 +56,7 @@ class update_find final : public claimer {
       if (got.empty()) break;
       for (auto& j : got) out.push_back(std::move(j));
     }
+    if (none_left) fail_exhausted(coll.get(), f, ctx_.clock.earliest() - req.grace, req.max_attempts, ctx_.clock.now());
     return out;
   }
 

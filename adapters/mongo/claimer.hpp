@@ -47,6 +47,14 @@ inline millis claim_time_budget(millis lease) { return lease / 8; }
 // The engine's job for a claimed document.
 job claimed_job(const bson_t* doc, const field_names& f, const std::string& by, std::uint64_t token, store_time until,
                 int attempts);
+// Fails the documents a claim with `max_attempts` (> 0) leaves out for their attempts
+// (protocol.hpp: exhausted_filter), claimable otherwise: claimed that many times, every lease run
+// out with no outcome written. A claim that found nothing more to take calls it: such documents
+// would keep a run from ending. A failure is logged, not thrown (the documents claimed so far
+// must be handed over; the next claim tries again). Returns how many it failed.
+std::int64_t fail_exhausted(mongoc_collection_t* coll, const field_names& f, store_time expired_before, int max_attempts,
+                            store_time now);
+
 // The documents leased with `token` (at most `limit`, 0 = all), as jobs.
 std::vector<job> jobs_with_token(mongoc_collection_t* coll, const field_names& f, const std::string& by,
                                  std::uint64_t token, store_time until, std::int64_t limit);

@@ -217,7 +217,7 @@ awaitable<void> shard::dispatcher() {
     const auto asked = steady::now();
     try {
       // Named, then moved: g++ 12 mishandles class temporaries built inside a co_await expression.
-      claim_request req{want, by_, cfg_.lease, cfg_.grace};
+      claim_request req{want, by_, cfg_.lease, cfg_.grace, cfg_.max_attempts};
       got = co_await ctx_.st.claim(std::move(req));
     } catch (const std::exception& e) {
       bump(ctx_.figures.store_errors);
