@@ -13,8 +13,9 @@ each document of that collection an update touches: every update after which F i
 or L.failed exists ("fail"), whatever the values (a second write with the same answer included),
 and every new lease token ("claim"); and every delete. Each entry holds the lease the document
 had just before (held_by, held_token, held_until), the lease the update's filter named
-(filter_by, filter_token: the writer's own lease, as the fenced writes carry it; and whether
-the filter checked the lease's time, filter_checks_until), the lock
+(filter_by, filter_token: the writer's own lease, as the fenced writes carry it; whether the
+filter checked the lease's time, filter_checks_until; whether it asked for the lease's attempts
+to be at least some count, filter_exhausted: a claim failing a document at --max-attempts), the lock
 document of <collection>.lock at that moment (lock_by, lock_token, lock_until: the
 lock-collection strategy's lease), whether each lease had run out (held_expired, lock_expired)
 and the server's time. {dibsWrites: <collection>} answers {writes: [...]}; {dibsForget:
@@ -190,6 +191,18 @@ def _expired(until, at):
     return until is not None and isinstance(until, datetime.datetime) and until.replace(tzinfo=None) < at
 
 
+def _requires_at_least(q, dotted):
+    """Whether the filter `q` requires `dotted` >= some value, at its top or inside $and/$or."""
+    if isinstance(q, list):
+        return any(_requires_at_least(x, dotted) for x in q)
+    if not isinstance(q, dict):
+        return False
+    cond = q.get(dotted)
+    if isinstance(cond, dict) and "$gte" in cond:
+        return True
+    return any(_requires_at_least(q[k], dotted) for k in ("$and", "$or") if k in q)
+
+
 def _entry(kind, coll, q, before, after, lock):
     at = now()
     held = _get(before, lock) or {}
@@ -201,6 +214,7 @@ def _entry(kind, coll, q, before, after, lock):
             "held_until": held.get("until"), "held_expired": _expired(held.get("until"), at),
             "filter_by": _filter_value(q, lock + ".by"), "filter_token": _filter_value(q, lock + ".token"),
             "filter_checks_until": isinstance(q, dict) and isinstance(q.get(lock + ".until"), dict),
+            "filter_exhausted": _requires_at_least(q, lock + ".attempts"),
             "lock_by": lk.get("by"), "lock_token": lk.get("token"), "lock_until": lk.get("until"),
             "lock_expired": _expired(lk.get("until"), at), "at": at}
 
