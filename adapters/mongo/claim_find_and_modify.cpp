@@ -45,7 +45,7 @@ class find_and_modify final : public claimer {
                                                        reply.out(), &err)) {
         // Documents claimed by earlier round trips are this worker's now: hand them over.
         if (out.empty()) throw mongo_error("claim (findAndModify)", err);
-        log::warn("claim (findAndModify) stopped after ", out.size(), " document(s): ", mongo_error("", err).what());
+        log::warn("claim (findAndModify) stopped after ", out.size(), " document(s): ", driver_error_text(err));
         break;
       }
       bson_iter_t it;

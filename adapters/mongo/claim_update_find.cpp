@@ -40,8 +40,8 @@ class update_find final : public claimer {
       if (!ok) {
         // Documents claimed by earlier round trips are this worker's now: hand them over rather
         // than leave them leased to no one until their leases expire.
-        if (out.empty()) throw mongo_error("claim (update_one)", err);
-        log::warn("claim (update_one) stopped after ", out.size(), " document(s): ", mongo_error("", err).what());
+        if (out.empty()) throw mongo_error("claim (updateOne)", err);
+        log::warn("claim (updateOne) stopped after ", out.size(), " document(s): ", driver_error_text(err));
         break;
       }
       if (reply_int(reply.get(), "matchedCount") == 0) {

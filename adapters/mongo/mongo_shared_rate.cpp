@@ -92,7 +92,7 @@ class mongo_shared_rate final : public shared_rate_store {
       BSON_APPEND_INT64(&set, "paused_until_us", next.paused_until_us);
       bson_append_document_end(update.get(), &set);
       if (!mongoc_collection_update_one(coll.get(), filter.get(), update.get(), nullptr, reply.out(), &err))
-        throw mongo_error("shared rate (update_one)", err);
+        throw mongo_error("shared rate (updateOne)", err);
       if (reply_int(reply.get(), "matchedCount") == 1) return;
     }
     throw std::runtime_error("shared rate: the record of " + origin + " kept changing under 100 tries");
