@@ -46,7 +46,7 @@ TEST_CASE("MongoDB: a lock without until counts as expired long ago", "[mongo][l
   CHECK(e.at("i32:2") == store_time{});
 }
 
-TEST_CASE("MongoDB: an expired lock taken --max-attempts times is not taken over again; its document is failed",
+TEST_CASE("MongoDB: an expired lock taken --max-attempts times is not taken over again, its document is failed",
           "[mongo][lock-claim]") {
   std::vector<bson_ptr> locks;
   // until t0 (expired), taken 3 times; expired, taken twice; live, taken 3 times.
