@@ -6,6 +6,7 @@
 
 #include <dibs/json_text.hpp>
 #include <dibs/ipv4_ranges.hpp>
+#include <dibs/reason_text.hpp>
 #include <dibs/skewed_draw.hpp>
 
 #include <charconv>
@@ -131,8 +132,19 @@ std::vector<job> memory_store::claim_now(const claim_request& req) {
   std::vector<job> out;
   out.reserve(std::min<std::size_t>(req.max, 1024));
 
+  // An item claimed max_attempts times already is failed, not leased again (store.hpp).
+  auto exhausted = [&](std::size_t i) {
+    auto& r = records_[i];
+    if (req.max_attempts <= 0 || r.attempts < req.max_attempts) return false;
+    drop_lease(r, i);
+    r.failed = failure_state{exhausted_attempts_reason(r.attempts), 0, now};
+    r.last_error = r.failed->reason;
+    ++failed_;
+    return true;
+  };
   auto take = [&](std::size_t i) {
     auto& r = records_[i];
+    if (exhausted(i)) return;
     drop_lease(r, i);
     r.lease = lease_state{req.by, token_rng_() | 1, now + req.lease};  // never 0: 0 means "none"
     leased_.insert(expiry_key{r.lease->until, i});

@@ -32,7 +32,7 @@ bool change_watcher::start(std::function<void()> on_change) {
   // The first next() sends the aggregate: a server without change streams answers an error.
   const bool first = mongoc_change_stream_next(s->stream.get(), &event);
   if (mongoc_change_stream_error_document(s->stream.get(), &err, &err_doc)) {
-    log::info("mongodb: no change streams here (", err.message, "); --follow polls instead");
+    log::info("mongodb: no change streams here (", driver_error_text(err), "); --follow polls instead");
     return false;
   }
   if (first) on_change();
@@ -46,7 +46,7 @@ bool change_watcher::start(std::function<void()> on_change) {
         continue;
       }
       if (mongoc_change_stream_error_document(s->stream.get(), &e, nullptr)) {
-        log::warn("mongodb: the change stream ended (", e.message, "); --follow polls instead");
+        log::warn("mongodb: the change stream ended (", driver_error_text(e), "); --follow polls instead");
         break;
       }
     }

@@ -35,9 +35,11 @@ class batch final : public claimer {
     auto coll = ctx_.documents(c.get());
     auto id_only = id_projection();
     const auto t = ctx_.clock.now();
-    const auto threshold = t - req.grace;
-    auto cands = ctx_.sampler.sample(coll.get(), claimable_filter(f, threshold).get(), id_only.get(),
+    const auto threshold = ctx_.clock.earliest() - req.grace;  // expired by any reading of the server's clock
+    auto cands = ctx_.sampler.sample(coll.get(), claimable_filter(f, threshold, req.max_attempts).get(), id_only.get(),
                                      static_cast<std::int64_t>(req.max));
+    // Fewer candidates than asked: the rest of what looks claimable may be at --max-attempts.
+    if (cands.size() < req.max) fail_exhausted(coll.get(), f, threshold, req.max_attempts, t);
     if (cands.empty()) return {};
 
     const auto token = fresh_token();
@@ -45,7 +47,7 @@ class batch final : public claimer {
     std::vector<fenced_update> statements;
     for (auto& d : cands)
       if (auto id = doc_id(d.get()))
-        statements.push_back({claimable_filter_from(f, threshold, id->value()), lease_update(f, req.by, token, until)});
+        statements.push_back({claimable_filter_from(f, threshold, id->value(), req.max_attempts), lease_update(f, req.by, token, until)});
     if (lease(coll.get(), statements) == 0) return {};
     return jobs_with_token(coll.get(), f, req.by, token, until, 0);
   }

@@ -10,6 +10,8 @@
 
 #include <dibs/log.hpp>
 
+#include <chrono>
+
 namespace dibs::mongo {
 
 namespace {
@@ -24,8 +26,12 @@ class find_and_modify final : public claimer {
     auto coll = ctx_.documents(c.get());
     auto proj = claim_projection(f);
     std::vector<job> out;
+    bool none_left = false;
+    const auto started = std::chrono::steady_clock::now();
     while (out.size() < req.max) {
+      if (!out.empty() && std::chrono::steady_clock::now() - started >= claim_time_budget(req.lease)) break;
       const auto t = ctx_.clock.now();
+      const auto expired_before = ctx_.clock.earliest() - req.grace;  // by any reading of the server's clock
       const auto token = fresh_token();
       const auto until = t + req.lease;
       auto update = lease_update(f, req.by, token, until);
@@ -35,15 +41,18 @@ class find_and_modify final : public claimer {
       mongoc_find_and_modify_opts_set_fields(fam.get(), proj.get());
       driver_reply reply;
       bson_error_t err;
-      if (!mongoc_collection_find_and_modify_with_opts(coll.get(), claimable_filter(f, t - req.grace).get(), fam.get(),
+      if (!mongoc_collection_find_and_modify_with_opts(coll.get(), claimable_filter(f, expired_before, req.max_attempts).get(), fam.get(),
                                                        reply.out(), &err)) {
         // Documents claimed by earlier round trips are this worker's now: hand them over.
         if (out.empty()) throw mongo_error("claim (findAndModify)", err);
-        log::warn("claim (findAndModify) stopped after ", out.size(), " document(s): ", mongo_error("", err).what());
+        log::warn("claim (findAndModify) stopped after ", out.size(), " document(s): ", driver_error_text(err));
         break;
       }
       bson_iter_t it;
-      if (!bson_iter_init_find(&it, reply.get(), "value") || !BSON_ITER_HOLDS_DOCUMENT(&it)) break;  // none left
+      if (!bson_iter_init_find(&it, reply.get(), "value") || !BSON_ITER_HOLDS_DOCUMENT(&it)) {
+        none_left = true;
+        break;
+      }
       uint32_t len;
       const uint8_t* data;
       bson_iter_document(&it, &len, &data);
@@ -51,6 +60,7 @@ class find_and_modify final : public claimer {
       if (!bson_init_static(&doc, data, len)) break;
       out.push_back(claimed_job(&doc, f, req.by, token, until, read_int(&doc, f.lock_attempts(), 1)));
     }
+    if (none_left) fail_exhausted(coll.get(), f, ctx_.clock.earliest() - req.grace, req.max_attempts, ctx_.clock.now());
     return out;
   }
 

@@ -12,6 +12,9 @@
 #include "random_token.hpp"
 #include "store_context.hpp"
 
+#include <dibs/log.hpp>
+#include <dibs/reason_text.hpp>
+
 #include <algorithm>
 
 namespace dibs::mongo {
@@ -37,6 +40,7 @@ class lock_collection final : public claimer {
     for (int round = 0; round < 3; ++round) {
       const auto t = ctx_.clock.now();
       const auto until = t + req.lease;
+      const auto expired_before = ctx_.clock.earliest() - req.grace;  // by any reading of the server's clock
       const auto token = fresh_token();
       // Candidates carry no sign of their lock (it lives in the other collection): read a wider
       // window, look up which of them are locked, and go for the free and the expired ones.
@@ -50,15 +54,19 @@ class lock_collection final : public claimer {
           cand_texts.push_back(id_to_text(id->value()));
           cand_ids.push_back(*id);
         }
-      auto until_proj = make_bson();
-      BSON_APPEND_INT32(until_proj.get(), "until", 1);
+      auto lock_proj = make_bson();
+      BSON_APPEND_INT32(lock_proj.get(), "until", 1);
+      BSON_APPEND_INT32(lock_proj.get(), "attempts", 1);
       const auto existing = find_docs(locks.get(), id_in_filter(values_of(cand_ids)).get(),
-                                      find_opts(until_proj.get(), 0).get(), "claim (read locks)");
-      const auto targets = choose_lock_targets(cand_texts, lock_expiries(existing), t - req.grace, req.max);
+                                      find_opts(lock_proj.get(), 0).get(), "claim (read locks)");
+      const auto exhausted = exhausted_locks(existing, expired_before, req.max_attempts);
+      if (!exhausted.empty()) fail_exhausted(coll.get(), locks.get(), cand_ids, cand_texts, exhausted, req, expired_before);
+      const auto targets = choose_lock_targets(cand_texts, lock_expiries(existing), expired_before, req.max, exhausted);
       if (targets.empty()) continue;
 
       insert_locks(locks.get(), cand_ids, targets.free, req.by, token, t, until);
-      if (!targets.expired.empty()) take_over(locks.get(), cand_ids, targets.expired, req.by, token, t, until, req.grace);
+      if (!targets.expired.empty())
+        take_over(locks.get(), cand_ids, targets.expired, req.by, token, t, until, expired_before, req.max_attempts);
       auto out = read_claimed(coll.get(), locks.get(), req.by, token, until);
       if (!out.empty()) return out;
     }
@@ -91,17 +99,62 @@ class lock_collection final : public claimer {
     ctx_.conflicts += v.raced;
   }
 
-  // Locks expired beyond the grace: taken over with our token, fenced by their expiry.
+  // Locks that ran out before `expired_before`: taken over with our token, fenced by their expiry.
   void take_over(mongoc_collection_t* locks, const std::vector<owned_id>& ids, const std::vector<std::size_t>& expired,
-                 const std::string& by, std::uint64_t token, store_time t, store_time until, millis grace) {
+                 const std::string& by, std::uint64_t token, store_time t, store_time until, store_time expired_before,
+                 int max_attempts) {
     std::vector<bson_value_t> taken;
     for (auto k : expired) taken.push_back(ids[k].value());
     driver_reply reply;
     bson_error_t err;
-    const bool ok = mongoc_collection_update_many(locks, lock_takeover_filter(taken, t - grace).get(),
+    const bool ok = mongoc_collection_update_many(locks, lock_takeover_filter(taken, expired_before, max_attempts).get(),
                                                   lock_takeover_update(by, token, t, until).get(), nullptr, reply.out(), &err);
     if (!ok) throw mongo_error("claim (take over expired locks)", err);
     ctx_.conflicts += taken.size() - static_cast<std::size_t>(reply_int(reply.get(), "matchedCount"));
+  }
+
+  // Documents whose locks ran out --max-attempts times (exhausted_locks): each lock is taken with a
+  // token of our own, without counting an attempt (so one claimer fails each document), the
+  // documents still open are failed, and the locks removed. A failure is logged, not thrown: the
+  // next claim tries again.
+  void fail_exhausted(mongoc_collection_t* coll, mongoc_collection_t* locks, const std::vector<owned_id>& ids,
+                      const std::vector<std::string>& texts, const std::unordered_set<std::string>& exhausted,
+                      const claim_request& req, store_time expired_before) {
+    const auto& f = ctx_.names();
+    std::vector<bson_value_t> taken;
+    for (std::size_t k = 0; k < ids.size(); ++k)
+      if (exhausted.count(texts[k])) taken.push_back(ids[k].value());
+    const auto token = fresh_token();
+    const auto t = ctx_.clock.now();
+    try {
+      driver_reply reply;
+      bson_error_t err;
+      if (!mongoc_collection_update_many(locks, lock_takeover_filter(taken, expired_before, req.max_attempts, true).get(),
+                                         lock_takeover_update(req.by, token, t, t + req.lease, false).get(), nullptr,
+                                         reply.out(), &err))
+        throw mongo_error("taking the locks of documents at --max-attempts", err);
+      auto lock_proj = id_projection();
+      BSON_APPEND_INT32(lock_proj.get(), "attempts", 1);
+      std::vector<fenced_update> writes;
+      std::vector<lease_ref> mine;
+      for (auto& l : find_docs(locks, lock_token_filter(token).get(), find_opts(lock_proj.get(), 0).get(),
+                               "reading the locks of documents at --max-attempts")) {
+        const auto id = doc_id(l.get());
+        if (!id) continue;
+        const int attempts = read_int(l.get(), "attempts", req.max_attempts);
+        auto still_open = unlocked_candidate_filter(f);
+        bson_append_value(still_open.get(), "_id", 3, &id->value());
+        writes.push_back({std::move(still_open), failure_update(f, exhausted_attempts_reason(attempts), 0, attempts, t)});
+        mine.push_back(lease_ref{id_to_text(id->value()), req.by, token});
+      }
+      if (mine.empty()) return;
+      const auto out = bulk_update(coll, writes, "failing documents at --max-attempts");
+      if (out.matched > 0)
+        log::warn("mongodb: ", out.matched, " document(s) failed: ", exhausted_attempts_reason(req.max_attempts));
+      remove_locks(locks, mine);
+    } catch (const std::exception& e) {
+      log::warn("mongodb: failing the documents at --max-attempts: ", e.what(), " (the next claim tries again)");
+    }
   }
 
   // Our locks, and their documents read only now that the locks are ours: one finished by another

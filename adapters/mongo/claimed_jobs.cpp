@@ -3,7 +3,11 @@
 
 #include "bson_read.hpp"
 #include "collection_ops.hpp"
+#include "driver_handles.hpp"
 #include "protocol.hpp"
+
+#include <dibs/log.hpp>
+#include <dibs/reason_text.hpp>
 
 namespace dibs::mongo {
 
@@ -18,6 +22,22 @@ job claimed_job(const bson_t* doc, const field_names& f, const std::string& by, 
   j.attempts = attempts;
   j.fields.push_back(read_field(doc, f.source));
   return j;
+}
+
+std::int64_t fail_exhausted(mongoc_collection_t* coll, const field_names& f, store_time expired_before, int max_attempts,
+                            store_time now) {
+  if (max_attempts <= 0) return 0;
+  driver_reply reply;
+  bson_error_t err;
+  if (!mongoc_collection_update_many(coll, exhausted_filter(f, expired_before, max_attempts).get(),
+                                     failure_update(f, exhausted_attempts_reason(max_attempts), 0, max_attempts, now).get(),
+                                     nullptr, reply.out(), &err)) {
+    log::warn("mongodb: failing the documents at --max-attempts: ", driver_error_text(err), " (the next claim tries again)");
+    return 0;
+  }
+  const auto failed = reply_int(reply.get(), "modifiedCount");
+  if (failed > 0) log::warn("mongodb: ", failed, " document(s) failed: ", exhausted_attempts_reason(max_attempts));
+  return failed;
 }
 
 std::vector<job> jobs_with_token(mongoc_collection_t* coll, const field_names& f, const std::string& by,

@@ -37,9 +37,24 @@ std::unique_ptr<claimer> find_and_modify_claimer(store_context& ctx);
 std::unique_ptr<claimer> batch_claimer(store_context& ctx);
 std::unique_ptr<claimer> lock_collection_claimer(store_context& ctx);
 
+// How long a claim that takes documents one round trip each (update-find, find-and-modify) may
+// go on taking more: the first document's lease runs meanwhile, and a claim of many documents on
+// a busy server could outlast its leases, handing over documents other workers can already take.
+// An eighth of the lease: the rest is the engine's (renewals are due at half the lease, counted
+// from when the claim was asked).
+inline millis claim_time_budget(millis lease) { return lease / 8; }
+
 // The engine's job for a claimed document.
 job claimed_job(const bson_t* doc, const field_names& f, const std::string& by, std::uint64_t token, store_time until,
                 int attempts);
+// Fails the documents a claim with `max_attempts` (> 0) leaves out for their attempts
+// (protocol.hpp: exhausted_filter), claimable otherwise: claimed that many times, every lease run
+// out with no outcome written. A claim that found nothing more to take calls it: such documents
+// would keep a run from ending. A failure is logged, not thrown (the documents claimed so far
+// must be handed over; the next claim tries again). Returns how many it failed.
+std::int64_t fail_exhausted(mongoc_collection_t* coll, const field_names& f, store_time expired_before, int max_attempts,
+                            store_time now);
+
 // The documents leased with `token` (at most `limit`, 0 = all), as jobs.
 std::vector<job> jobs_with_token(mongoc_collection_t* coll, const field_names& f, const std::string& by,
                                  std::uint64_t token, store_time until, std::int64_t limit);

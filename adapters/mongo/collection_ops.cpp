@@ -61,7 +61,7 @@ bulk_verdict bulk_update(mongoc_collection_t* coll, const std::vector<fenced_upd
       throw mongo_error(what + " (building the bulk write)", err);
   driver_reply reply;
   const uint32_t hint = mongoc_bulk_operation_execute(bulk.get(), reply.out(), &err);
-  auto v = judge_bulk_reply(reply.get(), hint != 0, hint != 0 ? "" : err.message);
+  auto v = judge_bulk_reply(reply.get(), hint != 0, hint != 0 ? "" : driver_error_text(err));
   if (v.batch_error) throw mongo_error(what + ": " + *v.batch_error);
   return v;
 }
@@ -78,14 +78,14 @@ void remove_locks(mongoc_collection_t* locks, const std::vector<lease_ref>& refs
   }
   driver_reply reply;
   if (!mongoc_bulk_operation_execute(bulk.get(), reply.out(), &err))
-    log::warn("mongodb: removing locks failed (their TTL will remove them): ", err.message);
+    log::warn("mongodb: removing locks failed (their TTL will remove them): ", driver_error_text(err));
 }
 
 void run_optional_command(mongoc_client_t* client, const std::string& db, const bson_t* cmd, const std::string& what) {
   driver_reply reply;
   bson_error_t err;
   if (!mongoc_client_command_simple(client, db.c_str(), cmd, nullptr, reply.out(), &err))
-    log::warn("mongodb: ", what, " failed (continuing without it): ", err.message);
+    log::warn("mongodb: ", what, " failed (continuing without it): ", driver_error_text(err));
 }
 
 }  // namespace dibs::mongo

@@ -41,6 +41,10 @@ collection_ptr primary_collection(mongoc_client_t* client, const std::string& db
   return coll;
 }
 
+std::chrono::milliseconds connection::server_selection_timeout() const {
+  return std::chrono::milliseconds(mongoc_uri_get_option_as_int32(uri_.get(), MONGOC_URI_SERVERSELECTIONTIMEOUTMS, 30000));
+}
+
 connection::connection(const std::string& uri, std::size_t clients, bool count_commands) {
   ensure_driver();
   guard_driver_secrets(uri);  // before the driver sees it: its messages may quote it
@@ -59,7 +63,9 @@ connection::connection(const std::string& uri, std::size_t clients, bool count_c
   pool_.reset(mongoc_client_pool_new(u));
   if (!pool_) throw std::invalid_argument("bad --store URI '" + redacted_ + "': the driver refused its options");
   mongoc_client_pool_set_error_api(pool_.get(), MONGOC_ERROR_API_VERSION_2);
-  mongoc_client_pool_max_size(pool_.get(), static_cast<uint32_t>(clients));
+  // A URI's maxPoolSize is the user's bound, kept as given (callers then wait their turn for a
+  // client); otherwise one client for each of the store's callers.
+  if (!mongoc_uri_has_option(u, MONGOC_URI_MAXPOOLSIZE)) mongoc_client_pool_max_size(pool_.get(), static_cast<uint32_t>(clients));
   if (count_commands) {
     // Before the first client leaves the pool: the driver refuses monitors after that.
     mongoc_apm_callbacks_t* monitor = mongoc_apm_callbacks_new();

@@ -6,6 +6,7 @@
 #include <adapters/mongo/driver_handles.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -21,6 +22,8 @@ class connection {
   connection(const std::string& uri, std::size_t clients, bool count_commands = false);
 
   const std::string& redacted() const { return redacted_; }
+  // How long the driver looks for a server before a command fails (the URI's, else dibs's 5 s).
+  std::chrono::milliseconds server_selection_timeout() const;
   pooled_client client() const { return pooled_client(pool_.get()); }
   // Commands sent since the pool was made, handshakes and server monitoring aside (0 unless counted).
   std::uint64_t commands_sent() const { return commands_->load(std::memory_order_relaxed); }

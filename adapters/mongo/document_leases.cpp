@@ -26,7 +26,7 @@ class document_leases final : public lease_keeper {
     if (p.refs.empty()) return res;
     auto c = ctx_.conn.client();
     auto coll = ctx_.documents(c.get());
-    const auto t = ctx_.clock.now();
+    const auto t = ctx_.clock.latest();  // live by any reading of the server's clock
     std::vector<fenced_update> writes;
     for (std::size_t k = 0; k < p.refs.size(); ++k)
       writes.push_back({completion_filter(f, p.ids[k].value(), p.refs[k].by, p.refs[k].token, t),

@@ -26,15 +26,31 @@ std::unordered_map<std::string, store_time> lock_expiries(const std::vector<bson
 
 lock_targets choose_lock_targets(const std::vector<std::string>& candidates,
                                  const std::unordered_map<std::string, store_time>& locked_until,
-                                 store_time expired_before, std::size_t max) {
+                                 store_time expired_before, std::size_t max,
+                                 const std::unordered_set<std::string>& exhausted) {
   lock_targets t;
   for (std::size_t k = 0; k < candidates.size(); ++k) {
     if (t.free.size() + t.expired.size() >= max) break;
+    if (exhausted.count(candidates[k])) continue;
     auto l = locked_until.find(candidates[k]);
     if (l == locked_until.end()) t.free.push_back(k);
     else if (l->second < expired_before) t.expired.push_back(k);
   }
   return t;
+}
+
+std::unordered_set<std::string> exhausted_locks(const std::vector<bson_ptr>& locks, store_time expired_before,
+                                                int max_attempts) {
+  std::unordered_set<std::string> out;
+  if (max_attempts <= 0) return out;
+  const auto until = lock_expiries(locks);
+  for (const auto& l : locks) {
+    const auto id = doc_id(l.get());
+    if (!id) continue;
+    const auto text = id_to_text(id->value());
+    if (until.at(text) < expired_before && read_int(l.get(), "attempts", 1) >= max_attempts) out.insert(text);
+  }
+  return out;
 }
 
 lock_insert_verdict judge_lock_insert(const bson_t* reply, bool executed) {

@@ -29,9 +29,17 @@ struct lock_targets {
   std::vector<std::size_t> expired;
   bool empty() const { return free.empty() && expired.empty(); }
 };
+// Candidates in `exhausted` are skipped (exhausted_locks).
 lock_targets choose_lock_targets(const std::vector<std::string>& candidates,
                                  const std::unordered_map<std::string, store_time>& locked_until,
-                                 store_time expired_before, std::size_t max);
+                                 store_time expired_before, std::size_t max,
+                                 const std::unordered_set<std::string>& exhausted = {});
+
+// The locks (id texts) a claim with `max_attempts` (> 0) must not take over: expired before
+// `expired_before`, and taken that many times already (every lease ran out with no outcome
+// written). Their documents are failed instead, so no document is claimed past --max-attempts.
+std::unordered_set<std::string> exhausted_locks(const std::vector<bson_ptr>& locks, store_time expired_before,
+                                                int max_attempts);
 
 // The verdict on the unordered insert of a claim's locks. A duplicate-key error (11000) means
 // another worker inserted that lock between our read and our insert: a conflict, not a failure;

@@ -36,9 +36,8 @@ class lock_leases final : public lease_keeper {
     auto c = ctx_.conn.client();
     auto coll = ctx_.documents(c.get());
     auto locks = ctx_.locks(c.get());
-    const auto t = ctx_.clock.now();
-    // Ours and live by the server's clock.
-    const auto live = held_locks(p.refs, read_lock_states(locks.get(), p.refs), t, res.lost);
+    // Ours and live by any reading of the server's clock.
+    const auto live = held_locks(p.refs, read_lock_states(locks.get(), p.refs), ctx_.clock.latest(), res.lost);
     std::vector<fenced_update> writes;
     for (auto k : live)
       writes.push_back({open_document_filter(f, p.ids[k].value()),

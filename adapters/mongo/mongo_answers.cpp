@@ -18,7 +18,7 @@ class mongo_answers final : public answer_store {
   std::optional<kept_answer> find(const answer_key& k, std::chrono::milliseconds ttl) override {
     auto c = ctx_.conn.client();
     auto coll = primary_collection(c.get(), ctx_.opts.db, "dibs_answers");
-    const auto now = now_ms();
+    const auto now = now_ms(c.get());
     auto filter = make_bson();
     BSON_APPEND_UTF8(filter.get(), "_id", k.digest.c_str());
     bson_t newer;
@@ -40,7 +40,7 @@ class mongo_answers final : public answer_store {
     auto coll = primary_collection(c.get(), ctx_.opts.db, "dibs_answers");
     auto upsert = make_bson();
     BSON_APPEND_BOOL(upsert.get(), "upsert", true);
-    const auto now = now_ms();
+    const auto now = now_ms(c.get());
     std::vector<fenced_update> statements;  // fenced by nothing but the key: an upsert each
     for (const auto& [k, answer] : answers) {
       fenced_update s{make_bson(), make_bson()};
@@ -66,8 +66,9 @@ class mongo_answers final : public answer_store {
                         std::to_string(answers.size()) + " answers");
   }
 
-  std::int64_t now_ms() const {
-    ctx_.clock.refresh_if_due();
+  // The store's time, measured again on `held` (the caller's client) when a refresh is due.
+  std::int64_t now_ms(mongoc_client_t* held) const {
+    ctx_.clock.refresh_if_due(held);
     return std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.clock.now().time_since_epoch()).count();
   }
 

@@ -39,12 +39,13 @@ class mongo_shared_rate final : public shared_rate_store {
     auto c = ctx_.conn.client();
     auto coll = primary_collection(c.get(), ctx_.opts.db, "dibs_rate");
     const auto rec = read(coll.get(), origin);
-    return std::chrono::microseconds(paused_for_us(rec.state, now_us()));
+    return std::chrono::microseconds(paused_for_us(rec.state, now_us(c.get())));
   }
 
  private:
-  std::int64_t now_us() const {
-    ctx_.clock.refresh_if_due();
+  // The store's time, measured again on `held` (the caller's client) when a refresh is due.
+  std::int64_t now_us(mongoc_client_t* held) const {
+    ctx_.clock.refresh_if_due(held);
     return std::chrono::duration_cast<std::chrono::microseconds>(ctx_.clock.now().time_since_epoch()).count();
   }
 
@@ -68,7 +69,7 @@ class mongo_shared_rate final : public shared_rate_store {
     auto coll = primary_collection(c.get(), ctx_.opts.db, "dibs_rate");
     for (int attempt = 0; attempt < 100; ++attempt) {
       const auto rec = read(coll.get(), origin);
-      const auto next = decide(rec.state, now_us());
+      const auto next = decide(rec.state, now_us(c.get()));
       bson_error_t err;
       driver_reply reply;
       if (!rec.exists) {
@@ -91,7 +92,7 @@ class mongo_shared_rate final : public shared_rate_store {
       BSON_APPEND_INT64(&set, "paused_until_us", next.paused_until_us);
       bson_append_document_end(update.get(), &set);
       if (!mongoc_collection_update_one(coll.get(), filter.get(), update.get(), nullptr, reply.out(), &err))
-        throw mongo_error("shared rate (update_one)", err);
+        throw mongo_error("shared rate (updateOne)", err);
       if (reply_int(reply.get(), "matchedCount") == 1) return;
     }
     throw std::runtime_error("shared rate: the record of " + origin + " kept changing under 100 tries");

@@ -1,8 +1,9 @@
 // The wiring: options checked, the parts made for the chosen strategy, each call handed on.
 #include "store_impl.hpp"
 
-#include "pending_sampler.hpp"
 #include "failed_documents.hpp"
+#include "pending_sampler.hpp"
+#include "start_retry.hpp"
 #include "store_admin.hpp"
 #include "worker_leases.hpp"
 
@@ -72,6 +73,25 @@ mongo_store::impl::impl(const mongo_options& o)
 
 mongo_store::mongo_store(mongo_options opts)
     : blocking_store(opts.threads), impl_(std::make_unique<impl>(checked(opts))) {
+  const auto& conn = impl_->ctx.conn;
+  try {
+    start_within(conn.server_selection_timeout(), [this] { start(); });
+  } catch (const mongo_error& e) {
+    if (!connection_failed(e.domain)) throw;
+    // Whichever step met it, the same one line, with what to do.
+    const std::string said = e.what();
+    const std::string prefix = "cannot reach MongoDB at " + conn.redacted();
+    mongo_error told((said.rfind(prefix, 0) == 0 ? said : prefix + ": " + said) +
+                     "; check that the server is running and that --store names it (host, port, replicaSet)");
+    told.domain = e.domain;
+    told.code = e.code;
+    throw told;
+  }
+}
+
+// Every step may run again after a connection failure (start_retry.hpp): each is a read, or
+// creates only what is missing.
+void mongo_store::start() {
   auto& ctx = impl_->ctx;
   ctx.clock.measure();  // the first round trip: throws when the server can't be reached
   if (!ctx.opts.create_collection)
@@ -113,7 +133,7 @@ bool mongo_store::watch(std::function<void()> on_change) { return impl_->watcher
 void mongo_store::stop_watching() { impl_->watcher.stop(); }
 
 std::vector<job> mongo_store::claim_blocking(const claim_request& req) {
-  impl_->ctx.clock.refresh_if_due();
+  impl_->ctx.clock.refresh_if_due(nullptr);  // before the claimer borrows its client
   return impl_->claims->claim(req);
 }
 write_result mongo_store::complete_blocking(const std::vector<completion>& b) { return impl_->leases->complete(b); }

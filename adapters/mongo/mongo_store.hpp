@@ -100,6 +100,7 @@ class mongo_store final : public blocking_store {
   claim_strategy strategy() const;
 
  private:
+  void start();  // the constructor's round trips: the clock, the collection, the indexes
   friend struct test_access;  // test_hooks.cpp
   friend struct store_context& store_context_of(mongo_store& s);  // mongo_shared_rate.cpp, mongo_answers.cpp
   struct impl;

@@ -43,9 +43,37 @@ void append_lease_field_ours(bson_t* b, const char* key, const field_names& f) {
   bson_append_array_end(b, &ors);
 }
 
-void append_claimable(bson_t* b, const field_names& f, store_time expired_before) {
+// {$or: [{<lock>.attempts: {$exists: false}}, {<lock>.attempts: {$lt|$gte: max}}]} (below), or
+// {<lock>.attempts: {$gte: max}} (not below): claimed fewer times than `max_attempts`, or not.
+void append_attempts(bson_t* b, const char* key, const field_names& f, int max_attempts, bool below) {
+  bson_t cond;
+  if (!below) {
+    BSON_APPEND_DOCUMENT_BEGIN(b, f.lock_attempts().c_str(), &cond);
+    BSON_APPEND_INT32(&cond, "$gte", max_attempts);
+    bson_append_document_end(b, &cond);
+    return;
+  }
+  bson_t ors, never, fewer, absent;
+  BSON_APPEND_ARRAY_BEGIN(b, key, &ors);
+  BSON_APPEND_DOCUMENT_BEGIN(&ors, "0", &never);
+  BSON_APPEND_DOCUMENT_BEGIN(&never, f.lock_attempts().c_str(), &absent);
+  BSON_APPEND_BOOL(&absent, "$exists", false);
+  bson_append_document_end(&never, &absent);
+  bson_append_document_end(&ors, &never);
+  BSON_APPEND_DOCUMENT_BEGIN(&ors, "1", &fewer);
+  BSON_APPEND_DOCUMENT_BEGIN(&fewer, f.lock_attempts().c_str(), &cond);
+  BSON_APPEND_INT32(&cond, "$lt", max_attempts);
+  bson_append_document_end(&fewer, &cond);
+  bson_append_document_end(&ors, &fewer);
+  bson_append_array_end(b, &ors);
+}
+
+// Open (target null, not failed), and pending or leased with `until` before `expired_before`;
+// with `max_attempts` > 0, claimed fewer times than that (`exhausted`: that many times or more).
+void append_claimable(bson_t* b, const field_names& f, store_time expired_before, int max_attempts = 0,
+                      bool exhausted = false) {
   BSON_APPEND_NULL(b, f.target.c_str());
-  bson_t failed, ands, ours, leaseable, ors, b0, b1, until, lt;
+  bson_t failed, ands, ours, leaseable, ors, b0, b1, until, lt, tries;
   BSON_APPEND_DOCUMENT_BEGIN(b, f.lock_failed().c_str(), &failed);
   BSON_APPEND_BOOL(&failed, "$exists", false);
   bson_append_document_end(b, &failed);
@@ -69,13 +97,18 @@ void append_claimable(bson_t* b, const field_names& f, store_time expired_before
   BSON_APPEND_DOCUMENT_BEGIN(&ands, "1", &ours);
   append_lease_field_ours(&ours, "$or", f);
   bson_append_document_end(&ands, &ours);
+  if (max_attempts > 0) {
+    BSON_APPEND_DOCUMENT_BEGIN(&ands, "2", &tries);
+    append_attempts(&tries, "$or", f, max_attempts, !exhausted);
+    bson_append_document_end(&ands, &tries);
+  }
   bson_append_array_end(b, &ands);
 }
 }  // namespace
 
-bson_ptr claimable_filter(const field_names& f, store_time expired_before) {
+bson_ptr claimable_filter(const field_names& f, store_time expired_before, int max_attempts) {
   auto b = make_bson();
-  append_claimable(b.get(), f, expired_before);
+  append_claimable(b.get(), f, expired_before, max_attempts);
   return b;
 }
 
@@ -86,15 +119,23 @@ bson_ptr claimable_filter_in(const field_names& f, store_time expired_before, co
   return b;
 }
 
-bson_ptr claimable_filter_from(const field_names& f, store_time expired_before, const bson_value_t& from) {
+bson_ptr claimable_filter_from(const field_names& f, store_time expired_before, const bson_value_t& from,
+                               int max_attempts) {
   auto b = make_bson();
   bson_t range;
   BSON_APPEND_DOCUMENT_BEGIN(b.get(), "_id", &range);
   BSON_APPEND_VALUE(&range, "$gte", &from);
   bson_append_document_end(b.get(), &range);
-  append_claimable(b.get(), f, expired_before);
+  append_claimable(b.get(), f, expired_before, max_attempts);
   return b;
 }
+
+bson_ptr exhausted_filter(const field_names& f, store_time expired_before, int max_attempts) {
+  auto b = make_bson();
+  append_claimable(b.get(), f, expired_before, max_attempts, true);
+  return b;
+}
+
 
 bson_ptr lease_update(const field_names& f, const std::string& by, std::uint64_t token, store_time until) {
   auto b = make_bson();
@@ -310,17 +351,24 @@ bson_ptr lock_document(const bson_value_t& id, const std::string& by, std::uint6
   return b;
 }
 
-bson_ptr lock_takeover_filter(const std::vector<bson_value_t>& ids, store_time expired_before) {
+bson_ptr lock_takeover_filter(const std::vector<bson_value_t>& ids, store_time expired_before, int max_attempts,
+                              bool exhausted) {
   auto b = make_bson();
   append_in(b.get(), "_id", ids);
   bson_t c;
   BSON_APPEND_DOCUMENT_BEGIN(b.get(), "until", &c);
   BSON_APPEND_DATE_TIME(&c, "$lt", ms(expired_before));
   bson_append_document_end(b.get(), &c);
+  if (max_attempts > 0) {
+    BSON_APPEND_DOCUMENT_BEGIN(b.get(), "attempts", &c);
+    BSON_APPEND_INT32(&c, exhausted ? "$gte" : "$lt", max_attempts);
+    bson_append_document_end(b.get(), &c);
+  }
   return b;
 }
 
-bson_ptr lock_takeover_update(const std::string& by, std::uint64_t token, store_time now, store_time until) {
+bson_ptr lock_takeover_update(const std::string& by, std::uint64_t token, store_time now, store_time until,
+                              bool count_attempt) {
   auto b = make_bson();
   bson_t set, inc;
   BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
@@ -329,9 +377,11 @@ bson_ptr lock_takeover_update(const std::string& by, std::uint64_t token, store_
   append_i64(&set, "token", token);
   BSON_APPEND_DATE_TIME(&set, "until", ms(until));
   bson_append_document_end(b.get(), &set);
-  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$inc", &inc);
-  BSON_APPEND_INT32(&inc, "attempts", 1);
-  bson_append_document_end(b.get(), &inc);
+  if (count_attempt) {
+    BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$inc", &inc);
+    BSON_APPEND_INT32(&inc, "attempts", 1);
+    bson_append_document_end(b.get(), &inc);
+  }
   return b;
 }
 

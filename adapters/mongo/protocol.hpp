@@ -20,13 +20,20 @@
 
 namespace dibs::mongo {
 
-// Pending, or leased with `until` before `expired_before` (= server now - grace).
-bson_ptr claimable_filter(const field_names& f, store_time expired_before);
+// Pending, or leased with `until` before `expired_before` (= server now - grace); with
+// `max_attempts` > 0, only documents claimed fewer times than that.
+bson_ptr claimable_filter(const field_names& f, store_time expired_before, int max_attempts = 0);
 // The same, restricted to the given ids (batch strategy, second step).
 bson_ptr claimable_filter_in(const field_names& f, store_time expired_before, const std::vector<bson_value_t>& ids);
 // The same, for the first claimable document at or after `from` (`_id: {$gte: from}`): one
 // statement of a batch claim's bulk write (claim_batch.cpp).
-bson_ptr claimable_filter_from(const field_names& f, store_time expired_before, const bson_value_t& from);
+bson_ptr claimable_filter_from(const field_names& f, store_time expired_before, const bson_value_t& from,
+                               int max_attempts = 0);
+// What the claim filter with `max_attempts` leaves out: documents claimable but for their
+// attempts, claimed that many times already (each lease ran out with no outcome written). A
+// claim fails them (failure_update with exhausted_attempts_reason) rather than count an attempt
+// past --max-attempts.
+bson_ptr exhausted_filter(const field_names& f, store_time expired_before, int max_attempts);
 // Sets the lease and counts the attempt.
 bson_ptr lease_update(const field_names& f, const std::string& by, std::uint64_t token, store_time until);
 // What a claim reads: _id, the source field and the attempt count.
@@ -67,8 +74,13 @@ bson_ptr claim_index_command(const std::string& collection, const field_names& f
 // The lock-collection strategy's documents: {_id: <doc id>, ts, by, token, until, attempts}.
 bson_ptr lock_document(const bson_value_t& id, const std::string& by, std::uint64_t token, store_time now,
                        store_time until);
-bson_ptr lock_takeover_filter(const std::vector<bson_value_t>& ids, store_time expired_before);
-bson_ptr lock_takeover_update(const std::string& by, std::uint64_t token, store_time now, store_time until);
+// Locks of `ids` expired before `expired_before`; with `max_attempts` > 0, taken fewer times than
+// that (or, `exhausted`, that many times or more: a claim fails their documents instead).
+bson_ptr lock_takeover_filter(const std::vector<bson_value_t>& ids, store_time expired_before, int max_attempts = 0,
+                              bool exhausted = false);
+// count_attempt false: the lock is taken to fail its document (at --max-attempts), not to claim it.
+bson_ptr lock_takeover_update(const std::string& by, std::uint64_t token, store_time now, store_time until,
+                              bool count_attempt = true);
 bson_ptr lock_fenced_filter(const bson_value_t& id, const std::string& by, std::uint64_t token);
 bson_ptr lock_index_command(const std::string& lock_collection, std::int64_t ttl_seconds);
 // Candidates for lock-collection: target null and not failed (locks live elsewhere).

@@ -26,6 +26,8 @@ std::optional<milliseconds> server_clock::record(store_time server_local_time, s
   measured_ = true;
   server_at_ = server_local_time;
   steady_at_ = mid;
+  // Rounded up, and a millisecond for the server's own rounding: a bound, never an underestimate.
+  uncertainty_ = std::chrono::ceil<milliseconds>(after - before) / 2 + milliseconds(1);
   return jump;
 }
 
@@ -41,6 +43,11 @@ store_time server_clock::now() const {
 }
 
 milliseconds server_clock::offset() const { return duration_cast<milliseconds>(now() - wall_()); }
+
+milliseconds server_clock::uncertainty() const {
+  std::lock_guard lock(mutex_);
+  return uncertainty_;
+}
 
 server_clock::steady::time_point server_clock::measured_at() const {
   std::lock_guard lock(mutex_);

@@ -43,6 +43,9 @@ class server_clock {
   store_time now() const;
   // now() - this machine's wall clock: how far ahead the server is (logs and tests).
   std::chrono::milliseconds offset() const;
+  // How far now() may be from the server's time: half the round trip of the measurement in use
+  // (the server read its clock somewhere within it); zero before any measurement.
+  std::chrono::milliseconds uncertainty() const;
   // The steady instant of the last measurement (when to measure again).
   steady::time_point measured_at() const;
   steady::time_point steady_now() const { return mono_(); }
@@ -57,6 +60,7 @@ class server_clock {
   bool measured_ = false;
   store_time server_at_{};
   steady::time_point steady_at_{};
+  std::chrono::milliseconds uncertainty_{0};
 };
 
 }  // namespace dibs::mongo

@@ -226,9 +226,12 @@ awaitable<void> shard::dispatcher() {
 
     const std::size_t want = probe_claim ? 1 : std::min(ahead, fits);
     std::vector<job> got;
+    // The leases begin at the store while the claim runs, perhaps long before it comes back (a
+    // store that claims item by item, or a busy link): renewals count from when it was asked.
+    const auto asked = steady::now();
     try {
       // Named, then moved: g++ 12 mishandles class temporaries built inside a co_await expression.
-      claim_request req{want, by_, cfg_.lease, cfg_.grace};
+      claim_request req{want, by_, cfg_.lease, cfg_.grace, cfg_.max_attempts};
       got = co_await ctx_.st.claim(std::move(req));
     } catch (const std::exception& e) {
       bump(ctx_.figures.store_errors);
@@ -247,7 +250,7 @@ awaitable<void> shard::dispatcher() {
       } else {
         bump(ctx_.figures.held);
       }
-      it->second = held_lease{j.token, now + cfg_.lease / 2, now, false, false, 0, j.attempts};
+      it->second = held_lease{j.token, asked + cfg_.lease / 2, now, false, false, 0, j.attempts};
       if (j.attempts > 1) bump(ctx_.figures.retries_waiting, -1);  // a retry (ours, most likely) is back
       ready_.push_back(std::move(j));
     }

@@ -162,6 +162,10 @@ void check_mongo(const mongo_check_input& in, int round, tally& t) {
       // filter that never checked the time is a violation. (Completions only: a failure is
       // fenced by its lease's token alone, by design.)
       if (by_holder && kind == "done" && flag(w, "held_expired")) ++(flag(w, "filter_checks_until") ? late : expired);
+      // A claim that found a document claimed --max-attempts times, its last lease run out (or
+      // none left), fails it as it would have taken it over: by no lease, rightly.
+      if (!by_holder && kind == "fail" && flag(w, "filter_exhausted") && (w["held_token"].is_null() || flag(w, "held_expired")))
+        by_holder = true;
     }
     if (!by_holder) ++(kind == "done" ? stale_done : stale_fail);
   }

@@ -1,8 +1,9 @@
 // The `dibs enrich` worker processes of one round: started with the round's arguments, each
 // logging at debug level to its own file; killed ones are expected to die by SIGKILL, and a
 // worker that ends by itself must exit 0 (anything else is a violation), but for one that could not
-// reach the store at startup (status 2, "cannot connect", while the driver refuses or resets the
-// store's connections or restarts it): it did nothing, it is counted and replaced.
+// reach the store at startup (status 2, "cannot connect" or "cannot reach MongoDB", while the
+// driver refuses or resets the store's connections or restarts it): it did nothing, it is counted
+// and replaced.
 #pragma once
 
 #include "chaos_common.hpp"

@@ -54,6 +54,23 @@ awaitable<void> sleep_for(std::chrono::milliseconds d) {
   co_await t.async_wait(net::use_awaitable);
 }
 
+// A run whose every call takes `call`, under leases of 4 s without a grace: longer calls last
+// only as long as the keeper renews their leases.
+run_summary run_long_calls(std::shared_ptr<store> st, std::chrono::milliseconds call, std::size_t shards) {
+  auto body = [call](job) -> awaitable<outcome> {
+    co_await sleep_for(call);
+    co_return outcome::done("{}");
+  };
+  auto cfg = small_config();
+  cfg.shards = shards;
+  cfg.lease = 4s;
+  cfg.grace = 0ms;
+  engine e(cfg, std::move(st), factory_of(body));
+  e.start();
+  e.wait();
+  return e.summary();
+}
+
 void require_nothing_leased(memory_store& s) {
   auto st = s.stats_now();
   CHECK(st.leased_live == 0);
@@ -184,17 +201,7 @@ TEST_CASE("the lease keeper renews leases of calls longer than the lease", "[eng
   st->seed_random_ips(20, 15);
   // Renewals are due at half the lease and the keeper looks every quarter: a renewal lands at
   // least a second before expiry even on a loaded machine. Calls outlast two leases.
-  auto body = [](job) -> awaitable<outcome> {
-    co_await sleep_for(9'000ms);
-    co_return outcome::done("{}");
-  };
-  auto cfg = small_config();
-  cfg.lease = 4s;
-  cfg.grace = 0ms;
-  engine e(cfg, st, factory_of(body));
-  e.start();
-  e.wait();
-  const auto sum = e.summary();
+  const auto sum = run_long_calls(st, 9'000ms, 2);
   CHECK(sum.completed == 20);
   CHECK(sum.lost_leases == 0);
   CHECK(sum.renewals >= 20);
@@ -364,5 +371,52 @@ TEST_CASE("with few pipelines per claim batch, a claim waits until half a batch 
   REQUIRE(!st->asked.empty());
   CHECK(*std::min_element(st->asked.begin(), st->asked.end()) >= 50);
   CHECK(st->asked.size() <= 3'000 / 50 + 3);  // the last claims find less, then nothing
+  require_nothing_leased(*mem);
+}
+
+namespace {
+// The memory store, behind a first claim whose answer takes `claim_delay` to come back after the
+// leases were written (a store that claims item by item, one round trip each, on a busy link);
+// it notes every renewal that arrived after the lease it renews had run out.
+class slow_claims final : public store {
+ public:
+  slow_claims(std::shared_ptr<memory_store> m, std::chrono::milliseconds claim_delay) : mem(std::move(m)), delay(claim_delay) {}
+  awaitable<std::vector<job>> claim(claim_request r) override {
+    auto got = co_await mem->claim(std::move(r));
+    if (!got.empty() && slow_ones++ == 0) co_await sleep_for(delay);  // the first claim only: the run ends
+    co_return got;
+  }
+  awaitable<write_result> complete(std::vector<completion> b) override { co_return co_await mem->complete(std::move(b)); }
+  awaitable<renew_result> renew(std::vector<renewal> b, millis lease) override {
+    for (const auto& x : b)
+      if (const auto it = mem->get(x.ref.id); it && it->lease && it->lease->token == x.ref.token && it->lease->until < store_clock::now())
+        ++late_renewals;
+    co_return co_await mem->renew(std::move(b), lease);
+  }
+  awaitable<write_result> release(std::vector<release_item> b) override { co_return co_await mem->release(std::move(b)); }
+  awaitable<write_result> fail(std::vector<failure> b) override { co_return co_await mem->fail(std::move(b)); }
+  awaitable<store_stats> stats() override { co_return co_await mem->stats(); }
+  std::string describe() const override { return "slow claims"; }
+
+  std::shared_ptr<memory_store> mem;
+  std::chrono::milliseconds delay;
+  int slow_ones = 0;
+  std::atomic<int> late_renewals{0};
+};
+}  // namespace
+
+TEST_CASE("a lease is renewed on the time it began, however long its claim took to come back", "[engine][lease]") {
+  auto mem = std::make_shared<memory_store>();
+  mem->seed_random_ips(3, 16);
+  // Leases of 4 s whose claim comes back 2.6 s after they began; calls of 2 s. Counted from the
+  // claim's return, the renewal was due at 4.6 s, past the lease (0.6 s late at best); counted
+  // from when the claim was asked, it is due at 2 s and sent at the keeper's first look after
+  // the claim came back (by 3.6 s).
+  auto st = std::make_shared<slow_claims>(mem, 2'600ms);
+  const auto sum = run_long_calls(st, 2'000ms, 1);
+  CHECK(sum.completed == 3);
+  CHECK(sum.renewals >= 3);
+  CHECK(st->late_renewals == 0);
+  CHECK(sum.lost_leases == 0);
   require_nothing_leased(*mem);
 }

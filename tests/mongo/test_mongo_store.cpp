@@ -239,7 +239,8 @@ TEST_CASE("a bad or unreachable MongoDB URI fails at start with a clear message"
     mongo::mongo_store s(o);
     FAIL("connected to a closed port");
   } catch (const std::exception& e) {
-    CHECK_THAT(e.what(), Catch::Contains("cannot reach MongoDB") && !Catch::Contains("secret"));
+    CHECK_THAT(e.what(), Catch::StartsWith("cannot reach MongoDB at mongodb://user:") && !Catch::Contains("secret"));
+    CHECK_THAT(e.what(), Catch::EndsWith("check that the server is running and that --store names it (host, port, replicaSet)"));
   }
 }
 
@@ -276,4 +277,29 @@ TEST_CASE("seeding twice into one collection never collides: fresh ObjectIds, ev
   CHECK(second.size() == 50);  // 50 new ids, none equal to an earlier one
   CHECK(h.ids().size() == 100);
   CHECK(h.main_->stats_blocking().pending == 100);
+}
+
+TEST_CASE("a claim that takes documents one round trip each stops once it has run an eighth of the lease",
+          "[mongo][claim][lease]") {
+  // Round trips of 100 ms (a busy server) and leases of 1 s: the first document's lease runs while
+  // the claim takes more, and a claim of 10 that outlasted the lease handed over documents other
+  // workers could already take. An eighth of the lease (125 ms) allows two round trips' worth.
+  for (const auto& [strategy, command] : {std::pair{mongo::claim_strategy::find_and_modify, "findAndModify"},
+                                          std::pair{mongo::claim_strategy::update_find, "update"}}) {
+    DYNAMIC_SECTION(command) {
+      mongo::mongo_store s(options_for(strategy, test::unique_collection("budget")));
+      mongo::drop(s);
+      REQUIRE(s.seed(10, 31) == 10);
+      try {
+        mongo::run_command(s, std::string(R"({"dibsDelay": ")") + command + R"(", "ms": 100})");
+      } catch (const mongo::mongo_error&) {
+        test::skip("the server can't be slowed on demand (a real mongod)");
+      }
+      const auto got = s.claim_blocking({10, "slow", 1000ms, 0ms});
+      mongo::run_command(s, std::string(R"({"dibsDelay": ")") + command + R"(", "ms": 0})");
+      CHECK(got.size() >= 1);
+      CHECK(got.size() <= 2);
+      mongo::drop(s);
+    }
+  }
 }

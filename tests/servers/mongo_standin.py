@@ -13,8 +13,9 @@ each document of that collection an update touches: every update after which F i
 or L.failed exists ("fail"), whatever the values (a second write with the same answer included),
 and every new lease token ("claim"); and every delete. Each entry holds the lease the document
 had just before (held_by, held_token, held_until), the lease the update's filter named
-(filter_by, filter_token: the writer's own lease, as the fenced writes carry it; and whether
-the filter checked the lease's time, filter_checks_until), the lock
+(filter_by, filter_token: the writer's own lease, as the fenced writes carry it; whether the
+filter checked the lease's time, filter_checks_until; whether it asked for the lease's attempts
+to be at least some count, filter_exhausted: a claim failing a document at --max-attempts), the lock
 document of <collection>.lock at that moment (lock_by, lock_token, lock_until: the
 lock-collection strategy's lease), whether each lease had run out (held_expired, lock_expired)
 and the server's time. {dibsWrites: <collection>} answers {writes: [...]}; {dibsForget:
@@ -33,6 +34,11 @@ Every command's name, $readPreference and writeConcern are recorded: {dibsComman
 {commands: [{name, readPreference, writeConcern}]} (the last 20,000), {dibsResetCommandLog: 1}
 empties it. --replica-set NAME answers hello as the primary of a one-member replica set NAME, so a
 URI with replicaSet=NAME sees a replica set (and its read preference is sent to the server).
+{dibsHangUp: APP, commands: [NAME, ...], n: N} closes the connection of the next N requests of
+each named command sent on a connection whose handshake named the application APP (appname in the
+URI), handshakes aside, as a reset link would; it answers {pending: {NAME: left}} as it was
+before, and n: 0 lifts it. {dibsDelay: NAME, ms: N} answers every NAME command N ms late (0 lifts
+it), as a busy server would.
 
   mongo_standin.py --port 0 --port-file PATH [--clock-skew-s N] [--replica-set NAME]
 """
@@ -185,6 +191,18 @@ def _expired(until, at):
     return until is not None and isinstance(until, datetime.datetime) and until.replace(tzinfo=None) < at
 
 
+def _requires_at_least(q, dotted):
+    """Whether the filter `q` requires `dotted` >= some value, at its top or inside $and/$or."""
+    if isinstance(q, list):
+        return any(_requires_at_least(x, dotted) for x in q)
+    if not isinstance(q, dict):
+        return False
+    cond = q.get(dotted)
+    if isinstance(cond, dict) and "$gte" in cond:
+        return True
+    return any(_requires_at_least(q[k], dotted) for k in ("$and", "$or") if k in q)
+
+
 def _entry(kind, coll, q, before, after, lock):
     at = now()
     held = _get(before, lock) or {}
@@ -196,6 +214,7 @@ def _entry(kind, coll, q, before, after, lock):
             "held_until": held.get("until"), "held_expired": _expired(held.get("until"), at),
             "filter_by": _filter_value(q, lock + ".by"), "filter_token": _filter_value(q, lock + ".token"),
             "filter_checks_until": isinstance(q, dict) and isinstance(q.get(lock + ".until"), dict),
+            "filter_exhausted": _requires_at_least(q, lock + ".attempts"),
             "lock_by": lk.get("by"), "lock_token": lk.get("token"), "lock_until": lk.get("until"),
             "lock_expired": _expired(lk.get("until"), at), "at": at}
 
@@ -276,6 +295,39 @@ def _refused_update(db, name, coll, q, u, multi):
             return {"code": rule["code"], "codeName": "DocumentValidationFailure" if rule["code"] == 121 else "",
                     "errmsg": rule["errmsg"], "errInfo": {"failingDocumentId": doc["_id"]}}
     return None
+
+
+delays = {}  # command name -> seconds each of its answers waits (dibsDelay)
+
+
+def dibs_delay(cmd, db):
+    delays[cmd["dibsDelay"]] = int(cmd.get("ms", 0)) / 1000.0
+    return {"ok": 1}
+
+
+hang_ups = {}  # (application, command name) -> how many of its next requests lose their connection
+app_of_port = {}  # client port -> the application its connection's handshake named
+
+
+def dibs_hang_up(cmd, db):
+    app = cmd["dibsHangUp"]
+    pending = {name: n for (a, name), n in hang_ups.items() if a == app}
+    for name in cmd.get("commands", []):
+        hang_ups[(app, name)] = int(cmd.get("n", 1))
+    return {"ok": 1, "pending": pending}
+
+
+def _hangs_up(request, name, doc):
+    """True when this request's connection is to be closed instead of answered (dibsHangUp)."""
+    client = doc.get("client")
+    if isinstance(client, dict):  # a handshake: it names the application, and is answered
+        app_of_port[request.client_port] = (client.get("application") or {}).get("name")
+        return False
+    key = (app_of_port.get(request.client_port), name)
+    if hang_ups.get(key, 0) <= 0:
+        return False
+    hang_ups[key] -= 1
+    return True
 
 
 def dibs_forget(cmd, db):
@@ -430,6 +482,7 @@ HANDLERS = {
     "dibsCounts": dibs_counts, "dibsResetCounts": dibs_reset_counts,
     "dibsWatch": dibs_watch, "dibsWrites": dibs_writes, "dibsForget": dibs_forget,
     "dibsRefuse": dibs_refuse, "dibsCommandLog": dibs_command_log, "dibsResetCommandLog": dibs_reset_command_log,
+    "dibsHangUp": dibs_hang_up, "dibsDelay": dibs_delay,
     "ping": plain_ok, "endSessions": plain_ok, "killCursors": plain_ok, "buildInfo": plain_ok,
     "buildinfo": plain_ok, "getLastError": plain_ok, "saslStart": plain_ok,
 }
@@ -444,6 +497,10 @@ def handle(request):
     if "." in db:
         db = db.split(".")[0]
     counts[name] += 1
+    if _hangs_up(request, name, doc):
+        return request.hangup()
+    if delays.get(name):
+        time.sleep(delays[name])
     if not name.startswith("dibs"):
         command_log.append({"name": name, "readPreference": doc.get("$readPreference"),
                             "writeConcern": doc.get("writeConcern")})

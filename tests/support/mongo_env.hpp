@@ -25,6 +25,14 @@ inline std::string mongodb_uri() {
   return uri;
 }
 
+// `uri` with one more option ("name=value") in its query.
+inline std::string with_option(const std::string& uri, const std::string& option) {
+  if (uri.find('?') != std::string::npos) return uri + "&" + option;
+  const auto hosts_at = uri.find("://");
+  const bool has_path = uri.find('/', hosts_at == std::string::npos ? 0 : hosts_at + 3) != std::string::npos;
+  return uri + (has_path ? "?" : "/?") + option;
+}
+
 // The environment's value, else the build's default.
 inline std::string env_or(const char* name, const char* fallback) {
   const char* v = std::getenv(name);

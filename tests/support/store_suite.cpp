@@ -201,6 +201,32 @@ void run_store_suite(store_harness& h) {
     CHECK_FALSE(h.target_of(a[0].id).has_value());
   }
 
+  SECTION("an item whose every lease ran out is failed by the claim at max_attempts, never claimed past it") {
+    if (!h.honours_max_attempts()) return;
+    auto ids = h.seed(2);
+    auto s = h.open();
+    const auto limited = [&](const std::string& by) { return claim(*s, claim_request{2, by, m, 0ms, 2}); };
+    // Each claim's worker dies holding the lease: it runs out with no outcome written.
+    auto first = limited("w1");
+    REQUIRE(first.size() == 2);
+    CHECK(first[0].attempts == 1);
+    CHECK(complete(*s, first[1], R"({"n":1})").applied == 1);  // the other one is done
+    h.let_time_pass(2 * m);
+    auto second = limited("w2");
+    REQUIRE(second.size() == 1);
+    CHECK(second[0].id == first[0].id);
+    CHECK(second[0].attempts == 2);
+    h.let_time_pass(2 * m);
+    // A third claim would count a third attempt: the item is failed instead.
+    CHECK(limited("w3").empty());
+    CHECK(limited("w4").empty());
+    auto st = run_sync(s->stats());
+    CHECK(st.failed == 1);
+    CHECK(st.done == 1);
+    CHECK(st.pending + st.leased_live + st.leased_expired == 0);
+    CHECK_FALSE(h.target_of(first[0].id).has_value());
+  }
+
   SECTION("stats count every state once") {
     auto ids = h.seed(5);
     auto s = h.open();

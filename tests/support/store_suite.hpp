@@ -26,6 +26,9 @@ class store_harness {
   // The slack every timed check keeps on each side (leases are 3 margins, the grace 2): at least
   // a second where time really passes, so a loaded machine's scheduling can't decide a check.
   virtual std::chrono::milliseconds margin() const { return std::chrono::milliseconds(1000); }
+  // Whether the store's claims honour claim_request::max_attempts (an item claimed that many
+  // times already is failed, not leased). Every store should; a store that does not yet says so.
+  virtual bool honours_max_attempts() const { return true; }
 };
 
 // Registers nothing by itself: call from a TEST_CASE with a harness; uses Catch2 SECTIONs.

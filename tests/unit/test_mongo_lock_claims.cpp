@@ -46,6 +46,22 @@ TEST_CASE("MongoDB: a lock without until counts as expired long ago", "[mongo][l
   CHECK(e.at("i32:2") == store_time{});
 }
 
+TEST_CASE("MongoDB: an expired lock taken --max-attempts times is not taken over again, its document is failed",
+          "[mongo][lock-claim]") {
+  std::vector<bson_ptr> locks;
+  // until t0 (expired), taken 3 times; expired, taken twice; live, taken 3 times.
+  locks.push_back(from_json(R"({"_id": "a", "until": {"$date": {"$numberLong": "1700000000000"}}, "attempts": 3})"));
+  locks.push_back(from_json(R"({"_id": "b", "until": {"$date": {"$numberLong": "1700000000000"}}, "attempts": 2})"));
+  locks.push_back(from_json(R"({"_id": "c", "until": {"$date": {"$numberLong": "1700000060000"}}, "attempts": 3})"));
+  const auto threshold = t0 + seconds(10);
+  const auto exhausted = exhausted_locks(locks, threshold, 3);
+  CHECK(exhausted == std::unordered_set<std::string>{"str:a"});
+  CHECK(exhausted_locks(locks, threshold, 0).empty());  // no limit
+  const auto t = choose_lock_targets({"str:a", "str:b", "str:c", "str:d"}, lock_expiries(locks), threshold, 10, exhausted);
+  CHECK(t.expired == std::vector<std::size_t>{1});  // b; never a
+  CHECK(t.free == std::vector<std::size_t>{3});
+}
+
 TEST_CASE("MongoDB: a duplicate key on a lock insert is a conflict, not a failed claim", "[mongo][lock-claim]") {
   auto raced = from_json(R"({"insertedCount": 1, "writeErrors": [
       {"index": 0, "code": 11000, "errmsg": "E11000 duplicate key error"},

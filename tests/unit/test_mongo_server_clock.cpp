@@ -1,9 +1,14 @@
 // The MongoDB server's clock as the store sees it, with injected clocks: the server's localTime at
 // the last measurement plus the steady time since; a step of this machine's wall clock moves
 // nothing.
+#include <adapters/mongo/refresh_gate.hpp>
 #include <adapters/mongo/server_clock.hpp>
 
 #include <catch2/catch.hpp>
+
+#include <atomic>
+#include <thread>
+#include <vector>
 
 using namespace dibs;
 using namespace dibs::mongo;
@@ -32,6 +37,7 @@ TEST_CASE("the server's time follows the steady clock from the last measurement,
   c.wall += 40ms;
   CHECK(clock.now() == server + 20ms);
   CHECK(clock.offset() == 3600s - 20ms);
+  CHECK(clock.uncertainty() == 21ms);  // half the round trip, and the server's rounding to the millisecond
 
   c.mono += 10s;
   c.wall += 10s;
@@ -65,4 +71,26 @@ TEST_CASE("a measurement far from what the steady estimate predicted is reported
   // A slow round trip widens what is tolerated by half of it.
   c.mono += 30s;
   CHECK_FALSE(clock.record(server + 116'900ms, c.mono - 2s, c.mono + 2s));
+}
+
+TEST_CASE("a clock refresh due once is taken by one caller of many, and due again an interval later",
+          "[mongo][clock][refresh]") {
+  using steady = refresh_gate::steady;
+  const auto t0 = steady::time_point{} + 1000s;
+  refresh_gate gate(30s);
+  gate.mark(t0);
+  CHECK_FALSE(gate.take(t0 + 29s));
+  // Eight callers find the refresh due at the same reading: one measures, the rest go on.
+  std::atomic<int> taken{0};
+  std::vector<std::thread> callers;
+  for (int i = 0; i < 8; ++i)
+    callers.emplace_back([&] {
+      if (gate.take(t0 + 30s)) ++taken;
+    });
+  for (auto& c : callers) c.join();
+  CHECK(taken == 1);
+  CHECK_FALSE(gate.take(t0 + 31s));  // the one taken counts as the last refresh
+  CHECK(gate.take(t0 + 60s));
+  gate.mark(t0 + 70s);  // a measurement made otherwise (at start) also counts
+  CHECK_FALSE(gate.take(t0 + 90s));
 }

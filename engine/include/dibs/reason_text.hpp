@@ -26,4 +26,12 @@ inline std::string bounded_reason(std::string why, std::size_t max = max_reason_
   return why;
 }
 
+// What a store records for an item its claim fails at claim_request::max_attempts (store.hpp):
+// claimed that many times, and the last lease ran out before any outcome was written.
+inline std::string exhausted_attempts_reason(int attempts) {
+  return "gave up after " + std::to_string(attempts) +
+         " attempts: the last lease ran out before any outcome was written (its worker stopped, stalled or lost the "
+         "store)";
+}
+
 }  // namespace dibs
