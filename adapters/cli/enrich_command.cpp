@@ -85,6 +85,7 @@ command add_enrich_command(CLI::App& app) {
     if (f->run.summary_to_stdout() && f->store.out == "-")
       throw std::invalid_argument("--summary-json - and --out - would both write to stdout: give --summary-json a file");
     // When stdout carries data (the enriched lines, the summary JSON), it carries nothing else.
+    f->run.prepare();
     std::FILE* report = f->run.summary_to_stdout() || f->store.out == "-" ? stderr : stdout;
     auto st = f->store.open();
     log::info("enrich: ", st->describe());
