@@ -29,9 +29,9 @@
 //     authentication); served to another host, the page is read-only. A request with the token
 //     must carry an Origin that is the controls' own (a browser always sends one with a POST).
 // Limits, said plainly: whoever can connect from this host can load the page and so use its
-// token, as the user's browser does; the key keeps out programs that are not given it, and the
-// token only works the way a page works. To keep other local users out altogether, put the
-// controls behind a proxy with authentication (docs/operations.md) on a host they can't log in to.
+// token, as the user's browser does; the key keeps out programs that are not given it, not a
+// process that goes through the page. Where whatever shares 127.0.0.1 (a sidecar) is not to be
+// trusted, dibs needs a network namespace of its own (docs/operations.md, the controls' key).
 //
 // The dashboard (GET /) and its token: threat model, with what stops each:
 //   - another site's page (CSRF): its Origin is foreign (refused), and it cannot add
