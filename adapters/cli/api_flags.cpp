@@ -2,6 +2,7 @@
 
 #include "duration_flag.hpp"
 #include "flag_names.hpp"
+#include "secret_file.hpp"
 
 #include <adapters/http/answer_reuse.hpp>
 #include <adapters/http/batch_processor.hpp>
@@ -28,8 +29,18 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
   if (with_urls) {
     auto* u = cmd.add_option("--url", url, "URL template for one GET per document; {field} is replaced by the document's field, percent-encoded")->type_name("URL");
     auto* b = cmd.add_option("--batch-url", batch_url, "URL for one POST of up to --batch-size keys as a JSON array (ip-api: http://ip-api.com/batch)")->type_name("URL");
-    u->excludes(b);
-    b->excludes(u);
+    auto* uf = cmd.add_option("--url-file", url_file,
+                              "--url from the first line of this file, which only its owner may read (chmod 600): an API "
+                              "key in the URL stays out of `ps` (else the variable DIBS_URL)")
+                   ->type_name("FILE");
+    auto* bf = cmd.add_option("--batch-url-file", batch_url_file,
+                              "--batch-url from the first line of this file, which only its owner may read (else the "
+                              "variable DIBS_BATCH_URL)")
+                   ->type_name("FILE");
+    const std::vector<CLI::Option*> sources{u, b, uf, bf};
+    for (auto* one : sources)
+      for (auto* other : sources)
+        if (one != other) one->excludes(other);
     cmd.add_option("--batch-key", batch_key, "the document field sent as the key in batch mode (default: the source field)")->type_name("FIELD");
   }
   cmd.add_option("--batch-size", batch_size, "keys per batch request (ip-api allows 100)")->type_name("N")
@@ -62,6 +73,12 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
                "number below it (by default dibs starts with a few, grows while answers come back as fast, and backs "
                "off on 429/503, timeouts, refused connections or slower answers)");
   cmd.add_option("--max-body", max_body, "largest API answer accepted, in bytes")->type_name("BYTES")->capture_default_str();
+  cmd.add_option("--max-source-bytes", max_source_bytes,
+                 "longest source value sent to the API (2KiB, 16KiB, ...): an item whose value is longer fails, with the "
+                 "reason, and the run goes on")
+      ->type_name("BYTES")
+      ->transform(CLI::AsSizeValue(false))
+      ->default_str("2KiB");
   cmd.add_option("--backoff-base", backoff_base, "first retry delay cap; doubles per attempt (full jitter)")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--backoff-max", backoff_max, "largest retry delay")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--ca-file", ca_file, "PEM file of CAs to trust for https (default: the system's)")->type_name("FILE");
@@ -84,6 +101,18 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
   cmd.add_flag("--no-status-check", no_status_check, "don't fail documents whose answer says {\"status\":\"fail\"}");
 }
 
+void api_flags::read_url_sources() {
+  if (!url_file.empty()) url = read_secret_file(url_file, "--url-file");
+  if (!batch_url_file.empty()) batch_url = read_secret_file(batch_url_file, "--batch-url-file");
+  if (!url.empty() || !batch_url.empty()) return;  // the environment yields to a flag without a word
+  auto from_env = secret_from_env("DIBS_URL");
+  auto batch_from_env = secret_from_env("DIBS_BATCH_URL");
+  if (from_env && batch_from_env)
+    throw std::invalid_argument("DIBS_URL and DIBS_BATCH_URL are both set: give one (or a flag)");
+  if (from_env) url = std::move(*from_env);
+  if (batch_from_env) batch_url = std::move(*batch_from_env);
+}
+
 std::shared_ptr<http::rate_limiter> api_flags::limiter() const {
   if (!limiter_) limiter_ = make_limiter(rate);
   return limiter_;
@@ -93,6 +122,8 @@ http::processor_options api_flags::call() const {
   const auto& f = *this;
   http::processor_options o;
   o.url = http::url_template::parse(batch() ? batch_url : url, url_flag());
+  if (f.max_source_bytes == 0) throw std::invalid_argument("--max-source-bytes must be more than 0");
+  o.url.set_max_value_bytes(f.max_source_bytes);
   o.http.connect_timeout = duration_flag("--connect-timeout", f.connect_timeout);
   o.http.request_timeout = duration_flag("--request-timeout", f.request_timeout);
   o.http.idle_timeout = duration_flag("--idle-timeout", f.idle_timeout);
@@ -132,7 +163,8 @@ void api_flags::fit_shards(engine_config& cfg) {
 }
 
 processor_factory api_flags::factory(const std::string& source_field) const {
-  if (url.empty() && batch_url.empty()) throw std::invalid_argument("give --url (one key per request) or --batch-url");
+  if (url.empty() && batch_url.empty())
+    throw std::invalid_argument("give --url (one key per request) or --batch-url (or --url-file, --batch-url-file)");
   auto call = this->call();
   if (insecure && call.url.scheme() == "https")
     log::warn("--insecure: the API's certificate and host name are NOT verified; anyone on the path can read and change its answers");
@@ -168,7 +200,8 @@ void api_flags::share_rate(const std::shared_ptr<admin_store>& st) const {
   auto record = std::move(opened.record);
   const auto o = call.url.origin();
   auto origin = std::string(o.tls ? "https://" : "http://") + o.host + ":" + std::to_string(o.port);
-  auto shared = std::make_shared<http::shared_rate>(std::move(record), origin, call.limiter->per_second());
+  auto shared = std::make_shared<http::shared_rate>(std::move(record), origin, call.limiter->per_second(),
+                                                    std::chrono::seconds(1), call.max_retry_after);
   log::info("--rate-scope store: ", rate, " shared by every process on the store for ", origin, ", in blocks of ",
             shared->block());
   call.limiter->share(std::move(shared));

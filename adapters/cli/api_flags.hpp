@@ -26,6 +26,9 @@ namespace dibs::cli {
 struct api_flags {
   std::string url;        // GET per item, {field} expanded
   std::string batch_url;  // POST per batch
+  // The same from a file only its owner can read, so that `ps` does not show an API key in the
+  // URL (secret_file.hpp); else from the environment: DIBS_URL, DIBS_BATCH_URL.
+  std::string url_file, batch_url_file;
   std::size_t batch_size = 100;
   std::string batch_key;  // "" = the store's source field
   std::string batch_linger = "20ms";
@@ -36,6 +39,7 @@ struct api_flags {
   std::string idle_timeout = "4s";
   std::string max_retry_after = "1h";
   std::size_t max_body = 1 << 20;
+  std::size_t max_source_bytes = http::default_max_value_bytes;  // --max-source-bytes
   std::string backoff_base = "500ms";
   std::string backoff_max = "30s";
   std::string ca_file;
@@ -52,6 +56,10 @@ struct api_flags {
 
   // `with_urls`: the command takes --url/--batch-url from the user (demo sets its own).
   void add_to(CLI::App& cmd, bool with_urls);
+  // Sets `url` or `batch_url` from --url-file, --batch-url-file, or (when no flag gives a URL)
+  // DIBS_URL or DIBS_BATCH_URL. Call first, before anything reads them; throws
+  // std::invalid_argument naming the flag or variable.
+  void read_url_sources();
   // The processor for every shard, validated; throws std::invalid_argument naming the flag.
   // `source_field` is the batch key when --batch-key is not given.
   processor_factory factory(const std::string& source_field) const;

@@ -1,6 +1,10 @@
 #include "engine_flags.hpp"
 
 #include "duration_flag.hpp"
+#include "secret_file.hpp"
+
+#include <adapters/http/control_access.hpp>
+#include <adapters/jsonl/private_file.hpp>
 
 #include <dibs/worker_id.hpp>
 
@@ -8,8 +12,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdio>
-#include <fstream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 
 namespace dibs::cli {
 
@@ -48,18 +57,23 @@ void engine_flags::add_to(CLI::App& cmd) {
   cmd.add_option("--metrics-port", metrics_port,
                  "serve the dashboard (GET /, open it in a browser), GET /metrics (Prometheus), GET /status, GET /workers, "
                  "POST /pause, /resume, /release, /concurrency, /rate, /retry at this port (0: any free one, logged); "
-                 "a POST needs the header X-Dibs-Control: 1")
+                 "a program's POST needs the key of --control-key-file: Authorization: Bearer KEY")
       ->type_name("PORT")
       ->check(CLI::Range(0, 65535));
   cmd.add_option("--metrics-address", metrics_address,
                  "the address --metrics-port listens on: 0.0.0.0 (or ::, or one interface's address) lets another host "
-                 "scrape /metrics; POST /pause and /resume are still taken from this host only")
+                 "scrape /metrics; POSTs are still taken from this host only")
       ->type_name("ADDR")
       ->capture_default_str();
   cmd.add_option("--worker-id", worker_id,
                  "this process's name in the store's leases, the logs, dibs status and GET /workers (each shard adds "
                  "-<index>); dibs release --worker NAME frees its leases (default: host-pid, the pod name in Kubernetes)")
       ->type_name("NAME");
+  cmd.add_option("--control-key-file", control_key_file,
+                 "the key programs send with their POSTs to the controls (header Authorization: Bearer KEY): the first "
+                 "line of this file, which only its owner may read (chmod 600); else the variable DIBS_CONTROL_KEY. "
+                 "Without one, only the dashboard's buttons change the run")
+      ->type_name("FILE");
   cmd.add_option("--metrics-host", metrics_hosts,
                  "a Host name the controls also accept (any port), e.g. the name a reverse proxy forwards; repeatable")
       ->type_name("NAME");
@@ -72,6 +86,7 @@ foreground_options engine_flags::foreground(std::uint64_t total) const {
   o.metrics_port = metrics_port;
   o.metrics_address = metrics_address;
   o.metrics_hosts = metrics_hosts;
+  o.control_key = control_key_;
   return o;
 }
 
@@ -100,13 +115,45 @@ engine_config engine_flags::config() const {
   return cfg;
 }
 
+void engine_flags::prepare() {
+  if (metrics_port >= 0) {
+    std::optional<std::string> key;
+    std::string from = "DIBS_CONTROL_KEY";
+    if (!control_key_file.empty()) {
+      key = read_secret_file(control_key_file, "--control-key-file");
+      from = "--control-key-file '" + control_key_file + "'";
+    } else {
+      key = secret_from_env("DIBS_CONTROL_KEY");
+    }
+    if (key) {
+      if (const auto problem = http::control_key_problem(*key); !problem.empty())
+        throw std::invalid_argument("the key of " + from + " " + problem);
+      control_key_ = *key;
+    }
+  } else if (!control_key_file.empty()) {
+    throw std::invalid_argument("--control-key-file is the key of the controls: give --metrics-port too");
+  }
+  if (summary_json.empty() || summary_to_stdout() || summary_fd_) return;
+  int fd = -1;
+  try {
+    // Not truncated yet: a run that fails before its end leaves the last summary as it was.
+    fd = jsonl::open_private(summary_json, O_WRONLY | O_CREAT, "the summary file", "--summary-json");
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(std::string("--summary-json: ") + e.what());
+  }
+  summary_fd_ = std::shared_ptr<int>(new int(fd), [](int* p) {
+    ::close(*p);
+    delete p;
+  });
+}
+
 void engine_flags::finish(const run_result& result, std::FILE* report) const {
   if (summary_to_stdout()) {
     std::fprintf(stdout, "%s\n", result.summary.json().c_str());
   } else if (!summary_json.empty()) {
-    std::ofstream out(summary_json);
-    out << result.summary.json() << "\n";
-    if (!out) std::fprintf(stderr, "dibs: could not write %s\n", summary_json.c_str());
+    const std::string text = result.summary.json() + "\n";
+    const bool written = summary_fd_ && ::ftruncate(*summary_fd_, 0) == 0 && jsonl::write_all_at(*summary_fd_, text, 0);
+    if (!written) std::fprintf(stderr, "dibs: could not write %s\n", summary_json.c_str());
   }
   std::fprintf(report, "%s\n", result.summary.line().c_str());
   std::fflush(stdout);

@@ -54,6 +54,7 @@ command add_enrich_command(CLI::App& app) {
                 "don't read one pending item and call the API once for it before claiming anything");
 
   return [f, sub] {
+    f->api.read_url_sources();
     auto cfg = f->run.config();
     cfg.shutdown_timeout = duration_flag("--shutdown-timeout", f->shutdown_timeout);
     cfg.follow = f->follow;
@@ -84,6 +85,7 @@ command add_enrich_command(CLI::App& app) {
                                                               : "--store jsonl:... needs --out OUT.jsonl");
     if (f->run.summary_to_stdout() && f->store.out == "-")
       throw std::invalid_argument("--summary-json - and --out - would both write to stdout: give --summary-json a file");
+    f->run.prepare();
     // When stdout carries data (the enriched lines, the summary JSON), it carries nothing else.
     std::FILE* report = f->run.summary_to_stdout() || f->store.out == "-" ? stderr : stdout;
     auto st = f->store.open();

@@ -15,7 +15,7 @@ std::string item_field(const item_field_flags& f) {
                                   "' name different fields: give one of them");
     return f.batch_key.empty() ? f.source : f.batch_key;
   }
-  const auto shown = redact_uri(f.url);
+  const auto shown = redact_api_url(f.url);
   if (f.url_fields.empty())
     throw std::invalid_argument("--url '" + shown +
                                 "' names no {field}: put the item's field in braces, e.g. http://HOST/json/{originatingIp}");

@@ -24,7 +24,7 @@ constexpr int max_tries = 3;  // a 5xx or a broken exchange is tried this often 
 std::string shown_url(const http::url_template& t, const std::string& target) {
   const auto host = t.host().find(':') != std::string::npos ? "[" + t.host() + "]" : t.host();
   const bool default_port = t.port() == (t.scheme() == "https" ? 443 : 80);
-  return redact_uri(t.scheme() + "://" + host + (default_port ? "" : ":" + std::to_string(t.port())) + target);
+  return redact_api_url(t.scheme() + "://" + host + (default_port ? "" : ":" + std::to_string(t.port())) + target);
 }
 
 http::response send_once(const http::processor_options& call, const http::request& req) {

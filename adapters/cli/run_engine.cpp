@@ -74,6 +74,7 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
     c.port = static_cast<std::uint16_t>(o.metrics_port);
     c.allowed_hosts = o.metrics_hosts;
     c.admin = o.admin;
+    c.key = o.control_key;
     controls.emplace(control, e, c);
     try {
       controls->start();
@@ -82,7 +83,9 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
     }
     log::warn("metrics and controls on http://", url_host(o.metrics_address), ":", controls->port(),
               " (GET / the dashboard, GET /metrics, /status, /workers; POST /pause, /resume, /release, /concurrency, /rate, "
-              "/retry from this host with the header X-Dibs-Control: 1)");
+              "/retry from this host, ",
+              o.control_key.empty() ? "by the dashboard's buttons only: programs need a key, --control-key-file)"
+                                    : "by the dashboard's buttons, or by programs with the header Authorization: Bearer KEY)");
   }
   net::signal_set signals(control, SIGINT, SIGTERM);
   bool interrupted = false;

@@ -28,6 +28,9 @@ struct foreground_options {
   int metrics_port = -1;
   std::string metrics_address = "127.0.0.1";
   std::vector<std::string> metrics_hosts;  // Host names accepted besides the own ones (a proxy's)
+  // The key programs' POSTs carry (Authorization: Bearer KEY); "" when none was given: only the
+  // dashboard's buttons (from this host) then change the run.
+  std::string control_key;
   // The store the controls administer (GET /workers' store part, POST /release, POST /retry);
   // nullptr: those answer 404.
   admin_store* admin = nullptr;

@@ -3,6 +3,7 @@
 #include "batch_answer.hpp"
 
 #include <dibs/setting_error.hpp>
+#include <dibs/uri_redact.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -67,7 +68,7 @@ void batch_processor::close(batch& b) {
 }
 
 awaitable<outcome> batch_processor::process(job j) {
-  auto key = source_field(j, opts_->key_field);
+  auto key = source_field(j, opts_->key_field, opts_->call.url.max_value_bytes());
   if (!key.error.empty()) co_return outcome::fail(std::move(key.error));
   const auto ex = co_await net::this_coro::executor;
   auto me = std::make_shared<member>(ex);
@@ -183,7 +184,7 @@ void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys,
 
 processor_factory make_batch_processor_factory(batch_processor_options opts) {
   if (!opts.call.url.fields().empty())
-    throw setting_error("batch_url", "'" + opts.call.url.text() + "': it may not contain {fields}");
+    throw setting_error("batch_url", "'" + redact_api_url(opts.call.url.text()) + "': it may not contain {fields}");
   if (opts.batch_size == 0) throw setting_error("batch_size", "must be at least 1");
   if (!opts.call.limiter) opts.call.limiter = std::make_shared<rate_limiter>();
   auto shared = std::make_shared<const batch_processor_options>(std::move(opts));

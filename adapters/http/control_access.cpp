@@ -115,28 +115,37 @@ bool control_access::origin_allowed(std::string_view origin) const {
   return !https && is_own(*this, hp.host) && hp.port.value_or(80) == port;
 }
 
-std::optional<refusal> check_control_request(const control_access& access, bool is_post, std::string_view host,
-                                             std::optional<std::string_view> origin,
-                                             std::optional<std::string_view> control, bool peer_is_loopback,
-                                             std::optional<std::string_view> token) {
-  if (!access.host_allowed(host))
+std::optional<refusal> check_control_request(const control_access& access, const control_request& r) {
+  if (!access.host_allowed(r.host))
     return refusal{421, "the Host header names no address of these controls (to reach them through a proxy, add "
                         "the name it forwards to the allowed hosts)"};
-  if (!is_post) return std::nullopt;
-  if (access.posts_from_loopback_only && !peer_is_loopback)
-    return refusal{403, "POST /pause and /resume are taken from this host only (the metrics address opens "
-                        "GET /metrics and GET /status to the network, not the controls)"};
-  if (origin && !access.origin_allowed(*origin)) return refusal{403, "a POST from another site's page"};
-  if (!access.token.empty()) {
-    if (token && !same_token(*token, access.token))
+  if (!r.is_post) return std::nullopt;
+  if (access.posts_from_loopback_only && !r.peer_is_loopback)
+    return refusal{403, "a POST is taken from this host only (the metrics address opens GET /metrics and "
+                        "GET /status to the network, not the controls)"};
+  if (r.origin && !access.origin_allowed(*r.origin)) return refusal{403, "a POST from another site's page"};
+  if (r.token) {  // the page's buttons: a browser, which always sends Origin with a POST
+    if (!r.origin) return refusal{403, "the page's token (X-Dibs-Token) is taken only from the page, with its Origin"};
+    if (access.token.empty() || !same_token(*r.token, access.token))
       return refusal{403, "the page's token is not this process's (a page of an earlier run?): reload the page"};
-    if (token) return std::nullopt;
-    if (origin)
-      return refusal{403, "a POST from a browser needs the page's token (header X-Dibs-Token): reload the page"};
+    return std::nullopt;
   }
-  if (!control || control->empty())
-    return refusal{403, "a POST needs the header X-Dibs-Control: 1 (curl -X POST -H 'X-Dibs-Control: 1' ...)"};
-  return std::nullopt;
+  // A program's key. Another scheme (a proxy's Basic credentials passed on) is not ours to judge.
+  if (r.authorization && lower(r.authorization->substr(0, 7)) == "bearer ") {
+    if (access.key.empty())
+      return refusal{401, "these controls were given no key, so no program's POST is taken (dibs: "
+                          "--control-key-file FILE or DIBS_CONTROL_KEY)"};
+    if (!same_token(r.authorization->substr(7), access.key))
+      return refusal{401, "the header Authorization does not carry the controls' key"};
+    return std::nullopt;
+  }
+  if (r.origin) return refusal{403, "a POST from a browser needs the page's token (header X-Dibs-Token): reload the page"};
+  if (access.key.empty())
+    return refusal{401, "these controls were given no key, so no program's POST is taken (dibs: "
+                        "--control-key-file FILE or DIBS_CONTROL_KEY, then the header Authorization: Bearer KEY); "
+                        "the dashboard's buttons work from this host"};
+  return refusal{401, "a POST needs the controls' key: the header Authorization: Bearer KEY (dibs: the key of "
+                      "--control-key-file or DIBS_CONTROL_KEY)"};
 }
 
 std::string make_control_token() {
@@ -148,6 +157,13 @@ std::string make_control_token() {
     for (int k = 0; k < 8; ++k, v >>= 4) out += hex[v & 0xf];
   }
   return out;
+}
+
+std::string control_key_problem(std::string_view key) {
+  if (key.size() < 16) return "is shorter than 16 characters";
+  for (const unsigned char c : key)
+    if (c <= 0x20 || c >= 0x7f) return "holds a space, a control character or non-ASCII (it travels in a header)";
+  return {};
 }
 
 }  // namespace dibs::http

@@ -15,6 +15,27 @@
 namespace dibs::http {
 
 namespace {
+// Whether an object in `e` has a key twice: parsers disagree on which copy counts (simdjson
+// takes the first, most others the last), so a proxy or log reader could see another body than
+// the one acted on. Such a body is refused.
+bool key_twice(simdjson::dom::element e) {
+  simdjson::dom::object o;
+  simdjson::dom::array a;
+  if (e.get_object().get(o) == simdjson::SUCCESS) {
+    std::vector<std::string_view> keys;
+    for (auto field : o) {
+      keys.push_back(field.key);
+      if (key_twice(field.value)) return true;
+    }
+    std::sort(keys.begin(), keys.end());
+    return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
+  }
+  if (e.get_array().get(a) == simdjson::SUCCESS)
+    for (auto v : a)
+      if (key_twice(v)) return true;
+  return false;
+}
+
 // The body as one JSON object, or the error to answer.
 std::optional<simdjson::dom::object> object_of(simdjson::dom::parser& p, const std::string& body, std::string& error) {
   simdjson::dom::element doc;
@@ -25,6 +46,10 @@ std::optional<simdjson::dom::object> object_of(simdjson::dom::parser& p, const s
   simdjson::dom::object o;
   if (doc.get_object().get(o) != simdjson::SUCCESS) {
     error = "the body must be a JSON object";
+    return std::nullopt;
+  }
+  if (key_twice(doc)) {
+    error = "the body has a key twice in one object";
     return std::nullopt;
   }
   return o;

@@ -6,11 +6,14 @@
 //   GET  /metrics  Prometheus text exposition
 //   POST /pause    stop claiming; calls in flight finish      -> {"paused":true}
 //   POST /resume   claim again                                -> {"paused":false}
-// Every request must name the server in its Host header, and every POST must carry the header
-// X-Dibs-Control (and, when it has an Origin, the server's own and the dashboard's token in
-// X-Dibs-Token): what a web page of another site cannot do (control_access.hpp says why). Sessions are bounded: so many connections at
-// once, so long to send a request, so long idle between requests. The store's counts are
-// fetched at most once per `stats_max_age` however often the pages are scraped.
+// Every request must name the server in its Host header, and every POST must carry a credential:
+// a program's, the key (`Authorization: Bearer KEY`, control_options::key), or the dashboard's
+// token (X-Dibs-Token, with the server's own Origin): what neither a web page of another site nor
+// a program without the key can send (control_access.hpp says why). Sessions are bounded: so
+// many connections at once (the longest-waiting one gives way to a new one: control_slots.hpp),
+// so many bytes a request (control_framing.hpp), so long to send one, so long idle between
+// requests. The store's counts are fetched at most once per `stats_max_age` however often the
+// pages are scraped.
 // It runs on the io_context it is given (one thread); the engine may run on that one or on its
 // own shards.
 #pragma once
@@ -38,7 +41,11 @@ struct control_options {
   // POST /pause, /resume from another host refused (listening on a non-loopback address opens
   // the read-only pages to the network, not the controls).
   bool posts_from_loopback_only = true;
-  std::size_t max_connections = 16;  // more are closed at once
+  // The key a program's POST carries (`Authorization: Bearer KEY`; control_key_problem() says
+  // what a key must be); empty: none, and only the dashboard's buttons change the run.
+  std::string key;
+  std::size_t max_connections = 16;          // then a new one takes the slot of one that waits
+  std::size_t max_connections_per_peer = 8;  // one IP address's; its next takes the place of its own
   std::chrono::milliseconds request_timeout{10'000};  // to send one whole request (and read the answer)
   std::chrono::milliseconds idle_timeout{30'000};     // a kept-alive connection waiting for the next one
   std::chrono::milliseconds stats_max_age{1'000};     // the store's counts, reused this long
@@ -63,8 +70,11 @@ class control_server {
   // The dashboard's token (per server, random): a POST from a browser carries it in X-Dibs-Token.
   const std::string& token() const;
 
- private:
+  // Its insides, defined in control_server_impl.hpp (not installed): named here so that the two
+  // files that make the server can name its parts.
   struct impl;
+
+ private:
   std::shared_ptr<impl> impl_;
 };
 

@@ -3,7 +3,8 @@
 // run live by polling GET /status, /history and /workers, and drives the POST controls.
 // The counts are written into the HTML by the server, so the page shows them without
 // JavaScript too (then it reloads itself every few seconds). The page carries the process's
-// control token, which its POSTs send back (control_access.hpp says why).
+// control token, which its POSTs send back (control_access.hpp says why), when it is served to a
+// peer that may POST; without it, the page is read-only and says so.
 // Sections whose endpoint answers 404 or whose field /status lacks show "not available": the
 // page works against any dibs that has the controls.
 #pragma once
@@ -31,7 +32,8 @@ struct dashboard_counts {
 
 dashboard_counts dashboard_counts_of(const engine& e, const std::optional<store_stats>& store);
 
-// The whole page. `token`: the control token (hex digits), embedded for the page's POSTs.
+// The whole page. `token`: the control token (hex digits), embedded for the page's POSTs; empty:
+// a read-only page.
 std::string dashboard_html(const dashboard_counts& counts, std::string_view token);
 
 // The page's script (dashboard_script.cpp), inlined by dashboard_html.

@@ -53,8 +53,11 @@ const std::string_view dashboard_script = R"JS(
       return r.json();
     });
   }
+  // Served to another host, the page has no token: it shows the run, and changes nothing.
+  var readOnly = 'read-only: the controls take changes from this host only (open the page on it, or through the proxy)';
   // POST with the page's token; rejects with the server's reason.
   function post(path, body) {
+    if (!token) return Promise.reject(new Error(readOnly));
     return fetch(url(path), {
       method: 'POST',
       headers: { 'X-Dibs-Token': token, 'Content-Type': 'application/json' },
@@ -308,6 +311,7 @@ const std::string_view dashboard_script = R"JS(
     act('concurrency', 'concurrency', { concurrency: n });
   });
 
+  if (!token) message(readOnly);
   poll();
   setInterval(poll, 1500);
 })();

@@ -7,8 +7,35 @@ namespace dibs::http {
 namespace {
 using namespace simdjson;
 
-// Walks every value so that the lazy on-demand parser validates all of it.
-error_code walk(ondemand::value v, std::size_t depth, std::size_t max_depth) {
+// The keys of the objects being walked, innermost last (views into the parser's own buffer,
+// valid for the document): one vector per thread, reused, so a check allocates nothing in the
+// steady state.
+using key_stack = std::vector<std::string_view>;
+
+// A key given twice in the object whose keys are keys[from..]: the first one found, or none.
+// Parsers disagree on which copy counts (simdjson and libbson take the first, MySQL and most
+// JSON libraries the last), so an answer with one could be read one way here and another way
+// where it is stored: it is refused.
+std::optional<std::string_view> twice(key_stack& keys, std::size_t from) {
+  const auto first = keys.begin() + static_cast<std::ptrdiff_t>(from);
+  std::sort(first, keys.end());
+  const auto dup = std::adjacent_find(first, keys.end());
+  std::optional<std::string_view> found;
+  if (dup != keys.end()) found = *dup;
+  keys.resize(from);
+  return found;
+}
+
+std::string twice_error(std::string_view key) {
+  constexpr std::size_t shown = 40;
+  return "the JSON has the key \"" + std::string(key.substr(0, shown)) + (key.size() > shown ? "..." : "") +
+         "\" twice in one object (parsers disagree on which one counts)";
+}
+
+// Walks every value so that the lazy on-demand parser validates all of it; a key given twice in
+// one object sets `dup` (and stops the walk).
+error_code walk(ondemand::value v, std::size_t depth, std::size_t max_depth, key_stack& keys,
+                std::optional<std::string>& dup) {
   if (depth > max_depth) return DEPTH_ERROR;
   ondemand::json_type type;
   if (auto e = v.type().get(type)) return e;
@@ -16,13 +43,17 @@ error_code walk(ondemand::value v, std::size_t depth, std::size_t max_depth) {
     case ondemand::json_type::object: {
       ondemand::object obj;
       if (auto e = v.get_object().get(obj)) return e;
+      const auto mark = keys.size();
       for (auto field : obj) {
         std::string_view key;
         if (auto e = field.unescaped_key().get(key)) return e;
+        keys.push_back(key);
         ondemand::value child;
         if (auto e = field.value().get(child)) return e;
-        if (auto e = walk(child, depth + 1, max_depth)) return e;
+        if (auto e = walk(child, depth + 1, max_depth, keys, dup)) return e;
+        if (dup) return SUCCESS;
       }
+      if (auto k = twice(keys, mark)) dup = twice_error(*k);
       return SUCCESS;
     }
     case ondemand::json_type::array: {
@@ -31,7 +62,8 @@ error_code walk(ondemand::value v, std::size_t depth, std::size_t max_depth) {
       for (auto element : arr) {
         ondemand::value child;
         if (auto e = element.get(child)) return e;
-        if (auto e = walk(child, depth + 1, max_depth)) return e;
+        if (auto e = walk(child, depth + 1, max_depth, keys, dup)) return e;
+        if (dup) return SUCCESS;
       }
       return SUCCESS;
     }
@@ -89,12 +121,16 @@ json_check_result check_json_object(ondemand::parser& parser, std::string& body,
     r.error = std::string("invalid JSON: ") + error_message(e);
     return r;
   }
+  thread_local key_stack keys;
+  keys.clear();
+  std::optional<std::string> dup;
   for (auto field : obj) {
     std::string_view key;
     if (auto e = field.unescaped_key().get(key)) {
       r.error = std::string("invalid JSON: ") + error_message(e);
       return r;
     }
+    keys.push_back(key);
     ondemand::value v;
     if (auto e = field.value().get(v)) {
       r.error = std::string("invalid JSON: ") + error_message(e);
@@ -112,11 +148,19 @@ json_check_result check_json_object(ondemand::parser& parser, std::string& body,
         continue;
       }
     }
-    if (auto e = walk(v, 1, max_depth)) {
+    if (auto e = walk(v, 1, max_depth, keys, dup)) {
       r.error = e == DEPTH_ERROR ? "JSON nested deeper than " + std::to_string(max_depth) + " levels"
                                  : std::string("invalid JSON: ") + error_message(e);
       return r;
     }
+    if (dup) {
+      r.error = std::move(*dup);
+      return r;
+    }
+  }
+  if (auto k = twice(keys, 0)) {
+    r.error = twice_error(*k);
+    return r;
   }
   const char* trailing = nullptr;
   if (doc.current_location().get(trailing) == SUCCESS) {  // OUT_OF_BOUNDS means nothing is left

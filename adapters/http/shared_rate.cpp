@@ -18,13 +18,43 @@ constexpr auto recheck_after = std::chrono::milliseconds(100);
 }  // namespace
 
 shared_rate::shared_rate(std::shared_ptr<shared_rate_store> store, std::string origin, double per_second,
-                         std::chrono::milliseconds store_retry)
+                         std::chrono::milliseconds store_retry, std::chrono::milliseconds max_wait)
     : store_(std::move(store)),
       origin_(std::move(origin)),
       per_second_(per_second),
       block_(block_size(per_second)),
       interval_(std::max<std::int64_t>(1, std::llround(1e6 / per_second))),
-      store_retry_(store_retry) {}
+      store_retry_(store_retry),
+      max_wait_(max_wait) {}
+
+void shared_rate::warn_insane(const char* what, std::chrono::microseconds said) {
+  const auto now = clock::now();
+  if (warned_at_ != clock::time_point{} && now - warned_at_ < std::chrono::minutes(1)) return;
+  warned_at_ = now;
+  log::warn("--rate-scope store: the shared rate record of ", origin_, " says ", what, " ",
+            std::chrono::duration<double>(said).count(), " s from now, beyond the longest wait this process honors (",
+            std::chrono::duration<double>(max_wait_).count(),
+            " s, --max-retry-after): taken as that. A record set by hand or by a clock gone wrong? Delete it "
+            "(SQL: DELETE FROM dibs_rate WHERE origin = '", origin_, "'; MongoDB: the dibs_rate document with _id '",
+            origin_, "') and every process starts it afresh");
+}
+
+std::chrono::microseconds shared_rate::sane_pause(std::chrono::microseconds p) {
+  if (p <= max_wait_) return std::max(p, std::chrono::microseconds(0));
+  warn_insane("a pause of", p);
+  return max_wait_;
+}
+
+rate_block shared_rate::sane(rate_block b) {
+  b.granted = std::min(b.granted, block_);
+  if (b.starts_in > max_wait_) {
+    warn_insane("the next slot is", b.starts_in);
+    b.starts_in = max_wait_;
+  }
+  b.starts_in = std::max<std::chrono::microseconds>(b.starts_in, -max_wait_);  // long past is as good as now
+  b.paused_for = sane_pause(b.paused_for);
+  return b;
+}
 
 void shared_rate::store_failed(const char* doing, const std::exception& e) {
   if (store_down_) return;
@@ -62,9 +92,10 @@ shared_rate::turn shared_rate::next_blocking() {
     }
   }
   try {
-    const auto b = store_->take_block({origin_, block_, interval_});
+    const auto taken = store_->take_block({origin_, block_, interval_});
     const auto now = clock::now();
     std::lock_guard lock(mutex_);
+    const auto b = sane(taken);
     if (store_down_) log::info("--rate-scope store: the shared rate of ", origin_, " can be read again");
     store_down_ = false;
     // The store's "from now" is counted from when its answer arrived: late by the trip back, never early.
@@ -100,7 +131,9 @@ awaitable<shared_rate::turn> shared_rate::next() {
 
 shared_rate::clock::time_point shared_rate::paused_until_blocking() {
   try {
-    const auto p = store_->paused_for(origin_);
+    const auto said = store_->paused_for(origin_);
+    std::lock_guard lock(mutex_);
+    const auto p = sane_pause(said);
     return p.count() > 0 ? clock::now() + p : clock::time_point{};
   } catch (const std::exception& e) {
     std::lock_guard lock(mutex_);

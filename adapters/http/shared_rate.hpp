@@ -6,6 +6,13 @@
 // written to the record (pause); one written by another process is read with each block, and
 // again right before a block that had to wait is used, so it stops this process too.
 //
+// What the record says is kept within what a sane record can say: a block of at most the slots
+// asked for, starting and paused no further off than `max_wait` (--max-retry-after: the longest
+// wait this process honors from an API). A record written by hand, by a process whose store
+// clock jumped, or by someone hostile (a `paused_until_us` years ahead) would otherwise stop
+// every process silently while /status says the API is up; it is cut to `max_wait`, with a
+// warning that says which record and how to reset it.
+//
 // Store down: no slot is handed out (nothing is sent faster than the limit, so nothing is sent);
 // callers ask again a second later, and the outage is logged once.
 #pragma once
@@ -29,7 +36,8 @@ class shared_rate {
   // `origin`: the record's key (scheme://host:port of the API); `per_second`: this process's --rate.
   // After a store call failed, the store is asked again no sooner than `store_retry` later.
   shared_rate(std::shared_ptr<shared_rate_store> store, std::string origin, double per_second,
-              std::chrono::milliseconds store_retry = std::chrono::seconds(1));
+              std::chrono::milliseconds store_retry = std::chrono::seconds(1),
+              std::chrono::milliseconds max_wait = std::chrono::hours(1));
 
   struct turn {
     bool granted = false;               // false: the store could not be asked; ask again at `at`
@@ -56,6 +64,10 @@ class shared_rate {
   // Under mutex_: the next slot of the block in hand, if it has one still worth sending.
   bool from_block(clock::time_point asked, turn& t);
   void store_failed(const char* doing, const std::exception& e);
+  // Under mutex_: the record's block or pause within bounds, warned about when it was not.
+  rate_block sane(rate_block b);
+  std::chrono::microseconds sane_pause(std::chrono::microseconds p);
+  void warn_insane(const char* what, std::chrono::microseconds said);
 
   std::shared_ptr<shared_rate_store> store_;
   std::string origin_;
@@ -71,6 +83,8 @@ class shared_rate {
   bool store_down_ = false;  // told once per outage
   std::chrono::milliseconds store_retry_;
   clock::time_point retry_at_{};  // after a failed call, the store is not asked again before this
+  std::chrono::microseconds max_wait_;
+  clock::time_point warned_at_{};  // the last warning about an insane record (one a minute at most)
 
   offload_pool pool_{1};  // last: joined (its queued calls run) before the rest goes
 };

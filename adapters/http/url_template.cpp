@@ -1,5 +1,7 @@
 #include "url_template.hpp"
 
+#include <dibs/uri_redact.hpp>
+
 #include <boost/container/small_vector.hpp>
 
 #include <algorithm>
@@ -27,7 +29,9 @@ std::string percent_encode(std::string_view value) {
 }
 
 url_template url_template::parse(const std::string& text, const std::string& setting) {
-  auto bad = [&](const std::string& why) { throw std::invalid_argument("bad " + setting + " '" + text + "': " + why); };
+  auto bad = [&](const std::string& why) {
+    throw std::invalid_argument("bad " + setting + " '" + redact_api_url(text) + "': " + why);
+  };
   url_template t;
   t.text_ = text;
 
@@ -110,12 +114,15 @@ url_template url_template::parse(const std::string& text, const std::string& set
   return t;
 }
 
-source_text source_field(const job& j, const std::string& name) {
+source_text source_field(const job& j, const std::string& name, std::size_t max_bytes) {
   const auto* f = j.field(name);
   if (!f || f->st == job_field::state::missing) return {{}, "source field '" + name + "' is missing"};
   if (f->st == job_field::state::not_string)
     return {{}, "source field '" + name + "' is not a string (it is " + f->type_name + ")"};
   if (f->value.empty()) return {{}, "source field '" + name + "' is an empty string"};
+  if (f->value.size() > max_bytes)
+    return {{}, "source field '" + name + "' is " + std::to_string(f->value.size()) + " bytes long, more than the " +
+                    std::to_string(max_bytes) + " a value may have"};
   return {f->value, {}};
 }
 
@@ -138,7 +145,7 @@ url_template::expansion url_template::expand(const job& j) const {
       in_query = in_query || p.text.find('?') != std::string::npos;
       continue;
     }
-    auto f = source_field(j, p.text);
+    auto f = source_field(j, p.text, max_value_bytes_);
     if (!f.error.empty()) {
       e.error = std::move(f.error);
       return e;

@@ -19,13 +19,17 @@ namespace dibs::http {
 
 std::string percent_encode(std::string_view value);
 
+// The longest source value sent by default: a value is a key (an IP address, an id, a short
+// text), and one of 10 MB once became a 10 MB GET.
+inline constexpr std::size_t default_max_value_bytes = 2048;
+
 // A job's source field as request text: its value, or why it can't be used (missing, not a
-// string, empty).
+// string, empty, longer than `max_bytes`: the item fails, the run goes on).
 struct source_text {
   std::string_view value;
   std::string error;  // empty when `value` is usable
 };
-source_text source_field(const job& j, const std::string& name);
+source_text source_field(const job& j, const std::string& name, std::size_t max_bytes = default_max_value_bytes);
 
 class url_template {
  public:
@@ -51,6 +55,10 @@ class url_template {
   };
   expansion expand(const job& j) const;
 
+  // The longest field value expand() takes (in bytes, before percent-encoding).
+  std::size_t max_value_bytes() const { return max_value_bytes_; }
+  void set_max_value_bytes(std::size_t n) { max_value_bytes_ = n; }
+
  private:
   struct piece {
     bool is_field = false;
@@ -62,6 +70,7 @@ class url_template {
   std::uint16_t port_ = 0;
   std::vector<piece> pieces_;  // of the target
   std::vector<std::string> field_names_;
+  std::size_t max_value_bytes_ = default_max_value_bytes;
 };
 
 }  // namespace dibs::http

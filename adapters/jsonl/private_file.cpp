@@ -12,27 +12,27 @@
 namespace dibs::jsonl {
 
 namespace {
-[[noreturn]] void refuse_link(const std::string& what, const std::string& path) {
+[[noreturn]] void refuse_link(const std::string& what, const std::string& path, const std::string& flag) {
   throw std::runtime_error(what + " " + path +
                            " is a symbolic link: dibs does not follow it (it would write into the file it points to); "
-                           "remove it, or choose another --out");
+                           "remove it, or choose another " + flag);
 }
 }  // namespace
 
-int open_private(const std::string& path, int flags, const std::string& what) {
+int open_private(const std::string& path, int flags, const std::string& what, const std::string& flag) {
   // O_NONBLOCK: a FIFO planted at the path must not hang the open; it is refused below.
   const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
   if (fd < 0) {
     const int err = errno;
     struct stat st {};
     if (err == ELOOP || ((flags & O_EXCL) && err == EEXIST && ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)))
-      refuse_link(what, path);
+      refuse_link(what, path, flag);
     throw std::runtime_error("cannot open " + what + " " + path + ": " + std::strerror(err));
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw std::runtime_error(what + " " + path + " is not a regular file: remove it, or choose another --out");
+    throw std::runtime_error(what + " " + path + " is not a regular file: remove it, or choose another " + flag);
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return fd;

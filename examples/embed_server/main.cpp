@@ -5,9 +5,12 @@
 // The work: documents in a memory store, looked up through an in-process ip-api stub. With
 // --follow the engine waits for more work instead of ending; SIGINT/SIGTERM stop it gracefully.
 //
-//   embed_server --port 8088 --docs 100000 --latency-ms 20
-//   curl localhost:8088/status; curl -X POST -H 'X-Dibs-Control: 1' localhost:8088/pause; curl localhost:8088/metrics
-// (every POST needs that header, and every request a Host naming this server: control_access.hpp)
+//   DIBS_CONTROL_KEY="$(cat ~/.dibs-control-key)" embed_server --port 8088 --docs 100000 --latency-ms 20
+//   curl localhost:8088/status; curl localhost:8088/metrics
+//   curl -X POST -H @<(printf 'Authorization: Bearer %s' "$(cat ~/.dibs-control-key)") localhost:8088/pause
+// (a program's POST needs the key, a page's the dashboard's token, and every request a Host
+// naming this server: control_access.hpp)
+#include <adapters/http/control_access.hpp>
 #include <adapters/http/control_server.hpp>
 #include <adapters/http/http_processor.hpp>
 #include <adapters/memory/memory_store.hpp>
@@ -23,7 +26,9 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <stdexcept>
 
 using namespace dibs;
 
@@ -56,7 +61,14 @@ int main(int argc, char** argv) {
     engine e(cfg, st, http::make_http_processor_factory(p));
 
     net::io_context ioc(1);  // the server's own: the engine and the controls share it
-    http::control_server controls(ioc, e, "127.0.0.1", port);
+    http::control_options o;
+    o.port = port;
+    if (const char* key = std::getenv("DIBS_CONTROL_KEY"); key && *key) {  // else: the dashboard's buttons only
+      if (const auto problem = http::control_key_problem(key); !problem.empty())
+        throw std::invalid_argument("DIBS_CONTROL_KEY " + problem);
+      o.key = key;
+    }
+    http::control_server controls(ioc, e, o);
     controls.start();
     e.start_on(ioc);
 
@@ -72,7 +84,8 @@ int main(int argc, char** argv) {
     };
     net::co_spawn(ioc, closer(), net::detached);
 
-    std::printf("embed_server: controls on http://127.0.0.1:%u (GET / the dashboard, GET /status, GET /metrics; POST /pause, POST /resume with X-Dibs-Control: 1)\n",
+    std::printf("embed_server: controls on http://127.0.0.1:%u (GET / the dashboard, GET /status, GET /metrics; POST /pause, "
+                "POST /resume with the header Authorization: Bearer DIBS_CONTROL_KEY)\n",
                 controls.port());
     std::fflush(stdout);
     if (!port_file.empty()) {  // written whole, then renamed: a reader never sees half of it

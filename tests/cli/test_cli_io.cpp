@@ -3,6 +3,7 @@
 // one line, --metrics-address, --password-file. The real `dibs` binary in every case.
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
+#include "support/scratch_files.hpp"
 
 #include <adapters/demo_api/ipapi_stub.hpp>
 
@@ -28,19 +29,8 @@ struct ran {
   std::string err;  // stderr, when not merged
 };
 
-fs::path scratch(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("dibs-cli-io-" + std::to_string(::getpid()) + "-" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+fs::path scratch(const std::string& name) { return test::scratch_dir("dibs-cli-io", name); }
+using test::slurp;
 
 ran merged(std::vector<std::string> args) {
   args.insert(args.begin(), dibs::test::dibs_binary());

@@ -23,6 +23,7 @@
 #include <simdjson.h>
 
 #include <atomic>
+#include <stdexcept>
 #include <thread>
 
 using namespace dibs;
@@ -35,6 +36,10 @@ class retrying_store final : public admin_store {
  public:
   test::memory_admin inner;
   std::string retried_reason = "(none)";
+  // A store whose admin calls fail as a SQL store's do, quoting its statement.
+  std::atomic<bool> broken{false};
+  static inline const std::string sql_error =
+      "You have an error in your SQL syntax (in: SELECT lease_by, COUNT(*) FROM jobs WHERE lease_until IS NOT NULL)";
   awaitable<std::vector<job>> claim(claim_request r) override { return inner.claim(std::move(r)); }
   awaitable<write_result> complete(std::vector<completion> b) override { return inner.complete(std::move(b)); }
   awaitable<renew_result> renew(std::vector<renewal> b, millis l) override { return inner.renew(std::move(b), l); }
@@ -44,8 +49,14 @@ class retrying_store final : public admin_store {
   std::string describe() const override { return "memory"; }
   std::size_t seed(std::size_t n, std::uint64_t s) override { return inner.seed(n, s); }
   store_stats stats_blocking() override { return inner.stats_blocking(); }
-  std::vector<lease_holder> lease_holders() override { return inner.lease_holders(); }
-  std::uint64_t release_worker(const std::string& name) override { return inner.release_worker(name); }
+  std::vector<lease_holder> lease_holders() override {
+    if (broken) throw std::runtime_error(sql_error);
+    return inner.lease_holders();
+  }
+  std::uint64_t release_worker(const std::string& name) override {
+    if (broken) throw std::runtime_error(sql_error);
+    return inner.release_worker(name);
+  }
   std::uint64_t retry_failed(const retry_filter& which) override {
     // The page's "Retry these" means the group it counted: the whole reason, not a part of it.
     retried_reason = which.reason_is ? "is " + *which.reason_is : "contains " + which.reason_contains;
@@ -78,6 +89,7 @@ struct workers_engine {
     e = std::make_unique<engine>(cfg, st, http::make_http_processor_factory(p));
     e->set_rate_control(limiter);
     http::control_options o;
+    o.key = key;
     o.stats_max_age = std::chrono::milliseconds(0);  // every read sees the store as it is
     if (with_admin) o.admin = st.get();
     controls = std::make_unique<http::control_server>(ioc, *e, o);
@@ -92,8 +104,10 @@ struct workers_engine {
     api.stop();
   }
   test::raw_answer post(const std::string& target, const std::string& body) {
-    return raw_http(controls->port(), "POST", target, {{"X-Dibs-Control", "1"}, {"Content-Type", "application/json"}}, body);
+    return raw_http(controls->port(), "POST", target, {{"Authorization", "Bearer " + key}, {"Content-Type", "application/json"}},
+                    body);
   }
+  static inline const std::string key = "workers-test-key-0123456789";
   test::raw_answer get(const std::string& target) { return raw_http(controls->port(), "GET", target); }
 };
 
@@ -139,8 +153,9 @@ TEST_CASE("GET /workers shows this process's shards and the store's lease holder
   CHECK(double(theirs["oldest_lease_age_s"]) >= 0);
   CHECK_FALSE(bool(theirs["this_process"]));
 
-  // Refused without the control header, or with a body that names no worker.
-  CHECK(raw_http(w.controls->port(), "POST", "/release", {}, R"({"worker":"dead-host"})").status == 403);
+  // Refused without the controls' key, or with a body that names no worker.
+  CHECK(raw_http(w.controls->port(), "POST", "/release", {{"X-Dibs-Control", "1"}}, R"({"worker":"dead-host"})").status ==
+        401);
   r = w.post("/release", R"({"worker":""})");
   CHECK(r.status == 400);
   CHECK_THAT(r.body, Catch::Contains("must not be empty"));
@@ -216,6 +231,22 @@ TEST_CASE("controls given no store answer 404 for the store's operations", "[con
   auto doc = parse(p, r.body);
   CHECK_FALSE(bool(doc["store_available"]));
   CHECK(std::string_view(doc["this_process"].at(0)["by"]) == "ctl-test-0");
+}
+
+TEST_CASE("control answers never quote the store's own error (SQL): GET /workers and a failed POST /release",
+          "[controls][workers][secrets]") {
+  workers_engine w;
+  w.st->broken = true;
+  auto r = w.get("/workers");
+  REQUIRE(r.status == 200);
+  CHECK(r.body.find("SELECT") == std::string::npos);
+  CHECK(r.body.find("SQL") == std::string::npos);
+  CHECK_THAT(r.body, Catch::Contains("\"store_error\":\"the store could not list its lease holders (its error is in "
+                                     "the process's log)\""));
+  r = w.post("/release", R"({"worker":"dead-host"})");
+  CHECK(r.status == 503);
+  CHECK(r.body.find("SELECT") == std::string::npos);
+  CHECK_THAT(r.body, Catch::Contains("the store could not release the leases"));
 }
 
 namespace {

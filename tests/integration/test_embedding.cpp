@@ -43,9 +43,10 @@ http::response call(std::uint16_t port, http::request::verb method, const std::s
   return fut.get();
 }
 http::response get(std::uint16_t port, const std::string& target) { return call(port, http::request::verb::get, target); }
-// A POST as curl sends it, with the header the controls require of every POST.
+// The controls' key, and a POST as curl sends it with the key.
+const std::string control_key = "embedding-test-key-0123456789";
 test::raw_answer post(std::uint16_t port, const std::string& target) {
-  return test::raw_http(port, "POST", target, {{"X-Dibs-Control", "1"}});
+  return test::raw_http(port, "POST", target, {{"Authorization", "Bearer " + control_key}});
 }
 
 // A number or a boolean (as 0/1) from the /status JSON.
@@ -86,7 +87,9 @@ TEST_CASE("an engine on the caller's io_context, paused and resumed over HTTP, w
 
   net::io_context ioc(1);
   const auto sockets_before = test::open_sockets();
-  http::control_server controls(ioc, e);
+  http::control_options o;
+  o.key = control_key;
+  http::control_server controls(ioc, e, o);
   controls.start();
   e.start_on(ioc);
   std::atomic<bool> joined = false;
@@ -153,7 +156,7 @@ TEST_CASE("an engine on the caller's io_context, paused and resumed over HTTP, w
 TEST_CASE("the embed_server example serves its controls and ends gracefully on SIGTERM", "[embed][e2e]") {
   const std::string port_file = "/tmp/dibs-embed-port-" + std::to_string(::getpid());
   std::remove(port_file.c_str());
-  test::child_process server({DIBS_EMBED_SERVER_PATH, "--port", "0", "--port-file", port_file, "--docs", "500",
+  test::child_process server({"env", "DIBS_CONTROL_KEY=" + control_key, DIBS_EMBED_SERVER_PATH, "--port", "0", "--port-file", port_file, "--docs", "500",
                               "--latency-ms", "2", "--concurrency", "50", "--follow"});
   std::uint16_t port = 0;
   for (int i = 0; i < 2000 && !port; ++i) {  // until the server says where it listens

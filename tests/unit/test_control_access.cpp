@@ -1,5 +1,7 @@
-// Who may use the HTTP controls, from the headers alone (control_access.hpp).
+// Who may use the HTTP controls, from the headers alone (control_access.hpp), and what a control
+// request may look like on the wire (control_framing.hpp).
 #include <adapters/http/control_access.hpp>
+#include <adapters/http/control_framing.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -26,7 +28,7 @@ TEST_CASE("the controls' Host check: loopback names with the server's port, adde
   CHECK_FALSE(control_access{9100, "0.0.0.0", {}}.host_allowed("0.0.0.0:9100"));
 }
 
-TEST_CASE("the controls' Origin check and the header every POST needs", "[controls][unit]") {
+TEST_CASE("the controls' Origin check", "[controls][unit]") {
   control_access a{9100, "127.0.0.1", {"dibs.example.org"}};
   CHECK(a.origin_allowed("http://127.0.0.1:9100"));
   CHECK(a.origin_allowed("http://localhost:9100"));
@@ -36,14 +38,6 @@ TEST_CASE("the controls' Origin check and the header every POST needs", "[contro
   CHECK_FALSE(a.origin_allowed("https://127.0.0.1:9100"));
   CHECK_FALSE(a.origin_allowed("http://evil.example"));
   CHECK_FALSE(a.origin_allowed("null"));
-  const std::string host = "127.0.0.1:9100";
-  CHECK_FALSE(check_control_request(a, false, host, std::nullopt, std::nullopt));
-  CHECK_FALSE(check_control_request(a, true, host, std::nullopt, "1"));
-  CHECK_FALSE(check_control_request(a, true, host, "http://127.0.0.1:9100", "1"));
-  CHECK(check_control_request(a, true, host, std::nullopt, std::nullopt)->status == 403);
-  CHECK(check_control_request(a, true, host, "http://evil.example", "1")->status == 403);
-  CHECK(check_control_request(a, false, "evil.example", std::nullopt, std::nullopt)->status == 421);
-  CHECK(check_control_request(a, true, "evil.example", "http://evil.example", "1")->status == 421);
 }
 
 TEST_CASE("listening on every address: IP addresses with the server's port are its own, names are not", "[controls][unit]") {
@@ -59,44 +53,113 @@ TEST_CASE("listening on every address: IP addresses with the server's port are i
   CHECK_FALSE(any.host_allowed("0.0.0.0:9100"));
 }
 
-TEST_CASE("POST /pause and /resume only from this host and GET from anywhere the Host check allows", "[controls][unit]") {
+namespace {
+// A request as the checks see it.
+control_request req(bool post, std::string_view host, std::optional<std::string_view> origin = std::nullopt,
+                    std::optional<std::string_view> token = std::nullopt,
+                    std::optional<std::string_view> authorization = std::nullopt, bool loopback = true) {
+  return control_request{post, host, origin, token, authorization, loopback};
+}
+const std::string key = "k3y-0f-the-c0ntrols-0123";
+const std::string bearer = "Bearer " + key;
+}  // namespace
+
+TEST_CASE("a POST only from this host, a GET from anywhere the Host check allows", "[controls][unit]") {
   control_access a{9100, "0.0.0.0", {}};
+  a.key = key;
   const std::string host = "10.1.2.3:9100";
-  CHECK_FALSE(check_control_request(a, false, host, std::nullopt, std::nullopt, /*peer_is_loopback=*/false));
-  const auto refused = check_control_request(a, true, host, std::nullopt, "1", /*peer_is_loopback=*/false);
+  CHECK_FALSE(check_control_request(a, req(false, host, std::nullopt, std::nullopt, std::nullopt, false)));
+  const auto refused = check_control_request(a, req(true, host, std::nullopt, std::nullopt, bearer, false));
   REQUIRE(refused);
   CHECK(refused->status == 403);
   CHECK_THAT(refused->reason, Catch::Contains("this host only"));
-  CHECK_FALSE(check_control_request(a, true, "127.0.0.1:9100", std::nullopt, "1", /*peer_is_loopback=*/true));
+  CHECK_FALSE(check_control_request(a, req(true, "127.0.0.1:9100", std::nullopt, std::nullopt, bearer, true)));
   a.posts_from_loopback_only = false;  // an embedding program's choice
-  CHECK_FALSE(check_control_request(a, true, host, std::nullopt, "1", /*peer_is_loopback=*/false));
+  CHECK_FALSE(check_control_request(a, req(true, host, std::nullopt, std::nullopt, bearer, false)));
+  CHECK(check_control_request(a, req(false, "evil.example"))->status == 421);
+  CHECK(check_control_request(a, req(true, "evil.example", "http://evil.example", std::nullopt, bearer))->status == 421);
 }
 
-TEST_CASE("the dashboard's token: a browser's POST needs it, a program's may send X-Dibs-Control instead", "[controls][unit]") {
+TEST_CASE("a program's POST needs the controls' key (401 without it, or with another), X-Dibs-Control no longer suffices",
+          "[controls][unit]") {
   control_access a{9100, "127.0.0.1", {}};
   a.token = "0123456789abcdef0123456789abcdef";
+  const std::string host = "127.0.0.1:9100";
+  // No key given to the controls: no program's POST at all, whatever it sends.
+  auto no = check_control_request(a, req(true, host));
+  REQUIRE(no);
+  CHECK(no->status == 401);
+  CHECK_THAT(no->reason, Catch::Contains("--control-key-file"));
+  CHECK(check_control_request(a, req(true, host, std::nullopt, std::nullopt, bearer))->status == 401);
+  a.key = key;
+  CHECK_FALSE(check_control_request(a, req(true, host, std::nullopt, std::nullopt, bearer)));
+  CHECK_FALSE(check_control_request(a, req(true, host, std::nullopt, std::nullopt, "bearer " + key)));  // any case
+  CHECK(check_control_request(a, req(true, host))->status == 401);
+  CHECK(check_control_request(a, req(true, host, std::nullopt, std::nullopt, "Bearer " + key + "x"))->status == 401);
+  CHECK(check_control_request(a, req(true, host, std::nullopt, std::nullopt, "Bearer "))->status == 401);
+  CHECK(check_control_request(a, req(true, host, std::nullopt, std::nullopt, key))->status == 401);  // no scheme
+  // The page's token is the page's: a program without an Origin can't use it instead of the key.
+  CHECK(check_control_request(a, req(true, host, std::nullopt, a.token))->status == 403);
+  // A key never makes another site's page welcome.
+  CHECK(check_control_request(a, req(true, host, "http://evil.example", std::nullopt, bearer))->status == 403);
+  // GETs need neither.
+  CHECK_FALSE(check_control_request(a, req(false, host)));
+}
+
+TEST_CASE("the dashboard's token: a browser's POST needs it, with the page's own Origin", "[controls][unit]") {
+  control_access a{9100, "127.0.0.1", {"dibs.example.org"}};
+  a.token = "0123456789abcdef0123456789abcdef";
   const std::string host = "127.0.0.1:9100", own = "http://127.0.0.1:9100";
-  // The page's POST: its own Origin and the token.
-  CHECK_FALSE(check_control_request(a, true, host, own, std::nullopt, true, a.token));
-  // From a browser (an Origin), X-Dibs-Control alone is no longer enough ...
-  auto no = check_control_request(a, true, host, own, "1", true);
+  // The page's POST: its own Origin and the token (also through a proxy that passes on its own
+  // Basic credentials in Authorization).
+  CHECK_FALSE(check_control_request(a, req(true, host, own, a.token)));
+  CHECK_FALSE(check_control_request(a, req(true, host, "https://dibs.example.org", a.token, "Basic YWxpY2U6cHc=")));
+  // From a browser (an Origin), nothing else is enough ...
+  auto no = check_control_request(a, req(true, host, own));
   REQUIRE(no);
   CHECK(no->status == 403);
   CHECK_THAT(no->reason, Catch::Contains("X-Dibs-Token"));
   // ... nor is a token of another process (a tab left open from an earlier run).
-  no = check_control_request(a, true, host, own, "1", true, "ffffffffffffffffffffffffffffffff");
+  no = check_control_request(a, req(true, host, own, "ffffffffffffffffffffffffffffffff"));
   REQUIRE(no);
   CHECK_THAT(no->reason, Catch::Contains("reload the page"));
-  CHECK(check_control_request(a, true, host, own, std::nullopt, true, "0123")->status == 403);
+  CHECK(check_control_request(a, req(true, host, own, "0123"))->status == 403);
   // Another site's page, even holding the token, is refused by its Origin.
-  CHECK(check_control_request(a, true, host, "http://evil.example", std::nullopt, true, a.token)->status == 403);
-  // curl and scripts (no Origin): X-Dibs-Control, or the token.
-  CHECK_FALSE(check_control_request(a, true, host, std::nullopt, "1"));
-  CHECK_FALSE(check_control_request(a, true, host, std::nullopt, std::nullopt, true, a.token));
-  CHECK(check_control_request(a, true, host, std::nullopt, std::nullopt)->status == 403);
-  CHECK(check_control_request(a, true, host, std::nullopt, "1", true, "wrong")->status == 403);
-  // GETs need neither.
-  CHECK_FALSE(check_control_request(a, false, host, own, std::nullopt));
+  CHECK(check_control_request(a, req(true, host, "http://evil.example", a.token))->status == 403);
+  // A page served to another host carries no token (a peer that may not POST).
+  CHECK(a.page_gets_token(true));
+  CHECK_FALSE(a.page_gets_token(false));
+  a.posts_from_loopback_only = false;
+  CHECK(a.page_gets_token(false));
+}
+
+TEST_CASE("a control key is long enough and fits in a header", "[controls][unit]") {
+  CHECK(control_key_problem(key).empty());
+  CHECK_THAT(control_key_problem("short"), Catch::Contains("16"));
+  CHECK_FALSE(control_key_problem("a key with spaces in it").empty());
+  CHECK_FALSE(control_key_problem("0123456789abcdef\n").empty());
+  CHECK_FALSE(control_key_problem("0123456789abcdef\xc3\xa9").empty());
+}
+
+TEST_CASE("the controls' framing: Transfer-Encoding refused, a checked header given twice refused", "[controls][unit]") {
+  namespace bhttp = boost::beast::http;
+  bhttp::fields ok;
+  ok.insert("Host", "127.0.0.1:9100");
+  ok.insert("Content-Length", "2");
+  CHECK_FALSE(check_framing(ok));
+  bhttp::fields chunked = ok;
+  chunked.insert("Transfer-Encoding", "chunked");
+  CHECK(check_framing(chunked)->status == 411);
+  for (const char* name : {"Host", "Origin", "Authorization", "X-Dibs-Token", "Content-Length"}) {
+    bhttp::fields twice = ok;
+    twice.insert(name, "a");
+    twice.insert(name, "b");
+    const auto no = check_framing(twice);
+    INFO(name);
+    REQUIRE(no);
+    CHECK(no->status == 400);
+    CHECK_THAT(no->reason, Catch::Contains(name));
+  }
 }
 
 TEST_CASE("control tokens are 32 hex digits and differ from one server to the next", "[controls][unit]") {

@@ -51,3 +51,25 @@ TEST_CASE("nesting beyond the limit is refused", "[json]") {
   CHECK(check(deep, 20).ok);
   CHECK_THAT(check(deep, 5).error, Catch::Contains("nested deeper"));
 }
+
+TEST_CASE("unit: an answer with a key twice in one object is refused, at any depth", "[json][secrets]") {
+  // Parsers disagree on which copy counts (simdjson and libbson take the first, MySQL the last):
+  // "success" here could be stored as "fail" there.
+  auto r = check(R"({"status":"success","status":"fail"})");
+  CHECK_FALSE(r.ok);
+  CHECK_THAT(r.error, Catch::Contains("\"status\" twice"));
+  CHECK_FALSE(check(R"({"a":{"b":1,"c":2,"b":3}})").ok);
+  CHECK_FALSE(check(R"({"a":[{"x":1},{"y":1,"y":2}]})").ok);
+  CHECK_FALSE(check(R"({"country":"DE","n":1,"country":"FR"})").ok);
+  // An escaped spelling of the same key is the same key.
+  CHECK_FALSE(check(R"({"status":"success","st\u0061tus":"fail"})").ok);
+  // The same key in two different objects is no duplicate; nor are many distinct keys.
+  CHECK(check(R"({"a":{"k":1},"b":{"k":2},"c":[{"k":3},{"k":4}]})").ok);
+  std::string many = "{";
+  for (int i = 0; i < 500; ++i) many += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
+  CHECK(check(many + "}").ok);
+  // A long key is named cut short.
+  const auto long_key = check("{\"" + std::string(200, 'k') + "\":1,\"" + std::string(200, 'k') + "\":2}");
+  CHECK_FALSE(long_key.ok);
+  CHECK(long_key.error.size() < 150);
+}

@@ -1,41 +1,13 @@
 // Plain-text log lines: one event, one line. Text from outside (an API's message, a server's
 // error) must not start a line of its own, or drive the terminal with escape sequences.
+#include "support/stderr_of.hpp"
+
 #include <dibs/log.hpp>
 #include <dibs/log_escape.hpp>
 
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
-namespace fs = std::filesystem;
-
-namespace {
-// What the calls in `fn` wrote to stderr.
-template <class F>
-std::string stderr_of(F fn) {
-  const auto path = fs::temp_directory_path() / ("dibs-log-" + std::to_string(::getpid()) + ".txt");
-  std::fflush(stderr);
-  const int saved = ::dup(STDERR_FILENO);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  ::dup2(fd, STDERR_FILENO);
-  ::close(fd);
-  fn();
-  std::fflush(stderr);
-  ::dup2(saved, STDERR_FILENO);
-  ::close(saved);
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  fs::remove(path);
-  return s.str();
-}
-}  // namespace
+using dibs::test::stderr_of;
 
 TEST_CASE("a plain log line shows control characters escaped: an API's message can't forge a line or color the terminal", "[log]") {
   const auto level = dibs::log::current_level();

@@ -1,4 +1,6 @@
 // This process's side of a rate shared through the store (shared_rate.hpp), on a fake record.
+#include "support/stderr_of.hpp"
+
 #include <adapters/http/rate_limiter.hpp>
 #include <adapters/http/shared_rate.hpp>
 
@@ -130,4 +132,29 @@ TEST_CASE("a rate shared through the store can't be changed by one process (POST
   http::rate_limiter own(10);
   own.set_per_second(100);  // a process's own rate can
   CHECK(own.per_second() == 100);
+}
+
+TEST_CASE("a record that says wait for years is cut to the longest wait this process honors, with a warning",
+          "[rate][shared-rate]") {
+  auto record = std::make_shared<fake_record>();
+  // Set by hand, by a clock gone wrong, or by someone hostile: paused and booked 100 years ahead.
+  constexpr std::int64_t century_us = 100LL * 365 * 24 * 3600 * 1'000'000;
+  record->state.paused_until_us = record->now_us + century_us;
+  record->state.tat_us = record->now_us + century_us;
+  http::shared_rate r(record, "http://api:80", 10, std::chrono::seconds(1), /*max_wait=*/std::chrono::seconds(2));
+  http::shared_rate::turn t;
+  http::shared_rate::clock::time_point paused;
+  const auto asked = http::shared_rate::clock::now();
+  const auto log = test::stderr_of([&] {
+    t = r.next_blocking();
+    paused = r.paused_until_blocking();
+  });
+  INFO(log);
+  CHECK(t.granted);
+  CHECK(t.at <= asked + 3s);  // within max_wait (and a margin), not in 2126
+  CHECK(t.paused_until <= asked + 3s);
+  CHECK(paused <= http::shared_rate::clock::now() + 3s);
+  CHECK(paused > asked);  // still paused, only not for a century
+  CHECK_THAT(log, Catch::Contains("shared rate record of http://api:80"));
+  CHECK_THAT(log, Catch::Contains("DELETE FROM dibs_rate WHERE origin = 'http://api:80'"));
 }

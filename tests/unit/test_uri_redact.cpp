@@ -82,3 +82,23 @@ TEST_CASE("MySQL TLS options: ssl-mode, ssl-ca, ssl-cert, ssl-key and the defaul
   CHECK_THROWS_WITH(mode("mysql://app@db/x?ssl-mode=VERIFY_CA"), Catch::Contains("needs ssl-ca"));
   CHECK_THROWS_WITH(mode("mysql://app@db/x?ssl-mode=DISABLED&ssl-ca=/ca.pem"), Catch::Contains("DISABLED with"));
 }
+
+TEST_CASE("secrets: an API URL is shown with every query value masked, whatever its parameter is called", "[uri][secrets]") {
+  // Names that say nothing of a secret: a redactor that goes by name shows them all.
+  CHECK(redact_api_url("http://api.example/json/8.8.8.8?auth=A1&appid=B2&sig=C3&key=D4&fields=status,country") ==
+        "http://api.example/json/8.8.8.8?auth=***&appid=***&sig=***&key=***&fields=***");
+  // A template: a value that is one {field} stays (it says where the item's value goes).
+  CHECK(redact_api_url("https://api.example/v1/{ip}?lookup={ip}&token=T0k") ==
+        "https://api.example/v1/{ip}?lookup={ip}&token=***");
+  CHECK(redact_api_url("https://api.example/v1?q={ip}x") == "https://api.example/v1?q=***");
+  // A bare query, empty values, a fragment, user info.
+  CHECK(redact_api_url("http://h/x?S3cretKey") == "http://h/x?***");
+  CHECK(redact_api_url("http://h/x?a=&b") == "http://h/x?a=&***");
+  CHECK(redact_api_url("http://h/x?a=1#frag?k=v") == "http://h/x?a=***#***");
+  CHECK(redact_api_url("http://h/x#k=v") == "http://h/x#***");
+  CHECK(redact_api_url("http://user:pa/ss@h/x?a=1") == "http://user:***@h/x?a=***");
+  CHECK(redact_api_url("http://h:8080/x") == "http://h:8080/x");  // nothing secret: as it is
+  CHECK(redact_api_url("http://h/x?") == "http://h/x?");
+  // Not a URL at all (a typo in the flag): its query is still masked.
+  CHECK(redact_api_url("api.example/x?key=K") == "api.example/x?key=***");
+}

@@ -108,3 +108,25 @@ TEST_CASE("an IPv6 literal with a port parses, and its origin is the bare addres
   CHECK_THROWS(url_template::parse("http://[::1/x"));
   CHECK_THROWS(url_template::parse("http://[::1]x:80/x"));
 }
+
+TEST_CASE("unit: a source value longer than the bound fails its item, never sent", "[url][limits]") {
+  auto t = url_template::parse("http://h/json/{ip}");
+  CHECK(t.max_value_bytes() == http::default_max_value_bytes);
+  CHECK(t.expand(with_field("ip", std::string(2048, '1'))).error.empty());
+  const auto e = t.expand(with_field("ip", std::string(10 << 20, '1')));  // 10 MB: once a 10 MB GET
+  CHECK(e.error == "source field 'ip' is 10485760 bytes long, more than the 2048 a value may have");
+  t.set_max_value_bytes(16);
+  CHECK_THAT(t.expand(with_field("ip", std::string(17, '1'))).error, Catch::Contains("more than the 16"));
+  CHECK(t.expand(with_field("ip", std::string(16, '1'))).error.empty());
+}
+
+TEST_CASE("secrets: a bad --url is told with every query value masked", "[url][secrets]") {
+  try {
+    url_template::parse("http://h/json/{ip?auth=S3cretA&appid=S3cretB", "--url");
+    FAIL("accepted");
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    CHECK_THAT(what, Catch::Contains("bad --url 'http://h/json/{ip?auth=***&appid=***'"));
+    CHECK(what.find("S3cret") == std::string::npos);
+  }
+}

@@ -115,6 +115,16 @@ TEST_CASE("the controls' request bodies are checked, naming the field", "[worker
   CHECK_THAT(retry_body(R"({"reason":3})").error, Catch::Contains("\"reason\""));
 }
 
+TEST_CASE("control bodies with a key twice are refused (400), whichever copy a reader would take", "[workers][controls]") {
+  using namespace http;
+  CHECK_THAT(concurrency_body(R"({"concurrency":2,"concurrency":1000000})").error, Catch::Contains("twice"));
+  CHECK_FALSE(concurrency_body(R"({"concurrency":2,"concurrency":1000000})").value);
+  CHECK_FALSE(release_body(R"({"worker":"web-1","worker":"web-2"})").value);
+  CHECK_FALSE(rate_body(R"({"rate":"1/s","rate":null})").value);
+  CHECK_FALSE(retry_body(R"({"reason":"a","x":{"k":1,"k":2}})").value);
+  CHECK(concurrency_body(R"({"concurrency":2})").value == std::optional<std::size_t>(2));
+}
+
 TEST_CASE("GET /workers is one object: this process's shards and the store's lease holders", "[workers][controls]") {
   using namespace std::chrono_literals;
   shard_view a{"web-1-0", 3, 5, 10, "closed", ""};

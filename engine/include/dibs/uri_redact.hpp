@@ -127,6 +127,48 @@ inline std::string redact_uri(const std::string& uri) {
   return out.append(uri, from);
 }
 
+// An API's URL (--url, --batch-url: the template, or a request made from it) as messages show
+// it: every query value masked, whatever its parameter is called (an API may name its key
+// `key`, `auth`, `appid`, `sig`, `access_key`...: telling them apart by name misses some), and
+// a fragment, and a password in the user info: "https://api/x/{ip}?fields=a,b&key=K" becomes
+// "https://api/x/{ip}?fields=***&key=***" ("?KEY" alone: "?***"). A value that is one whole
+// {field} placeholder of a template stays: it says where the item's value goes, and is no
+// secret. A key in the PATH can't be told from the rest of the path: messages show it (give
+// such a URL in a file or the environment, so that at least `ps` does not).
+inline std::string redact_api_url(const std::string& url) {
+  std::string out = url;
+  if (const auto scheme = out.find("://"); scheme != std::string::npos) {
+    const auto start = scheme + 3;
+    // To the last '@' before the query: a password may hold an unencoded '/' (over-masking an
+    // odd URL is the safe way to be wrong).
+    const auto end = std::min(out.find_first_of("?#", start), out.size());
+    const auto at = out.rfind('@', end);
+    const auto colon = out.find(':', start);
+    if (at != std::string::npos && at >= start && colon < at) out.replace(colon + 1, at - colon - 1, "***");
+  }
+  const auto hash = out.find('#');
+  const auto q = std::min(out.find('?'), hash);  // a '?' in the fragment starts no query
+  std::string masked = out.substr(0, q);
+  if (q < hash) {
+    const std::string_view query(out.data() + q + 1, std::min(hash, out.size()) - q - 1);
+    masked += '?';
+    for (std::size_t s = 0; s <= query.size();) {
+      const auto sep = std::min(query.find('&', s), query.size());
+      const auto kv = query.substr(s, sep - s);
+      const auto eq = kv.find('=');  // none: the whole part is a value ("?KEY")
+      const auto name = eq == std::string_view::npos ? std::string_view() : kv.substr(0, eq + 1);
+      const auto value = kv.substr(name.size());
+      const bool placeholder = value.size() > 2 && value.front() == '{' && value.back() == '}' &&
+                               value.find_first_of("{}", 1) == value.size() - 1;
+      masked += value.empty() || placeholder ? std::string(kv) : std::string(name) + "***";
+      if (sep < query.size()) masked += '&';
+      s = sep + 1;
+    }
+  }
+  if (hash != std::string::npos) masked += "#***";
+  return masked;
+}
+
 // A driver's message about `uri` (mongoc quotes a bad password or option value in its parse
 // errors, and truncates long messages), withheld whole when it holds any 4 characters in a row
 // of a secret of `uri` as typed or percent-decoded (all of a shorter secret): a message that
