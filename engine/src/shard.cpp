@@ -28,7 +28,8 @@ shard::shard(shard_context ctx, std::size_t index, std::size_t concurrency, std:
       by_(std::move(worker_id)),
       unwritten_limit_(cfg_.unwritten_limit ? cfg_.unwritten_limit : concurrency + cfg_.claim_batch),
       ioc_(external ? *external : own_ioc_),
-      breaker_(circuit_breaker::settings{cfg_.circuit_trip_after, cfg_.circuit_probe_min, cfg_.circuit_probe_max}),
+      breaker_(circuit_breaker::settings{cfg_.circuit_trip_after, cfg_.circuit_probe_min, cfg_.circuit_probe_max,
+                                         cfg_.circuit_probe_min}),
       published_concurrency_(concurrency) {}
 
 void shard::run() {
