@@ -4,6 +4,7 @@
 #include "fenced_rows.hpp"
 #include "mysql_tls.hpp"
 #include "mysql_uri.hpp"
+#include "row_key.hpp"
 #include "server_limits.hpp"
 #include "sql_protocol.hpp"
 #include "sql_retry.hpp"
@@ -183,6 +184,10 @@ class transaction {
 
 std::uint64_t to_u64(const std::optional<std::string>& s) { return s ? std::stoull(*s) : 0; }
 
+quote_fn quote_with(connection& c) {
+  return [&c](const std::string& v) { return c.quote(v); };
+}
+
 }  // namespace
 
 struct mysql_store::impl {
@@ -257,15 +262,12 @@ struct mysql_store::impl {
   }
 
   // The table as the options allow: created when missing (create_table), else refused by name;
-  // dibs's missing columns and index added (add_columns), else refused with the ALTER TABLE.
+  // the key its rows are addressed by chosen (row_key_pick.hpp), or the table refused when it has
+  // none dibs can use; dibs's missing columns and index added (add_columns), else refused with
+  // the ALTER TABLE.
   void prepare_table() {
     with_connection([&](connection& c) {
-      auto column_names = [&] {
-        std::vector<std::string> out;
-        for (auto& r : c.select(columns_query(names.table))) out.push_back(r[0].value_or(""));
-        return out;
-      };
-      auto columns = column_names();
+      auto columns = c.select(columns_query(names.table));
       if (columns.empty()) {
         if (!opts.create_table) {
           std::vector<std::string> tables;
@@ -274,9 +276,15 @@ struct mysql_store::impl {
                                     "dibs enrich and dibs status create no table; create it with: " + hint());
         }
         c.execute(sql::create_table(names));
-        return 0;
+        columns = c.select(columns_query(names.table));
       }
-      table_shape shape{std::move(columns), {}};
+      const auto pick = pick_row_key(names.table, key_columns(columns), unique_keys(c.select(unique_keys_query(names.table))),
+                                     true, make_id_unique(names));
+      if (!pick.refusal.empty()) throw std::invalid_argument(pick.refusal);
+      // No key yet: dibs init adds `id`, numbered, unique (the gap below names it).
+      names.key = pick.add_id ? row_key{"id", key_kind::unsigned_integer, false} : key_of(pick, columns);
+      table_shape shape;
+      for (auto& r : columns) shape.columns.push_back(r[0].value_or(""));
       for (auto& r : c.select(indexes_query(names.table))) shape.indexes.push_back(r[0].value_or(""));
       const auto gap = find_gap(names, shape);
       if (gap.complete()) return 0;
@@ -296,6 +304,7 @@ struct mysql_store::impl {
   // there is no candidate read that could go stale, hence no claim conflicts.
   std::vector<job> claim(const claim_request& req) {
     return with_connection([&](connection& c) {
+    log::debug("mysql: rows of ", names.table, " are addressed by their key ", names.key.column);
       const auto grace = micros(req.grace);
       const auto lease = micros(req.lease);
       const int from = static_cast<int>(rng()() % 256);
@@ -306,14 +315,19 @@ struct mysql_store::impl {
         rows.insert(rows.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
       }
       if (rows.empty()) return std::vector<job>{};  // nothing claimable now: the transaction rolls back
-      std::vector<std::uint64_t> ids;
-      for (auto& r : rows) ids.push_back(to_u64(r[0]));
-      const auto token = fresh_token();
-      c.execute(set_lease(names, ids, c.quote(req.by), token, lease));
-      tx.commit();
-
+      std::vector<std::string> keys;
       std::vector<job> out;
-      for (auto& r : rows) out.push_back(claimed_job(r, req.by, token, names.source));
+      const auto token = fresh_token();
+      for (auto& r : rows) {
+        // (A key is never NULL and always prints as a literal of its kind: the pick made sure.)
+        const auto key = key_literal(names.key, r[0].value_or(""), quote_with(c));
+        if (!key) continue;
+        keys.push_back(*key);
+        out.push_back(claimed_job(r, req.by, token, names.source));
+      }
+      if (keys.empty()) return std::vector<job>{};
+      c.execute(set_lease(names, keys, c.quote(req.by), token, lease));
+      tx.commit();
       return out;
     });
   }
@@ -328,11 +342,11 @@ struct mysql_store::impl {
       if (batch.empty()) return res;
       std::vector<lease_ref> refs;
       for (const auto& x : batch) refs.push_back(x.ref);
-      const auto plan = plan_fence(refs);
+      const auto plan = plan_fence(refs, names.key, quote_with(c));
       transaction tx(c);
-      std::unordered_set<std::uint64_t> locked;
+      std::unordered_set<std::string> locked;
       for (const auto& q : plan.queries)
-        for (auto& r : c.select(held_rows(names, q.rows, c.quote(q.by), live))) locked.insert(to_u64(r[0]));
+        for (auto& r : c.select(held_rows(names, q.rows, c.quote(q.by), live))) locked.insert(r[0].value_or(""));
       auto fence = settle_fence(plan, refs, locked);
       write(c, fence, res);
       tx.commit();
@@ -345,10 +359,15 @@ struct mysql_store::impl {
   // --on-done delete on MariaDB, one worker's batch (a shard's always is): the fence and the
   // delete are one autocommitted DELETE ... RETURNING, one round trip instead of four (START,
   // the locking read, DELETE, COMMIT). The rows it names are the ones whose live lease held.
-  write_result delete_returning(const std::vector<lease_ref>& refs, const fence_plan& plan, const held_query& q) {
-    return with_connection([&](connection& c) {
-      std::unordered_set<std::uint64_t> deleted;
-      for (auto& r : c.select(delete_held_rows(names, q.rows, c.quote(q.by)))) deleted.insert(to_u64(r[0]));
+  std::optional<write_result> delete_returning(const std::vector<completion>& batch) {
+    std::vector<lease_ref> refs;
+    for (const auto& x : batch) refs.push_back(x.ref);
+    return with_connection([&](connection& c) -> std::optional<write_result> {
+      const auto plan = plan_fence(refs, names.key, quote_with(c));
+      const auto* q = single_fence(plan, false);
+      if (!q) return std::nullopt;
+      std::unordered_set<std::string> deleted;
+      for (auto& r : c.select(delete_held_rows(names, q->rows, c.quote(q->by)))) deleted.insert(r[0].value_or(""));
       auto fence = settle_fence(plan, refs, deleted);
       write_result res;
       res.applied = fence.applied;
@@ -365,9 +384,6 @@ struct mysql_store::impl {
     if (storable.empty()) return std::nullopt;
     std::vector<lease_ref> refs;
     for (const auto& x : storable) refs.push_back(x.ref);
-    const auto plan = plan_fence(refs);
-    const auto* q = single_fence(plan, true);
-    if (!q) return std::nullopt;
     return with_connection([&](connection& c) -> std::optional<write_result> {
       std::vector<std::string> results;
       for (const auto& x : storable) results.push_back(c.quote(x.result_json));
@@ -384,24 +400,23 @@ struct mysql_store::impl {
   }
 
   write_result complete(const std::vector<completion>& batch) {
-    if (opts.done == on_done::remove && limits.delete_returning && !batch.empty()) {
-      std::vector<lease_ref> refs;
-      for (const auto& x : batch) refs.push_back(x.ref);
-      const auto plan = plan_fence(refs);
-      if (const auto* q = single_fence(plan, false)) return delete_returning(refs, plan, *q);
-    }
+    if (opts.done == on_done::remove && limits.delete_returning && !batch.empty())
+      if (auto res = delete_returning(batch)) return std::move(*res);
     // Answers the server can't hold are refused here, before any statement: the engine fails
     // them (fenced), and the rest goes out.
     auto split = split_storable(batch, opts.done != on_done::remove, limits);
     const auto& storable = split.storable;
     if (opts.done != on_done::remove) {
       if (auto res = complete_in_one(storable)) {
+      const auto plan = plan_fence(refs, names.key, quote_with(c));
+      const auto* q = single_fence(plan, true);
+      if (!q) return std::nullopt;
         res->refused = std::move(split.refused);
         return std::move(*res);
       }
     }
     auto res = fenced_batch<write_result>(storable, true, [&](connection& c, const fence_outcome& fence, write_result&) {
-      std::vector<std::uint64_t> ids;
+      std::vector<std::string> ids;
       std::vector<std::string> results;
       for (std::size_t i = 0; i < storable.size(); ++i) {
         if (!fence.held[i]) continue;
@@ -418,7 +433,7 @@ struct mysql_store::impl {
       for (const auto& r : results) sizes.push_back(r.size());
       std::size_t at = 0;
       for (const auto n : statement_runs(sizes, limits.max_statement_bytes)) {
-        const std::vector<std::uint64_t> run_ids(ids.begin() + at, ids.begin() + at + n);
+        const std::vector<std::string> run_ids(ids.begin() + at, ids.begin() + at + n);
         const std::vector<std::string> run_results(results.begin() + at, results.begin() + at + n);
         c.execute(complete_rows(names, run_ids, run_results));
         at += n;
@@ -430,7 +445,7 @@ struct mysql_store::impl {
 
   renew_result renew(const std::vector<renewal>& batch, millis lease) {
     return fenced_batch<renew_result>(batch, false, [&](connection& c, const fence_outcome& fence, renew_result& res) {
-      std::vector<std::uint64_t> ids;
+      std::vector<std::string> ids;
       for (const auto& row : fence.held)
         if (row) ids.push_back(*row);
       if (!ids.empty()) c.execute(renew_rows(names, ids, micros(lease)));

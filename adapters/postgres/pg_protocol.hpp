@@ -18,6 +18,8 @@
 //               failed   failed_at set, error and http_status recorded
 #pragma once
 
+#include <adapters/postgres/pg_row_key.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,6 +32,7 @@ struct table_names {
   std::string table = "jobs";
   std::string source = "originatingIp";
   std::string target = "location";
+  row_key key;  // the column rows are addressed by (the table's own key, or dibs's `id`)
 };
 
 // Throws std::invalid_argument unless every name is [A-Za-z0-9_]{1,50} (PostgreSQL keeps 63
@@ -63,18 +66,19 @@ std::string create_notify_trigger(const table_names& n);
 // The open rows a claim may take: pending, or leased with a lease that ran out `grace_us` ago.
 std::string claimable_condition(const table_names& n, const std::string& grace_param);
 
-// Claim up to `max` rows for `by` with `token`; returns id, source, attempts (after this claim),
-// until (microseconds since the epoch, by the server's clock).
+// Claim up to `max` rows for `by` with `token`; returns the key as text (the items' ids), source,
+// attempts (after this claim), until (microseconds since the epoch, by the server's clock).
 statement claim(const table_names& n, std::size_t max, const std::string& by, std::uint64_t token,
                 std::int64_t lease_us, std::int64_t grace_us);
 
 struct fenced_ref {
-  std::int64_t id;
+  std::string id;  // the key's text, as the claim read it
   std::string by;
   std::uint64_t token;
 };
 
-// Each returns the ids it wrote (RETURNING id): the others had lost their lease.
+// Each returns the ids it wrote, as they were sent (RETURNING the parameter, not the column's own
+// text, so they compare exactly): the others had lost their lease.
 statement complete_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::string>& answers);
 statement delete_rows(const table_names& n, const std::vector<fenced_ref>& refs);
 // Also returns the new until (microseconds since the epoch) of each row it renewed.
@@ -102,11 +106,8 @@ std::string int_array(const std::vector<Int>& values) {
   return out + "}";
 }
 
-// A lease_ref's id as this store's key (BIGINT); nullopt when it can't be one (never claimed here).
-std::optional<std::int64_t> parse_id(std::string_view id);
-
 // The ids of `refs` that are not in `written` (in request order): the writes that lost their lease.
-std::vector<std::string> lost_ids(const std::vector<fenced_ref>& refs, const std::vector<std::int64_t>& written);
+std::vector<std::string> lost_ids(const std::vector<fenced_ref>& refs, const std::vector<std::string>& written);
 
 // The server refused the statement for what it carries (SQLSTATE class 22 data exception: too
 // long, invalid JSON, a character it can't hold; 23 a constraint: CHECK, NOT NULL, unique,

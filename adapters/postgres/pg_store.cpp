@@ -45,11 +45,12 @@ std::int64_t to_i64(const std::optional<std::string>& s) { return s ? std::stoll
 
 // The fenced refs of a batch; ids that can't be this table's keys are lost leases at once.
 template <class Item>
-std::vector<fenced_ref> refs_of(const std::vector<Item>& batch, std::vector<const Item*>& kept, std::vector<std::string>& lost) {
+std::vector<fenced_ref> refs_of(const row_key& key, const std::vector<Item>& batch, std::vector<const Item*>& kept,
+                                std::vector<std::string>& lost) {
   std::vector<fenced_ref> out;
   for (const auto& x : batch) {
-    if (auto id = parse_id(x.ref.id)) {
-      out.push_back(fenced_ref{*id, x.ref.by, x.ref.token});
+    if (key_accepts(key, x.ref.id)) {
+      out.push_back(fenced_ref{x.ref.id, x.ref.by, x.ref.token});
       kept.push_back(&x);
     } else {
       lost.push_back(x.ref.id);
@@ -58,9 +59,9 @@ std::vector<fenced_ref> refs_of(const std::vector<Item>& batch, std::vector<cons
   return out;
 }
 
-std::vector<std::int64_t> written_ids(const pg_result& r) {
-  std::vector<std::int64_t> out;
-  for (const auto& row : r.rows) out.push_back(to_i64(row.at(0)));
+std::vector<std::string> written_ids(const pg_result& r) {
+  std::vector<std::string> out;
+  for (const auto& row : r.rows) out.push_back(row.at(0).value_or(""));
   return out;
 }
 
@@ -143,13 +144,16 @@ void pg_store::prepare_table() {
   with_admin([&](pg_connection& c) {
     auto names_of = [&](const std::string& sql, std::vector<std::optional<std::string>> params) {
       std::vector<std::string> out;
-      for (auto& r : c.exec_blocking(statement{sql, std::move(params)}).rows) out.push_back(r[0].value_or(""));
+      for (auto& r : rows_of(sql, std::move(params))) out.push_back(r[0].value_or(""));
       return out;
+    auto rows_of = [&](const std::string& sql, std::vector<std::optional<std::string>> params) {
+      return c.exec_blocking(statement{sql, std::move(params)}).rows;
+    };
     };
     const std::string hint = init_hint(shown_, names_.source, names_.target);
-    table_shape shape{names_of(columns_query(), {names_.table}), {}};
-    if (shape.columns.empty()) {
-      if (opts_.create_table) return 0;  // created below, under the advisory lock
+    const auto columns = rows_of(columns_query(), {names_.table});
+    if (columns.empty()) {
+      if (opts_.create_table) return 0;  // created below, under the advisory lock, keyed by its own id
       const auto db = names_of("SELECT current_database()::text", {});
       throw missing_table_error("table", names_.table, "database " + (db.empty() ? std::string("?") : db[0]),
                                 names_of(tables_query(), {}),
@@ -159,6 +163,13 @@ void pg_store::prepare_table() {
     const auto gap = find_gap(names_, shape);
     if (gap.complete()) return 0;
     // The CLI names the flag that chose this column and the one the user probably meant.
+    const auto pick = pick_row_key(names_.table, key_columns(columns), unique_keys(rows_of(unique_keys_query(), {names_.table})),
+                                   false, make_id_unique(names_));
+    if (!pick.refusal.empty()) throw std::invalid_argument(pick.refusal);
+    // No key yet: dibs init adds `id`, numbered, unique (the gap below names it).
+    names_.key = pick.add_id ? row_key{} : key_of(pick, columns);
+    table_shape shape;
+    for (const auto& r : columns) shape.columns.push_back(r[0].value_or(""));
     if (gap.source_missing) throw missing_table_error::source_column(names_.source, names_.table, shape.columns);
     if (!opts_.add_columns) throw std::invalid_argument(gap_message(names_, gap, hint));
     log::info("postgres: adding to table ", names_.table, ": ", alter_table(names_, gap));
@@ -232,7 +243,7 @@ awaitable<std::vector<job>> pg_store::claim(claim_request req) {
 awaitable<write_result> pg_store::complete(std::vector<completion> batch) {
   write_result res;
   std::vector<const completion*> kept;
-  auto refs = refs_of(batch, kept, res.lost);
+  auto refs = refs_of(names_.key, batch, kept, res.lost);
   if (refs.empty()) co_return res;
   if (opts_.done == on_done::remove) {
     auto st = delete_rows(names_, refs);
@@ -259,12 +270,12 @@ awaitable<write_result> pg_store::complete(std::vector<completion> batch) {
 awaitable<renew_result> pg_store::renew(std::vector<renewal> batch, millis lease) {
   renew_result res;
   std::vector<const renewal*> kept;
-  auto refs = refs_of(batch, kept, res.lost);
+  auto refs = refs_of(names_.key, batch, kept, res.lost);
   if (refs.empty()) co_return res;
   auto st = renew_rows(names_, refs, micros(lease));
   auto r = co_await run(std::move(st));
-  std::map<std::int64_t, store_time> until;
-  for (const auto& row : r.rows) until[to_i64(row.at(0))] = from_epoch_us(row.at(1));
+  std::map<std::string, store_time> until;
+  for (const auto& row : r.rows) until[row.at(0).value_or("")] = from_epoch_us(row.at(1));
   for (const auto& ref : refs)
     if (auto it = until.find(ref.id); it != until.end()) res.until.push_back(it->second);
   tally(res, refs, r);
@@ -289,7 +300,7 @@ std::string storable_reason(const std::string& why) {
 awaitable<write_result> pg_store::release(std::vector<release_item> batch) {
   write_result res;
   std::vector<const release_item*> kept;
-  auto refs = refs_of(batch, kept, res.lost);
+  auto refs = refs_of(names_.key, batch, kept, res.lost);
   if (refs.empty()) co_return res;
   std::vector<std::int64_t> delays;
   std::vector<std::string> whys;
@@ -305,7 +316,7 @@ awaitable<write_result> pg_store::release(std::vector<release_item> batch) {
 awaitable<write_result> pg_store::fail(std::vector<failure> batch) {
   write_result res;
   std::vector<const failure*> kept;
-  auto refs = refs_of(batch, kept, res.lost);
+  auto refs = refs_of(names_.key, batch, kept, res.lost);
   if (refs.empty()) co_return res;
   std::vector<std::string> reasons;
   std::vector<int> statuses;

@@ -201,6 +201,26 @@ void run_store_suite(store_harness& h) {
     CHECK_FALSE(h.target_of(a[0].id).has_value());
   }
 
+  SECTION("a write for an id the store never handed out is a lost lease, never an error") {
+    auto ids = h.seed(1);
+    auto s = h.open();
+    auto a = claim(*s, req(1, "A", lease, grace));
+    REQUIRE(a.size() == 1);
+    // Text no key of this store reads as, keys of other stores' kinds, and one that is SQL.
+    for (const std::string odd : {"no-such-item", "-5", "007", "9223372036854775808", "'; DROP TABLE jobs; --",
+                                  "0b7d6c1e-4b7a-4d2e-9f3c-1a2b3c4d5e6f", ""}) {
+      INFO("id '" << odd << "'");
+      const lease_ref ref{odd, "A", a[0].token};
+      const auto c = run_sync(s->complete({completion{ref, "{}"}}));
+      CHECK(c.applied == 0);
+      CHECK(c.lost == std::vector<std::string>{odd});
+      CHECK(run_sync(s->renew({renewal{ref}}, lease)).lost.size() == 1);
+      CHECK(run_sync(s->release({release_item{ref, std::chrono::milliseconds(0), "", 0}})).applied == 0);
+      CHECK(run_sync(s->fail({failure{ref, "x", 0}})).applied == 0);
+    }
+    CHECK(complete(*s, a[0], R"({"ok":true})").applied == 1);  // the real one, untouched by all that
+  }
+
   SECTION("stats count every state once") {
     auto ids = h.seed(5);
     auto s = h.open();
