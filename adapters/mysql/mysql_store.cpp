@@ -4,7 +4,9 @@
 #include "fenced_rows.hpp"
 #include "mysql_tls.hpp"
 #include "mysql_uri.hpp"
+#include "rights_probe.hpp"
 #include "row_key.hpp"
+#include "server_errors.hpp"
 #include "server_limits.hpp"
 #include "sql_protocol.hpp"
 #include "sql_retry.hpp"
@@ -18,6 +20,7 @@
 #include <dibs/skewed_draw.hpp>
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
+#include <dibs/rights_refusal.hpp>
 #include <dibs/uri_redact.hpp>
 #include <dibs/worker_id.hpp>
 
@@ -32,10 +35,8 @@
 
 namespace dibs::sql {
 
-bool sql_error::connection_lost() const {
-  return code == CR_SERVER_GONE_ERROR || code == CR_SERVER_LOST || code == CR_CONNECTION_ERROR ||
-         code == CR_CONN_HOST_ERROR || code == 1927 /* ER_CONNECTION_KILLED */ || code == 1053 /* server shutdown */;
-}
+bool sql_error::connection_lost() const { return classify(code) == error_class::link_lost; }
+bool sql_error::retry_transaction() const { return classify(code) == error_class::rerun; }
 
 namespace {
 
@@ -206,6 +207,7 @@ struct mysql_store::impl {
   table_names names;
   std::string shown;
   server_limits limits;  // read once the first connection is made
+  std::string current_user = "CURRENT_USER";  // as the server knows the store's user: user@host
   std::mutex pool_mutex;
   std::vector<std::unique_ptr<connection>> idle;
 
@@ -243,13 +245,18 @@ struct mysql_store::impl {
           give_back(std::move(c));
           continue;
         }
-        if (refuses_content(e.code)) {
+        const auto kind = classify(e.code);
+        if (kind == error_class::row_refused) {
           // The statement was refused for a value it carries (the transaction rolled back, the
           // link is fine): the same batch would be refused again. The engine splits it.
           give_back(std::move(c));
           throw store_refused(e.server_message + " (error " + std::to_string(e.code) + ")");
         }
-        if (!e.connection_lost()) throw;
+        if (kind == error_class::denied) {
+          give_back(std::move(c));
+          throw store_denied(rights_refusal(denied_right(e.server_message), names.table, e.server_message, grant()));
+        }
+        if (kind != error_class::link_lost) throw;
         {
           // The server went away: the other idle connections are most likely dead too.
           std::lock_guard lock(pool_mutex);
@@ -295,8 +302,27 @@ struct mysql_store::impl {
       c.execute(alter_table(names, gap));
       return 0;
     });
+    log::debug("mysql: rows of ", names.table, " are addressed by their key ", names.key.column);
   }
   std::string hint() const { return init_hint(shown, names.source, names.target); }
+  std::string grant() const { return grant_statement(names, uri.database, current_user, opts.done == on_done::remove); }
+
+  // Each probe of rights_probes in one transaction, rolled back: the first one the server
+  // refuses for want of a right names it.
+  void check_write_rights() {
+    with_connection([&](connection& c) {
+      transaction tx(c);
+      for (const auto& probe : rights_probes(names, opts.done == on_done::remove)) {
+        try {
+          c.execute(probe.sql);
+        } catch (const sql_error& e) {
+          if (classify(e.code) != error_class::denied) throw;
+          throw std::invalid_argument(rights_refusal(probe.right, names.table, e.server_message, grant()));
+        }
+      }
+      return 0;
+    });
+  }
 
   // One transaction: the rows are found and locked by one statement (claim_rows, SKIP LOCKED)
   // from a random point of the pick key, then leased. Another claimer's rows are skipped while
@@ -304,7 +330,6 @@ struct mysql_store::impl {
   // there is no candidate read that could go stale, hence no claim conflicts.
   std::vector<job> claim(const claim_request& req) {
     return with_connection([&](connection& c) {
-    log::debug("mysql: rows of ", names.table, " are addressed by their key ", names.key.column);
       const auto grace = micros(req.grace);
       const auto lease = micros(req.lease);
       const int from = static_cast<int>(rng()() % 256);
@@ -385,6 +410,9 @@ struct mysql_store::impl {
     std::vector<lease_ref> refs;
     for (const auto& x : storable) refs.push_back(x.ref);
     return with_connection([&](connection& c) -> std::optional<write_result> {
+      const auto plan = plan_fence(refs, names.key, quote_with(c));
+      const auto* q = single_fence(plan, true);
+      if (!q) return std::nullopt;
       std::vector<std::string> results;
       for (const auto& x : storable) results.push_back(c.quote(x.result_json));
       const auto sql = complete_held_rows(names, q->rows, c.quote(q->by), results);
@@ -408,9 +436,6 @@ struct mysql_store::impl {
     const auto& storable = split.storable;
     if (opts.done != on_done::remove) {
       if (auto res = complete_in_one(storable)) {
-      const auto plan = plan_fence(refs, names.key, quote_with(c));
-      const auto* q = single_fence(plan, true);
-      if (!q) return std::nullopt;
         res->refused = std::move(split.refused);
         return std::move(*res);
       }
@@ -501,15 +526,18 @@ struct mysql_store::impl {
 mysql_store::mysql_store(mysql_options opts)
     : blocking_store(opts.threads), impl_(std::make_unique<impl>(std::move(opts), *this)) {
   // Connects now, so a dead server is reported at start.
-  impl_->limits = impl_->with_connection([](connection& c) {
-    auto rows = c.select("SELECT VERSION(), @@max_allowed_packet");
-    if (rows.empty()) return server_limits{};
-    return limits_for(rows[0][0].value_or(""), std::stoull(rows[0][1].value_or("0")));
+  impl_->limits = impl_->with_connection([&](connection& c) {
+    auto rows = c.select("SELECT VERSION(), @@max_allowed_packet, CURRENT_USER()");
+    if (rows.empty() || rows[0].size() < 3) return server_limits{};
+    impl_->current_user = rows[0][2].value_or(impl_->current_user);
+    return limits_for(rows[0][0].value_or(""), to_u64(rows[0][1]));
   });
   impl_->prepare_table();
 }
 
 mysql_store::~mysql_store() { join_pool(); }  // no call may outlive the connections
+
+void mysql_store::check_write_rights() { impl_->check_write_rights(); }
 
 std::string mysql_store::describe() const {
   return impl_->shown + " table " + impl_->names.table + " (claim skip-locked, on done " +

@@ -247,18 +247,21 @@ std::vector<std::string> lost_ids(const std::vector<fenced_ref>& refs, const std
   return out;
 }
 
-bool refuses_content(std::string_view sqlstate) {
-  if (sqlstate.size() != 5) return false;
-  const auto cls = sqlstate.substr(0, 2);
-  return cls == "22" || cls == "23" || cls == "54" || cls == "P0";
-}
-
-bool connection_lost(std::string_view sqlstate) {
+error_class classify(std::string_view sqlstate) {
   // libpq's own failures (the socket closed, the server gone mid-answer) carry no SQLSTATE.
-  if (sqlstate.size() != 5) return true;
-  return sqlstate.substr(0, 2) == "08" || sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03";
+  if (sqlstate.size() != 5) return error_class::link_lost;
+  const auto cls = sqlstate.substr(0, 2);
+  if (cls == "22" || cls == "23" || cls == "54" || cls == "P0") return error_class::row_refused;
+  if (cls == "40") return error_class::rerun;
+  if (cls == "08" || sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03") return error_class::link_lost;
+  if (sqlstate == "42501") return error_class::denied;
+  return error_class::other;
 }
 
-bool retry_statement(std::string_view sqlstate) { return sqlstate.size() == 5 && sqlstate.substr(0, 2) == "40"; }
+std::string statement_right(std::string_view sql) {
+  for (const char* word : {"UPDATE", "WITH", "DELETE", "SELECT"})
+    if (sql.rfind(word, 0) == 0) return std::string(word) == "WITH" ? "UPDATE" : word;
+  return "";
+}
 
 }  // namespace dibs::pg

@@ -109,14 +109,25 @@ std::string int_array(const std::vector<Int>& values) {
 // The ids of `refs` that are not in `written` (in request order): the writes that lost their lease.
 std::vector<std::string> lost_ids(const std::vector<fenced_ref>& refs, const std::vector<std::string>& written);
 
-// The server refused the statement for what it carries (SQLSTATE class 22 data exception: too
-// long, invalid JSON, a character it can't hold; 23 a constraint: CHECK, NOT NULL, unique,
-// foreign key; P0 a PL/pgSQL trigger's RAISE; 54 a program limit: a row or value too big, JSON too
-// deep): the same statement would be refused again. Anything else is an outage or a bug.
-bool refuses_content(std::string_view sqlstate);
-// The connection is gone or unusable (class 08, the server shutting down, 57P01-57P03): reconnect.
-bool connection_lost(std::string_view sqlstate);
-// A serialization failure or deadlock (class 40): the server rolled back; run it again.
-bool retry_statement(std::string_view sqlstate);
+// What a server error means for the call that met it (its SQLSTATE; libpq's own failures have none):
+enum class error_class {
+  // refused for what a row carries (class 22 data exception: too long, invalid JSON, a character
+  // it can't hold; 23 a constraint: CHECK, NOT NULL, unique, foreign key; P0 a PL/pgSQL
+  // trigger's RAISE; 54 a program limit: a row or value too big, JSON too deep): the same row
+  // would be refused again (store_refused: the engine splits the batch)
+  row_refused,
+  rerun,      // a serialization failure or deadlock (class 40): the server rolled back; run it again
+  link_lost,  // the connection is gone or unusable (no SQLSTATE, class 08, 57P01-57P03): reconnect
+  denied,     // the user lacks a right (42501): no retry helps (store_denied)
+  other,      // anything else (a statement timeout, a trigger that breaks): an outage, retried later
+};
+error_class classify(std::string_view sqlstate);
+inline bool refuses_content(std::string_view sqlstate) { return classify(sqlstate) == error_class::row_refused; }
+inline bool connection_lost(std::string_view sqlstate) { return classify(sqlstate) == error_class::link_lost; }
+inline bool retry_statement(std::string_view sqlstate) { return classify(sqlstate) == error_class::rerun; }
+
+// The right a statement needs on its table, by its first word: UPDATE (a claim's WITH ... UPDATE
+// too), DELETE, SELECT; "" for anything else.
+std::string statement_right(std::string_view sql);
 
 }  // namespace dibs::pg

@@ -2,6 +2,7 @@
 #include "pg_retry.hpp"
 #include "pg_workers.hpp"
 
+#include "pg_rights_probe.hpp"
 #include "pg_table_schema.hpp"
 #include "pg_tls.hpp"
 #include "shard_link.hpp"
@@ -11,6 +12,7 @@
 #include <dibs/skewed_draw.hpp>
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
+#include <dibs/rights_refusal.hpp>
 #include <dibs/uri_redact.hpp>
 #include <dibs/worker_id.hpp>
 
@@ -142,13 +144,13 @@ void pg_store::stop_watching() {
 
 void pg_store::prepare_table() {
   with_admin([&](pg_connection& c) {
+    auto rows_of = [&](const std::string& sql, std::vector<std::optional<std::string>> params) {
+      return c.exec_blocking(statement{sql, std::move(params)}).rows;
+    };
     auto names_of = [&](const std::string& sql, std::vector<std::optional<std::string>> params) {
       std::vector<std::string> out;
       for (auto& r : rows_of(sql, std::move(params))) out.push_back(r[0].value_or(""));
       return out;
-    auto rows_of = [&](const std::string& sql, std::vector<std::optional<std::string>> params) {
-      return c.exec_blocking(statement{sql, std::move(params)}).rows;
-    };
     };
     const std::string hint = init_hint(shown_, names_.source, names_.target);
     const auto columns = rows_of(columns_query(), {names_.table});
@@ -159,10 +161,6 @@ void pg_store::prepare_table() {
                                 names_of(tables_query(), {}),
                                 "dibs enrich and dibs status create no table; create it with: " + hint);
     }
-    shape.indexes = names_of(indexes_query(), {names_.table});
-    const auto gap = find_gap(names_, shape);
-    if (gap.complete()) return 0;
-    // The CLI names the flag that chose this column and the one the user probably meant.
     const auto pick = pick_row_key(names_.table, key_columns(columns), unique_keys(rows_of(unique_keys_query(), {names_.table})),
                                    false, make_id_unique(names_));
     if (!pick.refusal.empty()) throw std::invalid_argument(pick.refusal);
@@ -170,6 +168,10 @@ void pg_store::prepare_table() {
     names_.key = pick.add_id ? row_key{} : key_of(pick, columns);
     table_shape shape;
     for (const auto& r : columns) shape.columns.push_back(r[0].value_or(""));
+    shape.indexes = names_of(indexes_query(), {names_.table});
+    const auto gap = find_gap(names_, shape);
+    if (gap.complete()) return 0;
+    // The CLI names the flag that chose this column and the one the user probably meant.
     if (gap.source_missing) throw missing_table_error::source_column(names_.source, names_.table, shape.columns);
     if (!opts_.add_columns) throw std::invalid_argument(gap_message(names_, gap, hint));
     log::info("postgres: adding to table ", names_.table, ": ", alter_table(names_, gap));
@@ -177,6 +179,34 @@ void pg_store::prepare_table() {
     return 0;
   });
   if (opts_.create_table) create_schema();  // IF NOT EXISTS: a no-op for a table that is complete
+  const auto role = with_admin([](pg_connection& c) { return c.exec_blocking({"SELECT current_user::text", {}}).rows; });
+  if (!role.empty() && !role[0].empty() && role[0][0]) role_ = *role[0][0];
+  log::debug("postgres: rows of ", names_.table, " are addressed by their key ", names_.key.column, " (", names_.key.type, ")");
+}
+
+std::string pg_store::grant() const { return grant_statement(names_, role_, opts_.done == on_done::remove); }
+
+void pg_store::check_write_rights() {
+  // Each probe of rights_probes in one transaction, rolled back: the first one the server refuses
+  // for want of a right names it.
+  with_admin([&](pg_connection& c) {
+    c.exec_script_blocking("BEGIN");
+    std::optional<pg_error> refused;
+    std::string right;
+    for (const auto& probe : rights_probes(names_, opts_.done == on_done::remove)) {
+      try {
+        c.exec_blocking({probe.sql, {}});
+      } catch (const pg_error& e) {
+        refused = e;
+        right = probe.right;
+        break;
+      }
+    }
+    c.exec_script_blocking("ROLLBACK");
+    if (!refused) return 0;
+    if (classify(refused->sqlstate) != error_class::denied) throw *refused;
+    throw std::invalid_argument(rights_refusal(right, names_.table, refused->server_message, grant()));
+  });
 }
 
 awaitable<pg_result> pg_store::run(statement st) {
@@ -205,12 +235,15 @@ awaitable<pg_result> pg_store::run(statement st) {
       failed = e;
     }
     // (No co_await inside a catch block: the decision is made here.)
-    if (retry_statement(failed->sqlstate) && attempt < 5) continue;
-    if (refuses_content(failed->sqlstate))
+    const auto kind = classify(failed->sqlstate);
+    if (kind == error_class::rerun && attempt < 5) continue;
+    if (kind == error_class::row_refused)
       // Refused for a value it carries (the statement rolled back, the link is fine): the same
       // batch would be refused again. The engine splits it.
       throw store_refused(failed->what());
-    if (!connection_lost(failed->sqlstate) || lost_connections++ > 0) throw *failed;
+    if (kind == error_class::denied)
+      throw store_denied(rights_refusal(statement_right(st.sql), names_.table, failed->server_message, grant()));
+    if (kind != error_class::link_lost || lost_connections++ > 0) throw *failed;
     log::warn("postgresql: connection lost (", failed->what(), "); reconnecting");
     if (link->conn == conn) link->conn.reset();
   }

@@ -1,6 +1,7 @@
 // The PostgreSQL protocol pieces, read without a server: the SQL of each operation, how values
 // travel (parameters, array literals), connection strings, and what the server's SQLSTATE means.
 #include <adapters/postgres/pg_protocol.hpp>
+#include <adapters/postgres/pg_rights_probe.hpp>
 #include <adapters/postgres/pg_tls.hpp>
 
 #include <catch2/catch.hpp>
@@ -143,6 +144,31 @@ TEST_CASE("PostgreSQL refusals of content are told apart from outages by SQLSTAT
   CHECK(retry_statement("40P01"));
   CHECK(retry_statement("40001"));
   CHECK_FALSE(retry_statement("23505"));
+}
+
+TEST_CASE("a PostgreSQL user without a right ends the run; a statement timeout or a broken trigger is an outage",
+          "[pg][unit]") {
+  CHECK(classify("42501") == error_class::denied);
+  for (const char* s : {"57014", "42P01", "53300", "XX000"}) CHECK(classify(s) == error_class::other);
+  CHECK(classify("23503") == error_class::row_refused);  // a foreign key points at a row being deleted
+  // The right a refused statement needed, by what it does.
+  CHECK(statement_right("UPDATE \"jobs\" AS t SET") == "UPDATE");
+  CHECK(statement_right("WITH picked AS MATERIALIZED (SELECT") == "UPDATE");  // the claim
+  CHECK(statement_right("DELETE FROM \"jobs\"") == "DELETE");
+  CHECK(statement_right("SELECT count(*)") == "SELECT");
+  CHECK(statement_right("LISTEN x").empty());
+  // Before a run: no-op statements whose rights the server checks, and the GRANT to run.
+  const table_names n{"jobs", "ip", "geo", row_key{"code", "uuid", 0}};
+  const auto probes = rights_probes(n, true);
+  REQUIRE(probes.size() == 3);
+  CHECK(probes[0].sql == "SELECT \"code\", \"ip\", \"geo\", \"lock_by\", \"lock_token\", \"lock_until\", \"attempts\", "
+                         "\"error\", \"http_status\", \"failed_at\" FROM \"jobs\" LIMIT 0");
+  CHECK(probes[1].right == "UPDATE");
+  CHECK_THAT(probes[1].sql, Catch::StartsWith("UPDATE \"jobs\" SET \"geo\" = \"geo\", \"lock_by\" = \"lock_by\""));
+  CHECK_THAT(probes[1].sql, Catch::EndsWith(" WHERE FALSE"));
+  CHECK(probes[2].sql == "DELETE FROM \"jobs\" WHERE FALSE");
+  CHECK(rights_probes(n, false).size() == 2);
+  CHECK(grant_statement(n, "app \"ro\"", false) == "GRANT SELECT, UPDATE ON \"jobs\" TO \"app \"\"ro\"\"\"");
 }
 
 TEST_CASE("the unwritten ids are named in order, as they were sent", "[pg][unit]") {

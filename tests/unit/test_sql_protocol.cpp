@@ -1,5 +1,6 @@
 // The MySQL protocol pieces, read without a server: SQL text and connection strings.
 #include <adapters/mysql/mysql_uri.hpp>
+#include <adapters/mysql/rights_probe.hpp>
 #include <adapters/mysql/sql_protocol.hpp>
 
 #include <catch2/catch.hpp>
@@ -65,6 +66,22 @@ TEST_CASE("rows are addressed by the table's own key: its column, its literals, 
   CHECK_THAT(claim_rows(b, 0, 17, true, 10, 1), Catch::Contains("ORDER BY `dibs_pick`, `lock_until` LIMIT 10"));
   CHECK_THAT(delete_held_rows(b, {{"X'0A'", 1}}, "'w'"), Catch::EndsWith("RETURNING HEX(`id`)"));
   CHECK(sample_open_row(b, false, false) == "SELECT HEX(`id`) FROM `blobs` WHERE `dibs_open` = 1 LIMIT 1");
+}
+
+TEST_CASE("before a run, no-op statements show the rights it needs; the GRANT names the user as the server does", "[sql]") {
+  const table_names n{"jobs", "ip", "geo"};
+  const auto probes = rights_probes(n, true);
+  REQUIRE(probes.size() == 3);
+  CHECK(probes[0].right == "SELECT");
+  CHECK(probes[0].sql == "SELECT `id`, `ip`, `geo`, `lock_by`, `lock_token`, `lock_until`, `attempts`, `error`, `http_status`, "
+                         "`failed_at` FROM `jobs` LIMIT 0");
+  CHECK(probes[1].sql == "UPDATE `jobs` SET `geo` = `geo`, `lock_by` = `lock_by`, `lock_token` = `lock_token`, `lock_until` = "
+                         "`lock_until`, `attempts` = `attempts`, `error` = `error`, `http_status` = `http_status`, `failed_at` = "
+                         "`failed_at` WHERE FALSE");
+  CHECK(probes[2].sql == "DELETE FROM `jobs` WHERE FALSE");
+  CHECK(rights_probes(n, false).size() == 2);
+  CHECK(grant_statement(n, "dibs_test", "ro@%", false) == "GRANT SELECT, UPDATE ON `dibs_test`.`jobs` TO 'ro'@'%'");
+  CHECK(grant_statement(n, "d", "o'neil@10.0.0.1", true) == "GRANT SELECT, UPDATE, DELETE ON `d`.`jobs` TO 'o''neil'@'10.0.0.1'");
 }
 
 TEST_CASE("the table keeps the lease columns and indexes the open rows", "[sql]") {
