@@ -538,6 +538,7 @@ mysql_store::mysql_store(mysql_options opts)
 mysql_store::~mysql_store() { join_pool(); }  // no call may outlive the connections
 
 void mysql_store::check_write_rights() { impl_->check_write_rights(); }
+std::size_t mysql_store::max_statement_bytes() const { return impl_->limits.max_statement_bytes; }
 
 std::string mysql_store::describe() const {
   return impl_->shown + " table " + impl_->names.table + " (claim skip-locked, on done " +

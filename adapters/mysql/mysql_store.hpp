@@ -78,6 +78,8 @@ class mysql_store final : public blocking_store {
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
   std::vector<lease_holder> lease_holders() override;
   std::uint64_t release_worker(const std::string& name) override;
+  // The largest statement the server takes (its max_allowed_packet, read at start).
+  std::size_t max_statement_bytes() const;
   // Statements sent to the server since the store opened (dibs bench's statements per document).
   std::uint64_t statements_sent() const { return statements_.load(); }
 

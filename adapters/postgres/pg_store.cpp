@@ -223,7 +223,10 @@ awaitable<pg_result> pg_store::run(statement st) {
       } held{*link};
       if (!link->conn || !link->conn->usable()) {
         link->conn.reset();
-        link->conn = co_await pg_connection::connect(link_);
+        // A shard's connection: the server cancels a statement stuck past half the I/O timeout.
+        auto settings = link_;
+        settings.statement_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(link_.io_timeout) / 2;
+        link->conn = co_await pg_connection::connect(std::move(settings));
       }
     }
     auto conn = link->conn;
