@@ -2,6 +2,8 @@
 
 #include "sql_session.hpp"
 
+#include <dibs/server_number.hpp>
+
 namespace dibs::sql {
 
 namespace answers_sql {
@@ -54,7 +56,7 @@ std::optional<kept_answer> mysql_answers::find(const answer_key& k, std::chrono:
   store_->in_session([&](sql_session& c) {
     const auto rows = c.select(answers_sql::find(c.quote(k.digest), ttl));
     if (rows.empty() || rows[0].size() < 2 || !rows[0][0]) return;
-    out = kept_answer{*rows[0][0], std::chrono::milliseconds(std::stoll(rows[0][1].value_or("0")))};
+    out = kept_answer{*rows[0][0], std::chrono::milliseconds(server_number<std::int64_t>(rows[0][1], "MySQL/MariaDB"))};
   });
   return out;
 }

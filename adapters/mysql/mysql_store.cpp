@@ -21,6 +21,7 @@
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
 #include <dibs/rights_refusal.hpp>
+#include <dibs/server_number.hpp>
 #include <dibs/uri_redact.hpp>
 #include <dibs/worker_id.hpp>
 
@@ -150,10 +151,13 @@ class connection final : public sql_session {
   }
 
  private:
+  // The server's words and code make the error; the statement (which may hold data) goes to the
+  // debug log only.
   [[noreturn]] void fail(const std::string& sql) {
-    std::string shown = sql.substr(0, 160);
-    if (sql.size() > 160) shown += "...";
-    throw sql_error(std::string(mysql_error(db())) + " (in: " + shown + ")", mysql_errno(db()), mysql_error(db()));
+    const std::string said = mysql_error(db());
+    const auto code = mysql_errno(db());
+    log::debug("mysql: error ", code, " (", said, ") in: ", sql.substr(0, 2000));
+    throw sql_error("MySQL/MariaDB said: " + said + " (error " + std::to_string(code) + ")", code, said);
   }
   MYSQL* db() const { return db_.get(); }
   std::atomic<std::uint64_t>& sent_;  // the store's statement count
@@ -183,7 +187,8 @@ class transaction {
   bool done_ = false;
 };
 
-std::uint64_t to_u64(const std::optional<std::string>& s) { return s ? std::stoull(*s) : 0; }
+// A count the server sent (NULL is 0).
+std::uint64_t to_u64(const std::optional<std::string>& s) { return server_number<std::uint64_t>(s, "MySQL/MariaDB"); }
 
 quote_fn quote_with(connection& c) {
   return [&c](const std::string& v) { return c.quote(v); };
@@ -605,7 +610,7 @@ std::vector<lease_holder> mysql_store::lease_holders() {
       h.by = r[0].value_or("");
       h.leased = to_u64(r[1]);
       h.expired = to_u64(r[2]);
-      h.earliest_until_s = r[3] ? std::stod(*r[3]) / 1e6 : 0;
+      h.earliest_until_s = static_cast<double>(server_number<std::int64_t>(r[3], "MySQL/MariaDB")) / 1e6;
       out.push_back(std::move(h));
     }
     return out;

@@ -2,6 +2,7 @@
 
 #include <dibs/close_on_exec.hpp>
 #include <dibs/log.hpp>
+#include <dibs/server_number.hpp>
 #include <dibs/uri_redact.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -69,7 +70,7 @@ void take(PGresult* r, pg_result& out, std::optional<pg_error>& error) {
     case PGRES_COMMAND_OK:
     case PGRES_TUPLES_OK: {
       const char* n = PQcmdTuples(r);
-      if (n && *n) out.affected = std::stoull(n);
+      if (n && *n) out.affected = server_number<std::uint64_t>(std::string(n), "PostgreSQL");
       const int rows = PQntuples(r), cols = PQnfields(r);
       for (int i = 0; i < rows; ++i) {
         std::vector<std::optional<std::string>> row(cols);

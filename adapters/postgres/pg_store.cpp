@@ -13,6 +13,7 @@
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
 #include <dibs/rights_refusal.hpp>
+#include <dibs/server_number.hpp>
 #include <dibs/uri_redact.hpp>
 #include <dibs/worker_id.hpp>
 
@@ -40,10 +41,11 @@ std::int64_t micros(millis d) { return static_cast<std::int64_t>(d.count()) * 10
 
 store_time from_epoch_us(const std::optional<std::string>& s) {
   if (!s) return {};
-  return store_time(std::chrono::duration_cast<store_clock::duration>(std::chrono::microseconds(std::stoll(*s))));
+  return store_time(std::chrono::duration_cast<store_clock::duration>(
+      std::chrono::microseconds(server_number<std::int64_t>(s, "PostgreSQL"))));
 }
 
-std::int64_t to_i64(const std::optional<std::string>& s) { return s ? std::stoll(*s) : 0; }
+std::int64_t to_i64(const std::optional<std::string>& s) { return server_number<std::int64_t>(s, "PostgreSQL"); }
 
 // The fenced refs of a batch; ids that can't be this table's keys are lost leases at once.
 template <class Item>
