@@ -13,8 +13,10 @@ const auto db = test::mariadb_dialect();
 }  // namespace
 
 TEST_CASE("a MariaDB table keyed by varchar(12) is onboarded by dibs init and drained", "[mysql][keys]") {
-  test::check_keyed_table(db, test::unique_table("keyed_code"), "code", "VARCHAR(12)",
-                          {"'A-17'", "'o''brien'", "'back\\\\slash'", "'Zürich-1'", "'9'", "'07'", "'7'", "'with space'"});
+  const std::vector<std::string> keys{"'A-17'", "'o''brien'", "'back\\\\slash'", "'Zürich-1'", "'9'", "'07'", "'7'", "'with space'"};
+  // Named id (what dibs used to read as its own integer key), and named otherwise.
+  test::check_keyed_table(db, test::unique_table("keyed_id"), "id", "VARCHAR(12)", keys);
+  test::check_keyed_table(db, test::unique_table("keyed_code"), "code", "VARCHAR(12)", keys);
 }
 
 TEST_CASE("a MariaDB table keyed by bigint takes 19-digit and negative ids", "[mysql][keys]") {

@@ -21,7 +21,7 @@ TEST_CASE("a PostgreSQL table keyed by uuid is onboarded by dibs init and draine
 TEST_CASE("PostgreSQL tables keyed by text and varchar(12) are onboarded and drained", "[postgres][keys]") {
   const std::vector<std::string> keys{"'A-17'", "'o''brien'", "'back\\slash'", "'Zürich-1'", "'{brace}'", "'a,b'",
                                       "'quote\"d'", "'NULL'", "'07'", "'7'", "' padded '"};
-  test::check_keyed_table(db, test::unique_pg_table("keyed_text"), "code", "text", keys);
+  test::check_keyed_table(db, test::unique_pg_table("keyed_text"), "id", "text", keys);  // named id, as dibs's own was
   test::check_keyed_table(db, test::unique_pg_table("keyed_vc"), "code", "varchar(12)", keys);
   test::check_keyed_table(db, test::unique_pg_table("keyed_char"), "code", "char(12)", {"'ab'", "'cd  x'"});
 }
