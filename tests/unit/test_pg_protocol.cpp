@@ -43,7 +43,7 @@ TEST_CASE("a PostgreSQL claim with max_attempts fails the rows it picked that we
   REQUIRE(s.params.size() == 8);
   CHECK(s.params[5] == "3");
   // The reason reads as every other store's: "gave up after N attempts: ...".
-  CHECK(s.params[6] + "3" + s.params[7] == dibs::exhausted_attempts_reason(3));
+  CHECK(s.params[6].value_or("") + "3" + s.params[7].value_or("") == dibs::exhausted_attempts_reason(3));
 }
 
 TEST_CASE("PostgreSQL fenced writes match id, by and token in one statement per batch", "[pg][unit]") {
