@@ -74,8 +74,10 @@ command add_enrich_command(CLI::App& app) {
       which.batch_key = f->api.batch_key;
       f->store.source = item_field(which);
       if (!which.batch && !which.source_given) f->store.source_flag = "--url";
+      f->store.source_chosen = !which.batch && !which.url_fields.empty();
     }
     auto processors = f->api.factory(f->store.source);
+    const auto source_before = f->store.source;
     if (auto refused = f->api.check_tls(); !refused.empty())
       throw std::invalid_argument("the API's certificate is refused: " + refused +
                                   " (--ca-file trusts another CA; --insecure skips verification)");
@@ -90,6 +92,8 @@ command add_enrich_command(CLI::App& app) {
     std::FILE* report = f->run.summary_to_stdout() || f->store.out == "-" ? stderr : stdout;
     auto st = f->store.open();
     log::info("enrich: ", st->describe());
+    // dibs init's record chose the source (batch mode reads its key there): the processors read it.
+    if (f->store.source != source_before) processors = f->api.factory(f->store.source);
     f->api.share_rate(st);
     f->api.share_answers(st);
     if (!f->no_preflight) run_preflight(*st, f->api.call(), f->api.batch(), f->store.source, f->api.url_flag());

@@ -3,14 +3,21 @@
 #include <dibs/json_text.hpp>
 #include <dibs/log_escape.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace dibs::cli {
 
-std::string status_counts_line(const store_stats& s) {
+namespace {
+std::uint64_t done_with_data(const store_stats& s, std::optional<std::uint64_t> no_data) {
+  return s.done - std::min(s.done, no_data.value_or(0));
+}
+}  // namespace
+
+std::string status_counts_line(const store_stats& s, std::optional<std::uint64_t> no_data) {
   return "status: pending=" + std::to_string(s.pending) + " leased_live=" + std::to_string(s.leased_live) +
-         " leased_expired=" + std::to_string(s.leased_expired) + " done=" + std::to_string(s.done) +
-         " failed=" + std::to_string(s.failed);
+         " leased_expired=" + std::to_string(s.leased_expired) + " done=" + std::to_string(done_with_data(s, no_data)) +
+         " failed=" + std::to_string(s.failed) + (no_data.value_or(0) > 0 ? " no_data=" + std::to_string(*no_data) : std::string());
 }
 
 std::string failure_breakdown(const std::vector<failure_reason>& reasons) {
@@ -51,11 +58,13 @@ std::string lease_table(const std::vector<lease_holder>& holders) {
 }
 
 std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons,
-                        const std::vector<lease_holder>& holders) {
+                        const std::vector<lease_holder>& holders, std::optional<std::uint64_t> no_data) {
   std::string out = "{\"store\":" + json_string(store) + ",\"pending\":" + std::to_string(s.pending) +
                     ",\"leased_live\":" + std::to_string(s.leased_live) +
-                    ",\"leased_expired\":" + std::to_string(s.leased_expired) + ",\"done\":" + std::to_string(s.done) +
-                    ",\"failed\":" + std::to_string(s.failed) + ",\"failure_reasons\":[";
+                    ",\"leased_expired\":" + std::to_string(s.leased_expired) +
+                    ",\"done\":" + std::to_string(done_with_data(s, no_data)) + ",\"failed\":" + std::to_string(s.failed);
+  if (no_data) out += ",\"no_data\":" + std::to_string(*no_data);
+  out += ",\"failure_reasons\":[";
   for (std::size_t i = 0; i < reasons.size(); ++i) {
     const auto& r = reasons[i];
     out += (i ? ",{" : "{");

@@ -28,7 +28,7 @@ std::pair<std::size_t, std::size_t> failed_and_done(const std::string& out) {
   for (std::string line; std::getline(f, line);) {
     simdjson::dom::element doc, x;
     REQUIRE_FALSE(p.parse(line).get(doc));
-    if (!doc["failed"].get(x)) ++failed;
+    if (!doc["_dibs"]["failed"].get(x)) ++failed;
     else if (!doc["location"]["query"].get(x)) ++done;
   }
   return {failed, done};
