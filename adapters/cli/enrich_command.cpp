@@ -96,6 +96,8 @@ command add_enrich_command(CLI::App& app) {
     if (f->store.source != source_before) processors = f->api.factory(f->store.source);
     f->api.share_rate(st);
     f->api.share_answers(st);
+    // Rights first: a user who may not write would otherwise claim, call the API and lose it all.
+    st->check_write_rights();
     if (!f->no_preflight) run_preflight(*st, f->api.call(), f->api.batch(), f->store.source, f->api.url_flag());
     const auto before = st->stats_blocking();
     const std::uint64_t total = before.pending + before.leased_live + before.leased_expired;
@@ -134,6 +136,8 @@ command add_enrich_command(CLI::App& app) {
     if (auto said = st->finish(drained && !result.interrupted); !said.empty())
       std::fprintf(report, "enrich: %s\n", said.c_str());
     f->run.finish(result, report);
+    // A right the store took away mid-run ended it: as at start, the user has a GRANT to run.
+    if (const auto denied = e.denied()) throw std::runtime_error(*denied);
     // (Everything this process held was released or written before it got here.)
     return run_exit_code({result.stop_signal, f->follow, drained, result.summary.failed});
   };

@@ -52,6 +52,11 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
 
   http::request req;
   if (batch) {
+    if (sample->source.value.size() > call.url.max_value_bytes()) {
+      log::warn("pre-flight: pending item ", sample->id, "'s '", field, "' is ", sample->source.value.size(),
+                " bytes long, more than --max-source-bytes ", call.url.max_value_bytes(), "; the API was not tried");
+      return;
+    }
     req.method = http::request::verb::post;
     req.target = call.url.expand(job{}).target;  // a fixed URL
     req.body = http::batch_request_body({sample->source.value});

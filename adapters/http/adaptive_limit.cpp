@@ -23,22 +23,25 @@ adaptive_limit::adaptive_limit(adaptive_settings s, clock::time_point now)
     : s_(s),
       limit_(std::clamp(s.initial, std::max(1.0, s.min), std::max(1.0, s.max))),
       window_start_(now),
-      floor_period_start_(now),
+      period_start_(now),
+      measure_from_(now),
       lowest_(limit_),
       highest_(limit_) {
   samples_us_.reserve(64);
 }
 
 void adaptive_limit::started(std::size_t in_flight, std::size_t waiting) {
-  if (waiting > 0 || static_cast<double>(in_flight) >= std::floor(limit_)) limited_ = true;
-  peak_ = std::max(peak_, static_cast<double>(in_flight));
+  ++period_starts_;
+  if (waiting > 0 || static_cast<double>(in_flight) >= std::floor(limit_)) ++period_limited_;
 }
 
 bool adaptive_limit::answered(std::chrono::microseconds latency, clock::time_point now) {
   const auto us = static_cast<std::uint32_t>(std::clamp<std::int64_t>(latency.count(), 1, UINT32_MAX));
   samples_us_.push_back(us);
   if (min_latency_.count() == 0 || latency < min_latency_) min_latency_ = std::chrono::microseconds(us);
-  return maybe_decide(now);
+  if (now >= measure_from_) ++period_answers_;  // the period's first round trip answers the old limit
+  const bool decided = maybe_decide(now);
+  return maybe_measure(now) || decided;
 }
 
 bool adaptive_limit::overloaded(limit_signal why, clock::time_point now) {
@@ -47,8 +50,14 @@ bool adaptive_limit::overloaded(limit_signal why, clock::time_point now) {
 }
 
 void adaptive_limit::set_max(double max) {
+  const bool pinned = limit_ >= s_.max;  // the old ceiling held it back: find the new one's fast
   s_.max = std::max(1.0, max);
   set_limit(limit_);
+  if (pinned && s_.max > limit_) {
+    phase_ = phase::slow_start;
+    base_rate_ = 0;
+  }
+  restart_period_ = true;  // what was measured so far was at another limit
 }
 
 void adaptive_limit::set_limit(double l) {
@@ -57,13 +66,24 @@ void adaptive_limit::set_limit(double l) {
   highest_ = std::max(highest_, std::floor(limit_));
 }
 
-void adaptive_limit::decrease(double factor, limit_signal why) {
+void adaptive_limit::start_period(clock::time_point now) {
+  period_start_ = now;
+  measure_from_ = now + std::chrono::microseconds(static_cast<std::int64_t>(average_us_));
+  period_answers_ = 0;
+  period_starts_ = 0;
+  period_limited_ = 0;
+}
+
+void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point now) {
   const double before = limit_;
   set_limit(std::floor(limit_ * factor));
-  slow_start_ = false;
+  phase_ = phase::hold;
+  periods_held_ = 0;
+  best_rate_ = 0;  // not measured at this limit yet
   last_decrease_ = why;
   cooling_ = true;
   if (limit_ < before) ++decreases_;
+  start_period(now);
 }
 
 bool adaptive_limit::maybe_decide(clock::time_point now) {
@@ -72,15 +92,9 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
   if (now - window_start_ < window) return false;
   if (samples_us_.empty() && loss_ == limit_signal::none) return false;  // nothing learned yet
 
-  const bool limited = limited_;
   const auto loss = loss_;
   const bool cooling = cooling_;
-  // The answers of this window were mostly sent in the one before, at its level of demand.
-  const double judged = std::max(prior_peak_, 1.0);
-  prior_peak_ = peak_;
-  peak_ = 0;
   window_start_ = now;
-  limited_ = false;
   loss_ = limit_signal::none;
   cooling_ = false;
 
@@ -91,37 +105,15 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
     latency = *mid;
     samples_us_.clear();
     recent_ = std::chrono::microseconds(static_cast<std::int64_t>(latency));
-    // The floor: the lowest window of this period and the one before.
-    if (now - floor_period_start_ >= s_.floor_memory) {
-      floor_period_start_ = now;
-      floor_us_ = floor_next_us_;
-      floor_next_us_ = 0;
-    }
-    floor_next_us_ = floor_next_us_ == 0 ? latency : std::min(floor_next_us_, latency);
   }
-  const double floor = floor_us_ == 0 ? floor_next_us_ : std::min(floor_us_, floor_next_us_ == 0 ? floor_us_ : floor_next_us_);
-
-  if (loss != limit_signal::none) {
-    // The window after a decrease hears of requests sent before it: they judge the old limit.
-    if (!cooling) decrease(s_.loss_decrease, loss);
-  } else if (latency > 0) {
-    if (slow_start_) {
-      if (latency > floor * (1 + s_.floor_tolerance)) {
-        // Past the knee, which lies between half the judged demand and the demand itself: the
-        // limit already doubled once more meanwhile.
-        set_limit(std::min(limit_, 0.75 * judged) / s_.latency_decrease);
-        decrease(s_.latency_decrease, limit_signal::latency);
-      } else if (limited) {
-        set_limit(limit_ * 2);
-      }
-    } else {
-      const double allowed = std::max(s_.deviation_scale * deviation_us_, s_.inflation_floor * average_us_);
-      if (!cooling && average_us_ > 0 && latency > average_us_ + allowed) {
-        // In proportion to the inflation (Gradient's rule), between halving and the usual step.
-        decrease(std::clamp(average_us_ / latency, 0.5, s_.latency_decrease), limit_signal::latency);
-      } else if (limited && latency <= average_us_ && latency < 2 * floor) {
-        set_limit(limit_ + 1);
-      }
+  // The round trip after a decrease hears of requests sent before it: they judge the old limit.
+  if (!cooling) {
+    if (loss != limit_signal::none) {
+      decrease(s_.loss_decrease, loss, now);
+    } else if (latency > 0 && average_us_ > 0 &&
+               latency > average_us_ + std::max(s_.deviation_scale * deviation_us_, s_.spike_floor * average_us_)) {
+      // Queueing: down by the ratio (Gradient's rule), between halving and a tenth.
+      decrease(std::clamp(average_us_ / latency, 0.5, 0.9), limit_signal::latency, now);
     }
   }
   if (latency > 0) {
@@ -132,6 +124,84 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
       average_us_ += s_.ewma_alpha * (latency - average_us_);
     }
   }
+  return true;
+}
+
+bool adaptive_limit::maybe_measure(clock::time_point now) {
+  // At least two round trips, counted after the first (which still answers the old limit).
+  const auto least = std::max<std::chrono::microseconds>(
+      s_.min_period, std::chrono::microseconds(static_cast<std::int64_t>(2 * average_us_)));
+  if (restart_period_) {
+    restart_period_ = false;
+    start_period(now);
+    return false;
+  }
+  if (now < measure_from_) return false;
+  const auto took = now - measure_from_;
+  if (took < least || period_answers_ < s_.min_period_answers) return false;
+  const double rate = static_cast<double>(period_answers_) / std::chrono::duration<double>(took).count();
+  // Demand: requests of the period found the limit reached. Without that, a higher limit would
+  // change nothing, and the answers per second say nothing of the server.
+  const bool limited = period_limited_ > 0;
+  const double up = std::max(limit_ + 1, std::floor(limit_ * (1 + s_.probe_step)));
+
+  switch (phase_) {
+    case phase::slow_start:
+      if (!limited) break;
+      if (base_rate_ == 0 || rate > base_rate_ * (1 + s_.start_gain)) {
+        base_rate_ = rate;
+        base_limit_ = limit_;
+        set_limit(limit_ * 2);
+        if (limit_ > base_limit_) break;  // doubled: measured there next
+        best_rate_ = rate;                // at the ceiling
+      } else {
+        set_limit(base_limit_);  // the doubling was not worth it: the limit before it
+        best_rate_ = base_rate_;
+      }
+      phase_ = phase::hold;
+      periods_held_ = 0;
+      break;
+    case phase::hold:
+      best_rate_ = best_rate_ == 0 ? rate : (best_rate_ + rate) / 2;
+      if (++periods_held_ >= s_.hold_periods && limited && up <= s_.max) {
+        base_limit_ = limit_;
+        base_rate_ = best_rate_;
+        set_limit(up);
+        phase_ = phase::probe_up;
+      }
+      break;
+    case phase::probe_up:
+      if (limited && rate > base_rate_ * (1 + s_.keep_gain)) {
+        // Worth it: held here, and higher tried next.
+        base_limit_ = limit_;
+        base_rate_ = rate;
+        best_rate_ = rate;
+        if (up <= s_.max) {
+          set_limit(up);
+        } else {
+          phase_ = phase::hold;
+          periods_held_ = 0;
+        }
+      } else {
+        const double down = std::min(base_limit_ - 1, std::ceil(base_limit_ * (1 - s_.probe_step)));
+        set_limit(down);
+        phase_ = limit_ < base_limit_ ? phase::probe_down : phase::hold;
+        periods_held_ = 0;
+        if (phase_ == phase::hold) best_rate_ = base_rate_;
+      }
+      break;
+    case phase::probe_down:
+      if (rate >= base_rate_ * (1 - s_.drop_tolerance)) {
+        best_rate_ = rate;  // as many answers with fewer in flight: kept
+      } else {
+        set_limit(base_limit_);
+        best_rate_ = base_rate_;
+      }
+      phase_ = phase::hold;
+      periods_held_ = 0;
+      break;
+  }
+  start_period(now);
   return true;
 }
 

@@ -3,26 +3,27 @@
 //
 // Why: the right number depends on the server. A threaded server from a language's standard
 // library serves a handful at once and drops connections past its small backlog; a CDN serves
-// thousands. A fixed number is either too small for the one or a flood for the other, so the
-// limit is found the way TCP finds a path's capacity, on the signals Vector's adaptive request
-// concurrency and Netflix's concurrency-limits use:
-//   - slow start: from `initial`, doubled each round trip while answers come back at the latency
-//     floor and the requests in flight reach the limit (no evidence without demand);
-//   - then additive increase: +1 per round trip while the round trip's latency is at or below its
-//     moving average and less than twice the floor (queueing as long as the work itself means
-//     more requests only wait longer);
+// thousands; behind a slow tail (a few items that take seconds) more requests in flight keep the
+// fast ones moving. A fixed number is too small for one and a flood for another, so the limit is
+// found from what the API gives back: its answers per second (the goal), its latency and its
+// overload signals (the guards), as Vector's adaptive request concurrency, Netflix's
+// concurrency-limits and BBR do:
+//   - slow start: from `initial`, doubled each measuring period while the answers per second
+//     rise by at least `start_gain` and the requests in flight reach the limit (without that
+//     demand there is nothing to learn: a run held back by --rate does not grow it);
+//   - then hill climbing: the limit is held, then tried `probe_step` higher and kept if the
+//     answers per second rose by `keep_gain`, else tried as much lower and kept if they did not
+//     fall by more than `drop_tolerance` (fewer in flight for the same answers is kinder to the
+//     server), else back where it was;
 //   - multiplicative decrease on loss (429, 502-504, timeouts, resets, refused or dropped
-//     connections: the server says it is overloaded) and on latency inflation (a round trip's
-//     latency above the moving average by more than `deviation_scale` deviations: by the ratio
-//     of the two, at least 0.5 and at most `latency_decrease`);
-//   - at most one decision per round trip (a window at least as long as the recent latency), so
-//     a burst of errors from one overload costs one decrease, not one per error; and the round
-//     trip after a decrease, whose answers were sent before it, decreases nothing.
-// Latency is the time from the request written to the answer's first byte: waiting for a
-// permit, a connection or a rate slot is not the server's doing. A round trip's latency is the
-// median of its answers: a few slow items (a slow tail) say nothing of the server's load, while
-// queueing delays every answer. The floor is the lowest round trip of the last `floor_memory`,
-// so a server that became slower for good is, after a while, judged by its new floor.
+//     connections: the server says it is overloaded) and on a latency spike (a round trip's median
+//     latency past the moving average by more than `deviation_scale` deviations and by half: a
+//     server whose latency doubles is queueing, and the limit comes down by the ratio);
+//   - at most one such decrease per round trip, and the round trip after one, whose answers were
+//     sent before it, decreases nothing.
+// Latency is the time from the request written to the answer's header, the median of a round
+// trip's answers: a few slow items say nothing of the server's load, queueing delays every answer.
+// Waiting for a permit, a connection or a rate slot is not counted.
 #pragma once
 
 #include <chrono>
@@ -36,15 +37,19 @@ namespace dibs::http {
 struct adaptive_settings {
   double initial = 2;
   double min = 1;
-  double max = 1000;              // the ceiling (--concurrency's share)
-  double floor_tolerance = 0.5;   // slow start ends when a window's mean passes floor × (1 + this)
-  double deviation_scale = 2.5;   // latency inflation: mean > average + scale × deviation
-  double inflation_floor = 0.1;   // ... and by at least this share of the average (noise)
-  double ewma_alpha = 0.4;        // weight of the newest window in the average and deviation
-  double latency_decrease = 0.9;  // limit × this on latency inflation
-  double loss_decrease = 0.7;     // limit × this on loss
-  std::chrono::microseconds min_window{5'000};  // a decision waits at least this long
-  std::chrono::seconds floor_memory{10};
+  double max = 1000;                // the ceiling (--concurrency)
+  double start_gain = 0.15;         // slow start goes on while a doubling gives this much more
+  double probe_step = 0.25;         // a probe tries the limit this much higher (or lower)
+  double keep_gain = 0.05;          // ... kept higher when the answers per second rose this much
+  double drop_tolerance = 0.03;     // ... kept lower when they fell no more than this
+  int hold_periods = 2;             // periods at a limit before the next probe
+  double deviation_scale = 2.5;     // latency spike: median > average + scale × deviation ...
+  double spike_floor = 0.5;         // ... and > average × (1 + this)
+  double ewma_alpha = 0.4;          // weight of the newest round trip in the average and deviation
+  double loss_decrease = 0.7;       // limit × this on loss
+  std::chrono::microseconds min_window{5'000};   // a round trip's decision waits at least this
+  std::chrono::microseconds min_period{100'000};  // a measuring period lasts at least this ...
+  std::uint64_t min_period_answers = 8;           // ... and has at least this many answers
 };
 
 // Why the limit last went down (or "" when it never did).
@@ -63,7 +68,7 @@ class adaptive_limit {
   // Demand that reaches the limit is what allows it to grow.
   void started(std::size_t in_flight, std::size_t waiting);
   // An answer's first byte came `latency` after its request was written. True when this ended a
-  // round trip, so a decision was made (the limit may or may not have changed).
+  // round trip or a measuring period, so a decision was made (the limit may not have changed).
   bool answered(std::chrono::microseconds latency, clock::time_point now);
   // The server (or the path to it) signalled overload. True as for answered().
   bool overloaded(limit_signal why, clock::time_point now);
@@ -71,38 +76,49 @@ class adaptive_limit {
   void set_max(double max);
 
   // What /metrics and the dashboard show.
-  bool slow_start() const { return slow_start_; }
+  bool slow_start() const { return phase_ == phase::slow_start; }
   std::chrono::microseconds min_latency() const { return min_latency_; }     // 0 before any answer
-  std::chrono::microseconds recent_latency() const { return recent_; }       // the last window's
+  std::chrono::microseconds recent_latency() const { return recent_; }       // the last round trip's
   limit_signal last_decrease() const { return last_decrease_; }
   std::size_t lowest() const { return static_cast<std::size_t>(lowest_); }   // the range it moved in
   std::size_t highest() const { return static_cast<std::size_t>(highest_); }
   std::uint64_t decreases() const { return decreases_; }
   double max() const { return s_.max; }
+  double answers_per_second() const { return best_rate_; }  // at the limit held (0: not measured)
 
  private:
-  // Ends the window when it has lasted a round trip; true when the limit changed.
+  enum class phase { slow_start, hold, probe_up, probe_down };
+
+  // Ends the round trip when it has lasted one; true when a decision was made.
   bool maybe_decide(clock::time_point now);
+  // Ends the measuring period when it is long enough, and climbs; true when it ended.
+  bool maybe_measure(clock::time_point now);
   void set_limit(double l);
-  void decrease(double factor, limit_signal why);
+  void decrease(double factor, limit_signal why, clock::time_point now);
+  void start_period(clock::time_point now);
 
   adaptive_settings s_;
   double limit_;
-  bool slow_start_ = true;
-  // The current window.
+  phase phase_ = phase::slow_start;
+  // The current round trip (window).
   clock::time_point window_start_;
   std::vector<std::uint32_t> samples_us_;
-  bool limited_ = false;  // the requests in flight reached the limit in this window
-  double peak_ = 0;       // the most requests in flight in this window ...
-  double prior_peak_ = 0;  // ... and in the one before
   limit_signal loss_ = limit_signal::none;
-  // Across windows.
-  double floor_us_ = 0;  // the lowest window latency of the floor's period (0: none yet)
-  double floor_next_us_ = 0;  // the lowest of the period under way, the floor when it ends
-  clock::time_point floor_period_start_;
-  double average_us_ = 0;  // moving average of the window latencies
+  bool cooling_ = false;  // the round trip after a decrease: its answers were sent before it
+  // The current measuring period: answers per second at one limit.
+  clock::time_point period_start_;
+  clock::time_point measure_from_;  // a round trip after its start: answers counted from here
+  std::uint64_t period_answers_ = 0;
+  std::uint64_t period_starts_ = 0;    // requests started in it ...
+  std::uint64_t period_limited_ = 0;   // ... of which met the limit reached (demand)
+  int periods_held_ = 0;
+  bool restart_period_ = false;  // the ceiling moved: the period under way measured another limit
+  double base_limit_ = 0;   // the limit a probe started from
+  double base_rate_ = 0;    // answers per second at the base limit
+  double best_rate_ = 0;    // answers per second at the limit held now
+  // Across round trips.
+  double average_us_ = 0;  // moving average of the round trips' medians
   double deviation_us_ = 0;
-  bool cooling_ = false;  // the window after a decrease: its answers were sent before it
   std::chrono::microseconds min_latency_{0};
   std::chrono::microseconds recent_{0};
   limit_signal last_decrease_ = limit_signal::none;

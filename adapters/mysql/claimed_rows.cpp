@@ -1,5 +1,7 @@
 #include "claimed_rows.hpp"
 
+#include <dibs/server_number.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -32,7 +34,7 @@ job claimed_job(const sql_row& r, const std::string& by, std::uint64_t token, co
   j.id = r[0].value_or("");
   j.by = by;
   j.token = token;
-  j.attempts = r[2] ? static_cast<int>(std::stoull(*r[2])) : 0;
+  j.attempts = server_number<int>(r[2], "MySQL/MariaDB");
   j.until = parse_datetime(r[3] ? r[3]->c_str() : nullptr);
   job_field f;
   f.name = source;

@@ -1,23 +1,12 @@
 #include "fenced_rows.hpp"
 
-#include <charconv>
-
 namespace dibs::sql {
 
-std::optional<std::uint64_t> row_of(const std::string& id) {
-  std::uint64_t v = 0;
-  const auto* end = id.data() + id.size();
-  const auto [p, ec] = std::from_chars(id.data(), end, v);
-  if (ec != std::errc() || p != end) return std::nullopt;
-  if (std::to_string(v) != id) return std::nullopt;  // "007", "+7": not how dibs prints a key
-  return v;
-}
-
-fence_plan plan_fence(const std::vector<lease_ref>& refs) {
+fence_plan plan_fence(const std::vector<lease_ref>& refs, const row_key& key, const quote_fn& quote) {
   fence_plan plan;
   std::map<std::string, std::size_t> query_of;  // by -> index in plan.queries
   for (const auto& r : refs) {
-    const auto row = row_of(r.id);
+    auto row = key_literal(key, r.id, quote);
     plan.row.push_back(row);
     if (!row) continue;
     auto [it, fresh] = query_of.emplace(r.by, plan.queries.size());
@@ -32,18 +21,18 @@ const held_query* single_fence(const fence_plan& plan, bool exact) {
   const auto& q = plan.queries.front();
   if (!exact) return &q;
   if (q.rows.size() != plan.row.size()) return nullptr;  // an id that names no row
-  std::unordered_set<std::uint64_t> distinct;
+  std::unordered_set<std::string> distinct;
   for (const auto& r : q.rows)
-    if (!distinct.insert(r.id).second) return nullptr;
+    if (!distinct.insert(r.key).second) return nullptr;
   return &q;
 }
 
 fence_outcome settle_fence(const fence_plan& plan, const std::vector<lease_ref>& refs,
-                           const std::unordered_set<std::uint64_t>& locked) {
+                           const std::unordered_set<std::string>& locked) {
   fence_outcome out;
   for (std::size_t i = 0; i < refs.size(); ++i) {
     const auto& row = plan.row[i];
-    if (row && locked.count(*row)) {
+    if (row && locked.count(refs[i].id)) {
       out.held.push_back(row);
       ++out.applied;
     } else {
@@ -81,9 +70,9 @@ std::vector<std::size_t> statement_runs(const std::vector<std::size_t>& quoted_b
   return runs;
 }
 
-std::map<std::pair<std::int64_t, std::string>, std::vector<std::uint64_t>> release_groups(
+std::map<std::pair<std::int64_t, std::string>, std::vector<std::string>> release_groups(
     const std::vector<release_item>& batch, const fence_outcome& fence) {
-  std::map<std::pair<std::int64_t, std::string>, std::vector<std::uint64_t>> groups;
+  std::map<std::pair<std::int64_t, std::string>, std::vector<std::string>> groups;
   for (std::size_t i = 0; i < batch.size(); ++i)
     if (const auto row = fence.held[i]) groups[{batch[i].delay.count() * 1000, batch[i].why}].push_back(*row);
   return groups;

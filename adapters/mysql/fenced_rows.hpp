@@ -7,10 +7,11 @@
 //   statement_runs  how many completions go into each UPDATE (each under half max_allowed_packet)
 //   release_groups  one release statement per distinct (delay, reason)
 //
-// An item's id is the row's key as dibs printed it (canonical decimal). Any other text names no
-// row dibs handed out, so its lease can't be held: it is reported lost, never written.
+// An item's id is the row's key as the server prints it (row_key.hpp). Text that can't be such a
+// key names no row dibs handed out, so its lease can't be held: it is reported lost, never written.
 #pragma once
 
+#include <adapters/mysql/row_key.hpp>
 #include <adapters/mysql/server_limits.hpp>
 #include <adapters/mysql/sql_protocol.hpp>
 
@@ -27,35 +28,33 @@
 
 namespace dibs::sql {
 
-// The row an item's id names: the id must be the canonical decimal text of a row key.
-std::optional<std::uint64_t> row_of(const std::string& id);
-
 struct held_query {
   std::string by;             // the worker whose leases these are
-  std::vector<row_ref> rows;  // id + token, in batch order
+  std::vector<row_ref> rows;  // key literal + token, in batch order
 };
 
 struct fence_plan {
-  std::vector<std::optional<std::uint64_t>> row;  // per batch item: its row, nullopt if the id names none
-  std::vector<held_query> queries;                // one per worker, in order of first appearance
+  std::vector<std::optional<std::string>> row;  // per batch item: its key literal, nullopt if the id names no row
+  std::vector<held_query> queries;              // one per worker, in order of first appearance
 };
 
-fence_plan plan_fence(const std::vector<lease_ref>& refs);
+fence_plan plan_fence(const std::vector<lease_ref>& refs, const row_key& key, const quote_fn& quote);
 
 // The one held_rows query of a batch that a single fenced write can carry, or nullptr: one
-// worker's, and (`exact`) every item a distinct row named by a canonical id -- then the rows
-// the write changed count every lease that held, and nothing else.
+// worker's, and (`exact`) every item a distinct row -- then the rows the write changed count
+// every lease that held, and nothing else.
 const held_query* single_fence(const fence_plan& plan, bool exact);
 
 struct fence_outcome {
-  std::vector<std::optional<std::uint64_t>> held;  // per batch item: its row when its lease holds
-  std::vector<std::string> lost;                   // the ids of the others, in batch order
-  std::size_t applied = 0;                         // how many items hold their lease
+  std::vector<std::optional<std::string>> held;  // per batch item: its key literal when its lease holds
+  std::vector<std::string> lost;                 // the ids of the others, in batch order
+  std::size_t applied = 0;                       // how many items hold their lease
 };
 
-// `locked`: the rows the server returned for the plan's queries (leases still held, locked).
+// `locked`: the keys (as the server printed them: ids) of the rows the server returned for the
+// plan's queries (leases still held, locked).
 fence_outcome settle_fence(const fence_plan& plan, const std::vector<lease_ref>& refs,
-                           const std::unordered_set<std::uint64_t>& locked);
+                           const std::unordered_set<std::string>& locked);
 
 struct completion_split {
   std::vector<completion> storable;                       // to write, in batch order
@@ -71,7 +70,7 @@ completion_split split_storable(const std::vector<completion>& batch, bool keep_
 std::vector<std::size_t> statement_runs(const std::vector<std::size_t>& quoted_bytes, std::size_t max_statement_bytes);
 
 // Held releases grouped by (delay in microseconds, reason): shutdown releases share one statement.
-std::map<std::pair<std::int64_t, std::string>, std::vector<std::uint64_t>> release_groups(
+std::map<std::pair<std::int64_t, std::string>, std::vector<std::string>> release_groups(
     const std::vector<release_item>& batch, const fence_outcome& fence);
 
 }  // namespace dibs::sql

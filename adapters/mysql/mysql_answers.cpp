@@ -2,6 +2,8 @@
 
 #include "sql_session.hpp"
 
+#include <dibs/server_number.hpp>
+
 namespace dibs::sql {
 
 namespace answers_sql {
@@ -23,6 +25,26 @@ std::string keep(const std::vector<std::array<std::string, 3>>& rows_quoted) {
   return "INSERT INTO dibs_answers (digest, request, answer, stored_at) VALUES " + values +
          " ON DUPLICATE KEY UPDATE request = VALUES(request), answer = VALUES(answer), stored_at = VALUES(stored_at)";
 }
+std::vector<std::vector<std::size_t>> keep_runs(const std::vector<std::array<std::string, 3>>& rows_quoted,
+                                                std::size_t max_statement_bytes) {
+  // The statement's own words (the INSERT, the ON DUPLICATE KEY UPDATE) and each row's (NOW(6),
+  // the separators) take under 256 bytes; a quarter of the packet is left over for safety.
+  const std::size_t room = max_statement_bytes - max_statement_bytes / 4;
+  std::vector<std::vector<std::size_t>> runs;
+  std::size_t bytes = 256;
+  for (std::size_t i = 0; i < rows_quoted.size(); ++i) {
+    const auto& r = rows_quoted[i];
+    const std::size_t row = r[0].size() + r[1].size() + r[2].size() + 16;
+    if (256 + row > room) continue;  // too large for any statement
+    if (runs.empty() || bytes + row > room) {
+      runs.emplace_back();
+      bytes = 256;
+    }
+    runs.back().push_back(i);
+    bytes += row;
+  }
+  return runs;
+}
 }  // namespace answers_sql
 
 mysql_answers::mysql_answers(std::shared_ptr<mysql_store> store) : store_(std::move(store)) {
@@ -34,7 +56,7 @@ std::optional<kept_answer> mysql_answers::find(const answer_key& k, std::chrono:
   store_->in_session([&](sql_session& c) {
     const auto rows = c.select(answers_sql::find(c.quote(k.digest), ttl));
     if (rows.empty() || rows[0].size() < 2 || !rows[0][0]) return;
-    out = kept_answer{*rows[0][0], std::chrono::milliseconds(std::stoll(rows[0][1].value_or("0")))};
+    out = kept_answer{*rows[0][0], std::chrono::milliseconds(server_number<std::int64_t>(rows[0][1], "MySQL/MariaDB"))};
   });
   return out;
 }
@@ -56,7 +78,13 @@ void mysql_answers::keep(const std::vector<std::pair<answer_key, std::string>>& 
         }
       }
     } back{c};
-    c.execute(answers_sql::keep(rows));
+    // Each statement under the server's max_allowed_packet: a larger one would be refused (and
+    // the link dropped) with every answer in it.
+    for (const auto& run : answers_sql::keep_runs(rows, store_->max_statement_bytes())) {
+      std::vector<std::array<std::string, 3>> some;
+      for (const auto i : run) some.push_back(std::move(rows[i]));
+      c.execute(answers_sql::keep(some));
+    }
   });
 }
 

@@ -22,6 +22,11 @@ std::string create_table();
 std::string find(const std::string& digest_quoted, std::chrono::milliseconds ttl);  // answer, age in ms
 // One row per (digest, request, answer), each quoted.
 std::string keep(const std::vector<std::array<std::string, 3>>& rows_quoted);
+// The keep statements of `rows_quoted`, in order, each under `max_statement_bytes`
+// (max_allowed_packet, less room for the statement's own words): the rows of each, by index. A
+// row that no statement could carry is in none (the answer is not kept; the API is asked again).
+std::vector<std::vector<std::size_t>> keep_runs(const std::vector<std::array<std::string, 3>>& rows_quoted,
+                                                std::size_t max_statement_bytes);
 }  // namespace answers_sql
 
 class mysql_answers final : public answer_store {

@@ -2,6 +2,8 @@
 
 #include "sql_session.hpp"
 
+#include <dibs/server_number.hpp>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -49,7 +51,9 @@ struct row_state {
 row_state parse(const std::vector<sql_row>& rows) {
   if (rows.empty() || rows[0].size() < 3 || !rows[0][2]) throw std::runtime_error("dibs_rate: the origin's row is missing");
   const auto& r = rows[0];
-  return {{std::stoll(r[0].value_or("0")), std::stoll(r[1].value_or("0"))}, std::stoll(*r[2])};
+  const char* said = "MySQL/MariaDB";
+  return {{server_number<std::int64_t>(r[0], said), server_number<std::int64_t>(r[1], said)},
+          server_number<std::int64_t>(r[2], said)};
 }
 }  // namespace
 

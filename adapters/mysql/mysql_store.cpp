@@ -7,6 +7,9 @@
 #include "fenced_rows.hpp"
 #include "mysql_tls.hpp"
 #include "mysql_uri.hpp"
+#include "rights_probe.hpp"
+#include "row_key.hpp"
+#include "server_errors.hpp"
 #include "server_limits.hpp"
 #include "sql_protocol.hpp"
 #include "sql_retry.hpp"
@@ -20,6 +23,8 @@
 #include <dibs/skewed_draw.hpp>
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
+#include <dibs/rights_refusal.hpp>
+#include <dibs/server_number.hpp>
 #include <dibs/uri_redact.hpp>
 #include <dibs/worker_id.hpp>
 
@@ -34,10 +39,8 @@
 
 namespace dibs::sql {
 
-bool sql_error::connection_lost() const {
-  return code == CR_SERVER_GONE_ERROR || code == CR_SERVER_LOST || code == CR_CONNECTION_ERROR ||
-         code == CR_CONN_HOST_ERROR || code == 1927 /* ER_CONNECTION_KILLED */ || code == 1053 /* server shutdown */;
-}
+bool sql_error::connection_lost() const { return classify(code) == error_class::link_lost; }
+bool sql_error::retry_transaction() const { return classify(code) == error_class::rerun; }
 
 namespace {
 
@@ -151,10 +154,13 @@ class connection final : public sql_session {
   }
 
  private:
+  // The server's words and code make the error; the statement (which may hold data) goes to the
+  // debug log only.
   [[noreturn]] void fail(const std::string& sql) {
-    std::string shown = sql.substr(0, 160);
-    if (sql.size() > 160) shown += "...";
-    throw sql_error(std::string(mysql_error(db())) + " (in: " + shown + ")", mysql_errno(db()), mysql_error(db()));
+    const std::string said = mysql_error(db());
+    const auto code = mysql_errno(db());
+    log::debug("mysql: error ", code, " (", said, ") in: ", sql.substr(0, 2000));
+    throw sql_error("MySQL/MariaDB said: " + said + " (error " + std::to_string(code) + ")", code, said);
   }
   MYSQL* db() const { return db_.get(); }
   std::atomic<std::uint64_t>& sent_;  // the store's statement count
@@ -184,7 +190,12 @@ class transaction {
   bool done_ = false;
 };
 
-std::uint64_t to_u64(const std::optional<std::string>& s) { return s ? std::stoull(*s) : 0; }
+// A count the server sent (NULL is 0).
+std::uint64_t to_u64(const std::optional<std::string>& s) { return server_number<std::uint64_t>(s, "MySQL/MariaDB"); }
+
+quote_fn quote_with(connection& c) {
+  return [&c](const std::string& v) { return c.quote(v); };
+}
 
 }  // namespace
 
@@ -204,6 +215,7 @@ struct mysql_store::impl {
   table_names names;
   std::string shown;
   server_limits limits;  // read once the first connection is made
+  std::string current_user = "CURRENT_USER";  // as the server knows the store's user: user@host
   std::mutex pool_mutex;
   std::vector<std::unique_ptr<connection>> idle;
 
@@ -241,13 +253,18 @@ struct mysql_store::impl {
           give_back(std::move(c));
           continue;
         }
-        if (refuses_content(e.code)) {
+        const auto kind = classify(e.code);
+        if (kind == error_class::row_refused) {
           // The statement was refused for a value it carries (the transaction rolled back, the
           // link is fine): the same batch would be refused again. The engine splits it.
           give_back(std::move(c));
           throw store_refused(e.server_message + " (error " + std::to_string(e.code) + ")");
         }
-        if (!e.connection_lost()) throw;
+        if (kind == error_class::denied) {
+          give_back(std::move(c));
+          throw store_denied(rights_refusal(denied_right(e.server_message), names.table, e.server_message, grant()));
+        }
+        if (kind != error_class::link_lost) throw;
         {
           // The server went away: the other idle connections are most likely dead too.
           std::lock_guard lock(pool_mutex);
@@ -260,16 +277,13 @@ struct mysql_store::impl {
   }
 
   // The table as the options allow: created when missing (create_table), else refused by name;
-  // dibs's missing columns and index added (add_columns), else refused with the ALTER TABLE.
+  // the key its rows are addressed by chosen (row_key_pick.hpp), or the table refused when it has
+  // none dibs can use; dibs's missing columns and index added (add_columns), else refused with
+  // the ALTER TABLE.
   void prepare_table() {
     with_connection([&](connection& c) { return apply_settings_record(c, names, opts), 0; });  // mysql_settings.hpp
     with_connection([&](connection& c) {
-      auto column_names = [&] {
-        std::vector<std::string> out;
-        for (auto& r : c.select(columns_query(names.table))) out.push_back(r[0].value_or(""));
-        return out;
-      };
-      auto columns = column_names();
+      auto columns = c.select(columns_query(names.table));
       if (columns.empty()) {
         if (!opts.create_table) {
           std::vector<std::string> tables;
@@ -278,9 +292,15 @@ struct mysql_store::impl {
                                     "dibs enrich and dibs status create no table; create it with: " + hint());
         }
         c.execute(sql::create_table(names));
-        return 0;
+        columns = c.select(columns_query(names.table));
       }
-      table_shape shape{std::move(columns), {}};
+      const auto pick = pick_row_key(names.table, key_columns(columns), unique_keys(c.select(unique_keys_query(names.table))),
+                                     true, make_id_unique(names));
+      if (!pick.refusal.empty()) throw std::invalid_argument(pick.refusal);
+      // No key yet: dibs init adds `id`, numbered, unique (the gap below names it).
+      names.key = pick.add_id ? row_key{"id", key_kind::unsigned_integer, false} : key_of(pick, columns);
+      table_shape shape;
+      for (auto& r : columns) shape.columns.push_back(r[0].value_or(""));
       for (auto& r : c.select(indexes_query(names.table))) shape.indexes.push_back(r[0].value_or(""));
       const auto gap = find_gap(names, shape);
       if (gap.complete()) return 0;
@@ -291,8 +311,27 @@ struct mysql_store::impl {
       c.execute(alter_table(names, gap));
       return 0;
     });
+    log::debug("mysql: rows of ", names.table, " are addressed by their key ", names.key.column);
   }
   std::string hint() const { return init_hint(shown, names.source, names.target); }
+  std::string grant() const { return grant_statement(names, uri.database, current_user, opts.done == on_done::remove); }
+
+  // Each probe of rights_probes in one transaction, rolled back: the first one the server
+  // refuses for want of a right names it.
+  void check_write_rights() {
+    with_connection([&](connection& c) {
+      transaction tx(c);
+      for (const auto& probe : rights_probes(names, opts.done == on_done::remove)) {
+        try {
+          c.execute(probe.sql);
+        } catch (const sql_error& e) {
+          if (classify(e.code) != error_class::denied) throw;
+          throw std::invalid_argument(rights_refusal(probe.right, names.table, e.server_message, grant()));
+        }
+      }
+      return 0;
+    });
+  }
 
   // One transaction: the rows are found and locked by one statement (claim_rows, SKIP LOCKED)
   // from a random point of the pick key, then leased. Another claimer's rows are skipped while
@@ -310,14 +349,19 @@ struct mysql_store::impl {
         rows.insert(rows.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
       }
       if (rows.empty()) return std::vector<job>{};  // nothing claimable now: the transaction rolls back
-      std::vector<std::uint64_t> ids;
-      for (auto& r : rows) ids.push_back(to_u64(r[0]));
-      const auto token = fresh_token();
-      c.execute(set_lease(names, ids, c.quote(req.by), token, lease));
-      tx.commit();
-
+      std::vector<std::string> keys;
       std::vector<job> out;
-      for (auto& r : rows) out.push_back(claimed_job(r, req.by, token, names.source));
+      const auto token = fresh_token();
+      for (auto& r : rows) {
+        // (A key is never NULL and always prints as a literal of its kind: the pick made sure.)
+        const auto key = key_literal(names.key, r[0].value_or(""), quote_with(c));
+        if (!key) continue;
+        keys.push_back(*key);
+        out.push_back(claimed_job(r, req.by, token, names.source));
+      }
+      if (keys.empty()) return std::vector<job>{};
+      c.execute(set_lease(names, keys, c.quote(req.by), token, lease));
+      tx.commit();
       return out;
     });
   }
@@ -332,11 +376,11 @@ struct mysql_store::impl {
       if (batch.empty()) return res;
       std::vector<lease_ref> refs;
       for (const auto& x : batch) refs.push_back(x.ref);
-      const auto plan = plan_fence(refs);
+      const auto plan = plan_fence(refs, names.key, quote_with(c));
       transaction tx(c);
-      std::unordered_set<std::uint64_t> locked;
+      std::unordered_set<std::string> locked;
       for (const auto& q : plan.queries)
-        for (auto& r : c.select(held_rows(names, q.rows, c.quote(q.by), live))) locked.insert(to_u64(r[0]));
+        for (auto& r : c.select(held_rows(names, q.rows, c.quote(q.by), live))) locked.insert(r[0].value_or(""));
       auto fence = settle_fence(plan, refs, locked);
       write(c, fence, res);
       tx.commit();
@@ -349,10 +393,15 @@ struct mysql_store::impl {
   // --on-done delete on MariaDB, one worker's batch (a shard's always is): the fence and the
   // delete are one autocommitted DELETE ... RETURNING, one round trip instead of four (START,
   // the locking read, DELETE, COMMIT). The rows it names are the ones whose live lease held.
-  write_result delete_returning(const std::vector<lease_ref>& refs, const fence_plan& plan, const held_query& q) {
-    return with_connection([&](connection& c) {
-      std::unordered_set<std::uint64_t> deleted;
-      for (auto& r : c.select(delete_held_rows(names, q.rows, c.quote(q.by)))) deleted.insert(to_u64(r[0]));
+  std::optional<write_result> delete_returning(const std::vector<completion>& batch) {
+    std::vector<lease_ref> refs;
+    for (const auto& x : batch) refs.push_back(x.ref);
+    return with_connection([&](connection& c) -> std::optional<write_result> {
+      const auto plan = plan_fence(refs, names.key, quote_with(c));
+      const auto* q = single_fence(plan, false);
+      if (!q) return std::nullopt;
+      std::unordered_set<std::string> deleted;
+      for (auto& r : c.select(delete_held_rows(names, q->rows, c.quote(q->by)))) deleted.insert(r[0].value_or(""));
       auto fence = settle_fence(plan, refs, deleted);
       write_result res;
       res.applied = fence.applied;
@@ -369,10 +418,10 @@ struct mysql_store::impl {
     if (storable.empty()) return std::nullopt;
     std::vector<lease_ref> refs;
     for (const auto& x : storable) refs.push_back(x.ref);
-    const auto plan = plan_fence(refs);
-    const auto* q = single_fence(plan, true);
-    if (!q) return std::nullopt;
     return with_connection([&](connection& c) -> std::optional<write_result> {
+      const auto plan = plan_fence(refs, names.key, quote_with(c));
+      const auto* q = single_fence(plan, true);
+      if (!q) return std::nullopt;
       std::vector<std::string> results;
       for (const auto& x : storable) results.push_back(c.quote(x.result_json));
       const auto sql = complete_held_rows(names, q->rows, c.quote(q->by), results);
@@ -388,12 +437,8 @@ struct mysql_store::impl {
   }
 
   write_result complete(const std::vector<completion>& batch) {
-    if (opts.done == on_done::remove && limits.delete_returning && !batch.empty()) {
-      std::vector<lease_ref> refs;
-      for (const auto& x : batch) refs.push_back(x.ref);
-      const auto plan = plan_fence(refs);
-      if (const auto* q = single_fence(plan, false)) return delete_returning(refs, plan, *q);
-    }
+    if (opts.done == on_done::remove && limits.delete_returning && !batch.empty())
+      if (auto res = delete_returning(batch)) return std::move(*res);
     // Answers the server can't hold are refused here, before any statement: the engine fails
     // them (fenced), and the rest goes out.
     auto split = split_storable(batch, opts.done != on_done::remove, limits);
@@ -405,7 +450,7 @@ struct mysql_store::impl {
       }
     }
     auto res = fenced_batch<write_result>(storable, true, [&](connection& c, const fence_outcome& fence, write_result&) {
-      std::vector<std::uint64_t> ids;
+      std::vector<std::string> ids;
       std::vector<std::string> results;
       for (std::size_t i = 0; i < storable.size(); ++i) {
         if (!fence.held[i]) continue;
@@ -422,7 +467,7 @@ struct mysql_store::impl {
       for (const auto& r : results) sizes.push_back(r.size());
       std::size_t at = 0;
       for (const auto n : statement_runs(sizes, limits.max_statement_bytes)) {
-        const std::vector<std::uint64_t> run_ids(ids.begin() + at, ids.begin() + at + n);
+        const std::vector<std::string> run_ids(ids.begin() + at, ids.begin() + at + n);
         const std::vector<std::string> run_results(results.begin() + at, results.begin() + at + n);
         c.execute(complete_rows(names, run_ids, run_results));
         at += n;
@@ -434,7 +479,7 @@ struct mysql_store::impl {
 
   renew_result renew(const std::vector<renewal>& batch, millis lease) {
     return fenced_batch<renew_result>(batch, false, [&](connection& c, const fence_outcome& fence, renew_result& res) {
-      std::vector<std::uint64_t> ids;
+      std::vector<std::string> ids;
       for (const auto& row : fence.held)
         if (row) ids.push_back(*row);
       if (!ids.empty()) c.execute(renew_rows(names, ids, micros(lease)));
@@ -490,15 +535,19 @@ struct mysql_store::impl {
 mysql_store::mysql_store(mysql_options opts)
     : blocking_store(opts.threads), impl_(std::make_unique<impl>(std::move(opts), *this)) {
   // Connects now, so a dead server is reported at start.
-  impl_->limits = impl_->with_connection([](connection& c) {
-    auto rows = c.select("SELECT VERSION(), @@max_allowed_packet");
-    if (rows.empty()) return server_limits{};
-    return limits_for(rows[0][0].value_or(""), std::stoull(rows[0][1].value_or("0")));
+  impl_->limits = impl_->with_connection([&](connection& c) {
+    auto rows = c.select("SELECT VERSION(), @@max_allowed_packet, CURRENT_USER()");
+    if (rows.empty() || rows[0].size() < 3) return server_limits{};
+    impl_->current_user = rows[0][2].value_or(impl_->current_user);
+    return limits_for(rows[0][0].value_or(""), to_u64(rows[0][1]));
   });
   impl_->prepare_table();
 }
 
 mysql_store::~mysql_store() { join_pool(); }  // no call may outlive the connections
+
+void mysql_store::check_write_rights() { impl_->check_write_rights(); }
+std::size_t mysql_store::max_statement_bytes() const { return impl_->limits.max_statement_bytes; }
 
 std::string mysql_store::describe() const {
   return impl_->shown + " table " + impl_->names.table + " (claim skip-locked, on done " +
@@ -580,7 +629,7 @@ std::vector<lease_holder> mysql_store::lease_holders() {
       h.by = r[0].value_or("");
       h.leased = to_u64(r[1]);
       h.expired = to_u64(r[2]);
-      h.earliest_until_s = r[3] ? std::stod(*r[3]) / 1e6 : 0;
+      h.earliest_until_s = static_cast<double>(server_number<std::int64_t>(r[3], "MySQL/MariaDB")) / 1e6;
       out.push_back(std::move(h));
     }
     return out;

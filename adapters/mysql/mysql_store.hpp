@@ -63,7 +63,7 @@ class sql_error : public std::runtime_error {
   std::string server_message;  // the server's own words, without the statement (which may hold data)
   bool connection_lost() const;
   // A deadlock or lock-wait timeout: the server rolled the transaction back; run it again.
-  bool retry_transaction() const { return code == 1213 || code == 1205; }
+  bool retry_transaction() const;
 };
 
 class mysql_store final : public blocking_store {
@@ -77,11 +77,14 @@ class mysql_store final : public blocking_store {
   std::size_t seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) override;
   store_stats stats_blocking() override;
   std::optional<pending_sample> sample_pending() override;
+  void check_write_rights() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
   std::optional<std::uint64_t> no_data_count() override;
   std::vector<lease_holder> lease_holders() override;
   std::uint64_t release_worker(const std::string& name) override;
+  // The largest statement the server takes (its max_allowed_packet, read at start).
+  std::size_t max_statement_bytes() const;
   // Statements sent to the server since the store opened (dibs bench's statements per document).
   std::uint64_t statements_sent() const { return statements_.load(); }
 

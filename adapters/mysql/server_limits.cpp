@@ -2,28 +2,6 @@
 
 namespace dibs::sql {
 
-bool refuses_content(unsigned code) {
-  switch (code) {
-    case 1048:  // ER_BAD_NULL_ERROR: a column that can't be null
-    case 1062:  // ER_DUP_ENTRY: the user's own unique key
-    case 1264:  // ER_WARN_DATA_OUT_OF_RANGE
-    case 1265:  // WARN_DATA_TRUNCATED (an error in strict mode)
-    case 1292:  // ER_TRUNCATED_WRONG_VALUE
-    case 1366:  // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD: e.g. a string the column's charset can't hold
-    case 1406:  // ER_DATA_TOO_LONG: e.g. a reason longer than a TEXT column
-    case 1452:  // ER_NO_REFERENCED_ROW_2: the user's foreign key
-    case 1644:  // ER_SIGNAL_EXCEPTION: the user's trigger refused the row
-    case 3140:  // ER_INVALID_JSON_TEXT (MySQL)
-    case 3146:  // ER_INVALID_TYPE_FOR_JSON (MySQL)
-    case 3157:  // ER_JSON_DOCUMENT_TOO_DEEP (MySQL)
-    case 3819:  // ER_CHECK_CONSTRAINT_VIOLATED (MySQL)
-    case 4025:  // ER_CONSTRAINT_FAILED (MariaDB: a JSON column's json_valid() check)
-      return true;
-    default:
-      return false;
-  }
-}
-
 server_limits limits_for(std::string_view version, std::uint64_t max_allowed_packet) {
   server_limits lim;
   // MariaDB's json_valid() refuses depth 32 and deeper; MySQL's JSON type allows 100.

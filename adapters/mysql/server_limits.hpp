@@ -1,11 +1,9 @@
-// What a MySQL or MariaDB server refuses, decided without a server (unit-tested alone).
+// What a MySQL or MariaDB server can't store, decided without a server (unit-tested alone).
 //
-// A batch write is one statement: when the server refuses one row of it for what that row
-// carries, the whole statement fails, and the engine must learn that the cause is the content
-// (split the batch, fail the offending item) and not the connection (retry it all later). The
-// server's error code tells which. Answers are also checked before they are sent against the
-// limits we know of -- MariaDB's JSON columns refuse nesting 32 levels deep (MySQL's 101), and a
-// statement may not exceed max_allowed_packet -- so the common cases never cost a refused write.
+// Answers are checked before they are sent against the limits we know of -- MariaDB's JSON
+// columns refuse nesting 32 levels deep (MySQL's 101), and a statement may not exceed
+// max_allowed_packet -- so the common cases never cost a refused write (what the server refuses
+// anyway is server_errors.hpp's to classify).
 #pragma once
 
 #include <cstddef>
@@ -15,10 +13,6 @@
 #include <string_view>
 
 namespace dibs::sql {
-
-// The server refused the statement for a value it carries (too long, too deep, not valid for
-// the column, a constraint or a trigger said no): the same statement would be refused again.
-bool refuses_content(unsigned error_code);
 
 struct server_limits {
   int max_json_depth = 31;                       // deepest nesting a JSON column takes

@@ -7,11 +7,13 @@ namespace dibs::sql {
 namespace {
 std::string q(const std::string& ident) { return "`" + ident + "`"; }
 
-std::string id_list(const std::vector<std::uint64_t>& ids) {
+std::string key_list(const std::vector<std::string>& keys) {
   std::string out;
-  for (std::size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + std::to_string(ids[i]);
+  for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + keys[i];
   return out;
 }
+
+std::string key_col(const table_names& n) { return q(n.key.column); }
 
 // The open rows: a stored generated column, 1 when the row is neither done nor failed and NULL
 // otherwise, so the index below holds only what a claim can want (MySQL has no partial indexes).
@@ -53,85 +55,95 @@ std::string claimable_condition(const table_names&, std::int64_t grace_us) {
 
 std::string claim_rows(const table_names& n, std::int64_t grace_us, int from, bool at_or_above, std::size_t limit,
                        std::int64_t lease_us) {
-  return "SELECT `id`, " + q(n.source) + ", `attempts` + 1, NOW(6) + INTERVAL " + std::to_string(lease_us) +
+  // The primary key closes the index's own order (InnoDB appends it to every secondary index);
+  // any other key would make the server sort, locking every candidate first.
+  const std::string order = n.key.primary ? ", " + key_col(n) : std::string();
+  return "SELECT " + key_text(n.key, key_col(n)) + ", " + q(n.source) + ", `attempts` + 1, NOW(6) + INTERVAL " + std::to_string(lease_us) +
          " MICROSECOND FROM " + q(n.table) + " FORCE INDEX (`dibs_claim`) WHERE " + claimable_condition(n, grace_us) +
          " AND `dibs_pick` " + (at_or_above ? ">= " : "< ") + std::to_string(from) +
-         " ORDER BY `dibs_pick`, `lock_until`, `id` LIMIT " + std::to_string(limit) + " FOR UPDATE SKIP LOCKED";
+         " ORDER BY `dibs_pick`, `lock_until`" + order + " LIMIT " + std::to_string(limit) + " FOR UPDATE SKIP LOCKED";
 }
 
-std::string set_lease(const table_names& n, const std::vector<std::uint64_t>& ids, const std::string& by_quoted,
+std::string set_lease(const table_names& n, const std::vector<std::string>& keys, const std::string& by_quoted,
                       std::uint64_t token, std::int64_t lease_us) {
   return "UPDATE " + q(n.table) + " SET `lock_by` = " + by_quoted + ", `lock_token` = " + std::to_string(token) +
          ", `lock_until` = NOW(6) + INTERVAL " + std::to_string(lease_us) +
-         " MICROSECOND, `attempts` = `attempts` + 1 WHERE `id` IN (" + id_list(ids) + ")";
+         " MICROSECOND, `attempts` = `attempts` + 1 WHERE " + key_col(n) + " IN (" + key_list(keys) + ")";
 }
 
 namespace {
-// The rows of `refs` whose lease `by` still holds: the same id and token, and (live) not expired.
-std::string held_condition(const std::vector<row_ref>& refs, const std::string& by_quoted, bool live) {
-  std::vector<std::uint64_t> ids;
-  std::string pairs;
-  for (std::size_t i = 0; i < refs.size(); ++i) {
-    ids.push_back(refs[i].id);
-    pairs += (i ? "," : "") + std::string("(") + std::to_string(refs[i].id) + "," + std::to_string(refs[i].token) + ")";
+// The rows of `refs` whose lease `by` still holds: the same key and token, and (live) not
+// expired. Each row's token is its key's CASE, not a row-constructor IN ((key, token), ...):
+// MariaDB 10.11's multi-row IN matches no key with a character the column's charset spells
+// otherwise than the session's (a latin1 column's 'Zürich-1'), where `=`, IN and CASE do.
+std::string held_condition(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted,
+                           bool live) {
+  std::vector<std::string> keys;
+  std::string tokens;
+  for (const auto& r : refs) {
+    keys.push_back(r.key);
+    tokens += " WHEN " + r.key + " THEN " + std::to_string(r.token);
   }
-  return "`id` IN (" + id_list(ids) + ") AND (`id`, `lock_token`) IN (" + pairs + ") AND `lock_by` = " + by_quoted +
-         (live ? " AND `lock_until` >= NOW(6)" : "");
+  return key_col(n) + " IN (" + key_list(keys) + ") AND `lock_token` = CASE " + key_col(n) + tokens + " END AND `lock_by` = " +
+         by_quoted + (live ? " AND `lock_until` >= NOW(6)" : "");
 }
 }  // namespace
 
 std::string held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted, bool live) {
-  return "SELECT `id` FROM " + q(n.table) + " WHERE " + held_condition(refs, by_quoted, live) + " ORDER BY `id` FOR UPDATE";
+  return "SELECT " + key_text(n.key, key_col(n)) + " FROM " + q(n.table) + " WHERE " + held_condition(n, refs, by_quoted, live) +
+         " ORDER BY " + key_col(n) + " FOR UPDATE";
 }
 
 std::string delete_held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted) {
-  return "DELETE FROM " + q(n.table) + " WHERE " + held_condition(refs, by_quoted, true) + " RETURNING `id`";
+  return "DELETE FROM " + q(n.table) + " WHERE " + held_condition(n, refs, by_quoted, true) + " RETURNING " +
+         key_text(n.key, key_col(n));
 }
 
 namespace {
-std::string complete_set(const table_names& n, const std::vector<std::uint64_t>& ids,
+std::string complete_set(const table_names& n, const std::vector<std::string>& keys,
                          const std::vector<std::string>& results_quoted) {
   std::string cases;
-  for (std::size_t i = 0; i < ids.size(); ++i) cases += " WHEN " + std::to_string(ids[i]) + " THEN " + results_quoted[i];
-  return "UPDATE " + q(n.table) + " SET " + q(n.target) + " = CASE `id`" + cases +
+  for (std::size_t i = 0; i < keys.size(); ++i) cases += " WHEN " + keys[i] + " THEN " + results_quoted[i];
+  return "UPDATE " + q(n.table) + " SET " + q(n.target) + " = CASE " + key_col(n) + cases +
          " END, `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL, `error` = NULL";
 }
 }  // namespace
 
-std::string complete_rows(const table_names& n, const std::vector<std::uint64_t>& ids,
+std::string complete_rows(const table_names& n, const std::vector<std::string>& keys,
                           const std::vector<std::string>& results_quoted) {
-  return complete_set(n, ids, results_quoted) + " WHERE `id` IN (" + id_list(ids) + ")";
+  return complete_set(n, keys, results_quoted) + " WHERE " + key_col(n) + " IN (" + key_list(keys) + ")";
 }
 
 std::string complete_held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted,
                                const std::vector<std::string>& results_quoted) {
-  std::vector<std::uint64_t> ids;
-  for (const auto& r : refs) ids.push_back(r.id);
-  return complete_set(n, ids, results_quoted) + " WHERE " + held_condition(refs, by_quoted, true);
+  std::vector<std::string> keys;
+  for (const auto& r : refs) keys.push_back(r.key);
+  return complete_set(n, keys, results_quoted) + " WHERE " + held_condition(n, refs, by_quoted, true);
 }
 
-std::string delete_rows(const table_names& n, const std::vector<std::uint64_t>& ids) {
-  return "DELETE FROM " + q(n.table) + " WHERE `id` IN (" + id_list(ids) + ")";
+std::string delete_rows(const table_names& n, const std::vector<std::string>& keys) {
+  return "DELETE FROM " + q(n.table) + " WHERE " + key_col(n) + " IN (" + key_list(keys) + ")";
 }
 
-std::string renew_rows(const table_names& n, const std::vector<std::uint64_t>& ids, std::int64_t lease_us) {
+std::string renew_rows(const table_names& n, const std::vector<std::string>& keys, std::int64_t lease_us) {
   return "UPDATE " + q(n.table) + " SET `lock_until` = NOW(6) + INTERVAL " + std::to_string(lease_us) +
-         " MICROSECOND WHERE `id` IN (" + id_list(ids) + ")";
+         " MICROSECOND WHERE " + key_col(n) + " IN (" + key_list(keys) + ")";
 }
 
-std::string release_rows(const table_names& n, const std::vector<std::uint64_t>& ids, std::int64_t delay_us,
+std::string release_rows(const table_names& n, const std::vector<std::string>& keys, std::int64_t delay_us,
                          const std::string& why_quoted) {
   const std::string lease = delay_us <= 0
                                 ? "`lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL"
                                 : "`lock_until` = NOW(6) + INTERVAL " + std::to_string(delay_us) + " MICROSECOND";
-  return "UPDATE " + q(n.table) + " SET " + lease + ", `error` = " + why_quoted + " WHERE `id` IN (" + id_list(ids) + ")";
+  return "UPDATE " + q(n.table) + " SET " + lease + ", `error` = " + why_quoted + " WHERE " + key_col(n) + " IN (" +
+         key_list(keys) + ")";
 }
 
-std::string fail_row(const table_names& n, std::uint64_t id, const std::string& reason_quoted, int http_status) {
+std::string fail_row(const table_names& n, const std::string& key, const std::string& reason_quoted, int http_status) {
   // The row counts its own attempts (claims increment them).
   return "UPDATE " + q(n.table) + " SET `failed_at` = NOW(6), `error` = " + reason_quoted + ", `http_status` = " +
-         std::to_string(http_status) + ", `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL WHERE `id` = " +
-         std::to_string(id);
+         std::to_string(http_status) + ", `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL WHERE " + key_col(n) +
+         " = " + key;
 }
 
 std::string stats(const table_names& n) {
@@ -150,7 +162,7 @@ std::string table_columns(const table_names& n) {
 }
 
 std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source) {
-  return "SELECT `id`" + (with_source ? ", " + q(n.source) : std::string()) + " FROM " + q(n.table) + " WHERE " +
+  return "SELECT " + key_text(n.key, key_col(n)) + (with_source ? ", " + q(n.source) : std::string()) + " FROM " + q(n.table) + " WHERE " +
          open_col + " = 1" + (with_source && non_null_source ? " AND " + q(n.source) + " IS NOT NULL" : std::string()) +
          " LIMIT 1";
 }

@@ -1,13 +1,16 @@
 // The claim protocol as SQL text for MySQL 8 / MariaDB 10.6+: every statement the adapter sends
 // is built here by a plain function, so unit tests can read them without a server. Values are
 // escaped by the caller's `quote` (the connection's mysql_real_escape_string); identifiers are
-// checked to be plain names and quoted with backticks.
+// checked to be plain names and quoted with backticks. Rows are named by their key's literals
+// (row_key.hpp: key_literal), whatever the key's column and type.
 //
 // Row states:   pending  target NULL, failed_at NULL, lock_token NULL
 //               leased   target NULL, failed_at NULL, lock_by/lock_token/lock_until set
 //               done     target set (or the row deleted, with --on-done delete)
 //               failed   failed_at set, error and http_status recorded
 #pragma once
+
+#include <adapters/mysql/row_key.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -21,15 +24,14 @@ struct table_names {
   std::string table = "jobs";
   std::string source = "originatingIp";
   std::string target = "location";
+  row_key key;  // the column rows are addressed by (the table's own key, or dibs's `id`)
 };
 
 // Throws std::invalid_argument unless every name is [A-Za-z0-9_]{1,64}.
 void check_names(const table_names& n);
 
-using quote_fn = std::function<std::string(const std::string&)>;  // value -> 'escaped'
-
 struct row_ref {
-  std::uint64_t id;
+  std::string key;  // the row's key literal
   std::uint64_t token;
 };
 
@@ -47,7 +49,7 @@ std::string claimable_condition(const table_names& n, std::int64_t grace_us);
 // filesort would lock every candidate first).
 std::string claim_rows(const table_names& n, std::int64_t grace_us, int from, bool at_or_above, std::size_t limit,
                        std::int64_t lease_us);
-std::string set_lease(const table_names& n, const std::vector<std::uint64_t>& ids, const std::string& by_quoted,
+std::string set_lease(const table_names& n, const std::vector<std::string>& keys, const std::string& by_quoted,
                       std::uint64_t token, std::int64_t lease_us);
 // In a write transaction: the rows of `refs` whose lease (by + token, and a live `until` when
 // `live`) still holds, locked for the update that follows.
@@ -59,15 +61,15 @@ std::string complete_held_rows(const table_names& n, const std::vector<row_ref>&
 // MariaDB only: deletes the rows of `refs` whose live lease `by` holds, and names them -- the fence
 // and the write in one autocommitted statement (MySQL has no DELETE ... RETURNING).
 std::string delete_held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted);
-// Sets each row's target to its result and clears the lease (`results_quoted[i]` for `ids[i]`).
-std::string complete_rows(const table_names& n, const std::vector<std::uint64_t>& ids,
+// Sets each row's target to its result and clears the lease (`results_quoted[i]` for `keys[i]`).
+std::string complete_rows(const table_names& n, const std::vector<std::string>& keys,
                           const std::vector<std::string>& results_quoted);
-std::string delete_rows(const table_names& n, const std::vector<std::uint64_t>& ids);
-std::string renew_rows(const table_names& n, const std::vector<std::uint64_t>& ids, std::int64_t lease_us);
+std::string delete_rows(const table_names& n, const std::vector<std::string>& keys);
+std::string renew_rows(const table_names& n, const std::vector<std::string>& keys, std::int64_t lease_us);
 // delay 0: clear the lease; otherwise keep it until now + delay (no one retries it earlier).
-std::string release_rows(const table_names& n, const std::vector<std::uint64_t>& ids, std::int64_t delay_us,
+std::string release_rows(const table_names& n, const std::vector<std::string>& keys, std::int64_t delay_us,
                          const std::string& why_quoted);
-std::string fail_row(const table_names& n, std::uint64_t id, const std::string& reason_quoted, int http_status);
+std::string fail_row(const table_names& n, const std::string& key, const std::string& reason_quoted, int http_status);
 // One row of counts: done, failed, pending, leased_live, leased_expired.
 std::string stats(const table_names& n);
 std::string insert_sources(const table_names& n, const std::vector<std::string>& sources_quoted);

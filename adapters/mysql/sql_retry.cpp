@@ -34,7 +34,9 @@ std::string retry_failed_rows(const table_names& n, const failed_rows& which) {
 }
 
 std::string failure_reasons(const table_names& n, std::size_t top) {
-  return "SELECT COALESCE(`error`, ''), COUNT(*), MIN(`id`), MAX(`id`) FROM " + q(n.table) + " WHERE " +
+  const auto key = q(n.key.column);
+  return "SELECT COALESCE(`error`, ''), COUNT(*), " + key_text(n.key, "MIN(" + key + ")") + ", " +
+         key_text(n.key, "MAX(" + key + ")") + " FROM " + q(n.table) + " WHERE " +
          failed_condition(n, {}) + " GROUP BY COALESCE(`error`, '') ORDER BY COUNT(*) DESC, COALESCE(`error`, '') LIMIT " +
          std::to_string(top);
 }

@@ -20,11 +20,12 @@ bool has(const std::vector<std::string>& names, const std::string& name) {
 }
 
 // Every column dibs needs, in the order ALTER TABLE must add them (dibs_open reads the target
-// and failed_at), with its definition: the same as create_table's (the id only UNIQUE, since the
-// user's table may have a primary key of its own).
+// and failed_at), with its definition: the same as create_table's. The key is the user's own
+// (row_key_pick.hpp); only a table that has none gets dibs's `id`, UNIQUE (its primary key, if it
+// has one, stays).
 std::vector<std::pair<std::string, std::string>> needed_columns(const table_names& n) {
   return {
-      {"id", "`id` BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE KEY"},
+      {n.key.column, "`id` BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE KEY"},
       {n.target, q(n.target) + " JSON NULL"},
       {"lock_by", "`lock_by` VARCHAR(128) NULL"},
       {"lock_token", "`lock_token` BIGINT UNSIGNED NULL"},
@@ -77,9 +78,16 @@ std::string gap_message(const table_names& n, const schema_gap& gap,
 }
 
 std::string columns_query(const std::string& table) {
-  return "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = " +
-         quoted_text(table) + " ORDER BY ORDINAL_POSITION";
+  return "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = "
+         "DATABASE() AND TABLE_NAME = " + quoted_text(table) + " ORDER BY ORDINAL_POSITION";
 }
+
+std::string unique_keys_query(const std::string& table) {
+  return "SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND "
+         "TABLE_NAME = " + quoted_text(table) + " AND NON_UNIQUE = 0 ORDER BY INDEX_NAME, SEQ_IN_INDEX";
+}
+
+std::string make_id_unique(const table_names& n) { return "ALTER TABLE " + q(n.table) + " ADD UNIQUE KEY (`id`)"; }
 
 std::string indexes_query(const std::string& table) {
   return "SELECT DISTINCT INDEX_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND "

@@ -35,9 +35,15 @@ std::string alter_table(const table_names& n, const schema_gap& gap);
 std::string gap_message(const table_names& n, const schema_gap& gap,
                         const std::string& init_hint);
 
-// Queries for the shape of `table` in the connection's database, and the tables there.
+// Queries for the shape of `table` in the connection's database, and the tables there. Columns:
+// name, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE (row_key.hpp reads them); unique keys: index name and
+// column, in key order.
 std::string columns_query(const std::string& table);
 std::string indexes_query(const std::string& table);
+std::string unique_keys_query(const std::string& table);
 std::string tables_query();
+
+// What a refusal of a table dibs can't address suggests (row_key_pick.hpp).
+std::string make_id_unique(const table_names& n);
 
 }  // namespace dibs::sql

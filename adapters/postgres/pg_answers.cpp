@@ -1,5 +1,7 @@
 #include "pg_answers.hpp"
 
+#include <dibs/server_number.hpp>
+
 namespace dibs::pg {
 
 namespace answers_sql {
@@ -37,7 +39,7 @@ std::optional<kept_answer> pg_answers::find(const answer_key& k, std::chrono::mi
   return finds_.with([&](pg_connection& c) -> std::optional<kept_answer> {
     const auto r = c.exec_blocking(answers_sql::find(k, ttl));
     if (r.rows.empty() || r.rows[0].size() < 2 || !r.rows[0][0]) return std::nullopt;
-    return kept_answer{*r.rows[0][0], std::chrono::milliseconds(std::stoll(r.rows[0][1].value_or("0")))};
+    return kept_answer{*r.rows[0][0], std::chrono::milliseconds(server_number<std::int64_t>(r.rows[0][1], "PostgreSQL"))};
   });
 }
 

@@ -2,6 +2,7 @@
 
 #include <dibs/close_on_exec.hpp>
 #include <dibs/log.hpp>
+#include <dibs/server_number.hpp>
 #include <dibs/uri_redact.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -34,11 +35,19 @@ struct connect_params {
   explicit connect_params(const connect_settings& s)
       : timeout(std::to_string(s.connect_timeout.count())),
         user_timeout(std::to_string(s.io_timeout.count() * 1000)),
-        keywords{"connect_timeout", "tcp_user_timeout", "keepalives_idle", "application_name", "dbname", nullptr},
-        values{timeout.c_str(), user_timeout.c_str(), "30", "dibs", s.conninfo.c_str(), nullptr} {}
-  std::string timeout, user_timeout;
-  const char* keywords[6];
-  const char* values[6];
+        options(s.statement_timeout.count() > 0 ? "-c statement_timeout=" + std::to_string(s.statement_timeout.count()) : ""),
+        keywords{"connect_timeout", "tcp_user_timeout", "keepalives_idle", "application_name", "options", "dbname", nullptr},
+        values{timeout.c_str(), user_timeout.c_str(), "30", "dibs", options.c_str(), s.conninfo.c_str(), nullptr} {
+    if (options.empty()) {  // no options of ours: the server's (or the URI's) own
+      keywords[4] = "dbname";
+      values[4] = s.conninfo.c_str();
+      keywords[5] = nullptr;
+      values[5] = nullptr;
+    }
+  }
+  std::string timeout, user_timeout, options;
+  const char* keywords[7];
+  const char* values[7];
 };
 
 void prepare(PGconn* c) {
@@ -61,7 +70,7 @@ void take(PGresult* r, pg_result& out, std::optional<pg_error>& error) {
     case PGRES_COMMAND_OK:
     case PGRES_TUPLES_OK: {
       const char* n = PQcmdTuples(r);
-      if (n && *n) out.affected = std::stoull(n);
+      if (n && *n) out.affected = server_number<std::uint64_t>(std::string(n), "PostgreSQL");
       const int rows = PQntuples(r), cols = PQnfields(r);
       for (int i = 0; i < rows; ++i) {
         std::vector<std::optional<std::string>> row(cols);
@@ -201,7 +210,7 @@ void pg_connection::fail_pipeline(const pg_error& e) {
 awaitable<pg_result> pg_connection::exec_pipelined(statement st) {
   PGconn* c = raw(conn_);
   const auto ex = co_await net::this_coro::executor;
-  const auto by = std::chrono::steady_clock::now() + io_timeout_;
+  auto by = std::chrono::steady_clock::now() + io_timeout_;  // to send; reading counts from its turn
   if (!usable()) throw pg_error("PostgreSQL connection unusable", "", "the connection failed before");
   if (!pipelined_) {
     if (!PQenterPipelineMode(c)) fail_link("entering pipeline mode");
@@ -249,6 +258,8 @@ awaitable<pg_result> pg_connection::exec_pipelined(statement st) {
       throw boost::system::system_error(net::error::operation_aborted, "waiting for a PostgreSQL answer");
   }
   if (!me.done) {
+    // Its turn: the statements before it have answered, so the server is on this one now.
+    by = std::chrono::steady_clock::now() + io_timeout_;
     // One statement's results, a NULL, then its sync point.
     int nulls = 0;
     for (;;) {

@@ -43,6 +43,10 @@ struct connect_settings {
   std::string conninfo;  // a postgresql:// URI (its own parameters override the defaults below)
   std::chrono::seconds connect_timeout{5};
   std::chrono::seconds io_timeout{60};  // TCP user timeout: a vanished server is noticed
+  // The server cancels a statement that runs this long (statement_timeout; 0: the server's own
+  // setting). Under io_timeout, so a statement stuck behind a lock is cancelled by the server --
+  // the connection lives on, and the statement can't commit later -- before the client gives up.
+  std::chrono::milliseconds statement_timeout{0};
 };
 
 class pg_connection {
@@ -62,6 +66,8 @@ class pg_connection {
   // Pipeline mode (libpq 14+): coroutines of one io_context may call this at once; each
   // statement goes out at once, followed by its own sync point (so it is its own transaction and
   // its error touches no other), and the answers are read back in order, each by its caller.
+  // Each answer has io_timeout from its turn (the answer before it read), not from its sending:
+  // a statement queued behind one that waits for a lock is not timed by that wait.
   // The blocking calls above are for connections that never use this.
   awaitable<pg_result> exec_pipelined(statement st);
 

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace dibs::pg {
 
@@ -15,11 +16,16 @@ constexpr const char* own_columns[] = {"id", "lock_by", "lock_token", "lock_unti
 // $n as bigint microseconds -> an interval.
 std::string micros(const std::string& param) { return "(" + param + "::bigint * interval '1 microsecond')"; }
 
-// Matches each row of the batch by id AND by AND token (the fence), `v` being the unnest rows.
-const char* const fence = "t.\"id\" = v.d_id AND t.\"lock_by\" = v.d_by AND t.\"lock_token\" = v.d_token";
+std::string key_col(const table_names& n) { return q(n.key.column); }
+
+// Matches each row of the batch by key AND by AND token (the fence), `v` being the unnest rows:
+// the id, sent as text, cast to the key's type.
+std::string fence(const table_names& n) {
+  return "t." + key_col(n) + " = v.d_id::" + n.key.type + " AND t.\"lock_by\" = v.d_by AND t.\"lock_token\" = v.d_token";
+}
 
 void add_refs(statement& s, const std::vector<fenced_ref>& refs) {
-  std::vector<std::int64_t> ids;
+  std::vector<std::string> ids;
   std::vector<std::string> bys;
   std::vector<std::uint64_t> tokens;
   for (const auto& r : refs) {
@@ -27,12 +33,12 @@ void add_refs(statement& s, const std::vector<fenced_ref>& refs) {
     bys.push_back(r.by);
     tokens.push_back(r.token);
   }
-  s.params.emplace_back(int_array(ids));
+  s.params.emplace_back(text_array(ids));
   s.params.emplace_back(text_array(bys));
   s.params.emplace_back(int_array(tokens));
 }
 
-const char* const refs_unnest = "unnest($1::bigint[], $2::text[], $3::bigint[]";
+const char* const refs_unnest = "unnest($1::text[], $2::text[], $3::bigint[]";
 const char* const epoch_us = "(extract(epoch from t.\"lock_until\") * 1000000)::bigint";
 }  // namespace
 
@@ -91,7 +97,7 @@ std::string create_index(const table_names& n) {
   // Pending rows (lock_until NULL) first, then leases by expiry: a claim reads the head of the
   // index and stops at its LIMIT. Done and failed rows are not in it at all.
   return "CREATE INDEX IF NOT EXISTS " + q(n.table + "_dibs_open") + " ON " + q(n.table) +
-         " (\"lock_until\" NULLS FIRST, \"id\") WHERE " + q(n.target) + " IS NULL AND \"failed_at\" IS NULL";
+         " (\"lock_until\" NULLS FIRST, " + key_col(n) + ") WHERE " + q(n.target) + " IS NULL AND \"failed_at\" IS NULL";
 }
 
 std::string notify_channel(const table_names& n) { return "dibs_" + n.table; }
@@ -122,13 +128,15 @@ statement claim(const table_names& n, std::size_t max, const std::string& by, st
   // `id = ANY (ARRAY(...))`, not a join with `picked`: joined, the planner hashes the whole table
   // on every claim once the batch is above ~1% of its estimated rows (measured: a batch of 500 on
   // 50,000 rows drained at a tenth of the rate of a batch of 100); an array of ids keeps the
-  // primary-key lookups.
+  // key lookups. The order is the claim index's first column only, so that any index led by
+  // lock_until serves it (one made for an earlier key, too) and the scan stops at the LIMIT.
   statement s;
-  s.sql = "WITH picked AS MATERIALIZED (SELECT \"id\" FROM " + q(n.table) + " WHERE " + claimable_condition(n, "$4") +
-          " ORDER BY \"lock_until\" NULLS FIRST, \"id\" LIMIT $5::bigint FOR UPDATE SKIP LOCKED) UPDATE " + q(n.table) +
+  const auto key = key_col(n);
+  s.sql = "WITH picked AS MATERIALIZED (SELECT " + key + " FROM " + q(n.table) + " WHERE " + claimable_condition(n, "$4") +
+          " ORDER BY \"lock_until\" NULLS FIRST LIMIT $5::bigint FOR UPDATE SKIP LOCKED) UPDATE " + q(n.table) +
           " AS t SET \"lock_by\" = $1, \"lock_token\" = $2::bigint, \"lock_until\" = now() + " + micros("$3") +
-          ", \"attempts\" = t.\"attempts\" + 1 WHERE t.\"id\" = ANY (ARRAY(SELECT \"id\" FROM picked)) RETURNING t.\"id\", t." +
-          q(n.source) + ", t.\"attempts\", " + epoch_us;
+          ", \"attempts\" = t.\"attempts\" + 1 WHERE t." + key + " = ANY (ARRAY(SELECT " + key + " FROM picked)) RETURNING t." +
+          key + "::text, t." + q(n.source) + ", t.\"attempts\", " + epoch_us;
   s.params = {by, std::to_string(token), std::to_string(lease_us), std::to_string(grace_us), std::to_string(max)};
   return s;
 }
@@ -137,8 +145,8 @@ statement complete_rows(const table_names& n, const std::vector<fenced_ref>& ref
   statement s;
   s.sql = "UPDATE " + q(n.table) + " AS t SET " + q(n.target) +
           " = v.d_answer::jsonb, \"lock_by\" = NULL, \"lock_token\" = NULL, \"lock_until\" = NULL, \"error\" = NULL FROM " +
-          refs_unnest + ", $4::text[]) AS v(d_id, d_by, d_token, d_answer) WHERE " + fence +
-          " AND t.\"lock_until\" >= now() RETURNING t.\"id\"";
+          refs_unnest + ", $4::text[]) AS v(d_id, d_by, d_token, d_answer) WHERE " + fence(n) +
+          " AND t.\"lock_until\" >= now() RETURNING v.d_id";
   add_refs(s, refs);
   s.params.emplace_back(text_array(answers));
   return s;
@@ -146,8 +154,8 @@ statement complete_rows(const table_names& n, const std::vector<fenced_ref>& ref
 
 statement delete_rows(const table_names& n, const std::vector<fenced_ref>& refs) {
   statement s;
-  s.sql = "DELETE FROM " + q(n.table) + " AS t USING " + refs_unnest + ") AS v(d_id, d_by, d_token) WHERE " + fence +
-          " AND t.\"lock_until\" >= now() RETURNING t.\"id\"";
+  s.sql = "DELETE FROM " + q(n.table) + " AS t USING " + refs_unnest + ") AS v(d_id, d_by, d_token) WHERE " + fence(n) +
+          " AND t.\"lock_until\" >= now() RETURNING v.d_id";
   add_refs(s, refs);
   return s;
 }
@@ -155,7 +163,7 @@ statement delete_rows(const table_names& n, const std::vector<fenced_ref>& refs)
 statement renew_rows(const table_names& n, const std::vector<fenced_ref>& refs, std::int64_t lease_us) {
   statement s;
   s.sql = "UPDATE " + q(n.table) + " AS t SET \"lock_until\" = now() + " + micros("$4") + " FROM " + refs_unnest +
-          ") AS v(d_id, d_by, d_token) WHERE " + fence + " RETURNING t.\"id\", " + epoch_us;
+          ") AS v(d_id, d_by, d_token) WHERE " + fence(n) + " RETURNING v.d_id, " + epoch_us;
   add_refs(s, refs);
   s.params.emplace_back(std::to_string(lease_us));
   return s;
@@ -169,7 +177,7 @@ statement release_rows(const table_names& n, const std::vector<fenced_ref>& refs
           "\"lock_token\" = CASE WHEN v.d_delay > 0 THEN t.\"lock_token\" END, "
           "\"lock_until\" = CASE WHEN v.d_delay > 0 THEN now() + " + micros("v.d_delay") + " END, "
           "\"error\" = v.d_why FROM " + refs_unnest + ", $4::bigint[], $5::text[]) AS v(d_id, d_by, d_token, d_delay, d_why) WHERE " +
-          fence + " RETURNING t.\"id\"";
+          fence(n) + " RETURNING v.d_id";
   add_refs(s, refs);
   s.params.emplace_back(int_array(delay_us));
   s.params.emplace_back(text_array(whys));
@@ -183,7 +191,7 @@ statement fail_rows(const table_names& n, const std::vector<fenced_ref>& refs, c
   s.sql = "UPDATE " + q(n.table) +
           " AS t SET \"failed_at\" = now(), \"error\" = v.d_reason, \"http_status\" = v.d_status, \"lock_by\" = NULL, "
           "\"lock_token\" = NULL, \"lock_until\" = NULL FROM " + refs_unnest +
-          ", $4::text[], $5::int[]) AS v(d_id, d_by, d_token, d_reason, d_status) WHERE " + fence + " RETURNING t.\"id\"";
+          ", $4::text[], $5::int[]) AS v(d_id, d_by, d_token, d_reason, d_status) WHERE " + fence(n) + " RETURNING v.d_id";
   add_refs(s, refs);
   s.params.emplace_back(text_array(reasons));
   s.params.emplace_back(int_array(http_statuses));
@@ -206,7 +214,7 @@ statement table_columns(const table_names& n) {
 }
 
 std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source) {
-  return "SELECT \"id\"::text" + (with_source ? ", " + q(n.source) + "::text" : std::string()) + " FROM " + q(n.table) +
+  return "SELECT " + key_col(n) + "::text" + (with_source ? ", " + q(n.source) + "::text" : std::string()) + " FROM " + q(n.table) +
          " WHERE " + q(n.target) + " IS NULL AND \"failed_at\" IS NULL" +
          (with_source && non_null_source ? " AND " + q(n.source) + " IS NOT NULL" : std::string()) + " LIMIT 1";
 }
@@ -231,38 +239,29 @@ std::string text_array(const std::vector<std::string>& values) {
   return out + "}";
 }
 
-std::optional<std::int64_t> parse_id(std::string_view id) {
-  if (id.empty() || id.size() > 18) return std::nullopt;  // 18 digits always fit in a BIGINT
-  std::int64_t v = 0;
-  for (const char c : id) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + (c - '0');
-  }
-  return v;
-}
-
-std::vector<std::string> lost_ids(const std::vector<fenced_ref>& refs, const std::vector<std::int64_t>& written) {
+std::vector<std::string> lost_ids(const std::vector<fenced_ref>& refs, const std::vector<std::string>& written) {
+  const std::unordered_set<std::string> landed(written.begin(), written.end());
   std::vector<std::string> out;
-  for (const auto& r : refs) {
-    bool found = false;
-    for (const auto w : written) found = found || w == r.id;
-    if (!found) out.push_back(std::to_string(r.id));
-  }
+  for (const auto& r : refs)
+    if (!landed.count(r.id)) out.push_back(r.id);
   return out;
 }
 
-bool refuses_content(std::string_view sqlstate) {
-  if (sqlstate.size() != 5) return false;
-  const auto cls = sqlstate.substr(0, 2);
-  return cls == "22" || cls == "23" || cls == "54" || cls == "P0";
-}
-
-bool connection_lost(std::string_view sqlstate) {
+error_class classify(std::string_view sqlstate) {
   // libpq's own failures (the socket closed, the server gone mid-answer) carry no SQLSTATE.
-  if (sqlstate.size() != 5) return true;
-  return sqlstate.substr(0, 2) == "08" || sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03";
+  if (sqlstate.size() != 5) return error_class::link_lost;
+  const auto cls = sqlstate.substr(0, 2);
+  if (cls == "22" || cls == "23" || cls == "54" || cls == "P0") return error_class::row_refused;
+  if (cls == "40") return error_class::rerun;
+  if (cls == "08" || sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03") return error_class::link_lost;
+  if (sqlstate == "42501") return error_class::denied;
+  return error_class::other;
 }
 
-bool retry_statement(std::string_view sqlstate) { return sqlstate.size() == 5 && sqlstate.substr(0, 2) == "40"; }
+std::string statement_right(std::string_view sql) {
+  for (const char* word : {"UPDATE", "WITH", "DELETE", "SELECT"})
+    if (sql.rfind(word, 0) == 0) return std::string(word) == "WITH" ? "UPDATE" : word;
+  return "";
+}
 
 }  // namespace dibs::pg

@@ -18,6 +18,8 @@
 //               failed   failed_at set, error and http_status recorded
 #pragma once
 
+#include <adapters/postgres/pg_row_key.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,6 +32,7 @@ struct table_names {
   std::string table = "jobs";
   std::string source = "originatingIp";
   std::string target = "location";
+  row_key key;  // the column rows are addressed by (the table's own key, or dibs's `id`)
 };
 
 // Throws std::invalid_argument unless every name is [A-Za-z0-9_]{1,50} (PostgreSQL keeps 63
@@ -63,18 +66,19 @@ std::string create_notify_trigger(const table_names& n);
 // The open rows a claim may take: pending, or leased with a lease that ran out `grace_us` ago.
 std::string claimable_condition(const table_names& n, const std::string& grace_param);
 
-// Claim up to `max` rows for `by` with `token`; returns id, source, attempts (after this claim),
-// until (microseconds since the epoch, by the server's clock).
+// Claim up to `max` rows for `by` with `token`; returns the key as text (the items' ids), source,
+// attempts (after this claim), until (microseconds since the epoch, by the server's clock).
 statement claim(const table_names& n, std::size_t max, const std::string& by, std::uint64_t token,
                 std::int64_t lease_us, std::int64_t grace_us);
 
 struct fenced_ref {
-  std::int64_t id;
+  std::string id;  // the key's text, as the claim read it
   std::string by;
   std::uint64_t token;
 };
 
-// Each returns the ids it wrote (RETURNING id): the others had lost their lease.
+// Each returns the ids it wrote, as they were sent (RETURNING the parameter, not the column's own
+// text, so they compare exactly): the others had lost their lease.
 statement complete_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::string>& answers);
 statement delete_rows(const table_names& n, const std::vector<fenced_ref>& refs);
 // Also returns the new until (microseconds since the epoch) of each row it renewed.
@@ -102,20 +106,28 @@ std::string int_array(const std::vector<Int>& values) {
   return out + "}";
 }
 
-// A lease_ref's id as this store's key (BIGINT); nullopt when it can't be one (never claimed here).
-std::optional<std::int64_t> parse_id(std::string_view id);
-
 // The ids of `refs` that are not in `written` (in request order): the writes that lost their lease.
-std::vector<std::string> lost_ids(const std::vector<fenced_ref>& refs, const std::vector<std::int64_t>& written);
+std::vector<std::string> lost_ids(const std::vector<fenced_ref>& refs, const std::vector<std::string>& written);
 
-// The server refused the statement for what it carries (SQLSTATE class 22 data exception: too
-// long, invalid JSON, a character it can't hold; 23 a constraint: CHECK, NOT NULL, unique,
-// foreign key; P0 a PL/pgSQL trigger's RAISE; 54 a program limit: a row or value too big, JSON too
-// deep): the same statement would be refused again. Anything else is an outage or a bug.
-bool refuses_content(std::string_view sqlstate);
-// The connection is gone or unusable (class 08, the server shutting down, 57P01-57P03): reconnect.
-bool connection_lost(std::string_view sqlstate);
-// A serialization failure or deadlock (class 40): the server rolled back; run it again.
-bool retry_statement(std::string_view sqlstate);
+// What a server error means for the call that met it (its SQLSTATE; libpq's own failures have none):
+enum class error_class {
+  // refused for what a row carries (class 22 data exception: too long, invalid JSON, a character
+  // it can't hold; 23 a constraint: CHECK, NOT NULL, unique, foreign key; P0 a PL/pgSQL
+  // trigger's RAISE; 54 a program limit: a row or value too big, JSON too deep): the same row
+  // would be refused again (store_refused: the engine splits the batch)
+  row_refused,
+  rerun,      // a serialization failure or deadlock (class 40): the server rolled back; run it again
+  link_lost,  // the connection is gone or unusable (no SQLSTATE, class 08, 57P01-57P03): reconnect
+  denied,     // the user lacks a right (42501): no retry helps (store_denied)
+  other,      // anything else (a statement timeout, a trigger that breaks): an outage, retried later
+};
+error_class classify(std::string_view sqlstate);
+inline bool refuses_content(std::string_view sqlstate) { return classify(sqlstate) == error_class::row_refused; }
+inline bool connection_lost(std::string_view sqlstate) { return classify(sqlstate) == error_class::link_lost; }
+inline bool retry_statement(std::string_view sqlstate) { return classify(sqlstate) == error_class::rerun; }
+
+// The right a statement needs on its table, by its first word: UPDATE (a claim's WITH ... UPDATE
+// too), DELETE, SELECT; "" for anything else.
+std::string statement_right(std::string_view sql);
 
 }  // namespace dibs::pg

@@ -31,7 +31,9 @@ statement retry_failed_rows(const table_names& n, const failed_rows& which) {
 
 statement failure_reasons(const table_names& n, std::size_t top) {
   statement s;
-  s.sql = "SELECT coalesce(\"error\", ''), count(*), min(\"id\"), max(\"id\") FROM " + q(n.table) + " WHERE " +
+  // As text: min(uuid) has no aggregate before PostgreSQL 16; any two ids make an example.
+  const auto key = q(n.key.column) + "::text";
+  s.sql = "SELECT coalesce(\"error\", ''), count(*), min(" + key + "), max(" + key + ") FROM " + q(n.table) + " WHERE " +
           failed_condition(n) + " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT $1";
   s.params.emplace_back(std::to_string(top));
   return s;

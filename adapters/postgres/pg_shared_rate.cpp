@@ -1,5 +1,7 @@
 #include "pg_shared_rate.hpp"
 
+#include <dibs/server_number.hpp>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -41,7 +43,9 @@ struct row_state {
 row_state parse(const pg_result& r) {
   if (r.rows.empty() || r.rows[0].size() < 3 || !r.rows[0][2]) throw std::runtime_error("dibs_rate: the origin's row is missing");
   const auto& x = r.rows[0];
-  return {{std::stoll(x[0].value_or("0")), std::stoll(x[1].value_or("0"))}, std::stoll(*x[2])};
+  const char* said = "PostgreSQL";
+  return {{server_number<std::int64_t>(x[0], said), server_number<std::int64_t>(x[1], said)},
+          server_number<std::int64_t>(x[2], said)};
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "pg_retry.hpp"
 #include "pg_workers.hpp"
 
+#include "pg_rights_probe.hpp"
 #include "pg_table_schema.hpp"
 #include "pg_tls.hpp"
 #include "shard_link.hpp"
@@ -11,6 +12,8 @@
 #include <dibs/skewed_draw.hpp>
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
+#include <dibs/rights_refusal.hpp>
+#include <dibs/server_number.hpp>
 #include <dibs/uri_redact.hpp>
 #include <dibs/worker_id.hpp>
 
@@ -38,18 +41,20 @@ std::int64_t micros(millis d) { return static_cast<std::int64_t>(d.count()) * 10
 
 store_time from_epoch_us(const std::optional<std::string>& s) {
   if (!s) return {};
-  return store_time(std::chrono::duration_cast<store_clock::duration>(std::chrono::microseconds(std::stoll(*s))));
+  return store_time(std::chrono::duration_cast<store_clock::duration>(
+      std::chrono::microseconds(server_number<std::int64_t>(s, "PostgreSQL"))));
 }
 
-std::int64_t to_i64(const std::optional<std::string>& s) { return s ? std::stoll(*s) : 0; }
+std::int64_t to_i64(const std::optional<std::string>& s) { return server_number<std::int64_t>(s, "PostgreSQL"); }
 
 // The fenced refs of a batch; ids that can't be this table's keys are lost leases at once.
 template <class Item>
-std::vector<fenced_ref> refs_of(const std::vector<Item>& batch, std::vector<const Item*>& kept, std::vector<std::string>& lost) {
+std::vector<fenced_ref> refs_of(const row_key& key, const std::vector<Item>& batch, std::vector<const Item*>& kept,
+                                std::vector<std::string>& lost) {
   std::vector<fenced_ref> out;
   for (const auto& x : batch) {
-    if (auto id = parse_id(x.ref.id)) {
-      out.push_back(fenced_ref{*id, x.ref.by, x.ref.token});
+    if (key_accepts(key, x.ref.id)) {
+      out.push_back(fenced_ref{x.ref.id, x.ref.by, x.ref.token});
       kept.push_back(&x);
     } else {
       lost.push_back(x.ref.id);
@@ -58,9 +63,9 @@ std::vector<fenced_ref> refs_of(const std::vector<Item>& batch, std::vector<cons
   return out;
 }
 
-std::vector<std::int64_t> written_ids(const pg_result& r) {
-  std::vector<std::int64_t> out;
-  for (const auto& row : r.rows) out.push_back(to_i64(row.at(0)));
+std::vector<std::string> written_ids(const pg_result& r) {
+  std::vector<std::string> out;
+  for (const auto& row : r.rows) out.push_back(row.at(0).value_or(""));
   return out;
 }
 
@@ -142,20 +147,30 @@ void pg_store::stop_watching() {
 
 void pg_store::prepare_table() {
   with_admin([&](pg_connection& c) {
+    auto rows_of = [&](const std::string& sql, std::vector<std::optional<std::string>> params) {
+      return c.exec_blocking(statement{sql, std::move(params)}).rows;
+    };
     auto names_of = [&](const std::string& sql, std::vector<std::optional<std::string>> params) {
       std::vector<std::string> out;
-      for (auto& r : c.exec_blocking(statement{sql, std::move(params)}).rows) out.push_back(r[0].value_or(""));
+      for (auto& r : rows_of(sql, std::move(params))) out.push_back(r[0].value_or(""));
       return out;
     };
     const std::string hint = init_hint(shown_, names_.source, names_.target);
-    table_shape shape{names_of(columns_query(), {names_.table}), {}};
-    if (shape.columns.empty()) {
-      if (opts_.create_table) return 0;  // created below, under the advisory lock
+    const auto columns = rows_of(columns_query(), {names_.table});
+    if (columns.empty()) {
+      if (opts_.create_table) return 0;  // created below, under the advisory lock, keyed by its own id
       const auto db = names_of("SELECT current_database()::text", {});
       throw missing_table_error("table", names_.table, "database " + (db.empty() ? std::string("?") : db[0]),
                                 names_of(tables_query(), {}),
                                 "dibs enrich and dibs status create no table; create it with: " + hint);
     }
+    const auto pick = pick_row_key(names_.table, key_columns(columns), unique_keys(rows_of(unique_keys_query(), {names_.table})),
+                                   false, make_id_unique(names_));
+    if (!pick.refusal.empty()) throw std::invalid_argument(pick.refusal);
+    // No key yet: dibs init adds `id`, numbered, unique (the gap below names it).
+    names_.key = pick.add_id ? row_key{} : key_of(pick, columns);
+    table_shape shape;
+    for (const auto& r : columns) shape.columns.push_back(r[0].value_or(""));
     shape.indexes = names_of(indexes_query(), {names_.table});
     const auto gap = find_gap(names_, shape);
     if (gap.complete()) return 0;
@@ -167,6 +182,34 @@ void pg_store::prepare_table() {
     return 0;
   });
   if (opts_.create_table) create_schema();  // IF NOT EXISTS: a no-op for a table that is complete
+  const auto role = with_admin([](pg_connection& c) { return c.exec_blocking({"SELECT current_user::text", {}}).rows; });
+  if (!role.empty() && !role[0].empty() && role[0][0]) role_ = *role[0][0];
+  log::debug("postgres: rows of ", names_.table, " are addressed by their key ", names_.key.column, " (", names_.key.type, ")");
+}
+
+std::string pg_store::grant() const { return grant_statement(names_, role_, opts_.done == on_done::remove); }
+
+void pg_store::check_write_rights() {
+  // Each probe of rights_probes in one transaction, rolled back: the first one the server refuses
+  // for want of a right names it.
+  with_admin([&](pg_connection& c) {
+    c.exec_script_blocking("BEGIN");
+    std::optional<pg_error> refused;
+    std::string right;
+    for (const auto& probe : rights_probes(names_, opts_.done == on_done::remove)) {
+      try {
+        c.exec_blocking({probe.sql, {}});
+      } catch (const pg_error& e) {
+        refused = e;
+        right = probe.right;
+        break;
+      }
+    }
+    c.exec_script_blocking("ROLLBACK");
+    if (!refused) return 0;
+    if (classify(refused->sqlstate) != error_class::denied) throw *refused;
+    throw std::invalid_argument(rights_refusal(right, names_.table, refused->server_message, grant()));
+  });
 }
 
 awaitable<pg_result> pg_store::run(statement st) {
@@ -183,7 +226,10 @@ awaitable<pg_result> pg_store::run(statement st) {
       } held{*link};
       if (!link->conn || !link->conn->usable()) {
         link->conn.reset();
-        link->conn = co_await pg_connection::connect(link_);
+        // A shard's connection: the server cancels a statement stuck past half the I/O timeout.
+        auto settings = link_;
+        settings.statement_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(link_.io_timeout) / 2;
+        link->conn = co_await pg_connection::connect(std::move(settings));
       }
     }
     auto conn = link->conn;
@@ -195,12 +241,15 @@ awaitable<pg_result> pg_store::run(statement st) {
       failed = e;
     }
     // (No co_await inside a catch block: the decision is made here.)
-    if (retry_statement(failed->sqlstate) && attempt < 5) continue;
-    if (refuses_content(failed->sqlstate))
+    const auto kind = classify(failed->sqlstate);
+    if (kind == error_class::rerun && attempt < 5) continue;
+    if (kind == error_class::row_refused)
       // Refused for a value it carries (the statement rolled back, the link is fine): the same
       // batch would be refused again. The engine splits it.
       throw store_refused(failed->what());
-    if (!connection_lost(failed->sqlstate) || lost_connections++ > 0) throw *failed;
+    if (kind == error_class::denied)
+      throw store_denied(rights_refusal(statement_right(st.sql), names_.table, failed->server_message, grant()));
+    if (kind != error_class::link_lost || lost_connections++ > 0) throw *failed;
     log::warn("postgresql: connection lost (", failed->what(), "); reconnecting");
     if (link->conn == conn) link->conn.reset();
   }
@@ -233,7 +282,7 @@ awaitable<std::vector<job>> pg_store::claim(claim_request req) {
 awaitable<write_result> pg_store::complete(std::vector<completion> batch) {
   write_result res;
   std::vector<const completion*> kept;
-  auto refs = refs_of(batch, kept, res.lost);
+  auto refs = refs_of(names_.key, batch, kept, res.lost);
   if (refs.empty()) co_return res;
   if (opts_.done == on_done::remove) {
     auto st = delete_rows(names_, refs);
@@ -260,12 +309,12 @@ awaitable<write_result> pg_store::complete(std::vector<completion> batch) {
 awaitable<renew_result> pg_store::renew(std::vector<renewal> batch, millis lease) {
   renew_result res;
   std::vector<const renewal*> kept;
-  auto refs = refs_of(batch, kept, res.lost);
+  auto refs = refs_of(names_.key, batch, kept, res.lost);
   if (refs.empty()) co_return res;
   auto st = renew_rows(names_, refs, micros(lease));
   auto r = co_await run(std::move(st));
-  std::map<std::int64_t, store_time> until;
-  for (const auto& row : r.rows) until[to_i64(row.at(0))] = from_epoch_us(row.at(1));
+  std::map<std::string, store_time> until;
+  for (const auto& row : r.rows) until[row.at(0).value_or("")] = from_epoch_us(row.at(1));
   for (const auto& ref : refs)
     if (auto it = until.find(ref.id); it != until.end()) res.until.push_back(it->second);
   tally(res, refs, r);
@@ -290,7 +339,7 @@ std::string storable_reason(const std::string& why) {
 awaitable<write_result> pg_store::release(std::vector<release_item> batch) {
   write_result res;
   std::vector<const release_item*> kept;
-  auto refs = refs_of(batch, kept, res.lost);
+  auto refs = refs_of(names_.key, batch, kept, res.lost);
   if (refs.empty()) co_return res;
   std::vector<std::int64_t> delays;
   std::vector<std::string> whys;
@@ -306,7 +355,7 @@ awaitable<write_result> pg_store::release(std::vector<release_item> batch) {
 awaitable<write_result> pg_store::fail(std::vector<failure> batch) {
   write_result res;
   std::vector<const failure*> kept;
-  auto refs = refs_of(batch, kept, res.lost);
+  auto refs = refs_of(names_.key, batch, kept, res.lost);
   if (refs.empty()) co_return res;
   std::vector<std::string> reasons;
   std::vector<int> statuses;

@@ -64,6 +64,7 @@ class pg_store final : public admin_store {
   bool watch(std::function<void()> on_change) override;
   void stop_watching() override;
   std::optional<pending_sample> sample_pending() override;
+  void check_write_rights() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
   std::optional<std::uint64_t> no_data_count() override;  // pg_no_data.cpp
@@ -96,11 +97,14 @@ class pg_store final : public admin_store {
   void prepare_table();
   settings_record read_settings_record();  // pg_settings.cpp
   void apply_settings_record();
+  // The GRANT that gives the store's role every right the run needs.
+  std::string grant() const;
 
   pg_options opts_;
   table_names names_;
   connect_settings link_;
   std::string shown_;
+  std::string role_ = "CURRENT_USER";  // the store's role, as the server names it
   std::uint64_t serial_;  // names this store's connections in each io_context
   std::mutex admin_mutex_;
   std::unique_ptr<pg_connection> admin_;

@@ -12,11 +12,12 @@ bool has(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// Every column dibs needs, with create_table's definitions (the id only UNIQUE: the user's table
-// may have a primary key of its own; BIGSERIAL numbers the rows already there).
+// Every column dibs needs, with create_table's definitions. The key is the user's own
+// (row_key_pick.hpp); only a table that has none gets dibs's `id`, UNIQUE (its primary key, if it
+// has one, stays), BIGSERIAL numbering the rows already there.
 std::vector<std::pair<std::string, std::string>> needed_columns(const table_names& n) {
   return {
-      {"id", "\"id\" BIGSERIAL UNIQUE"},
+      {n.key.column, "\"id\" BIGSERIAL UNIQUE"},
       {n.target, q(n.target) + " JSONB NULL"},
       {"lock_by", "\"lock_by\" VARCHAR(128) NULL"},
       {"lock_token", "\"lock_token\" BIGINT NULL"},
@@ -56,10 +57,28 @@ std::string gap_message(const table_names& n, const schema_gap& gap,
          alter_table(n, gap) + " or run: " + init_hint;
 }
 
+namespace {
+// $1 the table, in the current schema (as every statement of dibs names it: unqualified).
+const char* const the_table =
+    "(SELECT c.oid FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace WHERE ns.nspname = current_schema() "
+    "AND c.relname = $1)";
+}  // namespace
+
 std::string columns_query() {
-  return "SELECT column_name::text FROM information_schema.columns WHERE table_schema = current_schema() AND "
-         "table_name = $1 ORDER BY ordinal_position";
+  return std::string("SELECT a.attname::text, format_type(a.atttypid, NULL), ty.typname::text, "
+                     "format_type(a.atttypid, a.atttypmod), a.attnotnull FROM pg_attribute a JOIN pg_type ty ON ty.oid = "
+                     "a.atttypid WHERE a.attrelid = ") + the_table + " AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum";
 }
+
+std::string unique_keys_query() {
+  // Unique indexes over plain columns (no expression, no WHERE), their key columns in order.
+  return std::string("SELECT i.indexrelid::text, i.indisprimary, a.attname::text FROM pg_index i CROSS JOIN LATERAL "
+                     "unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n) JOIN pg_attribute a ON a.attrelid = "
+                     "i.indrelid AND a.attnum = k.attnum WHERE i.indrelid = ") + the_table +
+         " AND i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL AND k.n <= i.indnkeyatts ORDER BY 1, k.n";
+}
+
+std::string make_id_unique(const table_names& n) { return "ALTER TABLE " + q(n.table) + " ADD UNIQUE (\"id\")"; }
 
 std::string indexes_query() {
   return "SELECT indexname::text FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1";

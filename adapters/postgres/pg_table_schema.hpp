@@ -34,9 +34,15 @@ std::string alter_table(const table_names& n, const schema_gap& gap);
 std::string gap_message(const table_names& n, const schema_gap& gap,
                         const std::string& init_hint);
 
-// $1 = the table name: its columns; its indexes; (no parameter) the tables of the current schema.
+// $1 = the table name: its columns (name, type, typname, type with modifier, NOT NULL: what
+// pg_row_key.hpp reads); its indexes; its unique keys (index, primary, column, in key order);
+// (no parameter) the tables of the current schema.
 std::string columns_query();
 std::string indexes_query();
+std::string unique_keys_query();
 std::string tables_query();
+
+// What a refusal of a table dibs can't address suggests (row_key_pick.hpp).
+std::string make_id_unique(const table_names& n);
 
 }  // namespace dibs::pg

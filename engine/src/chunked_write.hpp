@@ -5,8 +5,9 @@
 // growing). So the buffer goes out in chunks capped in items and bytes (a server also has a
 // largest statement it accepts), and a chunk the store refuses for what it carries
 // (`store_refused`) is split in halves until each refused item stands alone: that item is handed
-// to `on_refused`, everything else lands. Any other error means the store is unavailable now: the
-// items not yet written go back to the front of the buffer, in order, for the next attempt.
+// to `on_refused`, everything else lands. A store that denies the right to write (`store_denied`)
+// or fails otherwise (unavailable now) stops the write: the items not yet written go back to the
+// front of the buffer, in order, and the status says which it was.
 #pragma once
 
 #include <dibs/net.hpp>
@@ -52,6 +53,7 @@ std::deque<std::vector<Item>> split_chunks(std::vector<Item> items, chunk_limits
 
 struct chunked_write_status {
   bool ok = true;         // every chunk landed or was refused item by item
+  bool denied = false;    // not ok because the store denied the right to write (store_denied)
   std::string error;      // why not: the store's error
   std::size_t refused = 0;
 };
@@ -78,6 +80,7 @@ awaitable<chunked_write_status> write_in_chunks(std::vector<Item>& buffer, chunk
       refusal = e.what();
     } catch (const std::exception& e) {
       status.ok = false;
+      status.denied = dynamic_cast<const store_denied*>(&e) != nullptr;
       status.error = e.what();
       std::vector<Item> unwritten = std::move(chunk);
       for (auto& c : chunks) unwritten.insert(unwritten.end(), std::make_move_iterator(c.begin()), std::make_move_iterator(c.end()));

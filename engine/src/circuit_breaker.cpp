@@ -8,9 +8,9 @@ bool circuit_breaker::failed(const std::string& item, const std::string& why, cl
   switch (state_) {
     case state::closed:
       last_reason_ = why;
-      if (std::find(streak_.begin(), streak_.end(), item) != streak_.end()) return false;  // the same item again
-      streak_.push_back(item);
-      if (s_.trip_after == 0 || streak_.size() < s_.trip_after) return false;
+      if (streak_.empty()) streak_since_ = now;
+      if (std::find(streak_.begin(), streak_.end(), item) == streak_.end()) streak_.push_back(item);  // else the same item again
+      if (s_.trip_after == 0 || streak_.size() < s_.trip_after || now - streak_since_ < s_.min_outage) return false;
       delay_ = s_.probe_min;
       reopen(now);
       return true;

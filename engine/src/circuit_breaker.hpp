@@ -5,14 +5,16 @@
 // call fails for a reason that has nothing to do with the item. Spending the items' attempts on
 // it would fail a whole queue during a bad minute. So a shard counts API-level failures of
 // distinct items in a row (an item failing twice is one item's trouble, not a second witness);
-// at `trip_after` the circuit opens: nothing is sent but one probe, after a backoff that doubles
+// at `trip_after` of them, spanning at least `min_outage` with no answer (a burst of 503s from an
+// API that limits its rate is no outage), the circuit opens: nothing is sent but one probe, after
+// a backoff that doubles
 // up to `probe_max` while the probes fail; only an answer from the API closes it.
 //
 // A probe is an item (a different one each time: the breaker remembers which were probed in this
 // outage) or, when the processor has one, a request the API answered before (a canary, named
 // ""): it tells an API that is down from items that all fail alone.
 //
-//   closed  --trip_after distinct items' API-level failures in a row-->  open
+//   closed  --trip_after distinct items' failures in a row, over min_outage-->  open
 //   open    --probe time reached, probe_sent(item)-------------------->  probing
 //   probing --the probe's API-level failure--------------------------->  open (backoff doubled)
 //   probing --the probe's call told nothing--------------------------->  open (same backoff)
@@ -39,9 +41,14 @@ class circuit_breaker {
     std::size_t trip_after = 5;  // 0: never opens
     millis probe_min{1000};
     millis probe_max{30000};
+    // ... and the failures in a row span at least this long (0: probe_min). An API that limits its
+    // rate answers some requests between its 503s; one that is down answers none for seconds.
+    millis min_outage{0};
   };
 
-  explicit circuit_breaker(settings s) : s_(s), delay_(s.probe_min) {}
+  explicit circuit_breaker(settings s) : s_(s), delay_(s.probe_min) {
+    if (s_.min_outage.count() <= 0) s_.min_outage = s_.probe_min;
+  }
 
   // `item`'s call failed for an API-level reason. True if this opened the circuit (it was closed).
   bool failed(const std::string& item, const std::string& why, clock::time_point now);
@@ -62,6 +69,7 @@ class circuit_breaker {
   bool was_probed(const std::string& item) const { return probed_.count(item) > 0; }
   clock::time_point next_probe() const { return next_probe_; }
   millis probe_delay() const { return delay_; }
+  millis min_outage() const { return s_.min_outage; }
   const std::string& last_reason() const { return last_reason_; }
   std::size_t failures_in_a_row() const { return streak_.size(); }
 
@@ -74,6 +82,7 @@ class circuit_breaker {
   settings s_;
   state state_ = state::closed;
   std::vector<std::string> streak_;  // the distinct items of the failures in a row
+  clock::time_point streak_since_{};  // the first of them
   millis delay_;
   clock::time_point next_probe_{};
   std::string last_reason_;

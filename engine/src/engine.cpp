@@ -105,8 +105,9 @@ struct engine::run_state {
   std::atomic<std::size_t> running{0};
   std::atomic<std::size_t> undrained{0};  // shards that ended for another reason than "nothing left"
   std::atomic<std::size_t> concurrency{0};  // the process's pipelines now (set_concurrency)
-  std::mutex mutex;  // guards on_finished and the moment `finished` turns true
+  std::mutex mutex;  // guards on_finished and the moment `finished` turns true, and denied
   std::vector<std::function<void()>> on_finished;
+  std::optional<std::string> denied;
 };
 
 engine::engine(engine_config cfg, std::shared_ptr<store> st, processor_factory factory)
@@ -128,7 +129,23 @@ engine::~engine() {
 }
 
 shard_context engine::context() {
-  return shard_context{cfg_, *store_, counters_, factory_, [this](bool drained) { shard_ended(drained); }};
+  return shard_context{cfg_, *store_, counters_, factory_, [this](bool drained) { shard_ended(drained); },
+                       [this](const std::string& why) { store_denied(why); }};
+}
+
+void engine::store_denied(const std::string& why) {
+  {
+    std::lock_guard lock(run_->mutex);
+    if (run_->denied) return;
+    run_->denied = why;
+  }
+  log::error("the store denied a right the run needs, so it ends: ", why);
+  stop_now();
+}
+
+std::optional<std::string> engine::denied() const {
+  std::lock_guard lock(run_->mutex);
+  return run_->denied;
 }
 
 bool engine::paused() const { return run_->paused.load(); }

@@ -28,7 +28,8 @@ shard::shard(shard_context ctx, std::size_t index, std::size_t concurrency, std:
       by_(std::move(worker_id)),
       unwritten_limit_(cfg_.unwritten_limit ? cfg_.unwritten_limit : concurrency + cfg_.claim_batch),
       ioc_(external ? *external : own_ioc_),
-      breaker_(circuit_breaker::settings{cfg_.circuit_trip_after, cfg_.circuit_probe_min, cfg_.circuit_probe_max}),
+      breaker_(circuit_breaker::settings{cfg_.circuit_trip_after, cfg_.circuit_probe_min, cfg_.circuit_probe_max,
+                                         cfg_.circuit_probe_min}),
       published_concurrency_(concurrency) {}
 
 void shard::run() {
@@ -233,6 +234,9 @@ awaitable<void> shard::dispatcher() {
       // Named, then moved: g++ 12 mishandles class temporaries built inside a co_await expression.
       claim_request req{want, by_, cfg_.lease, cfg_.grace, cfg_.max_attempts};
       got = co_await ctx_.st.claim(std::move(req));
+    } catch (const store_denied& e) {
+      store_denied_here(e.what());  // the run ends: no retry can help
+      break;
     } catch (const std::exception& e) {
       bump(ctx_.figures.store_errors);
       log::warn("shard ", index_, ": claim failed (retrying in ", backoff.count(), " ms): ", e.what());
@@ -282,6 +286,9 @@ awaitable<bool> shard::nothing_left() {
   store_stats s;
   try {
     s = co_await ctx_.st.stats();
+  } catch (const store_denied& e) {
+    store_denied_here(e.what());
+    co_return false;
   } catch (const std::exception& e) {
     bump(ctx_.figures.store_errors);
     log::warn("shard ", index_, ": stats failed: ", e.what());

@@ -38,6 +38,9 @@ struct shard_context {
   // Called once, from the shard's thread, when it has ended; `drained`: it ended because the
   // store had nothing left for it (not because it was stopped or could no longer claim).
   std::function<void(bool drained)> ended;
+  // Called from the shard's thread when the store denied it a right (store_denied): the run must
+  // end, every shard of it.
+  std::function<void(const std::string& why)> denied;
 };
 
 class shard {
@@ -151,6 +154,12 @@ class shard {
   std::uint64_t no_data_landed(const std::vector<completion>& batch, const write_result& r) const;
   // The store refused an item's failure record: try a shorter reason once, then let it go.
   void failure_refused(const failure& f, const std::string& why);
+  // The store denied a right (store_denied): the run ends (ctx_.denied), this shard stops claiming.
+  void store_denied_here(const std::string& why);
+  // After a denied write of releases or failures: they are dropped, what they held left to its
+  // leases' expiry (a denied completion becomes a release instead: shard_writes.cpp).
+  template <class Item>
+  void leave_to_expiry(std::vector<Item>& items, const char* what);
   static constexpr std::size_t short_reason_bytes = 200;
   awaitable<void> keeper();
   void cancel_pipelines();

@@ -69,9 +69,10 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
   if (!o.shared) api_failed(j.id, o.why);
   if (answered_5xx && (reprobe || (h->second.excused && breaker_.closed()))) return false;  // an ordinary retry
 
-  // It waits at least as long as the breaker needs to tell one item's trouble from an outage.
+  // It waits at least as long as the breaker needs to tell one item's trouble from an outage
+  // (failures spanning min_outage open the circuit; twice that leaves room for the last of them).
   const auto now = steady::now();
-  waiting_.push_back(waiting_item{j, o, now + std::max(o.after, cfg_.circuit_probe_min), !breaker_.closed(), trips_});
+  waiting_.push_back(waiting_item{j, o, now + std::max(o.after, 2 * breaker_.min_outage()), !breaker_.closed(), trips_});
   bump(ctx_.figures.waiting_for_api);
   return true;
 }

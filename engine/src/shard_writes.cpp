@@ -19,7 +19,24 @@ namespace {
 std::unordered_set<std::string> id_set(const std::vector<std::string>& ids) {
   return {ids.begin(), ids.end()};
 }
+
+// Between the final attempts to write what is left when the shard ends.
+constexpr millis final_retry_pause{100};
 }  // namespace
+
+void shard::store_denied_here(const std::string& why) {
+  if (ctx_.denied) ctx_.denied(why);
+  begin_stopping();
+  wake_.notify();
+}
+
+template <class Item>
+void shard::leave_to_expiry(std::vector<Item>& items, const char* what) {
+  log::error("shard ", index_, ": ", items.size(), " ", what, " not written (the store denied it); the items are taken "
+             "again once their leases expire");
+  for (const auto& x : items) forget(x.ref.id, x.ref.token);
+  items.clear();
+}
 void shard::buffered_one() {
   const auto n = buffered();
   if (n == 1) oldest_buffered_ = steady::now();
@@ -42,8 +59,13 @@ awaitable<void> shard::flusher() {
     if (co_await flush_once()) {
       backoff = millis{50};
     } else {
-      // The store is failing: keep the outcomes (leases stay renewed) and try again.
-      co_await flusher_wake_.wait_for(backoff);
+      // The store is failing: keep the outcomes (leases stay renewed) and try again after the
+      // backoff, whatever wakes the flusher meanwhile (a new outcome, the dispatcher asking for
+      // its outcomes to land): a store that refuses every write must not be sent one a moment.
+      // Once the shard is finishing no one else waits, and the few final attempts come quickly.
+      const auto failed_at = steady::now();
+      auto retry_at = [&] { return failed_at + (finishing() ? std::min(backoff, final_retry_pause) : backoff); };
+      while (steady::now() < retry_at()) co_await flusher_wake_.wait_until(retry_at());
       backoff = std::min(backoff * 2, millis{2000});
     }
   }
@@ -102,6 +124,10 @@ awaitable<bool> shard::flush_once() {
   auto unavailable = [&](const chunked_write_status& s, const char* what, std::size_t left) {
     if (s.ok) return;
     bump(c.store_errors);
+    if (s.denied) {
+      store_denied_here(s.error);  // the run ends; the caller drops what can't be written
+      return;
+    }
     log::warn("shard ", index_, ": ", what, " failed (", left, " waiting; retrying): ", s.error);
     ok = false;
   };
@@ -125,6 +151,12 @@ awaitable<bool> shard::flush_once() {
     auto refused = [&](completion& x, const std::string& why) { answer_refused(x.ref, why); };
     const auto s = co_await write_in_chunks(done_buf_, lim, write, landed, refused);
     unavailable(s, "writing completions", done_buf_.size());
+    if (s.denied) {
+      // The answers can't be written here: the items go back at once (released just below), for
+      // a worker with the right to do them again.
+      for (const auto& x : done_buf_) release_buf_.push_back(release_item{x.ref, millis{0}, "the store denied the write", 0, true});
+      done_buf_.clear();
+    }
   }
   if (!release_buf_.empty()) {
     auto write = [&st](std::vector<release_item> b) { return st.release(std::move(b)); };
@@ -149,6 +181,7 @@ awaitable<bool> shard::flush_once() {
     };
     const auto s = co_await write_in_chunks(release_buf_, lim, write, landed, refused);
     unavailable(s, "releasing items", release_buf_.size());
+    if (s.denied) leave_to_expiry(release_buf_, "release(s)");
   }
   if (!fail_buf_.empty()) {
     auto write = [&st](std::vector<failure> b) { return st.fail(std::move(b)); };
@@ -164,6 +197,7 @@ awaitable<bool> shard::flush_once() {
     auto refused = [&](failure& x, const std::string& why) { failure_refused(x, why); };
     const auto s = co_await write_in_chunks(fail_buf_, lim, write, landed, refused);
     unavailable(s, "recording failures", fail_buf_.size());
+    if (s.denied) leave_to_expiry(fail_buf_, "failure record(s)");
   }
 
   if (!ok && finishing()) {
@@ -212,6 +246,9 @@ awaitable<void> shard::keeper() {
           it->second.renew_due = now + cfg_.lease / 2;
         }
       }
+    } catch (const store_denied& e) {
+      bump(ctx_.figures.store_errors);
+      store_denied_here(e.what());
     } catch (const std::exception& e) {
       bump(ctx_.figures.store_errors);
       log::warn("shard ", index_, ": renewing ", due.size(), " lease(s) failed: ", e.what());

@@ -87,15 +87,17 @@ bool worker_pool::collect(std::size_t i, bool killed) {
     log.seekg(static_cast<std::streamoff>(log_offset_[i]));
     std::ostringstream said;
     said << log.rdbuf();
-    // It never started working: the store never opened (a worker logs "enrich: <store>" at
-    // debug level once it has), and it said why: it could not reach the store ("cannot connect
-    // to" MariaDB or PostgreSQL, "cannot reach MongoDB", once the store's own retries within its
-    // server selection timeout ran out). Other lines may be there (the MongoDB driver's own
-    // start-up warnings), so "nothing but the error" was too strict a test.
-    const bool opened = said.str().find("dibs info: enrich: ") != std::string::npos;
+    // It never started working: it ended before its engine claimed anything (a worker logs
+    // "leases taken as" once its engine starts), the store out of reach -- at its first
+    // connection, or in the few reads of its start-up (its rights, the pre-flight's sample, the
+    // counts) when a restart came right then -- and it said why: "cannot connect to" MariaDB or
+    // PostgreSQL, "cannot reach MongoDB" once the store's own retries within its server
+    // selection timeout ran out. Other lines may be there (the MongoDB driver's own start-up
+    // warnings), so "nothing but the error" was too strict a test.
+    const bool started = said.str().find(": leases taken as ") != std::string::npos;
     const bool unreachable = said.str().find("dibs: error: cannot connect to") != std::string::npos ||
                              said.str().find("dibs: error: cannot reach MongoDB") != std::string::npos;
-    if (code == 2 && !opened && unreachable) {
+    if (code == 2 && !started && unreachable) {
       ++t_.faults["(workers that could not reach the store at startup, replaced)"];
       return true;
     }

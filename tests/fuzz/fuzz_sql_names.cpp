@@ -57,7 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const std::invalid_argument&) {
     return 0;
   }
-  for (const auto& sql : {dibs::sql::create_table(n), dibs::sql::stats(n), dibs::sql::complete_rows(n, {1, 2}, {"'{}'", "'[]'"})})
+  for (const auto& sql : {dibs::sql::create_table(n), dibs::sql::stats(n), dibs::sql::complete_rows(n, {"1", "2"}, {"'{}'", "'[]'"})})
     if (std::count(sql.begin(), sql.end(), '`') % 2 != 0) std::abort();
   return 0;
 }

@@ -48,6 +48,21 @@ class mysql_harness final : public test::store_harness {
     return main_->query_value("SELECT location FROM " + table() + " WHERE id = " + id);
   }
   std::string table() const { return opts_.uri.substr(opts_.uri.find("table=") + 6); }
+  // The user's triggers, as a real table may have them: SIGNAL for that row's answer or delete.
+  bool refuse_completion_of(const std::string& id) override {
+    const auto t = table();
+    main_->execute("CREATE TRIGGER " + t + "_refuse_u" + id + " BEFORE UPDATE ON " + t + " FOR EACH ROW BEGIN IF NEW.id = " +
+                   id + " AND NEW.location IS NOT NULL THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no answer for " + id +
+                   "'; END IF; END");
+    main_->execute("CREATE TRIGGER " + t + "_refuse_d" + id + " BEFORE DELETE ON " + t + " FOR EACH ROW BEGIN IF OLD.id = " +
+                   id + " THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no delete of " + id + "'; END IF; END");
+    return true;
+  }
+  std::shared_ptr<store> open_deleting() override {
+    auto o = opts_;
+    o.done = sql::on_done::remove;
+    return std::make_shared<sql::mysql_store>(o);
+  }
 
   sql::mysql_options opts_;
   std::shared_ptr<sql::mysql_store> main_;

@@ -49,3 +49,37 @@ TEST_CASE("MariaDB's dibs_answers keeps an answer in any script, whatever the da
   CHECK(found->answer == tokyo);
   s->execute("DELETE FROM dibs_answers WHERE digest = '" + k.digest + "'");
 }
+
+TEST_CASE("a keep of answers larger than max_allowed_packet together is split into statements the server takes",
+          "[mysql][reuse][stored-answers]") {
+  sql::mysql_options admin_options;
+  admin_options.uri = test::mysql_uri_for(test::unique_table("kept_small_admin"));
+  sql::mysql_store admin(admin_options);
+  // A server whose packets are small (64 KiB; sessions read the global at connect), for this
+  // test only; the store opened below reads its limit at start.
+  const auto before = admin.query_value("SELECT @@GLOBAL.max_allowed_packet").value_or("16777216");
+  admin.execute("SET GLOBAL max_allowed_packet = 65536");
+  struct restore {
+    sql::mysql_store& s;
+    std::string v;
+    ~restore() { s.execute("SET GLOBAL max_allowed_packet = " + v); }
+  } back{admin, before};
+  sql::mysql_options o;
+  o.uri = test::mysql_uri_for(test::unique_table("kept_small"));
+  auto s = std::make_shared<sql::mysql_store>(o);
+  sql::mysql_answers answers(s);
+  s->execute("DELETE FROM dibs_answers");
+  // 12 answers of 20 KB: 240 KB in all, a fifth of it at most in one statement; and one answer
+  // that no statement can carry, dropped alone.
+  std::vector<std::pair<answer_key, std::string>> batch;
+  for (int i = 0; i < 12; ++i) {
+    const std::string digest = std::string(60, 'b') + std::to_string(1000 + i);
+    batch.push_back({answer_key{digest, "GET /json/" + std::to_string(i)}, "{\"pad\":\"" + std::string(20'000, 'x') + "\"}"});
+  }
+  batch.push_back({answer_key{std::string(64, 'c'), "GET /json/big"}, "{\"pad\":\"" + std::string(70'000, 'y') + "\"}"});
+  answers.keep(batch);
+  CHECK(s->query_value("SELECT COUNT(*) FROM dibs_answers") == std::optional<std::string>("12"));
+  for (int i = 0; i < 12; ++i) CHECK(answers.find(batch[i].first, std::chrono::hours(1)));
+  CHECK_FALSE(answers.find(batch.back().first, std::chrono::hours(1)));
+  s->execute("DELETE FROM dibs_answers");
+}

@@ -52,6 +52,20 @@ class pg_harness final : public test::store_harness {
     return main_->query_value("SELECT location::text FROM " + table() + " WHERE id = " + id);
   }
   std::string table() const { return main_->names().table; }
+  // The user's trigger, as a real table may have it: RAISE for that row's answer or delete.
+  bool refuse_completion_of(const std::string& id) override {
+    const auto t = table() + "_refuse" + id;
+    main_->execute("CREATE FUNCTION " + t + "() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF (TG_OP = 'DELETE' AND OLD.id = " +
+                   id + ") OR (TG_OP = 'UPDATE' AND NEW.id = " + id + " AND NEW.location IS NOT NULL) THEN RAISE EXCEPTION "
+                   "'no answer for " + id + "'; END IF; IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; RETURN NEW; END $$");
+    main_->execute("CREATE TRIGGER " + t + " BEFORE UPDATE OR DELETE ON " + table() + " FOR EACH ROW EXECUTE FUNCTION " + t + "()");
+    return true;
+  }
+  std::shared_ptr<store> open_deleting() override {
+    auto o = opts_;
+    o.done = pg::on_done::remove;
+    return std::make_shared<pg::pg_store>(o);
+  }
 
   pg::pg_options opts_;
   std::shared_ptr<pg::pg_store> main_;

@@ -37,9 +37,12 @@ class dibs_controls {
     argv.insert(argv.end(), flags.begin(), flags.end());
     p_ = std::make_unique<child_process>(argv, false, log_);
     const std::regex listening(R"(controls on http://127\.0\.0\.1:(\d+))");
+    // The match's text is kept here: a match refers into the string it searched, so a string
+    // local to the lambda would be gone when the port is read.
+    std::string text;
     std::smatch m;
     const bool up = eventually([&] {
-      const auto text = log();
+      text = log();
       if (std::regex_search(text, m, listening)) return true;
       return !p_->running();
     }, std::chrono::seconds(30));

@@ -5,6 +5,7 @@
 
 #include "process.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <utility>
@@ -24,6 +25,18 @@ enum class stdin_from { test, dev_null };
 inline std::pair<int, std::string> run_dibs(std::vector<std::string> args, stdin_from in = stdin_from::test) {
   args.insert(args.begin(), dibs_binary());
   if (in == stdin_from::dev_null) args.insert(args.begin(), {"sh", "-c", "exec \"$0\" \"$@\" < /dev/null"});
+  child_process p(args, /*merge_stderr=*/true);
+  std::string out;
+  const int rc = p.finish(out);
+  return {rc, std::move(out)};
+}
+
+// run_dibs for a run that might never end (what a test guards against): sent `signal` after
+// `bound` (coreutils' timeout; KILL ends it with status 137; another signal is followed by KILL
+// 60 s later), so a hang fails the test instead of stalling it.
+inline std::pair<int, std::string> run_dibs_within(std::chrono::seconds bound, std::vector<std::string> args,
+                                                   const std::string& signal = "KILL") {
+  args.insert(args.begin(), {"timeout", "--signal=" + signal, "--kill-after=60", std::to_string(bound.count()), dibs_binary()});
   child_process p(args, /*merge_stderr=*/true);
   std::string out;
   const int rc = p.finish(out);

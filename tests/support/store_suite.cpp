@@ -227,6 +227,64 @@ void run_store_suite(store_harness& h) {
     CHECK_FALSE(h.target_of(first[0].id).has_value());
   }
 
+  SECTION("a write for an id the store never handed out is a lost lease, never an error") {
+    auto ids = h.seed(1);
+    auto s = h.open();
+    auto a = claim(*s, req(1, "A", lease, grace));
+    REQUIRE(a.size() == 1);
+    // Text no key of this store reads as, keys of other stores' kinds, and one that is SQL.
+    for (const std::string odd : {"no-such-item", "-5", "007", "9223372036854775808", "'; DROP TABLE jobs; --",
+                                  "0b7d6c1e-4b7a-4d2e-9f3c-1a2b3c4d5e6f", ""}) {
+      INFO("id '" << odd << "'");
+      const lease_ref ref{odd, "A", a[0].token};
+      const auto c = run_sync(s->complete({completion{ref, "{}"}}));
+      CHECK(c.applied == 0);
+      CHECK(c.lost == std::vector<std::string>{odd});
+      CHECK(run_sync(s->renew({renewal{ref}}, lease)).lost.size() == 1);
+      CHECK(run_sync(s->release({release_item{ref, std::chrono::milliseconds(0), "", 0}})).applied == 0);
+      CHECK(run_sync(s->fail({failure{ref, "x", 0}})).applied == 0);
+    }
+    CHECK(complete(*s, a[0], R"({"ok":true})").applied == 1);  // the real one, untouched by all that
+  }
+
+  SECTION("a row the store refuses to complete is refused alone, marking or deleting, and its batch lands without it") {
+    for (const bool deleting : {false, true}) {
+      auto s = deleting ? h.open_deleting() : h.open();
+      if (!s) continue;  // this store can't delete what it completes
+      INFO((deleting ? "--on-done delete" : "--on-done mark"));
+      auto ids = h.seed(3);
+      auto got = claim(*s, req(3, "A", lease, grace));
+      REQUIRE(got.size() == 3);
+      if (!h.refuse_completion_of(got[1].id)) return;  // no constraints or triggers here
+      std::vector<completion> batch;
+      for (const auto& j : got) batch.push_back(completion{j.ref(), R"({"n":1})"});
+      // The store names the row (or refuses the batch for it: the engine then splits it), and
+      // never takes the refusal for an outage.
+      bool refused = false;
+      try {
+        const auto r = run_sync(s->complete(batch));
+        refused = r.refused.size() == 1 && r.refused[0].first == got[1].id;
+        CHECK(r.applied + r.refused.size() == 3);
+      } catch (const store_refused&) {
+        refused = true;
+      }
+      CHECK(refused);
+      const auto rest = run_sync(s->complete({batch[0], batch[2]}));
+      CHECK(rest.applied == 2);
+      CHECK(rest.lost.empty());
+      const auto alone = [&] {
+        try {
+          return run_sync(s->complete({batch[1]})).refused.size() == 1;
+        } catch (const store_refused&) {
+          return true;
+        }
+      }();
+      CHECK(alone);
+      // Its lease still holds: its failure is recorded.
+      CHECK(run_sync(s->fail({failure{got[1].ref(), "refused by the store", 0}})).applied == 1);
+    }
+  }
+
   SECTION("stats count every state once") {
     auto ids = h.seed(5);
     auto s = h.open();

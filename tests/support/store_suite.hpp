@@ -1,5 +1,6 @@
 // The claim-protocol suite that every store must pass (the protocol in the README). A backend provides
-// a harness; the same checks then run against memory, MongoDB and MariaDB alike.
+// a harness; the same checks then run against memory, MongoDB, MariaDB and PostgreSQL alike, and a
+// case a backend can't have (a refusing row, deleting completions) is skipped for it alone.
 #pragma once
 
 #include <dibs/store.hpp>
@@ -29,6 +30,13 @@ class store_harness {
   // Whether the store's claims honour claim_request::max_attempts (an item claimed that many
   // times already is failed, not leased). Every store should; a store that does not yet says so.
   virtual bool honours_max_attempts() const { return true; }
+  // Makes the store refuse every write of item `id` that completes it (the answer, or the delete
+  // with --on-done delete) for what it carries -- a constraint or a trigger of the user's -- and
+  // nothing else of it (its failure can be recorded). False when the backend has no such thing:
+  // the cases that need it are then skipped.
+  virtual bool refuse_completion_of(const std::string& /*id*/) { return false; }
+  // A client that deletes what it completes (--on-done delete); nullptr when the store can't.
+  virtual std::shared_ptr<store> open_deleting() { return nullptr; }
 };
 
 // Registers nothing by itself: call from a TEST_CASE with a harness; uses Catch2 SECTIONs.

@@ -12,38 +12,51 @@ using state = circuit_breaker::state;
 
 namespace {
 circuit_breaker make(std::size_t trip_after = 3) {
-  return circuit_breaker(circuit_breaker::settings{trip_after, 1000ms, 4000ms});
+  return circuit_breaker(circuit_breaker::settings{trip_after, 1000ms, 4000ms, 500ms});
 }
 }  // namespace
 
-TEST_CASE("the breaker opens after N distinct items' failures in a row, not N in all", "[circuit]") {
+TEST_CASE("the breaker opens after N distinct items' failures in a row over the minimum outage, not N in all", "[circuit]") {
   const auto t0 = circuit_breaker::clock::time_point{} + 100s;
   auto b = make();
   CHECK_FALSE(b.failed("a", "refused", t0));
   CHECK_FALSE(b.failed("b", "refused", t0));
   CHECK_FALSE(b.answered());  // an answer between them: the count starts again
   CHECK_FALSE(b.failed("c", "refused", t0));
-  CHECK_FALSE(b.failed("d", "refused", t0));
+  CHECK_FALSE(b.failed("d", "refused", t0 + 100ms));
+  CHECK_FALSE(b.failed("e", "refused", t0 + 200ms));  // three items, but within 500 ms: not yet
   CHECK(b.closed());
-  CHECK(b.failed("e", "connect: Connection refused", t0));
+  CHECK(b.failed("f", "connect: Connection refused", t0 + 500ms));
   CHECK(b.current() == state::open);
   CHECK(b.last_reason() == "connect: Connection refused");
-  CHECK_FALSE(b.failed("f", "late", t0));  // calls sent before it opened say nothing new
+  CHECK_FALSE(b.failed("g", "late", t0 + 600ms));  // calls sent before it opened say nothing new
   CHECK(b.current() == state::open);
+}
+
+TEST_CASE("a burst of 503s with answers between them (an API that limits its rate) opens nothing", "[circuit]") {
+  auto t = circuit_breaker::clock::time_point{} + 100s;
+  auto b = make();
+  for (int i = 0; i < 1000; ++i) {
+    t += 1ms;
+    for (int k = 0; k < 4; ++k) CHECK_FALSE(b.failed("i" + std::to_string(i * 4 + k), "HTTP 503", t));
+    b.answered();  // one request in five gets through
+  }
+  CHECK(b.closed());
 }
 
 TEST_CASE("one item failing again and again is that item's trouble, not an outage", "[circuit]") {
   const auto t0 = circuit_breaker::clock::time_point{} + 100s;
   auto b = make();
-  for (int i = 0; i < 20; ++i) CHECK_FALSE(b.failed("poisoned", "HTTP 500", t0));
-  CHECK_FALSE(b.failed("other", "HTTP 500", t0));
+  for (int i = 0; i < 20; ++i) CHECK_FALSE(b.failed("poisoned", "HTTP 500", t0 + i * 100ms));
+  CHECK_FALSE(b.failed("other", "HTTP 500", t0 + 2s));
   CHECK(b.closed());
   CHECK(b.failures_in_a_row() == 2);
 }
 
 TEST_CASE("an open breaker lets one probe through when due, and backs off while probes fail", "[circuit]") {
   const auto t0 = circuit_breaker::clock::time_point{} + 100s;
-  auto b = make(1);
+  auto b = circuit_breaker(circuit_breaker::settings{1, 1000ms, 4000ms, 1ms});
+  CHECK_FALSE(b.failed("a", "refused", t0 - 1ms));  // a failure spanning no time opens nothing
   REQUIRE(b.failed("a", "refused", t0));
   CHECK_FALSE(b.probe_due(t0 + 999ms));
   CHECK(b.probe_due(t0 + 1000ms));
@@ -75,7 +88,8 @@ TEST_CASE("an open breaker lets one probe through when due, and backs off while 
   CHECK(b.closed());
   CHECK_FALSE(b.was_probed("p1"));  // a new outage probes afresh
   CHECK_FALSE(b.answered());
-  REQUIRE(b.failed("a", "refused", t0 + 20s));
+  CHECK_FALSE(b.failed("a", "refused", t0 + 20s));
+  REQUIRE(b.failed("a", "refused", t0 + 21s));
   CHECK(b.probe_delay() == 1000ms);
 }
 
@@ -88,7 +102,8 @@ TEST_CASE("a breaker with trip_after 0 never opens", "[circuit]") {
 
 TEST_CASE("only the probe's own call that tells nothing is followed by another after the same wait", "[circuit]") {
   const auto t0 = circuit_breaker::clock::time_point{} + 100s;
-  auto b = make(1);
+  auto b = circuit_breaker(circuit_breaker::settings{1, 1000ms, 4000ms, 1ms});
+  CHECK_FALSE(b.failed("a", "refused", t0 - 1ms));  // a failure spanning no time opens nothing
   REQUIRE(b.failed("a", "refused", t0));
   b.probe_sent("p");
   b.inconclusive("other", t0 + 1s);  // another pipeline's abandoned call: the probe is still out

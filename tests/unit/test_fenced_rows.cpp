@@ -9,15 +9,11 @@ using namespace dibs::sql;
 
 namespace {
 lease_ref ref(std::string id, std::string by, std::uint64_t token) { return lease_ref{std::move(id), std::move(by), token}; }
-}  // namespace
-
-TEST_CASE("only a key's canonical decimal names a row", "[mysql][unit]") {
-  CHECK(row_of("7") == std::optional<std::uint64_t>(7));
-  CHECK(row_of("18446744073709551615") == std::optional<std::uint64_t>(18446744073709551615ull));
-  for (const char* odd : {"", "007", "+7", "-7", " 7", "7 ", "12abc", "0x10", "18446744073709551616", "6543210fedcba"})
-    CHECK_FALSE(row_of(odd));
-  CHECK(row_of("0") == std::optional<std::uint64_t>(0));
+// The default key: BIGINT UNSIGNED, named by its canonical decimal (quote is never called for it).
+fence_plan plan_fence(const std::vector<lease_ref>& refs) {
+  return dibs::sql::plan_fence(refs, row_key{}, [](const std::string& v) { return "'" + v + "'"; });
 }
+}  // namespace
 
 TEST_CASE("a fenced batch asks once per worker, in batch order, and never about an id that names no row",
           "[mysql][unit]") {
@@ -25,24 +21,24 @@ TEST_CASE("a fenced batch asks once per worker, in batch order, and never about 
                                     ref("6", "w-1", 60), ref("007", "w-2", 7)};
   const auto plan = plan_fence(refs);
   REQUIRE(plan.row.size() == refs.size());
-  CHECK(plan.row[0] == std::optional<std::uint64_t>(5));
+  CHECK(plan.row[0] == std::optional<std::string>("5"));
   CHECK_FALSE(plan.row[1]);
   CHECK_FALSE(plan.row[4]);
   REQUIRE(plan.queries.size() == 2);
   CHECK(plan.queries[0].by == "w-1");
   REQUIRE(plan.queries[0].rows.size() == 2);
-  CHECK((plan.queries[0].rows[0].id == 5 && plan.queries[0].rows[0].token == 50));
-  CHECK((plan.queries[0].rows[1].id == 6 && plan.queries[0].rows[1].token == 60));
+  CHECK((plan.queries[0].rows[0].key == "5" && plan.queries[0].rows[0].token == 50));
+  CHECK((plan.queries[0].rows[1].key == "6" && plan.queries[0].rows[1].token == 60));
   CHECK(plan.queries[1].by == "w-2");
   REQUIRE(plan.queries[1].rows.size() == 1);
-  CHECK(plan.queries[1].rows[0].id == 9);
+  CHECK(plan.queries[1].rows[0].key == "9");
   // An id that parses but is not canonical ("007") does not shift the good ones after it out of
   // their query (they would be reported lost without being asked about).
   const auto after_odd = plan_fence({ref("007", "w", 1), ref("3", "w", 3), ref("4", "w", 4)});
   REQUIRE(after_odd.queries.size() == 1);
   REQUIRE(after_odd.queries[0].rows.size() == 2);
-  CHECK(after_odd.queries[0].rows[0].id == 3);
-  CHECK(after_odd.queries[0].rows[1].id == 4);
+  CHECK(after_odd.queries[0].rows[0].key == "3");
+  CHECK(after_odd.queries[0].rows[1].key == "4");
 }
 
 TEST_CASE("after the fence: the rows the server locked are held, every other item is lost, by its own id",
@@ -50,18 +46,18 @@ TEST_CASE("after the fence: the rows the server locked are held, every other ite
   const std::vector<lease_ref> refs{ref("5", "w-1", 50), ref("nope", "w-1", 1), ref("9", "w-2", 90),
                                     ref("6", "w-1", 60)};
   const auto plan = plan_fence(refs);
-  const auto out = settle_fence(plan, refs, {5, 6});
+  const auto out = settle_fence(plan, refs, {"5", "6"});
   CHECK(out.applied == 2);
   REQUIRE(out.held.size() == 4);
-  CHECK(out.held[0] == std::optional<std::uint64_t>(5));
+  CHECK(out.held[0] == std::optional<std::string>("5"));
   CHECK_FALSE(out.held[1]);
   CHECK_FALSE(out.held[2]);
-  CHECK(out.held[3] == std::optional<std::uint64_t>(6));
+  CHECK(out.held[3] == std::optional<std::string>("6"));
   CHECK(out.lost == std::vector<std::string>{"nope", "9"});
   // Nothing locked: everything lost; everything locked: nothing lost.
   CHECK(settle_fence(plan, refs, {}).lost.size() == 4);
   const std::vector<lease_ref> good{ref("1", "w", 1), ref("2", "w", 2)};
-  CHECK(settle_fence(plan_fence(good), good, {1, 2}).lost.empty());
+  CHECK(settle_fence(plan_fence(good), good, {"1", "2"}).lost.empty());
 }
 
 TEST_CASE("one fenced write carries a batch of one worker, and its changed-row count proves every lease only for distinct canonical rows",
@@ -121,12 +117,12 @@ TEST_CASE("held releases share one statement per delay and reason, and lost ones
                                         {ref("4", "w", 4), millis(500), "HTTP 503"},
                                         {ref("5", "w", 5), millis(500), "timeout"}};
   const std::vector<lease_ref> refs{batch[0].ref, batch[1].ref, batch[2].ref, batch[3].ref, batch[4].ref};
-  const auto fence = settle_fence(plan_fence(refs), refs, {1, 2, 3, 5});
+  const auto fence = settle_fence(plan_fence(refs), refs, {"1", "2", "3", "5"});
   const auto groups = release_groups(batch, fence);
   REQUIRE(groups.size() == 3);
-  CHECK(groups.at({0, ""}) == std::vector<std::uint64_t>{1, 3});
-  CHECK(groups.at({500000, "HTTP 503"}) == std::vector<std::uint64_t>{2});
-  CHECK(groups.at({500000, "timeout"}) == std::vector<std::uint64_t>{5});
+  CHECK(groups.at({0, ""}) == std::vector<std::string>{"1", "3"});
+  CHECK(groups.at({500000, "HTTP 503"}) == std::vector<std::string>{"2"});
+  CHECK(groups.at({500000, "timeout"}) == std::vector<std::string>{"5"});
 }
 
 TEST_CASE("a claimed row becomes a job: server time in UTC, a NULL source a missing field", "[mysql][unit]") {

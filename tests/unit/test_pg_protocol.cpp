@@ -1,6 +1,7 @@
 // The PostgreSQL protocol pieces, read without a server: the SQL of each operation, how values
 // travel (parameters, array literals), connection strings, and what the server's SQLSTATE means.
 #include <adapters/postgres/pg_protocol.hpp>
+#include <adapters/postgres/pg_rights_probe.hpp>
 #include <adapters/postgres/pg_tls.hpp>
 
 #include <catch2/catch.hpp>
@@ -14,9 +15,9 @@ TEST_CASE("a PostgreSQL claim is one statement: lock open rows with SKIP LOCKED,
   CHECK(s.sql ==
         "WITH picked AS MATERIALIZED (SELECT \"id\" FROM \"jobs\" WHERE \"location\" IS NULL AND \"failed_at\" IS NULL AND "
         "(\"lock_until\" IS NULL OR \"lock_until\" < now() - ($4::bigint * interval '1 microsecond')) ORDER BY "
-        "\"lock_until\" NULLS FIRST, \"id\" LIMIT $5::bigint FOR UPDATE SKIP LOCKED) UPDATE \"jobs\" AS t SET "
+        "\"lock_until\" NULLS FIRST LIMIT $5::bigint FOR UPDATE SKIP LOCKED) UPDATE \"jobs\" AS t SET "
         "\"lock_by\" = $1, \"lock_token\" = $2::bigint, \"lock_until\" = now() + ($3::bigint * interval '1 microsecond'), "
-        "\"attempts\" = t.\"attempts\" + 1 WHERE t.\"id\" = ANY (ARRAY(SELECT \"id\" FROM picked)) RETURNING t.\"id\", "
+        "\"attempts\" = t.\"attempts\" + 1 WHERE t.\"id\" = ANY (ARRAY(SELECT \"id\" FROM picked)) RETURNING t.\"id\"::text, "
         "t.\"originatingIp\", t.\"attempts\", (extract(epoch from t.\"lock_until\") * 1000000)::bigint");
   // The worker's name is a parameter, never SQL text.
   REQUIRE(s.params.size() == 5);
@@ -29,22 +30,22 @@ TEST_CASE("a PostgreSQL claim is one statement: lock open rows with SKIP LOCKED,
 
 TEST_CASE("PostgreSQL fenced writes match id, by and token in one statement per batch", "[pg][unit]") {
   table_names n;
-  const std::vector<fenced_ref> refs{{3, "w", 7}, {5, "w\"x", 8}};
+  const std::vector<fenced_ref> refs{{"3", "w", 7}, {"5", "w\"x", 8}};
   const auto c = complete_rows(n, refs, {"{\"a\":1}", "{}"});
   CHECK(c.sql ==
         "UPDATE \"jobs\" AS t SET \"location\" = v.d_answer::jsonb, \"lock_by\" = NULL, \"lock_token\" = NULL, "
-        "\"lock_until\" = NULL, \"error\" = NULL FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[]) AS "
-        "v(d_id, d_by, d_token, d_answer) WHERE t.\"id\" = v.d_id AND t.\"lock_by\" = v.d_by AND t.\"lock_token\" = "
-        "v.d_token AND t.\"lock_until\" >= now() RETURNING t.\"id\"");
+        "\"lock_until\" = NULL, \"error\" = NULL FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) AS "
+        "v(d_id, d_by, d_token, d_answer) WHERE t.\"id\" = v.d_id::bigint AND t.\"lock_by\" = v.d_by AND t.\"lock_token\" = "
+        "v.d_token AND t.\"lock_until\" >= now() RETURNING v.d_id");
   REQUIRE(c.params.size() == 4);
-  CHECK(c.params[0] == "{3,5}");
+  CHECK(c.params[0] == "{\"3\",\"5\"}");
   CHECK(c.params[1] == "{\"w\",\"w\\\"x\"}");
   CHECK(c.params[2] == "{7,8}");
   CHECK(c.params[3] == "{\"{\\\"a\\\":1}\",\"{}\"}");
 
   const auto d = delete_rows(n, refs);
-  CHECK_THAT(d.sql, Catch::StartsWith("DELETE FROM \"jobs\" AS t USING unnest($1::bigint[], $2::text[], $3::bigint[])"));
-  CHECK_THAT(d.sql, Catch::EndsWith("AND t.\"lock_until\" >= now() RETURNING t.\"id\""));
+  CHECK_THAT(d.sql, Catch::StartsWith("DELETE FROM \"jobs\" AS t USING unnest($1::text[], $2::text[], $3::bigint[])"));
+  CHECK_THAT(d.sql, Catch::EndsWith("AND t.\"lock_until\" >= now() RETURNING v.d_id"));
 
   // Renewal, release and failure need the lease held, not live (a late write is the completion's concern).
   const auto r = renew_rows(n, refs, 30'000'000);
@@ -65,7 +66,11 @@ TEST_CASE("PostgreSQL fenced writes match id, by and token in one statement per 
                                     "\"lock_by\" = NULL, \"lock_token\" = NULL, \"lock_until\" = NULL"));
   CHECK(f.params.at(4) == "{404,0}");
   for (const auto* s : {&c, &d, &r, &rel, &f})
-    CHECK_THAT(s->sql, Catch::Contains("t.\"id\" = v.d_id AND t.\"lock_by\" = v.d_by AND t.\"lock_token\" = v.d_token"));
+    CHECK_THAT(s->sql, Catch::Contains("t.\"id\" = v.d_id::bigint AND t.\"lock_by\" = v.d_by AND t.\"lock_token\" = v.d_token"));
+  // The user's own key: its column, its type for the cast, its text for the id.
+  const table_names people{"people", "ip", "geo", row_key{"code", "uuid", 0}};
+  CHECK_THAT(complete_rows(people, refs, {"{}", "{}"}).sql, Catch::Contains("t.\"code\" = v.d_id::uuid AND "));
+  CHECK_THAT(claim(people, 1, "w", 1, 1, 1).sql, Catch::Contains("RETURNING t.\"code\"::text, t.\"ip\""));
 }
 
 TEST_CASE("the PostgreSQL table keeps the lease columns and a partial index on the open rows", "[pg][unit]") {
@@ -141,14 +146,34 @@ TEST_CASE("PostgreSQL refusals of content are told apart from outages by SQLSTAT
   CHECK_FALSE(retry_statement("23505"));
 }
 
-TEST_CASE("ids that can't be keys are lost leases, and the unwritten ones are named in order", "[pg][unit]") {
-  CHECK(parse_id("42") == std::optional<std::int64_t>(42));
-  CHECK_FALSE(parse_id(""));
-  CHECK_FALSE(parse_id("4x"));
-  CHECK_FALSE(parse_id("-1"));
-  CHECK_FALSE(parse_id("1234567890123456789012"));
-  const std::vector<fenced_ref> refs{{1, "w", 1}, {2, "w", 1}, {3, "w", 1}};
-  CHECK(lost_ids(refs, {3, 1}) == std::vector<std::string>{"2"});
+TEST_CASE("a PostgreSQL user without a right ends the run; a statement timeout or a broken trigger is an outage",
+          "[pg][unit]") {
+  CHECK(classify("42501") == error_class::denied);
+  for (const char* s : {"57014", "42P01", "53300", "XX000"}) CHECK(classify(s) == error_class::other);
+  CHECK(classify("23503") == error_class::row_refused);  // a foreign key points at a row being deleted
+  // The right a refused statement needed, by what it does.
+  CHECK(statement_right("UPDATE \"jobs\" AS t SET") == "UPDATE");
+  CHECK(statement_right("WITH picked AS MATERIALIZED (SELECT") == "UPDATE");  // the claim
+  CHECK(statement_right("DELETE FROM \"jobs\"") == "DELETE");
+  CHECK(statement_right("SELECT count(*)") == "SELECT");
+  CHECK(statement_right("LISTEN x").empty());
+  // Before a run: no-op statements whose rights the server checks, and the GRANT to run.
+  const table_names n{"jobs", "ip", "geo", row_key{"code", "uuid", 0}};
+  const auto probes = rights_probes(n, true);
+  REQUIRE(probes.size() == 3);
+  CHECK(probes[0].sql == "SELECT \"code\", \"ip\", \"geo\", \"lock_by\", \"lock_token\", \"lock_until\", \"attempts\", "
+                         "\"error\", \"http_status\", \"failed_at\" FROM \"jobs\" LIMIT 0");
+  CHECK(probes[1].right == "UPDATE");
+  CHECK_THAT(probes[1].sql, Catch::StartsWith("UPDATE \"jobs\" SET \"geo\" = \"geo\", \"lock_by\" = \"lock_by\""));
+  CHECK_THAT(probes[1].sql, Catch::EndsWith(" WHERE FALSE"));
+  CHECK(probes[2].sql == "DELETE FROM \"jobs\" WHERE FALSE");
+  CHECK(rights_probes(n, false).size() == 2);
+  CHECK(grant_statement(n, "app \"ro\"", false) == "GRANT SELECT, UPDATE ON \"jobs\" TO \"app \"\"ro\"\"\"");
+}
+
+TEST_CASE("the unwritten ids are named in order, as they were sent", "[pg][unit]") {
+  const std::vector<fenced_ref> refs{{"1", "w", 1}, {"2", "w", 1}, {"3", "w", 1}};
+  CHECK(lost_ids(refs, {"3", "1"}) == std::vector<std::string>{"2"});
   CHECK(lost_ids(refs, {}) == std::vector<std::string>{"1", "2", "3"});
 }
 

@@ -1,4 +1,6 @@
-// What a MySQL/MariaDB server refuses, decided without a server.
+// What a MySQL/MariaDB server refuses, and what its errors mean, decided without a server.
+#include <adapters/mysql/mysql_answers.hpp>
+#include <adapters/mysql/server_errors.hpp>
 #include <adapters/mysql/server_limits.hpp>
 
 #include <catch2/catch.hpp>
@@ -33,4 +35,33 @@ TEST_CASE("answers too deep or too large for the server are named before any sta
   const server_limits small{31, 1000};
   CHECK_FALSE(unstorable_answer("{}", 750, small));
   CHECK_THAT(unstorable_answer("{}", 751, small).value_or(""), Catch::Contains("max_allowed_packet 1000"));
+}
+
+TEST_CASE("a keep of stored answers is split into statements under max_allowed_packet; one too large alone is left out",
+          "[mysql][unit]") {
+  auto row = [](std::size_t answer_bytes) {
+    return std::array<std::string, 3>{std::string(66, 'd'), std::string(20, 'r'), std::string(answer_bytes, 'a')};
+  };
+  // A packet of 1,000 bytes: 750 for a statement, 256 of them its own words.
+  CHECK(answers_sql::keep_runs({row(100), row(100), row(100), row(100)}, 1000) ==
+        std::vector<std::vector<std::size_t>>{{0, 1}, {2, 3}});
+  CHECK(answers_sql::keep_runs({row(100), row(900), row(10)}, 1000) == std::vector<std::vector<std::size_t>>{{0, 2}});
+  CHECK(answers_sql::keep_runs({row(10)}, 16u << 20) == std::vector<std::vector<std::size_t>>{{0}});
+  CHECK(answers_sql::keep_runs({}, 1000).empty());
+}
+
+TEST_CASE("a server error is a refused row, a transaction to run again, a lost link, a missing right or an outage",
+          "[mysql][unit]") {
+  // Foreign keys both ways, CHECK, a trigger's SIGNAL, a value too long, NOT NULL, out of range.
+  for (unsigned code : {1451u, 1217u, 1452u, 1216u, 3819u, 4025u, 1644u, 1406u, 1048u, 1690u})
+    CHECK(classify(code) == error_class::row_refused);
+  CHECK(classify(1213) == error_class::rerun);
+  CHECK(classify(1205) == error_class::rerun);
+  for (unsigned code : {2006u, 2013u, 1927u, 1053u}) CHECK(classify(code) == error_class::link_lost);
+  for (unsigned code : {1142u, 1143u, 1044u}) CHECK(classify(code) == error_class::denied);
+  // A table that is not there (a trigger's), an unknown code: an outage, retried after a backoff.
+  for (unsigned code : {1146u, 1054u, 9999u}) CHECK(classify(code) == error_class::other);
+  CHECK(denied_right("DELETE command denied to user 'ro'@'localhost' for table `dibs_test`.`jobs`") == "DELETE");
+  CHECK(denied_right("update command denied to user 'ro'@'%' for table 'jobs'") == "UPDATE");
+  CHECK(denied_right("Access denied for user 'ro'@'%' to database 'x'").empty());
 }

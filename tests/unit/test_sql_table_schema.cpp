@@ -94,8 +94,11 @@ TEST_CASE("a missing table is told by name, with the name meant when the caller 
 
 TEST_CASE("the information_schema queries read the connection's database", "[sql][schema]") {
   CHECK(columns_query("jobs") ==
-        "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'jobs' "
-        "ORDER BY ORDINAL_POSITION");
+        "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = "
+        "DATABASE() AND TABLE_NAME = 'jobs' ORDER BY ORDINAL_POSITION");
+  CHECK(unique_keys_query("jobs") ==
+        "SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND "
+        "TABLE_NAME = 'jobs' AND NON_UNIQUE = 0 ORDER BY INDEX_NAME, SEQ_IN_INDEX");
   CHECK_THAT(indexes_query("jobs"), Catch::Contains("information_schema.STATISTICS"));
   CHECK_THAT(tables_query(), Catch::Contains("TABLE_SCHEMA = DATABASE()"));
 }

@@ -98,6 +98,10 @@ class admin_store : public store {
   // After a run (`drained`: nothing pending or leased): a store that has more to do at the end
   // does it here (the JSON Lines store writes OUT). Returns what the user should be told.
   virtual std::string finish(bool /*drained*/) { return {}; }
+  // Before a run: throws std::invalid_argument naming the first right the store's user lacks to
+  // claim and write back (read, update, and delete with --on-done delete) and the GRANT that
+  // gives it. Changes nothing. Stores without rights of their own do nothing.
+  virtual void check_write_rights() {}
   // One open item, preferably one whose source field is usable; nullopt when none is open (or
   // the store can't tell). Reads only: no lease is taken, no attempt spent.
   virtual std::optional<pending_sample> sample_pending() { return std::nullopt; }

@@ -128,6 +128,9 @@ class engine {
   // The run has ended because the store had nothing left for any shard (each checked the store's
   // counts, with its own outcomes written), not because it was stopped.
   bool drained() const;
+  // Why the store denied the run a right it needs (store_denied: the store's words, with what to
+  // grant), once it has: the run then ends at once, every shard of it. nullopt otherwise.
+  std::optional<std::string> denied() const;
 
   const counters& figures() const { return counters_; }
   run_summary summary() const;
@@ -139,6 +142,7 @@ class engine {
   struct run_state;  // shards, their threads, and how the run ends (engine.cpp)
   shard_context context();  // what each shard shares with the rest of the process
   void shard_ended(bool drained);
+  void store_denied(const std::string& why);
 
   engine_config cfg_;
   std::shared_ptr<store> store_;

@@ -28,6 +28,14 @@ class store_refused : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown by any store call when the store refuses this process the right to do it (a user
+// without UPDATE on the table, a DELETE right taken away mid-run): no retry can help. The
+// engine ends the run (engine::denied()); what it held is released where the store still lets it.
+class store_denied : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct claim_request {
   std::size_t max = 100;
   std::string by;          // worker id: host-pid-shard

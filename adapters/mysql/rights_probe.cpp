@@ -1,0 +1,27 @@
+#include "rights_probe.hpp"
+
+namespace dibs::sql {
+
+namespace {
+std::string q(const std::string& ident) { return "`" + ident + "`"; }
+
+std::string quoted(const std::string& v) {
+  std::string out = "'";
+  for (const char c : v) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+}  // namespace
+
+std::vector<rights_probe> rights_probes(const table_names& n, bool deletes) {
+  return dibs::rights_probes(n.table, n.key.column, n.source, n.target, deletes, q);
+}
+
+std::string grant_statement(const table_names& n, const std::string& database, const std::string& current_user,
+                            bool deletes) {
+  const auto at = current_user.rfind('@');
+  const std::string to = at == std::string::npos ? quoted(current_user)
+                                                 : quoted(current_user.substr(0, at)) + "@" + quoted(current_user.substr(at + 1));
+  return "GRANT " + rights_needed(deletes) + " ON " + q(database) + "." + q(n.table) + " TO " + to;
+}
+
+}  // namespace dibs::sql
