@@ -34,7 +34,7 @@ struct scratch {
 };
 }  // namespace
 
-TEST_CASE("file mode end to end: a set target is never called again and passes through; 'failed' is the user's",
+TEST_CASE("file mode end to end: a set target is never called again and passes through, 'failed' is the user's",
           "[cli][jsonl][user-data]") {
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
@@ -64,7 +64,7 @@ TEST_CASE("file mode end to end: a set target is never called again and passes t
   api.stop();
 }
 
-TEST_CASE("a run whose only non-done items got the API's 'no data' exits 0; --no-data-fails makes them failures",
+TEST_CASE("a run whose only non-done items got the API's 'no data' exits 0, and --no-data-fails makes them failures",
           "[cli][no-data]") {
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();

@@ -134,7 +134,7 @@ TEST_CASE("the processor keeps a valid answer as the result", "[http][processor]
   CHECK(o.result == stub::answer_for("8.8.4.4"));
 }
 
-TEST_CASE("ip-api's 'no data' for a private address is the item's answer, marked no data; --no-data-fails fails it",
+TEST_CASE("ip-api's 'no data' for a private address is the item's answer, marked no data, and --no-data-fails fails it",
           "[http][processor][no-data]") {
   processor_fixture f("/json/{originatingIp}");
   auto o = f.run("192.168.1.1");

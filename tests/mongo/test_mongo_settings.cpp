@@ -68,7 +68,7 @@ TEST_CASE("MongoDB: a forgotten --target is refused before anything is claimed, 
   CHECK(test::last_line(out) == "status: pending=5 leased_live=0 leased_expired=0 done=0 failed=0");
 }
 
-TEST_CASE("MongoDB: after dibs init, enrich, status, retry and release need only --store; a contradicting flag is refused",
+TEST_CASE("MongoDB: after dibs init, enrich, status, retry and release need only --store, and a contradicting flag is refused",
           "[mongo][settings]") {
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();

@@ -34,7 +34,7 @@ jsonl::jsonl_options options_in(const scratch& dir) {
 }
 }  // namespace
 
-TEST_CASE("file mode: a set target is done and passes through; a user's 'failed' is the user's; order and bytes kept",
+TEST_CASE("file mode: a set target is done and passes through, a user's 'failed' is the user's, order and bytes kept",
           "[jsonl][user-data]") {
   scratch dir("case1");
   const std::string manual = R"({"id":"g","ip":"81.2.69.9","geo":{"country":"Atlantis","source":"manual"}})";

@@ -6,7 +6,7 @@
 
 using namespace dibs::sql;
 
-TEST_CASE("mysql: localhost is the Unix socket, as for the mysql client; 127.0.0.1 is TCP", "[mysql][uri][first-minutes]") {
+TEST_CASE("mysql: localhost is the Unix socket, as for the mysql client, and 127.0.0.1 is TCP", "[mysql][uri][first-minutes]") {
   const auto local = parse_mysql_uri("mysql://app@localhost:3306/shop?table=orders");
   CHECK(uses_unix_socket(local));
   CHECK(endpoint_text(local, nullptr) == "the Unix socket /run/mysqld/mysqld.sock");
