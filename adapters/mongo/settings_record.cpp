@@ -40,14 +40,18 @@ settings_record read_settings_record(store_context& ctx) {
 void write_settings_record(store_context& ctx) {
   auto c = ctx.conn.client();
   auto coll = primary_collection(c.get(), ctx.opts.db, settings_collection);
-  auto doc = make_bson();
-  for (const auto& [name, value] : in_effect(ctx.opts)) BSON_APPEND_UTF8(doc.get(), name.c_str(), value.c_str());
+  // {$set: {...}} with upsert: every field the record keeps is set, so this replaces it.
+  auto update = make_bson();
+  bson_t set;
+  BSON_APPEND_DOCUMENT_BEGIN(update.get(), "$set", &set);
+  for (const auto& [name, value] : in_effect(ctx.opts)) BSON_APPEND_UTF8(&set, name.c_str(), value.c_str());
   const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
-  BSON_APPEND_DATE_TIME(doc.get(), "recorded_at", now.count());
+  BSON_APPEND_DATE_TIME(&set, "recorded_at", now.count());
+  bson_append_document_end(update.get(), &set);
   auto opts = make_bson();
   BSON_APPEND_BOOL(opts.get(), "upsert", true);
   bson_error_t err;
-  if (!mongoc_collection_replace_one(coll.get(), by_collection(ctx.opts.collection).get(), doc.get(), opts.get(), nullptr, &err))
+  if (!mongoc_collection_update_one(coll.get(), by_collection(ctx.opts.collection).get(), update.get(), opts.get(), nullptr, &err))
     throw mongo_error("recording the settings in " + ctx.opts.db + "." + settings_collection, err);
 }
 

@@ -1,6 +1,7 @@
 #include "mysql_settings.hpp"
 
 #include "mysql_store.hpp"
+#include "server_errors.hpp"
 
 #include <dibs/log.hpp>
 
@@ -26,7 +27,9 @@ settings_record read_settings_record(sql_session& c, const std::string& table) {
     for (const auto& row : c.select(settings_sql::read(c.quote(table))))
       if (row.size() == 2 && row[0] && row[1]) r.emplace_back(*row[0], *row[1]);
   } catch (const sql_error& e) {
-    if (e.code != 1146) throw;  // ER_NO_SUCH_TABLE: no dibs init has recorded anything here
+    // ER_NO_SUCH_TABLE: no dibs init has recorded anything here. A user with rights on their
+    // table only may not read dibs_settings: no record for them either (flags as given).
+    if (e.code != 1146 && classify(e.code) != error_class::denied) throw;
   }
   return r;
 }

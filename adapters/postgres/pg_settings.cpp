@@ -21,7 +21,10 @@ std::string literal(const std::string& v) {
 
 settings_record pg_store::read_settings_record() {
   settings_record r;
-  if (query_value("SELECT to_regclass('dibs_settings') IS NOT NULL") != std::optional<std::string>("t")) return r;
+  // No dibs_settings yet, or a role with rights on its table only: no record (flags as given).
+  if (query_value("SELECT CASE WHEN to_regclass('dibs_settings') IS NULL THEN false "
+                  "ELSE has_table_privilege('dibs_settings', 'SELECT') END") != std::optional<std::string>("t"))
+    return r;
   // One cell (query_value's): name=value lines.
   const auto all = query_value("SELECT string_agg(name || '=' || value, E'\\n' ORDER BY name) FROM dibs_settings WHERE table_name = " +
                                literal(names_.table));
