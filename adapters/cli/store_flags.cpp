@@ -142,7 +142,9 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema, table_use use
                                 " " + e.recorded + " (leave " + flag + " out to use it; " + change + ")");
   } catch (const missing_table_error& e) {
     if (e.kind == "field") {  // MongoDB: no document has the target
-      const auto near = nearest_name(e.name, e.existing);
+      // A typo of a field that holds answers, else the one field that could (e.existing).
+      auto near = nearest_name(e.name, e.existing);
+      if (!near && e.existing.size() == 1) near = e.existing.front();
       throw std::invalid_argument("--target " + e.name + ": no document of " + e.where +
                                   " has this field, so every document would count as pending and be sent to the API "
                                   "again" + (near ? "; did you mean '" + *near + "'?" : std::string()) + " (" + e.advice + ")");

@@ -79,14 +79,23 @@ void require_target_field(store_context& ctx, const std::string& init_command) {
     return;
   const auto any = find_docs(coll.get(), make_bson().get(), find_opts(nullptr, 1).get(), "reading a document");
   if (any.empty()) return;  // an empty collection: nothing is pending, nothing to tell
-  std::vector<std::string> names;  // the user's names (the lease field is dibs's)
+  // The user's names (the lease field is dibs's), and of those the ones that could hold answers
+  // (an object, or null: pending): the "did you mean" picks among these, as a forgotten --target
+  // (the default, location) is rarely a typo of the field meant.
+  std::vector<std::string> names, answer_like;
   bson_iter_t it;
   if (bson_iter_init(&it, any.front().get()))
-    while (bson_iter_next(&it))
-      if (const std::string key = bson_iter_key(&it); key != "_id" && key != f.lock) names.push_back(key);
+    while (bson_iter_next(&it)) {
+      const std::string key = bson_iter_key(&it);
+      if (key == "_id" || key == f.lock) continue;
+      names.push_back(key);
+      const auto type = bson_iter_type(&it);
+      if (key != f.source && (type == BSON_TYPE_DOCUMENT || type == BSON_TYPE_NULL)) answer_like.push_back(key);
+    }
   std::string listed;
   for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + n;
-  throw missing_table_error("field", f.target, "collection " + ctx.opts.db + "." + ctx.opts.collection, std::move(names),
+  throw missing_table_error("field", f.target, "collection " + ctx.opts.db + "." + ctx.opts.collection,
+                            std::move(answer_like),
                             "a document has: " + listed + ". A field that is new: --new-target, or record it once with " +
                                 init_command);
 }
