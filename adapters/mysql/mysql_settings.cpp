@@ -44,7 +44,9 @@ void apply_settings_record(sql_session& c, table_names& names, mysql_options& op
   const auto done = resolve_setting("on_done", opts.done == on_done::remove ? "delete" : "mark", use, recorded, where);
   opts.done = done == "delete" ? on_done::remove : on_done::mark;
   use.result->found = !recorded.empty();
-  use.result->in_effect = {{"source", names.source}, {"target", names.target}, {"on_done", done}};
+  use.result->in_effect = {{"source", names.source}, {"target", names.target}};
+  // --on-done is recorded only when dibs init was given it: a table may be drained both ways.
+  if (use.was_given("on_done") || recorded_value(recorded, "on_done")) use.result->in_effect.emplace_back("on_done", done);
   if (!recorded.empty()) log::debug("mysql: the settings dibs init recorded for ", where, " are in effect");
 }
 

@@ -45,7 +45,9 @@ void pg_store::apply_settings_record() {
   const auto done = resolve_setting("on_done", opts_.done == on_done::remove ? "delete" : "mark", use, recorded, where);
   opts_.done = done == "delete" ? on_done::remove : on_done::mark;
   use.result->found = !recorded.empty();
-  use.result->in_effect = {{"source", names_.source}, {"target", names_.target}, {"on_done", done}};
+  use.result->in_effect = {{"source", names_.source}, {"target", names_.target}};
+  // --on-done is recorded only when dibs init was given it: a table may be drained both ways.
+  if (use.was_given("on_done") || recorded_value(recorded, "on_done")) use.result->in_effect.emplace_back("on_done", done);
   if (!recorded.empty()) log::debug("postgres: the settings dibs init recorded for ", where, " are in effect");
 }
 
