@@ -146,7 +146,7 @@ TEST_CASE("PostgreSQL refusals of content are told apart from outages by SQLSTAT
   CHECK_FALSE(retry_statement("23505"));
 }
 
-TEST_CASE("a PostgreSQL user without a right ends the run; a statement timeout or a broken trigger is an outage",
+TEST_CASE("a PostgreSQL user without a right ends the run, and a statement timeout or a broken trigger is an outage",
           "[pg][unit]") {
   CHECK(classify("42501") == error_class::denied);
   for (const char* s : {"57014", "42P01", "53300", "XX000"}) CHECK(classify(s) == error_class::other);
