@@ -23,6 +23,7 @@
 #include <dibs/skewed_draw.hpp>
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
+#include <dibs/reason_text.hpp>
 #include <dibs/rights_refusal.hpp>
 #include <dibs/server_number.hpp>
 #include <dibs/uri_redact.hpp>
@@ -356,10 +357,20 @@ struct mysql_store::impl {
         // (A key is never NULL and always prints as a literal of its kind: the pick made sure.)
         const auto key = key_literal(names.key, r[0].value_or(""), quote_with(c));
         if (!key) continue;
+        auto j = claimed_job(r, req.by, token, names.source);
+        // Claimed max_attempts times already (each lease ran out with no outcome): failed in this
+        // transaction rather than leased again (claim_request::max_attempts).
+        if (req.max_attempts > 0 && j.attempts > req.max_attempts) {
+          c.execute(fail_row(names, *key, c.quote(exhausted_attempts_reason(j.attempts - 1)), 0));
+          continue;
+        }
         keys.push_back(*key);
-        out.push_back(claimed_job(r, req.by, token, names.source));
+        out.push_back(std::move(j));
       }
-      if (keys.empty()) return std::vector<job>{};
+      if (keys.empty()) {
+        tx.commit();  // the rows failed above, if any
+        return std::vector<job>{};
+      }
       c.execute(set_lease(names, keys, c.quote(req.by), token, lease));
       tx.commit();
       return out;

@@ -1,5 +1,7 @@
 #include "pg_protocol.hpp"
 
+#include <dibs/reason_text.hpp>
+
 #include <cctype>
 #include <stdexcept>
 #include <unordered_set>
@@ -123,21 +125,35 @@ std::string claimable_condition(const table_names& n, const std::string& grace_p
 }
 
 statement claim(const table_names& n, std::size_t max, const std::string& by, std::uint64_t token, std::int64_t lease_us,
-                std::int64_t grace_us) {
+                std::int64_t grace_us, int max_attempts) {
   // MATERIALIZED: the locking SELECT runs once, and the UPDATE writes exactly the rows it locked.
   // `id = ANY (ARRAY(...))`, not a join with `picked`: joined, the planner hashes the whole table
   // on every claim once the batch is above ~1% of its estimated rows (measured: a batch of 500 on
   // 50,000 rows drained at a tenth of the rate of a batch of 100); an array of ids keeps the
   // key lookups. The order is the claim index's first column only, so that any index led by
   // lock_until serves it (one made for an earlier key, too) and the scan stops at the LIMIT.
+  // With max_attempts, the rows picked that were claimed that many times already are failed by a
+  // data-modifying CTE of the same statement (it runs whether or not it is read), and only the
+  // others are leased: the two UPDATEs touch disjoint rows, all locked by `picked`.
   statement s;
   const auto key = key_col(n);
-  s.sql = "WITH picked AS MATERIALIZED (SELECT " + key + " FROM " + q(n.table) + " WHERE " + claimable_condition(n, "$4") +
-          " ORDER BY \"lock_until\" NULLS FIRST LIMIT $5::bigint FOR UPDATE SKIP LOCKED) UPDATE " + q(n.table) +
-          " AS t SET \"lock_by\" = $1, \"lock_token\" = $2::bigint, \"lock_until\" = now() + " + micros("$3") +
-          ", \"attempts\" = t.\"attempts\" + 1 WHERE t." + key + " = ANY (ARRAY(SELECT " + key + " FROM picked)) RETURNING t." +
-          key + "::text, t." + q(n.source) + ", t.\"attempts\", " + epoch_us;
+  const bool limited = max_attempts > 0;
+  const std::string picked = "WITH picked AS MATERIALIZED (SELECT " + key + (limited ? ", \"attempts\" AS d_attempts" : "") +
+                             " FROM " + q(n.table) + " WHERE " + claimable_condition(n, "$4") +
+                             " ORDER BY \"lock_until\" NULLS FIRST LIMIT $5::bigint FOR UPDATE SKIP LOCKED)";
+  const auto picked_where = [&](const std::string& cond) {
+    return "ANY (ARRAY(SELECT " + key + " FROM picked" + (limited ? " WHERE " + cond : "") + "))";
+  };
+  const std::string spent =
+      limited ? ", spent AS (UPDATE " + q(n.table) + " AS f SET \"failed_at\" = now(), \"error\" = $7::text || f.\"attempts\" || "
+                "$8::text, \"http_status\" = 0, \"lock_by\" = NULL, \"lock_token\" = NULL, \"lock_until\" = NULL WHERE f." + key +
+                " = " + picked_where("d_attempts >= $6::int") + ")"
+              : "";
+  s.sql = picked + spent + " UPDATE " + q(n.table) + " AS t SET \"lock_by\" = $1, \"lock_token\" = $2::bigint, \"lock_until\" = now() + " +
+          micros("$3") + ", \"attempts\" = t.\"attempts\" + 1 WHERE t." + key + " = " + picked_where("d_attempts < $6::int") +
+          " RETURNING t." + key + "::text, t." + q(n.source) + ", t.\"attempts\", " + epoch_us;
   s.params = {by, std::to_string(token), std::to_string(lease_us), std::to_string(grace_us), std::to_string(max)};
+  if (limited) s.params.insert(s.params.end(), {std::to_string(max_attempts), exhausted_attempts_head, exhausted_attempts_tail});
   return s;
 }
 

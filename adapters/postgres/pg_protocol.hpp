@@ -67,9 +67,11 @@ std::string create_notify_trigger(const table_names& n);
 std::string claimable_condition(const table_names& n, const std::string& grace_param);
 
 // Claim up to `max` rows for `by` with `token`; returns the key as text (the items' ids), source,
-// attempts (after this claim), until (microseconds since the epoch, by the server's clock).
+// attempts (after this claim), until (microseconds since the epoch, by the server's clock). A row
+// already claimed `max_attempts` times (when above 0) is failed by the same statement instead
+// (claim_request::max_attempts), and not returned.
 statement claim(const table_names& n, std::size_t max, const std::string& by, std::uint64_t token,
-                std::int64_t lease_us, std::int64_t grace_us);
+                std::int64_t lease_us, std::int64_t grace_us, int max_attempts = 0);
 
 struct fenced_ref {
   std::string id;  // the key's text, as the claim read it

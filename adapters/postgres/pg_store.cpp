@@ -257,7 +257,7 @@ awaitable<pg_result> pg_store::run(statement st) {
 
 awaitable<std::vector<job>> pg_store::claim(claim_request req) {
   const auto token = fresh_token();
-  auto st = pg::claim(names_, req.max, req.by, token, micros(req.lease), micros(req.grace));
+  auto st = pg::claim(names_, req.max, req.by, token, micros(req.lease), micros(req.grace), req.max_attempts);
   auto r = co_await run(std::move(st));
   std::vector<job> out;
   for (auto& row : r.rows) {

@@ -4,16 +4,21 @@
 
 namespace dibs {
 
-bool circuit_breaker::failed(const std::string& item, const std::string& why, clock::time_point now) {
+bool circuit_breaker::failed(const std::string& item, const std::string& why, clock::time_point now, bool answered) {
   switch (state_) {
     case state::closed:
       last_reason_ = why;
       if (streak_.empty()) streak_since_ = now;
-      if (std::find(streak_.begin(), streak_.end(), item) == streak_.end()) streak_.push_back(item);  // else the same item again
-      if (s_.trip_after == 0 || streak_.size() < s_.trip_after || now - streak_since_ < s_.min_outage) return false;
-      delay_ = s_.probe_min;
-      reopen(now);
-      return true;
+      if (std::find(streak_.begin(), streak_.end(), item) == streak_.end()) {  // else the same item again
+        streak_.push_back(item);
+        if (!answered) ++silent_;
+      }
+      if (silent_ >= s_.trip_after && s_.trip_after > 0) {
+        delay_ = s_.probe_min;
+        reopen(now);
+        return true;
+      }
+      return outage_held(now);
     case state::probing:
       if (item != probe_) return false;  // a call sent before the circuit opened: nothing new
       last_reason_ = why;
@@ -26,8 +31,17 @@ bool circuit_breaker::failed(const std::string& item, const std::string& why, cl
   return false;
 }
 
+bool circuit_breaker::outage_held(clock::time_point now) {
+  if (state_ != state::closed || s_.trip_after == 0 || streak_.size() < s_.trip_after) return false;
+  if (now - streak_since_ < s_.min_outage) return false;
+  delay_ = s_.probe_min;
+  reopen(now);
+  return true;
+}
+
 bool circuit_breaker::answered() {
   streak_.clear();
+  silent_ = 0;
   if (state_ == state::closed) return false;
   state_ = state::closed;
   delay_ = s_.probe_min;

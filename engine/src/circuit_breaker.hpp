@@ -5,16 +5,16 @@
 // call fails for a reason that has nothing to do with the item. Spending the items' attempts on
 // it would fail a whole queue during a bad minute. So a shard counts API-level failures of
 // distinct items in a row (an item failing twice is one item's trouble, not a second witness);
-// at `trip_after` of them, spanning at least `min_outage` with no answer (a burst of 503s from an
-// API that limits its rate is no outage), the circuit opens: nothing is sent but one probe, after
-// a backoff that doubles
-// up to `probe_max` while the probes fail; only an answer from the API closes it.
+// at `trip_after` of them the circuit opens (when the API answered them with 5xx, they must also
+// span `min_outage`: a burst of 503s from an API that limits its rate is no outage): nothing is
+// sent but one probe, after a backoff that doubles up to `probe_max` while the probes fail; only
+// an answer from the API closes it.
 //
 // A probe is an item (a different one each time: the breaker remembers which were probed in this
 // outage) or, when the processor has one, a request the API answered before (a canary, named
 // ""): it tells an API that is down from items that all fail alone.
 //
-//   closed  --trip_after distinct items' failures in a row, over min_outage-->  open
+//   closed  --trip_after distinct items' failures in a row (5xx: over min_outage)-->  open
 //   open    --probe time reached, probe_sent(item)-------------------->  probing
 //   probing --the probe's API-level failure--------------------------->  open (backoff doubled)
 //   probing --the probe's call told nothing--------------------------->  open (same backoff)
@@ -41,8 +41,9 @@ class circuit_breaker {
     std::size_t trip_after = 5;  // 0: never opens
     millis probe_min{1000};
     millis probe_max{30000};
-    // ... and the failures in a row span at least this long (0: probe_min). An API that limits its
-    // rate answers some requests between its 503s; one that is down answers none for seconds.
+    // Failures the API answered (5xx) open the circuit only once the failures in a row span at
+    // least this long (0: probe_min): an API that limits its rate answers some requests between
+    // its 503s; one that is down answers none for seconds.
     millis min_outage{0};
   };
 
@@ -51,7 +52,14 @@ class circuit_breaker {
   }
 
   // `item`'s call failed for an API-level reason. True if this opened the circuit (it was closed).
-  bool failed(const std::string& item, const std::string& why, clock::time_point now);
+  // `answered`: the API answered it, with a 5xx. An API that limits its rate answers bursts of
+  // 503s with answers between them, so failures the API answered open the circuit only once the
+  // failures in a row also span min_outage; an API that answers nothing (refused, reset, timed
+  // out) is down at trip_after items.
+  bool failed(const std::string& item, const std::string& why, clock::time_point now, bool answered = false);
+  // Time went by: the failures in a row (enough of them) now span min_outage with no answer in
+  // between, though no call failed since (every pipeline waits). True if this opened the circuit.
+  bool outage_held(clock::time_point now);
   // The API answered a call (done, or an answer about the item). True if this closed the circuit.
   bool answered();
   // The probe is being sent (only when open and probe_due()): `item`, or "" for a canary.
@@ -82,6 +90,7 @@ class circuit_breaker {
   settings s_;
   state state_ = state::closed;
   std::vector<std::string> streak_;  // the distinct items of the failures in a row
+  std::size_t silent_ = 0;            // ... of which the API did not answer
   clock::time_point streak_since_{};  // the first of them
   millis delay_;
   clock::time_point next_probe_{};

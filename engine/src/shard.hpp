@@ -127,7 +127,8 @@ class shard {
   // shard_api_outage.cpp: the breaker's verdict on one outcome; true if the item now waits.
   bool wait_for_api(const job& j, const outcome& o);
   void api_answered();  // the API answered a call: the circuit closes if it was open
-  void api_failed(const std::string& item, const std::string& why);  // an API-level failure of `item`
+  void api_tripped();  // the circuit just opened: counted and said
+  void api_failed(const std::string& item, const std::string& why, bool answered = false);  // an API-level failure of `item`
   // The probe as a request the API answered before (processor::api_answers), as a pipeline.
   void launch_canary();
   awaitable<void> canary(std::uint64_t pipeline_id);

@@ -33,15 +33,19 @@ void shard::api_answered() {
   wake_.notify();
 }
 
-void shard::api_failed(const std::string& item, const std::string& why) {
+void shard::api_tripped() {
+  ++trips_;
+  bump(ctx_.figures.circuit_trips);
+  bump(ctx_.figures.circuit_open);
+  log::warn("shard ", index_, ": the API looks down (", breaker_.failures_in_a_row(),
+            " items' calls in a row failed; the last: ", breaker_.last_reason(), "): nothing is sent but one probe, first in ",
+            breaker_.probe_delay().count(), " ms; items wait under their leases and spend no attempt");
+}
+
+void shard::api_failed(const std::string& item, const std::string& why, bool answered) {
   const bool was_probing = breaker_.current() == circuit_breaker::state::probing;
-  if (breaker_.failed(item, why, steady::now())) {
-    ++trips_;
-    bump(ctx_.figures.circuit_trips);
-    bump(ctx_.figures.circuit_open);
-    log::warn("shard ", index_, ": the API looks down (", breaker_.failures_in_a_row(),
-              " items' calls in a row failed; the last: ", why, "): nothing is sent but one probe, first in ",
-              breaker_.probe_delay().count(), " ms; items wait under their leases and spend no attempt");
+  if (breaker_.failed(item, why, steady::now(), answered)) {
+    api_tripped();
   } else if (was_probing && breaker_.current() == circuit_breaker::state::open) {
     log::info("shard ", index_, ": the API is still down (", why, "); next probe in ", breaker_.probe_delay().count(), " ms");
   }
@@ -66,13 +70,15 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
   // The API answered, with a 5xx: about this item, or about the API? Not a second time for one item.
   const bool answered_5xx = o.http_status >= 500;
   const bool reprobe = breaker_.is_probe(j.id) && reprobe_ == j.id;
-  if (!o.shared) api_failed(j.id, o.why);
+  if (!o.shared) api_failed(j.id, o.why, answered_5xx);
   if (answered_5xx && (reprobe || (h->second.excused && breaker_.closed()))) return false;  // an ordinary retry
 
   // It waits at least as long as the breaker needs to tell one item's trouble from an outage
-  // (failures spanning min_outage open the circuit; twice that leaves room for the last of them).
+  // (5xx answers open the circuit once they span min_outage: twice that leaves room for the last
+  // of them).
   const auto now = steady::now();
-  waiting_.push_back(waiting_item{j, o, now + std::max(o.after, 2 * breaker_.min_outage()), !breaker_.closed(), trips_});
+  const auto least = answered_5xx ? 2 * breaker_.min_outage() : cfg_.circuit_probe_min;
+  waiting_.push_back(waiting_item{j, o, now + std::max(o.after, least), !breaker_.closed(), trips_});
   bump(ctx_.figures.waiting_for_api);
   return true;
 }
@@ -84,6 +90,9 @@ bool shard::lease_kept(const job& j) const {
 
 void shard::release_waiting(steady::time_point now) {
   release_lost_waiting();
+  // Every pipeline may be waiting, so no new failure comes to tell the breaker that the failures
+  // in a row now span its min_outage: time does (before the waits below end as retries).
+  if (breaker_.outage_held(now)) api_tripped();
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     const bool rerun = it->through_outage(trips_);
     if (!rerun && it->not_before > now) {

@@ -29,8 +29,6 @@ sql::mysql_options options_for(const std::string& table) {
 
 class mysql_harness final : public test::store_harness {
  public:
-  // Not yet: the SQL claim statements count every claim, past claim_request::max_attempts too.
-  bool honours_max_attempts() const override { return false; }
   mysql_harness() : opts_(options_for(test::unique_table("suite"))) {
     main_ = std::make_shared<sql::mysql_store>(opts_);
     main_->reset_table();

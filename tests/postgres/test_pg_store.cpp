@@ -33,8 +33,6 @@ pg::pg_options options_for(const std::string& table) {
 
 class pg_harness final : public test::store_harness {
  public:
-  // Not yet: the SQL claim statements count every claim, past claim_request::max_attempts too.
-  bool honours_max_attempts() const override { return false; }
   pg_harness() : opts_(options_for(test::unique_pg_table("suite"))) {
     main_ = std::make_shared<pg::pg_store>(opts_);
     main_->reset_table();

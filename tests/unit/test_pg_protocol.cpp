@@ -3,6 +3,7 @@
 #include <adapters/postgres/pg_protocol.hpp>
 #include <adapters/postgres/pg_rights_probe.hpp>
 #include <adapters/postgres/pg_tls.hpp>
+#include <dibs/reason_text.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -26,6 +27,23 @@ TEST_CASE("a PostgreSQL claim is one statement: lock open rows with SKIP LOCKED,
   CHECK(s.params[2] == "60000000");
   CHECK(s.params[3] == "1000000");
   CHECK(s.params[4] == "100");
+}
+
+TEST_CASE("a PostgreSQL claim with max_attempts fails the rows it picked that were claimed that often, in the same statement",
+          "[pg][unit]") {
+  table_names n;
+  const auto s = claim(n, 100, "w-1", 99, 60'000'000, 1'000'000, 3);
+  // One statement: the rows picked are split by their attempts before this claim.
+  CHECK(s.sql.find("WITH picked AS MATERIALIZED (SELECT \"id\", \"attempts\" AS d_attempts FROM") == 0);
+  CHECK(s.sql.find(", spent AS (UPDATE \"jobs\" AS f SET \"failed_at\" = now(), \"error\" = $7::text || f.\"attempts\" || $8::text") !=
+        std::string::npos);
+  CHECK(s.sql.find("WHERE f.\"id\" = ANY (ARRAY(SELECT \"id\" FROM picked WHERE d_attempts >= $6::int)))") != std::string::npos);
+  CHECK(s.sql.find("WHERE t.\"id\" = ANY (ARRAY(SELECT \"id\" FROM picked WHERE d_attempts < $6::int)) RETURNING") !=
+        std::string::npos);
+  REQUIRE(s.params.size() == 8);
+  CHECK(s.params[5] == "3");
+  // The reason reads as every other store's: "gave up after N attempts: ...".
+  CHECK(s.params[6].value_or("") + "3" + s.params[7].value_or("") == dibs::exhausted_attempts_reason(3));
 }
 
 TEST_CASE("PostgreSQL fenced writes match id, by and token in one statement per batch", "[pg][unit]") {

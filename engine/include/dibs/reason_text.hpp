@@ -28,10 +28,14 @@ inline std::string bounded_reason(std::string why, std::size_t max = max_reason_
 
 // What a store records for an item its claim fails at claim_request::max_attempts (store.hpp):
 // claimed that many times, and the last lease ran out before any outcome was written.
+// The text is in two pieces around the count, so that a store that writes it in SQL (one
+// statement for a whole claim) spells it exactly as the others do.
+inline constexpr const char* exhausted_attempts_head = "gave up after ";
+inline constexpr const char* exhausted_attempts_tail =
+    " attempts: the last lease ran out before any outcome was written (its worker stopped, stalled or lost the "
+    "store)";
 inline std::string exhausted_attempts_reason(int attempts) {
-  return "gave up after " + std::to_string(attempts) +
-         " attempts: the last lease ran out before any outcome was written (its worker stopped, stalled or lost the "
-         "store)";
+  return exhausted_attempts_head + std::to_string(attempts) + exhausted_attempts_tail;
 }
 
 }  // namespace dibs
