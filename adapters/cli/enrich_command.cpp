@@ -9,6 +9,7 @@
 #include "engine_flags.hpp"
 #include "item_field.hpp"
 #include "preflight.hpp"
+#include "status_report.hpp"
 #include "store_flags.hpp"
 
 #include <dibs/engine.hpp>
@@ -101,6 +102,12 @@ command add_enrich_command(CLI::App& app) {
     if (!f->no_preflight) run_preflight(*st, f->api.call(), f->api.batch(), f->store.source, f->api.url_flag());
     const auto before = st->stats_blocking();
     const std::uint64_t total = before.pending + before.leased_live + before.leased_expired;
+    if (before.leased_live > 0) {  // another worker's leases, perhaps a dead one's: say why progress may stall
+      try {
+        if (const auto note = lease_wait_note(st->lease_holders()); !note.empty()) log::warn(note);
+      } catch (const std::exception&) {  // a store that can't list its lease holders: nothing to add
+      }
+    }
 
     engine e(cfg, st, std::move(processors));
     e.set_rate_control(f->api.limiter());  // POST /rate changes it while the run goes on

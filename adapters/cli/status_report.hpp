@@ -20,6 +20,10 @@ std::string failure_breakdown(const std::vector<failure_reason>& reasons);
 // "leases by worker:" then "  BY  LEASED leased[, N expired]  (earliest until in Xs | expired Xs ago)"
 // per holder; "" when none. A worker whose every lease has expired is likely dead: `dibs release`.
 std::string lease_table(const std::vector<lease_holder>& holders);
+// Said when a run starts while other workers hold live leases (a run killed with -9 keeps its
+// leases until they end, and this run's progress stands still meanwhile): which workers, until
+// when, and that `dibs release` frees a dead one's now. "" when no lease is live.
+std::string lease_wait_note(const std::vector<lease_holder>& holders);
 // {"store":..,"pending":..,"leased_live":..,"leased_expired":..,"done":..,"failed":..,["no_data":..,]
 //  "failure_reasons":[{"reason":..,"count":..,"example_ids":[..]}],
 //  "lease_holders":[{"by":..,"leased":..,"expired":..,"earliest_until_s":..}]}
