@@ -45,7 +45,7 @@ void engine_flags::add_to(CLI::App& cmd) {
       ->capture_default_str();
   cmd.add_option("--api-down-after", api_down_after,
                  "after API-level failures (refused, unresolvable, timed out, 5xx) of this many different documents in "
-                 "a row, over at least a second with no answer, treat the API as down: send nothing but one probe (1 s, doubling to 30 s) until it answers; the "
+                 "a row with no answer between them (5xx answers: over at least a second), treat the API as down: send nothing but one probe (1 s, doubling to 30 s) until it answers; the "
                  "documents wait under their leases and spend no attempt (0 = never)")
       ->type_name("N")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1'000'000}))

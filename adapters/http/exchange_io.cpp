@@ -51,6 +51,14 @@ void disarm(const std::shared_ptr<first_byte_check>& check) {
   check->timer.cancel();
 }
 
+// Disarms the check however the exchange ends: a cancelled coroutine (shutdown, --max-processing)
+// leaves by an exception or is destroyed where it waits, and its connection may go with it; the
+// timer's handler must not reach for that stream then.
+struct disarm_at_exit {
+  const std::shared_ptr<first_byte_check>& check;
+  ~disarm_at_exit() { disarm(check); }
+};
+
 response_reader& new_reader(connection& c, response& res, std::size_t max_body) {
   auto& parser = c.reader.emplace(res);
   parser.body_limit(max_body);
@@ -76,6 +84,7 @@ awaitable<exchange_result> exchange(connection& c, const std::string& wire, resp
   const auto written = steady::now();
   const int fd = c.tcp().socket().native_handle();
   auto check = check_after.count() > 0 ? arm(c, check_after) : nullptr;
+  const disarm_at_exit guard{check};
 
   auto* parser = &new_reader(c, res, max_body);
   for (;;) {

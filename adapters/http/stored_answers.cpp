@@ -46,9 +46,11 @@ bool stored_answers::resting() const {
 }
 
 void stored_answers::failed(const char* doing, const std::exception& e) {
+  // The rest first, then the count: whoever sees the error counted sees the store resting.
+  const bool was_resting = rest_until_ns_.exchange(now_ns() + ns(limits_.pause_after_error)) >= now_ns();
   figures_.errors.fetch_add(1, std::memory_order_relaxed);
   // Said once per rest, not once per call.
-  if (rest_until_ns_.exchange(now_ns() + ns(limits_.pause_after_error)) < now_ns())
+  if (!was_resting)
     log::warn("--reuse-answers store: can't ", doing, " an answer in the store (", e.what(), "); the API is asked ",
               "without it for ", limits_.pause_after_error.count() / 1000.0, " s");
 }
@@ -150,8 +152,8 @@ void stored_answers::write_keeps() {
       store_->keep(records);
       figures_.kept.fetch_add(records.size(), std::memory_order_relaxed);
     } catch (const std::exception& e) {
-      failed("keep", e);
       figures_.dropped.fetch_add(records.size(), std::memory_order_relaxed);
+      failed("keep", e);
     }
   }
 }

@@ -37,7 +37,7 @@ TEST_CASE("answers too deep or too large for the server are named before any sta
   CHECK_THAT(unstorable_answer("{}", 751, small).value_or(""), Catch::Contains("max_allowed_packet 1000"));
 }
 
-TEST_CASE("a keep of stored answers is split into statements under max_allowed_packet; one too large alone is left out",
+TEST_CASE("a keep of stored answers is split into statements under max_allowed_packet, and one too large alone is left out",
           "[mysql][unit]") {
   auto row = [](std::size_t answer_bytes) {
     return std::array<std::string, 3>{std::string(66, 'd'), std::string(20, 'r'), std::string(answer_bytes, 'a')};

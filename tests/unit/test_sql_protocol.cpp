@@ -68,7 +68,7 @@ TEST_CASE("rows are addressed by the table's own key: its column, its literals, 
   CHECK(sample_open_row(b, false, false) == "SELECT HEX(`id`) FROM `blobs` WHERE `dibs_open` = 1 LIMIT 1");
 }
 
-TEST_CASE("before a run, no-op statements show the rights it needs; the GRANT names the user as the server does", "[sql]") {
+TEST_CASE("before a run, no-op statements show the rights it needs, and the GRANT names the user as the server does", "[sql]") {
   const table_names n{"jobs", "ip", "geo"};
   const auto probes = rights_probes(n, true);
   REQUIRE(probes.size() == 3);
