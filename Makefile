@@ -1,5 +1,5 @@
 # The two commands of the README:
-#   make demo   install what is missing, build, run the demo on the embedded default
+#   make demo   install what is missing, build the dibs program only, run the demo on the embedded default
 #   make test   install what is missing, build, start what the tests need, run the tests
 # Everything comes from Debian packages (scripts/install-deps.sh); nothing is downloaded.
 
@@ -21,7 +21,9 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# Only the program the demo runs: the tests and benches are `make build` (or `make test`).
+demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target dibs
 	./$(BUILD)/bin/dibs demo $(DEMO_ARGS)
 
 # MONGOC_DISABLE_SHM: libmongoc (initialized before main in Debian's build) keeps counters in

@@ -98,7 +98,13 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
       ->type_name("BYTES")
       ->transform(CLI::AsSizeValue(false))
       ->default_str("64MiB");
-  cmd.add_flag("--no-status-check", no_status_check, "don't fail documents whose answer says {\"status\":\"fail\"}");
+  auto* fails = cmd.add_flag("--no-data-fails", no_data_fails,
+                             "fail items whose answer says the API has no data for them ({\"status\":\"fail\"}, ip-api's "
+                             "\"private range\"); by default that answer is written as the item's result, counted as no_data, "
+                             "and is no failure for the exit code");
+  cmd.add_flag("--no-status-check", no_status_check,
+               "read no \"status\" in answers: {\"status\":\"fail\"} is written as data, not counted as no_data")
+      ->excludes(fails);
 }
 
 void api_flags::read_url_sources() {
@@ -136,6 +142,7 @@ http::processor_options api_flags::call() const {
   o.backoff_max = duration_flag("--backoff-max", f.backoff_max);
   if (o.backoff_max < o.backoff_base) throw std::invalid_argument("--backoff-max must not be below --backoff-base");
   o.status_field_check = !f.no_status_check;
+  o.no_data_fails = f.no_data_fails;
   o.max_connections = f.max_connections;
   o.shards = f.shards;
   if (f.fixed_concurrency) o.adaptive.reset();

@@ -45,6 +45,7 @@ struct api_flags {
   std::string ca_file;
   bool insecure = false;
   bool no_status_check = false;
+  bool no_data_fails = false;
   // Answer reuse (adapters/http/answer_reuse.hpp): "" off, "memory" in this process.
   std::string reuse_answers;
   std::string answer_ttl = "1h";

@@ -9,6 +9,8 @@ std::string enrich_end_line(const end_line_facts& f) {
   line += ", " + std::to_string(s.failed) + " failed, " + std::to_string(s.pending) + " pending, " +
           std::to_string(s.leased_live + s.leased_expired) + " leased; this run: " + std::to_string(f.run.completed) +
           (f.deletes_done ? " done and deleted, " : " done, ") + std::to_string(f.run.failed) + " failed";
+  if (f.run.no_data > 0)  // done too, with the API's "no data" answer written (not failed)
+    line += ", " + std::to_string(f.run.no_data) + " with no data from the API";
   if (f.run.reuses_answers())
     line += "; answers reused: " + std::to_string(f.run.answers_reused) + " cached" +
             (f.run.answers_from_store ? " (" + std::to_string(f.run.answers_from_store) + " from the store)" : "") + ", " +

@@ -9,6 +9,7 @@
 #include "engine_flags.hpp"
 #include "item_field.hpp"
 #include "preflight.hpp"
+#include "status_report.hpp"
 #include "store_flags.hpp"
 
 #include <dibs/engine.hpp>
@@ -74,8 +75,10 @@ command add_enrich_command(CLI::App& app) {
       which.batch_key = f->api.batch_key;
       f->store.source = item_field(which);
       if (!which.batch && !which.source_given) f->store.source_flag = "--url";
+      f->store.source_chosen = !which.batch && !which.url_fields.empty();
     }
     auto processors = f->api.factory(f->store.source);
+    const auto source_before = f->store.source;
     if (auto refused = f->api.check_tls(); !refused.empty())
       throw std::invalid_argument("the API's certificate is refused: " + refused +
                                   " (--ca-file trusts another CA; --insecure skips verification)");
@@ -90,6 +93,8 @@ command add_enrich_command(CLI::App& app) {
     std::FILE* report = f->run.summary_to_stdout() || f->store.out == "-" ? stderr : stdout;
     auto st = f->store.open();
     log::info("enrich: ", st->describe());
+    // dibs init's record chose the source (batch mode reads its key there): the processors read it.
+    if (f->store.source != source_before) processors = f->api.factory(f->store.source);
     f->api.share_rate(st);
     f->api.share_answers(st);
     // Rights first: a user who may not write would otherwise claim, call the API and lose it all.
@@ -97,6 +102,12 @@ command add_enrich_command(CLI::App& app) {
     if (!f->no_preflight) run_preflight(*st, f->api.call(), f->api.batch(), f->store.source, f->api.url_flag());
     const auto before = st->stats_blocking();
     const std::uint64_t total = before.pending + before.leased_live + before.leased_expired;
+    if (before.leased_live > 0) {  // another worker's leases, perhaps a dead one's: say why progress may stall
+      try {
+        if (const auto note = lease_wait_note(st->lease_holders()); !note.empty()) log::warn(note);
+      } catch (const std::exception&) {  // a store that can't list its lease holders: nothing to add
+      }
+    }
 
     engine e(cfg, st, std::move(processors));
     e.set_rate_control(f->api.limiter());  // POST /rate changes it while the run goes on

@@ -1,7 +1,9 @@
 // `dibs init`: makes the table (MongoDB: the collection and its indexes) that --store names ready
 // for dibs, so that `dibs enrich` and `dibs status`, which create nothing, can use it. A missing
 // table is created; an existing one gets the columns and the claim index dibs lacks (the user's
-// rows and columns untouched). Running it again changes nothing.
+// rows and columns untouched). It records the settings it was given (dibs/recorded_settings.hpp)
+// with the table, so that later commands need only --store. Running it again changes nothing,
+// unless it is given other settings: those are recorded instead.
 #include "commands.hpp"
 #include "store_flags.hpp"
 
@@ -15,13 +17,25 @@ namespace dibs::cli {
 
 command add_init_command(CLI::App& app) {
   auto* sub = app.add_subcommand(
-      "init", "Create the table or collection --store names, or add the columns and index dibs needs to your own");
+      "init", "Create the table or collection --store names, or add the columns and index dibs needs to your own; "
+              "record --source and --target with it for the commands that follow");
   auto f = std::make_shared<store_flags>();
   f->add_to(*sub, true);
+  // Flags of the commands that run or read, not of one that prepares a table.
+  for (const char* name : {"--out", "--db-threads", "--new-target"}) sub->remove_option(sub->get_option(name));
+  sub->footer(
+      "Examples:\n"
+      "  MYSQL_PWD=... dibs init --store 'mysql://app@127.0.0.1:3306/shop?table=visits' --source ip --target geo\n"
+      "  dibs init --store 'postgresql://app@127.0.0.1:5432/shop?table=visits' --source ip --target geo --on-done delete\n"
+      "  dibs init --store 'mongodb://127.0.0.1:27017/app?collection=messages' --target location\n"
+      "Then `dibs enrich`, `status`, `retry` and `release` need only --store (and enrich --url): they use what\n"
+      "init recorded (in dibs_settings, beside your table); a flag that contradicts it is refused.\n"
+      "A JSON Lines file needs no init.");
   return [f] {
     if (f->file_mode()) throw std::invalid_argument("--store jsonl:...: a JSON Lines file needs no dibs init");
     auto st = f->open(true, store_flags::table_use::prepare);
-    std::printf("init: %s: ready\n", st->describe().c_str());
+    std::printf("init: %s: ready; recorded --source %s --target %s (dibs enrich, status, retry and release use them)\n",
+                st->describe().c_str(), f->source.c_str(), f->target.c_str());
     return 0;
   };
 }

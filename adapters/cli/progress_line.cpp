@@ -39,10 +39,11 @@ std::string progress_line(const progress_figures& f, std::size_t width) {
   if (f.paused) parts.push_back({"PAUSED", 9});
   if (f.api_down) parts.push_back({"API DOWN: probing, " + num(f.waiting_for_api) + " waiting", 9});
   parts.push_back({"done " + num(f.done) + (f.total > 0 ? "/" + num(f.total) : ""), 8});
+  if (f.no_data > 0) parts.push_back({"no data " + num(f.no_data), 7});
   parts.push_back({"failed " + num(f.failed), 7});
   parts.push_back({std::to_string(static_cast<long long>(std::llround(f.rate))) + " docs/s", 4});
   if (f.total > 0) {
-    const auto finished = f.done + f.failed;
+    const auto finished = f.done + f.no_data + f.failed;
     const auto left = finished < f.total ? f.total - finished : 0;
     const auto retrying = waiting_retries(f, left);
     if (left > 0) {

@@ -7,6 +7,7 @@
 //   done 9990/10000  failed 3  retrying 7  ETA ?  ...    (only retries waiting their backoff left)
 //   done 9120/10000  failed 3  1820 docs/s  ...  retries 12  reused 90%   (--reuse-answers)
 //   done 120/2000  failed 0  310 docs/s  ETA 0m06s  in flight 24 (API limit 24)  retries 0
+//   done 9120/10000  no data 41  failed 3  1820 docs/s  ...   (the API's "no data" answers)
 #pragma once
 
 #include <chrono>
@@ -22,6 +23,7 @@ struct progress_figures {
   std::uint64_t total = 0;  // items expected at the start (0: unknown, no ETA)
   std::uint64_t done = 0;
   std::uint64_t failed = 0;
+  std::uint64_t no_data = 0;  // done with the API's "no data" answer (shown when some are)
   std::int64_t in_flight = 0;
   std::uint64_t retries = 0;          // given back to be tried again, so far
   std::int64_t retries_waiting = 0;   // of those, not claimed again yet (an estimate)

@@ -31,6 +31,7 @@ progress_figures figures_of(const engine& e, std::uint64_t total, double rate) {
   p.total = total;
   p.done = load(f.completed);
   p.failed = load(f.failed);
+  p.no_data = load(f.no_data);
   p.in_flight = load(f.in_flight);
   p.retries = load(f.retries);
   p.retries_waiting = load(f.retries_waiting);
@@ -125,7 +126,7 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
   rate_window recent(std::chrono::seconds(10));
   auto draw_now = [&] {
     const auto& f = e.figures();
-    recent.add(std::chrono::steady_clock::now(), load(f.completed) + load(f.failed));
+    recent.add(std::chrono::steady_clock::now(), load(f.completed) + load(f.no_data) + load(f.failed));
     // One column short of the width: a line that fills the last column wraps on some terminals.
     const auto width = terminal_width();
     log::show_status(progress_line(figures_of(e, o.total, recent.per_second()), width > 1 ? width - 1 : width));

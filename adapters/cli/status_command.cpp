@@ -48,15 +48,16 @@ command add_status_command(CLI::App& app) {
       } catch (const std::invalid_argument&) {
       }
     }
+    const auto no_data = s.done > 0 ? st->no_data_count() : std::optional<std::uint64_t>(std::nullopt);
     if (f->json) {
-      std::printf("%s\n", status_json(st->describe(), s, reasons, holders).c_str());
+      std::printf("%s\n", status_json(st->describe(), s, reasons, holders, no_data).c_str());
       return 0;
     }
     // The counts stay the last line (scripts read it); the reasons and leases come before them.
     std::printf("%s\n", st->describe().c_str());
     std::printf("%s", failure_breakdown(reasons).c_str());
     std::printf("%s", lease_table(holders).c_str());
-    std::printf("%s\n", status_counts_line(s).c_str());
+    std::printf("%s\n", status_counts_line(s, no_data).c_str());
     return 0;
   };
 }

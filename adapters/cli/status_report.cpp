@@ -3,14 +3,21 @@
 #include <dibs/json_text.hpp>
 #include <dibs/log_escape.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace dibs::cli {
 
-std::string status_counts_line(const store_stats& s) {
+namespace {
+std::uint64_t done_with_data(const store_stats& s, std::optional<std::uint64_t> no_data) {
+  return s.done - std::min(s.done, no_data.value_or(0));
+}
+}  // namespace
+
+std::string status_counts_line(const store_stats& s, std::optional<std::uint64_t> no_data) {
   return "status: pending=" + std::to_string(s.pending) + " leased_live=" + std::to_string(s.leased_live) +
-         " leased_expired=" + std::to_string(s.leased_expired) + " done=" + std::to_string(s.done) +
-         " failed=" + std::to_string(s.failed);
+         " leased_expired=" + std::to_string(s.leased_expired) + " done=" + std::to_string(done_with_data(s, no_data)) +
+         " failed=" + std::to_string(s.failed) + (no_data.value_or(0) > 0 ? " no_data=" + std::to_string(*no_data) : std::string());
 }
 
 std::string failure_breakdown(const std::vector<failure_reason>& reasons) {
@@ -50,12 +57,34 @@ std::string lease_table(const std::vector<lease_holder>& holders) {
   return out;
 }
 
+std::string lease_wait_note(const std::vector<lease_holder>& holders) {
+  std::uint64_t live = 0;
+  std::string who, first;
+  double earliest = -1;
+  for (const auto& h : holders) {
+    if (h.leased <= h.expired) continue;
+    live += h.leased - h.expired;
+    const auto name = log::escape_controls(h.by.empty() ? "(none)" : h.by);
+    who += (who.empty() ? "" : ", ") + name + " " + std::to_string(h.leased - h.expired);
+    if (first.empty()) first = name;
+    if (h.earliest_until_s >= 0 && (earliest < 0 || h.earliest_until_s < earliest)) earliest = h.earliest_until_s;
+  }
+  if (live == 0) return {};
+  return std::to_string(live) + " item(s) are leased by other workers (" + who + ")" +
+         (earliest >= 0 ? ", the first lease ending in " + seconds(earliest) : std::string()) +
+         ": this run takes them when their leases end, and until then may show no progress for them. A worker "
+         "that was killed keeps its leases that long; if it is gone, `dibs release --worker " + first +
+         "` with this --store frees them now";
+}
+
 std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons,
-                        const std::vector<lease_holder>& holders) {
+                        const std::vector<lease_holder>& holders, std::optional<std::uint64_t> no_data) {
   std::string out = "{\"store\":" + json_string(store) + ",\"pending\":" + std::to_string(s.pending) +
                     ",\"leased_live\":" + std::to_string(s.leased_live) +
-                    ",\"leased_expired\":" + std::to_string(s.leased_expired) + ",\"done\":" + std::to_string(s.done) +
-                    ",\"failed\":" + std::to_string(s.failed) + ",\"failure_reasons\":[";
+                    ",\"leased_expired\":" + std::to_string(s.leased_expired) +
+                    ",\"done\":" + std::to_string(done_with_data(s, no_data)) + ",\"failed\":" + std::to_string(s.failed);
+  if (no_data) out += ",\"no_data\":" + std::to_string(*no_data);
+  out += ",\"failure_reasons\":[";
   for (std::size_t i = 0; i < reasons.size(); ++i) {
     const auto& r = reasons[i];
     out += (i ? ",{" : "{");

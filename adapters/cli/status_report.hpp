@@ -4,22 +4,30 @@
 
 #include <dibs/admin_store.hpp>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace dibs::cli {
 
-// "status: pending=.. leased_live=.. leased_expired=.. done=.. failed=.."
-std::string status_counts_line(const store_stats& s);
+// "status: pending=.. leased_live=.. leased_expired=.. done=.. failed=.." and, when the store
+// counted some (`no_data`), " no_data=..": the done items whose answer is the API's "no data",
+// counted apart from done (so the counts still add up to the items).
+std::string status_counts_line(const store_stats& s, std::optional<std::uint64_t> no_data = std::nullopt);
 // "failed by reason (top N):" then "  COUNT  REASON  (e.g. ID, ID)" per reason; "" when none.
 std::string failure_breakdown(const std::vector<failure_reason>& reasons);
 // "leases by worker:" then "  BY  LEASED leased[, N expired]  (earliest until in Xs | expired Xs ago)"
 // per holder; "" when none. A worker whose every lease has expired is likely dead: `dibs release`.
 std::string lease_table(const std::vector<lease_holder>& holders);
-// {"store":..,"pending":..,"leased_live":..,"leased_expired":..,"done":..,"failed":..,
+// Said when a run starts while other workers hold live leases (a run killed with -9 keeps its
+// leases until they end, and this run's progress stands still meanwhile): which workers, until
+// when, and that `dibs release` frees a dead one's now. "" when no lease is live.
+std::string lease_wait_note(const std::vector<lease_holder>& holders);
+// {"store":..,"pending":..,"leased_live":..,"leased_expired":..,"done":..,"failed":..,["no_data":..,]
 //  "failure_reasons":[{"reason":..,"count":..,"example_ids":[..]}],
 //  "lease_holders":[{"by":..,"leased":..,"expired":..,"earliest_until_s":..}]}
 std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons,
-                        const std::vector<lease_holder>& holders = {});
+                        const std::vector<lease_holder>& holders = {}, std::optional<std::uint64_t> no_data = std::nullopt);
 
 }  // namespace dibs::cli

@@ -6,9 +6,11 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace dibs::cli {
@@ -28,6 +30,9 @@ struct store_flags {
   std::size_t db_threads = 0;
   std::size_t shards = 1;  // set by a command that runs an engine, before open()
   std::string on_done = "mark";
+  bool new_target = false;  // --new-target: no document has the target yet (MongoDB)
+  // The column the store reads was chosen by a flag other than --source (enrich: --url's {field}).
+  bool source_chosen = false;
 
   void add_to(CLI::App& cmd, bool with_claim);
   // --db-threads, or the default for `shards`.
@@ -45,7 +50,18 @@ struct store_flags {
   enum class table_use { existing, create, prepare };
   // Opens the store (connects; MongoDB: measures the clock, creates indexes, unless
   // create_schema is false: dibs status). Throws with a clear message that never shows the password.
-  std::shared_ptr<admin_store> open(bool create_schema = true, table_use use = table_use::existing) const;
+  // With dibs init's record (dibs/recorded_settings.hpp): --source, --target, --lock-field and
+  // --on-done not given take the recorded values (and this object says them afterwards); one
+  // given that contradicts the record is refused, both values named. `dibs init` records them.
+  std::shared_ptr<admin_store> open(bool create_schema = true, table_use use = table_use::existing);
+
+ private:
+  // The settings the user gave on the command line (by the names the record keeps).
+  std::vector<std::string> given_settings() const;
+  CLI::Option* source_opt_ = nullptr;
+  CLI::Option* target_opt_ = nullptr;
+  CLI::Option* lock_field_opt_ = nullptr;
+  CLI::Option* on_done_opt_ = nullptr;
 };
 
 // --db-threads on `cmd` (dibs bench keeps its own store flags).

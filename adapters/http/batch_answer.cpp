@@ -73,13 +73,14 @@ batch_split split_batch_answer(simdjson::ondemand::parser& outer, simdjson::onde
       v.text = "the batch answer in the place of '" + key + "' is for '" + std::string(answered) + "'";
       continue;
     }
+    compact_json_in_place(text);  // a pretty-printed answer, stored as one line
     if (auto no_data = status_check ? ipapi::no_data_reason(check) : std::nullopt) {
       v.k = batch_item_verdict::kind::no_data;
       v.text = std::move(*no_data);
+      v.answer = std::move(text);
       continue;
     }
     v.k = batch_item_verdict::kind::done;
-    compact_json_in_place(text);  // a pretty-printed answer, stored as one line
     v.text = std::move(text);
   }
   const char* trailing = nullptr;

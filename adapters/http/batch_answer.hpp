@@ -17,6 +17,7 @@ std::string batch_request_body(const std::vector<std::string>& keys);
 struct batch_item_verdict {
   enum class kind { done, no_data, bad } k = kind::bad;
   std::string text;  // done: the item's JSON object; otherwise the reason
+  std::string answer;  // no_data: the item's JSON object (kept as its answer unless --no-data-fails)
 };
 
 struct batch_split {
@@ -27,7 +28,7 @@ struct batch_split {
 // Splits a 2xx answer to `keys`. Each object is kept as the API wrote it (byte for byte) after
 // the same validation a single answer gets. An element that is not a valid object, or whose
 // "query" names another key, is `bad` (retried); with `status_check`, "status":"fail" is
-// `no_data` (failed with its "message"). Those words are ip-api's: ipapi_profile.hpp. Two parsers: one walks the array, one checks elements.
+// `no_data` (the object, and its "message" as the reason). Those words are ip-api's: ipapi_profile.hpp. Two parsers: one walks the array, one checks elements.
 batch_split split_batch_answer(simdjson::ondemand::parser& outer, simdjson::ondemand::parser& inner,
                                std::string_view body, const std::vector<std::string>& keys, bool status_check);
 

@@ -173,7 +173,8 @@ void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys,
         hand(m, outcome::done(std::move(v.text)));
         break;
       case batch_item_verdict::kind::no_data:
-        hand(m, outcome::fail(std::move(v.text), r.status));
+        hand(m, o.no_data_fails ? outcome::fail(std::move(v.text), r.status)
+                                : outcome::no_data_answer(std::move(v.answer), std::move(v.text), r.status));
         break;
       case batch_item_verdict::kind::bad:
         hand(m, outcome::retry(backoff(m), std::move(v.text), r.status));

@@ -77,6 +77,7 @@ dashboard_counts dashboard_counts_of(const engine& e, const std::optional<store_
   c.claimed = load(f.claimed);
   c.completed = load(f.completed);
   c.failed = load(f.failed);
+  c.no_data = load(f.no_data);
   c.lost_leases = load(f.lost_leases);
   c.retries = load(f.retries);
   c.in_flight = load(f.in_flight);
@@ -113,7 +114,8 @@ std::string dashboard_html(const dashboard_counts& c, std::string_view token) {
   out += "</dl></section>\n";
 
   out += "<section><h2>This run</h2><dl class=\"counts\">\n";
-  out += count_cell("completed", "completed", num(c.completed)) + count_cell("failed", "failed", num(c.failed)) +
+  out += count_cell("completed", "completed", num(c.completed)) + count_cell("no data", "no_data", num(c.no_data)) +
+         count_cell("failed", "failed", num(c.failed)) +
          count_cell("lost leases", "lost_leases", num(c.lost_leases)) + count_cell("retries", "retries", num(c.retries)) +
          count_cell("in flight", "in_flight", std::to_string(c.in_flight)) + count_cell("docs/s", "docs_rate", std::nullopt);
   out += "</dl></section>\n";

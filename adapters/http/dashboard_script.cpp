@@ -217,7 +217,7 @@ const std::string_view dashboard_script = R"JS(
     var badge = $('state');
     badge.textContent = state;
     badge.className = 'badge ' + state;
-    ['completed', 'failed', 'lost_leases', 'retries', 'in_flight', 'pending', 'leased', 'done', 'store_failed']
+    ['completed', 'no_data', 'failed', 'lost_leases', 'retries', 'in_flight', 'pending', 'leased', 'done', 'store_failed']
       .forEach(function (k) { show(k, st[k]); });
     if ('rate_per_second' in st) {
       var r = st.rate_per_second;

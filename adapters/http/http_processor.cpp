@@ -113,7 +113,7 @@ awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string targe
     auto turn = reuse.begin(key, ex_);
     if (turn.cached) {
       if (counters_) bump(counters_->answers_reused);
-      outcome o = outcome::done(std::move(*turn.cached));
+      outcome o = reused_answer(std::move(*turn.cached));
       o.shared = true;
       co_return o;
     }
@@ -130,7 +130,7 @@ awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string targe
             bump(counters_->answers_reused);
             bump(counters_->answers_from_store);
           }
-          outcome o = outcome::done(std::move(found->answer));
+          outcome o = reused_answer(std::move(found->answer));
           o.shared = true;
           // Into this process's cache too (its --answer-ttl counted from when it was kept), and
           // to the joined.
@@ -160,7 +160,17 @@ json_check_result http_processor::check_body(std::string& body) {
 bool http_processor::acceptable(std::string& body) {
   if (body.size() > opts_->http.max_body) return false;
   const auto check = check_body(body);
-  return check.ok && !(opts_->status_field_check && ipapi::no_data_reason(check));
+  return check.ok && !(opts_->status_field_check && opts_->no_data_fails && ipapi::no_data_reason(check));
+}
+
+outcome http_processor::reused_answer(std::string answer) {
+  if (opts_->status_field_check) {
+    std::string probe = answer;  // the check reserves its padding in the text it reads
+    const auto check = check_body(probe);
+    if (auto no_data = check.ok ? ipapi::no_data_reason(check) : std::nullopt)
+      return outcome::no_data_answer(std::move(answer), std::move(*no_data));
+  }
+  return outcome::done(std::move(answer));
 }
 
 bool http_processor::asked_for(const job& j, std::string_view key) const {
@@ -178,15 +188,18 @@ outcome http_processor::judge(const job& j, response r, std::chrono::millisecond
   if (auto o = judge_exchange(r, opts_->http, backoff, stop_for)) return std::move(*o);
   auto check = check_body(r.body);
   if (!check.ok) return outcome::retry(backoff, r.describe() + " with a bad body: " + check.error, r.status);
+  std::optional<std::string> no_data;
   if (opts_->status_field_check) {
-    if (auto no_data = ipapi::no_data_reason(check)) return outcome::fail(std::move(*no_data), r.status);
     // The answer echoes its key (ip-api's "query"): an answer naming a key this item's request
     // did not contain is another request's, never this item's.
     if (const auto answered = ipapi::answered_key(check); !answered.empty() && !asked_for(j, answered))
       return outcome::retry(backoff, r.describe() + " with the answer for another key (\"" +
                                          std::string(answered.substr(0, 64)) + "\"): not this item's", r.status);
+    no_data = ipapi::no_data_reason(check);
+    if (no_data && opts_->no_data_fails) return outcome::fail(std::move(*no_data), r.status);
   }
   compact_json_in_place(r.body);  // a pretty-printed answer, stored as one line
+  if (no_data) return outcome::no_data_answer(std::move(r.body), std::move(*no_data), r.status);
   return outcome::done(std::move(r.body));
 }
 

@@ -8,9 +8,9 @@
 //
 // With `reuse` (answer_reuse.hpp), documents whose request is identical share one call.
 //
-// Outcomes: a missing or non-string field, an oversized body, a 4xx other than 408/429, and an
-// API that answers {"status":"fail"} (ip-api's way to say "no data for this key": ipapi_profile.hpp)
-// fail the item.
+// Outcomes: a missing or non-string field, an oversized body and a 4xx other than 408/429 fail
+// the item. An API that answers {"status":"fail"} (ip-api's way to say "no data for this key":
+// ipapi_profile.hpp) ends it with that answer, counted as no data (or failed: no_data_fails).
 // Refused or reset connections, timeouts, 408, 429, 5xx and invalid JSON are retried with
 // exponential backoff and full jitter; the engine fails the item once --max-attempts is reached.
 #pragma once
@@ -38,9 +38,12 @@ struct json_check_result;  // json_check.hpp (internal)
 struct processor_options {
   url_template url;
   client_options http;
-  // Read answers with ip-api's profile (ipapi_profile.hpp): a top-level "status":"fail" fails the
-  // item with its "message".
+  // Read answers with ip-api's profile (ipapi_profile.hpp): a top-level "status":"fail" is the
+  // API's definitive "no data for this key" (outcome::no_data): written as the item's answer and
+  // counted apart, or, with no_data_fails (--no-data-fails), the item fails with its "message".
+  // Off (--no-status-check): every valid answer is data.
   bool status_field_check = true;
+  bool no_data_fails = false;
   std::chrono::milliseconds backoff_base{500};
   std::chrono::milliseconds backoff_max{30'000};
   // The longest wait an API's Retry-After or X-Ttl is honored for (`--max-retry-after`).
@@ -114,6 +117,8 @@ class http_processor final : public processor {
   json_check_result check_body(std::string& body);
   // Whether this run would accept `body` as an answer (its size, the JSON check, ip-api's status).
   bool acceptable(std::string& body);  // reserves simdjson's padding in it
+  // An answer another call got (the cache, the store's answers): done, or no data as judge() says.
+  outcome reused_answer(std::string answer);
 
   std::shared_ptr<const processor_options> opts_;
   http_figures* figures_;  // the run's, kept in the engine's counters (null without them)

@@ -1,6 +1,7 @@
 #include "failed_lines.hpp"
 
 #include "journal_format.hpp"
+#include "json_members.hpp"
 
 #include <dibs/json_text.hpp>
 
@@ -87,8 +88,13 @@ std::vector<line_outcome> outcomes_in_output(std::string_view out_text, const st
       std::string_view key;
       od::value v;
       if (field.unescaped_key().get(key) || field.value().get(v)) break;
-      if (key == "failed") raw_value(v, failed_raw);
-      else if (key == target) raw_value(v, target_raw);
+      if (key == own_member) {  // dibs's record of the line: {"failed":{...}} (a user's "failed" is theirs)
+        od::object own;
+        od::value f;
+        if (!v.get_object().get(own) && !own.find_field_unordered("failed").get(f)) raw_value(f, failed_raw);
+      } else if (key == target) {
+        raw_value(v, target_raw);
+      }
     }
     if (!failed_raw.empty()) {
       o.body = compact_json(failed_raw);
@@ -104,6 +110,13 @@ std::vector<line_outcome> outcomes_in_output(std::string_view out_text, const st
   if (k != in_lines.size())
     throw std::runtime_error("the output " + path + " has fewer lines than the input: it is not this input's output");
   return out;
+}
+
+bool says_no_data(std::string_view answer) {
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  std::string_view status;
+  return !parser.parse(answer.data(), answer.size()).get(doc) && !doc["status"].get(status) && status == "fail";
 }
 
 bool reason_selected(const std::string& reason, const std::string& contains, const std::optional<std::string>& is) {

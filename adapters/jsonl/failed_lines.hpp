@@ -32,6 +32,9 @@ std::vector<line_outcome> outcomes_in_journal(std::string_view text, std::string
 // Throws std::runtime_error naming `path` when OUT does not fit IN.
 std::vector<line_outcome> outcomes_in_output(std::string_view out_text, const std::vector<std::size_t>& in_lines,
                                              const std::string& target, const std::string& path);
+// Whether a done line's answer is the API's "no data" (a top-level "status" of "fail": ip-api's
+// profile, as admin_store::no_data_count counts them).
+bool says_no_data(std::string_view answer);
 // Whether `reason` is one `dibs retry --reason TEXT` puts back ("" = every one).
 bool reason_selected(const std::string& reason, const std::string& contains,
                      const std::optional<std::string>& is = std::nullopt);

@@ -89,15 +89,26 @@ std::uint64_t jsonl_store::retry_failed(const retry_filter& which) {
   return n;
 }
 
+std::vector<line_outcome> jsonl_store::recorded_outcomes() {
+  const std::string path = opts_.out + ".journal";
+  if (journal_ && journal_->exists()) return outcomes_in_journal(journal_->read_all(), header_for(opts_.in), path);
+  if (!opts_.out.empty() && exists_here(opts_.out) && !exists_here(path))
+    return outcomes_in_output(read_file(opts_.out), item_lines(opts_.in), opts_.target, opts_.out);
+  return {};
+}
+
+std::optional<std::uint64_t> jsonl_store::no_data_count() {
+  std::lock_guard op(op_mutex_);
+  std::uint64_t n = 0;
+  for (const auto& o : recorded_outcomes())
+    if (o.done && says_no_data(o.body)) ++n;
+  return n;
+}
+
 std::vector<failure_reason> jsonl_store::failure_reasons(std::size_t top) {
   std::lock_guard op(op_mutex_);
   std::vector<std::pair<std::string, std::string>> failed;
-  const std::string path = opts_.out + ".journal";
-  std::vector<line_outcome> outcomes;
-  if (journal_ && journal_->exists())
-    outcomes = outcomes_in_journal(journal_->read_all(), header_for(opts_.in), path);
-  else if (!opts_.out.empty() && exists_here(opts_.out) && !exists_here(path))
-    outcomes = outcomes_in_output(read_file(opts_.out), item_lines(opts_.in), opts_.target, opts_.out);
+  const auto outcomes = recorded_outcomes();
   for (const auto& o : outcomes)
     if (!o.done) failed.emplace_back(std::to_string(o.line), o.reason);
   for (const auto& [line, why] : unjournaled_failures_) failed.emplace_back(std::to_string(line), why);

@@ -75,6 +75,8 @@ jsonl_store::jsonl_store(jsonl_options opts)
       mem_(memory_options(opts_, [this] { return frozen_now_ ? *frozen_now_ : store_clock::now(); })) {
   if (opts_.target.find('.') != std::string::npos)
     throw std::invalid_argument("--target '" + opts_.target + "': file mode writes a top-level field");
+  if (opts_.target == own_member)
+    throw std::invalid_argument("--target '" + opts_.target + "': file mode keeps its own record of a line there; choose another name");
   struct stat in_stat {};
   const bool have_in = ::stat(opts_.in.c_str(), &in_stat) == 0;
   if (!have_in && !opts_.read_only) fail_file("cannot read the input", opts_.in);
@@ -138,6 +140,11 @@ jsonl_store::jsonl_store(jsonl_options opts)
       ++failed_before_;
       continue;
     }
+    if (target_set(line)) {  // the user's value (null means pending): done, and passed through as it is
+      ++finished_before_;
+      ++done_before_;
+      continue;
+    }
     job_field f;
     od::value v;
     od::json_type vt{};
@@ -167,7 +174,7 @@ void jsonl_store::count_finished_output() {
   while (std::getline(out, line)) {
     if (blank(line)) continue;
     simdjson::dom::element doc, failed;
-    const bool is_failed = !parser.parse(line).get(doc) && !doc["failed"].get(failed);
+    const bool is_failed = !parser.parse(line).get(doc) && !doc[own_member]["failed"].get(failed);
     ++finished_before_;
     ++(is_failed ? failed_before_ : done_before_);
   }
@@ -184,6 +191,11 @@ std::string jsonl_store::memory_id(const std::string& line) const {
   const auto it = std::lower_bound(line_of_.begin(), line_of_.end(), n);
   if (it == line_of_.end() || *it != n) return "0";  // no such item: the memory store reports it lost
   return std::to_string(it - line_of_.begin() + 1);
+}
+
+bool jsonl_store::target_set(const std::string& line) const {
+  const auto value = member_text(line, opts_.target);
+  return value && *value != "null";
 }
 
 std::string jsonl_store::line_id(const std::string& memory) const { return std::to_string(line_of_[std::stoul(memory) - 1]); }
@@ -417,6 +429,30 @@ class output_in_progress {
 };
 }  // namespace
 
+// A line as the output has it: the answer in the target (an earlier run's record of the line
+// gone), or dibs's record of the failure under its own name; every other byte as the user wrote it.
+std::string jsonl_store::output_line(std::size_t n, const std::string& line, bool done, std::string_view body) const {
+  if (done) {
+    auto merged = without_member(with_member(line, opts_.target, body), own_member);
+    if (!merged.empty()) return merged;
+  } else {
+    std::string record = "{\"failed\":";
+    record += body;
+    record += '}';
+    auto merged = with_member(line, own_member, record);
+    if (!merged.empty()) return merged;
+  }
+  // Not an object (only a failure can be): which line it was, and its text, under dibs's name.
+  std::string out = "{";
+  append_json_string(out, own_member);
+  out += ":{\"line\":" + std::to_string(n) + ",\"input\":";
+  append_json_string(out, line);
+  out += ",\"failed\":";
+  out += body;
+  out += "}}";
+  return out;
+}
+
 std::string jsonl_store::write_output(const std::string& journal_text) {
   struct stat in_stat {};
   if (::stat(opts_.in.c_str(), &in_stat) != 0) fail_file("cannot read the input", opts_.in);
@@ -434,18 +470,21 @@ std::string jsonl_store::write_output(const std::string& journal_text) {
   std::size_t written = 0, done = 0, failed = 0;
   for (std::size_t n = 1; std::getline(in, line); ++n) {
     if (blank(line)) continue;
+    ++written;
+    if (target_set(line)) {  // done before dibs came: the user's line, byte for byte
+      buffered += line;
+      buffered += '\n';
+      tmp.write(buffered, false);
+      ++done;
+      continue;
+    }
     if (n >= index.size() || !index[n])
       throw std::runtime_error("line " + std::to_string(n) + " of " + opts_.in + " has no outcome in the journal");
     const auto& r = *index[n];
-    const std::string body = journal_text.substr(r.body_offset, r.body_length);
-    std::string merged = r.done ? with_field(line, opts_.target, body) : with_field(line, opts_.target, "null", "\"failed\":" + body);
-    if (merged.empty())  // the line was not an object: say which line it was, and keep its text
-      merged = "{\"line\":" + std::to_string(n) + ",\"input\":" + json_string(line) + "," + json_string(opts_.target) +
-               ":null,\"failed\":" + body + "}";
-    buffered += merged;
+    const std::string_view body = std::string_view(journal_text).substr(r.body_offset, r.body_length);
+    buffered += output_line(n, line, r.done, body);
     buffered += '\n';
     tmp.write(buffered, false);
-    ++written;
     ++(r.done ? done : failed);
   }
   tmp.write(buffered, true);

@@ -6,8 +6,10 @@
 // (write + fdatasync per batch). The journal is the checkpoint: a run that is killed loses
 // nothing that was acknowledged, and the next run with the same files skips every line the
 // journal holds and does the rest. When every line is done or failed, OUT is written in IN's
-// order (each line's object with the target field set, or with "failed":{reason, httpStatus,
-// attempts}), atomically (OUT.tmp, then a rename), and the journal is removed.
+// order, atomically (OUT.tmp, then a rename), and the journal is removed: each line as the user
+// wrote it with only the target's value set in place (or added last), or with dibs's record of
+// its failure under "_dibs" (json_members.hpp); a line whose target already holds a value is
+// done before dibs starts and is written out byte for byte.
 //
 // Items are known by their line number (in logs, and in the output's failure records).
 // One process at a time: the journal is locked (flock). The journal records IN's size and
@@ -22,12 +24,14 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace dibs::jsonl {
 
 class journal_file;  // the journal's file (journal_file.hpp): not part of the installed API
+struct line_outcome;  // failed_lines.hpp (internal)
 
 struct jsonl_options {
   std::string in;   // the input file
@@ -59,6 +63,8 @@ class jsonl_store final : public blocking_store {
   // the journal records no failure times.
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
+  // The journal's (or a finished OUT's) answers that are the API's "no data" (failed_lines.hpp).
+  std::optional<std::uint64_t> no_data_count() override;
   // The leases live in this process's memory only (the journal records outcomes, not claims): a
   // run's GET /workers and POST /release see them; another process (`dibs status`) sees none,
   // and a process that died took its leases with it.
@@ -72,7 +78,12 @@ class jsonl_store final : public blocking_store {
   bool journaling() const;
   // Whether the memory store would accept a fenced write for `ref` (a memory id) at `now`.
   bool holds(const lease_ref& ref, store_time now, bool check_until) const;
+  // The outcomes recorded so far: the journal's, or a finished OUT's (failed_lines.hpp).
+  std::vector<line_outcome> recorded_outcomes();
   std::string write_output(const std::string& journal_text);
+  std::string output_line(std::size_t n, const std::string& line, bool done, std::string_view body) const;
+  // The line's target holds a value of the user's (anything but null): the line is done.
+  bool target_set(const std::string& line) const;
   void count_finished_output();
   std::string memory_id(const std::string& line) const;
   std::string line_id(const std::string& memory) const;

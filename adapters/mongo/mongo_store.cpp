@@ -3,6 +3,7 @@
 
 #include "failed_documents.hpp"
 #include "pending_sampler.hpp"
+#include "settings_record.hpp"
 #include "start_retry.hpp"
 #include "store_admin.hpp"
 #include "worker_leases.hpp"
@@ -94,9 +95,13 @@ mongo_store::mongo_store(mongo_options opts)
 void mongo_store::start() {
   auto& ctx = impl_->ctx;
   ctx.clock.measure();  // the first round trip: throws when the server can't be reached
+  apply_settings_record(ctx);  // before anything reads the field names
   if (!ctx.opts.create_collection)
     require_collection(ctx, "dibs enrich and dibs status create no collection; create it with: " +
                                 init_command(ctx.conn.redacted(), ctx.opts));
+  if (ctx.opts.require_target && !ctx.opts.target_is_new && !ctx.opts.settings.result->found)
+    require_target_field(ctx, init_command(ctx.conn.redacted(), ctx.opts));
+  if (ctx.opts.settings.record) write_settings_record(ctx);
   if (ctx.opts.create_indexes) {
     impl_->leases->create_indexes();
     // Said once per run, with the count: such documents are left alone (never claimed, counted
@@ -149,6 +154,7 @@ std::uint64_t mongo_store::retry_failed(const retry_filter& which) {
   return retry_failed_documents(impl_->ctx, which, locks);
 }
 std::vector<failure_reason> mongo_store::failure_reasons(std::size_t top) { return failure_reason_counts(impl_->ctx, top); }
+std::optional<std::uint64_t> mongo_store::no_data_count() { return count_no_data(impl_->ctx); }
 // The leases live where the run that took them put them: the lock collection when it holds any.
 std::vector<lease_holder> mongo_store::lease_holders() {
   const bool locks = impl_->lock_collection_found || impl_->ctx.opts.strategy == claim_strategy::lock_collection;

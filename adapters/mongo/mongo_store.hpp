@@ -22,6 +22,8 @@
 
 #include <adapters/mongo/names.hpp>
 
+#include <dibs/recorded_settings.hpp>
+
 #include <dibs/blocking_store.hpp>
 
 #include <chrono>
@@ -57,6 +59,14 @@ struct mongo_options {
   // Count the commands sent (statements_sent(): dibs bench), through the driver's command
   // monitoring; off by default: a monitored bulk write is copied whole for the monitor.
   bool count_commands = false;
+  // dibs init's record (dibs/recorded_settings.hpp, settings_record.hpp): read and applied to
+  // `names` at start, or written (dibs init).
+  settings_use settings;
+  // Refuse a collection where no document has the target field (dibs::missing_table_error, kind
+  // "field"): a misspelled --target would otherwise make every document pending again. Not when
+  // the user said the field is new (target_is_new: --new-target) or dibs init recorded it.
+  bool require_target = false;
+  bool target_is_new = false;
 };
 
 class mongo_store final : public blocking_store {
@@ -78,6 +88,7 @@ class mongo_store final : public blocking_store {
   store_stats stats_blocking() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
+  std::optional<std::uint64_t> no_data_count() override;
   std::vector<lease_holder> lease_holders() override;
   std::uint64_t release_worker(const std::string& name) override;
   // Inserts `n` documents {<source>: <random public IPv4>, <target>: null}; returns how many.

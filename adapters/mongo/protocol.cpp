@@ -297,6 +297,13 @@ bson_ptr done_filter(const field_names& f) {
   return b;
 }
 
+bson_ptr no_data_filter(const field_names& f) {
+  auto b = make_bson();
+  const std::string status = f.target + ".status";
+  BSON_APPEND_UTF8(b.get(), status.c_str(), "fail");
+  return b;
+}
+
 bson_ptr failed_filter(const field_names& f) {
   // A failure recorded, or a lease field dibs did not write (never claimed: counted here, so a
   // run ends and the user sees them).

@@ -63,6 +63,8 @@ bson_ptr foreign_lease_filter(const field_names& f);
 bson_ptr pending_filter(const field_names& f);
 bson_ptr leased_filter(const field_names& f, store_time now, bool live);
 bson_ptr done_filter(const field_names& f);
+// {<target>.status: "fail"}: done with the API's "no data" answer (admin_store::no_data_count).
+bson_ptr no_data_filter(const field_names& f);
 bson_ptr failed_filter(const field_names& f);
 // Only the failures dibs recorded (not foreign lease values): what `dibs retry` may reset (it
 // unsets the lease field, which would erase a user's own value) and what failure reasons group.

@@ -65,10 +65,51 @@ void require_collection(store_context& ctx, const std::string& advice) {
   throw missing_table_error("collection", ctx.opts.collection, "database " + ctx.opts.db, std::move(existing), advice);
 }
 
+void require_target_field(store_context& ctx, const std::string& init_command) {
+  const auto& f = ctx.names();
+  auto c = ctx.conn.client();
+  auto coll = ctx.documents(c.get());
+  auto has_target = make_bson();
+  bson_t exists;
+  BSON_APPEND_DOCUMENT_BEGIN(has_target.get(), f.target.c_str(), &exists);
+  BSON_APPEND_BOOL(&exists, "$exists", true);
+  bson_append_document_end(has_target.get(), &exists);
+  if (!find_docs(coll.get(), has_target.get(), find_opts(id_projection().get(), 1).get(), "looking for the target field")
+           .empty())
+    return;
+  const auto any = find_docs(coll.get(), make_bson().get(), find_opts(nullptr, 1).get(), "reading a document");
+  if (any.empty()) return;  // an empty collection: nothing is pending, nothing to tell
+  // The user's names (the lease field is dibs's), and of those the ones that could hold answers
+  // (an object, or null: pending): the "did you mean" picks among these, as a forgotten --target
+  // (the default, location) is rarely a typo of the field meant.
+  std::vector<std::string> names, answer_like;
+  bson_iter_t it;
+  if (bson_iter_init(&it, any.front().get()))
+    while (bson_iter_next(&it)) {
+      const std::string key = bson_iter_key(&it);
+      if (key == "_id" || key == f.lock) continue;
+      names.push_back(key);
+      const auto type = bson_iter_type(&it);
+      if (key != f.source && (type == BSON_TYPE_DOCUMENT || type == BSON_TYPE_NULL)) answer_like.push_back(key);
+    }
+  std::string listed;
+  for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + n;
+  throw missing_table_error("field", f.target, "collection " + ctx.opts.db + "." + ctx.opts.collection,
+                            std::move(answer_like),
+                            "a document has: " + listed + ". A field that is new: --new-target, or record it once with " +
+                                init_command);
+}
+
 std::uint64_t count_foreign_leases(store_context& ctx) {
   auto c = ctx.conn.client();
   auto coll = ctx.documents(c.get());
   return count(coll.get(), foreign_lease_filter(ctx.names()));
+}
+
+std::uint64_t count_no_data(store_context& ctx) {
+  auto c = ctx.conn.client();
+  auto coll = ctx.documents(c.get());
+  return count(coll.get(), no_data_filter(ctx.names()));
 }
 
 std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed, std::size_t distinct) {

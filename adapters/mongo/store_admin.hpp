@@ -24,8 +24,15 @@ std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed
 // Throws dibs::missing_table_error (with the database's collections, and `advice`) unless the
 // collection exists: dibs enrich and dibs status create none.
 void require_collection(store_context& ctx, const std::string& advice);
+// Throws dibs::missing_table_error (kind "field", with a document's names) when the collection has
+// documents and none has the target field: dibs would take every one for pending (a misspelled
+// or forgotten --target). `init_command` is how to record a target that is new.
+void require_target_field(store_context& ctx, const std::string& init_command);
 // Documents whose lease field holds a value dibs did not write (protocol.hpp: foreign_lease_filter).
 std::uint64_t count_foreign_leases(store_context& ctx);
+
+// Done documents whose answer is the API's "no data" (protocol.hpp: no_data_filter).
+std::uint64_t count_no_data(store_context& ctx);
 
 // Counts of documents by state, the lease in the document.
 store_stats document_lease_stats(store_context& ctx);

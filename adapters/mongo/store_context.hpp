@@ -26,7 +26,8 @@ struct store_context {
   collection_ptr documents(mongoc_client_t* c) const { return primary_collection(c, opts.db, opts.collection); }
   collection_ptr locks(mongoc_client_t* c) const { return primary_collection(c, opts.db, lock_collection); }
 
-  const mongo_options opts;
+  // Set once, before the store's first use: start() applies dibs init's record to the names.
+  mongo_options opts;
   const std::string lock_collection;  // lock-collection strategy: where the locks live
   connection conn;
   clock_sync clock;

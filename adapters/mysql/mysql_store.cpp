@@ -1,5 +1,8 @@
 #include "mysql_store.hpp"
 
+#include "mysql_endpoint.hpp"
+#include "mysql_settings.hpp"
+
 #include "claimed_rows.hpp"
 #include "fenced_rows.hpp"
 #include "mysql_tls.hpp"
@@ -71,12 +74,12 @@ class connection final : public sql_session {
     ::mysql_options(db(), MYSQL_OPT_WRITE_TIMEOUT, &io_timeout);
     ::mysql_options(db(), MYSQL_SET_CHARSET_NAME, "utf8mb4");
     set_tls_options(db(), u);
-    const std::string where = "cannot connect to MySQL/MariaDB at " + u.host + ":" + std::to_string(u.port);
+    const std::string where = "cannot connect to MySQL/MariaDB at " + endpoint_text(u, std::getenv("MYSQL_UNIX_PORT"));
     if (!mysql_real_connect(db(), u.host.c_str(), u.user.c_str(), u.password.c_str(), u.database.c_str(), u.port,
                             u.socket.empty() ? nullptr : u.socket.c_str(), 0)) {
       const auto code = mysql_errno(db());
       throw sql_error(where + ": " + mysql_error(db()) +
-                          (code == CR_SSL_CONNECTION_ERROR ? " (TLS with " + describe_tls(u) + ")" : std::string()),
+                          (code == CR_SSL_CONNECTION_ERROR ? " (TLS with " + describe_tls(u) + ")" : endpoint_hint(u)),
                       code);
     }
     if (const auto why = tls_shortfall(db(), u); !why.empty()) throw sql_error(where + ": " + why, CR_SSL_CONNECTION_ERROR);
@@ -279,6 +282,7 @@ struct mysql_store::impl {
   // none dibs can use; dibs's missing columns and index added (add_columns), else refused with
   // the ALTER TABLE.
   void prepare_table() {
+    with_connection([&](connection& c) { return apply_settings_record(c, names, opts), 0; });  // mysql_settings.hpp
     with_connection([&](connection& c) {
       auto columns = c.select(columns_query(names.table));
       if (columns.empty()) {
@@ -611,6 +615,21 @@ std::vector<failure_reason> mysql_store::failure_reasons(std::size_t top) {
     }
     return out;
   });
+}
+
+// The done rows whose answer is the API's "no data" (admin_store::no_data_count). A target
+// column that holds something else than JSON makes the server refuse the question: not counted.
+std::optional<std::uint64_t> mysql_store::no_data_count() {
+  const auto& n = impl_->names;
+  try {
+    return impl_->with_connection([&](connection& c) {
+      const auto rows = c.select("SELECT COUNT(*) FROM `" + n.table + "` WHERE JSON_UNQUOTE(JSON_EXTRACT(`" + n.target +
+                                 "`, '$.status')) = 'fail'");
+      return rows.empty() ? std::uint64_t{0} : to_u64(rows[0][0]);
+    });
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 std::vector<lease_holder> mysql_store::lease_holders() {

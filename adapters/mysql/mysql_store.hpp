@@ -13,6 +13,7 @@
 #pragma once
 
 #include <dibs/blocking_store.hpp>
+#include <dibs/recorded_settings.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -49,6 +50,9 @@ struct mysql_options {
   // (add_columns: dibs init) or refuse with the ALTER TABLE that would (table_schema.hpp).
   bool create_table = true;
   bool add_columns = false;
+  // dibs init's record (mysql_settings.hpp): applied to source, target and done before the table
+  // is checked.
+  settings_use settings;
 };
 
 class sql_error : public std::runtime_error {
@@ -76,6 +80,7 @@ class mysql_store final : public blocking_store {
   void check_write_rights() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
+  std::optional<std::uint64_t> no_data_count() override;
   std::vector<lease_holder> lease_holders() override;
   std::uint64_t release_worker(const std::string& name) override;
   // The largest statement the server takes (its max_allowed_packet, read at start).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <dibs/admin_store.hpp>
+#include <dibs/recorded_settings.hpp>
 
 #include <memory>
 #include <string>
@@ -20,6 +21,7 @@ struct pg_flags {
   std::string claim = "skip-locked";  // skip-locked (or "batch", the CLI's default): its only strategy
   bool create_schema = true;        // create the table and its index when missing
   bool add_columns = false;         // add dibs's missing columns and index to an existing table
+  settings_use settings;            // dibs init's record (pg_settings.cpp)
 };
 
 // Throws std::invalid_argument for a bad flag or URI, dibs::pg::pg_error when the server can't be

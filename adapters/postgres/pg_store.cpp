@@ -87,6 +87,7 @@ pg_store::pg_store(pg_options opts) : opts_(std::move(opts)), serial_(++g_serial
   link_.connect_timeout = opts_.connect_timeout;
   link_.io_timeout = opts_.io_timeout;
   shown_ = redact_uri(opts_.uri);
+  apply_settings_record();  // dibs init's record, before the table is checked (pg_settings.cpp)
   // Connects now, so a dead server or a missing table is reported at start.
   prepare_table();
 }

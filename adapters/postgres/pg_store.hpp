@@ -13,6 +13,7 @@
 #include <adapters/postgres/pg_protocol.hpp>
 
 #include <dibs/admin_store.hpp>
+#include <dibs/recorded_settings.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -37,6 +38,9 @@ struct pg_options {
   // (add_columns: dibs init) or refuse with the statements that would (pg_table_schema.hpp).
   bool create_table = true;
   bool add_columns = false;
+  // dibs init's record (pg_settings.cpp): applied to source, target and done before the table is
+  // checked.
+  settings_use settings;
 };
 
 class pg_store final : public admin_store {
@@ -63,6 +67,9 @@ class pg_store final : public admin_store {
   void check_write_rights() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
+  std::optional<std::uint64_t> no_data_count() override;  // pg_no_data.cpp
+  // Records `r` for this table in dibs_settings (dibs init; pg_settings.cpp).
+  void write_settings_record(const settings_record& r);
   // Statements the engine's calls sent (claims, writes, counts; not the admin connection's):
   // dibs bench's statements per document.
   std::uint64_t statements_sent() const { return statements_.load(); }
@@ -88,6 +95,8 @@ class pg_store final : public admin_store {
   auto with_admin(F f);
   void create_schema();
   void prepare_table();
+  settings_record read_settings_record();  // pg_settings.cpp
+  void apply_settings_record();
   // The GRANT that gives the store's role every right the run needs.
   std::string grant() const;
 

@@ -3,7 +3,10 @@
 #include <adapters/jsonl/jsonl_store.hpp>
 #include <adapters/jsonl/piped_jsonl.hpp>
 #include <adapters/mongo/mongo_store.hpp>
+#include <adapters/mysql/mysql_settings.hpp>
 #include <adapters/mysql/mysql_store.hpp>
+#include <adapters/mysql/mysql_uri.hpp>
+#include <adapters/postgres/pg_store.hpp>
 #include <adapters/postgres/open_postgres_store.hpp>
 
 #include <dibs/setting_error.hpp>
@@ -44,7 +47,10 @@ std::shared_ptr<admin_store> open_mysql(const store_uri& u, const store_options&
   m.threads = o.threads;
   m.create_table = o.create_schema && o.create_table;
   m.add_columns = o.add_columns;
-  return std::make_shared<sql::mysql_store>(m);
+  m.settings = o.settings;
+  auto st = std::make_shared<sql::mysql_store>(m);
+  if (o.settings.record) sql::write_settings_record(*st, sql::parse_mysql_uri(u.driver_uri).table, o.settings.result->in_effect);
+  return st;
 }
 
 std::shared_ptr<admin_store> open_mongodb(const store_uri& u, const store_options& o) {
@@ -65,7 +71,25 @@ std::shared_ptr<admin_store> open_mongodb(const store_uri& u, const store_option
   m.detect_lock_collection = !o.create_schema;
   m.create_collection = o.create_table;
   m.count_commands = o.count_commands;
+  m.settings = o.settings;
+  m.require_target = !o.create_table;
+  m.target_is_new = o.target_is_new;
   return std::make_shared<mongo::mongo_store>(m);
+}
+
+std::shared_ptr<admin_store> open_postgresql(const store_uri& u, const store_options& o) {
+  pg::pg_flags f;
+  f.source = o.source;
+  f.target = o.target;
+  f.on_done = o.on_done;
+  f.claim = o.claim;
+  f.create_schema = o.create_schema && o.create_table;
+  f.add_columns = o.add_columns;
+  f.settings = o.settings;
+  auto st = pg::open_postgres_store(u.driver_uri, f);
+  if (o.settings.record)
+    if (auto pg = std::dynamic_pointer_cast<pg::pg_store>(st)) pg->write_settings_record(o.settings.result->in_effect);
+  return st;
 }
 
 }  // namespace
@@ -77,9 +101,7 @@ std::shared_ptr<admin_store> open_store(const std::string& uri, const store_opti
     case store_kind::jsonl: return open_jsonl(u, o);
     case store_kind::mysql: return open_mysql(u, o);
     case store_kind::mongodb: return open_mongodb(u, o);
-    case store_kind::postgresql:
-      return pg::open_postgres_store(u.driver_uri, {o.source, o.target, o.on_done, o.claim,
-                                                    o.create_schema && o.create_table, o.add_columns});
+    case store_kind::postgresql: return open_postgresql(u, o);
   }
   throw setting_error("store", "'" + redact_uri(uri) + "': no store opens it");
 }

@@ -5,6 +5,7 @@
 #include <adapters/stores/store_uri.hpp>
 
 #include <dibs/admin_store.hpp>
+#include <dibs/recorded_settings.hpp>
 
 #include <cstddef>
 #include <memory>
@@ -36,6 +37,16 @@ struct store_options {
   bool add_columns = false;
   // MongoDB: count the commands sent (mongo_store::statements_sent; the SQL stores always count).
   bool count_commands = false;
+  // What `dibs init` recorded with the table or collection (dibs/recorded_settings.hpp): read and
+  // applied to the settings the user did not give (their flags refused when they contradict it),
+  // or, with settings.record (dibs init), recorded once the table is ready. settings.result says
+  // what was in effect.
+  settings_use settings;
+  // MongoDB: a collection none of whose documents has the target field is refused (a forgotten
+  // or misspelled --target would make every document pending again) unless the field is new.
+  // Only where the collection is not created (create_table false); dibs init's record counts as
+  // the user's word.
+  bool target_is_new = false;
 };
 
 // Connects (MongoDB: measures the clock, creates the claim indexes; SQL: checks the table, see

@@ -73,6 +73,7 @@ std::string run_summary::line() const {
   return "summary: completed=" + std::to_string(completed) + " failed=" + std::to_string(failed) +
          " lost_leases=" + std::to_string(lost_leases) + " released=" + std::to_string(released) +
          " elapsed_s=" + fixed(elapsed_s, 3) + " docs_per_s=" + fixed(docs_per_s(), 1) +
+         (no_data ? " no_data=" + std::to_string(no_data) : std::string()) +
          (reuses_answers() ? " api_calls=" + std::to_string(answer_calls) + " reused=" + std::to_string(answers_reused) +
                                  " joined=" + std::to_string(answers_joined) + " hit_ratio=" + fixed(answer_hit_ratio(), 3) +
                                  (answers_from_store ? " from_store=" + std::to_string(answers_from_store) : std::string())
@@ -81,7 +82,7 @@ std::string run_summary::line() const {
 
 std::string run_summary::json() const {
   return "{\"completed\":" + std::to_string(completed) + ",\"failed\":" + std::to_string(failed) +
-         ",\"lost_leases\":" + std::to_string(lost_leases) + ",\"released\":" + std::to_string(released) +
+         ",\"no_data\":" + std::to_string(no_data) + ",\"lost_leases\":" + std::to_string(lost_leases) + ",\"released\":" + std::to_string(released) +
          ",\"retries\":" + std::to_string(retries) + ",\"renewals\":" + std::to_string(renewals) +
          ",\"elapsed_s\":" + fixed(elapsed_s, 3) + ",\"docs_per_s\":" + fixed(docs_per_s(), 1) +
          (reuses_answers() ? ",\"api_calls\":" + std::to_string(answer_calls) + ",\"answers_reused\":" +
@@ -306,6 +307,7 @@ run_summary engine::summary() const {
   run_summary s;
   s.completed = load(counters_.completed);
   s.failed = load(counters_.failed);
+  s.no_data = load(counters_.no_data);
   s.lost_leases = load(counters_.lost_leases);
   s.released = load(counters_.released);
   s.retries = load(counters_.retries);

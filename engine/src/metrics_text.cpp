@@ -15,6 +15,8 @@ std::string prometheus_text(const engine& e, const std::optional<store_stats>& s
   w.counter("dibs_claimed_total", "Items claimed.", load(c.claimed));
   w.counter("dibs_completed_total", "Items done: result written under the lease.", load(c.completed));
   w.counter("dibs_failed_total", "Items failed, with their reason.", load(c.failed));
+  w.counter("dibs_no_data_total", "Items done with the API's definitive 'no data' answer (written as the result; not failed).",
+            load(c.no_data));
   w.counter("dibs_lost_leases_total", "Results discarded because the lease was lost.", load(c.lost_leases));
   w.counter("dibs_released_total", "Items given back at shutdown or pause.", load(c.released));
   w.counter("dibs_retries_total", "Items given back with a delay, to be tried again.", load(c.retries));
@@ -53,7 +55,8 @@ std::string status_json(const engine& e, const std::optional<store_stats>& store
   auto field = [](const char* name, double v) { return std::string("\"") + name + "\":" + number(v); };
   std::string out = "{";
   out += field("claimed", load(c.claimed)) + "," + field("completed", load(c.completed)) + "," +
-         field("failed", load(c.failed)) + "," + field("lost_leases", load(c.lost_leases)) + "," +
+         field("failed", load(c.failed)) + "," + field("no_data", load(c.no_data)) + "," +
+         field("lost_leases", load(c.lost_leases)) + "," +
          field("released", load(c.released)) + "," + field("retries", load(c.retries)) + "," +
          field("renewals", load(c.renewals)) + "," + field("in_flight", static_cast<double>(load(c.in_flight)));
   out += std::string(",\"paused\":") + (e.paused() ? "true" : "false");

@@ -425,6 +425,10 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
   } else {
     switch (o.k) {
       case outcome::kind::done:
+        if (o.no_data) {
+          it->second.no_data = true;
+          log::debug("item ", j.id, ": no data: ", o.why);
+        }
         done_buf_.push_back(completion{j.ref(), std::move(o.result)});
         break;
       case outcome::kind::retry:

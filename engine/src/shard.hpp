@@ -86,6 +86,7 @@ class shard {
     std::uint64_t pipeline = 0;  // the pipeline running it, once launched
     int attempts = 0;            // claims so far, this one included
     bool excused = false;  // waited through an outage once: failing alone again spends its attempt
+    bool no_data = false;  // its answer, buffered, is the API's "no data" (counted apart once written)
   };
   // An item whose call failed for an API-level reason, kept under its lease (the keeper renews
   // it): re-run when the API answers again if the circuit opened meanwhile; otherwise, once its
@@ -150,6 +151,8 @@ class shard {
   void forget(const std::string& id, std::uint64_t token);
   // The store refused to write an item's answer: fail the item with the store's reason.
   void answer_refused(const lease_ref& ref, const std::string& why);
+  // How many of `batch` were written with the API's "no data" answer (held_lease::no_data).
+  std::uint64_t no_data_landed(const std::vector<completion>& batch, const write_result& r) const;
   // The store refused an item's failure record: try a shorter reason once, then let it go.
   void failure_refused(const failure& f, const std::string& why);
   // The store denied a right (store_denied): the run ends (ctx_.denied), this shard stops claiming.

@@ -80,6 +80,17 @@ void shard::forget(const std::string& id, std::uint64_t token) {
   }
 }
 
+std::uint64_t shard::no_data_landed(const std::vector<completion>& batch, const write_result& r) const {
+  std::uint64_t n = 0;
+  const auto lost = id_set(r.lost);
+  for (const auto& x : batch) {
+    const auto h = held_.find(x.ref.id);
+    if (h == held_.end() || !h->second.no_data || h->second.token != x.ref.token || lost.count(x.ref.id)) continue;
+    if (std::none_of(r.refused.begin(), r.refused.end(), [&](const auto& f) { return f.first == x.ref.id; })) ++n;
+  }
+  return n;
+}
+
 void shard::answer_refused(const lease_ref& ref, const std::string& why) {
   std::string reason = bounded_reason("the store refused the answer: " + why);
   log::item(log::level::warn, ref.id, "failed", reason);
@@ -124,7 +135,10 @@ awaitable<bool> shard::flush_once() {
   if (!done_buf_.empty()) {
     auto write = [&st](std::vector<completion> b) { return st.complete(std::move(b)); };
     auto landed = [&](const std::vector<completion>& batch, write_result& r) {
-      bump(c.completed, r.applied);
+      // Of those written, the API's "no data" answers are counted apart (outcome::no_data).
+      const std::uint64_t no_data = std::min<std::uint64_t>(r.applied, no_data_landed(batch, r));
+      bump(c.completed, r.applied - no_data);
+      bump(c.no_data, no_data);
       bump(c.lost_leases, r.lost.size());
       for (const auto& id : r.lost) log::item(log::level::warn, id, "lease lost", "the lease was gone when the result was written; result discarded");
       // Refused answers are still ours: they are failed (fenced) with the store's reason.

@@ -70,7 +70,10 @@ void round_base::run_workers(bool can_restart_db) {
       "--grace", "0s", "--max-attempts", std::to_string(s_.max_attempts), "--request-timeout", "4s", "--backoff-base", "20ms",
       "--backoff-max", "200ms", "--shutdown-timeout", "1s", "--no-progress", "--log-level", "debug",
       // Workers restarted into the faults must run, not stop at a pre-flight that met one.
-      "--no-preflight"};
+      "--no-preflight",
+      // The checker expects ip-api's "no data" answers as failures with their reason (one more
+      // write path under the faults: the fenced failure).
+      "--no-data-fails"};
   args.insert(args.end(), rest.begin(), rest.end());
   workers_ = std::make_unique<worker_pool>(t_, round_, s_.logs, worker_command(args), static_cast<std::size_t>(s_.workers));
   for (std::size_t i = 0; i < workers_->size(); ++i) workers_->start(i);

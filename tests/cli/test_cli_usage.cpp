@@ -74,3 +74,16 @@ TEST_CASE("--help still exits 0", "[cli][usage]") {
   CHECK(r.rc == 0);
   CHECK_THAT(r.out, Catch::Contains("--store"));
 }
+
+TEST_CASE("dibs init --help lists only the flags init uses, with examples", "[cli][usage][first-minutes]") {
+  const auto r = dibs_cli({"init", "--help"});
+  INFO(r.out);
+  CHECK(r.rc == 0);
+  CHECK_THAT(r.out, Catch::Contains("--source") && Catch::Contains("--target") && Catch::Contains("Examples:") &&
+                        Catch::Contains("dibs init --store 'mysql://app@127.0.0.1:3306/shop?table=visits'"));
+  // Flags of the commands that run or read a table, not of the one that prepares it.
+  // (The option lines: --store's own help names --out for JSON Lines files.)
+  CHECK_THAT(r.out, Catch::Contains("\n  --source"));
+  CHECK_THAT(r.out, !Catch::Contains("\n  --out") && !Catch::Contains("\n  --db-threads") &&
+                        !Catch::Contains("\n  --new-target"));
+}

@@ -7,7 +7,7 @@ table dibs did not create, with the user's own field names), starts `dibs stub` 
 runs the block's commands with bash (`set -e`: every command must succeed) with `dibs` on PATH,
 changing only where things are:
 
-  localhost:27017    -> the MongoDB-wire test server      localhost:3306 -> the test MariaDB
+  localhost:27017    -> the MongoDB-wire test server      127.0.0.1:3306 -> the test MariaDB
   http://ip-api.com  -> the stub on its free port
 
 and checks the store afterwards: every document has its answer, none failed, none leased.
@@ -108,7 +108,7 @@ def main():
     else:
         uri = server_uri(a.servers, "mysql_uri")
         state = mysql_prepare(uri)
-        script = script.replace("localhost:3306", host_port(uri))
+        script = script.replace("127.0.0.1:3306", host_port(uri)).replace("localhost:3306", host_port(uri))
 
     stub, api = start_stub(a.bin)
     try:

@@ -1,5 +1,5 @@
 // File mode's text, for any bytes:
-// - the output line: with_field either refuses the bytes (not one JSON object) or returns one
+// - the output line: with_member either refuses the bytes (not one JSON object) or returns one
 //   valid JSON object that holds the target with the given value;
 // - the journal: the bytes as an API's answer, compacted, never hold a newline (a record is one
 //   line); when they are JSON, the record is one the journal's reader accepts, and its body
@@ -17,12 +17,15 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static simdjson::dom::parser dom, again;
   const std::string line(reinterpret_cast<const char*>(data), size);
-  const auto out = dibs::jsonl::with_field(line, "location", "{\"c\":1}");
+  const auto out = dibs::jsonl::with_member(line, "location", "{\"c\":1}");
   if (!out.empty()) {
     simdjson::dom::element doc;
     if (dom.parse(out).get(doc) || !doc.is_object()) std::abort();
     std::int64_t c = 0;
     if (doc["location"]["c"].get_int64().get(c) || c != 1) std::abort();
+    // Removing a member leaves one valid object without it.
+    const auto less = dibs::jsonl::without_member(out, "location");
+    if (less.empty() || dom.parse(less).get(doc) || !doc.is_object() || !doc["location"].error()) std::abort();
   }
 
   const auto compact = dibs::compact_json(line);

@@ -54,11 +54,13 @@ awaitable<void> until(std::function<bool()> ready) {
 }
 
 struct one_shard {
-  explicit one_shard(const stub::ipapi_stub& api, const std::string& path, std::shared_ptr<http::answer_reuse> r = a_reuse())
+  explicit one_shard(const stub::ipapi_stub& api, const std::string& path, std::shared_ptr<http::answer_reuse> r = a_reuse(),
+                     bool no_data_fails = false)
       : reuse(std::move(r)) {
     auto o = std::make_shared<http::processor_options>();
     o->url = http::url_template::parse(api.base_url() + path);
     o->backoff_base = 10ms;
+    o->no_data_fails = no_data_fails;
     o->reuse = reuse;
     opts = o;
     proc = std::make_unique<http::http_processor>(ioc.get_executor(), opts, &figures);
@@ -135,11 +137,11 @@ TEST_CASE("a joined document of a call that failed for the API is retried on its
   CHECK(s.reuse->cached_entries() == 0);  // a failure is never cached: the next one calls again
 }
 
-TEST_CASE("a key's own failure (ip-api's status fail) fails the joined documents too, and is not cached",
+TEST_CASE("a key's own failure (ip-api's status fail, --no-data-fails) fails the joined documents too, and is not cached",
           "[reuse]") {
   stub::ipapi_stub api(stub::stub_options{});
   api.start();
-  one_shard s(api, "/json/{originatingIp}");
+  one_shard s(api, "/json/{originatingIp}", a_reuse(), true);
   auto a = net::co_spawn(s.ioc, s.proc->process(job_for("1", "10.0.0.1")), net::use_future);
   auto b = net::co_spawn(s.ioc, s.proc->process(job_for("2", "10.0.0.1")), net::use_future);
   s.ioc.run();
@@ -149,6 +151,22 @@ TEST_CASE("a key's own failure (ip-api's status fail) fails the joined documents
   CHECK(y.k == outcome::kind::fail);
   CHECK(y.why == x.why);
   CHECK(s.reuse->cached_entries() == 0);
+}
+
+TEST_CASE("ip-api's 'no data' for a key is the joined documents' answer too, marked no data", "[reuse][no-data]") {
+  stub::ipapi_stub api(stub::stub_options{});
+  api.start();
+  one_shard s(api, "/json/{originatingIp}");
+  auto a = net::co_spawn(s.ioc, s.proc->process(job_for("1", "10.0.0.1")), net::use_future);
+  auto b = net::co_spawn(s.ioc, s.proc->process(job_for("2", "10.0.0.1")), net::use_future);
+  s.ioc.run();
+  const auto x = a.get(), y = b.get();
+  CHECK(api.requests() == 1);
+  CHECK(x.k == outcome::kind::done);
+  CHECK(x.no_data);
+  CHECK(y.k == outcome::kind::done);
+  CHECK(y.no_data);
+  CHECK(y.result == x.result);
 }
 
 TEST_CASE("a cancelled leader settles no one: its joined document makes the call itself", "[reuse]") {

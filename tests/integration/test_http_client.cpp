@@ -36,11 +36,12 @@ struct client_fixture {
 };
 
 struct processor_fixture {
-  explicit processor_fixture(const std::string& path_template, http::client_options o = {}) {
+  explicit processor_fixture(const std::string& path_template, http::client_options o = {}, bool no_data_fails = false) {
     stub.start();
     auto opts = std::make_shared<http::processor_options>();
     opts->url = http::url_template::parse(stub.base_url() + path_template);
     opts->http = o;
+    opts->no_data_fails = no_data_fails;
     opts->backoff_base = 10ms;
     proc = std::make_unique<http::http_processor>(ioc.get_executor(), opts);
   }
@@ -133,12 +134,21 @@ TEST_CASE("the processor keeps a valid answer as the result", "[http][processor]
   CHECK(o.result == stub::answer_for("8.8.4.4"));
 }
 
-TEST_CASE("the processor fails private addresses as ip-api reports them", "[http][processor]") {
+TEST_CASE("ip-api's 'no data' for a private address is the item's answer, marked no data, and --no-data-fails fails it",
+          "[http][processor][no-data]") {
   processor_fixture f("/json/{originatingIp}");
   auto o = f.run("192.168.1.1");
-  CHECK(o.k == outcome::kind::fail);
+  CHECK(o.k == outcome::kind::done);
+  CHECK(o.no_data);
+  CHECK(o.result == stub::answer_for("192.168.1.1"));  // what the Python recipe stores
   CHECK(o.why == "the API has no data: private range");
-  CHECK(f.run("not-an-ip").why == "the API has no data: invalid query");
+  CHECK_FALSE(f.run("8.8.4.4").no_data);
+
+  processor_fixture fails("/json/{originatingIp}", {}, true);
+  auto failed = fails.run("192.168.1.1");
+  CHECK(failed.k == outcome::kind::fail);
+  CHECK(failed.why == "the API has no data: private range");
+  CHECK(fails.run("not-an-ip").why == "the API has no data: invalid query");
 }
 
 TEST_CASE("the processor retries invalid JSON and non-object bodies", "[http][processor]") {

@@ -58,11 +58,13 @@ struct answers_in_memory final : answer_store {
 // One process's run over `st` through the stub, with its own answer cache and answers kept by
 // `stored`, on `shards` shards of `concurrency` pipelines in all.
 run_summary run_through(const stub::ipapi_stub& api, std::shared_ptr<memory_store> st,
-                        std::shared_ptr<http::stored_answers> stored, std::size_t shards, std::size_t concurrency) {
+                        std::shared_ptr<http::stored_answers> stored, std::size_t shards, std::size_t concurrency,
+                        bool no_data_fails = false) {
   auto reuse = std::make_shared<http::answer_reuse>(http::answer_cache_limits{});
   reuse->store_in(std::move(stored));
   http::processor_options p;
   p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
+  p.no_data_fails = no_data_fails;
   p.reuse = reuse;
   engine_config cfg;
   cfg.shards = shards;
@@ -201,12 +203,13 @@ TEST_CASE("a stored answer this run would not accept is not used: the API is ask
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
   auto kept = std::make_shared<answers_in_memory>();
-  // What a run with --no-status-check kept: ip-api's failure for the address, as an answer.
+  // What a run with --no-status-check kept: ip-api's failure for the address, as an answer; this
+  // run (--no-data-fails) would fail that answer, so it asks the API.
   const auto key = http::request_key("GET", "http", "127.0.0.1", api.port(), "/json/8.8.8.8");
   kept->keep({{http::stored_answer_key(key), "{\"status\":\"fail\",\"message\":\"private range\"}"}});
   auto st = std::make_shared<memory_store>();
   st->add(std::string("8.8.8.8"));
-  const auto s = run_through(api, st, std::make_shared<http::stored_answers>(kept, std::chrono::hours(1)), 1, 1);
+  const auto s = run_through(api, st, std::make_shared<http::stored_answers>(kept, std::chrono::hours(1)), 1, 1, true);
   CHECK(s.completed == 1);
   CHECK(s.answers_from_store == 0);
   CHECK(api.requests() == 1);

@@ -4,6 +4,7 @@
 #include "support/mysql_env.hpp"
 #include "support/worker_release.hpp"
 #include "support/sql_release_case.hpp"
+#include "support/sql_settings_case.hpp"
 
 #include <adapters/mysql/mysql_store.hpp>
 
@@ -31,4 +32,16 @@ TEST_CASE("dibs release frees a dead worker's MariaDB leases with --yes, and dib
   o.uri = test::mysql_uri_for(table);
   sql::mysql_store s(o);
   test::check_release_cli(s, table, o.uri, "UPDATE " + table + " SET lock_until = NOW(6) - INTERVAL 30 SECOND WHERE lock_by = 'pod-a-1'");
+}
+
+TEST_CASE("MariaDB: after dibs init, status, enrich, retry and release need only --store", "[mysql][settings][cli][e2e]") {
+  const auto table = test::unique_table("settings");
+  sql::mysql_options o;
+  o.uri = test::mysql_uri_for(table);
+  sql::mysql_store s(o);  // the dibs table it makes is replaced by the user's own below
+  s.execute("DROP TABLE IF EXISTS " + table);
+  test::check_recorded_settings(s, o.uri,
+                                {"CREATE TABLE " + table +
+                                     " (id BIGINT AUTO_INCREMENT PRIMARY KEY, ip VARCHAR(45) NOT NULL, geo JSON NULL)",
+                                 "INSERT INTO " + table + " (ip) VALUES ('8.8.8.8'), ('1.1.1.1'), ('9.9.9.9')"});
 }

@@ -4,6 +4,7 @@
 #include "postgres/pg_env.hpp"
 #include "support/worker_release.hpp"
 #include "support/sql_release_case.hpp"
+#include "support/sql_settings_case.hpp"
 
 #include <adapters/postgres/pg_store.hpp>
 
@@ -31,4 +32,15 @@ TEST_CASE("dibs release frees a dead worker's PostgreSQL leases with --yes, and 
   o.uri = test::postgres_uri_for(table);
   pg::pg_store s(o);
   test::check_release_cli(s, table, o.uri, "UPDATE " + table + " SET lock_until = now() - interval '30 seconds' WHERE lock_by = 'pod-a-1'");
+}
+
+TEST_CASE("PostgreSQL: after dibs init, status, enrich, retry and release need only --store", "[postgres][settings][cli][e2e]") {
+  const auto table = test::unique_pg_table("settings");
+  pg::pg_options o;
+  o.uri = test::postgres_uri_for(table);
+  pg::pg_store s(o);  // the dibs table it makes is replaced by the user's own below
+  s.execute("DROP TABLE IF EXISTS " + table);
+  test::check_recorded_settings(s, o.uri,
+                                {"CREATE TABLE " + table + " (id bigserial PRIMARY KEY, ip text NOT NULL, geo jsonb NULL)",
+                                 "INSERT INTO " + table + " (ip) VALUES ('8.8.8.8'), ('1.1.1.1'), ('9.9.9.9')"});
 }

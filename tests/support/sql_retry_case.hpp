@@ -29,7 +29,7 @@ void check_retry_by_reason(Store& s, const std::string& table, const std::string
   s.execute("INSERT INTO " + table + " (" + source_sql + ") VALUES ('192.168.7.1'), ('192.168.7.2'), ('192.168.7.3'), "
             "('nonsense'), ('nonsense')");
   const std::string url = api.base_url() + "/json/{originatingIp}";
-  auto [rc, out] = run_dibs({"enrich", "--store", uri, "--url", url, "--no-progress", "--max-attempts", "1"});
+  auto [rc, out] = run_dibs({"enrich", "--store", uri, "--url", url, "--no-progress", "--max-attempts", "1", "--no-data-fails"});
   INFO(out);
   REQUIRE(rc == 1);
   CHECK_THAT(out, Catch::Contains("store now: 200 done, 5 failed, 0 pending, 0 leased; this run: 200 done, 5 failed"));
@@ -63,7 +63,7 @@ void check_retry_by_reason(Store& s, const std::string& table, const std::string
   CHECK_THAT(out, Catch::Contains("retry: 3 failed items back to pending in "));
   CHECK(s.stats_blocking().pending == 3);
   // (they fail again the same way, and count as failed below)
-  std::tie(rc, out) = run_dibs({"enrich", "--store", uri, "--url", url, "--no-progress", "--max-attempts", "1"});
+  std::tie(rc, out) = run_dibs({"enrich", "--store", uri, "--url", url, "--no-progress", "--max-attempts", "1", "--no-data-fails"});
   REQUIRE(rc == 1);
 
   // --reason: only the matching failures.
@@ -101,7 +101,7 @@ void check_retry_by_reason(Store& s, const std::string& table, const std::string
 
   // An API that answers them now finishes every one.
   std::tie(rc, out) = run_dibs({"enrich", "--store", uri, "--url", api.base_url() + "/json/8.8.8.8?ip={originatingIp}",
-                                "--no-progress", "--max-attempts", "1"});
+                                "--no-progress", "--max-attempts", "1", "--no-data-fails"});
   INFO(out);
   CHECK(rc == 0);
   CHECK(last_line(out).rfind("summary: completed=5 failed=0 ", 0) == 0);

@@ -27,6 +27,7 @@ TEST_CASE("a batch answer is split by position and checked against each key", "[
   CHECK(s.items[0].text == R"({"status":"success","query":"8.8.8.8","city":"X"})");  // as the API wrote it
   CHECK(s.items[1].k == kind::no_data);
   CHECK(s.items[1].text == "the API has no data: private range");
+  CHECK_THAT(s.items[1].answer, Catch::StartsWith(R"({"status":"fail")"));  // written as the answer by default
   CHECK(s.items[2].k == kind::bad);
   CHECK(s.items[2].text == "the batch answer in the place of '1.1.1.1' is for '2.2.2.2'");
   CHECK(s.items[3].k == kind::bad);

@@ -49,17 +49,24 @@ struct files {
 claim_request claim_of(std::size_t n) { return {n, "w1", 60s, 0ms}; }
 }  // namespace
 
-TEST_CASE("json_pointer_of and with_field keep the line's other members as written", "[jsonl]") {
+TEST_CASE("json_pointer_of, and with_member / without_member change one member and keep every other byte", "[jsonl]") {
   CHECK(jsonl::json_pointer_of("a.b~c/d") == "/a/b~0c~1d");
-  CHECK(jsonl::with_field(R"({"ip":"1.2.3.4","location":null,"n":[1, {"a":2}],"x":1.50})", "location", R"({"c":"DE"})") ==
-        R"({"ip":"1.2.3.4","n":[1, {"a":2}],"x":1.50,"location":{"c":"DE"}})");
-  CHECK(jsonl::with_field(R"({"ip":"1"})", "loc", "null", R"("failed":{"reason":"x"})") ==
-        R"({"ip":"1","loc":null,"failed":{"reason":"x"}})");
-  CHECK(jsonl::with_field(R"({"ip":"1","failed":{"old":1}})", "loc", "2") == R"({"ip":"1","loc":2})");
-  CHECK(jsonl::with_field("[1,2]", "loc", "2").empty());
-  CHECK(jsonl::with_field("{\"a\":1} junk", "loc", "2").empty());
+  CHECK(jsonl::with_member(R"({"ip":"1.2.3.4","location":null,"n":[1, {"a":2}],"x":1.50})", "location", R"({"c":"DE"})") ==
+        R"({"ip":"1.2.3.4","location":{"c":"DE"},"n":[1, {"a":2}],"x":1.50})");
+  CHECK(jsonl::with_member(R"( { "ip" : "1" }  )", "loc", "2") == R"( { "ip" : "1","loc":2 }  )");
+  CHECK(jsonl::with_member("{}", "loc", "2") == R"({"loc":2})");
+  CHECK(jsonl::with_member(R"({"ip":"1","failed":{"old":1}})", "loc", "2") == R"({"ip":"1","failed":{"old":1},"loc":2})");
+  CHECK(jsonl::with_member(R"({"ab":"}","ab":null})", "ab", "[]") == R"({"ab":[],"ab":[]})");  // the key unescaped
+  CHECK(jsonl::without_member(R"({"a":1, "b" : {"x":"}"} ,"c":3})", "b") == R"({"a":1 ,"c":3})");
+  CHECK(jsonl::without_member(R"({"b":1, "c":3})", "b") == R"({"c":3})");
+  CHECK(jsonl::without_member(R"({ "b":1 })", "b") == R"({  })");
+  CHECK(jsonl::without_member(R"({"a":1})", "b") == R"({"a":1})");
+  CHECK(jsonl::member_text(R"({"a": [1, 2] ,"b":null})", "a") == "[1, 2]");
+  CHECK_FALSE(jsonl::member_text(R"({"a":1})", "b"));
+  CHECK(jsonl::with_member("[1,2]", "loc", "2").empty());
+  CHECK(jsonl::with_member("{\"a\":1} junk", "loc", "2").empty());
   // Found by fuzzing: a malformed value nested in an array was copied into the output as it was.
-  CHECK(jsonl::with_field(R"({"ip":"1","n":[1,{"a"?2}]})", "loc", "2").empty());
+  CHECK(jsonl::with_member(R"({"ip":"1","n":[1,{"a"?2}]})", "loc", "2").empty());
 }
 
 TEST_CASE("a JSON Lines file as a store: ids are line numbers, outcomes survive a restart, the output keeps the order", "[jsonl]") {
@@ -111,8 +118,8 @@ TEST_CASE("a JSON Lines file as a store: ids are line numbers, outcomes survive 
   CHECK(f.read("out.jsonl") ==
         "{\"originatingIp\":\"8.8.8.8\",\"location\":{\"c\":\"US\"}}\n"
         "{\"originatingIp\":\"1.1.1.1\",\"k\":7,\"location\":{\"c\":\"AU\"}}\n"
-        "{\"line\":4,\"input\":\"not json\",\"location\":null,\"failed\":{\"reason\":\"line 4 is not a JSON object\",\"httpStatus\":0,\"attempts\":0}}\n"
-        "{\"other\":true,\"location\":null,\"failed\":{\"reason\":\"source field 'originatingIp' is missing\",\"httpStatus\":0,\"attempts\":1}}\n"
+        "{\"_dibs\":{\"line\":4,\"input\":\"not json\",\"failed\":{\"reason\":\"line 4 is not a JSON object\",\"httpStatus\":0,\"attempts\":0}}}\n"
+        "{\"other\":true,\"_dibs\":{\"failed\":{\"reason\":\"source field 'originatingIp' is missing\",\"httpStatus\":0,\"attempts\":1}}}\n"
         "{\"originatingIp\":\"9.9.9.9\",\"location\":{\"c\":\"CH\"}}\n");
   CHECK_FALSE(fs::exists(f.dir / "out.jsonl.journal"));
 }

@@ -119,8 +119,8 @@ TEST_CASE("file mode: a retry record voids the line's failure", "[retry][jsonl]"
 TEST_CASE("file mode: a finished OUT becomes a journal without the lines put back", "[retry][jsonl]") {
   const std::string out =
       "{\"ip\":\"1.1.1.1\",\"location\":{\"city\": \"X\",\"n\":1.10}}\n"
-      "{\"ip\":\"2.2.2.2\",\"location\":null,\"failed\":{\"reason\":\"HTTP 404\",\"httpStatus\":404,\"attempts\":1}}\n"
-      "{\"line\":5,\"input\":\"nope\",\"location\":null,\"failed\":{\"reason\":\"line 5 is not a JSON object\",\"httpStatus\":0,\"attempts\":0}}\n";
+      "{\"ip\":\"2.2.2.2\",\"failed\":false,\"_dibs\":{\"failed\":{\"reason\":\"HTTP 404\",\"httpStatus\":404,\"attempts\":1}}}\n"
+      "{\"_dibs\":{\"line\":5,\"input\":\"nope\",\"failed\":{\"reason\":\"line 5 is not a JSON object\",\"httpStatus\":0,\"attempts\":0}}}\n";
   const auto outcomes = jsonl::outcomes_in_output(out, {1, 3, 5}, "location", "OUT");
   REQUIRE(outcomes.size() == 3);
   CHECK(outcomes[0].done);
@@ -181,6 +181,12 @@ TEST_CASE("status --json is one parseable object with the reasons", "[status][cl
   CHECK(std::string_view(doc["failure_reasons"].at(0)["reason"]) == r.reason);
   CHECK(std::string_view(doc["failure_reasons"].at(0)["example_ids"].at(1)) == "9");
   CHECK(cli::status_counts_line(s) == "status: pending=1 leased_live=0 leased_expired=0 done=0 failed=3");
+  // The API's "no data" answers, where the store counts them: apart from done.
+  s.done = 10;
+  CHECK(cli::status_counts_line(s, 4) == "status: pending=1 leased_live=0 leased_expired=0 done=6 failed=3 no_data=4");
+  REQUIRE_FALSE(parser.parse(cli::status_json("x", s, {}, {}, 4)).get(doc));
+  CHECK(uint64_t(doc["done"]) == 6);
+  CHECK(uint64_t(doc["no_data"]) == 4);
   CHECK(cli::failure_breakdown({r}) == "failed by reason (top 1):\n  3  HTTP 404: \"not found\"\\n  (e.g. 7, 9)\n");
   CHECK(cli::failure_breakdown({}).empty());
 }

@@ -29,7 +29,7 @@ TEST_CASE("the summary tells api calls, reused, joined and the hit ratio only wi
         "summary: completed=1000 failed=0 lost_leases=0 released=0 elapsed_s=2.000 docs_per_s=500.0 api_calls=100 "
         "reused=850 joined=50 hit_ratio=0.900");
   CHECK(s.json() ==
-        "{\"completed\":1000,\"failed\":0,\"lost_leases\":0,\"released\":0,\"retries\":0,\"renewals\":0,"
+        "{\"completed\":1000,\"failed\":0,\"no_data\":0,\"lost_leases\":0,\"released\":0,\"retries\":0,\"renewals\":0,"
         "\"elapsed_s\":2.000,\"docs_per_s\":500.0,\"api_calls\":100,\"answers_reused\":850,\"answers_joined\":50,"
         "\"answer_hit_ratio\":0.900,\"answers_from_store\":0}");
   run_summary off;

@@ -88,7 +88,7 @@ TEST_CASE("a table without the --source column is refused naming it and the colu
 TEST_CASE("a missing table is told by name, with the name meant when the caller finds one", "[sql][schema]") {
   const dibs::missing_table_error e("table", "jbos", "database dibs", {"jobs", "people"}, "create it with: dibs init");
   CHECK(std::string(e.what()) == "no table 'jbos' in database dibs (create it with: dibs init)");
-  CHECK(e.message(std::string("jobs")) == "no table 'jbos' in database dibs; did you mean 'jobs'? (create it with: dibs init)");
+  CHECK(e.message(std::string("jobs")) == "no table 'jbos' in database dibs; did you mean 'jobs'? (if 'jbos' is a new table: create it with: dibs init)");
   CHECK(e.existing.size() == 2);
 }
 

@@ -254,3 +254,15 @@ TEST_CASE("dibs release refuses a bad worker id, a file store, and a missing --y
   CHECK(rc == 2);
   CHECK_THAT(out, Catch::Contains("--worker is required"));
 }
+
+TEST_CASE("a run that starts behind another worker's live leases says why it may stand still, and how to free them",
+          "[workers][cli][first-minutes]") {
+  lease_holder killed{"pod-a-1", 40, 0, 52.5};  // a run killed with -9 a few seconds ago
+  lease_holder dead{"db-9-0", 3, 3, -93.5};     // expired: claimed again at once, nothing to wait for
+  CHECK(cli::lease_wait_note({dead, killed}) ==
+        "40 item(s) are leased by other workers (pod-a-1 40), the first lease ending in 52.5s: this run takes them when "
+        "their leases end, and until then may show no progress for them. A worker that was killed keeps its leases "
+        "that long; if it is gone, `dibs release --worker pod-a-1` with this --store frees them now");
+  CHECK(cli::lease_wait_note({dead}).empty());
+  CHECK(cli::lease_wait_note({}).empty());
+}

@@ -76,6 +76,10 @@ class admin_store : public store {
   }
   // The `top` most frequent failure reasons, most frequent first (ties by reason).
   virtual std::vector<failure_reason> failure_reasons(std::size_t /*top*/) { return {}; }
+  // Of the done items, how many hold the API's definitive "no data" as their answer (a target
+  // whose top-level "status" is "fail": ip-api's profile, outcome::no_data); `dibs status` counts
+  // them apart. nullopt when the store can't tell.
+  virtual std::optional<std::uint64_t> no_data_count() { return std::nullopt; }
   // Every lease holder, by `by` (lease_holder above).
   virtual std::vector<lease_holder> lease_holders() {
     throw std::invalid_argument(describe() + " can't list its lease holders");

@@ -11,7 +11,9 @@ namespace dibs {
 
 struct counters {
   std::atomic<std::uint64_t> claimed{0};
-  std::atomic<std::uint64_t> completed{0};
+  std::atomic<std::uint64_t> completed{0};  // done with data (no_data apart)
+  // Done with the API's definitive "no data" answer written as the result (outcome::no_data).
+  std::atomic<std::uint64_t> no_data{0};
   std::atomic<std::uint64_t> failed{0};
   std::atomic<std::uint64_t> lost_leases{0};
   std::atomic<std::uint64_t> released{0};   // given back at shutdown

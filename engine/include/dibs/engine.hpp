@@ -33,8 +33,9 @@ namespace dibs {
 struct shard_context;
 
 struct run_summary {
-  std::uint64_t completed = 0;
+  std::uint64_t completed = 0;  // done with data
   std::uint64_t failed = 0;
+  std::uint64_t no_data = 0;    // done with the API's "no data" answer (outcome::no_data): not failed
   std::uint64_t lost_leases = 0;
   std::uint64_t released = 0;
   std::uint64_t retries = 0;
@@ -48,15 +49,15 @@ struct run_summary {
   // Members an adapter adds to json() (",\"api_limits\":[...]" from the HTTP processors): the
   // engine knows nothing of them.
   std::string extra_json;
-  double docs_per_s() const { return elapsed_s > 0 ? completed / elapsed_s : 0; }
+  double docs_per_s() const { return elapsed_s > 0 ? static_cast<double>(completed + no_data) / elapsed_s : 0; }
   bool reuses_answers() const { return answer_calls + answers_reused + answers_joined > 0; }
   // The share of items answered without a call of their own (reused or joined), 0..1.
   double answer_hit_ratio() const {
     const auto all = answer_calls + answers_reused + answers_joined;
     return all > 0 ? static_cast<double>(answers_reused + answers_joined) / static_cast<double>(all) : 0;
   }
-  // `summary: completed=N failed=N lost_leases=N released=N elapsed_s=X docs_per_s=X`, then with
-  // answer reuse ` api_calls=N reused=N joined=N hit_ratio=X` (and ` from_store=N` when the store
+  // `summary: completed=N failed=N lost_leases=N released=N elapsed_s=X docs_per_s=X`, then
+  // ` no_data=N` when some items got the API's "no data" answer, then with answer reuse ` api_calls=N reused=N joined=N hit_ratio=X` (and ` from_store=N` when the store
   // keeps answers too).
   std::string line() const;
   std::string json() const;

@@ -46,7 +46,9 @@ class missing_table_error : public std::runtime_error {
   static std::string compose(const std::string& kind, const std::string& name, const std::string& where,
                              const std::optional<std::string>& suggestion, const std::string& advice) {
     std::string s = "no " + kind + " '" + name + "' in " + where;
-    if (suggestion) s += "; did you mean '" + *suggestion + "'?";
+    // With a name meant, the advice (how to create it) is for a name that is really new: said
+    // so, not offered as the fix for a typo.
+    if (suggestion) return s + "; did you mean '" + *suggestion + "'? (if '" + name + "' is a new " + kind + ": " + advice + ")";
     return s + " (" + advice + ")";
   }
 };

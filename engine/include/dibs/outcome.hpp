@@ -26,11 +26,24 @@ struct outcome {
   // The processor decided without calling the API (the item's request could not be built from its
   // fields): no news of the API either, so the breaker neither counts it nor closes on it.
   bool local = false;
+  // done: the answer is the API's definitive "no data for this key" (ip-api's
+  // {"status":"fail","message":"private range"}): written as the item's answer, so the item is
+  // done and never asked again, and counted apart from the items that got data (`no_data` in the
+  // summary, /metrics, /status). Not a failure: a run whose only other items got no data exits 0.
+  bool no_data = false;
 
   static outcome done(std::string json) {
     outcome o;
     o.k = kind::done;
     o.result = std::move(json);
+    return o;
+  }
+  // The API's definitive "no data" (see no_data), `why` its words.
+  static outcome no_data_answer(std::string json, std::string why, int status = 0) {
+    outcome o = done(std::move(json));
+    o.no_data = true;
+    o.why = std::move(why);
+    o.http_status = status;
     return o;
   }
   static outcome retry(std::chrono::milliseconds after, std::string why, int status = 0) {

@@ -36,7 +36,7 @@ std::vector<rights_probe> rights_probes(const std::string& table, const std::str
                                         const std::string& target, bool deletes, Quote quote) {
   std::string columns = quote(key) + ", " + quote(source);
   std::string sets;
-  for (const std::string c : {target, std::string("lock_by"), std::string("lock_token"), std::string("lock_until"),
+  for (const std::string& c : {target, std::string("lock_by"), std::string("lock_token"), std::string("lock_until"),
                               std::string("attempts"), std::string("error"), std::string("http_status"), std::string("failed_at")}) {
     columns += ", " + quote(c);
     sets += (sets.empty() ? "" : ", ") + quote(c) + " = " + quote(c);

@@ -1,0 +1,60 @@
+#include "mysql_settings.hpp"
+
+#include "mysql_store.hpp"
+#include "server_errors.hpp"
+
+#include <dibs/log.hpp>
+
+namespace dibs::sql {
+
+namespace settings_sql {
+std::string create_table() {
+  return "CREATE TABLE IF NOT EXISTS dibs_settings (table_name VARCHAR(64) NOT NULL, name VARCHAR(32) NOT NULL, "
+         "value VARCHAR(255) NOT NULL, recorded_at DATETIME(6) NOT NULL DEFAULT NOW(6), PRIMARY KEY (table_name, name))";
+}
+std::string read(const std::string& table_quoted) {
+  return "SELECT name, value FROM dibs_settings WHERE table_name = " + table_quoted + " ORDER BY name";
+}
+std::string write(const std::string& table_quoted, const std::string& name_quoted, const std::string& value_quoted) {
+  return "INSERT INTO dibs_settings (table_name, name, value) VALUES (" + table_quoted + ", " + name_quoted + ", " +
+         value_quoted + ") ON DUPLICATE KEY UPDATE value = VALUES(value), recorded_at = NOW(6)";
+}
+}  // namespace settings_sql
+
+settings_record read_settings_record(sql_session& c, const std::string& table) {
+  settings_record r;
+  try {
+    for (const auto& row : c.select(settings_sql::read(c.quote(table))))
+      if (row.size() == 2 && row[0] && row[1]) r.emplace_back(*row[0], *row[1]);
+  } catch (const sql_error& e) {
+    // ER_NO_SUCH_TABLE: no dibs init has recorded anything here. A user with rights on their
+    // table only may not read dibs_settings: no record for them either (flags as given).
+    if (e.code != 1146 && classify(e.code) != error_class::denied) throw;
+  }
+  return r;
+}
+
+void apply_settings_record(sql_session& c, table_names& names, mysql_options& opts) {
+  auto& use = opts.settings;
+  if (!use.read) return;
+  const auto recorded = read_settings_record(c, names.table);
+  const std::string where = "table " + names.table;
+  names.source = opts.source = resolve_setting("source", names.source, use, recorded, where);
+  names.target = opts.target = resolve_setting("target", names.target, use, recorded, where);
+  const auto done = resolve_setting("on_done", opts.done == on_done::remove ? "delete" : "mark", use, recorded, where);
+  opts.done = done == "delete" ? on_done::remove : on_done::mark;
+  use.result->found = !recorded.empty();
+  use.result->in_effect = {{"source", names.source}, {"target", names.target}};
+  // --on-done is recorded only when dibs init was given it: a table may be drained both ways.
+  if (use.was_given("on_done") || recorded_value(recorded, "on_done")) use.result->in_effect.emplace_back("on_done", done);
+  if (!recorded.empty()) log::debug("mysql: the settings dibs init recorded for ", where, " are in effect");
+}
+
+void write_settings_record(mysql_store& st, const std::string& table, const settings_record& r) {
+  st.in_session([&](sql_session& c) {
+    c.execute(settings_sql::create_table());
+    for (const auto& [name, value] : r) c.execute(settings_sql::write(c.quote(table), c.quote(name), c.quote(value)));
+  });
+}
+
+}  // namespace dibs::sql

@@ -1,0 +1,63 @@
+// dibs init's record for one table on PostgreSQL (dibs/recorded_settings.hpp): rows (table_name,
+// name, value) of `dibs_settings`, dibs's own table in the store's database, created by the first
+// dibs init. Applied before the table is checked (pg_store's constructor); written by dibs init
+// once the table is ready (open_store). Names are plain ([A-Za-z0-9_], check_names) and values
+// are names or mark/delete: quoted as literals here.
+#include "pg_store.hpp"
+
+#include <dibs/log.hpp>
+
+#include <sstream>
+
+namespace dibs::pg {
+
+namespace {
+std::string literal(const std::string& v) {
+  std::string out = "'";
+  for (char c : v) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+}  // namespace
+
+settings_record pg_store::read_settings_record() {
+  settings_record r;
+  // No dibs_settings yet, or a role with rights on its table only: no record (flags as given).
+  if (query_value("SELECT CASE WHEN to_regclass('dibs_settings') IS NULL THEN false "
+                  "ELSE has_table_privilege('dibs_settings', 'SELECT') END") != std::optional<std::string>("t"))
+    return r;
+  // One cell (query_value's): name=value lines.
+  const auto all = query_value("SELECT string_agg(name || '=' || value, E'\\n' ORDER BY name) FROM dibs_settings WHERE table_name = " +
+                               literal(names_.table));
+  std::istringstream lines(all.value_or(""));
+  for (std::string line; std::getline(lines, line);)
+    if (const auto eq = line.find('='); eq != std::string::npos) r.emplace_back(line.substr(0, eq), line.substr(eq + 1));
+  return r;
+}
+
+void pg_store::apply_settings_record() {
+  auto& use = opts_.settings;
+  if (!use.read) return;
+  const auto recorded = read_settings_record();
+  const std::string where = "table " + names_.table;
+  names_.source = opts_.source = resolve_setting("source", names_.source, use, recorded, where);
+  names_.target = opts_.target = resolve_setting("target", names_.target, use, recorded, where);
+  check_names(names_);
+  const auto done = resolve_setting("on_done", opts_.done == on_done::remove ? "delete" : "mark", use, recorded, where);
+  opts_.done = done == "delete" ? on_done::remove : on_done::mark;
+  use.result->found = !recorded.empty();
+  use.result->in_effect = {{"source", names_.source}, {"target", names_.target}};
+  // --on-done is recorded only when dibs init was given it: a table may be drained both ways.
+  if (use.was_given("on_done") || recorded_value(recorded, "on_done")) use.result->in_effect.emplace_back("on_done", done);
+  if (!recorded.empty()) log::debug("postgres: the settings dibs init recorded for ", where, " are in effect");
+}
+
+void pg_store::write_settings_record(const settings_record& r) {
+  std::string script = "BEGIN; CREATE TABLE IF NOT EXISTS dibs_settings (table_name text NOT NULL, name text NOT NULL, "
+                       "value text NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (table_name, name));";
+  for (const auto& [name, value] : r)
+    script += " INSERT INTO dibs_settings (table_name, name, value) VALUES (" + literal(names_.table) + ", " + literal(name) +
+              ", " + literal(value) + ") ON CONFLICT (table_name, name) DO UPDATE SET value = EXCLUDED.value, recorded_at = now();";
+  execute(script + " COMMIT");
+}
+
+}  // namespace dibs::pg

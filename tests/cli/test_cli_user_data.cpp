@@ -1,0 +1,99 @@
+// The user's data is theirs, end to end through the `dibs` binary: in file mode a line whose
+// target is set is not called again and comes out byte for byte, a field named "failed" is the
+// user's; an API's definitive "no data" (ip-api's private ranges) ends the item with that answer,
+// counted apart, and a run whose only non-done items got it exits 0.
+#include "support/run_dibs.hpp"
+#include "support/scratch_files.hpp"
+
+#include <adapters/demo_api/ipapi_stub.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace dibs;
+namespace fs = std::filesystem;
+
+namespace {
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+struct scratch {
+  explicit scratch(const std::string& name) : dir(test::scratch_dir("dibs-cli-user-data", name)) {}
+  ~scratch() { fs::remove_all(dir); }
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+  fs::path dir;
+};
+}  // namespace
+
+TEST_CASE("file mode end to end: a set target is never called again and passes through, 'failed' is the user's",
+          "[cli][jsonl][user-data]") {
+  stub::ipapi_stub api(stub::stub_options::loopback());
+  api.start();
+  scratch d("pass-through");
+  const std::string manual = R"({"id":"g","ip":"81.2.69.9","geo":{"country":"Atlantis","source":"manual"}})";
+  const std::string keep_false = R"({"id":"a", "ip": "8.8.8.8", "failed": false})";
+  const std::string keep_mine = R"({"id":"b","failed":"mine","ip":"1.1.1.1"})";
+  std::ofstream(d.path("in.jsonl")) << manual << "\n" << keep_false << "\n" << keep_mine << "\n";
+
+  const auto before = api.requests();
+  auto [rc, out] = test::run_dibs({"enrich", "--store", "jsonl:" + d.path("in.jsonl"), "--out", d.path("out.jsonl"),
+                                   "--source", "ip", "--target", "geo", "--url", api.base_url() + "/json/{ip}",
+                                   "--no-progress"});
+  INFO(out);
+  REQUIRE(rc == 0);
+  CHECK(api.requests() - before == 2 + 1);  // the two open lines, and the pre-flight's request
+  const auto got = lines_of(test::slurp(d.path("out.jsonl")));
+  REQUIRE(got.size() == 3);
+  CHECK(got[0] == manual);  // byte for byte: Atlantis stays
+  CHECK(got[1] == R"({"id":"a", "ip": "8.8.8.8", "failed": false,"geo":)" + stub::answer_for("8.8.8.8") + "}");
+  CHECK(got[2] == R"({"id":"b","failed":"mine","ip":"1.1.1.1","geo":)" + stub::answer_for("1.1.1.1") + "}");
+
+  std::tie(rc, out) = test::run_dibs({"status", "--store", "jsonl:" + d.path("in.jsonl"), "--out", d.path("out.jsonl"),
+                                      "--target", "geo"});
+  CHECK(rc == 0);
+  CHECK(test::last_line(out) == "status: pending=0 leased_live=0 leased_expired=0 done=3 failed=0");
+  api.stop();
+}
+
+TEST_CASE("a run whose only non-done items got the API's 'no data' exits 0, and --no-data-fails makes them failures",
+          "[cli][no-data]") {
+  stub::ipapi_stub api(stub::stub_options::loopback());
+  api.start();
+  scratch d("no-data");
+  const std::string input = "{\"ip\":\"8.8.8.8\"}\n{\"ip\":\"10.0.0.1\"}\n{\"ip\":\"192.168.1.1\"}\n";
+  std::ofstream(d.path("in.jsonl")) << input;
+  auto enrich = [&](const std::string& out, std::vector<std::string> more) {
+    std::vector<std::string> args{"enrich", "--store", "jsonl:" + d.path("in.jsonl"), "--out", d.path(out),
+                                  "--source", "ip", "--url", api.base_url() + "/json/{ip}", "--no-progress"};
+    args.insert(args.end(), more.begin(), more.end());
+    return test::run_dibs(args);
+  };
+
+  auto [rc, out] = enrich("out.jsonl", {});
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK_THAT(test::last_line(out), Catch::StartsWith("summary: completed=1 failed=0 ") && Catch::Contains(" no_data=2"));
+  CHECK_THAT(out, Catch::Contains("this run: 1 done, 0 failed, 2 with no data from the API"));
+  const auto got = lines_of(test::slurp(d.path("out.jsonl")));
+  REQUIRE(got.size() == 3);
+  CHECK(got[1] == "{\"ip\":\"10.0.0.1\",\"location\":" + stub::answer_for("10.0.0.1") + "}");  // the recipe's answer
+
+  std::tie(rc, out) = test::run_dibs({"status", "--store", "jsonl:" + d.path("in.jsonl"), "--out", d.path("out.jsonl")});
+  CHECK(rc == 0);
+  CHECK(test::last_line(out) == "status: pending=0 leased_live=0 leased_expired=0 done=1 failed=0 no_data=2");
+
+  std::tie(rc, out) = enrich("strict.jsonl", {"--no-data-fails"});
+  CHECK(rc == 1);
+  CHECK_THAT(test::last_line(out), Catch::StartsWith("summary: completed=1 failed=2 "));
+  CHECK_THAT(test::slurp(d.path("strict.jsonl")), Catch::Contains("\"reason\":\"the API has no data: private range\""));
+  api.stop();
+}

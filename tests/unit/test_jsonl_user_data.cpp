@@ -1,0 +1,108 @@
+// File mode keeps the user's data: a line whose target is set is done and passes through byte for
+// byte; dibs's own bookkeeping lives under "_dibs", so a user field named "failed" is the user's;
+// a line dibs writes keeps its members in order and every value it did not change as written.
+#include <adapters/jsonl/jsonl_store.hpp>
+
+#include "support/scratch_files.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace dibs;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+struct scratch {
+  explicit scratch(const std::string& name) : dir(test::scratch_dir("dibs-user-data", name)) {}
+  ~scratch() { fs::remove_all(dir); }
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+  fs::path dir;
+};
+
+std::string read_file(const std::string& path) { return test::slurp(path); }
+
+jsonl::jsonl_options options_in(const scratch& dir) {
+  jsonl::jsonl_options o;
+  o.in = dir.path("in.jsonl");
+  o.out = dir.path("out.jsonl");
+  o.source = "ip";
+  o.target = "geo";
+  return o;
+}
+}  // namespace
+
+TEST_CASE("file mode: a set target is done and passes through, a user's 'failed' is the user's, order and bytes kept",
+          "[jsonl][user-data]") {
+  scratch dir("case1");
+  const std::string manual = R"({"id":"g","ip":"81.2.69.9","geo":{"country":"Atlantis","source":"manual"}})";
+  const std::string spaced = R"({ "id": "a", "geo": null, "ip": "8.8.8.8",  "tags": [ 1, 2 ], "failed": false })";
+  const std::string mine = R"({"id":"b","ip":"1.1.1.1","failed":"mine","n":1.50})";
+  const std::string broken = R"({"id":"c","ip":"9.9.9.9","failed":{"by":"user"}})";
+  const std::string crlf = "{\"id\":\"d\",\"ip\":\"4.4.4.4\"}\r";
+  std::ofstream(dir.path("in.jsonl"), std::ios::binary)
+      << manual << "\n" << spaced << "\n" << mine << "\n" << broken << "\n" << crlf << "\n";
+
+  jsonl::jsonl_store s(options_in(dir));
+  auto st = s.stats_blocking();
+  CHECK(st.done == 1);  // the manual line: never claimed, never called
+  CHECK(st.pending == 4);
+  auto jobs = s.claim_blocking({10, "w1", 60s, 0ms});
+  REQUIRE(jobs.size() == 4);
+  CHECK(jobs[0].id == "2");
+  CHECK(s.complete_blocking({completion{jobs[0].ref(), R"({"country":"US"})"},
+                             completion{jobs[1].ref(), R"({"country":"AU"})"},
+                             completion{jobs[3].ref(), R"({"country":"DE"})"}})
+            .applied == 3);
+  CHECK(s.fail_blocking({failure{jobs[2].ref(), "HTTP 404", 404, 1}}).applied == 1);
+  CHECK_THAT(s.finish(true), Catch::Contains("5 lines (4 done, 1 failed)"));
+
+  CHECK(read_file(dir.path("out.jsonl")) ==
+        manual + "\n" +
+        R"({ "id": "a", "geo": {"country":"US"}, "ip": "8.8.8.8",  "tags": [ 1, 2 ], "failed": false })" + "\n" +
+        R"({"id":"b","ip":"1.1.1.1","failed":"mine","n":1.50,"geo":{"country":"AU"}})" + "\n" +
+        R"({"id":"c","ip":"9.9.9.9","failed":{"by":"user"},"_dibs":{"failed":{"reason":"HTTP 404","httpStatus":404,"attempts":1}}})" +
+        "\n" + "{\"id\":\"d\",\"ip\":\"4.4.4.4\",\"geo\":{\"country\":\"DE\"}}\r\n");
+
+  // dibs status on the finished output: the user's "failed" members are not failures.
+  jsonl::jsonl_options ro = options_in(dir);
+  ro.read_only = true;
+  jsonl::jsonl_store counted(ro);
+  const auto after = counted.stats_blocking();
+  CHECK(after.done == 4);
+  CHECK(after.failed == 1);
+  const auto reasons = counted.failure_reasons(5);
+  REQUIRE(reasons.size() == 1);
+  CHECK(reasons[0].reason == "HTTP 404");
+  CHECK(reasons[0].example_ids == std::vector<std::string>{"4"});
+}
+
+TEST_CASE("file mode: an earlier run's output as the input: failed lines are open again, their old _dibs replaced",
+          "[jsonl][user-data]") {
+  scratch dir("case2");
+  std::ofstream(dir.path("in.jsonl"), std::ios::binary)
+      << R"({"ip":"1.1.1.1","_dibs":{"failed":{"reason":"timed out","httpStatus":0,"attempts":3}},"k":1})" << "\n"
+      << R"({"ip":"2.2.2.2","_dibs":{"failed":{"reason":"timed out","httpStatus":0,"attempts":3}}})" << "\n";
+  jsonl::jsonl_store s(options_in(dir));
+  auto jobs = s.claim_blocking({10, "w1", 60s, 0ms});
+  REQUIRE(jobs.size() == 2);
+  CHECK(s.complete_blocking({completion{jobs[0].ref(), R"({"c":1})"}}).applied == 1);
+  CHECK(s.fail_blocking({failure{jobs[1].ref(), "HTTP 500", 500, 1}}).applied == 1);
+  s.finish(true);
+  CHECK(read_file(dir.path("out.jsonl")) ==
+        std::string(R"({"ip":"1.1.1.1","k":1,"geo":{"c":1}})") + "\n" +
+        R"({"ip":"2.2.2.2","_dibs":{"failed":{"reason":"HTTP 500","httpStatus":500,"attempts":1}}})" + "\n");
+}
+
+TEST_CASE("file mode: a line that is not an object keeps its text under _dibs", "[jsonl][user-data]") {
+  scratch dir("case3");
+  std::ofstream(dir.path("in.jsonl"), std::ios::binary) << "[1,2]\n";
+  jsonl::jsonl_store s(options_in(dir));
+  CHECK(s.stats_blocking().failed == 1);
+  s.finish(true);
+  CHECK(read_file(dir.path("out.jsonl")) ==
+        R"({"_dibs":{"line":1,"input":"[1,2]","failed":{"reason":"line 1 is not a JSON object","httpStatus":0,"attempts":0}}})"
+        "\n");
+}
