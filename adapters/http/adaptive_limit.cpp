@@ -90,7 +90,10 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
   const auto window = std::max<std::chrono::microseconds>(
       s_.min_window, std::chrono::microseconds(static_cast<std::int64_t>(average_us_)));
   if (now - window_start_ < window) return false;
-  if (samples_us_.empty() && loss_ == limit_signal::none) return false;  // nothing learned yet
+  // A median needs a few answers: at a limit of 1 or 2, one slow item's answer alone would be the
+  // round trip's latency, the moving average would jump to it, and every later round trip and
+  // measuring period would last that long. Loss needs no answers to be heard.
+  if (samples_us_.size() < s_.min_samples && loss_ == limit_signal::none) return false;
 
   const auto loss = loss_;
   const bool cooling = cooling_;

@@ -47,7 +47,8 @@ struct adaptive_settings {
   double spike_floor = 0.5;         // ... and > average × (1 + this)
   double ewma_alpha = 0.4;          // weight of the newest round trip in the average and deviation
   double loss_decrease = 0.7;       // limit × this on loss
-  std::chrono::microseconds min_window{5'000};   // a round trip's decision waits at least this
+  std::chrono::microseconds min_window{5'000};   // a round trip's decision waits at least this ...
+  std::size_t min_samples = 3;                    // ... and for this many answers (or a loss)
   std::chrono::microseconds min_period{100'000};  // a measuring period lasts at least this ...
   std::uint64_t min_period_answers = 8;           // ... and has at least this many answers
 };

@@ -138,6 +138,32 @@ TEST_CASE("a slow tail of a few items is not taken for load", "[adaptive]") {
   CHECK(l.limit() >= 256);
 }
 
+TEST_CASE("at a small limit, one slow item's answer alone is not a latency spike", "[adaptive]") {
+  auto now = clock_type::time_point{} + 100s;
+  auto st = settings();
+  st.max = 2;  // held at 2: a round trip has one or two answers
+  adaptive_limit l(st, now);
+  for (int r = 0; r < 50; ++r) {  // 10 ms answers: the moving average learns them
+    l.started(1, 0);
+    l.started(2, 0);
+    now += 10ms;
+    l.answered(10ms, now);
+    l.answered(10ms, now);
+  }
+  REQUIRE(l.decreases() == 0);
+  // One item takes 2 s; the other slot goes on answering in 10 ms meanwhile, then after it.
+  l.started(1, 0);
+  now += 2s;
+  l.answered(2s, now);
+  for (int r = 0; r < 4; ++r) {
+    l.started(2, 0);
+    now += 10ms;
+    l.answered(10ms, now);
+  }
+  CHECK(l.decreases() == 0);
+  CHECK(l.limit() == 2);
+}
+
 TEST_CASE("the limit follows an API whose latency doubles, down and back up", "[adaptive]") {
   auto now = clock_type::time_point{} + 100s;
   adaptive_limit l(settings(), now);
