@@ -193,6 +193,8 @@ def main():
     ap.add_argument("--md", default="bench/results/adaptive.md")
     ap.add_argument("--json", default="bench/results/adaptive.json")
     a = ap.parse_args()
+    # A stopped bench still stops its servers (the finally below): SIGTERM exits as an exception.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sweep = [int(x) for x in a.sweep.split(",")]
     work = tempfile.mkdtemp(prefix="dibs-adaptive-")
     servers = Servers(work)
