@@ -114,7 +114,8 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
     if (loss != limit_signal::none) {
       decrease(s_.loss_decrease, loss, now);
     } else if (latency > 0 && average_us_ > 0 &&
-               latency > average_us_ + std::max(s_.deviation_scale * deviation_us_, s_.spike_floor * average_us_)) {
+               latency > average_us_ + std::max({s_.deviation_scale * deviation_us_, s_.spike_floor * average_us_,
+                                                 static_cast<double>(s_.spike_min.count())})) {
       // Queueing: down by the ratio (Gradient's rule), between halving and a tenth.
       decrease(std::clamp(average_us_ / latency, 0.5, 0.9), limit_signal::latency, now);
     }

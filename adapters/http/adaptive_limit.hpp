@@ -44,7 +44,11 @@ struct adaptive_settings {
   double drop_tolerance = 0.03;     // ... kept lower when they fell no more than this
   int hold_periods = 2;             // periods at a limit before the next probe
   double deviation_scale = 2.5;     // latency spike: median > average + scale × deviation ...
-  double spike_floor = 0.5;         // ... and > average × (1 + this)
+  double spike_floor = 0.5;         // ... and > average × (1 + this) ...
+  // ... and by at least this much: a server that answers in tens of microseconds (measured: 16-30
+  // us from Python's http.server on loopback) shows a scheduler's millisecond as a 50x "spike";
+  // below this, the answers per second (hill climbing) judge alone.
+  std::chrono::microseconds spike_min{2'000};
   double ewma_alpha = 0.4;          // weight of the newest round trip in the average and deviation
   double loss_decrease = 0.7;       // limit × this on loss
   std::chrono::microseconds min_window{5'000};   // a round trip's decision waits at least this ...
