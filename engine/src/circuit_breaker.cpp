@@ -13,11 +13,6 @@ bool circuit_breaker::failed(const std::string& item, const std::string& why, cl
         streak_.push_back(item);
         if (!answered) ++silent_;
       }
-      if (silent_ >= s_.trip_after && s_.trip_after > 0) {
-        delay_ = s_.probe_min;
-        reopen(now);
-        return true;
-      }
       return outage_held(now);
     case state::probing:
       if (item != probe_) return false;  // a call sent before the circuit opened: nothing new
@@ -33,7 +28,8 @@ bool circuit_breaker::failed(const std::string& item, const std::string& why, cl
 
 bool circuit_breaker::outage_held(clock::time_point now) {
   if (state_ != state::closed || s_.trip_after == 0 || streak_.size() < s_.trip_after) return false;
-  if (now - streak_since_ < s_.min_outage) return false;
+  // Failures with no answer are an outage at once; 5xx answers only once they span min_outage.
+  if (silent_ < s_.trip_after && now - streak_since_ < s_.min_outage) return false;
   delay_ = s_.probe_min;
   reopen(now);
   return true;
