@@ -260,15 +260,6 @@ void append_foreign(bson_t* b, const field_names& f) {
 }
 }  // namespace
 
-bson_ptr pending_filter(const field_names& f) {
-  auto b = make_bson();
-  BSON_APPEND_NULL(b.get(), f.target.c_str());
-  append_exists(b.get(), f.lock_failed(), false);
-  append_exists(b.get(), f.lock_token(), false);
-  append_lease_field_ours(b.get(), "$or", f);
-  return b;
-}
-
 bson_ptr foreign_lease_filter(const field_names& f) {
   auto b = make_bson();
   BSON_APPEND_NULL(b.get(), f.target.c_str());

@@ -60,7 +60,6 @@ bson_ptr failure_update(const field_names& f, const std::string& reason, int htt
 bson_ptr foreign_lease_filter(const field_names& f);
 
 // Counting filters for stats().
-bson_ptr pending_filter(const field_names& f);
 bson_ptr leased_filter(const field_names& f, store_time now, bool live);
 bson_ptr done_filter(const field_names& f);
 // {<target>.status: "fail"}: done with the API's "no data" answer (admin_store::no_data_count).
@@ -85,7 +84,8 @@ bson_ptr lock_takeover_update(const std::string& by, std::uint64_t token, store_
                               bool count_attempt = true);
 bson_ptr lock_fenced_filter(const bson_value_t& id, const std::string& by, std::uint64_t token);
 bson_ptr lock_index_command(const std::string& lock_collection, std::int64_t ttl_seconds);
-// Candidates for lock-collection: target null and not failed (locks live elsewhere).
+// Open documents: target null and not failed (lock-collection candidates, whose locks live
+// elsewhere; and what stats() counts as open in one command, stats_counts.hpp).
 bson_ptr unlocked_candidate_filter(const field_names& f);
 // Adds `_id: {$in: ids}` to `filter`.
 void append_id_in(bson_t* filter, const std::vector<bson_value_t>& ids);

@@ -4,6 +4,7 @@
 #include "collection_ops.hpp"
 #include "driver_handles.hpp"
 #include "protocol.hpp"
+#include "stats_counts.hpp"
 #include "store_context.hpp"
 
 #include <dibs/ipv4_ranges.hpp>
@@ -146,13 +147,16 @@ store_stats document_lease_stats(store_context& ctx) {
   auto c = ctx.conn.client();
   auto coll = ctx.documents(c.get());
   const auto t = ctx.clock.now();
-  store_stats s;
-  s.done = count(coll.get(), done_filter(f));
-  s.failed = count(coll.get(), failed_filter(f));
-  s.pending = count(coll.get(), pending_filter(f));
-  s.leased_live = count(coll.get(), leased_filter(f, t, true));
-  s.leased_expired = count(coll.get(), leased_filter(f, t, false));
-  return s;
+  return stats_from_counts([&](doc_count what) -> std::uint64_t {
+    switch (what) {
+      case doc_count::done: return count(coll.get(), done_filter(f));
+      case doc_count::failed: return count(coll.get(), failed_filter(f));
+      case doc_count::leased_live: return count(coll.get(), leased_filter(f, t, true));
+      case doc_count::leased_expired: return count(coll.get(), leased_filter(f, t, false));
+      case doc_count::open: return count(coll.get(), unlocked_candidate_filter(f));
+    }
+    return 0;
+  });
 }
 
 store_stats lock_lease_stats(store_context& ctx) {

@@ -40,4 +40,5 @@ set(dibs_internal_headers
   adapters/mongo/driver_handles.hpp
   adapters/mongo/test_hooks.hpp
   adapters/mongo/claimer.hpp
-  adapters/mongo/lease_verdicts.hpp)
+  adapters/mongo/lease_verdicts.hpp
+  adapters/mongo/stats_counts.hpp)
