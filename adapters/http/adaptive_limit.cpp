@@ -90,7 +90,7 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
   const auto window = std::max<std::chrono::microseconds>(
       s_.min_window, std::chrono::microseconds(static_cast<std::int64_t>(average_us_)));
   if (now - window_start_ < window) return false;
-  // A median needs a few answers: at a limit of 1 or 2, one slow item's answer alone would be the
+  // A quartile needs a few answers: at a limit of 1 or 2, one slow item's answer alone would be the
   // round trip's latency, the moving average would jump to it, and every later round trip and
   // measuring period would last that long. Loss needs no answers to be heard.
   if (samples_us_.size() < s_.min_samples && loss_ == limit_signal::none) return false;
@@ -103,22 +103,38 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
 
   double latency = 0;
   if (!samples_us_.empty()) {
-    auto mid = samples_us_.begin() + static_cast<std::ptrdiff_t>(samples_us_.size() / 2);
-    std::nth_element(samples_us_.begin(), mid, samples_us_.end());
-    latency = *mid;
+    // The lower quartile: queueing at the server delays every answer, the fastest too; slow
+    // items (a slow tail sent together in a burst) are most of a round trip's answers at times,
+    // never a quarter of them for long.
+    auto q = samples_us_.begin() + static_cast<std::ptrdiff_t>(samples_us_.size() / 4);
+    std::nth_element(samples_us_.begin(), q, samples_us_.end());
+    latency = *q;
     samples_us_.clear();
     recent_ = std::chrono::microseconds(static_cast<std::int64_t>(latency));
   }
+  const bool spike = latency > 0 && average_us_ > 0 &&
+                     latency > average_us_ + std::max({s_.deviation_scale * deviation_us_, s_.spike_floor * average_us_,
+                                                       static_cast<double>(s_.spike_min.count())});
+  // A spike is queueing only when the next round trip is slow too: one slow round trip alone is
+  // as often a clump of slow items sent together, or the client's own machine busy for a moment,
+  // and it is not folded into the average either (it would stretch every later round trip).
+  const double suspect = suspect_us_;
+  suspect_us_ = 0;
   // The round trip after a decrease hears of requests sent before it: they judge the old limit.
   if (!cooling) {
     if (loss != limit_signal::none) {
       decrease(s_.loss_decrease, loss, now);
-    } else if (latency > 0 && average_us_ > 0 &&
-               latency > average_us_ + std::max({s_.deviation_scale * deviation_us_, s_.spike_floor * average_us_,
-                                                 static_cast<double>(s_.spike_min.count())})) {
+    } else if (spike && suspect > 0) {
       // Queueing: down by the ratio (Gradient's rule), between halving and a tenth.
-      decrease(std::clamp(average_us_ / latency, 0.5, 0.9), limit_signal::latency, now);
+      decrease(std::clamp(average_us_ / std::min(latency, suspect), 0.5, 0.9), limit_signal::latency, now);
+    } else if (spike) {
+      suspect_us_ = latency;
+      return true;
     }
+  }
+  if (suspect > 0 && latency > 0) {  // confirmed (or after a decrease): the average hears of it too
+    deviation_us_ += s_.ewma_alpha * (std::abs(suspect - average_us_) - deviation_us_);
+    average_us_ += s_.ewma_alpha * (suspect - average_us_);
   }
   if (latency > 0) {
     if (average_us_ == 0) {

@@ -16,13 +16,15 @@
 //     fall by more than `drop_tolerance` (fewer in flight for the same answers is kinder to the
 //     server), else back where it was;
 //   - multiplicative decrease on loss (429, 502-504, timeouts, resets, refused or dropped
-//     connections: the server says it is overloaded) and on a latency spike (a round trip's median
-//     latency past the moving average by more than `deviation_scale` deviations and by half: a
-//     server whose latency doubles is queueing, and the limit comes down by the ratio);
+//     connections: the server says it is overloaded) and on a latency spike (two round trips in a
+//     row whose latency is past the moving average by more than `deviation_scale`
+//     deviations, by half and by `spike_min`: a server whose latency doubles is queueing, and the
+//     limit comes down by the ratio; one slow round trip alone is a clump of slow items or the
+//     client's own machine busy for a moment);
 //   - at most one such decrease per round trip, and the round trip after one, whose answers were
 //     sent before it, decreases nothing.
-// Latency is the time from the request written to the answer's header, the median of a round
-// trip's answers: a few slow items say nothing of the server's load, queueing delays every answer.
+// Latency is the time from the request written to the answer's header, the lower quartile of a
+// round trip's answers: slow items say nothing of the server's load, queueing delays every answer.
 // Waiting for a permit, a connection or a rate slot is not counted.
 #pragma once
 
@@ -38,23 +40,30 @@ struct adaptive_settings {
   double initial = 2;
   double min = 1;
   double max = 1000;                // the ceiling (--concurrency)
-  double start_gain = 0.15;         // slow start goes on while a doubling gives this much more
+  // Slow start goes on while a doubling gives this much more. 5%, not more: against a fast API on
+  // a busy 2-core machine each doubling gave 5-15% more and 15% stopped slow start at 4-8 (0.6
+  // of what 1,000 in flight did).
+  double start_gain = 0.05;
   double probe_step = 0.25;         // a probe tries the limit this much higher (or lower)
   double keep_gain = 0.05;          // ... kept higher when the answers per second rose this much
   double drop_tolerance = 0.03;     // ... kept lower when they fell no more than this
   int hold_periods = 2;             // periods at a limit before the next probe
-  double deviation_scale = 2.5;     // latency spike: median > average + scale × deviation ...
+  double deviation_scale = 2.5;     // latency spike: a round trip's > average + scale × deviation ...
   double spike_floor = 0.5;         // ... and > average × (1 + this) ...
   // ... and by at least this much: a server that answers in tens of microseconds (measured: 16-30
-  // us from Python's http.server on loopback) shows a scheduler's millisecond as a 50x "spike";
-  // below this, the answers per second (hill climbing) judge alone.
-  std::chrono::microseconds spike_min{2'000};
+  // us from Python's http.server on loopback) shows a scheduler's millisecond as a 50x "spike",
+  // and a client on a busy 2-core machine (a build beside it) saw round trips of 3-7 ms against
+  // APIs answering in 0.1-2 ms; below this, the answers per second (hill climbing) judge alone.
+  std::chrono::microseconds spike_min{5'000};
   double ewma_alpha = 0.4;          // weight of the newest round trip in the average and deviation
   double loss_decrease = 0.7;       // limit × this on loss
   std::chrono::microseconds min_window{5'000};   // a round trip's decision waits at least this ...
   std::size_t min_samples = 3;                    // ... and for this many answers (or a loss)
   std::chrono::microseconds min_period{100'000};  // a measuring period lasts at least this ...
-  std::uint64_t min_period_answers = 8;           // ... and has at least this many answers
+  // ... and has at least this many answers: with fewer, behind a slow tail (a few answers a
+  // period), the answers per second of one period were noise of +-30%, and probes were kept or
+  // dropped by chance.
+  std::uint64_t min_period_answers = 24;
 };
 
 // Why the limit last went down (or "" when it never did).
@@ -110,6 +119,7 @@ class adaptive_limit {
   std::vector<std::uint32_t> samples_us_;
   limit_signal loss_ = limit_signal::none;
   bool cooling_ = false;  // the round trip after a decrease: its answers were sent before it
+  double suspect_us_ = 0;  // the last round trip's latency when it spiked (unconfirmed), else 0
   // The current measuring period: answers per second at one limit.
   clock::time_point period_start_;
   clock::time_point measure_from_;  // a round trip after its start: answers counted from here
@@ -122,7 +132,7 @@ class adaptive_limit {
   double base_rate_ = 0;    // answers per second at the base limit
   double best_rate_ = 0;    // answers per second at the limit held now
   // Across round trips.
-  double average_us_ = 0;  // moving average of the round trips' medians
+  double average_us_ = 0;  // moving average of the round trips' latencies
   double deviation_us_ = 0;
   std::chrono::microseconds min_latency_{0};
   std::chrono::microseconds recent_{0};

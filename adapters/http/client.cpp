@@ -174,9 +174,24 @@ awaitable<response> client::impl::send(origin to, request spec) {
     // likely as dead.
     std::unique_ptr<connection> c = attempt == 0 ? take_idle(pool) : nullptr;
     res.reused = c != nullptr;
+    connection_slots::held unproven;
+    bool paced = false;  // this connection waited for the window (it was full)
     if (c) {
       ++stats.reuses;
     } else {
+      if (pool.limit && !pool.unproven.try_take(unproven)) {  // no co_await inside a condition (g++ 12)
+        paced = true;
+        const bool got = co_await take_unproven(pool, unproven, res);
+        if (!got) co_return res;
+        // Meanwhile another request may have given a kept-alive connection back.
+        if (attempt == 0 && (c = take_idle(pool))) {
+          res.reused = true;
+          ++stats.reuses;
+          unproven.reset();
+        }
+      }
+    }
+    if (!c) {
       c = co_await open(to, pool, deadline, res);
       if (!c) {
         observe_failure(pool, res.ec);
@@ -195,6 +210,11 @@ awaitable<response> client::impl::send(origin to, request spec) {
                  " ms (the server's backlog is full); sending it again on another");
       if (opts.figures) opts.figures->dropped_handshakes.fetch_add(1, std::memory_order_relaxed);
       observe_overload(pool, limit_signal::dropped_handshake);
+      if (pool.limit) {
+        pool.new_connections.dropped();
+        unproven.reset();
+        sync_unproven(pool);
+      }
       continue;
     }
     if (x.ec) {
@@ -206,6 +226,11 @@ awaitable<response> client::impl::send(origin to, request spec) {
       co_return res;
     }
     observe_answer(pool, res.status, x.first_byte);
+    if (unproven) {  // a new connection answered: the server accepts them this fast
+      pool.new_connections.proven(paced || pool.unproven.in_use() >= pool.unproven.limit(), pool.limit->limit());
+      unproven.reset();
+      sync_unproven(pool);
+    }
     // Bytes after the answer belong to no request: such a connection is not used again.
     const bool keep = c->reader->keep_alive() && c->buffer.size() == 0;
     if (c->buffer.size() > 0) ++stats.unsolicited;
@@ -231,6 +256,21 @@ void client::impl::observe_overload(host_pool& pool, limit_signal why) {
 void client::impl::sync_permits(host_pool& pool) {
   const auto share = share_of(*pool.limit);
   if (share != pool.permits.limit()) pool.permits.set_limit(share);
+}
+
+void client::impl::sync_unproven(host_pool& pool) {
+  const auto share = connection_share(pool.new_connections.allowed(), opts.shards, opts.shard);
+  if (share != pool.unproven.limit()) pool.unproven.set_limit(share);
+}
+
+awaitable<bool> client::impl::take_unproven(host_pool& pool, connection_slots::held& slot, response& res) {
+  ++stats.connect_waits;
+  const bool got = co_await pool.unproven.wait(slot);
+  if (!got) {
+    res.ec = net::error::operation_aborted;
+    res.stage = "wait to open a connection (new connections to the API are paced)";
+  }
+  co_return got;
 }
 
 void client::impl::limit_decided(host_pool& pool, const origin_limit::decision& d) {

@@ -102,6 +102,7 @@ struct client_stats {
   std::uint64_t resolves = 0;       // host name lookups
   std::uint64_t connection_waits = 0;  // requests that waited for a connection (max_connections_per_host)
   std::uint64_t limit_waits = 0;       // requests that waited for the adaptive limit
+  std::uint64_t connect_waits = 0;     // ... and to open a connection (connect_window.hpp: paced)
   // Requests whose new connection the server never accepted (no byte of the request
   // acknowledged in time: its backlog was full), sent again on another connection.
   std::uint64_t dropped_handshakes = 0;

@@ -85,6 +85,7 @@ awaitable<host_pool*> client::impl::pool_for(const origin& to, response& res) {
         p.limit = opts.figures ? opts.figures->limits.get(p.key, *opts.adaptive)
                                : std::make_shared<origin_limit>(p.key, *opts.adaptive);
         p.permits = connection_slots(share_of(*p.limit));
+        p.unproven = connection_slots(connection_share(p.new_connections.allowed(), opts.shards, opts.shard));
       }
     }
     last_pool = &it->second;

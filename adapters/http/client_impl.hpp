@@ -5,6 +5,7 @@
 
 #include <adapters/http/client.hpp>
 #include <adapters/http/connection.hpp>
+#include <adapters/http/connect_window.hpp>
 #include <adapters/http/connection_slots.hpp>
 #include <adapters/http/endpoint_refresh.hpp>
 #include <adapters/http/origin_limits.hpp>
@@ -47,6 +48,10 @@ struct host_pool {
   // this client's permits, its share of it (one per request in flight).
   std::shared_ptr<origin_limit> limit;
   connection_slots permits;
+  // With the adaptive limit: new connections paced (connect_window.hpp), this client's share of
+  // the window; a request holds one of these from before it opens a connection until its answer.
+  connect_window new_connections;
+  connection_slots unproven;
   // Moving averages of the time to first byte (for the check of a new connection's request) and
   // of the time to connect (for the bound on a connect whose SYN a full backlog dropped).
   std::chrono::microseconds first_byte_avg{0};
@@ -107,6 +112,10 @@ struct client::impl {
 
   // The permits follow the origin's limit, which any shard's client may have moved.
   void sync_permits(host_pool& pool);
+  // The slots of new connections follow the pool's window (this client's share of it).
+  void sync_unproven(host_pool& pool);
+  // Waits for a slot to open a new connection in (with the adaptive limit); false when cancelled.
+  awaitable<bool> take_unproven(host_pool& pool, connection_slots::held& slot, response& res);
 
   // A round trip's decision was made (by this client's answer): the permits follow, the engine
   // hears of a change, and the operator of a decrease the API caused.

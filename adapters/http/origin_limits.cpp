@@ -128,7 +128,7 @@ void origin_limits::prometheus(prometheus_writer& w) const {
        [](const limit_view& v) { return static_cast<double>(v.in_flight); });
   each("dibs_api_latency_min_seconds", "gauge", "The fastest answer's time to first byte.",
        [](const limit_view& v) { return std::chrono::duration<double>(v.min_latency).count(); });
-  each("dibs_api_latency_recent_seconds", "gauge", "The median time to first byte of the last round trip.",
+  each("dibs_api_latency_recent_seconds", "gauge", "The time to first byte of the last round trip (its lower quartile).",
        [](const limit_view& v) { return std::chrono::duration<double>(v.recent_latency).count(); });
   each("dibs_api_concurrency_decreases_total", "counter", "Times the adaptive limit went down.",
        [](const limit_view& v) { return static_cast<double>(v.decreases); });

@@ -33,7 +33,7 @@ struct limit_view {
   std::size_t waiting = 0;    // requests waiting for the limit
   std::size_t lowest = 0, highest = 0;  // the range the limit moved in
   std::chrono::microseconds min_latency{0};     // the fastest answer's first byte
-  std::chrono::microseconds recent_latency{0};  // the last round trip's median
+  std::chrono::microseconds recent_latency{0};  // the last round trip's (lower quartile)
   limit_signal last_decrease = limit_signal::none;
   std::uint64_t decreases = 0;
   bool slow_start = false;

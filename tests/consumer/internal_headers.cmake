@@ -17,6 +17,7 @@ set(dibs_internal_headers
   adapters/http/connection.hpp
   adapters/http/exchange_io.hpp
   adapters/http/tcp_signals.hpp
+  adapters/http/connect_window.hpp
   adapters/http/limit_signals.hpp
   adapters/jsonl/journal_file.hpp
   adapters/jsonl/journal_format.hpp

@@ -1,0 +1,25 @@
+#include "connect_window.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dibs::http {
+
+void connect_window::proven(bool was_full, std::size_t ceiling) {
+  if (!was_full) return;  // the pace held nothing back: this says nothing of a bigger burst
+  // No higher than the requests that may be in flight: past that it would pace nothing, and a
+  // window grown far above the limit would let a later burst through at once.
+  double top = std::max(initial, static_cast<double>(ceiling));
+  if (cap_ > 0) top = std::min(top, cap_);
+  if (++proven_ < allowed_) return;  // one more per window's worth
+  proven_ = 0;
+  allowed_ = std::max(allowed_, std::min(allowed_ + 1, top));
+}
+
+void connect_window::dropped() {
+  allowed_ = std::max(floor, std::floor(allowed_ / 2));
+  cap_ = allowed_;
+  proven_ = 0;
+}
+
+}  // namespace dibs::http
