@@ -49,9 +49,11 @@ std::string lease_table(const std::vector<lease_holder>& holders) {
   std::string out = "leases by worker:\n";
   for (const auto& h : holders) {
     out += "  " + log::escape_controls(h.by.empty() ? "(none)" : h.by) + "  " + std::to_string(h.leased) + " leased";
-    if (h.expired) out += ", " + std::to_string(h.expired) + " expired";
-    out += h.earliest_until_s < 0 ? "  (earliest expired " + seconds(-h.earliest_until_s) + " ago)"
-                                  : "  (earliest until in " + seconds(h.earliest_until_s) + ")";
+    // A worker that still renews is alive: its passed untils are retries that are due (admin_store.hpp).
+    if (h.expired) out += ", " + std::to_string(h.expired) + (leases_renewed(h) ? " retry due" : " expired");
+    out += h.earliest_until_s >= 0  ? "  (earliest until in " + seconds(h.earliest_until_s) + ")"
+           : leases_renewed(h)      ? "  (a retry due for " + seconds(-h.earliest_until_s) + "; leases renewed)"
+                                    : "  (earliest expired " + seconds(-h.earliest_until_s) + " ago)";
     out += "\n";
   }
   return out;

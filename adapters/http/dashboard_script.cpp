@@ -239,6 +239,14 @@ const std::string_view dashboard_script = R"JS(
   }
 
   // ---- /workers ---------------------------------------------------------------------------
+  // A holder's leases as /workers reads them: a live worker renews them (items it gave back for a
+  // retry whose time has come are "retry due", not expired); a stale one renews nothing.
+  function leaseState(s) {
+    var ago = typeof s.renewed_s_ago === 'number' ? fixed(s.renewed_s_ago, 0) + ' s' : '?';
+    if (s.state === 'live')
+      return 'live, renewed ' + ago + ' ago' + (s.retry_due ? '; ' + s.retry_due + ' retry due' : '');
+    return 'stale: ' + s.expired + ' expired, nothing renewed for ' + ago;
+  }
   function renderWorkers(w) {
     var box = $('workers');
     while (box.firstChild) box.removeChild(box.firstChild);
@@ -247,7 +255,7 @@ const std::string_view dashboard_script = R"JS(
     if (w.store_error) box.appendChild(el('p', 'the store: ' + w.store_error, 'na'));
     var rows = {};
     (w.store || []).forEach(function (s) {
-      rows[s.by] = { by: s.by, leased: s.leased, age: s.oldest_lease_age_s, here: s.this_process === true };
+      rows[s.by] = { by: s.by, leased: s.leased, state: leaseState(s), here: s.this_process === true };
     });
     (w.this_process || []).forEach(function (p) {
       rows[p.by] = rows[p.by] || { by: p.by };
@@ -257,13 +265,13 @@ const std::string_view dashboard_script = R"JS(
     var names = Object.keys(rows).sort();
     if (!names.length) { box.appendChild(el('p', 'no worker holds anything', 'na')); return; }
     var table = el('table'), head = el('tr');
-    ['worker', 'leased in the store', 'oldest lease', 'in flight here', ''].forEach(function (h) { head.appendChild(el('th', h)); });
+    ['worker', 'leased in the store', 'leases', 'in flight here', ''].forEach(function (h) { head.appendChild(el('th', h)); });
     table.appendChild(head);
     names.forEach(function (n) {
       var r = rows[n], tr = el('tr');
       tr.appendChild(el('td', n + (r.here ? ' (this process)' : '')));
       tr.appendChild(el('td', r.leased === undefined ? '-' : r.leased, 'num'));
-      tr.appendChild(el('td', typeof r.age === 'number' ? fixed(r.age, 0) + ' s' : '-', 'num'));
+      tr.appendChild(el('td', r.state || (r.here ? 'live' : '-')));
       tr.appendChild(el('td', r.in_flight === undefined ? '-' : r.in_flight, 'num'));
       var td = el('td'), b = el('button', 'Release');
       b.type = 'button';
