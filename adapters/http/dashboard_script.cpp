@@ -162,6 +162,14 @@ const std::string_view dashboard_script = R"JS(
   }
 
   // ---- /status ----------------------------------------------------------------------------
+  // Seconds as "1m05s", "2h03m" (as the terminal's progress line says them).
+  function etaText(s) {
+    if (typeof s !== 'number' || !isFinite(s)) return null;
+    s = Math.max(0, Math.round(s));
+    var two = function (n) { return (n < 10 ? '0' : '') + n; };
+    if (s >= 3600) return Math.floor(s / 3600) + 'h' + two(Math.floor((s % 3600) / 60)) + 'm';
+    return Math.floor(s / 60) + 'm' + two(s % 60) + 's';
+  }
   function breakerText(st) {
     var b = st.breaker;
     if (typeof b === 'string') return b;
@@ -223,6 +231,9 @@ const std::string_view dashboard_script = R"JS(
       var r = st.rate_per_second;
       show('rate_limit', r && r > 0 ? fixed(r, 2) + '/s (' + fixed(r * 60, 1) + '/min)' : 'no limit');
     } else show('rate_limit', null);
+    show('percent_done', typeof st.percent_done === 'number' ? st.percent_done.toFixed(1) + ' %' : null);
+    // No estimate while nothing finishes (paused, throttled, waiting for the API): '?'.
+    show('eta', 'eta_s' in st ? (st.eta_s === null ? '?' : etaText(st.eta_s)) : null);
     show('throttled', st.http ? st.http.throttled : null);
     show('api_stops', st.http ? st.http.api_stops : null);
     show('breaker', breakerText(st));

@@ -181,6 +181,17 @@ TEST_CASE("GET /workers shows this process's shards and the store's lease holder
   CHECK(simdjson::dom::array(doc["failure_reasons"]).size() == 0);
   CHECK(doc["rate_per_second"].is_null());
   CHECK_FALSE(bool(doc["paused"]));
+  // The dashboard's percent done and ETA: of the store's 2,000 items, with the recent rate.
+  CHECK(double(doc["percent_done"]) >= 0);
+  CHECK(double(doc["percent_done"]) <= 100);
+  CHECK(double(doc["recent_per_s"]) >= 0);
+  simdjson::dom::element eta;
+  CHECK_FALSE(doc["eta_s"].get(eta));  // a number of seconds, or null before anything finished
+  // Once items finish, the history has a rate and the ETA a figure.
+  CHECK(test::eventually([&] {
+    auto d = parse(p, w.get("/status").body);
+    return double(d["recent_per_s"]) > 0 && d["eta_s"].is_number() && double(d["eta_s"]) > 0;
+  }));
 }
 
 TEST_CASE("POST /concurrency and /rate change a running engine, and /status says so", "[controls][workers]") {
