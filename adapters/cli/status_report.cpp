@@ -97,11 +97,13 @@ std::string status_json(const std::string& store, const store_stats& s, const st
   out += "],\"lease_holders\":[";
   for (std::size_t i = 0; i < holders.size(); ++i) {
     const auto& h = holders[i];
-    char until[32];
+    char until[32], latest[32];
     std::snprintf(until, sizeof until, "%.3f", h.earliest_until_s);
+    std::snprintf(latest, sizeof latest, "%.3f", h.latest_until_s);
     out += (i ? ",{" : "{");
     out += "\"by\":" + json_string(h.by) + ",\"leased\":" + std::to_string(h.leased) +
-           ",\"expired\":" + std::to_string(h.expired) + ",\"earliest_until_s\":" + until + "}";
+           ",\"expired\":" + std::to_string(h.expired) + ",\"earliest_until_s\":" + until +
+           ",\"latest_until_s\":" + latest + ",\"renewing\":" + (leases_renewed(h) ? "true" : "false") + "}";
   }
   return out + "]}";
 }

@@ -27,7 +27,8 @@ std::string lease_table(const std::vector<lease_holder>& holders);
 std::string lease_wait_note(const std::vector<lease_holder>& holders);
 // {"store":..,"pending":..,"leased_live":..,"leased_expired":..,"done":..,"failed":..,["no_data":..,]
 //  "failure_reasons":[{"reason":..,"count":..,"example_ids":[..]}],
-//  "lease_holders":[{"by":..,"leased":..,"expired":..,"earliest_until_s":..}]}
+//  "lease_holders":[{"by":..,"leased":..,"expired":..,"earliest_until_s":..,"latest_until_s":..,"renewing":bool}]}
+// ("renewing": its latest until is ahead, leases_renewed: a live worker, whose passed untils are due retries)
 std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons,
                         const std::vector<lease_holder>& holders = {}, std::optional<std::uint64_t> no_data = std::nullopt);
 

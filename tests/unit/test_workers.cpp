@@ -226,7 +226,7 @@ TEST_CASE("GET /workers is one object: this process's shards and the store's lea
 }
 
 TEST_CASE("dibs status prints the lease holders, and --json has them", "[workers][status][cli]") {
-  lease_holder live{"web-1-0", 12, 0, 41.25};
+  lease_holder live{"web-1-0", 12, 0, 41.25, 59};
   lease_holder dead{"db-9-0", 3, 3, -93.5, -90};
   CHECK(cli::lease_table({live, dead}) ==
         "leases by worker:\n  web-1-0  12 leased  (earliest until in 41.2s)\n"
@@ -245,6 +245,9 @@ TEST_CASE("dibs status prints the lease holders, and --json has them", "[workers
   CHECK(std::string_view(doc["lease_holders"].at(1)["by"]) == "db-9-0");
   CHECK(uint64_t(doc["lease_holders"].at(1)["expired"]) == 3);
   CHECK(double(doc["lease_holders"].at(1)["earliest_until_s"]) == Approx(-93.5));
+  CHECK(double(doc["lease_holders"].at(1)["latest_until_s"]) == Approx(-90));
+  CHECK_FALSE(bool(doc["lease_holders"].at(1)["renewing"]));
+  CHECK(bool(doc["lease_holders"].at(0)["renewing"]));
   REQUIRE_FALSE(p.parse(cli::status_json("memory", s, {})).get(doc));
   CHECK(simdjson::dom::array(doc["lease_holders"]).size() == 0);
 }
