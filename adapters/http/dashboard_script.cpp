@@ -266,7 +266,8 @@ const std::string_view dashboard_script = R"JS(
     if (w.store_error) box.appendChild(el('p', 'the store: ' + w.store_error, 'na'));
     var rows = {};
     (w.store || []).forEach(function (s) {
-      rows[s.by] = { by: s.by, leased: s.leased, state: leaseState(s), here: s.this_process === true };
+      rows[s.by] = { by: s.by, leased: s.leased, state: leaseState(s), live: s.state === 'live',
+                     here: s.this_process === true };
     });
     (w.this_process || []).forEach(function (p) {
       rows[p.by] = rows[p.by] || { by: p.by };
@@ -289,7 +290,8 @@ const std::string_view dashboard_script = R"JS(
       b.className = 'release';
       b.setAttribute('data-worker', n);
       b.addEventListener('click', function () {
-        if (!window.confirm('Release every lease held by ' + n + '? Its items go back to pending; a worker still ' +
+        var warn = r.live || r.here ? n + ' is LIVE: it renews its leases. ' : '';
+        if (!window.confirm(warn + 'Release every lease held by ' + n + '? Its items go back to pending; a worker still ' +
                             'running loses them (its writes are fenced off).')) return;
         act('release ' + n, 'release', { worker: n });
       });
