@@ -9,8 +9,9 @@
 namespace dibs::cli {
 
 // Nothing for a store that is not a file. Otherwise throws std::invalid_argument naming the
-// file when IN is missing, or when several journals belong to it; sets `s.out` from the one
-// journal that names IN. Returns a note for the user ("" when --out was given).
+// file when IN is missing, or when several journals belong to it, or naming --out when none does
+// (a finished run's journal is gone: IN alone would count every line pending); sets `s.out` from
+// the one journal that names IN. Returns a note for the user ("" when --out was given).
 std::string find_file_mode_output(store_flags& s);
 
 }  // namespace dibs::cli

@@ -22,7 +22,7 @@ command add_init_command(CLI::App& app) {
   auto f = std::make_shared<store_flags>();
   f->add_to(*sub, true);
   // Flags of the commands that run or read, not of one that prepares a table.
-  for (const char* name : {"--out", "--db-threads", "--new-target"}) sub->remove_option(sub->get_option(name));
+  for (const char* name : {"--out", "--id-field", "--db-threads", "--new-target"}) sub->remove_option(sub->get_option(name));
   sub->footer(
       "Examples:\n"
       "  MYSQL_PWD=... dibs init --store 'mysql://app@127.0.0.1:3306/shop?table=visits' --source ip --target geo\n"

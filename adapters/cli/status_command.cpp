@@ -25,7 +25,7 @@ command add_status_command(CLI::App& app) {
   f->store.add_to(*sub, true);
   sub->add_flag("--json", f->json,
                 "print one JSON object: the counts, failure_reasons [{reason, count, example_ids}] and lease_holders "
-                "[{by, leased, expired, earliest_until_s}]");
+                "[{by, leased, expired, earliest_until_s, latest_until_s, renewing}]");
   sub->add_option("--top", f->top, "how many failure reasons to show, the most frequent first")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1000}))
       ->capture_default_str();

@@ -49,9 +49,11 @@ std::string lease_table(const std::vector<lease_holder>& holders) {
   std::string out = "leases by worker:\n";
   for (const auto& h : holders) {
     out += "  " + log::escape_controls(h.by.empty() ? "(none)" : h.by) + "  " + std::to_string(h.leased) + " leased";
-    if (h.expired) out += ", " + std::to_string(h.expired) + " expired";
-    out += h.earliest_until_s < 0 ? "  (earliest expired " + seconds(-h.earliest_until_s) + " ago)"
-                                  : "  (earliest until in " + seconds(h.earliest_until_s) + ")";
+    // A worker that still renews is alive: its passed untils are retries that are due (admin_store.hpp).
+    if (h.expired) out += ", " + std::to_string(h.expired) + (leases_renewed(h) ? " retry due" : " expired");
+    out += h.earliest_until_s >= 0  ? "  (earliest until in " + seconds(h.earliest_until_s) + ")"
+           : leases_renewed(h)      ? "  (a retry due for " + seconds(-h.earliest_until_s) + "; leases renewed)"
+                                    : "  (earliest expired " + seconds(-h.earliest_until_s) + " ago)";
     out += "\n";
   }
   return out;
@@ -95,11 +97,13 @@ std::string status_json(const std::string& store, const store_stats& s, const st
   out += "],\"lease_holders\":[";
   for (std::size_t i = 0; i < holders.size(); ++i) {
     const auto& h = holders[i];
-    char until[32];
+    char until[32], latest[32];
     std::snprintf(until, sizeof until, "%.3f", h.earliest_until_s);
+    std::snprintf(latest, sizeof latest, "%.3f", h.latest_until_s);
     out += (i ? ",{" : "{");
     out += "\"by\":" + json_string(h.by) + ",\"leased\":" + std::to_string(h.leased) +
-           ",\"expired\":" + std::to_string(h.expired) + ",\"earliest_until_s\":" + until + "}";
+           ",\"expired\":" + std::to_string(h.expired) + ",\"earliest_until_s\":" + until +
+           ",\"latest_until_s\":" + latest + ",\"renewing\":" + (leases_renewed(h) ? "true" : "false") + "}";
   }
   return out + "]}";
 }

@@ -17,7 +17,8 @@ namespace dibs::cli {
 std::string status_counts_line(const store_stats& s, std::optional<std::uint64_t> no_data = std::nullopt);
 // "failed by reason (top N):" then "  COUNT  REASON  (e.g. ID, ID)" per reason; "" when none.
 std::string failure_breakdown(const std::vector<failure_reason>& reasons);
-// "leases by worker:" then "  BY  LEASED leased[, N expired]  (earliest until in Xs | expired Xs ago)"
+// "leases by worker:" then "  BY  LEASED leased[, N expired | N retry due]  (earliest until in Xs | expired Xs ago)"
+// ("retry due" for a worker that still renews: items it gave back for a retry whose time has come)
 // per holder; "" when none. A worker whose every lease has expired is likely dead: `dibs release`.
 std::string lease_table(const std::vector<lease_holder>& holders);
 // Said when a run starts while other workers hold live leases (a run killed with -9 keeps its
@@ -26,7 +27,8 @@ std::string lease_table(const std::vector<lease_holder>& holders);
 std::string lease_wait_note(const std::vector<lease_holder>& holders);
 // {"store":..,"pending":..,"leased_live":..,"leased_expired":..,"done":..,"failed":..,["no_data":..,]
 //  "failure_reasons":[{"reason":..,"count":..,"example_ids":[..]}],
-//  "lease_holders":[{"by":..,"leased":..,"expired":..,"earliest_until_s":..}]}
+//  "lease_holders":[{"by":..,"leased":..,"expired":..,"earliest_until_s":..,"latest_until_s":..,"renewing":bool}]}
+// ("renewing": its latest until is ahead, leases_renewed: a live worker, whose passed untils are due retries)
 std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons,
                         const std::vector<lease_holder>& holders = {}, std::optional<std::uint64_t> no_data = std::nullopt);
 

@@ -32,6 +32,11 @@ void store_flags::add_to(CLI::App& cmd, bool with_claim) {
                  "file mode: where the enriched lines go (OUT.journal holds the progress); - with --store jsonl:- "
                  "writes them to stdout once every line is done (not resumable)")
       ->type_name("FILE");
+  cmd.add_option("--id-field", id_field,
+                 "file mode: name each line by the value of this top-level member (a string or a number, one per "
+                 "line) in logs, status and /status, instead of its line number (tables are named by their key, "
+                 "MongoDB documents by _id)")
+      ->type_name("FIELD");
   cmd.add_option("--db", db, "MongoDB: database, overriding the URI's path (default: the path, else test)")->type_name("NAME");
   cmd.add_option("--collection", collection,
                  "MongoDB: collection, overriding the URI's collection= (default: collection=, else message)")
@@ -116,6 +121,10 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema, table_use use
   o.claim = claim;
   o.on_done = on_done;
   o.out = out;
+  if (!id_field.empty() && !file_mode())
+    throw std::invalid_argument("--id-field " + id_field + " names the lines of a file (--store jsonl:IN): a table's "
+                                "rows are named by its own key, and MongoDB's documents by _id");
+  o.id_field = id_field;
   o.database = db;
   o.collection = collection;
   o.threads = threads();

@@ -149,8 +149,15 @@ std::string json_number(double v) {
   return buf;
 }
 
-double lease_age_s(const lease_holder& h, std::chrono::milliseconds lease) {
-  return std::max(0.0, std::chrono::duration<double>(lease).count() - h.earliest_until_s);
+double renewed_s_ago(const lease_holder& h, std::chrono::milliseconds lease) {
+  return std::max(0.0, std::chrono::duration<double>(lease).count() - h.latest_until_s);
+}
+
+holder_state read_holder(const lease_holder& h, bool this_process) {
+  holder_state s;
+  s.live = this_process || leases_renewed(h);
+  (s.live ? s.retry_due : s.expired) = h.expired;
+  return s;
 }
 
 std::string workers_json(const std::string& worker_id, std::chrono::milliseconds lease, const std::vector<shard_view>& shards,
@@ -171,9 +178,13 @@ std::string workers_json(const std::string& worker_id, std::chrono::milliseconds
       const auto& h = (*holders)[i];
       const bool ours = worker_owns(h.by, worker_id);
       out += (i ? ",{" : "{");
-      out += "\"by\":" + json_string(h.by) + ",\"leased\":" + std::to_string(h.leased) +
-             ",\"expired\":" + std::to_string(h.expired) + ",\"earliest_until_s\":" + json_number(h.earliest_until_s) +
-             ",\"oldest_lease_age_s\":" + json_number(lease_age_s(h, lease)) +
+      const auto state = read_holder(h, ours);
+      out += "\"by\":" + json_string(h.by) + ",\"state\":" + (state.live ? "\"live\"" : "\"stale\"") +
+             ",\"leased\":" + std::to_string(h.leased) + ",\"expired\":" + std::to_string(state.expired) +
+             ",\"retry_due\":" + std::to_string(state.retry_due) +
+             ",\"earliest_until_s\":" + json_number(h.earliest_until_s) +
+             ",\"latest_until_s\":" + json_number(h.latest_until_s) +
+             ",\"renewed_s_ago\":" + json_number(renewed_s_ago(h, lease)) +
              ",\"this_process\":" + (ours ? "true" : "false") + "}";
     }
   }

@@ -38,15 +38,30 @@ parsed_body<retry_filter> retry_body(const std::string& body);
 // A number as JSON: null when it is not finite.
 std::string json_number(double v);
 
-// The store's lease holders, with an age for each: how long since its stalest lease was taken or
-// last renewed, estimated with this process's lease length (`lease`): lease - (until - now).
-// A live worker's stays under the lease; a dead worker's grows without bound.
-double lease_age_s(const lease_holder& h, std::chrono::milliseconds lease);
+// How long since a lease holder last took or renewed a lease, estimated with this process's lease
+// length (`lease`) from its latest until: lease - (latest until - now), at least 0. A live
+// worker's stays under the lease (it renews every half lease); a dead worker's grows without
+// bound. (Not from the earliest until: an item given back for a retry keeps its worker's name
+// with the retry time as its until, and once that time has passed it would make a live worker's
+// "oldest lease" older than a lease.)
+double renewed_s_ago(const lease_holder& h, std::chrono::milliseconds lease);
+
+// A lease holder as the operator should read it: "live" when this process is it or its leases are
+// renewed (leases_renewed), else "stale" (dead, stalled or cut off from the store: releasing
+// it is safe). A live holder's passed untils are items it gave back for a retry that is due now
+// (`retry_due`), not expired leases; a stale holder's are `expired`.
+struct holder_state {
+  bool live = false;
+  std::uint64_t expired = 0;
+  std::uint64_t retry_due = 0;
+};
+holder_state read_holder(const lease_holder& h, bool this_process);
 
 // GET /workers:
 // {"worker_id":..,"lease_s":..,"this_process":[{"by","in_flight","held","concurrency","breaker"}],
-//  "store_available":bool,"store":[{"by","leased","expired","earliest_until_s","oldest_lease_age_s",
-//  "this_process"}], "store_error":".." (when the store could not be read)}
+//  "store_available":bool,"store":[{"by","state":"live"|"stale","leased","expired","retry_due",
+//  "earliest_until_s","latest_until_s","renewed_s_ago","this_process"}],
+//  "store_error":".." (when the store could not be read)}
 std::string workers_json(const std::string& worker_id, std::chrono::milliseconds lease, const std::vector<shard_view>& shards,
                          bool store_available, const std::optional<std::vector<lease_holder>>& holders,
                          const std::string& store_error);

@@ -6,6 +6,7 @@
 #include "control_server_impl.hpp"
 #include "dashboard_page.hpp"
 #include "http_figures.hpp"
+#include "run_progress.hpp"
 
 #include <dibs/close_on_exec.hpp>
 #include <dibs/json_text.hpp>
@@ -126,7 +127,9 @@ awaitable<answer> control_server::impl::status(request_in) {
   // Where the run calls an HTTP API, what its answers were.
   const auto* h = eng.figures().extras.find<http_figures>();
   answer a;
-  a.body = with_members(with_members(status_json(eng, c), h ? http_members_json(*h) : std::string()),
+  // Percent done and the ETA, where the store's counts are known.
+  const auto progress = c ? progress_members_json(progress_of(*c, history.recent_docs_per_s())) : std::string();
+  a.body = with_members(with_members(status_json(eng, c), (h ? http_members_json(*h) : std::string()) + progress),
                         status_extras_json(eng, r, operator_released));
   co_return a;
 }

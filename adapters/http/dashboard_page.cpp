@@ -1,7 +1,11 @@
 #include "dashboard_page.hpp"
 
+#include "run_progress.hpp"
+
 #include <dibs/counters.hpp>
 #include <dibs/engine.hpp>
+
+#include <cstdio>
 
 namespace dibs::http {
 
@@ -101,8 +105,13 @@ std::string dashboard_html(const dashboard_counts& c, std::string_view token) {
          "<noscript><p style=\"padding:0 20px\">Without JavaScript this page shows the counts when it was loaded "
          "and reloads every 5 seconds; the controls need JavaScript.</p></noscript>\n<main>\n";
 
-  std::optional<std::string> pending, leased, done, store_failed;
+  std::optional<std::string> pending, leased, done, store_failed, percent;
   if (c.store) {
+    if (const auto share = progress_of(*c.store, 0).percent_done) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1f %%", *share);
+      percent = buf;
+    }
     pending = num(c.store->pending);
     leased = num(c.store->leased_live + c.store->leased_expired);
     done = num(c.store->done);
@@ -110,7 +119,8 @@ std::string dashboard_html(const dashboard_counts& c, std::string_view token) {
   }
   out += "<section><h2>The store</h2><dl class=\"counts\">\n";
   out += count_cell("pending", "pending", pending) + count_cell("leased", "leased", leased) +
-         count_cell("done", "done", done) + count_cell("failed", "store_failed", store_failed);
+         count_cell("done", "done", done) + count_cell("failed", "store_failed", store_failed) +
+         count_cell("finished", "percent_done", percent) + count_cell("ETA", "eta", std::nullopt);
   out += "</dl></section>\n";
 
   out += "<section><h2>This run</h2><dl class=\"counts\">\n";

@@ -162,6 +162,14 @@ const std::string_view dashboard_script = R"JS(
   }
 
   // ---- /status ----------------------------------------------------------------------------
+  // Seconds as "1m05s", "2h03m" (as the terminal's progress line says them).
+  function etaText(s) {
+    if (typeof s !== 'number' || !isFinite(s)) return null;
+    s = Math.max(0, Math.round(s));
+    var two = function (n) { return (n < 10 ? '0' : '') + n; };
+    if (s >= 3600) return Math.floor(s / 3600) + 'h' + two(Math.floor((s % 3600) / 60)) + 'm';
+    return Math.floor(s / 60) + 'm' + two(s % 60) + 's';
+  }
   function breakerText(st) {
     var b = st.breaker;
     if (typeof b === 'string') return b;
@@ -223,6 +231,9 @@ const std::string_view dashboard_script = R"JS(
       var r = st.rate_per_second;
       show('rate_limit', r && r > 0 ? fixed(r, 2) + '/s (' + fixed(r * 60, 1) + '/min)' : 'no limit');
     } else show('rate_limit', null);
+    show('percent_done', typeof st.percent_done === 'number' ? st.percent_done.toFixed(1) + ' %' : null);
+    // No estimate while nothing finishes (paused, throttled, waiting for the API): '?'.
+    show('eta', 'eta_s' in st ? (st.eta_s === null ? '?' : etaText(st.eta_s)) : null);
     show('throttled', st.http ? st.http.throttled : null);
     show('api_stops', st.http ? st.http.api_stops : null);
     show('breaker', breakerText(st));
@@ -239,6 +250,14 @@ const std::string_view dashboard_script = R"JS(
   }
 
   // ---- /workers ---------------------------------------------------------------------------
+  // A holder's leases as /workers reads them: a live worker renews them (items it gave back for a
+  // retry whose time has come are "retry due", not expired); a stale one renews nothing.
+  function leaseState(s) {
+    var ago = typeof s.renewed_s_ago === 'number' ? fixed(s.renewed_s_ago, 0) + ' s' : '?';
+    if (s.state === 'live')
+      return 'live, renewed ' + ago + ' ago' + (s.retry_due ? '; ' + s.retry_due + ' retry due' : '');
+    return 'stale: ' + s.expired + ' expired, nothing renewed for ' + ago;
+  }
   function renderWorkers(w) {
     var box = $('workers');
     while (box.firstChild) box.removeChild(box.firstChild);
@@ -247,7 +266,8 @@ const std::string_view dashboard_script = R"JS(
     if (w.store_error) box.appendChild(el('p', 'the store: ' + w.store_error, 'na'));
     var rows = {};
     (w.store || []).forEach(function (s) {
-      rows[s.by] = { by: s.by, leased: s.leased, age: s.oldest_lease_age_s, here: s.this_process === true };
+      rows[s.by] = { by: s.by, leased: s.leased, state: leaseState(s), live: s.state === 'live',
+                     here: s.this_process === true };
     });
     (w.this_process || []).forEach(function (p) {
       rows[p.by] = rows[p.by] || { by: p.by };
@@ -257,20 +277,21 @@ const std::string_view dashboard_script = R"JS(
     var names = Object.keys(rows).sort();
     if (!names.length) { box.appendChild(el('p', 'no worker holds anything', 'na')); return; }
     var table = el('table'), head = el('tr');
-    ['worker', 'leased in the store', 'oldest lease', 'in flight here', ''].forEach(function (h) { head.appendChild(el('th', h)); });
+    ['worker', 'leased in the store', 'leases', 'in flight here', ''].forEach(function (h) { head.appendChild(el('th', h)); });
     table.appendChild(head);
     names.forEach(function (n) {
       var r = rows[n], tr = el('tr');
       tr.appendChild(el('td', n + (r.here ? ' (this process)' : '')));
       tr.appendChild(el('td', r.leased === undefined ? '-' : r.leased, 'num'));
-      tr.appendChild(el('td', typeof r.age === 'number' ? fixed(r.age, 0) + ' s' : '-', 'num'));
+      tr.appendChild(el('td', r.state || (r.here ? 'live' : '-')));
       tr.appendChild(el('td', r.in_flight === undefined ? '-' : r.in_flight, 'num'));
       var td = el('td'), b = el('button', 'Release');
       b.type = 'button';
       b.className = 'release';
       b.setAttribute('data-worker', n);
       b.addEventListener('click', function () {
-        if (!window.confirm('Release every lease held by ' + n + '? Its items go back to pending; a worker still ' +
+        var warn = r.live || r.here ? n + ' is LIVE: it renews its leases. ' : '';
+        if (!window.confirm(warn + 'Release every lease held by ' + n + '? Its items go back to pending; a worker still ' +
                             'running loses them (its writes are fenced off).')) return;
         act('release ' + n, 'release', { worker: n });
       });

@@ -29,6 +29,14 @@ namespace {
 std::uint64_t since(std::uint64_t now, std::uint64_t before) { return now >= before ? now - before : 0; }
 }  // namespace
 
+double run_history::recent_docs_per_s(std::size_t seconds) const {
+  const auto n = std::min(seconds, samples_.size());
+  if (n == 0) return 0;
+  double sum = 0;
+  for (auto it = samples_.end() - static_cast<std::ptrdiff_t>(n); it != samples_.end(); ++it) sum += it->docs_per_s;
+  return sum / static_cast<double>(n);
+}
+
 void run_history::add(const run_reading& r) {
   if (last_ && r.t_s > last_->t_s) {
     const double dt = r.t_s - last_->t_s;

@@ -47,6 +47,9 @@ class run_history {
   // Takes a reading; from the second one on, adds the sample of the interval since the last.
   void add(const run_reading& r);
   const std::deque<history_sample>& samples() const { return samples_; }
+  // Items finished per second over the last `seconds` samples (fewer when the run is younger):
+  // the rate the dashboard's ETA assumes. 0 before the first sample.
+  double recent_docs_per_s(std::size_t seconds = 30) const;
   // {"interval_s":1,"samples":[{"t":..,"docs_per_s":..,"requests_per_s":..,"throttled_per_s":..,
   //  "p50_s":..|null,"p99_s":..|null},...]}, oldest first; "t" is seconds before the newest.
   std::string json() const;

@@ -110,8 +110,8 @@ std::vector<failure_reason> jsonl_store::failure_reasons(std::size_t top) {
   std::vector<std::pair<std::string, std::string>> failed;
   const auto outcomes = recorded_outcomes();
   for (const auto& o : outcomes)
-    if (!o.done) failed.emplace_back(std::to_string(o.line), o.reason);
-  for (const auto& [line, why] : unjournaled_failures_) failed.emplace_back(std::to_string(line), why);
+    if (!o.done) failed.emplace_back(name_of_line(o.line), o.reason);
+  for (const auto& [line, why] : unjournaled_failures_) failed.emplace_back(name_of_line(line), why);
   return top_reasons(failed, top);
 }
 

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <stdexcept>
 #include <sys/stat.h>
@@ -80,6 +81,12 @@ jsonl_store::jsonl_store(jsonl_options opts)
   struct stat in_stat {};
   const bool have_in = ::stat(opts_.in.c_str(), &in_stat) == 0;
   if (!have_in && !opts_.read_only) fail_file("cannot read the input", opts_.in);
+  if (have_in && !opts_.id_field.empty()) {
+    std::ifstream whole(opts_.in, std::ios::binary);
+    if (!whole) fail_file("cannot read the input", opts_.in);
+    const std::string text((std::istreambuf_iterator<char>(whole)), std::istreambuf_iterator<char>());
+    keys_ = read_line_keys(text, opts_.id_field, opts_.in);
+  }
   const std::string journal = opts_.out + ".journal";
 
   std::unordered_map<std::size_t, bool> finished;  // line -> done (true) or failed
@@ -184,10 +191,22 @@ jsonl_store::~jsonl_store() { join_pool(); }
 
 bool jsonl_store::journaling() const { return journal_ && journal_->exists() && !opts_.read_only; }
 
-// Items are known to the engine (and in logs) by their line number; the memory store inside
-// numbers them 1..k in the same order, so the two translate by a search in line_of_.
-std::string jsonl_store::memory_id(const std::string& line) const {
-  const auto n = std::stoul(line);
+// Items are known to the engine (and in logs) by their line number or --id-field key; the memory
+// store inside numbers them 1..k in line order, so the two translate by a search in line_of_.
+std::string jsonl_store::name_of_line(std::size_t n) const {
+  if (opts_.id_field.empty()) return std::to_string(n);
+  const auto it = keys_.key_of_line.find(n);
+  return it != keys_.key_of_line.end() ? it->second : std::to_string(n);  // a line that is not an object
+}
+
+std::size_t jsonl_store::line_named(const std::string& name) const {
+  if (opts_.id_field.empty()) return std::stoul(name);
+  const auto it = keys_.line_of_key.find(name);
+  return it != keys_.line_of_key.end() ? it->second : 0;
+}
+
+std::string jsonl_store::memory_id(const std::string& name) const {
+  const auto n = line_named(name);
   const auto it = std::lower_bound(line_of_.begin(), line_of_.end(), n);
   if (it == line_of_.end() || *it != n) return "0";  // no such item: the memory store reports it lost
   return std::to_string(it - line_of_.begin() + 1);
@@ -198,7 +217,7 @@ bool jsonl_store::target_set(const std::string& line) const {
   return value && *value != "null";
 }
 
-std::string jsonl_store::line_id(const std::string& memory) const { return std::to_string(line_of_[std::stoul(memory) - 1]); }
+std::string jsonl_store::line_id(const std::string& memory) const { return name_of_line(line_of_[std::stoul(memory) - 1]); }
 
 template <class Item>
 std::vector<Item> jsonl_store::to_memory(std::vector<Item> batch) const {
@@ -275,7 +294,7 @@ write_result jsonl_store::complete_blocking(const std::vector<completion>& batch
       r.lost.push_back(c.ref.id);
       continue;
     }
-    auto record = done_record(std::stoul(c.ref.id), compact_json(c.result_json));
+    auto record = done_record(line_named(c.ref.id), compact_json(c.result_json));
     if (auto why = record_problem(without_newline(record)); !why.empty()) {
       r.refused.emplace_back(c.ref.id, "file mode can't journal this answer: it is " + why);
       continue;
@@ -304,7 +323,7 @@ write_result jsonl_store::fail_blocking(const std::vector<failure>& batch) {
       r.lost.push_back(f.ref.id);
       continue;
     }
-    records += failure_line(std::stoul(f.ref.id), f);
+    records += failure_line(line_named(f.ref.id), f);
     landing.push_back(std::move(m));
   }
   if (!records.empty() && journaling()) journal_->append(records, landing.size());

@@ -11,11 +11,14 @@
 // its failure under "_dibs" (json_members.hpp); a line whose target already holds a value is
 // done before dibs starts and is written out byte for byte.
 //
-// Items are known by their line number (in logs, and in the output's failure records).
+// Items are known by their line number (in logs, `dibs status`'s examples, GET /status), or with
+// --id-field NAME (jsonl_options::id_field) by the value of their member NAME (line_keys.hpp);
+// the output's and the journal's records always say the line number.
 // One process at a time: the journal is locked (flock). The journal records IN's size and
 // modification time; a journal for another IN is refused rather than misapplied.
 #pragma once
 
+#include <adapters/jsonl/line_keys.hpp>
 #include <adapters/memory/memory_store.hpp>
 
 #include <dibs/blocking_store.hpp>
@@ -39,6 +42,7 @@ struct jsonl_options {
   std::string source = "originatingIp";  // a top-level field, or a dotted path
   std::string target = "location";
   bool read_only = false;  // `dibs status`: no lock, no journal created
+  std::string id_field;    // a top-level member whose value names each line; "" = line numbers
 };
 
 class jsonl_store final : public blocking_store {
@@ -85,8 +89,11 @@ class jsonl_store final : public blocking_store {
   // The line's target holds a value of the user's (anything but null): the line is done.
   bool target_set(const std::string& line) const;
   void count_finished_output();
-  std::string memory_id(const std::string& line) const;
+  std::string memory_id(const std::string& name) const;
   std::string line_id(const std::string& memory) const;
+  // What the engine and the user call line `n` (its number, or its --id-field key), and back (0: none).
+  std::string name_of_line(std::size_t n) const;
+  std::size_t line_named(const std::string& name) const;
   template <class Item>
   std::vector<Item> to_memory(std::vector<Item> batch) const;
 
@@ -96,6 +103,7 @@ class jsonl_store final : public blocking_store {
   std::optional<store_time> frozen_now_;
   memory_store mem_;
   std::vector<std::size_t> line_of_;  // memory id - 1 -> line number (1-based) in IN
+  line_keys keys_;                    // with --id-field: each object line's key
   std::size_t finished_before_ = 0;
   std::uint64_t done_before_ = 0, failed_before_ = 0;
   // Lines that are not JSON objects, failed while reading IN with no journal to hold them (line, reason).

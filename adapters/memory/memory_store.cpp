@@ -261,6 +261,7 @@ std::vector<lease_holder> memory_store::lease_holders_now() const {
       h.by = records_[i].lease->by;
       h.earliest_until_s = std::chrono::duration<double>(until - now).count();
     }
+    h.latest_until_s = std::chrono::duration<double>(until - now).count();  // the latest so far
     ++h.leased;
     if (until < now) ++h.expired;
   }

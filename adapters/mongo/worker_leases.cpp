@@ -61,6 +61,7 @@ struct tally {
     h.by = who;
     const double in_s = until_ms ? static_cast<double>(*until_ms - now_ms) / 1000.0 : 0;
     h.earliest_until_s = h.leased == 0 ? in_s : std::min(h.earliest_until_s, in_s);
+    h.latest_until_s = h.leased == 0 ? in_s : std::max(h.latest_until_s, in_s);
     ++h.leased;
     if (until_ms && *until_ms < now_ms) ++h.expired;
   }

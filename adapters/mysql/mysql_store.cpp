@@ -641,6 +641,7 @@ std::vector<lease_holder> mysql_store::lease_holders() {
       h.leased = to_u64(r[1]);
       h.expired = to_u64(r[2]);
       h.earliest_until_s = static_cast<double>(server_number<std::int64_t>(r[3], "MySQL/MariaDB")) / 1e6;
+      h.latest_until_s = static_cast<double>(server_number<std::int64_t>(r[4], "MySQL/MariaDB")) / 1e6;
       out.push_back(std::move(h));
     }
     return out;

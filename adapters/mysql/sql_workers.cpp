@@ -10,7 +10,7 @@ constexpr const char* leased = "`dibs_open` = 1 AND `lock_token` IS NOT NULL";
 
 std::string lease_holders(const table_names& n) {
   return "SELECT COALESCE(`lock_by`, ''), COUNT(*), COALESCE(SUM(`lock_until` < NOW(6)), 0), "
-         "TIMESTAMPDIFF(MICROSECOND, NOW(6), MIN(`lock_until`)) FROM " + q(n.table) + " WHERE " + leased +
+         "TIMESTAMPDIFF(MICROSECOND, NOW(6), MIN(`lock_until`)), TIMESTAMPDIFF(MICROSECOND, NOW(6), MAX(`lock_until`)) FROM " + q(n.table) + " WHERE " + leased +
          " GROUP BY COALESCE(`lock_by`, '') ORDER BY COALESCE(`lock_by`, '')";
 }
 

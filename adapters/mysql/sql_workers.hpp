@@ -9,7 +9,7 @@
 
 namespace dibs::sql {
 
-// by, leased, expired, microseconds from NOW(6) to the earliest until: one row per lease holder.
+// by, leased, expired, microseconds from NOW(6) to the earliest until and to the latest: one row per lease holder.
 std::string lease_holders(const table_names& n);
 // Clears every lease (live or expired) of the open rows whose lock_by is the worker's name or
 // name-<digits> (dibs/worker_id.hpp's worker_owns). `name_quoted` is the name,

@@ -448,6 +448,7 @@ std::vector<lease_holder> pg_store::lease_holders() {
       h.leased = static_cast<std::uint64_t>(to_i64(r.at(1)));
       h.expired = static_cast<std::uint64_t>(to_i64(r.at(2)));
       h.earliest_until_s = r.at(3) ? static_cast<double>(to_i64(r.at(3))) / 1e6 : 0;
+      h.latest_until_s = r.at(4) ? static_cast<double>(to_i64(r.at(4))) / 1e6 : 0;
       out.push_back(std::move(h));
     }
     return out;

@@ -13,7 +13,8 @@ std::string leased(const table_names& n) {
 statement lease_holders(const table_names& n) {
   statement s;
   s.sql = "SELECT coalesce(\"lock_by\", ''), count(*), count(*) FILTER (WHERE \"lock_until\" < now()), "
-          "(extract(epoch from (min(\"lock_until\") - now())) * 1000000)::bigint FROM " + q(n.table) + " WHERE " +
+          "(extract(epoch from (min(\"lock_until\") - now())) * 1000000)::bigint, "
+          "(extract(epoch from (max(\"lock_until\") - now())) * 1000000)::bigint FROM " + q(n.table) + " WHERE " +
           leased(n) + " GROUP BY 1 ORDER BY 1";
   return s;
 }

@@ -8,7 +8,7 @@
 
 namespace dibs::pg {
 
-// by, leased, expired, microseconds from now() to the earliest until: one row per lease holder.
+// by, leased, expired, microseconds from now() to the earliest until and to the latest: one row per lease holder.
 statement lease_holders(const table_names& n);
 // Clears every lease (live or expired) of the open rows whose lock_by is `name` or
 // name-<digits> (dibs/worker_id.hpp's worker_owns); RETURNING nothing, the count is `affected`.

@@ -30,6 +30,9 @@ std::shared_ptr<admin_store> open_jsonl(const store_uri& u, const store_options&
   j.source = o.source;
   j.target = o.target;
   j.read_only = !o.create_schema || o.out.empty();
+  j.id_field = o.id_field;
+  if (u.path == "-" && !o.id_field.empty())
+    throw setting_error("id_field", "'" + o.id_field + "': names the lines of a file; stdin's lines are named by their number");
   if (u.path == "-") return std::make_shared<jsonl::piped_jsonl_store>(j);
   return std::make_shared<jsonl::jsonl_store>(j);
 }

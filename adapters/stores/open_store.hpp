@@ -22,6 +22,7 @@ struct store_options {
   std::string claim = "batch";
   std::string on_done = "mark";           // MySQL: mark (keep finished rows) or delete (a queue)
   std::string out;                        // JSON Lines: where the enriched lines go ("" = read only)
+  std::string id_field;                   // JSON Lines: the member whose value names each line ("" = its number)
   // MongoDB: when set, these override the URI's path and ?collection= (the CLI's --db and
   // --collection); with neither, test.message.
   std::string database, collection;

@@ -97,3 +97,58 @@ TEST_CASE("a run whose only non-done items got the API's 'no data' exits 0, and 
   CHECK_THAT(test::slurp(d.path("strict.jsonl")), Catch::Contains("\"reason\":\"the API has no data: private range\""));
   api.stop();
 }
+
+// Issue 29, item 5: items named in the user's own keys. In file mode a line is named by its number
+// unless --id-field names the member that names it.
+TEST_CASE("file mode with --id-field: a failing line is named by the user's key in the log and in status's examples",
+          "[cli][jsonl][id-field]") {
+  stub::ipapi_stub api(stub::stub_options::loopback());
+  api.start();
+  scratch d("id-field");
+  std::ofstream(d.path("in.jsonl")) << R"({"visit_id":"evt-000123","ip":"10.0.0.1"})" << "\n"
+                                    << R"({"visit_id":"evt-000124","ip":"8.8.8.8"})" << "\n"
+                                    << R"({"visit_id":77,"ip":"192.168.1.1"})" << "\n";
+  const auto in = "jsonl:" + d.path("in.jsonl");
+  auto [rc, out] = test::run_dibs({"enrich", "--store", in, "--out", d.path("out.jsonl"), "--id-field", "visit_id",
+                                   "--source", "ip", "--url", api.base_url() + "/json/{ip}", "--no-progress",
+                                   "--no-data-fails", "--max-attempts", "1"});
+  INFO(out);
+  CHECK(rc == 1);
+  CHECK_THAT(out, Catch::Contains("dibs warn: item evt-000123: failed: the API has no data: private range"));
+  CHECK_THAT(out, Catch::Contains("dibs warn: item 77: failed: "));  // a number, as written
+  CHECK(out.find("item 1: ") == std::string::npos);
+  // The output still says the line number in dibs's record, and keeps the user's key as it was.
+  const auto got = lines_of(test::slurp(d.path("out.jsonl")));
+  REQUIRE(got.size() == 3);
+  CHECK_THAT(got[0], Catch::StartsWith(R"({"visit_id":"evt-000123","ip":"10.0.0.1","_dibs":{"failed":)"));
+
+  std::tie(rc, out) = test::run_dibs({"status", "--store", in, "--out", d.path("out.jsonl"), "--id-field", "visit_id"});
+  CHECK(rc == 0);
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("(e.g. evt-000123, 77)") || Catch::Contains("(e.g. 77, evt-000123)"));
+  std::tie(rc, out) = test::run_dibs({"status", "--store", in, "--out", d.path("out.jsonl")});
+  CHECK(rc == 0);
+  CHECK(out.find("evt-000123") == std::string::npos);  // without the flag: line numbers
+
+  // Every line needs its own key; a table or a collection has its own.
+  std::ofstream(d.path("dup.jsonl")) << R"({"visit_id":"a","ip":"8.8.8.8"})" << "\n"
+                                     << R"({"visit_id":"a","ip":"8.8.4.4"})" << "\n"
+                                     << R"({"ip":"1.1.1.1"})" << "\n";
+  const auto requests = api.requests();
+  std::tie(rc, out) = test::run_dibs({"enrich", "--store", "jsonl:" + d.path("dup.jsonl"), "--out", d.path("dup-out.jsonl"),
+                                      "--id-field", "visit_id", "--source", "ip", "--url", api.base_url() + "/json/{ip}",
+                                      "--no-progress"});
+  CHECK(rc == 2);
+  CHECK_THAT(out, Catch::Contains("--id-field visit_id: lines 1 and 2 of " + d.path("dup.jsonl") + " both have 'a'"));
+  std::ofstream(d.path("dup.jsonl")) << R"({"visit_id":"a","ip":"8.8.8.8"})" << "\n" << R"({"ip":"1.1.1.1"})" << "\n";
+  std::tie(rc, out) = test::run_dibs({"status", "--store", "jsonl:" + d.path("dup.jsonl"), "--out", d.path("dup-out.jsonl"),
+                                      "--id-field", "visit_id"});
+  CHECK(rc == 2);
+  CHECK_THAT(out, Catch::Contains("--id-field visit_id: line 2 of " + d.path("dup.jsonl") + " has no 'visit_id'"));
+  std::tie(rc, out) = test::run_dibs({"status", "--store", "postgresql://nobody@127.0.0.1:1/none?table=visits", "--id-field",
+                                      "visit_id"});
+  CHECK(rc == 2);
+  CHECK_THAT(out, Catch::Contains("--id-field visit_id names the lines of a file"));
+  CHECK(api.requests() == requests);  // nothing was called for the refused runs
+  api.stop();
+}

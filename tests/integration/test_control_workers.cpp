@@ -7,6 +7,7 @@
 #include "support/raw_http.hpp"
 #include "support/run_sync.hpp"
 
+#include <adapters/http/control_json.hpp>
 #include <adapters/http/control_server.hpp>
 #include <adapters/http/http_processor.hpp>
 #include <adapters/demo_api/ipapi_stub.hpp>
@@ -150,8 +151,11 @@ TEST_CASE("GET /workers shows this process's shards and the store's lease holder
   CHECK(uint64_t(doc["this_process"].at(0)["concurrency"]) == 2);
   REQUIRE(find_by(doc["store"], "dead-host-0", theirs));
   CHECK(uint64_t(theirs["leased"]) == 3);
-  CHECK(double(theirs["oldest_lease_age_s"]) >= 0);
+  CHECK(double(theirs["renewed_s_ago"]) >= 0);
   CHECK_FALSE(bool(theirs["this_process"]));
+  REQUIRE(find_by(doc["store"], "ctl-test-0", mine));
+  CHECK(std::string_view(mine["state"]) == "live");  // this engine, renewing its leases
+  CHECK(uint64_t(mine["expired"]) == 0);
 
   // Refused without the controls' key, or with a body that names no worker.
   CHECK(raw_http(w.controls->port(), "POST", "/release", {{"X-Dibs-Control", "1"}}, R"({"worker":"dead-host"})").status ==
@@ -177,6 +181,17 @@ TEST_CASE("GET /workers shows this process's shards and the store's lease holder
   CHECK(simdjson::dom::array(doc["failure_reasons"]).size() == 0);
   CHECK(doc["rate_per_second"].is_null());
   CHECK_FALSE(bool(doc["paused"]));
+  // The dashboard's percent done and ETA: of the store's 2,000 items, with the recent rate.
+  CHECK(double(doc["percent_done"]) >= 0);
+  CHECK(double(doc["percent_done"]) <= 100);
+  CHECK(double(doc["recent_per_s"]) >= 0);
+  simdjson::dom::element eta;
+  CHECK_FALSE(doc["eta_s"].get(eta));  // a number of seconds, or null before anything finished
+  // Once items finish, the history has a rate and the ETA a figure.
+  CHECK(test::eventually([&] {
+    auto d = parse(p, w.get("/status").body);
+    return double(d["recent_per_s"]) > 0 && d["eta_s"].is_number() && double(d["eta_s"]) > 0;
+  }));
 }
 
 TEST_CASE("POST /concurrency and /rate change a running engine, and /status says so", "[controls][workers]") {
@@ -322,4 +337,61 @@ TEST_CASE("engine::set_rate needs a rate control, and reports the rate back", "[
   CHECK(e.rate_per_second() == std::optional<double>(0.5));
   e.set_rate(0);
   CHECK_FALSE(e.rate_per_second());
+}
+
+// Issue 29: a live worker retrying 429s showed "oldest lease 84 s" on a 60 s lease and /workers
+// said "expired": the items it gives back for a retry keep its name with the retry time as their
+// until, and once that time has passed (the worker, throttled, has not claimed them again yet)
+// they read as a dead worker's leases. Here a real engine is throttled by the stub (ip-api's
+// limit: 2 answers a 1.5 s window, then 429) and the store is read as another process's
+// /workers would read it, at a moment when one of its retries is due.
+TEST_CASE("GET /workers shows a live worker retrying 429s as live: its retries that are due are not expired leases",
+          "[controls][workers][throttled]") {
+  using namespace std::chrono_literals;
+  auto so = stub::stub_options::loopback();
+  so.rate_limit = 2;
+  so.rate_window = 1500ms;
+  stub::ipapi_stub api(so);
+  api.start();
+  auto st = std::make_shared<test::memory_admin>();
+  st->seed(400, 11);
+  http::processor_options p;
+  p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
+  p.limiter = std::make_shared<http::rate_limiter>();
+  engine_config cfg;
+  cfg.concurrency = 4;
+  cfg.claim_batch = 4;
+  cfg.lease = 3s;  // renewed every 1.5 s while held
+  cfg.follow = true;
+  cfg.worker_prefix = "throttled";
+  engine e(cfg, st, http::make_http_processor_factory(p));
+  net::io_context ioc{1};
+  e.start_on(ioc);
+  std::thread runner([&] { ioc.run(); });
+
+  std::vector<lease_holder> seen;
+  const bool caught = test::eventually([&] {
+    auto holders = st->lease_holders();
+    for (const auto& h : holders)
+      if (h.by == "throttled-0" && h.expired > 0) {
+        seen = std::move(holders);
+        return true;
+      }
+    return false;
+  });
+  e.stop_now();
+  runner.join();
+  api.stop();
+  REQUIRE(caught);
+  CHECK(api.rate_limited() > 0);
+
+  simdjson::dom::parser parser;
+  auto doc = parse(parser, http::workers_json("another-process", cfg.lease, {}, true, seen, ""));
+  simdjson::dom::element live;
+  REQUIRE(find_by(doc["store"], "throttled-0", live));
+  INFO(simdjson::to_string(live));
+  CHECK(std::string_view(live["state"]) == "live");
+  CHECK(uint64_t(live["expired"]) == 0);
+  CHECK(uint64_t(live["retry_due"]) > 0);
+  CHECK(double(live["renewed_s_ago"]) < 3.0);  // under the lease: it renews
 }

@@ -56,6 +56,17 @@ TEST_CASE("file mode: dibs retry puts failed lines back, after a finished run an
   CHECK(failed_and_done(out) == std::pair<std::size_t, std::size_t>{3, 20});
   REQUIRE_FALSE(fs::exists(out + ".journal"));
 
+  // A finished run without --out: its journal is gone and IN alone would say all 23 lines are
+  // pending (exit 0, issue 29): refused, naming --out; retry likewise (IN has no failures).
+  for (const char* command : {"status", "retry"}) {
+    std::tie(rc, text) = run_dibs({command, "--store", "jsonl:" + in});
+    INFO(text);
+    CHECK(rc == 2);
+    CHECK_THAT(text, Catch::Contains("dibs: error: --out is needed: in file mode a run's outcomes are in its OUT file"));
+    CHECK_THAT(text, Catch::Contains("Name the run: --store jsonl:" + in + " --out OUT.jsonl"));
+    CHECK(text.find("pending=") == std::string::npos);
+  }
+
   // A finished run: status reads OUT (named), with the reasons.
   std::tie(rc, text) = run_dibs({"status", "--store", "jsonl:" + in, "--out", out, "--json"});
   REQUIRE(rc == 0);

@@ -4,6 +4,7 @@
 // another worker completes it exactly once. `s` must hold at least 8 pending items and nothing else.
 #pragma once
 
+#include "support/eventually.hpp"
 #include "support/run_sync.hpp"
 
 #include <dibs/admin_store.hpp>
@@ -47,6 +48,22 @@ inline void check_worker_release(admin_store& s) {
   CHECK(holder_named(holders, "web-1-0")->earliest_until_s <= 61);
   CHECK(holder_named(holders, "web-1-1")->leased == 1);
   CHECK(holder_named(holders, "web-12-0")->leased == 1);
+  CHECK(holder_named(holders, "web-1-0")->latest_until_s > 50);
+
+  // Issue 29: web-1-0 gives one item back for a retry (a 429) and its time comes before the item
+  // is claimed again: that until has passed, the other lease is live. Its latest until says the
+  // worker is alive (leases_renewed), whatever the earliest says.
+  REQUIRE(run_sync(s.release({release_item{a0[0].ref(), 1ms, "HTTP 429", 429}})).applied == 1);
+  REQUIRE(eventually([&] {
+    holders = s.lease_holders();
+    const auto* h = holder_named(holders, "web-1-0");
+    return h && h->expired == 1;
+  }, 10s));
+  const auto* retrying = holder_named(holders, "web-1-0");
+  CHECK(retrying->leased == 2);
+  CHECK(retrying->earliest_until_s < 0);
+  CHECK(retrying->latest_until_s > 50);
+  CHECK(leases_renewed(*retrying));
 
   CHECK(s.release_worker("WEB-1") == 0);  // a worker's name is compared exactly, case included
   CHECK(s.release_worker("web") == 0);

@@ -3,6 +3,7 @@
 // nothing fetched from elsewhere).
 #include <adapters/http/dashboard_page.hpp>
 #include <adapters/http/run_history.hpp>
+#include <adapters/http/run_progress.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -94,7 +95,47 @@ TEST_CASE("the dashboard page carries the counts (for a browser without JavaScri
   // The run's own text is never written as HTML by the script.
   CHECK(page.find("innerHTML") == std::string::npos);
 
+  CHECK_THAT(page, Catch::Contains("<dd id=\"percent_done\">96.7 %</dd>"));  // (1234 + 7) of 1284
+  CHECK_THAT(page, Catch::Contains("<dd id=\"eta\" class=\"na\">"));  // no rate yet: the script fills it
+
   c.store.reset();  // the store could not say
   const auto without = dashboard_html(c, "ab");
   CHECK_THAT(without, Catch::Contains("<dd id=\"pending\" class=\"na\">not available</dd>"));
+}
+
+TEST_CASE("the dashboard's percent done and ETA come from the store's counts and the recent completion rate",
+          "[dashboard][unit]") {
+  // 600 done, 100 failed, 250 pending and 50 leased: 70 % finished, 300 open.
+  const store_stats s{250, 40, 10, 600, 100};
+  auto p = progress_of(s, 12.5);
+  REQUIRE(p.percent_done);
+  CHECK(*p.percent_done == Approx(70.0));
+  REQUIRE(p.eta_s);
+  CHECK(*p.eta_s == Approx(24.0));  // 300 open at 12.5/s
+  CHECK(progress_members_json(p) == ",\"percent_done\":70,\"eta_s\":24,\"recent_per_s\":12.5");
+
+  // Nothing finished recently (paused, throttled, the API down): no estimate, not "0 s" nor infinity.
+  p = progress_of(s, 0);
+  CHECK(*p.percent_done == Approx(70.0));
+  CHECK_FALSE(p.eta_s);
+  CHECK(progress_members_json(p) == ",\"percent_done\":70,\"eta_s\":null,\"recent_per_s\":0");
+  // All finished: 100 % and nothing left to wait for, whatever the rate.
+  p = progress_of(store_stats{0, 0, 0, 5, 1}, 0);
+  CHECK(*p.percent_done == Approx(100.0));
+  CHECK(*p.eta_s == 0);
+  // An empty store: no share to tell.
+  CHECK_FALSE(progress_of(store_stats{}, 3).percent_done);
+
+  // The rate the ETA assumes: the mean of the last samples (fewer while the run is young).
+  run_history h;
+  CHECK(h.recent_docs_per_s() == 0);
+  run_reading r;
+  for (int i = 0; i <= 40; ++i) {
+    r.t_s = i;
+    r.outcomes += i <= 10 ? 100 : 10;  // 100/s for the first 10 s, then 10/s
+    h.add(r);
+  }
+  CHECK(h.recent_docs_per_s(30) == Approx(10.0));
+  CHECK(h.recent_docs_per_s(40) == Approx((10 * 100.0 + 30 * 10.0) / 40));
+  CHECK(h.recent_docs_per_s(1000) == Approx((10 * 100.0 + 30 * 10.0) / 40));
 }

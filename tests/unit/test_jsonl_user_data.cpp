@@ -2,6 +2,7 @@
 // byte; dibs's own bookkeeping lives under "_dibs", so a user field named "failed" is the user's;
 // a line dibs writes keeps its members in order and every value it did not change as written.
 #include <adapters/jsonl/jsonl_store.hpp>
+#include <adapters/jsonl/line_keys.hpp>
 
 #include "support/scratch_files.hpp"
 
@@ -105,4 +106,31 @@ TEST_CASE("file mode: a line that is not an object keeps its text under _dibs", 
   CHECK(read_file(dir.path("out.jsonl")) ==
         R"({"_dibs":{"line":1,"input":"[1,2]","failed":{"reason":"line 1 is not a JSON object","httpStatus":0,"attempts":0}}})"
         "\n");
+}
+
+TEST_CASE("--id-field: a line's key is its member's string or number, and every object line needs its own",
+          "[jsonl][id-field]") {
+  std::string why;
+  CHECK(jsonl::line_key(R"({"id":"evt-1","ip":"x"})", "id", why) == std::optional<std::string>("evt-1"));
+  CHECK(jsonl::line_key(R"({"id":"a\"b"})", "id", why) == std::optional<std::string>("a\"b"));  // unescaped
+  CHECK(jsonl::line_key(R"({"id": 42.50 })", "id", why) == std::optional<std::string>("42.50"));  // as written
+  CHECK_FALSE(jsonl::line_key(R"({"ip":"x"})", "id", why));
+  CHECK(why == "has no 'id'");
+  CHECK_FALSE(jsonl::line_key(R"({"id":{"a":1}})", "id", why));
+  CHECK(why == "has 'id': an object, not a string or a number");
+  CHECK_FALSE(jsonl::line_key(R"({"id":null})", "id", why));
+  CHECK(why == "has 'id': null, not a string or a number");
+  CHECK_FALSE(jsonl::line_key(R"({"id":""})", "id", why));
+  CHECK(why == "has an empty 'id'");
+
+  // Blank lines and lines that are not objects are skipped (named by number); numbering counts every line.
+  const auto keys = jsonl::read_line_keys("{\"id\":\"a\"}\n\n[1,2]\n{\"id\":7}\r\n", "id", "in.jsonl");
+  CHECK(keys.key_of_line.size() == 2);
+  CHECK(keys.key_of_line.at(1) == "a");
+  CHECK(keys.key_of_line.at(4) == "7");
+  CHECK(keys.line_of_key.at("7") == 4);
+  CHECK_THROWS_WITH(jsonl::read_line_keys("{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"a\"}\n", "id", "in.jsonl"),
+                    Catch::Contains("--id-field id: lines 1 and 3 of in.jsonl both have 'a'"));
+  CHECK_THROWS_WITH(jsonl::read_line_keys("{\"id\":\"a\"}\n{\"ip\":1}\n", "id", "in.jsonl"),
+                    Catch::Contains("--id-field id: line 2 of in.jsonl has no 'id'"));
 }

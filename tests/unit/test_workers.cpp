@@ -65,9 +65,63 @@ TEST_CASE("the memory store's lease holders say which leases expired and how lon
   CHECK(hs[0].leased == 3);
   CHECK(hs[0].expired == 1);
   CHECK(hs[0].earliest_until_s == Approx(-2.0));
-  CHECK(http::lease_age_s(hs[0], 10s) == Approx(12.0));  // since it was taken, with a 10 s lease
+  CHECK(hs[0].latest_until_s == Approx(3.0));
+  CHECK(http::renewed_s_ago(hs[0], 10s) == Approx(7.0));  // since the latest was taken, with a 10 s lease
   CHECK(s.release_worker_now("old") == 3);
   CHECK(s.stats_now().pending == 3);
+}
+
+// Issue 29: a live worker retrying 429s showed "oldest lease 84 s" on a 60 s lease, and /workers
+// said its leases were expired: the items it had given back for a retry keep its name, with the
+// retry time as their until, and once that time passed (the worker, throttled, had not claimed
+// them again yet) they read as a dead worker's expired leases.
+TEST_CASE("GET /workers never shows a live worker's leases as expired: items given back for a retry that is due are "
+          "retry due, and a worker that renews is live",
+          "[workers][controls][memory]") {
+  using namespace std::chrono_literals;
+  store_time now = store_clock::now();
+  memory_store::options o;
+  o.now = [&now] { return now; };
+  memory_store s(o);
+  s.seed_random_ips(6, 1);
+  auto held = s.claim_now({3, "live-0", 60s, 1s});
+  REQUIRE(held.size() == 3);
+  const auto dead = s.claim_now({2, "dead-0", 60s, 1s});
+  REQUIRE(dead.size() == 2);
+  // A 429: the first item goes back for a retry in 20 s, under live-0's name.
+  REQUIRE(s.release_now({release_item{held[0].ref(), 20s, "HTTP 429", 429}}).applied == 1);
+  // 84 s on: live-0 renewed what it holds every 30 s; dead-0 never did; the retry has been due 64 s.
+  for (int i = 0; i < 3; ++i) {
+    now += 28s;
+    REQUIRE(s.renew_now({renewal{held[1].ref()}, renewal{held[2].ref()}}, 60s).applied == 2);
+  }
+  const auto holders = s.lease_holders_now();
+  REQUIRE(holders.size() == 2);
+  const auto json = http::workers_json("other-host", 60s, {}, true, holders, "");
+  simdjson::dom::parser p;
+  simdjson::dom::element doc, live, gone;
+  REQUIRE_FALSE(p.parse(json).get(doc));
+  for (auto h : simdjson::dom::array(doc["store"])) (std::string_view(h["by"]) == "live-0" ? live : gone) = h;
+  CHECK(std::string_view(live["state"]) == "live");
+  CHECK(uint64_t(live["leased"]) == 3);
+  CHECK(uint64_t(live["expired"]) == 0);
+  CHECK(uint64_t(live["retry_due"]) == 1);
+  CHECK(double(live["renewed_s_ago"]) == Approx(0));  // renewed just now
+  CHECK(double(live["renewed_s_ago"]) < 60);
+  CHECK(std::string_view(gone["by"]) == "dead-0");
+  CHECK(std::string_view(gone["state"]) == "stale");
+  CHECK(uint64_t(gone["expired"]) == 2);
+  CHECK(uint64_t(gone["retry_due"]) == 0);
+  CHECK(double(gone["renewed_s_ago"]) == Approx(84));
+
+  // This process's own shard is live whatever the store says (it is the one answering).
+  const auto mine = http::read_holder(lease_holder{"web-1-0", 2, 2, -5, -5}, true);
+  CHECK(mine.live);
+  CHECK(mine.expired == 0);
+  CHECK(mine.retry_due == 2);
+  const auto other = http::read_holder(lease_holder{"web-2-0", 2, 2, -5, -5}, false);
+  CHECK_FALSE(other.live);
+  CHECK(other.expired == 2);
 }
 
 TEST_CASE("the controls' request bodies are checked, naming the field", "[workers][controls]") {
@@ -129,8 +183,8 @@ TEST_CASE("GET /workers is one object: this process's shards and the store's lea
   using namespace std::chrono_literals;
   shard_view a{"web-1-0", 3, 5, 10, "closed", ""};
   shard_view b{"web-1-1", 0, 1, 10, "open", "connection refused"};
-  lease_holder mine{"web-1-0", 5, 0, 42.5};
-  lease_holder dead{"db-9-0", 7, 7, -30};
+  lease_holder mine{"web-1-0", 5, 0, 42.5, 50};
+  lease_holder dead{"db-9-0", 7, 7, -30, -20};
   const auto json = http::workers_json("web-1", 60s, {a, b}, true, std::vector<lease_holder>{mine, dead}, "");
   simdjson::dom::parser p;
   simdjson::dom::element doc;
@@ -143,8 +197,11 @@ TEST_CASE("GET /workers is one object: this process's shards and the store's lea
   CHECK(bool(doc["store_available"]));
   CHECK(std::string_view(doc["store"].at(1)["by"]) == "db-9-0");
   CHECK(uint64_t(doc["store"].at(1)["leased"]) == 7);
-  CHECK(double(doc["store"].at(1)["oldest_lease_age_s"]) == Approx(90));  // 60 s lease, 30 s past it
-  CHECK(double(doc["store"].at(0)["oldest_lease_age_s"]) == Approx(17.5));
+  CHECK(double(doc["store"].at(1)["renewed_s_ago"]) == Approx(80));  // 60 s lease, its latest 20 s past it
+  CHECK(std::string_view(doc["store"].at(1)["state"]) == "stale");
+  CHECK(uint64_t(doc["store"].at(1)["expired"]) == 7);
+  CHECK(double(doc["store"].at(0)["renewed_s_ago"]) == Approx(10));
+  CHECK(std::string_view(doc["store"].at(0)["state"]) == "live");
   CHECK(bool(doc["store"].at(0)["this_process"]));
   CHECK_FALSE(bool(doc["store"].at(1)["this_process"]));
 
@@ -169,12 +226,15 @@ TEST_CASE("GET /workers is one object: this process's shards and the store's lea
 }
 
 TEST_CASE("dibs status prints the lease holders, and --json has them", "[workers][status][cli]") {
-  lease_holder live{"web-1-0", 12, 0, 41.25};
-  lease_holder dead{"db-9-0", 3, 3, -93.5};
+  lease_holder live{"web-1-0", 12, 0, 41.25, 59};
+  lease_holder dead{"db-9-0", 3, 3, -93.5, -90};
   CHECK(cli::lease_table({live, dead}) ==
         "leases by worker:\n  web-1-0  12 leased  (earliest until in 41.2s)\n"
         "  db-9-0  3 leased, 3 expired  (earliest expired 93.5s ago)\n");
   CHECK(cli::lease_table({}).empty());
+  // A live worker (its latest until ahead) whose retry came due: not "expired".
+  CHECK(cli::lease_table({lease_holder{"web-1-0", 4, 1, -3, 55}}) ==
+        "leases by worker:\n  web-1-0  4 leased, 1 retry due  (a retry due for 3.0s; leases renewed)\n");
   store_stats s;
   s.leased_live = 12;
   s.leased_expired = 3;
@@ -185,6 +245,9 @@ TEST_CASE("dibs status prints the lease holders, and --json has them", "[workers
   CHECK(std::string_view(doc["lease_holders"].at(1)["by"]) == "db-9-0");
   CHECK(uint64_t(doc["lease_holders"].at(1)["expired"]) == 3);
   CHECK(double(doc["lease_holders"].at(1)["earliest_until_s"]) == Approx(-93.5));
+  CHECK(double(doc["lease_holders"].at(1)["latest_until_s"]) == Approx(-90));
+  CHECK_FALSE(bool(doc["lease_holders"].at(1)["renewing"]));
+  CHECK(bool(doc["lease_holders"].at(0)["renewing"]));
   REQUIRE_FALSE(p.parse(cli::status_json("memory", s, {})).get(doc));
   CHECK(simdjson::dom::array(doc["lease_holders"]).size() == 0);
 }

@@ -48,14 +48,25 @@ struct failure_reason {
 // a lease is renewed by moving its until, so "how old" can only be told from the until as
 // "how long since it was last taken or renewed" (lease length - time left). A dead worker's
 // leases stop moving: their until falls behind the store's now, which `earliest_until_s` shows.
-// Items waiting for a retry keep their lease until the retry is due, so they count here too.
+// Items given back for a retry keep their lease until the retry is due, so they count here too,
+// and once that time has passed (the worker has not claimed them again yet) their until is behind
+// the store's now exactly as a dead worker's is: `expired` alone can't tell a live worker from a
+// dead one. The latest until can: a live worker renews what it holds (every half lease), so
+// while it holds anything its latest until stays ahead of now (leases_renewed below).
 struct lease_holder {
   std::string by;
   std::uint64_t leased = 0;   // open items whose lease names `by`, live or expired
   std::uint64_t expired = 0;  // of which the until has passed by the store's clock
   // Seconds from the store's now to the earliest until among them: negative when it has passed.
   double earliest_until_s = 0;
+  // Seconds from the store's now to the latest until among them: negative when every one has passed.
+  double latest_until_s = 0;
 };
+
+// Whether `h`'s leases are still being taken or renewed (or its items given back for a retry not
+// due yet): its latest until is ahead of the store's now. False for a worker that died, stalled
+// or lost the store more than a lease ago: every until it set has passed.
+inline bool leases_renewed(const lease_holder& h) { return h.latest_until_s > 0; }
 
 class admin_store : public store {
  public:
