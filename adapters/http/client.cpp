@@ -164,7 +164,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
     const bool got = co_await take_slot(pool, slot, res);
     if (!got) co_return res;
   }
-  const auto deadline = steady::now() + opts.request_timeout;
+  auto deadline = steady::now() + opts.request_timeout;
   const std::string wire = request_bytes(pool, spec);
   if (spec.on_send) spec.on_send();
 
@@ -183,6 +183,10 @@ awaitable<response> client::impl::send(origin to, request spec) {
         paced = true;
         const bool got = co_await take_unproven(pool, unproven, res);
         if (!got) co_return res;
+        // Waiting for our own pace is no part of the request's time (as for the permit and the
+        // connection slot): behind a slow API it would time requests out that never went out,
+        // and the timeouts would lower the limit as if the API were overloaded.
+        deadline = steady::now() + opts.request_timeout;
         // Meanwhile another request may have given a kept-alive connection back.
         if (attempt == 0 && (c = take_idle(pool))) {
           res.reused = true;

@@ -6,6 +6,7 @@
 namespace dibs::http {
 
 void connect_window::proven(bool was_full, std::size_t ceiling) {
+  dropped_since_proven_ = false;
   if (!was_full) return;  // the pace held nothing back: this says nothing of a bigger burst
   // No higher than the requests that may be in flight: past that it would pace nothing, and a
   // window grown far above the limit would let a later burst through at once.
@@ -17,6 +18,10 @@ void connect_window::proven(bool was_full, std::size_t ceiling) {
 }
 
 void connect_window::dropped() {
+  // One decrease per burst: the other handshakes of the same burst, dropped as well, come back
+  // before any connection is proven at the new size (as TCP takes one loss per window).
+  if (dropped_since_proven_) return;
+  dropped_since_proven_ = true;
   allowed_ = std::max(floor, std::floor(allowed_ / 2));
   cap_ = allowed_;
   proven_ = 0;

@@ -32,12 +32,14 @@ class connect_window {
   // `was_full`: the window was full when it was opened (the pace held requests back).
   void proven(bool was_full, std::size_t ceiling);
   // A new connection's handshake was dropped (its request never acknowledged): too many at once.
+  // Once per burst: drops before the next connection proven change nothing more.
   void dropped();
 
  private:
   double allowed_ = initial;
   double cap_ = 0;  // since a dropped handshake: the most it may grow to (0: none yet)
   double proven_ = 0;  // proven since the window last grew
+  bool dropped_since_proven_ = false;  // a drop already halved it for this burst
 };
 
 }  // namespace dibs::http

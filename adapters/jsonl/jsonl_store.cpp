@@ -196,7 +196,7 @@ bool jsonl_store::journaling() const { return journal_ && journal_->exists() && 
 std::string jsonl_store::name_of_line(std::size_t n) const {
   if (opts_.id_field.empty()) return std::to_string(n);
   const auto it = keys_.key_of_line.find(n);
-  return it != keys_.key_of_line.end() ? it->second : std::to_string(n);  // a line that is not an object
+  return it != keys_.key_of_line.end() ? it->second : std::to_string(n);  // every non-blank line has one
 }
 
 std::size_t jsonl_store::line_named(const std::string& name) const {

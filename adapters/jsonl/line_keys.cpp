@@ -53,12 +53,19 @@ line_keys read_line_keys(std::string_view text, const std::string& field, const 
     const auto line = text.substr(at, end - at);
     at = end + 1;
     ++n;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos || !top_level_members(line)) continue;
-    std::string problem;
-    auto key = line_key(line, field, problem);
-    if (!key)
-      throw std::invalid_argument("--id-field " + field + ": line " + std::to_string(n) + " of " + file + " " + problem +
-                                  " (with --id-field every line is named by it, so each needs its own)");
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    std::optional<std::string> key;
+    if (!top_level_members(line)) {
+      // Not an object, or not JSON at all (`{"ip":"1.2.3.4","x":tru}` starts like one and is an
+      // item that will fail): it has no key to give, yet its name must find it again like any.
+      key = "line " + std::to_string(n);
+    } else {
+      std::string problem;
+      key = line_key(line, field, problem);
+      if (!key)
+        throw std::invalid_argument("--id-field " + field + ": line " + std::to_string(n) + " of " + file + " " + problem +
+                                    " (with --id-field every line is named by it, so each needs its own)");
+    }
     if (const auto seen = keys.line_of_key.find(*key); seen != keys.line_of_key.end())
       throw std::invalid_argument("--id-field " + field + ": lines " + std::to_string(seen->second) + " and " +
                                   std::to_string(n) + " of " + file + " both have '" + log::escape_controls(*key) +

@@ -24,8 +24,9 @@ struct line_keys {
 };
 
 // The keys of `text`'s lines (a JSON Lines file's contents, `file` its name for messages): every
-// non-blank line that is a JSON object must have a key (lines that are not objects are named by
-// their number: they fail anyway). Throws std::invalid_argument naming --id-field, the line and
+// non-blank line that is a JSON object must have a key; a line that is not one (or not JSON) is
+// named "line N" (it fails, and its failure must find it again; a user's key "line N" for
+// another line is refused as a shared name). Throws std::invalid_argument naming --id-field, the line and
 // the problem, or the two lines that share a key.
 line_keys read_line_keys(std::string_view text, const std::string& field, const std::string& file);
 

@@ -30,9 +30,15 @@ TEST_CASE("new connections: a dropped handshake halves the window, and it grows 
   REQUIRE(w.allowed() == 12);
   w.dropped();
   CHECK(w.allowed() == 6);
+  w.dropped();  // another handshake of the same burst
+  w.dropped();
+  CHECK(w.allowed() == 6);
   for (int i = 0; i < 20; ++i) round_trip(w, 64);
   CHECK(w.allowed() == 6);  // the server's backlog did not grow
-  for (int i = 0; i < 5; ++i) w.dropped();
+  for (int i = 0; i < 5; ++i) {
+    w.dropped();
+    w.proven(false, 64);  // a burst of its own each time
+  }
   CHECK(w.allowed() == 2);  // never below two
 }
 

@@ -123,12 +123,19 @@ TEST_CASE("--id-field: a line's key is its member's string or number, and every 
   CHECK_FALSE(jsonl::line_key(R"({"id":""})", "id", why));
   CHECK(why == "has an empty 'id'");
 
-  // Blank lines and lines that are not objects are skipped (named by number); numbering counts every line.
-  const auto keys = jsonl::read_line_keys("{\"id\":\"a\"}\n\n[1,2]\n{\"id\":7}\r\n", "id", "in.jsonl");
-  CHECK(keys.key_of_line.size() == 2);
+  // Blank lines are skipped; lines that are not objects, or not JSON though they start like one
+  // (items that will fail), are named "line N" and found again by it; numbering counts every line.
+  const auto keys =
+      jsonl::read_line_keys("{\"id\":\"a\"}\n\n[1,2]\n{\"id\":7}\r\n{\"id\":\"b\",\"x\":tru}\n", "id", "in.jsonl");
+  CHECK(keys.key_of_line.size() == 4);
   CHECK(keys.key_of_line.at(1) == "a");
+  CHECK(keys.key_of_line.at(3) == "line 3");
   CHECK(keys.key_of_line.at(4) == "7");
+  CHECK(keys.key_of_line.at(5) == "line 5");
   CHECK(keys.line_of_key.at("7") == 4);
+  CHECK(keys.line_of_key.at("line 5") == 5);
+  CHECK_THROWS_WITH(jsonl::read_line_keys("{\"id\":\"line 2\"}\n{\"id\":tru}\n", "id", "in.jsonl"),
+                    Catch::Contains("lines 1 and 2 of in.jsonl both have 'line 2'"));
   CHECK_THROWS_WITH(jsonl::read_line_keys("{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"a\"}\n", "id", "in.jsonl"),
                     Catch::Contains("--id-field id: lines 1 and 3 of in.jsonl both have 'a'"));
   CHECK_THROWS_WITH(jsonl::read_line_keys("{\"id\":\"a\"}\n{\"ip\":1}\n", "id", "in.jsonl"),
