@@ -108,7 +108,7 @@ TEST_CASE("file mode: a line that is not an object keeps its text under _dibs", 
         "\n");
 }
 
-TEST_CASE("--id-field: a line's key is its member's string or number, and every object line needs its own",
+TEST_CASE("file mode --id-field: a line's key is its member's string or number, and every object line needs its own",
           "[jsonl][id-field]") {
   std::string why;
   CHECK(jsonl::line_key(R"({"id":"evt-1","ip":"x"})", "id", why) == std::optional<std::string>("evt-1"));
