@@ -2,7 +2,8 @@
 // instead of waiting out the lease. Every lease whose holder is NAME or NAME-<shard> is cleared,
 // as an expiry would (the attempt stays counted); should the worker be alive after all, its later
 // write matches no lease and is discarded as lost, never doubled. Asks first on a terminal;
-// elsewhere it needs --yes.
+// elsewhere it needs --yes. A worker whose leases are still renewed is named LIVE in the question,
+// and in a warning with --yes.
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "store_flags.hpp"
@@ -13,6 +14,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <stdexcept>
@@ -21,11 +23,31 @@
 namespace dibs::cli {
 
 namespace {
-std::uint64_t leases_of(admin_store& st, const std::string& name) {
-  std::uint64_t n = 0;
-  for (const auto& h : st.lease_holders())
-    if (worker_owns(h.by, name)) n += h.leased;
-  return n;
+struct worker_leases {
+  std::uint64_t leased = 0;
+  double latest_until_s = 0;  // the latest until among its shards' leases (> 0: still renewed)
+  bool renewing = false;
+};
+
+worker_leases leases_of(admin_store& st, const std::string& name) {
+  worker_leases w;
+  for (const auto& h : st.lease_holders()) {
+    if (!worker_owns(h.by, name)) continue;
+    w.leased += h.leased;
+    if (leases_renewed(h)) w.renewing = true;
+    w.latest_until_s = std::max(w.latest_until_s, h.latest_until_s);
+  }
+  return w;
+}
+
+// A worker whose latest lease still runs renewed it lately: a dead one's leases all run out
+// within one lease. Releasing a live worker costs its work under those leases (its writes are
+// discarded as lost and the items done again), so the operator is told, whatever --yes says.
+std::string live_warning(const std::string& name, const worker_leases& w) {
+  if (!w.renewing) return {};
+  return "worker " + name + " looks LIVE: its latest lease runs " + std::to_string(static_cast<long long>(w.latest_until_s)) +
+         " s more, so it renewed or took leases lately (a dead worker's all run out within one lease); if it still "
+         "runs, the work under these leases is lost and done again";
 }
 
 bool confirmed(const std::string& question) {
@@ -70,14 +92,21 @@ command add_release_command(CLI::App& app) {
     if (ask && !::isatty(STDIN_FILENO))
       throw std::invalid_argument("dibs release asks before it frees leases, and stdin is not a terminal: add --yes");
     auto st = f->store.open(false);
+    worker_leases held;
+    try {
+      held = leases_of(*st, f->worker);
+    } catch (const std::exception&) {
+      if (ask) throw;  // asking needs the count; with --yes the release goes on without the warning
+    }
+    const auto warning = live_warning(f->worker, held);
+    if (!ask && !warning.empty()) std::fprintf(stderr, "dibs: warning: %s\n", warning.c_str());
     if (ask) {
-      const auto held = leases_of(*st, f->worker);
-      if (held == 0) {
+      if (held.leased == 0) {
         std::printf("release: worker %s holds no lease in %s\n", f->worker.c_str(), st->describe().c_str());
         return exit_code::ok;
       }
-      if (!confirmed("release " + std::to_string(held) + " lease(s) of worker " + f->worker + " in " + st->describe() +
-                     "? Only if that worker is dead or stopped:")) {
+      if (!confirmed((warning.empty() ? "" : warning + ".\n") + "release " + std::to_string(held.leased) +
+                     " lease(s) of worker " + f->worker + " in " + st->describe() + "? Only if that worker is dead or stopped:")) {
         std::printf("release: nothing released\n");
         return exit_code::items_failed;
       }

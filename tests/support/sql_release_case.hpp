@@ -73,6 +73,8 @@ void check_release_cli(Store& s, const std::string& table, const std::string& ur
   };
   std::tie(rc, out) = on_a_terminal("n");
   CHECK(rc == 1);
+  // pod-a-0's leases run 60 s more: the worker renews them, and the question says it looks live.
+  CHECK_THAT(out, Catch::Contains("worker pod-a looks LIVE: its latest lease runs "));
   CHECK_THAT(out, Catch::Contains("release 3 lease(s) of worker pod-a in "));
   CHECK_THAT(out, Catch::Contains("release: nothing released"));
   CHECK(s.stats_blocking().leased_live + s.stats_blocking().leased_expired == 4);
@@ -82,9 +84,15 @@ void check_release_cli(Store& s, const std::string& table, const std::string& ur
   CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE lock_by IS NULL AND lock_token IS NULL AND lock_until IS NULL") ==
         std::optional<std::string>("5"));
   CHECK(s.query_value("SELECT lock_by FROM " + table + " WHERE lock_token IS NOT NULL") == std::optional<std::string>("pod-b-0"));
+  // With --yes a live worker is released too (the operator said so), with a warning.
+  std::tie(rc, out) = run_dibs({"release", "--store", uri, "--worker", "pod-b", "--yes"}, stdin_from::dev_null);
+  CHECK(rc == 0);
+  CHECK_THAT(out, Catch::Contains("warning: worker pod-b looks LIVE"));
+  CHECK_THAT(out, Catch::Contains("release: 1 lease of worker pod-b released in "));
   std::tie(rc, out) = run_dibs({"release", "--store", uri, "--worker", "pod-a", "--yes"}, stdin_from::dev_null);
   CHECK(rc == 0);
   CHECK_THAT(out, Catch::Contains("release: 0 leases of worker pod-a released"));
+  CHECK_THAT(out, !Catch::Contains("LIVE"));  // it holds nothing: nothing to warn of
 }
 
 }  // namespace dibs::test
