@@ -85,6 +85,20 @@ class connection final : public sql_session {
     if (const auto why = tls_shortfall(db(), u); !why.empty()) throw sql_error(where + ": " + why, CR_SSL_CONNECTION_ERROR);
     // The client library opens its socket without SOCK_CLOEXEC: mark it now (see close_on_exec.hpp).
     close_on_exec(static_cast<int>(mysql_get_socket(db())));
+    try {
+      set_up_session(o);
+    } catch (const sql_error& e) {
+      // The link went in the session's first statements (a server restarting, a proxy resetting
+      // right after the handshake): that is a failed connect too, and says so. Before, the user
+      // read only "Server has gone away (error 2006)", with no word of connecting.
+      if (classify(e.code) != error_class::link_lost) throw;
+      throw sql_error(where + ": the connection was lost while its session was set up (" + e.what() + ")", e.code);
+    }
+  }
+  connection(const connection&) = delete;
+  connection& operator=(const connection&) = delete;
+
+  void set_up_session(const mysql_options& o) {
     // DATETIME values are UTC. @dibs_client_pid names this process to the server, so an audit
     // trigger (the chaos checker's) can tell which process made each write; it costs nothing more.
     execute("SET SESSION time_zone = '+00:00', @dibs_client_pid = " + std::to_string(::getpid()));
@@ -112,8 +126,6 @@ class connection final : public sql_session {
       }
     }
   }
-  connection(const connection&) = delete;
-  connection& operator=(const connection&) = delete;
 
   void execute(const std::string& sql) override {
     sent_.fetch_add(1, std::memory_order_relaxed);
