@@ -209,16 +209,10 @@ awaitable<response> client::impl::send(origin to, request spec) {
     stats.interim_answers += static_cast<std::uint64_t>(x.interim);
     if (x.dropped && dropped < max_dropped_handshakes && steady::now() < deadline) {
       ++dropped;
-      ++stats.dropped_handshakes;
       log::debug("API ", pool.key, ": a new connection's request was not acknowledged in ", check_after.count(),
                  " ms (the server's backlog is full); sending it again on another");
-      if (opts.figures) opts.figures->dropped_handshakes.fetch_add(1, std::memory_order_relaxed);
-      observe_overload(pool, limit_signal::dropped_handshake);
-      if (pool.limit) {
-        pool.new_connections.dropped();
-        unproven.reset();
-        sync_unproven(pool);
-      }
+      unproven.reset();
+      handshake_dropped(pool);
       continue;
     }
     if (x.ec) {
@@ -251,6 +245,15 @@ void client::impl::observe_answer(host_pool& pool, int status, std::chrono::micr
 
 void client::impl::observe_failure(host_pool& pool, const boost::system::error_code& ec) {
   if (const auto sig = failure_signal(ec); sig != limit_signal::none) observe_overload(pool, sig);
+}
+
+void client::impl::handshake_dropped(host_pool& pool) {
+  ++stats.dropped_handshakes;
+  if (opts.figures) opts.figures->dropped_handshakes.fetch_add(1, std::memory_order_relaxed);
+  observe_overload(pool, limit_signal::dropped_handshake);
+  if (!pool.limit) return;
+  pool.new_connections.dropped();  // too many connects at once, whether the SYN or the request was lost
+  sync_unproven(pool);
 }
 
 void client::impl::observe_overload(host_pool& pool, limit_signal why) {

@@ -180,11 +180,9 @@ awaitable<std::unique_ptr<connection>> client::impl::open(const origin& to, host
         break;
       }
       if (cec != boost::beast::error::timeout || last || steady::now() >= budget_end) break;
-      ++stats.dropped_handshakes;
-      if (opts.figures) opts.figures->dropped_handshakes.fetch_add(1, std::memory_order_relaxed);
       log::debug("API ", pool.key, ": no answer to a connect in ", std::chrono::duration_cast<std::chrono::milliseconds>(bound).count(),
                  " ms (the server's backlog is full?); connecting again");
-      observe_overload(pool, limit_signal::dropped_handshake);
+      handshake_dropped(pool);
       bound *= 2;
     }
     if (!cec || cec == boost::beast::error::timeout) break;  // connected, or out of time for all

@@ -106,6 +106,9 @@ struct client::impl {
   void observe_failure(host_pool& pool, const boost::system::error_code& ec);
 
   void observe_overload(host_pool& pool, limit_signal why);
+  // A new connection's SYN or request went unanswered (a full listen backlog): counted, a signal
+  // to the limit, and the pace of new connections halved (connect_window.hpp).
+  void handshake_dropped(host_pool& pool);
 
   // This client's share of its origin's limit (connection_share: at least one).
   std::size_t share_of(const origin_limit& l) const { return connection_share(l.limit(), opts.shards, opts.shard); }
