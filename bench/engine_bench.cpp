@@ -9,9 +9,9 @@
 //   cores     1 shard against 2 shards
 //
 //   dibs_bench_engine --dibs build/bin/dibs [--parts ceiling,latency,cores] [--json out.json]
-#include <adapters/http/client.hpp>
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
+#include <dibs/http/client.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
 
 #include <dibs/engine.hpp>
 

@@ -4,10 +4,10 @@
 // (hello, isMaster, ping, endSessions) are not counted.
 //
 //   dibs_bench_mongo --uri mongodb://127.0.0.1:PORT/ [--docs 5000] [--strategies batch,update-find]
-#include <adapters/http/http_processor.hpp>
+#include <dibs/http/http_processor.hpp>
 #include <adapters/mongo/bson_ptr.hpp>
 #include <adapters/mongo/test_hooks.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

@@ -6,10 +6,10 @@
 //   dibs_bench_mysql --uri mysql://root@127.0.0.1:PORT/dibs_bench --python bench/mysql_reference.py
 #include "noop_processor.hpp"
 
-#include <adapters/http/http_processor.hpp>
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/mysql_store.hpp>
 #include <adapters/mysql/mysql_uri.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

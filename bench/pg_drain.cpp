@@ -8,7 +8,7 @@
 //   dibs_bench_pg_drain --uri ... [--url http://127.0.0.1:PORT/json/] [--shards 2 --concurrency 1000]
 #include "noop_processor.hpp"
 
-#include <adapters/http/http_processor.hpp>
+#include <dibs/http/http_processor.hpp>
 #include <adapters/postgres/pg_store.hpp>
 
 #include <dibs/engine.hpp>

@@ -3,7 +3,7 @@
 #include "journal_format.hpp"
 #include "json_members.hpp"
 
-#include <dibs/json_text.hpp>
+#include "engine/src/json_text.hpp"
 
 #include <simdjson.h>
 

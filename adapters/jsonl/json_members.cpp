@@ -1,6 +1,6 @@
 #include "json_members.hpp"
 
-#include <dibs/json_text.hpp>
+#include "engine/src/json_text.hpp"
 
 #include <simdjson.h>
 

@@ -1,5 +1,5 @@
 // jsonl_store's `dibs retry` and failure breakdown (failed_lines.hpp has the rules), and its lease holders.
-#include "jsonl_store.hpp"
+#include <dibs/stores/jsonl_store.hpp>
 
 #include "failed_lines.hpp"
 #include "journal_file.hpp"

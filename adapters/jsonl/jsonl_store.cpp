@@ -1,4 +1,4 @@
-#include "jsonl_store.hpp"
+#include <dibs/stores/jsonl_store.hpp>
 
 #include "journal_file.hpp"
 #include "journal_format.hpp"
@@ -6,8 +6,8 @@
 #include "private_file.hpp"
 
 #include <dibs/ipv4_ranges.hpp>
-#include <dibs/skewed_draw.hpp>
-#include <dibs/json_text.hpp>
+#include "engine/src/skewed_draw.hpp"
+#include "engine/src/json_text.hpp"
 #include <dibs/log.hpp>
 
 #include <algorithm>

@@ -1,8 +1,8 @@
-#include "line_keys.hpp"
+#include <dibs/stores/line_keys.hpp>
 
 #include "json_members.hpp"
 
-#include <dibs/log_escape.hpp>
+#include "engine/src/log_escape.hpp"
 
 #include <simdjson.h>
 

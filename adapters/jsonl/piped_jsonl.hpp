@@ -8,7 +8,7 @@
 // the next run starts over. For resumable runs give files: --store jsonl:IN.jsonl --out OUT.jsonl.
 #pragma once
 
-#include <adapters/jsonl/jsonl_store.hpp>
+#include <dibs/stores/jsonl_store.hpp>
 
 #include <dibs/admin_store.hpp>
 

@@ -1,13 +1,13 @@
-#include "memory_store.hpp"
+#include <dibs/stores/memory_store.hpp>
 
-#include <dibs/worker_id.hpp>
+#include "engine/src/worker_id.hpp"
 
 #include <map>
 
-#include <dibs/json_text.hpp>
+#include "engine/src/json_text.hpp"
 #include <dibs/ipv4_ranges.hpp>
-#include <dibs/reason_text.hpp>
-#include <dibs/skewed_draw.hpp>
+#include "engine/src/reason_text.hpp"
+#include "engine/src/skewed_draw.hpp"
 
 #include <charconv>
 

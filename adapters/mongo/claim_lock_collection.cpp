@@ -13,7 +13,7 @@
 #include "store_context.hpp"
 
 #include <dibs/log.hpp>
-#include <dibs/reason_text.hpp>
+#include "engine/src/reason_text.hpp"
 
 #include <algorithm>
 

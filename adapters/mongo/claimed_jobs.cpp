@@ -7,7 +7,7 @@
 #include "protocol.hpp"
 
 #include <dibs/log.hpp>
-#include <dibs/reason_text.hpp>
+#include "engine/src/reason_text.hpp"
 
 namespace dibs::mongo {
 

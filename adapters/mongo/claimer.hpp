@@ -13,7 +13,7 @@
 #pragma once
 
 #include <adapters/mongo/bson_ptr.hpp>
-#include <adapters/mongo/names.hpp>
+#include <dibs/stores/mongo_names.hpp>
 
 #include <dibs/job.hpp>
 #include <dibs/store.hpp>

@@ -4,7 +4,7 @@
 #include "write_concern.hpp"
 
 #include <dibs/log.hpp>
-#include <dibs/uri_redact.hpp>
+#include "engine/src/uri_redact.hpp"
 
 #include <mutex>
 #include <stdexcept>

@@ -2,7 +2,7 @@
 
 #include "bson_ptr.hpp"
 
-#include <dibs/uri_redact.hpp>
+#include "engine/src/uri_redact.hpp"
 
 #include <mongoc/mongoc.h>
 

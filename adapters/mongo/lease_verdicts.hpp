@@ -11,7 +11,7 @@
 #pragma once
 
 #include <adapters/mongo/bson_ptr.hpp>
-#include <adapters/mongo/names.hpp>
+#include <dibs/stores/mongo_names.hpp>
 
 #include <dibs/job.hpp>
 

@@ -6,9 +6,9 @@
 // upserting update_one.
 #pragma once
 
-#include <adapters/mongo/mongo_store.hpp>
+#include <dibs/stores/mongo_store.hpp>
 
-#include <dibs/answer_store.hpp>
+#include "engine/src/answer_store.hpp"
 
 #include <memory>
 

@@ -4,7 +4,7 @@
 #include "collection_ops.hpp"
 #include "store_impl.hpp"
 
-#include <dibs/rate_bucket.hpp>
+#include "engine/src/rate_bucket.hpp"
 
 #include <optional>
 #include <stdexcept>

@@ -6,9 +6,9 @@
 // update_one filtered on the old values, or insert for a new origin); a lost race reads again.
 #pragma once
 
-#include <adapters/mongo/mongo_store.hpp>
+#include <dibs/stores/mongo_store.hpp>
 
-#include <dibs/shared_rate_store.hpp>
+#include "engine/src/shared_rate_store.hpp"
 
 #include <memory>
 

@@ -8,7 +8,7 @@
 #include "store_admin.hpp"
 #include "worker_leases.hpp"
 
-#include <dibs/init_hint.hpp>
+#include "engine/src/init_hint.hpp"
 #include <dibs/log.hpp>
 
 #include <stdexcept>

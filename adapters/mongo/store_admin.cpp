@@ -8,7 +8,7 @@
 #include "store_context.hpp"
 
 #include <dibs/ipv4_ranges.hpp>
-#include <dibs/skewed_draw.hpp>
+#include "engine/src/skewed_draw.hpp"
 #include <dibs/missing_table_error.hpp>
 
 #include <algorithm>

@@ -6,7 +6,7 @@
 #include <adapters/mongo/clock_sync.hpp>
 #include <adapters/mongo/connection.hpp>
 #include <adapters/mongo/id_sampler.hpp>
-#include <adapters/mongo/mongo_store.hpp>
+#include <dibs/stores/mongo_store.hpp>
 
 #include <atomic>
 #include <cstdint>

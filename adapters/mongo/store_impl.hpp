@@ -4,7 +4,7 @@
 #include <adapters/mongo/change_watcher.hpp>
 #include <adapters/mongo/claimer.hpp>
 #include <adapters/mongo/lease_keeper.hpp>
-#include <adapters/mongo/mongo_store.hpp>
+#include <dibs/stores/mongo_store.hpp>
 #include <adapters/mongo/store_context.hpp>
 
 #include <memory>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <adapters/mongo/bson_ptr.hpp>
-#include <adapters/mongo/mongo_store.hpp>
+#include <dibs/stores/mongo_store.hpp>
 
 #include <optional>
 #include <string>

@@ -8,7 +8,7 @@
 #include "protocol.hpp"
 #include "store_context.hpp"
 
-#include <dibs/worker_id.hpp>
+#include "engine/src/worker_id.hpp"
 
 #include <algorithm>
 #include <map>

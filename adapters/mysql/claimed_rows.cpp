@@ -1,6 +1,6 @@
 #include "claimed_rows.hpp"
 
-#include <dibs/server_number.hpp>
+#include "engine/src/server_number.hpp"
 
 #include <algorithm>
 #include <cctype>

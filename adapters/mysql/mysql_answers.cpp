@@ -2,7 +2,7 @@
 
 #include "sql_session.hpp"
 
-#include <dibs/server_number.hpp>
+#include "engine/src/server_number.hpp"
 
 namespace dibs::sql {
 

@@ -6,9 +6,9 @@
 // on the table). Its columns are utf8mb4 whatever the database's default.
 #pragma once
 
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/stores/mysql_store.hpp>
 
-#include <dibs/answer_store.hpp>
+#include "engine/src/answer_store.hpp"
 
 #include <array>
 #include <memory>

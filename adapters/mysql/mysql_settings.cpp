@@ -1,6 +1,6 @@
 #include "mysql_settings.hpp"
 
-#include "mysql_store.hpp"
+#include <dibs/stores/mysql_store.hpp>
 #include "server_errors.hpp"
 
 #include <dibs/log.hpp>

@@ -7,10 +7,10 @@
 // itself, so the row is never locked across round trips (rate_bucket.hpp: the same arithmetic).
 #pragma once
 
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/stores/mysql_store.hpp>
 
-#include <dibs/rate_bucket.hpp>
-#include <dibs/shared_rate_store.hpp>
+#include "engine/src/rate_bucket.hpp"
+#include "engine/src/shared_rate_store.hpp"
 
 #include <memory>
 #include <string>

@@ -1,4 +1,4 @@
-#include "mysql_store.hpp"
+#include <dibs/stores/mysql_store.hpp>
 
 #include "mysql_endpoint.hpp"
 #include "mysql_settings.hpp"
@@ -17,17 +17,17 @@
 #include "sql_workers.hpp"
 #include "table_schema.hpp"
 
-#include <dibs/close_on_exec.hpp>
-#include <dibs/init_hint.hpp>
+#include "engine/src/close_on_exec.hpp"
+#include "engine/src/init_hint.hpp"
 #include <dibs/ipv4_ranges.hpp>
-#include <dibs/skewed_draw.hpp>
+#include "engine/src/skewed_draw.hpp"
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
-#include <dibs/reason_text.hpp>
-#include <dibs/rights_refusal.hpp>
-#include <dibs/server_number.hpp>
-#include <dibs/uri_redact.hpp>
-#include <dibs/worker_id.hpp>
+#include "engine/src/reason_text.hpp"
+#include "engine/src/rights_refusal.hpp"
+#include "engine/src/server_number.hpp"
+#include "engine/src/uri_redact.hpp"
+#include "engine/src/worker_id.hpp"
 
 #include <mysql.h>
 #include <unistd.h>

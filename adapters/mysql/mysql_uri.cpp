@@ -1,6 +1,6 @@
 #include "mysql_uri.hpp"
 
-#include <dibs/uri_redact.hpp>
+#include "engine/src/uri_redact.hpp"
 
 #include <boost/asio/ip/address_v4.hpp>
 

@@ -5,7 +5,7 @@
 
 #include <adapters/mysql/sql_protocol.hpp>
 
-#include <dibs/rights_refusal.hpp>
+#include "engine/src/rights_refusal.hpp"
 
 #include <string>
 #include <vector>

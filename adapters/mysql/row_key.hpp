@@ -6,7 +6,7 @@
 // column's own collation.
 #pragma once
 
-#include <dibs/row_key_pick.hpp>
+#include "engine/src/row_key_pick.hpp"
 
 #include <functional>
 #include <optional>

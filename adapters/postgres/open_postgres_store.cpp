@@ -1,4 +1,4 @@
-#include "open_postgres_store.hpp"
+#include <dibs/stores/open_postgres_store.hpp>
 
 #include "pg_store.hpp"
 

@@ -1,6 +1,6 @@
 #include "pg_answers.hpp"
 
-#include <dibs/server_number.hpp>
+#include "engine/src/server_number.hpp"
 
 namespace dibs::pg {
 

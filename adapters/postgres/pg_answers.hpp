@@ -8,7 +8,7 @@
 #include <adapters/postgres/pg_side_connection.hpp>
 #include <adapters/postgres/pg_store.hpp>
 
-#include <dibs/answer_store.hpp>
+#include "engine/src/answer_store.hpp"
 
 #include <memory>
 #include <string>

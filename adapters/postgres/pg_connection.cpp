@@ -1,9 +1,9 @@
 #include "pg_connection.hpp"
 
-#include <dibs/close_on_exec.hpp>
+#include "engine/src/close_on_exec.hpp"
 #include <dibs/log.hpp>
-#include <dibs/server_number.hpp>
-#include <dibs/uri_redact.hpp>
+#include "engine/src/server_number.hpp"
+#include "engine/src/uri_redact.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>

@@ -1,6 +1,6 @@
 #include "pg_listener.hpp"
 
-#include <dibs/close_on_exec.hpp>
+#include "engine/src/close_on_exec.hpp"
 #include <dibs/log.hpp>
 
 #include <poll.h>

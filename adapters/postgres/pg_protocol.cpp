@@ -1,6 +1,6 @@
 #include "pg_protocol.hpp"
 
-#include <dibs/reason_text.hpp>
+#include "engine/src/reason_text.hpp"
 
 #include <cctype>
 #include <stdexcept>

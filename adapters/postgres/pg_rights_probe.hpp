@@ -6,7 +6,7 @@
 
 #include <adapters/postgres/pg_protocol.hpp>
 
-#include <dibs/rights_refusal.hpp>
+#include "engine/src/rights_refusal.hpp"
 
 #include <string>
 #include <vector>

@@ -6,7 +6,7 @@
 // character), numeric, dates, 19-digit and negative integers.
 #pragma once
 
-#include <dibs/row_key_pick.hpp>
+#include "engine/src/row_key_pick.hpp"
 
 #include <optional>
 #include <string>

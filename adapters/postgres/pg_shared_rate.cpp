@@ -1,6 +1,6 @@
 #include "pg_shared_rate.hpp"
 
-#include <dibs/server_number.hpp>
+#include "engine/src/server_number.hpp"
 
 #include <algorithm>
 #include <stdexcept>

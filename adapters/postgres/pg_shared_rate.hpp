@@ -8,8 +8,8 @@
 #include <adapters/postgres/pg_side_connection.hpp>
 #include <adapters/postgres/pg_store.hpp>
 
-#include <dibs/rate_bucket.hpp>
-#include <dibs/shared_rate_store.hpp>
+#include "engine/src/rate_bucket.hpp"
+#include "engine/src/shared_rate_store.hpp"
 
 #include <memory>
 #include <string>

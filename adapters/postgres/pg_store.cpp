@@ -7,15 +7,15 @@
 #include "pg_tls.hpp"
 #include "shard_link.hpp"
 
-#include <dibs/init_hint.hpp>
+#include "engine/src/init_hint.hpp"
 #include <dibs/ipv4_ranges.hpp>
-#include <dibs/skewed_draw.hpp>
+#include "engine/src/skewed_draw.hpp"
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
-#include <dibs/rights_refusal.hpp>
-#include <dibs/server_number.hpp>
-#include <dibs/uri_redact.hpp>
-#include <dibs/worker_id.hpp>
+#include "engine/src/rights_refusal.hpp"
+#include "engine/src/server_number.hpp"
+#include "engine/src/uri_redact.hpp"
+#include "engine/src/worker_id.hpp"
 
 #include <boost/asio/this_coro.hpp>
 

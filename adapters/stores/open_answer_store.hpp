@@ -5,7 +5,7 @@
 #pragma once
 
 #include <dibs/admin_store.hpp>
-#include <dibs/answer_store.hpp>
+#include "engine/src/answer_store.hpp"
 
 #include <memory>
 

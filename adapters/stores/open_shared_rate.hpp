@@ -5,7 +5,7 @@
 #pragma once
 
 #include <dibs/admin_store.hpp>
-#include <dibs/shared_rate_store.hpp>
+#include "engine/src/shared_rate_store.hpp"
 
 #include <memory>
 #include <string>

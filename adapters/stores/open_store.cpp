@@ -1,16 +1,16 @@
-#include "open_store.hpp"
+#include <dibs/stores/open_store.hpp>
 
-#include <adapters/jsonl/jsonl_store.hpp>
+#include <dibs/stores/jsonl_store.hpp>
 #include <adapters/jsonl/piped_jsonl.hpp>
-#include <adapters/mongo/mongo_store.hpp>
+#include <dibs/stores/mongo_store.hpp>
 #include <adapters/mysql/mysql_settings.hpp>
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/stores/mysql_store.hpp>
 #include <adapters/mysql/mysql_uri.hpp>
 #include <adapters/postgres/pg_store.hpp>
-#include <adapters/postgres/open_postgres_store.hpp>
+#include <dibs/stores/open_postgres_store.hpp>
 
 #include <dibs/setting_error.hpp>
-#include <dibs/uri_redact.hpp>
+#include "engine/src/uri_redact.hpp"
 
 namespace dibs {
 

@@ -1,9 +1,9 @@
 #include "store_password.hpp"
 
-#include "store_uri.hpp"
+#include <dibs/stores/store_uri.hpp>
 
 #include <dibs/setting_error.hpp>
-#include <dibs/uri_redact.hpp>
+#include "engine/src/uri_redact.hpp"
 
 #include <fstream>
 

@@ -1,9 +1,9 @@
-#include "store_uri.hpp"
+#include <dibs/stores/store_uri.hpp>
 
 #include <adapters/mysql/mysql_uri.hpp>
 
 #include <dibs/setting_error.hpp>
-#include <dibs/uri_redact.hpp>
+#include "engine/src/uri_redact.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,7 +1,7 @@
 #include <dibs/engine.hpp>
 #include <dibs/log.hpp>
 #include <dibs/setting_error.hpp>
-#include <dibs/worker_id.hpp>
+#include "worker_id.hpp"
 
 #include "shard.hpp"
 

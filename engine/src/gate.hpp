@@ -4,7 +4,7 @@
 // (the shard's).
 #pragma once
 
-#include <dibs/async_event.hpp>
+#include "async_event.hpp"
 
 #include <cstddef>
 

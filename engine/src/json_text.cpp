@@ -1,4 +1,4 @@
-#include <dibs/json_text.hpp>
+#include "json_text.hpp"
 
 #include <algorithm>
 

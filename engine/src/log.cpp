@@ -1,6 +1,6 @@
 #include <dibs/log.hpp>
-#include <dibs/log_escape.hpp>
-#include <dibs/json_text.hpp>
+#include "log_escape.hpp"
+#include "json_text.hpp"
 
 #include <atomic>
 #include <chrono>

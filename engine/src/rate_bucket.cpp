@@ -1,4 +1,4 @@
-#include <dibs/rate_bucket.hpp>
+#include "rate_bucket.hpp"
 
 #include <algorithm>
 #include <cmath>

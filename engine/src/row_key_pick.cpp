@@ -1,4 +1,4 @@
-#include <dibs/row_key_pick.hpp>
+#include "row_key_pick.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -5,7 +5,7 @@
 #include "shard.hpp"
 
 #include <dibs/log.hpp>
-#include <dibs/reason_text.hpp>
+#include "reason_text.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>

@@ -7,7 +7,7 @@
 #include "circuit_breaker.hpp"
 #include "gate.hpp"
 
-#include <dibs/async_event.hpp>
+#include "async_event.hpp"
 #include <dibs/counters.hpp>
 #include <dibs/engine_config.hpp>
 #include <dibs/processor.hpp>

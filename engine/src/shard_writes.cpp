@@ -8,7 +8,7 @@
 #include "chunked_write.hpp"
 
 #include <dibs/log.hpp>
-#include <dibs/reason_text.hpp>
+#include "reason_text.hpp"
 
 #include <algorithm>
 #include <unordered_set>

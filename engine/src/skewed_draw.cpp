@@ -1,5 +1,5 @@
 #include <dibs/ipv4_ranges.hpp>
-#include <dibs/skewed_draw.hpp>
+#include "skewed_draw.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include <dibs/worker_id.hpp>
+#include "worker_id.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,7 +1,7 @@
 // A processor that is not HTTP, run by the engine on the caller's own io_context: it classifies
 // each document's IPv4 address locally (public, private or reserved, and its /24 network).
 // This file is the README's "library" example, compiled with the project.
-#include <adapters/memory/memory_store.hpp>
+#include <dibs/stores/memory_store.hpp>
 
 #include <dibs/engine.hpp>
 #include <dibs/ipv4_ranges.hpp>

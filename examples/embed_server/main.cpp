@@ -10,11 +10,11 @@
 //   curl -X POST -H @<(printf 'Authorization: Bearer %s' "$(cat ~/.dibs-control-key)") localhost:8088/pause
 // (a program's POST needs the key, a page's the dashboard's token, and every request a Host
 // naming this server: control_access.hpp)
-#include <adapters/http/control_access.hpp>
-#include <adapters/http/control_server.hpp>
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include "adapters/control/control_access.hpp"
+#include <dibs/control/control_server.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

@@ -3,7 +3,7 @@
 // checkers of every store agree on it.
 #pragma once
 
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <string>
 #include <string_view>

@@ -8,7 +8,7 @@
 
 #include "chaos_common.hpp"
 
-#include <adapters/mongo/mongo_store.hpp>
+#include <dibs/stores/mongo_store.hpp>
 
 #include <string>
 

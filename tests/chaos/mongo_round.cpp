@@ -4,7 +4,7 @@
 #include "support/mongo_env.hpp"
 
 #include <adapters/mongo/test_hooks.hpp>
-#include <adapters/stores/open_store.hpp>
+#include <dibs/stores/open_store.hpp>
 
 #include <cstdio>
 #include <stdexcept>

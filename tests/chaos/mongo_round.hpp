@@ -4,7 +4,7 @@
 
 #include "round.hpp"
 
-#include <adapters/mongo/mongo_store.hpp>
+#include <dibs/stores/mongo_store.hpp>
 
 namespace dibs::chaos {
 

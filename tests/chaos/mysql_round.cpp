@@ -3,7 +3,7 @@
 #include "mysql_checker.hpp"
 #include "support/mysql_env.hpp"
 
-#include <adapters/stores/open_store.hpp>
+#include <dibs/stores/open_store.hpp>
 
 #include <cstdio>
 #include <cstdlib>

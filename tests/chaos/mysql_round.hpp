@@ -4,7 +4,7 @@
 
 #include "round.hpp"
 
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/stores/mysql_store.hpp>
 
 namespace dibs::chaos {
 

@@ -4,8 +4,8 @@
 #include "postgres/pg_env.hpp"
 #include "support/process.hpp"
 
-#include <adapters/stores/open_store.hpp>
-#include <adapters/stores/store_uri.hpp>
+#include <dibs/stores/open_store.hpp>
+#include <dibs/stores/store_uri.hpp>
 
 #include <cstdio>
 #include <cstdlib>

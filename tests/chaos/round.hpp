@@ -9,7 +9,7 @@
 #include "tcp_proxy.hpp"
 #include "worker_pool.hpp"
 
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <memory>
 #include <random>

@@ -1,6 +1,6 @@
 #include "tcp_proxy.hpp"
 
-#include <dibs/close_on_exec.hpp>
+#include "engine/src/close_on_exec.hpp"
 #include <dibs/net.hpp>
 
 #include <boost/asio/as_tuple.hpp>

@@ -5,7 +5,7 @@
 #include "support/run_dibs.hpp"
 #include "support/scratch_files.hpp"
 
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>

@@ -4,7 +4,7 @@ set(prefix "${BUILD}/consumer-prefix")
 # The internal headers named by the consumer's check must still be headers of the source tree.
 include(${SOURCE}/internal_headers.cmake)
 foreach(header IN LISTS dibs_internal_headers)
-  if(NOT EXISTS "${SOURCE}/../../${header}" AND NOT EXISTS "${SOURCE}/../../engine/include/${header}")
+  if(NOT EXISTS "${SOURCE}/../../${header}")
     message(FATAL_ERROR "tests/consumer/internal_headers.cmake names ${header}, which is not in the source tree")
   endif()
 endforeach()
@@ -25,4 +25,14 @@ if(NOT out MATCHES "consumer: summary: completed=1000 ")
 endif()
 if(NOT EXISTS "${prefix}/bin/dibs" OR NOT EXISTS "${prefix}/include/dibs/engine.hpp")
   message(FATAL_ERROR "the CLI or the headers were not installed")
+endif()
+# The public include folder is exactly what is installed: the source tree's include/ and the
+# prefix's include/, file for file.
+file(GLOB_RECURSE source_headers RELATIVE "${SOURCE}/../../include" "${SOURCE}/../../include/*")
+file(GLOB_RECURSE installed_headers RELATIVE "${prefix}/include" "${prefix}/include/*")
+list(SORT source_headers)
+list(SORT installed_headers)
+if(NOT source_headers STREQUAL installed_headers)
+  message(FATAL_ERROR "installed include/ differs from the source tree's include/:\n"
+                      "source:    ${source_headers}\ninstalled: ${installed_headers}")
 endif()

@@ -1,24 +1,24 @@
-# Headers that are not part of the installed API (as a consumer would include them): the package
+# Headers that are not part of the installed API (spelled from the source tree's root): the package
 # must not install them. check.cmake also checks that each is still a header of the source tree,
 # so a renamed one can't leave this list checking nothing.
 set(dibs_internal_headers
-  dibs/close_on_exec.hpp
-  dibs/uri_redact.hpp
-  dibs/json_text.hpp
-  dibs/log_escape.hpp
-  dibs/reason_text.hpp
-  dibs/async_event.hpp
-  adapters/http/json_check.hpp
-  adapters/http/batch_answer.hpp
-  adapters/http/control_access.hpp
-  adapters/http/endpoint_refresh.hpp
-  adapters/http/tls_context.hpp
-  adapters/http/client_impl.hpp
-  adapters/http/connection.hpp
-  adapters/http/exchange_io.hpp
-  adapters/http/tcp_signals.hpp
-  adapters/http/connect_window.hpp
-  adapters/http/limit_signals.hpp
+  engine/src/close_on_exec.hpp
+  engine/src/uri_redact.hpp
+  engine/src/json_text.hpp
+  engine/src/log_escape.hpp
+  engine/src/reason_text.hpp
+  engine/src/async_event.hpp
+  adapters/http/processor/json_check.hpp
+  adapters/http/processor/batch_answer.hpp
+  adapters/control/control_access.hpp
+  adapters/http/client/endpoint_refresh.hpp
+  adapters/http/client/tls_context.hpp
+  adapters/http/client/client_impl.hpp
+  adapters/http/client/connection.hpp
+  adapters/http/client/exchange_io.hpp
+  adapters/http/client/tcp_signals.hpp
+  adapters/http/client/connect_window.hpp
+  adapters/http/client/limit_signals.hpp
   adapters/jsonl/journal_file.hpp
   adapters/jsonl/journal_format.hpp
   adapters/jsonl/json_members.hpp

@@ -1,5 +1,5 @@
 // Built against the installed dibs only: a processor and the memory store, to the end.
-#include <adapters/memory/memory_store.hpp>
+#include <dibs/stores/memory_store.hpp>
 #include <dibs/engine.hpp>
 
 #include <cstdio>

@@ -1,8 +1,8 @@
 // The API body check against simdjson's DOM parser (differential): every body the on-demand
 // check accepts must be one JSON object by the DOM parser too; the batch splitter on the same
 // bytes must neither crash nor accept what is not an array.
-#include <adapters/http/batch_answer.hpp>
-#include <adapters/http/json_check.hpp>
+#include "adapters/http/processor/batch_answer.hpp"
+#include "adapters/http/processor/json_check.hpp"
 
 #include <cstdint>
 #include <cstdlib>

@@ -6,7 +6,7 @@
 //   means exactly what the answer meant.
 #include <adapters/jsonl/journal_format.hpp>
 #include <adapters/jsonl/json_members.hpp>
-#include <dibs/json_text.hpp>
+#include "engine/src/json_text.hpp"
 
 #include <simdjson.h>
 

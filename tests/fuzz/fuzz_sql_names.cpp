@@ -4,7 +4,7 @@
 #include <adapters/mysql/mysql_uri.hpp>
 #include <adapters/mysql/sql_protocol.hpp>
 
-#include <dibs/uri_redact.hpp>
+#include "engine/src/uri_redact.hpp"
 
 #include <algorithm>
 #include <cstdint>

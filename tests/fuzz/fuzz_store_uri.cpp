@@ -1,10 +1,10 @@
-// The store URI grammar (adapters/stores/store_uri.hpp): any text either parses or is refused
+// The store URI grammar (include/dibs/stores/store_uri.hpp): any text either parses or is refused
 // with an invalid_argument that never shows a password; a parsed network URI is cut around its
 // hosts without losing a byte (with_hosts of its own hosts gives it back), and the driver never
 // gets dibs's own collection= option.
-#include <adapters/stores/store_uri.hpp>
+#include <dibs/stores/store_uri.hpp>
 
-#include <dibs/uri_redact.hpp>
+#include "engine/src/uri_redact.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -2,7 +2,7 @@
 // expansion never lets a value put a byte outside printable ASCII, a '/', '?' or '#' into the
 // target: values are percent-encoded, so they can't leave their segment; and no expanded path
 // has a "." or ".." segment, which a normalising proxy would resolve to another path.
-#include <adapters/http/url_template.hpp>
+#include <dibs/http/url_template.hpp>
 
 #include <cstdint>
 #include <cstdlib>

@@ -2,7 +2,7 @@
 // build's test-servers directory, and small helpers for the tests that use them.
 #pragma once
 
-#include <adapters/http/client.hpp>
+#include <dibs/http/client.hpp>
 
 #include <dibs/engine.hpp>
 

@@ -5,7 +5,7 @@
 
 #include "support/process.hpp"
 
-#include <adapters/http/url_template.hpp>
+#include <dibs/http/url_template.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -5,9 +5,9 @@
 #include "http_servers/small_api.hpp"
 #include "http_servers/server_env.hpp"
 
-#include <adapters/http/client.hpp>
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
+#include <dibs/http/client.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
 
 #include <dibs/engine.hpp>
 

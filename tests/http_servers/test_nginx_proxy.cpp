@@ -3,10 +3,10 @@
 // connections per client answered with 503.
 #include "http_servers/server_env.hpp"
 
-#include <adapters/http/batch_processor.hpp>
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/http/batch_processor.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

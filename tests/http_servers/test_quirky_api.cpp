@@ -3,8 +3,8 @@
 // after 0.5 s idle, and says 503 with a Retry-After.
 #include "http_servers/server_env.hpp"
 
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
 
 #include <dibs/engine.hpp>
 

@@ -5,9 +5,9 @@
 #include "support/eventually.hpp"
 #include "support/raw_http.hpp"
 
-#include <adapters/http/http_figures.hpp>
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
+#include <dibs/http/http_figures.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
 
 #include <dibs/engine.hpp>
 

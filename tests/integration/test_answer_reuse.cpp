@@ -3,10 +3,10 @@
 // a joined document only the way its own call would have (answer_reuse.hpp says why).
 #include "support/eventually.hpp"
 
-#include <adapters/http/answer_reuse.hpp>
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include "adapters/http/reuse/answer_reuse.hpp"
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

@@ -2,9 +2,9 @@
 // (engine/src/circuit_breaker.hpp, shard_api_outage.cpp) keeps the items that met it under their
 // leases, probes, and resumes -- with the real stub going away and coming back on its port, and
 // --max-attempts 1 so that any attempt spent on the outage would fail an item.
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 #include <dibs/metrics_text.hpp>

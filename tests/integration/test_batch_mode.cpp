@@ -1,7 +1,7 @@
 // Batch lookups end to end: the engine, the batch processor and the stub's POST /batch.
-#include <adapters/http/batch_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/http/batch_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

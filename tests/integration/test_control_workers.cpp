@@ -7,10 +7,10 @@
 #include "support/raw_http.hpp"
 #include "support/run_sync.hpp"
 
-#include <adapters/http/control_json.hpp>
-#include <adapters/http/control_server.hpp>
-#include <adapters/http/http_processor.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include "adapters/control/control_json.hpp"
+#include <dibs/control/control_server.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

@@ -5,10 +5,10 @@
 #include "support/process.hpp"
 #include "support/raw_http.hpp"
 
-#include <adapters/http/control_server.hpp>
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/control/control_server.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

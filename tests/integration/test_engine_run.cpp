@@ -1,8 +1,8 @@
 // Whole engine runs on the memory store: through the real stub over HTTP, and with small
 // custom processors that provoke shutdown, lease loss, renewal and retries deterministically.
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

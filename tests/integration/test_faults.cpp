@@ -1,9 +1,9 @@
 // The stub's fault knobs, one at a time, end to end through the engine: every item ends done
 // (with exactly the answer the stub gives for its address) or failed with the reason that fault
 // causes, and the stub really injected that fault.
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

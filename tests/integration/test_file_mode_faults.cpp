@@ -4,7 +4,7 @@
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 // The HTTP client and processor against the real stub server on loopback.
 #include "support/inherited_sockets.hpp"
 
-#include <adapters/http/http_processor.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>

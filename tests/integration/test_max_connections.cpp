@@ -4,11 +4,11 @@
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
-#include <adapters/demo_api/ipapi_stub.hpp>
-#include <adapters/http/client.hpp>
-#include <adapters/http/connection_slots.hpp>
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
+#include <dibs/http/client.hpp>
+#include "adapters/http/client/connection_slots.hpp"
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
 
 #include <dibs/engine.hpp>
 

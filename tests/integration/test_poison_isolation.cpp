@@ -2,10 +2,10 @@
 // to refuse or to be unreachable the way a SQL server is: a refused statement refuses the whole
 // batch; an unreachable store fails every write until it is back. (The same on a real MariaDB:
 // tests/mysql/test_mysql_poison.cpp.)
-#include <adapters/memory/memory_store.hpp>
+#include <dibs/stores/memory_store.hpp>
 
 #include <dibs/engine.hpp>
-#include <dibs/reason_text.hpp>
+#include "engine/src/reason_text.hpp"
 
 #include "engine/src/chunked_write.hpp"
 

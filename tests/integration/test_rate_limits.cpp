@@ -1,10 +1,10 @@
 // Rate limits end to end: the engine against the stub, counting what the stub actually saw.
 #include "support/served_rate.hpp"
 
-#include <adapters/http/http_figures.hpp>
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/http/http_figures.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

@@ -1,9 +1,9 @@
 // --rate together with --max-processing: the time a call waits for its rate slot is not
 // processing time, and waiters that are cancelled give their slot back.
-#include <adapters/http/batch_processor.hpp>
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/http/batch_processor.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

@@ -4,11 +4,11 @@
 // answer is not used; a store that fails costs a lookup, never an item, and is then left alone.
 #include "support/eventually.hpp"
 
-#include <adapters/demo_api/ipapi_stub.hpp>
-#include <adapters/http/answer_reuse.hpp>
-#include <adapters/http/http_processor.hpp>
-#include <adapters/http/stored_answers.hpp>
-#include <adapters/memory/memory_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
+#include "adapters/http/reuse/answer_reuse.hpp"
+#include <dibs/http/http_processor.hpp>
+#include "adapters/http/reuse/stored_answers.hpp"
+#include <dibs/stores/memory_store.hpp>
 
 #include <dibs/engine.hpp>
 

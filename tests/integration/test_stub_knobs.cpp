@@ -3,7 +3,7 @@
 // expected outcome of each address (tests/chaos/expected_outcome.hpp).
 #include "chaos/expected_outcome.hpp"
 
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>

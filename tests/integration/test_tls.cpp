@@ -2,9 +2,9 @@
 // succeeds with the right CA and host, and fails, saying why, for a wrong host or an unknown CA.
 #include "support/test_pki.hpp"
 
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/engine.hpp>
 

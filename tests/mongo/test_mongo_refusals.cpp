@@ -11,7 +11,7 @@
 
 #include <adapters/mongo/bson_ptr.hpp>
 #include <adapters/mongo/test_hooks.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
 

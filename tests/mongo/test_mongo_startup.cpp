@@ -7,9 +7,9 @@
 #include "support/mongo_env.hpp"
 #include "support/skip.hpp"
 
-#include <adapters/mongo/mongo_store.hpp>
+#include <dibs/stores/mongo_store.hpp>
 #include <adapters/mongo/test_hooks.hpp>
-#include <adapters/stores/store_uri.hpp>
+#include <dibs/stores/store_uri.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -3,7 +3,7 @@
 #include "support/mongo_env.hpp"
 #include "support/stored_answers_case.hpp"
 
-#include <adapters/mongo/mongo_store.hpp>
+#include <dibs/stores/mongo_store.hpp>
 #include <adapters/mongo/test_hooks.hpp>
 
 #include <catch2/catch.hpp>

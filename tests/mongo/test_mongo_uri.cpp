@@ -5,9 +5,9 @@
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
-#include <adapters/mongo/mongo_store.hpp>
+#include <dibs/stores/mongo_store.hpp>
 #include <adapters/mongo/test_hooks.hpp>
-#include <adapters/stores/store_uri.hpp>
+#include <dibs/stores/store_uri.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -5,7 +5,7 @@
 #include "support/mysql_env.hpp"
 #include "support/sql_key_case.hpp"
 
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/stores/mysql_store.hpp>
 
 namespace dibs::test {
 

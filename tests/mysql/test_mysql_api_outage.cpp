@@ -6,8 +6,8 @@
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
-#include <adapters/mysql/mysql_store.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/stores/mysql_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
 

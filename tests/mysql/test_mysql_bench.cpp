@@ -6,7 +6,7 @@
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/stores/mysql_store.hpp>
 
 #include <catch2/catch.hpp>
 #include <simdjson.h>

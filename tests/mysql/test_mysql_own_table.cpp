@@ -5,10 +5,10 @@
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
-#include <adapters/demo_api/ipapi_stub.hpp>
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
+#include <dibs/stores/mysql_store.hpp>
 
-#include <dibs/uri_redact.hpp>
+#include "engine/src/uri_redact.hpp"
 
 #include <catch2/catch.hpp>
 

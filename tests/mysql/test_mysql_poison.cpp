@@ -5,7 +5,7 @@
 // shard forever: the batch was retried without end while its leases were renewed.
 #include "support/mysql_env.hpp"
 
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/stores/mysql_store.hpp>
 
 #include <dibs/engine.hpp>
 

@@ -2,7 +2,7 @@
 #include "support/mysql_env.hpp"
 #include "support/sql_retry_case.hpp"
 
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/stores/mysql_store.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -3,7 +3,7 @@
 #include "support/mysql_env.hpp"
 #include "support/shared_rate_runs.hpp"
 
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/stores/mysql_store.hpp>
 
 #include <catch2/catch.hpp>
 

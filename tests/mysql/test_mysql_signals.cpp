@@ -5,9 +5,9 @@
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
-#include <adapters/demo_api/ipapi_stub.hpp>
-#include <adapters/mysql/mysql_store.hpp>
-#include <adapters/stores/store_uri.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
+#include <dibs/stores/mysql_store.hpp>
+#include <dibs/stores/store_uri.hpp>
 
 #include <catch2/catch.hpp>
 

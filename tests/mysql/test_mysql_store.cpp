@@ -7,7 +7,7 @@
 #include "support/run_sync.hpp"
 #include "support/store_suite.hpp"
 
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/stores/mysql_store.hpp>
 
 #include <catch2/catch.hpp>
 

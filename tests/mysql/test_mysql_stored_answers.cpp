@@ -4,7 +4,7 @@
 #include "support/stored_answers_case.hpp"
 
 #include <adapters/mysql/mysql_answers.hpp>
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/stores/mysql_store.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 // (tests/servers/mariadb_ctl.sh: DIR/tls/ca.pem signed it, for 127.0.0.1; other-ca.pem did not).
 #include "support/mysql_env.hpp"
 
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/stores/mysql_store.hpp>
 
 #include <catch2/catch.hpp>
 

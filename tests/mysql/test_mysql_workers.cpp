@@ -6,7 +6,7 @@
 #include "support/sql_release_case.hpp"
 #include "support/sql_settings_case.hpp"
 
-#include <adapters/mysql/mysql_store.hpp>
+#include <dibs/stores/mysql_store.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -6,10 +6,10 @@
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
 #include <adapters/postgres/pg_store.hpp>
 
-#include <dibs/uri_redact.hpp>
+#include "engine/src/uri_redact.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -6,7 +6,7 @@
 #include "support/run_sync.hpp"
 #include "support/store_suite.hpp"
 
-#include <adapters/postgres/open_postgres_store.hpp>
+#include <dibs/stores/open_postgres_store.hpp>
 #include <adapters/postgres/pg_store.hpp>
 
 #include <boost/asio/co_spawn.hpp>

@@ -3,7 +3,7 @@
 // probes at once show whether two processes can ever hold the same item. The store comes from
 // open_store, as the CLI's does; "-" for DB, COLLECTION or STRATEGY leaves it to the URI and the
 // store (a mysql:// URI names its table itself).
-#include <adapters/stores/open_store.hpp>
+#include <dibs/stores/open_store.hpp>
 
 #include <dibs/blocking_store.hpp>
 

@@ -3,10 +3,10 @@
 // keeps running, calling a stub API, all on an io_context of its own thread.
 #pragma once
 
-#include <adapters/demo_api/ipapi_stub.hpp>
-#include <adapters/http/control_server.hpp>
-#include <adapters/http/http_processor.hpp>
-#include <adapters/memory/memory_store.hpp>
+#include <dibs/ipapi/ipapi_stub.hpp>
+#include <dibs/control/control_server.hpp>
+#include <dibs/http/http_processor.hpp>
+#include <dibs/stores/memory_store.hpp>
 
 #include <dibs/engine.hpp>
 

@@ -2,7 +2,7 @@
 // the operator's release without a database.
 #pragma once
 
-#include <adapters/memory/memory_store.hpp>
+#include <dibs/stores/memory_store.hpp>
 
 #include <dibs/admin_store.hpp>
 

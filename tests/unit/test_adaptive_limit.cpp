@@ -1,8 +1,8 @@
-// The adaptive limit on one API's requests in flight (adapters/http/adaptive_limit.hpp), driven by
+// The adaptive limit on one API's requests in flight (include/dibs/http/adaptive_limit.hpp), driven by
 // a simulated server and a clock the test moves: slow start, growth only with demand, one
 // decrease per round trip, a slow tail that is not mistaken for load, and a server whose latency
 // doubles and comes back.
-#include <adapters/http/adaptive_limit.hpp>
+#include <dibs/http/adaptive_limit.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // The answer cache's bounds with a clock the test moves: entries, bytes, time to live, and which
 // entry goes first (the least recently used).
-#include <adapters/http/answer_cache.hpp>
+#include "adapters/http/reuse/answer_cache.hpp"
 
 #include <catch2/catch.hpp>
 

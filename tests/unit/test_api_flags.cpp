@@ -2,8 +2,8 @@
 // runs before it starts.
 #include "support/test_pki.hpp"
 
-#include <adapters/cli/api_flags.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include "apps/dibs/api_flags.hpp"
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <CLI/CLI.hpp>
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 // The batch wire format, both sides: what dibs sends and how it reads the answer, and the stub's
 // ip-api rules for `POST /batch`.
-#include <adapters/http/batch_answer.hpp>
-#include <adapters/demo_api/ipapi_stub.hpp>
+#include "adapters/http/processor/batch_answer.hpp"
+#include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // dibs bench's figures without a store: the latency record's quantiles and its text, the table
 // row, the JSON, the worker's line, --strategies and the scratch names.
-#include <adapters/cli/bench_figures.hpp>
+#include "apps/dibs/bench_figures.hpp"
 
 #include <catch2/catch.hpp>
 

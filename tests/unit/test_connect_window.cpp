@@ -1,5 +1,5 @@
-// The window of new connections waiting for their first answer (adapters/http/connect_window.hpp).
-#include <adapters/http/connect_window.hpp>
+// The window of new connections waiting for their first answer (adapters/http/client/connect_window.hpp).
+#include "adapters/http/client/connect_window.hpp"
 
 #include <catch2/catch.hpp>
 

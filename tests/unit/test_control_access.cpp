@@ -1,7 +1,7 @@
 // Who may use the HTTP controls, from the headers alone (control_access.hpp), and what a control
 // request may look like on the wire (control_framing.hpp).
-#include <adapters/http/control_access.hpp>
-#include <adapters/http/control_framing.hpp>
+#include "adapters/control/control_access.hpp"
+#include "adapters/control/control_framing.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // Who gives up a control slot when they are all taken (control_slots.hpp), without sockets.
-#include <adapters/http/control_slots.hpp>
+#include "adapters/control/control_slots.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,9 +1,9 @@
 // The dashboard's pure parts: the latency quantile from a histogram's buckets, the history's
 // samples and its bound, and the page the server renders (counts without JavaScript, the token,
 // nothing fetched from elsewhere).
-#include <adapters/http/dashboard_page.hpp>
-#include <adapters/http/run_history.hpp>
-#include <adapters/http/run_progress.hpp>
+#include "adapters/control/dashboard_page.hpp"
+#include "adapters/control/run_history.hpp"
+#include "adapters/control/run_progress.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // The "did you mean" of usage errors: close typos find their name, unrelated words find none.
-#include <adapters/cli/did_you_mean.hpp>
+#include "apps/dibs/did_you_mean.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include <adapters/cli/duration_flag.hpp>
+#include "apps/dibs/duration_flag.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // The exit status of a run: what a script reads after `dibs enrich` or `dibs demo`.
-#include <adapters/cli/exit_codes.hpp>
+#include "apps/dibs/exit_codes.hpp"
 
 #include <catch2/catch.hpp>
 

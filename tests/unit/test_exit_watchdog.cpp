@@ -1,6 +1,6 @@
 // After a stop signal the process ends by its deadline even when something holds it after the
 // run (a store call that never returns): the watchdog's thread ends it with the signal's code.
-#include <adapters/cli/exit_watchdog.hpp>
+#include "apps/dibs/exit_watchdog.hpp"
 
 #include "support/eventually.hpp"
 #include "support/process.hpp"

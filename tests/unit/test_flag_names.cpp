@@ -1,5 +1,5 @@
 // The library names its settings, the CLI its flags: the mapping between them.
-#include <adapters/cli/flag_names.hpp>
+#include "apps/dibs/flag_names.hpp"
 
 #include <dibs/engine_config.hpp>
 

@@ -1,10 +1,10 @@
 // The HTTP side's decisions, without a server: how long an API's stop is honored, when a pool
 // looks its host up again, how a pretty-printed answer is stored, the TLS floor.
-#include <adapters/http/endpoint_refresh.hpp>
-#include <adapters/http/exchange_policy.hpp>
-#include <adapters/http/json_check.hpp>
-#include <adapters/http/tls_context.hpp>
-#include <dibs/json_text.hpp>
+#include "adapters/http/client/endpoint_refresh.hpp"
+#include <dibs/http/exchange_policy.hpp>
+#include "adapters/http/processor/json_check.hpp"
+#include "adapters/http/client/tls_context.hpp"
+#include "engine/src/json_text.hpp"
 
 #include <openssl/ssl.h>
 

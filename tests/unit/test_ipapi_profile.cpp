@@ -1,6 +1,6 @@
 // ip-api's words, in their one profile: "status":"fail" is an item failure with its message,
 // "query" the key an answer is for.
-#include <adapters/http/ipapi_profile.hpp>
+#include "profiles/ipapi/ipapi_profile.hpp"
 
 #include <catch2/catch.hpp>
 

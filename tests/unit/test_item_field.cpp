@@ -1,6 +1,6 @@
 // One source of truth for the field an item is read by: the --url template's {field}; --source
 // only in batch mode, and refused when it names another field than the template.
-#include <adapters/cli/item_field.hpp>
+#include "apps/dibs/item_field.hpp"
 
 #include <catch2/catch.hpp>
 

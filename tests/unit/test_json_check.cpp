@@ -1,4 +1,4 @@
-#include <adapters/http/json_check.hpp>
+#include "adapters/http/processor/json_check.hpp"
 
 #include <catch2/catch.hpp>
 

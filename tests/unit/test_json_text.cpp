@@ -1,6 +1,6 @@
 // The one JSON compactor (dibs/json_text.hpp), used by the HTTP processor, the batch answer
 // splitter and the JSON Lines journal.
-#include <dibs/json_text.hpp>
+#include "engine/src/json_text.hpp"
 
 #include <catch2/catch.hpp>
 

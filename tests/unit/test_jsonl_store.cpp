@@ -2,7 +2,7 @@
 // resumed run skips what the journal holds, the output in the input's order, and the refusals
 // that keep two runs (or a changed input) from mixing.
 #include <adapters/jsonl/json_members.hpp>
-#include <adapters/jsonl/jsonl_store.hpp>
+#include <dibs/stores/jsonl_store.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 // File mode keeps the user's data: a line whose target is set is done and passes through byte for
 // byte; dibs's own bookkeeping lives under "_dibs", so a user field named "failed" is the user's;
 // a line dibs writes keeps its members in order and every value it did not change as written.
-#include <adapters/jsonl/jsonl_store.hpp>
-#include <adapters/jsonl/line_keys.hpp>
+#include <dibs/stores/jsonl_store.hpp>
+#include <dibs/stores/line_keys.hpp>
 
 #include "support/scratch_files.hpp"
 

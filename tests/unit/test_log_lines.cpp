@@ -3,7 +3,7 @@
 #include "support/stderr_of.hpp"
 
 #include <dibs/log.hpp>
-#include <dibs/log_escape.hpp>
+#include "engine/src/log_escape.hpp"
 
 #include <catch2/catch.hpp>
 

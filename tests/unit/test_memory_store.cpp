@@ -2,7 +2,7 @@
 #include "support/run_sync.hpp"
 #include "support/store_suite.hpp"
 
-#include <adapters/memory/memory_store.hpp>
+#include <dibs/stores/memory_store.hpp>
 
 #include <catch2/catch.hpp>
 

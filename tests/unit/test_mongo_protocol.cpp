@@ -3,7 +3,7 @@
 #include <adapters/mongo/json_to_bson.hpp>
 #include <adapters/mongo/protocol.hpp>
 
-#include <dibs/uri_redact.hpp>
+#include "engine/src/uri_redact.hpp"
 
 #include <catch2/catch.hpp>
 

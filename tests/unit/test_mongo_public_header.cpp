@@ -1,10 +1,10 @@
 // The MongoDB store's public header stands without the driver's headers: a program that opens a
 // store (the CLI, dibs::open_store) compiles without libmongoc's include paths. Included first,
 // before anything that could bring the driver in.
-#include <adapters/mongo/mongo_store.hpp>
+#include <dibs/stores/mongo_store.hpp>
 
 #if defined(MONGOC_H) || defined(BSON_H)
-#error "adapters/mongo/mongo_store.hpp includes <mongoc/mongoc.h> or <bson/bson.h>"
+#error "include/dibs/stores/mongo_store.hpp includes <mongoc/mongoc.h> or <bson/bson.h>"
 #endif
 
 #include <catch2/catch.hpp>

@@ -3,7 +3,7 @@
 #include <adapters/postgres/pg_protocol.hpp>
 #include <adapters/postgres/pg_rights_probe.hpp>
 #include <adapters/postgres/pg_tls.hpp>
-#include <dibs/reason_text.hpp>
+#include "engine/src/reason_text.hpp"
 
 #include <catch2/catch.hpp>
 

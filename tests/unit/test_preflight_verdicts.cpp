@@ -1,6 +1,6 @@
 // The pre-flight's decisions: does the sampled item have the template's field, and what does the
 // one request's answer say about the API.
-#include <adapters/cli/preflight_verdicts.hpp>
+#include "apps/dibs/preflight_verdicts.hpp"
 
 #include <boost/asio/error.hpp>
 #include <boost/beast/core/error.hpp>

@@ -1,6 +1,6 @@
-// The progress line as pure functions (adapters/cli/progress_line.hpp): what it says through a
+// The progress line as pure functions (apps/dibs/progress_line.hpp): what it says through a
 // tail of retries, a pause and an API outage, and what it drops to fit a narrow terminal.
-#include <adapters/cli/progress_line.hpp>
+#include "apps/dibs/progress_line.hpp"
 
 #include <catch2/catch.hpp>
 

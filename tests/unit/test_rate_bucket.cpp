@@ -2,7 +2,7 @@
 #include <adapters/mysql/mysql_shared_rate.hpp>
 #include <adapters/postgres/pg_shared_rate.hpp>
 
-#include <dibs/rate_bucket.hpp>
+#include "engine/src/rate_bucket.hpp"
 
 #include <catch2/catch.hpp>
 

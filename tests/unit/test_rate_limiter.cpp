@@ -1,5 +1,5 @@
 // The shared rate limiter and the API's stop signals, without a server and without sleeping.
-#include <adapters/http/rate_limiter.hpp>
+#include <dibs/http/rate_limiter.hpp>
 
 #include <catch2/catch.hpp>
 

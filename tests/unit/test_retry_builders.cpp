@@ -1,8 +1,8 @@
 // `dibs retry` and `dibs status`'s failure breakdown, read without a server: the SQL, the MongoDB
 // filters and pipeline, file mode's journal records and failed lines, --since, and the report.
-#include <adapters/cli/end_line.hpp>
-#include <adapters/cli/since_flag.hpp>
-#include <adapters/cli/status_report.hpp>
+#include "apps/dibs/end_line.hpp"
+#include "apps/dibs/since_flag.hpp"
+#include "apps/dibs/status_report.hpp"
 #include <adapters/jsonl/failed_lines.hpp>
 #include <adapters/jsonl/journal_format.hpp>
 #include <adapters/mongo/failed_documents.hpp>

@@ -1,7 +1,7 @@
 // Where the answer-reuse hit ratio is told: the summary line and JSON, enrich's end line and the
 // progress line; and nothing of it when reuse is off.
-#include <adapters/cli/end_line.hpp>
-#include <adapters/cli/progress_line.hpp>
+#include "apps/dibs/end_line.hpp"
+#include "apps/dibs/progress_line.hpp"
 
 #include <dibs/engine.hpp>
 

@@ -4,7 +4,7 @@
 #include <adapters/mysql/row_key.hpp>
 #include <adapters/postgres/pg_row_key.hpp>
 
-#include <dibs/row_key_pick.hpp>
+#include "engine/src/row_key_pick.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,10 +1,10 @@
 // This process's side of a rate shared through the store (shared_rate.hpp), on a fake record.
 #include "support/stderr_of.hpp"
 
-#include <adapters/http/rate_limiter.hpp>
-#include <adapters/http/shared_rate.hpp>
+#include <dibs/http/rate_limiter.hpp>
+#include "adapters/http/rate/shared_rate.hpp"
 
-#include <dibs/rate_bucket.hpp>
+#include "engine/src/rate_bucket.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,8 +2,8 @@
 // its main thread, blocked in a store call or reading a worker's pipe, must never see the signal
 // as EINTR (that once ended a bench with "a worker process did not start" instead of dropping the
 // scratch), and the worker processes it starts must still die of a signal as usual.
-#include <adapters/cli/bench_workers.hpp>
-#include <adapters/cli/signal_watch.hpp>
+#include "apps/dibs/bench_workers.hpp"
+#include "apps/dibs/signal_watch.hpp"
 
 #include <catch2/catch.hpp>
 

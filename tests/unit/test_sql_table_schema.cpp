@@ -1,7 +1,7 @@
 // The user's own MySQL/MariaDB table: what it lacks, and the ALTER TABLE that adds it (no server).
 #include <adapters/mysql/table_schema.hpp>
 
-#include <dibs/init_hint.hpp>
+#include "engine/src/init_hint.hpp"
 #include <dibs/missing_table_error.hpp>
 
 #include <catch2/catch.hpp>

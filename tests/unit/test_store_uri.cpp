@@ -1,8 +1,8 @@
-// The one store URI grammar (adapters/stores/store_uri.hpp), parsed without a server; and
+// The one store URI grammar (include/dibs/stores/store_uri.hpp), parsed without a server; and
 // open_store on the one store that needs none (a JSON Lines file).
-#include <adapters/stores/open_store.hpp>
+#include <dibs/stores/open_store.hpp>
 
-#include <adapters/jsonl/jsonl_store.hpp>
+#include <dibs/stores/jsonl_store.hpp>
 
 #include <dibs/setting_error.hpp>
 

@@ -2,7 +2,7 @@
 // driver's own messages about a URI, and the MySQL URI's TLS options.
 #include <adapters/mysql/mysql_uri.hpp>
 
-#include <dibs/uri_redact.hpp>
+#include "engine/src/uri_redact.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include <adapters/http/url_template.hpp>
+#include <dibs/http/url_template.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -7,14 +7,14 @@
 #include "support/worker_release.hpp"
 #include "support/run_dibs.hpp"
 
-#include <adapters/cli/status_report.hpp>
-#include <adapters/http/control_json.hpp>
-#include <adapters/http/rate_limiter.hpp>
+#include "apps/dibs/status_report.hpp"
+#include "adapters/control/control_json.hpp"
+#include <dibs/http/rate_limiter.hpp>
 #include <adapters/mongo/worker_leases.hpp>
 #include <adapters/mysql/sql_workers.hpp>
 #include <adapters/postgres/pg_workers.hpp>
 
-#include <dibs/worker_id.hpp>
+#include "engine/src/worker_id.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,0 +1,351 @@
+#include "client_impl.hpp"
+
+#include "exchange_io.hpp"
+#include <dibs/http/http_figures.hpp>
+#include "limit_signals.hpp"
+#include "tcp_signals.hpp"
+
+#include <dibs/log.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/status.hpp>
+#include <boost/asio/ssl/error.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <strings.h>
+#include <tuple>
+#include <unordered_map>
+
+namespace dibs::http {
+
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+
+std::string response::header(const std::string& name) const {
+  for (const auto& [k, v] : headers)
+    if (::strcasecmp(k.c_str(), name.c_str()) == 0) return v;
+  return {};
+}
+
+std::string response::describe() const {
+  if (ec) return stage + ": " + ec.message() + (detail.empty() ? "" : " (" + detail + ")");
+  const auto reason = bhttp::obsolete_reason(static_cast<bhttp::status>(status));
+  return "HTTP " + std::to_string(status) + (reason.empty() ? "" : " " + std::string(reason));
+}
+
+namespace {
+// A kept-alive connection that the server closed meanwhile fails like this before any byte of
+// the answer arrives; the request was not processed, so a GET may be sent again.
+bool stale_connection_error(const boost::system::error_code& ec) {
+  return ec == bhttp::error::end_of_stream || ec == net::error::connection_reset ||
+         ec == net::error::broken_pipe || ec == net::error::eof || ec == ssl::error::stream_truncated;
+}
+
+// A request counted in its origin's requests in flight until it ends, however it ends.
+struct in_flight_mark {
+  explicit in_flight_mark(origin_limit& l) : l_(l) {}
+  ~in_flight_mark() { l_.ended(); }
+  in_flight_mark(const in_flight_mark&) = delete;
+  in_flight_mark& operator=(const in_flight_mark&) = delete;
+  origin_limit& l_;
+};
+}  // namespace
+
+std::unique_ptr<connection> client::impl::take_idle(host_pool& pool) {
+  const auto now = steady::now();
+  auto fresh = std::find_if(pool.idle.begin(), pool.idle.end(),
+                            [&](const auto& c) { return now - c->idle_since < opts.idle_timeout; });
+  stats.expired_idle += static_cast<std::uint64_t>(fresh - pool.idle.begin());
+  pool.idle.erase(pool.idle.begin(), fresh);  // their destructors close the sockets
+  while (!pool.idle.empty()) {
+    auto c = std::move(pool.idle.back());
+    pool.idle.pop_back();
+    // Bytes the server sent while it was idle belong to no request of ours (an extra answer):
+    // reading them as the next request's answer would put one item's answer on another.
+    boost::system::error_code ec;
+    if (c->tcp().socket().available(ec) == 0 && !ec) return c;
+    ++stats.unsolicited;
+  }
+  return nullptr;
+}
+
+void client::impl::keep_idle(host_pool& pool, std::unique_ptr<connection> c) {
+  if (opts.idle_timeout.count() <= 0 || pool.idle.size() >= opts.max_idle_per_host) return;
+  c->tcp().expires_never();
+  c->idle_since = steady::now();
+  pool.idle.push_back(std::move(c));
+}
+
+host_pool* client::impl::ready_pool(const origin& to) {
+  if (!last_pool || to.port != last_origin.port || to.tls != last_origin.tls || to.host != last_origin.host) return nullptr;
+  if (to.tls && !tls_ctx) return nullptr;
+  if (!last_pool->endpoints || should_resolve(last_pool->freshness, steady::now(), opts.resolve_every)) return nullptr;
+  return last_pool;
+}
+
+awaitable<bool> client::impl::take_slot(host_pool& pool, connection_slots::held& slot, response& res) {
+  ++stats.connection_waits;
+  const bool got = co_await pool.slots.wait(slot);
+  if (got) co_return true;
+  res.ec = net::error::operation_aborted;
+  res.stage = "wait for a connection";
+  co_return false;
+}
+
+awaitable<response> client::impl::probe(origin to) {
+  response res;
+  host_pool* pool = co_await pool_for(to, res);
+  if (!pool) co_return res;
+  connection_slots::held slot;
+  if (!pool->slots.try_take(slot)) {  // no co_await inside a condition (g++ 12)
+    const bool got = co_await take_slot(*pool, slot, res);
+    if (!got) co_return res;
+  }
+  const auto deadline = steady::now() + opts.connect_timeout;
+  auto c = co_await open(to, *pool, deadline, res);
+  if (c) keep_idle(*pool, std::move(c));
+  co_return res;
+}
+
+std::string client::impl::request_bytes(const host_pool& pool, request& spec) {
+  const bool post = spec.method == request::verb::post;
+  std::string wire;
+  wire.reserve(32 + spec.target.size() + pool.fixed_headers.size() + (post ? 80 + spec.content_type.size() + spec.body.size() : 0));
+  wire += post ? "POST " : "GET ";
+  wire += spec.target;
+  wire += " HTTP/1.1\r\n";
+  wire += pool.fixed_headers;
+  if (post) {
+    wire += "Content-Type: ";
+    wire += spec.content_type.empty() ? std::string_view("application/json") : std::string_view(spec.content_type);
+    wire += "\r\nContent-Length: ";
+    wire += std::to_string(spec.body.size());
+    wire += "\r\n";
+  }
+  wire += "\r\n";
+  if (post) wire += spec.body;
+  return wire;
+}
+
+awaitable<response> client::impl::send(origin to, request spec) {
+  response res;
+  ++stats.requests;
+  host_pool* found = ready_pool(to);
+  if (!found) found = co_await pool_for(to, res);
+  if (!found) co_return res;
+  auto& pool = *found;
+  // The adaptive limit's permit, then a connection (--max-connections): waiting for either is
+  // not part of the request's time.
+  connection_slots::held permit;
+  std::optional<in_flight_mark> in_flight;
+  if (pool.limit) {
+    sync_permits(pool);
+    if (!pool.permits.try_take(permit)) {  // no co_await inside a condition (g++ 12)
+      ++stats.limit_waits;
+      pool.limit->waiting(+1);
+      const bool got = co_await pool.permits.wait(permit);
+      pool.limit->waiting(-1);
+      if (!got) {
+        res.ec = net::error::operation_aborted;
+        res.stage = "wait for the API's concurrency limit";
+        co_return res;
+      }
+    }
+    pool.limit->started(pool.permits.waiting());
+    in_flight.emplace(*pool.limit);
+  }
+  connection_slots::held slot;
+  if (!pool.slots.try_take(slot)) {
+    const bool got = co_await take_slot(pool, slot, res);
+    if (!got) co_return res;
+  }
+  auto deadline = steady::now() + opts.request_timeout;
+  const std::string wire = request_bytes(pool, spec);
+  if (spec.on_send) spec.on_send();
+
+  int dropped = 0;
+  for (int attempt = 0;; ++attempt) {
+    // After a stale or dropped connection, a new one: the other idle ones are as old, and
+    // likely as dead.
+    std::unique_ptr<connection> c = attempt == 0 ? take_idle(pool) : nullptr;
+    res.reused = c != nullptr;
+    connection_slots::held unproven;
+    bool paced = false;  // this connection waited for the window (it was full)
+    if (c) {
+      ++stats.reuses;
+    } else {
+      if (pool.limit && !pool.unproven.try_take(unproven)) {  // no co_await inside a condition (g++ 12)
+        paced = true;
+        const bool got = co_await take_unproven(pool, unproven, res);
+        if (!got) co_return res;
+        // Waiting for our own pace is no part of the request's time (as for the permit and the
+        // connection slot): behind a slow API it would time requests out that never went out,
+        // and the timeouts would lower the limit as if the API were overloaded.
+        deadline = steady::now() + opts.request_timeout;
+        // Meanwhile another request may have given a kept-alive connection back.
+        if (attempt == 0 && (c = take_idle(pool))) {
+          res.reused = true;
+          ++stats.reuses;
+          unproven.reset();
+        }
+      }
+    }
+    if (!c) {
+      c = co_await open(to, pool, deadline, res);
+      if (!c) {
+        observe_failure(pool, res.ec);
+        co_return res;
+      }
+    }
+
+    c->tcp().expires_at(deadline);
+    const auto check_after = res.reused ? std::chrono::milliseconds(0) : first_byte_check_after(pool.first_byte_avg);
+    const auto x = co_await exchange(*c, wire, res, opts.max_body, check_after);
+    stats.interim_answers += static_cast<std::uint64_t>(x.interim);
+    if (x.dropped && dropped < max_dropped_handshakes && steady::now() < deadline) {
+      ++dropped;
+      log::debug("API ", pool.key, ": a new connection's request was not acknowledged in ", check_after.count(),
+                 " ms (the server's backlog is full); sending it again on another");
+      unproven.reset();
+      handshake_dropped(pool);
+      continue;
+    }
+    if (x.ec) {
+      if (stale_retry(res, attempt, x.ec, x.nothing_received)) continue;
+      res.ec = x.dropped ? net::error::timed_out : x.ec;
+      res.stage = x.dropped ? "connect (the server accepted no connection: its backlog is full)"
+                            : x.written ? "read" : "write";
+      observe_failure(pool, res.ec);
+      co_return res;
+    }
+    observe_answer(pool, res.status, x.first_byte);
+    if (unproven) {  // a new connection answered: the server accepts them this fast
+      pool.new_connections.proven(paced || pool.unproven.in_use() >= pool.unproven.limit(), pool.limit->limit());
+      unproven.reset();
+      sync_unproven(pool);
+    }
+    // Bytes after the answer belong to no request: such a connection is not used again.
+    const bool keep = c->reader->keep_alive() && c->buffer.size() == 0;
+    if (c->buffer.size() > 0) ++stats.unsolicited;
+    c->reader.reset();
+    if (keep) keep_idle(pool, std::move(c));
+    co_return res;  // the connection is back in the pool (or closed) before the slot goes back
+  }
+}
+
+void client::impl::observe_answer(host_pool& pool, int status, std::chrono::microseconds first_byte) {
+  pool.first_byte_avg = pool.first_byte_avg.count() == 0 ? first_byte : (pool.first_byte_avg * 3 + first_byte) / 4;
+  if (pool.limit) limit_decided(pool, pool.limit->answered(first_byte, status, steady::now()));
+}
+
+void client::impl::observe_failure(host_pool& pool, const boost::system::error_code& ec) {
+  if (const auto sig = failure_signal(ec); sig != limit_signal::none) observe_overload(pool, sig);
+}
+
+void client::impl::handshake_dropped(host_pool& pool) {
+  ++stats.dropped_handshakes;
+  if (opts.figures) opts.figures->dropped_handshakes.fetch_add(1, std::memory_order_relaxed);
+  observe_overload(pool, limit_signal::dropped_handshake);
+  if (!pool.limit) return;
+  pool.new_connections.dropped();  // too many connects at once, whether the SYN or the request was lost
+  sync_unproven(pool);
+}
+
+void client::impl::observe_overload(host_pool& pool, limit_signal why) {
+  if (pool.limit) limit_decided(pool, pool.limit->overloaded(why, steady::now()));
+}
+
+void client::impl::sync_permits(host_pool& pool) {
+  const auto share = share_of(*pool.limit);
+  if (share != pool.permits.limit()) pool.permits.set_limit(share);
+}
+
+void client::impl::sync_unproven(host_pool& pool) {
+  const auto share = connection_share(pool.new_connections.allowed(), opts.shards, opts.shard);
+  if (share != pool.unproven.limit()) pool.unproven.set_limit(share);
+}
+
+awaitable<bool> client::impl::take_unproven(host_pool& pool, connection_slots::held& slot, response& res) {
+  ++stats.connect_waits;
+  const bool got = co_await pool.unproven.wait(slot);
+  if (!got) {
+    res.ec = net::error::operation_aborted;
+    res.stage = "wait to open a connection (new connections to the API are paced)";
+  }
+  co_return got;
+}
+
+void client::impl::limit_decided(host_pool& pool, const origin_limit::decision& d) {
+  sync_permits(pool);
+  if (!d.changed) return;
+  log::debug("API ", pool.key, ": ", d.detail);
+  if (!d.advice.empty()) log::warn(d.advice);
+  if (opts.on_limit_change) opts.on_limit_change();
+}
+
+bool client::impl::stale_retry(const response& res, int attempt, const boost::system::error_code& ec, bool nothing_received) {
+  if (!res.reused || attempt != 0 || !nothing_received || !stale_connection_error(ec)) return false;
+  --stats.reuses;
+  ++stats.stale_retries;
+  return true;
+}
+
+client::client(net::any_io_executor ex, client_options opts)
+    : impl_(std::make_unique<impl>(std::move(ex), std::move(opts))) {}
+client::~client() = default;
+
+awaitable<response> client::send(origin to, request req) { return impl_->send(std::move(to), std::move(req)); }
+
+awaitable<response> client::probe(origin to) { return impl_->probe(std::move(to)); }
+
+awaitable<response> client::get(origin to, std::string target) {
+  request req;
+  req.target = std::move(target);
+  return impl_->send(std::move(to), std::move(req));
+}
+
+const client_stats& client::stats() const { return impl_->stats; }
+const client_options& client::options() const { return impl_->opts; }
+std::vector<tcp::endpoint> client::endpoints(const origin& to) const {
+  auto p = impl_->pools.find((to.tls ? "https://" : "http://") + to.host + ":" + std::to_string(to.port));
+  if (p == impl_->pools.end() || !p->second.endpoints) return {};
+  return *p->second.endpoints;
+}
+
+std::size_t client::limit(const origin& to) const {
+  if (!impl_->opts.adaptive) return 0;
+  const auto& last = impl_->last_origin;
+  const host_pool* pool = nullptr;
+  if (impl_->last_pool && to.port == last.port && to.tls == last.tls && to.host == last.host) {
+    pool = impl_->last_pool;
+  } else {
+    auto p = impl_->pools.find((to.tls ? "https://" : "http://") + to.host + ":" + std::to_string(to.port));
+    if (p != impl_->pools.end()) pool = &p->second;
+  }
+  if (!pool || !pool->limit)  // before the first request: the limit it will start from
+    return connection_share(adaptive_limit(*impl_->opts.adaptive, steady::now()).limit(), impl_->opts.shards,
+                            impl_->opts.shard);
+  return impl_->share_of(*pool->limit);
+}
+
+void client::set_ceiling(std::size_t ceiling) {
+  if (!impl_->opts.adaptive) return;
+  // `ceiling` is this shard's share of the engine's concurrency: the origin's is the shards' sum.
+  const double total = static_cast<double>(ceiling * impl_->opts.shards);
+  impl_->opts.adaptive->max = total;
+  for (auto& [key, pool] : impl_->pools)
+    if (pool.limit) impl_->limit_decided(pool, pool.limit->set_max(total));
+}
+
+std::size_t client::idle_connections() const {
+  std::size_t n = 0;
+  for (const auto& [k, p] : impl_->pools) n += p.idle.size();
+  return n;
+}
+
+}  // namespace dibs::http

@@ -1,0 +1,145 @@
+// The HTTP client's insides (client.hpp), shared by its two source files: client.cpp (pools of
+// kept-alive connections, the request and its answer, the adaptive limit's permits) and
+// client_connect.cpp (name lookups, connects with their retries, TLS). Internal to the client.
+#pragma once
+
+#include <dibs/http/client.hpp>
+#include "connection.hpp"
+#include "connect_window.hpp"
+#include "connection_slots.hpp"
+#include "endpoint_refresh.hpp"
+#include <dibs/http/origin_limits.hpp>
+
+#include "engine/src/async_event.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace dibs::http {
+
+namespace ssl = boost::asio::ssl;
+using tcp = net::ip::tcp;
+using steady = std::chrono::steady_clock;
+using endpoint_list = std::shared_ptr<const std::vector<tcp::endpoint>>;
+
+struct host_pool {
+  // Replaced whole by each lookup, never changed: a connect loop keeps its copy alive.
+  endpoint_list endpoints;
+  endpoint_freshness freshness;
+  bool resolving = false;     // one lookup at a time; the others wait for it on `resolved`
+  std::uint64_t lookups = 0;  // finished lookups, so a waiter knows one ended
+  response failed_lookup;     // why the last lookup failed (its ec is clear when it did not)
+  std::unique_ptr<async_event> resolved = std::make_unique<async_event>();
+  // Oldest first (each goes back with the time it went back): expired ones are cut from the
+  // front, the warmest is taken from the back.
+  std::vector<std::unique_ptr<connection>> idle;
+  connection_slots slots;  // --max-connections
+  // "Host: ...\r\nUser-Agent: ...\r\nAccept: application/json\r\n": the same for every request.
+  std::string fixed_headers;
+  std::string key;  // "http://host:port": its name where limits are kept
+  // client_options::adaptive: the origin's limit (the run's, shared by every shard's client), and
+  // this client's permits, its share of it (one per request in flight).
+  std::shared_ptr<origin_limit> limit;
+  connection_slots permits;
+  // With the adaptive limit: new connections paced (connect_window.hpp), this client's share of
+  // the window; a request holds one of these from before it opens a connection until its answer.
+  connect_window new_connections;
+  connection_slots unproven;
+  // Moving averages of the time to first byte (for the check of a new connection's request) and
+  // of the time to connect (for the bound on a connect whose SYN a full backlog dropped).
+  std::chrono::microseconds first_byte_avg{0};
+  std::chrono::microseconds connect_avg{0};
+};
+
+struct client::impl {
+  impl(net::any_io_executor e, client_options o) : ex(std::move(e)), opts(std::move(o)), resolver(ex) {}
+
+  // The TLS context, made on the first HTTPS request (loading the system's CAs takes a while).
+  ssl::context* tls_context(response& res);
+
+  // TLS on a connected socket: SNI, then the certificate chain and the host name (or address)
+  // checked by OpenSSL itself, so a refusal says why ("hostname mismatch", "unable to get local
+  // issuer certificate").
+  awaitable<bool> handshake(connection& c, const std::string& host, response& res);
+
+  // The pool of `to`, its addresses looked up when due; nullptr (and `res` says why) when the
+  // name does not resolve or TLS can't be set up.
+  awaitable<host_pool*> pool_for(const origin& to, response& res);
+
+  // A new connection to `to` (TCP, then TLS when asked), or nullptr and `res` says why.
+  awaitable<std::unique_ptr<connection>> open(const origin& to, host_pool& pool, steady::time_point deadline,
+                                              response& res);
+
+  // The warmest idle connection that has not been idle for idle_timeout, or nullptr; older ones
+  // are closed (the server is about to close them, or has).
+  std::unique_ptr<connection> take_idle(host_pool& pool);
+
+  void keep_idle(host_pool& pool, std::unique_ptr<connection> c);
+
+  // The pool of `to` when it is the last one used and needs no lookup: no coroutine for the
+  // common case of a processor calling its one origin.
+  host_pool* ready_pool(const origin& to);
+
+  // A slot of the pool's --max-connections (at once when one is free); false when the wait was
+  // cancelled, and `res` says so.
+  awaitable<bool> take_slot(host_pool& pool, connection_slots::held& slot, response& res);
+
+  awaitable<response> probe(origin to);
+
+  // The request as it goes on the wire: what Beast's serializer wrote for the same request
+  // (Host, User-Agent, Accept; Content-Type and Content-Length for a POST), in one buffer.
+  static std::string request_bytes(const host_pool& pool, request& spec);
+
+  awaitable<response> send(origin to, request spec);
+
+  // An answer came: its time to first byte feeds the limit and the new-connection check's bound;
+  // 429 and 502-504 say the API is overloaded.
+  void observe_answer(host_pool& pool, int status, std::chrono::microseconds first_byte);
+
+  void observe_failure(host_pool& pool, const boost::system::error_code& ec);
+
+  void observe_overload(host_pool& pool, limit_signal why);
+  // A new connection's SYN or request went unanswered (a full listen backlog): counted, a signal
+  // to the limit, and the pace of new connections halved (connect_window.hpp).
+  void handshake_dropped(host_pool& pool);
+
+  // This client's share of its origin's limit (connection_share: at least one).
+  std::size_t share_of(const origin_limit& l) const { return connection_share(l.limit(), opts.shards, opts.shard); }
+
+  // The permits follow the origin's limit, which any shard's client may have moved.
+  void sync_permits(host_pool& pool);
+  // The slots of new connections follow the pool's window (this client's share of it).
+  void sync_unproven(host_pool& pool);
+  // Waits for a slot to open a new connection in (with the adaptive limit); false when cancelled.
+  awaitable<bool> take_unproven(host_pool& pool, connection_slots::held& slot, response& res);
+
+  // A round trip's decision was made (by this client's answer): the permits follow, the engine
+  // hears of a change, and the operator of a decrease the API caused.
+  void limit_decided(host_pool& pool, const origin_limit::decision& d);
+
+  // A kept-alive connection the server closed before answering anything: the request goes
+  // again, once, on a new connection (the next idle one is as likely dead).
+  bool stale_retry(const response& res, int attempt, const boost::system::error_code& ec, bool nothing_received);
+
+  static constexpr int max_dropped_handshakes = 3;
+  static constexpr int max_quick_connects = 3;
+
+  net::any_io_executor ex;
+  client_options opts;
+  tcp::resolver resolver;
+  std::optional<ssl::context> tls_ctx;
+  std::unordered_map<std::string, host_pool> pools;
+  origin last_origin;
+  host_pool* last_pool = nullptr;
+  client_stats stats;
+
+};
+
+}  // namespace dibs::http

@@ -1,0 +1,42 @@
+// One request and its answer on one connection of the HTTP client (client.hpp): the bytes
+// written, then the answer read with Beast's parser into a `response`, with what the client
+// learns on the way:
+//   - the time from the request written to the answer's header (the adaptive limit's latency);
+//   - interim answers (100 Continue, 103 Early Hints) read past, up to the final one: taking one
+//     for the answer would leave the real one unread for the next request on the connection;
+//   - every read preceded by TCP_QUICKACK (tcp_signals.hpp): no 40 ms delayed-ACK stall against
+//     servers that write headers and body separately;
+//   - on a new connection, after `check_after` without an answer, whether the server's kernel
+//     acknowledged the request at all; if not, the server never accepted the connection (its
+//     backlog was full) and the exchange is abandoned (`dropped`) instead of waiting out the
+//     request's deadline.
+// Internal to the client.
+#pragma once
+
+#include <dibs/http/client.hpp>
+#include "connection.hpp"
+
+#include <dibs/net.hpp>
+
+#include <boost/system/error_code.hpp>
+
+#include <chrono>
+#include <string>
+
+namespace dibs::http {
+
+struct exchange_result {
+  boost::system::error_code ec;  // set when no complete answer came
+  bool written = false;          // the request went out whole (else `ec` is the write's)
+  bool nothing_received = true;  // no byte of an answer arrived
+  bool dropped = false;          // abandoned: the server never accepted the connection
+  std::chrono::microseconds first_byte{0};  // request written -> the answer's header
+  int interim = 0;                          // 1xx answers read past
+};
+
+// The answer goes into `res` (status, headers, body; cleared when none came whole). `check_after`
+// 0: no check (a kept-alive connection was accepted long ago).
+awaitable<exchange_result> exchange(connection& c, const std::string& wire, response& res, std::size_t max_body,
+                                    std::chrono::milliseconds check_after);
+
+}  // namespace dibs::http

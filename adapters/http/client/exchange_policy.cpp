@@ -1,0 +1,112 @@
+#include <dibs/http/exchange_policy.hpp>
+
+#include "adapters/http/rate/shared_rate.hpp"
+
+#include <dibs/log.hpp>
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/error.hpp>
+
+#include <algorithm>
+
+namespace dibs::http {
+
+std::chrono::milliseconds full_jitter_backoff(int attempt, std::chrono::milliseconds base,
+                                              std::chrono::milliseconds max, std::mt19937_64& rng) {
+  const int shift = std::clamp(attempt - 1, 0, 30);
+  const auto cap = std::min<std::int64_t>(max.count(), base.count() << std::min(shift, 20));
+  if (cap <= 0) return std::chrono::milliseconds{0};
+  std::uniform_int_distribution<std::int64_t> pick(0, cap);
+  return std::chrono::milliseconds{pick(rng)};
+}
+
+namespace {
+// A slot of the rate shared through the store: waits for it, and tells whether it may be used
+// (false: the store could not be asked, or the host is paused now; ask for another).
+awaitable<bool> shared_slot(shared_rate& shared, rate_limiter& limiter, const std::string& host) {
+  const auto t = co_await shared.next();
+  if (t.paused_until > rate_limiter::clock::now()) limiter.pause_here(host, t.paused_until);
+  if (t.at > rate_limiter::clock::now()) {
+    net::steady_timer timer(co_await net::this_coro::executor, t.at);
+    co_await timer.async_wait(net::use_awaitable);
+  }
+  if (!t.granted) co_return false;
+  if (t.recheck) {
+    // This block waited behind other processes' blocks: one of them may have paused the host.
+    const auto p = co_await shared.paused_until();
+    if (p > rate_limiter::clock::now()) limiter.pause_here(host, p);
+  }
+  co_return limiter.paused_until(host) <= rate_limiter::clock::now();
+}
+}  // namespace
+
+awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host) {
+  for (;;) {
+    // Held across the wait: when this coroutine is cancelled, the slot goes back to the limiter.
+    auto slot = limiter.take(host);
+    bool again = false;
+    // In steps of at most a second: a rate changed meanwhile (POST /rate) makes this slot stale,
+    // and it is given back and a new one taken at the new rate.
+    while (!again && slot.at() > rate_limiter::clock::now()) {
+      net::steady_timer timer(co_await net::this_coro::executor,
+                              std::min(slot.at(), rate_limiter::clock::now() + std::chrono::seconds(1)));
+      co_await timer.async_wait(net::use_awaitable);
+      // The host said stop meanwhile: this slot is given back, and a later one taken.
+      again = limiter.paused_until(host) > rate_limiter::clock::now() || slot.generation() != limiter.generation();
+    }
+    if (again) continue;
+    if (auto* shared = limiter.shared())
+      if (!co_await shared_slot(*shared, limiter, host)) continue;
+    slot.use();
+    co_return;
+  }
+}
+
+std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
+                                             std::chrono::milliseconds max_wait, http_figures* figures) {
+  if (r.ec) return std::chrono::milliseconds{0};
+  const auto now = std::chrono::system_clock::now();
+  const auto until = stop_until_from_headers(r.status, r.headers, now);
+  if (!until) return std::chrono::milliseconds{0};
+  auto stop_for = std::chrono::duration_cast<std::chrono::milliseconds>(*until - now);
+  if (stop_for > max_wait) {
+    const auto asked = std::chrono::duration_cast<std::chrono::seconds>(stop_for).count();
+    log::warn("API host ", host, " said to wait ", asked, " s (HTTP ", r.status,
+              r.header("Retry-After").empty() ? "" : ", Retry-After: " + r.header("Retry-After"),
+              r.header("X-Ttl").empty() ? "" : ", X-Ttl: " + r.header("X-Ttl"), "); waiting the longest allowed (max_retry_after), ",
+              std::chrono::duration_cast<std::chrono::seconds>(max_wait).count(), " s, instead");
+    stop_for = max_wait;
+  }
+  limiter.pause(host, rate_limiter::clock::now() + stop_for);
+  if (figures && stop_for.count() > 0) figures->api_stops.fetch_add(1, std::memory_order_relaxed);
+  return stop_for;
+}
+
+void count_exchange(http_figures* figures, const response& r, std::chrono::steady_clock::time_point sent) {
+  if (!figures) return;
+  figures->count(r.ec ? 0 : r.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count());
+}
+
+std::optional<outcome> judge_exchange(const response& r, const client_options& http, std::chrono::milliseconds backoff,
+                                      std::chrono::milliseconds stop_for) {
+  if (r.ec) {
+    if (r.ec == boost::beast::http::error::body_limit)
+      return outcome::fail("response body larger than " + std::to_string(http.max_body) + " bytes");
+    // No answer at all (refused, unresolvable, reset, timed out): about the API, not the item.
+    if (r.ec == boost::beast::error::timeout)
+      return outcome::unavailable(backoff, r.stage + ": timed out (connect " + std::to_string(http.connect_timeout.count()) +
+                                               " ms, request " + std::to_string(http.request_timeout.count()) + " ms)");
+    return outcome::unavailable(backoff, r.describe());
+  }
+  const int status = r.status;
+  if (status >= 200 && status < 300) return std::nullopt;
+  if (status >= 500) return outcome::unavailable(std::max(backoff, stop_for), r.describe(), status);
+  if (status == 408 || status == 429)  // the API answered: slow down (429 pauses the host)
+    return outcome::retry(std::max(backoff, stop_for), r.describe(), status);
+  return outcome::fail(r.describe(), status);
+}
+
+}  // namespace dibs::http

@@ -1,0 +1,33 @@
+#include <dibs/http/http_figures.hpp>
+
+#include <string>
+
+namespace dibs::http {
+
+void http_figures::count(int status, double seconds) {
+  const std::size_t cls = status >= 100 && status < 600 ? static_cast<std::size_t>(status / 100) : 0;
+  responses[cls].fetch_add(1, std::memory_order_relaxed);
+  if (status == 429) throttled.fetch_add(1, std::memory_order_relaxed);
+  api_latency_s.record(seconds);
+}
+
+std::uint64_t http_figures::exchanges() const {
+  std::uint64_t n = 0;
+  for (const auto& c : responses) n += c.load(std::memory_order_relaxed);
+  return n;
+}
+
+void http_figures::prometheus(prometheus_writer& w) const {
+  w.metric("dibs_http_responses_total", "counter", "API exchanges by status class; class=\"none\": no answer.");
+  static constexpr const char* classes[] = {"none", "1xx", "2xx", "3xx", "4xx", "5xx"};
+  for (std::size_t i = 0; i < 6; ++i)
+    w.sample(std::string("dibs_http_responses_total{class=\"") + classes[i] + "\"}",
+             static_cast<double>(responses[i].load(std::memory_order_relaxed)));
+  w.hist("dibs_api_latency_seconds", "API exchange time.", api_latency_s);
+  w.counter("dibs_api_dropped_handshakes_total",
+            "Requests sent again because the API's server never accepted their new connection (its backlog was full).",
+            static_cast<double>(dropped_handshakes.load(std::memory_order_relaxed)));
+  limits.prometheus(w);
+}
+
+}  // namespace dibs::http

@@ -1,0 +1,25 @@
+// What an exchange's end says of the API's load, for its adaptive limit (adaptive_limit.hpp):
+// pure decisions, unit-tested without a server.
+#pragma once
+
+#include <dibs/http/adaptive_limit.hpp>
+
+#include <boost/system/error_code.hpp>
+
+namespace dibs::http {
+
+// An answer's status: 429 (throttled) and 502/503/504 (the API or its upstream can't keep up)
+// are overload; any other answer, 500 among them (one item's bug), is not.
+limit_signal overload_signal(int status);
+
+// An exchange that brought no answer: timeouts, resets and refused connections are overload
+// (a server past its capacity stops answering, accepting, or keeping connections); a name that
+// does not resolve, a TLS refusal or a cancellation says nothing of the load.
+limit_signal failure_signal(const boost::system::error_code& ec);
+
+// One line for the operator when the limit went down because of what the API said, with what to
+// do about it (`answered_per_s`: the answers per second that got through lately, 0 if unknown),
+// or "" for signals that need no advice (latency: the limit simply follows the server).
+std::string overload_advice(limit_signal why, const std::string& origin, std::size_t limit, double answered_per_s);
+
+}  // namespace dibs::http

@@ -1,0 +1,174 @@
+#include <dibs/http/origin_limits.hpp>
+
+#include "limit_signals.hpp"
+
+#include "engine/src/json_text.hpp"
+
+#include <algorithm>
+
+namespace dibs::http {
+
+origin_limit::origin_limit(std::string origin, adaptive_settings s)
+    : origin_(std::move(origin)),
+      limit_state_(s, clock::now()),
+      limit_(limit_state_.limit()),
+      answers_since_(clock::now()) {}
+
+void origin_limit::started(std::size_t waiting) {
+  const auto in_flight = in_flight_.fetch_add(1, std::memory_order_relaxed) + 1;
+  std::lock_guard lock(mutex_);
+  limit_state_.started(in_flight, waiting + waiting_.load(std::memory_order_relaxed));
+}
+
+origin_limit::decision origin_limit::answered(std::chrono::microseconds first_byte, int status, clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  ++answers_;
+  if (now - answers_since_ >= std::chrono::seconds(5)) {
+    answers_per_s_ = static_cast<double>(answers_ - answers_then_) / std::chrono::duration<double>(now - answers_since_).count();
+    answers_then_ = answers_;
+    answers_since_ = now;
+  }
+  const auto before = limit_state_.limit();
+  const auto decreases = limit_state_.decreases();
+  bool ended = limit_state_.answered(first_byte, now);
+  if (const auto sig = overload_signal(status); sig != limit_signal::none) ended = limit_state_.overloaded(sig, now) || ended;
+  return ended ? decided(before, decreases, now) : decision{};
+}
+
+origin_limit::decision origin_limit::overloaded(limit_signal why, clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  const auto before = limit_state_.limit();
+  const auto decreases = limit_state_.decreases();
+  return limit_state_.overloaded(why, now) ? decided(before, decreases, now) : decision{};
+}
+
+origin_limit::decision origin_limit::set_max(double max) {
+  std::lock_guard lock(mutex_);
+  const auto before = limit_state_.limit();
+  const auto decreases = limit_state_.decreases();
+  limit_state_.set_max(max);
+  return decided(before, decreases, clock::now());
+}
+
+// Under the mutex.
+origin_limit::decision origin_limit::decided(std::size_t before, std::uint64_t decreases_before, clock::time_point now) {
+  decision d;
+  d.before = before;
+  d.after = limit_state_.limit();
+  d.changed = d.after != before;
+  limit_.store(d.after, std::memory_order_relaxed);
+  if (!d.changed) return d;
+  const bool down = limit_state_.decreases() != decreases_before;
+  d.detail = "concurrency limit " + std::to_string(before) + " -> " + std::to_string(d.after) + " (latency " +
+             std::to_string(limit_state_.recent_latency().count()) + " us, fastest " +
+             std::to_string(limit_state_.min_latency().count()) + " us" + (limit_state_.slow_start() ? ", slow start" : "") +
+             (down ? std::string(", down: ") + to_string(limit_state_.last_decrease()) : std::string()) + ")";
+  if (!down) return d;
+  auto advice = overload_advice(limit_state_.last_decrease(), origin_, d.after, answers_per_s_);
+  if (!advice.empty() && (advised_at_ == clock::time_point{} || now - advised_at_ >= std::chrono::minutes(1))) {
+    advised_at_ = now;
+    d.advice = std::move(advice);
+  }
+  return d;
+}
+
+limit_view origin_limit::view() const {
+  std::lock_guard lock(mutex_);
+  const auto& l = limit_state_;
+  limit_view v;
+  v.limit = l.limit();
+  v.ceiling = static_cast<std::size_t>(l.max());
+  v.in_flight = in_flight_.load(std::memory_order_relaxed);
+  v.waiting = waiting_.load(std::memory_order_relaxed);
+  v.lowest = l.lowest();
+  v.highest = l.highest();
+  v.min_latency = l.min_latency();
+  v.recent_latency = l.recent_latency();
+  v.last_decrease = l.last_decrease();
+  v.decreases = l.decreases();
+  v.slow_start = l.slow_start();
+  return v;
+}
+
+std::shared_ptr<origin_limit> origin_limits::get(const std::string& origin, const adaptive_settings& s) {
+  std::lock_guard lock(mutex_);
+  auto& l = by_origin_[origin];
+  if (!l) l = std::make_shared<origin_limit>(origin, s);
+  return l;
+}
+
+std::vector<std::pair<std::string, limit_view>> origin_limits::totals() const {
+  std::vector<std::shared_ptr<origin_limit>> all;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [origin, l] : by_origin_) all.push_back(l);
+  }
+  std::vector<std::pair<std::string, limit_view>> out;
+  for (const auto& l : all) out.emplace_back(l->origin(), l->view());
+  return out;
+}
+
+void origin_limits::prometheus(prometheus_writer& w) const {
+  const auto all = totals();
+  if (all.empty()) return;
+  const auto each = [&](const char* name, const char* type, const char* help, auto value) {
+    w.metric(name, type, help);
+    for (const auto& [origin, v] : all) {
+      // Appended, not added up: g++ 12 warns (-Warray-bounds) on a chain of + after a temporary.
+      std::string sample = name;
+      sample.append("{origin=\"").append(prometheus_writer::escape(origin)).append("\"}");
+      w.sample(sample, value(v));
+    }
+  };
+  each("dibs_api_concurrency_limit", "gauge", "Requests the adaptive limit allows in flight to the API now.",
+       [](const limit_view& v) { return static_cast<double>(v.limit); });
+  each("dibs_api_concurrency_ceiling", "gauge", "The most the adaptive limit may reach (--concurrency).",
+       [](const limit_view& v) { return static_cast<double>(v.ceiling); });
+  each("dibs_api_requests_in_flight", "gauge", "Requests in flight to the API.",
+       [](const limit_view& v) { return static_cast<double>(v.in_flight); });
+  each("dibs_api_latency_min_seconds", "gauge", "The fastest answer's time to first byte.",
+       [](const limit_view& v) { return std::chrono::duration<double>(v.min_latency).count(); });
+  each("dibs_api_latency_recent_seconds", "gauge", "The time to first byte of the last round trip (its lower quartile).",
+       [](const limit_view& v) { return std::chrono::duration<double>(v.recent_latency).count(); });
+  each("dibs_api_concurrency_decreases_total", "counter", "Times the adaptive limit went down.",
+       [](const limit_view& v) { return static_cast<double>(v.decreases); });
+  w.metric("dibs_api_concurrency_last_decrease", "gauge", "Why the adaptive limit last went down (1 for the reason).");
+  for (const auto& [origin, v] : all)
+    if (v.last_decrease != limit_signal::none) {
+      std::string sample = "dibs_api_concurrency_last_decrease{origin=\"";
+      sample.append(prometheus_writer::escape(origin)).append("\",reason=\"");
+      sample.append(prometheus_writer::escape(to_string(v.last_decrease))).append("\"}");
+      w.sample(sample, 1);
+    }
+}
+
+std::string origin_limits::json() const {
+  std::string out = "[";
+  for (const auto& [origin, v] : totals()) {
+    if (out.size() > 1) out += ',';
+    out += "{\"origin\":" + json_string(origin) + ",\"limit\":" + std::to_string(v.limit) +
+           ",\"ceiling\":" + std::to_string(v.ceiling) + ",\"in_flight\":" + std::to_string(v.in_flight) +
+           ",\"waiting\":" + std::to_string(v.waiting) + ",\"lowest\":" + std::to_string(v.lowest) +
+           ",\"highest\":" + std::to_string(v.highest) +
+           ",\"min_latency_ms\":" + prometheus_writer::number(std::chrono::duration<double, std::milli>(v.min_latency).count()) +
+           ",\"recent_latency_ms\":" + prometheus_writer::number(std::chrono::duration<double, std::milli>(v.recent_latency).count()) +
+           ",\"decreases\":" + std::to_string(v.decreases) +
+           ",\"last_decrease\":" + json_string(to_string(v.last_decrease)) +
+           ",\"slow_start\":" + (v.slow_start ? "true" : "false") + "}";
+  }
+  return out + "]";
+}
+
+std::string describe(const limit_view& v) {
+  const auto ms = [](std::chrono::microseconds d) {
+    const double m = std::chrono::duration<double, std::milli>(d).count();
+    return m >= 10 ? std::to_string(static_cast<long long>(m + 0.5)) : prometheus_writer::number(static_cast<double>(static_cast<long long>(m * 10 + 0.5)) / 10);
+  };
+  std::string s = "limit " + std::to_string(v.limit) + " (" + std::to_string(v.lowest) + "-" + std::to_string(v.highest) +
+                  "), " + std::to_string(v.in_flight) + " in flight";
+  if (v.recent_latency.count() > 0) s += ", " + ms(v.recent_latency) + " ms (floor " + ms(v.min_latency) + " ms)";
+  if (v.last_decrease != limit_signal::none) s += ", last down: " + std::string(to_string(v.last_decrease));
+  return s;
+}
+
+}  // namespace dibs::http

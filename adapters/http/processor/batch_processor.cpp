@@ -1,0 +1,203 @@
+#include <dibs/http/batch_processor.hpp>
+
+#include "batch_answer.hpp"
+
+#include <dibs/setting_error.hpp>
+#include "engine/src/uri_redact.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace dibs::http {
+
+struct batch_processor::member {
+  explicit member(const net::any_io_executor& ex) : wake(ex) {}
+  std::string key;
+  int attempts = 0;
+  job claimed;  // for work_started: its id and lease token
+  std::optional<outcome> result;
+  net::steady_timer wake;  // cancelled when `result` is set
+};
+
+struct batch_processor::batch {
+  explicit batch(const net::any_io_executor& ex) : full(ex) {}
+  std::vector<std::shared_ptr<member>> members;  // the leader first
+  bool closed = false;
+  net::steady_timer full;  // the leader's linger; cancelled when the batch fills
+};
+
+struct batch_processor::json_parser {
+  simdjson::ondemand::parser outer, inner;
+};
+
+namespace {
+// A batch request carries up to batch_size items: the limit on requests, in items, is that many
+// times higher (and its ceiling as many times lower).
+shard_place in_requests(shard_place p, std::size_t batch_size) {
+  if (p.ceiling > 0) p.ceiling = std::max<std::size_t>(1, (p.ceiling + batch_size - 1) / batch_size);
+  return p;
+}
+}  // namespace
+
+batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const batch_processor_options> opts,
+                                 counters* figures, std::function<void(const job&)> work_started, shard_place place)
+    : opts_(std::move(opts)),
+      figures_(figures ? &figures->extras.get<http_figures>() : nullptr),
+      client_(ex, shard_client_options(opts_->call, figures_, in_requests(std::move(place), opts_->batch_size))),
+      origin_(opts_->call.url.origin()),
+      parser_(std::make_unique<json_parser>()),
+      rng_(std::random_device{}()),
+      work_started_(std::move(work_started)) {}
+
+std::size_t batch_processor::capacity() const { return client_.limit(origin_) * opts_->batch_size; }
+
+void batch_processor::set_ceiling(std::size_t ceiling) {
+  client_.set_ceiling(std::max<std::size_t>(1, (ceiling + opts_->batch_size - 1) / opts_->batch_size));
+}
+
+batch_processor::~batch_processor() = default;
+
+void batch_processor::close(batch& b) {
+  b.closed = true;
+  if (open_.get() == &b) open_.reset();
+  b.full.cancel();
+}
+
+awaitable<outcome> batch_processor::process(job j) {
+  auto key = source_field(j, opts_->key_field, opts_->call.url.max_value_bytes());
+  if (!key.error.empty()) co_return outcome::fail(std::move(key.error));
+  const auto ex = co_await net::this_coro::executor;
+  auto me = std::make_shared<member>(ex);
+  me->key = std::string(key.value);
+  me->attempts = j.attempts;
+  if (work_started_) {
+    me->claimed.id = j.id;
+    me->claimed.by = j.by;
+    me->claimed.token = j.token;
+  }
+  me->wake.expires_at(net::steady_timer::time_point::max());
+
+  const bool leader = !open_;
+  if (leader) open_ = std::make_shared<batch>(ex);
+  auto b = open_;
+  b->members.push_back(me);
+  if (b->members.size() >= opts_->batch_size) close(*b);
+
+  if (leader) {
+    try {
+      co_await lead(*b);
+    } catch (...) {
+      // Cancelled: the members must not wait for an answer this leader will never fetch.
+      close(*b);
+      for (auto& m : b->members)
+        if (m != me && !m->result) {
+          m->result = outcome::retry(std::chrono::milliseconds{0}, "its batch request was cancelled");
+          m->wake.cancel();
+        }
+      throw;
+    }
+    co_return std::move(*me->result);
+  }
+  co_await me->wake.async_wait(net::as_tuple(net::use_awaitable));
+  if (!me->result) throw boost::system::system_error(net::error::operation_aborted);  // this pipeline was cancelled
+  co_return std::move(*me->result);
+}
+
+awaitable<void> batch_processor::lead(batch& b) {
+  if (!b.closed) {
+    b.full.expires_after(opts_->linger);
+    auto [ec] = co_await b.full.async_wait(net::as_tuple(net::use_awaitable));
+    if (ec && !b.closed) throw boost::system::system_error(ec);  // cancelled, not filled
+  }
+  const auto& url = opts_->call.url;
+  co_await wait_for_slot(*opts_->call.limiter, url.host());  // the batch keeps filling meanwhile
+  close(b);
+
+  std::vector<std::string> keys;
+  keys.reserve(b.members.size());
+  for (const auto& m : b.members) keys.push_back(m->key);
+  request req;
+  req.method = request::verb::post;
+  req.target = url.expand(job{}).target;  // a fixed URL: nothing to expand
+  req.body = batch_request_body(keys);
+  auto to = url.origin();
+  // --max-processing and the latency figure time the call, not the wait for a connection
+  // (--max-connections): both start when the request goes out, as in http_processor.
+  auto sent = std::chrono::steady_clock::now();
+  req.on_send = [this, &b, &sent] {
+    sent = std::chrono::steady_clock::now();
+    if (work_started_)
+      for (const auto& m : b.members) work_started_(m->claimed);
+  };
+  auto r = co_await client_.send(std::move(to), std::move(req));
+  count_exchange(figures_, r, sent);
+  // The client reports its own cancellation as an answer; it is the leader's cancellation
+  // (shutdown, --max-processing), and the members must hear it as that, not as a failed read.
+  if (r.ec == net::error::operation_aborted) throw boost::system::system_error(r.ec);
+  settle_all(b, keys, r);
+}
+
+void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys, const response& r) {
+  const auto& o = opts_->call;
+  const auto stop_for = honor_stop_signals(*o.limiter, o.url.host(), r, o.max_retry_after, figures_);
+  auto hand = [](member& m, outcome out) {
+    m.result = std::move(out);
+    m.wake.cancel();
+  };
+  auto backoff = [&](const member& m) { return full_jitter_backoff(m.attempts, o.backoff_base, o.backoff_max, rng_); };
+
+  // The exchange failed: one verdict for all, each retry with its member's own backoff (never
+  // before the API's stop signal, which the verdict already holds).
+  if (auto verdict = judge_exchange(r, o.http, {}, stop_for)) {
+    for (auto& m : b.members) {
+      auto out = *verdict;
+      if (out.k == outcome::kind::retry) out.after = std::max(out.after, backoff(*m));
+      hand(*m, std::move(out));
+    }
+    return;
+  }
+  auto split = split_batch_answer(parser_->outer, parser_->inner, r.body, keys, o.status_field_check);
+  for (std::size_t i = 0; i < b.members.size(); ++i) {
+    auto& m = *b.members[i];
+    if (!split.error.empty()) {
+      hand(m, outcome::retry(backoff(m), r.describe() + ": " + split.error, r.status));
+      continue;
+    }
+    auto& v = split.items[i];
+    switch (v.k) {
+      case batch_item_verdict::kind::done:
+        hand(m, outcome::done(std::move(v.text)));
+        break;
+      case batch_item_verdict::kind::no_data:
+        hand(m, o.no_data_fails ? outcome::fail(std::move(v.text), r.status)
+                                : outcome::no_data_answer(std::move(v.answer), std::move(v.text), r.status));
+        break;
+      case batch_item_verdict::kind::bad:
+        hand(m, outcome::retry(backoff(m), std::move(v.text), r.status));
+        break;
+    }
+  }
+}
+
+processor_factory make_batch_processor_factory(batch_processor_options opts) {
+  if (!opts.call.url.fields().empty())
+    throw setting_error("batch_url", "'" + redact_api_url(opts.call.url.text()) + "': it may not contain {fields}");
+  if (opts.batch_size == 0) throw setting_error("batch_size", "must be at least 1");
+  if (!opts.call.limiter) opts.call.limiter = std::make_shared<rate_limiter>();
+  auto shared = std::make_shared<const batch_processor_options>(std::move(opts));
+  return [shared](const shard_info& s) -> std::unique_ptr<processor> {
+    auto mine = shared;
+    if (shared->call.max_connections) {  // this shard's part of --max-connections
+      auto o = std::make_shared<batch_processor_options>(*shared);
+      o->call = *for_shard(std::make_shared<const processor_options>(shared->call), s.index);
+      mine = std::move(o);
+    }
+    return std::make_unique<batch_processor>(s.executor, mine, s.figures, s.work_started, place_of(s));
+  };
+}
+
+}  // namespace dibs::http

@@ -1,0 +1,236 @@
+#include <dibs/http/http_processor.hpp>
+
+#include "adapters/http/reuse/answer_reuse.hpp"
+#include "adapters/http/client/connection_slots.hpp"
+#include "profiles/ipapi/ipapi_profile.hpp"
+#include "json_check.hpp"
+
+#include "engine/src/json_text.hpp"
+
+namespace dibs::http {
+
+namespace {
+// Every processor honors the API's stop signals, so it always has a limiter (without a rate).
+std::shared_ptr<const processor_options> with_limiter(processor_options o) {
+  o.limiter = std::make_shared<rate_limiter>();
+  return std::make_shared<const processor_options>(std::move(o));
+}
+}  // namespace
+
+struct http_processor::json_parser {
+  simdjson::ondemand::parser parser;
+};
+
+http_processor::http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts,
+                               counters* figures, std::function<void(const job&)> work_started, shard_place place)
+    : opts_(opts->limiter ? std::move(opts) : with_limiter(*opts)),
+      figures_(figures ? &figures->extras.get<http_figures>() : nullptr),
+      client_(ex, shard_client_options(*opts_, figures_, place)),
+      origin_(opts_->url.origin()),
+      parser_(std::make_unique<json_parser>()),
+      rng_(std::random_device{}()),
+      ex_(std::move(ex)),
+      counters_(figures),
+      work_started_(std::move(work_started)) {}
+
+std::size_t http_processor::capacity() const {
+  const auto limit = client_.limit(origin_);
+  return limit == 0 ? 0 : limit + (processing_ - calling_);
+}
+
+namespace {
+// Counts an item in (and out of) one of the processor's stages, however the coroutine ends.
+struct counted {
+  explicit counted(std::size_t& n) : n_(n) { ++n_; }
+  ~counted() { --n_; }
+  counted(const counted&) = delete;
+  counted& operator=(const counted&) = delete;
+  std::size_t& n_;
+};
+}  // namespace
+
+http_processor::~http_processor() = default;
+
+awaitable<outcome> http_processor::process(job j) {
+  counted in_process(processing_);
+  auto target = opts_->url.expand(j);
+  if (!target.error.empty()) co_return outcome::invalid(target.error);  // no call: no news of the API
+  if (opts_->reuse) co_return co_await call_or_reuse(j, std::move(target.target));
+  bool aborted = false;
+  co_return co_await call(j, std::move(target.target), aborted);
+}
+
+awaitable<outcome> http_processor::call(const job& j, std::string target, bool& aborted) {
+  counted in_call(calling_);
+  const std::string& host = opts_->url.host();
+  co_await wait_for_slot(*opts_->limiter, host);  // cancelled at shutdown: the item is released
+  auto to = opts_->url.origin();  // named: no temporaries inside a co_await (g++ 12)
+  request req;
+  req.target = std::move(target);
+  // --max-processing and the latency figure time the call, not the wait for a slot or for a
+  // connection (--max-connections): both start when the request goes out.
+  struct send_clock {  // one pointer in the hook: std::function keeps it without allocating
+    http_processor* self;
+    const job* item;
+    std::chrono::steady_clock::time_point sent;
+  } clock{this, &j, std::chrono::steady_clock::now()};
+  req.on_send = [&clock] {
+    clock.sent = std::chrono::steady_clock::now();
+    if (clock.self->work_started_) clock.self->work_started_(*clock.item);
+  };
+  // The first request the API answers well is kept for the breaker's probes (api_answers).
+  std::string canary_candidate;
+  if (canary_.empty()) canary_candidate = req.target;
+  auto r = co_await client_.send(std::move(to), std::move(req));
+  aborted = r.ec == net::error::operation_aborted;
+  count_exchange(figures_, r, clock.sent);
+  // One reading of the API's stop signals serves both the shared pause and this item's retry.
+  const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after, figures_);
+  auto o = judge(j, std::move(r), stop_for);
+  if (!canary_candidate.empty() && o.k == outcome::kind::done) canary_ = std::move(canary_candidate);
+  co_return o;
+}
+
+awaitable<api_check> http_processor::api_answers() {
+  co_await wait_for_slot(*opts_->limiter, opts_->url.host());
+  auto to = origin_;
+  request req;
+  req.target = canary_;
+  const auto sent = std::chrono::steady_clock::now();
+  auto r = co_await client_.send(std::move(to), std::move(req));
+  count_exchange(figures_, r, sent);
+  honor_stop_signals(*opts_->limiter, opts_->url.host(), r, opts_->max_retry_after, figures_);
+  if (r.ec == net::error::operation_aborted) co_return api_check{};
+  if (r.ec || r.status >= 500) co_return api_check{api_check::verdict::down, r.describe()};
+  co_return api_check{api_check::verdict::answers, {}};
+}
+
+awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string target) {
+  auto& reuse = *opts_->reuse;
+  const auto& u = opts_->url;
+  const auto key = request_key("GET", u.scheme(), u.host(), u.port(), target);
+  for (;;) {
+    auto turn = reuse.begin(key, ex_);
+    if (turn.cached) {
+      if (counters_) bump(counters_->answers_reused);
+      outcome o = reused_answer(std::move(*turn.cached));
+      o.shared = true;
+      co_return o;
+    }
+    if (turn.leads()) {
+      answer_reuse::lead lead(reuse, key);  // a cancelled call wakes its waiters to call themselves
+      auto* stored = reuse.stored();
+      const auto stored_key = stored ? stored->key_for(key) : std::nullopt;  // one digest for find and keep
+      if (stored_key) {
+        auto found = co_await stored->find(*stored_key);
+        // Kept by a run whose checks may differ (--no-status-check, a larger --max-body): used
+        // only if this run would have accepted it, else the API is asked.
+        if (found && acceptable(found->answer)) {
+          if (counters_) {
+            bump(counters_->answers_reused);
+            bump(counters_->answers_from_store);
+          }
+          outcome o = reused_answer(std::move(found->answer));
+          o.shared = true;
+          // Into this process's cache too (its --answer-ttl counted from when it was kept), and
+          // to the joined.
+          lead.finish(&o, answer_cache::clock::now() - found->age);
+          co_return o;
+        }
+      }
+      if (counters_) bump(counters_->answer_calls);
+      bool aborted = false;
+      auto o = co_await call(j, std::move(target), aborted);
+      if (!aborted) lead.finish(&o);
+      if (stored_key && !aborted && o.k == outcome::kind::done) stored->keep(*stored_key, o.result);
+      co_return o;
+    }
+    auto leader = co_await reuse.wait(key, turn.joined);
+    if (!leader) continue;  // the leader ended without an outcome: call (or join) again
+    if (counters_) bump(counters_->answers_joined);
+    co_return shared_outcome(*leader, full_jitter_backoff(j.attempts, opts_->backoff_base, opts_->backoff_max, rng_));
+  }
+}
+
+json_check_result http_processor::check_body(std::string& body) {
+  static const std::vector<std::string> nothing;
+  return check_json_object(parser_->parser, body, 64, opts_->status_field_check ? ipapi::members() : nothing);
+}
+
+bool http_processor::acceptable(std::string& body) {
+  if (body.size() > opts_->http.max_body) return false;
+  const auto check = check_body(body);
+  return check.ok && !(opts_->status_field_check && opts_->no_data_fails && ipapi::no_data_reason(check));
+}
+
+outcome http_processor::reused_answer(std::string answer) {
+  if (opts_->status_field_check) {
+    std::string probe = answer;  // the check reserves its padding in the text it reads
+    const auto check = check_body(probe);
+    if (auto no_data = check.ok ? ipapi::no_data_reason(check) : std::nullopt)
+      return outcome::no_data_answer(std::move(answer), std::move(*no_data));
+  }
+  return outcome::done(std::move(answer));
+}
+
+bool http_processor::asked_for(const job& j, std::string_view key) const {
+  // Most often the key is the template's one field's value; else it must be in the request
+  // (a fixed key in the path, the field in the query string: /json/8.8.8.8?ip={ip}).
+  const auto& names = opts_->url.fields();
+  if (names.size() == 1)
+    if (const auto* f = j.field(names.front()); f && f->value == key) return true;
+  const auto target = opts_->url.expand(j);
+  return target.error.empty() && target.target.find(key) != std::string::npos;
+}
+
+outcome http_processor::judge(const job& j, response r, std::chrono::milliseconds stop_for) {
+  const auto backoff = full_jitter_backoff(j.attempts, opts_->backoff_base, opts_->backoff_max, rng_);
+  if (auto o = judge_exchange(r, opts_->http, backoff, stop_for)) return std::move(*o);
+  auto check = check_body(r.body);
+  if (!check.ok) return outcome::retry(backoff, r.describe() + " with a bad body: " + check.error, r.status);
+  std::optional<std::string> no_data;
+  if (opts_->status_field_check) {
+    // The answer echoes its key (ip-api's "query"): an answer naming a key this item's request
+    // did not contain is another request's, never this item's.
+    if (const auto answered = ipapi::answered_key(check); !answered.empty() && !asked_for(j, answered))
+      return outcome::retry(backoff, r.describe() + " with the answer for another key (\"" +
+                                         std::string(answered.substr(0, 64)) + "\"): not this item's", r.status);
+    no_data = ipapi::no_data_reason(check);
+    if (no_data && opts_->no_data_fails) return outcome::fail(std::move(*no_data), r.status);
+  }
+  compact_json_in_place(r.body);  // a pretty-printed answer, stored as one line
+  if (no_data) return outcome::no_data_answer(std::move(r.body), std::move(*no_data), r.status);
+  return outcome::done(std::move(r.body));
+}
+
+std::shared_ptr<const processor_options> for_shard(std::shared_ptr<const processor_options> o, std::size_t index) {
+  if (o->max_connections == 0) return o;
+  auto mine = std::make_shared<processor_options>(*o);
+  mine->http.max_connections_per_host = connection_share(o->max_connections, o->shards, index);
+  return mine;
+}
+
+shard_place place_of(const shard_info& s) { return shard_place{s.index, s.shards, s.ceiling, s.capacity_changed}; }
+
+client_options shard_client_options(const processor_options& o, http_figures* figures, const shard_place& place) {
+  client_options c = o.http;
+  c.figures = figures;
+  c.adaptive = o.adaptive;
+  if (!c.adaptive) return c;
+  c.shard = place.index;
+  c.shards = std::max<std::size_t>(1, place.count);
+  if (place.ceiling > 0) c.adaptive->max = static_cast<double>(place.ceiling * c.shards);
+  c.on_limit_change = place.capacity_changed;
+  return c;
+}
+
+processor_factory make_http_processor_factory(processor_options opts) {
+  if (!opts.limiter) opts.limiter = std::make_shared<rate_limiter>();
+  auto shared = std::make_shared<const processor_options>(std::move(opts));
+  return [shared](const shard_info& s) -> std::unique_ptr<processor> {
+    return std::make_unique<http_processor>(s.executor, for_shard(shared, s.index), s.figures, s.work_started,
+                                            place_of(s));
+  };
+}
+
+}  // namespace dibs::http

@@ -1,0 +1,99 @@
+#include "preflight.hpp"
+
+#include "preflight_verdicts.hpp"
+
+#include "adapters/http/processor/batch_answer.hpp"
+#include <dibs/http/exchange_policy.hpp>
+
+#include <dibs/log.hpp>
+#include "engine/src/uri_redact.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+
+#include <stdexcept>
+#include <thread>
+
+namespace dibs::cli {
+
+namespace {
+constexpr int max_tries = 3;  // a 5xx or a broken exchange is tried this often in all
+
+// The URL as sent, its secrets masked (an API key in the query).
+std::string shown_url(const http::url_template& t, const std::string& target) {
+  const auto host = t.host().find(':') != std::string::npos ? "[" + t.host() + "]" : t.host();
+  const bool default_port = t.port() == (t.scheme() == "https" ? 443 : 80);
+  return redact_api_url(t.scheme() + "://" + host + (default_port ? "" : ":" + std::to_string(t.port())) + target);
+}
+
+http::response send_once(const http::processor_options& call, const http::request& req) {
+  net::io_context ioc(1);
+  http::client c(ioc.get_executor(), call.http);
+  auto fut = net::co_spawn(ioc, c.send(call.url.origin(), req), net::use_future);
+  ioc.run();
+  return fut.get();
+}
+}  // namespace
+
+void run_preflight(admin_store& st, const http::processor_options& call, bool batch, const std::string& field,
+                   const std::string& flag) {
+  const auto sample = st.sample_pending();
+  if (!sample) {
+    log::info("pre-flight: nothing pending, nothing to check");
+    return;
+  }
+  if (auto refusal = missing_field_refusal(field, *sample, flag); !refusal.empty())
+    throw std::invalid_argument(refusal + " (--no-preflight skips this check)");
+  if (sample->source.st != job_field::state::string || sample->source.value.empty()) {
+    log::warn("pre-flight: pending item ", sample->id, " has no text in '", field, "'; the API was not tried");
+    return;
+  }
+
+  http::request req;
+  if (batch) {
+    if (sample->source.value.size() > call.url.max_value_bytes()) {
+      log::warn("pre-flight: pending item ", sample->id, "'s '", field, "' is ", sample->source.value.size(),
+                " bytes long, more than --max-source-bytes ", call.url.max_value_bytes(), "; the API was not tried");
+      return;
+    }
+    req.method = http::request::verb::post;
+    req.target = call.url.expand(job{}).target;  // a fixed URL
+    req.body = http::batch_request_body({sample->source.value});
+  } else {
+    job j;
+    j.id = sample->id;
+    j.fields.push_back(sample->source);
+    j.fields.back().name = field;
+    auto e = call.url.expand(j);
+    if (!e.error.empty()) {
+      log::warn("pre-flight: pending item ", sample->id, ": ", e.error, "; the API was not tried");
+      return;
+    }
+    req.target = std::move(e.target);
+  }
+  const auto shown = shown_url(call.url, req.target);
+  const auto& host = call.url.host();
+  for (int tries = 1;; ++tries) {
+    // One slot of --rate, like any request of the run: the limit holds with the pre-flight in it.
+    std::this_thread::sleep_until(call.limiter->reserve(host));
+    const auto r = send_once(call, req);
+    honor_stop_signals(*call.limiter, host, r, call.max_retry_after);  // a 429's pause holds for the run
+    const auto v = judge_probe(r, tries, max_tries);
+    if (v.what == probe_verdict::kind::go) {
+      if (!v.why.empty())
+        log::warn("pre-flight: ", flag, " ", shown, " answered ", v.why);
+      else
+        log::info("pre-flight: ", flag, " ", shown, " answered ", r.ec ? r.describe() : "HTTP " + std::to_string(r.status));
+      return;
+    }
+    if (v.what == probe_verdict::kind::refuse)
+      throw std::invalid_argument("the API can't be used: " + flag + " " + shown + ": " + v.why +
+                                  (tries > 1 ? " (" + std::to_string(tries) + " tries)" : std::string()) +
+                                  " (--no-preflight skips this check)");
+    log::warn("pre-flight: ", shown, ": ", v.why, "; trying again");
+    std::this_thread::sleep_for(std::chrono::milliseconds(500) * tries);
+  }
+}
+
+}  // namespace dibs::cli

@@ -1,0 +1,45 @@
+// The arithmetic of the shared rate's record (shared_rate_store.hpp), from its state and the
+// store's now, in microseconds since the epoch by the store's clock. Pure: the stores read the
+// record and the store's now, call these, and write the result back in the same transaction.
+//
+// The record is a GCRA schedule: `tat` is when the next free slot starts. A block of n slots
+// starts at the latest of tat, now and the end of a pause, and moves tat n intervals on; slots
+// the past left unused are gone (never saved up), so processes together never go faster than
+// the rate, bar the slots of one block that a process sends late.
+#pragma once
+
+#include "shared_rate_store.hpp"
+
+#include <cstdint>
+
+namespace dibs {
+
+struct rate_bucket_state {
+  std::int64_t tat_us = 0;           // the next free slot (0: never used)
+  std::int64_t paused_until_us = 0;  // no slot before this (0: never paused)
+};
+
+struct rate_block_grant {
+  rate_bucket_state next;  // what the record holds afterwards
+  rate_block block;        // what the process is told
+};
+
+// `want` slots of `interval_us`; want 0 is taken as 1, interval below 1 us as 1 us.
+rate_block_grant grant_block(const rate_bucket_state& s, std::int64_t now_us, std::uint32_t want, std::int64_t interval_us);
+
+// The record after a pause of `for_us` from now: the later of the pause it had and this one.
+rate_bucket_state pause_bucket(const rate_bucket_state& s, std::int64_t now_us, std::int64_t for_us);
+
+// The block a store granted by moving the record on in one statement (SQL stores: the record is
+// never locked across round trips, so a frozen process can't hold every other one back): `start_us`
+// is where the block starts, `paused_until_us` the record's pause, `now_us` the store's now.
+rate_block taken_block(std::int64_t start_us, std::int64_t paused_until_us, std::int64_t now_us, std::uint32_t want);
+
+// How long the record still pauses its origin (0 when it does not).
+std::int64_t paused_for_us(const rate_bucket_state& s, std::int64_t now_us);
+
+// The slots a process takes at once for `per_second`: half a second's worth, at least one, so
+// processes together go over the rate by at most one block each.
+std::uint32_t block_size(double per_second);
+
+}  // namespace dibs

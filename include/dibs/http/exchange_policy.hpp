@@ -1,0 +1,48 @@
+// The parts of calling an API that the one-key and the batch processors share: waiting for a
+// request slot, honoring the API's stop signals, backoff, and what a failed exchange means.
+//
+// Retryable: refused or reset connections, TLS handshake failures, timeouts, 408, 429, 5xx.
+// Permanent: an oversized body and any other 4xx. A retry never comes before the API allows.
+#pragma once
+
+#include <dibs/http/client.hpp>
+#include <dibs/http/http_figures.hpp>
+#include <dibs/http/rate_limiter.hpp>
+
+#include <dibs/counters.hpp>
+#include <dibs/net.hpp>
+#include <dibs/outcome.hpp>
+
+#include <chrono>
+#include <optional>
+#include <random>
+#include <string>
+
+namespace dibs::http {
+
+// A delay drawn uniformly from [0, min(max, base * 2^(attempt-1))] ("full jitter").
+std::chrono::milliseconds full_jitter_backoff(int attempt, std::chrono::milliseconds base,
+                                              std::chrono::milliseconds max, std::mt19937_64& rng);
+
+// Returns when `host` may be sent one request: the rate's slot, and any stop the API announced
+// meanwhile waited out. Throws operation_aborted when the caller is cancelled; the slot it held
+// then goes back to the limiter.
+awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host);
+
+// Reads the stop signals of a response; when the API said stop, pauses `host` for every shard
+// and returns how long (0 otherwise): at most `max_wait`, with a warning naming the host and
+// what it asked for when it asked more (a Retry-After of 999999999 would park items for years).
+// A stop is counted in `figures` (api_stops) when given.
+std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
+                                             std::chrono::milliseconds max_wait = std::chrono::hours{1},
+                                             http_figures* figures = nullptr);
+
+// Counts the exchange in the HTTP figures (status class, latency since `sent`); no-op on null.
+void count_exchange(http_figures* figures, const response& r, std::chrono::steady_clock::time_point sent);
+
+// The outcome of an exchange that did not bring a 2xx answer; nullopt for a 2xx, whose body
+// the caller judges. `backoff` is this attempt's drawn delay, `stop_for` the API's own.
+std::optional<outcome> judge_exchange(const response& r, const client_options& http, std::chrono::milliseconds backoff,
+                                      std::chrono::milliseconds stop_for);
+
+}  // namespace dibs::http

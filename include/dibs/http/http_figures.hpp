@@ -1,0 +1,40 @@
+// What the HTTP processors count of their own, kept with the engine's figures for the run
+// (dibs/extra_figures.hpp) and shown in /metrics: API answers by status class, and how long the
+// exchanges took.
+#pragma once
+
+#include <dibs/http/origin_limits.hpp>
+
+#include <dibs/extra_figures.hpp>
+#include <dibs/histogram.hpp>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+namespace dibs::http {
+
+struct http_figures final : figures_source {
+  // Answers by status class (index 1-5), and exchanges that brought no answer at all (refused,
+  // reset, timed out: index 0).
+  std::array<std::atomic<std::uint64_t>, 6> responses{};
+  std::atomic<std::uint64_t> throttled{0};  // 429 answers (the API said: too many requests)
+  // Answers that told every shard to stop sending for a while (X-Rl: 0 with X-Ttl, Retry-After,
+  // RateLimit-Remaining: 0): the dashboard shows them beside the 429s.
+  std::atomic<std::uint64_t> api_stops{0};
+  histogram<12> api_latency_s{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+  // The adaptive limit of each API origin (summed over the shards' clients).
+  origin_limits limits;
+  // Requests abandoned on a new connection that the server never accepted (its backlog was
+  // full), and sent again on another.
+  std::atomic<std::uint64_t> dropped_handshakes{0};
+
+  // Every exchange counted, answered or not.
+  std::uint64_t exchanges() const;
+  // Counts one exchange: `status` 0 when no answer came.
+  void count(int status, double seconds);
+  // dibs_http_responses_total{class=...}, dibs_api_latency_seconds, the adaptive limits.
+  void prometheus(prometheus_writer& w) const override;
+};
+
+}  // namespace dibs::http

@@ -1,0 +1,140 @@
+// The built-in processor: GET the URL template expanded with the job's fields, accept a 2xx
+// body that is one JSON object, and keep it as the result.
+//
+// Before each request the processor waits for its slot from the shared rate limiter (holding
+// its pipeline); after each response it tells the limiter when the API said stop. With a
+// `work_started` hook (the engine's, through the factory) the --max-processing clock starts when
+// the request is sent, not while it waits for its slot.
+//
+// With `reuse` (answer_reuse.hpp), documents whose request is identical share one call.
+//
+// Outcomes: a missing or non-string field, an oversized body and a 4xx other than 408/429 fail
+// the item. An API that answers {"status":"fail"} (ip-api's way to say "no data for this key":
+// ipapi_profile.hpp) ends it with that answer, counted as no data (or failed: no_data_fails).
+// Refused or reset connections, timeouts, 408, 429, 5xx and invalid JSON are retried with
+// exponential backoff and full jitter; the engine fails the item once --max-attempts is reached.
+#pragma once
+
+#include <dibs/http/adaptive_limit.hpp>
+#include <dibs/http/client.hpp>
+#include <dibs/http/exchange_policy.hpp>
+#include <dibs/http/rate_limiter.hpp>
+#include <dibs/http/url_template.hpp>
+
+#include <dibs/processor.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string_view>
+
+namespace dibs::http {
+
+class answer_reuse;        // answer_reuse.hpp (internal): made by whoever turns reuse on
+struct json_check_result;  // json_check.hpp (internal)
+
+struct processor_options {
+  url_template url;
+  client_options http;
+  // Read answers with ip-api's profile (ipapi_profile.hpp): a top-level "status":"fail" is the
+  // API's definitive "no data for this key" (outcome::no_data): written as the item's answer and
+  // counted apart, or, with no_data_fails (--no-data-fails), the item fails with its "message".
+  // Off (--no-status-check): every valid answer is data.
+  bool status_field_check = true;
+  bool no_data_fails = false;
+  std::chrono::milliseconds backoff_base{500};
+  std::chrono::milliseconds backoff_max{30'000};
+  // The longest wait an API's Retry-After or X-Ttl is honored for (`--max-retry-after`).
+  std::chrono::milliseconds max_retry_after{3'600'000};
+  // Shared by every shard: `--rate`, and the API's own stop signals. The factory makes one
+  // (with no rate of its own) when none is given, so stop signals are always honored.
+  std::shared_ptr<rate_limiter> limiter;
+  // `--reuse-answers`: documents whose request is identical share one call (answer_reuse.hpp);
+  // shared by every shard. Null: every document makes its own call.
+  std::shared_ptr<answer_reuse> reuse;
+  // `--max-connections` for the whole process (0: none), split across its `shards` clients by
+  // the factories (connection_share).
+  std::size_t max_connections = 0;
+  std::size_t shards = 1;
+  // The adaptive limit on requests in flight to the API (adaptive_limit.hpp), on by default: the
+  // engine's concurrency is then its ceiling. nullopt: every pipeline sends at once, a fixed
+  // concurrency (--fixed-concurrency).
+  std::optional<adaptive_settings> adaptive = adaptive_settings{};
+};
+
+// `o` with the HTTP client's connection limit set to shard `index`'s share of max_connections.
+std::shared_ptr<const processor_options> for_shard(std::shared_ptr<const processor_options> o, std::size_t index);
+
+// What one shard's processor adds to the options: its place among the shards, the most its
+// adaptive limit may reach, and whom to tell when that limit changes (shard_info's).
+struct shard_place {
+  std::size_t index = 0;
+  std::size_t count = 1;    // the shards sharing each origin's limit
+  std::size_t ceiling = 0;  // this shard's share of the concurrency; 0: the adaptive settings' own max
+  std::function<void()> capacity_changed;
+};
+shard_place place_of(const shard_info& s);
+
+// The HTTP client's options for one shard's processor: `o.http` with the adaptive limit (if on),
+// published in `figures` (may be null).
+client_options shard_client_options(const processor_options& o, http_figures* figures, const shard_place& place);
+
+class http_processor final : public processor {
+ public:
+  // `figures`: the engine's; API answers and latencies are counted in its http_figures (may be null). `work_started`: called
+  // with the job right before its request is sent (shard_info::work_started); may be empty.
+  http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts, counters* figures = nullptr,
+                 std::function<void(const job&)> work_started = {}, shard_place place = {});
+  ~http_processor() override;
+
+  awaitable<outcome> process(job j) override;
+  bool reports_work_start() const override { return static_cast<bool>(work_started_); }
+  // The adaptive limit on the API's requests, plus the items served without a call of their own
+  // (answer reuse) now; 0 with a fixed concurrency.
+  std::size_t capacity() const override;
+  void set_ceiling(std::size_t ceiling) override { client_.set_ceiling(ceiling); }
+  // The breaker's probe: the first request the API answered well, sent again.
+  bool can_probe_alone() const override { return !canary_.empty(); }
+  awaitable<api_check> api_answers() override;
+
+  client& http_client() { return client_; }
+  const std::shared_ptr<rate_limiter>& limiter() const { return opts_->limiter; }
+
+ private:
+  // The call itself: a rate slot, the request, the judgement. `aborted` is set when it was
+  // cancelled before an answer (its outcome then says nothing of the key).
+  awaitable<outcome> call(const job& j, std::string target, bool& aborted);
+  // With answer reuse: a cached answer, the same call in flight joined, or the call made and shared.
+  awaitable<outcome> call_or_reuse(const job& j, std::string target);
+  // Whether `key`, the key an answer says it is for, was asked for by `j`'s request.
+  bool asked_for(const job& j, std::string_view key) const;
+  // Classifies one HTTP exchange; a retry waits at least `stop_for` (the API's own stop signal).
+  outcome judge(const job& j, response r, std::chrono::milliseconds stop_for);
+  // The JSON check of an answer, with ip-api's members captured when the status check is on; one
+  // for the API's answers (judge) and the store's (acceptable).
+  json_check_result check_body(std::string& body);
+  // Whether this run would accept `body` as an answer (its size, the JSON check, ip-api's status).
+  bool acceptable(std::string& body);  // reserves simdjson's padding in it
+  // An answer another call got (the cache, the store's answers): done, or no data as judge() says.
+  outcome reused_answer(std::string answer);
+
+  std::shared_ptr<const processor_options> opts_;
+  http_figures* figures_;  // the run's, kept in the engine's counters (null without them)
+  client client_;
+  origin origin_;  // the API's (the URL template's)
+  std::size_t processing_ = 0;  // items in process()
+  std::size_t calling_ = 0;     // ... of which in call(): waiting for a rate slot, or sent
+  std::string canary_;          // a request the API answered well (api_answers)
+  struct json_parser;  // simdjson's on-demand parser, reused for every body of this shard
+  std::unique_ptr<json_parser> parser_;
+  std::mt19937_64 rng_;
+  net::any_io_executor ex_;  // the shard's: where a joined call's outcome is delivered
+  counters* counters_;       // the engine's (may be null): answer reuse is counted there
+  std::function<void(const job&)> work_started_;
+};
+
+processor_factory make_http_processor_factory(processor_options opts);
+
+}  // namespace dibs::http

@@ -1,0 +1,112 @@
+// One adaptive limit per API origin for the whole run (adaptive_limit.hpp), shared by every
+// shard's HTTP client: a small server's capacity is the process's to find, not each thread's
+// (two shards probing upward on their own would together overflow a backlog of 5). Each shard's
+// client runs its share of the limit (connection_share), at least one request; every client feeds
+// the one limit its answers and overload signals. Thread-safe; the decisions themselves are the
+// pure adaptive_limit's, under a mutex taken once per request start and end.
+//
+// origin_limits is the run's registry of them (kept in the HTTP figures), and what /metrics,
+// /status, the dashboard, the progress line and the summary read.
+#pragma once
+
+#include <dibs/http/adaptive_limit.hpp>
+
+#include <dibs/prometheus_writer.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dibs::http {
+
+struct limit_view {
+  std::size_t limit = 0;      // requests allowed in flight now
+  std::size_t ceiling = 0;    // the most it may reach (--concurrency)
+  std::size_t in_flight = 0;  // requests in flight
+  std::size_t waiting = 0;    // requests waiting for the limit
+  std::size_t lowest = 0, highest = 0;  // the range the limit moved in
+  std::chrono::microseconds min_latency{0};     // the fastest answer's first byte
+  std::chrono::microseconds recent_latency{0};  // the last round trip's (lower quartile)
+  limit_signal last_decrease = limit_signal::none;
+  std::uint64_t decreases = 0;
+  bool slow_start = false;
+};
+
+class origin_limit {
+ public:
+  using clock = adaptive_limit::clock;
+
+  origin_limit(std::string origin, adaptive_settings s);
+
+  const std::string& origin() const { return origin_; }
+  std::size_t limit() const { return limit_.load(std::memory_order_relaxed); }
+
+  // What a round trip's decision did, for the client that made it: its permits follow, the
+  // engine hears of a change, the operator of a decrease the API caused (`advice`, at most one a
+  // minute per origin).
+  struct decision {
+    bool changed = false;
+    std::size_t before = 0, after = 0;
+    std::string advice;  // "" when there is nothing to say
+    std::string detail;  // for the debug log
+  };
+
+  // A request took a permit; `waiting`: requests queued behind the limit in its shard.
+  void started(std::size_t waiting);
+  // Its permit went back.
+  void ended() { in_flight_.fetch_sub(1, std::memory_order_relaxed); }
+  // A request waits for a permit (+1) or stopped waiting (-1).
+  void waiting(int delta) { waiting_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed); }
+  // An answer (its status: 429 and 502-504 are overload) whose first byte came `first_byte` after
+  // the request was written.
+  decision answered(std::chrono::microseconds first_byte, int status, clock::time_point now);
+  // The server (or the path to it) signalled overload without an answer.
+  decision overloaded(limit_signal why, clock::time_point now);
+  // A new ceiling (the engine's concurrency changed).
+  decision set_max(double max);
+
+  limit_view view() const;
+
+ private:
+  decision decided(std::size_t before, std::uint64_t decreases_before, clock::time_point now);
+
+  const std::string origin_;
+  mutable std::mutex mutex_;
+  adaptive_limit limit_state_;
+  std::atomic<std::size_t> limit_;
+  std::atomic<std::size_t> in_flight_{0};
+  std::atomic<std::size_t> waiting_{0};
+  // Answers per second lately (for the advice), measured over 5 s or more.
+  std::uint64_t answers_ = 0, answers_then_ = 0;
+  clock::time_point answers_since_;
+  double answers_per_s_ = 0;
+  clock::time_point advised_at_{};
+};
+
+class origin_limits {
+ public:
+  // The run's limit of `origin` ("http://host:port"), made with `s` on first use.
+  std::shared_ptr<origin_limit> get(const std::string& origin, const adaptive_settings& s);
+  // Per origin. Empty when no client limits its requests adaptively.
+  std::vector<std::pair<std::string, limit_view>> totals() const;
+  // dibs_api_concurrency_limit and its companions, labelled by origin.
+  void prometheus(prometheus_writer& w) const;
+  // [{"origin":...,"limit":N,...}], for /status and the summary.
+  std::string json() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<origin_limit>> by_origin_;
+};
+
+// "limit 24 (2-64), 24 in flight, 12 ms (floor 9 ms), last down: 429 Too Many Requests".
+std::string describe(const limit_view& v);
+
+}  // namespace dibs::http

@@ -1,0 +1,58 @@
+// A store from its URI: the one place a program turns `--store URI` into a store (the CLI, the
+// claim probe, the chaos driver and the tests all come here). The grammar: store_uri.hpp.
+#pragma once
+
+#include <dibs/stores/store_uri.hpp>
+
+#include <dibs/admin_store.hpp>
+#include <dibs/recorded_settings.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace dibs {
+
+struct store_options {
+  std::string source = "originatingIp";  // field (column) the processor reads; MongoDB: dotted paths
+  std::string target = "location";       // field (column) the answer goes to; null means pending
+  std::string lock_field = "lock";        // MongoDB: the field holding the lease
+  // MongoDB: update-find, find-and-modify, batch, lock-collection; MySQL: skip-locked (batch
+  // names the default, so one value fits every store).
+  std::string claim = "batch";
+  std::string on_done = "mark";           // MySQL: mark (keep finished rows) or delete (a queue)
+  std::string out;                        // JSON Lines: where the enriched lines go ("" = read only)
+  std::string id_field;                   // JSON Lines: the member whose value names each line ("" = its number)
+  // MongoDB: when set, these override the URI's path and ?collection= (the CLI's --db and
+  // --collection); with neither, test.message.
+  std::string database, collection;
+  std::size_t threads = 4;                // offload threads (and pooled connections)
+  // false: open to look only (dibs status): no indexes, no table, no journal created.
+  bool create_schema = true;
+  // The SQL table (MongoDB: the collection) that the URI names, when it is missing: created
+  // (create_table, with create_schema; dibs seed, dibs init, programs and tests) or refused by
+  // name (dibs enrich, dibs status: dibs::missing_table_error). An existing SQL table that lacks
+  // dibs's columns or its claim index: they are added (add_columns: dibs init) or the table is
+  // refused with the ALTER TABLE that would add them.
+  bool create_table = true;
+  bool add_columns = false;
+  // MongoDB: count the commands sent (mongo_store::statements_sent; the SQL stores always count).
+  bool count_commands = false;
+  // What `dibs init` recorded with the table or collection (dibs/recorded_settings.hpp): read and
+  // applied to the settings the user did not give (their flags refused when they contradict it),
+  // or, with settings.record (dibs init), recorded once the table is ready. settings.result says
+  // what was in effect.
+  settings_use settings;
+  // MongoDB: a collection none of whose documents has the target field is refused (a forgotten
+  // or misspelled --target would make every document pending again) unless the field is new.
+  // Only where the collection is not created (create_table false); dibs init's record counts as
+  // the user's word.
+  bool target_is_new = false;
+};
+
+// Connects (MongoDB: measures the clock, creates the claim indexes; SQL: checks the table, see
+// create_table; a file: reads it and its journal). Throws setting_error naming the setting for a bad
+// URI or option (the URI shown only redacted), the store's own errors when it can't be reached.
+std::shared_ptr<admin_store> open_store(const std::string& uri, const store_options& o = {});
+
+}  // namespace dibs
