@@ -4,6 +4,8 @@
 // outage breaker's waiting items in shard_api_outage.cpp.
 #include "shard.hpp"
 
+#include "claim_plan.hpp"
+
 #include <dibs/log.hpp>
 #include "reason_text.hpp"
 
@@ -107,10 +109,8 @@ awaitable<void> shard::main() {
   info.ceiling = concurrency_;
   info.shards = shard_count_;
   proc_ = ctx_.factory(info);
-  background_.enter();
-  net::co_spawn(ioc_, keeper(), net::detached);
-  background_.enter();
-  net::co_spawn(ioc_, flusher(), net::detached);
+  net::co_spawn(ioc_, keeper(background_.hold()), net::detached);
+  net::co_spawn(ioc_, flusher(background_.hold()), net::detached);
 
   try {
     co_await dispatcher();
@@ -140,7 +140,7 @@ awaitable<void> shard::main() {
   phase_ = phase::finishing;
   flusher_wake_.notify();
   keeper_wake_.notify();
-  co_await background_.wait_empty();
+  co_await background_.close();
   publish();
   proc_.reset();  // close connection pools on this thread
 }
@@ -198,24 +198,14 @@ awaitable<void> shard::dispatcher() {
       }
     }
 
-    // Prefetch: keep up to one batch claimed ahead of the pipelines -- unless outcomes are piling
-    // up unwritten (the store is down): claiming more would only grow memory and leases.
-    // A claim waits until half a batch fits, unless pipelines are idle for want of items: claims
-    // of a few rows each would cost the store a statement per few rows (with small concurrency a
-    // claim's round trip frees only a few slots).
-    // With a processor that limits itself (an adaptive limit on the API), only what it will run
-    // soon is claimed ahead (claim_ahead).
+    // Prefetch (claim_plan.hpp): up to `ahead` items claimed beyond those running; with a
+    // processor that limits itself (an adaptive limit on the API), only what it will run soon.
     const std::size_t limit = run_limit();
     const std::size_t ahead = claim_ahead(limit);
-    // Items waiting for the API while the circuit is closed are settled within the probe
-    // interval: they must not stop the calls that tell one item's trouble from an outage (under
-    // a small adaptive limit they would fill the budget and the breaker would never hear enough).
-    const std::size_t kept = in_flight_.inside() + ready_.size() + rerun_.size() + (breaker_.closed() ? 0 : waiting_.size());
-    const std::size_t fits = kept < limit + ahead ? limit + ahead - kept : 0;
-    const bool starving = ready_.empty() && in_flight_.inside() < limit;
-    const bool room = probe_claim ? ready_.empty()
-                                  : ready_.size() < ahead && fits > 0 && (starving || fits >= (ahead + 1) / 2) &&
-                                        buffered() < unwritten_limit_;
+    const std::size_t want = items_to_claim({limit, ahead, in_flight_.inside(), ready_.size(), rerun_.size(),
+                                              waiting_.size(), breaker_.closed(), probe_claim, buffered(),
+                                              unwritten_limit_});
+    const bool room = want > 0;
     if (!room) {
       co_await wake_.wait_until(next_due());
       continue;
@@ -225,7 +215,6 @@ awaitable<void> shard::dispatcher() {
       continue;
     }
 
-    const std::size_t want = probe_claim ? 1 : std::min(ahead, fits);
     std::vector<job> got;
     // The leases begin at the store while the claim runs, perhaps long before it comes back (a
     // store that claims item by item, or a busy link): renewals count from when it was asked.
@@ -303,10 +292,10 @@ awaitable<bool> shard::nothing_left() {
 void shard::launch(job j) {
   const auto id = next_pipeline_id_++;
   auto& p = pipelines_[id];
-  in_flight_.enter();
+  auto running = in_flight_.hold();
   bump(ctx_.figures.in_flight);
   if (auto h = held_.find(j.id); h != held_.end()) h->second.pipeline = id;
-  net::co_spawn(ioc_, pipeline(std::move(j), id),
+  net::co_spawn(ioc_, pipeline(std::move(j), id, std::move(running)),
                 net::bind_cancellation_slot(p.signal.slot(), [this, id](std::exception_ptr) {
                   // Erase later: the coroutine's cancellation state still points into the signal
                   // until the spawned thread has fully unwound.
@@ -334,7 +323,7 @@ void shard::arm_deadline(std::uint64_t pipeline_id) {
   });
 }
 
-awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
+awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id, gate::holder in_flight) {
   outcome o;
   bool cancelled = false;
   bool threw = false;
@@ -374,7 +363,7 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id) {
     running->second.finished = true;
     if (running->second.deadline) running->second.deadline->cancel();
   }
-  in_flight_.leave();
+  in_flight.leave();
   ++finished_;
   bump(ctx_.figures.in_flight, -1);
   publish();

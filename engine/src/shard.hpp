@@ -122,7 +122,7 @@ class shard {
   // Starts the --max-processing clock of the pipeline running `j`.
   void arm_deadline(std::uint64_t pipeline_id);
   void work_started(const job& j);
-  awaitable<void> pipeline(job j, std::uint64_t pipeline_id);
+  awaitable<void> pipeline(job j, std::uint64_t pipeline_id, gate::holder in_flight);
   void settle(const job& j, outcome o, bool cancelled);
   // shard_api_outage.cpp: the breaker's verdict on one outcome; true if the item now waits.
   bool wait_for_api(const job& j, const outcome& o);
@@ -131,7 +131,7 @@ class shard {
   void api_failed(const std::string& item, const std::string& why, bool answered = false);  // an API-level failure of `item`
   // The probe as a request the API answered before (processor::api_answers), as a pipeline.
   void launch_canary();
-  awaitable<void> canary(std::uint64_t pipeline_id);
+  awaitable<void> canary(std::uint64_t pipeline_id, gate::holder in_flight);
   // Waiting items whose turn has come: re-run (returned) or settled. Only while closed.
   void release_waiting(steady::time_point now);
   // A probe item: a fresh one, else one not probed yet in this outage; with `allow_probed` (the
@@ -146,7 +146,7 @@ class shard {
   void give_back_waiting(const std::string& why);
   void buffered_one();
   std::size_t buffered() const { return done_buf_.size() + release_buf_.size() + fail_buf_.size(); }
-  awaitable<void> flusher();
+  awaitable<void> flusher(gate::holder running);
   awaitable<bool> flush_once();
   void forget(const std::string& id, std::uint64_t token);
   // The store refused to write an item's answer: fail the item with the store's reason.
@@ -162,7 +162,7 @@ class shard {
   template <class Item>
   void leave_to_expiry(std::vector<Item>& items, const char* what);
   static constexpr std::size_t short_reason_bytes = 200;
-  awaitable<void> keeper();
+  awaitable<void> keeper(gate::holder running);
   void cancel_pipelines();
   // Copies what other threads may read (the *_now() getters) after the shard's state changed.
   void publish();

@@ -157,14 +157,13 @@ void shard::launch_canary() {
   log::debug("shard ", index_, ": probing the API with a request it answered before");
   const auto id = next_pipeline_id_++;
   auto& p = pipelines_[id];
-  in_flight_.enter();
-  net::co_spawn(ioc_, canary(id), net::bind_cancellation_slot(p.signal.slot(), [this, id](std::exception_ptr) {
+  net::co_spawn(ioc_, canary(id, in_flight_.hold()), net::bind_cancellation_slot(p.signal.slot(), [this, id](std::exception_ptr) {
                   // Erased later: the coroutine's cancellation state still points into the signal.
                   net::post(ioc_, [this, id] { pipelines_.erase(id); });
                 }));
 }
 
-awaitable<void> shard::canary(std::uint64_t pipeline_id) {
+awaitable<void> shard::canary(std::uint64_t pipeline_id, gate::holder in_flight) {
   api_check c;
   try {
     c = co_await proc_->api_answers();
@@ -178,7 +177,7 @@ awaitable<void> shard::canary(std::uint64_t pipeline_id) {
   else
     breaker_.inconclusive("", steady::now());
   if (auto running = pipelines_.find(pipeline_id); running != pipelines_.end()) running->second.finished = true;
-  in_flight_.leave();
+  in_flight.leave();
   publish();
   wake_.notify();
 }

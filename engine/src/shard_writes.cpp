@@ -43,7 +43,7 @@ void shard::buffered_one() {
   if (n == 1 || n >= cfg_.effective_flush_size() || stopping()) flusher_wake_.notify();
 }
 
-awaitable<void> shard::flusher() {
+awaitable<void> shard::flusher(gate::holder running) {
   auto backoff = millis{50};
   while (true) {
     if (buffered() == 0) {
@@ -69,7 +69,6 @@ awaitable<void> shard::flusher() {
       backoff = std::min(backoff * 2, millis{2000});
     }
   }
-  background_.leave();
 }
 
 void shard::forget(const std::string& id, std::uint64_t token) {
@@ -220,7 +219,7 @@ awaitable<bool> shard::flush_once() {
   co_return ok;
 }
 
-awaitable<void> shard::keeper() {
+awaitable<void> shard::keeper(gate::holder running) {
   const auto interval = std::clamp<steady::duration>(cfg_.lease / 4, millis{5}, millis{5000});
   while (!finishing()) {
     co_await keeper_wake_.wait_for(interval);
@@ -254,7 +253,6 @@ awaitable<void> shard::keeper() {
       log::warn("shard ", index_, ": renewing ", due.size(), " lease(s) failed: ", e.what());
     }
   }
-  background_.leave();
 }
 
 }  // namespace dibs
