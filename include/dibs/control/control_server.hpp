@@ -4,8 +4,16 @@
 //   GET  /status   the counters as JSON (with the store's counts when it can give them)
 //   GET  /history  the last 10 minutes, one sample a second, for the dashboard's charts
 //   GET  /metrics  Prometheus text exposition
+//   GET  /workers  the workers whose leases the store holds, live or stale, and what each holds
 //   POST /pause    stop claiming; calls in flight finish      -> {"paused":true}
 //   POST /resume   claim again                                -> {"paused":false}
+//   POST /concurrency  {"concurrency":n}: a new ceiling on the calls at once
+//   POST /rate     {"rate":"45/min"} or {"rate":null}: a new rate limit for the run
+//   POST /release  {"worker":"NAME"}: ends a worker's leases (needs control_options::admin)
+//   POST /retry    {"reason":"text"}, {"reason_is":"text"} or {}: failed items back to pending
+//                  (needs control_options::admin)
+// (control_server_impl.hpp's `routes` is the one list the server dispatches on; docs/operations.md
+// has each route's parameters and answers.)
 // Every request must name the server in its Host header, and every POST must carry a credential:
 // a program's, the key (`Authorization: Bearer KEY`, control_options::key), or the dashboard's
 // token (X-Dibs-Token, with the server's own Origin): what neither a web page of another site nor
