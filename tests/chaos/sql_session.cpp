@@ -9,7 +9,7 @@
 namespace dibs::chaos {
 
 sql_session::sql_session(const std::string& uri, std::int64_t as_pid) {
-  const auto u = sql::parse_mysql_uri(uri);
+  const auto u = mysql::parse_mysql_uri(uri);
   db_ = mysql_init(nullptr);
   if (!db_) throw std::runtime_error("mysql_init failed");
   if (!mysql_real_connect(db_, u.host.c_str(), u.user.c_str(), u.password.c_str(), u.database.c_str(), u.port,

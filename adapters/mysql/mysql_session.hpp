@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
-class sql_session {
+class mysql_session {
  public:
-  virtual ~sql_session() = default;
+  virtual ~mysql_session() = default;
   virtual void execute(const std::string& sql) = 0;
   virtual std::vector<sql_row> select(const std::string& sql) = 0;
   virtual std::string quote(const std::string& value) = 0;
 };
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

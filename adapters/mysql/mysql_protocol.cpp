@@ -1,8 +1,8 @@
-#include "sql_protocol.hpp"
+#include "mysql_protocol.hpp"
 
 #include <stdexcept>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 namespace {
 std::string q(const std::string& ident) { return "`" + ident + "`"; }
@@ -20,32 +20,28 @@ std::string key_col(const table_names& n) { return q(n.key.column); }
 constexpr const char* open_col = "`dibs_open`";
 }  // namespace
 
-void check_names(const table_names& n) {
-  for (const auto* name : {&n.table, &n.source, &n.target}) {
-    if (name->empty() || name->size() > 64) throw std::invalid_argument("bad SQL name '" + *name + "'");
-    for (unsigned char c : *name)
-      if (!(std::isalnum(c) || c == '_'))
-        throw std::invalid_argument("bad SQL name '" + *name + "': use letters, digits and _ only");
-  }
-  if (n.source == n.target) throw std::invalid_argument("--source and --target must be different columns");
+void check_names(const table_names& n) { sql_common::check_plain_names(n, 64); }
+
+std::vector<sql_common::column_definition> dibs_columns(const table_names& n) {
+  return {
+      {n.target, q(n.target) + " JSON NULL"},
+      {"lock_by", "`lock_by` VARCHAR(128) NULL"},
+      {"lock_token", "`lock_token` BIGINT UNSIGNED NULL"},
+      {"lock_until", "`lock_until` DATETIME(6) NULL"},
+      {"attempts", "`attempts` INT NOT NULL DEFAULT 0"},
+      {"error", "`error` TEXT NULL"},
+      {"http_status", "`http_status` INT NULL"},
+      {"failed_at", "`failed_at` DATETIME(6) NULL"},
+      {"dibs_pick", "`dibs_pick` TINYINT UNSIGNED NOT NULL DEFAULT (FLOOR(RAND() * 256))"},
+      {"dibs_open", std::string(open_col) + " TINYINT AS (IF(" + q(n.target) + " IS NULL AND `failed_at` IS NULL, 1, NULL)) STORED"},
+  };
 }
 
 std::string create_table(const table_names& n) {
-  return "CREATE TABLE IF NOT EXISTS " + q(n.table) + " (\n"
-         "  `id` BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,\n"
-         "  " + q(n.source) + " VARCHAR(255) NULL,\n"
-         "  " + q(n.target) + " JSON NULL,\n"
-         "  `lock_by` VARCHAR(128) NULL,\n"
-         "  `lock_token` BIGINT UNSIGNED NULL,\n"
-         "  `lock_until` DATETIME(6) NULL,\n"
-         "  `attempts` INT NOT NULL DEFAULT 0,\n"
-         "  `error` TEXT NULL,\n"
-         "  `http_status` INT NULL,\n"
-         "  `failed_at` DATETIME(6) NULL,\n"
-         "  `dibs_pick` TINYINT UNSIGNED NOT NULL DEFAULT (FLOOR(RAND() * 256)),\n"
-         "  " + std::string(open_col) + " TINYINT AS (IF(" + q(n.target) + " IS NULL AND `failed_at` IS NULL, 1, NULL)) STORED,\n"
-         "  KEY `dibs_claim` (" + open_col + ", `dibs_pick`, `lock_until`)\n"
-         ") ENGINE=InnoDB";
+  std::vector<std::string> lines{"`id` BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY", q(n.source) + " VARCHAR(255) NULL"};
+  for (const auto& column : dibs_columns(n)) lines.push_back(column.second);
+  lines.push_back("KEY `dibs_claim` (" + std::string(open_col) + ", `dibs_pick`, `lock_until`)");
+  return sql_common::create_table_statement(q(n.table), lines, " ENGINE=InnoDB");
 }
 
 std::string claimable_condition(const table_names&, std::int64_t grace_us) {
@@ -177,4 +173,4 @@ bool read_committed_allowed(bool log_bin, std::string_view binlog_format) {
   return !(log_bin && binlog_format == "STATEMENT");
 }
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -3,11 +3,11 @@
 // connection.
 #pragma once
 
-#include <adapters/mysql/sql_protocol.hpp>
+#include <adapters/mysql/mysql_protocol.hpp>
 
 #include <string>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 // by, leased, expired, microseconds from NOW(6) to the earliest until and to the latest: one row per lease holder.
 std::string lease_holders(const table_names& n);
@@ -18,4 +18,4 @@ std::string lease_holders(const table_names& n);
 std::string release_worker(const table_names& n, const std::string& name_quoted, const std::string& prefix_quoted,
                            std::size_t prefix_chars);
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -1,6 +1,6 @@
-#include "sql_retry.hpp"
+#include "mysql_retry.hpp"
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 namespace {
 std::string q(const std::string& ident) { return "`" + ident + "`"; }
@@ -41,4 +41,4 @@ std::string failure_reasons(const table_names& n, std::size_t top) {
          std::to_string(top);
 }
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

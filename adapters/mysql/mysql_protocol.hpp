@@ -2,15 +2,12 @@
 // is built here by a plain function, so unit tests can read them without a server. Values are
 // escaped by the caller's `quote` (the connection's mysql_real_escape_string); identifiers are
 // checked to be plain names and quoted with backticks. Rows are named by their key's literals
-// (row_key.hpp: key_literal), whatever the key's column and type.
-//
-// Row states:   pending  target NULL, failed_at NULL, lock_token NULL
-//               leased   target NULL, failed_at NULL, lock_by/lock_token/lock_until set
-//               done     target set (or the row deleted, with --on-done delete)
-//               failed   failed_at set, error and http_status recorded
+// (mysql_row_key.hpp: key_literal), whatever the key's column and type.
+// The row states are sql_table_names.hpp's.
 #pragma once
 
-#include <adapters/mysql/row_key.hpp>
+#include <adapters/mysql/mysql_row_key.hpp>
+#include <dibs/stores/sql_table_names.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -18,16 +15,11 @@
 #include <string_view>
 #include <vector>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
-struct table_names {
-  std::string table = "jobs";
-  std::string source = "originatingIp";
-  std::string target = "location";
-  row_key key;  // the column rows are addressed by (the table's own key, or dibs's `id`)
-};
+using table_names = sql_common::table_names<row_key>;
 
-// Throws std::invalid_argument unless every name is [A-Za-z0-9_]{1,64}.
+// Throws std::invalid_argument unless every name is [A-Za-z0-9_]{1,64} (sql_common::check_plain_names).
 void check_names(const table_names& n);
 
 struct row_ref {
@@ -35,6 +27,9 @@ struct row_ref {
   std::uint64_t token;
 };
 
+// dibs's columns after the key and the source, in the order ALTER TABLE must add them (dibs_open
+// reads the target and failed_at), with their definitions: CREATE TABLE's and ALTER TABLE's.
+std::vector<sql_common::column_definition> dibs_columns(const table_names& n);
 std::string create_table(const table_names& n);
 // The claim index: open rows (target NULL and not failed) by their random pick key.
 std::string claimable_condition(const table_names& n, std::int64_t grace_us);
@@ -85,4 +80,4 @@ std::string sample_open_row(const table_names& n, bool with_source, bool non_nul
 // what they take), and wait more on gap locks.
 bool read_committed_allowed(bool log_bin, std::string_view binlog_format);
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

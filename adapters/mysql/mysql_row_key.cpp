@@ -1,11 +1,11 @@
-#include "row_key.hpp"
+#include "mysql_row_key.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 namespace {
 std::string lower(std::string s) {
@@ -117,4 +117,4 @@ row_key key_of(const row_key_pick& pick, const std::vector<catalog_row>& columns
   return k;
 }
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -3,14 +3,14 @@
 // (mysql_real_escape_string), numbers as numbers.
 #pragma once
 
-#include <adapters/mysql/sql_protocol.hpp>
+#include <adapters/mysql/mysql_protocol.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 // Which failed rows: the reason contains `reason_quoted` ("" = any), failed at or after
 // `since_epoch_us` (microseconds since the epoch) or within the last `since_ago_us`.
@@ -28,4 +28,4 @@ std::string retry_failed_rows(const table_names& n, const failed_rows& which);
 // reason, count, smallest id, largest id: the `top` most frequent reasons, most frequent first.
 std::string failure_reasons(const table_names& n, std::size_t top);
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 enum class key_kind { signed_integer, unsigned_integer, decimal, text, binary };
 
@@ -47,4 +47,4 @@ std::vector<unique_key_facts> unique_keys(const std::vector<catalog_row>& index_
 // The key pick_row_key chose, with its kind from the columns' rows.
 row_key key_of(const row_key_pick& pick, const std::vector<catalog_row>& columns);
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

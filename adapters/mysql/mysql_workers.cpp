@@ -1,6 +1,6 @@
-#include "sql_workers.hpp"
+#include "mysql_workers.hpp"
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 namespace {
 std::string q(const std::string& ident) { return "`" + ident + "`"; }
@@ -23,4 +23,4 @@ std::string release_worker(const table_names& n, const std::string& name_quoted,
          " + 1) REGEXP '^[0-9]+$'))";
 }
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql
