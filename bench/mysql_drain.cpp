@@ -37,11 +37,11 @@ struct figures {
 };
 
 figures run_dibs(const std::string& uri, std::size_t rows, const processor_factory& factory, std::size_t concurrency) {
-  sql::mysql_options o;
+  mysql::mysql_options o;
   o.uri = uri;
-  o.done = sql::on_done::remove;
+  o.done = mysql::on_done::remove;
   o.threads = 4;
-  auto st = std::make_shared<sql::mysql_store>(o);
+  auto st = std::make_shared<mysql::mysql_store>(o);
   st->reset_table();
   st->seed(rows, 1);
   engine_config cfg;
@@ -57,12 +57,12 @@ figures run_dibs(const std::string& uri, std::size_t rows, const processor_facto
 }
 
 figures run_python(const std::string& python, const std::string& uri, std::size_t rows, const std::string& url) {
-  sql::mysql_options o;
+  mysql::mysql_options o;
   o.uri = uri;
-  auto st = std::make_shared<sql::mysql_store>(o);
+  auto st = std::make_shared<mysql::mysql_store>(o);
   st->reset_table();
   st->seed(rows, 1);
-  auto u = sql::parse_mysql_uri(uri);
+  auto u = mysql::parse_mysql_uri(uri);
   std::string cmd = "/usr/bin/python3 " + python + " --host " + u.host + " --port " + std::to_string(u.port) +
                     " --user " + u.user + " --db " + u.database + " --table " + u.table;
   if (!u.password.empty()) cmd += " --password '" + u.password + "'";

@@ -78,23 +78,7 @@ piped_jsonl_store::~piped_jsonl_store() {
   ::rmdir(dir_.c_str());
 }
 
-awaitable<std::vector<job>> piped_jsonl_store::claim(claim_request req) { co_return co_await inner_->claim(std::move(req)); }
-awaitable<write_result> piped_jsonl_store::complete(std::vector<completion> batch) {
-  co_return co_await inner_->complete(std::move(batch));
-}
-awaitable<renew_result> piped_jsonl_store::renew(std::vector<renewal> batch, millis lease) {
-  co_return co_await inner_->renew(std::move(batch), lease);
-}
-awaitable<write_result> piped_jsonl_store::release(std::vector<release_item> batch) {
-  co_return co_await inner_->release(std::move(batch));
-}
-awaitable<write_result> piped_jsonl_store::fail(std::vector<failure> batch) {
-  co_return co_await inner_->fail(std::move(batch));
-}
-awaitable<store_stats> piped_jsonl_store::stats() { co_return co_await inner_->stats(); }
-
 std::string piped_jsonl_store::describe() const { return "jsonl stdin -> stdout"; }
-std::uint64_t piped_jsonl_store::claim_conflicts() const { return inner_->claim_conflicts(); }
 
 std::size_t piped_jsonl_store::seed(std::size_t, std::uint64_t) {
   throw std::invalid_argument("--store jsonl:- reads its items from stdin: there is no file to seed");

@@ -10,6 +10,8 @@
 
 #include <dibs/stores/jsonl_store.hpp>
 
+#include <adapters/stores/forwarding_store.hpp>
+
 #include <dibs/admin_store.hpp>
 
 #include <memory>
@@ -17,21 +19,15 @@
 
 namespace dibs::jsonl {
 
-class piped_jsonl_store final : public admin_store {
+class piped_jsonl_store final : public forwarding_store<admin_store> {
  public:
   // `fields`: its source and target are used (in and out are the temporary files). Reads all of
   // stdin now; throws std::runtime_error when it can't (a full disk).
   explicit piped_jsonl_store(const jsonl_options& fields);
   ~piped_jsonl_store() override;
 
-  awaitable<std::vector<job>> claim(claim_request req) override;
-  awaitable<write_result> complete(std::vector<completion> batch) override;
-  awaitable<renew_result> renew(std::vector<renewal> batch, millis lease) override;
-  awaitable<write_result> release(std::vector<release_item> batch) override;
-  awaitable<write_result> fail(std::vector<failure> batch) override;
-  awaitable<store_stats> stats() override;
+  // The engine's calls go to the file mode underneath (forwarding_store).
   std::string describe() const override;
-  std::uint64_t claim_conflicts() const override;
 
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   store_stats stats_blocking() override;
@@ -39,6 +35,7 @@ class piped_jsonl_store final : public admin_store {
   std::string finish(bool drained) override;
 
  private:
+  store& inner() const override { return *inner_; }
   std::string dir_;
   std::unique_ptr<jsonl_store> inner_;
 };

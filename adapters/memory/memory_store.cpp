@@ -62,7 +62,10 @@ std::size_t memory_store::size() const {
 
 memory_store::item memory_store::view(std::size_t i) const {
   const auto& r = records_[i];
-  return item{id_of(i), r.source, r.target_json, r.lease, r.failed, r.last_error, r.attempts, r.writes, r.write_attempts};
+  item out;
+  static_cast<item_state&>(out) = r;
+  out.id = id_of(i);
+  return out;
 }
 
 std::optional<memory_store::item> memory_store::get(const std::string& id) const {

@@ -18,6 +18,7 @@
 #include <dibs/job.hpp>
 #include <dibs/store.hpp>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -43,6 +44,23 @@ std::unique_ptr<claimer> lock_collection_claimer(store_context& ctx);
 // An eighth of the lease: the rest is the engine's (renewals are due at half the lease, counted
 // from when the claim was asked).
 inline millis claim_time_budget(millis lease) { return lease / 8; }
+
+// The loop of the strategies that take one document per round trip (update-find,
+// find-and-modify; claim_one_by_one.cpp): up to req.max documents within claim_time_budget, each
+// with a fresh token. `take` makes one round trip for the lease `step` describes, adding what it
+// took to `out`. A driver error (`failed`, `err` filled) ends the claim: thrown when nothing was
+// taken yet, else logged and what was taken handed over (leased to this worker, it must not be
+// left leased to no one). `what` names the round trip in both ("claim (updateOne)"). When
+// nothing claimable is left, the documents out of attempts are failed (fail_exhausted).
+struct claim_step {
+  store_time expired_before;  // leases that ran out before this are claimable (grace and clock error allowed for)
+  std::uint64_t token;
+  store_time until;
+};
+enum class take_result { took, none_left, stop, failed };
+using take_one_fn =
+    std::function<take_result(mongoc_collection_t* coll, const claim_step& step, std::vector<job>& out, bson_error_t& err)>;
+std::vector<job> claim_one_by_one(store_context& ctx, const claim_request& req, const char* what, const take_one_fn& take);
 
 // The engine's job for a claimed document.
 job claimed_job(const bson_t* doc, const field_names& f, const std::string& by, std::uint64_t token, store_time until,

@@ -25,6 +25,26 @@ std::vector<bson_ptr> results_as_bson(const std::vector<completion>& batch, refu
   return docs;
 }
 
+std::vector<lease_ref> settle_renewals(const std::vector<lease_ref>& refs, const bulk_verdict& out, store_time until,
+                                       renew_result& res) {
+  res.applied = static_cast<std::size_t>(out.matched);
+  refusals refused;
+  auto sent = split_refused(refs, out, refused);
+  warn_each(refused, "renewal refused (the lease will expire)");
+  for (auto& r : refused) res.lost.push_back(r.first);
+  for (std::size_t i = 0; i < res.applied; ++i) res.until.push_back(until);
+  return sent;
+}
+
+parsed_completions parse_completions(const std::vector<completion>& batch, write_result& res) {
+  parsed_completions out;
+  if (batch.empty()) return out;
+  out.results = results_as_bson(batch, res.refused);
+  const auto converted = [&](const completion& x) { return out.result_of(batch, x) != nullptr; };
+  out.items = parse_batch(batch, res.lost, converted);
+  return out;
+}
+
 void warn_each(const refusals& refused, const char* what) {
   for (auto& [id, why] : refused) log::item(log::level::warn, id, what, why);
 }

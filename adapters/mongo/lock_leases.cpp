@@ -27,21 +27,19 @@ class lock_leases final : public lease_keeper {
 
   write_result complete(const std::vector<completion>& batch) override {
     write_result res;
-    if (batch.empty()) return res;
-    const auto docs = results_as_bson(batch, res.refused);
-    auto converted = [&](const completion& x) { return docs[static_cast<std::size_t>(&x - batch.data())] != nullptr; };
-    const auto& f = ctx_.names();
-    auto p = parse_batch(batch, res.lost, converted);
+    const auto parsed = parse_completions(batch, res);
+    const auto& p = parsed.items;
     if (p.refs.empty()) return res;
+    const auto& f = ctx_.names();
     auto c = ctx_.conn.client();
     auto coll = ctx_.documents(c.get());
     auto locks = ctx_.locks(c.get());
     // Ours and live by any reading of the server's clock.
     const auto live = held_locks(p.refs, read_lock_states(locks.get(), p.refs), ctx_.clock.latest(), res.lost);
-    std::vector<fenced_update> writes;
-    for (auto k : live)
-      writes.push_back({open_document_filter(f, p.ids[k].value()),
-                        completion_update(f, docs[static_cast<std::size_t>(p.items[k] - batch.data())].get())});
+    const auto writes = writes_for(p, live, [&](std::size_t k, const completion& item) {
+      return fenced_update{open_document_filter(f, p.ids[k].value()),
+                           completion_update(f, parsed.result_of(batch, item))};
+    });
     const auto out = bulk_update(coll.get(), writes, "writing completions");
     res.applied = static_cast<std::size_t>(out.matched);
     const auto sent = split_refused(pick(p.refs, live), out, res.refused);  // their locks stay: still ours
@@ -58,18 +56,12 @@ class lock_leases final : public lease_keeper {
     const auto t = ctx_.clock.now();
     const auto until = t + lease;
     auto p = parse_batch(batch, res.lost);
-    std::vector<fenced_update> writes;
-    for (std::size_t k = 0; k < p.refs.size(); ++k)
-      writes.push_back({lock_fenced_filter(p.ids[k].value(), p.refs[k].by, p.refs[k].token), lock_renew_update(t, until)});
+    const auto writes = writes_for(p, [&](std::size_t k, const renewal&) {
+      return fenced_update{lock_fenced_filter(p.ids[k].value(), p.refs[k].by, p.refs[k].token), lock_renew_update(t, until)};
+    });
     const auto out = bulk_update(locks.get(), writes, "renewing leases");
-    res.applied = static_cast<std::size_t>(out.matched);
-    // A renewal the server refused did not extend the lease: to the engine, the lease is lost.
-    refusals refused;
-    const auto sent = split_refused(p.refs, out, refused);
-    warn_each(refused, "renewal refused (the lease will expire)");
-    for (auto& r : refused) res.lost.push_back(r.first);
+    const auto sent = settle_renewals(p.refs, out, until, res);
     for (auto& id : lost_locks(fenced_write::renewal, locks.get(), sent, out.matched)) res.lost.push_back(id);
-    for (std::size_t i = 0; i < res.applied; ++i) res.until.push_back(until);
     return res;
   }
 
@@ -80,12 +72,10 @@ class lock_leases final : public lease_keeper {
     auto locks = ctx_.locks(c.get());
     const auto t = ctx_.clock.now();
     auto p = parse_batch(batch, res.lost);
-    std::vector<fenced_update> writes;
-    for (std::size_t k = 0; k < p.refs.size(); ++k) {
-      const auto& item = *p.items[k];
-      writes.push_back({lock_fenced_filter(p.ids[k].value(), p.refs[k].by, p.refs[k].token),
-                        lock_release_update(item.delay.count() <= 0, t + item.delay, t, item.why)});
-    }
+    const auto writes = writes_for(p, [&](std::size_t k, const release_item& item) {
+      return fenced_update{lock_fenced_filter(p.ids[k].value(), p.refs[k].by, p.refs[k].token),
+                           lock_release_update(item.delay.count() <= 0, t + item.delay, t, item.why)};
+    });
     const auto out = bulk_update(locks.get(), writes, "releasing items");
     res.applied = static_cast<std::size_t>(out.matched);
     // A refused release leaves the lease as it was: the item is claimable once it expires.
@@ -105,12 +95,10 @@ class lock_leases final : public lease_keeper {
     const auto t = ctx_.clock.now();
     auto p = parse_batch(batch, res.lost);
     const auto held = held_locks(p.refs, read_lock_states(locks.get(), p.refs), std::nullopt, res.lost);
-    std::vector<fenced_update> writes;
-    for (auto k : held) {
-      const auto& item = *p.items[k];
-      writes.push_back({open_document_filter(f, p.ids[k].value()),
-                        failure_update(f, item.reason, item.http_status, item.attempts, t)});
-    }
+    const auto writes = writes_for(p, held, [&](std::size_t k, const failure& item) {
+      return fenced_update{open_document_filter(f, p.ids[k].value()),
+                           failure_update(f, item.reason, item.http_status, item.attempts, t)};
+    });
     const auto out = bulk_update(coll.get(), writes, "recording failures");
     res.applied = static_cast<std::size_t>(out.matched);
     split_refused(pick(p.refs, held), out, res.refused);

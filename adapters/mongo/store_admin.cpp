@@ -159,6 +159,17 @@ store_stats document_lease_stats(store_context& ctx) {
   });
 }
 
+bson_ptr open_documents_of(const std::vector<bson_ptr>& locks, const field_names& f) {
+  std::vector<bson_value_t> ids;  // views into `locks`, which outlives them
+  for (const auto& d : locks) {
+    bson_iter_t it;
+    if (bson_iter_init_find(&it, d.get(), "_id")) ids.push_back(*bson_iter_value(&it));
+  }
+  auto filter = unlocked_candidate_filter(f);
+  append_id_in(filter.get(), ids);
+  return filter;
+}
+
 store_stats lock_lease_stats(store_context& ctx) {
   const auto& f = ctx.names();
   auto c = ctx.conn.client();
@@ -175,14 +186,7 @@ store_stats lock_lease_stats(store_context& ctx) {
     const auto held = find_docs(locks.get(), lock_leased_filter(t, live).get(), find_opts(id_projection().get(), 0).get(),
                                 "reading the locks");
     if (held.empty()) return std::uint64_t{0};
-    std::vector<bson_value_t> ids;  // views into `held`, which outlives them
-    for (const auto& d : held) {
-      bson_iter_t it;
-      if (bson_iter_init_find(&it, d.get(), "_id")) ids.push_back(*bson_iter_value(&it));
-    }
-    auto filter = unlocked_candidate_filter(f);
-    append_id_in(filter.get(), ids);
-    return count(coll.get(), filter);
+    return count(coll.get(), open_documents_of(held, f));
   };
   s.leased_live = open_locked(true);
   s.leased_expired = open_locked(false);

@@ -2,11 +2,15 @@
 // lease model. Blocking calls; they throw mongo_error, except index creation (logged).
 #pragma once
 
+#include <adapters/mongo/bson_ptr.hpp>
+#include <dibs/stores/mongo_names.hpp>
+
 #include <dibs/store.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace dibs::mongo {
 
@@ -33,6 +37,12 @@ std::uint64_t count_foreign_leases(store_context& ctx);
 
 // Done documents whose answer is the API's "no data" (protocol.hpp: no_data_filter).
 std::uint64_t count_no_data(store_context& ctx);
+
+// The filter of the open documents (protocol.hpp: unlocked_candidate_filter) among those the lock
+// documents `locks` name: a lock can outlive its document's end (a holder killed between writing
+// the document and removing its lock leaves it to the TTL index), and only an open document's
+// lock is a lease.
+bson_ptr open_documents_of(const std::vector<bson_ptr>& locks, const field_names& f);
 
 // Counts of documents by state, the lease in the document.
 store_stats document_lease_stats(store_context& ctx);

@@ -6,6 +6,7 @@
 #include "failed_documents.hpp"
 #include "ids.hpp"
 #include "protocol.hpp"
+#include "store_admin.hpp"
 #include "store_context.hpp"
 
 #include "engine/src/worker_id.hpp"
@@ -107,13 +108,7 @@ std::vector<lease_holder> lease_holders_blocking(store_context& ctx, bool lock_c
   const auto held = find_docs(locks.get(), any_lock.get(), find_opts(projection({"_id", "by", "until"}).get(), 0).get(),
                               "reading the locks");
   if (held.empty()) return {};
-  std::vector<bson_value_t> ids;  // views into `held`, which outlives them
-  for (const auto& d : held) {
-    bson_iter_t it;
-    if (bson_iter_init_find(&it, d.get(), "_id")) ids.push_back(*bson_iter_value(&it));
-  }
-  auto filter = unlocked_candidate_filter(f);
-  append_id_in(filter.get(), ids);
+  const auto filter = open_documents_of(held, f);
   std::set<std::string> open;
   for (const auto& d : find_docs(coll.get(), filter.get(), find_opts(id_projection().get(), 0).get(), "reading the documents")) {
     bson_iter_t it;

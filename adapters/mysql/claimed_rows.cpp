@@ -1,6 +1,7 @@
 #include "claimed_rows.hpp"
 
 #include "engine/src/server_number.hpp"
+#include "engine/src/utc_time.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,24 +9,17 @@
 #include <cstdlib>
 #include <ctime>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 store_time parse_datetime(const char* s) {
   if (!s) return {};
-  std::tm tm{};
   int year = 0, mon = 0, day = 0, hour = 0, min = 0, sec = 0, frac = 0;
   char fracbuf[8] = {};
   if (std::sscanf(s, "%d-%d-%d %d:%d:%d.%6s", &year, &mon, &day, &hour, &min, &sec, fracbuf) < 6) return {};
   std::string f(fracbuf);
   while (f.size() < 6) f += '0';
   frac = std::atoi(f.c_str());
-  tm.tm_year = year - 1900;
-  tm.tm_mon = mon - 1;
-  tm.tm_mday = day;
-  tm.tm_hour = hour;
-  tm.tm_min = min;
-  tm.tm_sec = sec;
-  const auto t = ::timegm(&tm);
+  const auto t = utc_seconds(year, mon, day, hour, min, sec);
   return store_clock::from_time_t(t) + std::chrono::microseconds(frac);
 }
 
@@ -55,16 +49,4 @@ bool has_column(const std::vector<std::string>& columns, const std::string& name
   });
 }
 
-pending_sample sampled_row(const sql_row& row, const std::string& source, bool has_source, std::vector<std::string> columns) {
-  pending_sample s;
-  s.id = row.empty() ? std::string() : row[0].value_or("");
-  s.source.name = source;
-  if (has_source && row.size() > 1 && row[1]) {
-    s.source.st = job_field::state::string;
-    s.source.value = *row[1];
-  }
-  s.fields = std::move(columns);
-  return s;
-}
-
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

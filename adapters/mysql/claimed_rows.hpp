@@ -2,6 +2,8 @@
 // (id, source, attempts after this claim, the new until) -> the job the engine gets.
 #pragma once
 
+#include <adapters/sql/sql_rows.hpp>
+
 #include <dibs/admin_store.hpp>
 #include <dibs/job.hpp>
 
@@ -10,9 +12,9 @@
 #include <string>
 #include <vector>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
-using sql_row = std::vector<std::optional<std::string>>;
+using sql_row = sql_common::server_row;
 
 // "2026-11-22 03:04:05.123456" (a DATETIME(6) in UTC, as the session's time zone makes it) ->
 // the time point; the epoch for NULL or text that is not such a value.
@@ -24,8 +26,7 @@ job claimed_job(const sql_row& locked, const std::string& by, std::uint64_t toke
 
 // Whether `columns` holds `name`; column names compare without case, as the server does.
 bool has_column(const std::vector<std::string>& columns, const std::string& name);
-// The pre-flight's sample from a row of sample_open_row (id, and the source when `has_source`):
-// a NULL source, or a table without that column, is a missing field.
-pending_sample sampled_row(const sql_row& row, const std::string& source, bool has_source, std::vector<std::string> columns);
+// The pre-flight's sample from a row of sample_open_row (sql/sql_rows.hpp).
+using sql_common::sampled_row;
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -1,6 +1,6 @@
 #include "fenced_rows.hpp"
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 fence_plan plan_fence(const std::vector<lease_ref>& refs, const row_key& key, const quote_fn& quote) {
   fence_plan plan;
@@ -78,4 +78,4 @@ std::map<std::pair<std::int64_t, std::string>, std::vector<std::string>> release
   return groups;
 }
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

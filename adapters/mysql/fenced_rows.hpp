@@ -7,13 +7,13 @@
 //   statement_runs  how many completions go into each UPDATE (each under half max_allowed_packet)
 //   release_groups  one release statement per distinct (delay, reason)
 //
-// An item's id is the row's key as the server prints it (row_key.hpp). Text that can't be such a
+// An item's id is the row's key as the server prints it (mysql_row_key.hpp). Text that can't be such a
 // key names no row dibs handed out, so its lease can't be held: it is reported lost, never written.
 #pragma once
 
-#include <adapters/mysql/row_key.hpp>
+#include <adapters/mysql/mysql_row_key.hpp>
 #include <adapters/mysql/server_limits.hpp>
-#include <adapters/mysql/sql_protocol.hpp>
+#include <adapters/mysql/mysql_protocol.hpp>
 
 #include <dibs/store.hpp>
 
@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 struct held_query {
   std::string by;             // the worker whose leases these are
@@ -73,4 +73,4 @@ std::vector<std::size_t> statement_runs(const std::vector<std::size_t>& quoted_b
 std::map<std::pair<std::int64_t, std::string>, std::vector<std::string>> release_groups(
     const std::vector<release_item>& batch, const fence_outcome& fence);
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -1,10 +1,10 @@
 #include "mysql_answers.hpp"
 
-#include "sql_session.hpp"
+#include "mysql_session.hpp"
 
 #include "engine/src/server_number.hpp"
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 namespace answers_sql {
 std::string create_table() {
@@ -53,7 +53,7 @@ mysql_answers::mysql_answers(std::shared_ptr<mysql_store> store) : store_(std::m
 
 std::optional<kept_answer> mysql_answers::find(const answer_key& k, std::chrono::milliseconds ttl) {
   std::optional<kept_answer> out;
-  store_->in_session([&](sql_session& c) {
+  store_->in_session([&](mysql_session& c) {
     const auto rows = c.select(answers_sql::find(c.quote(k.digest), ttl));
     if (rows.empty() || rows[0].size() < 2 || !rows[0][0]) return;
     out = kept_answer{*rows[0][0], std::chrono::milliseconds(server_number<std::int64_t>(rows[0][1], "MySQL/MariaDB"))};
@@ -63,14 +63,14 @@ std::optional<kept_answer> mysql_answers::find(const answer_key& k, std::chrono:
 
 void mysql_answers::keep(const std::vector<std::pair<answer_key, std::string>>& answers) {
   if (answers.empty()) return;
-  store_->in_session([&](sql_session& c) {
+  store_->in_session([&](mysql_session& c) {
     std::vector<std::array<std::string, 3>> rows;
     for (const auto& [k, answer] : answers) rows.push_back({c.quote(k.digest), c.quote(k.request), c.quote(answer)});
     // Someone's open transaction on the table holds a keep 2 s at most (on MySQL and MariaDB
     // alike), and the pooled session gets its server default back.
     c.execute("SET SESSION innodb_lock_wait_timeout = 2");
     struct restore {
-      sql_session& c;
+      mysql_session& c;
       ~restore() {
         try {
           c.execute("SET SESSION innodb_lock_wait_timeout = DEFAULT");
@@ -88,4 +88,4 @@ void mysql_answers::keep(const std::vector<std::pair<answer_key, std::string>>& 
   });
 }
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 // The statements, as pure functions of quoted values (tests read them).
 namespace answers_sql {
@@ -41,4 +41,4 @@ class mysql_answers final : public answer_store {
   std::shared_ptr<mysql_store> store_;
 };
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

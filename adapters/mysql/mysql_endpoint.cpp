@@ -2,7 +2,7 @@
 
 #include <mariadb_version.h>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 bool uses_unix_socket(const mysql_uri& u) { return u.host == "localhost"; }
 
@@ -23,4 +23,4 @@ std::string endpoint_hint(const mysql_uri& u) {
          "127.0.0.1:" + std::to_string(u.port) + " in --store; for another socket add socket=/path/to/mysqld.sock)";
 }
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

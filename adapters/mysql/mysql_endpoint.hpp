@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 // True when libmariadb will use a Unix socket for `u`.
 bool uses_unix_socket(const mysql_uri& u);
@@ -21,4 +21,4 @@ std::string endpoint_text(const mysql_uri& u, const char* env_socket);
 // (" (localhost means ...: 127.0.0.1 ... or socket=...)"); "" otherwise.
 std::string endpoint_hint(const mysql_uri& u);
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -5,7 +5,7 @@
 
 #include <dibs/log.hpp>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 namespace settings_sql {
 std::string create_table() {
@@ -21,7 +21,7 @@ std::string write(const std::string& table_quoted, const std::string& name_quote
 }
 }  // namespace settings_sql
 
-settings_record read_settings_record(sql_session& c, const std::string& table) {
+settings_record read_settings_record(mysql_session& c, const std::string& table) {
   settings_record r;
   try {
     for (const auto& row : c.select(settings_sql::read(c.quote(table))))
@@ -34,7 +34,7 @@ settings_record read_settings_record(sql_session& c, const std::string& table) {
   return r;
 }
 
-void apply_settings_record(sql_session& c, table_names& names, mysql_options& opts) {
+void apply_settings_record(mysql_session& c, table_names& names, mysql_options& opts) {
   auto& use = opts.settings;
   if (!use.read) return;
   const auto recorded = read_settings_record(c, names.table);
@@ -51,10 +51,10 @@ void apply_settings_record(sql_session& c, table_names& names, mysql_options& op
 }
 
 void write_settings_record(mysql_store& st, const std::string& table, const settings_record& r) {
-  st.in_session([&](sql_session& c) {
+  st.in_session([&](mysql_session& c) {
     c.execute(settings_sql::create_table());
     for (const auto& [name, value] : r) c.execute(settings_sql::write(c.quote(table), c.quote(name), c.quote(value)));
   });
 }
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

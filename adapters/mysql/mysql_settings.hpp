@@ -4,14 +4,14 @@
 // once the table is ready (open_store). The statements are plain functions of quoted values.
 #pragma once
 
-#include <adapters/mysql/sql_protocol.hpp>
-#include <adapters/mysql/sql_session.hpp>
+#include <adapters/mysql/mysql_protocol.hpp>
+#include <adapters/mysql/mysql_session.hpp>
 
 #include <dibs/recorded_settings.hpp>
 
 #include <string>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 class mysql_store;
 struct mysql_options;
@@ -23,11 +23,11 @@ std::string write(const std::string& table_quoted, const std::string& name_quote
 }  // namespace settings_sql
 
 // The record for `table` (empty when none, or no dibs_settings yet).
-settings_record read_settings_record(sql_session& c, const std::string& table);
+settings_record read_settings_record(mysql_session& c, const std::string& table);
 // names (source, target) and opts.done from the record where no flag was given (opts.settings);
 // throws setting_conflict for a flag that contradicts it. Fills opts.settings.result.
-void apply_settings_record(sql_session& c, table_names& names, mysql_options& opts);
+void apply_settings_record(mysql_session& c, table_names& names, mysql_options& opts);
 // Records `r` for `table` (dibs init), creating dibs_settings when missing.
 void write_settings_record(mysql_store& st, const std::string& table, const settings_record& r);
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -1,13 +1,13 @@
 #include "mysql_shared_rate.hpp"
 
-#include "sql_session.hpp"
+#include "mysql_session.hpp"
 
-#include "engine/src/server_number.hpp"
+#include <adapters/sql/rate_record.hpp>
 
 #include <algorithm>
 #include <stdexcept>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 namespace rate_sql {
 namespace {
@@ -43,20 +43,6 @@ std::string pause_row(const std::string& origin_quoted, std::int64_t for_us) {
 }
 }  // namespace rate_sql
 
-namespace {
-struct row_state {
-  rate_bucket_state state;
-  std::int64_t now_us = 0;
-};
-row_state parse(const std::vector<sql_row>& rows) {
-  if (rows.empty() || rows[0].size() < 3 || !rows[0][2]) throw std::runtime_error("dibs_rate: the origin's row is missing");
-  const auto& r = rows[0];
-  const char* said = "MySQL/MariaDB";
-  return {{server_number<std::int64_t>(r[0], said), server_number<std::int64_t>(r[1], said)},
-          server_number<std::int64_t>(r[2], said)};
-}
-}  // namespace
-
 mysql_shared_rate::mysql_shared_rate(std::shared_ptr<mysql_store> store) : store_(std::move(store)) {
   store_->execute(rate_sql::create_table());
 }
@@ -64,30 +50,25 @@ mysql_shared_rate::mysql_shared_rate(std::shared_ptr<mysql_store> store) : store
 rate_block mysql_shared_rate::take_block(const rate_block_request& r) {
   rate_block out;
   // One session (the @variables are the session's), no transaction.
-  store_->in_session([&](sql_session& c) {
+  store_->in_session([&](mysql_session& c) {
     const auto origin = c.quote(r.origin);
     c.execute(rate_sql::ensure_row(origin));
-    c.execute(rate_sql::take_span(origin, static_cast<std::int64_t>(std::max<std::uint32_t>(r.want, 1)) *
-                                              std::max<std::int64_t>(r.interval.count(), 1)));
-    const auto row = parse(c.select(rate_sql::taken_row(origin)));
-    out = taken_block(row.state.tat_us, row.state.paused_until_us, row.now_us, r.want);
+    c.execute(rate_sql::take_span(origin, sql_common::span_us(r)));
+    out = sql_common::taken_block_of(c.select(rate_sql::taken_row(origin)), r.want, "MySQL/MariaDB");
   });
   return out;
 }
 
 void mysql_shared_rate::pause(const std::string& origin, std::chrono::microseconds for_) {
-  store_->in_session([&](sql_session& c) { c.execute(rate_sql::pause_row(c.quote(origin), for_.count())); });
+  store_->in_session([&](mysql_session& c) { c.execute(rate_sql::pause_row(c.quote(origin), for_.count())); });
 }
 
 std::chrono::microseconds mysql_shared_rate::paused_for(const std::string& origin) {
   std::chrono::microseconds out{0};
-  store_->in_session([&](sql_session& c) {
-    const auto rows = c.select(rate_sql::read_row(c.quote(origin)));
-    if (rows.empty()) return;  // never used, never paused
-    const auto row = parse(rows);
-    out = std::chrono::microseconds(paused_for_us(row.state, row.now_us));
+  store_->in_session([&](mysql_session& c) {
+    out = sql_common::paused_for_of(c.select(rate_sql::read_row(c.quote(origin))), "MySQL/MariaDB");
   });
   return out;
 }
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 // The statements, as pure functions of quoted values (tests read them).
 namespace rate_sql {
@@ -42,4 +42,4 @@ class mysql_shared_rate final : public shared_rate_store {
   std::shared_ptr<mysql_store> store_;
 };
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

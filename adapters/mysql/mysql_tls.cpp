@@ -1,6 +1,6 @@
 #include "mysql_tls.hpp"
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 void set_tls_options(MYSQL* db, const mysql_uri& u) {
   const auto mode = u.effective_ssl_mode();
@@ -31,4 +31,4 @@ std::string describe_tls(const mysql_uri& u) {
   return out;
 }
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -18,7 +18,7 @@
 
 #include <string>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 // Before mysql_real_connect.
 void set_tls_options(MYSQL* db, const mysql_uri& u);
@@ -29,4 +29,4 @@ std::string tls_shortfall(MYSQL* db, const mysql_uri& u);
 // "ssl-mode=VERIFY_CA, ssl-ca=/etc/ca.pem": for messages about a failed connection.
 std::string describe_tls(const mysql_uri& u);
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -8,7 +8,7 @@
 #include <charconv>
 #include <stdexcept>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 namespace {
 std::string decode(const std::string& s, const std::string& what, const std::string& shown) {
@@ -138,4 +138,4 @@ mysql_uri parse_mysql_uri(const std::string& text) {
   return u;
 }
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

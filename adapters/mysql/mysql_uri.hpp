@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 enum class ssl_mode { disabled, preferred, required, verify_ca, verify_identity };
 
@@ -38,4 +38,4 @@ const char* to_string(ssl_mode m);
 // the URI that failed to parse (it may be a piece of a password).
 mysql_uri parse_mysql_uri(const std::string& text);
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -1,6 +1,6 @@
 #include "rights_probe.hpp"
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 namespace {
 std::string q(const std::string& ident) { return "`" + ident + "`"; }
@@ -24,4 +24,4 @@ std::string grant_statement(const table_names& n, const std::string& database, c
   return "GRANT " + rights_needed(deletes) + " ON " + q(database) + "." + q(n.table) + " TO " + to;
 }
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 error_class classify(unsigned code) {
   switch (code) {
@@ -60,4 +60,4 @@ std::string denied_right(std::string_view message) {
   return right;
 }
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 enum class error_class {
   row_refused,  // a value a row carries: the same row would be refused again (store_refused)
@@ -28,4 +28,4 @@ inline bool refuses_content(unsigned error_code) { return classify(error_code) =
 // "" when the message names none.
 std::string denied_right(std::string_view server_message);
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

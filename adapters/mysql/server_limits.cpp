@@ -1,6 +1,6 @@
 #include "server_limits.hpp"
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 server_limits limits_for(std::string_view version, std::uint64_t max_allowed_packet) {
   server_limits lim;
@@ -45,4 +45,4 @@ std::optional<std::string> unstorable_answer(std::string_view json, std::size_t 
   return std::nullopt;
 }
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

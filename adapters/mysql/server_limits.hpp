@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
 struct server_limits {
   int max_json_depth = 31;                       // deepest nesting a JSON column takes
@@ -30,4 +30,4 @@ int json_depth(std::string_view json);
 // is the size of the escaped value as it goes into the statement.
 std::optional<std::string> unstorable_answer(std::string_view json, std::size_t quoted_bytes, const server_limits& lim);
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql

@@ -11,10 +11,6 @@ namespace dibs::pg {
 namespace {
 std::string q(const std::string& ident) { return "\"" + ident + "\""; }
 
-// The columns dibs owns: --source and --target must name others.
-constexpr const char* own_columns[] = {"id", "lock_by", "lock_token", "lock_until", "attempts", "error", "http_status",
-                                       "failed_at"};
-
 // $n as bigint microseconds -> an interval.
 std::string micros(const std::string& param) { return "(" + param + "::bigint * interval '1 microsecond')"; }
 
@@ -44,17 +40,10 @@ const char* const refs_unnest = "unnest($1::text[], $2::text[], $3::bigint[]";
 const char* const epoch_us = "(extract(epoch from t.\"lock_until\") * 1000000)::bigint";
 }  // namespace
 
+// The columns dibs owns: --source and --target must name others.
 void check_names(const table_names& n) {
-  for (const auto* name : {&n.table, &n.source, &n.target}) {
-    if (name->empty() || name->size() > 50) throw std::invalid_argument("bad SQL name '" + *name + "'");
-    for (unsigned char c : *name)
-      if (!(std::isalnum(c) || c == '_'))
-        throw std::invalid_argument("bad SQL name '" + *name + "': use letters, digits and _ only");
-  }
-  if (n.source == n.target) throw std::invalid_argument("--source and --target must be different columns");
-  for (const auto* name : {&n.source, &n.target})
-    for (const char* own : own_columns)
-      if (*name == own) throw std::invalid_argument("'" + *name + "' is a column dibs keeps its lease in: choose another name");
+  sql_common::check_plain_names(n, 50, {"id", "lock_by", "lock_token", "lock_until", "attempts", "error", "http_status",
+                                        "failed_at"});
 }
 
 pg_target parse_pg_uri(const std::string& uri) {
@@ -80,19 +69,23 @@ pg_target parse_pg_uri(const std::string& uri) {
   return out;
 }
 
+std::vector<sql_common::column_definition> dibs_columns(const table_names& n) {
+  return {
+      {n.target, q(n.target) + " JSONB NULL"},
+      {"lock_by", "\"lock_by\" VARCHAR(128) NULL"},
+      {"lock_token", "\"lock_token\" BIGINT NULL"},
+      {"lock_until", "\"lock_until\" TIMESTAMPTZ NULL"},
+      {"attempts", "\"attempts\" INT NOT NULL DEFAULT 0"},
+      {"error", "\"error\" TEXT NULL"},
+      {"http_status", "\"http_status\" INT NULL"},
+      {"failed_at", "\"failed_at\" TIMESTAMPTZ NULL"},
+  };
+}
+
 std::string create_table(const table_names& n) {
-  return "CREATE TABLE IF NOT EXISTS " + q(n.table) + " (\n"
-         "  \"id\" BIGSERIAL PRIMARY KEY,\n"
-         "  " + q(n.source) + " VARCHAR(255) NULL,\n"
-         "  " + q(n.target) + " JSONB NULL,\n"
-         "  \"lock_by\" VARCHAR(128) NULL,\n"
-         "  \"lock_token\" BIGINT NULL,\n"
-         "  \"lock_until\" TIMESTAMPTZ NULL,\n"
-         "  \"attempts\" INT NOT NULL DEFAULT 0,\n"
-         "  \"error\" TEXT NULL,\n"
-         "  \"http_status\" INT NULL,\n"
-         "  \"failed_at\" TIMESTAMPTZ NULL\n"
-         ")";
+  std::vector<std::string> lines{"\"id\" BIGSERIAL PRIMARY KEY", q(n.source) + " VARCHAR(255) NULL"};
+  for (const auto& column : dibs_columns(n)) lines.push_back(column.second);
+  return sql_common::create_table_statement(q(n.table), lines);
 }
 
 std::string create_index(const table_names& n) {

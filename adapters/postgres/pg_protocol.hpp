@@ -12,13 +12,11 @@
 // Values travel as parameters ($1, $2...), arrays as text array literals: nothing from a row or an
 // answer is ever spliced into the SQL text. All times are the server's (now()).
 //
-// Row states:   pending  target NULL, failed_at NULL, lock_token NULL
-//               leased   target NULL, failed_at NULL, lock_by/lock_token/lock_until set
-//               done     target set (or the row deleted, with --on-done delete)
-//               failed   failed_at set, error and http_status recorded
+// The row states are sql_table_names.hpp's.
 #pragma once
 
 #include <adapters/postgres/pg_row_key.hpp>
+#include <dibs/stores/sql_table_names.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -28,12 +26,7 @@
 
 namespace dibs::pg {
 
-struct table_names {
-  std::string table = "jobs";
-  std::string source = "originatingIp";
-  std::string target = "location";
-  row_key key;  // the column rows are addressed by (the table's own key, or dibs's `id`)
-};
+using table_names = sql_common::table_names<row_key>;
 
 // Throws std::invalid_argument unless every name is [A-Za-z0-9_]{1,50} (PostgreSQL keeps 63
 // bytes of a name; the index is named after the table plus a suffix).
@@ -53,6 +46,9 @@ struct statement {
   std::vector<std::optional<std::string>> params;
 };
 
+// dibs's columns after the key and the source, with their definitions: CREATE TABLE's and ALTER
+// TABLE's.
+std::vector<sql_common::column_definition> dibs_columns(const table_names& n);
 std::string create_table(const table_names& n);
 // The claim index: only the open rows (target NULL, not failed), in claim order.
 std::string create_index(const table_names& n);

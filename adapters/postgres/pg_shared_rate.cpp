@@ -1,6 +1,6 @@
 #include "pg_shared_rate.hpp"
 
-#include "engine/src/server_number.hpp"
+#include <adapters/sql/rate_record.hpp>
 
 #include <algorithm>
 #include <stdexcept>
@@ -35,30 +35,14 @@ statement pause_row(const std::string& origin, std::int64_t for_us) {
 }
 }  // namespace rate_sql
 
-namespace {
-struct row_state {
-  rate_bucket_state state;
-  std::int64_t now_us = 0;
-};
-row_state parse(const pg_result& r) {
-  if (r.rows.empty() || r.rows[0].size() < 3 || !r.rows[0][2]) throw std::runtime_error("dibs_rate: the origin's row is missing");
-  const auto& x = r.rows[0];
-  const char* said = "PostgreSQL";
-  return {{server_number<std::int64_t>(x[0], said), server_number<std::int64_t>(x[1], said)},
-          server_number<std::int64_t>(x[2], said)};
-}
-
-}  // namespace
-
 pg_shared_rate::pg_shared_rate(std::shared_ptr<pg_store> store) : side_(std::move(store)) {
   side_.create_table(rate_sql::create_table());
 }
 
 rate_block pg_shared_rate::take_block(const rate_block_request& r) {
-  const auto span = static_cast<std::int64_t>(std::max<std::uint32_t>(r.want, 1)) * std::max<std::int64_t>(r.interval.count(), 1);
   return side_.with([&](pg_connection& c) {
-    const auto row = parse(c.exec_blocking(rate_sql::take_span(r.origin, span)));
-    return taken_block(row.state.tat_us, row.state.paused_until_us, row.now_us, r.want);
+    return sql_common::taken_block_of(c.exec_blocking(rate_sql::take_span(r.origin, sql_common::span_us(r))).rows, r.want,
+                                      "PostgreSQL");
   });
 }
 
@@ -68,10 +52,7 @@ void pg_shared_rate::pause(const std::string& origin, std::chrono::microseconds 
 
 std::chrono::microseconds pg_shared_rate::paused_for(const std::string& origin) {
   return side_.with([&](pg_connection& c) {
-    const auto r = c.exec_blocking(rate_sql::read_row(origin));
-    if (r.rows.empty()) return std::chrono::microseconds{0};
-    const auto row = parse(r);
-    return std::chrono::microseconds(paused_for_us(row.state, row.now_us));
+    return sql_common::paused_for_of(c.exec_blocking(rate_sql::read_row(origin)).rows, "PostgreSQL");
   });
 }
 

@@ -7,9 +7,9 @@
 #include "pg_tls.hpp"
 #include "shard_link.hpp"
 
+#include <adapters/sql/sql_rows.hpp>
+
 #include "engine/src/init_hint.hpp"
-#include <dibs/ipv4_ranges.hpp>
-#include "engine/src/skewed_draw.hpp"
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
 #include "engine/src/rights_refusal.hpp"
@@ -45,7 +45,10 @@ store_time from_epoch_us(const std::optional<std::string>& s) {
       std::chrono::microseconds(server_number<std::int64_t>(s, "PostgreSQL"))));
 }
 
-std::int64_t to_i64(const std::optional<std::string>& s) { return server_number<std::int64_t>(s, "PostgreSQL"); }
+// The server's name in the errors of a cell that is no number.
+constexpr const char* server = "PostgreSQL";
+
+std::int64_t to_i64(const std::optional<std::string>& s) { return server_number<std::int64_t>(s, server); }
 
 // The fenced refs of a batch; ids that can't be this table's keys are lost leases at once.
 template <class Item>
@@ -279,49 +282,24 @@ awaitable<std::vector<job>> pg_store::claim(claim_request req) {
   co_return out;
 }
 
-awaitable<write_result> pg_store::complete(std::vector<completion> batch) {
-  write_result res;
-  std::vector<const completion*> kept;
+template <class Result, class Item, class Build, class Read>
+awaitable<Result> pg_store::fenced_write(std::vector<Item> batch, Build build, Read read) {
+  Result res;
+  std::vector<const Item*> kept;
   auto refs = refs_of(names_.key, batch, kept, res.lost);
   if (refs.empty()) co_return res;
-  if (opts_.done == on_done::remove) {
-    auto st = delete_rows(names_, refs);
-    tally(res, refs, co_await run(std::move(st)));
-    co_return res;
-  }
-  // A NUL byte can't travel in a text parameter (and jsonb refuses \u0000 itself): refused here.
-  std::vector<fenced_ref> sendable;
-  std::vector<std::string> answers;
-  for (std::size_t i = 0; i < refs.size(); ++i) {
-    if (kept[i]->result_json.find('\0') != std::string::npos) {
-      res.refused.emplace_back(kept[i]->ref.id, "the answer holds a NUL byte, which PostgreSQL text can't hold");
-      continue;
-    }
-    sendable.push_back(refs[i]);
-    answers.push_back(kept[i]->result_json);
-  }
-  if (sendable.empty()) co_return res;
-  auto st = complete_rows(names_, sendable, answers);
-  tally(res, sendable, co_await run(std::move(st)));
-  co_return res;
-}
-
-awaitable<renew_result> pg_store::renew(std::vector<renewal> batch, millis lease) {
-  renew_result res;
-  std::vector<const renewal*> kept;
-  auto refs = refs_of(names_.key, batch, kept, res.lost);
-  if (refs.empty()) co_return res;
-  auto st = renew_rows(names_, refs, micros(lease));
-  auto r = co_await run(std::move(st));
-  std::map<std::string, store_time> until;
-  for (const auto& row : r.rows) until[row.at(0).value_or("")] = from_epoch_us(row.at(1));
-  for (const auto& ref : refs)
-    if (auto it = until.find(ref.id); it != until.end()) res.until.push_back(it->second);
+  std::optional<statement> st = build(refs, kept, res);
+  if (!st) co_return res;
+  const auto r = co_await run(std::move(*st));
+  read(res, refs, r);
   tally(res, refs, r);
   co_return res;
 }
 
 namespace {
+// What a write's answer says beyond the ids it wrote: nothing, but for a renewal.
+const auto ids_only = [](auto&, const std::vector<fenced_ref>&, const pg_result&) {};
+
 // PostgreSQL text can't hold a NUL byte (libpq would cut the parameter there and the server refuse
 // the array): a reason quoting an API's answer may carry one, and a refused failure record would
 // leave its row to be claimed, failed and refused again for ever. Shown as \0 instead.
@@ -336,50 +314,75 @@ std::string storable_reason(const std::string& why) {
 }
 }  // namespace
 
+awaitable<write_result> pg_store::complete(std::vector<completion> batch) {
+  const bool remove = opts_.done == on_done::remove;
+  auto build = [this, remove](std::vector<fenced_ref>& refs, const std::vector<const completion*>& kept,
+                              write_result& res) -> std::optional<statement> {
+    if (remove) return delete_rows(names_, refs);
+    // A NUL byte can't travel in a text parameter (and jsonb refuses \u0000 itself): refused here.
+    std::vector<fenced_ref> sendable;
+    std::vector<std::string> answers;
+    for (std::size_t i = 0; i < refs.size(); ++i) {
+      if (kept[i]->result_json.find('\0') != std::string::npos) {
+        res.refused.emplace_back(kept[i]->ref.id, "the answer holds a NUL byte, which PostgreSQL text can't hold");
+        continue;
+      }
+      sendable.push_back(refs[i]);
+      answers.push_back(kept[i]->result_json);
+    }
+    refs = std::move(sendable);
+    if (refs.empty()) return std::nullopt;
+    return complete_rows(names_, refs, answers);
+  };
+  auto write = fenced_write<write_result>(std::move(batch), build, ids_only);
+  co_return co_await std::move(write);
+}
+
+awaitable<renew_result> pg_store::renew(std::vector<renewal> batch, millis lease) {
+  auto build = [this, lease](std::vector<fenced_ref>& refs, const std::vector<const renewal*>&,
+                             renew_result&) -> std::optional<statement> { return renew_rows(names_, refs, micros(lease)); };
+  auto read = [](renew_result& res, const std::vector<fenced_ref>& refs, const pg_result& r) {
+    std::map<std::string, store_time> until;
+    for (const auto& row : r.rows) until[row.at(0).value_or("")] = from_epoch_us(row.at(1));
+    for (const auto& ref : refs)
+      if (auto it = until.find(ref.id); it != until.end()) res.until.push_back(it->second);
+  };
+  auto write = fenced_write<renew_result>(std::move(batch), build, read);
+  co_return co_await std::move(write);
+}
+
 awaitable<write_result> pg_store::release(std::vector<release_item> batch) {
-  write_result res;
-  std::vector<const release_item*> kept;
-  auto refs = refs_of(names_.key, batch, kept, res.lost);
-  if (refs.empty()) co_return res;
-  std::vector<std::int64_t> delays;
-  std::vector<std::string> whys;
-  for (const auto* x : kept) {
-    delays.push_back(micros(x->delay));
-    whys.push_back(storable_reason(x->why));
-  }
-  auto st = release_rows(names_, refs, delays, whys);
-  tally(res, refs, co_await run(std::move(st)));
-  co_return res;
+  auto build = [this](std::vector<fenced_ref>& refs, const std::vector<const release_item*>& kept,
+                      write_result&) -> std::optional<statement> {
+    std::vector<std::int64_t> delays;
+    std::vector<std::string> whys;
+    for (const auto* x : kept) {
+      delays.push_back(micros(x->delay));
+      whys.push_back(storable_reason(x->why));
+    }
+    return release_rows(names_, refs, delays, whys);
+  };
+  auto write = fenced_write<write_result>(std::move(batch), build, ids_only);
+  co_return co_await std::move(write);
 }
 
 awaitable<write_result> pg_store::fail(std::vector<failure> batch) {
-  write_result res;
-  std::vector<const failure*> kept;
-  auto refs = refs_of(names_.key, batch, kept, res.lost);
-  if (refs.empty()) co_return res;
-  std::vector<std::string> reasons;
-  std::vector<int> statuses;
-  for (const auto* x : kept) {
-    reasons.push_back(storable_reason(x->reason));
-    statuses.push_back(x->http_status);
-  }
-  auto st = fail_rows(names_, refs, reasons, statuses);
-  tally(res, refs, co_await run(std::move(st)));
-  co_return res;
+  auto build = [this](std::vector<fenced_ref>& refs, const std::vector<const failure*>& kept,
+                      write_result&) -> std::optional<statement> {
+    std::vector<std::string> reasons;
+    std::vector<int> statuses;
+    for (const auto* x : kept) {
+      reasons.push_back(storable_reason(x->reason));
+      statuses.push_back(x->http_status);
+    }
+    return fail_rows(names_, refs, reasons, statuses);
+  };
+  auto write = fenced_write<write_result>(std::move(batch), build, ids_only);
+  co_return co_await std::move(write);
 }
 
 namespace {
-store_stats stats_of(const pg_result& r) {
-  store_stats s;
-  if (r.rows.empty()) return s;
-  const auto& row = r.rows[0];
-  s.done = static_cast<std::uint64_t>(to_i64(row.at(0)));
-  s.failed = static_cast<std::uint64_t>(to_i64(row.at(1)));
-  s.pending = static_cast<std::uint64_t>(to_i64(row.at(2)));
-  s.leased_live = static_cast<std::uint64_t>(to_i64(row.at(3)));
-  s.leased_expired = static_cast<std::uint64_t>(to_i64(row.at(4)));
-  return s;
-}
+store_stats stats_of(const pg_result& r) { return sql_common::stats_of(r.rows, server); }
 }  // namespace
 
 awaitable<store_stats> pg_store::stats() {
@@ -394,20 +397,14 @@ store_stats pg_store::stats_blocking() {
 
 std::optional<pending_sample> pg_store::sample_pending() {
   return with_admin([&](pg_connection& c) -> std::optional<pending_sample> {
-    pending_sample s;
-    for (auto& r : c.exec_blocking(table_columns(names_)).rows) s.fields.push_back(r.at(0).value_or(""));
+    std::vector<std::string> columns;
+    for (auto& r : c.exec_blocking(table_columns(names_)).rows) columns.push_back(r.at(0).value_or(""));
     // Quoted names are exact in PostgreSQL: the column is there as typed, or not at all.
-    const bool has_source = std::find(s.fields.begin(), s.fields.end(), names_.source) != s.fields.end();
+    const bool has_source = std::find(columns.begin(), columns.end(), names_.source) != columns.end();
     auto rows = c.exec_blocking({sample_open_row(names_, has_source, true), {}}).rows;
     if (rows.empty() && has_source) rows = c.exec_blocking({sample_open_row(names_, true, false), {}}).rows;
     if (rows.empty()) return std::nullopt;
-    s.id = rows[0].at(0).value_or("");
-    s.source.name = names_.source;
-    if (has_source && rows[0].size() > 1 && rows[0][1]) {
-      s.source.st = job_field::state::string;
-      s.source.value = *rows[0][1];
-    }
-    return s;
+    return sql_common::sampled_row(rows[0], names_.source, has_source, std::move(columns));
   });
 }
 
@@ -415,9 +412,9 @@ std::uint64_t pg_store::retry_failed(const retry_filter& which) {
   failed_rows rows;
   rows.reason = which.reason_contains;
   rows.reason_is = which.reason_is;
-  if (which.since)
-    rows.since_epoch_us = std::chrono::duration_cast<std::chrono::microseconds>(which.since->time_since_epoch()).count();
-  if (which.since_ago) rows.since_ago_us = std::chrono::duration_cast<std::chrono::microseconds>(*which.since_ago).count();
+  const auto since = sql_common::since_of(which);
+  rows.since_epoch_us = since.since_epoch_us;
+  rows.since_ago_us = since.since_ago_us;
   const auto st = retry_failed_rows(names_, rows);
   return with_admin([&](pg_connection& c) { return static_cast<std::uint64_t>(c.exec_blocking(st).affected); });
 }
@@ -426,14 +423,7 @@ std::vector<failure_reason> pg_store::failure_reasons(std::size_t top) {
   const auto st = pg::failure_reasons(names_, top);
   return with_admin([&](pg_connection& c) {
     std::vector<failure_reason> out;
-    for (const auto& r : c.exec_blocking(st).rows) {
-      failure_reason f;
-      f.reason = r.at(0).value_or("");
-      f.count = static_cast<std::uint64_t>(to_i64(r.at(1)));
-      f.example_ids.push_back(r.at(2).value_or(""));
-      if (r.at(3) != r.at(2)) f.example_ids.push_back(r.at(3).value_or(""));
-      out.push_back(std::move(f));
-    }
+    for (const auto& r : c.exec_blocking(st).rows) out.push_back(sql_common::failure_reason_of(r, server));
     return out;
   });
 }
@@ -442,15 +432,7 @@ std::vector<lease_holder> pg_store::lease_holders() {
   const auto st = pg::lease_holders(names_);
   return with_admin([&](pg_connection& c) {
     std::vector<lease_holder> out;
-    for (const auto& r : c.exec_blocking(st).rows) {
-      lease_holder h;
-      h.by = r.at(0).value_or("");
-      h.leased = static_cast<std::uint64_t>(to_i64(r.at(1)));
-      h.expired = static_cast<std::uint64_t>(to_i64(r.at(2)));
-      h.earliest_until_s = r.at(3) ? static_cast<double>(to_i64(r.at(3))) / 1e6 : 0;
-      h.latest_until_s = r.at(4) ? static_cast<double>(to_i64(r.at(4))) / 1e6 : 0;
-      out.push_back(std::move(h));
-    }
+    for (const auto& r : c.exec_blocking(st).rows) out.push_back(sql_common::lease_holder_of(r, server));
     return out;
   });
 }
@@ -464,16 +446,10 @@ std::uint64_t pg_store::release_worker(const std::string& name) {
 std::size_t pg_store::seed(std::size_t n, std::uint64_t seed_value) { return seed_skewed(n, seed_value, 0); }
 
 std::size_t pg_store::seed_skewed(std::size_t n, std::uint64_t seed_value, std::size_t distinct) {
-  ipv4_draw draw(n, distinct, seed_value);
-  std::size_t inserted = 0;
-  while (inserted < n) {
-    const std::size_t k = std::min<std::size_t>(1000, n - inserted);
-    std::vector<std::string> ips;
-    for (std::size_t i = 0; i < k; ++i) ips.push_back(ipv4_to_string(draw.next()));
+  return sql_common::seed_addresses(n, seed_value, distinct, [&](const std::vector<std::string>& ips) {
     const auto st = insert_sources(names_, ips);
-    inserted += with_admin([&](pg_connection& c) { return static_cast<std::size_t>(c.exec_blocking(st).affected); });
-  }
-  return inserted;
+    return with_admin([&](pg_connection& c) { return static_cast<std::size_t>(c.exec_blocking(st).affected); });
+  });
 }
 
 void pg_store::reset_table() {

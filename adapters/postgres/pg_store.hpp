@@ -24,7 +24,7 @@
 
 namespace dibs::pg {
 
-enum class on_done { mark, remove };
+using sql_common::on_done;  // sql_table_names.hpp
 
 struct pg_options {
   std::string uri;  // postgresql://user:pass@host:port/db?table=jobs (or postgres://)
@@ -91,6 +91,12 @@ class pg_store final : public admin_store {
   // Runs one statement on the calling shard's connection; throws store_refused for a refused
   // content, pg_error otherwise.
   awaitable<pg_result> run(statement st);
+  // One fenced write (complete, renew, release, fail): the batch's refs (an id this table's key
+  // can't hold is a lost lease at once), the statement `build(refs, kept, res)` makes of them
+  // (nullopt: nothing to send; it may drop refs it refuses), run; `read(res, refs, answer)` takes
+  // what else the answer says, and the ids it names are tallied as written, the others as lost.
+  template <class Result, class Item, class Build, class Read>
+  awaitable<Result> fenced_write(std::vector<Item> batch, Build build, Read read);
   template <class F>
   auto with_admin(F f);
   void create_schema();

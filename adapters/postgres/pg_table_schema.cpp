@@ -9,34 +9,25 @@ namespace {
 std::string q(const std::string& ident) { return "\"" + ident + "\""; }
 
 bool has(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
+  return sql_common::has_name(names, name, sql_common::exact_name);
 }
 
-// Every column dibs needs, with create_table's definitions. The key is the user's own
-// (row_key_pick.hpp); only a table that has none gets dibs's `id`, UNIQUE (its primary key, if it
-// has one, stays), BIGSERIAL numbering the rows already there.
-std::vector<std::pair<std::string, std::string>> needed_columns(const table_names& n) {
-  return {
-      {n.key.column, "\"id\" BIGSERIAL UNIQUE"},
-      {n.target, q(n.target) + " JSONB NULL"},
-      {"lock_by", "\"lock_by\" VARCHAR(128) NULL"},
-      {"lock_token", "\"lock_token\" BIGINT NULL"},
-      {"lock_until", "\"lock_until\" TIMESTAMPTZ NULL"},
-      {"attempts", "\"attempts\" INT NOT NULL DEFAULT 0"},
-      {"error", "\"error\" TEXT NULL"},
-      {"http_status", "\"http_status\" INT NULL"},
-      {"failed_at", "\"failed_at\" TIMESTAMPTZ NULL"},
-  };
+std::string claim_index(const table_names& n) { return n.table + "_dibs_open"; }
+
+// Every column dibs needs, with create_table's definitions (dibs_columns). The key is the user's
+// own (row_key_pick.hpp); only a table that has none gets dibs's `id`, UNIQUE (its primary key, if
+// it has one, stays), BIGSERIAL numbering the rows already there.
+std::vector<sql_common::column_definition> needed_columns(const table_names& n) {
+  std::vector<sql_common::column_definition> out{{n.key.column, "\"id\" BIGSERIAL UNIQUE"}};
+  for (auto& column : dibs_columns(n)) out.push_back(std::move(column));
+  return out;
 }
 }  // namespace
 
 schema_gap find_gap(const table_names& n, const table_shape& shape) {
-  schema_gap gap;
-  gap.source_missing = !has(shape.columns, n.source);
-  for (const auto& [name, definition] : needed_columns(n))
-    if (!has(shape.columns, name)) gap.columns.push_back(name);
-  gap.index_missing = !has(shape.indexes, n.table + "_dibs_open");
-  return gap;
+  std::vector<std::string> needed;
+  for (const auto& column : needed_columns(n)) needed.push_back(column.first);
+  return sql_common::find_gap(n.source, needed, claim_index(n), shape, sql_common::exact_name);
 }
 
 std::string alter_table(const table_names& n, const schema_gap& gap) {
@@ -48,13 +39,8 @@ std::string alter_table(const table_names& n, const schema_gap& gap) {
   return out;
 }
 
-std::string gap_message(const table_names& n, const schema_gap& gap,
-                        const std::string& init_hint) {
-  std::string missing;
-  for (const auto& c : gap.columns) missing += (missing.empty() ? "" : ", ") + c;
-  if (gap.index_missing) missing += (missing.empty() ? "" : ", ") + std::string("index ") + n.table + "_dibs_open";
-  return "table " + n.table + " lacks what dibs keeps its claims in (" + missing + "); add it with: " +
-         alter_table(n, gap) + " or run: " + init_hint;
+std::string gap_message(const table_names& n, const schema_gap& gap, const std::string& init_hint) {
+  return sql_common::gap_message(n.table, gap, claim_index(n), alter_table(n, gap), init_hint);
 }
 
 namespace {

@@ -4,24 +4,17 @@
 #pragma once
 
 #include <adapters/postgres/pg_protocol.hpp>
+#include <adapters/sql/table_gap.hpp>
 
 #include <string>
 #include <vector>
 
 namespace dibs::pg {
 
-// What the catalog says the table has. Names are compared exactly: dibs quotes every name.
-struct table_shape {
-  std::vector<std::string> columns;
-  std::vector<std::string> indexes;
-};
-
-struct schema_gap {
-  bool source_missing = false;       // --source: the user's data, dibs can't add it
-  std::vector<std::string> columns;  // dibs's columns (and --target) to add, in order
-  bool index_missing = false;        // the claim index, <table>_dibs_open
-  bool complete() const { return !source_missing && columns.empty() && !index_missing; }
-};
+// The catalog's columns and indexes; what the table lacks (sql/table_gap.hpp), the claim index
+// being <table>_dibs_open. Names are compared exactly: dibs quotes every name.
+using sql_common::schema_gap;
+using sql_common::table_shape;
 
 schema_gap find_gap(const table_names& n, const table_shape& shape);
 
@@ -29,8 +22,7 @@ schema_gap find_gap(const table_names& n, const table_shape& shape);
 // by a space; "" when nothing is missing (the source is not dibs's to add).
 std::string alter_table(const table_names& n, const schema_gap& gap);
 
-// The refusal of a table that lacks dibs's columns (a missing source column is
-// missing_table_error::source_column's), one line: the table, what it lacks, the statements, and `init_hint`.
+// The refusal (sql_common::gap_message) with the statements above.
 std::string gap_message(const table_names& n, const schema_gap& gap,
                         const std::string& init_hint);
 

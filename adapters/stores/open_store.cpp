@@ -42,17 +42,17 @@ std::shared_ptr<admin_store> open_mysql(const store_uri& u, const store_options&
     throw setting_error("on_done", "'" + o.on_done + "': expected mark or delete");
   if (o.claim != "batch" && o.claim != "skip-locked")
     throw setting_error("claim", "'" + o.claim + "': MySQL/MariaDB stores claim with skip-locked only");
-  sql::mysql_options m;
+  mysql::mysql_options m;
   m.uri = u.driver_uri;
   m.source = o.source;
   m.target = o.target;
-  m.done = o.on_done == "delete" ? sql::on_done::remove : sql::on_done::mark;
+  m.done = o.on_done == "delete" ? mysql::on_done::remove : mysql::on_done::mark;
   m.threads = o.threads;
   m.create_table = o.create_schema && o.create_table;
   m.add_columns = o.add_columns;
   m.settings = o.settings;
-  auto st = std::make_shared<sql::mysql_store>(m);
-  if (o.settings.record) sql::write_settings_record(*st, sql::parse_mysql_uri(u.driver_uri).table, o.settings.result->in_effect);
+  auto st = std::make_shared<mysql::mysql_store>(m);
+  if (o.settings.record) mysql::write_settings_record(*st, mysql::parse_mysql_uri(u.driver_uri).table, o.settings.result->in_effect);
   return st;
 }
 

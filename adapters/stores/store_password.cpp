@@ -2,31 +2,13 @@
 
 #include <dibs/stores/store_uri.hpp>
 
+#include "engine/src/percent_encoding.hpp"
 #include <dibs/setting_error.hpp>
 #include "engine/src/uri_redact.hpp"
 
 #include <fstream>
 
 namespace dibs {
-
-namespace {
-std::string percent_encoded(const std::string& s) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const unsigned char c : s) {
-    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-                            c == '.' || c == '_' || c == '~';
-    if (unreserved) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
-}  // namespace
 
 std::string with_store_password(const std::string& uri, const password_sources& s) {
   const auto kind = parse_store_uri(uri).kind;

@@ -147,7 +147,7 @@ store_uri parse_store_uri(const std::string& text) {
       split_hosts(u, row->prefix.size());
       break;
     case store_kind::mysql: {
-      const auto m = sql::parse_mysql_uri(text);  // the MySQL adapter's own reading of its options
+      const auto m = mysql::parse_mysql_uri(text);  // the MySQL adapter's own reading of its options
       split_hosts(u, row->prefix.size());
       u.host = m.host;
       u.port = m.port;

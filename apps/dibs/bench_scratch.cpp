@@ -29,7 +29,7 @@ class mysql_scratch final : public bench_scratch {
   using bench_scratch::bench_scratch;
 
  private:
-  static sql::mysql_store& sql(admin_store& st) { return dynamic_cast<sql::mysql_store&>(st); }
+  static mysql::mysql_store& sql(admin_store& st) { return dynamic_cast<mysql::mysql_store&>(st); }
   bool has_marker(admin_store& looking, const std::string& name) override {
     return sql(looking).query_value("SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() "
                                     "AND TABLE_NAME = '" + name + "'") == marker_text;
@@ -196,7 +196,7 @@ std::string bench_scratch::where() const {
 }
 
 std::optional<std::uint64_t> statements_sent(const admin_store& st) {
-  if (const auto* m = dynamic_cast<const sql::mysql_store*>(&st)) return m->statements_sent();
+  if (const auto* m = dynamic_cast<const mysql::mysql_store*>(&st)) return m->statements_sent();
   if (const auto* p = dynamic_cast<const pg::pg_store*>(&st)) return p->statements_sent();
   if (const auto* m = dynamic_cast<const mongo::mongo_store*>(&st)) return m->statements_sent();
   return std::nullopt;

@@ -2,6 +2,8 @@
 
 #include "duration_flag.hpp"
 
+#include "engine/src/utc_time.hpp"
+
 #include <cctype>
 #include <ctime>
 #include <stdexcept>
@@ -52,14 +54,7 @@ std::optional<store_time> parse_rfc3339(const std::string& s) {
     return std::nullopt;  // RFC 3339 names the offset: a bare local time would be a guess
   }
   if (at != s.size()) return std::nullopt;
-  std::tm tm{};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = sec;
-  const std::time_t utc = ::timegm(&tm) - offset_s;
+  const std::time_t utc = utc_seconds(y, mo, d, h, mi, sec) - offset_s;
   return store_time{} + std::chrono::seconds(utc) + std::chrono::microseconds(micros);
 }
 

@@ -24,16 +24,4 @@ awaitable<write_result> timed_store::complete(std::vector<completion> batch) {
   co_return result;
 }
 
-awaitable<renew_result> timed_store::renew(std::vector<renewal> batch, millis lease) {
-  co_return co_await inner_->renew(std::move(batch), lease);
-}
-
-awaitable<write_result> timed_store::release(std::vector<release_item> batch) {
-  co_return co_await inner_->release(std::move(batch));
-}
-
-awaitable<write_result> timed_store::fail(std::vector<failure> batch) { co_return co_await inner_->fail(std::move(batch)); }
-
-awaitable<store_stats> timed_store::stats() { co_return co_await inner_->stats(); }
-
 }  // namespace dibs::cli

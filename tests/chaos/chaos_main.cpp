@@ -9,8 +9,8 @@
 // sessions killed by the server (pg_terminate_backend) and a session idle in a transaction that
 // holds open rows locked.
 //
-// The invariants are read from the store's own record (mysql_checker.hpp, mongo_checker.hpp,
-// pg_checker.hpp), never from the workers' logs; each violation is printed with its check's name.
+// The invariants are read from the store's own record (sql_checker.hpp, mongo_checker.hpp), never
+// from the workers' logs; each violation is printed with its check's name.
 //
 //   dibs_chaos [--store mariadb|mongo|postgres] [--rounds 1] [--seed S] [--items 2000] [--workers 3]
 //              [--seconds 8] [--no-db-restart] [--poison-rate 0] [--idle-close-ms 300]

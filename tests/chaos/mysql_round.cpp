@@ -1,6 +1,6 @@
 #include "mysql_round.hpp"
 
-#include "mysql_checker.hpp"
+#include "sql_checker.hpp"
 #include "support/mysql_env.hpp"
 
 #include <dibs/stores/open_store.hpp>
@@ -20,10 +20,10 @@ void mysql_round::run() {
     proxy_ = std::make_unique<test::tcp_proxy>(where.host, where.port);
     uri_ = where.with_hosts("127.0.0.1:" + std::to_string(proxy_->port()));
   }
-  store_ = std::dynamic_pointer_cast<sql::mysql_store>(open_store(direct_uri_));
+  store_ = std::dynamic_pointer_cast<mysql::mysql_store>(open_store(direct_uri_));
   if (!store_) throw std::runtime_error("the MySQL URI opened another kind of store");
   store_->reset_table();
-  mysql_check_input in{direct_uri_, table_, s_.items, s_.max_attempts, s_.poison_rate, 0};
+  sql_check_input in{direct_uri_, table_, s_.items, s_.max_attempts, s_.poison_rate, 0};
   install_audit(in);
   store_->seed(s_.items - s_.items / 50, rng_());
   for (std::size_t i = 0; i < s_.items / 50; ++i)  // some addresses the API has no data for

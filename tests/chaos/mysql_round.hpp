@@ -20,7 +20,7 @@ class mysql_round : public round_base {
   bool restart_server() override;
 
   std::string table_, direct_uri_;
-  std::shared_ptr<sql::mysql_store> store_;
+  std::shared_ptr<mysql::mysql_store> store_;
 };
 
 }  // namespace dibs::chaos

@@ -1,6 +1,7 @@
-#include "pg_checker.hpp"
+// The PostgreSQL checker (sql_checker.hpp): its PL/pgSQL audit trigger, the violations its
+// self-test injects, and its answers compared as jsonb.
+#include "sql_checker.hpp"
 
-#include "expected_outcome.hpp"
 #include "pg_session.hpp"
 
 #include <adapters/postgres/pg_protocol.hpp>
@@ -11,18 +12,10 @@
 namespace dibs::chaos {
 
 namespace {
-std::string audit(const std::string& table) { return table + "_audit"; }
 const std::string driver_name = "dibs-chaos-checker";  // no worker's name: its writes have no pid
 
 // The pid in a lease holder's name (engine: <host>-<pid>-<shard>; the host may hold dashes).
 constexpr const char* holder_pid = "substring(a.held_by from '-([0-9]+)-[0-9]+$')::bigint";
-
-// The first write (done or fail) of each row: it alone must come from the lease's holder; any
-// later one is a second write, reported as such.
-std::string first_writes(const std::string& a) {
-  return "SELECT * FROM " + a + " a WHERE a.kind IN ('done', 'fail') AND a.seq = (SELECT MIN(b.seq) FROM " + a +
-         " b WHERE b.id = a.id AND b.kind IN ('done', 'fail'))";
-}
 
 // One row of the audit, with what every record carries.
 std::string record(const std::string& a, const std::string& kind, const std::string& extra_columns,
@@ -33,10 +26,10 @@ std::string record(const std::string& a, const std::string& kind, const std::str
 }
 }  // namespace
 
-void install_pg_audit(const pg_check_input& in) {
+void install_pg_audit(const sql_check_input& in) {
   pg_session s(in.uri, driver_name);
   const auto& t = in.table;
-  const auto a = audit(t);
+  const auto a = audit_of(t);
   s.execute("CREATE TABLE " + a + " (seq BIGSERIAL PRIMARY KEY, kind TEXT NOT NULL, id BIGINT, pid BIGINT NULL, "
             "backend INT, app TEXT, held_by TEXT NULL, held_token BIGINT NULL, held_until TIMESTAMPTZ NULL, "
             "new_by TEXT NULL, new_token BIGINT NULL, trx_started TIMESTAMPTZ, written_at TIMESTAMPTZ)");
@@ -59,17 +52,17 @@ void install_pg_audit(const pg_check_input& in) {
             "_record()");
 }
 
-void drop_pg_audit(const pg_check_input& in) {
+void drop_pg_audit(const sql_check_input& in) {
   pg_session s(in.uri, driver_name);
-  const auto a = audit(in.table);
+  const auto a = audit_of(in.table);
   s.execute("DROP TRIGGER IF EXISTS " + a + "_writes ON " + in.table);
   s.execute("DROP FUNCTION IF EXISTS " + a + "_record()");
   s.execute("DROP TABLE IF EXISTS " + a);
 }
 
-void inject_pg_violations(const pg_check_input& in) {
+void inject_pg_violations(const sql_check_input& in) {
   const auto& t = in.table;
-  const auto a = audit(t);
+  const auto a = audit_of(t);
   pg_session driver(in.uri, driver_name);
   const auto done = driver.rows("SELECT id, location::text FROM " + t + " WHERE location IS NOT NULL ORDER BY id LIMIT 4");
   const auto failed = driver.rows("SELECT id FROM " + t + " WHERE failed_at IS NOT NULL ORDER BY id LIMIT 1");
@@ -101,81 +94,26 @@ void inject_pg_violations(const pg_check_input& in) {
   p5.execute("UPDATE " + t + " SET failed_at = now(), " + release + " WHERE id = " + *failed[0][0]);
 }
 
-void check_pg(const pg_check_input& in, int round, tally& t) {
+void check_pg(const sql_check_input& in, int round, tally& t) {
   pg_session s(in.uri, driver_name);
-  const auto& tb = in.table;
-  const auto a = audit(tb);
-  auto v = [&](const char* kind, const std::string& what, std::uint64_t n) { report_violation(t, round, kind, what, n); };
-  const auto rows = s.number("SELECT count(*) FROM " + tb);
-  const auto deletes = s.number("SELECT count(*) FROM " + a + " WHERE kind = 'delete'");
-  if (rows != in.items)
-    v("lost", "missing of the " + std::to_string(in.items) + " seeded (" + std::to_string(deletes) + " delete(s) audited)",
-      rows < in.items ? in.items - rows : rows - in.items);
-  v("open", "neither done nor failed", s.number("SELECT count(*) FROM " + tb + " WHERE location IS NULL AND failed_at IS NULL"));
-  v("leased", "still leased", s.number("SELECT count(*) FROM " + tb + " WHERE lock_token IS NOT NULL"));
-  v("done-and-failed", "both done and failed",
-    s.number("SELECT count(*) FROM " + tb + " WHERE location IS NOT NULL AND failed_at IS NOT NULL"));
-  v("attempts", "claimed more than --max-attempts times",
-    s.number("SELECT count(*) FROM " + tb + " WHERE attempts > " + std::to_string(in.max_attempts)));
-  v("written-twice", "written (done or failed) more than once",
-    s.number("SELECT count(*) FROM (SELECT id FROM " + a + " WHERE kind IN ('done', 'fail') GROUP BY id HAVING count(*) > 1) x"));
-  v("unrecorded", "done or failed without a recorded write",
-    s.number("SELECT count(*) FROM " + tb + " t WHERE (location IS NOT NULL OR failed_at IS NOT NULL) AND NOT EXISTS "
-             "(SELECT 1 FROM " + a + " w WHERE w.id = t.id AND w.kind IN ('done', 'fail'))"));
-  // The first write must come from the process that claimed the lease the row held then: that
-  // lease's claim is on record, made by the writer's process, whose pid the holder's name carries.
-  const std::string by_holder = "a.held_token IS NOT NULL AND a.pid IS NOT NULL AND " + std::string(holder_pid) +
-                                " = a.pid AND EXISTS (SELECT 1 FROM " + a + " c WHERE c.kind = 'claim' AND c.id = a.id "
-                                "AND c.new_token = a.held_token AND c.pid = a.pid AND c.seq < a.seq)";
-  const auto firsts = "(" + first_writes(a) + ") a";
-  v("stale-writer", "done by a process not holding the row's lease",
-    s.number("SELECT count(*) FROM " + firsts + " WHERE a.kind = 'done' AND NOT (" + by_holder + ")"));
-  v("stale-fail", "failed by a process not holding the row's lease",
-    s.number("SELECT count(*) FROM " + firsts + " WHERE a.kind = 'fail' AND NOT (" + by_holder + ")"));
-  // A completion is fenced on lock_until >= now(), now() being its transaction's start: a lease
-  // that had run out before the transaction began is a violation; one that ran out while the
-  // statement waited for the row (another's lock) is a counted late commit.
-  // (Completions only: a failure is fenced by its lease's token alone, by design.)
-  v("expired-lease", "written under a lease that had run out before the writer's transaction began",
-    s.number("SELECT count(*) FROM " + firsts + " WHERE a.kind = 'done' AND a.held_until < a.trx_started"));
-  t.late_commits += s.number("SELECT count(*) FROM " + firsts + " WHERE a.kind = 'done' AND a.held_until < a.written_at "
-                             "AND NOT (a.held_until < a.trx_started)");
-
-  // Every row's outcome, from its address: done with exactly the stub's answer (compared as jsonb,
-  // which keeps its own key order and spacing), or failed (only those that must) with the reason
-  // that calls for.
-  const auto store = store_kind::postgres;
-  std::uint64_t should_fail = 0, healthy_failed = 0, bad_reason = 0, poisoned = 0;
+  const query_number number = [&](const std::string& sql) { return s.number(sql); };
+  check_audit(number, in, holder_pid, round, t);
+  // Done rows' answers are compared as jsonb, which keeps its own key order and spacing.
+  outcome_judge judge(in, store_kind::postgres, round);
   std::vector<std::int64_t> done_ids;
   std::vector<std::string> answers;
-  for (const auto& r : s.rows("SELECT id, \"originatingIp\", location IS NOT NULL, failed_at IS NOT NULL, error FROM " + tb)) {
-    const auto e = expected_for(r[1].value_or(""), store, in.poison_rate, in.poison_seed);
-    poisoned += e.poison != stub::poison::none;
-    if (r[2] == "t") {
-      if (!e.done) ++should_fail;
-      else {
-        done_ids.push_back(std::stoll(r[0].value_or("0")));
-        answers.push_back(e.answer);
-      }
-    } else if (r[3] == "t") {
-      const auto reason = r[4].value_or("");
-      if (e.done ? ++healthy_failed <= 3 : !reason_fits(e, reason, store) && ++bad_reason <= 3)
-        std::printf("chaos: round %d: failed: %s (%s): %.300s\n", round, r[1].value_or("?").c_str(),
-                    stub::poison_name(e.poison), reason.c_str());
+  for (const auto& r :
+       s.rows("SELECT id, \"originatingIp\", location IS NOT NULL, failed_at IS NOT NULL, error FROM " + in.table)) {
+    const auto e = judge.judge(r[1].value_or(""), r[2] == "t", r[3] == "t", r[4].value_or(""));
+    if (r[2] == "t" && e.done) {
+      done_ids.push_back(std::stoll(r[0].value_or("0")));
+      answers.push_back(e.answer);
     }
   }
-  const auto wrong_answer =
-      s.number("SELECT count(*) FROM unnest($1::bigint[], $2::text[]) AS v(id, answer) JOIN " + tb +
-                   " t ON t.id = v.id WHERE t.location IS DISTINCT FROM v.answer::jsonb",
-               {pg::int_array(done_ids), pg::text_array(answers)});
-  v("wrong-answer", "holding an answer the stub never gave for their address", wrong_answer);
-  v("should-fail", "done although the store must refuse their answer", should_fail);
-  v("healthy-failed", "failed although their address has an answer the store can hold", healthy_failed);
-  v("wrong-reason", "failed without the reason their address calls for", bad_reason);
-  t.poisoned += poisoned;
-  t.done += s.number("SELECT count(*) FROM " + tb + " WHERE location IS NOT NULL");
-  t.failed += s.number("SELECT count(*) FROM " + tb + " WHERE failed_at IS NOT NULL");
-  t.takeovers += s.number("SELECT count(*) FROM " + tb + " WHERE location IS NOT NULL AND attempts > 1");
+  judge.report(t, s.number("SELECT count(*) FROM unnest($1::bigint[], $2::text[]) AS v(id, answer) JOIN " + in.table +
+                               " t ON t.id = v.id WHERE t.location IS DISTINCT FROM v.answer::jsonb",
+                           {pg::int_array(done_ids), pg::text_array(answers)}));
+  count_outcomes(number, in.table, t);
 }
 
 }  // namespace dibs::chaos

@@ -1,6 +1,6 @@
 #include "pg_round.hpp"
 
-#include "pg_checker.hpp"
+#include "sql_checker.hpp"
 #include "postgres/pg_env.hpp"
 #include "support/process.hpp"
 
@@ -33,7 +33,7 @@ void pg_round::run() {
   store_ = std::dynamic_pointer_cast<pg::pg_store>(open_store(with_param(direct_uri_, "application_name=dibs-chaos-driver")));
   if (!store_) throw std::runtime_error("the PostgreSQL URI opened another kind of store");
   store_->reset_table();
-  pg_check_input in{direct_uri_, table_, s_.items, s_.max_attempts, s_.poison_rate, 0};
+  sql_check_input in{direct_uri_, table_, s_.items, s_.max_attempts, s_.poison_rate, 0};
   install_pg_audit(in);
   store_->seed(s_.items - s_.items / 50, rng_());
   std::string privates;  // some addresses the API has no data for

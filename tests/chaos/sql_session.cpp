@@ -9,7 +9,7 @@
 namespace dibs::chaos {
 
 sql_session::sql_session(const std::string& uri, std::int64_t as_pid) {
-  const auto u = sql::parse_mysql_uri(uri);
+  const auto u = mysql::parse_mysql_uri(uri);
   db_ = mysql_init(nullptr);
   if (!db_) throw std::runtime_error("mysql_init failed");
   if (!mysql_real_connect(db_, u.host.c_str(), u.user.c_str(), u.password.c_str(), u.database.c_str(), u.port,
@@ -36,12 +36,11 @@ std::vector<sql_session::row> sql_session::rows(const std::string& sql) {
   MYSQL_RES* r = mysql_store_result(db_);
   if (!r) return out;
   const unsigned n = mysql_num_fields(r);
-  while (MYSQL_ROW cells = mysql_fetch_row(r)) {
-    unsigned long* lengths = mysql_fetch_lengths(r);
-    row x(n);
+  for (MYSQL_ROW cells; (cells = mysql_fetch_row(r)) != nullptr;) {
+    const unsigned long* lengths = mysql_fetch_lengths(r);
+    auto& x = out.emplace_back(n);  // NULL cells stay empty
     for (unsigned i = 0; i < n; ++i)
-      if (cells[i]) x[i] = std::string(cells[i], lengths[i]);
-    out.push_back(std::move(x));
+      if (cells[i]) x[i].emplace(cells[i], lengths[i]);
   }
   mysql_free_result(r);
   return out;

@@ -23,7 +23,7 @@ set(dibs_internal_headers
   adapters/jsonl/journal_format.hpp
   adapters/jsonl/json_members.hpp
   adapters/jsonl/private_file.hpp
-  adapters/mysql/sql_protocol.hpp
+  adapters/mysql/mysql_protocol.hpp
   adapters/mysql/server_limits.hpp
   adapters/mysql/fenced_rows.hpp
   adapters/mysql/claimed_rows.hpp

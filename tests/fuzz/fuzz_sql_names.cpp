@@ -2,7 +2,7 @@
 // that never shows the password; any names either pass check_names or are refused, and the SQL
 // built from accepted names quotes every identifier (an even number of backticks).
 #include <adapters/mysql/mysql_uri.hpp>
-#include <adapters/mysql/sql_protocol.hpp>
+#include <adapters/mysql/mysql_protocol.hpp>
 
 #include "engine/src/uri_redact.hpp"
 
@@ -15,7 +15,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
   try {
-    const auto u = dibs::sql::parse_mysql_uri(input);
+    const auto u = dibs::mysql::parse_mysql_uri(input);
     if (u.port == 0) std::abort();
   } catch (const std::invalid_argument& e) {
     const std::string why = e.what();
@@ -47,17 +47,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
 
-  dibs::sql::table_names n;
+  dibs::mysql::table_names n;
   const auto a = input.find('\n'), b = a == std::string::npos ? a : input.find('\n', a + 1);
   n.table = input.substr(0, a);
   n.source = a == std::string::npos ? "s" : input.substr(a + 1, b == std::string::npos ? b : b - a - 1);
   n.target = b == std::string::npos ? "t" : input.substr(b + 1);
   try {
-    dibs::sql::check_names(n);
+    dibs::mysql::check_names(n);
   } catch (const std::invalid_argument&) {
     return 0;
   }
-  for (const auto& sql : {dibs::sql::create_table(n), dibs::sql::stats(n), dibs::sql::complete_rows(n, {"1", "2"}, {"'{}'", "'[]'"})})
+  for (const auto& sql : {dibs::mysql::create_table(n), dibs::mysql::stats(n), dibs::mysql::complete_rows(n, {"1", "2"}, {"'{}'", "'[]'"})})
     if (std::count(sql.begin(), sql.end(), '`') % 2 != 0) std::abort();
   return 0;
 }

@@ -1,4 +1,5 @@
 // `dibs enrich` as a user runs it, over MongoDB and the stub, for every claim strategy.
+#include "support/mongo_collection.hpp"
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
@@ -36,12 +37,8 @@ TEST_CASE("dibs enrich finishes 2,000 documents with every claim strategy", "[mo
 
   for (const char* strategy : {"batch", "lock-collection", "update-find", "find-and-modify"}) {
     DYNAMIC_SECTION(strategy) {
-      mongo::mongo_options o;
-      o.uri = test::mongodb_uri();
-      o.db = "dibs_test";
-      o.collection = test::unique_collection("enrich");
-      mongo::mongo_store s(o);
-      mongo::drop(s);
+      test::mongo_collection c("enrich");
+      auto& [o, s] = c;
 
       std::string out;
       test::child_process seed({dibs_bin, "seed", "--store", o.uri, "--db", o.db, "--collection", o.collection,
@@ -122,12 +119,8 @@ TEST_CASE("dibs enrich --follow processes documents inserted while it runs", "[m
   const auto dibs_bin = test::dibs_binary();
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
-  mongo::mongo_options o;
-  o.uri = test::mongodb_uri();
-  o.db = "dibs_test";
-  o.collection = test::unique_collection("follow");
-  mongo::mongo_store s(o);
-  mongo::drop(s);
+  test::mongo_collection c("follow");
+  auto& [o, s] = c;
   s.seed(100, 1);
 
   test::child_process run({dibs_bin, "enrich", "--follow", "--store", o.uri, "--db", o.db, "--collection",

@@ -1,7 +1,7 @@
-// The user's own MongoDB collection, as users meet it: dibs enrich and dibs status create no
-// collection (a missing one is refused by name, with the one probably meant); documents whose
-// --lock-field holds a value dibs did not write are left alone and counted as failed, with one
-// warning, for every claim strategy; and such a run still stops at SIGTERM.
+// The user's own MongoDB collection, as users meet it (a missing one: conformance/missing_place.cpp):
+// documents whose --lock-field holds a value dibs did not write are left alone and counted as
+// failed, with one warning, for every claim strategy; and such a run still stops at SIGTERM.
+#include "support/mongo_collection.hpp"
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
@@ -27,10 +27,7 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
   return n;
 }
 mongo::mongo_options options_for(const std::string& collection, const std::string& strategy = "batch") {
-  mongo::mongo_options o;
-  o.uri = test::mongodb_uri();
-  o.db = "dibs_test";
-  o.collection = collection;
+  auto o = test::options_for_collection(collection);
   o.strategy = *mongo::parse_strategy(strategy);
   return o;
 }
@@ -47,36 +44,6 @@ std::string without_spaces(std::string s) {
 }
 const std::string foreign_warning = "hold in --lock-field lock a value dibs did not write";
 }  // namespace
-
-TEST_CASE("dibs enrich and dibs status refuse a missing collection by name, with the one meant, and create nothing",
-          "[mongo][own-collection]") {
-  stub::ipapi_stub api(stub::stub_options::loopback());
-  api.start();
-  const auto collection = test::unique_collection("ownzq");
-  mongo::mongo_store s(options_for(collection));
-  mongo::drop(s);  // recreates the indexes: the collection exists
-  s.seed(2, 1);
-  const auto typo = "onwzq" + collection.substr(5);
-  std::string out;
-  for (const auto& cmd : {std::string("enrich"), std::string("status")}) {
-    std::vector<std::string> args{cmd, "--store", test::mongodb_uri(), "--db", "dibs_test", "--collection", typo};
-    if (cmd == "enrich") args.insert(args.end(), {"--url", api.base_url() + "/json/{originatingIp}", "--no-progress"});
-    const int rc = run_dibs(args, out);
-    INFO(cmd << ": " << out);
-    CHECK(rc == 2);
-    CHECK_THAT(out, Catch::Contains("dibs: error: no collection '" + typo + "' in database dibs_test"));
-    CHECK_THAT(out, Catch::Contains("did you mean '" + collection + "'?"));
-    CHECK_THAT(out, Catch::Contains("create it with: dibs init --store '"));
-  }
-  CHECK(api.requests() == 0);
-  const auto listed = mongo::run_command(s, "{\"listCollections\": 1}");
-  CHECK(listed.find(typo) == std::string::npos);
-  CHECK(listed.find(collection) != std::string::npos);
-  // dibs init creates it; then status opens it.
-  REQUIRE(run_dibs({"init", "--store", test::mongodb_uri(), "--db", "dibs_test", "--collection", typo}, out) == 0);
-  INFO(out);
-  CHECK(run_dibs({"status", "--store", test::mongodb_uri(), "--db", "dibs_test", "--collection", typo}, out) == 0);
-}
 
 TEST_CASE("documents whose --lock-field holds a value dibs did not write are left alone and counted as failed",
           "[mongo][own-collection][foreign-lease]") {

@@ -1,6 +1,7 @@
 // `dibs enrich`'s pre-flight over MongoDB: a closed API port, a mistyped {field}, --source against
 // the template. Each is refused before anything is claimed: exit 2, one line, and every document
 // as it was (no lock written: nothing leased, failed or attempted).
+#include "support/mongo_collection.hpp"
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
@@ -13,36 +14,28 @@
 using namespace dibs;
 
 namespace {
-struct seeded_collection {
-  explicit seeded_collection(const std::string& name) {
-    o.uri = test::mongodb_uri();
-    o.db = "dibs_test";
-    o.collection = test::unique_collection(name);
-    store = std::make_unique<mongo::mongo_store>(o);
-    mongo::drop(*store);
-    REQUIRE(store->seed(20, 8) == 20);
-  }
+struct seeded_collection : test::mongo_collection {
+  explicit seeded_collection(const std::string& name) : mongo_collection(name) { REQUIRE(s.seed(20, 8) == 20); }
   // Every document as seeded: {_id, originatingIp, location: null}, no lock of any kind.
-  bool untouched() const {
-    const auto docs = mongo::documents(*store);
+  bool untouched() {
+    const auto docs = mongo::documents(s);
     if (docs.size() != 20) return false;
     for (const auto& d : docs) {
       bson_iter_t it;
       if (bson_iter_init_find(&it, d.get(), "lock")) return false;
       if (!bson_iter_init_find(&it, d.get(), "location") || !BSON_ITER_HOLDS_NULL(&it)) return false;
     }
-    const auto st = store->stats_blocking();
+    const auto st = s.stats_blocking();
     return st.pending == 20 && st.failed == 0 && st.leased_live + st.leased_expired == 0;
   }
-  mongo::mongo_options o;
-  std::unique_ptr<mongo::mongo_store> store;
 };
 }  // namespace
 
 namespace {
 std::pair<int, std::string> enrich(const seeded_collection& c, std::vector<std::string> more) {
-  std::vector<std::string> argv{test::dibs_binary(), "enrich", "--store", c.o.uri, "--db", c.o.db,
-                                "--collection", c.o.collection, "--no-progress"};
+  std::vector<std::string> argv{test::dibs_binary(), "enrich"};
+  for (const auto& flag : c.where()) argv.push_back(flag);
+  argv.push_back("--no-progress");
   argv.insert(argv.end(), more.begin(), more.end());
   test::child_process p(argv, true);
   std::string out;
@@ -94,9 +87,9 @@ TEST_CASE("MongoDB: the template's field is read without --source, and one odd d
   api.start();
   seeded_collection c("pf_template");
   // Seeded as originatingIp: rename it to `ip` in every document, then add one without it.
-  mongo::run_command(*c.store, R"({"update": ")" + c.o.collection +
+  mongo::run_command(c.s, R"({"update": ")" + c.o.collection +
                                    R"(", "updates": [{"q": {}, "u": {"$rename": {"originatingIp": "ip"}}, "multi": true}]})");
-  mongo::run_command(*c.store, R"({"insert": ")" + c.o.collection + R"(", "documents": [{"location": null}]})");
+  mongo::run_command(c.s, R"({"insert": ")" + c.o.collection + R"(", "documents": [{"location": null}]})");
   const auto [rc, out] = enrich(c, {"--url", api.base_url() + "/json/{ip}"});
   INFO(out);
   CHECK(rc == 1);  // the one without `ip` fails in the run, named; the rest are done

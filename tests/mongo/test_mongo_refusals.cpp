@@ -5,6 +5,7 @@
 // The stand-in has no validators (mongomock lacks them): its test-only dibsRefuse command answers
 // updates whose result matches a query with the write error a validator would send. Against a
 // real mongod (MONGODB_URI) the same query becomes a real validator through collMod.
+#include "support/mongo_collection.hpp"
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
@@ -24,6 +25,13 @@ using namespace dibs;
 using namespace std::chrono_literals;
 
 namespace {
+// `strategy` on two threads.
+std::function<void(mongo::mongo_options&)> two_threads(const char* strategy) {
+  return [strategy](mongo::mongo_options& o) {
+    o.strategy = *mongo::parse_strategy(strategy);
+    o.threads = 2;
+  };
+}
 bool real_server() {
   const char* real = std::getenv("MONGODB_URI");
   return real && *real;
@@ -51,14 +59,8 @@ TEST_CASE("MongoDB: a completion a validator refuses is refused with the server'
           "[mongo][refused]") {
   for (const char* strategy : {"batch", "update-find", "find-and-modify", "lock-collection"}) {
     DYNAMIC_SECTION(strategy) {
-      mongo::mongo_options o;
-      o.uri = test::mongodb_uri();
-      o.db = "dibs_test";
-      o.collection = test::unique_collection("refuse");
-      o.strategy = *mongo::parse_strategy(strategy);
-      o.threads = 2;
-      mongo::mongo_store s(o);
-      mongo::drop(s);
+      test::mongo_collection c("refuse", two_threads(strategy));
+      auto& [o, s] = c;
       mongo::run_command(s, R"({"insert": ")" + o.collection + R"(", "documents": [)"
                     R"({"_id": 1, "originatingIp": "9.9.9.9", "location": null},)"
                     R"({"_id": 2, "originatingIp": "8.8.8.8", "location": null},)"
@@ -100,14 +102,8 @@ TEST_CASE("MongoDB: a failure record or a release the server refuses is reported
           "[mongo][refused]") {
   for (const char* strategy : {"batch", "lock-collection"}) {
     DYNAMIC_SECTION(strategy) {
-      mongo::mongo_options o;
-      o.uri = test::mongodb_uri();
-      o.db = "dibs_test";
-      o.collection = test::unique_collection("refuse_fail");
-      o.strategy = *mongo::parse_strategy(strategy);
-      o.threads = 2;
-      mongo::mongo_store s(o);
-      mongo::drop(s);
+      test::mongo_collection c("refuse_fail", two_threads(strategy));
+      auto& [o, s] = c;
       mongo::run_command(s, R"({"insert": ")" + o.collection + R"(", "documents": [)"
                     R"({"_id": 1, "originatingIp": "9.9.9.9", "location": null},)"
                     R"({"_id": 2, "originatingIp": "8.8.8.8", "location": null}]})");
@@ -152,13 +148,8 @@ TEST_CASE("MongoDB: a failure record or a release the server refuses is reported
 
 TEST_CASE("MongoDB: an answer over the 16 MiB document limit is refused with the reason, the others written",
           "[mongo][refused]") {
-  mongo::mongo_options o;
-  o.uri = test::mongodb_uri();
-  o.db = "dibs_test";
-  o.collection = test::unique_collection("huge");
-  o.threads = 2;
-  mongo::mongo_store s(o);
-  mongo::drop(s);
+  test::mongo_collection c("huge", two_threads("batch"));
+  auto& [o, s] = c;
   s.seed(2, 6);
   auto got = s.claim_blocking({2, "w", 60s, 1s});
   REQUIRE(got.size() == 2);
@@ -178,18 +169,14 @@ TEST_CASE("MongoDB: an answer over the 16 MiB document limit is refused with the
 
 TEST_CASE("MongoDB: dibs enrich fails a document the validator refuses after one attempt, with the server's reason",
           "[mongo][refused][enrich][e2e]") {
-  const auto dibs_bin = test::dibs_binary();
-  stub::ipapi_stub api(stub::stub_options::loopback());
-  api.start();
-  mongo::mongo_options o;
-  o.uri = test::mongodb_uri();
-  o.db = "dibs_test";
-  o.collection = test::unique_collection("refuse_e2e");
-  mongo::mongo_store s(o);
-  mongo::drop(s);
+  test::mongo_collection c("refuse_e2e");
+  auto& [o, s] = c;
   s.seed(50, 4);
   mongo::run_command(s, R"({"insert": ")" + o.collection + R"(", "documents": [{"originatingIp": "9.9.9.9", "location": null}]})");
   refuse_targets_of(s, o.collection, "9.9.9.9", "status");
+  const auto dibs_bin = test::dibs_binary();
+  stub::ipapi_stub api(stub::stub_options::loopback());
+  api.start();
 
   const auto log_path = (std::filesystem::temp_directory_path() / (o.collection + ".log")).string();
   std::filesystem::remove(log_path);

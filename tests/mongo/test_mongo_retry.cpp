@@ -2,6 +2,7 @@
 // failures counted by reason, put back by reason and then all (the whole lock field gone, so
 // attempts are 0), done by the next `dibs enrich`, with a document strategy and with
 // lock-collection; and a lock-collection run's leases counted as leased without --claim.
+#include "support/mongo_collection.hpp"
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
@@ -32,12 +33,8 @@ TEST_CASE("dibs retry puts failed documents back by reason and enrich finishes t
   api.start();
   for (const char* strategy : {"batch", "lock-collection"}) {
     DYNAMIC_SECTION(strategy) {
-      mongo::mongo_options o;
-      o.uri = test::mongodb_uri();
-      o.db = "dibs_test";
-      o.collection = test::unique_collection("retry");
-      mongo::mongo_store s(o);
-      mongo::drop(s);
+      test::mongo_collection c("retry");
+      auto& [o, s] = c;
       REQUIRE(s.seed(60, 3) == 60);
       mongo::run_command(s, "{\"insert\": \"" + o.collection +
                                 "\", \"documents\": [{\"originatingIp\": \"10.1.2.3\", \"location\": null}, "
@@ -100,13 +97,9 @@ TEST_CASE("dibs retry puts failed documents back by reason and enrich finishes t
 }
 
 TEST_CASE("dibs status counts a lock-collection run's leases as leased without --claim", "[mongo][status]") {
-  mongo::mongo_options o;
-  o.uri = test::mongodb_uri();
-  o.db = "dibs_test";
-  o.collection = test::unique_collection("lockstatus");
-  o.strategy = mongo::claim_strategy::lock_collection;
-  mongo::mongo_store s(o);
-  mongo::drop(s);
+  test::mongo_collection c("lockstatus",
+                           [&](mongo::mongo_options& o) { o.strategy = mongo::claim_strategy::lock_collection; });
+  auto& [o, s] = c;
   REQUIRE(s.seed(20, 4) == 20);
   claim_request req;
   req.max = 5;

@@ -1,6 +1,7 @@
 // Several `dibs enrich --claim batch` processes (two shards each) claiming from one collection at
 // once: every document is called once and done once, and no claim loses a document to another
 // (each statement of the claim's bulk write picks and leases its own document).
+#include "support/mongo_collection.hpp"
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
@@ -24,15 +25,11 @@ long figure(const std::string& out, const char* pattern) {
 
 TEST_CASE("three dibs enrich --claim batch processes drain one collection: each document once, no claim conflicts",
           "[mongo][enrich][scale]") {
+  test::mongo_collection c("scale");
+  auto& [o, s] = c;
   const auto dibs_bin = test::dibs_binary();
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
-  mongo::mongo_options o;
-  o.uri = test::mongodb_uri();
-  o.db = "dibs_test";
-  o.collection = test::unique_collection("scale");
-  mongo::mongo_store s(o);
-  mongo::drop(s);
   const long docs = 600;
   std::string out;
   test::child_process seed({dibs_bin, "seed", "--store", o.uri, "--db", o.db, "--collection", o.collection, "--docs",

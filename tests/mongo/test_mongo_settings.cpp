@@ -3,6 +3,7 @@
 // --target and the field meant), not re-called document by document; after `dibs init --source ip
 // --target geo`, enrich, status, retry and release need only --store, and a flag that
 // contradicts the record is refused with both values.
+#include "support/mongo_collection.hpp"
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
@@ -15,30 +16,25 @@
 using namespace dibs;
 
 namespace {
-struct geo_collection {
-  explicit geo_collection(const std::string& name) {
-    o.uri = test::mongodb_uri();
-    o.db = "dibs_test";
-    o.collection = test::unique_collection(name);
-    o.names.source = "ip";  // this fixture's own view: the user's names
-    o.names.target = "geo";
-    store = std::make_unique<mongo::mongo_store>(o);
-    mongo::drop(*store);
+struct geo_collection : test::mongo_collection {
+  explicit geo_collection(const std::string& name)
+      : mongo_collection(name, [](mongo::mongo_options& o) {
+          o.names.source = "ip";  // this fixture's own view: the user's names
+          o.names.target = "geo";
+        }) {
     // Three done by the user's earlier job, two open, in the user's own field names.
-    mongo::run_command(*store, "{\"insert\": \"" + o.collection +
+    mongo::run_command(s, "{\"insert\": \"" + o.collection +
                                    "\", \"documents\": [{\"ip\": \"8.8.8.8\", \"geo\": {\"country\": \"Atlantis\"}}, "
                                    "{\"ip\": \"1.1.1.1\", \"geo\": {\"country\": \"Atlantis\"}}, "
                                    "{\"ip\": \"9.9.9.9\", \"geo\": {\"country\": \"Atlantis\"}}, "
                                    "{\"ip\": \"64.6.64.6\", \"geo\": null}, {\"ip\": \"208.67.222.222\", \"geo\": null}]}");
   }
-  ~geo_collection() { mongo::drop(*store); }
+  ~geo_collection() { mongo::drop(s); }
   std::pair<int, std::string> dibs(std::vector<std::string> args) const {
-    const std::vector<std::string> where{"--store", o.uri, "--db", o.db, "--collection", o.collection};
-    args.insert(args.begin() + 1, where.begin(), where.end());
+    const auto flags = where();
+    args.insert(args.begin() + 1, flags.begin(), flags.end());
     return test::run_dibs(args, test::stdin_from::dev_null);
   }
-  mongo::mongo_options o;
-  std::unique_ptr<mongo::mongo_store> store;
 };
 }  // namespace
 
@@ -53,7 +49,7 @@ TEST_CASE("MongoDB: a forgotten --target is refused before anything is claimed, 
   CHECK_THAT(out, Catch::Contains("--target location: no document of collection dibs_test.") &&
                       Catch::Contains("did you mean 'geo'?") && Catch::Contains("--new-target"));
   CHECK(api.requests() == 0);
-  CHECK(c.store->stats_blocking().done == 3);  // nothing was written
+  CHECK(c.s.stats_blocking().done == 3);  // nothing was written
 
   std::tie(rc, out) = c.dibs({"status"});
   CHECK(rc == 2);  // not "pending=5": the finished documents are not pending
@@ -89,7 +85,7 @@ TEST_CASE("MongoDB: after dibs init, enrich, status, retry and release need only
 
   std::tie(rc, out) = c.dibs({"enrich", "--url", api.base_url() + "/json/{ip}", "--no-progress"});
   CHECK(rc == 0);
-  CHECK(c.store->stats_blocking().done == 5);
+  CHECK(c.s.stats_blocking().done == 5);
   std::tie(rc, out) = c.dibs({"status"});
   CHECK(test::last_line(out) == "status: pending=0 leased_live=0 leased_expired=0 done=5 failed=0");
 

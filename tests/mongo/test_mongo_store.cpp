@@ -3,6 +3,7 @@
 // server clock, odd source fields, results BSON can't hold.
 #include "support/skip.hpp"
 #include "support/inherited_sockets.hpp"
+#include "support/mongo_collection.hpp"
 #include "support/mongo_env.hpp"
 #include "support/process.hpp"
 #include "support/run_sync.hpp"
@@ -24,10 +25,7 @@ using namespace std::chrono_literals;
 
 namespace {
 mongo::mongo_options options_for(mongo::claim_strategy s, const std::string& collection) {
-  mongo::mongo_options o;
-  o.uri = test::mongodb_uri();
-  o.db = "dibs_test";
-  o.collection = collection;
+  auto o = test::options_for_collection(collection);
   o.strategy = s;
   o.threads = 2;
   return o;

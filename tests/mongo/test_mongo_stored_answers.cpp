@@ -1,5 +1,6 @@
 // `--reuse-answers store` on MongoDB: answers kept in the collection dibs_answers serve the next
 // run, each document its own address's, and age (support/stored_answers_case.hpp).
+#include "support/mongo_collection.hpp"
 #include "support/mongo_env.hpp"
 #include "support/stored_answers_case.hpp"
 
@@ -13,14 +14,10 @@
 using namespace dibs;
 
 TEST_CASE("the next dibs enrich takes MongoDB's kept answers and asks the API nothing", "[mongo][reuse][stored-answers]") {
-  mongo::mongo_options o;
-  o.uri = test::mongodb_uri();
-  o.db = "dibs_test";
-  o.collection = test::unique_collection("kept");
-  mongo::mongo_store s(o);
-  mongo::drop(s);
+  test::mongo_collection c("kept");
+  auto& s = c.s;
   test::check_answers_kept_in_store({
-      {"--store", o.uri, "--db", o.db, "--collection", o.collection},
+      c.where(),
       [&] { mongo::run_command(s, R"({"delete": "dibs_answers", "deletes": [{"q": {}, "limit": 0}]})"); },
       [&] {
         mongo::run_command(

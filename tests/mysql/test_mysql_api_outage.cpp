@@ -1,12 +1,11 @@
 // The API goes away for ten seconds in the middle of `dibs enrich` over MariaDB, as a real API
 // has a bad minute: no row may spend an attempt on it (--max-attempts 1 would fail any that did),
 // the run says once that the API is down and once that it is back, and it ends with every row done.
-#include "support/mysql_env.hpp"
+#include "support/backend.hpp"
 #include "support/eventually.hpp"
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
-#include <dibs/stores/mysql_store.hpp>
 #include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
@@ -20,12 +19,9 @@ using namespace std::chrono_literals;
 
 
 TEST_CASE("an API outage of 10 s in the middle of dibs enrich costs no row an attempt", "[mysql][enrich][outage]") {
-  const auto table = test::unique_table("outage");
-  const auto uri = test::mysql_uri_for(table);
-  sql::mysql_options o;
-  o.uri = uri;
-  sql::mysql_store store(o);
-  store.reset_table();
+  auto store = test::this_backend().fresh("outage");
+  const auto& table = store.name;
+  const auto& uri = store.uri();
   REQUIRE(store.seed(600, 9) == 600);
   auto count = [&](const std::string& where) {
     return std::stoi(store.query_value("SELECT COUNT(*) FROM " + table + " WHERE " + where).value_or("-1"));

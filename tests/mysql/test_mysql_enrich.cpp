@@ -1,12 +1,12 @@
 // `dibs enrich` over MariaDB as users run it: to the end, two --follow consumers with a producer,
 // and a database restart in the middle of a run.
 #include "support/eventually.hpp"
+#include "support/backend.hpp"
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
 #include "support/skip.hpp"
 #include "support/run_dibs.hpp"
 
-#include <dibs/stores/mysql_store.hpp>
 #include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
@@ -22,59 +22,18 @@ using namespace std::chrono_literals;
 
 namespace {
 // Waits for a state of the table (not for a time): polls its counts, bounded.
-std::uint64_t wait_done(sql::mysql_store& s, std::uint64_t n, std::chrono::seconds limit = 120s) {
+std::uint64_t wait_done(test::backend_table& s, std::uint64_t n, std::chrono::seconds limit = 120s) {
   const auto end = std::chrono::steady_clock::now() + limit;
   while (s.stats_blocking().done < n && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(50ms);
   return s.stats_blocking().done;
 }
 }  // namespace
 
-TEST_CASE("dibs enrich finishes a MariaDB table, and a private address gets ip-api's 'no data' as its answer, not a failure",
-          "[mysql][enrich][e2e]") {
-  stub::ipapi_stub api(stub::stub_options::loopback());
-  api.start();
-  const auto table = test::unique_table("enrich");
-  const auto uri = test::mysql_uri_for(table);
-  sql::mysql_options o;
-  o.uri = uri;
-  sql::mysql_store s(o);
-  s.reset_table();
-  std::string out;
-  test::child_process seed({dibs::test::dibs_binary(), "seed", "--store", uri, "--docs", "3000"});
-  REQUIRE(seed.finish(out) == 0);
-  s.execute("INSERT INTO " + table + " (originatingIp) VALUES ('192.168.7.7')");
-
-  out.clear();
-  test::child_process run({dibs::test::dibs_binary(), "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
-                           "--concurrency", "300", "--no-progress"});
-  const int rc = run.finish(out);
-  INFO(out);
-  REQUIRE(rc == 0);  // "no data" for the private address is no failure
-  CHECK(test::last_line(out).rfind("summary: completed=3000 failed=0 lost_leases=0 released=0 ", 0) == 0);
-  CHECK_THAT(test::last_line(out), Catch::Contains(" no_data=1"));
-  CHECK(api.requests() == 3001 + 1);  // each row once, and the pre-flight's one request (not written)
-  auto st = s.stats_blocking();
-  CHECK(st.done == 3001);
-  CHECK(st.failed == 0);
-  CHECK(st.drained());
-  // Each row its own address's answer, the "no data" one too (ip-api names the address in both).
-  CHECK(s.query_value("SELECT COUNT(*) FROM " + table +
-                      " WHERE JSON_UNQUOTE(JSON_EXTRACT(location, '$.query')) = originatingIp") ==
-        std::optional<std::string>("3001"));
-  CHECK(s.query_value("SELECT JSON_UNQUOTE(JSON_EXTRACT(location, '$.message')) FROM " + table +
-                      " WHERE originatingIp = '192.168.7.7'") == std::optional<std::string>("private range"));
-  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE lock_token IS NOT NULL") == std::optional<std::string>("0"));
-}
-
 TEST_CASE("two dibs enrich --follow consumers drain what a producer inserts, each row once", "[mysql][enrich][follow]") {
   stub::ipapi_stub api(stub::stub_options::loopback(2ms));
   api.start();
-  const auto table = test::unique_table("follow");
-  const auto uri = test::mysql_uri_for(table);
-  sql::mysql_options o;
-  o.uri = uri;
-  sql::mysql_store s(o);
-  s.reset_table();
+  auto s = test::this_backend().fresh("follow");
+  const auto& uri = s.uri();
 
   // Each consumer's log goes to a file of its own: it has taken over its signals once it says
   // which worker it is (a SIGTERM before that would end it as the default action does).
@@ -128,12 +87,9 @@ TEST_CASE("a MariaDB restart in the middle of a run only delays it", "[mysql][en
   if (std::getenv("MYSQL_URI")) test::skip("MYSQL_URI names someone else's server: it is not restarted");
   stub::ipapi_stub api(stub::stub_options::loopback(5ms));
   api.start();
-  const auto table = test::unique_table("restart");
-  const auto uri = test::mysql_uri_for(table);
-  sql::mysql_options o;
-  o.uri = uri;
-  sql::mysql_store s(o);
-  s.reset_table();
+  auto s = test::this_backend().fresh("restart");
+  const auto& table = s.name;
+  const auto& uri = s.uri();
   REQUIRE(s.seed(4000, 9) == 4000);
   // Every write of an answer, identical or not, is recorded: a second write can't hide.
   s.execute("CREATE TABLE " + table + "_writes (id BIGINT UNSIGNED NOT NULL)");

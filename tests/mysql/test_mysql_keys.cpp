@@ -1,7 +1,7 @@
 // The user's own MariaDB table keyed as real tables are: dibs claims, fences and deletes by the
 // user's primary key whatever its type (tests/support/sql_key_case.hpp), and refuses, at init and
 // at start, a table whose rows it can't address by one key.
-#include "mysql/mysql_cases.hpp"
+#include "support/mysql_env.hpp"
 #include "support/sql_key_case.hpp"
 
 #include <catch2/catch.hpp>
@@ -9,7 +9,7 @@
 using namespace dibs;
 
 namespace {
-const auto db = test::mariadb_dialect();
+const auto db = test::this_backend().dialect();
 }  // namespace
 
 TEST_CASE("a MariaDB table keyed by varchar(12) is onboarded by dibs init and drained", "[mysql][keys]") {

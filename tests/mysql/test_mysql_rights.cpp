@@ -1,9 +1,11 @@
 // MariaDB users without the rights dibs needs (tests/support/sql_rights_case.hpp). The test
 // server runs without grant checks (--skip-grant-tables); FLUSH PRIVILEGES turns them on, for
 // this test's users, and the server is restarted afterwards as it was.
-#include "mysql/mysql_cases.hpp"
+#include "support/mysql_env.hpp"
 #include "support/skip.hpp"
 #include "support/sql_rights_case.hpp"
+
+#include <dibs/stores/mysql_store.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -12,6 +14,15 @@
 using namespace dibs;
 
 namespace {
+sql::mysql_store& mariadb_admin() {
+  static sql::mysql_store s([] {
+    sql::mysql_options o;
+    o.uri = test::mysql_uri_for("cases_admin");
+    return o;
+  }());
+  return s;
+}
+
 // Grant checks on for as long as it lives; the server restarted without them after.
 struct grant_checks {
   sql::mysql_store& admin;
@@ -45,7 +56,7 @@ test::rights_setup rights_of(sql::mysql_store& admin, const std::string& table, 
 TEST_CASE("a MariaDB user who may not write is refused at start, and one who loses a right mid-run ends it",
           "[mysql][rights]") {
   if (std::getenv("MYSQL_URI")) test::skip("MYSQL_URI names someone else's server: this test turns its grant checks on");
-  auto& admin = test::mariadb_admin();
+  auto& admin = mariadb_admin();
   grant_checks on(admin);
   SECTION("at start") {
     const auto table = test::unique_table("rights_start");

@@ -1,11 +1,10 @@
 // Several `dibs enrich` processes (and the shards inside each) claiming from one MariaDB table at
 // once: every row is claimed once, called once and done once, and no claim meets another's rows
 // (the claim finds and locks its rows in one SKIP LOCKED statement: no candidate read to go stale).
-#include "support/mysql_env.hpp"
+#include "support/backend.hpp"
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
-#include <dibs/stores/mysql_store.hpp>
 #include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
@@ -33,12 +32,9 @@ TEST_CASE("three dibs enrich processes of two shards drain one MariaDB table: ea
   // 1 ms per answer: the processes' claims overlap in time for the whole drain.
   stub::ipapi_stub api(stub::stub_options::loopback(1ms));
   api.start();
-  const auto table = test::unique_table("scale");
-  const auto uri = test::mysql_uri_for(table);
-  sql::mysql_options o;
-  o.uri = uri;
-  sql::mysql_store s(o);
-  s.reset_table();
+  auto s = test::this_backend().fresh("scale");
+  const auto& table = s.name;
+  const auto& uri = s.uri();
   const std::size_t rows = 1500;
   REQUIRE(s.seed(rows, 7) == rows);
 
@@ -73,12 +69,9 @@ TEST_CASE("the shards of one process don't race for the rows of a tiny table", "
   // all 5: "claim conflicts 5" on a 5-row table.
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
-  const auto table = test::unique_table("tiny");
-  const auto uri = test::mysql_uri_for(table);
-  sql::mysql_options o;
-  o.uri = uri;
-  sql::mysql_store s(o);
-  s.reset_table();
+  auto s = test::this_backend().fresh("tiny");
+  const auto& table = s.name;
+  const auto& uri = s.uri();
   REQUIRE(s.seed(5, 3) == 5);
   for (int round = 0; round < 5; ++round) {
     if (round > 0) s.execute("UPDATE " + table + " SET location = NULL, attempts = 0");

@@ -1,12 +1,11 @@
 // Ctrl-C while the database is down: the run still ends with its summary (the store's counts are
 // tried once and said to be out of reach), not stuck waiting for a server that is gone.
 #include "chaos/tcp_proxy.hpp"
-#include "support/mysql_env.hpp"
+#include "support/backend.hpp"
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
 #include <dibs/ipapi/ipapi_stub.hpp>
-#include <dibs/stores/mysql_store.hpp>
 #include <dibs/stores/store_uri.hpp>
 
 #include <catch2/catch.hpp>
@@ -20,16 +19,11 @@ using namespace std::chrono_literals;
 TEST_CASE("SIGINT while the database is down still prints the summary", "[mysql][enrich][signals]") {
   stub::ipapi_stub api(stub::stub_options::loopback(5ms));
   api.start();
-  const auto table = test::unique_table("sigdown");
-  const auto uri = test::mysql_uri_for(table);
-  sql::mysql_options o;
-  o.uri = uri;
-  sql::mysql_store s(o);
-  s.reset_table();
+  auto s = test::this_backend().fresh("sigdown");
   REQUIRE(s.seed(3000, 11) == 3000);
   // dibs reaches the database through a proxy; ending the proxy is the database going away
   // (its connections cut, new ones refused), without stopping the server other tests share.
-  const auto where = parse_store_uri(uri);
+  const auto where = parse_store_uri(s.uri());
   auto proxy = std::make_unique<test::tcp_proxy>(where.host, where.port);
   const auto via = where.with_hosts("127.0.0.1:" + std::to_string(proxy->port()));
   test::child_process run({dibs::test::dibs_binary(), "enrich", "--store", via, "--url", api.base_url() + "/json/{originatingIp}",

@@ -1,11 +1,9 @@
-// The claim protocol and the SKIP LOCKED claim against a real MariaDB server that the ctest
-// fixture starts (or MYSQL_URI): the shared suite, several processes, --on-done delete,
-// odd rows, and clear errors.
-#include "support/inherited_sockets.hpp"
+// The MariaDB store against a real server that the ctest fixture starts (or MYSQL_URI), what is
+// its own (what every SQL store does: conformance/sql_store.cpp): several processes, a batch's
+// fenced writes, sessions idle in a transaction, and clear errors.
 #include "support/mysql_env.hpp"
 #include "support/process.hpp"
 #include "support/run_sync.hpp"
-#include "support/store_suite.hpp"
 
 #include <dibs/stores/mysql_store.hpp>
 
@@ -27,50 +25,7 @@ sql::mysql_options options_for(const std::string& table) {
   return o;
 }
 
-class mysql_harness final : public test::store_harness {
- public:
-  mysql_harness() : opts_(options_for(test::unique_table("suite"))) {
-    main_ = std::make_shared<sql::mysql_store>(opts_);
-    main_->reset_table();
-  }
-  std::shared_ptr<store> open() override { return std::make_shared<sql::mysql_store>(opts_); }
-  std::vector<std::string> seed(std::size_t n) override {
-    const auto before = std::stoull(main_->query_value("SELECT COALESCE(MAX(id), 0) FROM " + table()).value_or("0"));
-    main_->seed(n, 99);
-    std::vector<std::string> ids;
-    for (std::size_t i = 1; i <= n; ++i) ids.push_back(std::to_string(before + i));
-    return ids;
-  }
-  void let_time_pass(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }
-  std::optional<std::string> target_of(const std::string& id) override {
-    return main_->query_value("SELECT location FROM " + table() + " WHERE id = " + id);
-  }
-  std::string table() const { return opts_.uri.substr(opts_.uri.find("table=") + 6); }
-  // The user's triggers, as a real table may have them: SIGNAL for that row's answer or delete.
-  bool refuse_completion_of(const std::string& id) override {
-    const auto t = table();
-    main_->execute("CREATE TRIGGER " + t + "_refuse_u" + id + " BEFORE UPDATE ON " + t + " FOR EACH ROW BEGIN IF NEW.id = " +
-                   id + " AND NEW.location IS NOT NULL THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no answer for " + id +
-                   "'; END IF; END");
-    main_->execute("CREATE TRIGGER " + t + "_refuse_d" + id + " BEFORE DELETE ON " + t + " FOR EACH ROW BEGIN IF OLD.id = " +
-                   id + " THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no delete of " + id + "'; END IF; END");
-    return true;
-  }
-  std::shared_ptr<store> open_deleting() override {
-    auto o = opts_;
-    o.done = sql::on_done::remove;
-    return std::make_shared<sql::mysql_store>(o);
-  }
-
-  sql::mysql_options opts_;
-  std::shared_ptr<sql::mysql_store> main_;
-};
 }  // namespace
-
-TEST_CASE("MariaDB keeps the claim protocol with SKIP LOCKED claims", "[mysql][protocol]") {
-  mysql_harness h;
-  test::run_store_suite(h);
-}
 
 TEST_CASE("several processes claiming MariaDB rows at once never share one", "[mysql][processes]") {
   const auto table = test::unique_table("procs");
@@ -95,25 +50,6 @@ TEST_CASE("several processes claiming MariaDB rows at once never share one", "[m
   CHECK(all.size() == unique.size());
   CHECK(unique.size() == 2000);
   CHECK(s.stats_blocking().leased_live == 2000);
-}
-
-TEST_CASE("with --on-done delete, finished rows leave the table like a queue", "[mysql]") {
-  auto o = options_for(test::unique_table("queue"));
-  o.done = sql::on_done::remove;
-  sql::mysql_store s(o);
-  s.reset_table();
-  s.seed(5, 1);
-  auto got = s.claim_blocking({5, "w", 60s, 1s});
-  REQUIRE(got.size() == 5);
-  std::vector<completion> done;
-  for (auto& j : got) done.push_back(completion{j.ref(), "{\"ok\":1}"});
-  done[4].ref.token ^= 1;  // a stale one: must stay
-  auto r = s.complete_blocking(done);
-  CHECK(r.applied == 4);
-  REQUIRE(r.lost.size() == 1);
-  CHECK(r.lost[0] == got[4].id);
-  const auto table = o.uri.substr(o.uri.find("table=") + 6);
-  CHECK(s.query_value("SELECT COUNT(*) FROM " + table) == std::optional<std::string>("1"));
 }
 
 TEST_CASE("with --on-done delete on MariaDB, a batch's fence and delete are one statement that keeps every lost lease", "[mysql]") {
@@ -199,33 +135,6 @@ TEST_CASE("a marked batch whose leases all hold is one UPDATE fenced by its WHER
         std::optional<std::string>("7"));  // each row its own answer
 }
 
-TEST_CASE("a row whose source is NULL reaches the processor as missing, and its failure keeps the reason", "[mysql]") {
-  const auto table = test::unique_table("odd");
-  sql::mysql_store s(options_for(table));
-  s.reset_table();
-  s.execute("INSERT INTO " + table + " (originatingIp) VALUES (NULL)");
-  auto got = s.claim_blocking({1, "w", 60s, 1s});
-  REQUIRE(got.size() == 1);
-  CHECK(got[0].fields.at(0).st == job_field::state::missing);
-  auto r = s.fail_blocking({failure{got[0].ref(), "source field 'originatingIp' is missing", 0, 1}});
-  CHECK(r.applied == 1);
-  CHECK(s.query_value("SELECT error FROM " + table) == std::optional<std::string>("source field 'originatingIp' is missing"));
-  CHECK(s.query_value("SELECT failed_at IS NOT NULL FROM " + table) == std::optional<std::string>("1"));
-  CHECK(s.stats_blocking().failed == 1);
-  CHECK(s.claim_blocking({1, "w", 60s, 0s}).empty());
-}
-
-TEST_CASE("the MariaDB store's connections are not inherited by a child process", "[mysql]") {
-  // An inherited connection outlives its close() here: the server would keep that session, and
-  // the row locks of its open transaction, for as long as the child lives.
-  const auto before = test::open_sockets();
-  sql::mysql_store s(options_for(test::unique_table("cloexec")));
-  s.reset_table();
-  REQUIRE(s.stats_blocking().pending == 0);
-  REQUIRE(test::open_sockets().size() > before.size());
-  CHECK(test::inheritable_sockets_since(before) == std::vector<std::string>{});
-}
-
 TEST_CASE("MariaDB ends a session left idle inside a transaction, so a vanished worker's row locks don't last", "[mysql]") {
   const auto table = test::unique_table("idle");
   auto o = options_for(table);
@@ -274,19 +183,3 @@ TEST_CASE("a bad or unreachable MySQL URI fails at start with a clear message", 
   CHECK_THROWS_WITH(sql::mysql_store(o), Catch::Contains("no database") && !Catch::Contains("secret"));
 }
 
-TEST_CASE("a row deleted while leased: its result is discarded as a lost lease, and nothing else changes", "[mysql]") {
-  const auto table = test::unique_table("deleted");
-  sql::mysql_store s(options_for(table));
-  s.reset_table();
-  REQUIRE(s.seed(3, 5) == 3);
-  auto got = s.claim_blocking({3, "w", 60s, 1s});
-  REQUIRE(got.size() == 3);
-  s.execute("DELETE FROM " + table + " WHERE id = " + got[1].id);  // someone removes it meanwhile
-  auto r = s.complete_blocking({completion{got[0].ref(), "{\"a\":1}"}, completion{got[1].ref(), "{\"a\":2}"},
-                                completion{got[2].ref(), "{\"a\":3}"}});
-  CHECK(r.applied == 2);
-  CHECK(r.lost == std::vector<std::string>{got[1].id});
-  CHECK(s.query_value("SELECT COUNT(*) FROM " + table) == std::optional<std::string>("2"));
-  CHECK(s.stats_blocking().done == 2);
-  CHECK(s.stats_blocking().drained());
-}

@@ -1,7 +1,6 @@
-// `--reuse-answers store` on MariaDB: answers kept in dibs_answers serve the next run, each row
-// its own address's, and age by the server's clock (support/stored_answers_case.hpp).
+// MariaDB's dibs_answers (`--reuse-answers store`; the runs themselves: conformance/sql_stored_answers.cpp):
+// any script whatever the database's character set, and a keep larger than max_allowed_packet.
 #include "support/mysql_env.hpp"
-#include "support/stored_answers_case.hpp"
 
 #include <adapters/mysql/mysql_answers.hpp>
 #include <dibs/stores/mysql_store.hpp>
@@ -11,26 +10,6 @@
 #include <memory>
 
 using namespace dibs;
-
-TEST_CASE("the next dibs enrich takes MariaDB's kept answers and asks the API nothing", "[mysql][reuse][stored-answers]") {
-  const auto table = test::unique_table("kept");
-  sql::mysql_options o;
-  o.uri = test::mysql_uri_for(table);
-  auto s = std::make_shared<sql::mysql_store>(o);
-  auto value = [&](const std::string& q) { return std::stol(s->query_value(q).value_or("-1")); };
-  test::check_answers_kept_in_store({
-      {"--store", o.uri},
-      [&] {
-        sql::mysql_answers made(s);  // creates dibs_answers when missing
-        s->execute("DELETE FROM dibs_answers");
-      },
-      [&] { s->execute("UPDATE dibs_answers SET stored_at = stored_at - INTERVAL 2 HOUR"); },
-      [&] {
-        return value("SELECT COUNT(*) FROM " + table + " WHERE location IS NOT NULL AND "
-                     "NOT (JSON_UNQUOTE(JSON_EXTRACT(location, '$.query')) <=> originatingIp)");  // a missing query counts
-      },
-  });
-}
 
 TEST_CASE("MariaDB's dibs_answers keeps an answer in any script, whatever the database's character set",
           "[mysql][reuse][stored-answers]") {

@@ -2,33 +2,13 @@
 // (tests/servers/postgres_ctl.sh).
 #pragma once
 
-#include <unistd.h>
-
-#include <cstdlib>
-#include <fstream>
-#include <stdexcept>
-#include <string>
+#include "support/server_env.hpp"
 
 namespace dibs::test {
 
 // postgresql://user@host:port/db (no table: add ?table=... per test).
-inline std::string postgres_base_uri() {
-  if (const char* uri = std::getenv("POSTGRES_URI"); uri && *uri) return uri;
-  std::ifstream in(DIBS_POSTGRES_URI_FILE);
-  std::string uri;
-  std::getline(in, uri);
-  if (uri.empty()) throw std::runtime_error(std::string("no POSTGRES_URI and nothing in ") + DIBS_POSTGRES_URI_FILE);
-  return uri;
-}
-
-inline std::string postgres_uri_for(const std::string& table) {
-  auto base = postgres_base_uri();
-  return base + (base.find('?') == std::string::npos ? "?table=" : "&table=") + table;
-}
-
-inline std::string unique_pg_table(const std::string& prefix) {
-  static int counter = 0;
-  return prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
-}
+inline std::string postgres_base_uri() { return server_uri("POSTGRES_URI", DIBS_POSTGRES_URI_FILE); }
+inline std::string postgres_uri_for(const std::string& table) { return with_table(postgres_base_uri(), table); }
+inline std::string unique_pg_table(const std::string& prefix) { return unique_name(prefix); }
 
 }  // namespace dibs::test

@@ -1,11 +1,10 @@
 // `dibs enrich --follow` on PostgreSQL wakes on LISTEN/NOTIFY: the table's INSERT trigger announces
 // new rows on its channel, and the run claims them without waiting for its next poll.
-#include "postgres/pg_env.hpp"
+#include "support/backend.hpp"
 #include "support/eventually.hpp"
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
-#include <adapters/postgres/pg_store.hpp>
 #include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <catch2/catch.hpp>
@@ -23,12 +22,9 @@ TEST_CASE("dibs enrich --follow on PostgreSQL listens on the table's channel and
           "[postgres][enrich][follow]") {
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
-  const auto table = test::unique_pg_table("follow");
-  const auto uri = test::postgres_uri_for(table);
-  pg::pg_options o;
-  o.uri = uri;
-  pg::pg_store s(o);
-  s.reset_table();
+  auto s = test::this_backend().fresh("follow");
+  const auto& table = s.name;
+  const auto& uri = s.uri();
   auto value = [&](const std::string& select) { return s.query_value(select).value_or("?"); };
 
   test::child_process run({dibs::test::dibs_binary(), "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",

@@ -1,7 +1,7 @@
 // The user's own PostgreSQL table keyed as real tables are: dibs claims, fences and deletes by the
 // user's primary key whatever its type (tests/support/sql_key_case.hpp), and refuses, at init and
 // at start, a table whose rows it can't address by one key.
-#include "postgres/pg_cases.hpp"
+#include "postgres/pg_env.hpp"
 #include "support/sql_key_case.hpp"
 
 #include <catch2/catch.hpp>
@@ -9,7 +9,7 @@
 using namespace dibs;
 
 namespace {
-const auto db = test::postgres_dialect();
+const auto db = test::this_backend().dialect();
 }  // namespace
 
 TEST_CASE("a PostgreSQL table keyed by uuid is onboarded by dibs init and drained", "[postgres][keys]") {

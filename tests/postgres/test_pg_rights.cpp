@@ -1,6 +1,7 @@
 // PostgreSQL roles without the rights dibs needs (tests/support/sql_rights_case.hpp): a role
 // that may only read is refused at start, one that loses a right mid-run ends the run.
-#include "postgres/pg_cases.hpp"
+#include "postgres/pg_env.hpp"
+#include "support/backend.hpp"
 #include "support/sql_rights_case.hpp"
 
 #include <catch2/catch.hpp>
@@ -10,7 +11,7 @@
 using namespace dibs;
 
 namespace {
-const auto db = test::postgres_dialect();
+const auto db = test::this_backend().dialect();
 
 // A new login role (trust authentication: no password) and a table of the owner's, made by `dibs seed`.
 struct role_and_table {

@@ -1,10 +1,9 @@
-// The claim protocol against a real PostgreSQL server that the ctest fixture starts (or
-// POSTGRES_URI): the shared suite through the store's own non-blocking connections, a shard's
-// calls taking turns on its one connection, --on-done delete, odd rows and clear errors.
+// The PostgreSQL store against a real server that the ctest fixture starts (or POSTGRES_URI),
+// what is its own (what every SQL store does: conformance/sql_store.cpp): a shard's calls taking
+// turns on its one pipelined connection, NUL bytes, the partial index, killed and silent
+// connections, and clear errors.
 #include "postgres/pg_env.hpp"
-#include "support/inherited_sockets.hpp"
 #include "support/run_sync.hpp"
-#include "support/store_suite.hpp"
 
 #include <dibs/stores/open_postgres_store.hpp>
 #include <adapters/postgres/pg_store.hpp>
@@ -31,51 +30,9 @@ pg::pg_options options_for(const std::string& table) {
   return o;
 }
 
-class pg_harness final : public test::store_harness {
- public:
-  pg_harness() : opts_(options_for(test::unique_pg_table("suite"))) {
-    main_ = std::make_shared<pg::pg_store>(opts_);
-    main_->reset_table();
-  }
-  std::shared_ptr<store> open() override { return std::make_shared<pg::pg_store>(opts_); }
-  std::vector<std::string> seed(std::size_t n) override {
-    const auto before = std::stoull(main_->query_value("SELECT COALESCE(MAX(id), 0) FROM " + table()).value_or("0"));
-    REQUIRE(main_->seed(n, 99) == n);
-    std::vector<std::string> ids;
-    for (std::size_t i = 1; i <= n; ++i) ids.push_back(std::to_string(before + i));
-    return ids;
-  }
-  void let_time_pass(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }
-  std::optional<std::string> target_of(const std::string& id) override {
-    return main_->query_value("SELECT location::text FROM " + table() + " WHERE id = " + id);
-  }
-  std::string table() const { return main_->names().table; }
-  // The user's trigger, as a real table may have it: RAISE for that row's answer or delete.
-  bool refuse_completion_of(const std::string& id) override {
-    const auto t = table() + "_refuse" + id;
-    main_->execute("CREATE FUNCTION " + t + "() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF (TG_OP = 'DELETE' AND OLD.id = " +
-                   id + ") OR (TG_OP = 'UPDATE' AND NEW.id = " + id + " AND NEW.location IS NOT NULL) THEN RAISE EXCEPTION "
-                   "'no answer for " + id + "'; END IF; IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; RETURN NEW; END $$");
-    main_->execute("CREATE TRIGGER " + t + " BEFORE UPDATE OR DELETE ON " + table() + " FOR EACH ROW EXECUTE FUNCTION " + t + "()");
-    return true;
-  }
-  std::shared_ptr<store> open_deleting() override {
-    auto o = opts_;
-    o.done = pg::on_done::remove;
-    return std::make_shared<pg::pg_store>(o);
-  }
-
-  pg::pg_options opts_;
-  std::shared_ptr<pg::pg_store> main_;
-};
 
 std::vector<job> claim(store& s, claim_request r) { return test::run_sync(s.claim(std::move(r))); }
 }  // namespace
-
-TEST_CASE("PostgreSQL keeps the claim protocol with one-statement SKIP LOCKED claims", "[postgres][protocol]") {
-  pg_harness h;
-  test::run_store_suite(h);
-}
 
 TEST_CASE("claims from many coroutines of one io_context share its one pipelined connection and never share a row",
           "[postgres]") {
@@ -124,44 +81,6 @@ TEST_CASE("claims from many coroutines of one io_context share its one pipelined
   CHECK(during == before + 1);
 }
 
-TEST_CASE("with --on-done delete, finished PostgreSQL rows leave the table like a queue", "[postgres]") {
-  auto o = options_for(test::unique_pg_table("queue"));
-  o.done = pg::on_done::remove;
-  pg::pg_store s(o);
-  s.reset_table();
-  REQUIRE(s.seed(5, 1) == 5);
-  auto got = claim(s, {5, "w", 60s, 1s});
-  REQUIRE(got.size() == 5);
-  std::vector<completion> done;
-  for (auto& j : got) done.push_back(completion{j.ref(), "{\"ok\":1}"});
-  done[4].ref.token ^= 1;  // a stale one: must stay
-  auto r = test::run_sync(s.complete(done));
-  CHECK(r.applied == 4);
-  REQUIRE(r.lost.size() == 1);
-  CHECK(r.lost[0] == got[4].id);
-  CHECK(s.query_value("SELECT count(*) FROM " + s.names().table) == std::optional<std::string>("1"));
-}
-
-TEST_CASE("a PostgreSQL row whose source is NULL reaches the processor as missing, and its failure keeps the reason",
-          "[postgres]") {
-  pg::pg_store s(options_for(test::unique_pg_table("odd")));
-  s.reset_table();
-  const auto table = s.names().table;
-  s.execute("INSERT INTO " + table + " (\"originatingIp\") VALUES (NULL)");
-  auto got = claim(s, {1, "w", 60s, 1s});
-  REQUIRE(got.size() == 1);
-  CHECK(got[0].fields.at(0).st == job_field::state::missing);
-  CHECK(got[0].until > store_clock::now() + 30s);  // the server's clock, as epoch microseconds
-  auto r = test::run_sync(s.fail({failure{got[0].ref(), "source field 'originatingIp' is missing", 0, 1}}));
-  CHECK(r.applied == 1);
-  CHECK(s.query_value("SELECT error FROM " + table) == std::optional<std::string>("source field 'originatingIp' is missing"));
-  CHECK(s.query_value("SELECT http_status FROM " + table) == std::optional<std::string>("0"));
-  CHECK(s.query_value("SELECT failed_at IS NOT NULL FROM " + table) == std::optional<std::string>("t"));
-  CHECK(s.query_value("SELECT lock_token IS NULL FROM " + table) == std::optional<std::string>("t"));
-  CHECK(s.stats_blocking().failed == 1);
-  CHECK(claim(s, {1, "w", 60s, 0s}).empty());
-}
-
 TEST_CASE("a PostgreSQL failure whose reason holds a NUL byte is recorded, the byte shown escaped", "[postgres]") {
   pg::pg_store s(options_for(test::unique_pg_table("nul")));
   s.reset_table();
@@ -189,15 +108,6 @@ TEST_CASE("a PostgreSQL claim reads the partial index of open rows", "[postgres]
   CHECK_THAT(*plan, Catch::Contains(table + "_dibs_open"));
 }
 
-TEST_CASE("the PostgreSQL store's connections are not inherited by a child process", "[postgres]") {
-  const auto before = test::open_sockets();
-  auto s = std::make_shared<pg::pg_store>(options_for(test::unique_pg_table("cloexec")));
-  s->reset_table();
-  REQUIRE(test::run_sync(s->stats()).pending == 0);
-  REQUIRE(s->stats_blocking().pending == 0);
-  CHECK(test::inheritable_sockets_since(before) == std::vector<std::string>{});
-}
-
 TEST_CASE("a bad or unreachable PostgreSQL URI fails at start with a clear message", "[postgres]") {
   pg::pg_options o;
   o.uri = "postgresql://app:secret@127.0.0.1:1/db?table=jobs";
@@ -218,23 +128,6 @@ TEST_CASE("a bad or unreachable PostgreSQL URI fails at start with a clear messa
   auto missing = options_for(test::unique_pg_table("absent"));
   missing.create_table = false;
   CHECK_THROWS_WITH(pg::pg_store(missing), Catch::Contains("no table 'absent_"));
-}
-
-TEST_CASE("a PostgreSQL row deleted while leased: its result is discarded as a lost lease", "[postgres]") {
-  pg::pg_store s(options_for(test::unique_pg_table("deleted")));
-  s.reset_table();
-  const auto table = s.names().table;
-  REQUIRE(s.seed(3, 5) == 3);
-  auto got = claim(s, {3, "w", 60s, 1s});
-  REQUIRE(got.size() == 3);
-  s.execute("DELETE FROM " + table + " WHERE id = " + got[1].id);
-  auto r = test::run_sync(s.complete({completion{got[0].ref(), "{\"a\":1}"}, completion{got[1].ref(), "{\"a\":2}"},
-                                      completion{got[2].ref(), "{\"a\":3}"}}));
-  CHECK(r.applied == 2);
-  CHECK(r.lost == std::vector<std::string>{got[1].id});
-  CHECK(s.query_value("SELECT count(*) FROM " + table) == std::optional<std::string>("2"));
-  CHECK(s.stats_blocking().done == 2);
-  CHECK(s.stats_blocking().drained());
 }
 
 TEST_CASE("a PostgreSQL connection killed by the server is replaced, and the call goes through", "[postgres]") {

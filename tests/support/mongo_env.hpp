@@ -1,6 +1,8 @@
 // Where the MongoDB tests find their server: MONGODB_URI, or the URI the ctest fixture wrote.
 #pragma once
 
+#include "support/server_env.hpp"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -40,9 +42,6 @@ inline std::string env_or(const char* name, const char* fallback) {
 }
 
 // A collection name no other test (or earlier run) uses.
-inline std::string unique_collection(const std::string& prefix) {
-  static int counter = 0;
-  return prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
-}
+inline std::string unique_collection(const std::string& prefix) { return unique_name(prefix); }
 
 }  // namespace dibs::test

@@ -2,35 +2,17 @@
 #pragma once
 
 #include "support/process.hpp"
+#include "support/server_env.hpp"
 
-#include <unistd.h>
-
-#include <cstdlib>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 
 namespace dibs::test {
 
 // mysql://user@host:port/db (no table: add ?table=... per test).
-inline std::string mysql_base_uri() {
-  if (const char* uri = std::getenv("MYSQL_URI"); uri && *uri) return uri;
-  std::ifstream in(DIBS_MYSQL_URI_FILE);
-  std::string uri;
-  std::getline(in, uri);
-  if (uri.empty()) throw std::runtime_error(std::string("no MYSQL_URI and nothing in ") + DIBS_MYSQL_URI_FILE);
-  return uri;
-}
-
-inline std::string mysql_uri_for(const std::string& table) {
-  auto base = mysql_base_uri();
-  return base + (base.find('?') == std::string::npos ? "?table=" : "&table=") + table;
-}
-
-inline std::string unique_table(const std::string& prefix) {
-  static int counter = 0;
-  return prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
-}
+inline std::string mysql_base_uri() { return server_uri("MYSQL_URI", DIBS_MYSQL_URI_FILE); }
+inline std::string mysql_uri_for(const std::string& table) { return with_table(mysql_base_uri(), table); }
+inline std::string unique_table(const std::string& prefix) { return unique_name(prefix); }
 
 #ifdef DIBS_MARIADB_CTL
 // Restarts the fixture's private server. It is started without this process's descriptors (not

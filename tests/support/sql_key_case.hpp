@@ -1,10 +1,11 @@
 // Users' own tables keyed as real tables are (uuid, varchar, snowflake-sized and negative
 // bigints, ...), the same on every SQL store: onboarded with `dibs init` and drained by the real
 // `dibs enrich`, marking and then deleting; and a table dibs can't address is refused at `init`
-// and at start with exit 2 and one line. The store's side comes in an sql_dialect (the MariaDB
-// and PostgreSQL tests make theirs: mysql/mysql_cases.hpp, postgres/pg_cases.hpp).
+// and at start with exit 2 and one line. The store's side comes in an sql_dialect (each SQL
+// backend's dialect(): support/backend.hpp).
 #pragma once
 
+#include "support/backend.hpp"
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
@@ -19,14 +20,6 @@
 
 namespace dibs::test {
 
-struct sql_dialect {
-  std::function<std::string(const std::string& table)> uri_for;
-  // A condition true when the row's `geo` answer names its own `ip` (JSON, as the dialect reads it).
-  std::string answer_names_ip;
-  // Runs DDL and queries on the test database (one cell; nullopt for NULL or no row).
-  std::function<void(const std::string& sql)> execute;
-  std::function<std::optional<std::string>(const std::string& select)> query_value;
-};
 
 // One user table: `key_column key_type PRIMARY KEY`, an `ip` and a note of the user's, one row
 // per key in `key_literals` (SQL literals). Every run is bounded: a run that never ends fails.

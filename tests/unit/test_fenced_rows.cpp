@@ -5,13 +5,13 @@
 #include <catch2/catch.hpp>
 
 using namespace dibs;
-using namespace dibs::sql;
+using namespace dibs::mysql;
 
 namespace {
 lease_ref ref(std::string id, std::string by, std::uint64_t token) { return lease_ref{std::move(id), std::move(by), token}; }
 // The default key: BIGINT UNSIGNED, named by its canonical decimal (quote is never called for it).
 fence_plan plan_fence(const std::vector<lease_ref>& refs) {
-  return dibs::sql::plan_fence(refs, row_key{}, [](const std::string& v) { return "'" + v + "'"; });
+  return dibs::mysql::plan_fence(refs, row_key{}, [](const std::string& v) { return "'" + v + "'"; });
 }
 }  // namespace
 

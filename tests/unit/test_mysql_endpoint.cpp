@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-using namespace dibs::sql;
+using namespace dibs::mysql;
 
 TEST_CASE("mysql: localhost is the Unix socket, as for the mysql client, and 127.0.0.1 is TCP", "[mysql][uri][first-minutes]") {
   const auto local = parse_mysql_uri("mysql://app@localhost:3306/shop?table=orders");

@@ -67,12 +67,12 @@ TEST_CASE("a block is half a second of the rate, at least one slot", "[rate][sha
 TEST_CASE("the shared rate's statements read the server's clock when they run, one statement each", "[rate][shared-rate]") {
   // One autocommitted statement moves the schedule on: no row lock is held across round trips,
   // so a process frozen between two statements holds no other process back.
-  CHECK(sql::rate_sql::take_span("'o'", 500) ==
+  CHECK(mysql::rate_sql::take_span("'o'", 500) ==
         "UPDATE dibs_rate SET tat_us = (@dibs_start := GREATEST(tat_us, (@dibs_now := CAST(UNIX_TIMESTAMP(SYSDATE(6)) * "
         "1000000 AS SIGNED)), paused_until_us)) + 500 WHERE origin = 'o'");
-  CHECK(sql::rate_sql::taken_row("'o'") == "SELECT @dibs_start, paused_until_us, @dibs_now FROM dibs_rate WHERE origin = 'o'");
-  CHECK(sql::rate_sql::ensure_row("'o'") == "INSERT IGNORE INTO dibs_rate (origin) VALUES ('o')");
-  CHECK(sql::rate_sql::pause_row("'o'", 9) ==
+  CHECK(mysql::rate_sql::taken_row("'o'") == "SELECT @dibs_start, paused_until_us, @dibs_now FROM dibs_rate WHERE origin = 'o'");
+  CHECK(mysql::rate_sql::ensure_row("'o'") == "INSERT IGNORE INTO dibs_rate (origin) VALUES ('o')");
+  CHECK(mysql::rate_sql::pause_row("'o'", 9) ==
         "INSERT INTO dibs_rate (origin, paused_until_us) VALUES ('o', (CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000000 AS SIGNED) + 9)) "
         "ON DUPLICATE KEY UPDATE paused_until_us = GREATEST(paused_until_us, (CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000000 AS SIGNED) + 9))");
   const auto pg_take = pg::rate_sql::take_span("http://a:80", 500);

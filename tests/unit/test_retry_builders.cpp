@@ -6,7 +6,7 @@
 #include <adapters/jsonl/failed_lines.hpp>
 #include <adapters/jsonl/journal_format.hpp>
 #include <adapters/mongo/failed_documents.hpp>
-#include <adapters/mysql/sql_retry.hpp>
+#include <adapters/mysql/mysql_retry.hpp>
 #include <adapters/postgres/pg_retry.hpp>
 
 #include <simdjson.h>
@@ -25,25 +25,25 @@ std::string compact(std::string s) {
 }  // namespace
 
 TEST_CASE("MySQL: retry resets only failed rows, attempts and lease included", "[retry][sql]") {
-  sql::table_names n;
-  CHECK(sql::retry_failed_rows(n, {}) ==
+  mysql::table_names n;
+  CHECK(mysql::retry_failed_rows(n, {}) ==
         "UPDATE `jobs` SET `failed_at` = NULL, `error` = NULL, `http_status` = NULL, `attempts` = 0, `lock_by` = NULL, "
         "`lock_token` = NULL, `lock_until` = NULL WHERE `location` IS NULL AND `failed_at` IS NOT NULL");
-  sql::failed_rows which;
+  mysql::failed_rows which;
   which.reason_quoted = "'50%_off'";
   which.since_epoch_us = 1'700'000'000'000'001;
-  CHECK(sql::failed_condition(n, which) ==
+  CHECK(mysql::failed_condition(n, which) ==
         "`location` IS NULL AND `failed_at` IS NOT NULL AND LOCATE('50%_off', `error`) > 0 AND `failed_at` >= "
         "FROM_UNIXTIME(1700000000.000001)");
-  sql::failed_rows exact;  // the dashboard's "Retry these": the group failure_reasons counted
+  mysql::failed_rows exact;  // the dashboard's "Retry these": the group failure_reasons counted
   exact.reason_is_quoted = "'HTTP 404'";
-  CHECK(sql::failed_condition(n, exact) ==
+  CHECK(mysql::failed_condition(n, exact) ==
         "`location` IS NULL AND `failed_at` IS NOT NULL AND COALESCE(`error`, '') = 'HTTP 404'");
-  sql::failed_rows ago;
+  mysql::failed_rows ago;
   ago.since_ago_us = 7'200'000'000;
-  CHECK(sql::failed_condition(n, ago) ==
+  CHECK(mysql::failed_condition(n, ago) ==
         "`location` IS NULL AND `failed_at` IS NOT NULL AND `failed_at` >= NOW(6) - INTERVAL 7200000000 MICROSECOND");
-  CHECK(sql::failure_reasons(n, 10) ==
+  CHECK(mysql::failure_reasons(n, 10) ==
         "SELECT COALESCE(`error`, ''), COUNT(*), MIN(`id`), MAX(`id`) FROM `jobs` WHERE `location` IS NULL AND "
         "`failed_at` IS NOT NULL GROUP BY COALESCE(`error`, '') ORDER BY COUNT(*) DESC, COALESCE(`error`, '') LIMIT 10");
 }

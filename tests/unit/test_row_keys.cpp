@@ -1,7 +1,7 @@
 // Which column a SQL store addresses rows by, and how an id becomes that key again in a
-// statement, decided without a server (row_key_pick.hpp, adapters/mysql/row_key.hpp,
+// statement, decided without a server (row_key_pick.hpp, adapters/mysql/mysql_row_key.hpp,
 // adapters/postgres/pg_row_key.hpp).
-#include <adapters/mysql/row_key.hpp>
+#include <adapters/mysql/mysql_row_key.hpp>
 #include <adapters/postgres/pg_row_key.hpp>
 
 #include "engine/src/row_key_pick.hpp"
@@ -61,7 +61,7 @@ TEST_CASE("a table with an id dibs can't use as its key is refused with why and 
 }
 
 TEST_CASE("MySQL: a key's type says how its ids go back into a statement", "[unit][keys][mysql]") {
-  using namespace dibs::sql;
+  using namespace dibs::mysql;
   const auto quote = [](const std::string& v) { return "'" + v + "'"; };
   CHECK(kind_of("bigint", "bigint(20)") == key_kind::signed_integer);
   CHECK(kind_of("BIGINT", "bigint(20) unsigned") == key_kind::unsigned_integer);
@@ -97,7 +97,7 @@ TEST_CASE("MySQL: a key's type says how its ids go back into a statement", "[uni
 }
 
 TEST_CASE("MySQL: the catalog's rows become the facts the key pick weighs", "[unit][keys][mysql]") {
-  using namespace dibs::sql;
+  using namespace dibs::mysql;
   const std::vector<catalog_row> columns{{"code", "varchar", "varchar(12)", "NO"}, {"score", "double", "double", "YES"}};
   const auto facts = key_columns(columns);
   REQUIRE(facts.size() == 2);

@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-using namespace dibs::sql;
+using namespace dibs::mysql;
 
 TEST_CASE("server errors about a value are refusals, connection and lock errors are not", "[mysql][unit]") {
   for (unsigned code : {1406u, 1366u, 4025u, 3140u, 3157u, 1644u, 1062u, 3819u}) CHECK(refuses_content(code));

@@ -1,11 +1,11 @@
 // The MySQL protocol pieces, read without a server: SQL text and connection strings.
 #include <adapters/mysql/mysql_uri.hpp>
 #include <adapters/mysql/rights_probe.hpp>
-#include <adapters/mysql/sql_protocol.hpp>
+#include <adapters/mysql/mysql_protocol.hpp>
 
 #include <catch2/catch.hpp>
 
-using namespace dibs::sql;
+using namespace dibs::mysql;
 
 TEST_CASE("the claim finds and locks its rows in one SKIP LOCKED statement, in the index's order", "[sql]") {
   table_names n;

@@ -1,5 +1,5 @@
 // The user's own MySQL/MariaDB table: what it lacks, and the ALTER TABLE that adds it (no server).
-#include <adapters/mysql/table_schema.hpp>
+#include <adapters/mysql/mysql_table_schema.hpp>
 
 #include "engine/src/init_hint.hpp"
 #include <dibs/missing_table_error.hpp>
@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cctype>
 
-using namespace dibs::sql;
+using namespace dibs::mysql;
 
 namespace {
 const std::vector<std::string> all_columns{"id",         "originatingIp", "location", "lock_by",   "lock_token", "lock_until",

@@ -47,7 +47,7 @@ TEST_CASE("a driver's message that quotes a piece of a secret is withheld", "[ur
 }
 
 TEST_CASE("a MySQL URI that fails to parse never shows the part that failed", "[uri][secrets][mysql]") {
-  using sql::parse_mysql_uri;
+  using mysql::parse_mysql_uri;
   CHECK_THROWS_WITH(parse_mysql_uri("mysql://app:S3cretPW/db"),
                     !Catch::Contains("S3cretPW") && Catch::Contains("the port is not a number"));
   CHECK_THROWS_WITH(parse_mysql_uri("mysql://app@h:S3cretPW/db"), !Catch::Contains("S3cretPW"));
@@ -55,7 +55,7 @@ TEST_CASE("a MySQL URI that fails to parse never shows the part that failed", "[
 }
 
 TEST_CASE("MySQL TLS options: ssl-mode, ssl-ca, ssl-cert, ssl-key and the defaults", "[uri][mysql][tls]") {
-  using namespace dibs::sql;
+  using namespace dibs::mysql;
   auto mode = [](const std::string& uri) { return parse_mysql_uri(uri).effective_ssl_mode(); };
   // A server on another host: its certificate is checked, name included, unless told otherwise.
   CHECK(mode("mysql://app:pw@db.example.com/x") == ssl_mode::verify_identity);

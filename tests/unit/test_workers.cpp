@@ -11,7 +11,7 @@
 #include "adapters/control/control_json.hpp"
 #include <dibs/http/rate_limiter.hpp>
 #include <adapters/mongo/worker_leases.hpp>
-#include <adapters/mysql/sql_workers.hpp>
+#include <adapters/mysql/mysql_workers.hpp>
 #include <adapters/postgres/pg_workers.hpp>
 
 #include "engine/src/worker_id.hpp"
@@ -253,15 +253,15 @@ TEST_CASE("dibs status prints the lease holders, and --json has them", "[workers
 }
 
 TEST_CASE("the stores' release statements match NAME and NAME-<digits> exactly", "[workers][sql][mongo]") {
-  sql::table_names n;
-  const auto my = sql::release_worker(n, "'web-1'", "'web-1-'", 6);
+  mysql::table_names n;
+  const auto my = mysql::release_worker(n, "'web-1'", "'web-1-'", 6);
   CHECK_THAT(my, Catch::Contains("SET `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL WHERE `dibs_open` = 1 "
                                  "AND `lock_token` IS NOT NULL"));
   CHECK_THAT(my, Catch::Contains("BINARY `lock_by` = BINARY 'web-1'"));
   CHECK_THAT(my, Catch::Contains("BINARY LEFT(`lock_by`, 6) = BINARY 'web-1-'"));
   CHECK_THAT(my, Catch::Contains("SUBSTRING(`lock_by`, 6 + 1) REGEXP '^[0-9]+$'"));
   CHECK_THAT(my, !Catch::Contains("attempts"));  // the claim's attempt stays counted
-  CHECK_THAT(sql::lease_holders(n), Catch::Contains("GROUP BY COALESCE(`lock_by`, '')"));
+  CHECK_THAT(mysql::lease_holders(n), Catch::Contains("GROUP BY COALESCE(`lock_by`, '')"));
 
   pg::table_names pn;
   const auto pgs = pg::release_worker(pn, "web-1");

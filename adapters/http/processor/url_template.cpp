@@ -1,5 +1,6 @@
 #include <dibs/http/url_template.hpp>
 
+#include "engine/src/percent_encoding.hpp"
 #include "engine/src/uri_redact.hpp"
 
 #include <boost/container/small_vector.hpp>
@@ -10,23 +11,7 @@
 
 namespace dibs::http {
 
-std::string percent_encode(std::string_view value) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(value.size());
-  for (unsigned char c : value) {
-    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                            c == '-' || c == '.' || c == '_' || c == '~';
-    if (unreserved) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
+std::string percent_encode(std::string_view value) { return percent_encoded(value); }
 
 url_template url_template::parse(const std::string& text, const std::string& setting) {
   auto bad = [&](const std::string& why) {

@@ -96,6 +96,9 @@ class jsonl_store final : public blocking_store {
   std::size_t line_named(const std::string& name) const;
   template <class Item>
   std::vector<Item> to_memory(std::vector<Item> batch) const;
+  // complete and fail: checked, journaled, then applied to memory (jsonl_store.cpp).
+  template <class Item, class Record, class Apply>
+  write_result journal_then_apply(const std::vector<Item>& batch, bool check_until, Record record_of, Apply apply);
 
   jsonl_options opts_;
   // The memory store's clock: frozen while a batch that was checked and journaled at `now` is

@@ -47,9 +47,8 @@ class memory_store final : public store {
     int http_status = 0;
     store_time at{};
   };
-  // A copy of one item, for inspection.
-  struct item {
-    std::string id;
+  // What the store keeps of one item.
+  struct item_state {
     job_field source;
     std::optional<std::string> target_json;
     std::optional<lease_state> lease;
@@ -60,6 +59,10 @@ class memory_store final : public store {
     // How many completions named this item, counted at the store's door before its fence: what
     // the engine sent, so that tests of the engine do not merely re-test the store's fence.
     int write_attempts = 0;
+  };
+  // A copy of one item, for inspection.
+  struct item : item_state {
+    std::string id;
   };
 
   memory_store() : memory_store(options{}) {}
@@ -100,16 +103,7 @@ class memory_store final : public store {
   std::uint64_t release_worker_now(const std::string& name);
 
  private:
-  struct record {
-    job_field source;
-    std::optional<std::string> target_json;
-    std::optional<lease_state> lease;
-    std::optional<failure_state> failed;
-    std::string last_error;
-    int attempts = 0;
-    int writes = 0;
-    int write_attempts = 0;
-  };
+  using record = item_state;
   using expiry_key = std::pair<store_time, std::size_t>;
 
   // The record whose lease `ref` names, or nullptr when that lease is not held (fencing).

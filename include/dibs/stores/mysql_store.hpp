@@ -12,6 +12,8 @@
 // All times are the database's (NOW(6)), in UTC.
 #pragma once
 
+#include <dibs/stores/sql_table_names.hpp>
+
 #include <dibs/blocking_store.hpp>
 #include <dibs/recorded_settings.hpp>
 
@@ -25,11 +27,11 @@
 #include <string>
 #include <vector>
 
-namespace dibs::sql {
+namespace dibs::mysql {
 
-class sql_session;
+class mysql_session;
 
-enum class on_done { mark, remove };
+using sql_common::on_done;  // sql_table_names.hpp
 
 struct mysql_options {
   std::string uri;  // mysql://user:pass@host:port/db?table=jobs
@@ -47,7 +49,7 @@ struct mysql_options {
   std::chrono::seconds idle_transaction_timeout{30};
   // A missing table: create it (true; dibs seed, dibs init, tests) or refuse naming it (false:
   // dibs enrich, dibs status). An existing table that lacks dibs's columns or its index: add them
-  // (add_columns: dibs init) or refuse with the ALTER TABLE that would (table_schema.hpp).
+  // (add_columns: dibs init) or refuse with the ALTER TABLE that would (mysql_table_schema.hpp).
   bool create_table = true;
   bool add_columns = false;
   // dibs init's record (mysql_settings.hpp): applied to source, target and done before the table
@@ -97,7 +99,7 @@ class mysql_store final : public blocking_store {
   // Runs `body` in one transaction on a pooled connection, committed when it returns (a deadlock
   // runs it again, a lost link once more on a new one): the shared rate's record (mysql_shared_rate.hpp).
   // One pooled connection, lent with no transaction: each statement commits by itself.
-  void in_session(const std::function<void(sql_session&)>& body);
+  void in_session(const std::function<void(mysql_session&)>& body);
 
   // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
   void reset_table();
@@ -110,4 +112,10 @@ class mysql_store final : public blocking_store {
   std::atomic<std::uint64_t> statements_{0};  // every mysql_real_query, for dibs bench
 };
 
-}  // namespace dibs::sql
+}  // namespace dibs::mysql
+
+namespace dibs {
+// The namespace's former name (it read like a layer shared by every SQL store; that is
+// adapters/sql, dibs::sql_common), kept for code written against it.
+namespace sql = mysql;
+}  // namespace dibs

@@ -1,0 +1,30 @@
+// What file mode's pieces (jsonl_store.cpp, jsonl_output.cpp) say of IN and of a file they
+// can't use: which lines are items, the journal header IN's size and time make, and the error
+// that names a file and the system's reason.
+#pragma once
+
+#include <adapters/jsonl/journal_format.hpp>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <sys/stat.h>
+
+namespace dibs::jsonl {
+
+[[noreturn]] inline void fail_file(const std::string& what, const std::string& path) {
+  throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
+}
+
+// A blank line of IN is no item (and no line of OUT).
+inline bool blank(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
+
+// The journal's header for IN as stat(2) found it: a journal for another IN is refused.
+inline std::string header_of(const struct stat& in) {
+  return journal_header(static_cast<std::uint64_t>(in.st_size),
+                        static_cast<std::int64_t>(in.st_mtim.tv_sec) * 1'000'000'000LL + in.st_mtim.tv_nsec);
+}
+
+}  // namespace dibs::jsonl

@@ -1,0 +1,176 @@
+#include "mysql_protocol.hpp"
+
+#include <stdexcept>
+
+namespace dibs::mysql {
+
+namespace {
+std::string q(const std::string& ident) { return "`" + ident + "`"; }
+
+std::string key_list(const std::vector<std::string>& keys) {
+  std::string out;
+  for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + keys[i];
+  return out;
+}
+
+std::string key_col(const table_names& n) { return q(n.key.column); }
+
+// The open rows: a stored generated column, 1 when the row is neither done nor failed and NULL
+// otherwise, so the index below holds only what a claim can want (MySQL has no partial indexes).
+constexpr const char* open_col = "`dibs_open`";
+}  // namespace
+
+void check_names(const table_names& n) { sql_common::check_plain_names(n, 64); }
+
+std::vector<sql_common::column_definition> dibs_columns(const table_names& n) {
+  return {
+      {n.target, q(n.target) + " JSON NULL"},
+      {"lock_by", "`lock_by` VARCHAR(128) NULL"},
+      {"lock_token", "`lock_token` BIGINT UNSIGNED NULL"},
+      {"lock_until", "`lock_until` DATETIME(6) NULL"},
+      {"attempts", "`attempts` INT NOT NULL DEFAULT 0"},
+      {"error", "`error` TEXT NULL"},
+      {"http_status", "`http_status` INT NULL"},
+      {"failed_at", "`failed_at` DATETIME(6) NULL"},
+      {"dibs_pick", "`dibs_pick` TINYINT UNSIGNED NOT NULL DEFAULT (FLOOR(RAND() * 256))"},
+      {"dibs_open", std::string(open_col) + " TINYINT AS (IF(" + q(n.target) + " IS NULL AND `failed_at` IS NULL, 1, NULL)) STORED"},
+  };
+}
+
+std::string create_table(const table_names& n) {
+  std::vector<std::string> lines{"`id` BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY", q(n.source) + " VARCHAR(255) NULL"};
+  for (const auto& column : dibs_columns(n)) lines.push_back(column.second);
+  lines.push_back("KEY `dibs_claim` (" + std::string(open_col) + ", `dibs_pick`, `lock_until`)");
+  return sql_common::create_table_statement(q(n.table), lines, " ENGINE=InnoDB");
+}
+
+std::string claimable_condition(const table_names&, std::int64_t grace_us) {
+  return std::string(open_col) + " = 1 AND (`lock_until` IS NULL OR `lock_until` < NOW(6) - INTERVAL " +
+         std::to_string(grace_us) + " MICROSECOND)";
+}
+
+std::string claim_rows(const table_names& n, std::int64_t grace_us, int from, bool at_or_above, std::size_t limit,
+                       std::int64_t lease_us) {
+  // The primary key closes the index's own order (InnoDB appends it to every secondary index);
+  // any other key would make the server sort, locking every candidate first.
+  const std::string order = n.key.primary ? ", " + key_col(n) : std::string();
+  return "SELECT " + key_text(n.key, key_col(n)) + ", " + q(n.source) + ", `attempts` + 1, NOW(6) + INTERVAL " + std::to_string(lease_us) +
+         " MICROSECOND FROM " + q(n.table) + " FORCE INDEX (`dibs_claim`) WHERE " + claimable_condition(n, grace_us) +
+         " AND `dibs_pick` " + (at_or_above ? ">= " : "< ") + std::to_string(from) +
+         " ORDER BY `dibs_pick`, `lock_until`" + order + " LIMIT " + std::to_string(limit) + " FOR UPDATE SKIP LOCKED";
+}
+
+std::string set_lease(const table_names& n, const std::vector<std::string>& keys, const std::string& by_quoted,
+                      std::uint64_t token, std::int64_t lease_us) {
+  return "UPDATE " + q(n.table) + " SET `lock_by` = " + by_quoted + ", `lock_token` = " + std::to_string(token) +
+         ", `lock_until` = NOW(6) + INTERVAL " + std::to_string(lease_us) +
+         " MICROSECOND, `attempts` = `attempts` + 1 WHERE " + key_col(n) + " IN (" + key_list(keys) + ")";
+}
+
+namespace {
+// The rows of `refs` whose lease `by` still holds: the same key and token, and (live) not
+// expired. Each row's token is its key's CASE, not a row-constructor IN ((key, token), ...):
+// MariaDB 10.11's multi-row IN matches no key with a character the column's charset spells
+// otherwise than the session's (a latin1 column's 'Zürich-1'), where `=`, IN and CASE do.
+std::string held_condition(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted,
+                           bool live) {
+  std::vector<std::string> keys;
+  std::string tokens;
+  for (const auto& r : refs) {
+    keys.push_back(r.key);
+    tokens += " WHEN " + r.key + " THEN " + std::to_string(r.token);
+  }
+  return key_col(n) + " IN (" + key_list(keys) + ") AND `lock_token` = CASE " + key_col(n) + tokens + " END AND `lock_by` = " +
+         by_quoted + (live ? " AND `lock_until` >= NOW(6)" : "");
+}
+}  // namespace
+
+std::string held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted, bool live) {
+  return "SELECT " + key_text(n.key, key_col(n)) + " FROM " + q(n.table) + " WHERE " + held_condition(n, refs, by_quoted, live) +
+         " ORDER BY " + key_col(n) + " FOR UPDATE";
+}
+
+std::string delete_held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted) {
+  return "DELETE FROM " + q(n.table) + " WHERE " + held_condition(n, refs, by_quoted, true) + " RETURNING " +
+         key_text(n.key, key_col(n));
+}
+
+namespace {
+std::string complete_set(const table_names& n, const std::vector<std::string>& keys,
+                         const std::vector<std::string>& results_quoted) {
+  std::string cases;
+  for (std::size_t i = 0; i < keys.size(); ++i) cases += " WHEN " + keys[i] + " THEN " + results_quoted[i];
+  return "UPDATE " + q(n.table) + " SET " + q(n.target) + " = CASE " + key_col(n) + cases +
+         " END, `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL, `error` = NULL";
+}
+}  // namespace
+
+std::string complete_rows(const table_names& n, const std::vector<std::string>& keys,
+                          const std::vector<std::string>& results_quoted) {
+  return complete_set(n, keys, results_quoted) + " WHERE " + key_col(n) + " IN (" + key_list(keys) + ")";
+}
+
+std::string complete_held_rows(const table_names& n, const std::vector<row_ref>& refs, const std::string& by_quoted,
+                               const std::vector<std::string>& results_quoted) {
+  std::vector<std::string> keys;
+  for (const auto& r : refs) keys.push_back(r.key);
+  return complete_set(n, keys, results_quoted) + " WHERE " + held_condition(n, refs, by_quoted, true);
+}
+
+std::string delete_rows(const table_names& n, const std::vector<std::string>& keys) {
+  return "DELETE FROM " + q(n.table) + " WHERE " + key_col(n) + " IN (" + key_list(keys) + ")";
+}
+
+std::string renew_rows(const table_names& n, const std::vector<std::string>& keys, std::int64_t lease_us) {
+  return "UPDATE " + q(n.table) + " SET `lock_until` = NOW(6) + INTERVAL " + std::to_string(lease_us) +
+         " MICROSECOND WHERE " + key_col(n) + " IN (" + key_list(keys) + ")";
+}
+
+std::string release_rows(const table_names& n, const std::vector<std::string>& keys, std::int64_t delay_us,
+                         const std::string& why_quoted) {
+  const std::string lease = delay_us <= 0
+                                ? "`lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL"
+                                : "`lock_until` = NOW(6) + INTERVAL " + std::to_string(delay_us) + " MICROSECOND";
+  return "UPDATE " + q(n.table) + " SET " + lease + ", `error` = " + why_quoted + " WHERE " + key_col(n) + " IN (" +
+         key_list(keys) + ")";
+}
+
+std::string fail_row(const table_names& n, const std::string& key, const std::string& reason_quoted, int http_status) {
+  // The row counts its own attempts (claims increment them).
+  return "UPDATE " + q(n.table) + " SET `failed_at` = NOW(6), `error` = " + reason_quoted + ", `http_status` = " +
+         std::to_string(http_status) + ", `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL WHERE " + key_col(n) +
+         " = " + key;
+}
+
+std::string stats(const table_names& n) {
+  const std::string open = std::string(open_col) + " = 1";
+  return "SELECT COALESCE(SUM(" + q(n.target) + " IS NOT NULL), 0), "
+         "COALESCE(SUM(" + q(n.target) + " IS NULL AND `failed_at` IS NOT NULL), 0), "
+         "COALESCE(SUM(" + open + " AND `lock_token` IS NULL), 0), "
+         "COALESCE(SUM(" + open + " AND `lock_token` IS NOT NULL AND `lock_until` >= NOW(6)), 0), "
+         "COALESCE(SUM(" + open + " AND `lock_token` IS NOT NULL AND `lock_until` < NOW(6)), 0) FROM " + q(n.table);
+}
+
+std::string table_columns(const table_names& n) {
+  // check_names keeps the name to [A-Za-z0-9_], so it can stand quoted as a value.
+  return "SELECT `COLUMN_NAME` FROM information_schema.`COLUMNS` WHERE `TABLE_SCHEMA` = DATABASE() AND `TABLE_NAME` = '" +
+         n.table + "' ORDER BY `ORDINAL_POSITION`";
+}
+
+std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source) {
+  return "SELECT " + key_text(n.key, key_col(n)) + (with_source ? ", " + q(n.source) : std::string()) + " FROM " + q(n.table) + " WHERE " +
+         open_col + " = 1" + (with_source && non_null_source ? " AND " + q(n.source) + " IS NOT NULL" : std::string()) +
+         " LIMIT 1";
+}
+
+std::string insert_sources(const table_names& n, const std::vector<std::string>& sources_quoted) {
+  std::string values;
+  for (std::size_t i = 0; i < sources_quoted.size(); ++i) values += (i ? ",(" : "(") + sources_quoted[i] + ")";
+  return "INSERT INTO " + q(n.table) + " (" + q(n.source) + ") VALUES " + values;
+}
+
+bool read_committed_allowed(bool log_bin, std::string_view binlog_format) {
+  return !(log_bin && binlog_format == "STATEMENT");
+}
+
+}  // namespace dibs::mysql

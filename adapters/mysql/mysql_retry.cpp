@@ -1,0 +1,44 @@
+#include "mysql_retry.hpp"
+
+namespace dibs::mysql {
+
+namespace {
+std::string q(const std::string& ident) { return "`" + ident + "`"; }
+
+std::string micros_as_seconds(std::int64_t us) {
+  // FROM_UNIXTIME takes seconds with a fraction; the session's time zone is UTC.
+  const bool negative = us < 0;
+  const auto a = negative ? -us : us;
+  std::string frac = std::to_string(a % 1'000'000);
+  frac.insert(0, 6 - frac.size(), '0');
+  return (negative ? "-" : "") + std::to_string(a / 1'000'000) + "." + frac;
+}
+}  // namespace
+
+std::string failed_condition(const table_names& n, const failed_rows& which) {
+  std::string where = q(n.target) + " IS NULL AND `failed_at` IS NOT NULL";
+  // LOCATE, not LIKE: the user's text may hold % or _, which LIKE would read as wildcards.
+  if (!which.reason_quoted.empty()) where += " AND LOCATE(" + which.reason_quoted + ", `error`) > 0";
+  // `=` in the column's collation, as failure_reasons' GROUP BY compares: the group it counted.
+  if (!which.reason_is_quoted.empty()) where += " AND COALESCE(`error`, '') = " + which.reason_is_quoted;
+  if (which.since_epoch_us) where += " AND `failed_at` >= FROM_UNIXTIME(" + micros_as_seconds(*which.since_epoch_us) + ")";
+  if (which.since_ago_us)
+    where += " AND `failed_at` >= NOW(6) - INTERVAL " + std::to_string(*which.since_ago_us) + " MICROSECOND";
+  return where;
+}
+
+std::string retry_failed_rows(const table_names& n, const failed_rows& which) {
+  return "UPDATE " + q(n.table) +
+         " SET `failed_at` = NULL, `error` = NULL, `http_status` = NULL, `attempts` = 0, `lock_by` = NULL, "
+         "`lock_token` = NULL, `lock_until` = NULL WHERE " + failed_condition(n, which);
+}
+
+std::string failure_reasons(const table_names& n, std::size_t top) {
+  const auto key = q(n.key.column);
+  return "SELECT COALESCE(`error`, ''), COUNT(*), " + key_text(n.key, "MIN(" + key + ")") + ", " +
+         key_text(n.key, "MAX(" + key + ")") + " FROM " + q(n.table) + " WHERE " +
+         failed_condition(n, {}) + " GROUP BY COALESCE(`error`, '') ORDER BY COUNT(*) DESC, COALESCE(`error`, '') LIMIT " +
+         std::to_string(top);
+}
+
+}  // namespace dibs::mysql

@@ -1,0 +1,83 @@
+// mysql_store's answers to the operator (admin_store): a pending row for the pre-flight, the
+// failed rows retried, the commonest failure reasons, the "no data" answers, who holds leases,
+// and a worker's leases released.
+#include "mysql_store_impl.hpp"
+
+#include "claimed_rows.hpp"
+#include "mysql_retry.hpp"
+#include "mysql_workers.hpp"
+
+#include <adapters/sql/sql_rows.hpp>
+
+#include "engine/src/worker_id.hpp"
+
+#include <chrono>
+
+namespace dibs::mysql {
+
+std::optional<pending_sample> mysql_store::sample_pending() {
+  return impl_->with_connection([&](mysql_connection& c) -> std::optional<pending_sample> {
+    const auto& n = impl_->names;
+    std::vector<std::string> columns;
+    for (auto& r : c.select(table_columns(n))) columns.push_back(r[0].value_or(""));
+    const bool has_source = has_column(columns, n.source);
+    auto rows = c.select(sample_open_row(n, has_source, true));
+    if (rows.empty() && has_source) rows = c.select(sample_open_row(n, true, false));
+    if (rows.empty()) return std::nullopt;
+    return sampled_row(rows[0], n.source, has_source, std::move(columns));
+  });
+}
+
+std::uint64_t mysql_store::retry_failed(const retry_filter& which) {
+  return impl_->with_connection([&](mysql_connection& c) {
+    failed_rows rows;
+    if (!which.reason_contains.empty()) rows.reason_quoted = c.quote(which.reason_contains);
+    if (which.reason_is) rows.reason_is_quoted = c.quote(*which.reason_is);  // '' quoted is not empty
+    const auto since = sql_common::since_of(which);
+    rows.since_epoch_us = since.since_epoch_us;
+    rows.since_ago_us = since.since_ago_us;
+    c.execute(retry_failed_rows(impl_->names, rows));
+    return static_cast<std::uint64_t>(c.affected());
+  });
+}
+
+std::vector<failure_reason> mysql_store::failure_reasons(std::size_t top) {
+  return impl_->with_connection([&](mysql_connection& c) {
+    std::vector<failure_reason> out;
+    for (const auto& r : c.select(mysql::failure_reasons(impl_->names, top))) out.push_back(sql_common::failure_reason_of(r, server));
+    return out;
+  });
+}
+
+// The done rows whose answer is the API's "no data" (admin_store::no_data_count). A target
+// column that holds something else than JSON makes the server refuse the question: not counted.
+std::optional<std::uint64_t> mysql_store::no_data_count() {
+  const auto& n = impl_->names;
+  try {
+    return impl_->with_connection([&](mysql_connection& c) {
+      const auto rows = c.select("SELECT COUNT(*) FROM `" + n.table + "` WHERE JSON_UNQUOTE(JSON_EXTRACT(`" + n.target +
+                                 "`, '$.status')) = 'fail'");
+      return rows.empty() ? std::uint64_t{0} : to_u64(rows[0][0]);
+    });
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::vector<lease_holder> mysql_store::lease_holders() {
+  return impl_->with_connection([&](mysql_connection& c) {
+    std::vector<lease_holder> out;
+    for (const auto& r : c.select(mysql::lease_holders(impl_->names))) out.push_back(sql_common::lease_holder_of(r, server));
+    return out;
+  });
+}
+
+std::uint64_t mysql_store::release_worker(const std::string& name) {
+  require_worker_id(name);
+  return impl_->with_connection([&](mysql_connection& c) {
+    c.execute(mysql::release_worker(impl_->names, c.quote(name), c.quote(name + "-"), name.size() + 1));
+    return static_cast<std::uint64_t>(c.affected());
+  });
+}
+
+}  // namespace dibs::mysql

@@ -1,0 +1,48 @@
+// The user's table as dibs names it, for either SQL dialect (MySQL/MariaDB: adapters/mysql,
+// PostgreSQL: adapters/postgres): the table, the source and target columns, and the key rows
+// are addressed by, of the dialect's own kind (`Key`: its row_key).
+//
+// Row states:   pending  target NULL, failed_at NULL, lock_token NULL
+//               leased   target NULL, failed_at NULL, lock_by/lock_token/lock_until set
+//               done     target set (or the row deleted, with --on-done delete)
+//               failed   failed_at set, error and http_status recorded
+#pragma once
+
+#include <cstddef>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dibs::sql_common {
+
+template <class Key>
+struct table_names {
+  std::string table = "jobs";
+  std::string source = "originatingIp";
+  std::string target = "location";
+  Key key;  // the column rows are addressed by (the table's own key, or dibs's `id`)
+};
+
+// What becomes of a done row: its target set (mark), or the row deleted (remove: --on-done delete).
+enum class on_done { mark, remove };
+
+// A column dibs keeps its claims in: its name, and its definition as CREATE TABLE and ALTER TABLE
+// ... ADD COLUMN write it. Each dialect lists its own (dibs_columns), once for both statements.
+using column_definition = std::pair<std::string, std::string>;
+
+// CREATE TABLE IF NOT EXISTS `quoted_table` (one of `lines` a line: columns, then keys) `suffix`.
+std::string create_table_statement(const std::string& quoted_table, const std::vector<std::string>& lines,
+                                   const std::string& suffix = "");
+
+// Throws std::invalid_argument unless the table, source and target are [A-Za-z0-9_]{1,max_chars},
+// source and target differ, and neither is one of `reserved` (columns dibs keeps its lease in).
+void check_plain_names(const std::string& table, const std::string& source, const std::string& target,
+                       std::size_t max_chars, std::initializer_list<const char*> reserved = {});
+
+template <class Key>
+void check_plain_names(const table_names<Key>& n, std::size_t max_chars, std::initializer_list<const char*> reserved = {}) {
+  check_plain_names(n.table, n.source, n.target, max_chars, reserved);
+}
+
+}  // namespace dibs::sql_common
