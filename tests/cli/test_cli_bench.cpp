@@ -2,6 +2,7 @@
 // a strategy the store does not have. Each exits 2 before anything is opened.
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
+#include "support/usage_error.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -9,28 +10,15 @@
 #include <vector>
 
 namespace {
-struct ran {
-  int rc;
-  std::string out;  // stdout and stderr together
-};
-
-ran dibs_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), dibs::test::dibs_binary());
-  dibs::test::child_process p(args, /*merge_stderr=*/true);
-  ran r{};
-  r.rc = p.finish(r.out);
-  return r;
-}
+using dibs::test::check_usage_error;
+using dibs::test::dibs_cli;
 // Port 1 on loopback: nothing listens, so a refusal that came after a connection attempt would
 // say "cannot connect" instead.
 const std::string nowhere_mysql = "mysql://app@127.0.0.1:1/geo";
 }  // namespace
 
 TEST_CASE("dibs bench is not for files", "[cli][bench]") {
-  const auto r = dibs_cli({"bench", "--store", "jsonl:in.jsonl"});
-  INFO(r.out);
-  CHECK(r.rc == 2);
-  CHECK_THAT(r.out, Catch::StartsWith("dibs: error: --store: dibs bench is not for files (jsonl:)"));
+  check_usage_error({"bench", "--store", "jsonl:in.jsonl"}, "dibs: error: --store: dibs bench is not for files (jsonl:)");
 }
 
 TEST_CASE("dibs bench refuses a table or collection the user names, before connecting", "[cli][bench]") {

@@ -16,20 +16,7 @@
 
 namespace fs = std::filesystem;
 
-namespace {
-struct ran {
-  int rc;
-  std::string out;  // stdout and stderr together
-};
-
-ran dibs_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), dibs::test::dibs_binary());
-  dibs::test::child_process p(args, /*merge_stderr=*/true);
-  ran r{};
-  r.rc = p.finish(r.out);
-  return r;
-}
-}  // namespace
+using dibs::test::dibs_cli;
 
 TEST_CASE("dibs enrich refuses --rate-scope store without --rate, and a scope it has not, naming the flag", "[cli][usage][shared-rate]") {
   auto r = dibs_cli({"enrich", "--store", "jsonl:x.jsonl", "--out", "y.jsonl", "--url", "http://127.0.0.1:1/json/{ip}",

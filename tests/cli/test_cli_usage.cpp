@@ -2,26 +2,15 @@
 // returns (exit 2 for every usage error; --help and --version exit 0).
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
+#include "support/usage_error.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <vector>
 
-namespace {
-struct ran {
-  int rc;
-  std::string out;  // stdout and stderr together
-};
-
-ran dibs_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), dibs::test::dibs_binary());
-  dibs::test::child_process p(args, /*merge_stderr=*/true);
-  ran r{};
-  r.rc = p.finish(r.out);
-  return r;
-}
-}  // namespace
+using dibs::test::check_usage_error;
+using dibs::test::dibs_cli;
 
 TEST_CASE("a misspelled command exits 2 and names the command meant", "[cli][usage]") {
   const auto r = dibs_cli({"enrch", "--store", "jsonl:x.jsonl"});
@@ -32,17 +21,12 @@ TEST_CASE("a misspelled command exits 2 and names the command meant", "[cli][usa
 }
 
 TEST_CASE("a misspelled flag exits 2 and names the flag meant, before any missing required flag", "[cli][usage]") {
-  const auto r = dibs_cli({"enrich", "--stroe", "jsonl:x.jsonl"});
-  INFO(r.out);
-  CHECK(r.rc == 2);
-  CHECK_THAT(r.out, Catch::StartsWith("dibs: error: dibs enrich has no flag --stroe; did you mean --store?"));
+  check_usage_error({"enrich", "--stroe", "jsonl:x.jsonl"},
+                    "dibs: error: dibs enrich has no flag --stroe; did you mean --store?");
 }
 
 TEST_CASE("a missing required flag exits 2 with the dibs prefix", "[cli][usage]") {
-  const auto r = dibs_cli({"status"});
-  INFO(r.out);
-  CHECK(r.rc == 2);
-  CHECK_THAT(r.out, Catch::StartsWith("dibs: error: --store is required"));
+  check_usage_error({"status"}, "dibs: error: --store is required");
 }
 
 TEST_CASE("with --log-json a usage error is one JSON line", "[cli][usage]") {

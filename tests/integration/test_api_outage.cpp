@@ -13,6 +13,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "support/engine_configs.hpp"
 #include "support/eventually.hpp"
 
 #include <catch2/catch.hpp>
@@ -28,11 +29,7 @@ using namespace std::chrono_literals;
 namespace {
 
 engine_config outage_config() {
-  engine_config c;
-  c.shards = 2;
-  c.concurrency = 20;
-  c.claim_batch = 10;
-  c.lease = 30s;
+  auto c = test::config_of(2, 20, 10, 30s);
   c.max_attempts = 1;  // an attempt spent on the outage fails the item
   c.circuit_trip_after = 3;
   c.circuit_probe_min = 100ms;

@@ -1,5 +1,7 @@
 // Whole engine runs on the memory store: through the real stub over HTTP, and with small
 // custom processors that provoke shutdown, lease loss, renewal and retries deterministically.
+#include "support/engine_configs.hpp"
+
 #include <dibs/http/http_processor.hpp>
 #include <dibs/stores/memory_store.hpp>
 #include <dibs/ipapi/ipapi_stub.hpp>
@@ -24,11 +26,7 @@ using namespace std::chrono_literals;
 
 namespace {
 engine_config small_config() {
-  engine_config c;
-  c.shards = 2;
-  c.concurrency = 200;
-  c.claim_batch = 50;
-  c.lease = 60s;
+  auto c = test::config_of(2, 200, 50, 60s);
   c.grace = 1s;
   c.shutdown_timeout = 10s;
   return c;

@@ -2,6 +2,8 @@
 // to refuse or to be unreachable the way a SQL server is: a refused statement refuses the whole
 // batch; an unreachable store fails every write until it is back. (The same on a real MariaDB:
 // tests/mysql/test_mysql_poison.cpp.)
+#include "support/engine_configs.hpp"
+
 #include <dibs/stores/memory_store.hpp>
 
 #include <dibs/engine.hpp>
@@ -63,14 +65,7 @@ class instant_processor final : public processor {
   }
 };
 
-engine_config config() {
-  engine_config c;
-  c.shards = 1;
-  c.concurrency = 40;
-  c.claim_batch = 25;
-  c.lease = 60s;
-  return c;
-}
+engine_config config() { return test::config_of(1, 40, 25, 60s); }
 
 // Runs the engine until it ends by itself (true) or `limit` passes (false; then it is stopped).
 bool run_to_end(engine& e, std::chrono::seconds limit = 60s) {

@@ -3,10 +3,11 @@
 // keeps running, calling a stub API, all on an io_context of its own thread.
 #pragma once
 
+#include "support/memory_admin.hpp"
+
 #include <dibs/ipapi/ipapi_stub.hpp>
 #include <dibs/control/control_server.hpp>
 #include <dibs/http/http_processor.hpp>
-#include <dibs/stores/memory_store.hpp>
 
 #include <dibs/engine.hpp>
 
@@ -19,23 +20,9 @@
 
 namespace dibs::test {
 
-class counting_store final : public store {
+class counting_store final : public counted_memory<store> {
  public:
-  std::atomic<int> stats_calls{0};
-  awaitable<std::vector<job>> claim(claim_request r) override { return inner_.claim(std::move(r)); }
-  awaitable<write_result> complete(std::vector<completion> b) override { return inner_.complete(std::move(b)); }
-  awaitable<renew_result> renew(std::vector<renewal> b, millis l) override { return inner_.renew(std::move(b), l); }
-  awaitable<write_result> release(std::vector<release_item> b) override { return inner_.release(std::move(b)); }
-  awaitable<write_result> fail(std::vector<failure> b) override { return inner_.fail(std::move(b)); }
-  awaitable<store_stats> stats() override {
-    ++stats_calls;
-    return inner_.stats();
-  }
   std::string describe() const override { return "counting " + inner_.describe(); }
-  memory_store& inner() { return inner_; }
-
- private:
-  memory_store inner_;
 };
 
 struct controlled_engine {

@@ -10,10 +10,12 @@
 
 namespace dibs::test {
 
-class memory_admin final : public admin_store {
+// A memory store behind `Base`'s interface (store, admin_store) that counts its stats() calls: a
+// full-table count on a real store.
+template <class Base>
+class counted_memory : public Base {
  public:
   std::atomic<int> stats_calls{0};
-  std::atomic<int> holders_calls{0};
 
   awaitable<std::vector<job>> claim(claim_request r) override { return inner_.claim(std::move(r)); }
   awaitable<write_result> complete(std::vector<completion> b) override { return inner_.complete(std::move(b)); }
@@ -24,8 +26,17 @@ class memory_admin final : public admin_store {
     ++stats_calls;
     return inner_.stats();
   }
-  std::string describe() const override { return "memory (admin)"; }
+  memory_store& inner() { return inner_; }
 
+ protected:
+  memory_store inner_;
+};
+
+class memory_admin final : public counted_memory<admin_store> {
+ public:
+  std::atomic<int> holders_calls{0};
+
+  std::string describe() const override { return "memory (admin)"; }
   std::size_t seed(std::size_t n, std::uint64_t seed) override {
     inner_.seed_random_ips(n, seed);
     return n;
@@ -36,11 +47,6 @@ class memory_admin final : public admin_store {
     return inner_.lease_holders_now();
   }
   std::uint64_t release_worker(const std::string& name) override { return inner_.release_worker_now(name); }
-
-  memory_store& inner() { return inner_; }
-
- private:
-  memory_store inner_;
 };
 
 }  // namespace dibs::test

@@ -43,6 +43,16 @@ inline std::pair<int, std::string> run_dibs_within(std::chrono::seconds bound, s
   return {rc, std::move(out)};
 }
 
+// What a run printed (stdout and stderr together) and its exit code, by name.
+struct ran {
+  int rc;
+  std::string out;
+};
+inline ran dibs_cli(std::vector<std::string> args) {
+  auto [rc, out] = run_dibs(std::move(args));
+  return {rc, std::move(out)};
+}
+
 inline int run_dibs(const std::vector<std::string>& args, std::string& out) {
   auto [rc, text] = run_dibs(args);
   out = std::move(text);
