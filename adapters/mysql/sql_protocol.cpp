@@ -1,5 +1,7 @@
 #include "sql_protocol.hpp"
 
+#include <dibs/setting_error.hpp>
+
 #include <stdexcept>
 
 namespace dibs::sql {
@@ -27,7 +29,7 @@ void check_names(const table_names& n) {
       if (!(std::isalnum(c) || c == '_'))
         throw std::invalid_argument("bad SQL name '" + *name + "': use letters, digits and _ only");
   }
-  if (n.source == n.target) throw std::invalid_argument("--source and --target must be different columns");
+  if (n.source == n.target) throw std::invalid_argument(setting_name("source") + " and " + setting_name("target") + " must be different columns");
 }
 
 std::string create_table(const table_names& n) {

@@ -31,7 +31,7 @@ std::string alter_table(const table_names& n, const schema_gap& gap);
 
 // The refusal of a table that lacks dibs's columns (a missing source column is
 // missing_table_error::source_column's), one line: the table, the missing column names, the ALTER TABLE, and `init_hint`
-// ("dibs init --store <redacted URI>").
+// (init_hint.hpp: the command that prepares the table).
 std::string gap_message(const table_names& n, const schema_gap& gap,
                         const std::string& init_hint);
 

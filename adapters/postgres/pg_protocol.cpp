@@ -1,6 +1,7 @@
 #include "pg_protocol.hpp"
 
 #include <dibs/reason_text.hpp>
+#include <dibs/setting_error.hpp>
 
 #include <cctype>
 #include <stdexcept>
@@ -51,7 +52,7 @@ void check_names(const table_names& n) {
       if (!(std::isalnum(c) || c == '_'))
         throw std::invalid_argument("bad SQL name '" + *name + "': use letters, digits and _ only");
   }
-  if (n.source == n.target) throw std::invalid_argument("--source and --target must be different columns");
+  if (n.source == n.target) throw std::invalid_argument(setting_name("source") + " and " + setting_name("target") + " must be different columns");
   for (const auto* name : {&n.source, &n.target})
     for (const char* own : own_columns)
       if (*name == own) throw std::invalid_argument("'" + *name + "' is a column dibs keeps its lease in: choose another name");
