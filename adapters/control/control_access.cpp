@@ -1,5 +1,7 @@
 #include "control_access.hpp"
 
+#include <dibs/setting_error.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -133,19 +135,20 @@ std::optional<refusal> check_control_request(const control_access& access, const
   // A program's key. Another scheme (a proxy's Basic credentials passed on) is not ours to judge.
   if (r.authorization && lower(r.authorization->substr(0, 7)) == "bearer ") {
     if (access.key.empty())
-      return refusal{401, "these controls were given no key, so no program's POST is taken (dibs: "
-                          "--control-key-file FILE or DIBS_CONTROL_KEY)"};
+      return refusal{401, "these controls were given no key, so no program's POST is taken (dibs: " +
+                              setting_name("control_key_file") + " FILE or DIBS_CONTROL_KEY)"};
     if (!same_token(r.authorization->substr(7), access.key))
       return refusal{401, "the header Authorization does not carry the controls' key"};
     return std::nullopt;
   }
   if (r.origin) return refusal{403, "a POST from a browser needs the page's token (header X-Dibs-Token): reload the page"};
   if (access.key.empty())
-    return refusal{401, "these controls were given no key, so no program's POST is taken (dibs: "
-                        "--control-key-file FILE or DIBS_CONTROL_KEY, then the header Authorization: Bearer KEY); "
-                        "the dashboard's buttons work from this host"};
-  return refusal{401, "a POST needs the controls' key: the header Authorization: Bearer KEY (dibs: the key of "
-                      "--control-key-file or DIBS_CONTROL_KEY)"};
+    return refusal{401, "these controls were given no key, so no program's POST is taken (dibs: " +
+                            setting_name("control_key_file") +
+                            " FILE or DIBS_CONTROL_KEY, then the header Authorization: Bearer KEY); "
+                            "the dashboard's buttons work from this host"};
+  return refusal{401, "a POST needs the controls' key: the header Authorization: Bearer KEY (dibs: the key of " +
+                          setting_name("control_key_file") + " or DIBS_CONTROL_KEY)"};
 }
 
 std::string make_control_token() {

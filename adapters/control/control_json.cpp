@@ -4,6 +4,7 @@
 #include <dibs/http/rate_limiter.hpp>
 
 #include "engine/src/json_text.hpp"
+#include <dibs/setting_error.hpp>
 #include "engine/src/worker_id.hpp"
 
 #include <simdjson.h>
@@ -113,7 +114,7 @@ parsed_body<double> rate_body(const std::string& body) {
     r.value = n;
     return r;
   }
-  r.error = "\"rate\" must be N/s, N/min or N/h (as --rate), a number per second, or null for no limit";
+  r.error = "\"rate\" must be N/s, N/min or N/h (as " + setting_name("rate") + "), a number per second, or null for no limit";
   return r;
 }
 

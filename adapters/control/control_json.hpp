@@ -27,7 +27,7 @@ struct parsed_body {
 parsed_body<std::string> release_body(const std::string& body);
 // {"concurrency":N}: 1 to 1,000,000.
 parsed_body<std::size_t> concurrency_body(const std::string& body);
-// {"rate":"45/min"} (as --rate takes it), {"rate":0.75} (per second), or {"rate":null} (no
+// {"rate":"45/min"} (as the rate setting takes it), {"rate":0.75} (per second), or {"rate":null} (no
 // limit): requests per second, 0 for none.
 parsed_body<double> rate_body(const std::string& body);
 // {"reason":"text"}: the failures whose reason contains it ({} or {"reason":""}: every failure);

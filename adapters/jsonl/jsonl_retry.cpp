@@ -1,6 +1,8 @@
 // jsonl_store's `dibs retry` and failure breakdown (failed_lines.hpp has the rules), and its lease holders.
 #include <dibs/stores/jsonl_store.hpp>
 
+#include <dibs/setting_error.hpp>
+
 #include "failed_lines.hpp"
 #include "journal_file.hpp"
 #include "journal_format.hpp"
@@ -49,9 +51,11 @@ std::vector<std::size_t> item_lines(const std::string& in) {
 
 std::uint64_t jsonl_store::retry_failed(const retry_filter& which) {
   if (which.since || which.since_ago)
-    throw std::invalid_argument("--since: file mode records no failure times; select with --reason, or retry every failed line");
+    throw std::invalid_argument(setting_name("since") + ": file mode records no failure times; select with " +
+                                setting_name("reason") + ", or retry every failed line");
   if (opts_.out.empty())
-    throw std::invalid_argument("dibs retry in file mode needs --out OUT.jsonl: the run's failures are in OUT.jsonl.journal or OUT.jsonl");
+    throw std::invalid_argument("dibs retry in file mode needs " + setting_name("out") +
+                                " OUT.jsonl: the run's failures are in OUT.jsonl.journal or OUT.jsonl");
   std::lock_guard op(op_mutex_);
   const std::string path = opts_.out + ".journal";
   const auto header = header_for(opts_.in);

@@ -7,6 +7,7 @@
 #include "private_file.hpp"
 
 #include <dibs/ipv4_ranges.hpp>
+#include <dibs/setting_error.hpp>
 #include "engine/src/skewed_draw.hpp"
 #include "engine/src/json_text.hpp"
 #include <dibs/log.hpp>
@@ -65,9 +66,9 @@ jsonl_store::jsonl_store(jsonl_options opts)
       opts_(std::move(opts)),
       mem_(memory_options(opts_, [this] { return frozen_now_ ? *frozen_now_ : store_clock::now(); })) {
   if (opts_.target.find('.') != std::string::npos)
-    throw std::invalid_argument("--target '" + opts_.target + "': file mode writes a top-level field");
+    throw std::invalid_argument(setting_name("target") + " '" + opts_.target + "': file mode writes a top-level field");
   if (opts_.target == own_member)
-    throw std::invalid_argument("--target '" + opts_.target + "': file mode keeps its own record of a line there; choose another name");
+    throw std::invalid_argument(setting_name("target") + " '" + opts_.target + "': file mode keeps its own record of a line there; choose another name");
   struct stat in_stat {};
   const bool have_in = ::stat(opts_.in.c_str(), &in_stat) == 0;
   if (!have_in && !opts_.read_only) fail_file("cannot read the input", opts_.in);
@@ -82,7 +83,7 @@ jsonl_store::jsonl_store(jsonl_options opts)
   std::unordered_map<std::size_t, bool> finished;  // line -> done (true) or failed
   if (!opts_.out.empty() && have_in) {
     if (!opts_.read_only && exists_here(opts_.out) && !exists_here(journal))
-      throw std::runtime_error("the output " + opts_.out + " exists (a finished run?): remove it or choose another --out");
+      throw std::runtime_error("the output " + opts_.out + " exists (a finished run?): remove it or choose another " + setting_name("out"));
     // Opened (and locked) before it is read: a symbolic link there is refused, not read.
     journal_ = std::make_unique<journal_file>(journal, opts_.read_only);
     const auto header = header_of(in_stat);
@@ -368,7 +369,7 @@ std::size_t jsonl_store::seed(std::size_t n, std::uint64_t seed) { return seed_s
 
 std::size_t jsonl_store::seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) {
   if (opts_.source.find('.') != std::string::npos)
-    throw std::invalid_argument("seeding a file writes a top-level --source, not '" + opts_.source + "'");
+    throw std::invalid_argument("seeding a file writes a top-level " + setting_name("source") + ", not '" + opts_.source + "'");
   std::ofstream out(opts_.in, std::ios::app | std::ios::binary);
   if (!out) fail_file("cannot append to", opts_.in);
   ipv4_draw draw(n, distinct, seed);

@@ -3,6 +3,7 @@
 #include "json_members.hpp"
 
 #include "engine/src/log_escape.hpp"
+#include <dibs/setting_error.hpp>
 
 #include <simdjson.h>
 
@@ -63,11 +64,11 @@ line_keys read_line_keys(std::string_view text, const std::string& field, const 
       std::string problem;
       key = line_key(line, field, problem);
       if (!key)
-        throw std::invalid_argument("--id-field " + field + ": line " + std::to_string(n) + " of " + file + " " + problem +
-                                    " (with --id-field every line is named by it, so each needs its own)");
+        throw std::invalid_argument(setting_name("id_field") + " " + field + ": line " + std::to_string(n) + " of " + file + " " + problem +
+                                    " (with " + setting_name("id_field") + " every line is named by it, so each needs its own)");
     }
     if (const auto seen = keys.line_of_key.find(*key); seen != keys.line_of_key.end())
-      throw std::invalid_argument("--id-field " + field + ": lines " + std::to_string(seen->second) + " and " +
+      throw std::invalid_argument(setting_name("id_field") + " " + field + ": lines " + std::to_string(seen->second) + " and " +
                                   std::to_string(n) + " of " + file + " both have '" + log::escape_controls(*key) +
                                   "' (a name must find its one line again)");
     keys.add(n, std::move(*key));

@@ -1,5 +1,7 @@
 #include "piped_jsonl.hpp"
 
+#include <dibs/setting_error.hpp>
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -81,15 +83,15 @@ piped_jsonl_store::~piped_jsonl_store() {
 std::string piped_jsonl_store::describe() const { return "jsonl stdin -> stdout"; }
 
 std::size_t piped_jsonl_store::seed(std::size_t, std::uint64_t) {
-  throw std::invalid_argument("--store jsonl:- reads its items from stdin: there is no file to seed");
+  throw std::invalid_argument(setting_name("store") + " jsonl:- reads its items from stdin: there is no file to seed");
 }
 
 store_stats piped_jsonl_store::stats_blocking() { return inner_->stats_blocking(); }
 
 std::string piped_jsonl_store::finish(bool drained) {
   if (!drained)
-    return "the run was cut short: nothing is written to stdout, and input from stdin can't be resumed "
-           "(give files, --store jsonl:IN.jsonl --out OUT.jsonl, for a run that can)";
+    return "the run was cut short: nothing is written to stdout, and input from stdin can't be resumed (give files, " +
+           setting_name("store") + " jsonl:IN.jsonl " + setting_name("out") + " OUT.jsonl, for a run that can)";
   const auto said = inner_->finish(true);  // writes out.jsonl in stdin's order
   const std::string out = dir_ + "/out.jsonl";
   std::fflush(stdout);

@@ -1,5 +1,7 @@
 #include "private_file.hpp"
 
+#include <dibs/setting_error.hpp>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,27 +14,27 @@
 namespace dibs::jsonl {
 
 namespace {
-[[noreturn]] void refuse_link(const std::string& what, const std::string& path, const std::string& flag) {
+[[noreturn]] void refuse_link(const std::string& what, const std::string& path, const std::string& setting) {
   throw std::runtime_error(what + " " + path +
                            " is a symbolic link: dibs does not follow it (it would write into the file it points to); "
-                           "remove it, or choose another " + flag);
+                           "remove it, or choose another " + setting_name(setting));
 }
 }  // namespace
 
-int open_private(const std::string& path, int flags, const std::string& what, const std::string& flag) {
+int open_private(const std::string& path, int flags, const std::string& what, const std::string& setting) {
   // O_NONBLOCK: a FIFO planted at the path must not hang the open; it is refused below.
   const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
   if (fd < 0) {
     const int err = errno;
     struct stat st {};
     if (err == ELOOP || ((flags & O_EXCL) && err == EEXIST && ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)))
-      refuse_link(what, path, flag);
+      refuse_link(what, path, setting);
     throw std::runtime_error("cannot open " + what + " " + path + ": " + std::strerror(err));
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw std::runtime_error(what + " " + path + " is not a regular file: remove it, or choose another " + flag);
+    throw std::runtime_error(what + " " + path + " is not a regular file: remove it, or choose another " + setting_name(setting));
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return fd;

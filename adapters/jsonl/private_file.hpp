@@ -11,10 +11,10 @@
 namespace dibs::jsonl {
 
 // open(2) with O_NOFOLLOW and O_CLOEXEC added, mode 0600 for a new file; `what` names the file
-// in errors ("the journal"), `flag` the setting that chose it ("choose another --out"). Throws
+// in errors ("the journal"), `setting` the one that chose it ("choose another " + its name). Throws
 // std::runtime_error naming `path`: a symbolic link, not a regular file, or the system's error.
 // Returns the descriptor.
-int open_private(const std::string& path, int flags, const std::string& what, const std::string& flag = "--out");
+int open_private(const std::string& path, int flags, const std::string& what, const std::string& setting = "out");
 
 // Writes all of `data` at `offset` (pwrite, retried on EINTR and short writes); false with
 // errno set when the system refuses.

@@ -1,6 +1,7 @@
 #include "change_watcher.hpp"
 
 #include <dibs/log.hpp>
+#include <dibs/setting_error.hpp>
 
 #include <memory>
 
@@ -32,7 +33,7 @@ bool change_watcher::start(std::function<void()> on_change) {
   // The first next() sends the aggregate: a server without change streams answers an error.
   const bool first = mongoc_change_stream_next(s->stream.get(), &event);
   if (mongoc_change_stream_error_document(s->stream.get(), &err, &err_doc)) {
-    log::info("mongodb: no change streams here (", driver_error_text(err), "); --follow polls instead");
+    log::info("mongodb: no change streams here (", driver_error_text(err), "); ", setting_name("follow"), " polls instead");
     return false;
   }
   if (first) on_change();
@@ -46,7 +47,7 @@ bool change_watcher::start(std::function<void()> on_change) {
         continue;
       }
       if (mongoc_change_stream_error_document(s->stream.get(), &e, nullptr)) {
-        log::warn("mongodb: the change stream ended (", driver_error_text(e), "); --follow polls instead");
+        log::warn("mongodb: the change stream ended (", driver_error_text(e), "); ", setting_name("follow"), " polls instead");
         break;
       }
     }

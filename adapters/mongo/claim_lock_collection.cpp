@@ -14,6 +14,7 @@
 
 #include <dibs/log.hpp>
 #include "engine/src/reason_text.hpp"
+#include <dibs/setting_error.hpp>
 
 #include <algorithm>
 
@@ -132,13 +133,13 @@ class lock_collection final : public claimer {
       if (!mongoc_collection_update_many(locks, lock_takeover_filter(taken, expired_before, req.max_attempts, true).get(),
                                          lock_takeover_update(req.by, token, t, t + req.lease, false).get(), nullptr,
                                          reply.out(), &err))
-        throw mongo_error("taking the locks of documents at --max-attempts", err);
+        throw mongo_error("taking the locks of documents at " + setting_name("max_attempts"), err);
       auto lock_proj = id_projection();
       BSON_APPEND_INT32(lock_proj.get(), "attempts", 1);
       std::vector<fenced_update> writes;
       std::vector<lease_ref> mine;
       for (auto& l : find_docs(locks, lock_token_filter(token).get(), find_opts(lock_proj.get(), 0).get(),
-                               "reading the locks of documents at --max-attempts")) {
+                               "reading the locks of documents at " + setting_name("max_attempts"))) {
         const auto id = doc_id(l.get());
         if (!id) continue;
         const int attempts = read_int(l.get(), "attempts", req.max_attempts);
@@ -148,12 +149,12 @@ class lock_collection final : public claimer {
         mine.push_back(lease_ref{id_to_text(id->value()), req.by, token});
       }
       if (mine.empty()) return;
-      const auto out = bulk_update(coll, writes, "failing documents at --max-attempts");
+      const auto out = bulk_update(coll, writes, "failing documents at " + setting_name("max_attempts"));
       if (out.matched > 0)
         log::warn("mongodb: ", out.matched, " document(s) failed: ", exhausted_attempts_reason(req.max_attempts));
       remove_locks(locks, mine);
     } catch (const std::exception& e) {
-      log::warn("mongodb: failing the documents at --max-attempts: ", e.what(), " (the next claim tries again)");
+      log::warn("mongodb: failing the documents at ", setting_name("max_attempts"), ": ", e.what(), " (the next claim tries again)");
     }
   }
 

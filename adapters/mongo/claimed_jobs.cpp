@@ -8,6 +8,7 @@
 
 #include <dibs/log.hpp>
 #include "engine/src/reason_text.hpp"
+#include <dibs/setting_error.hpp>
 
 namespace dibs::mongo {
 
@@ -32,7 +33,7 @@ std::int64_t fail_exhausted(mongoc_collection_t* coll, const field_names& f, sto
   if (!mongoc_collection_update_many(coll, exhausted_filter(f, expired_before, max_attempts).get(),
                                      failure_update(f, exhausted_attempts_reason(max_attempts), 0, max_attempts, now).get(),
                                      nullptr, reply.out(), &err)) {
-    log::warn("mongodb: failing the documents at --max-attempts: ", driver_error_text(err), " (the next claim tries again)");
+    log::warn("mongodb: failing the documents at ", setting_name("max_attempts"), ": ", driver_error_text(err), " (the next claim tries again)");
     return 0;
   }
   const auto failed = reply_int(reply.get(), "modifiedCount");

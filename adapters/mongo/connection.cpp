@@ -4,6 +4,7 @@
 #include "write_concern.hpp"
 
 #include <dibs/log.hpp>
+#include <dibs/setting_error.hpp>
 #include "engine/src/uri_redact.hpp"
 
 #include <mutex>
@@ -51,7 +52,7 @@ connection::connection(const std::string& uri, std::size_t clients, bool count_c
   redacted_ = redact_uri(uri);
   bson_error_t err;
   uri_.reset(mongoc_uri_new_with_error(uri.c_str(), &err));
-  if (!uri_) throw std::invalid_argument("bad --store URI '" + redacted_ + "': " + redact_driver_message(err.message, uri));
+  if (!uri_) throw std::invalid_argument("bad " + setting_name("store") + " URI '" + redacted_ + "': " + redact_driver_message(err.message, uri));
   mongoc_uri_t* u = uri_.get();
   // Fail fast when nothing answers, unless the user chose otherwise in the URI.
   if (!mongoc_uri_has_option(u, MONGOC_URI_SERVERSELECTIONTIMEOUTMS))
@@ -61,7 +62,7 @@ connection::connection(const std::string& uri, std::size_t clients, bool count_c
   if (const auto wc = apply_write_concern(u, redacted_); wc.majority) log::info("mongodb: ", wc.description);
   else log::warn("mongodb: ", wc.description, ": a failover can roll back a write fewer than a majority acknowledged");
   pool_.reset(mongoc_client_pool_new(u));
-  if (!pool_) throw std::invalid_argument("bad --store URI '" + redacted_ + "': the driver refused its options");
+  if (!pool_) throw std::invalid_argument("bad " + setting_name("store") + " URI '" + redacted_ + "': the driver refused its options");
   mongoc_client_pool_set_error_api(pool_.get(), MONGOC_ERROR_API_VERSION_2);
   // A URI's maxPoolSize is the user's bound, kept as given (callers then wait their turn for a
   // client); otherwise one client for each of the store's callers.

@@ -1,7 +1,7 @@
 // The MongoDB driver's own messages, routed through dibs's logger. Left alone, mongoc prints its
 // warnings straight to stderr in its own format ("2026/11/23 08:42:52.0786: [ 3562]: WARNING:
-// mongoc: ..."), which breaks --log-json (every stderr line one JSON object) and ignores
-// --log-level. Seen on a machine without a writable /dev/shm: "Falling back to malloc for
+// mongoc: ..."), which breaks JSON logs (every stderr line one JSON object) and ignores the
+// log level. Seen on a machine without a writable /dev/shm: "Falling back to malloc for
 // counters" on every run.
 #pragma once
 

@@ -10,6 +10,7 @@
 
 #include "engine/src/init_hint.hpp"
 #include <dibs/log.hpp>
+#include <dibs/setting_error.hpp>
 
 #include <stdexcept>
 
@@ -37,18 +38,21 @@ namespace {
 
 // `dibs init` with the flags that name what this store opened (the URI redacted).
 std::string init_command(const std::string& redacted_uri, const mongo_options& o) {
-  std::string cmd = init_hint(redacted_uri, o.names.source, o.names.target) + " --db " + o.db + " --collection " + o.collection;
-  if (o.names.lock != "lock") cmd += " --lock-field " + o.names.lock;
+  std::string cmd = init_hint(redacted_uri, o.names.source, o.names.target) + " " + setting_name("db") + " " + o.db + " " +
+                    setting_name("collection") + " " + o.collection;
+  if (o.names.lock != "lock") cmd += " " + setting_name("lock_field") + " " + o.names.lock;
   return cmd;
 }
 
 const mongo_options& checked(const mongo_options& o) {
-  if (o.db.empty()) throw std::invalid_argument("--db must not be empty");
-  if (o.collection.empty()) throw std::invalid_argument("--collection must not be empty");
+  if (o.db.empty()) throw setting_error("db", "must not be empty");
+  if (o.collection.empty()) throw setting_error("collection", "must not be empty");
   if (o.names.source.empty() || o.names.target.empty() || o.names.lock.empty())
-    throw std::invalid_argument("--source, --target and --lock-field must not be empty");
+    throw std::invalid_argument(setting_name("source") + ", " + setting_name("target") + " and " + setting_name("lock_field") +
+                                " must not be empty");
   if (o.names.target == o.names.lock || o.names.source == o.names.target)
-    throw std::invalid_argument("--source, --target and --lock-field must name different fields");
+    throw std::invalid_argument(setting_name("source") + ", " + setting_name("target") + " and " + setting_name("lock_field") +
+                                " must name different fields");
   return o;
 }
 
@@ -83,7 +87,7 @@ mongo_store::mongo_store(mongo_options opts)
     const std::string said = e.what();
     const std::string prefix = "cannot reach MongoDB at " + conn.redacted();
     mongo_error told((said.rfind(prefix, 0) == 0 ? said : prefix + ": " + said) +
-                     "; check that the server is running and that --store names it (host, port, replicaSet)");
+                     "; check that the server is running and that " + setting_name("store") + " names it (host, port, replicaSet)");
     told.domain = e.domain;
     told.code = e.code;
     throw told;
@@ -108,9 +112,9 @@ void mongo_store::start() {
     // as failed), so a run still ends; the user decides what the field should be.
     if (const auto foreign = count_foreign_leases(ctx); foreign > 0)
       log::warn("mongodb: ", foreign, " document(s) of ", ctx.opts.db, ".", ctx.opts.collection,
-                " hold in --lock-field ", ctx.opts.names.lock,
+                " hold in ", setting_name("lock_field"), " ", ctx.opts.names.lock,
                 " a value dibs did not write (not a document): dibs leaves them alone and counts them as failed; "
-                "choose another --lock-field, or remove that field from them");
+                "choose another ", setting_name("lock_field"), ", or remove that field from them");
   }
   if (ctx.opts.detect_lock_collection && ctx.opts.strategy != claim_strategy::lock_collection)
     impl_->lock_collection_found = lock_collection_in_use(ctx);

@@ -8,6 +8,7 @@
 #include "store_context.hpp"
 
 #include <dibs/ipv4_ranges.hpp>
+#include <dibs/setting_error.hpp>
 #include "engine/src/skewed_draw.hpp"
 #include <dibs/missing_table_error.hpp>
 
@@ -81,7 +82,7 @@ void require_target_field(store_context& ctx, const std::string& init_command) {
   const auto any = find_docs(coll.get(), make_bson().get(), find_opts(nullptr, 1).get(), "reading a document");
   if (any.empty()) return;  // an empty collection: nothing is pending, nothing to tell
   // The user's names (the lease field is dibs's), and of those the ones that could hold answers
-  // (an object, or null: pending): the "did you mean" picks among these, as a forgotten --target
+  // (an object, or null: pending): the "did you mean" picks among these, as a forgotten target setting
   // (the default, location) is rarely a typo of the field meant.
   std::vector<std::string> names, answer_like;
   bson_iter_t it;
@@ -97,7 +98,7 @@ void require_target_field(store_context& ctx, const std::string& init_command) {
   for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + n;
   throw missing_table_error("field", f.target, "collection " + ctx.opts.db + "." + ctx.opts.collection,
                             std::move(answer_like),
-                            "a document has: " + listed + ". A field that is new: --new-target, or record it once with " +
+                            "a document has: " + listed + ". A field that is new: " + setting_name("new_target") + ", or record it once with " +
                                 init_command);
 }
 

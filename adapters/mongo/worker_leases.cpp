@@ -9,6 +9,7 @@
 #include "store_admin.hpp"
 #include "store_context.hpp"
 
+#include <dibs/setting_error.hpp>
 #include "engine/src/worker_id.hpp"
 
 #include <algorithm>
@@ -127,7 +128,7 @@ std::uint64_t release_worker_blocking(store_context& ctx, bool lock_collection, 
   auto c = ctx.conn.client();
   bson_error_t err;
   driver_reply reply;
-  const std::string why = "released by an operator (dibs release --worker " + name + ")";
+  const std::string why = "released by an operator (dibs release " + setting_name("worker") + " " + name + ")";
   if (lock_collection) {
     auto locks = ctx.locks(c.get());
     if (!mongoc_collection_update_many(locks.get(), worker_lock_filter(name).get(),

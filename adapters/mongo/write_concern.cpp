@@ -1,5 +1,7 @@
 #include "write_concern.hpp"
 
+#include <dibs/setting_error.hpp>
+
 #include "driver_handles.hpp"
 
 #include <stdexcept>
@@ -23,7 +25,7 @@ write_concern_choice apply_write_concern(mongoc_uri_t* uri, const std::string& r
   const mongoc_write_concern_t* given = mongoc_uri_get_write_concern(uri);
   if (mongoc_uri_has_option(uri, MONGOC_URI_W)) {
     if (mongoc_write_concern_get_w(given) == MONGOC_WRITE_CONCERN_W_UNACKNOWLEDGED)
-      throw std::invalid_argument("bad --store URI '" + redacted +
+      throw std::invalid_argument("bad " + setting_name("store") + " URI '" + redacted +
                                   "': w=0 (unacknowledged) can't tell whether a fenced write applied; use w=majority");
     return {describe(given) + " (from the URI)", mongoc_write_concern_get_wmajority(given)};
   }

@@ -1,5 +1,7 @@
 #include "mysql_endpoint.hpp"
 
+#include <dibs/setting_error.hpp>
+
 #include <mariadb_version.h>
 
 namespace dibs::mysql {
@@ -20,7 +22,7 @@ std::string endpoint_text(const mysql_uri& u, const char* env_socket) {
 std::string endpoint_hint(const mysql_uri& u) {
   if (!uses_unix_socket(u) || !u.socket.empty()) return {};
   return " (localhost means the server's Unix socket, as for the mysql client, and the port is not used: for TCP write "
-         "127.0.0.1:" + std::to_string(u.port) + " in --store; for another socket add socket=/path/to/mysqld.sock)";
+         "127.0.0.1:" + std::to_string(u.port) + " in " + setting_name("store") + "; for another socket add socket=/path/to/mysqld.sock)";
 }
 
 }  // namespace dibs::mysql

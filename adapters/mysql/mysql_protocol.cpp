@@ -1,5 +1,7 @@
 #include "mysql_protocol.hpp"
 
+#include <dibs/setting_error.hpp>
+
 #include <stdexcept>
 
 namespace dibs::mysql {

@@ -1,5 +1,6 @@
 #include "mysql_uri.hpp"
 
+#include <dibs/setting_error.hpp>
 #include "engine/src/uri_redact.hpp"
 
 #include <boost/asio/ip/address_v4.hpp>
@@ -17,10 +18,10 @@ std::string decode(const std::string& s, const std::string& what, const std::str
     if (s[i] == '%') {
       unsigned v = 0;
       if (i + 2 >= s.size())
-        throw std::invalid_argument("bad --store '" + shown + "': broken %-escape in the " + what);
+        throw std::invalid_argument("bad " + setting_name("store") + " '" + shown + "': broken %-escape in the " + what);
       auto [p, ec] = std::from_chars(s.data() + i + 1, s.data() + i + 3, v, 16);
       if (ec != std::errc{} || p != s.data() + i + 3)
-        throw std::invalid_argument("bad --store '" + shown + "': broken %-escape in the " + what);
+        throw std::invalid_argument("bad " + setting_name("store") + " '" + shown + "': broken %-escape in the " + what);
       out += static_cast<char>(v);
       i += 2;
     } else {
@@ -71,7 +72,7 @@ ssl_mode mysql_uri::effective_ssl_mode() const {
 
 mysql_uri parse_mysql_uri(const std::string& text) {
   const std::string shown = redact_uri(text);
-  auto bad = [&](const std::string& why) { throw std::invalid_argument("bad --store '" + shown + "': " + why); };
+  auto bad = [&](const std::string& why) { throw std::invalid_argument("bad " + setting_name("store") + " '" + shown + "': " + why); };
   const std::string scheme = "mysql://";
   if (text.compare(0, scheme.size(), scheme) != 0) bad("expected mysql://USER:PASSWORD@HOST:PORT/DATABASE?table=TABLE");
   mysql_uri u;

@@ -1,5 +1,7 @@
 #include <dibs/stores/open_postgres_store.hpp>
 
+#include <dibs/setting_error.hpp>
+
 #include "pg_store.hpp"
 
 #include <stdexcept>
@@ -10,9 +12,9 @@ bool is_postgres_uri(std::string_view uri) { return uri.rfind("postgresql://", 0
 
 std::shared_ptr<admin_store> open_postgres_store(const std::string& uri, const pg_flags& flags) {
   if (flags.on_done != "mark" && flags.on_done != "delete")
-    throw std::invalid_argument("--on-done '" + flags.on_done + "': expected mark or delete");
+    throw std::invalid_argument(setting_name("on_done") + " '" + flags.on_done + "': expected mark or delete");
   if (flags.claim != "batch" && flags.claim != "skip-locked")
-    throw std::invalid_argument("--claim '" + flags.claim + "': PostgreSQL stores claim with skip-locked only");
+    throw std::invalid_argument(setting_name("claim") + " '" + flags.claim + "': PostgreSQL stores claim with skip-locked only");
   pg_options o;
   o.uri = uri;
   o.source = flags.source;

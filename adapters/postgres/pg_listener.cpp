@@ -2,6 +2,7 @@
 
 #include "engine/src/close_on_exec.hpp"
 #include <dibs/log.hpp>
+#include <dibs/setting_error.hpp>
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -26,17 +27,17 @@ bool pg_listener::start(std::function<void()> on_change) {
   try {
     conn = connect_and_listen();
   } catch (const std::exception& e) {
-    log::warn("--follow: can't LISTEN on ", notify_channel(names_), " (", e.what(), "); polling only");
+    log::warn(setting_name("follow"), ": can't LISTEN on ", notify_channel(names_), " (", e.what(), "); polling only");
     return false;
   }
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) {
-    log::warn("--follow: no eventfd for the listener; polling only");
+    log::warn(setting_name("follow"), ": no eventfd for the listener; polling only");
     return false;
   }
   on_change_ = std::move(on_change);
   running_ = true;
-  log::info("--follow: listening on ", notify_channel(names_), " at ", shown_);
+  log::info(setting_name("follow"), ": listening on ", notify_channel(names_), " at ", shown_);
   thread_ = std::thread([this, c = std::move(conn)]() mutable { run(std::move(c)); });
   return true;
 }
@@ -63,19 +64,19 @@ void pg_listener::run(std::unique_ptr<pg_connection> conn) {
     try {
       if (!conn) {
         conn = connect_and_listen();
-        if (told) log::warn("--follow: listening on ", notify_channel(names_), " again");
+        if (told) log::warn(setting_name("follow"), ": listening on ", notify_channel(names_), " again");
         told = false;
         backoff = std::chrono::milliseconds(100);
         on_change_();  // rows announced while the connection was gone
       }
       const auto channels = conn->await_notifications_blocking(std::chrono::milliseconds(1000), wake_fd_);
       if (!channels.empty()) {
-        log::debug("--follow: woken by NOTIFY on ", channels.front(), " (", channels.size(), ")");
+        log::debug(setting_name("follow"), ": woken by NOTIFY on ", channels.front(), " (", channels.size(), ")");
         on_change_();
       }
     } catch (const std::exception& e) {
       conn.reset();
-      if (!told) log::warn("--follow: the LISTEN connection failed (", e.what(), "); polling until it is back");
+      if (!told) log::warn(setting_name("follow"), ": the LISTEN connection failed (", e.what(), "); polling until it is back");
       told = true;
       if (!pause(backoff)) break;
       backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));

@@ -1,6 +1,7 @@
 #include "pg_protocol.hpp"
 
 #include "engine/src/reason_text.hpp"
+#include <dibs/setting_error.hpp>
 
 #include <cctype>
 #include <stdexcept>

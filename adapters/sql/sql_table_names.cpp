@@ -1,5 +1,7 @@
 #include <dibs/stores/sql_table_names.hpp>
 
+#include <dibs/setting_error.hpp>
+
 #include <cctype>
 #include <stdexcept>
 
@@ -20,7 +22,7 @@ void check_plain_names(const std::string& table, const std::string& source, cons
       if (!(std::isalnum(c) || c == '_'))
         throw std::invalid_argument("bad SQL name '" + *name + "': use letters, digits and _ only");
   }
-  if (source == target) throw std::invalid_argument("--source and --target must be different columns");
+  if (source == target) throw std::invalid_argument(setting_name("source") + " and " + setting_name("target") + " must be different columns");
   for (const auto* name : {&source, &target})
     for (const char* own : reserved)
       if (*name == own) throw std::invalid_argument("'" + *name + "' is a column dibs keeps its lease in: choose another name");

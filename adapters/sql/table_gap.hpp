@@ -34,7 +34,7 @@ schema_gap find_gap(const std::string& source, const std::vector<std::string>& n
 
 // The refusal of a table that lacks dibs's columns (a missing source column is
 // missing_table_error::source_column's), one line: the table, the missing columns and index,
-// `statements` (each ending in ';') that add them, and `init_hint` ("dibs init --store <redacted URI>").
+// `statements` (each ending in ';') that add them, and `init_hint` (the dibs init command, with the store's redacted URI).
 std::string gap_message(const std::string& table, const schema_gap& gap, const std::string& index,
                         const std::string& statements, const std::string& init_hint);
 

@@ -21,9 +21,9 @@ std::shared_ptr<admin_store> open_jsonl(const store_uri& u, const store_options&
     throw setting_error("store", "'jsonl:-': stdin can be enriched, not inspected (dibs status needs a file)");
   // stdin to stdout, or files: a journal named "-.journal" would be nobody's intent.
   if (u.path == "-" && o.out != "-")
-    throw setting_error("out", "'" + o.out + "': --store jsonl:- (stdin) writes to stdout only: give --out -");
+    throw setting_error("out", "'" + o.out + "': " + setting_name("store") + " jsonl:- (stdin) writes to stdout only: give " + setting_name("out") + " -");
   if (u.path != "-" && o.out == "-")
-    throw setting_error("out", "'-' (stdout) goes with --store jsonl:- (stdin); with a file, give an output file");
+    throw setting_error("out", "'-' (stdout) goes with " + setting_name("store") + " jsonl:- (stdin); with a file, give an output file");
   jsonl::jsonl_options j;
   j.in = u.path;
   j.out = o.out;

@@ -28,7 +28,7 @@ std::string with_store_password(const std::string& uri, const password_sources& 
   if (uri_has_password) {
     if (s.file)
       throw setting_error("password_file",
-                          "and a password in --store '" + redact_uri(uri) + "': give the password in one place");
+                          "and a password in " + setting_name("store") + " '" + redact_uri(uri) + "': give the password in one place");
     return uri;
   }
   std::optional<std::string> chosen = s.file ? s.file : s.dibs_env;
@@ -37,7 +37,7 @@ std::string with_store_password(const std::string& uri, const password_sources& 
   const std::string user = userinfo.substr(0, colon);
   if (user.empty()) {
     if (!s.file) return uri;  // the environment's password is for URIs that name a user
-    throw setting_error("password_file", "needs a user in --store '" + redact_uri(uri) + "': USER@HOST");
+    throw setting_error("password_file", "needs a user in " + setting_name("store") + " '" + redact_uri(uri) + "': USER@HOST");
   }
   return uri.substr(0, start) + user + ":" + percent_encoded(*chosen) + authority.substr(at) +
          (end == std::string::npos ? std::string() : uri.substr(end));

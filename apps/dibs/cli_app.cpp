@@ -86,6 +86,8 @@ int usage_error(const CLI::App& app, int argc, char** argv, const CLI::ParseErro
 }  // namespace
 
 int run(int argc, char** argv) {
+  // The library names its settings in messages ("rate_scope"); this program's users know flags.
+  dibs::name_settings_with(&flag_for);
   CLI::App app{"dibs: claim documents, call an API for each, write the result back only while the claim holds", "dibs"};
   app.require_subcommand(1);
   app.fallthrough();  // global flags (--log-level) may come after the subcommand too

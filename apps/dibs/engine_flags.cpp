@@ -137,7 +137,7 @@ void engine_flags::prepare() {
   int fd = -1;
   try {
     // Not truncated yet: a run that fails before its end leaves the last summary as it was.
-    fd = jsonl::open_private(summary_json, O_WRONLY | O_CREAT, "the summary file", "--summary-json");
+    fd = jsonl::open_private(summary_json, O_WRONLY | O_CREAT, "the summary file", "summary_json");
   } catch (const std::runtime_error& e) {
     throw std::invalid_argument(std::string("--summary-json: ") + e.what());
   }

@@ -3,6 +3,7 @@
 // `dibs enrich --follow` use this too.
 #pragma once
 
+#include <dibs/setting_error.hpp>
 #include <dibs/store.hpp>
 
 #include <chrono>
@@ -27,7 +28,7 @@ struct pending_sample {
 struct retry_filter {
   std::string reason_contains;  // the failure's reason contains this text ("" = any reason)
   // ... or, when set, is this text: the group `failure_reasons` counted (the dashboard's "Retry
-  // these", `dibs retry --reason-is`), compared as the store groups reasons.
+  // these", the retry command's reason filter), compared as the store groups reasons.
   std::optional<std::string> reason_is;
   // Failed at or after this time by the store's clock; either a moment or a span before the
   // store's own now (so a client with a wrong clock still means "the last two hours").
@@ -73,10 +74,10 @@ class admin_store : public store {
   // Inserts `n` pending items whose source is a random public IPv4 address; returns how many.
   virtual std::size_t seed(std::size_t n, std::uint64_t seed) = 0;
   // seed() with the sources drawn from `distinct` addresses, the popular ones far more often
-  // (dibs/skewed_draw.hpp: `dibs seed --distinct N`); distinct 0 is seed().
+  // (dibs/skewed_draw.hpp); distinct 0 is seed().
   virtual std::size_t seed_skewed(std::size_t n, std::uint64_t seed_value, std::size_t distinct) {
     if (distinct == 0) return seed(n, seed_value);
-    throw std::invalid_argument(describe() + " can't seed --distinct");
+    throw std::invalid_argument(describe() + " can't seed " + setting_name("distinct"));
   }
   // stats(), callable without a coroutine (not from a shard thread: it blocks).
   virtual store_stats stats_blocking() = 0;

@@ -42,7 +42,7 @@ struct engine_config {
   std::size_t effective_shards() const;
   std::size_t effective_flush_size() const { return flush_size ? flush_size : claim_batch; }
   // Throws setting_error (a std::invalid_argument) naming the bad setting as this struct does
-  // ("lease must be at least 10 ms"); a program maps the name to its own (the CLI: --lease).
+  // ("lease must be at least 10 ms"); a program maps the name to its own (the CLI to its flag).
   void validate() const;
 };
 

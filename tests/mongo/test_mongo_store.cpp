@@ -231,14 +231,14 @@ TEST_CASE("the MongoDB store's connections are not inherited by a child process"
 TEST_CASE("a bad or unreachable MongoDB URI fails at start with a clear message", "[mongo]") {
   mongo::mongo_options o;
   o.uri = "mongodb://user:secret@";
-  CHECK_THROWS_WITH(mongo::mongo_store(o), Catch::Contains("bad --store URI") && !Catch::Contains("secret"));
+  CHECK_THROWS_WITH(mongo::mongo_store(o), Catch::Contains("bad store URI") && !Catch::Contains("secret"));
   o.uri = "mongodb://user:secret@127.0.0.1:1/?serverSelectionTimeoutMS=300";
   try {
     mongo::mongo_store s(o);
     FAIL("connected to a closed port");
   } catch (const std::exception& e) {
     CHECK_THAT(e.what(), Catch::StartsWith("cannot reach MongoDB at mongodb://user:") && !Catch::Contains("secret"));
-    CHECK_THAT(e.what(), Catch::EndsWith("check that the server is running and that --store names it (host, port, replicaSet)"));
+    CHECK_THAT(e.what(), Catch::EndsWith("check that the server is running and that store names it (host, port, replicaSet)"));
   }
 }
 

@@ -137,7 +137,7 @@ TEST_CASE("file mode --id-field: a line's key is its member's string or number, 
   CHECK_THROWS_WITH(jsonl::read_line_keys("{\"id\":\"line 2\"}\n{\"id\":tru}\n", "id", "in.jsonl"),
                     Catch::Contains("lines 1 and 2 of in.jsonl both have 'line 2'"));
   CHECK_THROWS_WITH(jsonl::read_line_keys("{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"a\"}\n", "id", "in.jsonl"),
-                    Catch::Contains("--id-field id: lines 1 and 3 of in.jsonl both have 'a'"));
+                    Catch::Contains("id_field id: lines 1 and 3 of in.jsonl both have 'a'"));
   CHECK_THROWS_WITH(jsonl::read_line_keys("{\"id\":\"a\"}\n{\"ip\":1}\n", "id", "in.jsonl"),
-                    Catch::Contains("--id-field id: line 2 of in.jsonl has no 'id'"));
+                    Catch::Contains("id_field id: line 2 of in.jsonl has no 'id'"));
 }

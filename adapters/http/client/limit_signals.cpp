@@ -1,5 +1,7 @@
 #include "limit_signals.hpp"
 
+#include <dibs/setting_error.hpp>
+
 #include <boost/asio/error.hpp>
 #include <boost/beast/core/error.hpp>
 
@@ -28,7 +30,7 @@ std::string overload_advice(limit_signal why, const std::string& origin, std::si
   // Keep under what got through, by a tenth: the API's own limit is likely a round number.
   const auto rate = answered_per_s >= 1 ? std::to_string(static_cast<long long>(std::floor(answered_per_s * 0.9))) : std::string();
   const std::string rate_hint = rate.empty() ? "" : " (about " + std::to_string(static_cast<long long>(answered_per_s)) +
-                                                        "/s got through): --rate " + rate + "/s keeps under it";
+                                                        "/s got through): " + setting_name("rate") + " " + rate + "/s keeps under it";
   const std::string lowered = "concurrency for " + origin + " lowered to " + std::to_string(limit) + ": ";
   switch (why) {
     case limit_signal::throttled:
@@ -38,7 +40,7 @@ std::string overload_advice(limit_signal why, const std::string& origin, std::si
              rate_hint;
     case limit_signal::dropped_handshake:
       return lowered + "the server accepts new connections too slowly (its listen backlog overflows); "
-                       "--max-connections " + std::to_string(limit) + " keeps fewer open";
+                       + setting_name("max_connections") + " " + std::to_string(limit) + " keeps fewer open";
     case limit_signal::timeout:
       return lowered + "requests time out: the API can't keep up";
     case limit_signal::reset:

@@ -3,6 +3,7 @@
 #include "limit_signals.hpp"
 
 #include "engine/src/json_text.hpp"
+#include <dibs/setting_error.hpp>
 
 #include <algorithm>
 
@@ -122,7 +123,8 @@ void origin_limits::prometheus(prometheus_writer& w) const {
   };
   each("dibs_api_concurrency_limit", "gauge", "Requests the adaptive limit allows in flight to the API now.",
        [](const limit_view& v) { return static_cast<double>(v.limit); });
-  each("dibs_api_concurrency_ceiling", "gauge", "The most the adaptive limit may reach (--concurrency).",
+  const std::string ceiling_help = "The most the adaptive limit may reach (" + setting_name("concurrency") + ").";
+  each("dibs_api_concurrency_ceiling", "gauge", ceiling_help.c_str(),
        [](const limit_view& v) { return static_cast<double>(v.ceiling); });
   each("dibs_api_requests_in_flight", "gauge", "Requests in flight to the API.",
        [](const limit_view& v) { return static_cast<double>(v.in_flight); });

@@ -2,6 +2,8 @@
 
 #include "shared_rate.hpp"
 
+#include <dibs/setting_error.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -92,8 +94,8 @@ void rate_limiter::set_per_second(double per_second) {
   // The store's record holds the rate every process shares; one process changing its own would
   // only look changed (a raise would do nothing, a cut would slow this process alone).
   if (shared_)
-    throw std::invalid_argument("the rate is shared through the store (--rate-scope store): restart the processes "
-                                "with the new --rate");
+    throw std::invalid_argument("the rate is shared through the store (" + setting_name("rate_scope") +
+                                " store): restart the processes with the new " + setting_name("rate"));
   std::lock_guard lock(mutex_);
   apply_rate(per_second);
   tat_ = clock::now();

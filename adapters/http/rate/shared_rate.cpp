@@ -2,6 +2,7 @@
 
 #include <dibs/log.hpp>
 #include "engine/src/rate_bucket.hpp"
+#include <dibs/setting_error.hpp>
 
 #include <boost/asio/post.hpp>
 
@@ -31,10 +32,10 @@ void shared_rate::warn_insane(const char* what, std::chrono::microseconds said) 
   const auto now = clock::now();
   if (warned_at_ != clock::time_point{} && now - warned_at_ < std::chrono::minutes(1)) return;
   warned_at_ = now;
-  log::warn("--rate-scope store: the shared rate record of ", origin_, " says ", what, " ",
+  log::warn(setting_name("rate_scope"), " store: the shared rate record of ", origin_, " says ", what, " ",
             std::chrono::duration<double>(said).count(), " s from now, beyond the longest wait this process honors (",
             std::chrono::duration<double>(max_wait_).count(),
-            " s, --max-retry-after): taken as that. A record set by hand or by a clock gone wrong? Delete it "
+            " s, ", setting_name("max_retry_after"), "): taken as that. A record set by hand or by a clock gone wrong? Delete it "
             "(SQL: DELETE FROM dibs_rate WHERE origin = '", origin_, "'; MongoDB: the dibs_rate document with _id '",
             origin_, "') and every process starts it afresh");
 }
@@ -59,7 +60,7 @@ rate_block shared_rate::sane(rate_block b) {
 void shared_rate::store_failed(const char* doing, const std::exception& e) {
   if (store_down_) return;
   store_down_ = true;
-  log::warn("--rate-scope store: can't ", doing, " the shared rate of ", origin_, " in the store (", e.what(),
+  log::warn(setting_name("rate_scope"), " store: can't ", doing, " the shared rate of ", origin_, " in the store (", e.what(),
             "); no API request goes out until it can, asking again every second");
 }
 
@@ -96,7 +97,7 @@ shared_rate::turn shared_rate::next_blocking() {
     const auto now = clock::now();
     std::lock_guard lock(mutex_);
     const auto b = sane(taken);
-    if (store_down_) log::info("--rate-scope store: the shared rate of ", origin_, " can be read again");
+    if (store_down_) log::info(setting_name("rate_scope"), " store: the shared rate of ", origin_, " can be read again");
     store_down_ = false;
     // The store's "from now" is counted from when its answer arrived: late by the trip back, never early.
     block_start_ = now + b.starts_in;

@@ -1,6 +1,7 @@
 #include "stored_answers.hpp"
 
 #include <dibs/log.hpp>
+#include <dibs/setting_error.hpp>
 
 #include <openssl/evp.h>
 
@@ -51,7 +52,7 @@ void stored_answers::failed(const char* doing, const std::exception& e) {
   figures_.errors.fetch_add(1, std::memory_order_relaxed);
   // Said once per rest, not once per call.
   if (!was_resting)
-    log::warn("--reuse-answers store: can't ", doing, " an answer in the store (", e.what(), "); the API is asked ",
+    log::warn(setting_name("reuse_answers"), " store: can't ", doing, " an answer in the store (", e.what(), "); the API is asked ",
               "without it for ", limits_.pause_after_error.count() / 1000.0, " s");
 }
 

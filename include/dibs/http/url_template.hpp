@@ -35,8 +35,8 @@ class url_template {
  public:
   // Throws std::invalid_argument with the reason (bad scheme, no host, bad port, unclosed `{`,
   // placeholder in the host...).
-  // `setting` names the setting in those messages (a program passes what its users call it:
-  // the CLI "--url" or "--batch-url").
+  // `setting` names the setting in those messages ("url", "batch_url"; setting_error.hpp says
+  // how a program shows them).
   static url_template parse(const std::string& text, const std::string& setting = "url");
 
   const std::string& scheme() const { return scheme_; }

@@ -63,8 +63,8 @@ struct mongo_options {
   // `names` at start, or written (dibs init).
   settings_use settings;
   // Refuse a collection where no document has the target field (dibs::missing_table_error, kind
-  // "field"): a misspelled --target would otherwise make every document pending again. Not when
-  // the user said the field is new (target_is_new: --new-target) or dibs init recorded it.
+  // "field"): a misspelled target would otherwise make every document pending again. Not when
+  // the user said the field is new (target_is_new) or dibs init recorded it.
   bool require_target = false;
   bool target_is_new = false;
 };
