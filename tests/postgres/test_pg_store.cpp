@@ -121,7 +121,7 @@ TEST_CASE("a bad or unreachable PostgreSQL URI fails at start with a clear messa
   o.uri = "postgresql://app:secret@127.0.0.1:1/db?table=bad-name";
   CHECK_THROWS_WITH(pg::pg_store(o), Catch::Contains("bad SQL name 'bad-name'"));
   CHECK_THROWS_WITH(pg::open_postgres_store(test::postgres_uri_for("x"), {"originatingIp", "location", "later", "batch", true}),
-                    Catch::Contains("--on-done 'later'"));
+                    Catch::Contains("on_done 'later': expected mark or delete"));
   CHECK_THROWS_WITH(pg::open_postgres_store(test::postgres_uri_for("x"), {"originatingIp", "location", "mark", "update-find", true}),
                     Catch::Contains("skip-locked only"));
   // Without create_schema the table must be there already.
