@@ -46,6 +46,8 @@
 //     user is not looking at.
 #pragma once
 
+#include <dibs/control/control_server.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -98,8 +100,6 @@ std::optional<refusal> check_control_request(const control_access& access, const
 // A fresh random token (32 hex digits) for control_access::token.
 std::string make_control_token();
 
-// Why `key` can't be the controls' key ("" when it can): at least 16 characters, printable ASCII
-// without spaces (it travels in a header).
-std::string control_key_problem(std::string_view key);
+// control_key_problem(key): in <dibs/control/control_server.hpp>, where an embedder checks a key.
 
 }  // namespace dibs::http

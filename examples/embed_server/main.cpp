@@ -10,7 +10,6 @@
 //   curl -X POST -H @<(printf 'Authorization: Bearer %s' "$(cat ~/.dibs-control-key)") localhost:8088/pause
 // (a program's POST needs the key, a page's the dashboard's token, and every request a Host
 // naming this server: control_access.hpp)
-#include "adapters/control/control_access.hpp"
 #include <dibs/control/control_server.hpp>
 #include <dibs/http/http_processor.hpp>
 #include <dibs/stores/memory_store.hpp>

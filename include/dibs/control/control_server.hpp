@@ -36,9 +36,15 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dibs::http {
+
+// Why `key` can't be the controls' key ("" when it can): at least 16 characters, printable ASCII
+// without spaces (it travels in a header). control_server does not check control_options::key
+// itself: check a key that comes from outside (a flag, a variable) before handing it over.
+std::string control_key_problem(std::string_view key);
 
 struct control_options {
   std::string address = "127.0.0.1";
