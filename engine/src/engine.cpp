@@ -8,6 +8,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/system_executor.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/system/system_error.hpp>
@@ -29,12 +30,6 @@ std::string default_worker_prefix() {
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "host");
   return std::string(host) + "-" + std::to_string(::getpid());
-}
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
 }
 }  // namespace
 
@@ -69,30 +64,6 @@ void engine_config::validate() const {
     if (auto problem = worker_id_problem(worker_prefix); !problem.empty()) bad("worker_prefix", problem);
 }
 
-std::string run_summary::line() const {
-  return "summary: completed=" + std::to_string(completed) + " failed=" + std::to_string(failed) +
-         " lost_leases=" + std::to_string(lost_leases) + " released=" + std::to_string(released) +
-         " elapsed_s=" + fixed(elapsed_s, 3) + " docs_per_s=" + fixed(docs_per_s(), 1) +
-         (no_data ? " no_data=" + std::to_string(no_data) : std::string()) +
-         (reuses_answers() ? " api_calls=" + std::to_string(answer_calls) + " reused=" + std::to_string(answers_reused) +
-                                 " joined=" + std::to_string(answers_joined) + " hit_ratio=" + fixed(answer_hit_ratio(), 3) +
-                                 (answers_from_store ? " from_store=" + std::to_string(answers_from_store) : std::string())
-                           : std::string());
-}
-
-std::string run_summary::json() const {
-  return "{\"completed\":" + std::to_string(completed) + ",\"failed\":" + std::to_string(failed) +
-         ",\"no_data\":" + std::to_string(no_data) + ",\"lost_leases\":" + std::to_string(lost_leases) + ",\"released\":" + std::to_string(released) +
-         ",\"retries\":" + std::to_string(retries) + ",\"renewals\":" + std::to_string(renewals) +
-         ",\"elapsed_s\":" + fixed(elapsed_s, 3) + ",\"docs_per_s\":" + fixed(docs_per_s(), 1) +
-         (reuses_answers() ? ",\"api_calls\":" + std::to_string(answer_calls) + ",\"answers_reused\":" +
-                                 std::to_string(answers_reused) + ",\"answers_joined\":" + std::to_string(answers_joined) +
-                                 ",\"answer_hit_ratio\":" + fixed(answer_hit_ratio(), 3) +
-                                 ",\"answers_from_store\":" + std::to_string(answers_from_store)
-                           : std::string()) +
-         extra_json + "}";
-}
-
 struct engine::run_state {
   std::vector<std::unique_ptr<shard>> shards;
   std::vector<std::thread> threads;
@@ -108,6 +79,8 @@ struct engine::run_state {
   std::mutex mutex;  // guards on_finished and the moment `finished` turns true, and denied
   std::vector<std::function<void()>> on_finished;
   std::optional<std::string> denied;
+  std::unique_ptr<detail::run_completion> completion;  // async_run's handler, until the end
+  bool on_caller = false;  // one shard on the caller's io_context (set before any shard starts)
 };
 
 engine::engine(engine_config cfg, std::shared_ptr<store> st, processor_factory factory)
@@ -161,28 +134,37 @@ std::size_t share_of(std::size_t total, std::size_t shards, std::size_t index) {
 }  // namespace
 
 void engine::start() {
+  async_run([](run_summary) {});
+}
+
+void engine::start_on(net::io_context& ioc) {
+  async_run(ioc, [](run_summary) {});
+}
+
+net::any_io_executor engine::fallback_executor(net::io_context* ioc) {
+  if (ioc) return ioc->get_executor();
+  return net::system_executor();
+}
+
+void engine::launch(net::io_context* ioc, std::unique_ptr<detail::run_completion> done) {
   if (!run_->shards.empty()) throw std::logic_error("engine: started twice");
-  const auto n = cfg_.effective_shards();
+  run_->completion = std::move(done);
+  run_->on_caller = ioc != nullptr;
+  // On the caller's io_context: one shard, with every pipeline.
+  const auto n = ioc ? 1 : cfg_.effective_shards();
   const std::size_t total = run_->concurrency.load();
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t c = share_of(total, n, i);
-    run_->shards.push_back(std::make_unique<shard>(context(), i, c, cfg_.worker_prefix + "-" + std::to_string(i)));
+    run_->shards.push_back(std::make_unique<shard>(context(), i, c, cfg_.worker_prefix + "-" + std::to_string(i), ioc));
   }
   run_->started = std::chrono::steady_clock::now();
   run_->running = n;
   if (run_->paused)
     for (auto& s : run_->shards) s->pause(true);
-  for (auto& s : run_->shards) run_->threads.emplace_back([sh = s.get()] { sh->run(); });
-  run_->started_flag.store(true, std::memory_order_release);
-}
-
-void engine::start_on(net::io_context& ioc) {
-  if (!run_->shards.empty()) throw std::logic_error("engine: started twice");
-  run_->shards.push_back(std::make_unique<shard>(context(), 0, run_->concurrency.load(), cfg_.worker_prefix + "-0", &ioc));
-  run_->started = std::chrono::steady_clock::now();
-  run_->running = 1;
-  if (run_->paused) run_->shards.front()->pause(true);
-  run_->shards.front()->spawn();
+  if (ioc)
+    run_->shards.front()->spawn();
+  else
+    for (auto& s : run_->shards) run_->threads.emplace_back([sh = s.get()] { sh->run(); });
   run_->started_flag.store(true, std::memory_order_release);
 }
 
@@ -301,6 +283,16 @@ void engine::shard_ended(bool drained) {
     fns = std::move(run_->on_finished);
   }
   for (auto& fn : fns) fn();
+  // On the caller's io_context this is inside the shard's completion: the handler runs after it.
+  if (auto done = std::move(run_->completion)) done->complete(summary(), run_->on_caller);
+}
+
+end_reason engine::ending() const {
+  if (!run_->finished) return end_reason::running;
+  if (denied()) return end_reason::denied;
+  if (run_->undrained.load() == 0) return end_reason::drained;
+  if (run_->stop_requested) return end_reason::stopped;
+  return end_reason::failed;
 }
 
 run_summary engine::summary() const {
@@ -319,6 +311,8 @@ run_summary engine::summary() const {
   const auto elapsed = run_->finished ? std::chrono::steady_clock::duration(run_->ended.load())
                                  : std::chrono::steady_clock::now() - run_->started;
   s.elapsed_s = std::chrono::duration<double>(elapsed).count();
+  s.ended = ending();
+  if (s.ended == end_reason::denied) s.denied = denied().value_or("");
   return s;
 }
 

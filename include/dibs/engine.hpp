@@ -1,18 +1,32 @@
 // The engine: N shards (one io_context and thread each), each running bounded pipelines that
 // claim -> process -> complete against one store, with a lease keeper and batched writes.
 //
+// One run, as an Asio operation: it completes with the run's summary, through any completion token
+// (use_awaitable, a callback, use_future, deferred), and its cancellation is the stop:
+//
 //   dibs::engine e(cfg, store, factory);
-//   e.start();            // shards run on their own threads
+//   run_summary s = co_await e.async_run(net::use_awaitable);       // shards on threads of their own
+//   run_summary s = co_await e.async_run(ioc, net::use_awaitable);  // one shard, on the caller's io_context
+//
+// Cancelling it (the completion handler's cancellation slot: a cancellation_signal, a parallel
+// group, awaitable operators) stops the run: terminal cancellation as stop_now() (in-flight calls
+// are cut short and their items released), partial or total as stop() (in-flight calls finish).
+// Either way the operation completes, with the summary of what was done (ended == stopped).
+//
+// The same, without a completion token:
+//
+//   e.start();            // async_run with a handler that does nothing: shards on their threads
 //   e.stop();             // graceful, from any thread (e.g. a signal handler's executor)
 //   e.wait();             // until every shard has flushed and ended
 //
-// Embedded in a server that has its own io_context (run by one thread):
-//
-//   e.start_on(ioc);              // one shard, on the caller's io_context
+//   e.start_on(ioc);              // one shard, on the caller's io_context (run by one thread)
 //   co_await e.join();            // from a coroutine on any executor: until it has ended
-//   e.pause(); e.resume();        // from anywhere
-//   e.set_concurrency(50);        // from anywhere, while it runs
-//   e.set_rate_control(limiter);  // then e.set_rate(0.75): 45/min from now on
+//
+// And while it runs, from anywhere:
+//
+//   e.pause(); e.resume();
+//   e.set_concurrency(50);
+//   e.set_rate_control(limiter);  // (before the run) then e.set_rate(0.75): 45/min from now on
 #pragma once
 
 #include <dibs/counters.hpp>
@@ -20,48 +34,24 @@
 #include <dibs/engine_config.hpp>
 #include <dibs/processor.hpp>
 #include <dibs/rate_control.hpp>
+#include <dibs/run_completion.hpp>
+#include <dibs/run_summary.hpp>
 #include <dibs/store.hpp>
+
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/cancellation_type.hpp>
 
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace dibs {
 
 struct shard_context;
-
-struct run_summary {
-  std::uint64_t completed = 0;  // done with data
-  std::uint64_t failed = 0;
-  std::uint64_t no_data = 0;    // done with the API's "no data" answer (outcome::no_data): not failed
-  std::uint64_t lost_leases = 0;
-  std::uint64_t released = 0;
-  std::uint64_t retries = 0;
-  std::uint64_t renewals = 0;
-  double elapsed_s = 0;
-  // Answer reuse (counters.hpp): all 0 when the processor does not reuse answers.
-  std::uint64_t answer_calls = 0;
-  std::uint64_t answers_reused = 0;
-  std::uint64_t answers_joined = 0;
-  std::uint64_t answers_from_store = 0;  // of answers_reused: kept in the store by a process before
-  // Members an adapter adds to json() (",\"api_limits\":[...]" from the HTTP processors): the
-  // engine knows nothing of them.
-  std::string extra_json;
-  double docs_per_s() const { return elapsed_s > 0 ? static_cast<double>(completed + no_data) / elapsed_s : 0; }
-  bool reuses_answers() const { return answer_calls + answers_reused + answers_joined > 0; }
-  // The share of items answered without a call of their own (reused or joined), 0..1.
-  double answer_hit_ratio() const {
-    const auto all = answer_calls + answers_reused + answers_joined;
-    return all > 0 ? static_cast<double>(answers_reused + answers_joined) / static_cast<double>(all) : 0;
-  }
-  // `summary: completed=N failed=N lost_leases=N released=N elapsed_s=X docs_per_s=X`, then
-  // ` no_data=N` when some items got the API's "no data" answer, then with answer reuse ` api_calls=N reused=N joined=N hit_ratio=X` (and ` from_store=N` when the store
-  // keeps answers too).
-  std::string line() const;
-  std::string json() const;
-};
 
 // One shard as other threads see it (GET /status, /workers): a snapshot, a moment late.
 struct shard_view {
@@ -80,9 +70,26 @@ class engine {
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
 
+  // Starts the run on threads of its own (one per shard) and completes, once every shard has
+  // flushed and ended, with its summary: the signature is void(run_summary). The handler runs
+  // on its associated executor; a handler without one (a plain callback) runs on the thread of
+  // the shard that ended last, and must not destroy the engine there. Its cancellation slot, when
+  // connected, stops the run (terminal: stop_now(); partial, total: stop()); emit on the
+  // handler's executor. Throws std::logic_error when the engine has run already.
+  template <class CompletionToken>
+  auto async_run(CompletionToken&& token) {
+    return net::async_initiate<CompletionToken, void(run_summary)>(run_initiation{this, nullptr}, token);
+  }
+  // The same as one shard on `ioc` (cfg.shards is ignored) instead of on threads of its own; a
+  // handler without an executor runs on `ioc`. `ioc` must be run by exactly one thread, and
+  // outlive the run; the engine must outlive it too.
+  template <class CompletionToken>
+  auto async_run(net::io_context& ioc, CompletionToken&& token) {
+    return net::async_initiate<CompletionToken, void(run_summary)>(run_initiation{this, &ioc}, token);
+  }
+  // async_run(token) and async_run(ioc, token) with a handler that does nothing: learn of the
+  // end from wait(), join(), on_finished() or finished().
   void start();
-  // Runs as one shard on `ioc` (cfg.shards is ignored) instead of on threads of its own. `ioc`
-  // must be run by exactly one thread, and outlive the run; the engine must outlive it too.
   void start_on(net::io_context& ioc);
   // Stop claiming (prefetched items are given back; calls in flight finish), and go on.
   // Thread-safe; a paused engine still ends on stop().
@@ -139,6 +146,39 @@ class engine {
   const store& the_store() const { return *store_; }
 
  private:
+  // async_run's initiation: the handler, type-erased, waits in run_state for the end.
+  struct run_initiation {
+    engine* self;
+    net::io_context* ioc;  // null: threads of its own
+    template <class Handler>
+    void operator()(Handler&& handler) const {
+      auto slot = net::get_associated_cancellation_slot(handler);
+      if (slot.is_connected()) {
+        engine* e = self;
+        slot.assign([e](net::cancellation_type type) {
+          if ((type & net::cancellation_type::terminal) != net::cancellation_type::none)
+            e->stop_now();
+          else
+            e->stop();
+        });
+      }
+      try {
+        self->launch(ioc, std::make_unique<detail::run_completion_of<std::decay_t<Handler>>>(std::forward<Handler>(handler),
+                                                                                             fallback_executor(ioc)));
+      } catch (...) {
+        if (slot.is_connected()) slot.clear();
+        throw;
+      }
+    }
+  };
+  // Where a handler without an executor of its own runs: on `ioc`, else inline on the thread the
+  // run ended on (the system executor).
+  static net::any_io_executor fallback_executor(net::io_context* ioc);
+  // Starts the shards (on `ioc`, or on threads of their own when null); `done` hears of the end.
+  void launch(net::io_context* ioc, std::unique_ptr<detail::run_completion> done);
+  // Why the run ended, so far (run_summary::ended).
+  end_reason ending() const;
+
   struct run_state;  // shards, their threads, and how the run ends (engine.cpp)
   shard_context context();  // what each shard shares with the rest of the process
   void shard_ended(bool drained);

@@ -52,18 +52,20 @@ using offload_result_t =
     std::conditional_t<std::is_void_v<std::invoke_result_t<F&>>, unit, std::invoke_result_t<F&>>;
 }  // namespace detail
 
-// Runs `f()` on `pool`; the awaiting coroutine resumes on its own executor. An exception thrown by
-// `f` is rethrown in the coroutine. Cancellation: none; the blocking call always runs to its end,
-// so `f` must bound its own time (driver timeouts).
-template <class F>
-awaitable<detail::offload_result_t<F>> offload(offload_pool& pool, F f) {
+// Runs `f()` on `pool` and completes on the caller's executor (the completion handler's
+// associated executor) with void(std::exception_ptr, R): R is f's result (detail::unit for
+// void). With the default token, `co_await offload(pool, f)` returns the result, and an exception
+// thrown by `f` is rethrown in the coroutine. Cancellation: none; the blocking call always runs to
+// its end, so `f` must bound its own time (driver timeouts). `pool` must outlive the call.
+template <class F, class CompletionToken = net::use_awaitable_t<>>
+auto offload(offload_pool& pool, F f, CompletionToken&& token = net::use_awaitable_t<>()) {
   using R = detail::offload_result_t<F>;
-  auto initiation = [&pool](auto handler, F fn) {
+  auto initiation = [p = &pool](auto handler, F fn) {
     // Keep the caller's executor alive (outstanding work) until the result is delivered.
     auto caller_ex = net::prefer(net::get_associated_executor(handler),
                                  net::execution::outstanding_work.tracked);
-    net::post(pool.executor(), [h = std::move(handler), fn = std::move(fn),
-                                caller_ex = std::move(caller_ex)]() mutable {
+    net::post(p->executor(), [h = std::move(handler), fn = std::move(fn),
+                              caller_ex = std::move(caller_ex)]() mutable {
       std::exception_ptr error;
       std::optional<R> value;
       try {
@@ -81,8 +83,7 @@ awaitable<detail::offload_result_t<F>> offload(offload_pool& pool, F f) {
       });
     });
   };
-  co_return co_await net::async_initiate<decltype(net::use_awaitable), void(std::exception_ptr, R)>(
-      std::move(initiation), net::use_awaitable, std::move(f));
+  return net::async_initiate<CompletionToken, void(std::exception_ptr, R)>(std::move(initiation), token, std::move(f));
 }
 
 }  // namespace dibs

@@ -20,7 +20,7 @@ foreach(step
     message(FATAL_ERROR "failed: ${step}\n${out}\n${err}")
   endif()
 endforeach()
-if(NOT out MATCHES "consumer: summary: completed=1000 ")
+if(NOT out MATCHES "consumer: summary: completed=1000 " OR NOT out MATCHES "consumer: async_run: summary: completed=500 [^\n]* ended=drained")
   message(FATAL_ERROR "unexpected consumer output: ${out}")
 endif()
 if(NOT EXISTS "${prefix}/bin/dibs" OR NOT EXISTS "${prefix}/include/dibs/engine.hpp")

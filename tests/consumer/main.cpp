@@ -2,6 +2,8 @@
 #include <dibs/stores/memory_store.hpp>
 #include <dibs/engine.hpp>
 
+#include <boost/asio/use_future.hpp>
+
 #include <cstdio>
 
 class upper final : public dibs::processor {
@@ -18,5 +20,12 @@ int main() {
   e.start();
   e.wait();
   std::printf("consumer: %s\n", e.summary().line().c_str());
-  return e.summary().completed == 1000 ? 0 : 1;
+
+  // The same as an Asio operation, completing with the summary.
+  auto again = std::make_shared<dibs::memory_store>();
+  again->seed_random_ips(500, 4);
+  dibs::engine op({}, again, [](const dibs::shard_info&) { return std::make_unique<upper>(); });
+  const dibs::run_summary s = op.async_run(boost::asio::use_future).get();
+  std::printf("consumer: async_run: %s ended=%s\n", s.line().c_str(), dibs::to_string(s.ended));
+  return e.summary().completed == 1000 && s.completed == 500 && s.ended == dibs::end_reason::drained ? 0 : 1;
 }

@@ -4,8 +4,11 @@
 
 #include <dibs/offload.hpp>
 
+#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/use_future.hpp>
 
 #include <catch2/catch.hpp>
@@ -61,4 +64,39 @@ TEST_CASE("offload handles void calls and many concurrent awaiters", "[offload]"
   ioc.run();
   CHECK(calls == 200);
   CHECK(resumed == 200);
+}
+
+TEST_CASE("offload takes any completion token: a callback on its executor, a future", "[offload]") {
+  offload_pool pool(2);
+  SECTION("a callback bound to an io_context runs there, with the result") {
+    net::io_context ioc(1);
+    std::thread::id ioc_thread, call_thread, callback_thread;
+    int got = 0;
+    std::exception_ptr error;
+    net::post(ioc, [&] {
+      ioc_thread = std::this_thread::get_id();
+      offload(
+          pool,
+          [&] {
+            call_thread = std::this_thread::get_id();
+            return 7;
+          },
+          net::bind_executor(ioc, [&](std::exception_ptr e, int v) {
+            callback_thread = std::this_thread::get_id();
+            error = e;
+            got = v;
+          }));
+    });
+    ioc.run();  // returns only once the callback ran: the pending result kept the io_context busy
+    CHECK(got == 7);
+    CHECK_FALSE(error);
+    CHECK(call_thread != ioc_thread);
+    CHECK(callback_thread == ioc_thread);
+  }
+  SECTION("use_future: the value, or the call's exception") {
+    auto fine = offload(pool, [] { return std::string("row"); }, net::use_future);
+    CHECK(fine.get() == "row");
+    auto broken = offload(pool, []() -> int { throw std::runtime_error("server went away"); }, net::use_future);
+    CHECK_THROWS_WITH(broken.get(), "server went away");
+  }
 }
