@@ -6,6 +6,7 @@
 #include "failed_lines.hpp"
 #include "journal_file.hpp"
 #include "journal_format.hpp"
+#include "private_file.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -17,11 +18,6 @@
 namespace dibs::jsonl {
 
 namespace {
-bool exists_here(const std::string& path) {
-  struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0;
-}
-
 std::string header_for(const std::string& in) {
   struct stat st {};
   if (::stat(in.c_str(), &st) != 0) throw std::runtime_error("cannot read the input " + in + ": " + std::strerror(errno));

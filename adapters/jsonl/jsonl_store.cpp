@@ -46,11 +46,6 @@ const char* type_name(od::json_type t) {
   return "unknown";
 }
 
-bool exists_here(const std::string& path) {  // a symbolic link counts, dangling or not
-  struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0;
-}
-
 memory_store_options memory_options(const jsonl_options& o, std::function<store_time()> now) {
   memory_store_options m;
   m.now = std::move(now);

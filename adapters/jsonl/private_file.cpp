@@ -68,4 +68,9 @@ mode_t new_file_mode() {
   return 0666 & ~mask;
 }
 
+bool exists_here(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
 }  // namespace dibs::jsonl

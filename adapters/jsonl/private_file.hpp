@@ -20,6 +20,9 @@ int open_private(const std::string& path, int flags, const std::string& what, co
 // errno set when the system refuses.
 bool write_all_at(int fd, std::string_view data, off_t offset);
 
+// Whether something is at `path`: a symbolic link counts, dangling or not (lstat).
+bool exists_here(const std::string& path);
+
 // The mode a new file gets from this process's umask (0666 & ~umask), read without changing it.
 mode_t new_file_mode();
 

@@ -13,7 +13,6 @@
 namespace dibs::mysql {
 
 namespace {
-
 std::mt19937_64& rng() {
   thread_local std::mt19937_64 r{std::random_device{}()};
   return r;
@@ -23,8 +22,6 @@ std::uint64_t fresh_token() {
   do t = rng()() >> 1; while (t == 0);  // BIGINT UNSIGNED holds it; >>1 keeps it printable as signed too
   return t;
 }
-
-std::int64_t micros(std::chrono::milliseconds d) { return d.count() * 1000; }
 
 }  // namespace
 

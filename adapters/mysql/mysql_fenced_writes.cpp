@@ -10,10 +10,6 @@
 
 namespace dibs::mysql {
 
-namespace {
-std::int64_t micros(std::chrono::milliseconds d) { return d.count() * 1000; }
-}  // namespace
-
 // One fenced batch write: one transaction that locks the rows still held by their lease
 // (plan_fence / settle_fence decide which), hands the verdict to `write`, and commits.
 // `res.lost` names the others exactly.

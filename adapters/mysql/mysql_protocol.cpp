@@ -1,4 +1,5 @@
 #include "mysql_protocol.hpp"
+#include "adapters/mysql/mysql_quote.hpp"
 
 #include <dibs/setting_error.hpp>
 
@@ -7,8 +8,6 @@
 namespace dibs::mysql {
 
 namespace {
-std::string q(const std::string& ident) { return "`" + ident + "`"; }
-
 std::string key_list(const std::vector<std::string>& keys) {
   std::string out;
   for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + keys[i];

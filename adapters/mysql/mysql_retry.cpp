@@ -1,10 +1,9 @@
 #include "mysql_retry.hpp"
+#include "adapters/mysql/mysql_quote.hpp"
 
 namespace dibs::mysql {
 
 namespace {
-std::string q(const std::string& ident) { return "`" + ident + "`"; }
-
 std::string micros_as_seconds(std::int64_t us) {
   // FROM_UNIXTIME takes seconds with a fraction; the session's time zone is UTC.
   const bool negative = us < 0;

@@ -16,6 +16,8 @@
 #include "engine/src/rights_refusal.hpp"
 #include "engine/src/uri_redact.hpp"
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -23,6 +25,9 @@
 #include <vector>
 
 namespace dibs::mysql {
+
+// A lease or grace as the microseconds the statements' DATE_ADD(... MICROSECOND) take.
+inline std::int64_t micros(std::chrono::milliseconds d) { return d.count() * 1000; }
 
 // The server's name in the errors of a cell that is no number.
 inline constexpr const char* server = "MySQL/MariaDB";

@@ -1,4 +1,5 @@
 #include "mysql_table_schema.hpp"
+#include "adapters/mysql/mysql_quote.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,8 +8,6 @@
 namespace dibs::mysql {
 
 namespace {
-std::string q(const std::string& ident) { return "`" + ident + "`"; }
-
 constexpr const char* claim_index = "dibs_claim";
 
 // Every column dibs needs, in the order ALTER TABLE must add them, with create_table's

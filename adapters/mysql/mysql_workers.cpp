@@ -1,9 +1,9 @@
 #include "mysql_workers.hpp"
+#include "adapters/mysql/mysql_quote.hpp"
 
 namespace dibs::mysql {
 
 namespace {
-std::string q(const std::string& ident) { return "`" + ident + "`"; }
 // The open rows that hold a lease (stats() counts them as leased_live + leased_expired).
 constexpr const char* leased = "`dibs_open` = 1 AND `lock_token` IS NOT NULL";
 }  // namespace

@@ -1,10 +1,9 @@
 #include "rights_probe.hpp"
+#include "adapters/mysql/mysql_quote.hpp"
 
 namespace dibs::mysql {
 
 namespace {
-std::string q(const std::string& ident) { return "`" + ident + "`"; }
-
 std::string quoted(const std::string& v) {
   std::string out = "'";
   for (const char c : v) out += c == '\'' ? std::string("''") : std::string(1, c);

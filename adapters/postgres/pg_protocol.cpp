@@ -1,4 +1,5 @@
 #include "pg_protocol.hpp"
+#include "adapters/postgres/pg_quote.hpp"
 
 #include "engine/src/reason_text.hpp"
 #include <dibs/setting_error.hpp>
@@ -10,8 +11,6 @@
 namespace dibs::pg {
 
 namespace {
-std::string q(const std::string& ident) { return "\"" + ident + "\""; }
-
 // $n as bigint microseconds -> an interval.
 std::string micros(const std::string& param) { return "(" + param + "::bigint * interval '1 microsecond')"; }
 

@@ -1,10 +1,9 @@
 #include "pg_retry.hpp"
+#include "adapters/postgres/pg_quote.hpp"
 
 namespace dibs::pg {
 
 namespace {
-std::string q(const std::string& ident) { return "\"" + ident + "\""; }
-
 std::string failed_condition(const table_names& n) { return q(n.target) + " IS NULL AND \"failed_at\" IS NOT NULL"; }
 }  // namespace
 

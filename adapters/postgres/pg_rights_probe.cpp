@@ -1,14 +1,7 @@
 #include "pg_rights_probe.hpp"
+#include "adapters/postgres/pg_quote.hpp"
 
 namespace dibs::pg {
-
-namespace {
-std::string q(const std::string& ident) {
-  std::string out = "\"";
-  for (const char c : ident) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-}  // namespace
 
 std::vector<rights_probe> rights_probes(const table_names& n, bool deletes) {
   return dibs::rights_probes(n.table, n.key.column, n.source, n.target, deletes, q);

@@ -1,4 +1,5 @@
 #include "pg_table_schema.hpp"
+#include "adapters/postgres/pg_quote.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -6,8 +7,6 @@
 namespace dibs::pg {
 
 namespace {
-std::string q(const std::string& ident) { return "\"" + ident + "\""; }
-
 bool has(const std::vector<std::string>& names, const std::string& name) {
   return sql_common::has_name(names, name, sql_common::exact_name);
 }

@@ -1,9 +1,9 @@
 #include "pg_workers.hpp"
+#include "adapters/postgres/pg_quote.hpp"
 
 namespace dibs::pg {
 
 namespace {
-std::string q(const std::string& ident) { return "\"" + ident + "\""; }
 // The open rows that hold a lease (stats() counts them as leased_live + leased_expired).
 std::string leased(const table_names& n) {
   return q(n.target) + " IS NULL AND \"failed_at\" IS NULL AND \"lock_token\" IS NOT NULL";

@@ -2,6 +2,7 @@
 #include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/ipv4_ranges.hpp>
+#include "profiles/ipapi/splitmix.hpp"
 
 #include <simdjson.h>
 
@@ -44,13 +45,6 @@ constexpr place places[] = {
 constexpr const char* isps[] = {"Example Telecom", "Loopback Networks", "Stub Fiber", "Acme Broadband",
                                 "Northwind Hosting", "Contoso Cloud", "Globex Mobile", "Initech DSL"};
 
-std::uint64_t mix(std::uint64_t x) {  // splitmix64: a fixed, well-spread hash of the address
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 std::string json_string(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
@@ -81,7 +75,7 @@ std::string answer_for(std::string_view query) {
     case ipv4_range::public_:
       break;
   }
-  const auto h = mix(addr);
+  const auto h = splitmix64(addr);
   const auto& p = places[h % std::size(places)];
   const char* isp = isps[(h >> 8) % std::size(isps)];
   const unsigned asn = 1000 + static_cast<unsigned>((h >> 16) % 60000);

@@ -3,17 +3,11 @@
 #include <dibs/ipapi/ipapi_stub.hpp>
 
 #include <dibs/ipv4_ranges.hpp>
+#include "profiles/ipapi/splitmix.hpp"
 
 namespace dibs::stub {
 
 namespace {
-std::uint64_t mix(std::uint64_t x) {  // splitmix64
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 constexpr int deep_levels = 40;               // MariaDB refuses a JSON depth of 32 or more
 constexpr std::size_t long_message = 70'000;  // a TEXT column holds 65,535 bytes
 }  // namespace
@@ -23,7 +17,7 @@ poison poison_for(std::string_view query, double rate, std::uint64_t seed) {
   std::uint32_t addr = 0;
   // Only public addresses: the private ones already fail, with their own reason.
   if (!parse_ipv4(std::string(query), addr) || classify_ipv4(addr) != ipv4_range::public_) return poison::none;
-  const auto h = mix(mix(addr) ^ seed);
+  const auto h = splitmix64(splitmix64(addr) ^ seed);
   const double u = static_cast<double>(h >> 11) / static_cast<double>(1ULL << 53);
   if (u >= rate) return poison::none;
   switch ((h >> 3) % 3) {

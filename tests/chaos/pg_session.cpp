@@ -1,5 +1,7 @@
 #include "pg_session.hpp"
 
+#include "adapters/sql/quoted.hpp"
+
 #include <stdexcept>
 
 namespace dibs::chaos {
@@ -28,13 +30,6 @@ std::uint64_t pg_session::number(const std::string& sql, params p) {
   return r.empty() || r[0].empty() || !r[0][0] ? 0 : std::stoull(*r[0][0]);
 }
 
-std::string pg_session::quote(const std::string& v) {
-  std::string out = "'";
-  for (const char c : v) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
+std::string pg_session::quote(const std::string& v) { return sql_common::quoted(v, '\''); }
 
 }  // namespace dibs::chaos
