@@ -43,7 +43,7 @@ void shard::buffered_one() {
   if (n == 1 || n >= cfg_.effective_flush_size() || stopping()) flusher_wake_.notify();
 }
 
-awaitable<void> shard::flusher(gate::holder running) {
+awaitable<void> shard::flusher([[maybe_unused]] gate::holder running) {
   auto backoff = millis{50};
   while (true) {
     if (buffered() == 0) {
@@ -219,7 +219,7 @@ awaitable<bool> shard::flush_once() {
   co_return ok;
 }
 
-awaitable<void> shard::keeper(gate::holder running) {
+awaitable<void> shard::keeper([[maybe_unused]] gate::holder running) {
   const auto interval = std::clamp<steady::duration>(cfg_.lease / 4, millis{5}, millis{5000});
   while (!finishing()) {
     co_await keeper_wake_.wait_for(interval);
