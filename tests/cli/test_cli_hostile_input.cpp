@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path scratch(const std::string& name) { return test::scratch_dir("dibs-cli-hostile", name); }
+fs::path hostile_scratch(const std::string& name) { return test::scratch_dir("dibs-cli-hostile", name); }
 using test::slurp;
 
 // `dibs ARGS` with `env` (NAME=VALUE) set for it alone: its exit status and everything it printed.
@@ -57,7 +57,7 @@ void check_no_secret(const std::string& out) {
 }  // namespace
 
 TEST_CASE("secrets: no query value of --url is printed, whatever its parameter is called", "[cli][secrets]") {
-  const auto dir = scratch("redact");
+  const auto dir = hostile_scratch("redact");
   const auto in = seeded(dir, 3);
   // A bad template: its message shows it, every query value masked.
   auto [rc, out] = test::run_dibs({"enrich", "--store", "jsonl:" + in.string(), "--out", (dir / "out.jsonl").string(),
@@ -82,7 +82,7 @@ TEST_CASE("secrets: no query value of --url is printed, whatever its parameter i
 
 TEST_CASE("secrets: --url from a file only its owner reads, or from DIBS_URL, keeps the key out of the command line",
           "[cli][secrets]") {
-  const auto dir = scratch("url-file");
+  const auto dir = hostile_scratch("url-file");
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
   const auto in = seeded(dir, 3);
@@ -117,7 +117,7 @@ TEST_CASE("secrets: --url from a file only its owner reads, or from DIBS_URL, ke
 }
 
 TEST_CASE("cli: a source value over --max-source-bytes fails its item with the reason, and the run goes on", "[cli][limits]") {
-  const auto dir = scratch("long-value");
+  const auto dir = hostile_scratch("long-value");
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
   const auto in = dir / "in.jsonl";
@@ -143,7 +143,7 @@ TEST_CASE("cli: a source value over --max-source-bytes fails its item with the r
 }
 
 TEST_CASE("cli: --summary-json refuses a symbolic link planted at its path, and writes a private file", "[cli][secrets]") {
-  const auto dir = scratch("summary-link");
+  const auto dir = hostile_scratch("summary-link");
   const auto target = dir / "victim.txt";
   std::ofstream(target) << "precious\n";
   const auto link = dir / "summary.json";

@@ -23,31 +23,31 @@ using namespace dibs;
 namespace fs = std::filesystem;
 
 namespace {
-struct ran {
+struct io_ran {
   int rc;
   std::string out;  // stdout (and stderr, when merged)
   std::string err;  // stderr, when not merged
 };
 
-fs::path scratch(const std::string& name) { return test::scratch_dir("dibs-cli-io", name); }
+fs::path io_scratch(const std::string& name) { return test::scratch_dir("dibs-cli-io", name); }
 using test::slurp;
 
-ran merged(std::vector<std::string> args) {
+io_ran merged(std::vector<std::string> args) {
   args.insert(args.begin(), dibs::test::dibs_binary());
   test::child_process p(args, true);
-  ran r{};
+  io_ran r{};
   r.rc = p.finish(r.out);
   return r;
 }
 
 // stdout and stderr apart; `shell_tail` is appended to the shell command (a redirection).
-ran apart(const std::vector<std::string>& args, const fs::path& dir, const std::string& shell_tail = "") {
+io_ran apart(const std::vector<std::string>& args, const fs::path& dir, const std::string& shell_tail = "") {
   std::string cmd = test::shell_quote(dibs::test::dibs_binary());
   for (const auto& a : args) cmd += " " + test::shell_quote(a);
   const auto err = dir / "stderr";
   cmd += " 2>" + test::shell_quote(err.string()) + " " + shell_tail;
   test::child_process p({"bash", "-c", cmd});
-  ran r{};
+  io_ran r{};
   r.rc = p.finish(r.out);
   r.err = slurp(err);
   return r;
@@ -83,7 +83,7 @@ TEST_CASE("each command's help lists only its own flags", "[cli][help]") {
 }
 
 TEST_CASE("dibs demo --summary-json - writes the summary JSON alone on stdout and the rest to stderr", "[cli][io]") {
-  const auto dir = scratch("summary");
+  const auto dir = io_scratch("summary");
   const auto r = apart({"demo", "--docs", "40", "--concurrency", "4", "--no-progress", "--summary-json", "-"}, dir);
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.rc == 0);
@@ -95,7 +95,7 @@ TEST_CASE("dibs demo --summary-json - writes the summary JSON alone on stdout an
 }
 
 TEST_CASE("dibs enrich --store jsonl:- --out - reads stdin and writes the enriched lines to stdout in order", "[cli][io][jsonl]") {
-  const auto dir = scratch("pipe");
+  const auto dir = io_scratch("pipe");
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
   const auto in = dir / "in.jsonl";
@@ -157,7 +157,7 @@ TEST_CASE("dibs demo --metrics-address: a bad one is a usage error naming the fl
 }
 
 TEST_CASE("dibs status --password-file is for databases: a file store refuses it by the flag's name", "[cli][password]") {
-  const auto dir = scratch("pw");
+  const auto dir = io_scratch("pw");
   std::ofstream(dir / "pw") << "secret-in-file\n";
   std::ofstream(dir / "in.jsonl") << "{\"originatingIp\":\"8.8.8.8\"}\n";
   const auto r = merged({"status", "--store", "jsonl:" + (dir / "in.jsonl").string(), "--password-file",

@@ -17,17 +17,17 @@
 namespace fs = std::filesystem;
 
 namespace {
-struct ran {
+struct password_ran {
   int rc;
   std::string out;
 };
 
 // `dibs ARGS` with exactly the environment `env` adds (MYSQL_PWD and DIBS_STORE_PASSWORD unset first).
-ran dibs_with(const std::string& env, const std::vector<std::string>& args) {
+password_ran dibs_with(const std::string& env, const std::vector<std::string>& args) {
   std::string cmd = "unset MYSQL_PWD DIBS_STORE_PASSWORD; " + env + " " + dibs::test::shell_quote(dibs::test::dibs_binary());
   for (const auto& a : args) cmd += " " + dibs::test::shell_quote(a);
   dibs::test::child_process p({"bash", "-c", cmd + " 2>&1"});
-  ran r{};
+  password_ran r{};
   r.rc = p.finish(r.out);
   return r;
 }

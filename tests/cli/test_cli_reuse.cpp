@@ -12,11 +12,11 @@
 #include <catch2/catch.hpp>
 
 namespace {
-struct run {
+struct reuse_run {
   int code;
   std::string out;
 };
-run dibs_run(std::vector<std::string> args) {
+reuse_run dibs_run(std::vector<std::string> args) {
   args.insert(args.begin(), dibs::test::dibs_binary());
   dibs::test::child_process p(args, true);
   std::string out;

@@ -2,6 +2,7 @@
 // target is set is not called again and comes out byte for byte, a field named "failed" is the
 // user's; an API's definitive "no data" (ip-api's private ranges) ends the item with that answer,
 // counted apart, and a run whose only non-done items got it exits 0.
+#include "support/text.hpp"
 #include "support/run_dibs.hpp"
 #include "support/scratch_files.hpp"
 
@@ -19,16 +20,11 @@ using namespace dibs;
 namespace fs = std::filesystem;
 
 namespace {
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
+using test::lines_of;
 
-struct scratch {
-  explicit scratch(const std::string& name) : dir(test::scratch_dir("dibs-cli-user-data", name)) {}
-  ~scratch() { fs::remove_all(dir); }
+struct cli_data_dir {
+  explicit cli_data_dir(const std::string& name) : dir(test::scratch_dir("dibs-cli-user-data", name)) {}
+  ~cli_data_dir() { fs::remove_all(dir); }
   std::string path(const std::string& name) const { return (dir / name).string(); }
   fs::path dir;
 };
@@ -38,7 +34,7 @@ TEST_CASE("file mode end to end: a set target is never called again and passes t
           "[cli][jsonl][user-data]") {
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
-  scratch d("pass-through");
+  cli_data_dir d("pass-through");
   const std::string manual = R"({"id":"g","ip":"81.2.69.9","geo":{"country":"Atlantis","source":"manual"}})";
   const std::string keep_false = R"({"id":"a", "ip": "8.8.8.8", "failed": false})";
   const std::string keep_mine = R"({"id":"b","failed":"mine","ip":"1.1.1.1"})";
@@ -68,7 +64,7 @@ TEST_CASE("a run whose only non-done items got the API's 'no data' exits 0, and 
           "[cli][no-data]") {
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
-  scratch d("no-data");
+  cli_data_dir d("no-data");
   const std::string input = "{\"ip\":\"8.8.8.8\"}\n{\"ip\":\"10.0.0.1\"}\n{\"ip\":\"192.168.1.1\"}\n";
   std::ofstream(d.path("in.jsonl")) << input;
   auto enrich = [&](const std::string& out, std::vector<std::string> more) {
@@ -104,7 +100,7 @@ TEST_CASE("file mode with --id-field: a failing line is named by the user's key 
           "[cli][jsonl][id-field]") {
   stub::ipapi_stub api(stub::stub_options::loopback());
   api.start();
-  scratch d("id-field");
+  cli_data_dir d("id-field");
   std::ofstream(d.path("in.jsonl")) << R"({"visit_id":"evt-000123","ip":"10.0.0.1"})" << "\n"
                                     << R"({"visit_id":"evt-000124","ip":"8.8.8.8"})" << "\n"
                                     << R"({"visit_id":77,"ip":"192.168.1.1"})" << "\n";

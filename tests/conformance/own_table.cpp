@@ -15,7 +15,7 @@ using namespace dibs;
 
 namespace {
 using test::run_dibs;
-const test::backend& db = test::this_backend();
+using test::db;
 
 std::optional<std::string> column_count(test::backend_table& s, const std::string& table) {
   return s.query_value(db.sql_of().count_columns + table + "'");

@@ -9,7 +9,7 @@ using namespace dibs;
 using namespace std::chrono_literals;
 
 namespace {
-const test::backend& db = test::this_backend();
+using test::db;
 
 // The stub's origin's rows in dibs_rate that satisfy `condition` (SQL stores; nullopt elsewhere).
 std::optional<std::string> rate_records(test::backend_table& s, const stub::ipapi_stub& api, const std::string& condition) {

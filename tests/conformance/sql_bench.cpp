@@ -18,7 +18,7 @@ using namespace dibs;
 
 namespace {
 using test::run_dibs;
-const test::backend& db = test::this_backend();
+using test::db;
 
 // The objects of the database named like dibs bench's scratch.
 std::string scratch_objects(test::backend_table& s) {

@@ -12,7 +12,7 @@
 using namespace dibs;
 
 namespace {
-const test::backend& db = test::this_backend();
+using test::db;
 }  // namespace
 
 BACKEND_TEST_CASE("dibs enrich finishes a table, and a private address gets ip-api's 'no data' as its answer, not a failure",

@@ -14,7 +14,7 @@
 using namespace dibs;
 
 namespace {
-const test::backend& db = test::this_backend();
+using test::db;
 }  // namespace
 
 BACKEND_TEST_CASE("lists lease holders and releases a worker's leases, fenced", "[workers]") {

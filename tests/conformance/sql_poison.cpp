@@ -19,7 +19,7 @@ using namespace dibs;
 using namespace std::chrono_literals;
 
 namespace {
-const test::backend& db = test::this_backend();
+using test::db;
 
 std::string nested_json(int depth) { return std::string(depth, '[') + "1" + std::string(depth, ']'); }
 

@@ -14,7 +14,7 @@ using namespace dibs;
 using namespace std::chrono_literals;
 
 namespace {
-const test::backend& db = test::this_backend();
+using test::db;
 
 class sql_harness final : public test::store_harness {
  public:

@@ -1,6 +1,7 @@
 // Answer reuse (--reuse-answers) against the real stub: documents whose request is identical
 // share one call, each still gets its own address's answer, and a shared call's trouble settles
 // a joined document only the way its own call would have (answer_reuse.hpp says why).
+#include "support/raw_http.hpp"
 #include "support/eventually.hpp"
 
 #include "adapters/http/reuse/answer_reuse.hpp"
@@ -29,11 +30,7 @@ using namespace dibs;
 using namespace std::chrono_literals;
 
 namespace {
-std::uint16_t a_closed_port() {
-  net::io_context ioc;
-  net::ip::tcp::acceptor a(ioc, {net::ip::make_address("127.0.0.1"), 0});
-  return a.local_endpoint().port();  // closed again when `a` goes
-}
+using test::a_closed_port;
 
 std::shared_ptr<http::answer_reuse> a_reuse() {
   return std::make_shared<http::answer_reuse>(http::answer_cache_limits{});

@@ -38,17 +38,17 @@ engine_config outage_config() {
 }
 
 template <class Body>
-class lambda_processor final : public processor {
+class plain_processor final : public processor {
  public:
-  explicit lambda_processor(Body b) : body_(std::move(b)) {}
+  explicit plain_processor(Body b) : body_(std::move(b)) {}
   awaitable<outcome> process(job j) override { co_return body_(j); }
 
  private:
   Body body_;
 };
 template <class Body>
-processor_factory factory_of(Body b) {
-  return [b](const shard_info&) -> std::unique_ptr<processor> { return std::make_unique<lambda_processor<Body>>(b); };
+processor_factory plain_factory(Body b) {
+  return [b](const shard_info&) -> std::unique_ptr<processor> { return std::make_unique<plain_processor<Body>>(b); };
 }
 }  // namespace
 
@@ -104,7 +104,7 @@ TEST_CASE("one item's API-level failure among answers spends its attempts as bef
   const auto bad = st->snapshot().front().id;
   auto cfg = outage_config();
   cfg.max_attempts = 2;
-  engine e(cfg, st, factory_of([bad](const job& j) {
+  engine e(cfg, st, plain_factory([bad](const job& j) {
              if (j.id == bad) return outcome::unavailable(0ms, "HTTP 503 for this one", 503);
              return outcome::done("{\"ok\":true}");
            }));
@@ -125,7 +125,7 @@ TEST_CASE("one item's API-level failure among answers spends its attempts as bef
 TEST_CASE("a stop while the API is down gives the waiting items back and ends", "[engine][outage]") {
   auto st = std::make_shared<memory_store>();
   st->seed_random_ips(100, 7);
-  engine e(outage_config(), st, factory_of([](const job&) { return outcome::unavailable(0ms, "connect: Connection refused"); }));
+  engine e(outage_config(), st, plain_factory([](const job&) { return outcome::unavailable(0ms, "connect: Connection refused"); }));
   e.start();
   REQUIRE(test::eventually([&] { return load(e.figures().circuit_open) >= 1 && load(e.figures().waiting_for_api) > 0; }));
   e.stop();

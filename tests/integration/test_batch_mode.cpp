@@ -21,7 +21,7 @@ http::batch_processor_options batch_options(const stub::ipapi_stub& api, std::si
   return b;
 }
 
-engine_config config(std::size_t concurrency, int max_attempts) {
+engine_config batch_config(std::size_t concurrency, int max_attempts) {
   engine_config c;
   c.shards = 2;
   c.concurrency = concurrency;
@@ -45,7 +45,7 @@ TEST_CASE("batch mode maps answers to items by position, with per-item failures 
   odd_ids.push_back(st->add(job_field{"originatingIp", job_field::state::not_string, "", "int32"}));
   odd_ids.push_back(st->add(job_field{"originatingIp", job_field::state::missing, "", ""}));
 
-  engine e(config(200, 20), st, http::make_batch_processor_factory(batch_options(api, 100)));
+  engine e(batch_config(200, 20), st, http::make_batch_processor_factory(batch_options(api, 100)));
   e.start();
   e.wait();
 
@@ -75,7 +75,7 @@ TEST_CASE("a batch above the API's limit fails its items with the API's 422", "[
   api.start();
   auto st = std::make_shared<memory_store>();
   st->seed_random_ips(101, 52);
-  auto cfg = config(101, 5);
+  auto cfg = batch_config(101, 5);
   cfg.shards = 1;
   cfg.claim_batch = 101;
   auto b = batch_options(api, 101);
@@ -97,7 +97,7 @@ TEST_CASE("batch mode: one rate-limiter slot per request, and the batches fill w
   st->seed_random_ips(300, 53);
   auto b = batch_options(api, 100);
   b.call.limiter = std::make_shared<http::rate_limiter>(1.0, 1.0);  // like ip-api's 15/min, faster
-  engine e(config(300, 5), st, http::make_batch_processor_factory(b));
+  engine e(batch_config(300, 5), st, http::make_batch_processor_factory(b));
   e.start();
   e.wait();
   CHECK(e.summary().completed == 300);
@@ -115,7 +115,7 @@ TEST_CASE("a batch that runs past --max-processing is abandoned and its items re
   api.start();
   auto st = std::make_shared<memory_store>();
   st->seed_random_ips(30, 54);
-  auto cfg = config(30, 2);
+  auto cfg = batch_config(30, 2);
   cfg.max_processing = 200ms;
   engine e(cfg, st, http::make_batch_processor_factory(batch_options(api, 10)));
   e.start();

@@ -57,11 +57,9 @@ sent_result send_raw(std::uint16_t port, const std::string& head, std::size_t fi
   return r;
 }
 
-std::string host_of(std::uint16_t port) { return "127.0.0.1:" + std::to_string(port); }
+using test::loopback_host;
 
-bool paused(std::uint16_t port) {
-  return raw_http(port, "GET", "/status").body.find("\"paused\":true") != std::string::npos;
-}
+using test::controls_paused;
 
 }  // namespace
 
@@ -76,7 +74,7 @@ TEST_CASE("control server: a chunk-extension bomb, a trailer bomb and an endless
   // grows by doubling), so it would pass 64 MiB with the first bomb.
   constexpr std::size_t bomb_bytes = 64u << 20;
   constexpr std::size_t bound_kib = 16 * 1024;
-  const std::string chunked = "POST /pause HTTP/1.1\r\nHost: " + host_of(port) +
+  const std::string chunked = "POST /pause HTTP/1.1\r\nHost: " + loopback_host(port) +
                               "\r\nX-Dibs-Control: 1\r\nTransfer-Encoding: chunked\r\n\r\n";
   const auto before = d.peak_rss_kib();
   REQUIRE(before > 0);
@@ -84,7 +82,7 @@ TEST_CASE("control server: a chunk-extension bomb, a trailer bomb and an endless
   // A chunk-size line whose extension never ends; a last chunk and a trailer that never ends; a
   // header that never ends. Each connection is closed long before 64 MiB.
   for (const auto& head : {chunked + "1;x=", chunked + "0\r\nX-Trailer: ",
-                           "GET /status HTTP/1.1\r\nHost: " + host_of(port) + "\r\nX-Filler: "}) {
+                           "GET /status HTTP/1.1\r\nHost: " + loopback_host(port) + "\r\nX-Filler: "}) {
     const auto r = send_raw(port, head, bomb_bytes);
     INFO("bomb " << head.substr(head.size() - 12) << ": sent " << r.sent << " bytes; answer: " << r.answer);
     CHECK(r.closed);
@@ -95,7 +93,7 @@ TEST_CASE("control server: a chunk-extension bomb, a trailer bomb and an endless
   const auto after = d.peak_rss_kib();
   INFO("peak resident memory of dibs: " << before << " KiB before the bombs, " << after << " KiB after");
   CHECK(after - before < bound_kib);
-  CHECK_FALSE(paused(port));  // no bomb's POST /pause went through
+  CHECK_FALSE(controls_paused(port));  // no bomb's POST /pause went through
 }
 
 TEST_CASE("control server: a body without a Content-Length, a Host given twice and a large body are refused",
@@ -103,18 +101,18 @@ TEST_CASE("control server: a body without a Content-Length, a Host given twice a
   dibs::test::dibs_controls d;
   const auto port = d.port();
   // A well-formed chunked POST: refused (411) before its body is read.
-  const auto chunked = send_raw(port, "POST /pause HTTP/1.1\r\nHost: " + host_of(port) +
+  const auto chunked = send_raw(port, "POST /pause HTTP/1.1\r\nHost: " + loopback_host(port) +
                                           "\r\nX-Dibs-Control: 1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n");
   CHECK_THAT(chunked.answer, Catch::StartsWith("HTTP/1.1 411"));
   // Two Host headers: parsers and proxies disagree on which one counts, so neither does.
-  auto r = raw_http(port, "GET", "/status", {{"Host", host_of(port)}, {"Host", "evil.example"}});
+  auto r = raw_http(port, "GET", "/status", {{"Host", loopback_host(port)}, {"Host", "evil.example"}});
   CHECK(r.status == 400);
   CHECK_THAT(r.body, Catch::Contains("Host"));
-  r = raw_http(port, "GET", "/status", {{"Host", "evil.example"}, {"Host", host_of(port)}});
+  r = raw_http(port, "GET", "/status", {{"Host", "evil.example"}, {"Host", loopback_host(port)}});
   CHECK(r.status == 400);
   // A body over the bound (4 KiB): 413.
   r = raw_http(port, "POST", "/pause", {{"X-Dibs-Control", "1"}}, std::string(5000, ' '));
   CHECK(r.status == 413);
-  CHECK_FALSE(paused(port));
+  CHECK_FALSE(controls_paused(port));
   CHECK(raw_http(port, "GET", "/status").status == 200);
 }

@@ -22,7 +22,7 @@ namespace {
 
 using test::controlled_engine;
 
-std::string host_of(std::uint16_t port) { return "127.0.0.1:" + std::to_string(port); }
+using test::loopback_host;
 
 }  // namespace
 
@@ -66,10 +66,10 @@ TEST_CASE("the controls refuse a web page's cross-site POST and a rebound Host, 
   CHECK(c.e->paused());
   // A page the controls served themselves (same origin) may POST with the page's token; the
   // header alone is not enough from a browser (control_access.hpp).
-  r = raw_http(port, "POST", "/resume", {{"Origin", "http://" + host_of(port)}, {"X-Dibs-Control", "1"}});
+  r = raw_http(port, "POST", "/resume", {{"Origin", "http://" + loopback_host(port)}, {"X-Dibs-Control", "1"}});
   CHECK(r.status == 403);
   CHECK(c.e->paused());
-  r = raw_http(port, "POST", "/resume", {{"Origin", "http://" + host_of(port)}, {"X-Dibs-Token", c.controls->token()}});
+  r = raw_http(port, "POST", "/resume", {{"Origin", "http://" + loopback_host(port)}, {"X-Dibs-Token", c.controls->token()}});
   CHECK(r.status == 200);
   CHECK(r.body == "{\"paused\":false}");
   CHECK_FALSE(c.e->paused());
@@ -92,7 +92,7 @@ TEST_CASE("the dashboard: GET / shows the counts and carries the token its POSTs
   // The page is read only by a page of the same Host, like every GET (DNS rebinding).
   CHECK(raw_http(port, "GET", "/", {{"Host", "evil.example"}}).status == 421);
 
-  const std::string own = "http://" + host_of(port);
+  const std::string own = "http://" + loopback_host(port);
   auto r = raw_http(port, "POST", "/pause", {{"Origin", own}, {"Content-Type", "application/json"}}, "{}");
   CHECK(r.status == 403);  // no token
   r = raw_http(port, "POST", "/pause", {{"Origin", own}, {"X-Dibs-Token", "0123456789abcdef0123456789abcdef"}});
@@ -172,7 +172,7 @@ TEST_CASE("control sessions are bounded: a slow request, an idle keep-alive, a c
     CHECK(closed_by_server(port, ""));                                  // connected, sent nothing
     CHECK(closed_by_server(port, "GET /status HTTP/1.1\r\nHost: 127"));  // a request that never ends
     std::string answer;                                                 // kept alive, then idle
-    CHECK(closed_by_server(port, "GET /status HTTP/1.1\r\nHost: " + host_of(port) + "\r\n\r\n", &answer));
+    CHECK(closed_by_server(port, "GET /status HTTP/1.1\r\nHost: " + loopback_host(port) + "\r\n\r\n", &answer));
     CHECK_THAT(answer, Catch::StartsWith("HTTP/1.1 200"));
   }
   SECTION("connection limit") {

@@ -29,14 +29,12 @@ namespace bhttp = boost::beast::http;
 
 namespace {
 
-const std::string key = "slots-test-key-0123456789";
-const std::vector<std::string> with_key{"DIBS_CONTROL_KEY=" + key};
+const std::string slots_key = "slots-test-key-0123456789";
+const std::vector<std::string> with_key{"DIBS_CONTROL_KEY=" + slots_key};
 // The operator's POST: the key (and the header older versions asked for instead).
-const test::header_list operator_headers{{"Authorization", "Bearer " + key}, {"X-Dibs-Control", "1"}};
+const test::header_list operator_headers{{"Authorization", "Bearer " + slots_key}, {"X-Dibs-Control", "1"}};
 
-bool paused(std::uint16_t port) {
-  return raw_http(port, "GET", "/status").body.find("\"paused\":true") != std::string::npos;
-}
+using test::controls_paused;
 
 // One kept-alive connection to the controls, from `source` (any 127.x.y.z is this host's
 // loopback, and a peer of its own to the server). Every wait is bounded by 10 s.
@@ -103,7 +101,7 @@ TEST_CASE("control server: sixteen idle kept-alive connections don't lock out th
   // A scrape and the operator's pause, each on a new connection, are answered ...
   CHECK(raw_http(port, "GET", "/metrics").status == 200);
   CHECK(raw_http(port, "POST", "/pause", operator_headers).status == 200);
-  CHECK(paused(port));
+  CHECK(controls_paused(port));
   // ... because connections that were only waiting gave up their slots, the longest waiting first.
   CHECK(test::eventually([&] { return held.front()->closed_by_server(); }, std::chrono::seconds(10)));
   CHECK_FALSE(held.back()->closed_by_server());

@@ -1,6 +1,7 @@
 // `dibs enrich --store jsonl:IN --out OUT` on a bad day, end to end through the binary: an API
 // that pretty-prints its JSON (Python's http.server serving files), and a full disk (the
 // kernel's file size limit, RLIMIT_FSIZE through prlimit, which fails writes as ENOSPC does).
+#include "support/text.hpp"
 #include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
@@ -37,19 +38,14 @@ struct scratch_dir {
   fs::path path;
 };
 
-std::string read_file(const fs::path& p) {
+std::string read_whole(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
+using test::lines_of;
 
 // A loopback port nothing listens on now (bound and released: the server started next takes it).
 std::uint16_t free_port() {
@@ -81,7 +77,7 @@ std::vector<std::string> seeded_ips(const std::string& in, std::size_t lines) {
   REQUIRE(seed.finish(text) == 0);
   std::vector<std::string> ips;
   simdjson::dom::parser p;
-  for (const auto& line : lines_of(read_file(in))) {
+  for (const auto& line : lines_of(read_whole(in))) {
     std::string_view ip;
     REQUIRE_FALSE(p.parse(line)["originatingIp"].get_string().get(ip));
     ips.emplace_back(ip);
@@ -92,7 +88,7 @@ std::vector<std::string> seeded_ips(const std::string& in, std::size_t lines) {
 
 // OUT holds every input line once, in order, each with the answer for its own address.
 void check_output(const std::vector<std::string>& ips, const fs::path& out) {
-  const auto lines = lines_of(read_file(out));
+  const auto lines = lines_of(read_whole(out));
   REQUIRE(lines.size() == ips.size());
   simdjson::dom::parser p;
   for (std::size_t i = 0; i < ips.size(); ++i) {
@@ -142,7 +138,7 @@ TEST_CASE("file mode: an API that pretty-prints its JSON (newlines, tabs, unicod
   simdjson::dom::parser p;
   std::string_view note;
   double second = 0;
-  for (const auto& line : lines_of(read_file(out))) {
+  for (const auto& line : lines_of(read_whole(out))) {
     auto doc = p.parse(line);
     REQUIRE_FALSE(doc["location"]["note"].get_string().get(note));
     CHECK(note == "two\nlines\tand \xc3\xbc");
@@ -173,12 +169,12 @@ TEST_CASE("file mode on a full disk: the outcomes wait in memory, the journal st
   std::vector<std::string> limited{"prlimit", "--fsize=16384:unlimited", "--"};
   limited.insert(limited.end(), command.begin(), command.end());
   test::child_process first(limited, false, log.string());
-  auto said_full = [&] { return read_file(log).find("cannot write the journal") != std::string::npos; };
+  auto said_full = [&] { return read_whole(log).find("cannot write the journal") != std::string::npos; };
   for (int i = 0; i < 6000 && first.running() && !said_full(); ++i) std::this_thread::sleep_for(10ms);
   {
-    INFO(read_file(log));
+    INFO(read_whole(log));
     REQUIRE(first.running());  // not killed by SIGXFSZ, not given up
-    CHECK_THAT(read_file(log), Catch::Contains("cannot write the journal " + journal.string() + ": File too large") &&
+    CHECK_THAT(read_whole(log), Catch::Contains("cannot write the journal " + journal.string() + ": File too large") &&
                                    Catch::Contains("outcome(s) wait in memory and will be written when it can be"));
   }
   auto wait_for_exit = [&] {
@@ -195,7 +191,7 @@ TEST_CASE("file mode on a full disk: the outcomes wait in memory, the journal st
     REQUIRE(lift.finish(said) == 0);
     REQUIRE(wait_for_exit());
     const int rc = first.finish(text);
-    INFO(text << read_file(log));
+    INFO(text << read_whole(log));
     CHECK(rc == 0);
     CHECK_THAT(text, Catch::Contains("300 lines (300 done, 0 failed)"));
     check_output(ips, out);
@@ -207,10 +203,10 @@ TEST_CASE("file mode on a full disk: the outcomes wait in memory, the journal st
     first.signal(SIGTERM);
     REQUIRE(wait_for_exit());
     const int rc = first.finish(text);
-    INFO(text << read_file(log));
+    INFO(text << read_whole(log));
     CHECK(rc == 143);  // stopped by SIGTERM, gracefully: 128 + 15, as a shell reports it
     CHECK_FALSE(fs::exists(out));
-    const auto kept = read_file(journal);
+    const auto kept = read_whole(journal);
     REQUIRE_FALSE(kept.empty());
     CHECK(kept.back() == '\n');
     CHECK(kept.size() <= 16384);

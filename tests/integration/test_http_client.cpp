@@ -1,4 +1,5 @@
 // The HTTP client and processor against the real stub server on loopback.
+#include "support/raw_http.hpp"
 #include "support/inherited_sockets.hpp"
 
 #include <dibs/http/http_processor.hpp>
@@ -60,11 +61,7 @@ struct processor_fixture {
   std::unique_ptr<http::http_processor> proc;
 };
 
-std::uint16_t a_closed_port() {
-  net::io_context ioc;
-  net::ip::tcp::acceptor a(ioc, {net::ip::make_address("127.0.0.1"), 0});
-  return a.local_endpoint().port();  // closed again when `a` goes
-}
+using test::a_closed_port;
 }  // namespace
 
 TEST_CASE("the client reuses one kept-alive connection for sequential requests", "[http]") {

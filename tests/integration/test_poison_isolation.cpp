@@ -65,7 +65,7 @@ class instant_processor final : public processor {
   }
 };
 
-engine_config config() { return test::config_of(1, 40, 25, 60s); }
+engine_config poison_config() { return test::config_of(1, 40, 25, 60s); }
 
 // Runs the engine until it ends by itself (true) or `limit` passes (false; then it is stopped).
 bool run_to_end(engine& e, std::chrono::seconds limit = 60s) {
@@ -84,7 +84,7 @@ TEST_CASE("a refused answer fails alone: the engine splits the refused batch and
   for (int i = 0; i < 500; ++i) mem->add("10.0.0." + std::to_string(i));
   auto st = std::make_shared<moody_store>(mem);
   st->poisoned = {"7", "123", "124", "400"};
-  engine e(config(), st, [](const shard_info&) { return std::make_unique<instant_processor>(); });
+  engine e(poison_config(), st, [](const shard_info&) { return std::make_unique<instant_processor>(); });
   REQUIRE(run_to_end(e));
 
   CHECK(e.summary().completed == 496);
@@ -108,7 +108,7 @@ TEST_CASE("a failure reason the store refuses is recorded shortened", "[engine][
   auto mem = std::make_shared<memory_store>();
   for (int i = 0; i < 30; ++i) mem->add(i == 5 ? "long-reason" : "10.0.1." + std::to_string(i));
   auto st = std::make_shared<moody_store>(mem);
-  engine e(config(), st, [](const shard_info&) { return std::make_unique<instant_processor>(); });
+  engine e(poison_config(), st, [](const shard_info&) { return std::make_unique<instant_processor>(); });
   REQUIRE(run_to_end(e));
   CHECK(e.summary().completed == 29);
   CHECK(e.summary().failed == 1);
@@ -124,7 +124,7 @@ TEST_CASE("while the store can't be written, claiming stops at the bound, and no
   for (int i = 0; i < 2000; ++i) mem->add("10.1." + std::to_string(i / 256) + "." + std::to_string(i % 256));
   auto st = std::make_shared<moody_store>(mem);
   st->down = true;
-  auto cfg = config();
+  auto cfg = poison_config();
   engine e(cfg, st, [](const shard_info&) { return std::make_unique<instant_processor>(); });
   std::promise<void> ended;
   e.on_finished([&] { ended.set_value(); });
@@ -178,7 +178,7 @@ TEST_CASE("the engine says whether it ended because nothing was left or because 
   {
     auto mem = std::make_shared<memory_store>();
     for (int i = 0; i < 50; ++i) mem->add("10.2.0." + std::to_string(i));
-    engine e(config(), mem, [](const shard_info&) { return std::make_unique<instant_processor>(); });
+    engine e(poison_config(), mem, [](const shard_info&) { return std::make_unique<instant_processor>(); });
     REQUIRE(run_to_end(e));
     CHECK(e.drained());
   }
@@ -187,7 +187,7 @@ TEST_CASE("the engine says whether it ended because nothing was left or because 
     for (int i = 0; i < 50; ++i) mem->add("10.3.0." + std::to_string(i));
     auto st = std::make_shared<moody_store>(mem);
     st->down = true;  // nothing can be written: the run can't end by itself
-    engine e(config(), st, [](const shard_info&) { return std::make_unique<instant_processor>(); });
+    engine e(poison_config(), st, [](const shard_info&) { return std::make_unique<instant_processor>(); });
     e.start();
     for (int i = 0; i < 3000 && st->complete_calls < 1; ++i) std::this_thread::sleep_for(10ms);
     e.stop_now();

@@ -16,7 +16,7 @@ using namespace dibs;
 using namespace std::chrono_literals;
 
 namespace {
-engine_config config(std::size_t concurrency) {
+engine_config rate_config(std::size_t concurrency) {
   engine_config c;
   c.shards = 2;
   c.concurrency = concurrency;
@@ -35,7 +35,7 @@ TEST_CASE("a --rate limit holds every shard together under it", "[rate][e2e]") {
   http::processor_options p;
   p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
   p.limiter = std::make_shared<http::rate_limiter>(10.0, 1.0);  // 10/s for the whole process
-  engine e(config(50), st, http::make_http_processor_factory(p));
+  engine e(rate_config(50), st, http::make_http_processor_factory(p));
   e.start();
   e.wait();
   CHECK(e.summary().completed == 25);
@@ -59,7 +59,7 @@ TEST_CASE("when the API says stop (X-Rl: 0), nothing is sent until X-Ttl has pas
   st->seed_random_ips(12, 22);
   http::processor_options p;
   p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
-  auto cfg = config(1);  // one call at a time: every request starts after the previous answer
+  auto cfg = rate_config(1);  // one call at a time: every request starts after the previous answer
   cfg.shards = 1;
   engine e(cfg, st, http::make_http_processor_factory(p));
   e.start();
@@ -85,7 +85,7 @@ TEST_CASE("calls that run into a full window are retried after it, and no docume
   http::processor_options p;
   p.url = http::url_template::parse(api.base_url() + "/json/{originatingIp}");
   p.backoff_base = 10ms;
-  auto cfg = config(20);  // many calls at once: some run into the 429 before X-Rl: 0 arrives
+  auto cfg = rate_config(20);  // many calls at once: some run into the 429 before X-Rl: 0 arrives
   cfg.max_attempts = 20;
   cfg.grace = 0ms;
   engine e(cfg, st, http::make_http_processor_factory(p));

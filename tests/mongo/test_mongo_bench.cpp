@@ -18,7 +18,7 @@ using namespace dibs;
 
 namespace {
 using test::run_dibs;
-mongo::mongo_options options_for(const std::string& collection) {
+mongo::mongo_options bench_options(const std::string& collection) {
   mongo::mongo_options o;
   o.uri = test::mongodb_uri();
   o.db = "dibs_bench_test";
@@ -46,7 +46,7 @@ std::string read_file(const std::string& path) {
 
 TEST_CASE("dibs bench on MongoDB drains with every claim strategy, counts commands per document, and drops its scratch",
           "[mongo][bench]") {
-  mongo::mongo_store s(options_for(test::unique_collection("benchbase")));
+  mongo::mongo_store s(bench_options(test::unique_collection("benchbase")));
   const auto before = scratch_collections(s);
   const std::string json = "/tmp/dibs_bench_mongo_test_" + std::to_string(::getpid()) + ".json";
   std::string out;
@@ -84,7 +84,7 @@ TEST_CASE("dibs bench on MongoDB drains with every claim strategy, counts comman
 
 TEST_CASE("dibs bench on MongoDB leaves a collection it did not mark alone", "[mongo][bench]") {
   const std::string lookalike = "dibs_bench_" + std::string("0123456789ab");
-  mongo::mongo_store s(options_for(lookalike));
+  mongo::mongo_store s(bench_options(lookalike));
   mongo::run_command(s, R"({"delete": ")" + lookalike + R"(", "deletes": [{"q": {}, "limit": 0}]})");
   s.seed(4, 1);
   std::string out;

@@ -26,7 +26,7 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
   for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
 }
-mongo::mongo_options options_for(const std::string& collection, const std::string& strategy = "batch") {
+mongo::mongo_options own_options(const std::string& collection, const std::string& strategy = "batch") {
   auto o = test::options_for_collection(collection);
   o.strategy = *mongo::parse_strategy(strategy);
   return o;
@@ -52,7 +52,7 @@ TEST_CASE("documents whose --lock-field holds a value dibs did not write are lef
   for (const char* strategy : {"batch", "update-find", "find-and-modify", "lock-collection"}) {
     DYNAMIC_SECTION(strategy) {
       const auto collection = test::unique_collection("foreign");
-      mongo::mongo_store s(options_for(collection, strategy));
+      mongo::mongo_store s(own_options(collection, strategy));
       mongo::drop(s);
       REQUIRE(s.seed(20, 3) == 20);
       insert_foreign(s, collection);
@@ -90,7 +90,7 @@ TEST_CASE("SIGTERM stops a run over documents with foreign lease values, with ev
   for (const char* strategy : {"update-find", "batch", "find-and-modify", "lock-collection"}) {
     DYNAMIC_SECTION(strategy) {
       const auto collection = test::unique_collection("foreign_term");
-      mongo::mongo_store s(options_for(collection, strategy));
+      mongo::mongo_store s(own_options(collection, strategy));
       mongo::drop(s);
       REQUIRE(s.seed(40, 4) == 40);
       insert_foreign(s, collection);

@@ -47,12 +47,7 @@ void refuse_targets_of(mongo::mongo_store& s, const std::string& collection, con
     mongo::run_command(s, R"({"dibsRefuse": ")" + collection + R"(", "when": )" + when + "}");
 }
 
-std::string utf8_at(const bson_t* doc, const char* path) {
-  bson_iter_t it, child;
-  if (bson_iter_init(&it, doc) && bson_iter_find_descendant(&it, path, &child) && BSON_ITER_HOLDS_UTF8(&child))
-    return bson_iter_utf8(&child, nullptr);
-  return {};
-}
+using test::utf8_at;
 }  // namespace
 
 TEST_CASE("MongoDB: a completion a validator refuses is refused with the server's reason, not a lost lease",

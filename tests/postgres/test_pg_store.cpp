@@ -31,7 +31,7 @@ pg::pg_options options_for(const std::string& table) {
 }
 
 
-std::vector<job> claim(store& s, claim_request r) { return test::run_sync(s.claim(std::move(r))); }
+std::vector<job> claim_sync(store& s, claim_request r) { return test::run_sync(s.claim(std::move(r))); }
 }  // namespace
 
 TEST_CASE("claims from many coroutines of one io_context share its one pipelined connection and never share a row",
@@ -86,7 +86,7 @@ TEST_CASE("a PostgreSQL failure whose reason holds a NUL byte is recorded, the b
   s.reset_table();
   const auto table = s.names().table;
   s.execute("INSERT INTO " + table + " (\"originatingIp\") VALUES ('1.2.3.4')");
-  auto got = claim(s, {1, "w", 60s, 1s});
+  auto got = claim_sync(s, {1, "w", 60s, 1s});
   REQUIRE(got.size() == 1);
   auto r = test::run_sync(s.fail({failure{got[0].ref(), std::string("the API has no data: a\0b", 24), 200, 1}}));
   CHECK(r.applied == 1);  // before: refused (22P02) every time, so the row was never failed

@@ -143,6 +143,8 @@ struct backend {
 };
 
 const backend& this_backend();
+// The same, as the conformance cases name it.
+inline const backend& db = this_backend();
 
 // Whether a SQL backend's database has a table `name`.
 inline bool sql_table_exists(const backend& b, const std::string& name) {

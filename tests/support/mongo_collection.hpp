@@ -7,6 +7,8 @@
 #include <dibs/stores/mongo_store.hpp>
 #include <adapters/mongo/test_hooks.hpp>
 
+#include <bson/bson.h>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -40,5 +42,13 @@ struct mongo_collection {
     return o;
   }
 };
+
+// The string at `path` ("location.status") of `doc`, "" when there is none.
+inline std::string utf8_at(const bson_t* doc, const char* path) {
+  bson_iter_t it, child;
+  if (bson_iter_init(&it, doc) && bson_iter_find_descendant(&it, path, &child) && BSON_ITER_HOLDS_UTF8(&child))
+    return bson_iter_utf8(&child, nullptr);
+  return {};
+}
 
 }  // namespace dibs::test

@@ -53,4 +53,19 @@ inline raw_answer raw_http(std::uint16_t port, const std::string& method, const 
   return a;
 }
 
+// "127.0.0.1:port", as a browser on this host sends it in Host.
+inline std::string loopback_host(std::uint16_t port) { return "127.0.0.1:" + std::to_string(port); }
+
+// Whether the controls on `port` say the run is paused (GET /status).
+inline bool controls_paused(std::uint16_t port) {
+  return raw_http(port, "GET", "/status").body.find("\"paused\":true") != std::string::npos;
+}
+
+// A loopback port nothing listens on (bound, then closed again).
+inline std::uint16_t a_closed_port() {
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::acceptor a(ioc, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  return a.local_endpoint().port();
+}
+
 }  // namespace dibs::test

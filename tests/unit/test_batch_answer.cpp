@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 
 using namespace dibs;
-using kind = http::batch_item_verdict::kind;
+using item_kind = http::batch_item_verdict::kind;
 
 TEST_CASE("a batch request is a JSON array of the keys, escaped", "[batch]") {
   CHECK(http::batch_request_body({}) == "[]");
@@ -23,18 +23,18 @@ TEST_CASE("a batch answer is split by position and checked against each key", "[
   auto s = http::split_batch_answer(p, q, body, keys, true);
   REQUIRE(s.error.empty());
   REQUIRE(s.items.size() == 4);
-  CHECK(s.items[0].k == kind::done);
+  CHECK(s.items[0].k == item_kind::done);
   CHECK(s.items[0].text == R"({"status":"success","query":"8.8.8.8","city":"X"})");  // as the API wrote it
-  CHECK(s.items[1].k == kind::no_data);
+  CHECK(s.items[1].k == item_kind::no_data);
   CHECK(s.items[1].text == "the API has no data: private range");
   CHECK_THAT(s.items[1].answer, Catch::StartsWith(R"({"status":"fail")"));  // written as the answer by default
-  CHECK(s.items[2].k == kind::bad);
+  CHECK(s.items[2].k == item_kind::bad);
   CHECK(s.items[2].text == "the batch answer in the place of '1.1.1.1' is for '2.2.2.2'");
-  CHECK(s.items[3].k == kind::bad);
+  CHECK(s.items[3].k == item_kind::bad);
   CHECK(s.items[3].text == "the batch answer for '9.9.9.9' is not a JSON object");
 
   auto unchecked = http::split_batch_answer(p, q, body, keys, false);
-  CHECK(unchecked.items[1].k == kind::done);  // --no-status-check stores ip-api's "fail" answers
+  CHECK(unchecked.items[1].k == item_kind::done);  // --no-status-check stores ip-api's "fail" answers
 }
 
 TEST_CASE("a batch answer that is unusable as a whole says why", "[batch]") {

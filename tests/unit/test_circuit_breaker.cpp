@@ -8,7 +8,7 @@
 
 using namespace dibs;
 using namespace std::chrono_literals;
-using state = circuit_breaker::state;
+using breaker_state = circuit_breaker::state;
 
 namespace {
 circuit_breaker make(std::size_t trip_after = 3) {
@@ -26,10 +26,10 @@ TEST_CASE("the breaker opens after N distinct items' failures in a row, not N in
   CHECK_FALSE(b.failed("d", "refused", t0));
   CHECK(b.closed());
   CHECK(b.failed("e", "connect: Connection refused", t0));  // no answer from three items: down at once
-  CHECK(b.current() == state::open);
+  CHECK(b.current() == breaker_state::open);
   CHECK(b.last_reason() == "connect: Connection refused");
   CHECK_FALSE(b.failed("g", "late", t0 + 600ms));  // calls sent before it opened say nothing new
-  CHECK(b.current() == state::open);
+  CHECK(b.current() == breaker_state::open);
 }
 
 TEST_CASE("5xx answers open the breaker only once the failures in a row span the minimum outage", "[circuit]") {
@@ -40,7 +40,7 @@ TEST_CASE("5xx answers open the breaker only once the failures in a row span the
   CHECK_FALSE(b.failed("c", "HTTP 503", t0 + 200ms, true));  // three items, but within 500 ms: not yet
   CHECK(b.closed());
   CHECK(b.failed("d", "HTTP 503", t0 + 500ms, true));
-  CHECK(b.current() == state::open);
+  CHECK(b.current() == breaker_state::open);
 }
 
 TEST_CASE("5xx answers in a row that span the minimum outage open the breaker when time passes, with no further failure", "[circuit]") {
@@ -53,7 +53,7 @@ TEST_CASE("5xx answers in a row that span the minimum outage open the breaker wh
   CHECK_FALSE(b.failed("c", "HTTP 503", t0 + 10ms, true));
   CHECK_FALSE(b.outage_held(t0 + 499ms));  // three, not yet over 500 ms
   CHECK(b.outage_held(t0 + 500ms));
-  CHECK(b.current() == state::open);
+  CHECK(b.current() == breaker_state::open);
   CHECK_FALSE(b.outage_held(t0 + 501ms));  // opened once
   b.answered();
   CHECK_FALSE(b.outage_held(t0 + 2s));  // an answer ended the streak
@@ -86,16 +86,16 @@ TEST_CASE("an open breaker lets one probe through when due, and backs off while 
   CHECK_FALSE(b.probe_due(t0 + 999ms));
   CHECK(b.probe_due(t0 + 1000ms));
   b.probe_sent("p1");
-  CHECK(b.current() == state::probing);
+  CHECK(b.current() == breaker_state::probing);
   CHECK(b.is_probe("p1"));
   CHECK_FALSE(b.probe_due(t0 + 5s));  // one probe at a time
 
   // A call sent before the circuit opened fails meanwhile: it is not the probe, nothing changes.
   CHECK_FALSE(b.failed("late", "refused", t0 + 1s));
-  CHECK(b.current() == state::probing);
+  CHECK(b.current() == breaker_state::probing);
 
   CHECK_FALSE(b.failed("p1", "refused", t0 + 1s));  // the probe failed: open again, twice the wait
-  CHECK(b.current() == state::open);
+  CHECK(b.current() == breaker_state::open);
   CHECK(b.probe_delay() == 2000ms);
   CHECK_FALSE(b.probe_due(t0 + 2999ms));
   CHECK(b.probe_due(t0 + 3000ms));
@@ -130,10 +130,10 @@ TEST_CASE("only the probe's own call that tells nothing is followed by another a
   REQUIRE(b.failed("a", "refused", t0));
   b.probe_sent("p");
   b.inconclusive("other", t0 + 1s);  // another pipeline's abandoned call: the probe is still out
-  CHECK(b.current() == state::probing);
+  CHECK(b.current() == breaker_state::probing);
   CHECK_FALSE(b.probe_due(t0 + 10s));
   b.inconclusive("p", t0 + 1s);
-  CHECK(b.current() == state::open);
+  CHECK(b.current() == breaker_state::open);
   CHECK(b.probe_delay() == 1000ms);
   CHECK(b.probe_due(t0 + 2s));
   b.inconclusive("p", t0 + 5s);  // not probing: nothing changes

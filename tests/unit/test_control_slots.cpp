@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 using namespace dibs::http;
-using state = control_slots::state;
+using slot_state = control_slots::state;
 using namespace std::chrono_literals;
 
 TEST_CASE("a new connection takes the slot of the one idle longest, never of one being answered", "[controls][unit][slots]") {
@@ -12,19 +12,19 @@ TEST_CASE("a new connection takes the slot of the one idle longest, never of one
   const auto t0 = control_slots::clock::now();
   const auto a = s.add("127.0.0.1", t0), b = s.add("127.0.0.1", t0 + 1s), c = s.add("127.0.0.1", t0 + 2s);
   // a answered a request at t0+5s and waits again; b and c have waited since they came.
-  s.set(a, state::idle, t0 + 5s);
+  s.set(a, slot_state::idle, t0 + 5s);
   auto v = s.admit("127.0.0.1");
   CHECK(v.admit);
   CHECK(v.evict == b);
   // Reading a request (however long) gives way only after every idle one ...
-  s.set(b, state::reading, t0 + 6s);
-  s.set(c, state::reading, t0 + 3s);
+  s.set(b, slot_state::reading, t0 + 6s);
+  s.set(c, slot_state::reading, t0 + 3s);
   CHECK(s.admit("127.0.0.1").evict == a);
-  s.set(a, state::answering, t0 + 7s);
+  s.set(a, slot_state::answering, t0 + 7s);
   CHECK(s.admit("127.0.0.1").evict == c);  // ... the one sending its request longest first
   // ... and one being answered never does.
-  s.set(b, state::answering, t0 + 8s);
-  s.set(c, state::answering, t0 + 8s);
+  s.set(b, slot_state::answering, t0 + 8s);
+  s.set(c, slot_state::answering, t0 + 8s);
   CHECK_FALSE(s.admit("127.0.0.1").admit);
   s.remove(c);
   v = s.admit("127.0.0.1");
@@ -51,7 +51,7 @@ TEST_CASE("a peer holds at most its share: its next connection takes the place o
   CHECK(v.evict == x2);
   CHECK(v.evict != scraper);
   // A peer whose connections are all being answered gets no slot of another peer's.
-  s.set(x2, state::answering, t0 + 5s);
-  s.set(x3, state::answering, t0 + 5s);
+  s.set(x2, slot_state::answering, t0 + 5s);
+  s.set(x3, slot_state::answering, t0 + 5s);
   CHECK_FALSE(s.admit("10.0.0.66").admit);
 }

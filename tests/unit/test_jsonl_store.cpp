@@ -1,6 +1,7 @@
 // File mode's store: line numbers as ids, outcomes journaled before they are acknowledged, a
 // resumed run skips what the journal holds, the output in the input's order, and the refusals
 // that keep two runs (or a changed input) from mixing.
+#include "support/text.hpp"
 #include <adapters/jsonl/json_members.hpp>
 #include <dibs/stores/jsonl_store.hpp>
 
@@ -190,12 +191,7 @@ class captured_stderr {
   int saved_ = -1;
 };
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
+using test::lines_of;
 
 // A soft RLIMIT_FSIZE for this process while it lives, with SIGXFSZ ignored: a write past the
 // limit then fails with EFBIG (after a partial write up to it), as a full disk fails with ENOSPC.

@@ -16,16 +16,16 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 namespace {
-struct scratch {
-  explicit scratch(const std::string& name) : dir(test::scratch_dir("dibs-user-data", name)) {}
-  ~scratch() { fs::remove_all(dir); }
+struct user_data_dir {
+  explicit user_data_dir(const std::string& name) : dir(test::scratch_dir("dibs-user-data", name)) {}
+  ~user_data_dir() { fs::remove_all(dir); }
   std::string path(const std::string& name) const { return (dir / name).string(); }
   fs::path dir;
 };
 
 std::string read_file(const std::string& path) { return test::slurp(path); }
 
-jsonl::jsonl_options options_in(const scratch& dir) {
+jsonl::jsonl_options options_in(const user_data_dir& dir) {
   jsonl::jsonl_options o;
   o.in = dir.path("in.jsonl");
   o.out = dir.path("out.jsonl");
@@ -37,7 +37,7 @@ jsonl::jsonl_options options_in(const scratch& dir) {
 
 TEST_CASE("file mode: a set target is done and passes through, a user's 'failed' is the user's, order and bytes kept",
           "[jsonl][user-data]") {
-  scratch dir("case1");
+  user_data_dir dir("case1");
   const std::string manual = R"({"id":"g","ip":"81.2.69.9","geo":{"country":"Atlantis","source":"manual"}})";
   const std::string spaced = R"({ "id": "a", "geo": null, "ip": "8.8.8.8",  "tags": [ 1, 2 ], "failed": false })";
   const std::string mine = R"({"id":"b","ip":"1.1.1.1","failed":"mine","n":1.50})";
@@ -82,7 +82,7 @@ TEST_CASE("file mode: a set target is done and passes through, a user's 'failed'
 
 TEST_CASE("file mode: an earlier run's output as the input: failed lines are open again, their old _dibs replaced",
           "[jsonl][user-data]") {
-  scratch dir("case2");
+  user_data_dir dir("case2");
   std::ofstream(dir.path("in.jsonl"), std::ios::binary)
       << R"({"ip":"1.1.1.1","_dibs":{"failed":{"reason":"timed out","httpStatus":0,"attempts":3}},"k":1})" << "\n"
       << R"({"ip":"2.2.2.2","_dibs":{"failed":{"reason":"timed out","httpStatus":0,"attempts":3}}})" << "\n";
@@ -98,7 +98,7 @@ TEST_CASE("file mode: an earlier run's output as the input: failed lines are ope
 }
 
 TEST_CASE("file mode: a line that is not an object keeps its text under _dibs", "[jsonl][user-data]") {
-  scratch dir("case3");
+  user_data_dir dir("case3");
   std::ofstream(dir.path("in.jsonl"), std::ios::binary) << "[1,2]\n";
   jsonl::jsonl_store s(options_in(dir));
   CHECK(s.stats_blocking().failed == 1);

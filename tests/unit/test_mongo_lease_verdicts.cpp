@@ -1,5 +1,6 @@
 // Which items of a fenced MongoDB batch write lost their lease, decided from the documents read
 // back (adapters/mongo/lease_verdicts.hpp), without a server.
+#include "support/fixed_time.hpp"
 #include <adapters/mongo/lease_verdicts.hpp>
 
 #include <catch2/catch.hpp>
@@ -11,7 +12,7 @@ using namespace dibs::mongo;
 
 namespace {
 
-const store_time t0 = store_time{} + std::chrono::milliseconds(1'700'000'000'000);
+using test::t0;
 
 std::string date(store_time t) {
   return R"({"$date": {"$numberLong": ")" +
@@ -27,7 +28,7 @@ std::string leased(const std::string& by, int token, store_time until) {
          R"("}, "until": )" + date(until) + ", \"attempts\": 1}";
 }
 const std::string done = R"("location": {"city": "Oslo"})";
-const std::string failed = R"("location": null, "lock": {"attempts": 3, "failed": {"reason": "HTTP 404"}})";
+const std::string failed_lock = R"("location": null, "lock": {"attempts": 3, "failed": {"reason": "HTTP 404"}})";
 
 lease_ref ref(int n, const std::string& by = "w1", std::uint64_t token = 7) { return {"i32:" + std::to_string(n), by, token}; }
 
@@ -113,7 +114,7 @@ TEST_CASE("MongoDB: lost leases of a renewal: a lease held by another token or w
 
 TEST_CASE("MongoDB: lost leases of a failure record: only a recorded failure without a lease looks applied", "[mongo][verdicts]") {
   field_names f;
-  const auto states = document_states(docs_of({{1, failed}, {2, done}}), f);
+  const auto states = document_states(docs_of({{1, failed_lock}, {2, done}}), f);
   const std::vector<lease_ref> sent{ref(1), ref(2)};
   CHECK(attribute_lost(fenced_write::failure, sent, 1, states) == std::vector<std::string>{"i32:2"});
 }

@@ -1,5 +1,6 @@
 // The lock-collection claim's decisions (adapters/mongo/lock_claim_decisions.hpp) and the id
 // sampler's pivot (adapters/mongo/id_sampler.hpp), without a server.
+#include "support/fixed_time.hpp"
 #include <adapters/mongo/id_sampler.hpp>
 #include <adapters/mongo/lock_claim_decisions.hpp>
 
@@ -11,7 +12,7 @@ using namespace dibs;
 using namespace dibs::mongo;
 
 namespace {
-const store_time t0 = store_time{} + std::chrono::milliseconds(1'700'000'000'000);
+using test::t0;
 using std::chrono::seconds;
 }  // namespace
 

@@ -3,6 +3,8 @@
 #include <adapters/mongo/json_to_bson.hpp>
 #include <adapters/mongo/protocol.hpp>
 
+#include "support/fixed_time.hpp"
+#include "support/text.hpp"
 #include "engine/src/uri_redact.hpp"
 
 #include <catch2/catch.hpp>
@@ -11,11 +13,8 @@ using namespace dibs;
 using namespace dibs::mongo;
 
 namespace {
-std::string compact(std::string s) {
-  s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
-  return s;
-}
-const store_time t0 = store_time{} + std::chrono::milliseconds(1'700'000'000'000);
+using test::compact;
+using test::t0;
 bson_value_t oid_value(const char* hex) {
   bson_value_t v{};
   v.value_type = BSON_TYPE_OID;

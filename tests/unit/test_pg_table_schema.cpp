@@ -8,20 +8,20 @@
 using namespace dibs::pg;
 
 namespace {
-const std::vector<std::string> all_columns{"id",       "originatingIp", "location",    "lock_by",  "lock_token",
+const std::vector<std::string> pg_columns{"id",       "originatingIp", "location",    "lock_by",  "lock_token",
                                            "lock_until", "attempts",    "error", "http_status", "failed_at"};
 }
 
 TEST_CASE("a PostgreSQL table created by dibs lacks nothing", "[pg][schema]") {
   table_names n;
-  const auto gap = find_gap(n, {all_columns, {"jobs_pkey", "jobs_dibs_open"}});
+  const auto gap = find_gap(n, {pg_columns, {"jobs_pkey", "jobs_dibs_open"}});
   CHECK(gap.complete());
   CHECK(alter_table(n, gap).empty());
 }
 
 TEST_CASE("PostgreSQL names are compared exactly (dibs quotes them)", "[pg][schema]") {
   table_names n;
-  std::vector<std::string> cols = all_columns;
+  std::vector<std::string> cols = pg_columns;
   cols[1] = "originatingip";  // what an unquoted originatingIp became
   const auto gap = find_gap(n, {cols, {"jobs_dibs_open"}});
   CHECK(gap.source_missing);

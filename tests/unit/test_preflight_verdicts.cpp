@@ -11,7 +11,7 @@
 using namespace dibs;
 using dibs::cli::judge_probe;
 using dibs::cli::missing_field_refusal;
-using kind = dibs::cli::probe_verdict::kind;
+using probe_kind = dibs::cli::probe_verdict::kind;
 
 namespace {
 pending_sample sample(job_field::state st, std::vector<std::string> fields, std::string value = {}) {
@@ -61,11 +61,11 @@ TEST_CASE("a long list of names is cut", "[cli][preflight]") {
 }
 
 TEST_CASE("no API there: refused, unresolvable, timed out are refused at once", "[cli][preflight]") {
-  CHECK(judge_probe(failed(boost::asio::error::connection_refused, "connect"), 1, 3).what == kind::refuse);
-  CHECK(judge_probe(failed(boost::asio::error::host_not_found, "resolve nosuch.invalid"), 1, 3).what == kind::refuse);
-  CHECK(judge_probe(failed(boost::asio::error::host_not_found_try_again, "resolve api"), 1, 3).what == kind::refuse);
+  CHECK(judge_probe(failed(boost::asio::error::connection_refused, "connect"), 1, 3).what == probe_kind::refuse);
+  CHECK(judge_probe(failed(boost::asio::error::host_not_found, "resolve nosuch.invalid"), 1, 3).what == probe_kind::refuse);
+  CHECK(judge_probe(failed(boost::asio::error::host_not_found_try_again, "resolve api"), 1, 3).what == probe_kind::refuse);
   const auto t = judge_probe(failed(boost::beast::error::timeout, "read"), 1, 3);
-  CHECK(t.what == kind::refuse);
+  CHECK(t.what == probe_kind::refuse);
   CHECK_THAT(t.why, Catch::Contains("timed out"));
   CHECK_THAT(judge_probe(failed(boost::asio::error::connection_refused, "connect"), 1, 3).why,
              Catch::Contains("Connection refused"));
@@ -75,37 +75,37 @@ TEST_CASE("a 5xx is an answer: the run goes on with a warning, and one item's 50
   for (int s : {500, 502, 503}) {
     INFO(s);
     const auto v = judge_probe(answered(s), 1, 3);
-    CHECK(v.what == kind::go);
+    CHECK(v.what == probe_kind::go);
     CHECK_THAT(v.why, Catch::Contains(std::to_string(s)) && Catch::Contains("the run goes on"));
   }
 }
 
 TEST_CASE("a broken exchange is tried again, then refused", "[cli][preflight]") {
-  CHECK(judge_probe(failed(boost::asio::error::connection_reset, "read"), 1, 3).what == kind::again);
-  CHECK(judge_probe(failed(boost::asio::error::connection_reset, "read"), 3, 3).what == kind::refuse);
+  CHECK(judge_probe(failed(boost::asio::error::connection_reset, "read"), 1, 3).what == probe_kind::again);
+  CHECK(judge_probe(failed(boost::asio::error::connection_reset, "read"), 3, 3).what == probe_kind::refuse);
 }
 
 TEST_CASE("any other HTTP answer proves the API is there", "[cli][preflight]") {
   for (int s : {200, 204, 400, 408, 422, 429}) {
     INFO(s);
-    CHECK(judge_probe(answered(s), 1, 3).what == kind::go);
+    CHECK(judge_probe(answered(s), 1, 3).what == probe_kind::go);
   }
   // A body over --max-body came from an API all the same.
-  CHECK(judge_probe(failed(boost::beast::http::error::body_limit, "read"), 1, 3).what == kind::go);
+  CHECK(judge_probe(failed(boost::beast::http::error::body_limit, "read"), 1, 3).what == probe_kind::go);
 }
 
 TEST_CASE("a wrong path, a refused client or a redirect is refused: every item would fail the same way", "[cli][preflight]") {
   for (int s : {404, 405, 410}) {
     INFO(s);
     const auto v = judge_probe(answered(s), 1, 3);
-    CHECK(v.what == kind::refuse);
+    CHECK(v.what == probe_kind::refuse);
     CHECK_THAT(v.why, Catch::Contains("wrong URL path"));
   }
-  CHECK(judge_probe(answered(401), 1, 3).what == kind::refuse);
-  CHECK(judge_probe(answered(403), 1, 3).what == kind::refuse);
+  CHECK(judge_probe(answered(401), 1, 3).what == probe_kind::refuse);
+  CHECK(judge_probe(answered(403), 1, 3).what == probe_kind::refuse);
   auto moved = answered(301);
   moved.headers.emplace_back("Location", "https://api.example/json/1.2.3.4");
   const auto v = judge_probe(moved, 1, 3);
-  CHECK(v.what == kind::refuse);
+  CHECK(v.what == probe_kind::refuse);
   CHECK_THAT(v.why, Catch::Contains("to https://api.example/json/1.2.3.4"));
 }

@@ -1,5 +1,6 @@
 // `dibs retry` and `dibs status`'s failure breakdown, read without a server: the SQL, the MongoDB
 // filters and pipeline, file mode's journal records and failed lines, --since, and the report.
+#include "support/text.hpp"
 #include "apps/dibs/end_line.hpp"
 #include "apps/dibs/since_flag.hpp"
 #include "apps/dibs/status_report.hpp"
@@ -18,10 +19,7 @@
 using namespace dibs;
 
 namespace {
-std::string compact(std::string s) {
-  s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
-  return s;
-}
+using test::compact;
 }  // namespace
 
 TEST_CASE("MySQL: retry resets only failed rows, attempts and lease included", "[retry][sql]") {

@@ -12,13 +12,13 @@
 using namespace dibs::mysql;
 
 namespace {
-const std::vector<std::string> all_columns{"id",         "originatingIp", "location", "lock_by",   "lock_token", "lock_until",
+const std::vector<std::string> mysql_columns{"id",         "originatingIp", "location", "lock_by",   "lock_token", "lock_until",
                                            "attempts",   "error",         "http_status", "failed_at", "dibs_pick", "dibs_open"};
 }
 
 TEST_CASE("a table created by dibs lacks nothing", "[sql][schema]") {
   table_names n;
-  const auto gap = find_gap(n, {all_columns, {"PRIMARY", "dibs_claim"}});
+  const auto gap = find_gap(n, {mysql_columns, {"PRIMARY", "dibs_claim"}});
   CHECK(gap.complete());
   CHECK(alter_table(n, gap).empty());
 }
@@ -26,7 +26,7 @@ TEST_CASE("a table created by dibs lacks nothing", "[sql][schema]") {
 TEST_CASE("MySQL column names match whatever their case", "[sql][schema]") {
   table_names n;
   std::vector<std::string> upper;
-  for (auto c : all_columns) {
+  for (auto c : mysql_columns) {
     for (auto& ch : c) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     upper.push_back(c);
   }
@@ -51,13 +51,13 @@ TEST_CASE("a user's table with only its data gets every dibs column and the clai
 
 TEST_CASE("only what is missing is added", "[sql][schema]") {
   table_names n;
-  std::vector<std::string> cols = all_columns;
+  std::vector<std::string> cols = mysql_columns;
   cols.erase(std::find(cols.begin(), cols.end(), "failed_at"));
   const auto gap = find_gap(n, {cols, {"dibs_claim"}});
   CHECK(gap.columns == std::vector<std::string>{"failed_at"});
   CHECK_FALSE(gap.index_missing);
   CHECK(alter_table(n, gap) == "ALTER TABLE `jobs` ADD COLUMN `failed_at` DATETIME(6) NULL");
-  const auto only_index = find_gap(n, {all_columns, {"PRIMARY"}});
+  const auto only_index = find_gap(n, {mysql_columns, {"PRIMARY"}});
   CHECK(alter_table(n, only_index) == "ALTER TABLE `jobs` ADD KEY `dibs_claim` (`dibs_open`, `dibs_pick`, `lock_until`)");
 }
 
