@@ -97,7 +97,15 @@ class shard {
     steady::time_point not_before;
     bool outage = false;           // the circuit was open when it began to wait
     std::uint64_t trips_then = 0;  // the breaker's trips when it began to wait
+    bool outage_elsewhere = false;       // another shard's circuit was open when it began to wait
+    std::uint64_t all_trips_then = 0;  // every shard's trips when it began to wait
     bool through_outage(std::uint64_t trips_now) const { return outage || trips_then != trips_now; }
+    // Another shard found the API down while this item waited (or had, when it began to): its
+    // failure was the outage's, though this shard saw too few failures to tell. Not rerun at
+    // once (this shard's circuit is closed: nothing holds it back), but at its due time.
+    bool outage_seen_elsewhere(std::uint64_t all_trips_now) const {
+      return outage_elsewhere || all_trips_then != all_trips_now;
+    }
   };
   struct running_pipeline {
     // In the node itself (a node never moves): one allocation less per document.

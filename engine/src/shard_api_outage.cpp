@@ -78,7 +78,8 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
   // of them).
   const auto now = steady::now();
   const auto least = answered_5xx ? 2 * breaker_.min_outage() : cfg_.circuit_probe_min;
-  waiting_.push_back(waiting_item{j, o, now + std::max(o.after, least), !breaker_.closed(), trips_});
+  waiting_.push_back(waiting_item{j, o, now + std::max(o.after, least), !breaker_.closed(), trips_,
+                                  load(ctx_.figures.circuit_open) > 0, load(ctx_.figures.circuit_trips)});
   bump(ctx_.figures.waiting_for_api);
   return true;
 }
@@ -100,7 +101,9 @@ void shard::release_waiting(steady::time_point now) {
       continue;
     }
     bump(ctx_.figures.waiting_for_api, -1);
-    if (rerun) {
+    // Each shard judges the API by its own calls: one with few calls in flight may see too few
+    // failures to trip while another shard's circuit opens. Its items failed in that outage too.
+    if (rerun || it->outage_seen_elsewhere(load(ctx_.figures.circuit_trips))) {
       // Its one free pass: if it fails alone again, it spends its attempt (wait_for_api).
       if (auto h = held_.find(it->j.id); h != held_.end()) h->second.excused = true;
       rerun_.push_back(std::move(it->j));
