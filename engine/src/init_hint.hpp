@@ -4,6 +4,7 @@
 // settings are named as the program names them (setting_error.hpp).
 #pragma once
 
+#include <dibs/ipapi/recipe_fields.hpp>
 #include <dibs/setting_error.hpp>
 
 #include <string>
@@ -15,8 +16,8 @@ inline std::string init_hint(const std::string& redacted_uri, const std::string&
   for (char c : redacted_uri) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   quoted += "'";
   std::string hint = "dibs init " + setting_name("store") + " " + quoted;
-  if (source != "originatingIp") hint += " " + setting_name("source") + " " + source;
-  if (target != "location") hint += " " + setting_name("target") + " " + target;
+  if (source != dibs::ipapi::source_field) hint += " " + setting_name("source") + " " + source;
+  if (target != dibs::ipapi::target_field) hint += " " + setting_name("target") + " " + target;
   return hint;
 }
 

@@ -13,6 +13,7 @@
 // an answer that will not come.
 #pragma once
 
+#include <dibs/ipapi/recipe_fields.hpp>
 #include <dibs/http/http_processor.hpp>
 
 #include <chrono>
@@ -24,7 +25,7 @@ namespace dibs::http {
 
 struct batch_processor_options {
   processor_options call;  // url: the batch endpoint (no {field}); http, checks, backoff, limiter
-  std::string key_field = "originatingIp";
+  std::string key_field = dibs::ipapi::source_field;
   std::size_t batch_size = 100;
   std::chrono::milliseconds linger{20};  // how long a batch waits for more items before it is sent
 };

@@ -18,6 +18,7 @@
 // modification time; a journal for another IN is refused rather than misapplied.
 #pragma once
 
+#include <dibs/ipapi/recipe_fields.hpp>
 #include <dibs/stores/line_keys.hpp>
 #include <dibs/stores/memory_store.hpp>
 
@@ -39,8 +40,8 @@ struct line_outcome;  // failed_lines.hpp (internal)
 struct jsonl_options {
   std::string in;   // the input file
   std::string out;  // the output file; the journal is out + ".journal"
-  std::string source = "originatingIp";  // a top-level field, or a dotted path
-  std::string target = "location";
+  std::string source = dibs::ipapi::source_field;  // a top-level field, or a dotted path
+  std::string target = dibs::ipapi::target_field;
   bool read_only = false;  // `dibs status`: no lock, no journal created
   std::string id_field;    // a top-level member whose value names each line; "" = line numbers
 };

@@ -5,6 +5,7 @@
 // pending items first and then leases expired beyond the grace, each in O(log n).
 #pragma once
 
+#include <dibs/ipapi/recipe_fields.hpp>
 #include <dibs/admin_store.hpp>
 #include <dibs/store.hpp>
 
@@ -22,8 +23,8 @@
 namespace dibs {
 
 struct memory_store_options {
-  std::string source_field = "originatingIp";
-  std::string target_field = "location";
+  std::string source_field = dibs::ipapi::source_field;
+  std::string target_field = dibs::ipapi::target_field;
   std::string lock_field = "lock";
   // false: a completed item keeps no copy of its result (a store that persists results itself,
   // like the JSON Lines store, needs none in memory).

@@ -1,13 +1,14 @@
 // The field names a MongoDB run works with, all configurable from the command line.
 #pragma once
 
+#include <dibs/ipapi/recipe_fields.hpp>
 #include <string>
 
 namespace dibs::mongo {
 
 struct field_names {
-  std::string source = "originatingIp";  // may be a dotted path
-  std::string target = "location";
+  std::string source = dibs::ipapi::source_field;  // may be a dotted path
+  std::string target = dibs::ipapi::target_field;
   std::string lock = "lock";  // holds {by, token, until, attempts} and, for failed items, failed{}
 
   std::string lock_by() const { return lock + ".by"; }

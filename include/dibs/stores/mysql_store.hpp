@@ -12,6 +12,7 @@
 // All times are the database's (NOW(6)), in UTC.
 #pragma once
 
+#include <dibs/ipapi/recipe_fields.hpp>
 #include <dibs/stores/sql_table_names.hpp>
 
 #include <dibs/blocking_store.hpp>
@@ -35,8 +36,8 @@ using sql_common::on_done;  // sql_table_names.hpp
 
 struct mysql_options {
   std::string uri;  // mysql://user:pass@host:port/db?table=jobs
-  std::string source = "originatingIp";
-  std::string target = "location";
+  std::string source = dibs::ipapi::source_field;
+  std::string target = dibs::ipapi::target_field;
   on_done done = on_done::mark;
   std::size_t threads = 4;
   std::chrono::seconds connect_timeout{5};

@@ -2,6 +2,7 @@
 // pg_options, so the CLI (or dibs::open_store) needs one line to reach it.
 #pragma once
 
+#include <dibs/ipapi/recipe_fields.hpp>
 #include <dibs/admin_store.hpp>
 #include <dibs/recorded_settings.hpp>
 
@@ -15,8 +16,8 @@ namespace dibs::pg {
 bool is_postgres_uri(std::string_view uri);
 
 struct pg_flags {
-  std::string source = "originatingIp";
-  std::string target = "location";
+  std::string source = dibs::ipapi::source_field;
+  std::string target = dibs::ipapi::target_field;
   std::string on_done = "mark";    // mark | delete
   std::string claim = "skip-locked";  // skip-locked (or "batch", the CLI's default): its only strategy
   bool create_schema = true;        // create the table and its index when missing

@@ -2,6 +2,7 @@
 // claim probe, the chaos driver and the tests all come here). The grammar: store_uri.hpp.
 #pragma once
 
+#include <dibs/ipapi/recipe_fields.hpp>
 #include <dibs/stores/store_uri.hpp>
 
 #include <dibs/admin_store.hpp>
@@ -14,8 +15,8 @@
 namespace dibs {
 
 struct store_options {
-  std::string source = "originatingIp";  // field (column) the processor reads; MongoDB: dotted paths
-  std::string target = "location";       // field (column) the answer goes to; null means pending
+  std::string source = dibs::ipapi::source_field;  // field (column) the processor reads; MongoDB: dotted paths
+  std::string target = dibs::ipapi::target_field;       // field (column) the answer goes to; null means pending
   std::string lock_field = "lock";        // MongoDB: the field holding the lease
   // MongoDB: update-find, find-and-modify, batch, lock-collection; MySQL: skip-locked (batch
   // names the default, so one value fits every store).

@@ -8,6 +8,7 @@
 //               failed   failed_at set, error and http_status recorded
 #pragma once
 
+#include <dibs/ipapi/recipe_fields.hpp>
 #include <cstddef>
 #include <initializer_list>
 #include <string>
@@ -19,8 +20,8 @@ namespace dibs::sql_common {
 template <class Key>
 struct table_names {
   std::string table = "jobs";
-  std::string source = "originatingIp";
-  std::string target = "location";
+  std::string source = dibs::ipapi::source_field;
+  std::string target = dibs::ipapi::target_field;
   Key key;  // the column rows are addressed by (the table's own key, or dibs's `id`)
 };
 
