@@ -4,11 +4,7 @@
 namespace dibs::mysql {
 
 namespace {
-std::string quoted(const std::string& v) {
-  std::string out = "'";
-  for (const char c : v) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
+std::string quoted(const std::string& v) { return sql_common::quoted(v, '\''); }
 }  // namespace
 
 std::vector<rights_probe> rights_probes(const table_names& n, bool deletes) {

@@ -4,6 +4,7 @@
 // once the table is ready (open_store). Names are plain ([A-Za-z0-9_], check_names) and values
 // are names or mark/delete: quoted as literals here.
 #include "pg_store.hpp"
+#include "adapters/sql/quoted.hpp"
 
 #include <dibs/log.hpp>
 
@@ -12,11 +13,7 @@
 namespace dibs::pg {
 
 namespace {
-std::string literal(const std::string& v) {
-  std::string out = "'";
-  for (char c : v) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
+std::string literal(const std::string& v) { return sql_common::quoted(v, '\''); }
 }  // namespace
 
 settings_record pg_store::read_settings_record() {
