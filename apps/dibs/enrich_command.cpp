@@ -20,10 +20,35 @@
 #include <chrono>
 #include <cstdio>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 #include <fstream>
 
 namespace dibs::cli {
+namespace {
+
+// The store can drop a connection just as its counts are read (a database restarting, a reset
+// link): the next try reconnects, so the counts are worth a few tries half a second apart.
+struct counts_read {
+  std::optional<store_stats> stats;
+  std::string error;  // the last try's, when none succeeded
+};
+
+template <class Store>
+counts_read read_counts(Store& st, int tries) {
+  counts_read r;
+  for (int attempt = 0; attempt < tries && !r.stats; ++attempt) {
+    try {
+      r.stats = st.stats_blocking();
+    } catch (const std::exception& ex) {
+      r.error = ex.what();
+      if (attempt + 1 < tries) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  }
+  return r;
+}
+
+}  // namespace
 
 command add_enrich_command(CLI::App& app) {
   auto* sub = app.add_subcommand("enrich", "Claim documents, call the API for each, write the answer back under the claim");
@@ -100,7 +125,10 @@ command add_enrich_command(CLI::App& app) {
     // Rights first: a user who may not write would otherwise claim, call the API and lose it all.
     st->check_write_rights();
     if (!f->no_preflight) run_preflight(*st, f->api.call(), f->api.batch(), f->store.source, f->api.url_flag());
-    const auto before = st->stats_blocking();
+    // Without them the run has no total: a store that stays out of reach ends it here, with why.
+    auto first_read = read_counts(*st, 5);
+    if (!first_read.stats) throw std::runtime_error(first_read.error);
+    const auto before = *first_read.stats;
     const std::uint64_t total = before.pending + before.leased_live + before.leased_expired;
     if (before.leased_live > 0) {  // another worker's leases, perhaps a dead one's: say why progress may stall
       try {
@@ -121,17 +149,9 @@ command add_enrich_command(CLI::App& app) {
     // process held is already written or released, so the counts are worth a few tries, and
     // without them the run is still reported (and judged by what the engine saw). A stopped run
     // (Ctrl-C, perhaps because the database is down) tries once: its summary must not wait.
-    std::optional<store_stats> after;
-    std::string unavailable;
-    const int tries = result.interrupted ? 1 : 10;
-    for (int attempt = 0; attempt < tries && !after; ++attempt) {
-      try {
-        after = st->stats_blocking();
-      } catch (const std::exception& ex) {
-        unavailable = ex.what();
-        if (attempt + 1 < tries) std::this_thread::sleep_for(std::chrono::milliseconds(500));
-      }
-    }
+    const auto last_read = read_counts(*st, result.interrupted ? 1 : 10);
+    const auto& after = last_read.stats;
+    const auto& unavailable = last_read.error;
     if (after)
       std::fprintf(report, "%s\n", enrich_end_line({st->describe(), *after, result.summary, f->store.on_done == "delete",
                                            st->claim_conflicts()})
