@@ -56,6 +56,33 @@ TEST_CASE("an endless chunk extension or trailer fails that request, with the pr
   }
 }
 
+TEST_CASE("an answer for another key closes the connection: the next item is not answered with the one before",
+          "[small][hostile]") {
+  test::python_api api("hostile_api.py", {}, "hostile_api.port");
+  auto st = std::make_shared<memory_store>();
+  // On one connection: "owed-0" answered well; "a-0" answered with a stray answer, its own
+  // following 200 ms later. Had the connection been kept, "b-0" would read a-0's answer.
+  for (const std::string key : {"owed-0", "a-0", "b-0"}) st->add(key);
+  engine_config cfg;
+  cfg.shards = 1;
+  cfg.concurrency = 1;
+  cfg.claim_batch = 3;
+  cfg.max_attempts = 3;
+  http::processor_options call;
+  call.url = http::url_template::parse("http://127.0.0.1:" + std::to_string(api.port()) + "/json/{originatingIp}");
+  call.adaptive.reset();
+  engine e(cfg, st, http::make_http_processor_factory(call));
+  test::run_bounded(e, 60s);
+  CHECK(e.summary().completed == 3);
+  for (const auto& it : st->snapshot()) {
+    INFO(it.source.value);
+    REQUIRE(it.target_json.has_value());
+    CHECK_THAT(*it.target_json, Catch::Contains("\"query\":\"" + it.source.value + "\""));
+    // The stray answer costs the item it reached one attempt, and no other item any.
+    CHECK(it.attempts == (it.source.value == "a-0" ? 2 : 1));
+  }
+}
+
 TEST_CASE("interim answers and extra answers never put one item's answer on another", "[small][hostile]") {
   test::python_api api("hostile_api.py", {}, "hostile_api.port");
   auto st = std::make_shared<memory_store>();

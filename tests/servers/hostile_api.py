@@ -11,6 +11,8 @@ chosen, for dibs's tests of its HTTP client. One thread per connection, keep-ali
     hints-...            103 Early Hints, then 100 Continue, then the answer for KEY
     extra-...            the answer for KEY, then at once a second complete answer, for "extra"
     late-...             the answer for KEY, then 50 ms later a second one, for "late-extra"
+    owed-...             the answer for KEY; the connection's next request is answered first with
+                         one for "owed-extra", then 200 ms later with its own: one answer behind
     anything else        {"status":"success","query":KEY} (a well-behaved answer)
 The endless ones stop when the client closes the connection.
 """
@@ -40,6 +42,7 @@ def endless(conn, head, filler):
 
 def serve(conn):
     buf = b""
+    owed = False
     try:
         while True:
             while b"\r\n\r\n" not in buf:
@@ -51,6 +54,10 @@ def serve(conn):
             path = head.split(b" ")[1].decode()
             parts = path.split("/", 2)
             key = parts[2] if len(parts) == 3 and parts[1] == "json" else ""
+            if owed:
+                owed = False
+                conn.sendall(answer("owed-extra"))
+                time.sleep(0.2)
             if not key:
                 conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
             elif key.startswith("chunkext-"):
@@ -68,6 +75,9 @@ def serve(conn):
                 conn.sendall(answer(key))
                 time.sleep(0.05)
                 conn.sendall(answer("late-extra"))
+            elif key.startswith("owed-"):
+                conn.sendall(answer(key))
+                owed = True
             else:
                 conn.sendall(answer(key))
     except OSError:

@@ -312,21 +312,28 @@ awaitable<response> client::get(origin to, std::string target) {
 const client_stats& client::stats() const { return impl_->stats; }
 const client_options& client::options() const { return impl_->opts; }
 std::vector<tcp::endpoint> client::endpoints(const origin& to) const {
-  auto p = impl_->pools.find((to.tls ? "https://" : "http://") + to.host + ":" + std::to_string(to.port));
-  if (p == impl_->pools.end() || !p->second.endpoints) return {};
-  return *p->second.endpoints;
+  const auto* pool = impl_->find_pool(to);
+  if (!pool || !pool->endpoints) return {};
+  return *pool->endpoints;
+}
+
+host_pool* client::impl::find_pool(const origin& to) {
+  if (last_pool && to.port == last_origin.port && to.tls == last_origin.tls && to.host == last_origin.host)
+    return last_pool;
+  auto p = pools.find(pool_key(to));
+  return p == pools.end() ? nullptr : &p->second;
+}
+
+void client::drop_idle(const origin& to) {
+  auto* pool = impl_->find_pool(to);
+  if (!pool || pool->idle.empty()) return;
+  impl_->stats.out_of_step += pool->idle.size();
+  pool->idle.clear();  // their destructors close the sockets
 }
 
 std::size_t client::limit(const origin& to) const {
   if (!impl_->opts.adaptive) return 0;
-  const auto& last = impl_->last_origin;
-  const host_pool* pool = nullptr;
-  if (impl_->last_pool && to.port == last.port && to.tls == last.tls && to.host == last.host) {
-    pool = impl_->last_pool;
-  } else {
-    auto p = impl_->pools.find((to.tls ? "https://" : "http://") + to.host + ":" + std::to_string(to.port));
-    if (p != impl_->pools.end()) pool = &p->second;
-  }
+  const host_pool* pool = impl_->find_pool(to);
   if (!pool || !pool->limit)  // before the first request: the limit it will start from
     return connection_share(adaptive_limit(*impl_->opts.adaptive, steady::now()).limit(), impl_->opts.shards,
                             impl_->opts.shard);

@@ -74,7 +74,7 @@ awaitable<bool> client::impl::handshake(connection& c, const std::string& host, 
 awaitable<host_pool*> client::impl::pool_for(const origin& to, response& res) {
   // A processor calls one origin: remember the last one, so a request builds no key string.
   if (!last_pool || to.port != last_origin.port || to.tls != last_origin.tls || to.host != last_origin.host) {
-    auto [it, fresh] = pools.try_emplace((to.tls ? "https://" : "http://") + to.host + ":" + std::to_string(to.port));
+    auto [it, fresh] = pools.try_emplace(pool_key(to));
     if (fresh) {
       auto& p = it->second;
       p.key = it->first;

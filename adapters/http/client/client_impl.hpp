@@ -58,6 +58,11 @@ struct host_pool {
   std::chrono::microseconds connect_avg{0};
 };
 
+// The key of `to`'s pool: "http://host:port".
+inline std::string pool_key(const origin& to) {
+  return (to.tls ? "https://" : "http://") + to.host + ":" + std::to_string(to.port);
+}
+
 struct client::impl {
   impl(net::any_io_executor e, client_options o) : ex(std::move(e)), opts(std::move(o)), resolver(ex) {}
 
@@ -82,6 +87,9 @@ struct client::impl {
   std::unique_ptr<connection> take_idle(host_pool& pool);
 
   void keep_idle(host_pool& pool, std::unique_ptr<connection> c);
+
+  // The pool of `to`, or nullptr before its first request.
+  host_pool* find_pool(const origin& to);
 
   // The pool of `to` when it is the last one used and needs no lookup: no coroutine for the
   // common case of a processor calling its one origin.

@@ -192,9 +192,13 @@ outcome http_processor::judge(const job& j, response r, std::chrono::millisecond
   if (opts_->status_field_check) {
     // The answer echoes its key (ip-api's "query"): an answer naming a key this item's request
     // did not contain is another request's, never this item's.
-    if (const auto answered = ipapi::answered_key(check); !answered.empty() && !asked_for(j, answered))
+    if (const auto answered = ipapi::answered_key(check); !answered.empty() && !asked_for(j, answered)) {
+      // Its connection is back among the idle ones and may be one answer behind: closed, so
+      // the stray answer costs this item alone.
+      client_.drop_idle(origin_);
       return outcome::retry(backoff, r.describe() + " with the answer for another key (\"" +
                                          std::string(answered.substr(0, 64)) + "\"): not this item's", r.status);
+    }
     no_data = ipapi::no_data_reason(check);
     if (no_data && opts_->no_data_fails) return outcome::fail(std::move(*no_data), r.status);
   }

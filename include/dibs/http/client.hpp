@@ -108,6 +108,7 @@ struct client_stats {
   std::uint64_t dropped_handshakes = 0;
   std::uint64_t interim_answers = 0;  // 1xx answers read past (100 Continue, 103 Early Hints)
   std::uint64_t unsolicited = 0;  // connections closed for bytes no request asked for
+  std::uint64_t out_of_step = 0;  // idle connections closed after an answer to another request (drop_idle)
 };
 
 class client {
@@ -126,6 +127,11 @@ class client {
   // Connects (and with TLS, shakes hands, verifying the certificate) without a request; the
   // connection is kept for later requests. `ec` is set when that fails.
   awaitable<response> probe(origin to);
+
+  // Closes the idle connections to `to`: an answer just read from it was another request's
+  // (the caller knows: it names another key), so the server may be one answer behind on the
+  // connection it came from, and the next request there would read this one's answer.
+  void drop_idle(const origin& to);
 
   const client_stats& stats() const;
   const client_options& options() const;
