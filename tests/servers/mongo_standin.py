@@ -57,52 +57,10 @@ from bson import SON, ObjectId
 from pymongo import ReturnDocument
 
 from mongomock.filtering import filter_applies
+import mongomock_id_index
+from standin_filters import expired, filter_value, get_path, requires_at_least
 
-# mongomock scans every document for every query; an _id lookup (the fenced writes of a batch,
-# one per document) would make each bulk write O(n^2). Answer those by key instead; the filter is
-# still applied in full, so the semantics are mongomock's. A lower bound on an ObjectId _id (each
-# statement of a batch claim: the first claimable document at or after a point) walks the ids
-# from that point in _id order, as a server's _id index does, and stops at the first match of an
-# updateOne instead of testing the whole collection.
-_scan = mongomock.collection.Collection._iter_documents
-
-
-def _iter_documents(self, filter):
-    if isinstance(filter, dict) and "_id" in filter:
-        cond = filter["_id"]
-        keys = None
-        if not isinstance(cond, dict):
-            keys = [cond]
-        elif list(cond.keys()) == ["$in"]:
-            keys = list(cond["$in"])
-        elif list(cond.keys()) == ["$gte"] and isinstance(cond["$gte"], ObjectId):
-            return _from_id(self._store, filter, cond["$gte"])
-        if keys is not None:
-            store = self._store
-            found = []
-            for k in keys:
-                try:
-                    doc = store[k]
-                except (KeyError, TypeError):
-                    continue
-                if filter_applies(filter, doc):
-                    found.append(doc)
-            return iter(found)
-    return _scan(self, filter)
-
-
-def _from_id(store, filter, lowest):
-    """The documents matching `filter` whose ObjectId _id is >= `lowest`, lazily, in _id order."""
-    docs = store._documents
-    bound = lowest.binary
-    keys = sorted(k for k in docs.keys() if isinstance(k, ObjectId) and k.binary >= bound)
-    for k in keys:
-        doc = docs.get(k)
-        if doc is not None and filter_applies(filter, doc):
-            yield doc
-
-
-mongomock.collection.Collection._iter_documents = _iter_documents
+mongomock_id_index.install()
 
 client = mongomock.MongoClient()
 counts = collections.Counter()
@@ -171,52 +129,20 @@ watched = {}  # (db, collection) -> (field, lock field)
 write_log = collections.defaultdict(list)  # (db, collection) -> entries (see the module's doc)
 
 
-def _get(doc, dotted):
-    for part in dotted.split("."):
-        if not isinstance(doc, dict):
-            return None
-        doc = doc.get(part)
-    return doc
-
-
-def _filter_value(q, dotted):
-    """The value an update's filter requires at `dotted` (None when it names none, or an operator)."""
-    if not isinstance(q, dict):
-        return None
-    v = q.get(dotted, _get(q, dotted))
-    return None if isinstance(v, dict) else v
-
-
-def _expired(until, at):
-    return until is not None and isinstance(until, datetime.datetime) and until.replace(tzinfo=None) < at
-
-
-def _requires_at_least(q, dotted):
-    """Whether the filter `q` requires `dotted` >= some value, at its top or inside $and/$or."""
-    if isinstance(q, list):
-        return any(_requires_at_least(x, dotted) for x in q)
-    if not isinstance(q, dict):
-        return False
-    cond = q.get(dotted)
-    if isinstance(cond, dict) and "$gte" in cond:
-        return True
-    return any(_requires_at_least(q[k], dotted) for k in ("$and", "$or") if k in q)
-
-
 def _entry(kind, coll, q, before, after, lock):
     at = now()
-    held = _get(before, lock) or {}
+    held = get_path(before, lock) or {}
     if not isinstance(held, dict):
         held = {}
     locks = client[coll.database.name][coll.name + ".lock"]
     lk = locks.find_one({"_id": before["_id"]}) or {}
     return {"_id": before["_id"], "kind": kind, "held_by": held.get("by"), "held_token": held.get("token"),
-            "held_until": held.get("until"), "held_expired": _expired(held.get("until"), at),
-            "filter_by": _filter_value(q, lock + ".by"), "filter_token": _filter_value(q, lock + ".token"),
+            "held_until": held.get("until"), "held_expired": expired(held.get("until"), at),
+            "filter_by": filter_value(q, lock + ".by"), "filter_token": filter_value(q, lock + ".token"),
             "filter_checks_until": isinstance(q, dict) and isinstance(q.get(lock + ".until"), dict),
-            "filter_exhausted": _requires_at_least(q, lock + ".attempts"),
+            "filter_exhausted": requires_at_least(q, lock + ".attempts"),
             "lock_by": lk.get("by"), "lock_token": lk.get("token"), "lock_until": lk.get("until"),
-            "lock_expired": _expired(lk.get("until"), at), "at": at}
+            "lock_expired": expired(lk.get("until"), at), "at": at}
 
 
 def _log_writes(db, name, before_docs, coll, q):
@@ -229,11 +155,11 @@ def _log_writes(db, name, before_docs, coll, q):
         after = coll.find_one({"_id": before["_id"]})
         if after is None:
             continue
-        if _get(after, field) is not None:
+        if get_path(after, field) is not None:
             kind = "done"
-        elif _get(after, lock + ".failed") is not None:
+        elif get_path(after, lock + ".failed") is not None:
             kind = "fail"
-        elif _get(after, lock + ".token") is not None and _get(after, lock + ".token") != _get(before, lock + ".token"):
+        elif get_path(after, lock + ".token") is not None and get_path(after, lock + ".token") != get_path(before, lock + ".token"):
             kind = "claim"
         else:
             continue
