@@ -81,4 +81,6 @@ std::shared_ptr<answer_store> make_mongo_answers(std::shared_ptr<mongo_store> st
   return std::make_shared<mongo_answers>(std::move(store));
 }
 
+std::shared_ptr<answer_store> mongo_store::open_answers() { return make_mongo_answers(shared_from_this()); }
+
 }  // namespace dibs::mongo

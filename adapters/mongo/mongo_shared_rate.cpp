@@ -109,4 +109,6 @@ std::shared_ptr<shared_rate_store> make_mongo_shared_rate(std::shared_ptr<mongo_
 
 store_context& store_context_of(mongo_store& s) { return s.impl_->ctx; }
 
+std::shared_ptr<shared_rate_store> mongo_store::open_shared_rate() { return make_mongo_shared_rate(shared_from_this()); }
+
 }  // namespace dibs::mongo

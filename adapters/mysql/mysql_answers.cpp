@@ -88,4 +88,6 @@ void mysql_answers::keep(const std::vector<std::pair<answer_key, std::string>>& 
   });
 }
 
+std::shared_ptr<answer_store> mysql_store::open_answers() { return std::make_shared<mysql_answers>(shared_from_this()); }
+
 }  // namespace dibs::mysql

@@ -71,4 +71,6 @@ std::chrono::microseconds mysql_shared_rate::paused_for(const std::string& origi
   return out;
 }
 
+std::shared_ptr<shared_rate_store> mysql_store::open_shared_rate() { return std::make_shared<mysql_shared_rate>(shared_from_this()); }
+
 }  // namespace dibs::mysql

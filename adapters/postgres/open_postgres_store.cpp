@@ -23,7 +23,9 @@ std::shared_ptr<admin_store> open_postgres_store(const std::string& uri, const p
   o.create_table = flags.create_schema;
   o.add_columns = flags.add_columns;
   o.settings = flags.settings;
-  return std::make_shared<pg_store>(o);
+  auto st = std::make_shared<pg_store>(o);
+  if (flags.settings.record) st->write_settings_record(flags.settings.result->in_effect);  // dibs init
+  return st;
 }
 
 }  // namespace dibs::pg

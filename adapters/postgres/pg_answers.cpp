@@ -48,4 +48,6 @@ void pg_answers::keep(const std::vector<std::pair<answer_key, std::string>>& ans
   keeps_.with([&](pg_connection& c) { return c.exec_blocking(answers_sql::keep(answers)).affected; });
 }
 
+std::shared_ptr<answer_store> pg_store::open_answers() { return std::make_shared<pg_answers>(shared_from_this()); }
+
 }  // namespace dibs::pg

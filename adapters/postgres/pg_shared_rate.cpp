@@ -56,4 +56,6 @@ std::chrono::microseconds pg_shared_rate::paused_for(const std::string& origin) 
   });
 }
 
+std::shared_ptr<shared_rate_store> pg_store::open_shared_rate() { return std::make_shared<pg_shared_rate>(shared_from_this()); }
+
 }  // namespace dibs::pg

@@ -14,6 +14,7 @@
 
 #include <dibs/admin_store.hpp>
 #include <dibs/recorded_settings.hpp>
+#include <dibs/stores/shared_records.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -43,7 +44,7 @@ struct pg_options {
   settings_use settings;
 };
 
-class pg_store final : public admin_store {
+class pg_store final : public admin_store, public shared_records, public std::enable_shared_from_this<pg_store> {
  public:
   explicit pg_store(pg_options opts);
   ~pg_store() override;
@@ -73,6 +74,9 @@ class pg_store final : public admin_store {
   // Statements the engine's calls sent (claims, writes, counts; not the admin connection's):
   // dibs bench's statements per document.
   std::uint64_t statements_sent() const { return statements_.load(); }
+  // shared_records: dibs_answers and dibs_rate beside the table (collection).
+  std::shared_ptr<answer_store> open_answers() override;
+  std::shared_ptr<shared_rate_store> open_shared_rate() override;
 
   // One more connection of this store's settings, blocking, for a caller's own use (the shared
   // rate's record: pg_shared_rate.hpp).

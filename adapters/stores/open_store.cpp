@@ -6,7 +6,6 @@
 #include <adapters/mysql/mysql_settings.hpp>
 #include <dibs/stores/mysql_store.hpp>
 #include <adapters/mysql/mysql_uri.hpp>
-#include <adapters/postgres/pg_store.hpp>
 #include <dibs/stores/open_postgres_store.hpp>
 
 #include <dibs/setting_error.hpp>
@@ -89,10 +88,7 @@ std::shared_ptr<admin_store> open_postgresql(const store_uri& u, const store_opt
   f.create_schema = o.create_schema && o.create_table;
   f.add_columns = o.add_columns;
   f.settings = o.settings;
-  auto st = pg::open_postgres_store(u.driver_uri, f);
-  if (o.settings.record)
-    if (auto pg = std::dynamic_pointer_cast<pg::pg_store>(st)) pg->write_settings_record(o.settings.result->in_effect);
-  return st;
+  return pg::open_postgres_store(u.driver_uri, f);  // it records the settings when asked, as the others
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include <dibs/stores/mongo_names.hpp>
 
 #include <dibs/recorded_settings.hpp>
+#include <dibs/stores/shared_records.hpp>
 
 #include <dibs/blocking_store.hpp>
 
@@ -69,7 +70,9 @@ struct mongo_options {
   bool target_is_new = false;
 };
 
-class mongo_store final : public blocking_store {
+class mongo_store final : public blocking_store,
+                          public shared_records,
+                          public std::enable_shared_from_this<mongo_store> {
  public:
   // Connects (server selection), measures the clock offset, creates the claim indexes.
   // Throws std::invalid_argument for a bad URI or option, mongo_error when the server can't be
@@ -109,6 +112,9 @@ class mongo_store final : public blocking_store {
   // Commands sent since the store opened (dibs bench); nullopt unless opened with count_commands.
   std::optional<std::uint64_t> statements_sent() const;
   claim_strategy strategy() const;
+  // shared_records: dibs_answers and dibs_rate beside the table (collection).
+  std::shared_ptr<answer_store> open_answers() override;
+  std::shared_ptr<shared_rate_store> open_shared_rate() override;
 
  private:
   void start();  // the constructor's round trips: the clock, the collection, the indexes

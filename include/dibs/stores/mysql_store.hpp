@@ -17,6 +17,7 @@
 
 #include <dibs/blocking_store.hpp>
 #include <dibs/recorded_settings.hpp>
+#include <dibs/stores/shared_records.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -69,7 +70,9 @@ class sql_error : public std::runtime_error {
   bool retry_transaction() const;
 };
 
-class mysql_store final : public blocking_store {
+class mysql_store final : public blocking_store,
+                          public shared_records,
+                          public std::enable_shared_from_this<mysql_store> {
  public:
   explicit mysql_store(mysql_options opts);
   ~mysql_store() override;
@@ -90,6 +93,9 @@ class mysql_store final : public blocking_store {
   std::size_t max_statement_bytes() const;
   // Statements sent to the server since the store opened (dibs bench's statements per document).
   std::uint64_t statements_sent() const { return statements_.load(); }
+  // shared_records: dibs_answers and dibs_rate beside the table (collection).
+  std::shared_ptr<answer_store> open_answers() override;
+  std::shared_ptr<shared_rate_store> open_shared_rate() override;
 
   std::vector<job> claim_blocking(const claim_request& req) override;
   write_result complete_blocking(const std::vector<completion>& batch) override;

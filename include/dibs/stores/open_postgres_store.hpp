@@ -22,7 +22,7 @@ struct pg_flags {
   std::string claim = "skip-locked";  // skip-locked (or "batch", the CLI's default): its only strategy
   bool create_schema = true;        // create the table and its index when missing
   bool add_columns = false;         // add dibs's missing columns and index to an existing table
-  settings_use settings;            // dibs init's record (pg_settings.cpp)
+  settings_use settings;            // dibs init's record (pg_settings.cpp): read, and written when settings.record
 };
 
 // Throws std::invalid_argument for a bad flag or URI, dibs::pg::pg_error when the server can't be
