@@ -14,13 +14,15 @@
 
 #include <dibs/engine.hpp>
 #include <dibs/log.hpp>
+#include <dibs/missing_table_error.hpp>
+#include <dibs/setting_error.hpp>
 
 #include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <optional>
-#include <stdexcept>
 #include <thread>
 #include <fstream>
 
@@ -28,10 +30,12 @@ namespace dibs::cli {
 namespace {
 
 // The store can drop a connection just as its counts are read (a database restarting, a reset
-// link): the next try reconnects, so the counts are worth a few tries half a second apart.
+// link): the next try reconnects, so the counts are worth a few tries half a second apart. A
+// refusal that no retry changes (a setting, a missing table) ends the tries at once.
 struct counts_read {
   std::optional<store_stats> stats;
-  std::string error;  // the last try's, when none succeeded
+  std::string error;          // the last try's, when none succeeded
+  std::exception_ptr thrown;  // ... as it was thrown (a setting_error keeps the user's flag names)
 };
 
 template <class Store>
@@ -42,6 +46,9 @@ counts_read read_counts(Store& st, int tries) {
       r.stats = st.stats_blocking();
     } catch (const std::exception& ex) {
       r.error = ex.what();
+      r.thrown = std::current_exception();
+      const bool lasting = dynamic_cast<const setting_error*>(&ex) || dynamic_cast<const missing_table_error*>(&ex);
+      if (lasting) break;
       if (attempt + 1 < tries) std::this_thread::sleep_for(std::chrono::milliseconds(500));
     }
   }
@@ -127,7 +134,7 @@ command add_enrich_command(CLI::App& app) {
     if (!f->no_preflight) run_preflight(*st, f->api.call(), f->api.batch(), f->store.source, f->api.url_flag());
     // Without them the run has no total: a store that stays out of reach ends it here, with why.
     auto first_read = read_counts(*st, 5);
-    if (!first_read.stats) throw std::runtime_error(first_read.error);
+    if (!first_read.stats) std::rethrow_exception(first_read.thrown);
     const auto before = *first_read.stats;
     const std::uint64_t total = before.pending + before.leased_live + before.leased_expired;
     if (before.leased_live > 0) {  // another worker's leases, perhaps a dead one's: say why progress may stall

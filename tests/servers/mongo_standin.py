@@ -53,7 +53,6 @@ import time
 
 from mockupdb import MockupDB
 import mongomock
-from bson import SON, ObjectId
 from pymongo import ReturnDocument
 
 from mongomock.filtering import filter_applies

@@ -32,6 +32,9 @@ TEST_CASE("a batch answer is split by position and checked against each key", "[
   CHECK(s.items[2].text == "the batch answer in the place of '1.1.1.1' is for '2.2.2.2'");
   CHECK(s.items[3].k == item_kind::bad);
   CHECK(s.items[3].text == "the batch answer for '9.9.9.9' is not a JSON object");
+  CHECK(s.out_of_step);  // the third answers another key: its connection may be one behind
+  const std::string in_step = R"([{"query":"8.8.8.8"},{"query":"10.0.0.1"},{"query":"1.1.1.1"},[1,2]])";
+  CHECK_FALSE(http::split_batch_answer(p, q, in_step, keys, true).out_of_step);  // bad, but its own
 
   auto unchecked = http::split_batch_answer(p, q, body, keys, false);
   CHECK(unchecked.items[1].k == item_kind::done);  // --no-status-check stores ip-api's "fail" answers
@@ -42,6 +45,8 @@ TEST_CASE("a batch answer that is unusable as a whole says why", "[batch]") {
   const std::vector<std::string> keys{"8.8.8.8", "1.1.1.1"};
   CHECK(http::split_batch_answer(p, q, R"([{"query":"8.8.8.8"}])", keys, true).error ==
         "the batch answer has 1 elements for 2 keys");
+  CHECK(http::split_batch_answer(p, q, R"([{"query":"8.8.8.8"}])", keys, true).out_of_step);
+  CHECK_FALSE(http::split_batch_answer(p, q, R"({"query":"8.8.8.8"})", keys, true).out_of_step);
   CHECK(http::split_batch_answer(p, q, R"({"query":"8.8.8.8"})", keys, true).error == "the batch answer is not a JSON array");
   CHECK_THAT(http::split_batch_answer(p, q, R"([{"query":"8.8.8.8"},)", keys, true).error,
              Catch::StartsWith("the batch answer is not valid JSON: "));

@@ -45,6 +45,7 @@ batch_split split_batch_answer(simdjson::ondemand::parser& outer, simdjson::onde
   std::size_t count = 0;
   if (auto e = answers.count_elements().get(count)) return invalid(e);
   if (count != keys.size()) {
+    out.out_of_step = true;
     out.error = "the batch answer has " + std::to_string(count) + " elements for " + std::to_string(keys.size()) + " keys";
     return out;
   }
@@ -71,6 +72,7 @@ batch_split split_batch_answer(simdjson::ondemand::parser& outer, simdjson::onde
     }
     if (const auto answered = ipapi::answered_key(check); !answered.empty() && answered != key) {
       v.text = "the batch answer in the place of '" + key + "' is for '" + std::string(answered) + "'";
+      out.out_of_step = true;
       continue;
     }
     compact_json_in_place(text);  // a pretty-printed answer, stored as one line

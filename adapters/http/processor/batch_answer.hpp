@@ -23,6 +23,9 @@ struct batch_item_verdict {
 struct batch_split {
   std::string error;                      // the answer as a whole is unusable (every item retries)
   std::vector<batch_item_verdict> items;  // one per key, when `error` is empty
+  // The answer may be another request's: it has another number of elements than keys, or an
+  // element names another key. Its connection may be one answer behind (client::drop_idle).
+  bool out_of_step = false;
 };
 
 // Splits a 2xx answer to `keys`. Each object is kept as the API wrote it (byte for byte) after

@@ -161,13 +161,9 @@ void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys,
     return;
   }
   auto split = split_batch_answer(parser_->outer, parser_->inner, r.body, keys, o.status_field_check);
-  // An answer that does not fit its request (another length, another key in a place) may be
-  // another request's: the connection it came from may be one answer behind, so the idle ones
-  // are closed (client::drop_idle) and the mismatch costs this batch alone.
-  const bool mismatched = !split.error.empty() || std::any_of(split.items.begin(), split.items.end(), [](const auto& v) {
-                            return v.k == batch_item_verdict::kind::bad;
-                          });
-  if (mismatched) client_.drop_idle(origin_);
+  // An answer that may be another request's (split.out_of_step): the connection it came from
+  // may be one answer behind, so the idle ones are closed and the mismatch costs this batch alone.
+  if (split.out_of_step) client_.drop_idle(origin_);
   for (std::size_t i = 0; i < b.members.size(); ++i) {
     auto& m = *b.members[i];
     if (!split.error.empty()) {

@@ -17,6 +17,8 @@ class shared_records {
  public:
   virtual ~shared_records() = default;
   // Each creates its table (collection) on first use and throws the store's error when it can't.
+  // The records keep the store alive, so it must be owned by a std::shared_ptr (open_store's
+  // stores are); on a store owned otherwise they throw std::bad_weak_ptr.
   virtual std::shared_ptr<answer_store> open_answers() = 0;
   virtual std::shared_ptr<shared_rate_store> open_shared_rate() = 0;
 };
