@@ -102,6 +102,8 @@ mysql_store::mysql_store(mysql_options opts)
     return limits_for(rows[0][0].value_or(""), to_u64(rows[0][1]));
   });
   impl_->prepare_table();
+  const auto& use = impl_->opts.settings;
+  if (use.record) write_settings_record(*this, impl_->names.table, use.result->in_effect);  // dibs init
 }
 
 mysql_store::~mysql_store() { join_pool(); }  // no call may outlive the connections

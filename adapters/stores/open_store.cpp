@@ -3,9 +3,7 @@
 #include <dibs/stores/jsonl_store.hpp>
 #include <adapters/jsonl/piped_jsonl.hpp>
 #include <dibs/stores/mongo_store.hpp>
-#include <adapters/mysql/mysql_settings.hpp>
 #include <dibs/stores/mysql_store.hpp>
-#include <adapters/mysql/mysql_uri.hpp>
 #include <dibs/stores/open_postgres_store.hpp>
 
 #include <dibs/setting_error.hpp>
@@ -50,9 +48,7 @@ std::shared_ptr<admin_store> open_mysql(const store_uri& u, const store_options&
   m.create_table = o.create_schema && o.create_table;
   m.add_columns = o.add_columns;
   m.settings = o.settings;
-  auto st = std::make_shared<mysql::mysql_store>(m);
-  if (o.settings.record) mysql::write_settings_record(*st, mysql::parse_mysql_uri(u.driver_uri).table, o.settings.result->in_effect);
-  return st;
+  return std::make_shared<mysql::mysql_store>(m);  // it records the settings when asked
 }
 
 std::shared_ptr<admin_store> open_mongodb(const store_uri& u, const store_options& o) {
@@ -88,7 +84,7 @@ std::shared_ptr<admin_store> open_postgresql(const store_uri& u, const store_opt
   f.create_schema = o.create_schema && o.create_table;
   f.add_columns = o.add_columns;
   f.settings = o.settings;
-  return pg::open_postgres_store(u.driver_uri, f);  // it records the settings when asked, as the others
+  return pg::open_postgres_store(u.driver_uri, f);  // it records the settings when asked
 }
 
 }  // namespace

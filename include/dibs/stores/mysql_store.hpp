@@ -55,7 +55,7 @@ struct mysql_options {
   bool create_table = true;
   bool add_columns = false;
   // dibs init's record (mysql_settings.hpp): applied to source, target and done before the table
-  // is checked.
+  // is checked; written once the table is ready when settings.record (dibs init).
   settings_use settings;
 };
 
