@@ -31,6 +31,23 @@ long peak_kib() {
 }
 void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
+// Runs `st` against the hostile API with one pipeline, so one connection: an answer left unread
+// would be read by the next item. Three attempts an item; returns how many completed.
+std::uint64_t run_on_one_connection(const test::python_api& api, std::shared_ptr<memory_store> st,
+                                    std::size_t claim_batch) {
+  engine_config cfg;
+  cfg.shards = 1;
+  cfg.concurrency = 1;
+  cfg.claim_batch = claim_batch;
+  cfg.max_attempts = 3;
+  http::processor_options call;
+  call.url = http::url_template::parse("http://127.0.0.1:" + std::to_string(api.port()) + "/json/{originatingIp}");
+  call.adaptive.reset();
+  engine e(cfg, std::move(st), http::make_http_processor_factory(call));
+  test::run_bounded(e, 60s);
+  return e.summary().completed;
+}
+
 }  // namespace
 
 TEST_CASE("an endless chunk extension or trailer fails that request, with the process's memory bounded", "[small][hostile]") {
@@ -63,17 +80,7 @@ TEST_CASE("an answer for another key closes the connection: the next item is not
   // On one connection: "owed-0" answered well; "a-0" answered with a stray answer, its own
   // following 200 ms later. Had the connection been kept, "b-0" would read a-0's answer.
   for (const std::string key : {"owed-0", "a-0", "b-0"}) st->add(key);
-  engine_config cfg;
-  cfg.shards = 1;
-  cfg.concurrency = 1;
-  cfg.claim_batch = 3;
-  cfg.max_attempts = 3;
-  http::processor_options call;
-  call.url = http::url_template::parse("http://127.0.0.1:" + std::to_string(api.port()) + "/json/{originatingIp}");
-  call.adaptive.reset();
-  engine e(cfg, st, http::make_http_processor_factory(call));
-  test::run_bounded(e, 60s);
-  CHECK(e.summary().completed == 3);
+  CHECK(run_on_one_connection(api, st, 3) == 3);
   for (const auto& it : st->snapshot()) {
     INFO(it.source.value);
     REQUIRE(it.target_json.has_value());
@@ -89,17 +96,7 @@ TEST_CASE("interim answers and extra answers never put one item's answer on anot
   // Keys of every kind, mixed: each kind's own behaviour on one connection, then the next key.
   for (int i = 0; i < 10; ++i)
     for (const std::string kind : {"hints-", "extra-", "late-", "plain-"}) st->add(kind + std::to_string(i));
-  engine_config cfg;
-  cfg.shards = 1;
-  cfg.concurrency = 1;  // one connection: an answer left unread would be read by the next item
-  cfg.claim_batch = 4;
-  cfg.max_attempts = 3;
-  http::processor_options call;
-  call.url = http::url_template::parse("http://127.0.0.1:" + std::to_string(api.port()) + "/json/{originatingIp}");
-  call.adaptive.reset();
-  engine e(cfg, st, http::make_http_processor_factory(call));
-  test::run_bounded(e, 60s);
-  CHECK(e.summary().completed == 40);
+  CHECK(run_on_one_connection(api, st, 4) == 40);
   for (const auto& it : st->snapshot()) {
     INFO(it.source.value);
     REQUIRE(it.target_json.has_value());
