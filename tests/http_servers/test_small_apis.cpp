@@ -154,3 +154,35 @@ TEST_CASE("an API whose backend is gone for a while (503 for everything) costs n
     CHECK(it.target_json.has_value());
   }
 }
+
+TEST_CASE("an item far slower than the others does not hold the API's limit: the others go on beside it", "[small]") {
+  // One address is answered only once 10 others were, after its request came: with its request
+  // holding the limit's only permit, no other would ever be sent, and it would wait out its
+  // timeout. A straggler's permit goes to the next request.
+  const std::string held = "203.0.113.77";
+  test::small_api api("keepalive", {"--hold", held, "--hold-until", "10"});
+  auto st = std::make_shared<memory_store>();
+  for (int i = 1; i <= 5; ++i) st->add("198.51.100." + std::to_string(i));  // the origin's usual answer, first
+  st->add(held);
+  for (int i = 6; i <= 30; ++i) st->add("198.51.100." + std::to_string(i));
+  engine_config cfg;
+  cfg.lease = 60s;
+  cfg.shards = 1;  // one client, one permit (each shard's client would have one)
+  cfg.claim_batch = 8;
+  auto call = call_options(api);
+  call.adaptive->initial = 1;  // one request in flight until answers show more is worth it
+  call.http.request_timeout = 20s;
+  engine e(cfg, st, http::make_http_processor_factory(call));
+  REQUIRE(ended_by_itself(e, 60s));
+  CHECK(e.summary().completed == 31);
+  const auto stats = test::raw_http(static_cast<std::uint16_t>(api.port()), "GET", "/stats");
+  INFO(stats.body);
+  CHECK_THAT(stats.body, Catch::Contains("\"hold_met\": true"));
+  for (const auto& it : st->snapshot()) CHECK(it.attempts == 1);  // nothing timed out
+  const auto* h = e.figures().extras.find<http::http_figures>();
+  REQUIRE(h != nullptr);
+  const auto limits = h->limits.totals();
+  REQUIRE(limits.size() == 1);
+  CHECK(limits[0].second.stragglers == 0);  // counted while it ran beside the limit, not after
+  CHECK(limits[0].second.in_flight == 0);
+}

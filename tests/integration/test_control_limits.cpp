@@ -16,6 +16,7 @@
 
 #include <string>
 
+using namespace dibs;
 using dibs::test::raw_http;
 
 namespace {

@@ -18,6 +18,9 @@ Options:
   --backlog N        the listen backlog (socketserver's default is 5)
   --accept-delay-ms N  the accept loop sleeps N ms before each accept: a server too busy to
                      accept at once, whose backlog overflows under a burst of connects
+  --hold KEY --hold-until N  KEY is answered only once N other answers went out after its
+                     request came (at most 30 s): an item as slow as the rest of the run makes
+                     it, whatever the machine's speed. /stats says "hold_met" when they did.
 Routes: GET /json/KEY (the answer), GET /stats ({"requests":N,"peak_in_flight":N,
 "peak_connections":N,...}), POST /latency/N, POST /down/1 (every key answered 503 without
 Retry-After, as an API whose backend is gone) and POST /down/0.
@@ -33,7 +36,9 @@ import time
 import urllib.parse
 
 lock = threading.Lock()
-stats = {"requests": 0, "in_flight": 0, "peak_in_flight": 0, "connections": 0, "peak_connections": 0}
+stats = {"requests": 0, "in_flight": 0, "peak_in_flight": 0, "connections": 0, "peak_connections": 0,
+         "answered": 0, "hold_met": False}
+answered = threading.Condition(lock)
 settings = {"latency_ms": 0.0, "down": False}
 
 
@@ -102,6 +107,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 wait_ms = max(wait_ms, a.slow_ms)
             if wait_ms > 0:
                 time.sleep(wait_ms / 1000)
+            if a.hold is not None and key == a.hold:
+                with answered:
+                    goal = stats["answered"] + a.hold_until
+                    met = answered.wait_for(lambda: stats["answered"] >= goal, timeout=30)
+                    stats["hold_met"] = bool(met)
             if settings["down"]:
                 self.reply(503, {"error": "backend unavailable"})
             elif a.fail_share > 0 and share_of("fail:" + key) < a.fail_share:
@@ -109,8 +119,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             else:
                 self.reply(200, {"status": "success", "query": key, "country": "Nowhere", "countryCode": "NW"})
         finally:
-            with lock:
+            with answered:
                 stats["in_flight"] -= 1
+                stats["answered"] += 1
+                answered.notify_all()
 
 
 class Server(http.server.ThreadingHTTPServer):
@@ -134,6 +146,8 @@ def main():
     p.add_argument("--fail-share", type=float, default=0)
     p.add_argument("--backlog", type=int, default=socketserver.TCPServer.request_queue_size)
     p.add_argument("--accept-delay-ms", type=float, default=0)
+    p.add_argument("--hold")
+    p.add_argument("--hold-until", type=int, default=10)
     a = p.parse_args()
     settings["latency_ms"] = a.latency_ms
     Handler.args = a

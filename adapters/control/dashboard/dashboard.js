@@ -231,7 +231,8 @@
     show('concurrency', 'concurrency' in st ? st.concurrency : null);
     // The adaptive limit of the first API origin (there is one per --url's origin).
     var lim = st.http && st.http.limits && st.http.limits.length ? st.http.limits[0] : null;
-    show('api_limit', lim ? lim.limit + ' (' + lim.in_flight + ' in flight; moved in ' + lim.lowest + '-' + lim.highest +
+    show('api_limit', lim ? lim.limit + ' (' + lim.in_flight + ' in flight' +
+                            (lim.stragglers ? ' + ' + lim.stragglers + ' slow' : '') + '; moved in ' + lim.lowest + '-' + lim.highest +
                             (lim.slow_start ? '; starting' : '') + ')' : null);
     show('api_latency_now', lim && lim.recent_latency_ms > 0 ?
          fixed(lim.recent_latency_ms, 1) + ' ms (' + fixed(lim.min_latency_ms, 1) + ' ms)' : null);

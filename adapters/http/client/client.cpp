@@ -3,6 +3,7 @@
 #include "exchange_io.hpp"
 #include <dibs/http/http_figures.hpp>
 #include "limit_signals.hpp"
+#include "straggler_watch.hpp"
 #include "tcp_signals.hpp"
 
 #include <dibs/log.hpp>
@@ -46,15 +47,18 @@ bool stale_connection_error(const boost::system::error_code& ec) {
          ec == net::error::broken_pipe || ec == net::error::eof || ec == ssl::error::stream_truncated;
 }
 
-// A request counted in its origin's requests in flight until it ends, however it ends.
-struct in_flight_mark {
-  explicit in_flight_mark(origin_limit& l) : l_(l) {}
-  ~in_flight_mark() { l_.ended(); }
-  in_flight_mark(const in_flight_mark&) = delete;
-  in_flight_mark& operator=(const in_flight_mark&) = delete;
-  origin_limit& l_;
-};
 }  // namespace
+
+limit_hold::~limit_hold() {
+  if (!pool) return;
+  pool->watched.remove(*this);
+  if (straggler) {
+    --pool->stragglers;
+    pool->limit->straggling(-1);
+  } else if (counted) {
+    pool->limit->ended();
+  }
+}
 
 std::unique_ptr<connection> client::impl::take_idle(host_pool& pool) {
   const auto now = steady::now();
@@ -141,14 +145,13 @@ awaitable<response> client::impl::send(origin to, request spec) {
   auto& pool = *found;
   // The adaptive limit's permit, then a connection (--max-connections): waiting for either is
   // not part of the request's time.
-  connection_slots::held permit;
-  std::optional<in_flight_mark> in_flight;
+  limit_hold hold;
   if (pool.limit) {
     sync_permits(pool);
-    if (!pool.permits.try_take(permit)) {  // no co_await inside a condition (g++ 12)
+    if (!pool.permits.try_take(hold.permit)) {  // no co_await inside a condition (g++ 12)
       ++stats.limit_waits;
       pool.limit->waiting(+1);
-      const bool got = co_await pool.permits.wait(permit);
+      const bool got = co_await pool.permits.wait(hold.permit);
       pool.limit->waiting(-1);
       if (!got) {
         res.ec = net::error::operation_aborted;
@@ -157,7 +160,8 @@ awaitable<response> client::impl::send(origin to, request spec) {
       }
     }
     pool.limit->started(pool.permits.waiting());
-    in_flight.emplace(*pool.limit);
+    hold.pool = &pool;
+    hold.counted = true;
   }
   connection_slots::held slot;
   if (!pool.slots.try_take(slot)) {
@@ -205,6 +209,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
 
     c->tcp().expires_at(deadline);
     const auto check_after = res.reused ? std::chrono::milliseconds(0) : first_byte_check_after(pool.first_byte_avg);
+    if (hold.permit && !hold.queued && !hold.straggler) watch_straggler(pool, hold);
     const auto x = co_await exchange(*c, wire, res, opts.max_body, check_after);
     stats.interim_answers += static_cast<std::uint64_t>(x.interim);
     if (x.dropped && dropped < max_dropped_handshakes && steady::now() < deadline) {
@@ -236,6 +241,48 @@ awaitable<response> client::impl::send(origin to, request spec) {
     if (keep) keep_idle(pool, std::move(c));
     co_return res;  // the connection is back in the pool (or closed) before the slot goes back
   }
+}
+
+void client::impl::watch_straggler(host_pool& pool, limit_hold& hold) {
+  hold.since = steady::now();
+  pool.watched.push(hold);
+  if (!pool.sweep_armed) arm_sweep(pool, hold.since + straggler_after(pool.limit->typical_latency()));
+}
+
+void client::impl::arm_sweep(host_pool& pool, steady::time_point at) {
+  if (!pool.sweep) pool.sweep = std::make_unique<net::steady_timer>(ex);
+  pool.sweep_armed = true;
+  pool.sweep->expires_at(at);
+  // The timer is the pool's: destroyed with it, its wait ends aborted, and nothing is touched.
+  pool.sweep->async_wait([this, &pool](const boost::system::error_code& ec) {
+    if (!ec) sweep_stragglers(pool);
+  });
+}
+
+void client::impl::sweep_stragglers(host_pool& pool) {
+  pool.sweep_armed = false;
+  if (pool.watched.empty()) return;
+  const auto after = straggler_after(pool.limit->typical_latency());
+  const auto now = steady::now();
+  if (after.count() == 0) return arm_sweep(pool, now + std::chrono::milliseconds(50));  // nothing known yet
+  bool room = true;
+  std::size_t released = 0;
+  while (auto* oldest = pool.watched.oldest()) {
+    if (oldest->since + after > now) break;
+    room = may_release(pool.stragglers, pool.permits.limit(), ceiling_share());
+    if (!room) break;
+    auto& h = static_cast<limit_hold&>(*oldest);
+    pool.watched.remove(h);
+    h.permit.reset();  // to the next request waiting for one
+    h.straggler = true;
+    ++pool.stragglers;
+    pool.limit->ended();
+    pool.limit->straggling(+1);
+    ++stats.stragglers;
+    ++released;
+  }
+  if (auto* oldest = pool.watched.oldest()) arm_sweep(pool, room ? oldest->since + after : now + after);
+  if (released > 0 && opts.on_limit_change) opts.on_limit_change();  // room for more items
 }
 
 void client::impl::observe_answer(host_pool& pool, int status, std::chrono::microseconds first_byte) {
@@ -337,7 +384,7 @@ std::size_t client::limit(const origin& to) const {
   if (!pool || !pool->limit)  // before the first request: the limit it will start from
     return connection_share(adaptive_limit(*impl_->opts.adaptive, steady::now()).limit(), impl_->opts.shards,
                             impl_->opts.shard);
-  return impl_->share_of(*pool->limit);
+  return impl_->share_of(*pool->limit) + pool->stragglers;
 }
 
 void client::set_ceiling(std::size_t ceiling) {

@@ -8,6 +8,7 @@
 #include "connect_window.hpp"
 #include "connection_slots.hpp"
 #include "endpoint_refresh.hpp"
+#include "straggler_watch.hpp"
 #include <dibs/http/origin_limits.hpp>
 
 #include "engine/src/async_event.hpp"
@@ -48,6 +49,12 @@ struct host_pool {
   // this client's permits, its share of it (one per request in flight).
   std::shared_ptr<origin_limit> limit;
   connection_slots permits;
+  // The requests holding permits, oldest first, and the one timer that wakes when the oldest
+  // is due to turn straggler (straggler_watch.hpp); the stragglers run beside the limit.
+  straggler_queue watched;
+  std::unique_ptr<net::steady_timer> sweep;
+  bool sweep_armed = false;
+  std::size_t stragglers = 0;
   // With the adaptive limit: new connections paced (connect_window.hpp), this client's share of
   // the window; a request holds one of these from before it opens a connection until its answer.
   connect_window new_connections;
@@ -56,6 +63,19 @@ struct host_pool {
   // of the time to connect (for the bound on a connect whose SYN a full backlog dropped).
   std::chrono::microseconds first_byte_avg{0};
   std::chrono::microseconds connect_avg{0};
+};
+
+// One request's hold on its origin's adaptive limit, until it ends however it ends: its permit,
+// counted among the requests in flight; or, once it turned straggler, counted apart.
+struct limit_hold : straggler_entry {
+  limit_hold() = default;
+  limit_hold(const limit_hold&) = delete;
+  limit_hold& operator=(const limit_hold&) = delete;
+  ~limit_hold();
+  connection_slots::held permit;
+  host_pool* pool = nullptr;  // set once it counts in the pool's origin
+  bool counted = false;       // in the origin's requests in flight
+  bool straggler = false;     // ... or among its stragglers
 };
 
 // The key of `to`'s pool: "http://host:port".
@@ -113,6 +133,13 @@ struct client::impl {
 
   void observe_failure(host_pool& pool, const boost::system::error_code& ec);
 
+  // A request that holds a permit waits in its pool's straggler queue from its first exchange
+  // (straggler_watch.hpp); the pool's timer turns the late ones into stragglers: their permits
+  // go to the next requests, and the engine hears there is room.
+  void watch_straggler(host_pool& pool, limit_hold& hold);
+  void arm_sweep(host_pool& pool, steady::time_point at);
+  void sweep_stragglers(host_pool& pool);
+
   void observe_overload(host_pool& pool, limit_signal why);
   // A new connection's SYN or request went unanswered (a full listen backlog): counted, a signal
   // to the limit, and the pace of new connections halved (connect_window.hpp).
@@ -120,6 +147,10 @@ struct client::impl {
 
   // This client's share of its origin's limit (connection_share: at least one).
   std::size_t share_of(const origin_limit& l) const { return connection_share(l.limit(), opts.shards, opts.shard); }
+  // This client's share of the ceiling of every origin's limit (--concurrency).
+  std::size_t ceiling_share() const {
+    return connection_share(static_cast<std::size_t>(opts.adaptive->max), opts.shards, opts.shard);
+  }
 
   // The permits follow the origin's limit, which any shard's client may have moved.
   void sync_permits(host_pool& pool);

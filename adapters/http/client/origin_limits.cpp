@@ -32,6 +32,7 @@ origin_limit::decision origin_limit::answered(std::chrono::microseconds first_by
   const auto before = limit_state_.limit();
   const auto decreases = limit_state_.decreases();
   bool ended = limit_state_.answered(first_byte, now);
+  typical_us_.store(limit_state_.typical_latency().count(), std::memory_order_relaxed);
   if (const auto sig = overload_signal(status); sig != limit_signal::none) ended = limit_state_.overloaded(sig, now) || ended;
   return ended ? decided(before, decreases, now) : decision{};
 }
@@ -81,6 +82,7 @@ limit_view origin_limit::view() const {
   v.ceiling = static_cast<std::size_t>(l.max());
   v.in_flight = in_flight_.load(std::memory_order_relaxed);
   v.waiting = waiting_.load(std::memory_order_relaxed);
+  v.stragglers = stragglers_.load(std::memory_order_relaxed);
   v.lowest = l.lowest();
   v.highest = l.highest();
   v.min_latency = l.min_latency();
@@ -128,6 +130,9 @@ void origin_limits::prometheus(prometheus_writer& w) const {
        [](const limit_view& v) { return static_cast<double>(v.ceiling); });
   each("dibs_api_requests_in_flight", "gauge", "Requests in flight to the API.",
        [](const limit_view& v) { return static_cast<double>(v.in_flight); });
+  each("dibs_api_requests_straggling", "gauge",
+       "Requests in flight to the API far later than its usual answer, no longer counted against the limit.",
+       [](const limit_view& v) { return static_cast<double>(v.stragglers); });
   each("dibs_api_latency_min_seconds", "gauge", "The fastest answer's time to first byte.",
        [](const limit_view& v) { return std::chrono::duration<double>(v.min_latency).count(); });
   each("dibs_api_latency_recent_seconds", "gauge", "The time to first byte of the last round trip (its lower quartile).",
@@ -150,7 +155,7 @@ std::string origin_limits::json() const {
     if (out.size() > 1) out += ',';
     out += "{\"origin\":" + json_string(origin) + ",\"limit\":" + std::to_string(v.limit) +
            ",\"ceiling\":" + std::to_string(v.ceiling) + ",\"in_flight\":" + std::to_string(v.in_flight) +
-           ",\"waiting\":" + std::to_string(v.waiting) + ",\"lowest\":" + std::to_string(v.lowest) +
+           ",\"stragglers\":" + std::to_string(v.stragglers) + ",\"waiting\":" + std::to_string(v.waiting) + ",\"lowest\":" + std::to_string(v.lowest) +
            ",\"highest\":" + std::to_string(v.highest) +
            ",\"min_latency_ms\":" + prometheus_writer::number(std::chrono::duration<double, std::milli>(v.min_latency).count()) +
            ",\"recent_latency_ms\":" + prometheus_writer::number(std::chrono::duration<double, std::milli>(v.recent_latency).count()) +
@@ -168,6 +173,7 @@ std::string describe(const limit_view& v) {
   };
   std::string s = "limit " + std::to_string(v.limit) + " (" + std::to_string(v.lowest) + "-" + std::to_string(v.highest) +
                   "), " + std::to_string(v.in_flight) + " in flight";
+  if (v.stragglers > 0) s += " (+" + std::to_string(v.stragglers) + " slow)";
   if (v.recent_latency.count() > 0) s += ", " + ms(v.recent_latency) + " ms (floor " + ms(v.min_latency) + " ms)";
   if (v.last_decrease != limit_signal::none) s += ", last down: " + std::string(to_string(v.last_decrease));
   return s;

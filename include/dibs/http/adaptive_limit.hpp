@@ -93,6 +93,11 @@ class adaptive_limit {
   bool slow_start() const { return phase_ == phase::slow_start; }
   std::chrono::microseconds min_latency() const { return min_latency_; }     // 0 before any answer
   std::chrono::microseconds recent_latency() const { return recent_; }       // the last round trip's
+  // The origin's usual answer: the moving average of the round trips' latencies, or before the
+  // first round trip ended the fastest answer yet (0 before any answer).
+  std::chrono::microseconds typical_latency() const {
+    return average_us_ > 0 ? std::chrono::microseconds(static_cast<std::int64_t>(average_us_)) : min_latency_;
+  }
   limit_signal last_decrease() const { return last_decrease_; }
   std::size_t lowest() const { return static_cast<std::size_t>(lowest_); }   // the range it moved in
   std::size_t highest() const { return static_cast<std::size_t>(highest_); }

@@ -108,6 +108,9 @@ struct client_stats {
   std::uint64_t dropped_handshakes = 0;
   std::uint64_t interim_answers = 0;  // 1xx answers read past (100 Continue, 103 Early Hints)
   std::uint64_t unsolicited = 0;  // connections closed for bytes no request asked for
+  // Requests whose answer was far later than the origin's usual ones: their permits went to the
+  // next requests (the adaptive limit's; they ran beside it).
+  std::uint64_t stragglers = 0;
   std::uint64_t out_of_step = 0;  // idle connections closed after an answer to another request (drop_idle)
 };
 
@@ -136,7 +139,8 @@ class client {
   const client_stats& stats() const;
   const client_options& options() const;
   std::size_t idle_connections() const;
-  // The adaptive limit of `to` now (its initial value before the first request); 0 without one.
+  // The adaptive limit of `to` now (its initial value before the first request), plus the
+  // stragglers running beside it (straggler_watch.hpp); 0 without one.
   std::size_t limit(const origin& to) const;
   // A new ceiling for every origin's adaptive limit (the engine's concurrency changed).
   void set_ceiling(std::size_t ceiling);

@@ -29,7 +29,8 @@ namespace dibs::http {
 struct limit_view {
   std::size_t limit = 0;      // requests allowed in flight now
   std::size_t ceiling = 0;    // the most it may reach (--concurrency)
-  std::size_t in_flight = 0;  // requests in flight
+  std::size_t in_flight = 0;  // requests in flight, counted against the limit
+  std::size_t stragglers = 0; // ... and beside it: far later than the API's usual answer
   std::size_t waiting = 0;    // requests waiting for the limit
   std::size_t lowest = 0, highest = 0;  // the range the limit moved in
   std::chrono::microseconds min_latency{0};     // the fastest answer's first byte
@@ -47,6 +48,10 @@ class origin_limit {
 
   const std::string& origin() const { return origin_; }
   std::size_t limit() const { return limit_.load(std::memory_order_relaxed); }
+  // The origin's usual time to first byte (adaptive_limit::typical_latency; 0 before any).
+  std::chrono::microseconds typical_latency() const {
+    return std::chrono::microseconds(typical_us_.load(std::memory_order_relaxed));
+  }
 
   // What a round trip's decision did, for the client that made it: its permits follow, the
   // engine hears of a change, the operator of a decrease the API caused (`advice`, at most one a
@@ -62,6 +67,9 @@ class origin_limit {
   void started(std::size_t waiting);
   // Its permit went back.
   void ended() { in_flight_.fetch_sub(1, std::memory_order_relaxed); }
+  // A request far later than the API's usual answer runs beside the limit (+1, after its ended())
+  // or ended (-1): counted apart, so the limit's demand is that of the requests it holds.
+  void straggling(int delta) { stragglers_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed); }
   // A request waits for a permit (+1) or stopped waiting (-1).
   void waiting(int delta) { waiting_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed); }
   // An answer (its status: 429 and 502-504 are overload) whose first byte came `first_byte` after
@@ -81,8 +89,10 @@ class origin_limit {
   mutable std::mutex mutex_;
   adaptive_limit limit_state_;
   std::atomic<std::size_t> limit_;
+  std::atomic<std::int64_t> typical_us_{0};
   std::atomic<std::size_t> in_flight_{0};
   std::atomic<std::size_t> waiting_{0};
+  std::atomic<std::size_t> stragglers_{0};
   // Answers per second lately (for the advice), measured over 5 s or more.
   std::uint64_t answers_ = 0, answers_then_ = 0;
   clock::time_point answers_since_;

@@ -1,0 +1,59 @@
+// A request whose answer is far later than the origin's usual answers stops counting against its
+// adaptive limit (adaptive_limit.hpp), so the API's few slow items do not hold every permit.
+//
+// Why: behind a slow tail (a few items that take seconds while the rest take milliseconds) a
+// limit of 8 is soon 8 slow items in flight and nothing else: the fast items wait, no answer
+// comes to measure, and slow start sits at 2 and 4 for seconds (measured: 0.51 of the best fixed
+// concurrency). A straggler says nothing of the server's load (its lower-quartile latency does),
+// so once it is `straggler_after` late its permit goes to the next request. Bounded by the
+// ceiling (--concurrency): the limit and the stragglers together never exceed it, as a fixed
+// concurrency would not. Not by the limit itself: 3% of items taking 2 s at 300 answers a second
+// are 18 stragglers at once beside a limit of 8, and a bound of 8 had the ninth hold a permit
+// again (measured: 95 docs/s where a fixed 32 did 314). A pinned (fixed) concurrency has no
+// permits, and nothing here applies.
+//
+// No timer per request (a request a few microseconds long would pay for arming and cancelling
+// one): the requests holding permits wait in one queue per origin, in the order they were sent,
+// and one timer per origin wakes when the oldest is due.
+// Internal to the client.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+namespace dibs::http {
+
+// How late an answer makes its request a straggler, from the origin's typical time to first byte
+// (the moving average of its round trips' lower quartiles; 0 before any): eight times it, and no
+// less than 50 ms (a busy machine's scheduler is not a slow item). 0: not yet (nothing is known
+// of the origin's usual answers).
+std::chrono::milliseconds straggler_after(std::chrono::microseconds typical);
+
+// Whether one more request may stop counting against the limit: `stragglers` already did, beside
+// a limit of `limit` under a ceiling of `ceiling` (this client's shares of them).
+inline bool may_release(std::size_t stragglers, std::size_t limit, std::size_t ceiling) {
+  return limit + stragglers < ceiling;
+}
+
+// A request in the queue; it leaves it when it ends (its owner's destructor) or turns straggler.
+struct straggler_entry {
+  std::chrono::steady_clock::time_point since;  // its request was sent
+  straggler_entry* prev = nullptr;
+  straggler_entry* next = nullptr;
+  bool queued = false;
+};
+
+// The requests of one origin holding permits, oldest first (intrusive: no allocation).
+class straggler_queue {
+ public:
+  void push(straggler_entry& e);
+  void remove(straggler_entry& e);  // no-op when it is not queued
+  straggler_entry* oldest() const { return head_; }
+  bool empty() const { return head_ == nullptr; }
+
+ private:
+  straggler_entry* head_ = nullptr;
+  straggler_entry* tail_ = nullptr;
+};
+
+}  // namespace dibs::http

@@ -1,0 +1,67 @@
+// When a request stops counting against its origin's adaptive limit
+// (adapters/http/client/straggler_watch.hpp), and what the limit calls the origin's usual answer.
+#include "adapters/http/client/straggler_watch.hpp"
+
+#include <dibs/http/adaptive_limit.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace dibs::http;
+using namespace std::chrono_literals;
+
+TEST_CASE("a request is a straggler at eight times the origin's usual answer, never under 50 ms", "[straggler]") {
+  CHECK(straggler_after(0us) == 0ms);  // nothing known of the origin yet: no request is late
+  CHECK(straggler_after(300us) == 50ms);
+  CHECK(straggler_after(6'250us) == 50ms);
+  CHECK(straggler_after(10ms) == 80ms);
+  CHECK(straggler_after(250ms) == 2'000ms);
+}
+
+TEST_CASE("stragglers and the limit together stay under the ceiling (--concurrency)", "[straggler]") {
+  CHECK(may_release(0, 1, 1000));
+  CHECK(may_release(30, 8, 1000));  // a slow tail: many more stragglers than the limit
+  CHECK(may_release(991, 8, 1000));
+  CHECK_FALSE(may_release(992, 8, 1000));
+  CHECK_FALSE(may_release(0, 4, 4));  // the limit at its ceiling: no room beside it
+}
+
+TEST_CASE("the origin's usual answer: the fastest yet, then the round trips' moving average", "[straggler]") {
+  const auto t0 = adaptive_limit::clock::time_point{} + 1h;
+  adaptive_limit l(adaptive_settings{}, t0);
+  CHECK(l.typical_latency() == 0us);
+  l.answered(4ms, t0 + 1ms);
+  CHECK(l.typical_latency() == 4ms);  // one answer, no round trip ended: the fastest yet
+  l.answered(2ms, t0 + 2ms);
+  CHECK(l.typical_latency() == 2ms);
+  // A round trip ends (5 ms, and three answers): its lower quartile, not the slow item's 3 s, is
+  // the moving average's first value.
+  l.answered(3s, t0 + 6ms);
+  CHECK(l.typical_latency() == 2ms);
+  // The next round trip's (6 ms) moves the average by its weight (0.4): 2 + 0.4 x 4 = 3.6 ms.
+  for (int i = 0; i < 3; ++i) l.answered(6ms, t0 + 20ms);
+  CHECK(l.typical_latency() == 3600us);
+}
+
+TEST_CASE("the requests holding permits queue oldest first, and leave from anywhere", "[straggler]") {
+  straggler_queue q;
+  straggler_entry a, b, c;
+  CHECK(q.empty());
+  q.push(a);
+  q.push(b);
+  q.push(c);
+  CHECK(q.oldest() == &a);
+  q.remove(b);  // a request in the middle ended
+  CHECK_FALSE(b.queued);
+  CHECK(a.next == &c);
+  CHECK(c.prev == &a);
+  q.remove(a);  // the oldest turned straggler
+  CHECK(q.oldest() == &c);
+  q.remove(a);  // not queued: nothing
+  CHECK(q.oldest() == &c);
+  q.remove(c);
+  CHECK(q.empty());
+  q.push(b);  // and back again
+  CHECK(q.oldest() == &b);
+  CHECK(b.prev == nullptr);
+  CHECK(b.next == nullptr);
+}
