@@ -282,7 +282,10 @@ void client::impl::sweep_stragglers(host_pool& pool) {
     ++released;
   }
   if (auto* oldest = pool.watched.oldest()) arm_sweep(pool, room ? oldest->since + after : now + after);
-  if (released > 0 && opts.on_limit_change) opts.on_limit_change();  // room for more items
+  if (released == 0) return;
+  log::debug("API ", pool.key, ": ", released, " request(s) unanswered after ", after.count(), " ms run beside the limit (",
+             pool.stragglers, " now)");
+  if (opts.on_limit_change) opts.on_limit_change();  // room for more items
 }
 
 void client::impl::observe_answer(host_pool& pool, int status, std::chrono::microseconds first_byte) {
