@@ -17,11 +17,14 @@ TEST_CASE("a request is a straggler at eight times the origin's usual answer, ne
   CHECK(straggler_after(250ms) == 2'000ms);
 }
 
-TEST_CASE("stragglers and the limit together stay under the ceiling (--concurrency)", "[straggler]") {
+TEST_CASE("stragglers: under the ceiling (--concurrency) with the limit, and four per permit", "[straggler]") {
   CHECK(may_release(0, 1, 1000));
-  CHECK(may_release(30, 8, 1000));  // a slow tail: many more stragglers than the limit
-  CHECK(may_release(991, 8, 1000));
-  CHECK_FALSE(may_release(992, 8, 1000));
+  CHECK(may_release(3, 1, 1000));
+  CHECK_FALSE(may_release(4, 1, 1000));
+  CHECK(may_release(31, 8, 1000));  // a slow tail: many more stragglers than the limit
+  CHECK_FALSE(may_release(32, 8, 1000));
+  CHECK(may_release(699, 300, 1000));
+  CHECK_FALSE(may_release(700, 300, 1000));  // the ceiling first
   CHECK_FALSE(may_release(0, 4, 4));  // the limit at its ceiling: no room beside it
 }
 

@@ -47,6 +47,15 @@ bool stale_connection_error(const boost::system::error_code& ec) {
          ec == net::error::broken_pipe || ec == net::error::eof || ec == ssl::error::stream_truncated;
 }
 
+// A request counted among those waiting for its origin's limit, however the wait ends (a wait
+// cancelled before it began throws).
+struct waiting_mark {
+  explicit waiting_mark(origin_limit& l) : l_(l) { l_.waiting(+1); }
+  ~waiting_mark() { l_.waiting(-1); }
+  waiting_mark(const waiting_mark&) = delete;
+  waiting_mark& operator=(const waiting_mark&) = delete;
+  origin_limit& l_;
+};
 }  // namespace
 
 limit_hold::~limit_hold() {
@@ -150,9 +159,8 @@ awaitable<response> client::impl::send(origin to, request spec) {
     sync_permits(pool);
     if (!pool.permits.try_take(hold.permit)) {  // no co_await inside a condition (g++ 12)
       ++stats.limit_waits;
-      pool.limit->waiting(+1);
+      const waiting_mark waits(*pool.limit);
       const bool got = co_await pool.permits.wait(hold.permit);
-      pool.limit->waiting(-1);
       if (!got) {
         res.ec = net::error::operation_aborted;
         res.stage = "wait for the API's concurrency limit";
@@ -246,16 +254,19 @@ awaitable<response> client::impl::send(origin to, request spec) {
 void client::impl::watch_straggler(host_pool& pool, limit_hold& hold) {
   hold.since = steady::now();
   pool.watched.push(hold);
-  if (!pool.sweep_armed) arm_sweep(pool, hold.since + straggler_after(pool.limit->typical_latency()));
+  // Earlier than the sweep's wake-up when the origin's usual answer got faster meanwhile.
+  const auto due = hold.since + straggler_after(pool.limit->typical_latency());
+  if (!pool.sweep_armed || due < pool.sweep->expiry()) arm_sweep(pool, due);
 }
 
 void client::impl::arm_sweep(host_pool& pool, steady::time_point at) {
   if (!pool.sweep) pool.sweep = std::make_unique<net::steady_timer>(ex);
   pool.sweep_armed = true;
-  pool.sweep->expires_at(at);
-  // The timer is the pool's: destroyed with it, its wait ends aborted, and nothing is touched.
-  pool.sweep->async_wait([this, &pool](const boost::system::error_code& ec) {
-    if (!ec) sweep_stragglers(pool);
+  pool.sweep->expires_at(at);  // a wait under way ends aborted, and does nothing
+  // A wait that ended before the client went is still run: `alive` says whether the client
+  // (and the pool) are there.
+  pool.sweep->async_wait([this, &pool, client_alive = std::weak_ptr<const char>(alive)](const boost::system::error_code& ec) {
+    if (!ec && !client_alive.expired()) sweep_stragglers(pool);
   });
 }
 
@@ -281,7 +292,9 @@ void client::impl::sweep_stragglers(host_pool& pool) {
     ++stats.stragglers;
     ++released;
   }
-  if (auto* oldest = pool.watched.oldest()) arm_sweep(pool, room ? oldest->since + after : now + after);
+  // No room (as many stragglers as may be): looked at again soon, as one of them may end.
+  if (auto* oldest = pool.watched.oldest())
+    arm_sweep(pool, room ? oldest->since + after : now + std::min<std::chrono::milliseconds>(after, std::chrono::milliseconds(50)));
   if (released == 0) return;
   log::debug("API ", pool.key, ": ", released, " request(s) unanswered after ", after.count(), " ms run beside the limit (",
              pool.stragglers, " now)");

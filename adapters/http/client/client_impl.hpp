@@ -86,6 +86,9 @@ inline std::string pool_key(const origin& to) {
 struct client::impl {
   impl(net::any_io_executor e, client_options o) : ex(std::move(e)), opts(std::move(o)), resolver(ex) {}
 
+  // Expires with the client: what a timer's handler run after it went looks at first.
+  std::shared_ptr<const char> alive = std::make_shared<const char>('\0');
+
   // The TLS context, made on the first HTTPS request (loading the system's CAs takes a while).
   ssl::context* tls_context(response& res);
 

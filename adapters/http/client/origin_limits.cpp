@@ -41,7 +41,9 @@ origin_limit::decision origin_limit::overloaded(limit_signal why, clock::time_po
   std::lock_guard lock(mutex_);
   const auto before = limit_state_.limit();
   const auto decreases = limit_state_.decreases();
-  return limit_state_.overloaded(why, now) ? decided(before, decreases, now) : decision{};
+  const bool ended = limit_state_.overloaded(why, now);
+  typical_us_.store(limit_state_.typical_latency().count(), std::memory_order_relaxed);
+  return ended ? decided(before, decreases, now) : decision{};
 }
 
 origin_limit::decision origin_limit::set_max(double max) {

@@ -5,12 +5,15 @@
 // limit of 8 is soon 8 slow items in flight and nothing else: the fast items wait, no answer
 // comes to measure, and slow start sits at 2 and 4 for seconds (measured: 0.51 of the best fixed
 // concurrency). A straggler says nothing of the server's load (its lower-quartile latency does),
-// so once it is `straggler_after` late its permit goes to the next request. Bounded by the
-// ceiling (--concurrency): the limit and the stragglers together never exceed it, as a fixed
-// concurrency would not. Not by the limit itself: 3% of items taking 2 s at 300 answers a second
-// are 18 stragglers at once beside a limit of 8, and a bound of 8 had the ninth hold a permit
-// again (measured: 95 docs/s where a fixed 32 did 314). A pinned (fixed) concurrency has no
-// permits, and nothing here applies.
+// so once it is `straggler_after` late its permit goes to the next request. Bounded twice:
+//   - by the ceiling (--concurrency): the limit and the stragglers together never exceed it, as a
+//     fixed concurrency would not;
+//   - by four stragglers per permit: a server that stalls altogether (every answer late) looks
+//     like a slow tail until its answers come, and its load should not climb to the ceiling
+//     meanwhile; five times the limit it found is the most it gets. One per permit was too few:
+//     3% of items taking 2 s at 300 answers a second are 18 stragglers at once beside a limit of
+//     8, and the ninth held a permit again (measured: 95 docs/s where a fixed 32 did 314).
+// A pinned (fixed) concurrency has no permits, and nothing here applies.
 //
 // No timer per request (a request a few microseconds long would pay for arming and cancelling
 // one): the requests holding permits wait in one queue per origin, in the order they were sent,
@@ -31,8 +34,9 @@ std::chrono::milliseconds straggler_after(std::chrono::microseconds typical);
 
 // Whether one more request may stop counting against the limit: `stragglers` already did, beside
 // a limit of `limit` under a ceiling of `ceiling` (this client's shares of them).
+inline constexpr std::size_t stragglers_per_permit = 4;
 inline bool may_release(std::size_t stragglers, std::size_t limit, std::size_t ceiling) {
-  return limit + stragglers < ceiling;
+  return limit + stragglers < ceiling && stragglers < stragglers_per_permit * limit;
 }
 
 // A request in the queue; it leaves it when it ends (its owner's destructor) or turns straggler.
