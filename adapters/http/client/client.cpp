@@ -64,7 +64,7 @@ limit_hold::~limit_hold() {
   if (straggler) {
     --pool->stragglers;
     pool->limit->straggling(-1);
-  } else if (counted) {
+  } else {
     pool->limit->ended();
   }
 }
@@ -169,7 +169,6 @@ awaitable<response> client::impl::send(origin to, request spec) {
     }
     pool.limit->started(pool.permits.waiting());
     hold.pool = &pool;
-    hold.counted = true;
   }
   connection_slots::held slot;
   if (!pool.slots.try_take(slot)) {

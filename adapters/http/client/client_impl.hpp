@@ -73,9 +73,8 @@ struct limit_hold : straggler_entry {
   limit_hold& operator=(const limit_hold&) = delete;
   ~limit_hold();
   connection_slots::held permit;
-  host_pool* pool = nullptr;  // set once it counts in the pool's origin
-  bool counted = false;       // in the origin's requests in flight
-  bool straggler = false;     // ... or among its stragglers
+  host_pool* pool = nullptr;  // set once it counts in the origin's requests in flight ...
+  bool straggler = false;     // ... or, from then on, among its stragglers
 };
 
 // The key of `to`'s pool: "http://host:port".
