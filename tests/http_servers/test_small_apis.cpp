@@ -186,3 +186,31 @@ TEST_CASE("an item far slower than the others does not hold the API's limit: the
   CHECK(limits[0].second.stragglers == 0);  // counted while it ran beside the limit, not after
   CHECK(limits[0].second.in_flight == 0);
 }
+
+TEST_CASE("an API that limits its rate (503 past it, no Retry-After) is paced: its refusals stay few, no item fails",
+          "[small]") {
+  // nginx limit_req's rule at 100 requests a second, a burst of 10. One connection alone sends
+  // this server thousands a second: with only the concurrency limit (at 1, it can go no lower)
+  // most requests were refused, and items failed after five refusals each.
+  test::small_api api("keepalive", {"--rate", "100", "--burst", "10"});
+  auto st = std::make_shared<memory_store>();
+  for (int i = 0; i < 300; ++i) st->add("198.51." + std::to_string(i / 250) + "." + std::to_string(i % 250));
+  engine_config cfg;
+  cfg.lease = 60s;
+  engine e(cfg, st, http::make_http_processor_factory(call_options(api)));
+  REQUIRE(ended_by_itself(e, 60s));
+  CHECK(e.summary().completed == 300);
+  CHECK(e.summary().failed == 0);
+  const auto stats = test::raw_http(static_cast<std::uint16_t>(api.port()), "GET", "/stats");
+  INFO(stats.body);
+  // A refusal or two per second while the pace probes the rate, and a few at the start, where
+  // requests went out as fast as the server answered: far fewer than the items.
+  const auto refused = std::stoi(stats.body.substr(stats.body.find("\"refused\": ") + 11));
+  CHECK(refused < 60);
+  const auto* h = e.figures().extras.find<http::http_figures>();
+  REQUIRE(h != nullptr);
+  const auto limits = h->limits.totals();
+  REQUIRE(limits.size() == 1);
+  CHECK(limits[0].second.pace_per_s > 0);
+  CHECK(limits[0].second.pace_decreases > 0);
+}

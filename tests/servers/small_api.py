@@ -18,6 +18,9 @@ Options:
   --backlog N        the listen backlog (socketserver's default is 5)
   --accept-delay-ms N  the accept loop sleeps N ms before each accept: a server too busy to
                      accept at once, whose backlog overflows under a burst of connects
+  --rate N --burst B  past N requests a second (B more allowed in a burst), HTTP 503 without
+                     Retry-After, counted in /stats as "refused": nginx limit_req's rule (a leaky
+                     bucket, refused requests not counted in it) at its status of choice for it
   --hold KEY --hold-until N  KEY is answered only once N other answers went out after its
                      request came (at most 30 s): an item as slow as the rest of the run makes
                      it, whatever the machine's speed. /stats says "hold_met" when they did.
@@ -37,9 +40,24 @@ import urllib.parse
 
 lock = threading.Lock()
 stats = {"requests": 0, "in_flight": 0, "peak_in_flight": 0, "connections": 0, "peak_connections": 0,
-         "answered": 0, "hold_met": False}
+         "answered": 0, "hold_met": False, "refused": 0}
 answered = threading.Condition(lock)
 settings = {"latency_ms": 0.0, "down": False}
+bucket = {"excess": 0.0, "last": 0.0}
+
+
+def over_rate(rate, burst):
+    """nginx limit_req: excess requests drain at `rate`; one that would make them more than `burst`
+    is refused (and not counted)."""
+    with lock:
+        now = time.monotonic()
+        excess = max(0.0, bucket["excess"] - (now - bucket["last"]) * rate) + 1 if bucket["last"] else 0.0
+        if excess > burst:
+            stats["refused"] += 1
+            return True
+        bucket["excess"] = excess
+        bucket["last"] = now
+        return False
 
 
 def share_of(key):
@@ -114,6 +132,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     stats["hold_met"] = bool(met)
             if settings["down"]:
                 self.reply(503, {"error": "backend unavailable"})
+            elif a.rate > 0 and over_rate(a.rate, a.burst):
+                self.reply(503, {"error": "rate limit"})
             elif a.fail_share > 0 and share_of("fail:" + key) < a.fail_share:
                 self.reply(500, {"error": "internal error"})
             else:
@@ -146,6 +166,8 @@ def main():
     p.add_argument("--fail-share", type=float, default=0)
     p.add_argument("--backlog", type=int, default=socketserver.TCPServer.request_queue_size)
     p.add_argument("--accept-delay-ms", type=float, default=0)
+    p.add_argument("--rate", type=float, default=0)
+    p.add_argument("--burst", type=float, default=0)
     p.add_argument("--hold")
     p.add_argument("--hold-until", type=int, default=10)
     a = p.parse_args()

@@ -233,7 +233,8 @@
     var lim = st.http && st.http.limits && st.http.limits.length ? st.http.limits[0] : null;
     show('api_limit', lim ? lim.limit + ' (' + lim.in_flight + ' in flight' +
                             (lim.stragglers ? ' + ' + lim.stragglers + ' slow' : '') + '; moved in ' + lim.lowest + '-' + lim.highest +
-                            (lim.slow_start ? '; starting' : '') + ')' : null);
+                            (lim.slow_start ? '; starting' : '') +
+                            (lim.pace_per_s > 0 ? '; paced at ' + fixed(lim.pace_per_s, 0) + '/s' : '') + ')' : null);
     show('api_latency_now', lim && lim.recent_latency_ms > 0 ?
          fixed(lim.recent_latency_ms, 1) + ' ms (' + fixed(lim.min_latency_ms, 1) + ' ms)' : null);
     show('api_limit_reason', lim ? (lim.last_decrease || 'never lowered') : null);

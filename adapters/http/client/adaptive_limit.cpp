@@ -10,7 +10,7 @@ const char* to_string(limit_signal s) {
     case limit_signal::none: return "";
     case limit_signal::latency: return "latency rose";
     case limit_signal::throttled: return "429 Too Many Requests";
-    case limit_signal::unavailable: return "502/503/504 from the API";
+    case limit_signal::unavailable: return "502/504 from the API's proxy";
     case limit_signal::timeout: return "timed out";
     case limit_signal::reset: return "connection reset";
     case limit_signal::refused: return "connection refused";

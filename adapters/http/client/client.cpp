@@ -3,6 +3,7 @@
 #include "exchange_io.hpp"
 #include <dibs/http/http_figures.hpp>
 #include "limit_signals.hpp"
+#include <dibs/http/rate_limiter.hpp>
 #include "straggler_watch.hpp"
 #include "tcp_signals.hpp"
 
@@ -169,6 +170,8 @@ awaitable<response> client::impl::send(origin to, request spec) {
     }
     pool.limit->started(pool.permits.waiting());
     hold.pool = &pool;
+    const bool paced = co_await keep_pace(pool, res);
+    if (!paced) co_return res;
   }
   connection_slots::held slot;
   if (!pool.slots.try_take(slot)) {
@@ -235,7 +238,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
       observe_failure(pool, res.ec);
       co_return res;
     }
-    observe_answer(pool, res.status, x.first_byte);
+    observe_answer(pool, res, x.first_byte);
     if (unproven) {  // a new connection answered: the server accepts them this fast
       pool.new_connections.proven(paced || pool.unproven.in_use() >= pool.unproven.limit(), pool.limit->limit());
       unproven.reset();
@@ -300,9 +303,14 @@ void client::impl::sweep_stragglers(host_pool& pool) {
   if (opts.on_limit_change) opts.on_limit_change();  // room for more items
 }
 
-void client::impl::observe_answer(host_pool& pool, int status, std::chrono::microseconds first_byte) {
+void client::impl::observe_answer(host_pool& pool, const response& res, std::chrono::microseconds first_byte) {
   pool.first_byte_avg = pool.first_byte_avg.count() == 0 ? first_byte : (pool.first_byte_avg * 3 + first_byte) / 4;
-  if (pool.limit) limit_decided(pool, pool.limit->answered(first_byte, status, steady::now()));
+  if (!pool.limit) return;
+  // A refusal that says when to come back (Retry-After, X-Rl, RateLimit-Reset) is that pause's
+  // to honor (rate_limiter.hpp), not the pace's to guess.
+  const bool said_when = (res.status == 429 || res.status == 503) &&
+                         stop_until_from_headers(res.status, res.headers, std::chrono::system_clock::now()).has_value();
+  limit_decided(pool, pool.limit->answered(first_byte, res.status, said_when, steady::now()));
 }
 
 void client::impl::observe_failure(host_pool& pool, const boost::system::error_code& ec) {
@@ -330,6 +338,33 @@ void client::impl::sync_permits(host_pool& pool) {
 void client::impl::sync_unproven(host_pool& pool) {
   const auto share = connection_share(pool.new_connections.allowed(), opts.shards, opts.shard);
   if (share != pool.unproven.limit()) pool.unproven.set_limit(share);
+}
+
+awaitable<bool> client::impl::keep_pace(host_pool& pool, response& res) {
+  const double per_s = pool.limit->pace();
+  bool waited = false;
+  if (per_s > 0) {
+    // This client's share: every shard's client paces its own requests at 1/shards of the pace.
+    const auto interval = std::chrono::duration_cast<steady::duration>(
+        std::chrono::duration<double>(static_cast<double>(std::max<std::size_t>(opts.shards, 1)) / per_s));
+    const auto now = steady::now();
+    // A turn missed by less than one interval (a timer wakes late) is not lost.
+    const auto at = std::max(pool.pace_next, now - interval);
+    pool.pace_next = at + interval;
+    if (at > now) {
+      waited = true;
+      ++stats.pace_waits;
+      net::steady_timer timer(ex, at);
+      const auto [ec] = co_await timer.async_wait(net::as_tuple(net::use_awaitable));
+      if (ec) {
+        res.ec = net::error::operation_aborted;
+        res.stage = "wait for the API's pace";
+        co_return false;
+      }
+    }
+  }
+  pool.limit->sent(waited);
+  co_return true;
 }
 
 awaitable<bool> client::impl::take_unproven(host_pool& pool, connection_slots::held& slot, response& res) {

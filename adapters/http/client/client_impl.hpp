@@ -63,6 +63,9 @@ struct host_pool {
   // of the time to connect (for the bound on a connect whose SYN a full backlog dropped).
   std::chrono::microseconds first_byte_avg{0};
   std::chrono::microseconds connect_avg{0};
+  // With a pace (the API refused for its rate, rate_finder.hpp): when this client's next request
+  // may go, at its share of the origin's pace.
+  steady::time_point pace_next{};
 };
 
 // One request's hold on its origin's adaptive limit, until it ends however it ends: its permit,
@@ -130,8 +133,8 @@ struct client::impl {
   awaitable<response> send(origin to, request spec);
 
   // An answer came: its time to first byte feeds the limit and the new-connection check's bound;
-  // 429 and 502-504 say the API is overloaded.
-  void observe_answer(host_pool& pool, int status, std::chrono::microseconds first_byte);
+  // 429 and 503 are refusals for the API's rate (the pace's), 502 and 504 overload.
+  void observe_answer(host_pool& pool, const response& res, std::chrono::microseconds first_byte);
 
   void observe_failure(host_pool& pool, const boost::system::error_code& ec);
 
@@ -158,6 +161,9 @@ struct client::impl {
   void sync_permits(host_pool& pool);
   // The slots of new connections follow the pool's window (this client's share of it).
   void sync_unproven(host_pool& pool);
+  // Waits for this client's next turn at its origin's pace, when the origin has one; false when
+  // the wait was cancelled, and `res` says so. Counts the request as sent either way.
+  awaitable<bool> keep_pace(host_pool& pool, response& res);
   // Waits for a slot to open a new connection in (with the adaptive limit); false when cancelled.
   awaitable<bool> take_unproven(host_pool& pool, connection_slots::held& slot, response& res);
 

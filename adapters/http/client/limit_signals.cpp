@@ -5,6 +5,7 @@
 #include <boost/asio/error.hpp>
 #include <boost/beast/core/error.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -36,7 +37,7 @@ std::string overload_advice(limit_signal why, const std::string& origin, std::si
     case limit_signal::throttled:
       return lowered + "429 Too Many Requests: the API limits its rate" + rate_hint;
     case limit_signal::unavailable:
-      return lowered + "502/503/504 answers: the API (or the proxy in front of it) limits its rate or can't keep up" +
+      return lowered + "502/504 answers: the proxy in front of the API can't reach it in time (the API can't keep up)" +
              rate_hint;
     case limit_signal::dropped_handshake:
       return lowered + "the server accepts new connections too slowly (its listen backlog overflows); "
@@ -52,6 +53,13 @@ std::string overload_advice(limit_signal why, const std::string& origin, std::si
       return {};
   }
   return {};
+}
+
+std::string pace_advice(int status, const std::string& origin, double per_s) {
+  const auto rate = std::to_string(static_cast<long long>(std::max(1.0, std::floor(per_s))));
+  return origin + " answers HTTP " + std::to_string(status) +
+         " to some requests: it limits its rate. Requests to it are now paced (" + rate +
+         "/s, following what it lets through); " + setting_name("rate") + " " + rate + "/s sets a rate of your own";
 }
 
 }  // namespace dibs::http

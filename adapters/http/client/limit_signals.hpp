@@ -9,7 +9,8 @@
 namespace dibs::http {
 
 // An answer's status: 429 (throttled) and 502/503/504 (the API or its upstream can't keep up)
-// are overload; any other answer, 500 among them (one item's bug), is not.
+// are overload; any other answer, 500 among them (one item's bug), is not. (origin_limit sends
+// 429 and 503 to the pace instead: they are how APIs refuse past their rate.)
 limit_signal overload_signal(int status);
 
 // An exchange that brought no answer: timeouts, resets and refused connections are overload
@@ -21,5 +22,9 @@ limit_signal failure_signal(const boost::system::error_code& ec);
 // do about it (`answered_per_s`: the answers per second that got through lately, 0 if unknown),
 // or "" for signals that need no advice (latency: the limit simply follows the server).
 std::string overload_advice(limit_signal why, const std::string& origin, std::size_t limit, double answered_per_s);
+
+// One line for the operator when the API refused requests for its rate (HTTP `status`, 429 or
+// 503) and dibs paced them (rate_finder.hpp), with how to set a rate of one's own.
+std::string pace_advice(int status, const std::string& origin, double per_s);
 
 }  // namespace dibs::http

@@ -6,12 +6,14 @@
 #include <dibs/setting_error.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 namespace dibs::http {
 
 origin_limit::origin_limit(std::string origin, adaptive_settings s)
     : origin_(std::move(origin)),
       limit_state_(s, clock::now()),
+      pace_state_(pace_settings{}, clock::now()),
       limit_(limit_state_.limit()),
       answers_since_(clock::now()) {}
 
@@ -21,7 +23,8 @@ void origin_limit::started(std::size_t waiting) {
   limit_state_.started(in_flight, waiting + waiting_.load(std::memory_order_relaxed));
 }
 
-origin_limit::decision origin_limit::answered(std::chrono::microseconds first_byte, int status, clock::time_point now) {
+origin_limit::decision origin_limit::answered(std::chrono::microseconds first_byte, int status, bool said_when,
+                                              clock::time_point now) {
   std::lock_guard lock(mutex_);
   ++answers_;
   if (now - answers_since_ >= std::chrono::seconds(5)) {
@@ -29,12 +32,32 @@ origin_limit::decision origin_limit::answered(std::chrono::microseconds first_by
     answers_then_ = answers_;
     answers_since_ = now;
   }
+  const bool refused = status == 429 || status == 503;
+  if (refused && said_when) return decision{};
+  pace_state_.counted(sends_.load(std::memory_order_relaxed), paced_waits_.load(std::memory_order_relaxed), now);
+  const bool paced = pace_state_.answered(refused, now - first_byte, now);
+  pace_.store(pace_state_.per_second(), std::memory_order_relaxed);
+  if (refused) return paced ? paced_down(status, now) : decision{};
   const auto before = limit_state_.limit();
   const auto decreases = limit_state_.decreases();
   bool ended = limit_state_.answered(first_byte, now);
   typical_us_.store(limit_state_.typical_latency().count(), std::memory_order_relaxed);
   if (const auto sig = overload_signal(status); sig != limit_signal::none) ended = limit_state_.overloaded(sig, now) || ended;
   return ended ? decided(before, decreases, now) : decision{};
+}
+
+// Under the mutex.
+origin_limit::decision origin_limit::paced_down(int status, clock::time_point now) {
+  decision d;
+  d.changed = true;
+  d.before = d.after = limit_state_.limit();
+  const auto per_s = static_cast<long long>(pace_state_.per_second());
+  d.detail = "pace " + std::to_string(per_s) + "/s (HTTP " + std::to_string(status) + ": the API limits its rate)";
+  if (advised_at_ == clock::time_point{} || now - advised_at_ >= std::chrono::minutes(1)) {
+    advised_at_ = now;
+    d.advice = pace_advice(status, origin_, pace_state_.per_second());
+  }
+  return d;
 }
 
 origin_limit::decision origin_limit::overloaded(limit_signal why, clock::time_point now) {
@@ -92,6 +115,10 @@ limit_view origin_limit::view() const {
   v.last_decrease = l.last_decrease();
   v.decreases = l.decreases();
   v.slow_start = l.slow_start();
+  v.pace_per_s = pace_state_.per_second();
+  v.pace_lowest = pace_state_.lowest();
+  v.pace_highest = pace_state_.highest();
+  v.pace_decreases = pace_state_.decreases();
   return v;
 }
 
@@ -141,6 +168,11 @@ void origin_limits::prometheus(prometheus_writer& w) const {
        [](const limit_view& v) { return std::chrono::duration<double>(v.recent_latency).count(); });
   each("dibs_api_concurrency_decreases_total", "counter", "Times the adaptive limit went down.",
        [](const limit_view& v) { return static_cast<double>(v.decreases); });
+  each("dibs_api_pace_per_second", "gauge",
+       "Requests per second the pace allows the API (found from its 429/503 refusals); 0 while it refused none.",
+       [](const limit_view& v) { return v.pace_per_s; });
+  each("dibs_api_pace_decreases_total", "counter", "Times the pace went down (a 429 or 503 from the API).",
+       [](const limit_view& v) { return static_cast<double>(v.pace_decreases); });
   w.metric("dibs_api_concurrency_last_decrease", "gauge", "Why the adaptive limit last went down (1 for the reason).");
   for (const auto& [origin, v] : all)
     if (v.last_decrease != limit_signal::none) {
@@ -163,22 +195,12 @@ std::string origin_limits::json() const {
            ",\"recent_latency_ms\":" + prometheus_writer::number(std::chrono::duration<double, std::milli>(v.recent_latency).count()) +
            ",\"decreases\":" + std::to_string(v.decreases) +
            ",\"last_decrease\":" + json_string(to_string(v.last_decrease)) +
-           ",\"slow_start\":" + (v.slow_start ? "true" : "false") + "}";
+           ",\"slow_start\":" + (v.slow_start ? "true" : "false") +
+           ",\"pace_per_s\":" + prometheus_writer::number(std::round(v.pace_per_s * 10) / 10) +
+           ",\"pace_lowest_per_s\":" + prometheus_writer::number(std::round(v.pace_lowest * 10) / 10) +
+           ",\"pace_highest_per_s\":" + prometheus_writer::number(std::round(v.pace_highest * 10) / 10) + "}";
   }
   return out + "]";
-}
-
-std::string describe(const limit_view& v) {
-  const auto ms = [](std::chrono::microseconds d) {
-    const double m = std::chrono::duration<double, std::milli>(d).count();
-    return m >= 10 ? std::to_string(static_cast<long long>(m + 0.5)) : prometheus_writer::number(static_cast<double>(static_cast<long long>(m * 10 + 0.5)) / 10);
-  };
-  std::string s = "limit " + std::to_string(v.limit) + " (" + std::to_string(v.lowest) + "-" + std::to_string(v.highest) +
-                  "), " + std::to_string(v.in_flight) + " in flight";
-  if (v.stragglers > 0) s += " (+" + std::to_string(v.stragglers) + " slow)";
-  if (v.recent_latency.count() > 0) s += ", " + ms(v.recent_latency) + " ms (floor " + ms(v.min_latency) + " ms)";
-  if (v.last_decrease != limit_signal::none) s += ", last down: " + std::string(to_string(v.last_decrease));
-  return s;
 }
 
 }  // namespace dibs::http

@@ -103,6 +103,7 @@ struct client_stats {
   std::uint64_t connection_waits = 0;  // requests that waited for a connection (max_connections_per_host)
   std::uint64_t limit_waits = 0;       // requests that waited for the adaptive limit
   std::uint64_t connect_waits = 0;     // ... and to open a connection (connect_window.hpp: paced)
+  std::uint64_t pace_waits = 0;        // ... and for the API's pace (it refused for its rate)
   // Requests whose new connection the server never accepted (no byte of the request
   // acknowledged in time: its backlog was full), sent again on another connection.
   std::uint64_t dropped_handshakes = 0;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <dibs/http/adaptive_limit.hpp>
+#include <dibs/http/rate_finder.hpp>
 
 #include <dibs/prometheus_writer.hpp>
 
@@ -38,6 +39,11 @@ struct limit_view {
   limit_signal last_decrease = limit_signal::none;
   std::uint64_t decreases = 0;
   bool slow_start = false;
+  // The pace (rate_finder.hpp): requests per second allowed now, 0 while the API never refused
+  // for its rate; the range it moved in, and how often it went down.
+  double pace_per_s = 0;
+  double pace_lowest = 0, pace_highest = 0;
+  std::uint64_t pace_decreases = 0;
 };
 
 class origin_limit {
@@ -48,6 +54,13 @@ class origin_limit {
 
   const std::string& origin() const { return origin_; }
   std::size_t limit() const { return limit_.load(std::memory_order_relaxed); }
+  // Requests per second the origin's pace allows now (rate_finder.hpp), 0 while it has none.
+  double pace() const { return pace_.load(std::memory_order_relaxed); }
+  // A request goes out; `waited`: it waited for the pace first.
+  void sent(bool waited) {
+    sends_.fetch_add(1, std::memory_order_relaxed);
+    if (waited) paced_waits_.fetch_add(1, std::memory_order_relaxed);
+  }
   // The origin's usual time to first byte (adaptive_limit::typical_latency; 0 before any).
   std::chrono::microseconds typical_latency() const {
     return std::chrono::microseconds(typical_us_.load(std::memory_order_relaxed));
@@ -72,9 +85,12 @@ class origin_limit {
   void straggling(int delta) { stragglers_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed); }
   // A request waits for a permit (+1) or stopped waiting (-1).
   void waiting(int delta) { waiting_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed); }
-  // An answer (its status: 429 and 502-504 are overload) whose first byte came `first_byte` after
-  // the request was written.
-  decision answered(std::chrono::microseconds first_byte, int status, clock::time_point now);
+  // An answer whose first byte came `first_byte` after the request was written. Its status: 429
+  // and 503 are the API refusing for its rate, and move the pace (not the limit: fewer requests
+  // in flight do not keep under a rate); 502 and 504 are overload, and lower the limit.
+  // `said_when`: the refusal said when to come back (Retry-After...): that pause is honored
+  // elsewhere, and neither the pace nor the limit moves for it.
+  decision answered(std::chrono::microseconds first_byte, int status, bool said_when, clock::time_point now);
   // The server (or the path to it) signalled overload without an answer.
   decision overloaded(limit_signal why, clock::time_point now);
   // A new ceiling (the engine's concurrency changed).
@@ -84,10 +100,15 @@ class origin_limit {
 
  private:
   decision decided(std::size_t before, std::uint64_t decreases_before, clock::time_point now);
+  // The pace went down: what the client logs, and the operator's advice (once a minute).
+  decision paced_down(int status, clock::time_point now);
 
   const std::string origin_;
   mutable std::mutex mutex_;
   adaptive_limit limit_state_;
+  rate_finder pace_state_;
+  std::atomic<double> pace_{0};
+  std::atomic<std::uint64_t> sends_{0}, paced_waits_{0};
   std::atomic<std::size_t> limit_;
   std::atomic<std::int64_t> typical_us_{0};
   std::atomic<std::size_t> in_flight_{0};
@@ -115,8 +136,5 @@ class origin_limits {
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<origin_limit>> by_origin_;
 };
-
-// "limit 24 (2-64), 24 in flight, 12 ms (floor 9 ms), last down: 429 Too Many Requests".
-std::string describe(const limit_view& v);
 
 }  // namespace dibs::http

@@ -1,0 +1,68 @@
+#include <dibs/http/rate_finder.hpp>
+
+#include <algorithm>
+
+namespace dibs::http {
+
+rate_finder::rate_finder(pace_settings s, clock::time_point now) : s_(s), window_start_(now), grown_at_(now) {}
+
+void rate_finder::counted(std::uint64_t sent, std::uint64_t waited, clock::time_point now) {
+  sent_ = sent;
+  waited_ = waited;
+  if (now - window_start_ < s_.window) return;
+  const double seconds = std::chrono::duration<double>(now - window_start_).count();
+  best_through_per_s_ = std::max(best_through_per_s_, static_cast<double>(through_total_ - window_through_base_) / seconds);
+  window_through_base_ = through_total_;
+  previous_sends_ = sent - window_base_;
+  previous_length_ = now - window_start_;
+  window_start_ = now;
+  window_base_ = sent;
+}
+
+double rate_finder::sent_per_second(clock::time_point now) const {
+  const auto n = previous_sends_ + (sent_ - window_base_);
+  // At least 10 ms: the first refusal can come a few milliseconds into a run.
+  const auto length = std::max<clock::duration>(previous_length_ + (now - window_start_), std::chrono::milliseconds(10));
+  return static_cast<double>(n) / std::chrono::duration<double>(length).count();
+}
+
+double rate_finder::floor() const { return std::max(s_.min_per_s, best_through_per_s_ * s_.floor_of_best); }
+
+void rate_finder::set_rate(double r) {
+  const bool first = rate_ == 0;
+  rate_ = std::max(r, floor());
+  lowest_ = first ? rate_ : std::min(lowest_, rate_);
+  highest_ = first ? rate_ : std::max(highest_, rate_);
+}
+
+bool rate_finder::answered(bool refused, clock::time_point sent_at, clock::time_point now) {
+  if (!refused) {
+    ++got_through_;
+    ++through_total_;
+    if (rate_ > 0 && waited_ > waited_seen_) {
+      const double seconds = std::min(std::chrono::duration<double>(now - grown_at_).count(), 1.0);
+      set_rate(rate_ * (1 + s_.growth_per_s * std::max(seconds, 0.0)));
+    }
+    waited_seen_ = waited_;
+    grown_at_ = now;
+    return false;
+  }
+  // A refusal of a request sent before the pace last went down says nothing of the pace now.
+  if (rate_ > 0 && sent_at < decreased_at_) return false;
+  ++refused_;
+  // Nothing got through since the last decrease (or ever): the API is down, not limiting its rate.
+  if (got_through_ == 0) return false;
+  // The share that got through: sending 5 times the API's rate, 4 in 5 are refused, and the pace
+  // goes to half at once rather than 0.85 five times over, each a round of refusals.
+  const double through = static_cast<double>(got_through_) / static_cast<double>(got_through_ + refused_);
+  const double sent = sent_per_second(now);
+  set_rate((rate_ > 0 ? std::min(rate_, sent) : sent) * s_.decrease * std::clamp(through, s_.deepest_share, 1.0));
+  decreased_at_ = now;
+  got_through_ = refused_ = 0;
+  ++decreases_;
+  waited_seen_ = waited_;
+  grown_at_ = now;
+  return true;
+}
+
+}  // namespace dibs::http
