@@ -57,6 +57,14 @@ run_summary summary_of(const engine& e) {
                 v.decreases ? " (went down " + std::to_string(v.decreases) + " times; the last: " +
                                   std::string(http::to_string(v.last_decrease)) + ")"
                             : std::string());
+    for (const auto& [origin, v] : limits)
+      if (v.pace_decreases > 0) {
+        const auto per_s = std::to_string(static_cast<long long>(v.pace_per_s));
+        log::info("API ", origin, ": refused requests for its rate (HTTP 429/503) ", v.pace_decreases,
+                  " times; paced at ", per_s, "/s at the end (moved in ", static_cast<long long>(v.pace_lowest), "-",
+                  static_cast<long long>(v.pace_highest), "/s); --rate ", per_s,
+                  "/s sets that rate from the start");
+      }
   }
   return s;
 }

@@ -55,11 +55,10 @@ std::string overload_advice(limit_signal why, const std::string& origin, std::si
   return {};
 }
 
-std::string pace_advice(int status, const std::string& origin, double per_s) {
-  const auto rate = std::to_string(static_cast<long long>(std::max(1.0, std::floor(per_s))));
+std::string pace_advice(int status, const std::string& origin) {
   return origin + " answers HTTP " + std::to_string(status) +
-         " to some requests: it limits its rate. Requests to it are now paced (" + rate +
-         "/s, following what it lets through); " + setting_name("rate") + " " + rate + "/s sets a rate of your own";
+         " to some requests: it limits its rate. Requests to it are now paced, following what it lets through "
+         "(the end of the run says the rate found; " + setting_name("rate") + " sets one of your own)";
 }
 
 }  // namespace dibs::http

@@ -24,7 +24,8 @@ limit_signal failure_signal(const boost::system::error_code& ec);
 std::string overload_advice(limit_signal why, const std::string& origin, std::size_t limit, double answered_per_s);
 
 // One line for the operator when the API refused requests for its rate (HTTP `status`, 429 or
-// 503) and dibs paced them (rate_finder.hpp), with how to set a rate of one's own.
-std::string pace_advice(int status, const std::string& origin, double per_s);
+// 503) and dibs paced them (rate_finder.hpp), with how to set a rate of one's own. No figure:
+// the first pace is a guess (from the rate requests went at), the rate found comes later.
+std::string pace_advice(int status, const std::string& origin);
 
 }  // namespace dibs::http

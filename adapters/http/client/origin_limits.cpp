@@ -55,7 +55,7 @@ origin_limit::decision origin_limit::paced_down(int status, clock::time_point no
   d.detail = "pace " + std::to_string(per_s) + "/s (HTTP " + std::to_string(status) + ": the API limits its rate)";
   if (advised_at_ == clock::time_point{} || now - advised_at_ >= std::chrono::minutes(1)) {
     advised_at_ = now;
-    d.advice = pace_advice(status, origin_, pace_state_.per_second());
+    d.advice = pace_advice(status, origin_);
   }
   return d;
 }

@@ -15,7 +15,8 @@
 //     the pace towards 0;
 //   - up by `growth_per_s` of itself per second of answers, while the pace holds requests back
 //     (without that demand there is nothing to learn: a run held back by its own --rate or
-//     concurrency does not raise it).
+//     concurrency does not raise it); by `recover_per_s` while far under the rate the last
+//     refusal came at (a deep cut is soon undone, as TCP's slow start up to its threshold).
 // Between a refusal and the one after, the pace spends most of its time just under the API's
 // rate: from 0.85 of it back to it at 10% a second takes 1.6 s. It never sinks under an eighth of
 // the most answers a window got through (see floor_of_best).
@@ -31,7 +32,9 @@ struct pace_settings {
   // decrease, no lower than `deepest_share`.
   double decrease = 0.85;
   double deepest_share = 0.5;
-  double growth_per_s = 0.10;  // ... and x (1 + this) per second of answers held back by it
+  double growth_per_s = 0.10;  // ... and x (1 + this) per second of answers held back by it,
+  double recover_per_s = 0.5;  // ... or this while under `recover_below` x the rate last refused
+  double recover_below = 0.8;
   double min_per_s = 0.1;      // never slower than this (one request in 10 s) ...
   // ... nor than this share of the most answers that got through in a window: an API that
   // refuses some items whatever the rate (a 503 for one kind of key) would otherwise sink the
@@ -86,6 +89,7 @@ class rate_finder {
   clock::time_point grown_at_{};
   // The last decrease, and the answers since: got through, and refused (of requests sent after it).
   clock::time_point decreased_at_{};
+  double refused_at_ = 0;  // the rate requests went at when the last decrease came
   std::uint64_t got_through_ = 0, refused_ = 0;
   double lowest_ = 0, highest_ = 0;
   std::uint64_t decreases_ = 0;
