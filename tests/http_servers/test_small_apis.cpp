@@ -187,12 +187,14 @@ TEST_CASE("an item far slower than the others does not hold the API's limit: the
   CHECK(limits[0].second.in_flight == 0);
 }
 
-TEST_CASE("an API that limits its rate (503 past it, no Retry-After) is paced: its refusals stay few, no item fails",
+TEST_CASE("an API that limits its rate (503 or 429 past it, no Retry-After) is paced: its refusals stay few, no item fails",
           "[small]") {
   // nginx limit_req's rule at 100 requests a second, a burst of 10. One connection alone sends
   // this server thousands a second: with only the concurrency limit (at 1, it can go no lower)
   // most requests were refused, and items failed after five refusals each.
-  test::small_api api("keepalive", {"--rate", "100", "--burst", "10"});
+  const std::string status = GENERATE("503", "429");
+  INFO("refused with HTTP " << status);
+  test::small_api api("keepalive", {"--rate", "100", "--burst", "10", "--rate-status", status});
   auto st = std::make_shared<memory_store>();
   for (int i = 0; i < 300; ++i) st->add("198.51." + std::to_string(i / 250) + "." + std::to_string(i % 250));
   engine_config cfg;

@@ -18,9 +18,9 @@ Options:
   --backlog N        the listen backlog (socketserver's default is 5)
   --accept-delay-ms N  the accept loop sleeps N ms before each accept: a server too busy to
                      accept at once, whose backlog overflows under a burst of connects
-  --rate N --burst B  past N requests a second (B more allowed in a burst), HTTP 503 without
-                     Retry-After, counted in /stats as "refused": nginx limit_req's rule (a leaky
-                     bucket, refused requests not counted in it) at its status of choice for it
+  --rate N --burst B  past N requests a second (B more allowed in a burst), HTTP 503 (or
+                     --rate-status, e.g. 429) without Retry-After, counted in /stats as "refused":
+                     nginx limit_req's rule (a leaky bucket, refused requests not counted in it)
   --hold KEY --hold-until N  KEY is answered only once N other answers went out after its
                      request came (at most 30 s): an item as slow as the rest of the run makes
                      it, whatever the machine's speed. /stats says "hold_met" when they did.
@@ -133,7 +133,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if settings["down"]:
                 self.reply(503, {"error": "backend unavailable"})
             elif a.rate > 0 and over_rate(a.rate, a.burst):
-                self.reply(503, {"error": "rate limit"})
+                self.reply(a.rate_status, {"error": "rate limit"})
             elif a.fail_share > 0 and share_of("fail:" + key) < a.fail_share:
                 self.reply(500, {"error": "internal error"})
             else:
@@ -168,6 +168,7 @@ def main():
     p.add_argument("--accept-delay-ms", type=float, default=0)
     p.add_argument("--rate", type=float, default=0)
     p.add_argument("--burst", type=float, default=0)
+    p.add_argument("--rate-status", type=int, default=503)
     p.add_argument("--hold")
     p.add_argument("--hold-until", type=int, default=10)
     a = p.parse_args()

@@ -140,3 +140,43 @@ TEST_CASE("pace: refusals whatever the rate sink it no lower than an eighth of t
   CHECK(f.per_second() >= f.floor());
   CHECK(f.lowest() == Approx(f.floor()));
 }
+
+TEST_CASE("pace: a refusal right after a pause is measured against the pace, not the pause", "[pace]") {
+  rate_finder f(pace_settings{}, t0);
+  std::uint64_t sent = 0, waited = 0;
+  sends(f, sent, waited, 1000, 1000ms, t0);
+  f.counted(sent, waited, t0 + 1000ms);
+  REQUIRE(f.answered(true, t0 + 999ms, t0 + 1000ms));
+  const double paced = f.per_second();  // 850 a second
+  // 30 s without an answer (the API said stop, or the breaker was open), then two answers and a
+  // refusal: 3 requests over 30 s is no rate to pace at.
+  auto now = t0 + 31s;
+  for (int i = 0; i < 2; ++i) {
+    now += 1ms;
+    f.counted(++sent, ++waited, now);
+    f.answered(false, now, now);
+  }
+  f.counted(++sent, waited, now + 1ms);
+  REQUIRE(f.answered(true, now, now + 1ms));
+  CHECK(f.per_second() > paced * 0.8);
+}
+
+TEST_CASE("pace: refusals while nothing got through (an outage) are not counted in the next cut", "[pace]") {
+  rate_finder f(pace_settings{}, t0);
+  std::uint64_t sent = 0;
+  sends(f, sent, 0, 1000, 1000ms, t0);
+  f.counted(sent, 0, t0 + 1000ms);
+  REQUIRE(f.answered(true, t0 + 999ms, t0 + 1000ms));
+  const double paced = f.per_second();
+  // The API is down for 30 s: every request refused, a second apart.
+  auto now = t0 + 2s;
+  for (int i = 0; i < 30; ++i, now += 1s) {
+    f.counted(++sent, 0, now);
+    CHECK_FALSE(f.answered(true, now - 1ms, now));
+  }
+  f.counted(++sent, 0, now);
+  f.answered(false, now - 1ms, now);
+  f.counted(++sent, 0, now + 1ms);
+  REQUIRE(f.answered(true, now, now + 1ms));
+  CHECK(f.per_second() == Approx(paced * 0.85).epsilon(0.01));  // one refusal: 0.85, no share
+}

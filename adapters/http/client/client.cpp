@@ -306,10 +306,10 @@ void client::impl::sweep_stragglers(host_pool& pool) {
 void client::impl::observe_answer(host_pool& pool, const response& res, std::chrono::microseconds first_byte) {
   pool.first_byte_avg = pool.first_byte_avg.count() == 0 ? first_byte : (pool.first_byte_avg * 3 + first_byte) / 4;
   if (!pool.limit) return;
-  // A refusal that says when to come back (Retry-After, X-Rl, RateLimit-Reset) is that pause's
-  // to honor (rate_limiter.hpp), not the pace's to guess.
-  const bool said_when = (res.status == 429 || res.status == 503) &&
-                         stop_until_from_headers(res.status, res.headers, std::chrono::system_clock::now()).has_value();
+  // A refusal that says when to come back (Retry-After, X-Rl: 0, RateLimit-Remaining: 0) is that
+  // pause's to honor (rate_limiter.hpp), not the pace's to guess. A bare 429 says nothing (the
+  // limiter's pause of 1 s for it is its own guess).
+  const bool said_when = (res.status == 429 || res.status == 503) && says_when_to_return(res.status, res.headers);
   limit_decided(pool, pool.limit->answered(first_byte, res.status, said_when, steady::now()));
 }
 
@@ -341,26 +341,17 @@ void client::impl::sync_unproven(host_pool& pool) {
 }
 
 awaitable<bool> client::impl::keep_pace(host_pool& pool, response& res) {
-  const double per_s = pool.limit->pace();
   bool waited = false;
-  if (per_s > 0) {
-    // This client's share: every shard's client paces its own requests at 1/shards of the pace.
-    const auto interval = std::chrono::duration_cast<steady::duration>(
-        std::chrono::duration<double>(static_cast<double>(std::max<std::size_t>(opts.shards, 1)) / per_s));
-    const auto now = steady::now();
-    // A turn missed by less than one interval (a timer wakes late) is not lost.
-    const auto at = std::max(pool.pace_next, now - interval);
-    pool.pace_next = at + interval;
-    if (at > now) {
-      waited = true;
-      ++stats.pace_waits;
-      net::steady_timer timer(ex, at);
-      const auto [ec] = co_await timer.async_wait(net::as_tuple(net::use_awaitable));
-      if (ec) {
-        res.ec = net::error::operation_aborted;
-        res.stage = "wait for the API's pace";
-        co_return false;
-      }
+  steady::time_point at;
+  while (!pool.limit->take_turn(steady::now(), at)) {
+    if (!waited) ++stats.pace_waits;
+    waited = true;
+    net::steady_timer timer(ex, at);
+    const auto [ec] = co_await timer.async_wait(net::as_tuple(net::use_awaitable));
+    if (ec) {
+      res.ec = net::error::operation_aborted;
+      res.stage = "wait for the API's pace";
+      co_return false;
     }
   }
   pool.limit->sent(waited);

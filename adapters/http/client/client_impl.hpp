@@ -63,9 +63,6 @@ struct host_pool {
   // of the time to connect (for the bound on a connect whose SYN a full backlog dropped).
   std::chrono::microseconds first_byte_avg{0};
   std::chrono::microseconds connect_avg{0};
-  // With a pace (the API refused for its rate, rate_finder.hpp): when this client's next request
-  // may go, at its share of the origin's pace.
-  steady::time_point pace_next{};
 };
 
 // One request's hold on its origin's adaptive limit, until it ends however it ends: its permit,
@@ -161,8 +158,9 @@ struct client::impl {
   void sync_permits(host_pool& pool);
   // The slots of new connections follow the pool's window (this client's share of it).
   void sync_unproven(host_pool& pool);
-  // Waits for this client's next turn at its origin's pace, when the origin has one; false when
-  // the wait was cancelled, and `res` says so. Counts the request as sent either way.
+  // Waits for a turn at its origin's pace, when the origin has one (every shard's client takes
+  // the same origin's turns), and counts the request as sent; false when the wait was cancelled,
+  // and `res` says so.
   awaitable<bool> keep_pace(host_pool& pool, response& res);
   // Waits for a slot to open a new connection in (with the adaptive limit); false when cancelled.
   awaitable<bool> take_unproven(host_pool& pool, connection_slots::held& slot, response& res);

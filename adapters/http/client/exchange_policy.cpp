@@ -66,8 +66,9 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host) {
 }
 
 std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
-                                             std::chrono::milliseconds max_wait, http_figures* figures) {
+                                             std::chrono::milliseconds max_wait, http_figures* figures, bool paced) {
   if (r.ec) return std::chrono::milliseconds{0};
+  if (paced && r.status == 429 && !says_when_to_return(r.status, r.headers)) return std::chrono::milliseconds{0};
   const auto now = std::chrono::system_clock::now();
   const auto until = stop_until_from_headers(r.status, r.headers, now);
   if (!until) return std::chrono::milliseconds{0};

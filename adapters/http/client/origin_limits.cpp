@@ -23,6 +23,23 @@ void origin_limit::started(std::size_t waiting) {
   limit_state_.started(in_flight, waiting + waiting_.load(std::memory_order_relaxed));
 }
 
+bool origin_limit::take_turn(clock::time_point now, clock::time_point& at) {
+  const double per_s = pace();
+  if (per_s <= 0) return true;
+  const auto interval = std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(1.0 / per_s));
+  auto next = pace_next_.load(std::memory_order_relaxed);
+  for (;;) {
+    const auto due = clock::time_point(clock::duration(next));
+    if (due > now) {
+      at = due;
+      return false;
+    }
+    // A turn missed by less than one interval (a timer wakes late) is not lost.
+    const auto taken = std::max(due, now - interval) + interval;
+    if (pace_next_.compare_exchange_weak(next, taken.time_since_epoch().count(), std::memory_order_relaxed)) return true;
+  }
+}
+
 origin_limit::decision origin_limit::answered(std::chrono::microseconds first_byte, int status, bool said_when,
                                               clock::time_point now) {
   std::lock_guard lock(mutex_);

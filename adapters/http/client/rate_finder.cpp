@@ -10,6 +10,16 @@ void rate_finder::counted(std::uint64_t sent, std::uint64_t waited, clock::time_
   sent_ = sent;
   waited_ = waited;
   if (now - window_start_ < s_.window) return;
+  if (now - window_start_ >= 2 * s_.window) {
+    // Nothing was answered for a while (a pause, an outage, an idle source): a window spanning it
+    // would measure the pause, and a refusal right after would pace at that. Start afresh.
+    window_start_ = now;
+    window_base_ = sent;
+    window_through_base_ = through_total_;
+    previous_sends_ = 0;
+    previous_length_ = clock::duration::zero();
+    return;
+  }
   const double seconds = std::chrono::duration<double>(now - window_start_).count();
   best_through_per_s_ = std::max(best_through_per_s_, static_cast<double>(through_total_ - window_through_base_) / seconds);
   window_through_base_ = through_total_;
@@ -51,16 +61,25 @@ bool rate_finder::answered(bool refused, clock::time_point sent_at, clock::time_
   }
   // A refusal of a request sent before the pace last went down says nothing of the pace now.
   if (rate_ > 0 && sent_at < decreased_at_) return false;
+  // Nothing got through since the last decrease (or ever): the API is down, not limiting its
+  // rate. Its refusals count in the share only right after a decrease, where they say the pace
+  // is still far too fast; not later (after an outage of 30 s, one answer and one refusal would
+  // read as nearly all refused).
+  if (got_through_ == 0) {
+    if (decreases_ > 0 && now - decreased_at_ < 2 * s_.window) ++refused_;
+    return false;
+  }
   ++refused_;
-  // Nothing got through since the last decrease (or ever): the API is down, not limiting its rate.
-  if (got_through_ == 0) return false;
   // The share that got through: sending 5 times the API's rate, 4 in 5 are refused, and the pace
   // goes to half at once rather than 0.85 five times over, each a round of refusals. Not from
   // one refusal: one refused beside one through is no share (measured: the pace fell from 327/s
   // to 139/s against an API allowing 300, and took 8 s to climb back).
   const double through = refused_ < 2 ? 1.0 : static_cast<double>(got_through_) / static_cast<double>(got_through_ + refused_);
+  // What requests went at: the pace, or what was measured when that was less; right after the
+  // windows started afresh too little was measured, and the pace alone is taken.
+  const bool measured = previous_length_ + (now - window_start_) >= s_.window;
   const double sent = sent_per_second(now);
-  refused_at_ = rate_ > 0 ? std::min(rate_, sent) : sent;
+  refused_at_ = rate_ <= 0 ? sent : measured ? std::min(rate_, sent) : rate_;
   set_rate(refused_at_ * s_.decrease * std::clamp(through, s_.deepest_share, 1.0));
   decreased_at_ = now;
   got_through_ = refused_ = 0;

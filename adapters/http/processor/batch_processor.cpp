@@ -143,7 +143,7 @@ awaitable<void> batch_processor::lead(batch& b) {
 
 void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys, const response& r) {
   const auto& o = opts_->call;
-  const auto stop_for = honor_stop_signals(*o.limiter, o.url.host(), r, o.max_retry_after, figures_);
+  const auto stop_for = honor_stop_signals(*o.limiter, o.url.host(), r, o.max_retry_after, figures_, o.adaptive.has_value());
   auto hand = [](member& m, outcome out) {
     m.result = std::move(out);
     m.wake.cancel();

@@ -85,7 +85,7 @@ awaitable<outcome> http_processor::call(const job& j, std::string target, bool& 
   aborted = r.ec == net::error::operation_aborted;
   count_exchange(figures_, r, clock.sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
-  const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after, figures_);
+  const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after, figures_, opts_->adaptive.has_value());
   auto o = judge(j, std::move(r), stop_for);
   if (!canary_candidate.empty() && o.k == outcome::kind::done) canary_ = std::move(canary_candidate);
   co_return o;
@@ -99,7 +99,7 @@ awaitable<api_check> http_processor::api_answers() {
   const auto sent = std::chrono::steady_clock::now();
   auto r = co_await client_.send(std::move(to), std::move(req));
   count_exchange(figures_, r, sent);
-  honor_stop_signals(*opts_->limiter, opts_->url.host(), r, opts_->max_retry_after, figures_);
+  honor_stop_signals(*opts_->limiter, opts_->url.host(), r, opts_->max_retry_after, figures_, opts_->adaptive.has_value());
   if (r.ec == net::error::operation_aborted) co_return api_check{};
   if (r.ec || r.status >= 500) co_return api_check{api_check::verdict::down, r.describe()};
   co_return api_check{api_check::verdict::answers, {}};

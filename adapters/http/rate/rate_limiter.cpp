@@ -79,6 +79,11 @@ std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
   return until;
 }
 
+bool says_when_to_return(int status, const std::vector<std::pair<std::string, std::string>>& headers) {
+  // Read as a 503 is: the same headers, and no guess when there are none.
+  return stop_until_from_headers(status == 429 ? 503 : status, headers, std::chrono::system_clock::now()).has_value();
+}
+
 rate_limiter::rate_limiter(double per_second, double burst) : burst_(burst) { apply_rate(per_second); }
 
 void rate_limiter::apply_rate(double per_second) {

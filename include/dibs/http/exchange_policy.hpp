@@ -32,10 +32,12 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host);
 // Reads the stop signals of a response; when the API said stop, pauses `host` for every shard
 // and returns how long (0 otherwise): at most `max_wait`, with a warning naming the host and
 // what it asked for when it asked more (a Retry-After of 999999999 would park items for years).
-// A stop is counted in `figures` (api_stops) when given.
+// A stop is counted in `figures` (api_stops) when given. `paced`: the client paces the API from
+// its refusals (the adaptive limit's rate_finder), so a bare 429 is the pace's to follow, and
+// pauses nothing (without one, everyone waits a second).
 std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
                                              std::chrono::milliseconds max_wait = std::chrono::hours{1},
-                                             http_figures* figures = nullptr);
+                                             http_figures* figures = nullptr, bool paced = false);
 
 // Counts the exchange in the HTTP figures (status class, latency since `sent`); no-op on null.
 void count_exchange(http_figures* figures, const response& r, std::chrono::steady_clock::time_point sent);

@@ -56,6 +56,10 @@ class origin_limit {
   std::size_t limit() const { return limit_.load(std::memory_order_relaxed); }
   // Requests per second the origin's pace allows now (rate_finder.hpp), 0 while it has none.
   double pace() const { return pace_.load(std::memory_order_relaxed); }
+  // The pace's turns, one origin's for every shard: true when a request may go now (its turn
+  // taken), else false and `at` says when to look again (the pace may change meanwhile; nothing
+  // is booked ahead, so a waiter that goes away leaves no turn behind). True while unpaced.
+  bool take_turn(clock::time_point now, clock::time_point& at);
   // A request goes out; `waited`: it waited for the pace first.
   void sent(bool waited) {
     sends_.fetch_add(1, std::memory_order_relaxed);
@@ -108,6 +112,7 @@ class origin_limit {
   adaptive_limit limit_state_;
   rate_finder pace_state_;
   std::atomic<double> pace_{0};
+  std::atomic<clock::rep> pace_next_{0};  // the next turn (steady clock ticks)
   std::atomic<std::uint64_t> sends_{0}, paced_waits_{0};
   std::atomic<std::size_t> limit_;
   std::atomic<std::int64_t> typical_us_{0};

@@ -40,7 +40,8 @@ struct pace_settings {
   // refuses some items whatever the rate (a 503 for one kind of key) would otherwise sink the
   // pace at each of them, as random loss sinks TCP's window.
   double floor_of_best = 0.125;
-  // The send rate a first refusal starts the pace from is measured over two windows of this.
+  // The send rate a first refusal starts the pace from is measured over two windows of this
+  // (started afresh when no answer came for two).
   std::chrono::milliseconds window{250};
 };
 

@@ -31,6 +31,10 @@ std::optional<double> parse_rate(const std::string& text);
 std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
     int status, const std::vector<std::pair<std::string, std::string>>& headers, std::chrono::system_clock::time_point now);
 
+// Whether the headers themselves say when to come back (Retry-After, X-Rl: 0, RateLimit-
+// Remaining: 0): what stop_until_from_headers reads, without its own guess for a bare 429.
+bool says_when_to_return(int status, const std::vector<std::pair<std::string, std::string>>& headers);
+
 class rate_limiter final : public rate_control {
  public:
   using clock = std::chrono::steady_clock;
