@@ -68,3 +68,31 @@ TEST_CASE("the requests holding permits queue oldest first, and leave from anywh
   CHECK(b.prev == nullptr);
   CHECK(b.next == nullptr);
 }
+
+TEST_CASE("round trips of nothing but stragglers' answers lower no limit; the same latencies from requests under it do",
+          "[straggler]") {
+  const auto run = [](bool stragglers) {
+    const auto t0 = adaptive_limit::clock::time_point{} + 1h;
+    adaptive_limit l(adaptive_settings{}, t0);
+    auto now = t0;
+    // Round trips of fast answers (1 ms) set the moving average.
+    for (int rt = 0; rt < 10; ++rt) {
+      now += 6ms;
+      for (int i = 0; i < 4; ++i) l.answered(1ms, now);
+    }
+    const auto before = l.limit();
+    // Then two round trips in a row whose answers all took 2 s (the fast items were waiting).
+    for (int rt = 0; rt < 2; ++rt) {
+      now += 6ms;
+      for (int i = 0; i < 4; ++i) l.answered(2s, now, stragglers);
+    }
+    // ... and fast answers again.
+    now += 6ms;
+    for (int i = 0; i < 4; ++i) l.answered(1ms, now);
+    return std::make_pair(before, l.limit());
+  };
+  const auto [before, after] = run(true);
+  CHECK(after >= before);
+  const auto [before_under, after_under] = run(false);
+  CHECK(after_under < before_under);  // the contrast: a spike from requests under the limit is queueing
+}

@@ -238,7 +238,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
       observe_failure(pool, res.ec);
       co_return res;
     }
-    observe_answer(pool, res, x.first_byte);
+    observe_answer(pool, res, x.first_byte, hold.straggler);
     if (unproven) {  // a new connection answered: the server accepts them this fast
       pool.new_connections.proven(paced || pool.unproven.in_use() >= pool.unproven.limit(), pool.limit->limit());
       unproven.reset();
@@ -303,14 +303,15 @@ void client::impl::sweep_stragglers(host_pool& pool) {
   if (opts.on_limit_change) opts.on_limit_change();  // room for more items
 }
 
-void client::impl::observe_answer(host_pool& pool, const response& res, std::chrono::microseconds first_byte) {
+void client::impl::observe_answer(host_pool& pool, const response& res, std::chrono::microseconds first_byte,
+                                  bool straggler) {
   pool.first_byte_avg = pool.first_byte_avg.count() == 0 ? first_byte : (pool.first_byte_avg * 3 + first_byte) / 4;
   if (!pool.limit) return;
   // A refusal that says when to come back (Retry-After, X-Rl: 0, RateLimit-Remaining: 0) is that
   // pause's to honor (rate_limiter.hpp), not the pace's to guess. A bare 429 says nothing (the
   // limiter's pause of 1 s for it is its own guess).
   const bool said_when = (res.status == 429 || res.status == 503) && says_when_to_return(res.status, res.headers);
-  limit_decided(pool, pool.limit->answered(first_byte, res.status, said_when, steady::now()));
+  limit_decided(pool, pool.limit->answered(first_byte, res.status, said_when, steady::now(), straggler));
 }
 
 void client::impl::observe_failure(host_pool& pool, const boost::system::error_code& ec) {

@@ -131,7 +131,8 @@ struct client::impl {
 
   // An answer came: its time to first byte feeds the limit and the new-connection check's bound;
   // 429 and 503 are refusals for the API's rate (the pace's), 502 and 504 overload.
-  void observe_answer(host_pool& pool, const response& res, std::chrono::microseconds first_byte);
+  // `straggler`: its request ran beside the limit (its latency is no sample of the server's load).
+  void observe_answer(host_pool& pool, const response& res, std::chrono::microseconds first_byte, bool straggler);
 
   void observe_failure(host_pool& pool, const boost::system::error_code& ec);
 

@@ -41,7 +41,7 @@ bool origin_limit::take_turn(clock::time_point now, clock::time_point& at) {
 }
 
 origin_limit::decision origin_limit::answered(std::chrono::microseconds first_byte, int status, bool said_when,
-                                              clock::time_point now) {
+                                              clock::time_point now, bool straggler) {
   std::lock_guard lock(mutex_);
   ++answers_;
   if (now - answers_since_ >= std::chrono::seconds(5)) {
@@ -57,7 +57,7 @@ origin_limit::decision origin_limit::answered(std::chrono::microseconds first_by
   if (refused) return paced ? paced_down(status, now) : decision{};
   const auto before = limit_state_.limit();
   const auto decreases = limit_state_.decreases();
-  bool ended = limit_state_.answered(first_byte, now);
+  bool ended = limit_state_.answered(first_byte, now, straggler);
   typical_us_.store(limit_state_.typical_latency().count(), std::memory_order_relaxed);
   if (const auto sig = overload_signal(status); sig != limit_signal::none) ended = limit_state_.overloaded(sig, now) || ended;
   return ended ? decided(before, decreases, now) : decision{};

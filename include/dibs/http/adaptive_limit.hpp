@@ -83,7 +83,9 @@ class adaptive_limit {
   void started(std::size_t in_flight, std::size_t waiting);
   // An answer's first byte came `latency` after its request was written. True when this ended a
   // round trip or a measuring period, so a decision was made (the limit may not have changed).
-  bool answered(std::chrono::microseconds latency, clock::time_point now);
+  // `straggler`: its request ran beside the limit (straggler_watch.hpp): the answer counts among
+  // the answers per second, its latency nowhere (it is known to be a slow item).
+  bool answered(std::chrono::microseconds latency, clock::time_point now, bool straggler = false);
   // The server (or the path to it) signalled overload. True as for answered().
   bool overloaded(limit_signal why, clock::time_point now);
   // A new ceiling (the dashboard's concurrency control); the limit is clipped to it.

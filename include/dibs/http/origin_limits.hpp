@@ -94,7 +94,9 @@ class origin_limit {
   // in flight do not keep under a rate); 502 and 504 are overload, and lower the limit.
   // `said_when`: the refusal said when to come back (Retry-After...): that pause is honored
   // elsewhere, and neither the pace nor the limit moves for it.
-  decision answered(std::chrono::microseconds first_byte, int status, bool said_when, clock::time_point now);
+  // `straggler`: the request ran beside the limit (its latency is no sample of the server's).
+  decision answered(std::chrono::microseconds first_byte, int status, bool said_when, clock::time_point now,
+                    bool straggler = false);
   // The server (or the path to it) signalled overload without an answer.
   decision overloaded(limit_signal why, clock::time_point now);
   // A new ceiling (the engine's concurrency changed).
