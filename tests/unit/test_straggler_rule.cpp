@@ -69,7 +69,7 @@ TEST_CASE("the requests holding permits queue oldest first, and leave from anywh
   CHECK(b.next == nullptr);
 }
 
-TEST_CASE("round trips of nothing but stragglers' answers lower no limit; the same latencies from requests under it do",
+TEST_CASE("round trips of nothing but stragglers' answers lower no limit, where the same latencies from requests under it do",
           "[straggler]") {
   const auto run = [](bool stragglers) {
     const auto t0 = adaptive_limit::clock::time_point{} + 1h;
