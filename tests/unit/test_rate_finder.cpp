@@ -19,6 +19,14 @@ void sends(rate_finder& f, std::uint64_t& sent, std::uint64_t waited, int n, std
     f.answered(false, now, now);
   }
 }
+
+// `n` requests over a second from t0, all answered, then one refused at t0 + 1 s: the pace starts
+// (at 0.85 of n a second).
+void paced_after_a_second(rate_finder& f, std::uint64_t& sent, std::uint64_t waited, int n) {
+  sends(f, sent, waited, n, 1000ms, t0);
+  f.counted(sent, waited, t0 + 1000ms);
+  REQUIRE(f.answered(true, t0 + 999ms, t0 + 1000ms));
+}
 }  // namespace
 
 TEST_CASE("pace: none until the API refuses, then below what was sent lately", "[pace]") {
@@ -63,9 +71,7 @@ TEST_CASE("pace: refusals before any answer start nothing", "[pace]") {
 TEST_CASE("pace: grows 10% a second while it holds requests back, not otherwise", "[pace]") {
   rate_finder f(pace_settings{}, t0);
   std::uint64_t sent = 0, waited = 0;
-  sends(f, sent, waited, 100, 1000ms, t0);
-  f.counted(sent, waited, t0 + 1000ms);
-  REQUIRE(f.answered(true, t0 + 999ms, t0 + 1000ms));
+  paced_after_a_second(f, sent, waited, 100);
   const double start = f.per_second();  // 85 a second
   CHECK(start == Approx(85).epsilon(0.02));
   // A second of answers, none of whose requests waited for the pace: no demand, no growth.
@@ -86,9 +92,7 @@ TEST_CASE("pace: grows 10% a second while it holds requests back, not otherwise"
 TEST_CASE("pace: a refusal while the pace is not reached lowers it from what was sent", "[pace]") {
   rate_finder f(pace_settings{}, t0);
   std::uint64_t sent = 0;
-  sends(f, sent, 0, 1000, 1000ms, t0);
-  f.counted(sent, 0, t0 + 1000ms);
-  REQUIRE(f.answered(true, t0 + 999ms, t0 + 1000ms));  // 850 a second
+  paced_after_a_second(f, sent, 0, 1000);  // 850 a second
   // Then only 400 a second go out (something else holds them back) and one is refused.
   sends(f, sent, 0, 200, 500ms, t0 + 1000ms);
   f.counted(sent, 0, t0 + 1505ms);
@@ -111,9 +115,7 @@ TEST_CASE("pace: never under its floor", "[pace]") {
 TEST_CASE("pace: most answers refused since the last decrease, down by half at once", "[pace]") {
   rate_finder f(pace_settings{}, t0);
   std::uint64_t sent = 0;
-  sends(f, sent, 0, 1000, 1000ms, t0);
-  f.counted(sent, 0, t0 + 1000ms);
-  REQUIRE(f.answered(true, t0 + 999ms, t0 + 1000ms));
+  paced_after_a_second(f, sent, 0, 1000);
   const double first = f.per_second();  // 850 a second
   // Since then: 4 refused, 1 through, then the refusal that decides.
   auto at = t0 + 1001ms;
@@ -144,9 +146,7 @@ TEST_CASE("pace: refusals whatever the rate sink it no lower than an eighth of t
 TEST_CASE("pace: a refusal right after a pause is measured against the pace, not the pause", "[pace]") {
   rate_finder f(pace_settings{}, t0);
   std::uint64_t sent = 0, waited = 0;
-  sends(f, sent, waited, 1000, 1000ms, t0);
-  f.counted(sent, waited, t0 + 1000ms);
-  REQUIRE(f.answered(true, t0 + 999ms, t0 + 1000ms));
+  paced_after_a_second(f, sent, waited, 1000);
   const double paced = f.per_second();  // 850 a second
   // 30 s without an answer (the API said stop, or the breaker was open), then two answers and a
   // refusal: 3 requests over 30 s is no rate to pace at.
@@ -164,9 +164,7 @@ TEST_CASE("pace: a refusal right after a pause is measured against the pace, not
 TEST_CASE("pace: refusals while nothing got through (an outage) are not counted in the next cut", "[pace]") {
   rate_finder f(pace_settings{}, t0);
   std::uint64_t sent = 0;
-  sends(f, sent, 0, 1000, 1000ms, t0);
-  f.counted(sent, 0, t0 + 1000ms);
-  REQUIRE(f.answered(true, t0 + 999ms, t0 + 1000ms));
+  paced_after_a_second(f, sent, 0, 1000);
   const double paced = f.per_second();
   // The API is down for 30 s: every request refused, a second apart.
   auto now = t0 + 2s;

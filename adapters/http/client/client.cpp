@@ -170,8 +170,13 @@ awaitable<response> client::impl::send(origin to, request spec) {
     }
     pool.limit->started(pool.permits.waiting());
     hold.pool = &pool;
-    const bool paced = co_await keep_pace(pool, res);
-    if (!paced) co_return res;
+    // Unpaced (every API until it refuses for its rate): no coroutine frame per request.
+    if (pool.limit->pace() <= 0) {
+      pool.limit->sent(false);
+    } else {
+      const bool paced = co_await keep_pace(pool, res);
+      if (!paced) co_return res;
+    }
   }
   connection_slots::held slot;
   if (!pool.slots.try_take(slot)) {
