@@ -15,4 +15,19 @@ std::size_t items_to_claim(const claim_view& v) {
   return room ? std::min(v.ahead, fits) : 0;
 }
 
+std::size_t claim_ahead(std::size_t limit, std::size_t batch, double per_second, std::chrono::duration<double> horizon) {
+  const auto soon = static_cast<std::size_t>(per_second * horizon.count());
+  return std::clamp<std::size_t>(std::max(soon, limit), 1, std::max<std::size_t>(batch, 1));
+}
+
+double finish_rate::per_second(clock::time_point now) {
+  const auto window = rate_ == 0 ? std::chrono::milliseconds(50) : std::chrono::milliseconds(500);
+  if (now - since_ < window) return rate_;
+  const double rate = static_cast<double>(finished_ - finished_then_) / std::chrono::duration<double>(now - since_).count();
+  rate_ = rate_ == 0 ? rate : (rate_ + rate) / 2;
+  finished_then_ = finished_;
+  since_ = now;
+  return rate_;
+}
+
 }  // namespace dibs

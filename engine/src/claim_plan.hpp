@@ -9,7 +9,9 @@
 // tell one item's trouble from an outage.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 
 namespace dibs {
 
@@ -28,5 +30,31 @@ struct claim_view {
 
 // The number of items to claim now; 0 means wait.
 std::size_t items_to_claim(const claim_view& v);
+
+// How many items to keep claimed beyond those running under a processor's own limit (an adaptive
+// limit on the API): what the pipelines finish within `horizon` at `per_second`, at least `limit`
+// (nothing measured yet), at most `batch`. Claimed items then wait `horizon` at most, yet a fast API
+// behind a small limit is not fed by claims of a few items each.
+std::size_t claim_ahead(std::size_t limit, std::size_t batch, double per_second, std::chrono::duration<double> horizon);
+
+// The items a shard's pipelines finish per second lately, claim_ahead's measure: windows of half a
+// second, each averaged with the last. Until the first item finishes, windows of 50 ms: a fast API
+// is known within 50 ms, not after half a second of claims the size of its limit (a 2,000-item run
+// against an API answering 8,000 a second lasts a quarter of a second, claims of 2-4 items a
+// store round trip each).
+class finish_rate {
+ public:
+  using clock = std::chrono::steady_clock;
+  explicit finish_rate(clock::time_point now) : since_(now) {}
+  void finished() { ++finished_; }
+  // 0 until anything has finished.
+  double per_second(clock::time_point now);
+
+ private:
+  std::uint64_t finished_ = 0;
+  std::uint64_t finished_then_ = 0;
+  clock::time_point since_;
+  double rate_ = 0;
+};
 
 }  // namespace dibs

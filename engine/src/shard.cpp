@@ -364,7 +364,7 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id, gate::holder i
     if (running->second.deadline) running->second.deadline->cancel();
   }
   in_flight.leave();
-  ++finished_;
+  finish_rate_.finished();
   bump(ctx_.figures.in_flight, -1);
   publish();
   wake_.notify();
@@ -376,20 +376,8 @@ std::size_t shard::run_limit() const {
 }
 
 std::size_t shard::claim_ahead(std::size_t limit) {
-  const std::size_t batch = cfg_.claim_batch;
-  if (proc_->capacity() == 0) return batch;  // no limit of its own: a batch ahead, as always
-  // The items finished per second lately, measured over half a second or more.
-  const auto now = steady::now();
-  if (now - rate_since_ >= std::chrono::milliseconds(500)) {
-    const double rate = static_cast<double>(finished_ - finished_then_) / std::chrono::duration<double>(now - rate_since_).count();
-    finish_rate_ = finish_rate_ == 0 ? rate : (finish_rate_ + rate) / 2;
-    finished_then_ = finished_;
-    rate_since_ = now;
-  }
-  // What the pipelines finish in claim_ahead_time: claimed items wait that long at most, yet a
-  // fast API behind a small limit is not starved by claims of a few items each.
-  const auto soon = static_cast<std::size_t>(finish_rate_ * std::chrono::duration<double>(claim_ahead_time).count());
-  return std::clamp<std::size_t>(std::max(soon, limit), 1, batch);
+  if (proc_->capacity() == 0) return cfg_.claim_batch;  // no limit of its own: a batch ahead, as always
+  return dibs::claim_ahead(limit, cfg_.claim_batch, finish_rate_.per_second(steady::now()), claim_ahead_time);
 }
 
 void shard::settle(const job& j, outcome o, bool cancelled) {

@@ -4,6 +4,7 @@
 // copies that other threads read (shard_published.cpp).
 #pragma once
 
+#include "claim_plan.hpp"
 #include "circuit_breaker.hpp"
 #include "gate.hpp"
 
@@ -196,10 +197,7 @@ class shard {
   std::unordered_map<std::string, held_lease> held_;
   std::unordered_map<std::uint64_t, running_pipeline> pipelines_;
   std::uint64_t next_pipeline_id_ = 0;
-  std::uint64_t finished_ = 0;  // pipelines ended, for claim_ahead's rate
-  std::uint64_t finished_then_ = 0;
-  steady::time_point rate_since_ = steady::now();
-  double finish_rate_ = 0;
+  finish_rate finish_rate_{steady::now()};  // pipelines ended per second, for claim_ahead
   gate in_flight_;   // pipelines running
   gate background_;  // the flusher and the keeper
 

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+
 using dibs::claim_view;
 using dibs::items_to_claim;
 
@@ -66,4 +68,44 @@ TEST_CASE("an adaptive limit of a few pipelines claims only a few ahead") {
   CHECK(items_to_claim(v) == 8);
   v.ready = 8;
   CHECK(items_to_claim(v) == 0);
+}
+
+// The prefetch under a processor's own limit (an adaptive limit on the API): what the pipelines
+// finish in the horizon, at least the limit, at most a batch.
+TEST_CASE("under a limit of its own a shard claims what it finishes soon, at least the limit, at most a batch") {
+  using dibs::claim_ahead;
+  const std::chrono::seconds horizon{2};
+  CHECK(claim_ahead(4, 100, 0.0, horizon) == 4);      // nothing measured yet: the limit
+  CHECK(claim_ahead(4, 100, 10.0, horizon) == 20);    // 10/s: two seconds' worth
+  CHECK(claim_ahead(4, 100, 8000.0, horizon) == 100); // a fast API: a batch
+  CHECK(claim_ahead(300, 100, 10.0, horizon) == 100); // never beyond a batch
+}
+
+TEST_CASE("a fast API's finish rate is known within 50 ms, not after half a second of tiny claims") {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::time_point{} + std::chrono::hours(1);
+  dibs::finish_rate r(t0);
+  CHECK(r.per_second(t0 + std::chrono::milliseconds(10)) == 0);
+  for (int i = 0; i < 400; ++i) r.finished();
+  // 400 items in 50 ms: 8,000 a second, at the first short window's end.
+  CHECK(r.per_second(t0 + std::chrono::milliseconds(50)) == Approx(8000));
+}
+
+TEST_CASE("while nothing finishes the finish rate stays unknown, then windows of half a second average it") {
+  using clock = std::chrono::steady_clock;
+  using ms = std::chrono::milliseconds;
+  const auto t0 = clock::time_point{} + std::chrono::hours(1);
+  dibs::finish_rate r(t0);
+  // A slow API (2 s to answer): short windows with nothing finished measure nothing.
+  CHECK(r.per_second(t0 + ms(60)) == 0);
+  CHECK(r.per_second(t0 + ms(120)) == 0);
+  r.finished();
+  r.finished();
+  CHECK(r.per_second(t0 + ms(170)) == Approx(40));  // 2 in the 50 ms since the last window
+  // From now on half-second windows: 100 more within 100 ms change nothing yet...
+  for (int i = 0; i < 100; ++i) r.finished();
+  CHECK(r.per_second(t0 + ms(270)) == Approx(40));
+  // ...and half a second after the last window, the new window (204/s) is averaged with the last.
+  for (int i = 0; i < 2; ++i) r.finished();
+  CHECK(r.per_second(t0 + ms(670)) == Approx((40.0 + 102 / 0.5) / 2));
 }
