@@ -26,7 +26,8 @@ adaptive_limit::adaptive_limit(adaptive_settings s, clock::time_point now)
       period_start_(now),
       measure_from_(now),
       lowest_(limit_),
-      highest_(limit_) {
+      highest_(limit_),
+      hold_for_(s.hold_periods) {
   samples_us_.reserve(64);
 }
 
@@ -63,6 +64,7 @@ void adaptive_limit::set_max(double max) {
     phase_ = phase::slow_start;
     base_rate_ = 0;
   }
+  hold_for_ = s_.hold_periods;
   restart_period_ = true;  // what was measured so far was at another limit
 }
 
@@ -82,7 +84,10 @@ void adaptive_limit::start_period(clock::time_point now) {
 
 void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point now) {
   const double before = limit_;
-  set_limit(std::floor(limit_ * factor));
+  set_limit(std::floor(limit_ * factor + 1e-9));
+  // A probe up that ends in a decrease found nothing better: probe less often. Any other decrease
+  // is news of the server: probe again soon.
+  hold_for_ = phase_ == phase::probe_up ? std::min(2 * hold_for_, s_.max_hold_periods) : s_.hold_periods;
   phase_ = phase::hold;
   periods_held_ = 0;
   best_rate_ = 0;  // not measured at this limit yet
@@ -131,8 +136,11 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
     if (loss != limit_signal::none) {
       decrease(s_.loss_decrease, loss, now);
     } else if (spike && suspect > 0) {
-      // Queueing: down by the ratio (Gradient's rule), between halving and a tenth.
-      decrease(std::clamp(average_us_ / std::min(latency, suspect), 0.5, 0.9), limit_signal::latency, now);
+      // Queueing: down by the ratio (Gradient's rule), between halving and a tenth; a probe up that
+      // made the queue goes back to where it started, no lower (the limit before it queued nothing).
+      double factor = std::clamp(average_us_ / std::min(latency, suspect), 0.5, 0.9);
+      if (phase_ == phase::probe_up && base_limit_ > 0) factor = std::max(factor, base_limit_ / limit_);
+      decrease(factor, limit_signal::latency, now);
     } else if (spike) {
       suspect_us_ = latency;
       return true;
@@ -189,7 +197,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
       break;
     case phase::hold:
       best_rate_ = best_rate_ == 0 ? rate : (best_rate_ + rate) / 2;
-      if (++periods_held_ >= s_.hold_periods && limited && up <= s_.max) {
+      if (++periods_held_ >= hold_for_ && limited && up <= s_.max) {
         base_limit_ = limit_;
         base_rate_ = best_rate_;
         set_limit(up);
@@ -199,6 +207,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
     case phase::probe_up:
       if (limited && rate > base_rate_ * (1 + s_.keep_gain)) {
         // Worth it: held here, and higher tried next.
+        hold_for_ = s_.hold_periods;
         base_limit_ = limit_;
         base_rate_ = rate;
         best_rate_ = rate;
@@ -213,15 +222,20 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
         set_limit(down);
         phase_ = limit_ < base_limit_ ? phase::probe_down : phase::hold;
         periods_held_ = 0;
-        if (phase_ == phase::hold) best_rate_ = base_rate_;
+        if (phase_ == phase::hold) {  // at the floor: nothing lower to try, the probe found nothing
+          best_rate_ = base_rate_;
+          hold_for_ = std::min(2 * hold_for_, s_.max_hold_periods);
+        }
       }
       break;
     case phase::probe_down:
       if (rate >= base_rate_ * (1 - s_.drop_tolerance)) {
         best_rate_ = rate;  // as many answers with fewer in flight: kept
+        hold_for_ = s_.hold_periods;
       } else {
-        set_limit(base_limit_);
+        set_limit(base_limit_);  // neither way was better: probe less often
         best_rate_ = base_rate_;
+        hold_for_ = std::min(2 * hold_for_, s_.max_hold_periods);
       }
       phase_ = phase::hold;
       periods_held_ = 0;

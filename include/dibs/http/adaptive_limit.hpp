@@ -14,7 +14,8 @@
 //   - then hill climbing: the limit is held, then tried `probe_step` higher and kept if the
 //     answers per second rose by `keep_gain`, else tried as much lower and kept if they did not
 //     fall by more than `drop_tolerance` (fewer in flight for the same answers is kinder to the
-//     server), else back where it was;
+//     server), else back where it was; after each such probe that found nothing, held twice as
+//     long before the next (up to `max_hold_periods`);
 //   - multiplicative decrease on loss (429, 502-504, timeouts, resets, refused or dropped
 //     connections: the server says it is overloaded) and on a latency spike (two round trips in a
 //     row whose latency is past the moving average by more than `deviation_scale`
@@ -47,7 +48,12 @@ struct adaptive_settings {
   double probe_step = 0.25;         // a probe tries the limit this much higher (or lower)
   double keep_gain = 0.05;          // ... kept higher when the answers per second rose this much
   double drop_tolerance = 0.03;     // ... kept lower when they fell no more than this
-  int hold_periods = 2;             // periods at a limit before the next probe
+  int hold_periods = 2;             // periods at a limit before the next probe ...
+  // ... doubled after each probe that found nothing better, up to this: each probe spends a
+  // period at a worse limit, and against an API fastest one request at a time (Python's
+  // http.server: 0.75 of the speed at two) probing every third period cost a quarter of its
+  // time. A kept probe, a decrease or a new ceiling brings the hold back to hold_periods.
+  int max_hold_periods = 16;
   double deviation_scale = 2.5;     // latency spike: a round trip's > average + scale × deviation ...
   double spike_floor = 0.5;         // ... and > average × (1 + this) ...
   // ... and by at least this much: a server that answers in tens of microseconds (measured: 16-30
@@ -134,6 +140,7 @@ class adaptive_limit {
   std::uint64_t period_starts_ = 0;    // requests started in it ...
   std::uint64_t period_limited_ = 0;   // ... of which met the limit reached (demand)
   int periods_held_ = 0;
+  int hold_for_ = 0;  // periods to hold before the next probe (hold_periods, doubled by failed probes)
   bool restart_period_ = false;  // the ceiling moved: the period under way measured another limit
   double base_limit_ = 0;   // the limit a probe started from
   double base_rate_ = 0;    // answers per second at the base limit
