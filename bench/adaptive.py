@@ -189,7 +189,8 @@ def main():
     ap.add_argument("--sweep", default="1,2,4,8,16,32,64,128,256,1000")
     ap.add_argument("--timeout", type=float, default=90)
     ap.add_argument("--repeats", type=int, default=3, help="runs of the default and of the best fixed setting (median kept)")
-    ap.add_argument("--only", default="", help="comma-separated API names to run")
+    ap.add_argument("--only", action="append", default=[],
+                    help="an API to run (its name as in the table, e.g. 'nginx, slow upstream'); repeat for more")
     ap.add_argument("--md", default="bench/results/adaptive.md")
     ap.add_argument("--json", default="bench/results/adaptive.json")
     a = ap.parse_args()
@@ -218,7 +219,7 @@ def main():
                 "limit_req zone=api burst=20 nodelay; limit_req_status 503;", connections=1024), seeded, sweep),
             ("stub", lambda: servers.stub(a.dibs), stub_seeded, [1000]),
         ]
-        only = set(x.strip() for x in a.only.split(",") if x.strip())
+        only = set(x.strip() for x in a.only)
         for name, start, items, fixed in apis:
             if only and name not in only:
                 continue
