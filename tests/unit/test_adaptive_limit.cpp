@@ -359,3 +359,42 @@ TEST_CASE("a probe up that makes the server queue goes back to where it started,
   CHECK(l.decreases() > 0);     // the probes did make it queue
   CHECK(lowest_late >= 15);     // a probe down (a quarter below 20) at the lowest
 }
+
+TEST_CASE("against an API fastest one request at a time and flat past it, jittery answers per second do not keep the limit above it", "[adaptive]") {
+  // Measured against Python's http.server, Connection: close: 2,425 answers/s at 1 in flight,
+  // 1,618-1,790 at anything from 2 to 32. And the machine is shared (2 cores, the server beside
+  // the client): for 100 ms at a time everything is up to 30% slower or faster. Across that
+  // plateau a probe up is "kept" by chance as often as not, and the limit wandered between 4
+  // and 8 for the whole run (0.70 of one at a time).
+  auto now = clock_type::time_point{} + 100s;
+  auto st = settings();
+  st.initial = 6;  // where slow start left it in that run (8, less a dropped handshake's decrease)
+  adaptive_limit l(st, now);
+  std::uint64_t seed = 7;
+  const auto jitter = [&] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return 0.7 + 0.6 * static_cast<double>(seed >> 11) / static_cast<double>(1ULL << 53);
+  };
+  double speed = 0, total = 0;  // the time at each limit, weighted by its speed against the best
+  // Within a run of seconds, not a minute: 10,000 items at 2,000 a second.
+  const auto warm = now + 1s;
+  auto next_draw = now;
+  double slowed = 1;
+  while (now < warm + 10s) {
+    if (now >= next_draw) {
+      slowed = jitter();
+      next_draw = now + 100ms;
+    }
+    const auto n = l.limit();
+    for (std::size_t i = 0; i < n; ++i) l.started(i + 1, 1);
+    const double per_s = n == 1 ? 2425.0 : 1750.0;
+    const auto lat = std::chrono::microseconds(static_cast<std::int64_t>(1e6 * static_cast<double>(n) / per_s * slowed));
+    now += lat;
+    for (std::size_t i = 0; i < n; ++i) l.answered(lat, now);
+    if (now > warm) {
+      total += static_cast<double>(lat.count());
+      speed += static_cast<double>(lat.count()) * per_s / 2425.0;
+    }
+  }
+  CHECK(speed / total >= 0.85);  // was 0.72: the plateau's speed, the limit wandering on it
+}

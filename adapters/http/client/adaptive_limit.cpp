@@ -26,8 +26,8 @@ adaptive_limit::adaptive_limit(adaptive_settings s, clock::time_point now)
       period_start_(now),
       measure_from_(now),
       lowest_(limit_),
-      highest_(limit_),
-      hold_for_(s.hold_periods) {
+      highest_(limit_) {
+  hold_for_ = s.hold_periods;
   samples_us_.reserve(64);
 }
 
@@ -87,7 +87,7 @@ void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point
   set_limit(std::floor(limit_ * factor + 1e-9));
   // A probe up that ends in a decrease found nothing better: probe less often. Any other decrease
   // is news of the server: probe again soon.
-  hold_for_ = phase_ == phase::probe_up ? std::min(2 * hold_for_, s_.max_hold_periods) : s_.hold_periods;
+  hold_for_ = probing_up() ? std::min(2 * hold_for_, s_.max_hold_periods) : s_.hold_periods;
   phase_ = phase::hold;
   periods_held_ = 0;
   best_rate_ = 0;  // not measured at this limit yet
@@ -139,7 +139,7 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
       // Queueing: down by the ratio (Gradient's rule), between halving and a tenth; a probe up that
       // made the queue goes back to where it started, no lower (the limit before it queued nothing).
       double factor = std::clamp(average_us_ / std::min(latency, suspect), 0.5, 0.9);
-      if (phase_ == phase::probe_up && base_limit_ > 0) factor = std::max(factor, base_limit_ / limit_);
+      if (probing_up() && base_limit_ > 0) factor = std::max(factor, base_limit_ / limit_);
       decrease(factor, limit_signal::latency, now);
     } else if (spike) {
       suspect_us_ = latency;
@@ -196,6 +196,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
       periods_held_ = 0;
       break;
     case phase::hold:
+      if (best_rate_ > 0) noise_ += s_.ewma_alpha * (std::abs(rate - best_rate_) / best_rate_ - noise_);
       best_rate_ = best_rate_ == 0 ? rate : (best_rate_ + rate) / 2;
       if (++periods_held_ >= hold_for_ && limited && up <= s_.max) {
         base_limit_ = limit_;
@@ -205,27 +206,36 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
       }
       break;
     case phase::probe_up:
-      if (limited && rate > base_rate_ * (1 + s_.keep_gain)) {
+      if (limited && rate > base_rate_ * (1 + gain_needed())) {
+        // Better, perhaps by chance: on a 2-core machine shared with the server a period's answers
+        // per second swing by a third, and across a plateau (Python's http.server: the same from 2
+        // to 32 in flight) probes kept by chance walked the limit up and down it for the whole
+        // run. The next periods at this limit confirm it.
+        phase_ = phase::confirm_up;
+        periods_held_ = 0;
+        confirm_rate_ = 0;
+      } else {
+        after_failed_probe_up();
+      }
+      break;
+    case phase::confirm_up:
+      confirm_rate_ += rate;
+      if (++periods_held_ < s_.hold_periods) break;
+      if (confirm_rate_ / periods_held_ > base_rate_ * (1 + gain_needed())) {
         // Worth it: held here, and higher tried next.
         hold_for_ = s_.hold_periods;
         base_limit_ = limit_;
-        base_rate_ = rate;
-        best_rate_ = rate;
+        base_rate_ = confirm_rate_ / periods_held_;
+        best_rate_ = base_rate_;
         if (up <= s_.max) {
           set_limit(up);
+          phase_ = phase::probe_up;
         } else {
           phase_ = phase::hold;
           periods_held_ = 0;
         }
       } else {
-        const double down = std::min(base_limit_ - 1, std::ceil(base_limit_ * (1 - s_.probe_step)));
-        set_limit(down);
-        phase_ = limit_ < base_limit_ ? phase::probe_down : phase::hold;
-        periods_held_ = 0;
-        if (phase_ == phase::hold) {  // at the floor: nothing lower to try, the probe found nothing
-          best_rate_ = base_rate_;
-          hold_for_ = std::min(2 * hold_for_, s_.max_hold_periods);
-        }
+        after_failed_probe_up();
       }
       break;
     case phase::probe_down:
@@ -243,6 +253,18 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
   }
   start_period(now);
   return true;
+}
+
+void adaptive_limit::after_failed_probe_up() {
+  // As much lower next, from where the probe started: kept if the answers hold up.
+  const double down = std::min(base_limit_ - 1, std::ceil(base_limit_ * (1 - s_.probe_step)));
+  set_limit(down);
+  phase_ = limit_ < base_limit_ ? phase::probe_down : phase::hold;
+  periods_held_ = 0;
+  if (phase_ == phase::hold) {  // at the floor: nothing lower to try, the probe found nothing
+    best_rate_ = base_rate_;
+    hold_for_ = std::min(2 * hold_for_, s_.max_hold_periods);
+  }
 }
 
 }  // namespace dibs::http

@@ -12,7 +12,8 @@
 //     rise by at least `start_gain` and the requests in flight reach the limit (without that
 //     demand there is nothing to learn: a run held back by --rate does not grow it);
 //   - then hill climbing: the limit is held, then tried `probe_step` higher and kept if the
-//     answers per second rose by `keep_gain`, else tried as much lower and kept if they did not
+//     answers per second rose by `keep_gain` (in the probe's period and on average over the
+//     `hold_periods` after it: one period's rise is often chance), else tried as much lower and kept if they did not
 //     fall by more than `drop_tolerance` (fewer in flight for the same answers is kinder to the
 //     server), else back where it was; after each such probe that found nothing, held twice as
 //     long before the next (up to `max_hold_periods`);
@@ -29,6 +30,7 @@
 // Waiting for a permit, a connection or a rate slot is not counted.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -114,7 +116,11 @@ class adaptive_limit {
   double answers_per_second() const { return best_rate_; }  // at the limit held (0: not measured)
 
  private:
-  enum class phase { slow_start, hold, probe_up, probe_down };
+  enum class phase { slow_start, hold, probe_up, confirm_up, probe_down };
+  bool probing_up() const { return phase_ == phase::probe_up || phase_ == phase::confirm_up; }
+  // What a probe up must gain to be kept: keep_gain, or twice how far a held limit's periods
+  // stray from their average (a shared machine's swings), if more.
+  double gain_needed() const { return std::max(s_.keep_gain, 2 * noise_); }
 
   // Ends the round trip when it has lasted one; true when a decision was made.
   bool maybe_decide(clock::time_point now);
@@ -123,6 +129,8 @@ class adaptive_limit {
   void set_limit(double l);
   void decrease(double factor, limit_signal why, clock::time_point now);
   void start_period(clock::time_point now);
+  // A probe up found nothing better (or was not confirmed): back, and as much lower next.
+  void after_failed_probe_up();
 
   adaptive_settings s_;
   double limit_;
@@ -141,6 +149,8 @@ class adaptive_limit {
   std::uint64_t period_limited_ = 0;   // ... of which met the limit reached (demand)
   int periods_held_ = 0;
   int hold_for_ = 0;  // periods to hold before the next probe (hold_periods, doubled by failed probes)
+  double confirm_rate_ = 0;
+  double noise_ = 0;  // moving average of |a held period's answers per second - the average| / average  // answers per second summed over the periods confirming a probe up
   bool restart_period_ = false;  // the ceiling moved: the period under way measured another limit
   double base_limit_ = 0;   // the limit a probe started from
   double base_rate_ = 0;    // answers per second at the base limit
