@@ -164,6 +164,33 @@ awaitable<void> shard::dispatcher() {
       next_claim_at = steady::now();
       continue;
     }
+    const bool parked = breaker_.closed() && proc_->parked();
+    if (parked != parked_) {
+      parked_ = parked;
+      log::debug("shard ", index_, parked ? ": parked: the API's limit leaves this shard no call" : ": unparked: the API's limit grew");
+      if (!parked) {  // claim at once: a probe of the higher limit measures this shard's calls too
+        backoff = cfg_.idle_backoff_min;
+        next_claim_at = steady::now();
+      }
+    }
+    if (parked) {
+      // The API's limit leaves this shard no call of its own (processor::parked): its calls in
+      // flight end, what it holds unstarted goes back to the store for the shards that call, and
+      // it claims nothing until the limit grows (it looks again every parked_poll). It ends once
+      // the store has nothing left that another shard of this process does not hold.
+      give_back_prefetched("the API's limit leaves this shard no call");
+      give_back_waiting("the API's limit leaves this shard no call");
+      if (in_flight_.inside() == 0 && !cfg_.follow && steady::now() >= next_claim_at) {
+        if (co_await nothing_left()) {
+          drained_ = !stopping();
+          break;
+        }
+        next_claim_at = steady::now() + backoff;
+        backoff = std::min(backoff * 2, cfg_.idle_backoff_max);
+      }
+      co_await wake_.wait_until(steady::now() + parked_poll);
+      continue;
+    }
     // The API is down (circuit_breaker.hpp): nothing is sent but one probe when it is due.
     bool probe_claim = false;
     if (!breaker_.closed()) {

@@ -35,6 +35,12 @@ class processor {
   // concurrency, the ceiling), and claims little more, so that no item sits claimed behind a
   // limit that will not reach it soon. 0 (the default): no limit of its own.
   virtual std::size_t capacity() const { return 0; }
+  // True while this shard's part of a limit the shards share is no call at all (an adaptive limit
+  // on the API below the number of shards: each shard taking one call anyway ran a limit of 1 as
+  // 2 against an API a third slower at 2). The shard then claims nothing, gives back what it
+  // prefetched, lets its calls in flight end, and ends once the store's last items are in other
+  // shards' hands. False (the default): never.
+  virtual bool parked() const { return false; }
   // The engine's concurrency (the ceiling) changed: a processor with a limit of its own keeps it
   // under `ceiling`.
   virtual void set_ceiling(std::size_t /*ceiling*/) {}

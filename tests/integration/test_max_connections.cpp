@@ -41,6 +41,21 @@ TEST_CASE("connection share: the process's limit split across shards, remainder 
   CHECK(sum == 1000);
 }
 
+TEST_CASE("limit share: a limit on calls split across shards, none for a shard the limit does not reach", "[http][adaptive]") {
+  // A limit of 1 with two shards: one call, not one per shard (the other shard is parked).
+  CHECK(http::limit_share(1, 2, 0) == 1);
+  CHECK(http::limit_share(1, 2, 1) == 0);
+  CHECK(http::limit_share(3, 8, 2) == 1);
+  CHECK(http::limit_share(3, 8, 3) == 0);
+  CHECK(http::limit_share(5, 2, 0) == 3);
+  CHECK(http::limit_share(5, 2, 1) == 2);
+  for (std::size_t limit = 0; limit < 20; ++limit) {
+    std::size_t sum = 0;
+    for (std::size_t i = 0; i < 8; ++i) sum += http::limit_share(limit, 8, i);
+    CHECK(sum == limit);
+  }
+}
+
 TEST_CASE("connection slots: a full pool makes callers wait, served first come first served, and a cancelled waiter leaves", "[http][max-connections]") {
   net::io_context ioc(1);
   http::connection_slots slots(2);

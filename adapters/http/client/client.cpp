@@ -434,6 +434,20 @@ std::size_t client::limit(const origin& to) const {
   return impl_->share_of(*pool->limit) + pool->stragglers;
 }
 
+bool client::parked(const origin& to) const {
+  if (!impl_->opts.adaptive || impl_->opts.shards <= 1) return false;
+  const host_pool* pool = impl_->find_pool(to);
+  std::size_t limit = 0;
+  if (pool && pool->limit) {
+    limit = pool->limit->limit();
+  } else if (impl_->opts.figures) {  // a shard that has sent nothing yet reads the others' limit
+    limit = impl_->opts.figures->limits.get(pool_key(to), *impl_->opts.adaptive)->limit();
+  } else {
+    limit = adaptive_limit(*impl_->opts.adaptive, steady::now()).limit();
+  }
+  return limit_share(limit, impl_->opts.shards, impl_->opts.shard) == 0;
+}
+
 void client::set_ceiling(std::size_t ceiling) {
   if (!impl_->opts.adaptive) return;
   // `ceiling` is this shard's share of the engine's concurrency: the origin's is the shards' sum.

@@ -8,9 +8,13 @@
 
 namespace dibs::http {
 
-std::size_t connection_share(std::size_t total, std::size_t shards, std::size_t index) {
+std::size_t limit_share(std::size_t total, std::size_t shards, std::size_t index) {
   if (shards == 0) shards = 1;
-  const std::size_t share = total / shards + (index % shards < total % shards ? 1 : 0);
+  return total / shards + (index % shards < total % shards ? 1 : 0);
+}
+
+std::size_t connection_share(std::size_t total, std::size_t shards, std::size_t index) {
+  const std::size_t share = limit_share(total, shards, index);
   return share == 0 ? 1 : share;
 }
 

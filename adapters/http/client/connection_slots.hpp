@@ -23,6 +23,9 @@ namespace dibs::http {
 // split as evenly as can be, the remainder to the first shards. At least 1, so a process with
 // more shards than `total` connections would exceed it: the CLI runs no more shards than that.
 std::size_t connection_share(std::size_t total, std::size_t shards, std::size_t index);
+// The same share, 0 when `total` is below the shards and this one's turn is not among it: a limit
+// on calls, where one call per shard would exceed it (a connection cap has connection_share).
+std::size_t limit_share(std::size_t total, std::size_t shards, std::size_t index);
 
 class connection_slots {
  public:

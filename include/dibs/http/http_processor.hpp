@@ -94,6 +94,7 @@ class http_processor final : public processor {
   // The adaptive limit on the API's requests, plus the items served without a call of their own
   // (answer reuse) now; 0 with a fixed concurrency.
   std::size_t capacity() const override;
+  bool parked() const override { return client_.parked(origin_); }
   void set_ceiling(std::size_t ceiling) override { client_.set_ceiling(ceiling); }
   // The breaker's probe: the first request the API answered well, sent again.
   bool can_probe_alone() const override { return !canary_.empty(); }

@@ -1,0 +1,91 @@
+// A shard whose processor is parked (processor::parked: an adaptive limit on the API below the
+// number of shards leaves it no call) claims nothing, gives back what it held unstarted, and the
+// run still ends by itself with every item done once, on the memory store with two shards.
+#include "support/engine_configs.hpp"
+
+#include <dibs/engine.hpp>
+#include <dibs/stores/memory_store.hpp>
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <atomic>
+
+using namespace std::chrono_literals;
+using dibs::memory_store;
+namespace net = dibs::net;
+
+namespace {
+
+struct shared_state {
+  std::array<std::atomic<int>, 2> done_by{};  // items each shard processed
+  std::atomic<int> done{0};
+  int park_after = 0;  // shard 1 parks once this many items are done in all (0: from the start)
+};
+
+// Calls take 1 ms; shard 1 is parked from `park_after` items on, as a limit of 1 would leave it.
+class parking_processor final : public dibs::processor {
+ public:
+  parking_processor(std::size_t shard, shared_state& s) : shard_(shard), s_(s) {}
+  dibs::awaitable<dibs::outcome> process(dibs::job) override {
+    net::steady_timer t(co_await net::this_coro::executor, 1ms);
+    co_await t.async_wait(net::use_awaitable);
+    ++s_.done_by[shard_];
+    ++s_.done;
+    co_return dibs::outcome::done("{}");
+  }
+  std::size_t capacity() const override { return 4; }
+  bool parked() const override { return shard_ == 1 && s_.done.load() >= s_.park_after; }
+
+ private:
+  std::size_t shard_;
+  shared_state& s_;
+};
+
+void run(memory_store& st, shared_state& s) {
+  auto cfg = dibs::test::config_of(2, 200, 50, 60s);
+  cfg.shutdown_timeout = 10s;
+  auto shared = std::shared_ptr<memory_store>(&st, [](memory_store*) {});
+  dibs::engine e(cfg, shared, [&s](const dibs::shard_info& i) { return std::make_unique<parking_processor>(i.index, s); });
+  e.start();
+  e.wait();
+}
+
+void require_each_done_once(memory_store& st) {
+  const auto stats = st.stats_now();
+  CHECK(stats.leased_live == 0);
+  CHECK(stats.leased_expired == 0);
+  for (const auto& it : st.snapshot()) {
+    CHECK(it.target_json.has_value());
+    CHECK(it.writes == 1);
+    CHECK_FALSE(it.lease.has_value());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a shard parked from the start claims nothing, and the run ends with every item done by the other") {
+  memory_store st;
+  st.seed_random_ips(300, 1);
+  shared_state s;
+  run(st, s);
+  CHECK(s.done_by[1] == 0);
+  CHECK(s.done_by[0] == 300);
+  require_each_done_once(st);
+}
+
+TEST_CASE("a shard parked mid-run gives back what it held unstarted, and each item is still done once") {
+  memory_store st;
+  st.seed_random_ips(300, 2);
+  shared_state s;
+  s.park_after = 40;
+  run(st, s);
+  CHECK(s.done_by[1] > 0);    // it worked before it parked ...
+  CHECK(s.done_by[1] < 150);  // ... and gave the rest to shard 0
+  CHECK(s.done_by[0] + s.done_by[1] == 300);
+  require_each_done_once(st);
+}
