@@ -112,12 +112,15 @@ awaitable<void> shard::main() {
   net::co_spawn(ioc_, keeper(background_.hold()), net::detached);
   net::co_spawn(ioc_, flusher(background_.hold()), net::detached);
 
+  bump(ctx_.figures.calling_shards);
   try {
     co_await dispatcher();
   } catch (const std::exception& e) {
     log::error("shard ", index_, ": claiming stopped: ", e.what());
     begin_stopping();
   }
+  if (!parked_) bump(ctx_.figures.calling_shards, -1);
+  parked_ = false;
 
   // Prefetched items were never started, waiting ones wait for an API that is down: give them
   // back at once.
@@ -164,32 +167,21 @@ awaitable<void> shard::dispatcher() {
       next_claim_at = steady::now();
       continue;
     }
-    const bool parked = breaker_.closed() && proc_->parked();
+    // processor::parked: the API's limit leaves this shard no call. It claims nothing new, runs
+    // what it holds (under its floor of one call: given back, those items would each have spent
+    // an attempt on a claim and come back at the head of the queue at the next unpark), and ends
+    // once the store has nothing left that another shard holds. It parks only while another
+    // shard calls: the last one would wait for a limit that nothing is left to raise.
+    const auto others_calling = load(ctx_.figures.calling_shards) - (parked_ ? 0 : 1);
+    const bool parked = breaker_.closed() && others_calling > 0 && proc_->parked();
     if (parked != parked_) {
       parked_ = parked;
-      log::debug("shard ", index_, parked ? ": parked: the API's limit leaves this shard no call" : ": unparked: the API's limit grew");
+      bump(ctx_.figures.calling_shards, parked ? -1 : 1);
+      log::debug("shard ", index_, parked ? ": parked: the API's limit leaves this shard no call" : ": unparked");
       if (!parked) {  // claim at once: a probe of the higher limit measures this shard's calls too
         backoff = cfg_.idle_backoff_min;
         next_claim_at = steady::now();
       }
-    }
-    if (parked) {
-      // The API's limit leaves this shard no call of its own (processor::parked): its calls in
-      // flight end, what it holds unstarted goes back to the store for the shards that call, and
-      // it claims nothing until the limit grows (it looks again every parked_poll). It ends once
-      // the store has nothing left that another shard of this process does not hold.
-      give_back_prefetched("the API's limit leaves this shard no call");
-      give_back_waiting("the API's limit leaves this shard no call");
-      if (in_flight_.inside() == 0 && !cfg_.follow && steady::now() >= next_claim_at) {
-        if (co_await nothing_left()) {
-          drained_ = !stopping();
-          break;
-        }
-        next_claim_at = steady::now() + backoff;
-        backoff = std::min(backoff * 2, cfg_.idle_backoff_max);
-      }
-      co_await wake_.wait_until(steady::now() + parked_poll);
-      continue;
     }
     // The API is down (circuit_breaker.hpp): nothing is sent but one probe when it is due.
     bool probe_claim = false;
@@ -223,6 +215,20 @@ awaitable<void> shard::dispatcher() {
         launch(std::move(ready_.front()));
         ready_.pop_front();
       }
+    }
+
+    if (parked) {
+      const bool holding = in_flight_.inside() > 0 || !ready_.empty() || !waiting_.empty() || !rerun_.empty();
+      if (!holding && !cfg_.follow && steady::now() >= next_claim_at) {
+        if (co_await nothing_left()) {
+          drained_ = !stopping();
+          break;
+        }
+        next_claim_at = steady::now() + backoff;
+        backoff = std::min(backoff * 2, cfg_.idle_backoff_max);
+      }
+      co_await wake_.wait_until(std::min(next_due(), steady::now() + parked_poll));
+      continue;
     }
 
     // Prefetch (claim_plan.hpp): up to `ahead` items claimed beyond those running; with a

@@ -128,9 +128,10 @@ class shard {
   // own limit, what the pipelines finish in claim_ahead_time (at least `limit`).
   std::size_t claim_ahead(std::size_t limit);
   static constexpr std::chrono::seconds claim_ahead_time{2};
-  // How often a parked shard (processor::parked) looks whether the limit grew.
-  static constexpr std::chrono::milliseconds parked_poll{50};
-  bool parked_ = false;  // the processor was parked when the dispatcher last looked
+  // How often a parked shard (processor::parked) looks whether the limit grew: a probe of a
+  // higher limit lasts 100 ms or more, and should measure this shard's calls too.
+  static constexpr std::chrono::milliseconds parked_poll{10};
+  bool parked_ = false;  // parked when the dispatcher last looked (then not among calling_shards)
   // Starts the --max-processing clock of the pipeline running `j`.
   void arm_deadline(std::uint64_t pipeline_id);
   void work_started(const job& j);
