@@ -48,6 +48,7 @@ void shard::run() {
   } catch (const std::exception& e) {
     log::error("shard ", index_, ": stopped by an error: ", e.what());
   }
+  calling(false);  // an error that ended the loop mid-dispatch must not leave this shard counted
   ctx_.ended(drained_);
 }
 
@@ -60,8 +61,15 @@ void shard::spawn() {
         log::error("shard ", index_, ": ended with an error: ", ex.what());
       }
     }
+    calling(false);
     ctx_.ended(drained_);
   });
+}
+
+void shard::calling(bool on) {
+  if (on == counted_) return;
+  counted_ = on;
+  bump(ctx_.figures.calling_shards, on ? 1 : -1);
 }
 
 void shard::pause(bool on) {
@@ -112,14 +120,14 @@ awaitable<void> shard::main() {
   net::co_spawn(ioc_, keeper(background_.hold()), net::detached);
   net::co_spawn(ioc_, flusher(background_.hold()), net::detached);
 
-  bump(ctx_.figures.calling_shards);
+  calling(true);
   try {
     co_await dispatcher();
   } catch (const std::exception& e) {
     log::error("shard ", index_, ": claiming stopped: ", e.what());
     begin_stopping();
   }
-  if (!parked_) bump(ctx_.figures.calling_shards, -1);
+  calling(false);
   parked_ = false;
 
   // Prefetched items were never started, waiting ones wait for an API that is down: give them
@@ -172,11 +180,11 @@ awaitable<void> shard::dispatcher() {
     // an attempt on a claim and come back at the head of the queue at the next unpark), and ends
     // once the store has nothing left that another shard holds. It parks only while another
     // shard calls: the last one would wait for a limit that nothing is left to raise.
-    const auto others_calling = load(ctx_.figures.calling_shards) - (parked_ ? 0 : 1);
+    const auto others_calling = load(ctx_.figures.calling_shards) - (counted_ ? 1 : 0);
     const bool parked = breaker_.closed() && others_calling > 0 && proc_->parked();
     if (parked != parked_) {
       parked_ = parked;
-      bump(ctx_.figures.calling_shards, parked ? -1 : 1);
+      calling(!parked);
       log::debug("shard ", index_, parked ? ": parked: the API's limit leaves this shard no call" : ": unparked");
       if (!parked) {  // claim at once: a probe of the higher limit measures this shard's calls too
         backoff = cfg_.idle_backoff_min;

@@ -131,7 +131,9 @@ class shard {
   // How often a parked shard (processor::parked) looks whether the limit grew: a probe of a
   // higher limit lasts 100 ms or more, and should measure this shard's calls too.
   static constexpr std::chrono::milliseconds parked_poll{10};
-  bool parked_ = false;  // parked when the dispatcher last looked (then not among calling_shards)
+  bool parked_ = false;   // parked when the dispatcher last looked
+  bool counted_ = false;  // among counters::calling_shards (dispatching, not parked)
+  void calling(bool on);  // counts this shard among the calling ones, or no longer
   // Starts the --max-processing clock of the pipeline running `j`.
   void arm_deadline(std::uint64_t pipeline_id);
   void work_started(const job& j);

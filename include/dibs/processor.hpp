@@ -37,9 +37,9 @@ class processor {
   virtual std::size_t capacity() const { return 0; }
   // True while this shard's part of a limit the shards share is no call at all (an adaptive limit
   // on the API below the number of shards: each shard taking one call anyway ran a limit of 1 as
-  // 2 against an API a third slower at 2). The shard then claims nothing, gives back what it
-  // prefetched, lets its calls in flight end, and ends once the store's last items are in other
-  // shards' hands. False (the default): never.
+  // 2 against an API a third slower at 2). The shard then claims nothing new, runs what it holds,
+  // and ends once the store's last items are in other shards' hands; the last shard calling never
+  // parks. False (the default): never.
   virtual bool parked() const { return false; }
   // The engine's concurrency (the ceiling) changed: a processor with a limit of its own keeps it
   // under `ceiling`.
