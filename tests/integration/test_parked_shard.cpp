@@ -91,7 +91,9 @@ TEST_CASE("a shard parked mid-run runs what it holds and claims nothing more, an
   s.park_after = 10;
   run(st, s);
   CHECK(s.done_by[1] >= 10);  // it worked before it parked ...
-  CHECK(s.done_by[1] < 150);  // ... and left the rest to shard 0
+  // ... and left the rest to shard 0: it runs what it held (its limit and a claim ahead, 54 at
+  // most) and claims nothing more; not parked, it does half (150).
+  CHECK(s.done_by[1] < 100);
   CHECK(s.done_by[0] + s.done_by[1] == 300);
   require_each_done_once(st);
 }

@@ -87,7 +87,11 @@ void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point
   set_limit(std::floor(limit_ * factor + 1e-9));
   // A probe up that ends in a decrease found nothing better: probe less often. Any other decrease
   // is news of the server: probe again soon.
-  hold_for_ = probing_up() ? std::min(2 * hold_for_, s_.max_hold_periods) : s_.hold_periods;
+  if (probing_up()) {
+    probe_found_nothing();
+  } else {
+    hold_for_ = s_.hold_periods;
+  }
   phase_ = phase::hold;
   periods_held_ = 0;
   best_rate_ = 0;  // not measured at this limit yet
@@ -245,7 +249,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
       } else {
         set_limit(base_limit_);  // neither way was better: probe less often
         best_rate_ = base_rate_;
-        hold_for_ = std::min(2 * hold_for_, s_.max_hold_periods);
+        probe_found_nothing();
       }
       phase_ = phase::hold;
       periods_held_ = 0;
@@ -263,7 +267,7 @@ void adaptive_limit::after_failed_probe_up() {
   periods_held_ = 0;
   if (phase_ == phase::hold) {  // at the floor: nothing lower to try, the probe found nothing
     best_rate_ = base_rate_;
-    hold_for_ = std::min(2 * hold_for_, s_.max_hold_periods);
+    probe_found_nothing();
   }
 }
 

@@ -13,10 +13,10 @@
 //     demand there is nothing to learn: a run held back by --rate does not grow it);
 //   - then hill climbing: the limit is held, then tried `probe_step` higher and kept if the
 //     answers per second rose by `keep_gain` (in the probe's period and on average over the
-//     `hold_periods` after it: one period's rise is often chance), else tried as much lower and kept if they did not
-//     fall by more than `drop_tolerance` (fewer in flight for the same answers is kinder to the
-//     server), else back where it was; after each such probe that found nothing, held twice as
-//     long before the next (up to `max_hold_periods`);
+//     `hold_periods` after it: one period's rise is often chance), else tried as much lower and
+//     kept if they did not fall by more than `drop_tolerance` (fewer in flight for the same
+//     answers is kinder to the server), else back where it was; after each such probe that found
+//     nothing, held twice as long before the next (up to `max_hold_periods`);
 //   - multiplicative decrease on loss (429, 502-504, timeouts, resets, refused or dropped
 //     connections: the server says it is overloaded) and on a latency spike (two round trips in a
 //     row whose latency is past the moving average by more than `deviation_scale`
@@ -131,6 +131,8 @@ class adaptive_limit {
   void start_period(clock::time_point now);
   // A probe up found nothing better (or was not confirmed): back, and as much lower next.
   void after_failed_probe_up();
+  // Each probe that finds nothing doubles the hold before the next (max_hold_periods at most).
+  void probe_found_nothing() { hold_for_ = std::min(2 * hold_for_, s_.max_hold_periods); }
 
   adaptive_settings s_;
   double limit_;
