@@ -6,9 +6,9 @@
 #include "json_members.hpp"
 #include "private_file.hpp"
 
-#include <dibs/ipv4_ranges.hpp>
+#include <dibs/ipapi/ipv4_ranges.hpp>
 #include <dibs/setting_error.hpp>
-#include "engine/src/skewed_draw.hpp"
+#include <profiles/ipapi/skewed_draw.hpp>
 #include "engine/src/json_text.hpp"
 #include <dibs/log.hpp>
 

@@ -5,9 +5,9 @@
 #include <map>
 
 #include "engine/src/json_text.hpp"
-#include <dibs/ipv4_ranges.hpp>
+#include <dibs/ipapi/ipv4_ranges.hpp>
 #include "engine/src/reason_text.hpp"
-#include "engine/src/skewed_draw.hpp"
+#include <profiles/ipapi/skewed_draw.hpp>
 
 #include <charconv>
 

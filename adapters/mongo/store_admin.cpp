@@ -7,9 +7,9 @@
 #include "stats_counts.hpp"
 #include "store_context.hpp"
 
-#include <dibs/ipv4_ranges.hpp>
+#include <dibs/ipapi/ipv4_ranges.hpp>
 #include <dibs/setting_error.hpp>
-#include "engine/src/skewed_draw.hpp"
+#include <profiles/ipapi/skewed_draw.hpp>
 #include <dibs/missing_table_error.hpp>
 
 #include <algorithm>

@@ -15,6 +15,7 @@
 #include <dibs/admin_store.hpp>
 #include <dibs/recorded_settings.hpp>
 #include <dibs/stores/shared_records.hpp>
+#include <dibs/stores/store_console.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -44,7 +45,11 @@ struct pg_options {
   settings_use settings;
 };
 
-class pg_store final : public admin_store, public shared_records, public std::enable_shared_from_this<pg_store> {
+class pg_store final : public admin_store,
+                       public shared_records,
+                       public counted_statements,
+                       public sql_console,
+                       public std::enable_shared_from_this<pg_store> {
  public:
   explicit pg_store(pg_options opts);
   ~pg_store() override;
@@ -71,9 +76,9 @@ class pg_store final : public admin_store, public shared_records, public std::en
   std::optional<std::uint64_t> no_data_count() override;  // pg_no_data.cpp
   // Records `r` for this table in dibs_settings (dibs init; pg_settings.cpp).
   void write_settings_record(const settings_record& r);
-  // Statements the engine's calls sent (claims, writes, counts; not the admin connection's):
-  // dibs bench's statements per document.
-  std::uint64_t statements_sent() const { return statements_.load(); }
+  // counted_statements: statements the engine's calls sent (claims, writes, counts; not the admin
+  // connection's): dibs bench's statements per document; always counted.
+  std::optional<std::uint64_t> statements_sent() const override { return statements_.load(); }
   // shared_records: dibs_answers and dibs_rate beside the table (collection).
   std::shared_ptr<answer_store> open_answers() override;
   std::shared_ptr<shared_rate_store> open_shared_rate() override;
@@ -85,10 +90,11 @@ class pg_store final : public admin_store, public shared_records, public std::en
   std::vector<lease_holder> lease_holders() override;
   std::uint64_t release_worker(const std::string& name) override;
 
-  // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
+  // Tests: drop and recreate the table.
   void reset_table();
-  void execute(const std::string& sql);
-  std::optional<std::string> query_value(const std::string& select);
+  // sql_console (dibs bench's scratch tables, tests; on the admin connection).
+  void execute(const std::string& sql) override;
+  std::optional<std::string> query_value(const std::string& select) override;
   const table_names& names() const { return names_; }
 
  private:

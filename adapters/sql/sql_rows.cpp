@@ -1,8 +1,8 @@
 #include "sql_rows.hpp"
 
-#include <dibs/ipv4_ranges.hpp>
+#include <dibs/ipapi/ipv4_ranges.hpp>
 #include "engine/src/server_number.hpp"
-#include "engine/src/skewed_draw.hpp"
+#include <profiles/ipapi/skewed_draw.hpp>
 
 #include <algorithm>
 #include <chrono>

@@ -34,7 +34,7 @@ lease_holder lease_holder_of(const server_row& row, const char* server);
 // field); `columns` are the table's.
 pending_sample sampled_row(const server_row& row, const std::string& source, bool has_source, std::vector<std::string> columns);
 
-// dibs seed: `n` random public IPv4 addresses (dibs/skewed_draw.hpp: `distinct` > 0 draws from
+// dibs seed: `n` random public IPv4 addresses (profiles/ipapi/skewed_draw.hpp: `distinct` > 0 draws from
 // that many), handed to `insert` 1,000 at a time; returns the rows `insert` says it added.
 std::size_t seed_addresses(std::size_t n, std::uint64_t seed, std::size_t distinct,
                            const std::function<std::size_t(const std::vector<std::string>&)>& insert);

@@ -3,9 +3,8 @@
 #include "bench_figures.hpp"
 
 #include <adapters/mongo/test_hooks.hpp>
-#include <dibs/stores/mysql_store.hpp>
-#include <adapters/postgres/pg_store.hpp>
 #include <dibs/stores/open_store.hpp>
+#include <dibs/stores/store_console.hpp>
 
 #include <dibs/missing_table_error.hpp>
 
@@ -22,6 +21,9 @@ std::string with_table(const std::string& uri, const std::string& name) {
   return uri + (uri.find('?') == std::string::npos ? "?" : "&") + "table=" + name;
 }
 
+// The SQL stores run the scratch's own statements (store_console.hpp).
+sql_console& sql(admin_store& st) { return dynamic_cast<sql_console&>(st); }
+
 // MySQL/MariaDB: the marker is the table's comment. (Names are scratch names, [a-z0-9_], checked
 // before any statement is made of them.)
 class mysql_scratch final : public bench_scratch {
@@ -29,7 +31,6 @@ class mysql_scratch final : public bench_scratch {
   using bench_scratch::bench_scratch;
 
  private:
-  static mysql::mysql_store& sql(admin_store& st) { return dynamic_cast<mysql::mysql_store&>(st); }
   bool has_marker(admin_store& looking, const std::string& name) override {
     return sql(looking).query_value("SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() "
                                     "AND TABLE_NAME = '" + name + "'") == marker_text;
@@ -49,7 +50,6 @@ class pg_scratch final : public bench_scratch {
   using bench_scratch::bench_scratch;
 
  private:
-  static pg::pg_store& sql(admin_store& st) { return dynamic_cast<pg::pg_store&>(st); }
   bool has_marker(admin_store& looking, const std::string& name) override {
     return sql(looking).query_value("SELECT obj_description(to_regclass('\"" + name + "\"'), 'pg_class')") == marker_text;
   }
@@ -196,9 +196,7 @@ std::string bench_scratch::where() const {
 }
 
 std::optional<std::uint64_t> statements_sent(const admin_store& st) {
-  if (const auto* m = dynamic_cast<const mysql::mysql_store*>(&st)) return m->statements_sent();
-  if (const auto* p = dynamic_cast<const pg::pg_store*>(&st)) return p->statements_sent();
-  if (const auto* m = dynamic_cast<const mongo::mongo_store*>(&st)) return m->statements_sent();
+  if (const auto* counted = dynamic_cast<const counted_statements*>(&st)) return counted->statements_sent();
   return std::nullopt;
 }
 

@@ -81,6 +81,7 @@ struct engine::run_state {
   std::optional<std::string> denied;
   std::unique_ptr<detail::run_completion> completion;  // async_run's handler, until the end
   bool on_caller = false;  // one shard on the caller's io_context (set before any shard starts)
+  std::atomic<std::int64_t> calling_shards{0};  // shard_context::calling_shards
 };
 
 engine::engine(engine_config cfg, std::shared_ptr<store> st, processor_factory factory)
@@ -103,7 +104,7 @@ engine::~engine() {
 
 shard_context engine::context() {
   return shard_context{cfg_, *store_, counters_, factory_, [this](bool drained) { shard_ended(drained); },
-                       [this](const std::string& why) { store_denied(why); }};
+                       [this](const std::string& why) { store_denied(why); }, run_->calling_shards};
 }
 
 void engine::store_denied(const std::string& why) {

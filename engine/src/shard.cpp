@@ -69,7 +69,7 @@ void shard::spawn() {
 void shard::calling(bool on) {
   if (on == counted_) return;
   counted_ = on;
-  bump(ctx_.figures.calling_shards, on ? 1 : -1);
+  bump(ctx_.calling_shards, on ? 1 : -1);
 }
 
 void shard::pause(bool on) {
@@ -180,7 +180,7 @@ awaitable<void> shard::dispatcher() {
     // an attempt on a claim and come back at the head of the queue at the next unpark), and ends
     // once the store has nothing left that another shard holds. It parks only while another
     // shard calls: the last one would wait for a limit that nothing is left to raise.
-    const auto others_calling = load(ctx_.figures.calling_shards) - (counted_ ? 1 : 0);
+    const auto others_calling = load(ctx_.calling_shards) - (counted_ ? 1 : 0);
     const bool parked = breaker_.closed() && others_calling > 0 && proc_->parked();
     if (parked != parked_) {
       parked_ = parked;

@@ -42,6 +42,9 @@ struct shard_context {
   // Called from the shard's thread when the store denied it a right (store_denied): the run must
   // end, every shard of it.
   std::function<void(const std::string& why)> denied;
+  // Shards of the run whose dispatcher runs and is not parked (processor::parked): a shard parks
+  // only while another one calls.
+  std::atomic<std::int64_t>& calling_shards;
 };
 
 class shard {
@@ -132,7 +135,7 @@ class shard {
   // higher limit lasts 100 ms or more, and should measure this shard's calls too.
   static constexpr std::chrono::milliseconds parked_poll{10};
   bool parked_ = false;   // parked when the dispatcher last looked
-  bool counted_ = false;  // among counters::calling_shards (dispatching, not parked)
+  bool counted_ = false;  // among ctx_.calling_shards (dispatching, not parked)
   void calling(bool on);  // counts this shard among the calling ones, or no longer
   // Starts the --max-processing clock of the pipeline running `j`.
   void arm_deadline(std::uint64_t pipeline_id);

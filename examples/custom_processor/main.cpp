@@ -4,7 +4,7 @@
 #include <dibs/stores/memory_store.hpp>
 
 #include <dibs/engine.hpp>
-#include <dibs/ipv4_ranges.hpp>
+#include <dibs/ipapi/ipv4_ranges.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>

@@ -74,7 +74,7 @@ class admin_store : public store {
   // Inserts `n` pending items whose source is a random public IPv4 address; returns how many.
   virtual std::size_t seed(std::size_t n, std::uint64_t seed) = 0;
   // seed() with the sources drawn from `distinct` addresses, the popular ones far more often
-  // (dibs/skewed_draw.hpp); distinct 0 is seed().
+  // (profiles/ipapi/skewed_draw.hpp); distinct 0 is seed().
   virtual std::size_t seed_skewed(std::size_t n, std::uint64_t seed_value, std::size_t distinct) {
     if (distinct == 0) return seed(n, seed_value);
     throw std::invalid_argument(describe() + " can't seed " + setting_name("distinct"));

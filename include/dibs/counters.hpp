@@ -30,9 +30,6 @@ struct counters {
   std::atomic<std::uint64_t> circuit_trips{0};  // times a shard found the API down
   std::atomic<std::int64_t> circuit_open{0};    // shards whose circuit is open or probing now
   std::atomic<std::int64_t> waiting_for_api{0}; // items kept under lease until the API answers
-  // Shards whose dispatcher runs and is not parked (processor::parked): a shard parks only while
-  // another one calls.
-  std::atomic<std::int64_t> calling_shards{0};
   // Answer reuse (a processor that shares one call among items whose request is identical):
   // items that made the call, took a cached answer, or joined the same call in flight. All 0
   // when the processor does not reuse answers.

@@ -1,7 +1,7 @@
 // The deterministic ip-api-shaped answers of the stub.
 #include <dibs/ipapi/ipapi_stub.hpp>
 
-#include <dibs/ipv4_ranges.hpp>
+#include <dibs/ipapi/ipv4_ranges.hpp>
 #include "profiles/ipapi/splitmix.hpp"
 
 #include <simdjson.h>

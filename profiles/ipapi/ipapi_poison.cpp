@@ -2,7 +2,7 @@
 // address, so the chaos checker knows which items must end failed, and with which reason.
 #include <dibs/ipapi/ipapi_stub.hpp>
 
-#include <dibs/ipv4_ranges.hpp>
+#include <dibs/ipapi/ipv4_ranges.hpp>
 #include "profiles/ipapi/splitmix.hpp"
 
 namespace dibs::stub {

@@ -1,6 +1,6 @@
 #include "expected_outcome.hpp"
 
-#include <dibs/ipv4_ranges.hpp>
+#include <dibs/ipapi/ipv4_ranges.hpp>
 
 #include <algorithm>
 #include <cctype>

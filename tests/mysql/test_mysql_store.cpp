@@ -68,12 +68,12 @@ TEST_CASE("with --on-done delete on MariaDB, a batch's fence and delete are one 
   for (auto& j : got) done.push_back(completion{j.ref(), "{}"});
   done[4].ref.token ^= 1;  // a stale token
   const bool mariadb = s.query_value("SELECT VERSION()").value_or("").find("MariaDB") != std::string::npos;
-  const auto before = s.statements_sent();
+  const auto before = *s.statements_sent();
   auto r = s.complete_blocking(done);
   if (mariadb)
-    CHECK(s.statements_sent() - before == 1);  // no transaction, no separate locking read
+    CHECK(*s.statements_sent() - before == 1);  // no transaction, no separate locking read
   else
-    CHECK(s.statements_sent() - before == 4);  // MySQL has no DELETE ... RETURNING: START, SELECT, DELETE, COMMIT
+    CHECK(*s.statements_sent() - before == 4);  // MySQL has no DELETE ... RETURNING: START, SELECT, DELETE, COMMIT
   CHECK(r.applied == 2);
   CHECK(r.lost == std::vector<std::string>{got[1].id, got[2].id, got[3].id, got[4].id});
   // Only the rows whose lease held are gone; the others are as they were.
@@ -113,20 +113,20 @@ TEST_CASE("a marked batch whose leases all hold is one UPDATE fenced by its WHER
   std::vector<completion> first, second;
   for (std::size_t i = 0; i < 8; ++i) (i < 4 ? first : second).push_back(completion{got[i].ref(), "{\"n\":" + std::to_string(i) + "}"});
 
-  auto before = s.statements_sent();
+  auto before = *s.statements_sent();
   auto r = s.complete_blocking(first);
-  CHECK(s.statements_sent() - before == 3);  // START, the fenced UPDATE, COMMIT: no locking read
+  CHECK(*s.statements_sent() - before == 3);  // START, the fenced UPDATE, COMMIT: no locking read
   CHECK(r.applied == 4);
   CHECK(r.lost.empty());
   CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE location IS NOT NULL AND lock_by IS NULL") ==
         std::optional<std::string>("4"));
 
   s.execute("UPDATE " + table + " SET lock_until = NOW(6) - INTERVAL 1 SECOND WHERE id = " + got[5].id);  // expired
-  before = s.statements_sent();
+  before = *s.statements_sent();
   r = s.complete_blocking(second);
   // The first try (START, UPDATE, ROLLBACK), then the locking way (START, SELECT ... FOR UPDATE,
   // UPDATE, COMMIT).
-  CHECK(s.statements_sent() - before == 7);
+  CHECK(*s.statements_sent() - before == 7);
   CHECK(r.applied == 3);
   CHECK(r.lost == std::vector<std::string>{got[5].id});
   CHECK(s.query_value("SELECT location IS NULL FROM " + table + " WHERE id = " + got[5].id) == std::optional<std::string>("1"));

@@ -1,4 +1,4 @@
-#include <dibs/ipv4_ranges.hpp>
+#include <dibs/ipapi/ipv4_ranges.hpp>
 
 #include <catch2/catch.hpp>
 

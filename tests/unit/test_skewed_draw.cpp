@@ -1,7 +1,7 @@
 // `--distinct N`: every one of the N keys appears, the popular ones far more often, and a seed
 // gives the same documents again.
-#include <dibs/ipv4_ranges.hpp>
-#include "engine/src/skewed_draw.hpp"
+#include <dibs/ipapi/ipv4_ranges.hpp>
+#include <profiles/ipapi/skewed_draw.hpp>
 
 #include <algorithm>
 #include <set>

@@ -74,7 +74,7 @@ class memory_store final : public store {
   std::string add(std::string source_value);
   // Adds `n` items whose source is a random public IPv4 address; `seed` makes them repeatable.
   // `distinct` > 0: drawn from that many addresses, the popular ones far more often (the same
-  // address sending many messages: dibs/skewed_draw.hpp).
+  // address sending many messages: profiles/ipapi/skewed_draw.hpp).
   void seed_random_ips(std::size_t n, std::uint64_t seed, std::size_t distinct = 0);
 
   std::size_t size() const;

@@ -24,6 +24,7 @@
 
 #include <dibs/recorded_settings.hpp>
 #include <dibs/stores/shared_records.hpp>
+#include <dibs/stores/store_console.hpp>
 
 #include <dibs/blocking_store.hpp>
 
@@ -72,6 +73,7 @@ struct mongo_options {
 
 class mongo_store final : public blocking_store,
                           public shared_records,
+                          public counted_statements,
                           public std::enable_shared_from_this<mongo_store> {
  public:
   // Connects (server selection), measures the clock offset, creates the claim indexes.
@@ -109,8 +111,9 @@ class mongo_store final : public blocking_store,
   // How far the server's clock is ahead of this machine's wall clock (logs, tests).
   std::chrono::milliseconds clock_offset() const;
   std::uint64_t claim_conflicts() const override;
-  // Commands sent since the store opened (dibs bench); nullopt unless opened with count_commands.
-  std::optional<std::uint64_t> statements_sent() const;
+  // counted_statements: commands sent since the store opened (dibs bench); nullopt unless
+  // opened with count_commands.
+  std::optional<std::uint64_t> statements_sent() const override;
   claim_strategy strategy() const;
   // shared_records: dibs_answers and dibs_rate beside the table (collection).
   std::shared_ptr<answer_store> open_answers() override;

@@ -18,6 +18,7 @@
 #include <dibs/blocking_store.hpp>
 #include <dibs/recorded_settings.hpp>
 #include <dibs/stores/shared_records.hpp>
+#include <dibs/stores/store_console.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -72,6 +73,8 @@ class sql_error : public std::runtime_error {
 
 class mysql_store final : public blocking_store,
                           public shared_records,
+                          public counted_statements,
+                          public sql_console,
                           public std::enable_shared_from_this<mysql_store> {
  public:
   explicit mysql_store(mysql_options opts);
@@ -91,8 +94,9 @@ class mysql_store final : public blocking_store,
   std::uint64_t release_worker(const std::string& name) override;
   // The largest statement the server takes (its max_allowed_packet, read at start).
   std::size_t max_statement_bytes() const;
-  // Statements sent to the server since the store opened (dibs bench's statements per document).
-  std::uint64_t statements_sent() const { return statements_.load(); }
+  // counted_statements: every statement sent to the server since the store opened (dibs
+  // bench's statements per document); always counted.
+  std::optional<std::uint64_t> statements_sent() const override { return statements_.load(); }
   // shared_records: dibs_answers and dibs_rate beside the table (collection).
   std::shared_ptr<answer_store> open_answers() override;
   std::shared_ptr<shared_rate_store> open_shared_rate() override;
@@ -108,10 +112,11 @@ class mysql_store final : public blocking_store,
   // One pooled connection, lent with no transaction: each statement commits by itself.
   void in_session(const std::function<void(mysql_session&)>& body);
 
-  // Tests: drop and recreate the table; run a statement; one cell of a query (nullopt for NULL).
+  // Tests: drop and recreate the table.
   void reset_table();
-  void execute(const std::string& statement);
-  std::optional<std::string> query_value(const std::string& select);
+  // sql_console (dibs bench's scratch tables, tests).
+  void execute(const std::string& statement) override;
+  std::optional<std::string> query_value(const std::string& select) override;
 
  private:
   struct impl;

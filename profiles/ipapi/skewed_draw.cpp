@@ -1,4 +1,4 @@
-#include <dibs/ipv4_ranges.hpp>
+#include <dibs/ipapi/ipv4_ranges.hpp>
 #include "skewed_draw.hpp"
 
 #include <algorithm>
