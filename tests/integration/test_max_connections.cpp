@@ -41,17 +41,33 @@ TEST_CASE("connection share: the process's limit split across shards, remainder 
   CHECK(sum == 1000);
 }
 
-TEST_CASE("limit share: a limit on calls split across shards, none for a shard the limit does not reach", "[http][adaptive]") {
+TEST_CASE("limit share: a limit on calls goes to as few shards as it fills, none for the others", "[http][adaptive]") {
+  static_assert(http::calls_per_shard == 4);
   // A limit of 1 with two shards: one call, not one per shard (the other shard is parked).
   CHECK(http::limit_share(1, 2, 0) == 1);
   CHECK(http::limit_share(1, 2, 1) == 0);
-  CHECK(http::limit_share(3, 8, 2) == 1);
-  CHECK(http::limit_share(3, 8, 3) == 0);
-  CHECK(http::limit_share(5, 2, 0) == 3);
-  CHECK(http::limit_share(5, 2, 1) == 2);
-  for (std::size_t limit = 0; limit < 20; ++limit) {
-    std::size_t sum = 0;
-    for (std::size_t i = 0; i < 8; ++i) sum += http::limit_share(limit, 8, i);
+  // A handful of calls on one shard: a second thread would only take a core from a small API.
+  CHECK(http::limit_share(3, 8, 0) == 3);
+  CHECK(http::limit_share(3, 8, 1) == 0);
+  CHECK(http::limit_share(7, 2, 0) == 7);
+  CHECK(http::limit_share(7, 2, 1) == 0);
+  // Past four calls a shard, spread evenly over as many shards as get four.
+  CHECK(http::limit_share(9, 2, 0) == 5);
+  CHECK(http::limit_share(9, 2, 1) == 4);
+  CHECK(http::limit_share(13, 8, 0) == 5);
+  CHECK(http::limit_share(13, 8, 2) == 4);
+  CHECK(http::limit_share(13, 8, 3) == 0);
+  CHECK(http::limit_share(1000, 8, 7) == 125);
+  for (std::size_t limit = 0; limit < 100; ++limit) {
+    std::size_t sum = 0, calling = 0;
+    for (std::size_t i = 0; i < 8; ++i) {
+      const auto share = http::limit_share(limit, 8, i);
+      sum += share;
+      if (share > 0) {
+        ++calling;
+        CHECK((share >= http::calls_per_shard || calling == 1));  // only a lone shard has fewer
+      }
+    }
     CHECK(sum == limit);
   }
 }

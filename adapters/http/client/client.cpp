@@ -429,8 +429,8 @@ std::size_t client::limit(const origin& to) const {
   if (!impl_->opts.adaptive) return 0;
   const host_pool* pool = impl_->find_pool(to);
   if (!pool || !pool->limit)  // before the first request: the limit it will start from
-    return connection_share(adaptive_limit(*impl_->opts.adaptive, steady::now()).limit(), impl_->opts.shards,
-                            impl_->opts.shard);
+    return std::max<std::size_t>(
+        1, limit_share(adaptive_limit(*impl_->opts.adaptive, steady::now()).limit(), impl_->opts.shards, impl_->opts.shard));
   return impl_->share_of(*pool->limit) + pool->stragglers;
 }
 

@@ -148,8 +148,11 @@ struct client::impl {
   // to the limit, and the pace of new connections halved (connect_window.hpp).
   void handshake_dropped(host_pool& pool);
 
-  // This client's share of its origin's limit (connection_share: at least one).
-  std::size_t share_of(const origin_limit& l) const { return connection_share(l.limit(), opts.shards, opts.shard); }
+  // This client's share of its origin's limit (limit_share), at least one: a parked shard still
+  // runs what it holds.
+  std::size_t share_of(const origin_limit& l) const {
+    return std::max<std::size_t>(1, limit_share(l.limit(), opts.shards, opts.shard));
+  }
   // This client's share of the ceiling of every origin's limit (--concurrency).
   std::size_t ceiling_share() const {
     return connection_share(static_cast<std::size_t>(opts.adaptive->max), opts.shards, opts.shard);

@@ -8,13 +8,22 @@
 
 namespace dibs::http {
 
-std::size_t limit_share(std::size_t total, std::size_t shards, std::size_t index) {
+namespace {
+// `total` over `shards`, the remainder to the first ones.
+std::size_t even_share(std::size_t total, std::size_t shards, std::size_t index) {
   if (shards == 0) shards = 1;
   return total / shards + (index % shards < total % shards ? 1 : 0);
 }
+}  // namespace
+
+std::size_t limit_share(std::size_t total, std::size_t shards, std::size_t index) {
+  if (shards == 0) shards = 1;
+  const std::size_t calling = std::clamp<std::size_t>(total / calls_per_shard, 1, shards);
+  return index % shards < calling ? even_share(total, calling, index % shards) : 0;
+}
 
 std::size_t connection_share(std::size_t total, std::size_t shards, std::size_t index) {
-  const std::size_t share = limit_share(total, shards, index);
+  const std::size_t share = even_share(total, shards, index);
   return share == 0 ? 1 : share;
 }
 

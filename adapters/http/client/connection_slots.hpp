@@ -23,9 +23,15 @@ namespace dibs::http {
 // split as evenly as can be, the remainder to the first shards. At least 1, so a process with
 // more shards than `total` connections would exceed it: the CLI runs no more shards than that.
 std::size_t connection_share(std::size_t total, std::size_t shards, std::size_t index);
-// The same share, 0 when `total` is below the shards and this one's turn is not among it: a limit
-// on calls, where one call per shard would exceed it (a connection cap has connection_share).
+// A shard's part of an origin's adaptive limit on calls: the limit goes to as few shards as it
+// gives at least `calls_per_shard` each (the first ones; evenly among them), and the others get
+// 0 and park (processor::parked): a limit of 1 on two shards would otherwise run 2. Why so few: a
+// handful of calls needs no second thread, and a small API on the same machine loses a core to
+// it (Python's http.server with keep-alive, 20,000 items at the default limit: 11,600-12,600
+// answers/s on one shard, 7,300-8,200 on two). A limit that grows past that is spread again, so
+// a fast API that wants more threads gets them as the limit climbs.
 std::size_t limit_share(std::size_t total, std::size_t shards, std::size_t index);
+inline constexpr std::size_t calls_per_shard = 4;
 
 class connection_slots {
  public:

@@ -151,8 +151,8 @@ class adaptive_limit {
   std::uint64_t period_limited_ = 0;   // ... of which met the limit reached (demand)
   int periods_held_ = 0;
   int hold_for_ = 0;  // periods to hold before the next probe (hold_periods, doubled by failed probes)
-  double confirm_rate_ = 0;
-  double noise_ = 0;  // moving average of |a held period's answers per second - the average| / average  // answers per second summed over the periods confirming a probe up
+  double confirm_rate_ = 0;  // answers per second summed over the periods confirming a probe up
+  double noise_ = 0;  // moving average of |a held period's answers per second - the average| / average
   bool restart_period_ = false;  // the ceiling moved: the period under way measured another limit
   double base_limit_ = 0;   // the limit a probe started from
   double base_rate_ = 0;    // answers per second at the base limit
