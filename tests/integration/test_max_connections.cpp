@@ -72,6 +72,35 @@ TEST_CASE("limit share: a limit on calls goes to as few shards as it fills, none
   }
 }
 
+TEST_CASE("limit share: no shard is asked for more than it may run (its part of --concurrency and --max-connections)", "[http][adaptive]") {
+  // --concurrency 8 on two shards: 4 each at most; a limit of 7 all on one would run 4.
+  CHECK(http::calling_shards(7, 2, 4) == 2);
+  CHECK(http::limit_share(7, 2, 0, 4) == 4);
+  CHECK(http::limit_share(7, 2, 1, 4) == 3);
+  CHECK(http::limit_share(5, 2, 0, 1000) == 5);  // the default ceiling: no such bound
+  CHECK(http::calling_shards(3, 8, 1) == 3);      // one call a shard at most
+  for (const std::size_t most : {1, 2, 3, 4, 5, 8, 125}) {
+    for (std::size_t limit = 1; limit <= 8 * most; ++limit) {  // a limit is never 0
+      std::size_t sum = 0;
+      for (std::size_t i = 0; i < 8; ++i) {
+        const auto share = http::limit_share(limit, 8, i, most);
+        CHECK(share <= most);
+        CHECK((share == 0) == (i >= http::calling_shards(limit, 8, most)));
+        sum += share;
+      }
+      CHECK(sum == limit);
+    }
+  }
+}
+
+TEST_CASE("connect share: new connections go to the shards calling, one to each other shard", "[http][adaptive]") {
+  CHECK(http::connect_share(7, 1, 0) == 7);  // a limit of 7 on one shard of two: it may open them all
+  CHECK(http::connect_share(7, 1, 1) == 1);  // the parked one finishes what it holds
+  CHECK(http::connect_share(9, 2, 0) == 5);
+  CHECK(http::connect_share(9, 2, 1) == 4);
+  CHECK(http::connect_share(1, 2, 1) == 1);  // never 0: a calling shard can always open one
+}
+
 TEST_CASE("connection slots: a full pool makes callers wait, served first come first served, and a cancelled waiter leaves", "[http][max-connections]") {
   net::io_context ioc(1);
   http::connection_slots slots(2);

@@ -339,10 +339,12 @@ void client::impl::observe_overload(host_pool& pool, limit_signal why) {
 void client::impl::sync_permits(host_pool& pool) {
   const auto share = share_of(*pool.limit);
   if (share != pool.permits.limit()) pool.permits.set_limit(share);
+  sync_unproven(pool);  // the shards calling may have changed with the limit
 }
 
 void client::impl::sync_unproven(host_pool& pool) {
-  const auto share = connection_share(pool.new_connections.allowed(), opts.shards, opts.shard);
+  const auto calling = calling_shards(pool.limit->limit(), opts.shards, most_per_shard());
+  const auto share = connect_share(pool.new_connections.allowed(), calling, opts.shard);
   if (share != pool.unproven.limit()) pool.unproven.set_limit(share);
 }
 
@@ -429,8 +431,8 @@ std::size_t client::limit(const origin& to) const {
   if (!impl_->opts.adaptive) return 0;
   const host_pool* pool = impl_->find_pool(to);
   if (!pool || !pool->limit)  // before the first request: the limit it will start from
-    return std::max<std::size_t>(
-        1, limit_share(adaptive_limit(*impl_->opts.adaptive, steady::now()).limit(), impl_->opts.shards, impl_->opts.shard));
+    return std::max<std::size_t>(1, limit_share(adaptive_limit(*impl_->opts.adaptive, steady::now()).limit(),
+                                                impl_->opts.shards, impl_->opts.shard, impl_->most_per_shard()));
   return impl_->share_of(*pool->limit) + pool->stragglers;
 }
 
@@ -445,7 +447,7 @@ bool client::parked(const origin& to) const {
   } else {
     limit = adaptive_limit(*impl_->opts.adaptive, steady::now()).limit();
   }
-  return limit_share(limit, impl_->opts.shards, impl_->opts.shard) == 0;
+  return limit_share(limit, impl_->opts.shards, impl_->opts.shard, impl_->most_per_shard()) == 0;
 }
 
 void client::set_ceiling(std::size_t ceiling) {

@@ -85,7 +85,9 @@ awaitable<host_pool*> client::impl::pool_for(const origin& to, response& res) {
         p.limit = opts.figures ? opts.figures->limits.get(p.key, *opts.adaptive)
                                : std::make_shared<origin_limit>(p.key, *opts.adaptive);
         p.permits = connection_slots(share_of(*p.limit));
-        p.unproven = connection_slots(connection_share(p.new_connections.allowed(), opts.shards, opts.shard));
+        p.unproven = connection_slots(connect_share(p.new_connections.allowed(),
+                                                    calling_shards(p.limit->limit(), opts.shards, most_per_shard()),
+                                                    opts.shard));
       }
     }
     last_pool = &it->second;

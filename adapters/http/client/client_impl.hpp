@@ -151,7 +151,15 @@ struct client::impl {
   // This client's share of its origin's limit (limit_share), at least one: a parked shard still
   // runs what it holds.
   std::size_t share_of(const origin_limit& l) const {
-    return std::max<std::size_t>(1, limit_share(l.limit(), opts.shards, opts.shard));
+    return std::max<std::size_t>(1, limit_share(l.limit(), opts.shards, opts.shard, most_per_shard()));
+  }
+  // The most calls this shard may run of one origin's limit: its part of the ceiling (the
+  // engine's concurrency, split as the engine splits it, at the least) and of --max-connections.
+  std::size_t most_per_shard() const {
+    const auto shards = std::max<std::size_t>(1, opts.shards);
+    std::size_t most = std::max<std::size_t>(1, static_cast<std::size_t>(opts.adaptive->max) / shards);
+    if (opts.max_connections_per_host > 0) most = std::min(most, opts.max_connections_per_host);
+    return most;
   }
   // This client's share of the ceiling of every origin's limit (--concurrency).
   std::size_t ceiling_share() const {

@@ -16,10 +16,22 @@ std::size_t even_share(std::size_t total, std::size_t shards, std::size_t index)
 }
 }  // namespace
 
-std::size_t limit_share(std::size_t total, std::size_t shards, std::size_t index) {
+std::size_t calling_shards(std::size_t total, std::size_t shards, std::size_t most_per_shard) {
   if (shards == 0) shards = 1;
-  const std::size_t calling = std::clamp<std::size_t>(total / calls_per_shard, 1, shards);
+  if (most_per_shard == 0) most_per_shard = 1;
+  const std::size_t enough = total / most_per_shard + (total % most_per_shard ? 1 : 0);  // none past its most
+  return std::clamp<std::size_t>(std::max(total / calls_per_shard, enough), 1, shards);
+}
+
+std::size_t limit_share(std::size_t total, std::size_t shards, std::size_t index, std::size_t most_per_shard) {
+  if (shards == 0) shards = 1;
+  const std::size_t calling = calling_shards(total, shards, most_per_shard);
   return index % shards < calling ? even_share(total, calling, index % shards) : 0;
+}
+
+std::size_t connect_share(std::size_t allowed, std::size_t calling, std::size_t index) {
+  if (index >= calling) return 1;
+  return std::max<std::size_t>(1, even_share(allowed, calling, index));
 }
 
 std::size_t connection_share(std::size_t total, std::size_t shards, std::size_t index) {

@@ -15,6 +15,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 
 namespace dibs::http {
@@ -30,8 +31,16 @@ std::size_t connection_share(std::size_t total, std::size_t shards, std::size_t 
 // it (Python's http.server with keep-alive, 20,000 items at the default limit: 11,600-12,600
 // answers/s on one shard, 7,300-8,200 on two). A limit that grows past that is spread again, so
 // a fast API that wants more threads gets them as the limit climbs.
-std::size_t limit_share(std::size_t total, std::size_t shards, std::size_t index);
+// `most_per_shard`: what one shard may run at all (its part of the engine's concurrency and of
+// --max-connections): the limit is spread over enough shards that none is asked for more.
+std::size_t limit_share(std::size_t total, std::size_t shards, std::size_t index,
+                        std::size_t most_per_shard = SIZE_MAX);
 inline constexpr std::size_t calls_per_shard = 4;
+// How many shards limit_share gives calls to (the first ones): 1 to `shards`.
+std::size_t calling_shards(std::size_t total, std::size_t shards, std::size_t most_per_shard = SIZE_MAX);
+// A shard's part of the new connections an origin may open now (connect_window.hpp): `allowed`
+// split among the `calling` shards, 1 for each other one (a parked shard finishing what it holds).
+std::size_t connect_share(std::size_t allowed, std::size_t calling, std::size_t index);
 
 class connection_slots {
  public:

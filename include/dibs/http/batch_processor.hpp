@@ -43,6 +43,8 @@ class batch_processor final : public processor {
   bool reports_work_start() const override { return static_cast<bool>(work_started_); }
   // The adaptive limit on batch requests in flight, in items (each request carries a batch).
   std::size_t capacity() const override;
+  // The limit leaves this shard no batch request of its own (client::parked).
+  bool parked() const override { return client_.parked(origin_); }
   void set_ceiling(std::size_t ceiling) override;
 
   client& http_client() { return client_; }

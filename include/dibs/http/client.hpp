@@ -143,8 +143,8 @@ class client {
   // The adaptive limit of `to` now (its initial value before the first request), plus the
   // stragglers running beside it (straggler_watch.hpp); 0 without one.
   std::size_t limit(const origin& to) const;
-  // True when the adaptive limit of `to` leaves this client's shard no call of its own (a limit
-  // below the number of shards: processor::parked).
+  // True when the adaptive limit of `to` leaves this client's shard no call of its own (the limit
+  // goes to as few shards as it gives four calls each: limit_share; processor::parked).
   bool parked(const origin& to) const;
   // A new ceiling for every origin's adaptive limit (the engine's concurrency changed).
   void set_ceiling(std::size_t ceiling);

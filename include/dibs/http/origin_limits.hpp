@@ -1,8 +1,8 @@
 // One adaptive limit per API origin for the whole run (adaptive_limit.hpp), shared by every
 // shard's HTTP client: a small server's capacity is the process's to find, not each thread's
 // (two shards probing upward on their own would together overflow a backlog of 5). Each shard's
-// client runs its share of the limit (connection_share), at least one request; every client feeds
-// the one limit its answers and overload signals. Thread-safe; the decisions themselves are the
+// client runs its share of the limit (limit_share: as few shards as get four calls each), at
+// least one request; every client feeds the one limit its answers and overload signals. Thread-safe; the decisions themselves are the
 // pure adaptive_limit's, under a mutex taken once per request start and end.
 //
 // origin_limits is the run's registry of them (kept in the HTTP figures), and what /metrics,
