@@ -343,7 +343,7 @@ void client::impl::sync_permits(host_pool& pool) {
 }
 
 void client::impl::sync_unproven(host_pool& pool) {
-  const auto calling = calling_shards(pool.limit->limit(), opts.shards, most_per_shard());
+  const auto calling = calling_shards(pool.limit->limit(), opts.shards, most_per_shard(pool.limit->ceiling()));
   const auto share = connect_share(pool.new_connections.allowed(), calling, opts.shard);
   if (share != pool.unproven.limit()) pool.unproven.set_limit(share);
 }
@@ -432,7 +432,8 @@ std::size_t client::limit(const origin& to) const {
   const host_pool* pool = impl_->find_pool(to);
   if (!pool || !pool->limit)  // before the first request: the limit it will start from
     return std::max<std::size_t>(1, limit_share(adaptive_limit(*impl_->opts.adaptive, steady::now()).limit(),
-                                                impl_->opts.shards, impl_->opts.shard, impl_->most_per_shard()));
+                                                impl_->opts.shards, impl_->opts.shard,
+                                                impl_->most_per_shard(impl_->opts.adaptive->max)));
   return impl_->share_of(*pool->limit) + pool->stragglers;
 }
 
@@ -440,14 +441,18 @@ bool client::parked(const origin& to) const {
   if (!impl_->opts.adaptive || impl_->opts.shards <= 1) return false;
   const host_pool* pool = impl_->find_pool(to);
   std::size_t limit = 0;
+  double ceiling = impl_->opts.adaptive->max;
   if (pool && pool->limit) {
     limit = pool->limit->limit();
+    ceiling = pool->limit->ceiling();
   } else if (impl_->opts.figures) {  // a shard that has sent nothing yet reads the others' limit
-    limit = impl_->opts.figures->limits.get(pool_key(to), *impl_->opts.adaptive)->limit();
+    const auto shared = impl_->opts.figures->limits.get(pool_key(to), *impl_->opts.adaptive);
+    limit = shared->limit();
+    ceiling = shared->ceiling();
   } else {
     limit = adaptive_limit(*impl_->opts.adaptive, steady::now()).limit();
   }
-  return limit_share(limit, impl_->opts.shards, impl_->opts.shard, impl_->most_per_shard()) == 0;
+  return limit_share(limit, impl_->opts.shards, impl_->opts.shard, impl_->most_per_shard(ceiling)) == 0;
 }
 
 void client::set_ceiling(std::size_t ceiling) {

@@ -86,7 +86,8 @@ awaitable<host_pool*> client::impl::pool_for(const origin& to, response& res) {
                                : std::make_shared<origin_limit>(p.key, *opts.adaptive);
         p.permits = connection_slots(share_of(*p.limit));
         p.unproven = connection_slots(connect_share(p.new_connections.allowed(),
-                                                    calling_shards(p.limit->limit(), opts.shards, most_per_shard()),
+                                                    calling_shards(p.limit->limit(), opts.shards,
+                                                                   most_per_shard(p.limit->ceiling())),
                                                     opts.shard));
       }
     }

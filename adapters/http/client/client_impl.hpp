@@ -151,14 +151,15 @@ struct client::impl {
   // This client's share of its origin's limit (limit_share), at least one: a parked shard still
   // runs what it holds.
   std::size_t share_of(const origin_limit& l) const {
-    return std::max<std::size_t>(1, limit_share(l.limit(), opts.shards, opts.shard, most_per_shard()));
+    return std::max<std::size_t>(1, limit_share(l.limit(), opts.shards, opts.shard, most_per_shard(l.ceiling())));
   }
-  // The most calls this shard may run of one origin's limit: its part of the ceiling (the
-  // engine's concurrency, split as the engine splits it, at the least) and of --max-connections.
-  std::size_t most_per_shard() const {
+  // The most calls a shard may run of one origin's limit whose ceiling is `ceiling`: its part of
+  // that ceiling (the engine's concurrency over the shards) and opts.most_per_shard. Computed
+  // alike on every shard (the ceiling is the origin's, shared), so they agree on which call.
+  std::size_t most_per_shard(double ceiling) const {
     const auto shards = std::max<std::size_t>(1, opts.shards);
-    std::size_t most = std::max<std::size_t>(1, static_cast<std::size_t>(opts.adaptive->max) / shards);
-    if (opts.max_connections_per_host > 0) most = std::min(most, opts.max_connections_per_host);
+    std::size_t most = std::max<std::size_t>(1, static_cast<std::size_t>(ceiling) / shards);
+    if (opts.most_per_shard > 0) most = std::min(most, opts.most_per_shard);
     return most;
   }
   // This client's share of the ceiling of every origin's limit (--concurrency).

@@ -15,6 +15,7 @@ origin_limit::origin_limit(std::string origin, adaptive_settings s)
       limit_state_(s, clock::now()),
       pace_state_(pace_settings{}, clock::now()),
       limit_(limit_state_.limit()),
+      ceiling_(limit_state_.max()),
       answers_since_(clock::now()) {}
 
 void origin_limit::started(std::size_t waiting) {
@@ -91,6 +92,7 @@ origin_limit::decision origin_limit::set_max(double max) {
   const auto before = limit_state_.limit();
   const auto decreases = limit_state_.decreases();
   limit_state_.set_max(max);
+  ceiling_.store(limit_state_.max(), std::memory_order_relaxed);
   return decided(before, decreases, clock::now());
 }
 

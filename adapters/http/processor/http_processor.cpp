@@ -223,6 +223,8 @@ client_options shard_client_options(const processor_options& o, http_figures* fi
   if (!c.adaptive) return c;
   c.shard = place.index;
   c.shards = std::max<std::size_t>(1, place.count);
+  // --max-connections over the shards, rounded down: every shard's own cap is this or one more.
+  if (o.max_connections > 0) c.most_per_shard = std::max<std::size_t>(1, o.max_connections / c.shards);
   if (place.ceiling > 0) c.adaptive->max = static_cast<double>(place.ceiling * c.shards);
   c.on_limit_change = place.capacity_changed;
   return c;

@@ -54,6 +54,8 @@ class origin_limit {
 
   const std::string& origin() const { return origin_; }
   std::size_t limit() const { return limit_.load(std::memory_order_relaxed); }
+  // The limit's ceiling now (adaptive_settings::max, set_max): the same for every shard reading it.
+  double ceiling() const { return ceiling_.load(std::memory_order_relaxed); }
   // Requests per second the origin's pace allows now (rate_finder.hpp), 0 while it has none.
   double pace() const { return pace_.load(std::memory_order_relaxed); }
   // The pace's turns, one origin's for every shard: true when a request may go now (its turn
@@ -117,6 +119,7 @@ class origin_limit {
   std::atomic<clock::rep> pace_next_{0};  // the next turn (steady clock ticks)
   std::atomic<std::uint64_t> sends_{0}, paced_waits_{0};
   std::atomic<std::size_t> limit_;
+  std::atomic<double> ceiling_;
   std::atomic<std::int64_t> typical_us_{0};
   std::atomic<std::size_t> in_flight_{0};
   std::atomic<std::size_t> waiting_{0};
