@@ -42,4 +42,5 @@ set(dibs_internal_headers
   adapters/mongo/test_hooks.hpp
   adapters/mongo/claimer.hpp
   adapters/mongo/lease_verdicts.hpp
-  adapters/mongo/stats_counts.hpp)
+  adapters/mongo/stats_counts.hpp
+  profiles/ipapi/skewed_draw.hpp)
