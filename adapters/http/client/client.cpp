@@ -337,14 +337,18 @@ void client::impl::observe_overload(host_pool& pool, limit_signal why) {
 }
 
 void client::impl::sync_permits(host_pool& pool) {
+  const auto limit = pool.limit->limit();
+  const auto ceiling = pool.limit->ceiling();
+  if (limit == pool.synced_limit && ceiling == pool.synced_ceiling) return;  // sized for these already
+  pool.synced_limit = limit;
+  pool.synced_ceiling = ceiling;
   const auto share = share_of(*pool.limit);
   if (share != pool.permits.limit()) pool.permits.set_limit(share);
   sync_unproven(pool);  // the shards calling may have changed with the limit
 }
 
 void client::impl::sync_unproven(host_pool& pool) {
-  const auto calling = calling_shards(pool.limit->limit(), opts.shards, most_per_shard(pool.limit->ceiling()));
-  const auto share = connect_share(pool.new_connections.allowed(), calling, opts.shard);
+  const auto share = connect_share(pool.new_connections.allowed(), calling_of(*pool.limit), opts.shard);
   if (share != pool.unproven.limit()) pool.unproven.set_limit(share);
 }
 

@@ -84,11 +84,7 @@ awaitable<host_pool*> client::impl::pool_for(const origin& to, response& res) {
       if (opts.adaptive) {
         p.limit = opts.figures ? opts.figures->limits.get(p.key, *opts.adaptive)
                                : std::make_shared<origin_limit>(p.key, *opts.adaptive);
-        p.permits = connection_slots(share_of(*p.limit));
-        p.unproven = connection_slots(connect_share(p.new_connections.allowed(),
-                                                    calling_shards(p.limit->limit(), opts.shards,
-                                                                   most_per_shard(p.limit->ceiling())),
-                                                    opts.shard));
+        sync_permits(p);  // sizes the permits and the unproven slots (unlimited until then)
       }
     }
     last_pool = &it->second;

@@ -59,6 +59,10 @@ struct host_pool {
   // the window; a request holds one of these from before it opens a connection until its answer.
   connect_window new_connections;
   connection_slots unproven;
+  // The origin's limit and ceiling the permits and unproven slots were last sized for
+  // (sync_permits): a send whose origin's limit has not moved costs two loads, not the sizing.
+  std::size_t synced_limit = 0;
+  double synced_ceiling = -1;
   // Moving averages of the time to first byte (for the check of a new connection's request) and
   // of the time to connect (for the bound on a connect whose SYN a full backlog dropped).
   std::chrono::microseconds first_byte_avg{0};
@@ -152,6 +156,10 @@ struct client::impl {
   // runs what it holds.
   std::size_t share_of(const origin_limit& l) const {
     return std::max<std::size_t>(1, limit_share(l.limit(), opts.shards, opts.shard, most_per_shard(l.ceiling())));
+  }
+  // How many shards run calls of `l` now (calling_shards): new connections are paced among them.
+  std::size_t calling_of(const origin_limit& l) const {
+    return calling_shards(l.limit(), opts.shards, most_per_shard(l.ceiling()));
   }
   // The most calls a shard may run of one origin's limit whose ceiling is `ceiling`: its part of
   // that ceiling (the engine's concurrency over the shards) and opts.most_per_shard. Computed
