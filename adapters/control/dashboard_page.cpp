@@ -42,12 +42,7 @@ std::string count_cell(std::string_view label, std::string_view id, const std::o
 dashboard_counts dashboard_counts_of(const engine& e, const std::optional<store_stats>& store) {
   const auto& f = e.figures();
   dashboard_counts c;
-  c.claimed = load(f.claimed);
-  c.completed = load(f.completed);
-  c.failed = load(f.failed);
-  c.no_data = load(f.no_data);
-  c.lost_leases = load(f.lost_leases);
-  c.retries = load(f.retries);
+  c.run = e.summary();
   c.in_flight = load(f.in_flight);
   c.paused = e.paused();
   c.finished = e.finished();
@@ -90,9 +85,10 @@ std::string dashboard_html(const dashboard_counts& c, std::string_view token) {
   out += "</dl></section>\n";
 
   out += "<section><h2>This run</h2><dl class=\"counts\">\n";
-  out += count_cell("completed", "completed", num(c.completed)) + count_cell("no data", "no_data", num(c.no_data)) +
-         count_cell("failed", "failed", num(c.failed)) +
-         count_cell("lost leases", "lost_leases", num(c.lost_leases)) + count_cell("retries", "retries", num(c.retries)) +
+  const auto& r = c.run;
+  out += count_cell("completed", "completed", num(r.completed)) + count_cell("no data", "no_data", num(r.no_data)) +
+         count_cell("failed", "failed", num(r.failed)) +
+         count_cell("lost leases", "lost_leases", num(r.lost_leases)) + count_cell("retries", "retries", num(r.retries)) +
          count_cell("in flight", "in_flight", std::to_string(c.in_flight)) + count_cell("docs/s", "docs_rate", std::nullopt);
   out += "</dl></section>\n";
 

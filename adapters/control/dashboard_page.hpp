@@ -9,6 +9,7 @@
 // page works against any dibs that has the controls.
 #pragma once
 
+#include <dibs/run_summary.hpp>
 #include <dibs/store.hpp>
 
 #include <cstdint>
@@ -24,8 +25,7 @@ namespace dibs::http {
 
 // What the page shows before its script runs.
 struct dashboard_counts {
-  std::uint64_t claimed = 0, completed = 0, failed = 0, lost_leases = 0, retries = 0;
-  std::uint64_t no_data = 0;  // done with the API's "no data" answer
+  run_summary run;  // engine::summary(): completed, no_data, failed, lost_leases, retries
   std::int64_t in_flight = 0;
   bool paused = false, finished = false;
   std::optional<store_stats> store;  // absent when the store could not say

@@ -27,19 +27,18 @@ namespace {
 
 class batch final : public claimer {
  public:
-  explicit batch(store_context& ctx) : ctx_(ctx) {}
+  using claimer::claimer;
 
   std::vector<job> claim(const claim_request& req) override {
     const auto& f = ctx_.names();
-    auto c = ctx_.conn.client();
-    auto coll = ctx_.documents(c.get());
+    const store_session db(ctx_);
     auto id_only = id_projection();
     const auto t = ctx_.clock.now();
     const auto threshold = ctx_.clock.earliest() - req.grace;  // expired by any reading of the server's clock
-    auto cands = ctx_.sampler.sample(coll.get(), claimable_filter(f, threshold, req.max_attempts).get(), id_only.get(),
+    auto cands = ctx_.sampler.sample(db.documents.get(), claimable_filter(f, threshold, req.max_attempts).get(), id_only.get(),
                                      static_cast<std::int64_t>(req.max));
     // Fewer candidates than asked: the rest of what looks claimable may be at --max-attempts.
-    if (cands.size() < req.max) fail_exhausted(coll.get(), f, threshold, req.max_attempts, t);
+    if (cands.size() < req.max) fail_exhausted(db.documents.get(), f, threshold, req.max_attempts, t);
     if (cands.empty()) return {};
 
     const auto token = fresh_token();
@@ -48,8 +47,8 @@ class batch final : public claimer {
     for (auto& d : cands)
       if (auto id = doc_id(d.get()))
         statements.push_back({claimable_filter_from(f, threshold, id->value(), req.max_attempts), lease_update(f, req.by, token, until)});
-    if (lease(coll.get(), statements) == 0) return {};
-    return jobs_with_token(coll.get(), f, req.by, token, until, 0);
+    if (lease(db.documents.get(), statements) == 0) return {};
+    return jobs_with_token(db.documents.get(), f, req.by, token, until, 0);
   }
 
  private:
@@ -64,8 +63,6 @@ class batch final : public claimer {
     }
     return verdict.matched;
   }
-
-  store_context& ctx_;
 };
 
 }  // namespace

@@ -13,7 +13,7 @@ namespace {
 
 class find_and_modify final : public claimer {
  public:
-  explicit find_and_modify(store_context& ctx) : ctx_(ctx) {}
+  using claimer::claimer;
 
   std::vector<job> claim(const claim_request& req) override {
     const auto& f = ctx_.names();
@@ -40,9 +40,6 @@ class find_and_modify final : public claimer {
     };
     return claim_one_by_one(ctx_, req, "claim (findAndModify)", take);
   }
-
- private:
-  store_context& ctx_;
 };
 
 }  // namespace

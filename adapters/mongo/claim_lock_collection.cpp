@@ -30,13 +30,11 @@ std::vector<bson_value_t> values_of(const std::vector<owned_id>& ids) {
 
 class lock_collection final : public claimer {
  public:
-  explicit lock_collection(store_context& ctx) : ctx_(ctx) {}
+  using claimer::claimer;
 
   std::vector<job> claim(const claim_request& req) override {
     const auto& f = ctx_.names();
-    auto c = ctx_.conn.client();
-    auto coll = ctx_.documents(c.get());
-    auto locks = ctx_.locks(c.get());
+    const store_session db(ctx_);
     const auto proj = source_projection();
     for (int round = 0; round < 3; ++round) {
       const auto t = ctx_.clock.now();
@@ -46,7 +44,7 @@ class lock_collection final : public claimer {
       // Candidates carry no sign of their lock (it lives in the other collection): read a wider
       // window, look up which of them are locked, and go for the free and the expired ones.
       const auto window = static_cast<std::int64_t>(std::min<std::size_t>(req.max * 4, req.max + 1000));
-      auto cands = ctx_.sampler.sample(coll.get(), unlocked_candidate_filter(f).get(), proj.get(), window);
+      auto cands = ctx_.sampler.sample(db.documents.get(), unlocked_candidate_filter(f).get(), proj.get(), window);
       if (cands.empty()) return {};
       std::vector<owned_id> cand_ids;
       std::vector<std::string> cand_texts;
@@ -58,17 +56,17 @@ class lock_collection final : public claimer {
       auto lock_proj = make_bson();
       BSON_APPEND_INT32(lock_proj.get(), "until", 1);
       BSON_APPEND_INT32(lock_proj.get(), "attempts", 1);
-      const auto existing = find_docs(locks.get(), id_in_filter(values_of(cand_ids)).get(),
+      const auto existing = find_docs(db.locks.get(), id_in_filter(values_of(cand_ids)).get(),
                                       find_opts(lock_proj.get(), 0).get(), "claim (read locks)");
       const auto exhausted = exhausted_locks(existing, expired_before, req.max_attempts);
-      if (!exhausted.empty()) fail_exhausted(coll.get(), locks.get(), cand_ids, cand_texts, exhausted, req, expired_before);
+      if (!exhausted.empty()) fail_exhausted(db.documents.get(), db.locks.get(), cand_ids, cand_texts, exhausted, req, expired_before);
       const auto targets = choose_lock_targets(cand_texts, lock_expiries(existing), expired_before, req.max, exhausted);
       if (targets.empty()) continue;
 
-      insert_locks(locks.get(), cand_ids, targets.free, req.by, token, t, until);
+      insert_locks(db.locks.get(), cand_ids, targets.free, req.by, token, t, until);
       if (!targets.expired.empty())
-        take_over(locks.get(), cand_ids, targets.expired, req.by, token, t, until, expired_before, req.max_attempts);
-      auto out = read_claimed(coll.get(), locks.get(), req.by, token, until);
+        take_over(db.locks.get(), cand_ids, targets.expired, req.by, token, t, until, expired_before, req.max_attempts);
+      auto out = read_claimed(db.documents.get(), db.locks.get(), req.by, token, until);
       if (!out.empty()) return out;
     }
     return {};
@@ -194,8 +192,6 @@ class lock_collection final : public claimer {
     }
     return out;
   }
-
-  store_context& ctx_;
 };
 
 }  // namespace

@@ -13,8 +13,7 @@ namespace dibs::mongo {
 
 std::vector<job> claim_one_by_one(store_context& ctx, const claim_request& req, const char* what, const take_one_fn& take) {
   const auto& f = ctx.names();
-  auto c = ctx.conn.client();
-  auto coll = ctx.documents(c.get());
+  const store_session db(ctx);
   std::vector<job> out;
   bool none_left = false;
   const auto started = std::chrono::steady_clock::now();
@@ -25,7 +24,7 @@ std::vector<job> claim_one_by_one(store_context& ctx, const claim_request& req, 
     const auto token = fresh_token();
     const claim_step step{expired_before, token, t + req.lease};
     bson_error_t err;
-    const auto got = take(coll.get(), step, out, err);
+    const auto got = take(db.documents.get(), step, out, err);
     if (got == take_result::failed) {
       // Documents claimed by earlier round trips are this worker's now: hand them over rather
       // than leave them leased to no one until their leases expire.
@@ -39,7 +38,7 @@ std::vector<job> claim_one_by_one(store_context& ctx, const claim_request& req, 
     }
     if (got == take_result::stop) break;
   }
-  if (none_left) fail_exhausted(coll.get(), f, ctx.clock.earliest() - req.grace, req.max_attempts, ctx.clock.now());
+  if (none_left) fail_exhausted(db.documents.get(), f, ctx.clock.earliest() - req.grace, req.max_attempts, ctx.clock.now());
   return out;
 }
 

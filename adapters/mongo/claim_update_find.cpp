@@ -13,7 +13,7 @@ namespace {
 
 class update_find final : public claimer {
  public:
-  explicit update_find(store_context& ctx) : ctx_(ctx) {}
+  using claimer::claimer;
 
   std::vector<job> claim(const claim_request& req) override {
     const auto& f = ctx_.names();
@@ -35,9 +35,6 @@ class update_find final : public claimer {
     };
     return claim_one_by_one(ctx_, req, "claim (updateOne)", take);
   }
-
- private:
-  store_context& ctx_;
 };
 
 }  // namespace

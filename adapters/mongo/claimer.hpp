@@ -28,9 +28,13 @@ struct store_context;
 
 class claimer {
  public:
+  explicit claimer(store_context& ctx) : ctx_(ctx) {}
   virtual ~claimer() = default;
   // Blocking; throws mongo_error when the driver fails.
   virtual std::vector<job> claim(const claim_request& req) = 0;
+
+ protected:
+  store_context& ctx_;
 };
 
 std::unique_ptr<claimer> update_find_claimer(store_context& ctx);

@@ -14,42 +14,21 @@ namespace {
 
 class document_leases final : public lease_keeper {
  public:
-  explicit document_leases(store_context& ctx) : ctx_(ctx) {}
-
-  write_result complete(const std::vector<completion>& batch) override {
-    write_result res;
-    const auto parsed = parse_completions(batch, res);
-    const auto& p = parsed.items;
-    if (p.refs.empty()) return res;
-    const auto& f = ctx_.names();
-    auto c = ctx_.conn.client();
-    auto coll = ctx_.documents(c.get());
-    const auto t = ctx_.clock.latest();  // live by any reading of the server's clock
-    const auto writes = writes_for(p, [&](std::size_t k, const completion& item) {
-      return fenced_update{completion_filter(f, p.ids[k].value(), p.refs[k].by, p.refs[k].token, t),
-                           completion_update(f, parsed.result_of(batch, item))};
-    });
-    const auto out = bulk_update(coll.get(), writes, "writing completions");
-    res.applied = static_cast<std::size_t>(out.matched);
-    const auto sent = split_refused(p.refs, out, res.refused);
-    for (auto& id : lost_documents(fenced_write::completion, coll.get(), sent, out.matched, f)) res.lost.push_back(id);
-    return res;
-  }
+  using lease_keeper::lease_keeper;
 
   renew_result renew(const std::vector<renewal>& batch, millis lease) override {
     renew_result res;
     if (batch.empty()) return res;
     const auto& f = ctx_.names();
-    auto c = ctx_.conn.client();
-    auto coll = ctx_.documents(c.get());
+    const store_session db(ctx_);
     const auto until = ctx_.clock.now() + lease;
     auto p = parse_batch(batch, res.lost);
     const auto writes = writes_for(p, [&](std::size_t k, const renewal&) {
       return fenced_update{fenced_filter(f, p.ids[k].value(), p.refs[k].by, p.refs[k].token), renew_update(f, until)};
     });
-    const auto out = bulk_update(coll.get(), writes, "renewing leases");
+    const auto out = bulk_update(db.documents.get(), writes, "renewing leases");
     const auto sent = settle_renewals(p.refs, out, until, res);
-    for (auto& id : lost_documents(fenced_write::renewal, coll.get(), sent, out.matched, f)) res.lost.push_back(id);
+    for (auto& id : lost_documents(fenced_write::renewal, db.documents.get(), sent, out.matched, f)) res.lost.push_back(id);
     return res;
   }
 
@@ -74,6 +53,22 @@ class document_leases final : public lease_keeper {
   void create_indexes() override { create_claim_index(ctx_); }
 
  private:
+  // lease_keeper::complete's write.
+  void write_completions(const std::vector<completion>& batch, const parsed_completions& parsed, const store_session& db,
+                         write_result& res) override {
+    const auto& p = parsed.items;
+    const auto& f = ctx_.names();
+    const auto t = ctx_.clock.latest();  // live by any reading of the server's clock
+    const auto writes = writes_for(p, [&](std::size_t k, const completion& item) {
+      return fenced_update{completion_filter(f, p.ids[k].value(), p.refs[k].by, p.refs[k].token, t),
+                           completion_update(f, parsed.result_of(batch, item))};
+    });
+    const auto out = bulk_update(db.documents.get(), writes, "writing completions");
+    res.applied = static_cast<std::size_t>(out.matched);
+    const auto sent = split_refused(p.refs, out, res.refused);
+    for (auto& id : lost_documents(fenced_write::completion, db.documents.get(), sent, out.matched, f)) res.lost.push_back(id);
+  }
+
   // One bulk of `update(item)`s, each fenced by the item's lease (id + by + token): `doing` names
   // the write in errors; a statement the server refused is warned of as `refused_what`, and the
   // items whose lease did not hold are named lost.
@@ -83,21 +78,18 @@ class document_leases final : public lease_keeper {
     write_result res;
     if (batch.empty()) return res;
     const auto& f = ctx_.names();
-    auto c = ctx_.conn.client();
-    auto coll = ctx_.documents(c.get());
+    const store_session db(ctx_);
     auto p = parse_batch(batch, res.lost);
     const auto writes = writes_for(p, [&](std::size_t k, const Item& item) {
       return fenced_update{fenced_filter(f, p.ids[k].value(), p.refs[k].by, p.refs[k].token), update(item)};
     });
-    const auto out = bulk_update(coll.get(), writes, doing);
+    const auto out = bulk_update(db.documents.get(), writes, doing);
     res.applied = static_cast<std::size_t>(out.matched);
     const auto sent = split_refused(p.refs, out, res.refused);
     warn_each(res.refused, refused_what);
-    for (auto& id : lost_documents(kind, coll.get(), sent, out.matched, f)) res.lost.push_back(id);
+    for (auto& id : lost_documents(kind, db.documents.get(), sent, out.matched, f)) res.lost.push_back(id);
     return res;
   }
-
-  store_context& ctx_;
 };
 
 }  // namespace

@@ -113,12 +113,11 @@ std::uint64_t retry_failed_documents(store_context& ctx, const retry_filter& whi
     if (!since || ago > *since) since = ago;
   }
   const auto filter = failed_selection_filter(ctx.names(), which.reason_contains, since, which.reason_is);
-  auto c = ctx.conn.client();
-  auto coll = ctx.documents(c.get());
+  const store_session db(ctx);
   bson_error_t err;
   if (lock_collection) {
     // A failed document is never claimed, so nobody takes a lock on it between this and the reset.
-    const auto failed = find_docs(coll.get(), filter.get(), find_opts(id_projection().get(), 0).get(),
+    const auto failed = find_docs(db.documents.get(), filter.get(), find_opts(id_projection().get(), 0).get(),
                                   "reading the failed documents");
     if (!failed.empty()) {
       std::vector<bson_value_t> ids;  // views into `failed`, which outlives them
@@ -126,23 +125,21 @@ std::uint64_t retry_failed_documents(store_context& ctx, const retry_filter& whi
         bson_iter_t it;
         if (bson_iter_init_find(&it, d.get(), "_id")) ids.push_back(*bson_iter_value(&it));
       }
-      auto locks = ctx.locks(c.get());
-      if (!mongoc_collection_delete_many(locks.get(), id_in_filter(ids).get(), nullptr, nullptr, &err))
+      if (!mongoc_collection_delete_many(db.locks.get(), id_in_filter(ids).get(), nullptr, nullptr, &err))
         throw mongo_error("removing the locks of failed documents", err);
     }
   }
   driver_reply reply;
-  if (!mongoc_collection_update_many(coll.get(), filter.get(), retry_update(ctx.names()).get(), nullptr, reply.out(),
+  if (!mongoc_collection_update_many(db.documents.get(), filter.get(), retry_update(ctx.names()).get(), nullptr, reply.out(),
                                      &err))
     throw mongo_error("putting failed documents back", err);
   return static_cast<std::uint64_t>(reply_int(reply.get(), "modifiedCount"));
 }
 
 std::vector<failure_reason> failure_reason_counts(store_context& ctx, std::size_t top) {
-  auto c = ctx.conn.client();
-  auto coll = ctx.documents(c.get());
+  const store_session db(ctx);
   const auto pipeline = failure_reasons_pipeline(ctx.names(), top);
-  cursor_ptr cursor(mongoc_collection_aggregate(coll.get(), MONGOC_QUERY_NONE, pipeline.get(), nullptr, nullptr));
+  cursor_ptr cursor(mongoc_collection_aggregate(db.documents.get(), MONGOC_QUERY_NONE, pipeline.get(), nullptr, nullptr));
   std::vector<failure_reason> out;
   const bson_t* doc = nullptr;
   while (mongoc_cursor_next(cursor.get(), &doc)) {
@@ -163,10 +160,9 @@ std::vector<failure_reason> failure_reason_counts(store_context& ctx, std::size_
 }
 
 bool lock_collection_in_use(store_context& ctx) {
-  auto c = ctx.conn.client();
-  auto locks = ctx.locks(c.get());
+  const store_session db(ctx);
   const auto everything = make_bson();
-  const auto any = find_docs(locks.get(), everything.get(), find_opts(id_projection().get(), 1).get(), "reading the locks");
+  const auto any = find_docs(db.locks.get(), everything.get(), find_opts(id_projection().get(), 1).get(), "reading the locks");
   return !any.empty();
 }
 

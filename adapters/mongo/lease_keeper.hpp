@@ -20,17 +20,30 @@
 namespace dibs::mongo {
 
 struct store_context;
+struct store_session;
+struct parsed_completions;
 
 class lease_keeper {
  public:
+  explicit lease_keeper(store_context& ctx) : ctx_(ctx) {}
   virtual ~lease_keeper() = default;
-  virtual write_result complete(const std::vector<completion>& batch) = 0;
+  // Parses the batch (parse_completions: a result BSON can't hold is refused, an id that does not
+  // parse is lost) and, when any item is left, writes those (write_completions).
+  write_result complete(const std::vector<completion>& batch);
   virtual renew_result renew(const std::vector<renewal>& batch, millis lease) = 0;
   virtual write_result release(const std::vector<release_item>& batch) = 0;
   virtual write_result fail(const std::vector<failure>& batch) = 0;
   virtual store_stats stats() = 0;
   // The indexes this lease model's queries need (a failure is logged, not thrown).
   virtual void create_indexes() = 0;
+
+ protected:
+  // The completions of `batch` that parsed (at least one), written on `db`; `res` already holds
+  // what parsing refused or lost.
+  virtual void write_completions(const std::vector<completion>& batch, const parsed_completions& parsed,
+                                 const store_session& db, write_result& res) = 0;
+
+  store_context& ctx_;
 };
 
 std::unique_ptr<lease_keeper> document_lease_keeper(store_context& ctx);

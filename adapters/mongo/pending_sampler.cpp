@@ -18,8 +18,7 @@ bson_ptr first(mongoc_collection_t* coll, const bson_ptr& filter) {
 
 std::optional<pending_sample> sample_open_document(store_context& ctx) {
   const auto& f = ctx.names();
-  auto c = ctx.conn.client();
-  auto coll = ctx.documents(c.get());
+  const store_session db(ctx);
   // An open document whose source is a string first: one odd document among many must not
   // make the check refuse a template that fits the rest.
   auto usable = unlocked_candidate_filter(f);
@@ -27,8 +26,8 @@ std::optional<pending_sample> sample_open_document(store_context& ctx) {
   BSON_APPEND_DOCUMENT_BEGIN(usable.get(), f.source.c_str(), &type);
   BSON_APPEND_UTF8(&type, "$type", "string");
   bson_append_document_end(usable.get(), &type);
-  auto doc = first(coll.get(), usable);
-  if (!doc) doc = first(coll.get(), unlocked_candidate_filter(f));
+  auto doc = first(db.documents.get(), usable);
+  if (!doc) doc = first(db.documents.get(), unlocked_candidate_filter(f));
   if (!doc) return std::nullopt;
 
   pending_sample s;

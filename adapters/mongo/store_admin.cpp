@@ -69,17 +69,16 @@ void require_collection(store_context& ctx, const std::string& advice) {
 
 void require_target_field(store_context& ctx, const std::string& init_command) {
   const auto& f = ctx.names();
-  auto c = ctx.conn.client();
-  auto coll = ctx.documents(c.get());
+  const store_session db(ctx);
   auto has_target = make_bson();
   bson_t exists;
   BSON_APPEND_DOCUMENT_BEGIN(has_target.get(), f.target.c_str(), &exists);
   BSON_APPEND_BOOL(&exists, "$exists", true);
   bson_append_document_end(has_target.get(), &exists);
-  if (!find_docs(coll.get(), has_target.get(), find_opts(id_projection().get(), 1).get(), "looking for the target field")
+  if (!find_docs(db.documents.get(), has_target.get(), find_opts(id_projection().get(), 1).get(), "looking for the target field")
            .empty())
     return;
-  const auto any = find_docs(coll.get(), make_bson().get(), find_opts(nullptr, 1).get(), "reading a document");
+  const auto any = find_docs(db.documents.get(), make_bson().get(), find_opts(nullptr, 1).get(), "reading a document");
   if (any.empty()) return;  // an empty collection: nothing is pending, nothing to tell
   // The user's names (the lease field is dibs's), and of those the ones that could hold answers
   // (an object, or null: pending): the "did you mean" picks among these, as a forgotten target setting
@@ -103,20 +102,17 @@ void require_target_field(store_context& ctx, const std::string& init_command) {
 }
 
 std::uint64_t count_foreign_leases(store_context& ctx) {
-  auto c = ctx.conn.client();
-  auto coll = ctx.documents(c.get());
-  return count(coll.get(), foreign_lease_filter(ctx.names()));
+  const store_session db(ctx);
+  return count(db.documents.get(), foreign_lease_filter(ctx.names()));
 }
 
 std::uint64_t count_no_data(store_context& ctx) {
-  auto c = ctx.conn.client();
-  auto coll = ctx.documents(c.get());
-  return count(coll.get(), no_data_filter(ctx.names()));
+  const store_session db(ctx);
+  return count(db.documents.get(), no_data_filter(ctx.names()));
 }
 
 std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed, std::size_t distinct) {
-  auto c = ctx.conn.client();
-  auto coll = ctx.documents(c.get());
+  const store_session db(ctx);
   ipv4_draw draw(n, distinct, seed);
   std::size_t inserted = 0;
   const std::size_t chunk = 1000;
@@ -136,7 +132,7 @@ std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed
     }
     driver_reply reply;
     bson_error_t err;
-    const bool ok = mongoc_collection_insert_many(coll.get(), ptrs.data(), ptrs.size(), nullptr, reply.out(), &err);
+    const bool ok = mongoc_collection_insert_many(db.documents.get(), ptrs.data(), ptrs.size(), nullptr, reply.out(), &err);
     inserted += static_cast<std::size_t>(reply_int(reply.get(), "insertedCount"));
     if (!ok) throw mongo_error("seeding documents", err);
   }
@@ -145,16 +141,15 @@ std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed
 
 store_stats document_lease_stats(store_context& ctx) {
   const auto& f = ctx.names();
-  auto c = ctx.conn.client();
-  auto coll = ctx.documents(c.get());
+  const store_session db(ctx);
   const auto t = ctx.clock.now();
   return stats_from_counts([&](doc_count what) -> std::uint64_t {
     switch (what) {
-      case doc_count::done: return count(coll.get(), done_filter(f));
-      case doc_count::failed: return count(coll.get(), failed_filter(f));
-      case doc_count::leased_live: return count(coll.get(), leased_filter(f, t, true));
-      case doc_count::leased_expired: return count(coll.get(), leased_filter(f, t, false));
-      case doc_count::open: return count(coll.get(), unlocked_candidate_filter(f));
+      case doc_count::done: return count(db.documents.get(), done_filter(f));
+      case doc_count::failed: return count(db.documents.get(), failed_filter(f));
+      case doc_count::leased_live: return count(db.documents.get(), leased_filter(f, t, true));
+      case doc_count::leased_expired: return count(db.documents.get(), leased_filter(f, t, false));
+      case doc_count::open: return count(db.documents.get(), unlocked_candidate_filter(f));
     }
     return 0;
   });
@@ -173,25 +168,23 @@ bson_ptr open_documents_of(const std::vector<bson_ptr>& locks, const field_names
 
 store_stats lock_lease_stats(store_context& ctx) {
   const auto& f = ctx.names();
-  auto c = ctx.conn.client();
-  auto coll = ctx.documents(c.get());
-  auto locks = ctx.locks(c.get());
+  const store_session db(ctx);
   const auto t = ctx.clock.now();
   store_stats s;
-  s.done = count(coll.get(), done_filter(f));
-  s.failed = count(coll.get(), failed_filter(f));
+  s.done = count(db.documents.get(), done_filter(f));
+  s.failed = count(db.documents.get(), failed_filter(f));
   // A lock can outlive its document's end: a holder killed between writing the document and
   // removing its lock leaves it to the TTL index (about an hour). Counted as a lease, it kept
   // every worker waiting for a finished document, so only locks of open documents count.
   auto open_locked = [&](bool live) {
-    const auto held = find_docs(locks.get(), lock_leased_filter(t, live).get(), find_opts(id_projection().get(), 0).get(),
+    const auto held = find_docs(db.locks.get(), lock_leased_filter(t, live).get(), find_opts(id_projection().get(), 0).get(),
                                 "reading the locks");
     if (held.empty()) return std::uint64_t{0};
-    return count(coll.get(), open_documents_of(held, f));
+    return count(db.documents.get(), open_documents_of(held, f));
   };
   s.leased_live = open_locked(true);
   s.leased_expired = open_locked(false);
-  const auto open = count_docs(coll.get(), unlocked_candidate_filter(f).get());
+  const auto open = count_docs(db.documents.get(), unlocked_candidate_filter(f).get());
   s.pending = static_cast<std::uint64_t>(
       std::max<std::int64_t>(0, open - static_cast<std::int64_t>(s.leased_live + s.leased_expired)));
   return s;

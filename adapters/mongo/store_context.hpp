@@ -35,4 +35,16 @@ struct store_context {
   std::atomic<std::uint64_t> conflicts{0};  // claim candidates someone else took first
 };
 
+// What one blocking call of the store works with: a client of the pool and the store's two
+// collections on it (handles only: no round trip). Members end in reverse order, so the
+// collections are gone before the client goes back to the pool.
+struct store_session {
+  explicit store_session(const store_context& ctx)
+      : client(ctx.conn.client()), documents(ctx.documents(client.get())), locks(ctx.locks(client.get())) {}
+
+  pooled_client client;
+  collection_ptr documents;
+  collection_ptr locks;  // the lock-collection strategy's locks
+};
+
 }  // namespace dibs::mongo

@@ -17,11 +17,10 @@ namespace {
 std::vector<bson_ptr> by_id(store_context& ctx, const std::string& id_text) {
   auto id = id_from_text(id_text);
   if (!id) return {};
-  auto c = ctx.conn.client();
-  auto coll = ctx.documents(c.get());
+  const store_session db(ctx);
   auto filter = make_bson();
   bson_append_value(filter.get(), "_id", 3, &id->value());
-  return find_docs(coll.get(), filter.get(), nullptr, "reading a document");
+  return find_docs(db.documents.get(), filter.get(), nullptr, "reading a document");
 }
 
 }  // namespace
@@ -64,10 +63,9 @@ std::optional<std::string> target_json(mongo_store& s, const std::string& id) {
 
 std::vector<bson_ptr> documents(mongo_store& s) {
   auto& ctx = test_access::of(s).ctx;
-  auto c = ctx.conn.client();
-  auto coll = ctx.documents(c.get());
+  const store_session db(ctx);
   auto all = make_bson();
-  return find_docs(coll.get(), all.get(), nullptr, "reading documents");
+  return find_docs(db.documents.get(), all.get(), nullptr, "reading documents");
 }
 
 std::string run_command(mongo_store& s, const std::string& json_command) {

@@ -93,25 +93,23 @@ bson_ptr worker_lock_filter(const std::string& name) {
 std::vector<lease_holder> lease_holders_blocking(store_context& ctx, bool lock_collection) {
   const auto& f = ctx.names();
   const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.clock.now().time_since_epoch()).count();
-  auto c = ctx.conn.client();
-  auto coll = ctx.documents(c.get());
+  const store_session db(ctx);
   tally t;
   if (!lock_collection) {
-    const auto docs = find_docs(coll.get(), leased_documents(f).get(),
+    const auto docs = find_docs(db.documents.get(), leased_documents(f).get(),
                                 find_opts(projection({f.lock_by(), f.lock_until()}).get(), 0).get(), "reading the leases");
     for (const auto& d : docs) t.add(read_str(d.get(), f.lock_by()), read_date_ms(d.get(), f.lock_until()), now_ms);
     return t.take();
   }
   // Locks of open documents only, as lock_lease_stats counts them (a lock may outlive its document's end).
-  auto locks = ctx.locks(c.get());
   auto any_lock = make_bson();
   append_has(any_lock.get(), "token");
-  const auto held = find_docs(locks.get(), any_lock.get(), find_opts(projection({"_id", "by", "until"}).get(), 0).get(),
+  const auto held = find_docs(db.locks.get(), any_lock.get(), find_opts(projection({"_id", "by", "until"}).get(), 0).get(),
                               "reading the locks");
   if (held.empty()) return {};
   const auto filter = open_documents_of(held, f);
   std::set<std::string> open;
-  for (const auto& d : find_docs(coll.get(), filter.get(), find_opts(id_projection().get(), 0).get(), "reading the documents")) {
+  for (const auto& d : find_docs(db.documents.get(), filter.get(), find_opts(id_projection().get(), 0).get(), "reading the documents")) {
     bson_iter_t it;
     if (bson_iter_init_find(&it, d.get(), "_id")) open.insert(id_to_text(*bson_iter_value(&it)));
   }
@@ -125,18 +123,16 @@ std::vector<lease_holder> lease_holders_blocking(store_context& ctx, bool lock_c
 
 std::uint64_t release_worker_blocking(store_context& ctx, bool lock_collection, const std::string& name) {
   require_worker_id(name);
-  auto c = ctx.conn.client();
+  const store_session db(ctx);
   bson_error_t err;
   driver_reply reply;
   const std::string why = "released by an operator (dibs release " + setting_name("worker") + " " + name + ")";
   if (lock_collection) {
-    auto locks = ctx.locks(c.get());
-    if (!mongoc_collection_update_many(locks.get(), worker_lock_filter(name).get(),
+    if (!mongoc_collection_update_many(db.locks.get(), worker_lock_filter(name).get(),
                                        lock_release_update(true, {}, ctx.clock.now(), why).get(), nullptr, reply.out(), &err))
       throw mongo_error("releasing the worker's locks", err);
   } else {
-    auto coll = ctx.documents(c.get());
-    if (!mongoc_collection_update_many(coll.get(), worker_document_filter(ctx.names(), name).get(),
+    if (!mongoc_collection_update_many(db.documents.get(), worker_document_filter(ctx.names(), name).get(),
                                        release_update(ctx.names(), true, {}, why).get(), nullptr, reply.out(), &err))
       throw mongo_error("releasing the worker's leases", err);
   }

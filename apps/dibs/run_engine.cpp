@@ -27,20 +27,22 @@ namespace dibs::cli {
 namespace {
 progress_figures figures_of(const engine& e, std::uint64_t total, double rate) {
   const auto& f = e.figures();
+  const auto s = e.summary();
   progress_figures p;
   p.total = total;
-  p.done = load(f.completed);
-  p.failed = load(f.failed);
-  p.no_data = load(f.no_data);
-  p.in_flight = load(f.in_flight);
-  p.retries = load(f.retries);
-  p.retries_waiting = load(f.retries_waiting);
+  p.done = s.completed;
+  p.failed = s.failed;
+  p.no_data = s.no_data;
+  p.retries = s.retries;
+  p.answer_calls = s.answer_calls;
+  p.answers_shared = s.answers_reused + s.answers_joined;
   p.rate = rate;
   p.paused = e.paused();
+  // What the summary does not hold: the moment's state.
+  p.in_flight = load(f.in_flight);
+  p.retries_waiting = load(f.retries_waiting);
   p.api_down = load(f.circuit_open) > 0;  // the API breaker (engine/src/circuit_breaker.hpp)
   p.waiting_for_api = load(f.waiting_for_api);
-  p.answer_calls = load(f.answer_calls);
-  p.answers_shared = load(f.answers_reused) + load(f.answers_joined);
   if (const auto* h = f.extras.find<http::http_figures>())
     for (const auto& [origin, v] : h->limits.totals()) p.api_limit = (p.api_limit < 0 ? 0 : p.api_limit) + v.limit;
   return p;

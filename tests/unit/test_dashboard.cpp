@@ -69,8 +69,8 @@ TEST_CASE("the history turns cumulative readings into per-second samples, and ke
 
 TEST_CASE("the dashboard page carries the counts (for a browser without JavaScript) and the token", "[dashboard][unit]") {
   dashboard_counts c;
-  c.completed = 1234;
-  c.failed = 7;
+  c.run.completed = 1234;
+  c.run.failed = 7;
   c.in_flight = 3;
   c.paused = true;
   c.store = store_stats{40, 2, 1, 1234, 7};
