@@ -16,13 +16,13 @@ until nothing is claimable. Prints: docs=N seconds=S docs_per_s=R cpu_s=C.
 import argparse
 import datetime
 import random
-import resource
 import threading
-import time
 
 import requests
 
 import pymongo
+
+import timed_workers
 
 
 def worker(args, coll, wid, totals, lock):
@@ -61,16 +61,8 @@ def main():
     args = ap.parse_args()
     coll = pymongo.MongoClient(args.uri, maxPoolSize=args.threads + 2)[args.db][args.collection]
     totals, lock = [0], threading.Lock()
-    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-    start = time.monotonic()
-    threads = [threading.Thread(target=worker, args=(args, coll, i, totals, lock)) for i in range(args.threads)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    seconds = time.monotonic() - start
-    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
-    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
+    seconds, cpu = timed_workers.run(
+        [threading.Thread(target=worker, args=(args, coll, i, totals, lock)) for i in range(args.threads)])
     print("docs=%d seconds=%.3f docs_per_s=%.1f cpu_s=%.3f" % (totals[0], seconds, totals[0] / seconds, cpu))
 
 

@@ -17,11 +17,11 @@ import argparse
 import multiprocessing
 import os
 import random
-import resource
-import time
 import urllib.request
 
 import MySQLdb
+
+import timed_workers
 
 
 def worker(args, wid, counter):
@@ -78,15 +78,8 @@ def main():
     ap.add_argument("--url", default="")
     args = ap.parse_args()
     counter = multiprocessing.Value("q", 0)
-    start = time.monotonic()
-    procs = [multiprocessing.Process(target=worker, args=(args, i, counter)) for i in range(args.processes)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join()
-    seconds = time.monotonic() - start
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = usage.ru_utime + usage.ru_stime
+    seconds, cpu = timed_workers.run(
+        [multiprocessing.Process(target=worker, args=(args, i, counter)) for i in range(args.processes)])
     print("rows=%d seconds=%.3f rows_per_s=%.1f cpu_s=%.3f" % (counter.value, seconds, counter.value / seconds, cpu))
 
 

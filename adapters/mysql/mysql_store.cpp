@@ -40,14 +40,16 @@ void mysql_store::impl::prepare_table() {
     if (!pick.refusal.empty()) throw std::invalid_argument(pick.refusal);
     // No key yet: dibs init adds `id`, numbered, unique (the gap below names it).
     names.key = pick.add_id ? row_key{"id", key_kind::unsigned_integer, false} : key_of(pick, columns);
-    table_shape shape;
+    sql_common::table_shape shape;
     for (auto& r : columns) shape.columns.push_back(r[0].value_or(""));
     for (auto& r : c.select(indexes_query(names.table))) shape.indexes.push_back(r[0].value_or(""));
-    const auto gap = find_gap(names, shape);
+    const auto needs = table_needs_of(names);
+    const auto gap = sql_common::find_gap(names.source, needs, shape);
     if (gap.complete()) return 0;
     // The CLI names the flag that chose this column and the one the user probably meant.
     if (gap.source_missing) throw missing_table_error::source_column(names.source, names.table, shape.columns);
-    if (!opts.add_columns) throw std::invalid_argument(gap_message(names, gap, hint()));
+    if (!opts.add_columns)
+      throw std::invalid_argument(sql_common::gap_message(names.table, gap, needs, alter_table(names, gap) + ";", hint()));
     log::info("mysql: adding to table ", names.table, ": ", alter_table(names, gap));
     c.execute(alter_table(names, gap));
     return 0;

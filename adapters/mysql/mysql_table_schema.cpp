@@ -8,16 +8,6 @@
 namespace dibs::mysql {
 
 namespace {
-constexpr const char* claim_index = "dibs_claim";
-
-// Every column dibs needs, in the order ALTER TABLE must add them, with create_table's
-// definitions (dibs_columns). The key is the user's own (row_key_pick.hpp); only a table that has
-// none gets dibs's `id`, UNIQUE (its primary key, if it has one, stays).
-std::vector<sql_common::column_definition> needed_columns(const table_names& n) {
-  std::vector<sql_common::column_definition> out{{n.key.column, "`id` BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE KEY"}};
-  for (auto& column : dibs_columns(n)) out.push_back(std::move(column));
-  return out;
-}
 
 std::string quoted_text(const std::string& v) {
   std::string out = "'";
@@ -29,24 +19,22 @@ std::string quoted_text(const std::string& v) {
 }
 }  // namespace
 
-schema_gap find_gap(const table_names& n, const table_shape& shape) {
-  std::vector<std::string> needed;
-  for (const auto& column : needed_columns(n)) needed.push_back(column.first);
-  return sql_common::find_gap(n.source, needed, claim_index, shape, sql_common::caseless_name);
+// Every column dibs needs, in the order ALTER TABLE must add them, with create_table's
+// definitions (dibs_columns). The key is the user's own (row_key_pick.hpp); only a table that has
+// none gets dibs's `id`, UNIQUE (its primary key, if it has one, stays).
+sql_common::table_needs table_needs_of(const table_names& n) {
+  sql_common::table_needs needs{{{n.key.column, "`id` BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE KEY"}},
+                                "dibs_claim",
+                                sql_common::caseless_name};
+  for (auto& column : dibs_columns(n)) needs.columns.push_back(std::move(column));
+  return needs;
 }
 
-std::string alter_table(const table_names& n, const schema_gap& gap) {
-  std::string clauses;
-  for (const auto& [name, definition] : needed_columns(n))
-    if (std::find(gap.columns.begin(), gap.columns.end(), name) != gap.columns.end())
-      clauses += (clauses.empty() ? "" : ", ") + std::string("ADD COLUMN ") + definition;
+std::string alter_table(const table_names& n, const sql_common::schema_gap& gap) {
+  auto clauses = sql_common::add_column_clauses(table_needs_of(n), gap);
   if (gap.index_missing)
     clauses += (clauses.empty() ? "" : ", ") + std::string("ADD KEY `dibs_claim` (`dibs_open`, `dibs_pick`, `lock_until`)");
   return clauses.empty() ? "" : "ALTER TABLE " + q(n.table) + " " + clauses;
-}
-
-std::string gap_message(const table_names& n, const schema_gap& gap, const std::string& init_hint) {
-  return sql_common::gap_message(n.table, gap, claim_index, alter_table(n, gap) + ";", init_hint);
 }
 
 std::string columns_query(const std::string& table) {

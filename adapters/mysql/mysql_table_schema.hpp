@@ -11,20 +11,13 @@
 
 namespace dibs::mysql {
 
-// information_schema's columns and indexes; what the table lacks (sql/table_gap.hpp), the claim
-// index being dibs_claim.
-using sql_common::schema_gap;
-using sql_common::table_shape;
 
-// MySQL column names are case-insensitive: so is the comparison.
-schema_gap find_gap(const table_names& n, const table_shape& shape);
+// What dibs keeps its claims in on MySQL/MariaDB (sql/table_gap.hpp reads a table's shape against
+// it): the claim index is dibs_claim; column names are case-insensitive, and so is the comparison.
+sql_common::table_needs table_needs_of(const table_names& n);
 
-// One ALTER TABLE adding what `gap` lacks (the source is not dibs's to add); "" when nothing.
-std::string alter_table(const table_names& n, const schema_gap& gap);
-
-// The refusal (sql_common::gap_message) with the ALTER TABLE.
-std::string gap_message(const table_names& n, const schema_gap& gap,
-                        const std::string& init_hint);
+// One ALTER TABLE adding what `gap` lacks (the source is not dibs's to add), no ';'; "" when nothing.
+std::string alter_table(const table_names& n, const sql_common::schema_gap& gap);
 
 // Queries for the shape of `table` in the connection's database, and the tables there. Columns:
 // name, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE (mysql_row_key.hpp reads them); unique keys: index name and

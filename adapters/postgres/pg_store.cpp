@@ -172,14 +172,16 @@ void pg_store::prepare_table() {
     if (!pick.refusal.empty()) throw std::invalid_argument(pick.refusal);
     // No key yet: dibs init adds `id`, numbered, unique (the gap below names it).
     names_.key = pick.add_id ? row_key{} : key_of(pick, columns);
-    table_shape shape;
+    sql_common::table_shape shape;
     for (const auto& r : columns) shape.columns.push_back(r[0].value_or(""));
     shape.indexes = names_of(indexes_query(), {names_.table});
-    const auto gap = find_gap(names_, shape);
+    const auto needs = table_needs_of(names_);
+    const auto gap = sql_common::find_gap(names_.source, needs, shape);
     if (gap.complete()) return 0;
     // The CLI names the flag that chose this column and the one the user probably meant.
     if (gap.source_missing) throw missing_table_error::source_column(names_.source, names_.table, shape.columns);
-    if (!opts_.add_columns) throw std::invalid_argument(gap_message(names_, gap, hint));
+    if (!opts_.add_columns)
+      throw std::invalid_argument(sql_common::gap_message(names_.table, gap, needs, alter_table(names_, gap), hint));
     log::info("postgres: adding to table ", names_.table, ": ", alter_table(names_, gap));
     c.exec_script_blocking("BEGIN; " + alter_table(names_, gap) + " COMMIT");
     return 0;

@@ -6,40 +6,21 @@
 
 namespace dibs::pg {
 
-namespace {
-bool has(const std::vector<std::string>& names, const std::string& name) {
-  return sql_common::has_name(names, name, sql_common::exact_name);
-}
-
-std::string claim_index(const table_names& n) { return n.table + "_dibs_open"; }
-
 // Every column dibs needs, with create_table's definitions (dibs_columns). The key is the user's
 // own (row_key_pick.hpp); only a table that has none gets dibs's `id`, UNIQUE (its primary key, if
-// it has one, stays), BIGSERIAL numbering the rows already there.
-std::vector<sql_common::column_definition> needed_columns(const table_names& n) {
-  std::vector<sql_common::column_definition> out{{n.key.column, "\"id\" BIGSERIAL UNIQUE"}};
-  for (auto& column : dibs_columns(n)) out.push_back(std::move(column));
-  return out;
-}
-}  // namespace
-
-schema_gap find_gap(const table_names& n, const table_shape& shape) {
-  std::vector<std::string> needed;
-  for (const auto& column : needed_columns(n)) needed.push_back(column.first);
-  return sql_common::find_gap(n.source, needed, claim_index(n), shape, sql_common::exact_name);
+// it has one, stays), BIGSERIAL numbering the rows already there. Names are compared exactly: dibs
+// quotes every name.
+sql_common::table_needs table_needs_of(const table_names& n) {
+  sql_common::table_needs needs{{{n.key.column, "\"id\" BIGSERIAL UNIQUE"}}, n.table + "_dibs_open", sql_common::exact_name};
+  for (auto& column : dibs_columns(n)) needs.columns.push_back(std::move(column));
+  return needs;
 }
 
-std::string alter_table(const table_names& n, const schema_gap& gap) {
-  std::string clauses;
-  for (const auto& [name, definition] : needed_columns(n))
-    if (has(gap.columns, name)) clauses += (clauses.empty() ? "" : ", ") + std::string("ADD COLUMN ") + definition;
+std::string alter_table(const table_names& n, const sql_common::schema_gap& gap) {
+  const auto clauses = sql_common::add_column_clauses(table_needs_of(n), gap);
   std::string out = clauses.empty() ? "" : "ALTER TABLE " + q(n.table) + " " + clauses + ";";
   if (gap.index_missing) out += (out.empty() ? "" : " ") + create_index(n) + ";";
   return out;
-}
-
-std::string gap_message(const table_names& n, const schema_gap& gap, const std::string& init_hint) {
-  return sql_common::gap_message(n.table, gap, claim_index(n), alter_table(n, gap), init_hint);
 }
 
 namespace {

@@ -11,20 +11,14 @@
 
 namespace dibs::pg {
 
-// The catalog's columns and indexes; what the table lacks (sql/table_gap.hpp), the claim index
-// being <table>_dibs_open. Names are compared exactly: dibs quotes every name.
-using sql_common::schema_gap;
-using sql_common::table_shape;
 
-schema_gap find_gap(const table_names& n, const table_shape& shape);
+// What dibs keeps its claims in on PostgreSQL (sql/table_gap.hpp reads a table's shape against
+// it): the claim index is <table>_dibs_open; names are compared exactly (dibs quotes every name).
+sql_common::table_needs table_needs_of(const table_names& n);
 
 // The ALTER TABLE adding the missing columns and the CREATE INDEX, each ending in ';' and joined
 // by a space; "" when nothing is missing (the source is not dibs's to add).
-std::string alter_table(const table_names& n, const schema_gap& gap);
-
-// The refusal (sql_common::gap_message) with the statements above.
-std::string gap_message(const table_names& n, const schema_gap& gap,
-                        const std::string& init_hint);
+std::string alter_table(const table_names& n, const sql_common::schema_gap& gap);
 
 // $1 = the table name: its columns (name, type, typname, type with modifier, NOT NULL: what
 // pg_row_key.hpp reads); its indexes; its unique keys (index, primary, column, in key order);

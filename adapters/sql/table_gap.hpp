@@ -4,6 +4,8 @@
 // statements that add them.
 #pragma once
 
+#include <dibs/stores/sql_table_names.hpp>
+
 #include <string>
 #include <vector>
 
@@ -28,14 +30,26 @@ bool exact_name(const std::string& a, const std::string& b);
 bool caseless_name(const std::string& a, const std::string& b);  // MySQL's column and index names
 bool has_name(const std::vector<std::string>& names, const std::string& name, same_name_fn same);
 
-// `needed`: dibs's columns in the order they are added; `index`: the claim index's name.
-schema_gap find_gap(const std::string& source, const std::vector<std::string>& needed, const std::string& index,
-                    const table_shape& shape, same_name_fn same);
+// What one dialect keeps its claims in (mysql_table_schema.cpp, pg_table_schema.cpp): dibs's
+// columns with their definitions, in the order they are added (the key first: only a table with no
+// key of its own gets dibs's `id`), the claim index's name, and how the server compares names.
+struct table_needs {
+  std::vector<column_definition> columns;
+  std::string index;
+  same_name_fn same = exact_name;
+};
+
+// What the table of `shape` lacks of `needs`; `source`: the user's column dibs reads.
+schema_gap find_gap(const std::string& source, const table_needs& needs, const table_shape& shape);
+
+// "ADD COLUMN <definition>" for each column `gap` lacks, in `needs`' order, joined by ", "; ""
+// when it lacks none.
+std::string add_column_clauses(const table_needs& needs, const schema_gap& gap);
 
 // The refusal of a table that lacks dibs's columns (a missing source column is
 // missing_table_error::source_column's), one line: the table, the missing columns and index,
 // `statements` (each ending in ';') that add them, and `init_hint` (the dibs init command, with the store's redacted URI).
-std::string gap_message(const std::string& table, const schema_gap& gap, const std::string& index,
+std::string gap_message(const std::string& table, const schema_gap& gap, const table_needs& needs,
                         const std::string& statements, const std::string& init_hint);
 
 }  // namespace dibs::sql_common

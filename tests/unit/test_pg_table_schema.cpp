@@ -6,11 +6,21 @@
 #include <catch2/catch.hpp>
 
 using namespace dibs::pg;
+using dibs::sql_common::schema_gap;
+using dibs::sql_common::table_shape;
 
 namespace {
 const std::vector<std::string> pg_columns{"id",       "originatingIp", "location",    "lock_by",  "lock_token",
                                            "lock_until", "attempts",    "error", "http_status", "failed_at"};
+
+// As pg_store.cpp reads a table: its shape against what dibs needs, and the refusal.
+schema_gap find_gap(const table_names& n, const table_shape& shape) {
+  return dibs::sql_common::find_gap(n.source, table_needs_of(n), shape);
 }
+std::string gap_message(const table_names& n, const schema_gap& gap, const std::string& hint) {
+  return dibs::sql_common::gap_message(n.table, gap, table_needs_of(n), alter_table(n, gap), hint);
+}
+}  // namespace
 
 TEST_CASE("a PostgreSQL table created by dibs lacks nothing", "[pg][schema]") {
   table_names n;
