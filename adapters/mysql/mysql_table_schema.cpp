@@ -1,7 +1,6 @@
 #include "mysql_table_schema.hpp"
 #include "adapters/mysql/mysql_quote.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <utility>
 

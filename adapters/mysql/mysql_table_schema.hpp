@@ -11,7 +11,6 @@
 
 namespace dibs::mysql {
 
-
 // What dibs keeps its claims in on MySQL/MariaDB (sql/table_gap.hpp reads a table's shape against
 // it): the claim index is dibs_claim; column names are case-insensitive, and so is the comparison.
 sql_common::table_needs table_needs_of(const table_names& n);

@@ -1,7 +1,6 @@
 #include "pg_table_schema.hpp"
 #include "adapters/postgres/pg_quote.hpp"
 
-#include <algorithm>
 #include <utility>
 
 namespace dibs::pg {

@@ -11,7 +11,6 @@
 
 namespace dibs::pg {
 
-
 // What dibs keeps its claims in on PostgreSQL (sql/table_gap.hpp reads a table's shape against
 // it): the claim index is <table>_dibs_open; names are compared exactly (dibs quotes every name).
 sql_common::table_needs table_needs_of(const table_names& n);
