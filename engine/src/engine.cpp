@@ -309,8 +309,12 @@ run_summary engine::summary() const {
   s.answers_reused = load(counters_.answers_reused);
   s.answers_joined = load(counters_.answers_joined);
   s.answers_from_store = load(counters_.answers_from_store);
+  // An ended run's length was fixed when it ended (shard_ended, perhaps before start() returned);
+  // a running one reads `started` only once start() has published it (started_flag): the
+  // dashboard and the progress line may ask from another thread at any time.
   const auto elapsed = run_->finished ? std::chrono::steady_clock::duration(run_->ended.load())
-                                 : std::chrono::steady_clock::now() - run_->started;
+                       : run_->started_flag.load(std::memory_order_acquire) ? std::chrono::steady_clock::now() - run_->started
+                                                                              : std::chrono::steady_clock::duration{};
   s.elapsed_s = std::chrono::duration<double>(elapsed).count();
   s.ended = ending();
   if (s.ended == end_reason::denied) s.denied = denied().value_or("");

@@ -1,13 +1,14 @@
 // The shard's working side: the dispatcher claims (one batch ahead of the pipelines, never while
 // outcomes pile up unwritten or the API is down), launches a pipeline per item, and settles each
-// outcome into the write buffers. Writing and lease renewal are in shard_writes.cpp; the API
-// outage breaker's waiting items in shard_api_outage.cpp.
+// outcome into its completer (completer.cpp writes them). Lease renewal is in shard_keeper.cpp;
+// the API outage breaker's waiting items in shard_api_outage.cpp.
 #include "shard.hpp"
 
 #include "claim_plan.hpp"
+#include "pipeline_end.hpp"
+#include "settlement.hpp"
 
 #include <dibs/log.hpp>
-#include "reason_text.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -91,15 +92,15 @@ void shard::request_stop(bool now) {
     begin_stopping();
     if (now && !cancel_now_) {
       cancel_now_ = true;
-      cancel_pipelines();
+      calls_.cancel_all();
     }
     wake_.notify();
   });
 }
 
 void shard::begin_stopping() {
-  if (phase_ != phase::running) return;
-  phase_ = phase::stopping;
+  if (phase_ != shard_phase::running) return;
+  phase_ = shard_phase::stopping;
   stop_at_ = steady::now();
 }
 
@@ -118,7 +119,7 @@ awaitable<void> shard::main() {
   info.shards = shard_count_;
   proc_ = ctx_.factory(info);
   net::co_spawn(ioc_, keeper(background_.hold()), net::detached);
-  net::co_spawn(ioc_, flusher(background_.hold()), net::detached);
+  net::co_spawn(ioc_, completer_.flusher(background_.hold()), net::detached);
 
   calling(true);
   try {
@@ -140,7 +141,7 @@ awaitable<void> shard::main() {
   if (!co_await in_flight_.wait_empty(stop_at_ + cfg_.shutdown_timeout)) {
     log::warn("shard ", index_, ": cancelling ", in_flight_.inside(), " in-flight item(s) at the shutdown deadline");
     cancel_now_ = true;
-    cancel_pipelines();
+    calls_.cancel_all();
     co_await in_flight_.wait_empty();
   }
   // Calls that ended meanwhile for an API-level reason went to wait: give them back too. Only now
@@ -148,8 +149,8 @@ awaitable<void> shard::main() {
   give_back_waiting("shutdown");
   if (!breaker_.closed()) bump(ctx_.figures.circuit_open, -1);
 
-  phase_ = phase::finishing;
-  flusher_wake_.notify();
+  phase_ = shard_phase::finishing;
+  completer_.wake();
   keeper_wake_.notify();
   co_await background_.close();
   publish();
@@ -157,22 +158,20 @@ awaitable<void> shard::main() {
 }
 
 awaitable<void> shard::dispatcher() {
-  auto backoff = cfg_.idle_backoff_min;
-  auto next_claim_at = steady::now();
+  claim_pacer pacer(cfg_.idle_backoff_min, cfg_.idle_backoff_max, steady::now());
 
   while (!stopping()) {
     publish();
     if (woken_) {
       woken_ = false;
-      backoff = cfg_.idle_backoff_min;
-      next_claim_at = steady::now();
+      pacer.reset(steady::now());
     }
     if (paused_) {
       // Other workers may take what we prefetched; what runs, runs to its end.
       give_back_prefetched("paused");
       give_back_waiting("paused");
       co_await wake_.wait();
-      next_claim_at = steady::now();
+      pacer.claim_now(steady::now());
       continue;
     }
     // processor::parked: the API's limit leaves this shard no call. It claims nothing new, runs
@@ -186,10 +185,7 @@ awaitable<void> shard::dispatcher() {
       parked_ = parked;
       calling(!parked);
       log::debug("shard ", index_, parked ? ": parked: the API's limit leaves this shard no call" : ": unparked");
-      if (!parked) {  // claim at once: a probe of the higher limit measures this shard's calls too
-        backoff = cfg_.idle_backoff_min;
-        next_claim_at = steady::now();
-      }
+      if (!parked) pacer.reset(steady::now());  // claim at once: a probe of the higher limit measures this shard's calls too
     }
     // The API is down (circuit_breaker.hpp): nothing is sent but one probe when it is due.
     bool probe_claim = false;
@@ -226,14 +222,12 @@ awaitable<void> shard::dispatcher() {
     }
 
     if (parked) {
-      const bool holding = in_flight_.inside() > 0 || !ready_.empty() || !waiting_.empty() || !rerun_.empty();
-      if (!holding && !cfg_.follow && steady::now() >= next_claim_at) {
+      if (!holds_items() && !cfg_.follow && pacer.due(steady::now())) {
         if (co_await nothing_left()) {
           drained_ = !stopping();
           break;
         }
-        next_claim_at = steady::now() + backoff;
-        backoff = std::min(backoff * 2, cfg_.idle_backoff_max);
+        pacer.idle(steady::now());
       }
       co_await wake_.wait_until(std::min(next_due(), steady::now() + parked_poll));
       continue;
@@ -244,15 +238,15 @@ awaitable<void> shard::dispatcher() {
     const std::size_t limit = run_limit();
     const std::size_t ahead = claim_ahead(limit);
     const std::size_t want = items_to_claim({limit, ahead, in_flight_.inside(), ready_.size(), rerun_.size(),
-                                              waiting_.size(), breaker_.closed(), probe_claim, buffered(),
+                                              waiting_.size(), breaker_.closed(), probe_claim, completer_.unwritten(),
                                               unwritten_limit_});
     const bool room = want > 0;
     if (!room) {
       co_await wake_.wait_until(next_due());
       continue;
     }
-    if (steady::now() < next_claim_at) {
-      co_await wake_.wait_until(std::min(next_claim_at, next_due()));
+    if (!pacer.due(steady::now())) {
+      co_await wake_.wait_until(std::min(pacer.next(), next_due()));
       continue;
     }
 
@@ -269,22 +263,17 @@ awaitable<void> shard::dispatcher() {
       break;
     } catch (const std::exception& e) {
       bump(ctx_.figures.store_errors);
-      log::warn("shard ", index_, ": claim failed (retrying in ", backoff.count(), " ms): ", e.what());
-      next_claim_at = steady::now() + backoff;
-      backoff = std::min(backoff * 2, cfg_.idle_backoff_max);
+      log::warn("shard ", index_, ": claim failed (retrying in ", pacer.wait().count(), " ms): ", e.what());
+      pacer.idle(steady::now());
       continue;
     }
 
     const auto now = steady::now();
     for (auto& j : got) {
-      auto [it, inserted] = held_.try_emplace(j.id);
-      if (!inserted && it->second.token != j.token) {
-        // We held this item before and lost that lease; the new claim supersedes it.
-        log::debug("shard ", index_, ": item ", j.id, " reclaimed under a new lease");
-      } else {
+      if (held_.add(j, asked, now, cfg_.lease))
         bump(ctx_.figures.held);
-      }
-      it->second = held_lease{j.token, asked + cfg_.lease / 2, now, false, false, 0, j.attempts};
+      else  // held before under another lease, lost, and claimed again: the new lease supersedes it
+        log::debug("shard ", index_, ": item ", j.id, " reclaimed under a new lease");
       if (j.attempts > 1) bump(ctx_.figures.retries_waiting, -1);  // a retry (ours, most likely) is back
       ready_.push_back(std::move(j));
     }
@@ -293,24 +282,21 @@ awaitable<void> shard::dispatcher() {
 
     if (probe_claim) probe_claim_empty_ = got.empty();
     if (!got.empty()) {
-      backoff = cfg_.idle_backoff_min;
-      next_claim_at = now;
+      pacer.reset(now);
       continue;
     }
-    if (ready_.empty() && in_flight_.inside() == 0 && waiting_.empty() && rerun_.empty() && !cfg_.follow &&
-        co_await nothing_left()) {
+    if (!holds_items() && !cfg_.follow && co_await nothing_left()) {
       drained_ = !stopping();
       break;
     }
-    next_claim_at = steady::now() + backoff;
-    backoff = std::min(backoff * 2, cfg_.idle_backoff_max);
+    pacer.idle(steady::now());
   }
 }
 
 awaitable<bool> shard::nothing_left() {
   // Our own outcomes must have landed before the store's counts mean anything.
-  while ((buffered() > 0 || flushing_) && !stopping()) {
-    flusher_wake_.notify();
+  while (completer_.busy() && !stopping()) {
+    completer_.wake();
     co_await wake_.wait();
   }
   store_stats s;
@@ -331,48 +317,30 @@ awaitable<bool> shard::nothing_left() {
 }
 
 void shard::launch(job j) {
-  const auto id = next_pipeline_id_++;
-  auto& p = pipelines_[id];
   auto running = in_flight_.hold();
   bump(ctx_.figures.in_flight);
-  if (auto h = held_.find(j.id); h != held_.end()) h->second.pipeline = id;
-  net::co_spawn(ioc_, pipeline(std::move(j), id, std::move(running)),
-                net::bind_cancellation_slot(p.signal.slot(), [this, id](std::exception_ptr) {
-                  // Erase later: the coroutine's cancellation state still points into the signal
-                  // until the spawned thread has fully unwound.
-                  net::post(ioc_, [this, id] { pipelines_.erase(id); });
-                }));
-  if (!proc_->reports_work_start()) arm_deadline(id);
+  auto* h = held_.find(j.id);
+  const auto id = calls_.start([&](std::uint64_t id) {
+    if (h) h->pipeline = id;  // before the pipeline can run: work_started() looks it up
+    return pipeline(std::move(j), id, std::move(running));
+  });
+  if (!proc_->reports_work_start()) calls_.arm_deadline(id);
   publish();
 }
 
 void shard::work_started(const job& j) {
-  auto h = held_.find(j.id);
-  if (h != held_.end() && h->second.token == j.token) arm_deadline(h->second.pipeline);
-}
-
-void shard::arm_deadline(std::uint64_t pipeline_id) {
-  if (cfg_.max_processing.count() <= 0) return;
-  auto it = pipelines_.find(pipeline_id);
-  if (it == pipelines_.end() || it->second.finished || it->second.deadline) return;
-  it->second.deadline = std::make_unique<net::steady_timer>(ioc_, cfg_.max_processing);
-  it->second.deadline->async_wait([this, pipeline_id](boost::system::error_code ec) {
-    auto p = pipelines_.find(pipeline_id);
-    if (ec || p == pipelines_.end() || p->second.finished) return;
-    p->second.abandoned = true;
-    p->second.signal.emit(net::cancellation_type::terminal);
-  });
+  if (const auto* h = held_.under(j.id, j.token)) calls_.arm_deadline(h->pipeline);
 }
 
 awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id, gate::holder in_flight) {
   outcome o;
-  bool cancelled = false;
+  bool aborted = false;
   bool threw = false;
   try {
     o = co_await proc_->process(j);
   } catch (const boost::system::system_error& e) {
     if (e.code() == net::error::operation_aborted) {
-      cancelled = true;
+      aborted = true;
     } else {
       o = outcome::retry(millis{1000}, std::string("processor error: ") + e.what());
     }
@@ -381,29 +349,15 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id, gate::holder i
     o = outcome::retry(millis{1000}, std::string("processor threw: ") + e.what());
     threw = true;
   }
-  bool api_answered = !cancelled;  // an exception or an abandoned call tells nothing of the API
-  auto running = pipelines_.find(pipeline_id);
-  if (running != pipelines_.end() && running->second.abandoned && o.k != outcome::kind::done) {
-    api_answered = false;
-    // Past max_processing: retried like any failed call (and counted as an attempt), whether
-    // the processor saw the cancellation or swallowed it.
-    const auto after = o.k == outcome::kind::retry ? o.after : millis{0};
-    o = outcome::retry(after, "abandoned after max_processing " + std::to_string(cfg_.max_processing.count()) + " ms");
-    bump(ctx_.figures.abandoned);
-    cancelled = false;
-  }
-  // A processor that swallowed the cancellation reports an error outcome: that item is released
-  // for another worker, not retried or failed on our account.
-  if (cancel_now_ && o.k != outcome::kind::done) cancelled = true;
+  auto end = pipeline_end_of(std::move(o), aborted, calls_.abandoned(pipeline_id), cancel_now_, cfg_.max_processing);
+  if (end.abandoned) bump(ctx_.figures.abandoned);
 
-  // An API-level failure may make the item wait for the API instead of spending an attempt.
-  if (!cancelled && (threw || !api_answered)) breaker_.inconclusive(j.id, steady::now());
-  if (cancelled || threw || !api_answered || !wait_for_api(j, o)) settle(j, std::move(o), cancelled);
+  // An exception or an abandoned call tells the breaker nothing of the API; an API-level failure
+  // may make the item wait for the API instead of spending an attempt.
+  if (!end.cancelled && (threw || !end.api_answered)) breaker_.inconclusive(j.id, steady::now());
+  if (end.cancelled || threw || !end.api_answered || !wait_for_api(j, end.o)) settle(j, std::move(end.o), end.cancelled);
 
-  if (running != pipelines_.end()) {
-    running->second.finished = true;
-    if (running->second.deadline) running->second.deadline->cancel();
-  }
+  calls_.finished(pipeline_id);
   in_flight.leave();
   finish_rate_.finished();
   bump(ctx_.figures.in_flight, -1);
@@ -422,57 +376,41 @@ std::size_t shard::claim_ahead(std::size_t limit) {
 }
 
 void shard::settle(const job& j, outcome o, bool cancelled) {
-  auto it = held_.find(j.id);
-  if (it == held_.end() || it->second.token != j.token || it->second.lost) {
+  auto* h = held_.under(j.id, j.token);
+  if (!h || h->lost) {
     // The keeper saw this lease go (expired and taken over): the result must not be written.
     bump(ctx_.figures.lost_leases);
     log::item(log::level::warn, j.id, "lease lost", "the lease expired and was taken over while processing; result discarded");
-    if (it != held_.end() && it->second.token == j.token) {
-      held_.erase(it);
-      bump(ctx_.figures.held, -1);
-    }
+    if (held_.forget(j.id, j.token)) bump(ctx_.figures.held, -1);
     return;
   }
-  it->second.settled = true;
-  ctx_.figures.claim_to_outcome_s.record(std::chrono::duration<double>(steady::now() - it->second.claimed_at).count());
+  h->settled = true;
+  ctx_.figures.claim_to_outcome_s.record(std::chrono::duration<double>(steady::now() - h->claimed_at).count());
 
-  // Reasons quote what the API said, and the store keeps them: bound them (reason_text.hpp).
-  o.why = bounded_reason(std::move(o.why));
-  if (cancelled) {
-    release_buf_.push_back(release_item{j.ref(), millis{0}, stopping() || o.why.empty() ? "shutdown" : o.why, 0, true});
-  } else {
-    switch (o.k) {
-      case outcome::kind::done:
-        if (o.no_data) {
-          it->second.no_data = true;
-          log::debug("item ", j.id, ": no data: ", o.why);
-        }
-        done_buf_.push_back(completion{j.ref(), std::move(o.result)});
-        break;
-      case outcome::kind::retry:
-        if (j.attempts >= cfg_.max_attempts) {
-          std::string reason = bounded_reason("gave up after " + std::to_string(j.attempts) + " attempts: " + o.why);
-          log::item(log::level::warn, j.id, "failed", reason);
-          fail_buf_.push_back(failure{j.ref(), std::move(reason), o.http_status, j.attempts});
-        } else {
-          log::debug("item ", j.id, ": retry in ", o.after.count(), " ms: ", o.why);
-          bump(ctx_.figures.retries);
-          bump(ctx_.figures.retries_waiting);
-          release_buf_.push_back(release_item{j.ref(), o.after, std::move(o.why), o.http_status});
-        }
-        break;
-      case outcome::kind::fail:
-        log::item(log::level::warn, j.id, "failed", o.why);
-        fail_buf_.push_back(failure{j.ref(), std::move(o.why), o.http_status, j.attempts});
-        break;
+  auto s = settlement_of(j, std::move(o), cancelled, stopping(), cfg_.max_attempts);
+  switch (s.k) {
+    case settlement::kind::complete:
+      if (s.no_data) {
+        h->no_data = true;
+        log::debug("item ", j.id, ": no data: ", s.why);
+      }
+      break;
+    case settlement::kind::retry: {
+      const auto& r = std::get<release_item>(s.write);
+      log::debug("item ", j.id, ": retry in ", r.delay.count(), " ms: ", r.why);
+      bump(ctx_.figures.retries);
+      bump(ctx_.figures.retries_waiting);
+      break;
     }
+    case settlement::kind::give_back:
+      break;
+    case settlement::kind::fail:
+    case settlement::kind::give_up:
+      log::item(log::level::warn, j.id, "failed", std::get<failure>(s.write).reason);
+      break;
   }
-  buffered_one();
+  std::visit([this](auto& write) { completer_.add(std::move(write)); }, s.write);
 }
 
-void shard::cancel_pipelines() {
-  for (auto& [id, p] : pipelines_)
-    if (!p.finished) p.signal.emit(net::cancellation_type::terminal);
-}
 
 }  // namespace dibs

@@ -4,9 +4,14 @@
 // copies that other threads read (shard_published.cpp).
 #pragma once
 
+#include "claim_pacer.hpp"
 #include "claim_plan.hpp"
 #include "circuit_breaker.hpp"
 #include "gate.hpp"
+#include "held_leases.hpp"
+#include "running_calls.hpp"
+#include "completer.hpp"
+#include "shard_context.hpp"
 
 #include "async_event.hpp"
 #include <dibs/counters.hpp>
@@ -29,23 +34,6 @@
 #include <vector>
 
 namespace dibs {
-
-// What a shard shares with the rest of the process: all of it outlives the shard.
-struct shard_context {
-  const engine_config& cfg;
-  store& st;
-  counters& figures;
-  const processor_factory& factory;
-  // Called once, from the shard's thread, when it has ended; `drained`: it ended because the
-  // store had nothing left for it (not because it was stopped or could no longer claim).
-  std::function<void(bool drained)> ended;
-  // Called from the shard's thread when the store denied it a right (store_denied): the run must
-  // end, every shard of it.
-  std::function<void(const std::string& why)> denied;
-  // Shards of the run whose dispatcher runs and is not parked (processor::parked): a shard parks
-  // only while another one calls.
-  std::atomic<std::int64_t>& calling_shards;
-};
 
 class shard {
  public:
@@ -81,17 +69,6 @@ class shard {
   std::string breaker_reason_now() const;
 
  private:
-  struct held_lease {
-    std::uint64_t token = 0;
-    steady::time_point renew_due{};
-    steady::time_point claimed_at{};
-    bool lost = false;     // the keeper found the lease gone: don't write this item's outcome
-    bool settled = false;  // its outcome is buffered, waiting for the flusher
-    std::uint64_t pipeline = 0;  // the pipeline running it, once launched
-    int attempts = 0;            // claims so far, this one included
-    bool excused = false;  // waited through an outage once: failing alone again spends its attempt
-    bool no_data = false;  // its answer, buffered, is the API's "no data" (counted apart once written)
-  };
   // An item whose call failed for an API-level reason, kept under its lease (the keeper renews
   // it): re-run when the API answers again if the circuit opened meanwhile; otherwise, once its
   // retry delay has passed, settled as the ordinary retry it was (see shard_api_outage.cpp).
@@ -111,18 +88,13 @@ class shard {
       return outage_elsewhere || all_trips_then != all_trips_now;
     }
   };
-  struct running_pipeline {
-    // In the node itself (a node never moves): one allocation less per document.
-    net::cancellation_signal signal;
-    std::unique_ptr<net::steady_timer> deadline;  // --max-processing
-    bool finished = false;
-    bool abandoned = false;  // cancelled at --max-processing, not at shutdown
-  };
 
   awaitable<void> main();
   void give_back_prefetched(const std::string& why);
   awaitable<void> dispatcher();
   awaitable<bool> nothing_left();
+  // Whether the shard has items in hand: running, claimed and not started, or waiting for the API.
+  bool holds_items() const { return in_flight_.inside() > 0 || !ready_.empty() || !waiting_.empty() || !rerun_.empty(); }
   void launch(job j);
   // How many items may run at once now: the concurrency, or the processor's capacity() when it
   // is lower (an adaptive limit on the API).
@@ -137,8 +109,7 @@ class shard {
   bool parked_ = false;   // parked when the dispatcher last looked
   bool counted_ = false;  // among ctx_.calling_shards (dispatching, not parked)
   void calling(bool on);  // counts this shard among the calling ones, or no longer
-  // Starts the --max-processing clock of the pipeline running `j`.
-  void arm_deadline(std::uint64_t pipeline_id);
+  // The processor began `j`'s work (processor::reports_work_start): its --max-processing clock starts.
   void work_started(const job& j);
   awaitable<void> pipeline(job j, std::uint64_t pipeline_id, gate::holder in_flight);
   void settle(const job& j, outcome o, bool cancelled);
@@ -162,26 +133,9 @@ class shard {
   // breaker's next probe.
   steady::time_point next_due() const;
   void give_back_waiting(const std::string& why);
-  void buffered_one();
-  std::size_t buffered() const { return done_buf_.size() + release_buf_.size() + fail_buf_.size(); }
-  awaitable<void> flusher(gate::holder running);
-  awaitable<bool> flush_once();
-  void forget(const std::string& id, std::uint64_t token);
-  // The store refused to write an item's answer: fail the item with the store's reason.
-  void answer_refused(const lease_ref& ref, const std::string& why);
-  // How many of `batch` were written with the API's "no data" answer (held_lease::no_data).
-  std::uint64_t no_data_landed(const std::vector<completion>& batch, const write_result& r) const;
-  // The store refused an item's failure record: try a shorter reason once, then let it go.
-  void failure_refused(const failure& f, const std::string& why);
   // The store denied a right (store_denied): the run ends (ctx_.denied), this shard stops claiming.
   void store_denied_here(const std::string& why);
-  // After a denied write of releases or failures: they are dropped, what they held left to its
-  // leases' expiry (a denied completion becomes a release instead: shard_writes.cpp).
-  template <class Item>
-  void leave_to_expiry(std::vector<Item>& items, const char* what);
-  static constexpr std::size_t short_reason_bytes = 200;
   awaitable<void> keeper(gate::holder running);
-  void cancel_pipelines();
   // Copies what other threads may read (the *_now() getters) after the shard's state changed.
   void publish();
 
@@ -203,26 +157,15 @@ class shard {
   std::deque<job> rerun_;  // waited through an outage: run again before anything new
   std::string reprobe_;    // the probe in flight was a probe before in this outage
   bool probe_claim_empty_ = false;  // a claim for a probe item found nothing: reprobe
-  std::unordered_map<std::string, held_lease> held_;
-  std::unordered_map<std::uint64_t, running_pipeline> pipelines_;
-  std::uint64_t next_pipeline_id_ = 0;
+  held_leases held_;  // the lease keeper's book
+  running_calls calls_{ioc_, cfg_.max_processing};  // the pipelines and the canary, running
   finish_rate finish_rate_{steady::now()};  // pipelines ended per second, for claim_ahead
   gate in_flight_;   // pipelines running
   gate background_;  // the flusher and the keeper
 
-  std::vector<completion> done_buf_;
-  std::vector<release_item> release_buf_;
-  std::vector<failure> fail_buf_;
-  steady::time_point oldest_buffered_{};
-  bool flushing_ = false;
-  int final_flush_failures_ = 0;
-
-  // running: claiming; stopping: no more claims, in-flight work may finish; finishing: nothing
-  // runs, the flusher writes what is left and the keeper stops.
-  enum class phase { running, stopping, finishing };
-  phase phase_ = phase::running;
-  bool stopping() const { return phase_ != phase::running; }
-  bool finishing() const { return phase_ == phase::finishing; }
+  shard_phase phase_ = shard_phase::running;
+  bool stopping() const { return phase_ != shard_phase::running; }
+  bool finishing() const { return phase_ == shard_phase::finishing; }
   void begin_stopping();
   bool paused_ = false;
   bool woken_ = false;       // wake() was called: the dispatcher resets its idle backoff
@@ -230,9 +173,11 @@ class shard {
   bool drained_ = false;     // the dispatcher ended because the store had nothing left
   steady::time_point stop_at_{};
 
-  async_event wake_;          // a pipeline ended, a flush ended, or a stop was requested
-  async_event flusher_wake_;  // the buffers reached the flush size, or finishing
-  async_event keeper_wake_;   // finishing
+  async_event wake_;         // a pipeline ended, a flush ended, or a stop was requested
+  async_event keeper_wake_;  // finishing
+
+  // Writes the outcomes (its flusher runs beside the keeper, under background_).
+  completer completer_{ctx_, held_, phase_, wake_, [this](const std::string& why) { store_denied_here(why); }, index_};
 
   std::atomic<std::size_t> published_in_flight_{0};
   std::atomic<std::size_t> published_held_{0};

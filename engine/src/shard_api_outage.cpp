@@ -62,8 +62,8 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
       api_answered();  // an answer from the API, whatever it says of the item
     return false;
   }
-  auto h = held_.find(j.id);
-  if (h == held_.end() || h->second.token != j.token || h->second.lost) {
+  const auto* h = held_.under(j.id, j.token);
+  if (!h || h->lost) {
     if (!o.shared) breaker_.inconclusive(j.id, steady::now());
     return false;  // settle() tells of it
   }
@@ -71,7 +71,7 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
   const bool answered_5xx = o.http_status >= 500;
   const bool reprobe = breaker_.is_probe(j.id) && reprobe_ == j.id;
   if (!o.shared) api_failed(j.id, o.why, answered_5xx);
-  if (answered_5xx && (reprobe || (h->second.excused && breaker_.closed()))) return false;  // an ordinary retry
+  if (answered_5xx && (reprobe || (h->excused && breaker_.closed()))) return false;  // an ordinary retry
 
   // It waits at least as long as the breaker needs to tell one item's trouble from an outage
   // (5xx answers open the circuit once they span min_outage: twice that leaves room for the last
@@ -85,8 +85,7 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
 }
 
 bool shard::lease_kept(const job& j) const {
-  const auto h = held_.find(j.id);
-  return h != held_.end() && h->second.token == j.token && !h->second.lost;
+  return held_.kept(j.id, j.token);
 }
 
 void shard::release_waiting(steady::time_point now) {
@@ -105,7 +104,7 @@ void shard::release_waiting(steady::time_point now) {
     // failures to trip while another shard's circuit opens. Its items failed in that outage too.
     if (rerun || it->outage_seen_elsewhere(load(ctx_.figures.circuit_trips))) {
       // Its one free pass: if it fails alone again, it spends its attempt (wait_for_api).
-      if (auto h = held_.find(it->j.id); h != held_.end()) h->second.excused = true;
+      if (auto* h = held_.find(it->j.id)) h->excused = true;
       rerun_.push_back(std::move(it->j));
     } else {
       it->o.after = millis{0};
@@ -158,12 +157,7 @@ std::optional<job> shard::take_probe(bool allow_probed) {
 void shard::launch_canary() {
   breaker_.probe_sent("");
   log::debug("shard ", index_, ": probing the API with a request it answered before");
-  const auto id = next_pipeline_id_++;
-  auto& p = pipelines_[id];
-  net::co_spawn(ioc_, canary(id, in_flight_.hold()), net::bind_cancellation_slot(p.signal.slot(), [this, id](std::exception_ptr) {
-                  // Erased later: the coroutine's cancellation state still points into the signal.
-                  net::post(ioc_, [this, id] { pipelines_.erase(id); });
-                }));
+  calls_.start([this](std::uint64_t id) { return canary(id, in_flight_.hold()); });
 }
 
 awaitable<void> shard::canary(std::uint64_t pipeline_id, gate::holder in_flight) {
@@ -179,7 +173,7 @@ awaitable<void> shard::canary(std::uint64_t pipeline_id, gate::holder in_flight)
     api_failed("", c.why);
   else
     breaker_.inconclusive("", steady::now());
-  if (auto running = pipelines_.find(pipeline_id); running != pipelines_.end()) running->second.finished = true;
+  calls_.finished(pipeline_id);
   in_flight.leave();
   publish();
   wake_.notify();

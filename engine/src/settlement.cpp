@@ -1,0 +1,40 @@
+#include "settlement.hpp"
+
+#include "reason_text.hpp"
+
+namespace dibs {
+
+settlement settlement_of(const job& j, outcome o, bool cancelled, bool stopping, int max_attempts) {
+  o.why = bounded_reason(std::move(o.why));
+  settlement s;
+  if (cancelled) {
+    s.k = settlement::kind::give_back;
+    s.write = release_item{j.ref(), millis{0}, stopping || o.why.empty() ? "shutdown" : std::move(o.why), 0, true};
+    return s;
+  }
+  switch (o.k) {
+    case outcome::kind::done:
+      s.k = settlement::kind::complete;
+      s.no_data = o.no_data;
+      if (o.no_data) s.why = std::move(o.why);
+      s.write = completion{j.ref(), std::move(o.result)};
+      break;
+    case outcome::kind::retry:
+      if (j.attempts >= max_attempts) {
+        s.k = settlement::kind::give_up;
+        s.write = failure{j.ref(), bounded_reason("gave up after " + std::to_string(j.attempts) + " attempts: " + o.why),
+                          o.http_status, j.attempts};
+      } else {
+        s.k = settlement::kind::retry;
+        s.write = release_item{j.ref(), o.after, std::move(o.why), o.http_status};
+      }
+      break;
+    case outcome::kind::fail:
+      s.k = settlement::kind::fail;
+      s.write = failure{j.ref(), std::move(o.why), o.http_status, j.attempts};
+      break;
+  }
+  return s;
+}
+
+}  // namespace dibs
