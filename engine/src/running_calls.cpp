@@ -8,8 +8,9 @@ void running_calls::arm_deadline(std::uint64_t id) {
   if (it == calls_.end() || it->second.finished || it->second.deadline) return;
   it->second.deadline = std::make_unique<net::steady_timer>(ioc_, max_processing_);
   it->second.deadline->async_wait([this, id](boost::system::error_code ec) {
+    if (ec) return;  // disarmed, or its call erased: `this` is not touched
     auto c = calls_.find(id);
-    if (ec || c == calls_.end() || c->second.finished) return;
+    if (c == calls_.end() || c->second.finished) return;
     c->second.abandoned = true;
     c->second.signal.emit(net::cancellation_type::terminal);
   });

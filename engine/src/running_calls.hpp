@@ -26,13 +26,17 @@ class running_calls {
  public:
   running_calls(net::io_context& ioc, std::chrono::milliseconds max_processing)
       : ioc_(ioc), max_processing_(max_processing) {}
+  // Its handlers hold `this`.
+  running_calls(const running_calls&) = delete;
+  running_calls& operator=(const running_calls&) = delete;
 
   // Runs the coroutine `make(id)` returns under a cancellation signal of its own; returns its id.
   template <class Make>
   std::uint64_t start(Make make) {
     const auto id = next_id_++;
+    auto body = make(id);  // before the entry: a `make` that throws leaves none behind
     auto& call = calls_[id];
-    net::co_spawn(ioc_, make(id), net::bind_cancellation_slot(call.signal.slot(), [this, id](std::exception_ptr) {
+    net::co_spawn(ioc_, std::move(body), net::bind_cancellation_slot(call.signal.slot(), [this, id](std::exception_ptr) {
                     // Erased later: the coroutine's cancellation state still points into the
                     // signal until the spawned thread has fully unwound.
                     net::post(ioc_, [this, id] { calls_.erase(id); });

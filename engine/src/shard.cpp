@@ -320,9 +320,9 @@ void shard::launch(job j) {
   auto running = in_flight_.hold();
   bump(ctx_.figures.in_flight);
   auto* h = held_.find(j.id);
-  const auto id = calls_.start([&](std::uint64_t id) {
-    if (h) h->pipeline = id;  // before the pipeline can run: work_started() looks it up
-    return pipeline(std::move(j), id, std::move(running));
+  const auto id = calls_.start([&](std::uint64_t call_id) {
+    if (h) h->pipeline = call_id;  // before the pipeline can run: work_started() looks it up
+    return pipeline(std::move(j), call_id, std::move(running));
   });
   if (!proc_->reports_work_start()) calls_.arm_deadline(id);
   publish();

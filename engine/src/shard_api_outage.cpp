@@ -157,7 +157,7 @@ std::optional<job> shard::take_probe(bool allow_probed) {
 void shard::launch_canary() {
   breaker_.probe_sent("");
   log::debug("shard ", index_, ": probing the API with a request it answered before");
-  calls_.start([this](std::uint64_t id) { return canary(id, in_flight_.hold()); });
+  calls_.start([this](std::uint64_t call_id) { return canary(call_id, in_flight_.hold()); });
 }
 
 awaitable<void> shard::canary(std::uint64_t pipeline_id, gate::holder in_flight) {
