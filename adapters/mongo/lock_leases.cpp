@@ -1,8 +1,9 @@
 // The lease as a lock document of the lock collection (lock-collection strategy). Renewals and
 // releases are fenced updates of the lock (id + by + token). A completion or a failure can't be
-// fenced by the lock in the same write (two collections): the locks are read first, the open
-// document is written for those still ours (a completion only while the lock is live by the
-// server's clock), then the locks are removed. Weaker than the document fence: see the README.
+// fenced by the lock in the same write (two collections): the locks are read first, the document
+// is written for those still ours (a completion only while the lock is live by the server's
+// clock) and only while it is open (open_document_filter: one final write per document, whoever
+// writes it), then the locks are removed. Weaker than the document fence: see docs/guarantees.md.
 #include "lease_keeper.hpp"
 
 #include "collection_ops.hpp"
@@ -74,8 +75,11 @@ class lock_leases final : public lease_keeper {
     });
     const auto out = bulk_update(db.documents.get(), writes, "recording failures");
     res.applied = static_cast<std::size_t>(out.matched);
-    split_refused(pick(p.refs, held), out, res.refused);
+    const auto sent = split_refused(pick(p.refs, held), out, res.refused);
     warn_each(res.refused, "failure record refused");
+    // A document already finished matched nothing: by another writer, or by this very failure
+    // sent before, its answer lost on the way. Either way nothing was written now: lost.
+    for (auto& id : lost_documents(fenced_write::failure, db.documents.get(), sent, out.matched, f)) res.lost.push_back(id);
     remove_locks(db.locks.get(), without_refused(p.refs, res.refused));  // a refused failure keeps its lock
     return res;
   }

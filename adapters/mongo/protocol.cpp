@@ -425,6 +425,8 @@ bson_ptr open_document_filter(const field_names& f, const bson_value_t& id) {
   auto b = make_bson();
   bson_append_value(b.get(), "_id", 3, &id);
   BSON_APPEND_NULL(b.get(), f.target.c_str());
+  append_exists(b.get(), f.lock_failed(), false);
+  append_lease_field_ours(b.get(), "$or", f);
   return b;
 }
 

@@ -90,7 +90,11 @@ bson_ptr unlocked_candidate_filter(const field_names& f);
 // Adds `_id: {$in: ids}` to `filter`.
 void append_id_in(bson_t* filter, const std::vector<bson_value_t>& ids);
 bson_ptr id_in_filter(const std::vector<bson_value_t>& ids);
-// Lock-collection: the document `id` while it is still open (target null): the completion's guard.
+// Lock-collection: the document `id` while it is still open (target null, no failure recorded,
+// the lease field absent or ours): the guard of its completion and of its failure. The lock is
+// checked in another collection first, so this filter is what keeps a document to one final
+// write: a holder paused between its check and its write, or a write sent again after its
+// answer was lost, finds the document already finished and matches nothing.
 bson_ptr open_document_filter(const field_names& f, const bson_value_t& id);
 // Lock-collection: the locks of one claim; renewal; release (at once: claimable, attempts kept);
 // live or expired leases for stats.

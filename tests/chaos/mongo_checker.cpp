@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <vector>
 
 namespace dibs::chaos {
 
@@ -140,12 +141,14 @@ void check_mongo(const mongo_check_input& in, int round, tally& t) {
   if (!in.write_log) return;
   const auto writes = mongo::run_command(*in.store, "{\"dibsWrites\": \"" + c + "\"}");
   std::map<std::string, int> per_doc;
+  std::map<std::string, std::vector<std::string>> finals;  // each document's final writes, as logged
   std::uint64_t stale_done = 0, stale_fail = 0, expired = 0, late = 0, lock_late = 0, deletes = 0;
   for (auto w : q.parse(writes)["writes"].get_array()) {
     std::string_view kind;
     if (w["kind"].get_string().get(kind)) continue;
     if (kind == "delete") ++deletes;
     if (kind != "done" && kind != "fail") continue;
+    finals[text_of(w["_id"])].push_back(text_of(w));
     if (++per_doc[text_of(w["_id"])] > 1) continue;  // a second write: counted below, once per document
     // The first write: by the holder of the lease the document held. A fenced write names it in
     // its filter; a lock-collection write names none, and only a lock for it must exist.
@@ -170,7 +173,12 @@ void check_mongo(const mongo_check_input& in, int round, tally& t) {
     if (!by_holder) ++(kind == "done" ? stale_done : stale_fail);
   }
   std::uint64_t twice = 0, unrecorded = 0;
-  for (const auto& [id, n] : per_doc) twice += n > 1;
+  for (const auto& [id, n] : per_doc)
+    if (n > 1 && ++twice <= 3) {
+      // Which writes, in order: the lease each named, the lock there was, the server's time.
+      std::printf("chaos: round %d: written %d times: %s\n", round, n, id.c_str());
+      for (const auto& w : finals[id]) std::printf("chaos: round %d:   %.600s\n", round, w.c_str());
+    }
   for (const auto& id : finished) unrecorded += per_doc.count(id) == 0;
   v("written-twice", "written (done or failed) more than once", twice);
   v("unrecorded", "done or failed without a recorded write", unrecorded);

@@ -37,7 +37,8 @@ URI with replicaSet=NAME sees a replica set (and its read preference is sent to 
 {dibsHangUp: APP, commands: [NAME, ...], n: N} closes the connection of the next N requests of
 each named command sent on a connection whose handshake named the application APP (appname in the
 URI), handshakes aside, as a reset link would; it answers {pending: {NAME: left}} as it was
-before, and n: 0 lifts it. {dibsDelay: NAME, ms: N} answers every NAME command N ms late (0 lifts
+before, and n: 0 lifts it. With after: true the command is carried out first and only its answer is
+lost, as when a link breaks while the reply is on its way (the write landed; the client can't know). {dibsDelay: NAME, ms: N} answers every NAME command N ms late (0 lifts
 it), as a busy server would.
 
   mongo_standin.py --port 0 --port-file PATH [--clock-skew-s N] [--replica-set NAME]
@@ -231,6 +232,7 @@ def dibs_delay(cmd, db):
 
 
 hang_ups = {}  # (application, command name) -> how many of its next requests lose their connection
+hang_up_after = {}  # (application, command name) -> True: carried out first, then the connection closed
 app_of_port = {}  # client port -> the application its connection's handshake named
 
 
@@ -239,20 +241,22 @@ def dibs_hang_up(cmd, db):
     pending = {name: n for (a, name), n in hang_ups.items() if a == app}
     for name in cmd.get("commands", []):
         hang_ups[(app, name)] = int(cmd.get("n", 1))
+        hang_up_after[(app, name)] = bool(cmd.get("after", False))
     return {"ok": 1, "pending": pending}
 
 
 def _hangs_up(request, name, doc):
-    """True when this request's connection is to be closed instead of answered (dibsHangUp)."""
+    """None when this request is answered; "before" when its connection is to be closed instead of
+    carrying it out, "after" when it is carried out and then closed unanswered (dibsHangUp)."""
     client = doc.get("client")
     if isinstance(client, dict):  # a handshake: it names the application, and is answered
         app_of_port[request.client_port] = (client.get("application") or {}).get("name")
-        return False
+        return None
     key = (app_of_port.get(request.client_port), name)
     if hang_ups.get(key, 0) <= 0:
-        return False
+        return None
     hang_ups[key] -= 1
-    return True
+    return "after" if hang_up_after.get(key) else "before"
 
 
 def dibs_forget(cmd, db):
@@ -422,7 +426,8 @@ def handle(request):
     if "." in db:
         db = db.split(".")[0]
     counts[name] += 1
-    if _hangs_up(request, name, doc):
+    hang_up = _hangs_up(request, name, doc)
+    if hang_up == "before":
         return request.hangup()
     if delays.get(name):
         time.sleep(delays[name])
@@ -436,6 +441,8 @@ def handle(request):
         reply = fn(doc, db)
     except Exception as e:
         reply = error(8000, "%s: %s" % (type(e).__name__, e))
+    if hang_up == "after":
+        return request.hangup()
     return request.replies(reply)
 
 
