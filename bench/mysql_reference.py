@@ -32,25 +32,25 @@ def worker(args, wid, counter):
     done = 0
     while True:
         first = random.choice("123456789")
-        cur.execute("SELECT id FROM `%s` WHERE originatingIp LIKE %%s AND lock_token IS NULL LIMIT %d"
+        cur.execute("SELECT id FROM `%s` WHERE originatingIp LIKE %%s AND dibs_lock_token IS NULL LIMIT %d"
                     % (args.table, args.batch), (first + "%",))
         ids = [r[0] for r in cur.fetchall()]
         if not ids:
             # Nothing under that first character: stop only when no unclaimed row is left.
-            cur.execute("SELECT COUNT(*) FROM `%s` WHERE lock_token IS NULL" % args.table)
+            cur.execute("SELECT COUNT(*) FROM `%s` WHERE dibs_lock_token IS NULL" % args.table)
             if cur.fetchone()[0] == 0:
                 break
             continue
         id_list = ",".join(str(i) for i in ids)
         cur.execute("START TRANSACTION")
-        cur.execute("SELECT id, originatingIp FROM `%s` WHERE id IN (%s) AND lock_token IS NULL FOR UPDATE SKIP LOCKED"
+        cur.execute("SELECT id, originatingIp FROM `%s` WHERE id IN (%s) AND dibs_lock_token IS NULL FOR UPDATE SKIP LOCKED"
                     % (args.table, id_list))
         rows = cur.fetchall()
         if not rows:
             cur.execute("COMMIT")
             continue
         claimed = ",".join(str(r[0]) for r in rows)
-        cur.execute("UPDATE `%s` SET lock_by = %%s, lock_token = %%s WHERE id IN (%s)" % (args.table, claimed),
+        cur.execute("UPDATE `%s` SET dibs_lock_by = %%s, dibs_lock_token = %%s WHERE id IN (%s)" % (args.table, claimed),
                     ("py-%d" % wid, random.getrandbits(62)))
         cur.execute("COMMIT")
         if args.url:

@@ -1,5 +1,7 @@
 #include "failed_lines.hpp"
 
+#include <dibs/setting_error.hpp>
+
 #include "journal_format.hpp"
 #include "json_members.hpp"
 
@@ -84,10 +86,12 @@ std::vector<line_outcome> outcomes_in_output(std::string_view out_text, const st
     line_outcome o;
     o.line = in_lines[k++];
     std::string_view failed_raw, target_raw;
+    std::string members;
     for (auto field : obj) {
       std::string_view key;
       od::value v;
       if (field.unescaped_key().get(key) || field.value().get(v)) break;
+      members += (members.empty() ? "" : ", ") + std::string(key);
       if (key == own_member) {  // dibs's record of the line: {"failed":{...}} (a user's "failed" is theirs)
         od::object own;
         od::value f;
@@ -103,13 +107,21 @@ std::vector<line_outcome> outcomes_in_output(std::string_view out_text, const st
       o.done = true;
       o.body = compact_json(target_raw);
     } else {
-      continue;  // neither: the line is open (not a finished run's line); it is done again
+      // Neither: a finished run leaves no line open, so its answers went to another member. Read
+      // with this target, every done line would look open, and be asked of the API again.
+      throw std::invalid_argument(open_line_in_output(k, path, target, members));
     }
     out.push_back(std::move(o));
   }
   if (k != in_lines.size())
     throw std::runtime_error("the output " + path + " has fewer lines than the input: it is not this input's output");
   return out;
+}
+
+std::string open_line_in_output(std::size_t k, const std::string& path, const std::string& target, const std::string& members) {
+  return "line " + std::to_string(k) + " of the output " + path + " has no answer in " + target +
+         " and no failure record: the run wrote its answers to another member (the line has: " + members + "); give " +
+         setting_name("target") + " as the run had it";
 }
 
 bool says_no_data(std::string_view answer) {

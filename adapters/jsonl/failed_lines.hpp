@@ -32,6 +32,10 @@ std::vector<line_outcome> outcomes_in_journal(std::string_view text, std::string
 // Throws std::runtime_error naming `path` when OUT does not fit IN.
 std::vector<line_outcome> outcomes_in_output(std::string_view out_text, const std::vector<std::size_t>& in_lines,
                                              const std::string& target, const std::string& path);
+// The refusal of a finished OUT read with a target its `k`-th line (1-based; `members`: its
+// members, listed) has no value in, and no failure record: every line of a finished run has one
+// or the other, so the target is not the run's.
+std::string open_line_in_output(std::size_t k, const std::string& path, const std::string& target, const std::string& members);
 // Whether a done line's answer is the API's "no data" (a top-level "status" of "fail": ip-api's
 // profile, as admin_store::no_data_count counts them).
 bool says_no_data(std::string_view answer);

@@ -51,6 +51,12 @@ std::string journal_file::read_all() const {
   return text;
 }
 
+void journal_file::remove_if_ours() {
+  struct stat mine {}, there {};
+  if (fd_ < 0 || ::fstat(fd_, &mine) != 0 || ::lstat(path_.c_str(), &there) != 0) return;
+  if (mine.st_dev == there.st_dev && mine.st_ino == there.st_ino) ::unlink(path_.c_str());
+}
+
 void journal_file::start_new(const std::string& header) {
   std::lock_guard lock(mutex_);
   end_ = 0;

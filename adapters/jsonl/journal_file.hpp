@@ -32,6 +32,9 @@ class journal_file {
   // std::runtime_error says so: "cannot write the journal PATH: REASON; N outcome(s) wait in
   // memory and will be written when it can be" (N = `outcomes`).
   void append(const std::string& records, std::size_t outcomes);
+  // Removes the journal from its directory, if the file there is still this one (a run that
+  // ended, or was refused, holding no outcome: it leaves no file behind). Its lock goes with it.
+  void remove_if_ours();
 
  private:
   void write_at_end(const std::string& text, const std::string& after_reason);

@@ -9,9 +9,28 @@
 
 namespace dibs::jsonl {
 
-std::string journal_header(std::uint64_t input_size, std::int64_t input_mtime_ns) {
+std::string journal_header(std::uint64_t input_size, std::int64_t input_mtime_ns, const std::string& target) {
   return "{\"dibs_journal\":1,\"input_size\":" + std::to_string(input_size) +
-         ",\"input_mtime_ns\":" + std::to_string(input_mtime_ns) + "}";
+         ",\"input_mtime_ns\":" + std::to_string(input_mtime_ns) + (target.empty() ? "" : ",\"target\":" + json_string(target)) + "}";
+}
+
+namespace {
+constexpr std::string_view target_member = ",\"target\":";
+}  // namespace
+
+bool same_input(std::string_view header_line, std::string_view input_header) {
+  if (header_line == input_header) return true;
+  const auto stem = input_header.substr(0, input_header.size() - 1);  // without its closing brace
+  return header_line.substr(0, stem.size()) == stem && header_line.substr(stem.size(), target_member.size()) == target_member &&
+         header_target(header_line).has_value();
+}
+
+std::optional<std::string> header_target(std::string_view header_line) {
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  std::string_view target;
+  if (parser.parse(header_line.data(), header_line.size()).get(doc) || doc["target"].get(target)) return std::nullopt;
+  return std::string(target);
 }
 
 std::string done_record(std::size_t line, std::string_view compact_answer) {
@@ -92,11 +111,12 @@ journal_scan scan_journal(std::string_view text, std::string_view expected_heade
     journal_entry e;
     const bool whole = nl != std::string_view::npos;
     if (header) {
-      if (whole && line != expected_header)
+      if (whole && !same_input(line, expected_header))
         throw std::runtime_error("the journal " + path + " belongs to another version of the input (its header " +
                                  json_string(line.substr(0, 200)) + " vs " + std::string(expected_header) +
                                  "): remove it to start over");
       if (!whole) break;  // a header that was never finished: the journal starts over
+      scan.target = header_target(line);
       header = false;
     } else if (!whole || !parse_record(line, e)) {
       if (!last) throw std::runtime_error("the journal " + path + " is damaged at byte " + std::to_string(pos) + ": remove it to start over (its finished lines are then done again)");

@@ -2,7 +2,7 @@
 //
 // A journal is a header line, then one record per outcome that landed, each ONE line of
 // compact JSON ending in a newline:
-//   {"dibs_journal":1,"input_size":123,"input_mtime_ns":456}
+//   {"dibs_journal":1,"input_size":123,"input_mtime_ns":456,"target":"geo"}
 //   {"line":7,"result":<the API's answer, whitespace between tokens removed>}
 //   {"line":9,"failed":{"reason":"...","httpStatus":404,"attempts":1}}
 //   {"line":9,"retry":true}      (`dibs retry`: the line's failure is void, the line open again)
@@ -12,13 +12,21 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace dibs::jsonl {
 
-std::string journal_header(std::uint64_t input_size, std::int64_t input_mtime_ns);
+// The header for an input of that size and modification time; with `target`, the member the run
+// writes its answers to, so that `dibs status`, `retry` and `release` read it from the journal
+// (a journal of an earlier dibs has none).
+std::string journal_header(std::uint64_t input_size, std::int64_t input_mtime_ns, const std::string& target = "");
+// Whether `header_line` is a header for the input `input_header` (journal_header without a
+// target) names, whatever target it records; and the target it records, if any.
+bool same_input(std::string_view header_line, std::string_view input_header);
+std::optional<std::string> header_target(std::string_view header_line);
 // The record lines (with their newline); `compact_answer` is dibs::compact_json of a JSON value (dibs/json_text.hpp).
 std::string done_record(std::size_t line, std::string_view compact_answer);
 std::string failed_record(std::size_t line, std::string_view reason, int http_status, int attempts);
@@ -38,13 +46,14 @@ struct journal_entry {
 struct journal_scan {
   std::vector<journal_entry> entries;  // in the order written (a line may appear again: the last wins)
   std::size_t valid_end = 0;           // where the last whole record ends (0: not even a header)
+  std::optional<std::string> target;   // the target its header records (none in an earlier dibs's journal)
   // A torn last record (a write that did not finish): where it starts and how long it is, and
   // its line when the part that was written says so (0 otherwise).
   std::size_t torn_offset = 0, torn_length = 0, torn_line = 0;
 };
 
-// Reads a journal's text. Throws std::runtime_error (naming `path`) when the header is not
-// `expected_header` (a journal of another input) or a record before the last is damaged; a torn
+// Reads a journal's text. Throws std::runtime_error (naming `path`) when the header is not one
+// for `expected_header`'s input (same_input: a journal of another input) or a record before the last is damaged; a torn
 // LAST record is reported in the result instead, to be cut off.
 journal_scan scan_journal(std::string_view text, std::string_view expected_header, const std::string& path);
 

@@ -29,7 +29,7 @@ std::vector<std::string> outputs_with_journal_for(const std::string& in) {
     if (::lstat(path.c_str(), &js) != 0 || !S_ISREG(js.st_mode)) continue;  // a symbolic link is never followed
     std::ifstream f(path, std::ios::binary);
     std::string first;
-    if (f && std::getline(f, first) && first == header) found.push_back(path.substr(0, path.size() - suffix.size()));
+    if (f && std::getline(f, first) && same_input(first, header)) found.push_back(path.substr(0, path.size() - suffix.size()));
   }
   ::closedir(d);
   std::sort(found.begin(), found.end());

@@ -20,6 +20,7 @@ namespace dibs::jsonl {
 
 std::string jsonl_store::finish(bool drained) {
   if (!journaling()) return {};
+  journal_unjournaled();
   if (!drained)
     return "finished lines are kept in " + journal_->path() + "; run the same command again to do the rest";
   const auto said = write_output(journal_->read_all());

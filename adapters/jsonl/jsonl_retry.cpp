@@ -83,9 +83,10 @@ std::uint64_t jsonl_store::retry_failed(const retry_filter& which) {
   }
   if (n == 0) return 0;
   journal_file j(path, false);
-  const auto text = journal_text(header, kept);
-  j.start_new(header);
-  j.append(text.substr(header.size() + 1), kept.size());
+  const auto run_header = journal_header_for_run();  // with the target, for the commands after it
+  const auto text = journal_text(run_header, kept);
+  j.start_new(run_header);
+  j.append(text.substr(run_header.size() + 1), kept.size());
   return n;
 }
 

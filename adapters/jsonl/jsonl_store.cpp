@@ -2,6 +2,8 @@
 
 #include "journal_file.hpp"
 #include "input_file.hpp"
+#include "failed_lines.hpp"
+#include "input_line.hpp"
 #include "journal_format.hpp"
 #include "json_members.hpp"
 #include "private_file.hpp"
@@ -31,21 +33,7 @@
 
 namespace dibs::jsonl {
 
-namespace od = simdjson::ondemand;
-
 namespace {
-const char* type_name(od::json_type t) {
-  switch (t) {
-    case od::json_type::array: return "array";
-    case od::json_type::object: return "object";
-    case od::json_type::number: return "number";
-    case od::json_type::boolean: return "boolean";
-    case od::json_type::null: return "null";
-    case od::json_type::string: return "string";
-  }
-  return "unknown";
-}
-
 memory_store_options memory_options(const jsonl_options& o, std::function<store_time()> now) {
   memory_store_options m;
   m.now = std::move(now);
@@ -74,15 +62,25 @@ jsonl_store::jsonl_store(jsonl_options opts)
     keys_ = read_line_keys(text, opts_.id_field, opts_.in);
   }
   const std::string journal = opts_.out + ".journal";
+  // A refusal from here on (this constructor throws: no destructor runs) leaves no journal it made.
+  struct journal_guard {
+    jsonl_store& s;
+    bool done = false;
+    ~journal_guard() {
+      if (!done) s.drop_unused_journal();
+    }
+  } guard{*this};
 
   std::unordered_map<std::size_t, bool> finished;  // line -> done (true) or failed
   if (!opts_.out.empty() && have_in) {
     if (!opts_.read_only && exists_here(opts_.out) && !exists_here(journal))
       throw std::runtime_error("the output " + opts_.out + " exists (a finished run?): remove it or choose another " + setting_name("out"));
     // Opened (and locked) before it is read: a symbolic link there is refused, not read.
+    journal_made_here_ = !opts_.read_only && !exists_here(journal);
     journal_ = std::make_unique<journal_file>(journal, opts_.read_only);
-    const auto header = header_of(in_stat);
-    const auto scan = scan_journal(journal_->read_all(), header, journal);
+    const auto scan = scan_journal(journal_->read_all(), header_of(in_stat), journal);
+    journal_has_records_ = !scan.entries.empty();
+    adopt_target(scan.target, journal);  // the run's target, as its journal records it
     for (const auto& e : scan.entries) {
       if (e.retry) finished.erase(e.line);  // `dibs retry` put the line back
       else finished[e.line] = e.done;
@@ -94,7 +92,7 @@ jsonl_store::jsonl_store(jsonl_options opts)
                   scan.torn_line ? "line " + std::to_string(scan.torn_line) + " will be done again"
                                  : std::string("the outcome it held, if any, will be done again"));
       if (scan.valid_end == 0)
-        journal_->start_new(header);
+        journal_->start_new(journal_header_for_run());
       else
         journal_->keep_until(scan.valid_end);
     }
@@ -109,71 +107,104 @@ jsonl_store::jsonl_store(jsonl_options opts)
   std::ifstream in(opts_.in, std::ios::binary);
   if (!in) fail_file("cannot read the input", opts_.in);
   const auto pointer = json_pointer_of(opts_.source);
-  od::parser parser;
-  std::string line, bad_lines;
-  std::size_t bad = 0;
+  simdjson::dom::parser parser;
+  std::string line, first_reason;
+  std::size_t lines = 0, items = 0;
   for (std::size_t n = 1; std::getline(in, line); ++n) {
     if (blank(line)) continue;
+    ++lines;
     if (auto it = finished.find(n); it != finished.end()) {
+      if (it->second) {  // done at an earlier start: only an object is ever done
+        ++items;
+        if (!first_done_line_) first_done_line_ = n;
+      }
       ++finished_before_;
       ++(it->second ? done_before_ : failed_before_);
       continue;
     }
-    const simdjson::padded_string padded(line);
-    od::document doc;
-    od::json_type type{};
-    if (parser.iterate(padded).get(doc) || doc.type().get(type) || type != od::json_type::object) {
-      // Not an item: failed now, with the reason, so it is in the output like any other line.
-      const std::string why = "line " + std::to_string(n) + " is not a JSON object";
-      if (!opts_.read_only) log::item(log::level::warn, std::to_string(n), "failed", why);
-      bad_lines += failed_record(n, why, 0, 0);
-      if (!journaling()) unjournaled_failures_.emplace_back(n, why);
-      ++bad;
+    auto read = read_input_line(parser, line, n, pointer);
+    if (read.what == input_line::kind::failed) {
+      // Not an item: failed now, with the reason, so it is in the output like any other line
+      // (journaled with the first claim: a run refused before it leaves no journal behind).
+      if (first_reason.empty()) first_reason = read.why;
+      unjournaled_records_ += failed_record(n, read.why, 0, 0);
+      ++unjournaled_count_;
+      unjournaled_failures_.emplace_back(n, read.why);
       ++finished_before_;
       ++failed_before_;
       continue;
     }
+    ++items;
     if (target_set(line)) {  // the user's value (null means pending): done, and passed through as it is
       ++finished_before_;
       ++done_before_;
+      if (!first_done_line_) first_done_line_ = n;
       continue;
     }
-    job_field f;
-    od::value v;
-    od::json_type vt{};
-    std::string_view s;
-    if (doc.at_pointer(pointer).get(v) || v.type().get(vt)) {
-      f.st = job_field::state::missing;
-    } else if (vt != od::json_type::string) {
-      f.st = job_field::state::not_string;
-      f.type_name = type_name(vt);
-    } else if (v.get_string().get(s)) {
-      f.st = job_field::state::not_string;
-      f.type_name = "an invalid string";
-    } else {
-      f.st = job_field::state::string;
-      f.value = std::string(s);
-    }
-    mem_.add(std::move(f));
+    mem_.add(std::move(read.source));
     line_of_.push_back(n);
   }
-  if (!bad_lines.empty() && journaling()) journal_->append(bad_lines, bad);
+  if (const auto refusal = not_json_lines(opts_.in, lines, items, first_reason); !refusal.empty())
+    throw std::invalid_argument(refusal);
+  if (!opts_.read_only)
+    for (const auto& [n, why] : unjournaled_failures_) log::item(log::level::warn, std::to_string(n), "failed", why);
+  guard.done = true;
+}
+
+void jsonl_store::adopt_target(const std::optional<std::string>& recorded, const std::string& journal) {
+  if (!recorded || *recorded == opts_.target) return;
+  if (opts_.target_given)
+    throw std::invalid_argument(setting_name("target") + " " + opts_.target + " contradicts the journal " + journal +
+                                ", whose run writes its answers to " + *recorded + " (leave " + setting_name("target") +
+                                " out to use it, or remove the journal to start over)");
+  opts_.target = *recorded;
+}
+
+std::string jsonl_store::journal_header_for_run() const {
+  struct stat in {};
+  if (::stat(opts_.in.c_str(), &in) != 0) fail_file("cannot read the input", opts_.in);
+  return journal_header(static_cast<std::uint64_t>(in.st_size),
+                        static_cast<std::int64_t>(in.st_mtim.tv_sec) * 1'000'000'000LL + in.st_mtim.tv_nsec, opts_.target);
+}
+
+void jsonl_store::drop_unused_journal() {
+  if (journaling() && journal_made_here_ && !journal_has_records_) journal_->remove_if_ours();
+}
+
+void jsonl_store::journal_unjournaled() {
+  if (unjournaled_records_.empty() || !journaling()) return;
+  journal_->append(unjournaled_records_, unjournaled_count_);
+  journal_has_records_ = true;
+  unjournaled_records_.clear();
+  unjournaled_count_ = 0;
+  unjournaled_failures_.clear();
 }
 
 void jsonl_store::count_finished_output() {
   std::ifstream out(opts_.out, std::ios::binary);
   simdjson::dom::parser parser;
   std::string line;
-  while (std::getline(out, line)) {
+  for (std::size_t k = 1; std::getline(out, line); ++k) {
     if (blank(line)) continue;
-    simdjson::dom::element doc, failed;
-    const bool is_failed = !parser.parse(line).get(doc) && !doc[own_member]["failed"].get(failed);
+    simdjson::dom::object doc;
+    simdjson::dom::element failed, target;
+    const bool object = !parser.parse(line).get(doc);
+    const bool is_failed = object && !doc[own_member]["failed"].get(failed);
+    const bool is_done = object && !doc[opts_.target].get(target) && !target.is_null();
+    if (object && !is_failed && !is_done) {  // read with another target than the run's
+      std::string members;
+      for (auto field : doc) members += (members.empty() ? "" : ", ") + std::string(field.key);
+      throw std::invalid_argument(open_line_in_output(k, opts_.out, opts_.target, members));
+    }
     ++finished_before_;
     ++(is_failed ? failed_before_ : done_before_);
   }
 }
 
-jsonl_store::~jsonl_store() { join_pool(); }
+jsonl_store::~jsonl_store() {
+  join_pool();
+  drop_unused_journal();  // a run that recorded nothing (refused at start, or stopped before any outcome)
+}
 
 bool jsonl_store::journaling() const { return journal_ && journal_->exists() && !opts_.read_only; }
 
@@ -213,6 +244,7 @@ std::vector<Item> jsonl_store::to_memory(std::vector<Item> batch) const {
 
 std::vector<job> jsonl_store::claim_blocking(const claim_request& req) {
   std::lock_guard op(op_mutex_);
+  journal_unjournaled();  // the lines that failed as they were read: the run is under way
   auto jobs = mem_.claim_now(req);
   for (auto& j : jobs) j.id = line_id(j.id);
   return jobs;
@@ -292,7 +324,10 @@ write_result jsonl_store::journal_then_apply(const std::vector<Item>& batch, boo
     records += *record;
     landing.push_back(std::move(m));
   }
-  if (!records.empty() && journaling()) journal_->append(records, landing.size());  // throws: nothing changed
+  if (!records.empty() && journaling()) {
+    journal_->append(records, landing.size());  // throws: nothing changed
+    journal_has_records_ = true;
+  }
   frozen_clock at(frozen_now_, now);
   const auto applied = apply(landing);
   r.applied = applied.applied;
@@ -328,35 +363,6 @@ store_stats jsonl_store::stats_blocking() {
   auto s = mem_.stats_now();
   s.done += done_before_;
   s.failed += failed_before_;
-  return s;
-}
-
-std::optional<pending_sample> jsonl_store::sample_pending() {
-  std::optional<memory_store::item> open;
-  {
-    std::lock_guard op(op_mutex_);
-    // A line whose source is a string first: one odd line must not refuse a template that fits the rest.
-    for (std::size_t i = 1; i <= line_of_.size(); ++i) {
-      auto it = mem_.get(std::to_string(i));
-      if (!it || it->failed || it->writes > 0) continue;
-      if (!open) open = it;
-      if (it->source.st == job_field::state::string) {
-        open = it;
-        break;
-      }
-    }
-  }
-  if (!open) return std::nullopt;
-  pending_sample s;
-  s.id = line_id(open->id);
-  s.source = open->source;
-  s.source.name = opts_.source;
-  // Only the source is kept in memory: the line's other names come from the file.
-  std::ifstream in(opts_.in, std::ios::binary);
-  std::string line;
-  for (std::size_t n = 1; n <= line_of_[std::stoul(open->id) - 1] && std::getline(in, line); ++n) {
-  }
-  s.fields = member_names(line);
   return s;
 }
 

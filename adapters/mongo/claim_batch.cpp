@@ -58,7 +58,8 @@ class batch final : public claimer {
     const auto verdict = bulk_update(coll, statements, "claim (bulk updateOne)");
     if (!verdict.refused.empty()) {
       const auto why = refusal_reason(verdict.refused.front());
-      if (verdict.matched == 0) throw mongo_error("claim (bulk updateOne): " + why);
+      // Every lease refused (a validator of the collection's): the next claim would be too.
+      if (verdict.matched == 0) throw store_refused("claim (bulk updateOne): " + why);
       log::warn("claim: the server refused ", verdict.refused.size(), " statement(s): ", why);
     }
     return verdict.matched;

@@ -21,6 +21,15 @@ bson_ptr find_opts(const bson_t* projection, std::int64_t limit, const char* sor
   return o;
 }
 
+bson_ptr has_field_filter(const std::string& path) {
+  auto f = make_bson();
+  bson_t exists;
+  BSON_APPEND_DOCUMENT_BEGIN(f.get(), path.c_str(), &exists);
+  BSON_APPEND_BOOL(&exists, "$exists", true);
+  bson_append_document_end(f.get(), &exists);
+  return f;
+}
+
 bson_ptr id_projection() {
   auto p = make_bson();
   BSON_APPEND_INT32(p.get(), "_id", 1);

@@ -15,6 +15,8 @@ namespace dibs::mongo {
 
 // find options: projection (may be null), limit (0 = none), an optional sort on one key.
 bson_ptr find_opts(const bson_t* projection, std::int64_t limit, const char* sort_key = nullptr, int sort_dir = 1);
+// {<path>: {$exists: true}}: the documents that have that field.
+bson_ptr has_field_filter(const std::string& path);
 // {_id: 1}, the projection of candidate reads.
 bson_ptr id_projection();
 // {ordered: false}: a bulk whose statements don't depend on each other.

@@ -1,6 +1,7 @@
 // The wiring: options checked, the parts made for the chosen strategy, each call handed on.
 #include "store_impl.hpp"
 
+#include "claim_indexes.hpp"
 #include "failed_documents.hpp"
 #include "pending_sampler.hpp"
 #include "settings_record.hpp"
@@ -40,7 +41,7 @@ namespace {
 std::string init_command(const std::string& redacted_uri, const mongo_options& o) {
   std::string cmd = init_hint(redacted_uri, o.names.source, o.names.target) + " " + setting_name("db") + " " + o.db + " " +
                     setting_name("collection") + " " + o.collection;
-  if (o.names.lock != "lock") cmd += " " + setting_name("lock_field") + " " + o.names.lock;
+  if (o.names.lock != default_lock_field) cmd += " " + setting_name("lock_field") + " " + o.names.lock;
   return cmd;
 }
 
@@ -94,17 +95,55 @@ mongo_store::mongo_store(mongo_options opts)
   }
 }
 
+namespace {
+// No --lock-field given nor recorded, and the collection keeps an earlier dibs's default field
+// (its claim index says so): that one.
+void settle_lease_field(store_context& ctx, const settings_record& recorded, const std::vector<index_fact>& indexes) {
+  const bool named = ctx.opts.settings.was_given("lock_field") || recorded_value(recorded, "lock_field");
+  if (named || ctx.opts.names.lock != default_lock_field || !earlier_lock_field_in_use(indexes)) return;
+  ctx.opts.names.lock = earlier_lock_field;
+  if (ctx.opts.settings.read) ctx.opts.settings.result->in_effect = in_effect_settings(ctx.opts);
+  log::info("mongodb: ", ctx.opts.db, ".", ctx.opts.collection, " keeps its leases in ", earlier_lock_field,
+            ", as an earlier dibs made it (its claim index is there): dibs goes on with it (", setting_name("lock_field"), " ",
+            earlier_lock_field, ")");
+}
+
+// dibs init on an existing collection: a lease field the documents have of their own is refused;
+// a claim index made for another target is dropped, to be made again for this one.
+void prepare_collection(store_context& ctx, const settings_record& recorded, const std::vector<index_fact>& indexes) {
+  const auto& names = ctx.opts.names;
+  // The lease field is dibs's when dibs init recorded it, or a claim index of dibs's reads it;
+  // else a document that has it holds the user's own value.
+  const auto* recorded_lock = recorded_value(recorded, "lock_field");
+  if (!(recorded_lock && *recorded_lock == names.lock) && !has_index(indexes, claim_index_name(names)))
+    require_free_lease_field(ctx);
+  if (const auto reads = stale_claim_index(indexes, names)) {
+    drop_index(ctx, claim_index_name(names));  // made again below, for the target of now
+    log::warn("mongodb: ", ctx.opts.db, ".", ctx.opts.collection, ": moved the claim index ", claim_index_name(names), " from ",
+              *reads, " to the target ", names.target);
+  }
+}
+}  // namespace
+
 // Every step may run again after a connection failure (start_retry.hpp): each is a read, or
 // creates only what is missing.
 void mongo_store::start() {
   auto& ctx = impl_->ctx;
   ctx.clock.measure();  // the first round trip: throws when the server can't be reached
-  apply_settings_record(ctx);  // before anything reads the field names
+  const auto recorded = apply_settings_record(ctx);  // before anything reads the field names
+  const bool init = ctx.opts.settings.record;
   if (!ctx.opts.create_collection)
-    require_collection(ctx, "dibs enrich and dibs status create no collection; create it with: " +
-                                init_command(ctx.conn.redacted(), ctx.opts));
-  if (ctx.opts.require_target && !ctx.opts.target_is_new && !ctx.opts.settings.result->found)
-    require_target_field(ctx, init_command(ctx.conn.redacted(), ctx.opts));
+    require_collection(ctx, init ? "a collection that is new: add " + setting_name("new_table")
+                                 : "dibs enrich and dibs status create no collection; create it with: " +
+                                       init_command(ctx.conn.redacted(), ctx.opts) + " " + setting_name("new_table"));
+  const auto indexes = list_indexes(ctx);
+  settle_lease_field(ctx, recorded, indexes);
+  // dibs init's record of this target is the user's word that it is meant; dibs init given
+  // another one is asked the same as a first run.
+  const auto* recorded_target = recorded_value(recorded, "target");
+  if (ctx.opts.require_target && !ctx.opts.target_is_new && !(recorded_target && *recorded_target == ctx.opts.names.target))
+    require_target_field(ctx, init ? "" : init_command(ctx.conn.redacted(), ctx.opts));
+  if (init) prepare_collection(ctx, recorded, indexes);
   if (ctx.opts.settings.record) write_settings_record(ctx);
   if (ctx.opts.create_indexes) {
     impl_->leases->create_indexes();
@@ -172,6 +211,7 @@ std::size_t mongo_store::seed(std::size_t n, std::uint64_t s) { return seed_docu
 std::size_t mongo_store::seed_skewed(std::size_t n, std::uint64_t s, std::size_t distinct) {
   return seed_documents(impl_->ctx, n, s, distinct);
 }
-std::optional<pending_sample> mongo_store::sample_pending() { return sample_open_document(impl_->ctx); }
+std::vector<pending_sample> mongo_store::sample_pending_items(std::size_t n) { return sample_open_documents(impl_->ctx, n); }
+std::optional<pending_sample> mongo_store::sample_done() { return sample_done_document(impl_->ctx); }
 
 }  // namespace dibs::mongo

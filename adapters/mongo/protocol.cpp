@@ -1,4 +1,5 @@
 #include "protocol.hpp"
+#include "claim_indexes.hpp"
 
 #include <chrono>
 
@@ -135,7 +136,6 @@ bson_ptr exhausted_filter(const field_names& f, store_time expired_before, int m
   append_claimable(b.get(), f, expired_before, max_attempts, true);
   return b;
 }
-
 
 bson_ptr lease_update(const field_names& f, const std::string& by, std::uint64_t token, store_time until) {
   auto b = make_bson();
@@ -328,7 +328,7 @@ bson_ptr claim_index_command(const std::string& collection, const field_names& f
   BSON_APPEND_DOCUMENT_BEGIN(&index, "key", &key);
   BSON_APPEND_INT32(&key, f.lock_until().c_str(), 1);
   bson_append_document_end(&index, &key);
-  BSON_APPEND_UTF8(&index, "name", ("dibs_claim_" + f.lock + "_until").c_str());
+  BSON_APPEND_UTF8(&index, "name", claim_index_name(f).c_str());
   BSON_APPEND_DOCUMENT_BEGIN(&index, "partialFilterExpression", &partial);
   BSON_APPEND_NULL(&partial, f.target.c_str());
   bson_append_document_end(&index, &partial);

@@ -20,10 +20,11 @@ bson_ptr by_collection(const std::string& name) {
   return f;
 }
 
-settings_record in_effect(const mongo_options& o) {
+}  // namespace
+
+settings_record in_effect_settings(const mongo_options& o) {
   return {{"source", o.names.source}, {"target", o.names.target}, {"lock_field", o.names.lock}};
 }
-}  // namespace
 
 settings_record read_settings_record(store_context& ctx) {
   auto c = ctx.conn.client();
@@ -44,7 +45,7 @@ void write_settings_record(store_context& ctx) {
   auto update = make_bson();
   bson_t set;
   BSON_APPEND_DOCUMENT_BEGIN(update.get(), "$set", &set);
-  for (const auto& [name, value] : in_effect(ctx.opts)) BSON_APPEND_UTF8(&set, name.c_str(), value.c_str());
+  for (const auto& [name, value] : in_effect_settings(ctx.opts)) BSON_APPEND_UTF8(&set, name.c_str(), value.c_str());
   const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
   BSON_APPEND_DATE_TIME(&set, "recorded_at", now.count());
   bson_append_document_end(update.get(), &set);
@@ -55,9 +56,9 @@ void write_settings_record(store_context& ctx) {
     throw mongo_error("recording the settings in " + ctx.opts.db + "." + settings_collection, err);
 }
 
-void apply_settings_record(store_context& ctx) {
+settings_record apply_settings_record(store_context& ctx) {
   auto& use = ctx.opts.settings;
-  if (!use.read) return;
+  if (!use.read) return {};
   const auto recorded = read_settings_record(ctx);
   const std::string where = "collection " + ctx.opts.db + "." + ctx.opts.collection;
   auto& n = ctx.opts.names;
@@ -65,8 +66,9 @@ void apply_settings_record(store_context& ctx) {
   n.target = resolve_setting("target", n.target, use, recorded, where);
   n.lock = resolve_setting("lock_field", n.lock, use, recorded, where);
   use.result->found = !recorded.empty();
-  use.result->in_effect = in_effect(ctx.opts);
+  use.result->in_effect = in_effect_settings(ctx.opts);
   if (!recorded.empty()) log::debug("mongodb: the settings dibs init recorded for ", where, " are in effect");
+  return recorded;
 }
 
 }  // namespace dibs::mongo

@@ -8,6 +8,10 @@
 namespace dibs::mongo {
 
 struct store_context;
+struct mongo_options;
+
+// The names of `o` as the record keeps them (and as a command says it used them).
+settings_record in_effect_settings(const mongo_options& o);
 
 // The record for the store's collection; empty when there is none (or dibs_settings is missing).
 settings_record read_settings_record(store_context& ctx);
@@ -15,6 +19,6 @@ settings_record read_settings_record(store_context& ctx);
 void write_settings_record(store_context& ctx);
 // ctx.opts.names from the record where the user gave no flag (ctx.opts.settings); throws
 // setting_conflict for a flag that contradicts it. Fills ctx.opts.settings.result.
-void apply_settings_record(store_context& ctx);
+settings_record apply_settings_record(store_context& ctx);  // returns the record read
 
 }  // namespace dibs::mongo

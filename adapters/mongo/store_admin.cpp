@@ -70,11 +70,7 @@ void require_collection(store_context& ctx, const std::string& advice) {
 void require_target_field(store_context& ctx, const std::string& init_command) {
   const auto& f = ctx.names();
   const store_session db(ctx);
-  auto has_target = make_bson();
-  bson_t exists;
-  BSON_APPEND_DOCUMENT_BEGIN(has_target.get(), f.target.c_str(), &exists);
-  BSON_APPEND_BOOL(&exists, "$exists", true);
-  bson_append_document_end(has_target.get(), &exists);
+  const auto has_target = has_field_filter(f.target);
   if (!find_docs(db.documents.get(), has_target.get(), find_opts(id_projection().get(), 1).get(), "looking for the target field")
            .empty())
     return;
@@ -97,8 +93,8 @@ void require_target_field(store_context& ctx, const std::string& init_command) {
   for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + n;
   throw missing_table_error("field", f.target, "collection " + ctx.opts.db + "." + ctx.opts.collection,
                             std::move(answer_like),
-                            "a document has: " + listed + ". A field that is new: " + setting_name("new_target") + ", or record it once with " +
-                                init_command);
+                            "a document has: " + listed + ". A field that is new: " + setting_name("new_target") +
+                                (init_command.empty() ? std::string() : ", or record it once with " + init_command + " " + setting_name("new_target")));
 }
 
 std::uint64_t count_foreign_leases(store_context& ctx) {

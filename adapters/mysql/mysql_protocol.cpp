@@ -21,32 +21,36 @@ std::string key_col(const table_names& n) { return q(n.key.column); }
 constexpr const char* open_col = "`dibs_open`";
 }  // namespace
 
-void check_names(const table_names& n) { sql_common::check_plain_names(n, 64); }
+// The columns dibs owns: --source and --target must name others.
+void check_names(const table_names& n) {
+  sql_common::check_plain_names(n, 64, {"dibs_lock_by", "dibs_lock_token", "dibs_lock_until", "dibs_attempts", "dibs_error",
+                                        "dibs_http_status", "dibs_failed_at", "dibs_pick", "dibs_open"});
+}
 
 std::vector<sql_common::column_definition> dibs_columns(const table_names& n) {
   return {
       {n.target, q(n.target) + " JSON NULL"},
-      {"lock_by", "`lock_by` VARCHAR(128) NULL"},
-      {"lock_token", "`lock_token` BIGINT UNSIGNED NULL"},
-      {"lock_until", "`lock_until` DATETIME(6) NULL"},
-      {"attempts", "`attempts` INT NOT NULL DEFAULT 0"},
-      {"error", "`error` TEXT NULL"},
-      {"http_status", "`http_status` INT NULL"},
-      {"failed_at", "`failed_at` DATETIME(6) NULL"},
+      {"dibs_lock_by", "`dibs_lock_by` VARCHAR(128) NULL"},
+      {"dibs_lock_token", "`dibs_lock_token` BIGINT UNSIGNED NULL"},
+      {"dibs_lock_until", "`dibs_lock_until` DATETIME(6) NULL"},
+      {"dibs_attempts", "`dibs_attempts` INT NOT NULL DEFAULT 0"},
+      {"dibs_error", "`dibs_error` TEXT NULL"},
+      {"dibs_http_status", "`dibs_http_status` INT NULL"},
+      {"dibs_failed_at", "`dibs_failed_at` DATETIME(6) NULL"},
       {"dibs_pick", "`dibs_pick` TINYINT UNSIGNED NOT NULL DEFAULT (FLOOR(RAND() * 256))"},
-      {"dibs_open", std::string(open_col) + " TINYINT AS (IF(" + q(n.target) + " IS NULL AND `failed_at` IS NULL, 1, NULL)) STORED"},
+      {"dibs_open", std::string(open_col) + " TINYINT AS (IF(" + q(n.target) + " IS NULL AND `dibs_failed_at` IS NULL, 1, NULL)) STORED"},
   };
 }
 
 std::string create_table(const table_names& n) {
   std::vector<std::string> lines{"`id` BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY", q(n.source) + " VARCHAR(255) NULL"};
   for (const auto& column : dibs_columns(n)) lines.push_back(column.second);
-  lines.push_back("KEY `dibs_claim` (" + std::string(open_col) + ", `dibs_pick`, `lock_until`)");
+  lines.push_back("KEY `dibs_claim` (" + std::string(open_col) + ", `dibs_pick`, `dibs_lock_until`)");
   return sql_common::create_table_statement(q(n.table), lines, " ENGINE=InnoDB");
 }
 
 std::string claimable_condition(const table_names&, std::int64_t grace_us) {
-  return std::string(open_col) + " = 1 AND (`lock_until` IS NULL OR `lock_until` < NOW(6) - INTERVAL " +
+  return std::string(open_col) + " = 1 AND (`dibs_lock_until` IS NULL OR `dibs_lock_until` < NOW(6) - INTERVAL " +
          std::to_string(grace_us) + " MICROSECOND)";
 }
 
@@ -55,17 +59,17 @@ std::string claim_rows(const table_names& n, std::int64_t grace_us, int from, bo
   // The primary key closes the index's own order (InnoDB appends it to every secondary index);
   // any other key would make the server sort, locking every candidate first.
   const std::string order = n.key.primary ? ", " + key_col(n) : std::string();
-  return "SELECT " + key_text(n.key, key_col(n)) + ", " + q(n.source) + ", `attempts` + 1, NOW(6) + INTERVAL " + std::to_string(lease_us) +
+  return "SELECT " + key_text(n.key, key_col(n)) + ", " + q(n.source) + ", `dibs_attempts` + 1, NOW(6) + INTERVAL " + std::to_string(lease_us) +
          " MICROSECOND FROM " + q(n.table) + " FORCE INDEX (`dibs_claim`) WHERE " + claimable_condition(n, grace_us) +
          " AND `dibs_pick` " + (at_or_above ? ">= " : "< ") + std::to_string(from) +
-         " ORDER BY `dibs_pick`, `lock_until`" + order + " LIMIT " + std::to_string(limit) + " FOR UPDATE SKIP LOCKED";
+         " ORDER BY `dibs_pick`, `dibs_lock_until`" + order + " LIMIT " + std::to_string(limit) + " FOR UPDATE SKIP LOCKED";
 }
 
 std::string set_lease(const table_names& n, const std::vector<std::string>& keys, const std::string& by_quoted,
                       std::uint64_t token, std::int64_t lease_us) {
-  return "UPDATE " + q(n.table) + " SET `lock_by` = " + by_quoted + ", `lock_token` = " + std::to_string(token) +
-         ", `lock_until` = NOW(6) + INTERVAL " + std::to_string(lease_us) +
-         " MICROSECOND, `attempts` = `attempts` + 1 WHERE " + key_col(n) + " IN (" + key_list(keys) + ")";
+  return "UPDATE " + q(n.table) + " SET `dibs_lock_by` = " + by_quoted + ", `dibs_lock_token` = " + std::to_string(token) +
+         ", `dibs_lock_until` = NOW(6) + INTERVAL " + std::to_string(lease_us) +
+         " MICROSECOND, `dibs_attempts` = `dibs_attempts` + 1 WHERE " + key_col(n) + " IN (" + key_list(keys) + ")";
 }
 
 namespace {
@@ -81,8 +85,8 @@ std::string held_condition(const table_names& n, const std::vector<row_ref>& ref
     keys.push_back(r.key);
     tokens += " WHEN " + r.key + " THEN " + std::to_string(r.token);
   }
-  return key_col(n) + " IN (" + key_list(keys) + ") AND `lock_token` = CASE " + key_col(n) + tokens + " END AND `lock_by` = " +
-         by_quoted + (live ? " AND `lock_until` >= NOW(6)" : "");
+  return key_col(n) + " IN (" + key_list(keys) + ") AND `dibs_lock_token` = CASE " + key_col(n) + tokens + " END AND `dibs_lock_by` = " +
+         by_quoted + (live ? " AND `dibs_lock_until` >= NOW(6)" : "");
 }
 }  // namespace
 
@@ -102,7 +106,7 @@ std::string complete_set(const table_names& n, const std::vector<std::string>& k
   std::string cases;
   for (std::size_t i = 0; i < keys.size(); ++i) cases += " WHEN " + keys[i] + " THEN " + results_quoted[i];
   return "UPDATE " + q(n.table) + " SET " + q(n.target) + " = CASE " + key_col(n) + cases +
-         " END, `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL, `error` = NULL";
+         " END, `dibs_lock_by` = NULL, `dibs_lock_token` = NULL, `dibs_lock_until` = NULL, `dibs_error` = NULL";
 }
 }  // namespace
 
@@ -123,33 +127,33 @@ std::string delete_rows(const table_names& n, const std::vector<std::string>& ke
 }
 
 std::string renew_rows(const table_names& n, const std::vector<std::string>& keys, std::int64_t lease_us) {
-  return "UPDATE " + q(n.table) + " SET `lock_until` = NOW(6) + INTERVAL " + std::to_string(lease_us) +
+  return "UPDATE " + q(n.table) + " SET `dibs_lock_until` = NOW(6) + INTERVAL " + std::to_string(lease_us) +
          " MICROSECOND WHERE " + key_col(n) + " IN (" + key_list(keys) + ")";
 }
 
 std::string release_rows(const table_names& n, const std::vector<std::string>& keys, std::int64_t delay_us,
                          const std::string& why_quoted) {
   const std::string lease = delay_us <= 0
-                                ? "`lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL"
-                                : "`lock_until` = NOW(6) + INTERVAL " + std::to_string(delay_us) + " MICROSECOND";
-  return "UPDATE " + q(n.table) + " SET " + lease + ", `error` = " + why_quoted + " WHERE " + key_col(n) + " IN (" +
+                                ? "`dibs_lock_by` = NULL, `dibs_lock_token` = NULL, `dibs_lock_until` = NULL"
+                                : "`dibs_lock_until` = NOW(6) + INTERVAL " + std::to_string(delay_us) + " MICROSECOND";
+  return "UPDATE " + q(n.table) + " SET " + lease + ", `dibs_error` = " + why_quoted + " WHERE " + key_col(n) + " IN (" +
          key_list(keys) + ")";
 }
 
 std::string fail_row(const table_names& n, const std::string& key, const std::string& reason_quoted, int http_status) {
   // The row counts its own attempts (claims increment them).
-  return "UPDATE " + q(n.table) + " SET `failed_at` = NOW(6), `error` = " + reason_quoted + ", `http_status` = " +
-         std::to_string(http_status) + ", `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL WHERE " + key_col(n) +
+  return "UPDATE " + q(n.table) + " SET `dibs_failed_at` = NOW(6), `dibs_error` = " + reason_quoted + ", `dibs_http_status` = " +
+         std::to_string(http_status) + ", `dibs_lock_by` = NULL, `dibs_lock_token` = NULL, `dibs_lock_until` = NULL WHERE " + key_col(n) +
          " = " + key;
 }
 
 std::string stats(const table_names& n) {
   const std::string open = std::string(open_col) + " = 1";
   return "SELECT COALESCE(SUM(" + q(n.target) + " IS NOT NULL), 0), "
-         "COALESCE(SUM(" + q(n.target) + " IS NULL AND `failed_at` IS NOT NULL), 0), "
-         "COALESCE(SUM(" + open + " AND `lock_token` IS NULL), 0), "
-         "COALESCE(SUM(" + open + " AND `lock_token` IS NOT NULL AND `lock_until` >= NOW(6)), 0), "
-         "COALESCE(SUM(" + open + " AND `lock_token` IS NOT NULL AND `lock_until` < NOW(6)), 0) FROM " + q(n.table);
+         "COALESCE(SUM(" + q(n.target) + " IS NULL AND `dibs_failed_at` IS NOT NULL), 0), "
+         "COALESCE(SUM(" + open + " AND `dibs_lock_token` IS NULL), 0), "
+         "COALESCE(SUM(" + open + " AND `dibs_lock_token` IS NOT NULL AND `dibs_lock_until` >= NOW(6)), 0), "
+         "COALESCE(SUM(" + open + " AND `dibs_lock_token` IS NOT NULL AND `dibs_lock_until` < NOW(6)), 0) FROM " + q(n.table);
 }
 
 std::string table_columns(const table_names& n) {
@@ -158,10 +162,15 @@ std::string table_columns(const table_names& n) {
          n.table + "' ORDER BY `ORDINAL_POSITION`";
 }
 
-std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source) {
+std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source, std::size_t limit) {
   return "SELECT " + key_text(n.key, key_col(n)) + (with_source ? ", " + q(n.source) : std::string()) + " FROM " + q(n.table) + " WHERE " +
          open_col + " = 1" + (with_source && non_null_source ? " AND " + q(n.source) + " IS NOT NULL" : std::string()) +
-         " LIMIT 1";
+         " LIMIT " + std::to_string(limit);
+}
+
+std::string sample_done_row(const table_names& n) {
+  return "SELECT " + key_text(n.key, key_col(n)) + ", " + q(n.source) + " FROM " + q(n.table) + " WHERE " + q(n.target) +
+         " IS NOT NULL AND " + q(n.source) + " IS NOT NULL LIMIT 1";
 }
 
 std::string insert_sources(const table_names& n, const std::vector<std::string>& sources_quoted) {

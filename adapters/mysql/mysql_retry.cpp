@@ -15,28 +15,28 @@ std::string micros_as_seconds(std::int64_t us) {
 }  // namespace
 
 std::string failed_condition(const table_names& n, const failed_rows& which) {
-  std::string where = q(n.target) + " IS NULL AND `failed_at` IS NOT NULL";
+  std::string where = q(n.target) + " IS NULL AND `dibs_failed_at` IS NOT NULL";
   // LOCATE, not LIKE: the user's text may hold % or _, which LIKE would read as wildcards.
-  if (!which.reason_quoted.empty()) where += " AND LOCATE(" + which.reason_quoted + ", `error`) > 0";
+  if (!which.reason_quoted.empty()) where += " AND LOCATE(" + which.reason_quoted + ", `dibs_error`) > 0";
   // `=` in the column's collation, as failure_reasons' GROUP BY compares: the group it counted.
-  if (!which.reason_is_quoted.empty()) where += " AND COALESCE(`error`, '') = " + which.reason_is_quoted;
-  if (which.since_epoch_us) where += " AND `failed_at` >= FROM_UNIXTIME(" + micros_as_seconds(*which.since_epoch_us) + ")";
+  if (!which.reason_is_quoted.empty()) where += " AND COALESCE(`dibs_error`, '') = " + which.reason_is_quoted;
+  if (which.since_epoch_us) where += " AND `dibs_failed_at` >= FROM_UNIXTIME(" + micros_as_seconds(*which.since_epoch_us) + ")";
   if (which.since_ago_us)
-    where += " AND `failed_at` >= NOW(6) - INTERVAL " + std::to_string(*which.since_ago_us) + " MICROSECOND";
+    where += " AND `dibs_failed_at` >= NOW(6) - INTERVAL " + std::to_string(*which.since_ago_us) + " MICROSECOND";
   return where;
 }
 
 std::string retry_failed_rows(const table_names& n, const failed_rows& which) {
   return "UPDATE " + q(n.table) +
-         " SET `failed_at` = NULL, `error` = NULL, `http_status` = NULL, `attempts` = 0, `lock_by` = NULL, "
-         "`lock_token` = NULL, `lock_until` = NULL WHERE " + failed_condition(n, which);
+         " SET `dibs_failed_at` = NULL, `dibs_error` = NULL, `dibs_http_status` = NULL, `dibs_attempts` = 0, `dibs_lock_by` = NULL, "
+         "`dibs_lock_token` = NULL, `dibs_lock_until` = NULL WHERE " + failed_condition(n, which);
 }
 
 std::string failure_reasons(const table_names& n, std::size_t top) {
   const auto key = q(n.key.column);
-  return "SELECT COALESCE(`error`, ''), COUNT(*), " + key_text(n.key, "MIN(" + key + ")") + ", " +
+  return "SELECT COALESCE(`dibs_error`, ''), COUNT(*), " + key_text(n.key, "MIN(" + key + ")") + ", " +
          key_text(n.key, "MAX(" + key + ")") + " FROM " + q(n.table) + " WHERE " +
-         failed_condition(n, {}) + " GROUP BY COALESCE(`error`, '') ORDER BY COUNT(*) DESC, COALESCE(`error`, '') LIMIT " +
+         failed_condition(n, {}) + " GROUP BY COALESCE(`dibs_error`, '') ORDER BY COUNT(*) DESC, COALESCE(`dibs_error`, '') LIMIT " +
          std::to_string(top);
 }
 

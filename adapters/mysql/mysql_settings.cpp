@@ -3,6 +3,8 @@
 #include <dibs/stores/mysql_store.hpp>
 #include "server_errors.hpp"
 
+#include <adapters/sql/own_columns.hpp>
+
 #include <dibs/log.hpp>
 
 namespace dibs::mysql {
@@ -34,9 +36,9 @@ settings_record read_settings_record(mysql_session& c, const std::string& table)
   return r;
 }
 
-void apply_settings_record(mysql_session& c, table_names& names, mysql_options& opts) {
+settings_record apply_settings_record(mysql_session& c, table_names& names, mysql_options& opts) {
   auto& use = opts.settings;
-  if (!use.read) return;
+  if (!use.read) return {};
   const auto recorded = read_settings_record(c, names.table);
   const std::string where = "table " + names.table;
   names.source = opts.source = resolve_setting("source", names.source, use, recorded, where);
@@ -47,7 +49,9 @@ void apply_settings_record(mysql_session& c, table_names& names, mysql_options& 
   use.result->in_effect = {{"source", names.source}, {"target", names.target}};
   // --on-done is recorded only when dibs init was given it: a table may be drained both ways.
   if (use.was_given("on_done") || recorded_value(recorded, "on_done")) use.result->in_effect.emplace_back("on_done", done);
+  if (use.record) use.result->in_effect.emplace_back(sql_common::layout_setting, sql_common::prefixed_layout);
   if (!recorded.empty()) log::debug("mysql: the settings dibs init recorded for ", where, " are in effect");
+  return recorded;
 }
 
 void write_settings_record(mysql_store& st, const std::string& table, const settings_record& r) {

@@ -25,8 +25,9 @@ std::string write(const std::string& table_quoted, const std::string& name_quote
 // The record for `table` (empty when none, or no dibs_settings yet).
 settings_record read_settings_record(mysql_session& c, const std::string& table);
 // names (source, target) and opts.done from the record where no flag was given (opts.settings);
-// throws setting_conflict for a flag that contradicts it. Fills opts.settings.result.
-void apply_settings_record(mysql_session& c, table_names& names, mysql_options& opts);
+// throws setting_conflict for a flag that contradicts it. Fills opts.settings.result (with dibs
+// init, the layout it prepares the table in: own_columns.hpp). Returns the record read.
+settings_record apply_settings_record(mysql_session& c, table_names& names, mysql_options& opts);
 // Records `r` for `table` (dibs init), creating dibs_settings when missing.
 void write_settings_record(mysql_store& st, const std::string& table, const settings_record& r);
 

@@ -10,30 +10,40 @@
 #include "mysql_row_key.hpp"
 #include "mysql_table_schema.hpp"
 
+#include <adapters/sql/gap_verdict.hpp>
+#include <adapters/sql/own_columns.hpp>
 #include <adapters/sql/sql_rows.hpp>
 
 #include "engine/src/init_hint.hpp"
 #include <dibs/missing_table_error.hpp>
+#include <dibs/setting_error.hpp>
 
 namespace dibs::mysql {
 
 // The table as the options allow: created when missing (create_table), else refused by name;
 // the key its rows are addressed by chosen (row_key_pick.hpp), or the table refused when it has
-// none dibs can use; dibs's missing columns and index added (add_columns), else refused with
-// the ALTER TABLE.
+// none dibs can use; what dibs lacks, keeps under an earlier dibs's names, or reads for another
+// target changed (add_columns: dibs init), else refused with the statements (gap_verdict.hpp).
 void mysql_store::impl::prepare_table() {
-  with_connection([&](mysql_connection& c) { return apply_settings_record(c, names, opts), 0; });  // mysql_settings.hpp
+  const auto recorded = with_connection([&](mysql_connection& c) { return apply_settings_record(c, names, opts); });
+  const auto* layout = recorded_value(recorded, sql_common::layout_setting);
+  const bool recorded_layout = layout && *layout == sql_common::prefixed_layout;
   with_connection([&](mysql_connection& c) {
     auto columns = c.select(columns_query(names.table));
+    bool created = false;
     if (columns.empty()) {
       if (!opts.create_table) {
         std::vector<std::string> tables;
         for (auto& r : c.select(tables_query())) tables.push_back(r[0].value_or(""));
+        if (!uri.table_named) throw std::invalid_argument(sql_common::unnamed_table_refusal(uri.database, tables));
         throw missing_table_error("table", names.table, "database " + uri.database, std::move(tables),
-                                  "dibs enrich and dibs status create no table; create it with: " + hint());
+                                  opts.add_columns ? "a table that is new: add " + setting_name("new_table")
+                                                   : "dibs enrich and dibs status create no table; create it with: " + hint() +
+                                                         " " + setting_name("new_table"));
       }
       c.execute(mysql::create_table(names));
       columns = c.select(columns_query(names.table));
+      created = true;
     }
     const auto pick = pick_row_key(names.table, key_columns(columns), unique_keys(c.select(unique_keys_query(names.table))),
                                    true, make_id_unique(names));
@@ -41,19 +51,27 @@ void mysql_store::impl::prepare_table() {
     // No key yet: dibs init adds `id`, numbered, unique (the gap below names it).
     names.key = pick.add_id ? row_key{"id", key_kind::unsigned_integer, false} : key_of(pick, columns);
     sql_common::table_shape shape;
-    for (auto& r : columns) shape.columns.push_back(r[0].value_or(""));
+    for (auto& r : columns) {
+      shape.columns.push_back(r[0].value_or(""));
+      shape.kinds.push_back(r.size() > 3 ? column_kind(r[1].value_or(""), r[3].value_or("")) : "");
+      if (r.size() > 4 && sql_common::caseless_name(shape.columns.back(), "dibs_open") && r[4]) shape.claim_reads = names_read(*r[4]);
+    }
     for (auto& r : c.select(indexes_query(names.table))) shape.indexes.push_back(r[0].value_or(""));
     const auto needs = table_needs_of(names);
-    const auto gap = sql_common::find_gap(names.source, needs, shape);
-    if (gap.complete()) return 0;
-    // The CLI names the flag that chose this column and the one the user probably meant.
-    if (gap.source_missing) throw missing_table_error::source_column(names.source, names.table, shape.columns);
-    if (!opts.add_columns)
-      throw std::invalid_argument(sql_common::gap_message(names.table, gap, needs, alter_table(names, gap) + ";", hint()));
-    log::info("mysql: adding to table ", names.table, ": ", alter_table(names, gap));
-    c.execute(alter_table(names, gap));
+    const auto gap = sql_common::find_gap(names.source, needs, shape, recorded_layout);
+    const sql_common::gap_context context{names.table,          names.source, opts.add_columns,
+                                          opts.target_is_new || created,   shown_statements(names, gap),
+                                          gap.taken.empty() ? "" : rename_example(names, gap.taken.front()), hint()};
+    if (!sql_common::judge_gap(gap, needs, shape, context)) return 0;
+    for (const auto& statement : table_statements(names, gap)) {
+      log::info("mysql: changing table ", names.table, ": ", statement);
+      c.execute(statement);
+    }
+    if (const auto note = sql_common::moves_note(names.table, gap, needs); !note.empty()) log::warn("mysql: ", note);
     return 0;
   });
+  if (const auto note = sql_common::earlier_target_note(names.table, recorded, names.target, opts.settings.record); !note.empty())
+    log::warn("mysql: ", note);
   log::debug("mysql: rows of ", names.table, " are addressed by their key ", names.key.column);
 }
 

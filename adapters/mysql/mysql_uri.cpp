@@ -117,7 +117,10 @@ mysql_uri parse_mysql_uri(const std::string& text) {
     const auto eq = kv.find('=');
     const std::string key = kv.substr(0, eq);
     const std::string value = eq == std::string::npos ? "" : decode(kv.substr(eq + 1), key, shown);
-    if (key == "table") u.table = value;
+    if (key == "table") {
+      u.table = value;
+      u.table_named = true;
+    }
     else if (key == "socket") u.socket = value;
     else if (key == "ssl-mode") u.ssl = ssl_mode_named(value, bad);
     else if (key == "ssl-ca") u.ssl_ca = value;

@@ -19,6 +19,7 @@ struct mysql_uri {
   std::uint16_t port = 3306;
   std::string database;
   std::string table = "jobs";
+  bool table_named = false;  // the URI says ?table= (else the default, jobs)
   std::string socket;
   std::optional<ssl_mode> ssl;  // as given; effective_ssl_mode() applies the default
   std::string ssl_ca, ssl_cert, ssl_key;

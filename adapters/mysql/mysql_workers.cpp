@@ -5,21 +5,21 @@ namespace dibs::mysql {
 
 namespace {
 // The open rows that hold a lease (stats() counts them as leased_live + leased_expired).
-constexpr const char* leased = "`dibs_open` = 1 AND `lock_token` IS NOT NULL";
+constexpr const char* leased = "`dibs_open` = 1 AND `dibs_lock_token` IS NOT NULL";
 }  // namespace
 
 std::string lease_holders(const table_names& n) {
-  return "SELECT COALESCE(`lock_by`, ''), COUNT(*), COALESCE(SUM(`lock_until` < NOW(6)), 0), "
-         "TIMESTAMPDIFF(MICROSECOND, NOW(6), MIN(`lock_until`)), TIMESTAMPDIFF(MICROSECOND, NOW(6), MAX(`lock_until`)) FROM " + q(n.table) + " WHERE " + leased +
-         " GROUP BY COALESCE(`lock_by`, '') ORDER BY COALESCE(`lock_by`, '')";
+  return "SELECT COALESCE(`dibs_lock_by`, ''), COUNT(*), COALESCE(SUM(`dibs_lock_until` < NOW(6)), 0), "
+         "TIMESTAMPDIFF(MICROSECOND, NOW(6), MIN(`dibs_lock_until`)), TIMESTAMPDIFF(MICROSECOND, NOW(6), MAX(`dibs_lock_until`)) FROM " + q(n.table) + " WHERE " + leased +
+         " GROUP BY COALESCE(`dibs_lock_by`, '') ORDER BY COALESCE(`dibs_lock_by`, '')";
 }
 
 std::string release_worker(const table_names& n, const std::string& name_quoted, const std::string& prefix_quoted,
                            std::size_t prefix_chars) {
   const auto len = std::to_string(prefix_chars);
-  return "UPDATE " + q(n.table) + " SET `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL WHERE " + leased +
-         " AND (BINARY `lock_by` = BINARY " + name_quoted + " OR (BINARY LEFT(`lock_by`, " + len + ") = BINARY " +
-         prefix_quoted + " AND CHAR_LENGTH(`lock_by`) > " + len + " AND SUBSTRING(`lock_by`, " + len +
+  return "UPDATE " + q(n.table) + " SET `dibs_lock_by` = NULL, `dibs_lock_token` = NULL, `dibs_lock_until` = NULL WHERE " + leased +
+         " AND (BINARY `dibs_lock_by` = BINARY " + name_quoted + " OR (BINARY LEFT(`dibs_lock_by`, " + len + ") = BINARY " +
+         prefix_quoted + " AND CHAR_LENGTH(`dibs_lock_by`) > " + len + " AND SUBSTRING(`dibs_lock_by`, " + len +
          " + 1) REGEXP '^[0-9]+$'))";
 }
 

@@ -1,6 +1,8 @@
 #include "rights_probe.hpp"
 #include "adapters/mysql/mysql_quote.hpp"
 
+#include <adapters/sql/own_columns.hpp>
+
 namespace dibs::mysql {
 
 namespace {
@@ -8,7 +10,9 @@ std::string quoted(const std::string& v) { return sql_common::quoted(v, '\''); }
 }  // namespace
 
 std::vector<rights_probe> rights_probes(const table_names& n, bool deletes) {
-  return dibs::rights_probes(n.table, n.key.column, n.source, n.target, deletes, q);
+  auto written = sql_common::written_columns();
+  written.insert(written.begin(), n.target);
+  return dibs::rights_probes(n.table, n.key.column, n.source, written, deletes, q);
 }
 
 std::string grant_statement(const table_names& n, const std::string& database, const std::string& current_user,

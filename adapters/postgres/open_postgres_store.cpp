@@ -22,6 +22,7 @@ std::shared_ptr<admin_store> open_postgres_store(const std::string& uri, const p
   o.done = flags.on_done == "delete" ? on_done::remove : on_done::mark;
   o.create_table = flags.create_schema;
   o.add_columns = flags.add_columns;
+  o.target_is_new = flags.target_is_new;
   o.settings = flags.settings;
   auto st = std::make_shared<pg_store>(o);
   if (flags.settings.record) st->write_settings_record(flags.settings.result->in_effect);  // dibs init

@@ -19,7 +19,7 @@ std::string key_col(const table_names& n) { return q(n.key.column); }
 // Matches each row of the batch by key AND by AND token (the fence), `v` being the unnest rows:
 // the id, sent as text, cast to the key's type.
 std::string fence(const table_names& n) {
-  return "t." + key_col(n) + " = v.d_id::" + n.key.type + " AND t.\"lock_by\" = v.d_by AND t.\"lock_token\" = v.d_token";
+  return "t." + key_col(n) + " = v.d_id::" + n.key.type + " AND t.\"dibs_lock_by\" = v.d_by AND t.\"dibs_lock_token\" = v.d_token";
 }
 
 void add_refs(statement& s, const std::vector<fenced_ref>& refs) {
@@ -37,13 +37,13 @@ void add_refs(statement& s, const std::vector<fenced_ref>& refs) {
 }
 
 const char* const refs_unnest = "unnest($1::text[], $2::text[], $3::bigint[]";
-const char* const epoch_us = "(extract(epoch from t.\"lock_until\") * 1000000)::bigint";
+const char* const epoch_us = "(extract(epoch from t.\"dibs_lock_until\") * 1000000)::bigint";
 }  // namespace
 
 // The columns dibs owns: --source and --target must name others.
 void check_names(const table_names& n) {
-  sql_common::check_plain_names(n, 50, {"id", "lock_by", "lock_token", "lock_until", "attempts", "error", "http_status",
-                                        "failed_at"});
+  sql_common::check_plain_names(n, 50, {"id", "dibs_lock_by", "dibs_lock_token", "dibs_lock_until", "dibs_attempts",
+                                        "dibs_error", "dibs_http_status", "dibs_failed_at"});
 }
 
 pg_target parse_pg_uri(const std::string& uri) {
@@ -60,7 +60,10 @@ pg_target parse_pg_uri(const std::string& uri) {
     auto amp = uri.find('&', at);
     if (amp == std::string::npos) amp = uri.size();
     const std::string pair = uri.substr(at, amp - at);
-    if (pair.rfind("table=", 0) == 0) out.table = pair.substr(6);
+    if (pair.rfind("table=", 0) == 0) {
+      out.table = pair.substr(6);
+      out.table_named = true;
+    }
     else if (!pair.empty()) kept += (kept.empty() ? "?" : "&") + pair;
     at = amp + 1;
   }
@@ -72,13 +75,13 @@ pg_target parse_pg_uri(const std::string& uri) {
 std::vector<sql_common::column_definition> dibs_columns(const table_names& n) {
   return {
       {n.target, q(n.target) + " JSONB NULL"},
-      {"lock_by", "\"lock_by\" VARCHAR(128) NULL"},
-      {"lock_token", "\"lock_token\" BIGINT NULL"},
-      {"lock_until", "\"lock_until\" TIMESTAMPTZ NULL"},
-      {"attempts", "\"attempts\" INT NOT NULL DEFAULT 0"},
-      {"error", "\"error\" TEXT NULL"},
-      {"http_status", "\"http_status\" INT NULL"},
-      {"failed_at", "\"failed_at\" TIMESTAMPTZ NULL"},
+      {"dibs_lock_by", "\"dibs_lock_by\" VARCHAR(128) NULL"},
+      {"dibs_lock_token", "\"dibs_lock_token\" BIGINT NULL"},
+      {"dibs_lock_until", "\"dibs_lock_until\" TIMESTAMPTZ NULL"},
+      {"dibs_attempts", "\"dibs_attempts\" INT NOT NULL DEFAULT 0"},
+      {"dibs_error", "\"dibs_error\" TEXT NULL"},
+      {"dibs_http_status", "\"dibs_http_status\" INT NULL"},
+      {"dibs_failed_at", "\"dibs_failed_at\" TIMESTAMPTZ NULL"},
   };
 }
 
@@ -92,7 +95,7 @@ std::string create_index(const table_names& n) {
   // Pending rows (lock_until NULL) first, then leases by expiry: a claim reads the head of the
   // index and stops at its LIMIT. Done and failed rows are not in it at all.
   return "CREATE INDEX IF NOT EXISTS " + q(n.table + "_dibs_open") + " ON " + q(n.table) +
-         " (\"lock_until\" NULLS FIRST, " + key_col(n) + ") WHERE " + q(n.target) + " IS NULL AND \"failed_at\" IS NULL";
+         " (\"dibs_lock_until\" NULLS FIRST, " + key_col(n) + ") WHERE " + q(n.target) + " IS NULL AND \"dibs_failed_at\" IS NULL";
 }
 
 std::string notify_channel(const table_names& n) { return "dibs_" + n.table; }
@@ -113,7 +116,7 @@ std::string create_notify_trigger(const table_names& n) {
 }
 
 std::string claimable_condition(const table_names& n, const std::string& grace_param) {
-  return q(n.target) + " IS NULL AND \"failed_at\" IS NULL AND (\"lock_until\" IS NULL OR \"lock_until\" < now() - " +
+  return q(n.target) + " IS NULL AND \"dibs_failed_at\" IS NULL AND (\"dibs_lock_until\" IS NULL OR \"dibs_lock_until\" < now() - " +
          micros(grace_param) + ")";
 }
 
@@ -131,20 +134,20 @@ statement claim(const table_names& n, std::size_t max, const std::string& by, st
   statement s;
   const auto key = key_col(n);
   const bool limited = max_attempts > 0;
-  const std::string picked = "WITH picked AS MATERIALIZED (SELECT " + key + (limited ? ", \"attempts\" AS d_attempts" : "") +
+  const std::string picked = "WITH picked AS MATERIALIZED (SELECT " + key + (limited ? ", \"dibs_attempts\" AS d_attempts" : "") +
                              " FROM " + q(n.table) + " WHERE " + claimable_condition(n, "$4") +
-                             " ORDER BY \"lock_until\" NULLS FIRST LIMIT $5::bigint FOR UPDATE SKIP LOCKED)";
+                             " ORDER BY \"dibs_lock_until\" NULLS FIRST LIMIT $5::bigint FOR UPDATE SKIP LOCKED)";
   const auto picked_where = [&](const std::string& cond) {
     return "ANY (ARRAY(SELECT " + key + " FROM picked" + (limited ? " WHERE " + cond : "") + "))";
   };
   const std::string spent =
-      limited ? ", spent AS (UPDATE " + q(n.table) + " AS f SET \"failed_at\" = now(), \"error\" = $7::text || f.\"attempts\" || "
-                "$8::text, \"http_status\" = 0, \"lock_by\" = NULL, \"lock_token\" = NULL, \"lock_until\" = NULL WHERE f." + key +
+      limited ? ", spent AS (UPDATE " + q(n.table) + " AS f SET \"dibs_failed_at\" = now(), \"dibs_error\" = $7::text || f.\"dibs_attempts\" || "
+                "$8::text, \"dibs_http_status\" = 0, \"dibs_lock_by\" = NULL, \"dibs_lock_token\" = NULL, \"dibs_lock_until\" = NULL WHERE f." + key +
                 " = " + picked_where("d_attempts >= $6::int") + ")"
               : "";
-  s.sql = picked + spent + " UPDATE " + q(n.table) + " AS t SET \"lock_by\" = $1, \"lock_token\" = $2::bigint, \"lock_until\" = now() + " +
-          micros("$3") + ", \"attempts\" = t.\"attempts\" + 1 WHERE t." + key + " = " + picked_where("d_attempts < $6::int") +
-          " RETURNING t." + key + "::text, t." + q(n.source) + ", t.\"attempts\", " + epoch_us;
+  s.sql = picked + spent + " UPDATE " + q(n.table) + " AS t SET \"dibs_lock_by\" = $1, \"dibs_lock_token\" = $2::bigint, \"dibs_lock_until\" = now() + " +
+          micros("$3") + ", \"dibs_attempts\" = t.\"dibs_attempts\" + 1 WHERE t." + key + " = " + picked_where("d_attempts < $6::int") +
+          " RETURNING t." + key + "::text, t." + q(n.source) + ", t.\"dibs_attempts\", " + epoch_us;
   s.params = {by, std::to_string(token), std::to_string(lease_us), std::to_string(grace_us), std::to_string(max)};
   if (limited) s.params.insert(s.params.end(), {std::to_string(max_attempts), exhausted_attempts_head, exhausted_attempts_tail});
   return s;
@@ -153,9 +156,9 @@ statement claim(const table_names& n, std::size_t max, const std::string& by, st
 statement complete_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::string>& answers) {
   statement s;
   s.sql = "UPDATE " + q(n.table) + " AS t SET " + q(n.target) +
-          " = v.d_answer::jsonb, \"lock_by\" = NULL, \"lock_token\" = NULL, \"lock_until\" = NULL, \"error\" = NULL FROM " +
+          " = v.d_answer::jsonb, \"dibs_lock_by\" = NULL, \"dibs_lock_token\" = NULL, \"dibs_lock_until\" = NULL, \"dibs_error\" = NULL FROM " +
           refs_unnest + ", $4::text[]) AS v(d_id, d_by, d_token, d_answer) WHERE " + fence(n) +
-          " AND t.\"lock_until\" >= now() RETURNING v.d_id";
+          " AND t.\"dibs_lock_until\" >= now() RETURNING v.d_id";
   add_refs(s, refs);
   s.params.emplace_back(text_array(answers));
   return s;
@@ -164,14 +167,14 @@ statement complete_rows(const table_names& n, const std::vector<fenced_ref>& ref
 statement delete_rows(const table_names& n, const std::vector<fenced_ref>& refs) {
   statement s;
   s.sql = "DELETE FROM " + q(n.table) + " AS t USING " + refs_unnest + ") AS v(d_id, d_by, d_token) WHERE " + fence(n) +
-          " AND t.\"lock_until\" >= now() RETURNING v.d_id";
+          " AND t.\"dibs_lock_until\" >= now() RETURNING v.d_id";
   add_refs(s, refs);
   return s;
 }
 
 statement renew_rows(const table_names& n, const std::vector<fenced_ref>& refs, std::int64_t lease_us) {
   statement s;
-  s.sql = "UPDATE " + q(n.table) + " AS t SET \"lock_until\" = now() + " + micros("$4") + " FROM " + refs_unnest +
+  s.sql = "UPDATE " + q(n.table) + " AS t SET \"dibs_lock_until\" = now() + " + micros("$4") + " FROM " + refs_unnest +
           ") AS v(d_id, d_by, d_token) WHERE " + fence(n) + " RETURNING v.d_id, " + epoch_us;
   add_refs(s, refs);
   s.params.emplace_back(std::to_string(lease_us));
@@ -182,10 +185,10 @@ statement release_rows(const table_names& n, const std::vector<fenced_ref>& refs
                        const std::vector<std::string>& whys) {
   statement s;
   s.sql = "UPDATE " + q(n.table) +
-          " AS t SET \"lock_by\" = CASE WHEN v.d_delay > 0 THEN t.\"lock_by\" END, "
-          "\"lock_token\" = CASE WHEN v.d_delay > 0 THEN t.\"lock_token\" END, "
-          "\"lock_until\" = CASE WHEN v.d_delay > 0 THEN now() + " + micros("v.d_delay") + " END, "
-          "\"error\" = v.d_why FROM " + refs_unnest + ", $4::bigint[], $5::text[]) AS v(d_id, d_by, d_token, d_delay, d_why) WHERE " +
+          " AS t SET \"dibs_lock_by\" = CASE WHEN v.d_delay > 0 THEN t.\"dibs_lock_by\" END, "
+          "\"dibs_lock_token\" = CASE WHEN v.d_delay > 0 THEN t.\"dibs_lock_token\" END, "
+          "\"dibs_lock_until\" = CASE WHEN v.d_delay > 0 THEN now() + " + micros("v.d_delay") + " END, "
+          "\"dibs_error\" = v.d_why FROM " + refs_unnest + ", $4::bigint[], $5::text[]) AS v(d_id, d_by, d_token, d_delay, d_why) WHERE " +
           fence(n) + " RETURNING v.d_id";
   add_refs(s, refs);
   s.params.emplace_back(int_array(delay_us));
@@ -198,8 +201,8 @@ statement fail_rows(const table_names& n, const std::vector<fenced_ref>& refs, c
   // The row counts its own attempts (claims increment them).
   statement s;
   s.sql = "UPDATE " + q(n.table) +
-          " AS t SET \"failed_at\" = now(), \"error\" = v.d_reason, \"http_status\" = v.d_status, \"lock_by\" = NULL, "
-          "\"lock_token\" = NULL, \"lock_until\" = NULL FROM " + refs_unnest +
+          " AS t SET \"dibs_failed_at\" = now(), \"dibs_error\" = v.d_reason, \"dibs_http_status\" = v.d_status, \"dibs_lock_by\" = NULL, "
+          "\"dibs_lock_token\" = NULL, \"dibs_lock_until\" = NULL FROM " + refs_unnest +
           ", $4::text[], $5::int[]) AS v(d_id, d_by, d_token, d_reason, d_status) WHERE " + fence(n) + " RETURNING v.d_id";
   add_refs(s, refs);
   s.params.emplace_back(text_array(reasons));
@@ -208,12 +211,12 @@ statement fail_rows(const table_names& n, const std::vector<fenced_ref>& refs, c
 }
 
 std::string stats(const table_names& n) {
-  const std::string open = q(n.target) + " IS NULL AND \"failed_at\" IS NULL";
+  const std::string open = q(n.target) + " IS NULL AND \"dibs_failed_at\" IS NULL";
   return "SELECT count(*) FILTER (WHERE " + q(n.target) + " IS NOT NULL), "
-         "count(*) FILTER (WHERE " + q(n.target) + " IS NULL AND \"failed_at\" IS NOT NULL), "
-         "count(*) FILTER (WHERE " + open + " AND \"lock_token\" IS NULL), "
-         "count(*) FILTER (WHERE " + open + " AND \"lock_token\" IS NOT NULL AND \"lock_until\" >= now()), "
-         "count(*) FILTER (WHERE " + open + " AND \"lock_token\" IS NOT NULL AND \"lock_until\" < now()) FROM " + q(n.table);
+         "count(*) FILTER (WHERE " + q(n.target) + " IS NULL AND \"dibs_failed_at\" IS NOT NULL), "
+         "count(*) FILTER (WHERE " + open + " AND \"dibs_lock_token\" IS NULL), "
+         "count(*) FILTER (WHERE " + open + " AND \"dibs_lock_token\" IS NOT NULL AND \"dibs_lock_until\" >= now()), "
+         "count(*) FILTER (WHERE " + open + " AND \"dibs_lock_token\" IS NOT NULL AND \"dibs_lock_until\" < now()) FROM " + q(n.table);
 }
 
 statement table_columns(const table_names& n) {
@@ -222,10 +225,16 @@ statement table_columns(const table_names& n) {
           {n.table}};
 }
 
-std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source) {
+std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source, std::size_t limit) {
   return "SELECT " + key_col(n) + "::text" + (with_source ? ", " + q(n.source) + "::text" : std::string()) + " FROM " + q(n.table) +
-         " WHERE " + q(n.target) + " IS NULL AND \"failed_at\" IS NULL" +
-         (with_source && non_null_source ? " AND " + q(n.source) + " IS NOT NULL" : std::string()) + " LIMIT 1";
+         " WHERE " + q(n.target) + " IS NULL AND \"dibs_failed_at\" IS NULL" +
+         (with_source && non_null_source ? " AND " + q(n.source) + " IS NOT NULL" : std::string()) + " LIMIT " +
+         std::to_string(limit);
+}
+
+std::string sample_done_row(const table_names& n) {
+  return "SELECT " + key_col(n) + "::text, " + q(n.source) + "::text FROM " + q(n.table) + " WHERE " + q(n.target) +
+         " IS NOT NULL AND " + q(n.source) + " IS NOT NULL LIMIT 1";
 }
 
 statement insert_sources(const table_names& n, const std::vector<std::string>& sources) {

@@ -37,6 +37,7 @@ void check_names(const table_names& n);
 struct pg_target {
   std::string conninfo;  // a URI libpq parses itself (percent-decoding, its own parameters)
   std::string table;
+  bool table_named = false;  // the URI says ?table= (else the default, jobs)
 };
 pg_target parse_pg_uri(const std::string& uri);
 
@@ -89,10 +90,12 @@ statement fail_rows(const table_names& n, const std::vector<fenced_ref>& refs, c
 // One row of counts: done, failed, pending, leased_live, leased_expired.
 std::string stats(const table_names& n);
 // The pre-flight's reads (admin_store::sample_pending), no lock taken: the table's columns in
-// order, and one open row: its id and source (`with_source` false: the id only, for a table
+// order, and up to `limit` open rows: their id and source (`with_source` false: the id only, for a table
 // without that column; `non_null_source`: only a row whose source is set).
 statement table_columns(const table_names& n);
-std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source);
+std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source, std::size_t limit = 1);
+// One done row (its target set) whose source is set: its id and source.
+std::string sample_done_row(const table_names& n);
 statement insert_sources(const table_names& n, const std::vector<std::string>& sources);
 
 // A PostgreSQL array literal of texts ({"a","b\"c"}): every element quoted, so no text reads as NULL.

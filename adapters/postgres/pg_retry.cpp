@@ -4,7 +4,7 @@
 namespace dibs::pg {
 
 namespace {
-std::string failed_condition(const table_names& n) { return q(n.target) + " IS NULL AND \"failed_at\" IS NOT NULL"; }
+std::string failed_condition(const table_names& n) { return q(n.target) + " IS NULL AND \"dibs_failed_at\" IS NOT NULL"; }
 }  // namespace
 
 statement retry_failed_rows(const table_names& n, const failed_rows& which) {
@@ -15,16 +15,16 @@ statement retry_failed_rows(const table_names& n, const failed_rows& which) {
     return "$" + std::to_string(s.params.size());
   };
   // strpos, not LIKE: the user's text may hold % or _, which LIKE would read as wildcards.
-  if (!which.reason.empty()) where += " AND strpos(\"error\", " + param(which.reason) + "::text) > 0";
-  if (which.reason_is) where += " AND coalesce(\"error\", '') = " + param(*which.reason_is) + "::text";
+  if (!which.reason.empty()) where += " AND strpos(\"dibs_error\", " + param(which.reason) + "::text) > 0";
+  if (which.reason_is) where += " AND coalesce(\"dibs_error\", '') = " + param(*which.reason_is) + "::text";
   if (which.since_epoch_us)
-    where += " AND \"failed_at\" >= to_timestamp(" + param(std::to_string(*which.since_epoch_us)) + "::double precision / 1e6)";
+    where += " AND \"dibs_failed_at\" >= to_timestamp(" + param(std::to_string(*which.since_epoch_us)) + "::double precision / 1e6)";
   if (which.since_ago_us)
-    where += " AND \"failed_at\" >= now() - " + param(std::to_string(*which.since_ago_us)) +
+    where += " AND \"dibs_failed_at\" >= now() - " + param(std::to_string(*which.since_ago_us)) +
              "::bigint * interval '1 microsecond'";
   s.sql = "UPDATE " + q(n.table) +
-          " SET \"failed_at\" = NULL, \"error\" = NULL, \"http_status\" = NULL, \"attempts\" = 0, \"lock_by\" = NULL, "
-          "\"lock_token\" = NULL, \"lock_until\" = NULL WHERE " + where;
+          " SET \"dibs_failed_at\" = NULL, \"dibs_error\" = NULL, \"dibs_http_status\" = NULL, \"dibs_attempts\" = 0, \"dibs_lock_by\" = NULL, "
+          "\"dibs_lock_token\" = NULL, \"dibs_lock_until\" = NULL WHERE " + where;
   return s;
 }
 
@@ -32,7 +32,7 @@ statement failure_reasons(const table_names& n, std::size_t top) {
   statement s;
   // As text: min(uuid) has no aggregate before PostgreSQL 16; any two ids make an example.
   const auto key = q(n.key.column) + "::text";
-  s.sql = "SELECT coalesce(\"error\", ''), count(*), min(" + key + "), max(" + key + ") FROM " + q(n.table) + " WHERE " +
+  s.sql = "SELECT coalesce(\"dibs_error\", ''), count(*), min(" + key + "), max(" + key + ") FROM " + q(n.table) + " WHERE " +
           failed_condition(n) + " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT $1";
   s.params.emplace_back(std::to_string(top));
   return s;

@@ -5,6 +5,7 @@
 // are names or mark/delete: quoted as literals here.
 #include "pg_store.hpp"
 #include "adapters/sql/quoted.hpp"
+#include <adapters/sql/own_columns.hpp>
 
 #include <dibs/log.hpp>
 
@@ -31,9 +32,9 @@ settings_record pg_store::read_settings_record() {
   return r;
 }
 
-void pg_store::apply_settings_record() {
+settings_record pg_store::apply_settings_record() {
   auto& use = opts_.settings;
-  if (!use.read) return;
+  if (!use.read) return {};
   const auto recorded = read_settings_record();
   const std::string where = "table " + names_.table;
   names_.source = opts_.source = resolve_setting("source", names_.source, use, recorded, where);
@@ -45,7 +46,9 @@ void pg_store::apply_settings_record() {
   use.result->in_effect = {{"source", names_.source}, {"target", names_.target}};
   // --on-done is recorded only when dibs init was given it: a table may be drained both ways.
   if (use.was_given("on_done") || recorded_value(recorded, "on_done")) use.result->in_effect.emplace_back("on_done", done);
+  if (use.record) use.result->in_effect.emplace_back(sql_common::layout_setting, sql_common::prefixed_layout);
   if (!recorded.empty()) log::debug("postgres: the settings dibs init recorded for ", where, " are in effect");
+  return recorded;
 }
 
 void pg_store::write_settings_record(const settings_record& r) {

@@ -1,4 +1,5 @@
 #include "pg_store.hpp"
+#include "pg_with_admin.hpp"
 #include "pg_retry.hpp"
 #include "pg_workers.hpp"
 
@@ -7,11 +8,14 @@
 #include "pg_tls.hpp"
 #include "shard_link.hpp"
 
+#include <adapters/sql/gap_verdict.hpp>
+#include <adapters/sql/own_columns.hpp>
 #include <adapters/sql/sql_rows.hpp>
 
 #include "engine/src/init_hint.hpp"
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
+#include <dibs/setting_error.hpp>
 #include "engine/src/rights_refusal.hpp"
 #include "engine/src/server_number.hpp"
 #include "engine/src/uri_redact.hpp"
@@ -83,6 +87,7 @@ void tally(Result& res, const std::vector<fenced_ref>& refs, const pg_result& r)
 pg_store::pg_store(pg_options opts) : opts_(std::move(opts)), serial_(++g_serial) {
   const auto target = parse_pg_uri(opts_.uri);
   names_.table = target.table;
+  table_named_ = target.table_named;
   names_.source = opts_.source;
   names_.target = opts_.target;
   check_names(names_);
@@ -90,9 +95,9 @@ pg_store::pg_store(pg_options opts) : opts_(std::move(opts)), serial_(++g_serial
   link_.connect_timeout = opts_.connect_timeout;
   link_.io_timeout = opts_.io_timeout;
   shown_ = redact_uri(opts_.uri);
-  apply_settings_record();  // dibs init's record, before the table is checked (pg_settings.cpp)
+  const auto recorded = apply_settings_record();  // dibs init's record, before the table is checked (pg_settings.cpp)
   // Connects now, so a dead server or a missing table is reported at start.
-  prepare_table();
+  prepare_table(recorded);
 }
 
 pg_store::~pg_store() = default;
@@ -100,21 +105,6 @@ pg_store::~pg_store() = default;
 std::string pg_store::describe() const {
   return shown_ + " table " + names_.table + " (claim skip-locked, on done " +
          (opts_.done == on_done::remove ? "delete" : "mark") + ")";
-}
-
-template <class F>
-auto pg_store::with_admin(F f) {
-  std::lock_guard lock(admin_mutex_);
-  for (int attempt = 0;; ++attempt) {
-    try {
-      if (!admin_ || !admin_->usable()) admin_ = pg_connection::connect_blocking(link_);
-      return f(*admin_);
-    } catch (const pg_error& e) {
-      if (refuses_content(e.sqlstate)) throw store_refused(e.what());
-      if (!connection_lost(e.sqlstate) || attempt > 0) throw;
-      admin_.reset();
-    }
-  }
 }
 
 void pg_store::create_schema() {
@@ -148,7 +138,9 @@ void pg_store::stop_watching() {
   if (listener_) listener_->stop();
 }
 
-void pg_store::prepare_table() {
+void pg_store::prepare_table(const settings_record& recorded) {
+  const auto* layout = recorded_value(recorded, sql_common::layout_setting);
+  const bool recorded_layout = layout && *layout == sql_common::prefixed_layout;
   with_admin([&](pg_connection& c) {
     auto rows_of = [&](const std::string& sql, std::vector<std::optional<std::string>> params) {
       return c.exec_blocking(statement{sql, std::move(params)}).rows;
@@ -163,9 +155,13 @@ void pg_store::prepare_table() {
     if (columns.empty()) {
       if (opts_.create_table) return 0;  // created below, under the advisory lock, keyed by its own id
       const auto db = names_of("SELECT current_database()::text", {});
+      if (!table_named_)
+        throw std::invalid_argument(sql_common::unnamed_table_refusal(db.empty() ? "?" : db[0], names_of(tables_query(), {})));
       throw missing_table_error("table", names_.table, "database " + (db.empty() ? std::string("?") : db[0]),
                                 names_of(tables_query(), {}),
-                                "dibs enrich and dibs status create no table; create it with: " + hint);
+                                opts_.add_columns ? "a table that is new: add " + setting_name("new_table")
+                                                  : "dibs enrich and dibs status create no table; create it with: " + hint +
+                                                        " " + setting_name("new_table"));
     }
     const auto pick = pick_row_key(names_.table, key_columns(columns), unique_keys(rows_of(unique_keys_query(), {names_.table})),
                                    false, make_id_unique(names_));
@@ -173,19 +169,28 @@ void pg_store::prepare_table() {
     // No key yet: dibs init adds `id`, numbered, unique (the gap below names it).
     names_.key = pick.add_id ? row_key{} : key_of(pick, columns);
     sql_common::table_shape shape;
-    for (const auto& r : columns) shape.columns.push_back(r[0].value_or(""));
-    shape.indexes = names_of(indexes_query(), {names_.table});
+    for (const auto& r : columns) {
+      shape.columns.push_back(r[0].value_or(""));
+      shape.kinds.push_back(r.size() > 4 ? column_kind(r[2].value_or(""), r[4].value_or("")) : "");
+    }
+    for (const auto& r : rows_of(indexes_query(), {names_.table})) {
+      shape.indexes.push_back(r[0].value_or(""));
+      if (shape.indexes.back() == names_.table + "_dibs_open" && r.size() > 1 && r[1]) shape.claim_reads = predicate_names(*r[1]);
+    }
     const auto needs = table_needs_of(names_);
-    const auto gap = sql_common::find_gap(names_.source, needs, shape);
-    if (gap.complete()) return 0;
-    // The CLI names the flag that chose this column and the one the user probably meant.
-    if (gap.source_missing) throw missing_table_error::source_column(names_.source, names_.table, shape.columns);
-    if (!opts_.add_columns)
-      throw std::invalid_argument(sql_common::gap_message(names_.table, gap, needs, alter_table(names_, gap), hint));
-    log::info("postgres: adding to table ", names_.table, ": ", alter_table(names_, gap));
-    c.exec_script_blocking("BEGIN; " + alter_table(names_, gap) + " COMMIT");
+    const auto gap = sql_common::find_gap(names_.source, needs, shape, recorded_layout);
+    const auto statements = alter_table(names_, gap);
+    const sql_common::gap_context context{names_.table, names_.source, opts_.add_columns, opts_.target_is_new, statements,
+                                          gap.taken.empty() ? "" : rename_example(names_, gap.taken.front()), hint};
+    if (!sql_common::judge_gap(gap, needs, shape, context)) return 0;
+    log::info("postgres: changing table ", names_.table, ": ", statements);
+    c.exec_script_blocking("BEGIN; " + statements + " COMMIT");
+    if (const auto note = sql_common::moves_note(names_.table, gap, needs); !note.empty()) log::warn("postgres: ", note);
     return 0;
   });
+  if (const auto note = sql_common::earlier_target_note(names_.table, recorded, names_.target, opts_.settings.record);
+      !note.empty())
+    log::warn("postgres: ", note);
   if (opts_.create_table) create_schema();  // IF NOT EXISTS: a no-op for a table that is complete
   const auto role = with_admin([](pg_connection& c) { return c.exec_blocking({"SELECT current_user::text", {}}).rows; });
   if (!role.empty() && !role[0].empty() && role[0][0]) role_ = *role[0][0];
@@ -395,54 +400,6 @@ awaitable<store_stats> pg_store::stats() {
 store_stats pg_store::stats_blocking() {
   const statement st{pg::stats(names_), {}};
   return with_admin([&](pg_connection& c) { return stats_of(c.exec_blocking(st)); });
-}
-
-std::optional<pending_sample> pg_store::sample_pending() {
-  return with_admin([&](pg_connection& c) -> std::optional<pending_sample> {
-    std::vector<std::string> columns;
-    for (auto& r : c.exec_blocking(table_columns(names_)).rows) columns.push_back(r.at(0).value_or(""));
-    // Quoted names are exact in PostgreSQL: the column is there as typed, or not at all.
-    const bool has_source = std::find(columns.begin(), columns.end(), names_.source) != columns.end();
-    auto rows = c.exec_blocking({sample_open_row(names_, has_source, true), {}}).rows;
-    if (rows.empty() && has_source) rows = c.exec_blocking({sample_open_row(names_, true, false), {}}).rows;
-    if (rows.empty()) return std::nullopt;
-    return sql_common::sampled_row(rows[0], names_.source, has_source, std::move(columns));
-  });
-}
-
-std::uint64_t pg_store::retry_failed(const retry_filter& which) {
-  failed_rows rows;
-  rows.reason = which.reason_contains;
-  rows.reason_is = which.reason_is;
-  const auto since = sql_common::since_of(which);
-  rows.since_epoch_us = since.since_epoch_us;
-  rows.since_ago_us = since.since_ago_us;
-  const auto st = retry_failed_rows(names_, rows);
-  return with_admin([&](pg_connection& c) { return static_cast<std::uint64_t>(c.exec_blocking(st).affected); });
-}
-
-std::vector<failure_reason> pg_store::failure_reasons(std::size_t top) {
-  const auto st = pg::failure_reasons(names_, top);
-  return with_admin([&](pg_connection& c) {
-    std::vector<failure_reason> out;
-    for (const auto& r : c.exec_blocking(st).rows) out.push_back(sql_common::failure_reason_of(r, server));
-    return out;
-  });
-}
-
-std::vector<lease_holder> pg_store::lease_holders() {
-  const auto st = pg::lease_holders(names_);
-  return with_admin([&](pg_connection& c) {
-    std::vector<lease_holder> out;
-    for (const auto& r : c.exec_blocking(st).rows) out.push_back(sql_common::lease_holder_of(r, server));
-    return out;
-  });
-}
-
-std::uint64_t pg_store::release_worker(const std::string& name) {
-  require_worker_id(name);
-  const auto st = pg::release_worker(names_, name);
-  return with_admin([&](pg_connection& c) { return static_cast<std::uint64_t>(c.exec_blocking(st).affected); });
 }
 
 std::size_t pg_store::seed(std::size_t n, std::uint64_t seed_value) { return seed_skewed(n, seed_value, 0); }

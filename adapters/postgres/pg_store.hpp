@@ -40,6 +40,8 @@ struct pg_options {
   // (add_columns: dibs init) or refuse with the statements that would (pg_table_schema.hpp).
   bool create_table = true;
   bool add_columns = false;
+  // dibs init: the target column is new (mysql_options::target_is_new).
+  bool target_is_new = false;
   // dibs init's record (pg_settings.cpp): applied to source, target and done before the table is
   // checked.
   settings_use settings;
@@ -69,7 +71,8 @@ class pg_store final : public admin_store,
   // --follow: LISTEN on the table's channel (pg_listener.hpp); false when it can't.
   bool watch(std::function<void()> on_change) override;
   void stop_watching() override;
-  std::optional<pending_sample> sample_pending() override;
+  std::vector<pending_sample> sample_pending_items(std::size_t n) override;
+  std::optional<pending_sample> sample_done() override;
   void check_write_rights() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
@@ -110,12 +113,13 @@ class pg_store final : public admin_store,
   template <class F>
   auto with_admin(F f);
   void create_schema();
-  void prepare_table();
+  void prepare_table(const settings_record& recorded);
   settings_record read_settings_record();  // pg_settings.cpp
-  void apply_settings_record();
+  settings_record apply_settings_record();  // returns the record read
   // The GRANT that gives the store's role every right the run needs.
   std::string grant() const;
 
+  bool table_named_ = false;  // the URI says ?table= (a refusal of the default, jobs, says so)
   pg_options opts_;
   table_names names_;
   connect_settings link_;

@@ -15,12 +15,22 @@ namespace dibs::pg {
 // it): the claim index is <table>_dibs_open; names are compared exactly (dibs quotes every name).
 sql_common::table_needs table_needs_of(const table_names& n);
 
-// The ALTER TABLE adding the missing columns and the CREATE INDEX, each ending in ';' and joined
-// by a space; "" when nothing is missing (the source is not dibs's to add).
+// The statements that make the table what dibs needs, each ending in ';' and joined by a space;
+// "" when nothing is (the source is not dibs's to add): the earlier dibs's columns renamed, the
+// missing ones added, the claim index made again when it reads another target, and, when an
+// earlier dibs kept its failure reasons in the table's own `error` column, their copy.
 std::string alter_table(const table_names& n, const sql_common::schema_gap& gap);
+// How a refusal of a table with a column of its own under one of dibs's names suggests renaming it.
+std::string rename_example(const table_names& n, const std::string& column);
+
+// The type of a column as table_shape::kinds sums it up (pg_type's typname, pg_attribute's
+// attnotnull as the server prints it: "int4,t"), and the column names an index's predicate
+// reads, from pg_indexes.indexdef.
+std::string column_kind(const std::string& typname, const std::string& not_null);
+std::vector<std::string> predicate_names(const std::string& indexdef);
 
 // $1 = the table name: its columns (name, type, typname, type with modifier, NOT NULL: what
-// pg_row_key.hpp reads); its indexes; its unique keys (index, primary, column, in key order);
+// pg_row_key.hpp reads); its indexes (name, definition); its unique keys (index, primary, column, in key order);
 // (no parameter) the tables of the current schema.
 std::string columns_query();
 std::string indexes_query();

@@ -26,6 +26,7 @@ std::shared_ptr<admin_store> open_jsonl(const store_uri& u, const store_options&
   j.out = o.out;
   j.source = o.source;
   j.target = o.target;
+  j.target_given = o.settings.was_given("target");
   j.read_only = !o.create_schema || o.out.empty();
   j.id_field = o.id_field;
   if (u.path == "-" && !o.id_field.empty())
@@ -47,6 +48,7 @@ std::shared_ptr<admin_store> open_mysql(const store_uri& u, const store_options&
   m.threads = o.threads;
   m.create_table = o.create_schema && o.create_table;
   m.add_columns = o.add_columns;
+  m.target_is_new = o.target_is_new;
   m.settings = o.settings;
   return std::make_shared<mysql::mysql_store>(m);  // it records the settings when asked
 }
@@ -83,6 +85,7 @@ std::shared_ptr<admin_store> open_postgresql(const store_uri& u, const store_opt
   f.claim = o.claim;
   f.create_schema = o.create_schema && o.create_table;
   f.add_columns = o.add_columns;
+  f.target_is_new = o.target_is_new;
   f.settings = o.settings;
   return pg::open_postgres_store(u.driver_uri, f);  // it records the settings when asked
 }

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <charconv>
 #include <string_view>
+#include <vector>
 
 namespace dibs {
 
@@ -105,6 +106,54 @@ void parse_mongodb(store_uri& u) {
   u.driver_uri = u.before_hosts + u.hosts + tail.substr(0, query) + kept;
 }
 
+// Edits (insert, delete, substitute) between two short names, case aside.
+std::size_t edits(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1]));
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The URI the user probably meant when no scheme fits `text` ("" when none is likely): its scheme
+// a letter or two off one of ours (mysq://, postgressql://, mongo://), or a bare file name
+// (customers.jsonl, ./data/in.json) that wants jsonl: before it.
+std::string likely_meant(const std::string& text) {
+  const auto sep = text.find("://");
+  if (sep != std::string::npos && sep > 0) {
+    const std::string_view typed(text.data(), sep);
+    std::string_view best;
+    std::size_t best_edits = 3;
+    for (const auto& r : schemes) {
+      const auto name = r.prefix.substr(0, r.prefix.find(':'));
+      if (r.prefix.find("://") == std::string_view::npos) continue;
+      if (const auto e = edits(typed, name); e < best_edits) {
+        best_edits = e;
+        best = name;
+      }
+    }
+    return best.empty() ? "" : std::string(best) + text.substr(sep);
+  }
+  const auto colon = text.find(':');
+  if (colon != std::string::npos && colon < text.find('/')) {  // "jsnl:in.jsonl"
+    const std::string_view typed(text.data(), colon);
+    return edits(typed, "jsonl") <= 2 ? "jsonl:" + text.substr(colon + 1) : "";
+  }
+  const auto dot = text.rfind('.');
+  const auto ext = dot == std::string::npos ? std::string() : text.substr(dot + 1);
+  for (const char* file : {"jsonl", "json", "ndjson", "jsonlines", "txt", "log"})
+    if (iequals(ext, file)) return "jsonl:" + text;
+  return text.find('/') != std::string::npos ? "jsonl:" + text : "";
+}
+
 }  // namespace
 
 const char* to_string(store_kind k) {
@@ -127,7 +176,10 @@ std::string store_uri::with_hosts(const std::string& host_port) const { return b
 store_uri parse_store_uri(const std::string& text) {
   const auto row = std::find_if(std::begin(schemes), std::end(schemes),
                                 [&](const scheme_row& r) { return text.compare(0, r.prefix.size(), r.prefix) == 0; });
-  if (row == std::end(schemes)) bad(text, std::string("expected ") + store_uri_grammar());
+  if (row == std::end(schemes)) {
+    const auto meant = likely_meant(text);
+    bad(text, (meant.empty() ? std::string() : "did you mean '" + redact_uri(meant) + "'? ") + "expected " + store_uri_grammar());
+  }
   store_uri u;
   u.kind = row->kind;
   u.text = u.driver_uri = text;

@@ -3,17 +3,37 @@
 #include <adapters/jsonl/journal_search.hpp>
 #include <dibs/stores/store_uri.hpp>
 
+#include "did_you_mean.hpp"
+
+#include <algorithm>
+#include <dirent.h>
 #include <stdexcept>
 #include <sys/stat.h>
+#include <vector>
 
 namespace dibs::cli {
+
+std::string no_input_file(const std::string& store, const std::string& path) {
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string prefix = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  std::vector<std::string> files;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d))
+      if (e->d_name[0] != '.') files.emplace_back(e->d_name);
+    ::closedir(d);
+  }
+  std::sort(files.begin(), files.end());
+  const auto near = nearest_name(path.substr(prefix.size()), files);
+  return "--store " + store + ": there is no file " + path +
+         (near ? "; did you mean 'jsonl:" + prefix + *near + "'?" : std::string());
+}
 
 std::string find_file_mode_output(store_flags& s) {
   const auto uri = parse_store_uri(s.store);
   if (uri.kind != store_kind::jsonl) return {};
   struct stat st {};
-  if (::stat(uri.path.c_str(), &st) != 0)
-    throw std::invalid_argument("--store " + s.store + ": there is no file " + uri.path);
+  if (::stat(uri.path.c_str(), &st) != 0) throw std::invalid_argument(no_input_file(s.store, uri.path));
   if (!s.out.empty()) return {};
   const auto outs = jsonl::outputs_with_journal_for(uri.path);
   if (outs.size() > 1) {

@@ -13,5 +13,8 @@ namespace dibs::cli {
 // (a finished run's journal is gone: IN alone would count every line pending); sets `s.out` from
 // the one journal that names IN. Returns a note for the user ("" when --out was given).
 std::string find_file_mode_output(store_flags& s);
+// The refusal of `--store jsonl:PATH` (`store`) whose file is not there, with the file of its
+// directory probably meant ("did you mean 'jsonl:customers.jsonl'?").
+std::string no_input_file(const std::string& store, const std::string& path);
 
 }  // namespace dibs::cli

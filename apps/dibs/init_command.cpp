@@ -1,9 +1,12 @@
 // `dibs init`: makes the table (MongoDB: the collection and its indexes) that --store names ready
 // for dibs, so that `dibs enrich` and `dibs status`, which create nothing, can use it. A missing
-// table is created; an existing one gets the columns and the claim index dibs lacks (the user's
-// rows and columns untouched). It records the settings it was given (dibs/recorded_settings.hpp)
-// with the table, so that later commands need only --store. Running it again changes nothing,
-// unless it is given other settings: those are recorded instead.
+// table is created when --new-table says it is new (else refused, with the name probably meant);
+// an existing one gets the columns and the claim index dibs lacks (the user's rows and columns
+// untouched; a --target column that is not there only with --new-target), and the columns an
+// earlier dibs made under plain names renamed. It records the settings it was given
+// (dibs/recorded_settings.hpp) with the table, so that later commands need only --store. Running
+// it again changes nothing, unless it is given other settings: those are recorded instead, and
+// what dibs derived from the old ones (the claim column or index) is moved to them.
 #include "commands.hpp"
 #include "store_flags.hpp"
 
@@ -22,11 +25,14 @@ command add_init_command(CLI::App& app) {
   auto f = std::make_shared<store_flags>();
   f->add_to(*sub, true);
   // Flags of the commands that run or read, not of one that prepares a table.
-  for (const char* name : {"--out", "--id-field", "--db-threads", "--new-target"}) sub->remove_option(sub->get_option(name));
+  for (const char* name : {"--out", "--id-field", "--db-threads"}) sub->remove_option(sub->get_option(name));
+  sub->add_flag("--new-table,--new-collection", f->new_table,
+                "the table (MongoDB: collection) --store names is new: create it; without it a missing one is refused, "
+                "with the name you probably meant, as a misspelled name would start an empty table");
   sub->footer(
       "Examples:\n"
-      "  MYSQL_PWD=... dibs init --store 'mysql://app@127.0.0.1:3306/shop?table=visits' --source ip --target geo\n"
-      "  dibs init --store 'postgresql://app@127.0.0.1:5432/shop?table=visits' --source ip --target geo --on-done delete\n"
+      "  MYSQL_PWD=... dibs init --store 'mysql://app@127.0.0.1:3306/shop?table=visits' --source ip --target geo --new-target\n"
+      "  dibs init --store 'postgresql://app@127.0.0.1:5432/shop?table=jobs' --new-table --on-done delete\n"
       "  dibs init --store 'mongodb://127.0.0.1:27017/app?collection=messages' --target location\n"
       "Then `dibs enrich`, `status`, `retry` and `release` need only --store (and enrich --url): they use what\n"
       "init recorded (in dibs_settings, beside your table); a flag that contradicts it is refused.\n"

@@ -12,13 +12,16 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
 
+#include <optional>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace dibs::cli {
 
 namespace {
-constexpr int max_tries = 3;  // a 5xx or a broken exchange is tried this often in all
+constexpr int max_tries = 3;  // a broken exchange is tried this often in all
+constexpr std::size_t max_items = 3;  // the items asked, while each answer is a "not found"
 
 // The URL as sent, its secrets masked (an API key in the query).
 std::string shown_url(const http::url_template& t, const std::string& target) {
@@ -36,64 +39,98 @@ http::response send_once(const http::processor_options& call, const http::reques
 }
 }  // namespace
 
-void run_preflight(admin_store& st, const http::processor_options& call, bool batch, const std::string& field,
-                   const std::string& flag) {
-  const auto sample = st.sample_pending();
-  if (!sample) {
-    log::info("pre-flight: nothing pending, nothing to check");
-    return;
-  }
-  if (auto refusal = missing_field_refusal(field, *sample, flag); !refusal.empty())
-    throw std::invalid_argument(refusal + " (--no-preflight skips this check)");
-  if (sample->source.st != job_field::state::string || sample->source.value.empty()) {
-    log::warn("pre-flight: pending item ", sample->id, " has no text in '", field, "'; the API was not tried");
-    return;
-  }
-
+namespace {
+// The request the run would send for `sample`; nullopt (with a warning said) when none can be made.
+std::optional<http::request> request_for(const pending_sample& sample, const http::processor_options& call, bool batch,
+                                         const std::string& field) {
   http::request req;
   if (batch) {
-    if (sample->source.value.size() > call.url.max_value_bytes()) {
-      log::warn("pre-flight: pending item ", sample->id, "'s '", field, "' is ", sample->source.value.size(),
+    if (sample.source.value.size() > call.url.max_value_bytes()) {
+      log::warn("pre-flight: pending item ", sample.id, "'s '", field, "' is ", sample.source.value.size(),
                 " bytes long, more than --max-source-bytes ", call.url.max_value_bytes(), "; the API was not tried");
-      return;
+      return std::nullopt;
     }
     req.method = http::request::verb::post;
     req.target = call.url.expand(job{}).target;  // a fixed URL
-    req.body = http::batch_request_body({sample->source.value});
-  } else {
-    job j;
-    j.id = sample->id;
-    j.fields.push_back(sample->source);
-    j.fields.back().name = field;
-    auto e = call.url.expand(j);
-    if (!e.error.empty()) {
-      log::warn("pre-flight: pending item ", sample->id, ": ", e.error, "; the API was not tried");
-      return;
-    }
-    req.target = std::move(e.target);
+    req.body = http::batch_request_body({sample.source.value});
+    return req;
   }
-  const auto shown = shown_url(call.url, req.target);
+  job j;
+  j.id = sample.id;
+  j.fields.push_back(sample.source);
+  j.fields.back().name = field;
+  auto e = call.url.expand(j);
+  if (!e.error.empty()) {
+    log::warn("pre-flight: pending item ", sample.id, ": ", e.error, "; the API was not tried");
+    return std::nullopt;
+  }
+  req.target = std::move(e.target);
+  return req;
+}
+
+// One item's request, sent until its answer says something (a broken exchange is tried again).
+probe_verdict probe(const http::processor_options& call, const http::request& req, bool batch, const std::string& flag,
+                    std::string& shown) {
+  shown = shown_url(call.url, req.target);
   const auto& host = call.url.host();
   for (int tries = 1;; ++tries) {
     // One slot of --rate, like any request of the run: the limit holds with the pre-flight in it.
     std::this_thread::sleep_until(call.limiter->reserve(host));
     const auto r = send_once(call, req);
     honor_stop_signals(*call.limiter, host, r, call.max_retry_after);  // a 429's pause holds for the run
-    const auto v = judge_probe(r, tries, max_tries);
-    if (v.what == probe_verdict::kind::go) {
-      if (!v.why.empty())
-        log::warn("pre-flight: ", flag, " ", shown, " answered ", v.why);
-      else
-        log::info("pre-flight: ", flag, " ", shown, " answered ", r.ec ? r.describe() : "HTTP " + std::to_string(r.status));
-      return;
+    auto v = judge_probe(r, tries, max_tries, batch);
+    if (v.what == probe_verdict::kind::again) {
+      log::warn("pre-flight: ", shown, ": ", v.why, "; trying again");
+      std::this_thread::sleep_for(std::chrono::milliseconds(500) * tries);
+      continue;
     }
-    if (v.what == probe_verdict::kind::refuse)
-      throw std::invalid_argument("the API can't be used: " + flag + " " + shown + ": " + v.why +
-                                  (tries > 1 ? " (" + std::to_string(tries) + " tries)" : std::string()) +
-                                  " (--no-preflight skips this check)");
-    log::warn("pre-flight: ", shown, ": ", v.why, "; trying again");
-    std::this_thread::sleep_for(std::chrono::milliseconds(500) * tries);
+    if (v.what == probe_verdict::kind::refuse && tries > 1) v.why += " (" + std::to_string(tries) + " tries)";
+    if (v.what == probe_verdict::kind::go && v.why.empty())
+      log::info("pre-flight: ", flag, " ", shown, " answered ", r.ec ? r.describe() : "HTTP " + std::to_string(r.status));
+    return v;
   }
+}
+}  // namespace
+
+void run_preflight(admin_store& st, const http::processor_options& call, bool batch, const std::string& field,
+                   const std::string& flag) {
+  // A few items: one answer of "not found" may be about its own key, and is asked again of others.
+  const auto samples = st.sample_pending_items(max_items);
+  if (samples.empty()) {
+    log::info("pre-flight: nothing pending, nothing to check");
+    return;
+  }
+  if (auto refusal = missing_field_refusal(field, samples.front(), flag); !refusal.empty())
+    throw std::invalid_argument(refusal + " (--no-preflight skips this check)");
+  std::vector<probe_verdict> verdicts;
+  std::optional<probe_verdict> done;
+  std::string shown;
+  for (const auto& sample : samples) {
+    if (!verdicts.empty() && !ask_another(verdicts)) break;
+    if (sample.source.st != job_field::state::string || sample.source.value.empty()) {
+      if (verdicts.empty()) log::warn("pre-flight: pending item ", sample.id, " has no text in '", field, "'; the API was not tried");
+      continue;
+    }
+    const auto req = request_for(sample, call, batch, field);
+    if (!req) continue;
+    verdicts.push_back(probe(call, *req, batch, flag, shown));
+    if (batch) break;  // a batch asks the same fixed URL: one request tells it all
+    // "Not found": an item already done (the path worked for it) tells a wrong path from items
+    // the API has nothing for; without one, other pending items are asked.
+    if (ask_another(verdicts) && verdicts.size() == 1)
+      if (const auto finished = st.sample_done(); finished && finished->source.st == job_field::state::string)
+        if (const auto again = request_for(*finished, call, batch, field)) {
+          std::string shown_done;
+          done = probe(call, *again, batch, flag, shown_done);
+          break;
+        }
+  }
+  if (verdicts.empty()) return;
+  const auto decision = judge_probes(verdicts, done);
+  if (decision.refuse)
+    throw std::invalid_argument("the API can't be used: " + flag + " " + shown + ": " + decision.why +
+                                " (--no-preflight skips this check)");
+  if (!decision.why.empty()) log::warn("pre-flight: ", flag, " ", shown, " answered ", decision.why);
 }
 
 }  // namespace dibs::cli

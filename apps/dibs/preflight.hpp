@@ -1,7 +1,9 @@
-// `dibs enrich`'s pre-flight, before anything is claimed: one pending item read (not claimed),
-// its field checked against the template, and one request to the API built from it, so that a
-// mistyped {field}, a closed port or a wrong host stops the command with one line instead of
-// failing (or parking) every item. The sample's answer is not written and spends no attempt.
+// `dibs enrich`'s pre-flight, before anything is claimed: a few pending items read (not claimed),
+// the first's field checked against the template, and a request to the API for it, so that a
+// mistyped {field}, a closed port, a wrong host or path, or a page where the API's JSON should be
+// stops the command with one line instead of failing (or parking, or charging) every item. When
+// the answer is a "not found", another item or two is asked: a wrong path is not found for every
+// item, a real "not found" for its own. The samples' answers are not written and spend no attempt.
 // What the answers mean: preflight_verdicts.hpp. `--no-preflight` skips all of it.
 #pragma once
 

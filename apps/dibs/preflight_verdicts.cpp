@@ -2,6 +2,8 @@
 
 #include "did_you_mean.hpp"
 
+#include "adapters/http/processor/api_body.hpp"
+
 #include <boost/asio/error.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
@@ -37,7 +39,7 @@ std::string missing_field_refusal(const std::string& field, const pending_sample
   return line;
 }
 
-probe_verdict judge_probe(const http::response& r, int tries, int max_tries) {
+probe_verdict judge_probe(const http::response& r, int tries, int max_tries, bool batch) {
   using kind = probe_verdict::kind;
   const auto again_or_refuse = [&](std::string why) {
     return probe_verdict{tries < max_tries ? kind::again : kind::refuse, std::move(why)};
@@ -50,16 +52,58 @@ probe_verdict judge_probe(const http::response& r, int tries, int max_tries) {
     return again_or_refuse(r.describe());
   }
   const int s = r.status;
+  const auto body = http::kind_of_body(r.body);
+  if (s >= 200 && s < 300) {
+    const auto expected = batch ? http::body_kind::json_array : http::body_kind::json_object;
+    if (body == expected) return {};
+    return {kind::refuse, r.describe() + " with " + http::describe_body(r.body) + " where the run expects " +
+                              (batch ? "a JSON array" : "a JSON object") + ": every item would be charged and fail (a wrong "
+                              "host, path or port?)"};
+  }
   if (s >= 500)
-    return {kind::go, r.describe() + " for this item; the run goes on: an item the API keeps failing fails alone, "
-                                     "and an API that is down is waited for without spending attempts"};
+    return {kind::go, http::with_api_message(r.describe(), r.body) +
+                          " for this item; the run goes on: an item the API keeps failing fails alone, "
+                          "and an API that is down is waited for without spending attempts"};
   if (s >= 300 && s < 400) {
     const auto to = r.header("Location");
     return {kind::refuse, r.describe() + (to.empty() ? "" : " to " + to) + ": redirects are not followed"};
   }
   if (s == 401 || s == 403) return {kind::refuse, r.describe() + ": the API refuses this client (a missing or wrong key?)"};
-  if (s == 404 || s == 405 || s == 410) return {kind::refuse, r.describe() + ": almost certainly a wrong URL path"};
+  if (s == 404 || s == 405 || s == 410) {
+    if (body == http::body_kind::json_object || body == http::body_kind::json_array)
+      return {kind::not_found, http::with_api_message(r.describe(), r.body)};
+    return {kind::not_found_page, r.describe() + " with " + http::describe_body(r.body) + ", not the API's answer"};
+  }
   return {};
+}
+
+bool not_found(const probe_verdict& v) {
+  return v.what == probe_verdict::kind::not_found || v.what == probe_verdict::kind::not_found_page;
+}
+
+bool ask_another(const std::vector<probe_verdict>& probes) {
+  return !probes.empty() && std::all_of(probes.begin(), probes.end(), not_found);
+}
+
+preflight_decision judge_probes(const std::vector<probe_verdict>& probes, const std::optional<probe_verdict>& done) {
+  using kind = probe_verdict::kind;
+  for (const auto& p : probes)
+    if (p.what == kind::refuse || p.what == kind::again) return {true, p.why};
+  if (done && (done->what == kind::refuse || done->what == kind::again)) return {true, done->why};
+  for (const auto& p : probes)  // one answered: the path is right (the first warning, a 5xx, said)
+    if (p.what == kind::go) {
+      for (const auto& w : probes)
+        if (w.what == kind::go && !w.why.empty()) return {false, w.why};
+      return {};
+    }
+  if (probes.empty()) return {};
+  const auto n = probes.size();
+  const auto asked = n == 1 ? std::string("the pending item asked") : "each of the " + std::to_string(n) + " pending items asked";
+  if (done && done->what == kind::go)
+    return {false, probes.front().why + " for " + asked + ", and an item already done was answered: the path is right, "
+                                                         "so those are items the API has nothing for; the run goes on"};
+  if (done) return {true, probes.front().why + " for " + asked + " and for an item already done: almost certainly a wrong URL path"};
+  return {true, probes.front().why + " for " + asked + " (no item is done yet to ask instead): almost certainly a wrong URL path"};
 }
 
 }  // namespace dibs::cli

@@ -57,7 +57,7 @@ command add_status_command(CLI::App& app) {
     std::printf("%s\n", st->describe().c_str());
     std::printf("%s", failure_breakdown(reasons).c_str());
     std::printf("%s", lease_table(holders).c_str());
-    std::printf("%s\n", status_counts_line(s, no_data).c_str());
+    std::printf("%s\n", status_counts_line(s, no_data, retries_due(holders)).c_str());
     return 0;
   };
 }

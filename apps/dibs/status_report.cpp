@@ -14,10 +14,19 @@ std::uint64_t done_with_data(const store_stats& s, std::optional<std::uint64_t> 
 }
 }  // namespace
 
-std::string status_counts_line(const store_stats& s, std::optional<std::uint64_t> no_data) {
+std::uint64_t retries_due(const std::vector<lease_holder>& holders) {
+  std::uint64_t n = 0;
+  for (const auto& h : holders)
+    if (leases_renewed(h)) n += h.expired;
+  return n;
+}
+
+std::string status_counts_line(const store_stats& s, std::optional<std::uint64_t> no_data, std::uint64_t retry_due) {
+  retry_due = std::min(retry_due, s.leased_expired);
   return "status: pending=" + std::to_string(s.pending) + " leased_live=" + std::to_string(s.leased_live) +
-         " leased_expired=" + std::to_string(s.leased_expired) + " done=" + std::to_string(done_with_data(s, no_data)) +
-         " failed=" + std::to_string(s.failed) + (no_data.value_or(0) > 0 ? " no_data=" + std::to_string(*no_data) : std::string());
+         " leased_expired=" + std::to_string(s.leased_expired - retry_due) + " done=" + std::to_string(done_with_data(s, no_data)) +
+         " failed=" + std::to_string(s.failed) + (retry_due > 0 ? " retry_due=" + std::to_string(retry_due) : std::string()) +
+         (no_data.value_or(0) > 0 ? " no_data=" + std::to_string(*no_data) : std::string());
 }
 
 std::string failure_breakdown(const std::vector<failure_reason>& reasons) {
@@ -81,9 +90,11 @@ std::string lease_wait_note(const std::vector<lease_holder>& holders) {
 
 std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons,
                         const std::vector<lease_holder>& holders, std::optional<std::uint64_t> no_data) {
+  const auto retry_due = std::min(retries_due(holders), s.leased_expired);
   std::string out = "{\"store\":" + json_string(store) + ",\"pending\":" + std::to_string(s.pending) +
                     ",\"leased_live\":" + std::to_string(s.leased_live) +
-                    ",\"leased_expired\":" + std::to_string(s.leased_expired) +
+                    ",\"leased_expired\":" + std::to_string(s.leased_expired - retry_due) +
+                    ",\"retry_due\":" + std::to_string(retry_due) +
                     ",\"done\":" + std::to_string(done_with_data(s, no_data)) + ",\"failed\":" + std::to_string(s.failed);
   if (no_data) out += ",\"no_data\":" + std::to_string(*no_data);
   out += ",\"failure_reasons\":[";

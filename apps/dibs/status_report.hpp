@@ -11,10 +11,16 @@
 
 namespace dibs::cli {
 
-// "status: pending=.. leased_live=.. leased_expired=.. done=.. failed=.." and, when the store
-// counted some (`no_data`), " no_data=..": the done items whose answer is the API's "no data",
-// counted apart from done (so the counts still add up to the items).
-std::string status_counts_line(const store_stats& s, std::optional<std::uint64_t> no_data = std::nullopt);
+// The leases whose until has passed that are a live worker's retries due (retries_due, from the
+// lease holders: a worker that still renews gave those items back for a retry whose time has
+// come), not a dead worker's expired leases.
+std::uint64_t retries_due(const std::vector<lease_holder>& holders);
+// "status: pending=.. leased_live=.. leased_expired=.. done=.. failed=.." and, when there are
+// some, " retry_due=..": the passed leases that are a live worker's retries (`retry_due` of
+// s.leased_expired, which then counts only the others), and " no_data=..": the done items whose
+// answer is the API's "no data", counted apart from done (so the counts still add up to the items).
+std::string status_counts_line(const store_stats& s, std::optional<std::uint64_t> no_data = std::nullopt,
+                               std::uint64_t retry_due = 0);
 // "failed by reason (top N):" then "  COUNT  REASON  (e.g. ID, ID)" per reason; "" when none.
 std::string failure_breakdown(const std::vector<failure_reason>& reasons);
 // "leases by worker:" then "  BY  LEASED leased[, N expired | N retry due]  (earliest until in Xs | expired Xs ago)"
@@ -25,10 +31,11 @@ std::string lease_table(const std::vector<lease_holder>& holders);
 // leases until they end, and this run's progress stands still meanwhile): which workers, until
 // when, and that `dibs release` frees a dead one's now. "" when no lease is live.
 std::string lease_wait_note(const std::vector<lease_holder>& holders);
-// {"store":..,"pending":..,"leased_live":..,"leased_expired":..,"done":..,"failed":..,["no_data":..,]
+// {"store":..,"pending":..,"leased_live":..,"leased_expired":..,"retry_due":..,"done":..,"failed":..,["no_data":..,]
 //  "failure_reasons":[{"reason":..,"count":..,"example_ids":[..]}],
 //  "lease_holders":[{"by":..,"leased":..,"expired":..,"earliest_until_s":..,"latest_until_s":..,"renewing":bool}]}
 // ("renewing": its latest until is ahead, leases_renewed: a live worker, whose passed untils are due retries)
+// (leased_expired without the retries due the holders show: retries_due)
 std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons,
                         const std::vector<lease_holder>& holders = {}, std::optional<std::uint64_t> no_data = std::nullopt);
 

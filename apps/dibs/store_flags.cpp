@@ -1,6 +1,7 @@
 #include "store_flags.hpp"
 
 #include "did_you_mean.hpp"
+#include "file_mode_output.hpp"
 
 #include <dibs/stores/open_store.hpp>
 #include <adapters/stores/store_password.hpp>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
+#include <sys/stat.h>
 
 namespace dibs::cli {
 
@@ -52,13 +54,18 @@ void store_flags::add_to(CLI::App& cmd, bool with_claim) {
                     ->type_name("FIELD")
                     ->capture_default_str();
   lock_field_opt_ =
-      cmd.add_option("--lock-field", lock_field, "MongoDB: field that holds the lease")->type_name("FIELD")->capture_default_str();
+      cmd.add_option("--lock-field", lock_field,
+                     "MongoDB: the field dibs keeps a document's lease and failure in (a collection an earlier dibs "
+                     "worked on with its default, lock, goes on with lock)")
+          ->type_name("FIELD")
+          ->capture_default_str();
   on_done_opt_ = cmd.add_option("--on-done", on_done, "MySQL, PostgreSQL: mark (keep finished rows with their result) or delete (queue)")
                      ->type_name("mark|delete")
                      ->capture_default_str();
   cmd.add_flag("--new-target", new_target,
-               "MongoDB: the --target field is new (no document has it yet); without it such a collection is refused, "
-               "as a forgotten or misspelled --target would make every document pending again");
+               "the --target field is new (MongoDB: no document has it yet; dibs init on a table: no column of that name "
+               "yet); without it such a collection or table is refused, as a forgotten or misspelled --target would make "
+               "every document pending again");
   if (with_claim)
     cmd.add_option("--claim", claim,
                    "claim strategy: MongoDB update-find, find-and-modify, batch, lock-collection; "
@@ -129,8 +136,15 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema, table_use use
   o.collection = collection;
   o.threads = threads();
   o.create_schema = create_schema;
-  o.create_table = use != table_use::existing;
+  o.create_table = use == table_use::create || (use == table_use::prepare && new_table);
   o.add_columns = use == table_use::prepare;
+  // A file to read that is not there (dibs seed makes one): said with the one probably meant.
+  // (stdin, and --out - with a file, are the store's to refuse: they name no file to look for.)
+  if (use != table_use::create && file_mode() && out != "-") {
+    const auto path = parse_store_uri(store).path;
+    struct stat st {};
+    if (path != "-" && ::stat(path.c_str(), &st) != 0) throw std::invalid_argument(no_input_file(store, path));
+  }
   try {
     auto st = open_store(uri_to_connect(), o);
     // What the store used: the record's values where no flag was given.
@@ -156,6 +170,12 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema, table_use use
       if (!near && e.existing.size() == 1) near = e.existing.front();
       throw std::invalid_argument("--target " + e.name + ": no document of " + e.where +
                                   " has this field, so every document would count as pending and be sent to the API "
+                                  "again" + (near ? "; did you mean '" + *near + "'?" : std::string()) + " (" + e.advice + ")");
+    }
+    if (e.kind == "target column") {  // SQL: the table has no column of that name
+      const auto near = nearest_name(e.name, e.existing);
+      throw std::invalid_argument("--target " + e.name + ": " + e.where +
+                                  " has no such column, so every row would count as pending and be sent to the API "
                                   "again" + (near ? "; did you mean '" + *near + "'?" : std::string()) + " (" + e.advice + ")");
     }
     if (e.kind == "column") {

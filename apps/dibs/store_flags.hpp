@@ -24,14 +24,15 @@ struct store_flags {
   std::string collection;  // "" = the URI's collection=, else message
   std::string source = "originatingIp";
   std::string target = "location";
-  std::string lock_field = "lock";
+  std::string lock_field = "_dibs";
   std::string claim = "batch";
   // 0: one per shard that will use the store (`shards`), at most 4. Each is a connection held
   // for the run; eight processes with four each oversubscribe a small server (README, Scale out).
   std::size_t db_threads = 0;
   std::size_t shards = 1;  // set by a command that runs an engine, before open()
   std::string on_done = "mark";
-  bool new_target = false;  // --new-target: no document has the target yet (MongoDB)
+  bool new_target = false;  // --new-target: no document has the target yet (MongoDB), no column of that name (SQL, dibs init)
+  bool new_table = false;   // --new-table (dibs init): the table or collection --store names is new
   // The column the store reads was chosen by a flag other than --source (enrich: --url's {field}).
   bool source_chosen = false;
 
@@ -45,7 +46,8 @@ struct store_flags {
   // What opening may do to the table (MongoDB: the collection) --store names: `existing` only
   // uses it, refusing a missing one by name (with the closest existing name) and one that lacks
   // dibs's columns with the ALTER TABLE; `create` creates a missing one (dibs seed); `prepare`
-  // also adds dibs's columns and index to an existing table (dibs init).
+  // (dibs init) creates a missing one only with --new-table, and adds dibs's columns and index to
+  // an existing table (its --target column only with --new-target).
   // The flag that named the column the store reads (enrich: --url when its {field} chose it).
   std::string source_flag = "--source";
   enum class table_use { existing, create, prepare };

@@ -113,7 +113,7 @@ void engine::store_denied(const std::string& why) {
     if (run_->denied) return;
     run_->denied = why;
   }
-  log::error("the store denied a right the run needs, so it ends: ", why);
+  log::error("the run ends: ", why);
   stop_now();
 }
 

@@ -29,15 +29,15 @@ struct rights_probe {
   std::string sql;
 };
 
-// Read (the key, the source) and update (the target, the lease and failure columns) every column
-// a run touches; delete too when `deletes` (--on-done delete). `quote` quotes an identifier.
+// Read (the key, the source) and update (`written`: the target, the lease and failure columns)
+// every column a run touches; delete too when `deletes` (--on-done delete). `quote` quotes an
+// identifier.
 template <class Quote>
 std::vector<rights_probe> rights_probes(const std::string& table, const std::string& key, const std::string& source,
-                                        const std::string& target, bool deletes, Quote quote) {
+                                        const std::vector<std::string>& written, bool deletes, Quote quote) {
   std::string columns = quote(key) + ", " + quote(source);
   std::string sets;
-  for (const std::string& c : {target, std::string("lock_by"), std::string("lock_token"), std::string("lock_until"),
-                              std::string("attempts"), std::string("error"), std::string("http_status"), std::string("failed_at")}) {
+  for (const auto& c : written) {
     columns += ", " + quote(c);
     sets += (sets.empty() ? "" : ", ") + quote(c) + " = " + quote(c);
   }

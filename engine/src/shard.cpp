@@ -2,6 +2,7 @@
 // outcomes pile up unwritten or the API is down), launches a pipeline per item, and settles each
 // outcome into its completer (completer.cpp writes them). Lease renewal is in shard_keeper.cpp;
 // the API outage breaker's waiting items in shard_api_outage.cpp.
+#include "claim_refusal.hpp"
 #include "shard.hpp"
 
 #include "claim_plan.hpp"
@@ -260,6 +261,9 @@ awaitable<void> shard::dispatcher() {
       got = co_await ctx_.st.claim(std::move(req));
     } catch (const store_denied& e) {
       store_denied_here(e.what());  // the run ends: no retry can help
+      break;
+    } catch (const store_refused& e) {
+      store_denied_here(claim_refusal(e.what()));  // refused for what it writes: again and again
       break;
     } catch (const std::exception& e) {
       bump(ctx_.figures.store_errors);

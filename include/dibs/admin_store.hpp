@@ -114,9 +114,20 @@ class admin_store : public store {
   // claim and write back (read, update, and delete with --on-done delete) and the GRANT that
   // gives it. Changes nothing. Stores without rights of their own do nothing.
   virtual void check_write_rights() {}
-  // One open item, preferably one whose source field is usable; nullopt when none is open (or
-  // the store can't tell). Reads only: no lease is taken, no attempt spent.
-  virtual std::optional<pending_sample> sample_pending() { return std::nullopt; }
+  // Up to `n` open items, those whose source field is usable first (the pre-flight asks the API
+  // for more than one when the first is "not found"), or none when none is open (or the store
+  // can't tell). Reads only: no lease is taken, no attempt spent.
+  virtual std::vector<pending_sample> sample_pending_items(std::size_t /*n*/) { return {}; }
+  // One open item, preferably one whose source field is usable (the first of sample_pending_items).
+  virtual std::optional<pending_sample> sample_pending() {
+    auto items = sample_pending_items(1);
+    if (items.empty()) return std::nullopt;
+    return std::move(items.front());
+  }
+  // One item already done (its target set) whose source field is usable, read the same way; the
+  // pre-flight asks the API for it when every pending item it asked is "not found" (a wrong path,
+  // or items the API has nothing for?). nullopt when none is done (or the store can't tell).
+  virtual std::optional<pending_sample> sample_done() { return std::nullopt; }
 };
 
 }  // namespace dibs

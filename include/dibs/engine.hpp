@@ -136,7 +136,8 @@ class engine {
   // counts, with its own outcomes written), not because it was stopped.
   bool drained() const;
   // Why the store denied the run a right it needs (store_denied: the store's words, with what to
-  // grant), once it has: the run then ends at once, every shard of it. nullopt otherwise.
+  // grant), or refused its claims for what they write (store_refused from a claim: no retry can
+  // help), once it has: the run then ends at once, every shard of it. nullopt otherwise.
   std::optional<std::string> denied() const;
 
   const counters& figures() const { return counters_; }

@@ -38,6 +38,14 @@ class missing_table_error : public std::runtime_error {
     return missing_table_error("column", column, "table " + table, columns, "its columns: " + listed);
   }
 
+  // The column the answers go to (--target) is not in `table`: a new one only when the user says
+  // so, as a misspelled one would take every row for pending (the SQL counterpart of MongoDB's
+  // "field" refusal); `advice` says how to say it is new.
+  static missing_table_error target_column(const std::string& column, const std::string& table,
+                                           const std::vector<std::string>& columns, const std::string& advice) {
+    return missing_table_error("target column", column, "table " + table, columns, advice);
+  }
+
   std::string kind, name, where;
   std::vector<std::string> existing;  // the names beside it, for "did you mean"
   std::string advice;

@@ -48,7 +48,7 @@ bool holds_answer(simdjson::dom::element stored, const std::string& answer, simd
 
 bool watch_writes(const mongo_check_input& in) {
   try {
-    mongo::run_command(*in.store, "{\"dibsWatch\": \"" + in.collection + "\", \"field\": \"location\", \"lock\": \"lock\"}");
+    mongo::run_command(*in.store, "{\"dibsWatch\": \"" + in.collection + "\", \"field\": \"location\", \"lock\": \"_dibs\"}");
     return true;
   } catch (const std::exception&) {
     return false;
@@ -71,7 +71,7 @@ void inject_mongo_violations(const mongo_check_input& in) {
   auto forget = [&](const std::string& id) { mongo::run_command(*in.store, "{\"dibsForget\": \"" + c + "\", \"id\": " + id + "}"); };
   const std::string done = "{\"location\": {\"$ne\": null}}";
   const auto d0 = first(done, 0), d1 = first(done, 1), d2 = first(done, 2), d3 = first(done, 3);
-  const auto f0 = first("{\"lock.failed\": {\"$exists\": true}}", 0);
+  const auto f0 = first("{\"_dibs.failed\": {\"$exists\": true}}", 0);
   // 1. written-twice: a second write of a done document, leaving the same answer.
   update("{\"_id\": " + d0 + "}", "{\"$set\": {\"location.status\": \"success\"}}");
   // 2. stale-writer: the only write of a document, by an update whose filter names no lease.
@@ -80,13 +80,13 @@ void inject_mongo_violations(const mongo_check_input& in) {
   // 3. lost: a document deleted.
   mongo::run_command(*in.store, "{\"delete\": \"" + c + "\", \"deletes\": [{\"q\": {\"_id\": " + d2 + "}, \"limit\": 1}]}");
   // 4. expired-lease: written by its lease's holder, under a lease that ran out in 1970.
-  update("{\"_id\": " + d3 + "}", "{\"$set\": {\"lock\": {\"by\": \"ghost-3-0\", \"token\": 778, "
+  update("{\"_id\": " + d3 + "}", "{\"$set\": {\"_dibs\": {\"by\": \"ghost-3-0\", \"token\": 778, "
                                   "\"until\": {\"$date\": {\"$numberLong\": \"0\"}}}}}");
   forget(d3);
-  update("{\"_id\": " + d3 + ", \"lock.by\": \"ghost-3-0\", \"lock.token\": 778}", "{\"$unset\": {\"lock\": \"\"}}");
+  update("{\"_id\": " + d3 + ", \"_dibs.by\": \"ghost-3-0\", \"_dibs.token\": 778}", "{\"$unset\": {\"_dibs\": \"\"}}");
   // 5. stale-fail: the only write of a failed document, by an update whose filter names no lease.
   forget(f0);
-  update("{\"_id\": " + f0 + "}", "{\"$set\": {\"lock.failed.injected\": true}}");
+  update("{\"_id\": " + f0 + "}", "{\"$set\": {\"_dibs.failed.injected\": true}}");
 }
 
 void check_mongo(const mongo_check_input& in, int round, tally& t) {
@@ -108,8 +108,8 @@ void check_mongo(const mongo_check_input& in, int round, tally& t) {
     poisoned += e.poison != stub::poison::none;
     simdjson::dom::element loc, failed, token;
     const bool is_done = !d["location"].get(loc) && !loc.is_null();
-    const bool is_failed = !d["lock"]["failed"].get(failed);
-    if (!d["lock"]["token"].get(token)) ++leased;
+    const bool is_failed = !d["_dibs"]["failed"].get(failed);
+    if (!d["_dibs"]["token"].get(token)) ++leased;
     if (is_done || is_failed) finished.insert(text_of(d["_id"]));
     if (is_done && is_failed) ++both;
     if (is_done) {

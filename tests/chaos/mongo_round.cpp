@@ -65,7 +65,7 @@ void mongo_round::run() {
 void mongo_round::print_open_items() {
   std::printf("chaos: open documents: %s\n",
               mongo::run_command(*store_, "{\"find\": \"" + collection_ + "\", \"filter\": {\"location\": null, "
-                                  "\"lock.failed\": {\"$exists\": false}}, \"limit\": 20}").c_str());
+                                  "\"_dibs.failed\": {\"$exists\": false}}, \"limit\": 20}").c_str());
 }
 
 }  // namespace dibs::chaos

@@ -31,17 +31,17 @@ void install_audit(const sql_check_input& in) {
   // so a lease that ran out before it had surely run out before the transaction began).
   const std::string trx = "(SELECT MIN(trx_started) FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = CONNECTION_ID())";
   s.execute("CREATE TRIGGER " + a + "_upd BEFORE UPDATE ON " + t + " FOR EACH ROW BEGIN "
-            "IF NEW.location IS NOT NULL OR NEW.failed_at IS NOT NULL THEN "
+            "IF NEW.location IS NOT NULL OR NEW.dibs_failed_at IS NOT NULL THEN "
             "INSERT INTO " + a + " (kind, id, pid, session, held_by, held_token, held_until, trx_started, written_at) VALUES "
-            "(IF(NEW.location IS NOT NULL, 'done', 'fail'), OLD.id, @dibs_client_pid, CONNECTION_ID(), OLD.lock_by, "
-            "OLD.lock_token, OLD.lock_until, " + trx + ", NOW(6)); "
-            "ELSEIF NEW.lock_token IS NOT NULL AND NOT (NEW.lock_token <=> OLD.lock_token) THEN "
+            "(IF(NEW.location IS NOT NULL, 'done', 'fail'), OLD.id, @dibs_client_pid, CONNECTION_ID(), OLD.dibs_lock_by, "
+            "OLD.dibs_lock_token, OLD.dibs_lock_until, " + trx + ", NOW(6)); "
+            "ELSEIF NEW.dibs_lock_token IS NOT NULL AND NOT (NEW.dibs_lock_token <=> OLD.dibs_lock_token) THEN "
             "INSERT INTO " + a + " (kind, id, pid, session, held_by, held_token, held_until, new_by, new_token, written_at) "
-            "VALUES ('claim', OLD.id, @dibs_client_pid, CONNECTION_ID(), OLD.lock_by, OLD.lock_token, OLD.lock_until, "
-            "NEW.lock_by, NEW.lock_token, NOW(6)); END IF; END");
+            "VALUES ('claim', OLD.id, @dibs_client_pid, CONNECTION_ID(), OLD.dibs_lock_by, OLD.dibs_lock_token, OLD.dibs_lock_until, "
+            "NEW.dibs_lock_by, NEW.dibs_lock_token, NOW(6)); END IF; END");
   s.execute("CREATE TRIGGER " + a + "_del BEFORE DELETE ON " + t + " FOR EACH ROW INSERT INTO " + a +
             " (kind, id, pid, session, held_by, held_token, held_until, written_at) VALUES ('delete', OLD.id, "
-            "@dibs_client_pid, CONNECTION_ID(), OLD.lock_by, OLD.lock_token, OLD.lock_until, NOW(6))");
+            "@dibs_client_pid, CONNECTION_ID(), OLD.dibs_lock_by, OLD.dibs_lock_token, OLD.dibs_lock_until, NOW(6))");
 }
 
 void drop_audit(const sql_check_input& in) {
@@ -54,16 +54,16 @@ void inject_violations(const sql_check_input& in) {
   const auto a = audit_of(t);
   sql_session driver(in.uri, ::getpid());
   const auto done = driver.rows("SELECT id, location FROM " + t + " WHERE location IS NOT NULL ORDER BY id LIMIT 4");
-  const auto failed = driver.rows("SELECT id FROM " + t + " WHERE failed_at IS NOT NULL ORDER BY id LIMIT 1");
+  const auto failed = driver.rows("SELECT id FROM " + t + " WHERE dibs_failed_at IS NOT NULL ORDER BY id LIMIT 1");
   if (done.size() < 4 || failed.empty()) throw std::runtime_error("chaos: too few finished rows to break on purpose");
   // Rows are reopened as if never written, then written the way a broken store would let them be.
   auto reopen = [&](sql_session& as, const std::string& id, const std::string& holder, const std::string& token,
                     const std::string& until) {
     driver.execute("DELETE FROM " + a + " WHERE id = " + id);
-    as.execute("UPDATE " + t + " SET location = NULL, failed_at = NULL, lock_by = '" + holder + "', lock_token = " + token +
-               ", lock_until = " + until + " WHERE id = " + id);
+    as.execute("UPDATE " + t + " SET location = NULL, dibs_failed_at = NULL, dibs_lock_by = '" + holder + "', dibs_lock_token = " + token +
+               ", dibs_lock_until = " + until + " WHERE id = " + id);
   };
-  const std::string release = "lock_by = NULL, lock_token = NULL, lock_until = NULL";
+  const std::string release = "dibs_lock_by = NULL, dibs_lock_token = NULL, dibs_lock_until = NULL";
   // 1. written-twice: a second write of a done row, with the very same answer.
   sql_session p6(in.uri, 6);
   p6.execute("UPDATE " + t + " SET location = location WHERE id = " + *done[0][0]);
@@ -84,7 +84,7 @@ void inject_violations(const sql_check_input& in) {
   // 5. stale-fail: process 4 holds the lease, process 5 records the failure.
   sql_session p4(in.uri, 4), p5(in.uri, 5);
   reopen(p4, *failed[0][0], "ghost-4-0", "779", "NOW(6) + INTERVAL 1 HOUR");
-  p5.execute("UPDATE " + t + " SET failed_at = NOW(6), " + release + " WHERE id = " + *failed[0][0]);
+  p5.execute("UPDATE " + t + " SET dibs_failed_at = NOW(6), " + release + " WHERE id = " + *failed[0][0]);
 }
 
 void check_mysql(const sql_check_input& in, int round, tally& t) {
@@ -96,7 +96,7 @@ void check_mysql(const sql_check_input& in, int round, tally& t) {
       number("SELECT COUNT(*) FROM " + first_writes(audit_of(in.table)) + " WHERE a.kind = 'done' AND a.trx_started IS NULL");
   outcome_judge judge(in, store_kind::mariadb, round);
   std::uint64_t wrong_answer = 0;
-  for (const auto& r : s.rows("SELECT originatingIp, location, failed_at IS NOT NULL, error FROM " + in.table)) {
+  for (const auto& r : s.rows("SELECT originatingIp, location, dibs_failed_at IS NOT NULL, dibs_error FROM " + in.table)) {
     const auto e = judge.judge(r[0].value_or(""), r[1].has_value(), r[2] && *r[2] == "1", r[3].value_or(""));
     if (r[1] && e.done && *r[1] != e.answer) ++wrong_answer;
   }

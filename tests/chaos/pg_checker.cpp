@@ -21,8 +21,8 @@ constexpr const char* holder_pid = "substring(a.held_by from '-([0-9]+)-[0-9]+$'
 std::string record(const std::string& a, const std::string& kind, const std::string& extra_columns,
                    const std::string& extra_values) {
   return "INSERT INTO " + a + " (kind, id, pid, backend, app, held_by, held_token, held_until, trx_started, written_at" +
-         extra_columns + ") VALUES (" + kind + ", OLD.id, writer, pg_backend_pid(), app, OLD.lock_by, OLD.lock_token, "
-         "OLD.lock_until, transaction_timestamp(), clock_timestamp()" + extra_values + ");";
+         extra_columns + ") VALUES (" + kind + ", OLD.id, writer, pg_backend_pid(), app, OLD.dibs_lock_by, OLD.dibs_lock_token, "
+         "OLD.dibs_lock_until, transaction_timestamp(), clock_timestamp()" + extra_values + ");";
 }
 }  // namespace
 
@@ -43,10 +43,10 @@ void install_pg_audit(const sql_check_input& in) {
             "  writer bigint := substring(app from '^dibs-([0-9]+)$')::bigint;\n"
             "BEGIN\n"
             "  IF TG_OP = 'DELETE' THEN\n    " + record(a, "'delete'", "", "") + "\n    RETURN OLD;\n  END IF;\n"
-            "  IF NEW.location IS NOT NULL OR NEW.failed_at IS NOT NULL THEN\n    " +
+            "  IF NEW.location IS NOT NULL OR NEW.dibs_failed_at IS NOT NULL THEN\n    " +
             record(a, "CASE WHEN NEW.location IS NOT NULL THEN 'done' ELSE 'fail' END", "", "") + "\n"
-            "  ELSIF NEW.lock_token IS NOT NULL AND NEW.lock_token IS DISTINCT FROM OLD.lock_token THEN\n    " +
-            record(a, "'claim'", ", new_by, new_token", ", NEW.lock_by, NEW.lock_token") + "\n"
+            "  ELSIF NEW.dibs_lock_token IS NOT NULL AND NEW.dibs_lock_token IS DISTINCT FROM OLD.dibs_lock_token THEN\n    " +
+            record(a, "'claim'", ", new_by, new_token", ", NEW.dibs_lock_by, NEW.dibs_lock_token") + "\n"
             "  END IF;\n  RETURN NEW;\nEND\n$body$");
   s.execute("CREATE TRIGGER " + a + "_writes BEFORE UPDATE OR DELETE ON " + t + " FOR EACH ROW EXECUTE FUNCTION " + a +
             "_record()");
@@ -65,17 +65,17 @@ void inject_pg_violations(const sql_check_input& in) {
   const auto a = audit_of(t);
   pg_session driver(in.uri, driver_name);
   const auto done = driver.rows("SELECT id, location::text FROM " + t + " WHERE location IS NOT NULL ORDER BY id LIMIT 4");
-  const auto failed = driver.rows("SELECT id FROM " + t + " WHERE failed_at IS NOT NULL ORDER BY id LIMIT 1");
+  const auto failed = driver.rows("SELECT id FROM " + t + " WHERE dibs_failed_at IS NOT NULL ORDER BY id LIMIT 1");
   if (done.size() < 4 || failed.empty()) throw std::runtime_error("chaos: too few finished rows to break on purpose");
   // Rows are reopened as if never written, then written the way a broken store would let them be.
   auto reopen = [&](pg_session& as, const std::string& id, const std::string& holder, const std::string& token,
                     const std::string& until) {
     driver.execute("DELETE FROM " + a + " WHERE id = " + id);
-    as.execute("UPDATE " + t + " SET location = NULL, failed_at = NULL, lock_by = '" + holder + "', lock_token = " + token +
-               ", lock_until = " + until + " WHERE id = " + id);
+    as.execute("UPDATE " + t + " SET location = NULL, dibs_failed_at = NULL, dibs_lock_by = '" + holder + "', dibs_lock_token = " + token +
+               ", dibs_lock_until = " + until + " WHERE id = " + id);
   };
   auto as = [&](int pid) { return pg_session(in.uri, pg_session::as_process(pid)); };
-  const std::string release = "lock_by = NULL, lock_token = NULL, lock_until = NULL";
+  const std::string release = "dibs_lock_by = NULL, dibs_lock_token = NULL, dibs_lock_until = NULL";
   // 1. written-twice: a second write of a done row, with the very same answer.
   as(6).execute("UPDATE " + t + " SET location = location WHERE id = " + *done[0][0]);
   // 2. stale-writer: process 1 holds the lease, process 2 writes.
@@ -91,7 +91,7 @@ void inject_pg_violations(const sql_check_input& in) {
   // 5. stale-fail: process 4 holds the lease, process 5 records the failure.
   auto p4 = as(4), p5 = as(5);
   reopen(p4, *failed[0][0], "ghost-4-0", "779", "now() + interval '1 hour'");
-  p5.execute("UPDATE " + t + " SET failed_at = now(), " + release + " WHERE id = " + *failed[0][0]);
+  p5.execute("UPDATE " + t + " SET dibs_failed_at = now(), " + release + " WHERE id = " + *failed[0][0]);
 }
 
 void check_pg(const sql_check_input& in, int round, tally& t) {
@@ -103,7 +103,7 @@ void check_pg(const sql_check_input& in, int round, tally& t) {
   std::vector<std::int64_t> done_ids;
   std::vector<std::string> answers;
   for (const auto& r :
-       s.rows("SELECT id, \"originatingIp\", location IS NOT NULL, failed_at IS NOT NULL, error FROM " + in.table)) {
+       s.rows("SELECT id, \"originatingIp\", location IS NOT NULL, dibs_failed_at IS NOT NULL, dibs_error FROM " + in.table)) {
     const auto e = judge.judge(r[1].value_or(""), r[2] == "t", r[3] == "t", r[4].value_or(""));
     if (r[2] == "t" && e.done) {
       done_ids.push_back(std::stoll(r[0].value_or("0")));

@@ -13,7 +13,7 @@ idle_transaction::idle_transaction(const std::string& uri, const std::string& ta
   // Never waits itself: SKIP LOCKED, and a bound on the statement should the server stall.
   session_->execute("SET statement_timeout = '10s'");
   session_->execute("BEGIN");
-  locked_ = session_->rows("SELECT id FROM " + table + " WHERE location IS NULL AND failed_at IS NULL ORDER BY random() "
+  locked_ = session_->rows("SELECT id FROM " + table + " WHERE location IS NULL AND dibs_failed_at IS NULL ORDER BY random() "
                            "LIMIT " + std::to_string(rows) + " FOR UPDATE SKIP LOCKED").size();
   thread_ = std::thread([this, hold] { hold_then_roll_back(hold); });
 }

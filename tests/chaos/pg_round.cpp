@@ -94,8 +94,8 @@ void pg_round::end_store_faults() { idle_.reset(); }
 
 void pg_round::print_open_items() {
   const auto rows = store_->query_value(
-      "SELECT string_agg(concat_ws(' ', id, lock_by, lock_token, lock_until, attempts, error), E'\\n') FROM "
-      "(SELECT * FROM " + table_ + " WHERE location IS NULL AND failed_at IS NULL ORDER BY id LIMIT 20) x");
+      "SELECT string_agg(concat_ws(' ', id, dibs_lock_by, dibs_lock_token, dibs_lock_until, dibs_attempts, dibs_error), E'\\n') FROM "
+      "(SELECT * FROM " + table_ + " WHERE location IS NULL AND dibs_failed_at IS NULL ORDER BY id LIMIT 20) x");
   const auto now = store_->query_value("SELECT now()::text");
   std::printf("chaos: server time %s; open rows (id holder token lease_until attempts error):\n%s\n",
               now.value_or("?").c_str(), rows.value_or("(none)").c_str());

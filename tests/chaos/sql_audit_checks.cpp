@@ -24,16 +24,16 @@ void check_audit(const query_number& number, const sql_check_input& in, const st
   if (rows != in.items)
     v("lost", "missing of the " + std::to_string(in.items) + " seeded (" + std::to_string(deletes) + " delete(s) audited)",
       rows < in.items ? in.items - rows : rows - in.items);
-  v("open", "neither done nor failed", number("SELECT COUNT(*) FROM " + tb + " WHERE location IS NULL AND failed_at IS NULL"));
-  v("leased", "still leased", number("SELECT COUNT(*) FROM " + tb + " WHERE lock_token IS NOT NULL"));
+  v("open", "neither done nor failed", number("SELECT COUNT(*) FROM " + tb + " WHERE location IS NULL AND dibs_failed_at IS NULL"));
+  v("leased", "still leased", number("SELECT COUNT(*) FROM " + tb + " WHERE dibs_lock_token IS NOT NULL"));
   v("done-and-failed", "both done and failed",
-    number("SELECT COUNT(*) FROM " + tb + " WHERE location IS NOT NULL AND failed_at IS NOT NULL"));
+    number("SELECT COUNT(*) FROM " + tb + " WHERE location IS NOT NULL AND dibs_failed_at IS NOT NULL"));
   v("attempts", "claimed more than --max-attempts times",
-    number("SELECT COUNT(*) FROM " + tb + " WHERE attempts > " + std::to_string(in.max_attempts)));
+    number("SELECT COUNT(*) FROM " + tb + " WHERE dibs_attempts > " + std::to_string(in.max_attempts)));
   v("written-twice", "written (done or failed) more than once",
     number("SELECT COUNT(*) FROM (SELECT id FROM " + a + " WHERE kind IN ('done', 'fail') GROUP BY id HAVING COUNT(*) > 1) x"));
   v("unrecorded", "done or failed without a recorded write",
-    number("SELECT COUNT(*) FROM " + tb + " t WHERE (location IS NOT NULL OR failed_at IS NOT NULL) AND NOT EXISTS "
+    number("SELECT COUNT(*) FROM " + tb + " t WHERE (location IS NOT NULL OR dibs_failed_at IS NOT NULL) AND NOT EXISTS "
            "(SELECT 1 FROM " + a + " w WHERE w.id = t.id AND w.kind IN ('done', 'fail'))"));
   // The first write must come from the process that claimed the lease the row held then: that
   // lease's claim is on record, made by the writer's process, whose pid the holder's name carries.
@@ -58,8 +58,8 @@ void check_audit(const query_number& number, const sql_check_input& in, const st
 
 void count_outcomes(const query_number& number, const std::string& table, tally& t) {
   t.done += number("SELECT COUNT(*) FROM " + table + " WHERE location IS NOT NULL");
-  t.failed += number("SELECT COUNT(*) FROM " + table + " WHERE failed_at IS NOT NULL");
-  t.takeovers += number("SELECT COUNT(*) FROM " + table + " WHERE location IS NOT NULL AND attempts > 1");
+  t.failed += number("SELECT COUNT(*) FROM " + table + " WHERE dibs_failed_at IS NOT NULL");
+  t.takeovers += number("SELECT COUNT(*) FROM " + table + " WHERE location IS NOT NULL AND dibs_attempts > 1");
 }
 
 expected_outcome outcome_judge::judge(const std::string& address, bool done, bool failed, const std::string& reason) {

@@ -68,6 +68,7 @@ TEST_CASE("dibs init --help lists only the flags init uses, with examples", "[cl
   // Flags of the commands that run or read a table, not of the one that prepares it.
   // (The option lines: --store's own help names --out for JSON Lines files.)
   CHECK_THAT(r.out, Catch::Contains("\n  --source"));
-  CHECK_THAT(r.out, !Catch::Contains("\n  --out") && !Catch::Contains("\n  --db-threads") &&
-                        !Catch::Contains("\n  --new-target"));
+  CHECK_THAT(r.out, !Catch::Contains("\n  --out") && !Catch::Contains("\n  --db-threads"));
+  // What init must be told: that a table (collection) or a target column (field) is new.
+  CHECK_THAT(r.out, Catch::Contains("\n  --new-target") && Catch::Contains("\n  --new-table"));
 }

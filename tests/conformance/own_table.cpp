@@ -69,7 +69,8 @@ BACKEND_TEST_CASE("a table without dibs's columns is refused with the statements
   CHECK(answered(by_alter, "") == std::optional<std::string>("40"));
 
   // dibs init adds them (twice: the second changes nothing); the user's rows and columns stay.
-  std::vector<std::string> init{"init", "--store", init_uri};
+  // Its target, geo, is a column the table does not have yet: the user says it is new.
+  std::vector<std::string> init{"init", "--store", init_uri, "--new-target"};
   init.insert(init.end(), fields.begin(), fields.end());
   REQUIRE(run_dibs(init, out) == 0);
   CHECK_THAT(out, Catch::Contains("init: "));

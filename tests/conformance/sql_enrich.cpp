@@ -44,10 +44,10 @@ BACKEND_TEST_CASE("dibs enrich finishes a table, and a private address gets ip-a
   // Each row its own address's answer, the "no data" one too (ip-api names the address in both).
   CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE " + location("query") + " = " + source) ==
         std::optional<std::string>("3001"));
-  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE attempts = 1") == std::optional<std::string>("3001"));
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE dibs_attempts = 1") == std::optional<std::string>("3001"));
   CHECK(s.query_value("SELECT " + location("message") + " FROM " + table + " WHERE " + source + " = '192.168.7.7'") ==
         std::optional<std::string>("private range"));
-  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE lock_token IS NOT NULL") == std::optional<std::string>("0"));
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE dibs_lock_token IS NOT NULL") == std::optional<std::string>("0"));
 
   out.clear();
   test::child_process status({dibs::test::dibs_binary(), "status", "--store", s.uri()});

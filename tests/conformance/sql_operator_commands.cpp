@@ -22,7 +22,7 @@ BACKEND_TEST_CASE("lists lease holders and releases a worker's leases, fenced", 
   REQUIRE(s.seed(10, 3) == 10);
   test::check_worker_release(*s.store);
   // Each released row was claimed twice (the released claim's attempt counted) and written once.
-  CHECK(s.query_value("SELECT COUNT(*) FROM " + s.name + " WHERE attempts = 2") == std::optional<std::string>("3"));
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + s.name + " WHERE dibs_attempts = 2") == std::optional<std::string>("3"));
   CHECK(s.query_value("SELECT COUNT(*) FROM " + s.name + " WHERE location IS NOT NULL") == std::optional<std::string>("9"));
 }
 
@@ -30,7 +30,7 @@ BACKEND_TEST_CASE("dibs release frees a dead worker's leases with --yes, and dib
                   "[workers][cli][e2e]") {
   auto s = db.open(db.unique_name("release"));
   test::check_release_cli(s, s.name, s.uri(),
-                          "UPDATE " + s.name + " SET lock_until = " + db.sql_of().thirty_s_ago + " WHERE lock_by = 'pod-a-1'");
+                          "UPDATE " + s.name + " SET dibs_lock_until = " + db.sql_of().thirty_s_ago + " WHERE dibs_lock_by = 'pod-a-1'");
 }
 
 BACKEND_TEST_CASE("after dibs init, status, enrich, retry and release need only --store", "[settings][cli][e2e]") {

@@ -72,7 +72,7 @@ BACKEND_TEST_CASE("answers the server refuses fail alone, with the server's reas
   CHECK(q("SELECT COUNT(*) FROM " + table + " WHERE " + source + " LIKE 'ok-%' AND " +
           db.sql_of().json_text("location", "query") + " = " + source) == std::to_string(300 - poison));
   for (const auto& p : poisoned) {
-    const auto error = q("SELECT error FROM " + table + " WHERE " + source + " = '" + p.kind + "-" + std::to_string(p.index) + "'");
+    const auto error = q("SELECT dibs_error FROM " + table + " WHERE " + source + " = '" + p.kind + "-" + std::to_string(p.index) + "'");
     INFO(p.kind << "-" << p.index);
     if (p.prefix)
       CHECK_THAT(error, Catch::StartsWith(p.error));
@@ -81,6 +81,6 @@ BACKEND_TEST_CASE("answers the server refuses fail alone, with the server's reas
     // 70 KB of reason: bounded by the engine (1,000 bytes), refused by the 300-byte column, recorded shortened.
     if (p.kind == "longfail") CHECK(error.size() <= db.poison.longest_error);
   }
-  CHECK(q("SELECT COUNT(*) FROM " + table + " WHERE failed_at IS NOT NULL AND attempts = 1") == std::to_string(poison));
-  CHECK(q("SELECT COUNT(*) FROM " + table + " WHERE lock_token IS NOT NULL") == "0");
+  CHECK(q("SELECT COUNT(*) FROM " + table + " WHERE dibs_failed_at IS NOT NULL AND dibs_attempts = 1") == std::to_string(poison));
+  CHECK(q("SELECT COUNT(*) FROM " + table + " WHERE dibs_lock_token IS NOT NULL") == "0");
 }

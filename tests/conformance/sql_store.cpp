@@ -79,10 +79,10 @@ BACKEND_TEST_CASE("a row whose source is NULL reaches the processor as missing, 
   CHECK(got[0].until > store_clock::now() + 30s);  // the server's clock, as epoch microseconds
   auto r = test::run_sync(s.store->fail({failure{got[0].ref(), "source field 'originatingIp' is missing", 0, 1}}));
   CHECK(r.applied == 1);
-  CHECK(s.query_value("SELECT error FROM " + table) == std::optional<std::string>("source field 'originatingIp' is missing"));
-  CHECK(s.query_value("SELECT http_status FROM " + table) == std::optional<std::string>("0"));
-  CHECK(s.query_value("SELECT failed_at IS NOT NULL FROM " + table) == is_true);
-  CHECK(s.query_value("SELECT lock_token IS NULL FROM " + table) == is_true);
+  CHECK(s.query_value("SELECT dibs_error FROM " + table) == std::optional<std::string>("source field 'originatingIp' is missing"));
+  CHECK(s.query_value("SELECT dibs_http_status FROM " + table) == std::optional<std::string>("0"));
+  CHECK(s.query_value("SELECT dibs_failed_at IS NOT NULL FROM " + table) == is_true);
+  CHECK(s.query_value("SELECT dibs_lock_token IS NULL FROM " + table) == is_true);
   CHECK(s.stats_blocking().failed == 1);
   CHECK(claim(*s.store, {1, "w", 60s, 0s}).empty());
 }

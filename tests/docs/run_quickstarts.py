@@ -63,7 +63,7 @@ def mongo_prepare(uri):
 
 def mongo_check(client):
     docs = list(client["app"]["messages"].find())
-    bad = [d for d in docs if not isinstance(d.get("location"), dict) or d.get("lock") not in (None,)]
+    bad = [d for d in docs if not isinstance(d.get("location"), dict) or d.get("_dibs") not in (None,)]
     if len(docs) != len(ADDRESSES) or bad:
         sys.exit(f"after the quick start the collection holds {len(docs)} documents; unfinished: {bad}")
 

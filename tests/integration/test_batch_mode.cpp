@@ -85,7 +85,8 @@ TEST_CASE("a batch above the API's limit fails its items with the API's 422", "[
   e.wait();
   CHECK(e.summary().failed == 101);
   CHECK(api.batch_requests() == 1);
-  for (const auto& it : st->snapshot()) CHECK(it.failed->reason == "HTTP 422 Unprocessable Entity");
+  // The status line and the API's own words (the stub's message).
+  for (const auto& it : st->snapshot()) CHECK(it.failed->reason == "HTTP 422 Unprocessable Entity: too many queries (at most 100)");
 }
 
 TEST_CASE("batch mode: one rate-limiter slot per request, and the batches fill while they wait", "[batch][rate][e2e]") {

@@ -134,3 +134,85 @@ TEST_CASE("file mode: dibs status of a missing input is an error naming it", "[j
     CHECK_THAT(text, Catch::Contains("dibs: error: --store jsonl:" + missing + ": there is no file " + missing));
   }
 }
+
+TEST_CASE("file mode: retry and status read the target from the journal, and a finished OUT read with another target "
+          "is refused, never made a journal that redoes it",
+          "[jsonl][retry][status][e2e]") {
+  const fs::path dir = fs::temp_directory_path() / ("dibs-retry-target-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto in = (dir / "customers.jsonl").string(), out = (dir / "enriched.jsonl").string();
+  {
+    std::ofstream f(in);
+    for (int i = 1; i <= 30; ++i) f << "{\"cust_id\":\"c" << i << "\",\"ip\":\"8.8." << i << ".1\"}\n";
+    f << "{\"cust_id\":\"c31\",\"ip\":\"192.168.1.1\"}\n";
+  }
+  stub::ipapi_stub api(stub::stub_options::loopback());
+  api.start();
+  const std::vector<std::string> enrich{"enrich", "--store", "jsonl:" + in, "--out", out, "--no-progress", "--no-data-fails",
+                                        "--source", "ip", "--target", "geo", "--url", api.base_url() + "/json/{ip}"};
+  auto [rc, text] = run_dibs(enrich);
+  INFO(text);
+  REQUIRE(rc == 1);  // the private address failed
+  const auto calls = api.requests();
+
+  // The issue's command: no --target. It used to write a journal with no answers ("1 back"), and
+  // the next run asked the API again for all 30 lines done.
+  std::tie(rc, text) = run_dibs({"retry", "--store", "jsonl:" + in, "--out", out, "--reason", "private"});
+  CHECK(rc == 2);
+  CHECK_THAT(text, Catch::Contains("has no answer in location and no failure record") && Catch::Contains("(the line has: cust_id, ip, geo)") &&
+                       Catch::Contains("give --target"));
+  CHECK_FALSE(fs::exists(out + ".journal"));
+  std::tie(rc, text) = run_dibs({"status", "--store", "jsonl:" + in, "--out", out});
+  CHECK(rc == 2);  // not "done=31": the lines are read with the run's target or not at all
+  std::tie(rc, text) = run_dibs({"status", "--store", "jsonl:" + in, "--out", out, "--target", "geo"});
+  CHECK(rc == 0);
+  CHECK(test::last_line(text) == "status: pending=0 leased_live=0 leased_expired=0 done=30 failed=1");
+
+  // With the target: a journal that records it; the commands after it need no --target.
+  std::tie(rc, text) = run_dibs({"retry", "--store", "jsonl:" + in, "--out", out, "--target", "geo", "--reason", "private"});
+  REQUIRE(rc == 0);
+  CHECK_THAT(text, Catch::Contains("retry: 1 failed item back to pending"));
+  REQUIRE(fs::exists(out + ".journal"));
+  std::tie(rc, text) = run_dibs({"status", "--store", "jsonl:" + in});  // found next to IN, target and all
+  CHECK(rc == 0);
+  CHECK(test::last_line(text) == "status: pending=1 leased_live=0 leased_expired=0 done=30 failed=0");
+  std::tie(rc, text) = run_dibs({"status", "--store", "jsonl:" + in, "--out", out, "--target", "location"});
+  CHECK(rc == 2);
+  CHECK_THAT(text, Catch::Contains("--target location contradicts the journal") && Catch::Contains("writes its answers to geo"));
+  // (release has nothing to read: a file's leases live in the process that runs it.)
+  std::tie(rc, text) = run_dibs({"release", "--store", "jsonl:" + in, "--out", out, "--worker", "gone", "--yes"});
+  CHECK(rc == 2);
+  CHECK_THAT(text, Catch::Contains("a file's leases live only in the process that runs it"));
+  std::vector<std::string> again{"enrich", "--store", "jsonl:" + in, "--out", out, "--no-progress", "--no-data-fails",
+                                 "--source", "ip", "--url", api.base_url() + "/json/{ip}"};
+  std::tie(rc, text) = run_dibs(again);  // no --target: the journal's
+  CHECK(rc == 1);
+  CHECK(api.requests() - calls <= 2);  // the line put back (and the pre-flight's request), never the 30 done
+  fs::remove_all(dir);
+}
+
+TEST_CASE("file mode: a refused run leaves no file behind, and status then finds no stray journal", "[jsonl][status][e2e]") {
+  const fs::path dir = fs::temp_directory_path() / ("dibs-refused-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto in = (dir / "customers.jsonl").string();
+  {
+    std::ofstream f(in);
+    for (int i = 1; i <= 5; ++i) f << "{\"ip\":\"8.8." << i << ".1\"}\n";
+  }
+  // Refused twice, by the pre-flight (nothing listens at port 1) under two OUT names.
+  for (const char* name : {"a.jsonl", "b.jsonl"}) {
+    const auto [rc, text] = run_dibs({"enrich", "--store", "jsonl:" + in, "--out", (dir / name).string(), "--source", "ip",
+                                      "--target", "geo", "--url", "http://127.0.0.1:1/json/{ip}", "--no-progress"});
+    INFO(text);
+    CHECK(rc == 2);
+  }
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.path().filename() != "customers.jsonl";
+  CHECK(files == 0);
+  const auto [rc, text] = run_dibs({"status", "--store", "jsonl:" + in, "--source", "ip", "--target", "geo"});
+  INFO(text);
+  CHECK_THAT(text, !Catch::Contains("several journals"));
+  fs::remove_all(dir);
+}

@@ -27,7 +27,8 @@ const backend& this_backend() {
         const auto o = options_for_collection(collection);
         auto s = std::make_shared<mongo::mongo_store>(o);
         return backend_table{collection, {"--store", o.uri, "--db", o.db, "--collection", o.collection}, s,
-                             [s] { mongo::drop(*s); }, nullptr, nullptr};
+                             [s] { mongo::drop(*s); }, nullptr, nullptr,
+                             [s](const std::string& json) { return mongo::run_command(*s, json); }};
       },
       [](const std::string& collection, bool deleting) -> std::shared_ptr<admin_store> {
         if (deleting) return nullptr;  // MongoDB's store marks what it completes

@@ -58,7 +58,7 @@ TEST_CASE("lock-collection: a failure record sent again after its answer was los
           "[mongo][lock-collection][fence]") {
   test::mongo_collection c("lockfence", lock_collection(true));
   try {
-    mongo::run_command(c.s, R"({"dibsWatch": ")" + c.o.collection + R"(", "field": "location", "lock": "lock"})");
+    mongo::run_command(c.s, R"({"dibsWatch": ")" + c.o.collection + R"(", "field": "location", "lock": "_dibs"})");
   } catch (const mongo::mongo_error&) {
     test::skip("the server keeps no write log and can't lose an answer on demand (a real mongod)");
   }
@@ -90,7 +90,7 @@ TEST_CASE("lock-collection: a holder whose document was finished by another writ
       insert_one(c);
       const auto j = claim_one(c.s);
       const std::string finish = std::string(first) == "failed"
-                                     ? R"({"$set": {"lock.failed": {"reason": "stale", "httpStatus": 0, "attempts": 1}}})"
+                                     ? R"({"$set": {"_dibs.failed": {"reason": "stale", "httpStatus": 0, "attempts": 1}}})"
                                      : R"({"$set": {"location": {"city": "stale"}}})";
       mongo::run_command(c.s, R"({"update": ")" + c.o.collection + R"(", "updates": [{"q": {"_id": 1}, "u": )" + finish + "}]}");
       const auto before = mongo::document_json(c.s, "i32:1");

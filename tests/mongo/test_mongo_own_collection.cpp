@@ -34,15 +34,15 @@ mongo::mongo_options own_options(const std::string& collection, const std::strin
 // Three documents whose lease field is the user's own: false, a string, a number.
 void insert_foreign(mongo::mongo_store& s, const std::string& collection) {
   mongo::run_command(s, "{\"insert\": \"" + collection +
-                            "\", \"documents\": [{\"originatingIp\": \"8.8.4.1\", \"location\": null, \"lock\": false},"
-                            "{\"originatingIp\": \"8.8.4.2\", \"location\": null, \"lock\": \"mine\"},"
-                            "{\"originatingIp\": \"8.8.4.3\", \"location\": null, \"lock\": 7}]}");
+                            "\", \"documents\": [{\"originatingIp\": \"8.8.4.1\", \"location\": null, \"_dibs\": false},"
+                            "{\"originatingIp\": \"8.8.4.2\", \"location\": null, \"_dibs\": \"mine\"},"
+                            "{\"originatingIp\": \"8.8.4.3\", \"location\": null, \"_dibs\": 7}]}");
 }
 std::string without_spaces(std::string s) {
   s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
   return s;
 }
-const std::string foreign_warning = "hold in --lock-field lock a value dibs did not write";
+const std::string foreign_warning = "hold in --lock-field _dibs a value dibs did not write";
 }  // namespace
 
 TEST_CASE("documents whose --lock-field holds a value dibs did not write are left alone and counted as failed",
@@ -69,7 +69,7 @@ TEST_CASE("documents whose --lock-field holds a value dibs did not write are lef
       CHECK(api.requests() >= 20);
       // The user's values are still theirs.
       for (const char* kept : {"false", "\"mine\"", "7"}) {
-        const auto n = mongo::run_command(s, "{\"count\": \"" + collection + "\", \"query\": {\"lock\": " + kept +
+        const auto n = mongo::run_command(s, "{\"count\": \"" + collection + "\", \"query\": {\"_dibs\": " + kept +
                                                  ", \"location\": null}}");
         CHECK_THAT(without_spaces(n), Catch::Contains("\"n\":{\"$numberInt\":\"1\"}") ||
                                           Catch::Contains("\"n\":{\"$numberLong\":\"1\"}"));

@@ -22,7 +22,7 @@ struct seeded_collection : test::mongo_collection {
     if (docs.size() != 20) return false;
     for (const auto& d : docs) {
       bson_iter_t it;
-      if (bson_iter_init_find(&it, d.get(), "lock")) return false;
+      if (bson_iter_init_find(&it, d.get(), "_dibs")) return false;
       if (!bson_iter_init_find(&it, d.get(), "location") || !BSON_ITER_HOLDS_NULL(&it)) return false;
     }
     const auto st = s.stats_blocking();

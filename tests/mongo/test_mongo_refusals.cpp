@@ -104,7 +104,7 @@ TEST_CASE("MongoDB: a failure record or a release the server refuses is reported
                     R"({"_id": 2, "originatingIp": "8.8.8.8", "location": null}]})");
       // No failure record and no lastError for 9.9.9.9 (the lock-collection release writes the
       // lock document, which has no such rule: only the failure is refused there).
-      const std::string when = R"({"originatingIp": "9.9.9.9", "$or": [{"lock.failed": {"$exists": true}}, {"lock.lastError": {"$exists": true}}]})";
+      const std::string when = R"({"originatingIp": "9.9.9.9", "$or": [{"_dibs.failed": {"$exists": true}}, {"_dibs.lastError": {"$exists": true}}]})";
       if (real_server())
         mongo::run_command(s, R"({"collMod": ")" + o.collection + R"(", "validator": {"$nor": [)" + when + "]}}");
       else
@@ -199,7 +199,7 @@ TEST_CASE("MongoDB: dibs enrich fails a document the validator refuses after one
   for (auto& doc : mongo::documents(s)) {
     if (utf8_at(doc.get(), "originatingIp") != "9.9.9.9") continue;
     seen = true;
-    CHECK_THAT(utf8_at(doc.get(), "lock.failed.reason"),
+    CHECK_THAT(utf8_at(doc.get(), "_dibs.failed.reason"),
                Catch::StartsWith("the store refused the answer: MongoDB refused the write: code 121 (DocumentValidationFailure)"));
   }
   CHECK(seen);

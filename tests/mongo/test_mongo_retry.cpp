@@ -22,7 +22,7 @@ std::size_t with_lock_field(mongo::mongo_store& s) {
   std::size_t n = 0;
   for (auto& doc : mongo::documents(s)) {
     bson_iter_t it;
-    if (bson_iter_init_find(&it, doc.get(), "lock")) ++n;
+    if (bson_iter_init_find(&it, doc.get(), "_dibs")) ++n;
   }
   return n;
 }

@@ -61,7 +61,7 @@ TEST_CASE("three dibs enrich --claim batch processes drain one collection: each 
     bson_iter_t it;
     // Done, with no lease left behind (the lease field is removed by the completion).
     if (bson_iter_init_find(&it, doc.get(), "location") && BSON_ITER_HOLDS_DOCUMENT(&it) &&
-        !bson_iter_init_find(&it, doc.get(), "lock"))
+        !bson_iter_init_find(&it, doc.get(), "_dibs"))
       ++finished;
   }
   CHECK(finished == docs);

@@ -53,12 +53,26 @@ const backend& this_backend() {
                 "CREATE TRIGGER " + t + "_refuse_d" + id + " BEFORE DELETE ON " + t + " FOR EACH ROW BEGIN IF OLD.id = " +
                     id + " THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no delete of " + id + "'; END IF; END"};
           },
+          "JSON",
+          // As dibs made a table before its columns bore its prefix.
+          [](const std::string& t) {
+            return std::vector<std::string>{
+                "CREATE TABLE " + t + " (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, ip VARCHAR(255) NULL, "
+                "geo JSON NULL, lock_by VARCHAR(128) NULL, lock_token BIGINT UNSIGNED NULL, lock_until DATETIME(6) NULL, "
+                "attempts INT NOT NULL DEFAULT 0, error TEXT NULL, http_status INT NULL, failed_at DATETIME(6) NULL, "
+                "dibs_pick TINYINT UNSIGNED NOT NULL DEFAULT (FLOOR(RAND() * 256)), dibs_open TINYINT AS (IF(geo IS NULL AND "
+                "failed_at IS NULL, 1, NULL)) STORED, KEY dibs_claim (dibs_open, dibs_pick, lock_until)) ENGINE=InnoDB"};
+          },
+          [](const std::string& t) {
+            return "SELECT GENERATION_EXPRESSION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND "
+                   "TABLE_NAME = '" + t + "' AND COLUMN_NAME = 'dibs_open'";
+          },
       },
       backend_facts{
           "table",
           "in database ",
           [](const std::string&) {
-            return std::string("(geo, lock_by, lock_token, lock_until, attempts, error, http_status, failed_at, dibs_pick, "
+            return std::string("(geo, dibs_lock_by, dibs_lock_token, dibs_lock_until, dibs_attempts, dibs_error, dibs_http_status, dibs_failed_at, dibs_pick, "
                                "dibs_open, index dibs_claim)");
           },
           "; or run: ",
@@ -68,7 +82,7 @@ const backend& this_backend() {
       poison_facts{
           [](const std::string& table) {
             return std::vector<std::string>{
-                "ALTER TABLE " + table + " MODIFY `error` VARCHAR(300) NULL",
+                "ALTER TABLE " + table + " MODIFY `dibs_error` VARCHAR(300) NULL",
                 "CREATE TRIGGER " + table + "_policy BEFORE UPDATE ON " + table +
                     " FOR EACH ROW BEGIN IF NEW.location LIKE '%\"refuse\": true%' OR NEW.location LIKE '%\"refuse\":true%' "
                     "THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by policy'; END IF; END"};

@@ -55,13 +55,13 @@ TEST_CASE("20% errors, 5% timeouts, 5% garbage under a 600/min limit: every row 
   const int rc = run.finish(out);
   INFO(out);
   // The table is drained (nothing pending or leased); 1 says some rows failed, 0 that none did.
-  CHECK(rc == (t.count("failed_at IS NOT NULL") == "0" ? 0 : 1));
-  CHECK(t.count("location IS NOT NULL AND failed_at IS NULL") == std::to_string(100 - std::stoi(t.count("failed_at IS NOT NULL"))));
-  CHECK(t.count("lock_token IS NOT NULL") == "0");
+  CHECK(rc == (t.count("dibs_failed_at IS NOT NULL") == "0" ? 0 : 1));
+  CHECK(t.count("location IS NOT NULL AND dibs_failed_at IS NULL") == std::to_string(100 - std::stoi(t.count("dibs_failed_at IS NOT NULL"))));
+  CHECK(t.count("dibs_lock_token IS NOT NULL") == "0");
   CHECK(t.count("JSON_UNQUOTE(JSON_EXTRACT(location, '$.query')) = originatingIp") == t.count("location IS NOT NULL"));
   // Every failure names its cause and stays within the attempts.
-  CHECK(t.count("failed_at IS NOT NULL AND (error IS NULL OR error NOT LIKE 'gave up after 4 attempts: %')") == "0");
-  CHECK(t.count("attempts > 4") == "0");
+  CHECK(t.count("dibs_failed_at IS NOT NULL AND (dibs_error IS NULL OR dibs_error NOT LIKE 'gave up after 4 attempts: %')") == "0");
+  CHECK(t.count("dibs_attempts > 4") == "0");
   const auto f = api.faults();
   CHECK(f.errors > 0);
   CHECK(f.timeouts > 0);
@@ -88,7 +88,7 @@ TEST_CASE("dibs enrich over HTTPS: refused before the run without the CA, done w
   CHECK(refused.finish(out) == 2);
   CHECK_THAT(out, Catch::Contains("the API's certificate is refused: tls handshake with localhost: certificate verify failed"));
   CHECK(api.requests() == 0);
-  CHECK(t.count("lock_token IS NOT NULL OR attempts > 0") == "0");  // nothing was claimed
+  CHECK(t.count("dibs_lock_token IS NOT NULL OR dibs_attempts > 0") == "0");  // nothing was claimed
 
   out.clear();
   test::child_process run({dibs::test::dibs_binary(), "enrich", "--store", t.uri, "--url", url, "--ca-file", pki.ca_cert, "--no-progress"},
@@ -112,7 +112,7 @@ TEST_CASE("dibs enrich --batch-url looks rows up a hundred at a time", "[mysql][
   CHECK(rc == 1);  // one row failed in this run (--no-data-fails): the exit status says so
   CHECK(test::last_line(out).rfind("summary: completed=2000 failed=1 ", 0) == 0);
   CHECK(t.count("JSON_UNQUOTE(JSON_EXTRACT(location, '$.query')) = originatingIp") == "2000");
-  CHECK(t.store->query_value("SELECT error FROM " + t.table + " WHERE failed_at IS NOT NULL") ==
+  CHECK(t.store->query_value("SELECT dibs_error FROM " + t.table + " WHERE dibs_failed_at IS NOT NULL") ==
         std::optional<std::string>("the API has no data: private range"));
   CHECK(api.batch_requests() <= 2001 / 100 + 8);  // full batches, and a few partial ones at the claim edges
   CHECK(api.requests() == api.batch_requests());

@@ -43,7 +43,7 @@ TEST_CASE("an API outage of 10 s in the middle of dibs enrich costs no row an at
   api.reset();
   // ... for ten seconds (the outage itself, not a wait for anything) ...
   std::this_thread::sleep_for(10s);
-  CHECK(count("failed_at IS NOT NULL") == 0);
+  CHECK(count("dibs_failed_at IS NOT NULL") == 0);
   CHECK(count("location IS NULL") > 0);  // the run really was stopped by the outage
   // ... and comes back on the same port.
   auto opts = stub::stub_options::loopback(20ms);
@@ -55,11 +55,11 @@ TEST_CASE("an API outage of 10 s in the middle of dibs enrich costs no row an at
   const int rc = run.finish(out);
   INFO(out);
   // ip-api's profile fails the private addresses the seed may hold; an outage fails nothing.
-  CHECK(count("failed_at IS NOT NULL AND error NOT LIKE '%private range%' AND error NOT LIKE '%reserved range%'") == 0);
-  CHECK(rc == (count("failed_at IS NOT NULL") == 0 ? 0 : 1));
-  CHECK(count("location IS NULL AND failed_at IS NULL") == 0);
-  CHECK(count("lock_token IS NOT NULL") == 0);
-  CHECK(count("attempts <> 1") == 0);  // claimed once each: the rows that met the outage kept their claim
+  CHECK(count("dibs_failed_at IS NOT NULL AND dibs_error NOT LIKE '%private range%' AND dibs_error NOT LIKE '%reserved range%'") == 0);
+  CHECK(rc == (count("dibs_failed_at IS NOT NULL") == 0 ? 0 : 1));
+  CHECK(count("location IS NULL AND dibs_failed_at IS NULL") == 0);
+  CHECK(count("dibs_lock_token IS NOT NULL") == 0);
+  CHECK(count("dibs_attempts <> 1") == 0);  // claimed once each: the rows that met the outage kept their claim
   CHECK_THAT(out, Catch::Contains("the API looks down"));
   CHECK_THAT(out, Catch::Contains("the API answers again"));
 }

@@ -65,7 +65,7 @@ TEST_CASE("a MariaDB user who may not write is refused at start, and one who los
   SECTION("mid-run") {
     const auto table = test::unique_table("rights_lost");
     test::check_right_lost_mid_run(rights_of(admin, table, "dibs_writer"), [&] {
-      return admin.query_value("SELECT COUNT(*) FROM " + table + " WHERE lock_token IS NOT NULL").value_or("?");
+      return admin.query_value("SELECT COUNT(*) FROM " + table + " WHERE dibs_lock_token IS NOT NULL").value_or("?");
     });
   }
 }

@@ -58,7 +58,7 @@ TEST_CASE("three dibs enrich processes of two shards drain one MariaDB table: ea
   CHECK(st.done == rows);
   CHECK(st.drained());
   // Claimed once each: attempts counts the claims.
-  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE attempts <> 1") == std::optional<std::string>("0"));
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE dibs_attempts <> 1") == std::optional<std::string>("0"));
   CHECK(s.query_value("SELECT COUNT(*) FROM " + table +
                       " WHERE JSON_UNQUOTE(JSON_EXTRACT(location, '$.query')) = originatingIp") ==
         std::optional<std::string>(std::to_string(rows)));
@@ -74,7 +74,7 @@ TEST_CASE("the shards of one process don't race for the rows of a tiny table", "
   const auto& uri = s.uri();
   REQUIRE(s.seed(5, 3) == 5);
   for (int round = 0; round < 5; ++round) {
-    if (round > 0) s.execute("UPDATE " + table + " SET location = NULL, attempts = 0");
+    if (round > 0) s.execute("UPDATE " + table + " SET location = NULL, dibs_attempts = 0");
     test::child_process run({dibs::test::dibs_binary(), "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
                              "--shards", "4", "--concurrency", "40", "--no-progress", "--no-preflight"});
     std::string out;
@@ -83,7 +83,7 @@ TEST_CASE("the shards of one process don't race for the rows of a tiny table", "
     CHECK(rc == 0);
     CHECK(conflicts_in(out) == 0);
     CHECK(completed_in(out) == 5);
-    CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE attempts = 1 AND location IS NOT NULL") ==
+    CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE dibs_attempts = 1 AND location IS NOT NULL") ==
           std::optional<std::string>("5"));
   }
 }

@@ -61,8 +61,8 @@ TEST_CASE("with --on-done delete on MariaDB, a batch's fence and delete are one 
   s.seed(6, 1);
   auto got = s.claim_blocking({6, "w", 60s, 1s});
   REQUIRE(got.size() == 6);
-  s.execute("UPDATE " + table + " SET lock_until = NOW(6) - INTERVAL 1 SECOND WHERE id = " + got[1].id);  // expired
-  s.execute("UPDATE " + table + " SET lock_by = 'other' WHERE id = " + got[2].id);  // taken over meanwhile
+  s.execute("UPDATE " + table + " SET dibs_lock_until = NOW(6) - INTERVAL 1 SECOND WHERE id = " + got[1].id);  // expired
+  s.execute("UPDATE " + table + " SET dibs_lock_by = 'other' WHERE id = " + got[2].id);  // taken over meanwhile
   s.execute("DELETE FROM " + table + " WHERE id = " + got[3].id);                 // gone
   std::vector<completion> done;
   for (auto& j : got) done.push_back(completion{j.ref(), "{}"});
@@ -81,7 +81,7 @@ TEST_CASE("with --on-done delete on MariaDB, a batch's fence and delete are one 
   std::sort(kept.begin(), kept.end());  // claims come in the pick key's order, not the id's
   CHECK(s.query_value("SELECT GROUP_CONCAT(id ORDER BY id) FROM " + table) ==
         std::optional<std::string>(std::to_string(kept[0]) + "," + std::to_string(kept[1]) + "," + std::to_string(kept[2])));
-  CHECK(s.query_value("SELECT lock_by FROM " + table + " WHERE id = " + got[2].id) == std::optional<std::string>("other"));
+  CHECK(s.query_value("SELECT dibs_lock_by FROM " + table + " WHERE id = " + got[2].id) == std::optional<std::string>("other"));
 
   SECTION("a batch from two workers goes the locking way and is settled the same") {
     // Fenced by one worker's name alone, b's held lease would come back lost and its row stay.
@@ -118,10 +118,10 @@ TEST_CASE("a marked batch whose leases all hold is one UPDATE fenced by its WHER
   CHECK(*s.statements_sent() - before == 3);  // START, the fenced UPDATE, COMMIT: no locking read
   CHECK(r.applied == 4);
   CHECK(r.lost.empty());
-  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE location IS NOT NULL AND lock_by IS NULL") ==
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE location IS NOT NULL AND dibs_lock_by IS NULL") ==
         std::optional<std::string>("4"));
 
-  s.execute("UPDATE " + table + " SET lock_until = NOW(6) - INTERVAL 1 SECOND WHERE id = " + got[5].id);  // expired
+  s.execute("UPDATE " + table + " SET dibs_lock_until = NOW(6) - INTERVAL 1 SECOND WHERE id = " + got[5].id);  // expired
   before = *s.statements_sent();
   r = s.complete_blocking(second);
   // The first try (START, UPDATE, ROLLBACK), then the locking way (START, SELECT ... FOR UPDATE,

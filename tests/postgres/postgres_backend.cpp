@@ -52,12 +52,22 @@ const backend& this_backend() {
                     "'no answer for " + id + "'; END IF; IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; RETURN NEW; END $$",
                 "CREATE TRIGGER " + f + " BEFORE UPDATE OR DELETE ON " + table + " FOR EACH ROW EXECUTE FUNCTION " + f + "()"};
           },
+          "JSONB",
+          // As dibs made a table before its columns bore its prefix.
+          [](const std::string& t) {
+            return std::vector<std::string>{
+                "CREATE TABLE " + t + " (id BIGSERIAL PRIMARY KEY, ip VARCHAR(255) NULL, geo JSONB NULL, lock_by VARCHAR(128) "
+                "NULL, lock_token BIGINT NULL, lock_until TIMESTAMPTZ NULL, attempts INT NOT NULL DEFAULT 0, error TEXT NULL, "
+                "http_status INT NULL, failed_at TIMESTAMPTZ NULL)",
+                "CREATE INDEX " + t + "_dibs_open ON " + t + " (lock_until NULLS FIRST, id) WHERE geo IS NULL AND failed_at IS NULL"};
+          },
+          [](const std::string& t) { return "SELECT indexdef FROM pg_indexes WHERE indexname = '" + t + "_dibs_open'"; },
       },
       backend_facts{
           "table",
           "in database ",
           [](const std::string& table) {
-            return "(geo, lock_by, lock_token, lock_until, attempts, error, http_status, failed_at, index " + table +
+            return "(geo, dibs_lock_by, dibs_lock_token, dibs_lock_until, dibs_attempts, dibs_error, dibs_http_status, dibs_failed_at, index " + table +
                    "_dibs_open)";
           },
           " or run: ",
@@ -67,7 +77,7 @@ const backend& this_backend() {
       poison_facts{
           [](const std::string& table) {
             return std::vector<std::string>{
-                "ALTER TABLE " + table + " ALTER COLUMN error TYPE VARCHAR(300)",
+                "ALTER TABLE " + table + " ALTER COLUMN dibs_error TYPE VARCHAR(300)",
                 "ALTER TABLE " + table + " ADD CONSTRAINT " + table + "_policy CHECK (NOT (location ? 'refuse'))",
                 "CREATE FUNCTION " + table + "_guard() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.location ? "
                     "'trigger' THEN RAISE EXCEPTION 'refused by the trigger'; END IF; RETURN NEW; END $$",

@@ -17,7 +17,7 @@ TEST_CASE("PostgreSQL: a mistyped {field} or a closed API port is refused before
   REQUIRE(s.seed(10, 3) == 10);
   auto untouched = [&] {
     return s.query_value("SELECT count(*) FROM " + table +
-                         " WHERE lock_token IS NULL AND attempts = 0 AND failed_at IS NULL AND location IS NULL") ==
+                         " WHERE dibs_lock_token IS NULL AND dibs_attempts = 0 AND dibs_failed_at IS NULL AND location IS NULL") ==
            std::optional<std::string>("10");
   };
   std::string out;

@@ -42,6 +42,6 @@ TEST_CASE("a PostgreSQL role that may not write is refused at start", "[postgres
 TEST_CASE("a PostgreSQL role that loses a right mid-run ends the run, its leases given back", "[postgres][rights]") {
   role_and_table t("rights_lost", "dibs_writer");
   test::check_right_lost_mid_run(t.rights, [&] {
-    return dialect.query_value("SELECT count(*) FROM " + t.table + " WHERE lock_token IS NOT NULL").value_or("?");
+    return dialect.query_value("SELECT count(*) FROM " + t.table + " WHERE dibs_lock_token IS NOT NULL").value_or("?");
   });
 }

@@ -90,7 +90,7 @@ TEST_CASE("a PostgreSQL failure whose reason holds a NUL byte is recorded, the b
   REQUIRE(got.size() == 1);
   auto r = test::run_sync(s.fail({failure{got[0].ref(), std::string("the API has no data: a\0b", 24), 200, 1}}));
   CHECK(r.applied == 1);  // before: refused (22P02) every time, so the row was never failed
-  CHECK(s.query_value("SELECT error FROM " + table) == std::optional<std::string>("the API has no data: a\\0b"));
+  CHECK(s.query_value("SELECT dibs_error FROM " + table) == std::optional<std::string>("the API has no data: a\\0b"));
   CHECK(s.stats_blocking().failed == 1);
 }
 
@@ -101,7 +101,7 @@ TEST_CASE("a PostgreSQL claim reads the partial index of open rows", "[postgres]
   s.execute("SET enable_seqscan = off");  // a tiny table: only say whether the index CAN serve the claim
   auto plan = s.query_value(
       "EXPLAIN (FORMAT JSON) SELECT id FROM " + table +
-      " WHERE location IS NULL AND failed_at IS NULL AND (lock_until IS NULL OR lock_until < now()) ORDER BY lock_until "
+      " WHERE location IS NULL AND dibs_failed_at IS NULL AND (dibs_lock_until IS NULL OR dibs_lock_until < now()) ORDER BY dibs_lock_until "
       "NULLS FIRST, id LIMIT 10");
   s.execute("RESET enable_seqscan");
   REQUIRE(plan);

@@ -24,6 +24,10 @@ history with it).
 --clock-skew-s N makes the server's clock (hello's localTime) run N seconds ahead of this machine's,
 so tests can show that leases follow the server's clock, not the client's.
 
+Indexes: createIndexes keeps each spec as sent (mongomock drops partial filters and TTLs), so
+listIndexes answers with it, and an index of an existing name with other options is refused with
+code 85 (IndexOptionsConflict), as MongoDB does; dropIndexes removes one by name.
+
 Test-only stand-ins for what mongomock lacks (it has no collection validators):
 {dibsRefuse: <collection>, when: <query>, code: C, errmsg: M} makes every update statement whose
 result would match <query> fail with the write error {code: C (default 121,
@@ -338,19 +342,51 @@ def count(cmd, db):
     return {"ok": 1, "n": client[db][cmd["count"]].count_documents(cmd.get("query") or {})}
 
 
+index_specs = {}  # (db, collection, name) -> the spec as createIndexes sent it (partial filters kept)
+
+
 def create_indexes(cmd, db):
     coll = client[db][cmd["createIndexes"]]
     for spec in cmd.get("indexes", []):
+        key = (db, cmd["createIndexes"], spec.get("name"))
+        # As MongoDB does: an index of that name with other options is a conflict (85), not replaced.
+        if key in index_specs and {k: v for k, v in index_specs[key].items() if k != "v"} != {k: v for k, v in spec.items() if k != "v"}:
+            return error(85, "An existing index has the same name as the requested index. When index names are not "
+                             "specified, they are auto generated and can cause conflicts. Please refer to our "
+                             "documentation. Requested index: %s, existing index: %s" % (spec, index_specs[key]))
         opts = {k: v for k, v in spec.items() if k not in ("key", "v")}
         try:
             coll.create_index(list(spec["key"].items()), **opts)
         except Exception:
             # mongomock lacks some index options (partial filters); the index still exists for
-            # the semantics that matter here (uniqueness).
+            # the semantics that matter here (uniqueness). listIndexes shows the spec as sent.
             opts.pop("partialFilterExpression", None)
             opts.pop("expireAfterSeconds", None)
             coll.create_index(list(spec["key"].items()), **opts)
+        index_specs[key] = dict(spec)
     return {"ok": 1, "numIndexesAfter": len(coll.index_information())}
+
+
+def list_indexes(cmd, db):
+    name = cmd["listIndexes"]
+    if name not in client[db].list_collection_names():
+        return error(26, "ns does not exist: %s.%s" % (db, name))
+    batch = [{"v": 2, "key": {"_id": 1}, "name": "_id_"}]
+    batch += [dict(spec, v=2) for (d, c, n), spec in sorted(index_specs.items(), key=lambda kv: str(kv[0])) if d == db and c == name]
+    return {"ok": 1, "cursor": {"id": 0, "ns": db + "." + name, "firstBatch": batch}}
+
+
+def drop_indexes(cmd, db):
+    name, which = cmd["dropIndexes"], cmd.get("index")
+    key = (db, name, which)
+    if key not in index_specs:
+        return error(27, "index not found with name [%s]" % which)
+    try:
+        client[db][name].drop_index(which)
+    except Exception:
+        pass
+    del index_specs[key]
+    return {"ok": 1}
 
 
 def list_collections(cmd, db):
@@ -369,11 +405,15 @@ def create(cmd, db):
 
 def drop(cmd, db):
     client[db].drop_collection(cmd["drop"])
+    for key in [k for k in index_specs if k[0] == db and k[1] == cmd["drop"]]:
+        del index_specs[key]
     return {"ok": 1}
 
 
 def drop_database(cmd, db):
     client.drop_database(db)
+    for key in [k for k in index_specs if k[0] == db]:
+        del index_specs[key]
     return {"ok": 1}
 
 
@@ -407,6 +447,7 @@ HANDLERS = {
     "find": find, "insert": insert, "update": update, "delete": delete,
     "findAndModify": find_and_modify, "findandmodify": find_and_modify,
     "aggregate": aggregate, "count": count, "createIndexes": create_indexes,
+    "listIndexes": list_indexes, "dropIndexes": drop_indexes,
     "drop": drop, "dropDatabase": drop_database, "listCollections": list_collections, "create": create,
     "dibsCounts": dibs_counts, "dibsResetCounts": dibs_reset_counts,
     "dibsWatch": dibs_watch, "dibsWrites": dibs_writes, "dibsForget": dibs_forget,

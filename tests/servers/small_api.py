@@ -21,6 +21,11 @@ Options:
   --rate N --burst B  past N requests a second (B more allowed in a burst), HTTP 503 (or
                      --rate-status, e.g. 429) without Retry-After, counted in /stats as "refused":
                      nginx limit_req's rule (a leaky bucket, refused requests not counted in it)
+  --not-found-share F  this share of keys (by a hash of the key) get HTTP 404 with the API's own
+                     JSON, {"error": "no location known for this address"}: keys it has nothing for
+  --not-found-keys K,K  these keys get that 404 too
+  --html             every key is answered 200 with an HTML page, as a web server's default site
+                     (a wrong host or port where the API should be)
   --hold KEY --hold-until N  KEY is answered only once N other answers went out after its
                      request came (at most 30 s): an item as slow as the rest of the run makes
                      it, whatever the machine's speed. /stats says "hold_met" when they did.
@@ -92,6 +97,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def reply_html(self, status, page):
+        data = page.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def do_POST(self):
         parts = self.path.split("/")
         if len(parts) == 3 and parts[1] == "latency":
@@ -130,7 +143,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     goal = stats["answered"] + a.hold_until
                     met = answered.wait_for(lambda: stats["answered"] >= goal, timeout=30)
                     stats["hold_met"] = bool(met)
-            if settings["down"]:
+            if a.html:
+                self.reply_html(200, "<!DOCTYPE html><html><head><title>Welcome to nginx!</title></head>"
+                                     "<body><h1>Welcome to nginx!</h1></body></html>")
+            elif key in a.not_found_keys or (a.not_found_share > 0 and share_of("nf:" + key) < a.not_found_share):
+                self.reply(404, {"error": "no location known for this address"})
+            elif settings["down"]:
                 self.reply(503, {"error": "backend unavailable"})
             elif a.rate > 0 and over_rate(a.rate, a.burst):
                 self.reply(a.rate_status, {"error": "rate limit"})
@@ -169,6 +187,9 @@ def main():
     p.add_argument("--rate", type=float, default=0)
     p.add_argument("--burst", type=float, default=0)
     p.add_argument("--rate-status", type=int, default=503)
+    p.add_argument("--not-found-share", type=float, default=0)
+    p.add_argument("--not-found-keys", type=lambda v: set(v.split(",")), default=set())
+    p.add_argument("--html", action="store_true")
     p.add_argument("--hold")
     p.add_argument("--hold-until", type=int, default=10)
     a = p.parse_args()

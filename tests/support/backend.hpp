@@ -32,6 +32,8 @@ struct backend_table {
   // SQL backends only: a statement, and one cell of a query (nullopt for NULL or no row).
   std::function<void(const std::string& sql)> execute;
   std::function<std::optional<std::string>(const std::string& select)> query_value;
+  // MongoDB only: a command on the test database (JSON), its reply as extended JSON.
+  std::function<std::string(const std::string& json_command)> command;
 
   const std::string& uri() const { return where.at(1); }
   std::size_t seed(std::size_t n, std::uint64_t seed_value) { return store->seed(n, seed_value); }
@@ -79,13 +81,20 @@ struct sql_spelling {
   std::function<std::vector<std::string>(const std::string& table)> break_deletes;
   // Statements that make `table` refuse (a user's trigger) the answer and the delete of row `id`.
   std::function<std::vector<std::string>(const std::string& table, const std::string& id)> refuse_completion;
+  std::string json_type;  // a JSON column's type: JSON, JSONB
+  // Statements that make `table` as an earlier dibs made it, with dibs's columns under plain names
+  // (lock_by, ..., failed_at) and its claim column or index: columns id, ip, geo (JSON).
+  std::function<std::vector<std::string>(const std::string& table)> earlier_dibs_table;
+  // What the claim object of `table` reads (MySQL: dibs_open's expression; PostgreSQL: the claim
+  // index's definition), as the server says it.
+  std::function<std::string(const std::string& table)> claim_object_query;
 };
 
 // What dibs's own messages and tables look like on this backend.
 struct backend_facts {
   std::string noun;         // what dibs calls a place of this store: table, collection
   std::string in_database;  // how a refusal names the test database: "in database dibs_test"
-  // What a table without dibs's columns is refused for lacking: "(geo, lock_by, ...)".
+  // What a table without dibs's columns is refused for lacking: "(geo, dibs_lock_by, ...)".
   std::function<std::string(const std::string& table)> lacks;
   std::string before_or_run;  // what separates the statements that add them from "or run: "
   // How the first of those statements begins.

@@ -41,7 +41,7 @@ inline void check_keyed_table(const sql_dialect& s, const std::string& table, co
   };
   const auto uri = s.uri_for(table);
 
-  auto [rc, out] = run_dibs_within(std::chrono::seconds(60), with_fields({"init", "--store", uri}));
+  auto [rc, out] = run_dibs_within(std::chrono::seconds(60), with_fields({"init", "--store", uri, "--new-target"}));
   INFO(out);
   REQUIRE(rc == 0);
   CHECK_THAT(out, Catch::Contains(": ready"));

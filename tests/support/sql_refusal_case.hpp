@@ -38,9 +38,9 @@ inline void check_referenced_row_fails_alone(const sql_dialect& s, const std::st
   INFO(out);
   CHECK(rc == 1);  // one item failed; the run ended by itself
   CHECK(s.query_value("SELECT COUNT(*) FROM " + table) == std::optional<std::string>("1"));
-  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE id = " + *referenced + " AND failed_at IS NOT NULL") ==
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE id = " + *referenced + " AND dibs_failed_at IS NOT NULL") ==
         std::optional<std::string>("1"));
-  const auto error = s.query_value("SELECT error FROM " + table);
+  const auto error = s.query_value("SELECT dibs_error FROM " + table);
   REQUIRE(error);
   CHECK_THAT(*error, Catch::Contains(reason));
   CHECK_THAT(out, !Catch::Contains("retrying"));

@@ -81,9 +81,9 @@ void check_release_cli(Store& s, const std::string& table, const std::string& ur
   std::tie(rc, out) = on_a_terminal("y");
   CHECK(rc == 0);
   CHECK_THAT(out, Catch::Contains("release: 3 leases of worker pod-a released in "));
-  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE lock_by IS NULL AND lock_token IS NULL AND lock_until IS NULL") ==
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE dibs_lock_by IS NULL AND dibs_lock_token IS NULL AND dibs_lock_until IS NULL") ==
         std::optional<std::string>("5"));
-  CHECK(s.query_value("SELECT lock_by FROM " + table + " WHERE lock_token IS NOT NULL") == std::optional<std::string>("pod-b-0"));
+  CHECK(s.query_value("SELECT dibs_lock_by FROM " + table + " WHERE dibs_lock_token IS NOT NULL") == std::optional<std::string>("pod-b-0"));
   // With --yes a live worker is released too (the operator said so), with a warning.
   std::tie(rc, out) = run_dibs({"release", "--store", uri, "--worker", "pod-b", "--yes"}, stdin_from::dev_null);
   CHECK(rc == 0);

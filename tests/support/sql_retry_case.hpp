@@ -71,8 +71,8 @@ void check_retry_by_reason(Store& s, const std::string& table, const std::string
   INFO(out);
   REQUIRE(rc == 0);
   CHECK_THAT(out, Catch::Contains("retry: 2 failed items back to pending in "));
-  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE " + source_sql + " = 'nonsense' AND failed_at IS NULL AND "
-                      "error IS NULL AND http_status IS NULL AND attempts = 0 AND lock_token IS NULL") ==
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE " + source_sql + " = 'nonsense' AND dibs_failed_at IS NULL AND "
+                      "dibs_error IS NULL AND dibs_http_status IS NULL AND dibs_attempts = 0 AND dibs_lock_token IS NULL") ==
         std::optional<std::string>("2"));
   auto st = s.stats_blocking();
   CHECK(st.failed == 3);
@@ -97,7 +97,7 @@ void check_retry_by_reason(Store& s, const std::string& table, const std::string
   CHECK(st.pending == 5);
   CHECK(st.failed == 0);
   CHECK(st.done == 200);
-  CHECK(s.query_value("SELECT MAX(attempts) FROM " + table + " WHERE location IS NULL") == std::optional<std::string>("0"));
+  CHECK(s.query_value("SELECT MAX(dibs_attempts) FROM " + table + " WHERE location IS NULL") == std::optional<std::string>("0"));
 
   // An API that answers them now finishes every one.
   std::tie(rc, out) = run_dibs({"enrich", "--store", uri, "--url", api.base_url() + "/json/8.8.8.8?ip={originatingIp}",

@@ -9,17 +9,17 @@ using namespace dibs::http;
 namespace {
 json_check_result read(std::string body) {
   static simdjson::ondemand::parser parser;
-  return check_json_object(parser, body, 64, ipapi::members());
+  return check_json_object(parser, body, 64, dibs::http::ipapi::members());
 }
 }  // namespace
 
 TEST_CASE("ip-api profile: a status fail answer is a failure reason, a success none", "[json][ipapi]") {
-  CHECK(ipapi::no_data_reason(read(R"({"status":"fail","message":"private range","query":"10.0.0.1"})")) ==
+  CHECK(dibs::http::ipapi::no_data_reason(read(R"({"status":"fail","message":"private range","query":"10.0.0.1"})")) ==
         "the API has no data: private range");
-  CHECK(ipapi::no_data_reason(read(R"({"status":"fail"})")) == "the API has no data: status fail");
-  CHECK_FALSE(ipapi::no_data_reason(read(R"({"status":"success","country":"DE"})")));
-  CHECK_FALSE(ipapi::no_data_reason(read(R"({"status":{"nested":"fail"}})")));  // not ip-api's string
-  CHECK_FALSE(ipapi::no_data_reason(read(R"({"country":"DE"})")));
-  CHECK(ipapi::answered_key(read(R"({"status":"success","query":"8.8.8.8"})")) == "8.8.8.8");
-  CHECK(ipapi::answered_key(read(R"({"status":"success"})")).empty());
+  CHECK(dibs::http::ipapi::no_data_reason(read(R"({"status":"fail"})")) == "the API has no data: status fail");
+  CHECK_FALSE(dibs::http::ipapi::no_data_reason(read(R"({"status":"success","country":"DE"})")));
+  CHECK_FALSE(dibs::http::ipapi::no_data_reason(read(R"({"status":{"nested":"fail"}})")));  // not ip-api's string
+  CHECK_FALSE(dibs::http::ipapi::no_data_reason(read(R"({"country":"DE"})")));
+  CHECK(dibs::http::ipapi::answered_key(read(R"({"status":"success","query":"8.8.8.8"})")) == "8.8.8.8");
+  CHECK(dibs::http::ipapi::answered_key(read(R"({"status":"success"})")).empty());
 }

@@ -119,7 +119,7 @@ TEST_CASE("a JSON Lines file as a store: ids are line numbers, outcomes survive 
   CHECK(f.read("out.jsonl") ==
         "{\"originatingIp\":\"8.8.8.8\",\"location\":{\"c\":\"US\"}}\n"
         "{\"originatingIp\":\"1.1.1.1\",\"k\":7,\"location\":{\"c\":\"AU\"}}\n"
-        "{\"_dibs\":{\"line\":4,\"input\":\"not json\",\"failed\":{\"reason\":\"line 4 is not a JSON object\",\"httpStatus\":0,\"attempts\":0}}}\n"
+        "{\"_dibs\":{\"line\":4,\"input\":\"not json\",\"failed\":{\"reason\":\"line 4 is not JSON (Problem while parsing an atom starting with the letter 'n')\",\"httpStatus\":0,\"attempts\":0}}}\n"
         "{\"other\":true,\"_dibs\":{\"failed\":{\"reason\":\"source field 'originatingIp' is missing\",\"httpStatus\":0,\"attempts\":1}}}\n"
         "{\"originatingIp\":\"9.9.9.9\",\"location\":{\"c\":\"CH\"}}\n");
   CHECK_FALSE(fs::exists(f.dir / "out.jsonl.journal"));
@@ -135,6 +135,23 @@ TEST_CASE("file mode refuses what would mix two runs: a held journal, a changed 
     ro.read_only = true;  // `dibs status` may look while a run goes on
     CHECK(jsonl::jsonl_store(ro).stats_blocking().pending == 1);
   }
+  // A run that recorded nothing leaves no journal behind; one that did keeps it for the next.
+  CHECK_FALSE(fs::exists(f.dir / "out.jsonl.journal"));
+  {
+    jsonl::jsonl_store first(f.options());
+    auto jobs = first.claim_blocking(claim_of(1));
+    REQUIRE(jobs.size() == 1);
+    first.release_blocking({release_item{jobs[0].ref(), std::chrono::milliseconds(0), "shutdown"}});
+    // (A release is no outcome: still nothing recorded.)
+  }
+  CHECK_FALSE(fs::exists(f.dir / "out.jsonl.journal"));
+  {
+    jsonl::jsonl_store first(f.options());
+    auto jobs = first.claim_blocking(claim_of(1));
+    REQUIRE(jobs.size() == 1);
+    REQUIRE(first.fail_blocking({failure{jobs[0].ref(), "HTTP 500", 500, 1}}).applied == 1);
+  }
+  REQUIRE(fs::exists(f.dir / "out.jsonl.journal"));
   f.write_in("{\"originatingIp\":\"8.8.8.8\"}\n{\"originatingIp\":\"4.4.4.4\"}\n");  // the input changed
   CHECK_THROWS_WITH(jsonl::jsonl_store(f.options()), Catch::Contains("belongs to another version of the input"));
   fs::remove(f.dir / "out.jsonl.journal");

@@ -99,13 +99,42 @@ TEST_CASE("file mode: an earlier run's output as the input: failed lines are ope
 
 TEST_CASE("file mode: a line that is not an object keeps its text under _dibs", "[jsonl][user-data]") {
   user_data_dir dir("case3");
-  std::ofstream(dir.path("in.jsonl"), std::ios::binary) << "[1,2]\n";
+  std::ofstream(dir.path("in.jsonl"), std::ios::binary) << "[1,2]\n{\"ip\":\"1.1.1.1\",\"geo\":{\"c\":1}}\n";
   jsonl::jsonl_store s(options_in(dir));
   CHECK(s.stats_blocking().failed == 1);
   s.finish(true);
   CHECK(read_file(dir.path("out.jsonl")) ==
-        R"({"_dibs":{"line":1,"input":"[1,2]","failed":{"reason":"line 1 is not a JSON object","httpStatus":0,"attempts":0}}})"
-        "\n");
+        R"x({"_dibs":{"line":1,"input":"[1,2]","failed":{"reason":"line 1 is not a JSON object (it is array)","httpStatus":0,"attempts":0}}})x"
+        "\n" R"({"ip":"1.1.1.1","geo":{"c":1}})" "\n");
+}
+
+TEST_CASE("file mode: a line cut short is failed with its reason, never sent, and an input with no object at all is refused",
+          "[jsonl][user-data]") {
+  user_data_dir dir("case3b");
+  std::ofstream(dir.path("in.jsonl"), std::ios::binary)
+      << "{\"ip\":\"1.1.1.1\"}\n{\"cust_id\": \"BROKEN\", \"ip\": \"8.8.4.4\"\n";
+  {
+    jsonl::jsonl_store s(options_in(dir));
+    const auto jobs = s.claim_blocking(claim_request{10, "w", std::chrono::seconds(60), std::chrono::seconds(1)});
+    REQUIRE(jobs.size() == 1);  // the whole object only: the cut line is no item
+    CHECK(jobs[0].id == "1");
+    CHECK(s.stats_blocking().failed == 1);
+  }
+  const auto reasons = [&] {
+    auto ro = options_in(dir);
+    ro.read_only = true;
+    return jsonl::jsonl_store(ro).failure_reasons(5);
+  }();
+  REQUIRE(reasons.size() == 1);
+  CHECK_THAT(reasons[0].reason, Catch::StartsWith("line 2 is not JSON ("));
+
+  for (const char* not_jsonl : {"a,b,c\n1,2,3\n", "\x89PNG\r\n\x1a\n\x00\x01\n", "[1]\n\"text\"\n"}) {
+    user_data_dir other("case3c");
+    std::ofstream(other.path("in.jsonl"), std::ios::binary) << not_jsonl;
+    CHECK_THROWS_WITH(jsonl::jsonl_store(options_in(other)),
+                      Catch::Contains("is not JSON Lines: none of its") && Catch::Contains("nothing was sent to the API"));
+    CHECK_FALSE(std::ifstream(other.path("out.jsonl.journal")).good());  // refused: no file left behind
+  }
 }
 
 TEST_CASE("file mode --id-field: a line's key is its member's string or number, and every object line needs its own",

@@ -24,11 +24,11 @@ bson_ptr doc(int n, const std::string& rest) {
   return from_json(R"({"_id": {"$numberInt": ")" + std::to_string(n) + "\"}" + (rest.empty() ? "" : ", " + rest) + "}");
 }
 std::string leased(const std::string& by, int token, store_time until) {
-  return R"("location": null, "lock": {"by": ")" + by + R"(", "token": {"$numberLong": ")" + std::to_string(token) +
+  return R"("location": null, "_dibs": {"by": ")" + by + R"(", "token": {"$numberLong": ")" + std::to_string(token) +
          R"("}, "until": )" + date(until) + ", \"attempts\": 1}";
 }
 const std::string done = R"("location": {"city": "Oslo"})";
-const std::string failed_lock = R"("location": null, "lock": {"attempts": 3, "failed": {"reason": "HTTP 404"}})";
+const std::string failed_lock = R"("location": null, "_dibs": {"attempts": 3, "failed": {"reason": "HTTP 404"}})";
 
 lease_ref ref(int n, const std::string& by = "w1", std::uint64_t token = 7) { return {"i32:" + std::to_string(n), by, token}; }
 

@@ -26,9 +26,9 @@ bson_value_t oid_value(const char* hex) {
 TEST_CASE("the claimable filter: target null, not failed, never leased or expired beyond the grace", "[mongo][protocol]") {
   field_names f;
   CHECK(compact(to_json(claimable_filter(f, t0).get())) ==
-        R"({"location":null,"lock.failed":{"$exists":false},"$and":[)"
-        R"({"$or":[{"lock.until":{"$exists":false}},{"lock.until":{"$lt":{"$date":{"$numberLong":"1700000000000"}}}}]},)"
-        R"({"$or":[{"lock":{"$exists":false}},{"lock":{"$type":"object"}}]}]})");
+        R"({"location":null,"_dibs.failed":{"$exists":false},"$and":[)"
+        R"({"$or":[{"_dibs.until":{"$exists":false}},{"_dibs.until":{"$lt":{"$date":{"$numberLong":"1700000000000"}}}}]},)"
+        R"({"$or":[{"_dibs":{"$exists":false}},{"_dibs":{"$type":"object"}}]}]})");
   field_names g{"meta.ip", "geo", "lease"};
   CHECK_THAT(to_json(claimable_filter(g, t0).get()), Catch::Contains("\"geo\" : null") && Catch::Contains("lease.until"));
 }
@@ -48,39 +48,39 @@ TEST_CASE("a batch claim's statement: its candidate, or the first claimable docu
 TEST_CASE("the lease update sets by, token, until and counts the attempt", "[mongo][protocol]") {
   field_names f;
   CHECK(compact(to_json(lease_update(f, "h-1-0", 0x1234, t0).get())) ==
-        R"({"$set":{"lock.by":"h-1-0","lock.token":{"$numberLong":"4660"},"lock.until":{"$date":{"$numberLong":"1700000000000"}}},)"
-        R"("$inc":{"lock.attempts":{"$numberInt":"1"}}})");
+        R"({"$set":{"_dibs.by":"h-1-0","_dibs.token":{"$numberLong":"4660"},"_dibs.until":{"$date":{"$numberLong":"1700000000000"}}},)"
+        R"("$inc":{"_dibs.attempts":{"$numberInt":"1"}}})");
   CHECK(compact(to_json(claim_projection(f).get())) ==
-        R"({"_id":{"$numberInt":"1"},"originatingIp":{"$numberInt":"1"},"lock.attempts":{"$numberInt":"1"}})");
+        R"({"_id":{"$numberInt":"1"},"originatingIp":{"$numberInt":"1"},"_dibs.attempts":{"$numberInt":"1"}})");
 }
 
 TEST_CASE("a completion is fenced by id, by, token and a live lease, and leaves the seed's shape", "[mongo][protocol]") {
   field_names f;
   const auto id = oid_value("65a1b2c3d4e5f60718293a4b");
   CHECK(compact(to_json(completion_filter(f, id, "w", 7, t0).get())) ==
-        R"({"_id":{"$oid":"65a1b2c3d4e5f60718293a4b"},"lock.by":"w","lock.token":{"$numberLong":"7"},)"
-        R"("lock.until":{"$gte":{"$date":{"$numberLong":"1700000000000"}}}})");
+        R"({"_id":{"$oid":"65a1b2c3d4e5f60718293a4b"},"_dibs.by":"w","_dibs.token":{"$numberLong":"7"},)"
+        R"("_dibs.until":{"$gte":{"$date":{"$numberLong":"1700000000000"}}}})");
   auto result = from_json(R"({"city":"Paris"})");
   CHECK(compact(to_json(completion_update(f, result.get()).get())) ==
-        R"({"$set":{"location":{"city":"Paris"}},"$unset":{"lock":""}})");
+        R"({"$set":{"location":{"city":"Paris"}},"$unset":{"_dibs":""}})");
 }
 
 TEST_CASE("release, renewal and failure updates", "[mongo][protocol]") {
   field_names f;
   CHECK(compact(to_json(release_update(f, true, t0, "shutdown").get())) ==
-        R"({"$set":{"lock.until":{"$date":{"$numberLong":"0"}},"lock.lastError":"shutdown"},"$unset":{"lock.by":"","lock.token":""}})");
+        R"({"$set":{"_dibs.until":{"$date":{"$numberLong":"0"}},"_dibs.lastError":"shutdown"},"$unset":{"_dibs.by":"","_dibs.token":""}})");
   CHECK(compact(to_json(release_update(f, false, t0, "").get())) ==
-        R"({"$set":{"lock.until":{"$date":{"$numberLong":"1700000000000"}}}})");
-  CHECK(compact(to_json(renew_update(f, t0).get())) == R"({"$set":{"lock.until":{"$date":{"$numberLong":"1700000000000"}}}})");
+        R"({"$set":{"_dibs.until":{"$date":{"$numberLong":"1700000000000"}}}})");
+  CHECK(compact(to_json(renew_update(f, t0).get())) == R"({"$set":{"_dibs.until":{"$date":{"$numberLong":"1700000000000"}}}})");
   CHECK_THAT(compact(to_json(failure_update(f, "HTTP 404", 404, 3, t0).get())),
-             Catch::Contains(R"("lock.failed":{"reason":"HTTP404","httpStatus":{"$numberInt":"404"},"attempts":{"$numberInt":"3"})") &&
-                 Catch::Contains(R"("$unset":{"lock.by":"","lock.token":"","lock.until":""})"));
+             Catch::Contains(R"("_dibs.failed":{"reason":"HTTP404","httpStatus":{"$numberInt":"404"},"attempts":{"$numberInt":"3"})") &&
+                 Catch::Contains(R"("$unset":{"_dibs.by":"","_dibs.token":"","_dibs.until":""})"));
 }
 
 TEST_CASE("the claim index is partial on a null target, and the lock collection has TTL and by indexes", "[mongo][protocol]") {
   field_names f;
   CHECK(compact(to_json(claim_index_command("message", f).get())) ==
-        R"({"createIndexes":"message","indexes":[{"key":{"lock.until":{"$numberInt":"1"}},"name":"dibs_claim_lock_until",)"
+        R"({"createIndexes":"message","indexes":[{"key":{"_dibs.until":{"$numberInt":"1"}},"name":"dibs_claim__dibs_until",)"
         R"("partialFilterExpression":{"location":null}}]})");
   const auto lock = compact(to_json(lock_index_command("message.lock", 3600).get()));
   CHECK_THAT(lock, Catch::Contains(R"("key":{"ts":{"$numberInt":"1"}},"name":"dibs_lock_ttl","expireAfterSeconds":{"$numberLong":"3600"})"));
@@ -157,7 +157,10 @@ TEST_CASE("lock-collection documents: token, renewal, release, open guard, lease
   CHECK(compact(to_json(lock_release_update(false, t0 + std::chrono::seconds(5), t0, "").get())) ==
         R"({"$set":{"until":{"$date":{"$numberLong":"1700000005000"}},"ts":{"$date":{"$numberLong":"1700000000000"}}}})");
   const auto id = oid_value("65a1b2c3d4e5f60718293a4b");
-  CHECK(compact(to_json(open_document_filter(f, id).get())) == R"({"_id":{"$oid":"65a1b2c3d4e5f60718293a4b"},"location":null})");
+  // Only an open document: no failure recorded, the lease field dibs's (issue 46).
+  CHECK(compact(to_json(open_document_filter(f, id).get())) ==
+        R"({"_id":{"$oid":"65a1b2c3d4e5f60718293a4b"},"location":null,"_dibs.failed":{"$exists":false},)"
+        R"("$or":[{"_dibs":{"$exists":false}},{"_dibs":{"$type":"object"}}]})");
   CHECK(compact(to_json(lock_leased_filter(t0, false).get())) ==
         R"({"token":{"$exists":true},"until":{"$lt":{"$date":{"$numberLong":"1700000000000"}}}})");
   CHECK(compact(to_json(id_in_filter({id}).get())) == R"({"_id":{"$in":[{"$oid":"65a1b2c3d4e5f60718293a4b"}]}})");
@@ -166,13 +169,13 @@ TEST_CASE("lock-collection documents: token, renewal, release, open guard, lease
 TEST_CASE("a lease field dibs did not write (false, a string, null...) is never claimed and counts as failed",
           "[mongo][protocol][foreign-lease]") {
   field_names f;
-  const std::string ours = R"({"$or":[{"lock":{"$exists":false}},{"lock":{"$type":"object"}}]})";
-  const std::string foreign = R"("lock":{"$exists":true,"$not":{"$type":"object"}})";
+  const std::string ours = R"({"$or":[{"_dibs":{"$exists":false}},{"_dibs":{"$type":"object"}}]})";
+  const std::string foreign = R"("_dibs":{"$exists":true,"$not":{"$type":"object"}})";
   CHECK_THAT(compact(to_json(claimable_filter(f, t0).get())), Catch::Contains(ours));
   CHECK(compact(to_json(unlocked_candidate_filter(f).get())) ==
-        R"({"location":null,"lock.failed":{"$exists":false},)" + ours.substr(1));
+        R"({"location":null,"_dibs.failed":{"$exists":false},)" + ours.substr(1));
   CHECK(compact(to_json(failed_filter(f).get())) ==
-        R"({"location":null,"$or":[{"lock.failed":{"$exists":true}},{)" + foreign + "}]}");
+        R"({"location":null,"$or":[{"_dibs.failed":{"$exists":true}},{)" + foreign + "}]}");
   CHECK(compact(to_json(foreign_lease_filter(f).get())) == R"({"location":null,)" + foreign + "}");
   field_names g{"ip", "geo", "lease"};
   CHECK_THAT(compact(to_json(foreign_lease_filter(g).get())), Catch::Contains(R"("lease":{"$exists":true)"));

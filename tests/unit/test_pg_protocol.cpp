@@ -14,12 +14,12 @@ TEST_CASE("a PostgreSQL claim is one statement: lock open rows with SKIP LOCKED,
   table_names n;
   const auto s = claim(n, 100, "w-1", 99, 60'000'000, 1'000'000);
   CHECK(s.sql ==
-        "WITH picked AS MATERIALIZED (SELECT \"id\" FROM \"jobs\" WHERE \"location\" IS NULL AND \"failed_at\" IS NULL AND "
-        "(\"lock_until\" IS NULL OR \"lock_until\" < now() - ($4::bigint * interval '1 microsecond')) ORDER BY "
-        "\"lock_until\" NULLS FIRST LIMIT $5::bigint FOR UPDATE SKIP LOCKED) UPDATE \"jobs\" AS t SET "
-        "\"lock_by\" = $1, \"lock_token\" = $2::bigint, \"lock_until\" = now() + ($3::bigint * interval '1 microsecond'), "
-        "\"attempts\" = t.\"attempts\" + 1 WHERE t.\"id\" = ANY (ARRAY(SELECT \"id\" FROM picked)) RETURNING t.\"id\"::text, "
-        "t.\"originatingIp\", t.\"attempts\", (extract(epoch from t.\"lock_until\") * 1000000)::bigint");
+        "WITH picked AS MATERIALIZED (SELECT \"id\" FROM \"jobs\" WHERE \"location\" IS NULL AND \"dibs_failed_at\" IS NULL AND "
+        "(\"dibs_lock_until\" IS NULL OR \"dibs_lock_until\" < now() - ($4::bigint * interval '1 microsecond')) ORDER BY "
+        "\"dibs_lock_until\" NULLS FIRST LIMIT $5::bigint FOR UPDATE SKIP LOCKED) UPDATE \"jobs\" AS t SET "
+        "\"dibs_lock_by\" = $1, \"dibs_lock_token\" = $2::bigint, \"dibs_lock_until\" = now() + ($3::bigint * interval '1 microsecond'), "
+        "\"dibs_attempts\" = t.\"dibs_attempts\" + 1 WHERE t.\"id\" = ANY (ARRAY(SELECT \"id\" FROM picked)) RETURNING t.\"id\"::text, "
+        "t.\"originatingIp\", t.\"dibs_attempts\", (extract(epoch from t.\"dibs_lock_until\") * 1000000)::bigint");
   // The worker's name is a parameter, never SQL text.
   REQUIRE(s.params.size() == 5);
   CHECK(s.params[0] == "w-1");
@@ -34,8 +34,8 @@ TEST_CASE("a PostgreSQL claim with max_attempts fails the rows it picked that we
   table_names n;
   const auto s = claim(n, 100, "w-1", 99, 60'000'000, 1'000'000, 3);
   // One statement: the rows picked are split by their attempts before this claim.
-  CHECK(s.sql.find("WITH picked AS MATERIALIZED (SELECT \"id\", \"attempts\" AS d_attempts FROM") == 0);
-  CHECK(s.sql.find(", spent AS (UPDATE \"jobs\" AS f SET \"failed_at\" = now(), \"error\" = $7::text || f.\"attempts\" || $8::text") !=
+  CHECK(s.sql.find("WITH picked AS MATERIALIZED (SELECT \"id\", \"dibs_attempts\" AS d_attempts FROM") == 0);
+  CHECK(s.sql.find(", spent AS (UPDATE \"jobs\" AS f SET \"dibs_failed_at\" = now(), \"dibs_error\" = $7::text || f.\"dibs_attempts\" || $8::text") !=
         std::string::npos);
   CHECK(s.sql.find("WHERE f.\"id\" = ANY (ARRAY(SELECT \"id\" FROM picked WHERE d_attempts >= $6::int)))") != std::string::npos);
   CHECK(s.sql.find("WHERE t.\"id\" = ANY (ARRAY(SELECT \"id\" FROM picked WHERE d_attempts < $6::int)) RETURNING") !=
@@ -51,10 +51,10 @@ TEST_CASE("PostgreSQL fenced writes match id, by and token in one statement per 
   const std::vector<fenced_ref> refs{{"3", "w", 7}, {"5", "w\"x", 8}};
   const auto c = complete_rows(n, refs, {"{\"a\":1}", "{}"});
   CHECK(c.sql ==
-        "UPDATE \"jobs\" AS t SET \"location\" = v.d_answer::jsonb, \"lock_by\" = NULL, \"lock_token\" = NULL, "
-        "\"lock_until\" = NULL, \"error\" = NULL FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) AS "
-        "v(d_id, d_by, d_token, d_answer) WHERE t.\"id\" = v.d_id::bigint AND t.\"lock_by\" = v.d_by AND t.\"lock_token\" = "
-        "v.d_token AND t.\"lock_until\" >= now() RETURNING v.d_id");
+        "UPDATE \"jobs\" AS t SET \"location\" = v.d_answer::jsonb, \"dibs_lock_by\" = NULL, \"dibs_lock_token\" = NULL, "
+        "\"dibs_lock_until\" = NULL, \"dibs_error\" = NULL FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) AS "
+        "v(d_id, d_by, d_token, d_answer) WHERE t.\"id\" = v.d_id::bigint AND t.\"dibs_lock_by\" = v.d_by AND t.\"dibs_lock_token\" = "
+        "v.d_token AND t.\"dibs_lock_until\" >= now() RETURNING v.d_id");
   REQUIRE(c.params.size() == 4);
   CHECK(c.params[0] == "{\"3\",\"5\"}");
   CHECK(c.params[1] == "{\"w\",\"w\\\"x\"}");
@@ -63,28 +63,28 @@ TEST_CASE("PostgreSQL fenced writes match id, by and token in one statement per 
 
   const auto d = delete_rows(n, refs);
   CHECK_THAT(d.sql, Catch::StartsWith("DELETE FROM \"jobs\" AS t USING unnest($1::text[], $2::text[], $3::bigint[])"));
-  CHECK_THAT(d.sql, Catch::EndsWith("AND t.\"lock_until\" >= now() RETURNING v.d_id"));
+  CHECK_THAT(d.sql, Catch::EndsWith("AND t.\"dibs_lock_until\" >= now() RETURNING v.d_id"));
 
   // Renewal, release and failure need the lease held, not live (a late write is the completion's concern).
   const auto r = renew_rows(n, refs, 30'000'000);
-  CHECK_THAT(r.sql, Catch::Contains("SET \"lock_until\" = now() + ($4::bigint * interval '1 microsecond')"));
+  CHECK_THAT(r.sql, Catch::Contains("SET \"dibs_lock_until\" = now() + ($4::bigint * interval '1 microsecond')"));
   CHECK_THAT(r.sql, !Catch::Contains(">= now()"));
   CHECK(r.params.at(3) == "30000000");
 
   const auto rel = release_rows(n, refs, {0, 2'000'000}, {"shutdown", "HTTP 503"});
-  CHECK_THAT(rel.sql, Catch::Contains("\"lock_token\" = CASE WHEN v.d_delay > 0 THEN t.\"lock_token\" END"));
-  CHECK_THAT(rel.sql, Catch::Contains("\"lock_until\" = CASE WHEN v.d_delay > 0 THEN now() + (v.d_delay::bigint * interval "
-                                      "'1 microsecond') END, \"error\" = v.d_why"));
+  CHECK_THAT(rel.sql, Catch::Contains("\"dibs_lock_token\" = CASE WHEN v.d_delay > 0 THEN t.\"dibs_lock_token\" END"));
+  CHECK_THAT(rel.sql, Catch::Contains("\"dibs_lock_until\" = CASE WHEN v.d_delay > 0 THEN now() + (v.d_delay::bigint * interval "
+                                      "'1 microsecond') END, \"dibs_error\" = v.d_why"));
   CHECK_THAT(rel.sql, !Catch::Contains(">= now()"));
   CHECK(rel.params.at(3) == "{0,2000000}");
   CHECK(rel.params.at(4) == "{\"shutdown\",\"HTTP 503\"}");
 
   const auto f = fail_rows(n, refs, {"HTTP 404", "bad"}, {404, 0});
-  CHECK_THAT(f.sql, Catch::Contains("SET \"failed_at\" = now(), \"error\" = v.d_reason, \"http_status\" = v.d_status, "
-                                    "\"lock_by\" = NULL, \"lock_token\" = NULL, \"lock_until\" = NULL"));
+  CHECK_THAT(f.sql, Catch::Contains("SET \"dibs_failed_at\" = now(), \"dibs_error\" = v.d_reason, \"dibs_http_status\" = v.d_status, "
+                                    "\"dibs_lock_by\" = NULL, \"dibs_lock_token\" = NULL, \"dibs_lock_until\" = NULL"));
   CHECK(f.params.at(4) == "{404,0}");
   for (const auto* s : {&c, &d, &r, &rel, &f})
-    CHECK_THAT(s->sql, Catch::Contains("t.\"id\" = v.d_id::bigint AND t.\"lock_by\" = v.d_by AND t.\"lock_token\" = v.d_token"));
+    CHECK_THAT(s->sql, Catch::Contains("t.\"id\" = v.d_id::bigint AND t.\"dibs_lock_by\" = v.d_by AND t.\"dibs_lock_token\" = v.d_token"));
   // The user's own key: its column, its type for the cast, its text for the id.
   const table_names people{"people", "ip", "geo", row_key{"code", "uuid", 0}};
   CHECK_THAT(complete_rows(people, refs, {"{}", "{}"}).sql, Catch::Contains("t.\"code\" = v.d_id::uuid AND "));
@@ -97,18 +97,18 @@ TEST_CASE("the PostgreSQL table keeps the lease columns and a partial index on t
   CHECK_THAT(ddl, Catch::Contains("CREATE TABLE IF NOT EXISTS \"geo_jobs\""));
   CHECK_THAT(ddl, Catch::Contains("\"ip\" VARCHAR(255) NULL"));
   CHECK_THAT(ddl, Catch::Contains("\"geo\" JSONB NULL"));
-  for (const char* col : {"\"lock_by\" VARCHAR(128) NULL", "\"lock_token\" BIGINT NULL", "\"lock_until\" TIMESTAMPTZ NULL",
-                          "\"attempts\" INT NOT NULL DEFAULT 0", "\"error\" TEXT NULL", "\"http_status\" INT NULL",
-                          "\"failed_at\" TIMESTAMPTZ NULL"})
+  for (const char* col : {"\"dibs_lock_by\" VARCHAR(128) NULL", "\"dibs_lock_token\" BIGINT NULL", "\"dibs_lock_until\" TIMESTAMPTZ NULL",
+                          "\"dibs_attempts\" INT NOT NULL DEFAULT 0", "\"dibs_error\" TEXT NULL", "\"dibs_http_status\" INT NULL",
+                          "\"dibs_failed_at\" TIMESTAMPTZ NULL"})
     CHECK_THAT(ddl, Catch::Contains(col));
   CHECK(create_index(n) ==
-        "CREATE INDEX IF NOT EXISTS \"geo_jobs_dibs_open\" ON \"geo_jobs\" (\"lock_until\" NULLS FIRST, \"id\") WHERE "
-        "\"geo\" IS NULL AND \"failed_at\" IS NULL");
+        "CREATE INDEX IF NOT EXISTS \"geo_jobs_dibs_open\" ON \"geo_jobs\" (\"dibs_lock_until\" NULLS FIRST, \"id\") WHERE "
+        "\"geo\" IS NULL AND \"dibs_failed_at\" IS NULL");
   // The claim's condition implies the index's predicate, so the planner can use it.
-  CHECK_THAT(claimable_condition(n, "$4"), Catch::StartsWith("\"geo\" IS NULL AND \"failed_at\" IS NULL AND "));
+  CHECK_THAT(claimable_condition(n, "$4"), Catch::StartsWith("\"geo\" IS NULL AND \"dibs_failed_at\" IS NULL AND "));
   CHECK_THROWS_WITH(check_names({"jobs\"; DROP TABLE x", "a", "b"}), Catch::Contains("bad SQL name"));
   CHECK_THROWS_WITH(check_names({"jobs", "a", "a"}), Catch::Contains("must be different"));
-  CHECK_THROWS_WITH(check_names({"jobs", "ip", "lock_token"}), Catch::Contains("keeps its lease"));
+  CHECK_THROWS_WITH(check_names({"jobs", "ip", "dibs_lock_token"}), Catch::Contains("keeps its lease"));
   CHECK_THROWS_WITH(check_names({std::string(51, 'a'), "ip", "geo"}), Catch::Contains("bad SQL name"));
 }
 
@@ -179,10 +179,10 @@ TEST_CASE("a PostgreSQL user without a right ends the run, and a statement timeo
   const table_names n{"jobs", "ip", "geo", row_key{"code", "uuid", 0}};
   const auto probes = rights_probes(n, true);
   REQUIRE(probes.size() == 3);
-  CHECK(probes[0].sql == "SELECT \"code\", \"ip\", \"geo\", \"lock_by\", \"lock_token\", \"lock_until\", \"attempts\", "
-                         "\"error\", \"http_status\", \"failed_at\" FROM \"jobs\" LIMIT 0");
+  CHECK(probes[0].sql == "SELECT \"code\", \"ip\", \"geo\", \"dibs_lock_by\", \"dibs_lock_token\", \"dibs_lock_until\", \"dibs_attempts\", "
+                         "\"dibs_error\", \"dibs_http_status\", \"dibs_failed_at\" FROM \"jobs\" LIMIT 0");
   CHECK(probes[1].right == "UPDATE");
-  CHECK_THAT(probes[1].sql, Catch::StartsWith("UPDATE \"jobs\" SET \"geo\" = \"geo\", \"lock_by\" = \"lock_by\""));
+  CHECK_THAT(probes[1].sql, Catch::StartsWith("UPDATE \"jobs\" SET \"geo\" = \"geo\", \"dibs_lock_by\" = \"dibs_lock_by\""));
   CHECK_THAT(probes[1].sql, Catch::EndsWith(" WHERE FALSE"));
   CHECK(probes[2].sql == "DELETE FROM \"jobs\" WHERE FALSE");
   CHECK(rights_probes(n, false).size() == 2);

@@ -10,8 +10,8 @@ using dibs::sql_common::schema_gap;
 using dibs::sql_common::table_shape;
 
 namespace {
-const std::vector<std::string> pg_columns{"id",       "originatingIp", "location",    "lock_by",  "lock_token",
-                                           "lock_until", "attempts",    "error", "http_status", "failed_at"};
+const std::vector<std::string> pg_columns{"id",       "originatingIp", "location",    "dibs_lock_by",  "dibs_lock_token",
+                                           "dibs_lock_until", "dibs_attempts",    "dibs_error", "dibs_http_status", "dibs_failed_at"};
 
 // As pg_store.cpp reads a table: its shape against what dibs needs, and the refusal.
 schema_gap find_gap(const table_names& n, const table_shape& shape) {
@@ -40,26 +40,26 @@ TEST_CASE("PostgreSQL names are compared exactly (dibs quotes them)", "[pg][sche
 TEST_CASE("a user's PostgreSQL table gets every dibs column and the partial claim index", "[pg][schema]") {
   table_names n{"people", "ip", "geo"};
   const auto gap = find_gap(n, {{"person_id", "ip"}, {"people_pkey"}});
-  CHECK(gap.columns == std::vector<std::string>{"id", "geo", "lock_by", "lock_token", "lock_until", "attempts", "error",
-                                                "http_status", "failed_at"});
+  CHECK(gap.columns == std::vector<std::string>{"id", "geo", "dibs_lock_by", "dibs_lock_token", "dibs_lock_until", "dibs_attempts", "dibs_error",
+                                                "dibs_http_status", "dibs_failed_at"});
   CHECK(gap.index_missing);
   CHECK(alter_table(n, gap) ==
-        "ALTER TABLE \"people\" ADD COLUMN \"id\" BIGSERIAL UNIQUE, ADD COLUMN \"geo\" JSONB NULL, ADD COLUMN \"lock_by\" "
-        "VARCHAR(128) NULL, ADD COLUMN \"lock_token\" BIGINT NULL, ADD COLUMN \"lock_until\" TIMESTAMPTZ NULL, ADD COLUMN "
-        "\"attempts\" INT NOT NULL DEFAULT 0, ADD COLUMN \"error\" TEXT NULL, ADD COLUMN \"http_status\" INT NULL, ADD "
-        "COLUMN \"failed_at\" TIMESTAMPTZ NULL; " + create_index(n) + ";");
-  const auto only_index = find_gap(n, {{"id", "ip", "geo", "lock_by", "lock_token", "lock_until", "attempts", "error",
-                                        "http_status", "failed_at"}, {}});
+        "ALTER TABLE \"people\" ADD COLUMN \"id\" BIGSERIAL UNIQUE, ADD COLUMN \"geo\" JSONB NULL, ADD COLUMN \"dibs_lock_by\" "
+        "VARCHAR(128) NULL, ADD COLUMN \"dibs_lock_token\" BIGINT NULL, ADD COLUMN \"dibs_lock_until\" TIMESTAMPTZ NULL, ADD COLUMN "
+        "\"dibs_attempts\" INT NOT NULL DEFAULT 0, ADD COLUMN \"dibs_error\" TEXT NULL, ADD COLUMN \"dibs_http_status\" INT NULL, ADD "
+        "COLUMN \"dibs_failed_at\" TIMESTAMPTZ NULL; " + create_index(n) + ";");
+  const auto only_index = find_gap(n, {{"id", "ip", "geo", "dibs_lock_by", "dibs_lock_token", "dibs_lock_until", "dibs_attempts", "dibs_error",
+                                        "dibs_http_status", "dibs_failed_at"}, {}});
   CHECK(alter_table(n, only_index) == create_index(n) + ";");
 }
 
 TEST_CASE("the PostgreSQL refusal names the missing columns, the statements and dibs init", "[pg][schema]") {
   table_names n{"people", "ip", "geo"};
-  const auto gap = find_gap(n, {{"id", "ip", "geo", "lock_by"}, {}});
+  const auto gap = find_gap(n, {{"id", "ip", "geo"}, {}});
   const auto said = gap_message(n, gap, "dibs init --store 'x'");
-  CHECK_THAT(said, Catch::Contains("table people lacks what dibs keeps its claims in (lock_token, lock_until, attempts, "
-                                   "error, http_status, failed_at, index people_dibs_open)"));
-  CHECK_THAT(said, Catch::Contains("add it with: ALTER TABLE \"people\" ADD COLUMN \"lock_token\" BIGINT NULL"));
+  CHECK_THAT(said, Catch::Contains("table people lacks what dibs keeps its claims in (dibs_lock_by, dibs_lock_token, dibs_lock_until, dibs_attempts, "
+                                   "dibs_error, dibs_http_status, dibs_failed_at, index people_dibs_open)"));
+  CHECK_THAT(said, Catch::Contains("add it with: ALTER TABLE \"people\" ADD COLUMN \"dibs_lock_by\" VARCHAR(128) NULL"));
   CHECK_THAT(said, Catch::EndsWith(" or run: dibs init --store 'x'"));
   table_names other{"people", "addr", "geo"};
   CHECK(find_gap(other, {{"id", "ip"}, {}}).source_missing);

@@ -31,11 +31,14 @@ http::response failed(boost::system::error_code ec, std::string stage) {
   return r;
 }
 
-http::response answered(int status) {
+http::response answered(int status, std::string body = "{\"status\":\"success\"}") {
   http::response r;
   r.status = status;
+  r.body = std::move(body);
   return r;
 }
+const std::string nginx_404 = "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found"
+                              "</h1></center>\r\n<hr><center>nginx/1.22.1</center>\r\n</body>\r\n</html>\r\n";
 }  // namespace
 
 TEST_CASE("a field the item lacks is refused: which field, which item, what it has, the name meant", "[cli][preflight]") {
@@ -86,26 +89,80 @@ TEST_CASE("a broken exchange is tried again, then refused", "[cli][preflight]") 
 }
 
 TEST_CASE("any other HTTP answer proves the API is there", "[cli][preflight]") {
-  for (int s : {200, 204, 400, 408, 422, 429}) {
+  for (int s : {200, 201, 400, 408, 422, 429}) {
     INFO(s);
     CHECK(judge_probe(answered(s), 1, 3).what == probe_kind::go);
   }
   // A body over --max-body came from an API all the same.
   CHECK(judge_probe(failed(boost::beast::http::error::body_limit, "read"), 1, 3).what == probe_kind::go);
+  // A batch's answer is an array.
+  CHECK(judge_probe(answered(200, "[{\"status\":\"success\"}]"), 1, 3, true).what == probe_kind::go);
 }
 
-TEST_CASE("a wrong path, a refused client or a redirect is refused: every item would fail the same way", "[cli][preflight]") {
+TEST_CASE("a 2xx that is not the JSON the run expects is refused before any item is charged", "[cli][preflight]") {
+  const auto html = judge_probe(answered(200, "<!DOCTYPE html><html><head><title>Welcome to nginx!</title></head><body>...</body></html>"), 1, 3);
+  CHECK(html.what == probe_kind::refuse);
+  CHECK_THAT(html.why, Catch::Contains("HTTP 200 OK with an HTML page (<title>Welcome to nginx!</title>) where the run expects a JSON "
+                                       "object: every item would be charged and fail"));
+  CHECK(judge_probe(answered(200, "OK"), 1, 3).what == probe_kind::refuse);
+  CHECK(judge_probe(answered(204, ""), 1, 3).what == probe_kind::refuse);
+  CHECK(judge_probe(answered(200, "[1,2]"), 1, 3).what == probe_kind::refuse);        // an array where an object is expected
+  CHECK(judge_probe(answered(200, "{\"a\":1}"), 1, 3, true).what == probe_kind::refuse);  // and the other way round
+}
+
+TEST_CASE("a 404 is a not-found, the API's own (JSON) or a page that is not the API's", "[cli][preflight]") {
   for (int s : {404, 405, 410}) {
     INFO(s);
-    const auto v = judge_probe(answered(s), 1, 3);
-    CHECK(v.what == probe_kind::refuse);
-    CHECK_THAT(v.why, Catch::Contains("wrong URL path"));
+    const auto page = judge_probe(answered(s, nginx_404), 1, 3);
+    CHECK(page.what == probe_kind::not_found_page);
+    CHECK_THAT(page.why, Catch::Contains("with an HTML page (<title>404 Not Found</title>), not the API's answer"));
+    CHECK(judge_probe(answered(s, ""), 1, 3).what == probe_kind::not_found_page);
+    const auto own = judge_probe(answered(s, "{\"error\":\"no location known for this address\"}"), 1, 3);
+    CHECK(own.what == probe_kind::not_found);
   }
+  CHECK(judge_probe(answered(404, "{\"error\":\"no location known for this address\"}"), 1, 3).why ==
+        "HTTP 404 Not Found: no location known for this address");
+}
+
+TEST_CASE("a refused client or a redirect is refused: every item would fail the same way", "[cli][preflight]") {
   CHECK(judge_probe(answered(401), 1, 3).what == probe_kind::refuse);
   CHECK(judge_probe(answered(403), 1, 3).what == probe_kind::refuse);
-  auto moved = answered(301);
+  auto moved = answered(301, "");
   moved.headers.emplace_back("Location", "https://api.example/json/1.2.3.4");
   const auto v = judge_probe(moved, 1, 3);
   CHECK(v.what == probe_kind::refuse);
   CHECK_THAT(v.why, Catch::Contains("to https://api.example/json/1.2.3.4"));
+}
+
+TEST_CASE("the pre-flight judges the API over a few items, not one", "[cli][preflight]") {
+  using dibs::cli::ask_another;
+  using dibs::cli::judge_probes;
+  const auto go = judge_probe(answered(200), 1, 3);
+  const auto own_404 = judge_probe(answered(404, "{\"error\":\"no location known for this address\"}"), 1, 3);
+  const auto page_404 = judge_probe(answered(404, nginx_404), 1, 3);
+  const auto html_200 = judge_probe(answered(200, nginx_404), 1, 3);
+  // A first answer decides; a "not found" asks another item.
+  CHECK_FALSE(ask_another({go}));
+  CHECK(ask_another({own_404}));
+  CHECK(ask_another({own_404, page_404}));
+  CHECK_FALSE(ask_another({own_404, go}));
+  // One item answered among "not found"s: the path is right; a legitimate 404 refuses nothing.
+  CHECK_FALSE(judge_probes({own_404, go}).refuse);
+  CHECK_FALSE(judge_probes({page_404, page_404, go}).refuse);
+  // Every pending item "not found": an item already done decides.
+  const auto said = judge_probes({own_404}, go);
+  CHECK_FALSE(said.refuse);
+  CHECK_THAT(said.why, Catch::Contains("HTTP 404 Not Found: no location known for this address for the pending item asked, and an "
+                                       "item already done was answered: the path is right"));
+  const auto wrong = judge_probes({page_404}, page_404);
+  CHECK(wrong.refuse);
+  CHECK_THAT(wrong.why, Catch::EndsWith("and for an item already done: almost certainly a wrong URL path"));
+  // None done: every pending item asked "not found" (a JSON 404 too: a wrong route of a JSON API).
+  const auto none_done = judge_probes({own_404, own_404, own_404});
+  CHECK(none_done.refuse);
+  CHECK_THAT(none_done.why, Catch::Contains("for each of the 3 pending items asked (no item is done yet to ask instead): "
+                                            "almost certainly a wrong URL path"));
+  // An HTML 200 refuses whatever else was seen.
+  CHECK(judge_probes({html_200}).refuse);
+  CHECK(judge_probes({own_404}, html_200).refuse);
 }

@@ -25,25 +25,25 @@ using test::compact;
 TEST_CASE("MySQL: retry resets only failed rows, attempts and lease included", "[retry][sql]") {
   mysql::table_names n;
   CHECK(mysql::retry_failed_rows(n, {}) ==
-        "UPDATE `jobs` SET `failed_at` = NULL, `error` = NULL, `http_status` = NULL, `attempts` = 0, `lock_by` = NULL, "
-        "`lock_token` = NULL, `lock_until` = NULL WHERE `location` IS NULL AND `failed_at` IS NOT NULL");
+        "UPDATE `jobs` SET `dibs_failed_at` = NULL, `dibs_error` = NULL, `dibs_http_status` = NULL, `dibs_attempts` = 0, `dibs_lock_by` = NULL, "
+        "`dibs_lock_token` = NULL, `dibs_lock_until` = NULL WHERE `location` IS NULL AND `dibs_failed_at` IS NOT NULL");
   mysql::failed_rows which;
   which.reason_quoted = "'50%_off'";
   which.since_epoch_us = 1'700'000'000'000'001;
   CHECK(mysql::failed_condition(n, which) ==
-        "`location` IS NULL AND `failed_at` IS NOT NULL AND LOCATE('50%_off', `error`) > 0 AND `failed_at` >= "
+        "`location` IS NULL AND `dibs_failed_at` IS NOT NULL AND LOCATE('50%_off', `dibs_error`) > 0 AND `dibs_failed_at` >= "
         "FROM_UNIXTIME(1700000000.000001)");
   mysql::failed_rows exact;  // the dashboard's "Retry these": the group failure_reasons counted
   exact.reason_is_quoted = "'HTTP 404'";
   CHECK(mysql::failed_condition(n, exact) ==
-        "`location` IS NULL AND `failed_at` IS NOT NULL AND COALESCE(`error`, '') = 'HTTP 404'");
+        "`location` IS NULL AND `dibs_failed_at` IS NOT NULL AND COALESCE(`dibs_error`, '') = 'HTTP 404'");
   mysql::failed_rows ago;
   ago.since_ago_us = 7'200'000'000;
   CHECK(mysql::failed_condition(n, ago) ==
-        "`location` IS NULL AND `failed_at` IS NOT NULL AND `failed_at` >= NOW(6) - INTERVAL 7200000000 MICROSECOND");
+        "`location` IS NULL AND `dibs_failed_at` IS NOT NULL AND `dibs_failed_at` >= NOW(6) - INTERVAL 7200000000 MICROSECOND");
   CHECK(mysql::failure_reasons(n, 10) ==
-        "SELECT COALESCE(`error`, ''), COUNT(*), MIN(`id`), MAX(`id`) FROM `jobs` WHERE `location` IS NULL AND "
-        "`failed_at` IS NOT NULL GROUP BY COALESCE(`error`, '') ORDER BY COUNT(*) DESC, COALESCE(`error`, '') LIMIT 10");
+        "SELECT COALESCE(`dibs_error`, ''), COUNT(*), MIN(`id`), MAX(`id`) FROM `jobs` WHERE `location` IS NULL AND "
+        "`dibs_failed_at` IS NOT NULL GROUP BY COALESCE(`dibs_error`, '') ORDER BY COUNT(*) DESC, COALESCE(`dibs_error`, '') LIMIT 10");
 }
 
 TEST_CASE("PostgreSQL: retry's values travel as parameters", "[retry][pg]") {
@@ -53,9 +53,9 @@ TEST_CASE("PostgreSQL: retry's values travel as parameters", "[retry][pg]") {
   which.since_ago_us = 60'000'000;
   const auto st = pg::retry_failed_rows(n, which);
   CHECK(st.sql ==
-        "UPDATE \"jobs\" SET \"failed_at\" = NULL, \"error\" = NULL, \"http_status\" = NULL, \"attempts\" = 0, "
-        "\"lock_by\" = NULL, \"lock_token\" = NULL, \"lock_until\" = NULL WHERE \"location\" IS NULL AND \"failed_at\" "
-        "IS NOT NULL AND strpos(\"error\", $1::text) > 0 AND \"failed_at\" >= now() - $2::bigint * interval '1 "
+        "UPDATE \"jobs\" SET \"dibs_failed_at\" = NULL, \"dibs_error\" = NULL, \"dibs_http_status\" = NULL, \"dibs_attempts\" = 0, "
+        "\"dibs_lock_by\" = NULL, \"dibs_lock_token\" = NULL, \"dibs_lock_until\" = NULL WHERE \"location\" IS NULL AND \"dibs_failed_at\" "
+        "IS NOT NULL AND strpos(\"dibs_error\", $1::text) > 0 AND \"dibs_failed_at\" >= now() - $2::bigint * interval '1 "
         "microsecond'");
   REQUIRE(st.params.size() == 2);
   CHECK(*st.params[0] == which.reason);
@@ -63,11 +63,11 @@ TEST_CASE("PostgreSQL: retry's values travel as parameters", "[retry][pg]") {
   pg::failed_rows exact;
   exact.reason_is = "HTTP 404";
   const auto is = pg::retry_failed_rows(n, exact);
-  CHECK(is.sql.find("IS NOT NULL AND coalesce(\"error\", '') = $1::text") != std::string::npos);
+  CHECK(is.sql.find("IS NOT NULL AND coalesce(\"dibs_error\", '') = $1::text") != std::string::npos);
   CHECK(*is.params.at(0) == "HTTP 404");
   const auto all = pg::retry_failed_rows(n, {});
   CHECK(all.params.empty());
-  CHECK(all.sql.find("WHERE \"location\" IS NULL AND \"failed_at\" IS NOT NULL") != std::string::npos);
+  CHECK(all.sql.find("WHERE \"location\" IS NULL AND \"dibs_failed_at\" IS NOT NULL") != std::string::npos);
   const auto reasons = pg::failure_reasons(n, 5);
   CHECK(reasons.sql.find("GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT $1") != std::string::npos);
   CHECK(*reasons.params.at(0) == "5");
@@ -76,21 +76,21 @@ TEST_CASE("PostgreSQL: retry's values travel as parameters", "[retry][pg]") {
 TEST_CASE("MongoDB: retry selects failed documents and unsets the whole lock", "[retry][mongo]") {
   mongo::field_names f;
   CHECK(compact(mongo::to_json(mongo::failed_selection_filter(f, "", std::nullopt).get())) ==
-        R"({"location":null,"lock.failed":{"$exists":true}})");
+        R"({"location":null,"_dibs.failed":{"$exists":true}})");
   const auto t0 = store_time{} + std::chrono::milliseconds(1'700'000'000'000);
   CHECK(compact(mongo::to_json(mongo::failed_selection_filter(f, "HTTP 404 (x)", t0).get())) ==
-        R"j({"location":null,"lock.failed":{"$exists":true},"lock.failed.reason":{"$regex":"HTTP404\\(x\\)"},)j"
-        R"j("lock.failed.at":{"$gte":{"$date":{"$numberLong":"1700000000000"}}}})j");
+        R"j({"location":null,"_dibs.failed":{"$exists":true},"_dibs.failed.reason":{"$regex":"HTTP404\\(x\\)"},)j"
+        R"j("_dibs.failed.at":{"$gte":{"$date":{"$numberLong":"1700000000000"}}}})j");
   CHECK(compact(mongo::to_json(mongo::failed_selection_filter(f, "", std::nullopt, std::string("HTTP 404")).get())) ==
-        R"({"location":null,"lock.failed":{"$exists":true},"lock.failed.reason":{"$eq":"HTTP404"}})");
+        R"({"location":null,"_dibs.failed":{"$exists":true},"_dibs.failed.reason":{"$eq":"HTTP404"}})");
   // "" is also the group of documents failed without a reason.
   CHECK(compact(mongo::to_json(mongo::failed_selection_filter(f, "", std::nullopt, std::string()).get())) ==
-        R"({"location":null,"lock.failed":{"$exists":true},"lock.failed.reason":{"$in":["",null]}})");
-  CHECK(compact(mongo::to_json(mongo::retry_update(f).get())) == R"({"$unset":{"lock":""}})");
+        R"({"location":null,"_dibs.failed":{"$exists":true},"_dibs.failed.reason":{"$in":["",null]}})");
+  CHECK(compact(mongo::to_json(mongo::retry_update(f).get())) == R"({"$unset":{"_dibs":""}})");
   CHECK(mongo::regex_literal("a.b*c+[d]é") == "a\\.b\\*c\\+\\[d\\]é");
   const auto p = compact(mongo::to_json(mongo::failure_reasons_pipeline(f, 10).get()));
   INFO(p);
-  CHECK(p.find(R"("$group":{"_id":{"$ifNull":["$lock.failed.reason",""]},"count":{"$sum":{"$numberInt":"1"}},"first":{"$min":"$_id"},)"
+  CHECK(p.find(R"("$group":{"_id":{"$ifNull":["$_dibs.failed.reason",""]},"count":{"$sum":{"$numberInt":"1"}},"first":{"$min":"$_id"},)"
                R"("last":{"$max":"$_id"}})") != std::string::npos);
   CHECK(p.find(R"({"$sort":{"count":{"$numberInt":"-1"},"_id":{"$numberInt":"1"}}})") != std::string::npos);
   CHECK(p.find(R"({"$limit":{"$numberLong":"10"}})") != std::string::npos);
@@ -117,8 +117,8 @@ TEST_CASE("file mode: a retry record voids the line's failure", "[retry][jsonl]"
 TEST_CASE("file mode: a finished OUT becomes a journal without the lines put back", "[retry][jsonl]") {
   const std::string out =
       "{\"ip\":\"1.1.1.1\",\"location\":{\"city\": \"X\",\"n\":1.10}}\n"
-      "{\"ip\":\"2.2.2.2\",\"failed\":false,\"_dibs\":{\"failed\":{\"reason\":\"HTTP 404\",\"httpStatus\":404,\"attempts\":1}}}\n"
-      "{\"_dibs\":{\"line\":5,\"input\":\"nope\",\"failed\":{\"reason\":\"line 5 is not a JSON object\",\"httpStatus\":0,\"attempts\":0}}}\n";
+      "{\"ip\":\"2.2.2.2\",\"failed\":false,\"_dibs\":{\"failed\":{\"reason\":\"HTTP 404\",\"httpStatus\":404,\"dibs_attempts\":1}}}\n"
+      "{\"_dibs\":{\"line\":5,\"input\":\"nope\",\"failed\":{\"reason\":\"line 5 is not a JSON object\",\"httpStatus\":0,\"dibs_attempts\":0}}}\n";
   const auto outcomes = jsonl::outcomes_in_output(out, {1, 3, 5}, "location", "OUT");
   REQUIRE(outcomes.size() == 3);
   CHECK(outcomes[0].done);

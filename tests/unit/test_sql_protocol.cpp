@@ -11,59 +11,59 @@ TEST_CASE("the claim finds and locks its rows in one SKIP LOCKED statement, in t
   table_names n;
   // From the random point up, then (when short) below it: no candidate read that could go stale.
   CHECK(claim_rows(n, 1'000'000, 17, true, 100, 60'000'000) ==
-        "SELECT `id`, `originatingIp`, `attempts` + 1, NOW(6) + INTERVAL 60000000 MICROSECOND FROM `jobs` FORCE INDEX "
-        "(`dibs_claim`) WHERE `dibs_open` = 1 AND (`lock_until` IS NULL OR `lock_until` < NOW(6) - INTERVAL 1000000 "
-        "MICROSECOND) AND `dibs_pick` >= 17 ORDER BY `dibs_pick`, `lock_until`, `id` LIMIT 100 FOR UPDATE SKIP LOCKED");
+        "SELECT `id`, `originatingIp`, `dibs_attempts` + 1, NOW(6) + INTERVAL 60000000 MICROSECOND FROM `jobs` FORCE INDEX "
+        "(`dibs_claim`) WHERE `dibs_open` = 1 AND (`dibs_lock_until` IS NULL OR `dibs_lock_until` < NOW(6) - INTERVAL 1000000 "
+        "MICROSECOND) AND `dibs_pick` >= 17 ORDER BY `dibs_pick`, `dibs_lock_until`, `id` LIMIT 100 FOR UPDATE SKIP LOCKED");
   CHECK_THAT(claim_rows(n, 0, 17, false, 30, 60'000'000),
-             Catch::Contains("AND `dibs_pick` < 17 ORDER BY `dibs_pick`, `lock_until`, `id` LIMIT 30 FOR UPDATE SKIP LOCKED"));
+             Catch::Contains("AND `dibs_pick` < 17 ORDER BY `dibs_pick`, `dibs_lock_until`, `id` LIMIT 30 FOR UPDATE SKIP LOCKED"));
   // The ORDER BY must be the claim index's own key order (a sort would lock every candidate first).
-  CHECK_THAT(create_table(n), Catch::Contains("KEY `dibs_claim` (`dibs_open`, `dibs_pick`, `lock_until`)"));
+  CHECK_THAT(create_table(n), Catch::Contains("KEY `dibs_claim` (`dibs_open`, `dibs_pick`, `dibs_lock_until`)"));
   CHECK(set_lease(n, {"3", "5"}, "'w-1'", 99, 60'000'000) ==
-        "UPDATE `jobs` SET `lock_by` = 'w-1', `lock_token` = 99, `lock_until` = NOW(6) + INTERVAL 60000000 MICROSECOND, "
-        "`attempts` = `attempts` + 1 WHERE `id` IN (3,5)");
+        "UPDATE `jobs` SET `dibs_lock_by` = 'w-1', `dibs_lock_token` = 99, `dibs_lock_until` = NOW(6) + INTERVAL 60000000 MICROSECOND, "
+        "`dibs_attempts` = `dibs_attempts` + 1 WHERE `id` IN (3,5)");
 }
 
 TEST_CASE("fenced writes first lock exactly the rows still held", "[sql]") {
   table_names n;
   CHECK(held_rows(n, {{"3", 7}, {"5", 7}}, "'w'", true) ==
-        "SELECT `id` FROM `jobs` WHERE `id` IN (3,5) AND `lock_token` = CASE `id` WHEN 3 THEN 7 WHEN 5 THEN 7 END AND "
-        "`lock_by` = 'w' AND `lock_until` >= NOW(6) ORDER BY `id` FOR UPDATE");
+        "SELECT `id` FROM `jobs` WHERE `id` IN (3,5) AND `dibs_lock_token` = CASE `id` WHEN 3 THEN 7 WHEN 5 THEN 7 END AND "
+        "`dibs_lock_by` = 'w' AND `dibs_lock_until` >= NOW(6) ORDER BY `id` FOR UPDATE");
   CHECK(complete_rows(n, {"3", "5"}, {"'{\\\"a\\\":1}'", "'{}'"}) ==
-        "UPDATE `jobs` SET `location` = CASE `id` WHEN 3 THEN '{\\\"a\\\":1}' WHEN 5 THEN '{}' END, `lock_by` = NULL, "
-        "`lock_token` = NULL, `lock_until` = NULL, `error` = NULL WHERE `id` IN (3,5)");
+        "UPDATE `jobs` SET `location` = CASE `id` WHEN 3 THEN '{\\\"a\\\":1}' WHEN 5 THEN '{}' END, `dibs_lock_by` = NULL, "
+        "`dibs_lock_token` = NULL, `dibs_lock_until` = NULL, `dibs_error` = NULL WHERE `id` IN (3,5)");
   CHECK(delete_rows(n, {"3"}) == "DELETE FROM `jobs` WHERE `id` IN (3)");
   // --on-done mark's first try: the fence as the UPDATE's WHERE (all changed = all held).
   CHECK(complete_held_rows(n, {{"3", 7}, {"5", 7}}, "'w'", {"'{}'", "'[]'"}) ==
-        "UPDATE `jobs` SET `location` = CASE `id` WHEN 3 THEN '{}' WHEN 5 THEN '[]' END, `lock_by` = NULL, "
-        "`lock_token` = NULL, `lock_until` = NULL, `error` = NULL WHERE `id` IN (3,5) AND `lock_token` = CASE `id` WHEN 3 "
-        "THEN 7 WHEN 5 THEN 7 END AND `lock_by` = 'w' AND `lock_until` >= NOW(6)");
+        "UPDATE `jobs` SET `location` = CASE `id` WHEN 3 THEN '{}' WHEN 5 THEN '[]' END, `dibs_lock_by` = NULL, "
+        "`dibs_lock_token` = NULL, `dibs_lock_until` = NULL, `dibs_error` = NULL WHERE `id` IN (3,5) AND `dibs_lock_token` = CASE `id` WHEN 3 "
+        "THEN 7 WHEN 5 THEN 7 END AND `dibs_lock_by` = 'w' AND `dibs_lock_until` >= NOW(6)");
   // MariaDB: the same fence and the delete in one statement, which names the rows it removed.
   CHECK(delete_held_rows(n, {{"3", 7}, {"5", 7}}, "'w'") ==
-        "DELETE FROM `jobs` WHERE `id` IN (3,5) AND `lock_token` = CASE `id` WHEN 3 THEN 7 WHEN 5 THEN 7 END AND "
-        "`lock_by` = 'w' AND `lock_until` >= NOW(6) RETURNING `id`");
+        "DELETE FROM `jobs` WHERE `id` IN (3,5) AND `dibs_lock_token` = CASE `id` WHEN 3 THEN 7 WHEN 5 THEN 7 END AND "
+        "`dibs_lock_by` = 'w' AND `dibs_lock_until` >= NOW(6) RETURNING `id`");
   CHECK(release_rows(n, {"3"}, 0, "'shutdown'") ==
-        "UPDATE `jobs` SET `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL, `error` = 'shutdown' WHERE `id` IN (3)");
+        "UPDATE `jobs` SET `dibs_lock_by` = NULL, `dibs_lock_token` = NULL, `dibs_lock_until` = NULL, `dibs_error` = 'shutdown' WHERE `id` IN (3)");
   CHECK(release_rows(n, {"3"}, 2'000'000, "'HTTP 503'") ==
-        "UPDATE `jobs` SET `lock_until` = NOW(6) + INTERVAL 2000000 MICROSECOND, `error` = 'HTTP 503' WHERE `id` IN (3)");
-  CHECK_THAT(fail_row(n, "3", "'HTTP 404'", 404), Catch::Contains("`failed_at` = NOW(6), `error` = 'HTTP 404', `http_status` = 404"));
+        "UPDATE `jobs` SET `dibs_lock_until` = NOW(6) + INTERVAL 2000000 MICROSECOND, `dibs_error` = 'HTTP 503' WHERE `id` IN (3)");
+  CHECK_THAT(fail_row(n, "3", "'HTTP 404'", 404), Catch::Contains("`dibs_failed_at` = NOW(6), `dibs_error` = 'HTTP 404', `dibs_http_status` = 404"));
 }
 
 TEST_CASE("rows are addressed by the table's own key: its column, its literals, its text", "[sql]") {
   table_names n{"people", "ip", "geo", row_key{"code", key_kind::text, true}};
   CHECK_THAT(claim_rows(n, 0, 17, true, 10, 1), Catch::StartsWith("SELECT `code`, `ip`, "));
-  CHECK_THAT(claim_rows(n, 0, 17, true, 10, 1), Catch::Contains("ORDER BY `dibs_pick`, `lock_until`, `code` LIMIT 10"));
+  CHECK_THAT(claim_rows(n, 0, 17, true, 10, 1), Catch::Contains("ORDER BY `dibs_pick`, `dibs_lock_until`, `code` LIMIT 10"));
   CHECK(held_rows(n, {{"'A-1'", 7}}, "'w'", false) ==
-        "SELECT `code` FROM `people` WHERE `code` IN ('A-1') AND `lock_token` = CASE `code` WHEN 'A-1' THEN 7 END AND "
-        "`lock_by` = 'w' ORDER BY `code` FOR UPDATE");
+        "SELECT `code` FROM `people` WHERE `code` IN ('A-1') AND `dibs_lock_token` = CASE `code` WHEN 'A-1' THEN 7 END AND "
+        "`dibs_lock_by` = 'w' ORDER BY `code` FOR UPDATE");
   CHECK_THAT(complete_rows(n, {"'A-1'"}, {"'{}'"}), Catch::Contains("CASE `code` WHEN 'A-1' THEN '{}' END"));
   CHECK(fail_row(n, "'A-1'", "'x'", 0) ==
-        "UPDATE `people` SET `failed_at` = NOW(6), `error` = 'x', `http_status` = 0, `lock_by` = NULL, `lock_token` = NULL, "
-        "`lock_until` = NULL WHERE `code` = 'A-1'");
+        "UPDATE `people` SET `dibs_failed_at` = NOW(6), `dibs_error` = 'x', `dibs_http_status` = 0, `dibs_lock_by` = NULL, `dibs_lock_token` = NULL, "
+        "`dibs_lock_until` = NULL WHERE `code` = 'A-1'");
   // A binary key reads as hex; a key that is not the primary one does not order the claim (the
   // server would sort, locking every candidate first).
   table_names b{"blobs", "ip", "geo", row_key{"id", key_kind::binary, false}};
   CHECK_THAT(claim_rows(b, 0, 17, true, 10, 1), Catch::StartsWith("SELECT HEX(`id`), `ip`, "));
-  CHECK_THAT(claim_rows(b, 0, 17, true, 10, 1), Catch::Contains("ORDER BY `dibs_pick`, `lock_until` LIMIT 10"));
+  CHECK_THAT(claim_rows(b, 0, 17, true, 10, 1), Catch::Contains("ORDER BY `dibs_pick`, `dibs_lock_until` LIMIT 10"));
   CHECK_THAT(delete_held_rows(b, {{"X'0A'", 1}}, "'w'"), Catch::EndsWith("RETURNING HEX(`id`)"));
   CHECK(sample_open_row(b, false, false) == "SELECT HEX(`id`) FROM `blobs` WHERE `dibs_open` = 1 LIMIT 1");
 }
@@ -73,11 +73,11 @@ TEST_CASE("before a run, no-op statements show the rights it needs, and the GRAN
   const auto probes = rights_probes(n, true);
   REQUIRE(probes.size() == 3);
   CHECK(probes[0].right == "SELECT");
-  CHECK(probes[0].sql == "SELECT `id`, `ip`, `geo`, `lock_by`, `lock_token`, `lock_until`, `attempts`, `error`, `http_status`, "
-                         "`failed_at` FROM `jobs` LIMIT 0");
-  CHECK(probes[1].sql == "UPDATE `jobs` SET `geo` = `geo`, `lock_by` = `lock_by`, `lock_token` = `lock_token`, `lock_until` = "
-                         "`lock_until`, `attempts` = `attempts`, `error` = `error`, `http_status` = `http_status`, `failed_at` = "
-                         "`failed_at` WHERE FALSE");
+  CHECK(probes[0].sql == "SELECT `id`, `ip`, `geo`, `dibs_lock_by`, `dibs_lock_token`, `dibs_lock_until`, `dibs_attempts`, `dibs_error`, `dibs_http_status`, "
+                         "`dibs_failed_at` FROM `jobs` LIMIT 0");
+  CHECK(probes[1].sql == "UPDATE `jobs` SET `geo` = `geo`, `dibs_lock_by` = `dibs_lock_by`, `dibs_lock_token` = `dibs_lock_token`, `dibs_lock_until` = "
+                         "`dibs_lock_until`, `dibs_attempts` = `dibs_attempts`, `dibs_error` = `dibs_error`, `dibs_http_status` = `dibs_http_status`, `dibs_failed_at` = "
+                         "`dibs_failed_at` WHERE FALSE");
   CHECK(probes[2].sql == "DELETE FROM `jobs` WHERE FALSE");
   CHECK(rights_probes(n, false).size() == 2);
   CHECK(grant_statement(n, "dibs_test", "ro@%", false) == "GRANT SELECT, UPDATE ON `dibs_test`.`jobs` TO 'ro'@'%'");
@@ -90,9 +90,9 @@ TEST_CASE("the table keeps the lease columns and indexes the open rows", "[sql]"
   CHECK_THAT(ddl, Catch::Contains("CREATE TABLE IF NOT EXISTS `geo_jobs`"));
   CHECK_THAT(ddl, Catch::Contains("`ip` VARCHAR(255) NULL"));
   CHECK_THAT(ddl, Catch::Contains("`geo` JSON NULL"));
-  CHECK_THAT(ddl, Catch::Contains("`lock_until` DATETIME(6) NULL"));
-  CHECK_THAT(ddl, Catch::Contains("`dibs_open` TINYINT AS (IF(`geo` IS NULL AND `failed_at` IS NULL, 1, NULL)) STORED"));
-  CHECK_THAT(ddl, Catch::Contains("KEY `dibs_claim` (`dibs_open`, `dibs_pick`, `lock_until`)"));
+  CHECK_THAT(ddl, Catch::Contains("`dibs_lock_until` DATETIME(6) NULL"));
+  CHECK_THAT(ddl, Catch::Contains("`dibs_open` TINYINT AS (IF(`geo` IS NULL AND `dibs_failed_at` IS NULL, 1, NULL)) STORED"));
+  CHECK_THAT(ddl, Catch::Contains("KEY `dibs_claim` (`dibs_open`, `dibs_pick`, `dibs_lock_until`)"));
   CHECK_THROWS_WITH(check_names({"jobs; DROP TABLE x", "a", "b"}), Catch::Contains("bad SQL name"));
   CHECK_THROWS_WITH(check_names({"jobs", "a", "a"}), Catch::Contains("must be different"));
 }

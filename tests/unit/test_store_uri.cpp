@@ -90,6 +90,26 @@ TEST_CASE("store URI: a bad one is refused naming the setting, with its password
   CHECK_THAT(refusal("mysql://app:Hunter2@h:3306"), Catch::Contains("no database") && !Catch::Contains("Hunter2"));
 }
 
+TEST_CASE("store URI: a scheme a letter or two off, or a bare file name, is refused with the one meant", "[uri][stores][secrets]") {
+  auto refusal = [](const std::string& uri) {
+    try {
+      parse_store_uri(uri);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  CHECK_THAT(refusal("mysq://app:Hunter2@127.0.0.1/crm?table=people"),
+             Catch::Contains("did you mean 'mysql://app:***@127.0.0.1/crm?table=people'?") && !Catch::Contains("Hunter2"));
+  CHECK_THAT(refusal("postgressql://h/db"), Catch::Contains("did you mean 'postgresql://h/db'?"));
+  CHECK_THAT(refusal("mongo://h/db"), Catch::Contains("did you mean 'mongodb://h/db'?"));
+  CHECK_THAT(refusal("customers.jsonl"), Catch::Contains("did you mean 'jsonl:customers.jsonl'?"));
+  CHECK_THAT(refusal("data/in.ndjson"), Catch::Contains("did you mean 'jsonl:data/in.ndjson'?"));
+  CHECK_THAT(refusal("jsnl:in.jsonl"), Catch::Contains("did you mean 'jsonl:in.jsonl'?"));
+  CHECK_THAT(refusal("redis://h/db"), !Catch::Contains("did you mean"));
+  CHECK_THAT(refusal("people"), !Catch::Contains("did you mean"));
+}
+
 TEST_CASE("store URI: PostgreSQL's hosts are cut out, the rest is libpq's", "[stores]") {
   for (const std::string scheme : {"postgresql://", "postgres://"}) {
     const auto u = parse_store_uri(scheme + "app:p%40ss@db.example:5433/enrich?table=jobs&sslmode=require");

@@ -252,23 +252,42 @@ TEST_CASE("dibs status prints the lease holders, and --json has them", "[workers
   CHECK(simdjson::dom::array(doc["lease_holders"]).size() == 0);
 }
 
+TEST_CASE("dibs status counts a live worker's retries due apart from expired leases", "[workers][status][cli]") {
+  // A live worker (renewing) gave 2 items back for a retry whose time has come; a dead one left 3.
+  lease_holder live{"web-1-0", 10, 2, -1.5, 55};
+  lease_holder dead{"db-9-0", 3, 3, -93.5, -90};
+  store_stats s;
+  s.pending = 4;
+  s.leased_live = 8;
+  s.leased_expired = 5;
+  CHECK(cli::retries_due({live, dead}) == 2);
+  CHECK(cli::status_counts_line(s, std::nullopt, cli::retries_due({live, dead})) ==
+        "status: pending=4 leased_live=8 leased_expired=3 done=0 failed=0 retry_due=2");
+  CHECK(cli::status_counts_line(s) == "status: pending=4 leased_live=8 leased_expired=5 done=0 failed=0");
+  simdjson::dom::parser p;
+  simdjson::dom::element doc;
+  REQUIRE_FALSE(p.parse(cli::status_json("memory", s, {}, {live, dead})).get(doc));
+  CHECK(uint64_t(doc["leased_expired"]) == 3);
+  CHECK(uint64_t(doc["retry_due"]) == 2);
+}
+
 TEST_CASE("the stores' release statements match NAME and NAME-<digits> exactly", "[workers][sql][mongo]") {
   mysql::table_names n;
   const auto my = mysql::release_worker(n, "'web-1'", "'web-1-'", 6);
-  CHECK_THAT(my, Catch::Contains("SET `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL WHERE `dibs_open` = 1 "
-                                 "AND `lock_token` IS NOT NULL"));
-  CHECK_THAT(my, Catch::Contains("BINARY `lock_by` = BINARY 'web-1'"));
-  CHECK_THAT(my, Catch::Contains("BINARY LEFT(`lock_by`, 6) = BINARY 'web-1-'"));
-  CHECK_THAT(my, Catch::Contains("SUBSTRING(`lock_by`, 6 + 1) REGEXP '^[0-9]+$'"));
+  CHECK_THAT(my, Catch::Contains("SET `dibs_lock_by` = NULL, `dibs_lock_token` = NULL, `dibs_lock_until` = NULL WHERE `dibs_open` = 1 "
+                                 "AND `dibs_lock_token` IS NOT NULL"));
+  CHECK_THAT(my, Catch::Contains("BINARY `dibs_lock_by` = BINARY 'web-1'"));
+  CHECK_THAT(my, Catch::Contains("BINARY LEFT(`dibs_lock_by`, 6) = BINARY 'web-1-'"));
+  CHECK_THAT(my, Catch::Contains("SUBSTRING(`dibs_lock_by`, 6 + 1) REGEXP '^[0-9]+$'"));
   CHECK_THAT(my, !Catch::Contains("attempts"));  // the claim's attempt stays counted
-  CHECK_THAT(mysql::lease_holders(n), Catch::Contains("GROUP BY COALESCE(`lock_by`, '')"));
+  CHECK_THAT(mysql::lease_holders(n), Catch::Contains("GROUP BY COALESCE(`dibs_lock_by`, '')"));
 
   pg::table_names pn;
   const auto pgs = pg::release_worker(pn, "web-1");
   REQUIRE(pgs.params.size() == 2);
   CHECK(pgs.params[0] == std::optional<std::string>("web-1"));
   CHECK(pgs.params[1] == std::optional<std::string>("web-1-"));
-  CHECK_THAT(pgs.sql, Catch::Contains("substr(\"lock_by\", length($2::text) + 1) ~ '^[0-9]+$'"));
+  CHECK_THAT(pgs.sql, Catch::Contains("substr(\"dibs_lock_by\", length($2::text) + 1) ~ '^[0-9]+$'"));
   CHECK_THAT(pgs.sql, !Catch::Contains("attempts"));
 
   CHECK(mongo::worker_by_regex("web.1") == "^web\\.1(-[0-9]+)?$");

@@ -1,5 +1,6 @@
 #include <dibs/http/exchange_policy.hpp>
 
+#include "adapters/http/processor/api_body.hpp"
 #include "adapters/http/rate/shared_rate.hpp"
 
 #include <dibs/log.hpp>
@@ -104,10 +105,12 @@ std::optional<outcome> judge_exchange(const response& r, const client_options& h
   }
   const int status = r.status;
   if (status >= 200 && status < 300) return std::nullopt;
-  if (status >= 500) return outcome::unavailable(std::max(backoff, stop_for), r.describe(), status);
+  // The status line and the API's own words: "HTTP 404 Not Found: no location known for this address".
+  const auto said = with_api_message(r.describe(), r.body);
+  if (status >= 500) return outcome::unavailable(std::max(backoff, stop_for), said, status);
   if (status == 408 || status == 429)  // the API answered: slow down (429 pauses the host)
-    return outcome::retry(std::max(backoff, stop_for), r.describe(), status);
-  return outcome::fail(r.describe(), status);
+    return outcome::retry(std::max(backoff, stop_for), said, status);
+  return outcome::fail(said, status);
 }
 
 }  // namespace dibs::http

@@ -42,6 +42,9 @@ struct jsonl_options {
   std::string out;  // the output file; the journal is out + ".journal"
   std::string source = dibs::ipapi::source_field;  // a top-level field, or a dotted path
   std::string target = dibs::ipapi::target_field;
+  // The target was given by the user: a journal whose run writes another is refused (else the
+  // journal's target is the one in effect: `dibs status`, `retry` and `release` need no --target).
+  bool target_given = false;
   bool read_only = false;  // `dibs status`: no lock, no journal created
   std::string id_field;    // a top-level member whose value names each line; "" = line numbers
 };
@@ -60,7 +63,8 @@ class jsonl_store final : public blocking_store {
   store_stats stats_blocking() override;
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   std::size_t seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) override;
-  std::optional<pending_sample> sample_pending() override;
+  std::vector<pending_sample> sample_pending_items(std::size_t n) override;
+  std::optional<pending_sample> sample_done() override;
   std::string describe() const override;
   std::string finish(bool drained) override;
   // `dibs retry` (jsonl_retry.cpp, failed_lines.hpp): a retry record per failed line it puts
@@ -90,6 +94,14 @@ class jsonl_store final : public blocking_store {
   // The line's target holds a value of the user's (anything but null): the line is done.
   bool target_set(const std::string& line) const;
   void count_finished_output();
+  // The target the journal records (a run's own): taken when none was given, refused when another was.
+  void adopt_target(const std::optional<std::string>& recorded, const std::string& journal);
+  // The journal's header for IN as it is now, with the target in effect.
+  std::string journal_header_for_run() const;
+  // The lines that failed as IN was read, into the journal (with the first claim, or at the end).
+  void journal_unjournaled();
+  // Removes a journal this store made and recorded nothing in (a refused run leaves no file).
+  void drop_unused_journal();
   std::string memory_id(const std::string& name) const;
   std::string line_id(const std::string& memory) const;
   // What the engine and the user call line `n` (its number, or its --id-field key), and back (0: none).
@@ -110,8 +122,15 @@ class jsonl_store final : public blocking_store {
   line_keys keys_;                    // with --id-field: each object line's key
   std::size_t finished_before_ = 0;
   std::uint64_t done_before_ = 0, failed_before_ = 0;
-  // Lines that are not JSON objects, failed while reading IN with no journal to hold them (line, reason).
+  // Lines that are not JSON objects, failed while reading IN and not yet in the journal (line,
+  // reason), and their records: journaled with the first claim, so a run refused before it
+  // leaves no journal behind.
   std::vector<std::pair<std::size_t, std::string>> unjournaled_failures_;
+  std::string unjournaled_records_;
+  std::size_t unjournaled_count_ = 0;
+  std::size_t first_done_line_ = 0;  // a line done before this start (the pre-flight's sample_done), 0: none
+  bool journal_made_here_ = false;    // the journal was not there before this store
+  bool journal_has_records_ = false;  // ... and it holds an outcome
   std::unique_ptr<journal_file> journal_;
   std::mutex op_mutex_;  // one operation at a time: check, journal, apply
 };

@@ -1,4 +1,9 @@
 // The field names a MongoDB run works with, all configurable from the command line.
+//
+// Everything dibs keeps in a user's document lives under one field, `_dibs` by default: a name a
+// document of the user's does not have (dibs init refuses a collection whose documents have it
+// of their own). An earlier dibs kept it in `lock`; a collection it worked on, with no
+// --lock-field given nor recorded, goes on with `lock` (earlier_lock_field; docs/stores.md).
 #pragma once
 
 #include <dibs/ipapi/recipe_fields.hpp>
@@ -6,10 +11,13 @@
 
 namespace dibs::mongo {
 
+inline constexpr const char* default_lock_field = "_dibs";
+inline constexpr const char* earlier_lock_field = "lock";  // an earlier dibs's default
+
 struct field_names {
   std::string source = dibs::ipapi::source_field;  // may be a dotted path
   std::string target = dibs::ipapi::target_field;
-  std::string lock = "lock";  // holds {by, token, until, attempts} and, for failed items, failed{}
+  std::string lock = default_lock_field;  // holds {by, token, until, attempts} and, for failed items, failed{}
 
   std::string lock_by() const { return lock + ".by"; }
   std::string lock_token() const { return lock + ".token"; }

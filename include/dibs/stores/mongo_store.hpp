@@ -99,7 +99,8 @@ class mongo_store final : public blocking_store,
   // Inserts `n` documents {<source>: <random public IPv4>, <target>: null}; returns how many.
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   std::size_t seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) override;
-  std::optional<pending_sample> sample_pending() override;
+  std::vector<pending_sample> sample_pending_items(std::size_t n) override;
+  std::optional<pending_sample> sample_done() override;
 
   // Calls `on_change` (from a background thread) whenever the collection gets an insert, update
   // or replace, through a change stream. Returns false, and logs why, when the server has no

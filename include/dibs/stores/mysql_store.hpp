@@ -55,6 +55,10 @@ struct mysql_options {
   // (add_columns: dibs init) or refuse with the ALTER TABLE that would (mysql_table_schema.hpp).
   bool create_table = true;
   bool add_columns = false;
+  // dibs init: the target column is new (the table has none of that name yet); without it a
+  // missing target column is refused, with the columns there (a misspelled --target would make
+  // every row pending).
+  bool target_is_new = false;
   // dibs init's record (mysql_settings.hpp): applied to source, target and done before the table
   // is checked; written once the table is ready when settings.record (dibs init).
   settings_use settings;
@@ -85,7 +89,8 @@ class mysql_store final : public blocking_store,
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   std::size_t seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) override;
   store_stats stats_blocking() override;
-  std::optional<pending_sample> sample_pending() override;
+  std::vector<pending_sample> sample_pending_items(std::size_t n) override;
+  std::optional<pending_sample> sample_done() override;
   void check_write_rights() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;

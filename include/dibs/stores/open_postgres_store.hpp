@@ -22,6 +22,7 @@ struct pg_flags {
   std::string claim = "skip-locked";  // skip-locked (or "batch", the CLI's default): its only strategy
   bool create_schema = true;        // create the table and its index when missing
   bool add_columns = false;         // add dibs's missing columns and index to an existing table
+  bool target_is_new = false;       // with add_columns: the target column is new (else refused when missing)
   settings_use settings;            // dibs init's record (pg_settings.cpp): read, and written when settings.record
 };
 

@@ -17,7 +17,7 @@ namespace dibs {
 struct store_options {
   std::string source = dibs::ipapi::source_field;  // field (column) the processor reads; MongoDB: dotted paths
   std::string target = dibs::ipapi::target_field;       // field (column) the answer goes to; null means pending
-  std::string lock_field = "lock";        // MongoDB: the field holding the lease
+  std::string lock_field = "_dibs";       // MongoDB: the field holding the lease (mongo_names.hpp)
   // MongoDB: update-find, find-and-modify, batch, lock-collection; MySQL: skip-locked (batch
   // names the default, so one value fits every store).
   std::string claim = "batch";
@@ -31,8 +31,9 @@ struct store_options {
   // false: open to look only (dibs status): no indexes, no table, no journal created.
   bool create_schema = true;
   // The SQL table (MongoDB: the collection) that the URI names, when it is missing: created
-  // (create_table, with create_schema; dibs seed, dibs init, programs and tests) or refused by
-  // name (dibs enrich, dibs status: dibs::missing_table_error). An existing SQL table that lacks
+  // (create_table, with create_schema; dibs seed, dibs init --new-table, programs and tests) or
+  // refused by name (dibs enrich, dibs status, dibs init without --new-table:
+  // dibs::missing_table_error, whose advice says which). An existing SQL table that lacks
   // dibs's columns or its claim index: they are added (add_columns: dibs init) or the table is
   // refused with the ALTER TABLE that would add them.
   bool create_table = true;
@@ -44,10 +45,11 @@ struct store_options {
   // or, with settings.record (dibs init), recorded once the table is ready. settings.result says
   // what was in effect.
   settings_use settings;
-  // MongoDB: a collection none of whose documents has the target field is refused (a forgotten
-  // or misspelled --target would make every document pending again) unless the field is new.
-  // Only where the collection is not created (create_table false); dibs init's record counts as
-  // the user's word.
+  // The target is new: MongoDB, no document has the field yet; SQL (with add_columns), the table
+  // has no such column yet. Without it such a collection is refused (a forgotten or misspelled
+  // --target would make every document pending again), and so is a table by dibs init (by the
+  // others when only that column is missing). MongoDB: dibs init's record of this target counts
+  // as the user's word.
   bool target_is_new = false;
 };
 
