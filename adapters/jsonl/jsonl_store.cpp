@@ -46,6 +46,39 @@ const char* type_name(od::json_type t) {
   return "unknown";
 }
 
+// The member at `pointer` of `doc` as a job field: a string, or another type with its JSON text.
+job_field member_field(od::document& doc, const std::string& pointer) {
+  job_field f;
+  od::value v;
+  od::json_type vt{};
+  std::string_view s;
+  if (doc.at_pointer(pointer).get(v) || v.type().get(vt)) {
+    f.st = job_field::state::missing;
+  } else if (vt != od::json_type::string) {
+    f.st = job_field::state::not_string;
+    f.type_name = type_name(vt);
+    std::string_view raw;
+    od::object o;
+    od::array a;
+    bool got = true;
+    if (vt == od::json_type::object) got = !v.get_object().get(o) && !o.raw_json().get(raw);
+    else if (vt == od::json_type::array) got = !v.get_array().get(a) && !a.raw_json().get(raw);
+    else raw = v.raw_json_token();
+    if (got) {
+      while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\r' || raw.back() == '\n'))
+        raw.remove_suffix(1);
+      f.json = std::string(raw);
+    }
+  } else if (v.get_string().get(s)) {
+    f.st = job_field::state::not_string;
+    f.type_name = "an invalid string";
+  } else {
+    f.st = job_field::state::string;
+    f.value = std::string(s);
+  }
+  return f;
+}
+
 memory_store_options memory_options(const jsonl_options& o, std::function<store_time()> now) {
   memory_store_options m;
   m.now = std::move(now);
@@ -109,6 +142,8 @@ jsonl_store::jsonl_store(jsonl_options opts)
   std::ifstream in(opts_.in, std::ios::binary);
   if (!in) fail_file("cannot read the input", opts_.in);
   const auto pointer = json_pointer_of(opts_.source);
+  std::vector<std::string> more_pointers;
+  for (const auto& name : opts_.more_fields) more_pointers.push_back(json_pointer_of(name));
   od::parser parser;
   std::string line, bad_lines;
   std::size_t bad = 0;
@@ -138,23 +173,13 @@ jsonl_store::jsonl_store(jsonl_options opts)
       ++done_before_;
       continue;
     }
-    job_field f;
-    od::value v;
-    od::json_type vt{};
-    std::string_view s;
-    if (doc.at_pointer(pointer).get(v) || v.type().get(vt)) {
-      f.st = job_field::state::missing;
-    } else if (vt != od::json_type::string) {
-      f.st = job_field::state::not_string;
-      f.type_name = type_name(vt);
-    } else if (v.get_string().get(s)) {
-      f.st = job_field::state::not_string;
-      f.type_name = "an invalid string";
-    } else {
-      f.st = job_field::state::string;
-      f.value = std::string(s);
+    job_field f = member_field(doc, pointer);
+    std::vector<job_field> more;
+    for (std::size_t i = 0; i < opts_.more_fields.size(); ++i) {
+      more.push_back(member_field(doc, more_pointers[i]));
+      more.back().name = opts_.more_fields[i];
     }
-    mem_.add(std::move(f));
+    mem_.add(std::move(f), std::move(more));
     line_of_.push_back(n);
   }
   if (!bad_lines.empty() && journaling()) journal_->append(bad_lines, bad);
@@ -349,6 +374,7 @@ std::optional<pending_sample> jsonl_store::sample_pending() {
   if (!open) return std::nullopt;
   pending_sample s;
   s.id = line_id(open->id);
+  s.more = open->more;
   s.source = open->source;
   s.source.name = opts_.source;
   // Only the source is kept in memory: the line's other names come from the file.

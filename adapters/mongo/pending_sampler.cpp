@@ -33,6 +33,7 @@ std::optional<pending_sample> sample_open_document(store_context& ctx) {
   pending_sample s;
   if (auto id = doc_id(doc.get())) s.id = id_to_text(id->value());
   s.source = read_field(doc.get(), f.source);
+  for (const auto& m : f.more) s.more.push_back(read_field(doc.get(), m));
   bson_iter_t it;
   if (bson_iter_init(&it, doc.get()))
     while (bson_iter_next(&it)) s.fields.emplace_back(bson_iter_key(&it));

@@ -155,6 +155,7 @@ bson_ptr claim_projection(const field_names& f) {
   auto b = make_bson();
   BSON_APPEND_INT32(b.get(), "_id", 1);
   BSON_APPEND_INT32(b.get(), f.source.c_str(), 1);
+  for (const auto& m : f.more) BSON_APPEND_INT32(b.get(), m.c_str(), 1);
   BSON_APPEND_INT32(b.get(), f.lock_attempts().c_str(), 1);
   return b;
 }

@@ -25,6 +25,7 @@ std::shared_ptr<admin_store> open_jsonl(const store_uri& u, const store_options&
   j.in = u.path;
   j.out = o.out;
   j.source = o.source;
+  j.more_fields = o.more_fields;
   j.target = o.target;
   j.read_only = !o.create_schema || o.out.empty();
   j.id_field = o.id_field;
@@ -61,6 +62,7 @@ std::shared_ptr<admin_store> open_mongodb(const store_uri& u, const store_option
   m.db = !o.database.empty() ? o.database : !u.database.empty() ? u.database : "test";
   m.collection = !o.collection.empty() ? o.collection : !u.collection.empty() ? u.collection : "message";
   m.names.source = o.source;
+  m.names.more = o.more_fields;
   m.names.target = o.target;
   m.names.lock = o.lock_field;
   m.strategy = *strategy;
@@ -91,6 +93,10 @@ std::shared_ptr<admin_store> open_postgresql(const store_uri& u, const store_opt
 
 std::shared_ptr<admin_store> open_store(const std::string& uri, const store_options& o) {
   const auto u = parse_store_uri(uri);
+  if (!o.more_fields.empty() && (u.kind == store_kind::mysql || u.kind == store_kind::postgresql))
+    throw setting_error("body", "reads '" + o.more_fields.front() + "': a SQL store reads one column per row (" +
+                                      setting_name("source") + " '" + o.source +
+                                      "'); a request built from more fields needs a JSON Lines file or MongoDB for now");
   // A new store: its case here, its prefixes in store_uri.cpp.
   switch (u.kind) {
     case store_kind::jsonl: return open_jsonl(u, o);

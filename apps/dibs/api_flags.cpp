@@ -42,6 +42,7 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
       for (auto* other : sources)
         if (one != other) one->excludes(other);
     cmd.add_option("--batch-key", batch_key, "the document field sent as the key in batch mode (default: the source field)")->type_name("FIELD");
+    request.add_to(cmd, "The request");
   }
   cmd.add_option("--batch-size", batch_size, "keys per batch request (ip-api allows 100)")->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000}))
@@ -130,6 +131,7 @@ http::processor_options api_flags::call() const {
   o.url = http::url_template::parse(batch() ? batch_url : url, url_flag());
   if (f.max_source_bytes == 0) throw std::invalid_argument("--max-source-bytes must be more than 0");
   o.url.set_max_value_bytes(f.max_source_bytes);
+  o.shape = shape();
   o.http.connect_timeout = duration_flag("--connect-timeout", f.connect_timeout);
   o.http.request_timeout = duration_flag("--request-timeout", f.request_timeout);
   o.http.idle_timeout = duration_flag("--idle-timeout", f.idle_timeout);

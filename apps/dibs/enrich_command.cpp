@@ -105,7 +105,9 @@ command add_enrich_command(CLI::App& app) {
       which.source = f->store.source;
       which.source_given = sub->count("--source") > 0;
       which.batch_key = f->api.batch_key;
+      which.request_fields = f->api.shape().fields();
       f->store.source = item_field(which);
+      f->store.more_fields = more_item_fields(which, f->store.source);
       if (!which.batch && !which.source_given) f->store.source_flag = "--url";
       f->store.source_chosen = !which.batch && !which.url_fields.empty();
     }

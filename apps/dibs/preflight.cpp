@@ -3,6 +3,7 @@
 #include "preflight_verdicts.hpp"
 
 #include "adapters/http/processor/batch_answer.hpp"
+#include "adapters/http/processor/request_builder.hpp"
 #include <dibs/http/exchange_policy.hpp>
 
 #include <dibs/log.hpp>
@@ -57,20 +58,21 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
                 " bytes long, more than --max-source-bytes ", call.url.max_value_bytes(), "; the API was not tried");
       return;
     }
+    req = http::build_request(call.url, call.shape, job{}).req;  // a fixed URL, fixed headers
     req.method = http::request::verb::post;
-    req.target = call.url.expand(job{}).target;  // a fixed URL
     req.body = http::batch_request_body({sample->source.value});
   } else {
     job j;
     j.id = sample->id;
     j.fields.push_back(sample->source);
     j.fields.back().name = field;
-    auto e = call.url.expand(j);
-    if (!e.error.empty()) {
-      log::warn("pre-flight: pending item ", sample->id, ": ", e.error, "; the API was not tried");
+    j.fields.insert(j.fields.end(), sample->more.begin(), sample->more.end());
+    auto built = http::build_request(call.url, call.shape, j);
+    if (!built.error.empty()) {
+      log::warn("pre-flight: pending item ", sample->id, ": ", built.error, "; the API was not tried");
       return;
     }
-    req.target = std::move(e.target);
+    req = std::move(built.req);
   }
   const auto shown = shown_url(call.url, req.target);
   const auto& host = call.url.host();

@@ -23,6 +23,8 @@ struct store_flags {
   std::string db;          // "" = the URI's path, else test
   std::string collection;  // "" = the URI's collection=, else message
   std::string source = "originatingIp";
+  // More fields each item brings (enrich: the ones --header and --body read beside the source).
+  std::vector<std::string> more_fields;
   std::string target = "location";
   std::string lock_field = "lock";
   std::string claim = "batch";

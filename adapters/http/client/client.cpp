@@ -1,5 +1,7 @@
 #include "client_impl.hpp"
 
+#include <dibs/http/request_shape.hpp>
+
 #include "exchange_io.hpp"
 #include <dibs/http/http_figures.hpp>
 #include "limit_signals.hpp"
@@ -127,13 +129,16 @@ awaitable<response> client::impl::probe(origin to) {
 }
 
 std::string client::impl::request_bytes(const host_pool& pool, request& spec) {
-  const bool post = spec.method == request::verb::post;
+  const bool post = spec.method != request::verb::get;  // a method with a body
   std::string wire;
-  wire.reserve(32 + spec.target.size() + pool.fixed_headers.size() + (post ? 80 + spec.content_type.size() + spec.body.size() : 0));
-  wire += post ? "POST " : "GET ";
+  wire.reserve(32 + spec.target.size() + pool.fixed_headers.size() + spec.headers.size() +
+               (post ? 80 + spec.content_type.size() + spec.body.size() : 0));
+  wire += method_name(spec.method);
+  wire += ' ';
   wire += spec.target;
   wire += " HTTP/1.1\r\n";
   wire += pool.fixed_headers;
+  wire += spec.headers;
   if (post) {
     wire += "Content-Type: ";
     wire += spec.content_type.empty() ? std::string_view("application/json") : std::string_view(spec.content_type);

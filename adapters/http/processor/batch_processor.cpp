@@ -1,6 +1,7 @@
 #include <dibs/http/batch_processor.hpp>
 
 #include "batch_answer.hpp"
+#include "request_builder.hpp"
 
 #include <dibs/setting_error.hpp>
 #include "engine/src/uri_redact.hpp"
@@ -121,9 +122,12 @@ awaitable<void> batch_processor::lead(batch& b) {
   keys.reserve(b.members.size());
   for (const auto& m : b.members) keys.push_back(m->key);
   request req;
+  // The batch's fixed headers (an API key: no header of a batch reads a field, batch_processor.hpp).
+  auto built = build_request(url, opts_->call.shape, job{});
+  req = std::move(built.req);
   req.method = request::verb::post;
-  req.target = url.expand(job{}).target;  // a fixed URL: nothing to expand
   req.body = batch_request_body(keys);
+  req.content_type.clear();
   auto to = url.origin();
   // --max-processing and the latency figure time the call, not the wait for a connection
   // (--max-connections): both start when the request goes out, as in http_processor.
@@ -190,6 +194,10 @@ processor_factory make_batch_processor_factory(batch_processor_options opts) {
   if (!opts.call.url.fields().empty())
     throw setting_error("batch_url", "'" + redact_api_url(opts.call.url.text()) + "': it may not contain {fields}");
   if (opts.batch_size == 0) throw setting_error("batch_size", "must be at least 1");
+  if (!opts.call.shape.fields().empty())
+    throw setting_error("header", "a batch request is no one item's: its headers may not read {fields}");
+  if (!opts.call.shape.body.empty())
+    throw setting_error("body", "a batch request's body is its keys' JSON array: give no body template");
   if (!opts.call.limiter) opts.call.limiter = std::make_shared<rate_limiter>();
   auto shared = std::make_shared<const batch_processor_options>(std::move(opts));
   return [shared](const shard_info& s) -> std::unique_ptr<processor> {

@@ -4,6 +4,7 @@
 #include "adapters/http/client/connection_slots.hpp"
 #include "profiles/ipapi/ipapi_profile.hpp"
 #include "json_check.hpp"
+#include "request_builder.hpp"
 
 #include "engine/src/json_text.hpp"
 
@@ -53,20 +54,18 @@ http_processor::~http_processor() = default;
 
 awaitable<outcome> http_processor::process(job j) {
   counted in_process(processing_);
-  auto target = opts_->url.expand(j);
-  if (!target.error.empty()) co_return outcome::invalid(target.error);  // no call: no news of the API
-  if (opts_->reuse) co_return co_await call_or_reuse(j, std::move(target.target));
+  auto built = build_request(opts_->url, opts_->shape, j);
+  if (!built.error.empty()) co_return outcome::invalid(built.error);  // no call: no news of the API
+  if (opts_->reuse) co_return co_await call_or_reuse(j, std::move(built.req));
   bool aborted = false;
-  co_return co_await call(j, std::move(target.target), aborted);
+  co_return co_await call(j, std::move(built.req), aborted);
 }
 
-awaitable<outcome> http_processor::call(const job& j, std::string target, bool& aborted) {
+awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted) {
   counted in_call(calling_);
   const std::string& host = opts_->url.host();
   co_await wait_for_slot(*opts_->limiter, host);  // cancelled at shutdown: the item is released
   auto to = opts_->url.origin();  // named: no temporaries inside a co_await (g++ 12)
-  request req;
-  req.target = std::move(target);
   // --max-processing and the latency figure time the call, not the wait for a slot or for a
   // connection (--max-connections): both start when the request goes out.
   struct send_clock {  // one pointer in the hook: std::function keeps it without allocating
@@ -79,23 +78,25 @@ awaitable<outcome> http_processor::call(const job& j, std::string target, bool& 
     if (clock.self->work_started_) clock.self->work_started_(*clock.item);
   };
   // The first request the API answers well is kept for the breaker's probes (api_answers).
-  std::string canary_candidate;
-  if (canary_.empty()) canary_candidate = req.target;
+  std::optional<request> canary_candidate;
+  if (!canary_) canary_candidate = req;
   auto r = co_await client_.send(std::move(to), std::move(req));
   aborted = r.ec == net::error::operation_aborted;
   count_exchange(figures_, r, clock.sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
   const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after, figures_, opts_->adaptive.has_value());
   auto o = judge(j, std::move(r), stop_for);
-  if (!canary_candidate.empty() && o.k == outcome::kind::done) canary_ = std::move(canary_candidate);
+  if (canary_candidate && o.k == outcome::kind::done) {
+    canary_ = std::move(canary_candidate);
+    canary_->on_send = nullptr;  // its hook points into this call's frame
+  }
   co_return o;
 }
 
 awaitable<api_check> http_processor::api_answers() {
   co_await wait_for_slot(*opts_->limiter, opts_->url.host());
   auto to = origin_;
-  request req;
-  req.target = canary_;
+  request req = *canary_;
   const auto sent = std::chrono::steady_clock::now();
   auto r = co_await client_.send(std::move(to), std::move(req));
   count_exchange(figures_, r, sent);
@@ -105,10 +106,12 @@ awaitable<api_check> http_processor::api_answers() {
   co_return api_check{api_check::verdict::answers, {}};
 }
 
-awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string target) {
+awaitable<outcome> http_processor::call_or_reuse(const job& j, request req) {
   auto& reuse = *opts_->reuse;
   const auto& u = opts_->url;
-  const auto key = request_key("GET", u.scheme(), u.host(), u.port(), target);
+  // Headers that read the item's fields make its answer too (Accept-Language: {lang}).
+  const auto key = request_key(method_name(req.method), u.scheme(), u.host(), u.port(), req.target,
+                               req.headers.empty() && req.body.empty() ? std::string() : req.headers + "\n" + req.body);
   for (;;) {
     auto turn = reuse.begin(key, ex_);
     if (turn.cached) {
@@ -140,7 +143,7 @@ awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string targe
       }
       if (counters_) bump(counters_->answer_calls);
       bool aborted = false;
-      auto o = co_await call(j, std::move(target), aborted);
+      auto o = co_await call(j, std::move(req), aborted);
       if (!aborted) lead.finish(&o);
       if (stored_key && !aborted && o.k == outcome::kind::done) stored->keep(*stored_key, o.result);
       co_return o;

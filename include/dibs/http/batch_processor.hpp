@@ -24,7 +24,10 @@
 namespace dibs::http {
 
 struct batch_processor_options {
-  processor_options call;  // url: the batch endpoint (no {field}); http, checks, backoff, limiter
+  // url: the batch endpoint (no {field}); http, checks, backoff, limiter; shape: its headers
+  // only (fixed ones, an API key: a batch is no one item's, so none reads a field), the body is
+  // the keys' JSON array.
+  processor_options call;
   std::string key_field = dibs::ipapi::source_field;
   std::size_t batch_size = 100;
   std::chrono::milliseconds linger{20};  // how long a batch waits for more items before it is sent

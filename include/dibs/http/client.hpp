@@ -71,12 +71,15 @@ struct client_options {
   std::function<void()> on_limit_change;
 };
 
-// One request: GET without a body, or POST with one.
+// One request: GET without a body, or POST, PUT, PATCH with one.
 struct request {
-  enum class verb { get, post } method = verb::get;
+  enum class verb { get, post, put, patch } method = verb::get;
   std::string target;  // path and query
   std::string body;
-  std::string content_type;  // POST: "" sends application/json (no string to allocate per GET)
+  std::string content_type;  // with a body: "" sends application/json (no string to allocate per GET)
+  // More header lines, each "Name: value\r\n" (the caller checked them: request_builder.hpp).
+  // They may hold secrets: nothing logs a request's headers.
+  std::string headers;
   // Called once, right before the request is first written: after any wait for a connection
   // (max_connections_per_host). May be empty.
   std::function<void()> on_send;

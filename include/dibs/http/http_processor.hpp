@@ -1,5 +1,6 @@
-// The built-in processor: GET the URL template expanded with the job's fields, accept a 2xx
-// body that is one JSON object, and keep it as the result.
+// The built-in processor: call the URL template expanded with the job's fields (a GET, or the
+// method, headers and body of `shape`: request_shape.hpp), accept a 2xx body that is one JSON
+// object, and keep it as the result.
 //
 // Before each request the processor waits for its slot from the shared rate limiter (holding
 // its pipeline); after each response it tells the limiter when the API said stop. With a
@@ -19,6 +20,7 @@
 #include <dibs/http/client.hpp>
 #include <dibs/http/exchange_policy.hpp>
 #include <dibs/http/rate_limiter.hpp>
+#include <dibs/http/request_shape.hpp>
 #include <dibs/http/url_template.hpp>
 
 #include <dibs/processor.hpp>
@@ -37,6 +39,8 @@ struct json_check_result;  // json_check.hpp (internal)
 
 struct processor_options {
   url_template url;
+  // The method, headers and body (request_shape.hpp); by default a GET of the URL alone.
+  request_shape shape;
   client_options http;
   // Read answers with ip-api's profile (ipapi_profile.hpp): a top-level "status":"fail" is the
   // API's definitive "no data for this key" (outcome::no_data): written as the item's answer and
@@ -97,7 +101,7 @@ class http_processor final : public processor {
   bool parked() const override { return client_.parked(origin_); }
   void set_ceiling(std::size_t ceiling) override { client_.set_ceiling(ceiling); }
   // The breaker's probe: the first request the API answered well, sent again.
-  bool can_probe_alone() const override { return !canary_.empty(); }
+  bool can_probe_alone() const override { return canary_.has_value(); }
   awaitable<api_check> api_answers() override;
 
   client& http_client() { return client_; }
@@ -106,9 +110,9 @@ class http_processor final : public processor {
  private:
   // The call itself: a rate slot, the request, the judgement. `aborted` is set when it was
   // cancelled before an answer (its outcome then says nothing of the key).
-  awaitable<outcome> call(const job& j, std::string target, bool& aborted);
+  awaitable<outcome> call(const job& j, request req, bool& aborted);
   // With answer reuse: a cached answer, the same call in flight joined, or the call made and shared.
-  awaitable<outcome> call_or_reuse(const job& j, std::string target);
+  awaitable<outcome> call_or_reuse(const job& j, request req);
   // Whether `key`, the key an answer says it is for, was asked for by `j`'s request.
   bool asked_for(const job& j, std::string_view key) const;
   // Classifies one HTTP exchange; a retry waits at least `stop_for` (the API's own stop signal).
@@ -127,7 +131,7 @@ class http_processor final : public processor {
   origin origin_;  // the API's (the URL template's)
   std::size_t processing_ = 0;  // items in process()
   std::size_t calling_ = 0;     // ... of which in call(): waiting for a rate slot, or sent
-  std::string canary_;          // a request the API answered well (api_answers)
+  std::optional<request> canary_;  // a request the API answered well (api_answers)
   struct json_parser;  // simdjson's on-demand parser, reused for every body of this shard
   std::unique_ptr<json_parser> parser_;
   std::mt19937_64 rng_;

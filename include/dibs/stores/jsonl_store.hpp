@@ -44,6 +44,8 @@ struct jsonl_options {
   std::string target = dibs::ipapi::target_field;
   bool read_only = false;  // `dibs status`: no lock, no journal created
   std::string id_field;    // a top-level member whose value names each line; "" = line numbers
+  // More fields (dotted paths) each item hands the processor: a request's headers and body.
+  std::vector<std::string> more_fields;
 };
 
 class jsonl_store final : public blocking_store {

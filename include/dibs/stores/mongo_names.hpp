@@ -3,6 +3,7 @@
 
 #include <dibs/ipapi/recipe_fields.hpp>
 #include <string>
+#include <vector>
 
 namespace dibs::mongo {
 
@@ -10,6 +11,8 @@ struct field_names {
   std::string source = dibs::ipapi::source_field;  // may be a dotted path
   std::string target = dibs::ipapi::target_field;
   std::string lock = "lock";  // holds {by, token, until, attempts} and, for failed items, failed{}
+  // More fields (dotted paths) a claimed document hands the processor: a request's headers and body.
+  std::vector<std::string> more;
 
   std::string lock_by() const { return lock + ".by"; }
   std::string lock_token() const { return lock + ".token"; }
