@@ -43,6 +43,7 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
         if (one != other) one->excludes(other);
     cmd.add_option("--batch-key", batch_key, "the document field sent as the key in batch mode (default: the source field)")->type_name("FIELD");
     request.add_to(cmd, "The request");
+    answer.add_to(cmd, "What an answer means");
   }
   cmd.add_option("--batch-size", batch_size, "keys per batch request (ip-api allows 100)")->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000}))
@@ -145,6 +146,7 @@ http::processor_options api_flags::call() const {
   if (o.backoff_max < o.backoff_base) throw std::invalid_argument("--backoff-max must not be below --backoff-base");
   o.status_field_check = !f.no_status_check;
   o.no_data_fails = f.no_data_fails;
+  o.no_data = answer.no_data();
   o.max_connections = f.max_connections;
   o.shards = f.shards;
   if (f.fixed_concurrency) o.adaptive.reset();

@@ -6,6 +6,7 @@
 #include <dibs/http/http_processor.hpp>
 #include <dibs/http/rate_limiter.hpp>
 
+#include "answer_flags.hpp"
 #include "request_flags.hpp"
 
 #include <dibs/engine_config.hpp>
@@ -58,6 +59,7 @@ struct api_flags {
   bool fixed_concurrency = false;   // --fixed-concurrency: no adaptive limit, --concurrency calls at once
   std::size_t shards = 1;           // the run's shards, which share --max-connections (fit_shards)
   request_flags request;            // --header, --method, --body (enrich only)
+  answer_flags answer;              // --no-data-on, --no-data-when (enrich only)
 
   // `with_urls`: the command takes --url/--batch-url from the user (demo sets its own).
   void add_to(CLI::App& cmd, bool with_urls);

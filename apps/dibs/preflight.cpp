@@ -81,6 +81,10 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
     std::this_thread::sleep_until(call.limiter->reserve(host));
     const auto r = send_once(call, req);
     honor_stop_signals(*call.limiter, host, r, call.max_retry_after);  // a 429's pause holds for the run
+    if (!r.ec && call.no_data.by_status(r.status)) {  // the API's "no data for this key": it answers
+      log::info("pre-flight: ", flag, " ", shown, " answered HTTP ", r.status, ", no data for this item (--no-data-on)");
+      return;
+    }
     const auto v = judge_probe(r, tries, max_tries);
     if (v.what == probe_verdict::kind::go) {
       if (!v.why.empty())

@@ -4,6 +4,7 @@
 #include "adapters/http/client/connection_slots.hpp"
 #include "profiles/ipapi/ipapi_profile.hpp"
 #include "json_check.hpp"
+#include "no_data_verdict.hpp"
 #include "request_builder.hpp"
 
 #include "engine/src/json_text.hpp"
@@ -20,6 +21,7 @@ std::shared_ptr<const processor_options> with_limiter(processor_options o) {
 
 struct http_processor::json_parser {
   simdjson::ondemand::parser parser;
+  simdjson::dom::parser dom;  // for the no-data rules' members: used only when there are some
 };
 
 http_processor::http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts,
@@ -163,16 +165,27 @@ json_check_result http_processor::check_body(std::string& body) {
 bool http_processor::acceptable(std::string& body) {
   if (body.size() > opts_->http.max_body) return false;
   const auto check = check_body(body);
-  return check.ok && !(opts_->status_field_check && opts_->no_data_fails && ipapi::no_data_reason(check));
+  if (!check.ok) return false;
+  if (!opts_->no_data_fails) return true;
+  return !(opts_->status_field_check && ipapi::no_data_reason(check)) && !no_data_in(body);
+}
+
+std::optional<std::string> http_processor::no_data_in(const std::string& body) {
+  if (opts_->no_data.members.empty()) return std::nullopt;
+  simdjson::dom::element doc;
+  if (parser_->dom.parse(body).get(doc)) return std::nullopt;
+  return no_data_by_member(opts_->no_data, doc);
 }
 
 outcome http_processor::reused_answer(std::string answer) {
+  std::optional<std::string> no_data;
   if (opts_->status_field_check) {
     std::string probe = answer;  // the check reserves its padding in the text it reads
     const auto check = check_body(probe);
-    if (auto no_data = check.ok ? ipapi::no_data_reason(check) : std::nullopt)
-      return outcome::no_data_answer(std::move(answer), std::move(*no_data));
+    if (check.ok) no_data = ipapi::no_data_reason(check);
   }
+  if (!no_data) no_data = no_data_in(answer);
+  if (no_data) return outcome::no_data_answer(std::move(answer), std::move(*no_data));
   return outcome::done(std::move(answer));
 }
 
@@ -188,6 +201,13 @@ bool http_processor::asked_for(const job& j, std::string_view key) const {
 
 outcome http_processor::judge(const job& j, response r, std::chrono::milliseconds stop_for) {
   const auto backoff = full_jitter_backoff(j.attempts, opts_->backoff_base, opts_->backoff_max, rng_);
+  if (!r.ec && opts_->no_data.by_status(r.status)) {
+    std::string why = "HTTP " + std::to_string(r.status) + ": no data for this item";
+    if (opts_->no_data_fails) return outcome::fail(std::move(why), r.status);
+    const bool object = check_body(r.body).ok;
+    if (object) compact_json_in_place(r.body);
+    return outcome::no_data_answer(no_data_answer_json(r.status, r.body, object), std::move(why), r.status);
+  }
   if (auto o = judge_exchange(r, opts_->http, backoff, stop_for)) return std::move(*o);
   auto check = check_body(r.body);
   if (!check.ok) return outcome::retry(backoff, r.describe() + " with a bad body: " + check.error, r.status);
@@ -203,8 +223,9 @@ outcome http_processor::judge(const job& j, response r, std::chrono::millisecond
                                          std::string(answered.substr(0, 64)) + "\"): not this item's", r.status);
     }
     no_data = ipapi::no_data_reason(check);
-    if (no_data && opts_->no_data_fails) return outcome::fail(std::move(*no_data), r.status);
   }
+  if (!no_data) no_data = no_data_in(r.body);
+  if (no_data && opts_->no_data_fails) return outcome::fail(std::move(*no_data), r.status);
   compact_json_in_place(r.body);  // a pretty-printed answer, stored as one line
   if (no_data) return outcome::no_data_answer(std::move(r.body), std::move(*no_data), r.status);
   return outcome::done(std::move(r.body));

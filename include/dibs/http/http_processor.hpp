@@ -19,6 +19,7 @@
 #include <dibs/http/adaptive_limit.hpp>
 #include <dibs/http/client.hpp>
 #include <dibs/http/exchange_policy.hpp>
+#include <dibs/http/no_data_rules.hpp>
 #include <dibs/http/rate_limiter.hpp>
 #include <dibs/http/request_shape.hpp>
 #include <dibs/http/url_template.hpp>
@@ -48,6 +49,9 @@ struct processor_options {
   // Off (--no-status-check): every valid answer is data.
   bool status_field_check = true;
   bool no_data_fails = false;
+  // Any API's way to say "no data" (no_data_rules.hpp): a status (--no-data-on 404), a member's
+  // value (--no-data-when /status=fail); counted and written as ip-api's are (no_data_fails too).
+  no_data_rules no_data;
   std::chrono::milliseconds backoff_base{500};
   std::chrono::milliseconds backoff_max{30'000};
   // The longest wait an API's Retry-After or X-Ttl is honored for (`--max-retry-after`).
@@ -124,6 +128,8 @@ class http_processor final : public processor {
   bool acceptable(std::string& body);  // reserves simdjson's padding in it
   // An answer another call got (the cache, the store's answers): done, or no data as judge() says.
   outcome reused_answer(std::string answer);
+  // Why `body` (a JSON object) means no data by the no-data rules' members; nullopt when it doesn't.
+  std::optional<std::string> no_data_in(const std::string& body);
 
   std::shared_ptr<const processor_options> opts_;
   http_figures* figures_;  // the run's, kept in the engine's counters (null without them)
