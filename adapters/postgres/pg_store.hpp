@@ -82,6 +82,7 @@ class pg_store final : public admin_store,
   // shared_records: dibs_answers and dibs_rate beside the table (collection).
   std::shared_ptr<answer_store> open_answers() override;
   std::shared_ptr<shared_rate_store> open_shared_rate() override;
+  std::shared_ptr<budget_store> open_budget() override;
 
   // One more connection of this store's settings, blocking, for a caller's own use (the shared
   // rate's record: pg_shared_rate.hpp).

@@ -7,6 +7,7 @@
 #include <dibs/http/rate_limiter.hpp>
 
 #include "answer_flags.hpp"
+#include "budget_flags.hpp"
 #include "request_flags.hpp"
 
 #include <dibs/engine_config.hpp>
@@ -60,6 +61,7 @@ struct api_flags {
   std::size_t shards = 1;           // the run's shards, which share --max-connections (fit_shards)
   request_flags request;            // --header, --method, --body (enrich only)
   answer_flags answer;              // --no-data-on, --no-data-when (enrich only)
+  budget_flags budget;              // --max-calls, --budget (enrich only)
 
   // `with_urls`: the command takes --url/--batch-url from the user (demo sets its own).
   void add_to(CLI::App& cmd, bool with_urls);
@@ -98,6 +100,8 @@ struct api_flags {
   // connection, so the run gets no more shards than connections; remembers the shard count.
   void fit_shards(engine_config& cfg);
   const char* url_flag() const { return batch() ? "--batch-url" : "--url"; }
+  // The API's origin as the store's shared records name it: scheme://host:port.
+  std::string origin_text() const;
 
  private:
   mutable std::shared_ptr<http::rate_limiter> limiter_;  // made once, from --rate

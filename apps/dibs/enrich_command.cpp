@@ -112,7 +112,6 @@ command add_enrich_command(CLI::App& app) {
       f->store.source_chosen = !which.batch && !which.url_fields.empty();
     }
     auto processors = f->api.factory(f->store.source);
-    const auto source_before = f->store.source;
     if (auto refused = f->api.check_tls(); !refused.empty())
       throw std::invalid_argument("the API's certificate is refused: " + refused +
                                   " (--ca-file trusts another CA; --insecure skips verification)");
@@ -127,8 +126,10 @@ command add_enrich_command(CLI::App& app) {
     std::FILE* report = f->run.summary_to_stdout() || f->store.out == "-" ? stderr : stdout;
     auto st = f->store.open();
     log::info("enrich: ", st->describe());
-    // dibs init's record chose the source (batch mode reads its key there): the processors read it.
-    if (f->store.source != source_before) processors = f->api.factory(f->store.source);
+    f->api.budget.keep_in(st, f->api.origin_text());
+    // dibs init's record chose the source (batch mode reads its key there), --budget its
+    // budget: the processors read them.
+    processors = f->api.factory(f->store.source);
     f->api.share_rate(st);
     f->api.share_answers(st);
     // Rights first: a user who may not write would otherwise claim, call the API and lose it all.
@@ -146,7 +147,13 @@ command add_enrich_command(CLI::App& app) {
       }
     }
 
-    engine e(cfg, st, std::move(processors));
+    // With --max-calls or --budget, the engine claims through the budgets; when one is spent,
+    // the run stops claiming and ends once its calls in flight have.
+    engine* running = nullptr;
+    engine e(cfg, f->api.budget.gate(st, [&running] {
+      if (running) running->stop();
+    }), std::move(processors));
+    running = &e;
     e.set_rate_control(f->api.limiter());  // POST /rate changes it while the run goes on
     // With --follow, a change stream (where the server has them) wakes idle shards at once.
     if (f->follow) st->watch([&e] { e.wake(); });
@@ -171,10 +178,14 @@ command add_enrich_command(CLI::App& app) {
     const bool drained = after ? after->drained() : e.drained();
     if (auto said = st->finish(drained && !result.interrupted); !said.empty())
       std::fprintf(report, "enrich: %s\n", said.c_str());
+    f->api.budget.close();
+    const auto spent = f->api.budget.spent_lines();
+    for (const auto& line : spent) std::fprintf(report, "enrich: %s\n", line.c_str());
     f->run.finish(result, report);
     // A right the store took away mid-run ended it: as at start, the user has a GRANT to run.
     if (const auto denied = e.denied()) throw std::runtime_error(*denied);
     // (Everything this process held was released or written before it got here.)
+    if (!spent.empty() && result.stop_signal == 0) return exit_code::budget_spent;
     return run_exit_code({result.stop_signal, f->follow, drained, result.summary.failed});
   };
 }

@@ -3,6 +3,7 @@
 #include "preflight_verdicts.hpp"
 
 #include "adapters/http/processor/batch_answer.hpp"
+#include "adapters/http/budget/call_budget.hpp"
 #include "adapters/http/processor/request_builder.hpp"
 #include <dibs/http/exchange_policy.hpp>
 
@@ -76,16 +77,34 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
   }
   const auto shown = shown_url(call.url, req.target);
   const auto& host = call.url.host();
+  // The pre-flight's call is one of the budget's too (--max-calls, --budget).
+  std::size_t reserved = 0;
+  struct give_back {
+    const std::vector<std::shared_ptr<http::call_budget>>& budgets;
+    std::size_t& n;
+    ~give_back() {
+      for (std::size_t i = 0; i < n; ++i) budgets[i]->ended(1);
+    }
+  } reservations{call.budgets, reserved};
+  for (const auto& b : call.budgets) {
+    if (b->reserve_blocking(1) == 0) {
+      log::info("pre-flight: ", b->what(), " has no call left; the API was not tried");
+      return;
+    }
+    ++reserved;
+  }
   for (int tries = 1;; ++tries) {
     // One slot of --rate, like any request of the run: the limit holds with the pre-flight in it.
     std::this_thread::sleep_until(call.limiter->reserve(host));
+    for (const auto& b : call.budgets) b->called();
     const auto r = send_once(call, req);
     honor_stop_signals(*call.limiter, host, r, call.max_retry_after);  // a 429's pause holds for the run
     if (!r.ec && call.no_data.by_status(r.status)) {  // the API's "no data for this key": it answers
       log::info("pre-flight: ", flag, " ", shown, " answered HTTP ", r.status, ", no data for this item (--no-data-on)");
       return;
     }
-    const auto v = judge_probe(r, tries, max_tries);
+    // Under a budget the pre-flight's one reserved call is its only try.
+    const auto v = judge_probe(r, tries, call.budgets.empty() ? max_tries : 1);
     if (v.what == probe_verdict::kind::go) {
       if (!v.why.empty())
         log::warn("pre-flight: ", flag, " ", shown, " answered ", v.why);

@@ -3,6 +3,8 @@
 #include "batch_answer.hpp"
 #include "request_builder.hpp"
 
+#include "adapters/http/budget/call_budget.hpp"
+
 #include <dibs/setting_error.hpp>
 #include "engine/src/uri_redact.hpp"
 
@@ -137,6 +139,7 @@ awaitable<void> batch_processor::lead(batch& b) {
     if (work_started_)
       for (const auto& m : b.members) work_started_(m->claimed);
   };
+  for (const auto& b : opts_->call.budgets) b->called();  // one call for the batch (its items reserved one each)
   auto r = co_await client_.send(std::move(to), std::move(req));
   count_exchange(figures_, r, sent);
   // The client reports its own cancellation as an answer; it is the leader's cancellation

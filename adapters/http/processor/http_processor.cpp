@@ -1,5 +1,6 @@
 #include <dibs/http/http_processor.hpp>
 
+#include "adapters/http/budget/budget_figures.hpp"
 #include "adapters/http/reuse/answer_reuse.hpp"
 #include "adapters/http/client/connection_slots.hpp"
 #include "profiles/ipapi/ipapi_profile.hpp"
@@ -34,7 +35,10 @@ http_processor::http_processor(net::any_io_executor ex, std::shared_ptr<const pr
       rng_(std::random_device{}()),
       ex_(std::move(ex)),
       counters_(figures),
-      work_started_(std::move(work_started)) {}
+      work_started_(std::move(work_started)) {
+  if (figures)
+    for (const auto& b : opts_->budgets) figures->extras.get<budget_figures>().watch(b);
+}
 
 std::size_t http_processor::capacity() const {
   const auto limit = client_.limit(origin_);
@@ -82,6 +86,7 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
   // The first request the API answers well is kept for the breaker's probes (api_answers).
   std::optional<request> canary_candidate;
   if (!canary_) canary_candidate = req;
+  for (const auto& b : opts_->budgets) b->called();  // reserved when the item was claimed (budget_gate)
   auto r = co_await client_.send(std::move(to), std::move(req));
   aborted = r.ec == net::error::operation_aborted;
   count_exchange(figures_, r, clock.sent);
@@ -96,10 +101,25 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
 }
 
 awaitable<api_check> http_processor::api_answers() {
+  // The probe is a call too: made only with a call left in every budget (no item reserved it).
+  std::size_t reserved = 0;
+  for (const auto& b : opts_->budgets) {
+    if (co_await b->reserve(1) == 0) break;
+    ++reserved;
+  }
+  struct give_back {  // however the probe ends
+    const std::vector<std::shared_ptr<call_budget>>& budgets;
+    std::size_t n;
+    ~give_back() {
+      for (std::size_t i = 0; i < n; ++i) budgets[i]->ended(1);
+    }
+  } reservations{opts_->budgets, reserved};
+  if (reserved < opts_->budgets.size()) co_return api_check{};
   co_await wait_for_slot(*opts_->limiter, opts_->url.host());
   auto to = origin_;
   request req = *canary_;
   const auto sent = std::chrono::steady_clock::now();
+  for (const auto& b : opts_->budgets) b->called();
   auto r = co_await client_.send(std::move(to), std::move(req));
   count_exchange(figures_, r, sent);
   honor_stop_signals(*opts_->limiter, opts_->url.host(), r, opts_->max_retry_after, figures_, opts_->adaptive.has_value());

@@ -32,10 +32,12 @@
 #include <optional>
 #include <random>
 #include <string_view>
+#include <vector>
 
 namespace dibs::http {
 
 class answer_reuse;        // answer_reuse.hpp (internal): made by whoever turns reuse on
+class call_budget;         // call_budget.hpp (internal): made by whoever sets a budget
 struct json_check_result;  // json_check.hpp (internal)
 
 struct processor_options {
@@ -62,6 +64,9 @@ struct processor_options {
   // `--reuse-answers`: documents whose request is identical share one call (answer_reuse.hpp);
   // shared by every shard. Null: every document makes its own call.
   std::shared_ptr<answer_reuse> reuse;
+  // --max-calls, --budget: each call sent is counted in each (call_budget.hpp); the store's
+  // claims go through budget_gate so that no item is claimed without a call left for it.
+  std::vector<std::shared_ptr<call_budget>> budgets;
   // `--max-connections` for the whole process (0: none), split across its `shards` clients by
   // the factories (connection_share).
   std::size_t max_connections = 0;

@@ -100,6 +100,7 @@ class mysql_store final : public blocking_store,
   // shared_records: dibs_answers and dibs_rate beside the table (collection).
   std::shared_ptr<answer_store> open_answers() override;
   std::shared_ptr<shared_rate_store> open_shared_rate() override;
+  std::shared_ptr<budget_store> open_budget() override;
 
   std::vector<job> claim_blocking(const claim_request& req) override;
   write_result complete_blocking(const std::vector<completion>& batch) override;
