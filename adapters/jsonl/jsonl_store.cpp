@@ -356,6 +356,23 @@ store_stats jsonl_store::stats_blocking() {
   return s;
 }
 
+std::vector<pending_sample> jsonl_store::sample_pending_items(std::size_t n) {
+  std::vector<pending_sample> out;
+  {
+    std::lock_guard op(op_mutex_);
+    for (std::size_t i = 1; i <= line_of_.size() && out.size() < n; ++i)
+      if (auto it = mem_.get(std::to_string(i)); it && !it->failed && it->writes == 0 && !it->lease) {
+        pending_sample s;
+        s.id = line_id(it->id);
+        s.source = it->source;
+        s.source.name = opts_.source;
+        s.more = it->more;
+        out.push_back(std::move(s));
+      }
+  }
+  return out;
+}
+
 std::optional<pending_sample> jsonl_store::sample_pending() {
   std::optional<memory_store::item> open;
   {

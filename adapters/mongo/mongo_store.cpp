@@ -173,5 +173,6 @@ std::size_t mongo_store::seed_skewed(std::size_t n, std::uint64_t s, std::size_t
   return seed_documents(impl_->ctx, n, s, distinct);
 }
 std::optional<pending_sample> mongo_store::sample_pending() { return sample_open_document(impl_->ctx); }
+std::vector<pending_sample> mongo_store::sample_pending_items(std::size_t n) { return sample_open_documents(impl_->ctx, n); }
 
 }  // namespace dibs::mongo

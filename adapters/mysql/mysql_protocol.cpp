@@ -158,10 +158,10 @@ std::string table_columns(const table_names& n) {
          n.table + "' ORDER BY `ORDINAL_POSITION`";
 }
 
-std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source) {
+std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source, std::size_t limit) {
   return "SELECT " + key_text(n.key, key_col(n)) + (with_source ? ", " + q(n.source) : std::string()) + " FROM " + q(n.table) + " WHERE " +
          open_col + " = 1" + (with_source && non_null_source ? " AND " + q(n.source) + " IS NOT NULL" : std::string()) +
-         " LIMIT 1";
+         " LIMIT " + std::to_string(limit);
 }
 
 std::string insert_sources(const table_names& n, const std::vector<std::string>& sources_quoted) {

@@ -72,7 +72,7 @@ std::string insert_sources(const table_names& n, const std::vector<std::string>&
 // order, and one open row: its id and source (`with_source` false: the id only, for a table
 // without that column; `non_null_source`: only a row whose source is set).
 std::string table_columns(const table_names& n);
-std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source);
+std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source, std::size_t limit = 1);
 
 // Whether a session may run at READ COMMITTED: not on a server that writes its binary log as
 // statements (log_bin on, binlog_format STATEMENT), which refuses every InnoDB write at that

@@ -16,15 +16,21 @@
 namespace dibs::mysql {
 
 std::optional<pending_sample> mysql_store::sample_pending() {
-  return impl_->with_connection([&](mysql_connection& c) -> std::optional<pending_sample> {
+  auto one = sample_pending_items(1);
+  return one.empty() ? std::nullopt : std::optional<pending_sample>(std::move(one.front()));
+}
+
+std::vector<pending_sample> mysql_store::sample_pending_items(std::size_t limit) {
+  return impl_->with_connection([&](mysql_connection& c) {
     const auto& n = impl_->names;
     std::vector<std::string> columns;
     for (auto& r : c.select(table_columns(n))) columns.push_back(r[0].value_or(""));
     const bool has_source = has_column(columns, n.source);
-    auto rows = c.select(sample_open_row(n, has_source, true));
-    if (rows.empty() && has_source) rows = c.select(sample_open_row(n, true, false));
-    if (rows.empty()) return std::nullopt;
-    return sampled_row(rows[0], n.source, has_source, std::move(columns));
+    auto rows = c.select(sample_open_row(n, has_source, true, limit));
+    if (rows.empty() && has_source) rows = c.select(sample_open_row(n, true, false, limit));
+    std::vector<pending_sample> out;
+    for (const auto& row : rows) out.push_back(sampled_row(row, n.source, has_source, columns));
+    return out;
   });
 }
 

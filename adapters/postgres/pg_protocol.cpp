@@ -222,10 +222,11 @@ statement table_columns(const table_names& n) {
           {n.table}};
 }
 
-std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source) {
+std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source, std::size_t limit) {
   return "SELECT " + key_col(n) + "::text" + (with_source ? ", " + q(n.source) + "::text" : std::string()) + " FROM " + q(n.table) +
          " WHERE " + q(n.target) + " IS NULL AND \"failed_at\" IS NULL" +
-         (with_source && non_null_source ? " AND " + q(n.source) + " IS NOT NULL" : std::string()) + " LIMIT 1";
+         (with_source && non_null_source ? " AND " + q(n.source) + " IS NOT NULL" : std::string()) + " LIMIT " +
+         std::to_string(limit);
 }
 
 statement insert_sources(const table_names& n, const std::vector<std::string>& sources) {

@@ -92,7 +92,7 @@ std::string stats(const table_names& n);
 // order, and one open row: its id and source (`with_source` false: the id only, for a table
 // without that column; `non_null_source`: only a row whose source is set).
 statement table_columns(const table_names& n);
-std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source);
+std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source, std::size_t limit = 1);
 statement insert_sources(const table_names& n, const std::vector<std::string>& sources);
 
 // A PostgreSQL array literal of texts ({"a","b\"c"}): every element quoted, so no text reads as NULL.

@@ -398,15 +398,21 @@ store_stats pg_store::stats_blocking() {
 }
 
 std::optional<pending_sample> pg_store::sample_pending() {
-  return with_admin([&](pg_connection& c) -> std::optional<pending_sample> {
+  auto one = sample_pending_items(1);
+  return one.empty() ? std::nullopt : std::optional<pending_sample>(std::move(one.front()));
+}
+
+std::vector<pending_sample> pg_store::sample_pending_items(std::size_t limit) {
+  return with_admin([&](pg_connection& c) {
     std::vector<std::string> columns;
     for (auto& r : c.exec_blocking(table_columns(names_)).rows) columns.push_back(r.at(0).value_or(""));
     // Quoted names are exact in PostgreSQL: the column is there as typed, or not at all.
     const bool has_source = std::find(columns.begin(), columns.end(), names_.source) != columns.end();
-    auto rows = c.exec_blocking({sample_open_row(names_, has_source, true), {}}).rows;
-    if (rows.empty() && has_source) rows = c.exec_blocking({sample_open_row(names_, true, false), {}}).rows;
-    if (rows.empty()) return std::nullopt;
-    return sql_common::sampled_row(rows[0], names_.source, has_source, std::move(columns));
+    auto rows = c.exec_blocking({sample_open_row(names_, has_source, true, limit), {}}).rows;
+    if (rows.empty() && has_source) rows = c.exec_blocking({sample_open_row(names_, true, false, limit), {}}).rows;
+    std::vector<pending_sample> out;
+    for (const auto& row : rows) out.push_back(sql_common::sampled_row(row, names_.source, has_source, columns));
+    return out;
   });
 }
 

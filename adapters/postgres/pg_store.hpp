@@ -70,6 +70,7 @@ class pg_store final : public admin_store,
   bool watch(std::function<void()> on_change) override;
   void stop_watching() override;
   std::optional<pending_sample> sample_pending() override;
+  std::vector<pending_sample> sample_pending_items(std::size_t n) override;
   void check_write_rights() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;

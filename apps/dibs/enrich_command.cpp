@@ -5,6 +5,7 @@
 #include "end_line.hpp"
 #include "exit_codes.hpp"
 #include "api_flags.hpp"
+#include "dry_run.hpp"
 #include "duration_flag.hpp"
 #include "engine_flags.hpp"
 #include "item_field.hpp"
@@ -66,6 +67,7 @@ command add_enrich_command(CLI::App& app) {
     std::string shutdown_timeout = "10s";
     bool follow = false;
     bool no_preflight = false;
+    std::size_t dry_run = 0;
   };
   auto f = std::make_shared<flags>();
   f->store.add_to(*sub, true);
@@ -85,6 +87,11 @@ command add_enrich_command(CLI::App& app) {
       "Durations: 250ms, 1.5s, 2m, 1h (a bare number is seconds).");
   sub->add_flag("--no-preflight", f->no_preflight,
                 "don't read one pending item and call the API once for it before claiming anything");
+  sub->add_option("--dry-run", f->dry_run,
+                  "read N pending items without claiming them, print the request each would get (secrets redacted), "
+                  "call the API for those N and print the write each answer would make; nothing is claimed or written")
+      ->type_name("N")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000}));
 
   return [f, sub] {
     f->api.read_url_sources();
@@ -124,12 +131,18 @@ command add_enrich_command(CLI::App& app) {
     f->run.prepare();
     // When stdout carries data (the enriched lines, the summary JSON), it carries nothing else.
     std::FILE* report = f->run.summary_to_stdout() || f->store.out == "-" ? stderr : stdout;
-    auto st = f->store.open();
+    // A dry run opens the store to look only (no journal, no index): it writes nothing.
+    auto st = f->store.open(f->dry_run == 0);
     log::info("enrich: ", st->describe());
     f->api.budget.keep_in(st, f->api.origin_text());
     // dibs init's record chose the source (batch mode reads its key there), --budget its
     // budget: the processors read them.
     processors = f->api.factory(f->store.source);
+    if (f->dry_run > 0) {
+      if (f->api.batch()) throw std::invalid_argument("--dry-run shows one item's request: give --url, not --batch-url");
+      run_dry(*st, f->api.call(), {f->store.source, f->store.target}, f->dry_run, report);
+      return exit_code::ok;
+    }
     f->api.share_rate(st);
     f->api.share_answers(st);
     // Rights first: a user who may not write would otherwise claim, call the API and lose it all.

@@ -118,6 +118,13 @@ class admin_store : public store {
   // One open item, preferably one whose source field is usable; nullopt when none is open (or
   // the store can't tell). Reads only: no lease is taken, no attempt spent.
   virtual std::optional<pending_sample> sample_pending() { return std::nullopt; }
+  // Up to `n` open items, read the same way (a dry run's items): by default the one above.
+  virtual std::vector<pending_sample> sample_pending_items(std::size_t n) {
+    std::vector<pending_sample> out;
+    if (n > 0)
+      if (auto one = sample_pending()) out.push_back(std::move(*one));
+    return out;
+  }
 };
 
 }  // namespace dibs

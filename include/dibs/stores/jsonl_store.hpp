@@ -63,6 +63,7 @@ class jsonl_store final : public blocking_store {
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   std::size_t seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) override;
   std::optional<pending_sample> sample_pending() override;
+  std::vector<pending_sample> sample_pending_items(std::size_t n) override;
   std::string describe() const override;
   std::string finish(bool drained) override;
   // `dibs retry` (jsonl_retry.cpp, failed_lines.hpp): a retry record per failed line it puts

@@ -100,6 +100,7 @@ class mongo_store final : public blocking_store,
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   std::size_t seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) override;
   std::optional<pending_sample> sample_pending() override;
+  std::vector<pending_sample> sample_pending_items(std::size_t n) override;
 
   // Calls `on_change` (from a background thread) whenever the collection gets an insert, update
   // or replace, through a change stream. Returns false, and logs why, when the server has no
