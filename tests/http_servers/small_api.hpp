@@ -45,6 +45,7 @@ class python_api {
   }
 
   unsigned port() const { return port_; }
+  const std::string& dir() const { return dir_; }
   std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   http::url_template url() const { return http::url_template::parse(base_url() + "/json/{originatingIp}"); }
 
