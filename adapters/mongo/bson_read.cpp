@@ -1,5 +1,7 @@
 #include "bson_read.hpp"
 
+#include "engine/src/json_text.hpp"
+
 namespace dibs::mongo {
 
 std::int64_t reply_int(const bson_t* reply, const char* key) {
@@ -60,7 +62,8 @@ std::string value_json(const bson_iter_t* it) {
       while (!s.empty() && s.front() == ' ') s.erase(s.begin());
       while (!s.empty() && s.back() == ' ') s.pop_back();
       // A double that is no JSON number (NaN, Infinity) comes as {"$numberDouble": ...}: none.
-      return s.find("$number") != std::string::npos && bson_iter_type(it) == BSON_TYPE_DOUBLE ? std::string() : s;
+      if (s.find("$number") != std::string::npos && bson_iter_type(it) == BSON_TYPE_DOUBLE) return {};
+      return compact_json(s);  // the driver writes { "a" : [ 1, 2 ] }
     }
     default: return {};
   }

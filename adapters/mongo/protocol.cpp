@@ -189,6 +189,10 @@ bson_ptr completion_update(const field_names& f, const bson_t* result) {
   bson_t set, unset;
   BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
   BSON_APPEND_DOCUMENT(&set, f.target.c_str(), result);
+  for (const auto& name : f.mapped) {
+    bson_iter_t it;
+    if (bson_iter_init_find(&it, result, name.c_str())) bson_append_iter(&set, name.c_str(), static_cast<int>(name.size()), &it);
+  }
   bson_append_document_end(b.get(), &set);
   BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$unset", &unset);
   BSON_APPEND_UTF8(&unset, f.lock.c_str(), "");

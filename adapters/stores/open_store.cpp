@@ -26,6 +26,7 @@ std::shared_ptr<admin_store> open_jsonl(const store_uri& u, const store_options&
   j.out = o.out;
   j.source = o.source;
   j.more_fields = o.more_fields;
+  j.mapped_fields = o.mapped_fields;
   j.target = o.target;
   j.read_only = !o.create_schema || o.out.empty();
   j.id_field = o.id_field;
@@ -63,6 +64,7 @@ std::shared_ptr<admin_store> open_mongodb(const store_uri& u, const store_option
   m.collection = !o.collection.empty() ? o.collection : !u.collection.empty() ? u.collection : "message";
   m.names.source = o.source;
   m.names.more = o.more_fields;
+  m.names.mapped = o.mapped_fields;
   m.names.target = o.target;
   m.names.lock = o.lock_field;
   m.strategy = *strategy;
@@ -93,6 +95,9 @@ std::shared_ptr<admin_store> open_postgresql(const store_uri& u, const store_opt
 
 std::shared_ptr<admin_store> open_store(const std::string& uri, const store_options& o) {
   const auto u = parse_store_uri(uri);
+  if (!o.mapped_fields.empty() && (u.kind == store_kind::mysql || u.kind == store_kind::postgresql))
+    throw setting_error("map", "'" + o.mapped_fields.front() + "': mapped columns are not written to SQL tables yet; "
+                                   "map into a JSON Lines file or MongoDB, or read the target's JSON in SQL");
   if (!o.more_fields.empty() && (u.kind == store_kind::mysql || u.kind == store_kind::postgresql))
     throw setting_error("body", "reads '" + o.more_fields.front() + "': a SQL store reads one column per row (" +
                                       setting_name("source") + " '" + o.source +

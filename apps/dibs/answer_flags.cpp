@@ -20,6 +20,19 @@ void answer_flags::add_to(CLI::App& cmd, const std::string& group) {
       ->type_name("POINTER=VALUE")
       ->allow_extra_args(false)
       ->group(group);
+  cmd.add_option("--map", map,
+                 "write these members of the answer (JSON Pointers, RFC 6901) into fields of their own, typed as the "
+                 "answer has them: 'country=/country,city=/city,lat=/loc/lat'; the target then holds those values as one "
+                 "object (still what marks an item done); JSON Lines and MongoDB")
+      ->type_name("NAME=/POINTER,...")
+      ->allow_extra_args(false)
+      ->group(group);
+}
+
+http::answer_map answer_flags::answer_map() const {
+  http::answer_map m;
+  for (const auto& text : map) http::parse_answer_map(text, "--map", m);
+  return m;
 }
 
 http::no_data_rules answer_flags::no_data() const {

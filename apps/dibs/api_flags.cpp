@@ -148,6 +148,7 @@ http::processor_options api_flags::call() const {
   o.status_field_check = !f.no_status_check;
   o.no_data_fails = f.no_data_fails;
   o.no_data = answer.no_data();
+  o.map = answer.answer_map();
   o.budgets = budget.budgets();
   o.max_connections = f.max_connections;
   o.shards = f.shards;

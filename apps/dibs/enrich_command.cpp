@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "end_line.hpp"
 #include "exit_codes.hpp"
+#include "help_groups.hpp"
 #include "api_flags.hpp"
 #include "dry_run.hpp"
 #include "duration_flag.hpp"
@@ -92,6 +93,7 @@ command add_enrich_command(CLI::App& app) {
                   "call the API for those N and print the write each answer would make; nothing is claimed or written")
       ->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000}));
+  group_enrich_flags(*sub);
 
   return [f, sub] {
     f->api.read_url_sources();
@@ -115,6 +117,7 @@ command add_enrich_command(CLI::App& app) {
       which.request_fields = f->api.shape().fields();
       f->store.source = item_field(which);
       f->store.more_fields = more_item_fields(which, f->store.source);
+      f->store.mapped_fields = f->api.answer.answer_map().names();
       if (!which.batch && !which.source_given) f->store.source_flag = "--url";
       f->store.source_chosen = !which.batch && !which.url_fields.empty();
     }

@@ -25,6 +25,7 @@ struct store_flags {
   std::string source = "originatingIp";
   // More fields each item brings (enrich: the ones --header and --body read beside the source).
   std::vector<std::string> more_fields;
+  std::vector<std::string> mapped_fields;  // enrich: --map's
   std::string target = "location";
   std::string lock_field = "lock";
   std::string claim = "batch";

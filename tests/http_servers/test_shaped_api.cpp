@@ -191,6 +191,21 @@ TEST_CASE("answers that mean no data: a status (--no-data-on) and a member (--no
   CHECK_THAT(written, Catch::Contains(R"("location":{"status":"fail","message":"reserved range","query":"fail-2"})"));
 }
 
+TEST_CASE("--map into a JSON Lines file: each value in a member of its own, typed, the target their object",
+          "[shaped][map]") {
+  shaped_api api;
+  const auto dir = scratch_dir("dibs-shaped", "map");
+  write_file(dir / "in.jsonl", "{\"ip\":\"1.1.1.1\",\"n\":1}\n");
+  const auto [rc, out] = run_dibs({"enrich", "--store", "jsonl:" + (dir / "in.jsonl").string(), "--out",
+                                   (dir / "out.jsonl").string(), "--url", api.base_url() + "/geo/{ip}", "--map",
+                                   "country=/country,lat=/loc/lat,loc=/loc,missing=/nope", "--no-progress"});
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK(slurp(dir / "out.jsonl") ==
+        "{\"ip\":\"1.1.1.1\",\"n\":1,\"location\":{\"country\":\"Freedonia\",\"lat\":48.5,\"loc\":{\"lat\":48.5,\"lon\":-2.25},"
+        "\"missing\":null},\"country\":\"Freedonia\",\"lat\":48.5,\"loc\":{\"lat\":48.5,\"lon\":-2.25},\"missing\":null}\n");
+}
+
 TEST_CASE("quota headers pace the run before the 429: 1,000 items against 100 a window, in each dialect",
           "[shaped][quota]") {
   for (const char* style : {"github", "ietf", "structured"}) {

@@ -5,6 +5,7 @@
 #include "adapters/http/client/connection_slots.hpp"
 #include "profiles/ipapi/ipapi_profile.hpp"
 #include "json_check.hpp"
+#include "answer_mapping.hpp"
 #include "no_data_verdict.hpp"
 #include "request_builder.hpp"
 
@@ -62,9 +63,17 @@ awaitable<outcome> http_processor::process(job j) {
   counted in_process(processing_);
   auto built = build_request(opts_->url, opts_->shape, j);
   if (!built.error.empty()) co_return outcome::invalid(built.error);  // no call: no news of the API
-  if (opts_->reuse) co_return co_await call_or_reuse(j, std::move(built.req));
+  if (opts_->reuse) co_return mapped(co_await call_or_reuse(j, std::move(built.req)));
   bool aborted = false;
-  co_return co_await call(j, std::move(built.req), aborted);
+  co_return mapped(co_await call(j, std::move(built.req), aborted));
+}
+
+outcome http_processor::mapped(outcome o) {
+  if (opts_->map.empty() || o.k != outcome::kind::done || o.no_data) return o;  // no data: the API's words kept
+  simdjson::dom::element doc;
+  if (parser_->dom.parse(o.result).get(doc)) return o;  // checked already: never the case
+  o.result = mapped_object(opts_->map, doc);
+  return o;
 }
 
 awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted) {

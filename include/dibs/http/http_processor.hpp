@@ -17,6 +17,7 @@
 #pragma once
 
 #include <dibs/http/adaptive_limit.hpp>
+#include <dibs/http/answer_map.hpp>
 #include <dibs/http/client.hpp>
 #include <dibs/http/exchange_policy.hpp>
 #include <dibs/http/no_data_rules.hpp>
@@ -54,6 +55,9 @@ struct processor_options {
   // Any API's way to say "no data" (no_data_rules.hpp): a status (--no-data-on 404), a member's
   // value (--no-data-when /status=fail); counted and written as ip-api's are (no_data_fails too).
   no_data_rules no_data;
+  // --map: the answer's members written as one object of the mapped values (answer_map.hpp);
+  // empty: the whole answer.
+  answer_map map;
   std::chrono::milliseconds backoff_base{500};
   std::chrono::milliseconds backoff_max{30'000};
   // The longest wait an API's Retry-After or X-Ttl is honored for (`--max-retry-after`).
@@ -135,6 +139,8 @@ class http_processor final : public processor {
   outcome reused_answer(std::string answer);
   // Why `body` (a JSON object) means no data by the no-data rules' members; nullopt when it doesn't.
   std::optional<std::string> no_data_in(const std::string& body);
+  // A done outcome's answer as the mapped values (--map); any other outcome as it is.
+  outcome mapped(outcome o);
 
   std::shared_ptr<const processor_options> opts_;
   http_figures* figures_;  // the run's, kept in the engine's counters (null without them)

@@ -46,6 +46,9 @@ struct jsonl_options {
   std::string id_field;    // a top-level member whose value names each line; "" = line numbers
   // More fields (dotted paths) each item hands the processor: a request's headers and body.
   std::vector<std::string> more_fields;
+  // --map's fields: a done line gets each member of its answer (the mapped values) as a
+  // top-level member of its own too.
+  std::vector<std::string> mapped_fields;
 };
 
 class jsonl_store final : public blocking_store {

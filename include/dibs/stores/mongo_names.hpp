@@ -13,6 +13,8 @@ struct field_names {
   std::string lock = "lock";  // holds {by, token, until, attempts} and, for failed items, failed{}
   // More fields (dotted paths) a claimed document hands the processor: a request's headers and body.
   std::vector<std::string> more;
+  // --map's fields: a completion sets each member of its answer (the mapped values) as a field too.
+  std::vector<std::string> mapped;
 
   std::string lock_by() const { return lock + ".by"; }
   std::string lock_token() const { return lock + ".token"; }
