@@ -101,8 +101,15 @@ std::string complete_set(const table_names& n, const std::vector<std::string>& k
                          const std::vector<std::string>& results_quoted) {
   std::string cases;
   for (std::size_t i = 0; i < keys.size(); ++i) cases += " WHEN " + keys[i] + " THEN " + results_quoted[i];
-  return "UPDATE " + q(n.table) + " SET " + q(n.target) + " = CASE " + key_col(n) + cases +
-         " END, `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL, `error` = NULL";
+  // Each mapped column from the target just set (MySQL and MariaDB assign left to right): its
+  // member's text, JSON null as NULL; the server converts it to the column's type or refuses the row.
+  std::string mapped;
+  for (const auto& col : n.mapped) {
+    const auto member = "JSON_EXTRACT(" + q(n.target) + ", '$.\"" + col + "\"')";
+    mapped += ", " + q(col) + " = CASE JSON_TYPE(" + member + ") WHEN 'NULL' THEN NULL ELSE JSON_UNQUOTE(" + member + ") END";
+  }
+  return "UPDATE " + q(n.table) + " SET " + q(n.target) + " = CASE " + key_col(n) + cases + " END" + mapped +
+         ", `lock_by` = NULL, `lock_token` = NULL, `lock_until` = NULL, `error` = NULL";
 }
 }  // namespace
 

@@ -32,6 +32,7 @@ struct pg_options {
   std::string uri;  // postgresql://user:pass@host:port/db?table=jobs (or postgres://)
   std::string source = "originatingIp";
   std::string target = "location";
+  std::vector<std::string> mapped_columns;  // --map's (table_names::mapped)
   on_done done = on_done::mark;
   std::chrono::seconds connect_timeout{5};
   std::chrono::seconds io_timeout{60};

@@ -45,6 +45,7 @@ std::shared_ptr<admin_store> open_mysql(const store_uri& u, const store_options&
   m.uri = u.driver_uri;
   m.source = o.source;
   m.target = o.target;
+  m.mapped_columns = o.mapped_fields;
   m.done = o.on_done == "delete" ? mysql::on_done::remove : mysql::on_done::mark;
   m.threads = o.threads;
   m.create_table = o.create_schema && o.create_table;
@@ -83,6 +84,7 @@ std::shared_ptr<admin_store> open_postgresql(const store_uri& u, const store_opt
   pg::pg_flags f;
   f.source = o.source;
   f.target = o.target;
+  f.mapped_columns = o.mapped_fields;
   f.on_done = o.on_done;
   f.claim = o.claim;
   f.create_schema = o.create_schema && o.create_table;
@@ -95,9 +97,6 @@ std::shared_ptr<admin_store> open_postgresql(const store_uri& u, const store_opt
 
 std::shared_ptr<admin_store> open_store(const std::string& uri, const store_options& o) {
   const auto u = parse_store_uri(uri);
-  if (!o.mapped_fields.empty() && (u.kind == store_kind::mysql || u.kind == store_kind::postgresql))
-    throw setting_error("map", "'" + o.mapped_fields.front() + "': mapped columns are not written to SQL tables yet; "
-                                   "map into a JSON Lines file or MongoDB, or read the target's JSON in SQL");
   if (!o.more_fields.empty() && (u.kind == store_kind::mysql || u.kind == store_kind::postgresql))
     throw setting_error("body", "reads '" + o.more_fields.front() + "': a SQL store reads one column per row (" +
                                       setting_name("source") + " '" + o.source +

@@ -40,6 +40,7 @@ struct mysql_options {
   std::string uri;  // mysql://user:pass@host:port/db?table=jobs
   std::string source = dibs::ipapi::source_field;
   std::string target = dibs::ipapi::target_field;
+  std::vector<std::string> mapped_columns;  // --map's (table_names::mapped)
   on_done done = on_done::mark;
   std::size_t threads = 4;
   std::chrono::seconds connect_timeout{5};

@@ -21,8 +21,7 @@ struct store_options {
   // More fields each item hands the processor (a request's headers and body): JSON Lines and
   // MongoDB read them; the SQL stores read one column and refuse them (setting_error "body").
   std::vector<std::string> more_fields;
-  // --map's fields, where each mapped value goes besides the target: JSON Lines and MongoDB write
-  // them; the SQL stores refuse them for now (setting_error "map").
+  // --map's fields (SQL: columns), where each mapped value goes besides the target.
   std::vector<std::string> mapped_fields;
   std::string lock_field = "lock";        // MongoDB: the field holding the lease
   // MongoDB: update-find, find-and-modify, batch, lock-collection; MySQL: skip-locked (batch
