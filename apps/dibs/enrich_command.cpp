@@ -15,12 +15,14 @@
 #include "store_flags.hpp"
 
 #include <dibs/engine.hpp>
+#include <dibs/stores/store_uri.hpp>
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
 #include <dibs/setting_error.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -55,6 +57,20 @@ counts_read read_counts(Store& st, int tries) {
     }
   }
   return r;
+}
+
+// --map into a SQL table: every mapped column is there (the server converts each value to its
+// type), or the command stops here with the ALTER TABLE that adds it, rather than fail each row.
+void check_mapped_columns(admin_store& st, const store_flags& store) {
+  const auto kind = parse_store_uri(store.store).kind;
+  if (store.mapped_fields.empty() || (kind != store_kind::mysql && kind != store_kind::postgresql)) return;
+  const auto sample = st.sample_pending();
+  if (!sample) return;
+  for (const auto& name : store.mapped_fields)
+    if (std::find(sample->fields.begin(), sample->fields.end(), name) == sample->fields.end())
+      throw std::invalid_argument("--map: the table has no column '" + name + "': add it with the type its values " +
+                                  "should have (ALTER TABLE ... ADD COLUMN " + name + " VARCHAR(255), DOUBLE PRECISION, " +
+                                  "JSON, ...)");
 }
 
 }  // namespace
@@ -138,6 +154,7 @@ command add_enrich_command(CLI::App& app) {
     auto st = f->store.open(f->dry_run == 0);
     log::info("enrich: ", st->describe());
     f->api.budget.keep_in(st, f->api.origin_text());
+    check_mapped_columns(*st, f->store);
     // dibs init's record chose the source (batch mode reads its key there), --budget its
     // budget: the processors read them.
     processors = f->api.factory(f->store.source);
