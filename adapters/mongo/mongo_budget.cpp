@@ -34,18 +34,7 @@ class mongo_budget final : public budget_store {
         if (err.code == 11000) continue;  // another process made it first: read it
         throw mongo_error("budget (insert)", err);
       }
-      auto filter = make_bson();
-      BSON_APPEND_UTF8(filter.get(), "_id", key.c_str());
-      BSON_APPEND_INT64(filter.get(), "used", static_cast<std::int64_t>(*used));
-      auto update = make_bson();
-      bson_t set;
-      BSON_APPEND_DOCUMENT_BEGIN(update.get(), "$set", &set);
-      BSON_APPEND_INT64(&set, "used", static_cast<std::int64_t>(*used + granted));
-      BSON_APPEND_INT64(&set, "budget_limit", static_cast<std::int64_t>(limit));
-      bson_append_document_end(update.get(), &set);
-      if (!mongoc_collection_update_one(coll.get(), filter.get(), update.get(), nullptr, reply.out(), &err))
-        throw mongo_error("budget (updateOne)", err);
-      if (reply_int(reply.get(), "matchedCount") == 1) return {granted, *used + granted};
+      if (swap_used(coll.get(), key, *used, *used + granted, limit)) return {granted, *used + granted};
     }
     throw std::runtime_error("budget: the record of " + key + " kept changing under 100 tries");
   }
@@ -55,20 +44,7 @@ class mongo_budget final : public budget_store {
     auto coll = primary_collection(c.get(), ctx_.opts.db, "dibs_budget");
     for (int attempt = 0; attempt < 100; ++attempt) {
       const auto used = read_used(coll.get(), key);
-      if (!used) return;
-      auto filter = make_bson();
-      BSON_APPEND_UTF8(filter.get(), "_id", key.c_str());
-      BSON_APPEND_INT64(filter.get(), "used", static_cast<std::int64_t>(*used));
-      auto update = make_bson();
-      bson_t set;
-      BSON_APPEND_DOCUMENT_BEGIN(update.get(), "$set", &set);
-      BSON_APPEND_INT64(&set, "used", static_cast<std::int64_t>(*used > n ? *used - n : 0));
-      bson_append_document_end(update.get(), &set);
-      bson_error_t err;
-      driver_reply reply;
-      if (!mongoc_collection_update_one(coll.get(), filter.get(), update.get(), nullptr, reply.out(), &err))
-        throw mongo_error("budget (updateOne)", err);
-      if (reply_int(reply.get(), "matchedCount") == 1) return;
+      if (!used || swap_used(coll.get(), key, *used, *used > n ? *used - n : 0, std::nullopt)) return;
     }
   }
 
@@ -88,6 +64,25 @@ class mongo_budget final : public budget_store {
   }
 
  private:
+  // `used` set to `to` if it is still `from` (and the limit recorded); false when another process wrote first.
+  static bool swap_used(mongoc_collection_t* coll, const std::string& key, std::uint64_t from, std::uint64_t to,
+                        std::optional<std::uint64_t> limit) {
+    auto filter = make_bson();
+    BSON_APPEND_UTF8(filter.get(), "_id", key.c_str());
+    BSON_APPEND_INT64(filter.get(), "used", static_cast<std::int64_t>(from));
+    auto update = make_bson();
+    bson_t set;
+    BSON_APPEND_DOCUMENT_BEGIN(update.get(), "$set", &set);
+    BSON_APPEND_INT64(&set, "used", static_cast<std::int64_t>(to));
+    if (limit) BSON_APPEND_INT64(&set, "budget_limit", static_cast<std::int64_t>(*limit));
+    bson_append_document_end(update.get(), &set);
+    bson_error_t err;
+    driver_reply reply;
+    if (!mongoc_collection_update_one(coll, filter.get(), update.get(), nullptr, reply.out(), &err))
+      throw mongo_error("budget (updateOne)", err);
+    return reply_int(reply.get(), "matchedCount") == 1;
+  }
+
   static std::optional<std::uint64_t> read_used(mongoc_collection_t* coll, const std::string& key) {
     auto filter = make_bson();
     BSON_APPEND_UTF8(filter.get(), "_id", key.c_str());

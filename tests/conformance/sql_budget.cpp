@@ -15,7 +15,7 @@ namespace {
 using test::db;
 }  // namespace
 
-BACKEND_TEST_CASE("--budget shared by two processes: its calls and no more, then exit status 4 and nothing claimed",
+BACKEND_TEST_CASE("a --budget shared by two processes: its calls and no more, then exit status 4 and nothing claimed",
                   "[budget][e2e]") {
   test::shaped_api api;
   auto s = db.fresh("budget");
@@ -46,7 +46,7 @@ BACKEND_TEST_CASE("--budget shared by two processes: its calls and no more, then
   CHECK_THAT(out, Catch::Contains(": 60 of 60 calls used, 0 left"));
 }
 
-BACKEND_TEST_CASE("--dry-run 5 calls the API five times and leaves the table as it was", "[dry-run][e2e]") {
+BACKEND_TEST_CASE("a --dry-run 5 calls the API five times and leaves the table as it was", "[dry-run][e2e]") {
   test::shaped_api api;
   auto s = db.fresh("dryrun");
   const auto& table = s.name;

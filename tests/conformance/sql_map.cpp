@@ -15,7 +15,7 @@ namespace {
 using test::db;
 }  // namespace
 
-BACKEND_TEST_CASE("--map writes nested answer members into typed columns; a value that does not fit fails its row alone",
+BACKEND_TEST_CASE("a --map writes nested answer members into typed columns, and a value that does not fit fails its row alone",
                   "[map][e2e]") {
   test::shaped_api api;
   auto s = db.fresh("mapped");

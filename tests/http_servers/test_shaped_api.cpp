@@ -191,7 +191,7 @@ TEST_CASE("answers that mean no data: a status (--no-data-on) and a member (--no
   CHECK_THAT(written, Catch::Contains(R"("location":{"status":"fail","message":"reserved range","query":"fail-2"})"));
 }
 
-TEST_CASE("--map into a JSON Lines file: each value in a member of its own, typed, the target their object",
+TEST_CASE("a --map into a JSON Lines file: each value in a member of its own, typed, the target their object",
           "[shaped][map]") {
   shaped_api api;
   const auto dir = scratch_dir("dibs-shaped", "map");
@@ -229,7 +229,7 @@ TEST_CASE("quota headers pace the run before the 429: 1,000 items against 100 a 
   }
 }
 
-TEST_CASE("--max-calls: that many calls at most, then nothing claimed, one line, exit status 4", "[shaped][budget]") {
+TEST_CASE("a run with --max-calls: that many calls at most, then nothing claimed, one line, exit status 4", "[shaped][budget]") {
   shaped_api api;
   const auto dir = scratch_dir("dibs-shaped", "max-calls");
   write_items(dir / "in.jsonl", 300);
@@ -244,7 +244,7 @@ TEST_CASE("--max-calls: that many calls at most, then nothing claimed, one line,
   CHECK_THAT(out, Catch::Contains("251 pending, 0 leased"));  // nothing else claimed, nothing held
 }
 
-TEST_CASE("--dry-run 5: five calls, the requests and writes printed, nothing claimed or written", "[shaped][dry-run]") {
+TEST_CASE("a --dry-run 5: five calls, the requests and writes printed, nothing claimed or written", "[shaped][dry-run]") {
   shaped_api api;
   const auto dir = scratch_dir("dibs-shaped", "dry-run");
   write_items(dir / "in.jsonl", 20);

@@ -68,3 +68,34 @@ TEST_CASE("a body from a document's fields, and the answer's members mapped into
   CHECK(test::utf8_at(none, "location.error") == "not found");
   CHECK(type_at(none, "country") == BSON_TYPE_EOD);
 }
+
+TEST_CASE("a --budget kept in MongoDB: its calls and no more, and the next run the same day makes none", "[mongo][budget]") {
+  test::shaped_api api;
+  test::mongo_collection c("budget");
+  std::vector<std::string> seed = {test::dibs_binary(), "seed"};
+  for (const auto& w : c.where()) seed.push_back(w);
+  seed.insert(seed.end(), {"--docs", "40"});
+  std::string out;
+  test::child_process seeding(seed, true);
+  REQUIRE(seeding.finish(out) == 0);
+  std::vector<std::string> run = {test::dibs_binary(), "enrich"};
+  for (const auto& w : c.where()) run.push_back(w);
+  run.insert(run.end(), {"--url", api.base_url() + "/geo/{originatingIp}", "--budget", "10/day", "--concurrency", "4",
+                         "--no-progress"});
+  for (int round = 0; round < 2; ++round) {
+    out.clear();
+    test::child_process p(run, true);
+    const int rc = p.finish(out);
+    INFO("round " << round << ": " << out);
+    CHECK(rc == 4);
+    CHECK_THAT(out, Catch::Contains("--budget 10/day spent"));
+    CHECK(api.requests().size() == 10);  // the second run, the same day, made none
+  }
+  std::vector<std::string> status = {test::dibs_binary(), "status"};
+  for (const auto& w : c.where()) status.push_back(w);
+  out.clear();
+  test::child_process st(status, true);
+  REQUIRE(st.finish(out) == 0);
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains(": 10 of 10 calls used, 0 left"));
+}

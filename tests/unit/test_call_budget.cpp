@@ -9,7 +9,7 @@
 
 using namespace dibs::http;
 
-TEST_CASE("items are reserved only while calls are left; an item that ends without a call gives its room back", "[budget]") {
+TEST_CASE("items are reserved only while calls are left, and an item that ends without a call gives its room back", "[budget]") {
   budget_book b(5);
   CHECK(b.reserve(3) == 3);
   CHECK(b.reserve(3) == 2);  // 5 held
@@ -42,7 +42,7 @@ TEST_CASE("the store's grant never passes the limit", "[budget]") {
   CHECK(dibs::budget_grant(60, 10, 50) == 0);
 }
 
-TEST_CASE("--budget's text, periods by UTC calendar and when they renew", "[budget]") {
+TEST_CASE("the budget's text, periods by UTC calendar and when they renew", "[budget]") {
   CHECK(parse_budget("100000/day")->calls == 100000);
   CHECK(parse_budget("5000/month")->span == budget_span::month);
   CHECK_FALSE(parse_budget("0/day"));

@@ -58,14 +58,14 @@ TEST_CASE("a JSON template that is no JSON once filled is refused when parsed", 
   CHECK_NOTHROW(field_template::parse(R"([{a}, {}, {"x": []}])", format::json, "--body"));
 }
 
-TEST_CASE("a header value with a CR or LF from a field fails the item; in the template, it is refused", "[field-template]") {
+TEST_CASE("a header value with a CR or LF from a field fails the item, and in the template it is refused", "[field-template]") {
   const auto t = field_template::parse("Bearer {token}", format::header, "--header Authorization");
   CHECK(t.expand(item({text("token", "abc\tdef")})).text == "Bearer abc\tdef");
   CHECK_THAT(t.expand(item({text("token", "abc\r\nX-Evil: 1")})).error, Catch::Contains("control byte"));
   CHECK_THROWS(field_template::parse("a\nb", format::header, "--header X"));
 }
 
-TEST_CASE("a form body percent-encodes each value; an object can't stand in it", "[field-template]") {
+TEST_CASE("a form body percent-encodes each value, and an object cannot stand in it", "[field-template]") {
   const auto t = field_template::parse("q={q}&n={n}&lang=en", format::form, "--body");
   CHECK(t.expand(item({text("q", "a b&c=d/\xC3\xA9"), json("n", "number", "3")})).text == "q=a%20b%26c%3Dd%2F%C3%A9&n=3&lang=en");
   CHECK_THAT(t.expand(item({text("q", "x"), json("n", "object", "{}")})).error, Catch::Contains("object"));

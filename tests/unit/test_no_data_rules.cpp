@@ -24,7 +24,7 @@ TEST_CASE("a member's value means no data: strings by their text, other values b
   CHECK_FALSE(verdict(r, R"({"status":["fail"]})"));  // an array is no "fail"
 }
 
-TEST_CASE("a status means no data; what the item keeps is the API's object, or one saying the status", "[no-data]") {
+TEST_CASE("a status means no data, and the item keeps the API's object or one saying the status", "[no-data]") {
   no_data_rules r;
   r.statuses = {404, 410};
   CHECK(r.by_status(404));

@@ -39,25 +39,16 @@ awaitable<std::vector<job>> budget_gate::claim(claim_request req) {
   co_return jobs;
 }
 
-awaitable<write_result> budget_gate::complete(std::vector<completion> batch) {
+template <class Batch>
+awaitable<write_result> budget_gate::ending(awaitable<write_result> (store::*write)(Batch), Batch batch) {
   const auto n = batch.size();
-  auto r = co_await inner_->complete(std::move(batch));
-  ended(n);
+  auto r = co_await (inner_.get()->*write)(std::move(batch));
+  ended(n);  // written: these items' calls are over (a write that throws is tried again by the engine)
   co_return r;
 }
 
-awaitable<write_result> budget_gate::release(std::vector<release_item> batch) {
-  const auto n = batch.size();
-  auto r = co_await inner_->release(std::move(batch));
-  ended(n);
-  co_return r;
-}
-
-awaitable<write_result> budget_gate::fail(std::vector<failure> batch) {
-  const auto n = batch.size();
-  auto r = co_await inner_->fail(std::move(batch));
-  ended(n);
-  co_return r;
-}
+awaitable<write_result> budget_gate::complete(std::vector<completion> batch) { return ending(&store::complete, std::move(batch)); }
+awaitable<write_result> budget_gate::release(std::vector<release_item> batch) { return ending(&store::release, std::move(batch)); }
+awaitable<write_result> budget_gate::fail(std::vector<failure> batch) { return ending(&store::fail, std::move(batch)); }
 
 }  // namespace dibs::http

@@ -31,6 +31,9 @@ class budget_gate final : public forwarding_store<store> {
 
  private:
   void ended(std::size_t n);
+  // `write` of the inner store, then the batch's items ended.
+  template <class Batch>
+  awaitable<write_result> ending(awaitable<write_result> (store::*write)(Batch), Batch batch);
 
   std::shared_ptr<store> inner_;
   std::vector<std::shared_ptr<call_budget>> budgets_;
