@@ -51,7 +51,9 @@ TEST_CASE("no quota said, or nonsense, is no reading", "[quota]") {
 }
 
 TEST_CASE("what is left is spread to the window's end, one kept for a request on its way", "[quota]") {
-  CHECK(quota_spacing({100, 51, milliseconds(10'000)}) == std::chrono::microseconds(200'000));  // 50 in 10 s
+  CHECK(quota_spacing({100, 51, milliseconds(10'250)}) == std::chrono::microseconds(205'000));  // 50 in 10.25 s
+  // A reset in whole seconds ends within its last second: taken as its middle (50 in 9.5 s).
+  CHECK(quota_spacing({100, 51, milliseconds(10'000)}) == std::chrono::microseconds(190'000));
   CHECK_FALSE(quota_spacing({100, 1, milliseconds(10'000)}));  // none left but the reserve: the caller pauses
   CHECK_FALSE(quota_spacing({100, 50, milliseconds(0)}));      // no time said: nothing to spread
   CHECK_FALSE(quota_spacing({100, 5001, milliseconds(1'000)}, 1, 1000.0));  // plenty: no pace

@@ -107,7 +107,7 @@ TEST_CASE("a slot given back is only handed to a host that may be sent to at its
   CHECK(l.take("a").at() == t0 + 1s);
 }
 
-TEST_CASE("an API's quota spaces its host's slots until the window's end; other hosts and later slots are free",
+TEST_CASE("an API's quota spaces its host's slots until the window's end, other hosts and later windows free",
           "[rate][quota]") {
   rate_limiter l;  // no --rate: only what the API says
   const auto now = rate_limiter::clock::now();

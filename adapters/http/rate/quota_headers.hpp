@@ -35,7 +35,8 @@ std::optional<quota_reading> read_quota(const std::vector<std::pair<std::string,
                                         std::chrono::system_clock::time_point now);
 
 // How far apart requests go so that what is left lasts to the window's end: the window's rest
-// over what is left, less `reserve` for requests sent but not yet counted. nullopt when the
+// over what is left, less `reserve` for requests sent but not yet counted (a reset in whole
+// seconds taken as half a second earlier: servers round it up). nullopt when the
 // reading says nothing of time, or there is plenty (more left than `plenty_per_s` a second of it).
 // Zero left (after the reserve): the caller pauses until the reset instead.
 std::optional<std::chrono::microseconds> quota_spacing(const quota_reading& q, std::int64_t reserve = 1,
