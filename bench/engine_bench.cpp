@@ -127,7 +127,7 @@ struct run_figures {
 };
 
 run_figures engine_run(const std::string& base, std::size_t docs, std::size_t concurrency, std::size_t shards,
-                       std::size_t max_connections = 0) {
+                       std::size_t max_connections = 0, bool fixed = false) {
   auto st = std::make_shared<memory_store>();
   st->seed_random_ips(docs, 3);
   engine_config cfg;
@@ -138,6 +138,7 @@ run_figures engine_run(const std::string& base, std::size_t docs, std::size_t co
   popts.url = http::url_template::parse(base + "/json/{originatingIp}");
   popts.max_connections = max_connections;  // --max-connections, split across the shards
   popts.shards = shards;
+  if (fixed) popts.adaptive.reset();  // --fixed-concurrency: every pipeline calls at once
   engine e(cfg, st, http::make_http_processor_factory(popts));
 
   const auto baseline = rss_bytes();
@@ -197,16 +198,16 @@ int main(int argc, char** argv) {
   app.add_option("--dibs", dibs_bin, "the dibs binary (its `stub` command serves the API)")->capture_default_str();
   app.add_option("--parts", parts)->capture_default_str();
   app.add_option("--json", json_path, "also write every row as JSON");
-  // "BASE,DOCS,CONCURRENCY,SHARDS[,MAX_CONNECTIONS]": one run in this fresh process (its RSS is
+  // "BASE,DOCS,CONCURRENCY,SHARDS[,MAX_CONNECTIONS[,FIXED]]": one run in this fresh process (its RSS is
   // its own); scripts/bench_client.sh runs it against its own stub.
   std::string one;
   app.add_option("--one", one, "internal: one run, figures on one line");
   CLI11_PARSE(app, argc, argv);
   if (!one.empty()) {
     char base[128] = {};
-    std::size_t docs = 0, c = 0, shards = 0, max_connections = 0;
-    if (std::sscanf(one.c_str(), "%127[^,],%zu,%zu,%zu,%zu", base, &docs, &c, &shards, &max_connections) < 4) return 2;
-    const auto f = engine_run(base, docs, c, shards, max_connections);
+    std::size_t docs = 0, c = 0, shards = 0, max_connections = 0, fixed = 0;
+    if (std::sscanf(one.c_str(), "%127[^,],%zu,%zu,%zu,%zu,%zu", base, &docs, &c, &shards, &max_connections, &fixed) < 4) return 2;
+    const auto f = engine_run(base, docs, c, shards, max_connections, fixed != 0);
     std::printf("%f %f %f %f\n", f.docs_per_s, f.cpu_us_per_doc, f.peak_rss_mb, f.bytes_per_pipeline);
     return f.all_done ? 0 : 1;  // scripts/bench_client.sh stops on it
   }

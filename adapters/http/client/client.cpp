@@ -225,7 +225,12 @@ awaitable<response> client::impl::send(origin to, request spec) {
     c->tcp().expires_at(deadline);
     const auto check_after = res.reused ? std::chrono::milliseconds(0) : first_byte_check_after(pool.first_byte_avg);
     if (hold.permit && !hold.queued && !hold.straggler) watch_straggler(pool, hold);
-    const auto x = co_await exchange(*c, wire, res, opts.max_body, check_after);
+    // A new connection is proven once the server's kernel acknowledges its request (the backlog
+    // took it), not once its answer comes: against an API answering in 500 ms, proving by answers
+    // let a few connections open per round trip, and a thousand took twenty seconds.
+    std::function<void()> acknowledged;
+    if (unproven) acknowledged = [this, &pool, &unproven, paced] { prove_connection(pool, unproven, paced); };
+    const auto x = co_await exchange(*c, wire, res, opts.max_body, check_after, std::move(acknowledged));
     stats.interim_answers += static_cast<std::uint64_t>(x.interim);
     if (x.dropped && dropped < max_dropped_handshakes && steady::now() < deadline) {
       ++dropped;
@@ -244,23 +249,47 @@ awaitable<response> client::impl::send(origin to, request spec) {
       co_return res;
     }
     observe_answer(pool, res, x.first_byte, hold.straggler);
-    if (unproven) {  // a new connection answered: the server accepts them this fast
-      pool.new_connections.proven(paced || pool.unproven.in_use() >= pool.unproven.limit(), pool.limit->limit());
-      unproven.reset();
-      sync_unproven(pool);
-    }
+    if (unproven) prove_connection(pool, unproven, paced);  // answered before the look found it acknowledged
     // Bytes after the answer belong to no request: such a connection is not used again.
     const bool keep = c->reader->keep_alive() && c->buffer.size() == 0;
     if (c->buffer.size() > 0) ++stats.unsolicited;
     c->reader.reset();
     if (keep) keep_idle(pool, std::move(c));
+    if (hold.permit && refused_for_load(res)) {
+      slot.reset();  // the connection is back in the pool (or closed) before the slot goes back
+      co_await keep_refused_permit(pool, x.first_byte);
+    }
     co_return res;  // the connection is back in the pool (or closed) before the slot goes back
   }
+}
+
+bool client::impl::refused_for_load(const response& res) {
+  return (res.status == 429 || res.status == 503) && !says_when_to_return(res.status, res.headers);
+}
+
+awaitable<void> client::impl::keep_refused_permit(host_pool& pool, std::chrono::microseconds first_byte) {
+  // A refusal comes back at once, and its permit would go to the next request at once, to be
+  // refused at once: thousands of refusals a second, each an item's attempt, where the limit
+  // decides once a round trip (the simulated APIs: a quarter of the calls refused against a
+  // cap of 32 at once). Kept as long as an answer usually takes (a second at most), the
+  // permit is refused no faster than the limit's own requests are answered.
+  const auto usual = std::min<std::chrono::microseconds>(pool.limit->typical_latency(), std::chrono::seconds(1));
+  if (usual <= first_byte) co_return;
+  net::steady_timer timer(ex, usual - first_byte);
+  co_await timer.async_wait(net::as_tuple(net::use_awaitable));  // cancelled: the call ends now
+}
+
+void client::impl::prove_connection(host_pool& pool, connection_slots::held& unproven, bool paced) {
+  // The server accepts connections this fast: the window may grow (connect_window.hpp).
+  pool.new_connections.proven(paced || pool.unproven.in_use() >= pool.unproven.limit(), pool.limit->limit());
+  unproven.reset();
+  sync_unproven(pool);
 }
 
 void client::impl::watch_straggler(host_pool& pool, limit_hold& hold) {
   hold.since = steady::now();
   pool.watched.push(hold);
+  pool.straggled.sent();
   // Earlier than the sweep's wake-up when the origin's usual answer got faster meanwhile.
   const auto due = hold.since + straggler_after(pool.limit->typical_latency());
   if (!pool.sweep_armed || due < pool.sweep->expiry()) arm_sweep(pool, due);
@@ -287,13 +316,14 @@ void client::impl::sweep_stragglers(host_pool& pool) {
   std::size_t released = 0;
   while (auto* oldest = pool.watched.oldest()) {
     if (oldest->since + after > now) break;
-    room = may_release(pool.stragglers, pool.permits.limit(), ceiling_share());
+    room = may_release(pool.stragglers, pool.permits.limit(), ceiling_share(), pool.straggled.share());
     if (!room) break;
     auto& h = static_cast<limit_hold&>(*oldest);
     pool.watched.remove(h);
     h.permit.reset();  // to the next request waiting for one
     h.straggler = true;
     ++pool.stragglers;
+    pool.straggled.turned();
     pool.limit->ended();
     pool.limit->straggling(+1);
     ++stats.stragglers;

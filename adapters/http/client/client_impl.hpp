@@ -55,6 +55,7 @@ struct host_pool {
   std::unique_ptr<net::steady_timer> sweep;
   bool sweep_armed = false;
   std::size_t stragglers = 0;
+  straggler_share straggled;  // of the requests watched lately, the share that turned straggler
   // With the adaptive limit: new connections paced (connect_window.hpp), this client's share of
   // the window; a request holds one of these from before it opens a connection until its answer.
   connect_window new_connections;
@@ -179,6 +180,12 @@ struct client::impl {
   void sync_permits(host_pool& pool);
   // The slots of new connections follow the pool's window (this client's share of it).
   void sync_unproven(host_pool& pool);
+  // A refusal for the API's load (429/503 saying nothing of when to come back), whose permit is
+  // kept as long as an answer usually takes (keep_refused_permit).
+  static bool refused_for_load(const response& res);
+  awaitable<void> keep_refused_permit(host_pool& pool, std::chrono::microseconds first_byte);
+  // A new connection's request was acknowledged (or answered): its slot among the unproven goes.
+  void prove_connection(host_pool& pool, connection_slots::held& unproven, bool paced);
   // Waits for a turn at its origin's pace, when the origin has one (every shard's client takes
   // the same origin's turns), and counts the request as sent; false when the wait was cancelled,
   // and `res` says so.

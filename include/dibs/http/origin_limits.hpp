@@ -50,7 +50,7 @@ class origin_limit {
  public:
   using clock = adaptive_limit::clock;
 
-  origin_limit(std::string origin, adaptive_settings s);
+  origin_limit(std::string origin, adaptive_settings s, clock::time_point now = clock::now());
 
   const std::string& origin() const { return origin_; }
   std::size_t limit() const { return limit_.load(std::memory_order_relaxed); }
