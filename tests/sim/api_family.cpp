@@ -111,6 +111,12 @@ std::vector<family_member> api_family() {
     f.push_back(member(a, 3'000, 1000, true));
   }
   {
+    auto a = python_server("python http.server, limit_req 100/s burst 10, 503");
+    a.rate_per_s = 100;
+    a.burst = 10;
+    f.push_back(member(a, 1'000, 1000, true));
+  }
+  {
     auto a = pool("capacity halves at 5 s, back at 15 s", 64, 20, 64, api_shape::overflow::refuse_503);
     a.capacity = {{5, 0.5}, {15, 1.0}};
     f.push_back(member(a, 60'000, 1000, true));

@@ -1,6 +1,7 @@
 #include "sim/api_sim.hpp"
 
 #include "adapters/http/client/connect_window.hpp"
+#include "adapters/http/client/limit_signals.hpp"
 #include "adapters/http/client/straggler_watch.hpp"
 #include "adapters/http/client/tcp_signals.hpp"
 #include <dibs/http/origin_limits.hpp>
@@ -30,6 +31,7 @@ struct call {
   bool answered = false;
   bool unproven = false;    // on a new connection not proven yet (holds a slot of the window)
   bool waited_window = false;  // it waited for the connect window
+  bool waited_pace = false;    // it waited for the pace
 };
 
 enum class event_kind { connect, accepted, arrive, enter_worker, worker_done, answer, release, dropped, sweep, pace_wake, wake };
@@ -153,6 +155,7 @@ class simulation {
     while (!pace_wait_.empty()) {
       clock_type::time_point when;
       if (!limit_->take_turn(at(t_), when)) {
+        calls_[pace_wait_.front()].waited_pace = true;
         // Rounded up: a wake a nanosecond before the turn would find it not due, again and again.
         const double w = std::max(std::chrono::duration<double>(when - t0_).count() + 1e-7, t_ + 1e-7);
         if (pace_wake_at_ < t_ || w < pace_wake_at_) {
@@ -161,8 +164,8 @@ class simulation {
         }
         return;
       }
-      limit_->sent(false);
       const auto c = pace_wait_.front();
+      limit_->sent(calls_[c].waited_pace);
       pace_wait_.pop_front();
       send(c);
     }
@@ -353,7 +356,7 @@ class simulation {
       // A refusal keeps its permit as long as an answer usually takes (the client does so):
       // else each fast refusal frees a permit for the next refusal, thousands a second.
       if (status == 429 || status == 503)
-        hold_until = x.sent + std::chrono::duration<double>(limit_->typical_latency()).count();
+        hold_until = x.sent + std::chrono::duration<double>(http::refused_permit_hold(limit_->typical_latency())).count();
     } else if (status == 429) {
       paused_until_ = std::max(paused_until_, t_ + 1.0);  // a bare 429 pauses the host 1 s (fixed mode)
     }

@@ -213,9 +213,12 @@ void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point
 bool adaptive_limit::maybe_decide(clock::time_point now) {
   const auto window = std::max<std::chrono::microseconds>(
       s_.min_window, std::chrono::microseconds(static_cast<std::int64_t>(average_us_)));
-  // In slow start a loss is acted on at once: the limit grew fourfold a round trip ago, and a
-  // round trip of refusals at that limit is four times the refusals.
-  if (now - window_start_ < window && !(phase_ == phase::slow_start && loss_ != limit_signal::none)) return false;
+  // A loss is acted on once a round trip, its own (1 ms at least), not the window's 5 ms: against
+  // an API answering in 0.4 ms that refuses past its rate, the refusals of a window were a dozen
+  // round trips'. In slow start, at once: the limit grew eightfold a round trip ago.
+  const auto round_trip = std::max<std::chrono::microseconds>(std::chrono::milliseconds(1), typical_latency());
+  const bool loss_due = loss_ != limit_signal::none && (phase_ == phase::slow_start || now - window_start_ >= round_trip);
+  if (now - window_start_ < window && !loss_due) return false;
   // A quartile needs a few answers: at a limit of 1 or 2, one slow item's answer alone would be the
   // round trip's latency, the moving average would jump to it, and every later round trip and
   // measuring period would last that long. Loss needs no answers to be heard.
@@ -231,7 +234,7 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
   window_answers_ = window_refused_ = 0;
 
   double latency = 0;
-  if (!samples_us_.empty()) {
+  if (samples_us_.size() >= s_.min_samples) {  // (a round trip ended early by a loss may have fewer)
     latency = lower_quartile(samples_us_);
     samples_us_.clear();
     recent_ = std::chrono::microseconds(static_cast<std::int64_t>(latency));

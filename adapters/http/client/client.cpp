@@ -268,14 +268,12 @@ bool client::impl::refused_for_load(const response& res) {
 }
 
 awaitable<void> client::impl::keep_refused_permit(host_pool& pool, std::chrono::microseconds first_byte) {
-  // A refusal comes back at once, and its permit would go to the next request at once, to be
-  // refused at once: thousands of refusals a second, each an item's attempt, where the limit
-  // decides once a round trip (the simulated APIs: a quarter of the calls refused against a
-  // cap of 32 at once). Kept as long as an answer usually takes (a second at most), the
-  // permit is refused no faster than the limit's own requests are answered.
-  const auto usual = std::min<std::chrono::microseconds>(pool.limit->typical_latency(), std::chrono::seconds(1));
-  if (usual <= first_byte) co_return;
-  net::steady_timer timer(ex, usual - first_byte);
+  // Each refusal is an item's attempt: held (refused_permit_hold), the permit is refused no faster
+  // than the limit's own requests are answered (the simulated APIs: a quarter of the calls
+  // refused against a cap of 32 at once without it).
+  const auto hold = refused_permit_hold(pool.limit->typical_latency());
+  if (hold <= first_byte) co_return;
+  net::steady_timer timer(ex, hold - first_byte);
   co_await timer.async_wait(net::as_tuple(net::use_awaitable));  // cancelled: the call ends now
 }
 
@@ -369,9 +367,11 @@ void client::impl::observe_overload(host_pool& pool, limit_signal why) {
 void client::impl::sync_permits(host_pool& pool) {
   const auto limit = pool.limit->limit();
   const auto ceiling = pool.limit->ceiling();
-  if (limit == pool.synced_limit && ceiling == pool.synced_ceiling) return;  // sized for these already
+  const auto calling = pool.limit->place_of(opts.shard, opts.shards).calling;
+  if (limit == pool.synced_limit && ceiling == pool.synced_ceiling && calling == pool.synced_calling) return;  // sized already
   pool.synced_limit = limit;
   pool.synced_ceiling = ceiling;
+  pool.synced_calling = calling;
   const auto share = share_of(*pool.limit);
   if (share != pool.permits.limit()) pool.permits.set_limit(share);
   sync_unproven(pool);  // the shards calling may have changed with the limit
@@ -474,25 +474,28 @@ std::size_t client::limit(const origin& to) const {
 bool client::parked(const origin& to) const {
   if (!impl_->opts.adaptive || impl_->opts.shards <= 1) return false;
   const host_pool* pool = impl_->find_pool(to);
-  std::size_t limit = 0;
-  double ceiling = impl_->opts.adaptive->max;
-  if (pool && pool->limit) {
-    limit = pool->limit->limit();
-    ceiling = pool->limit->ceiling();
-  } else if (impl_->opts.figures) {  // a shard that has sent nothing yet reads the others' limit
-    const auto shared = impl_->opts.figures->limits.get(pool_key(to), *impl_->opts.adaptive);
-    limit = shared->limit();
-    ceiling = shared->ceiling();
-  } else {
-    limit = adaptive_limit(*impl_->opts.adaptive, steady::now()).limit();
+  const origin_limit* shared = pool && pool->limit ? pool->limit.get() : nullptr;
+  std::shared_ptr<origin_limit> theirs;
+  if (!shared && impl_->opts.figures) {  // a shard that has sent nothing yet reads the others' limit
+    theirs = impl_->opts.figures->limits.get(pool_key(to), *impl_->opts.adaptive);
+    shared = theirs.get();
   }
-  return limit_share(limit, impl_->opts.shards, impl_->opts.shard, impl_->most_per_shard(ceiling)) == 0;
+  if (!shared)
+    return limit_share(adaptive_limit(*impl_->opts.adaptive, steady::now()).limit(), impl_->opts.shards, impl_->opts.shard,
+                       impl_->most_per_shard(impl_->opts.adaptive->max)) == 0;
+  const auto p = shared->place_of(impl_->opts.shard, impl_->opts.shards);
+  return limit_share(shared->limit(), p.calling, p.rank, impl_->most_per_shard(shared->ceiling())) == 0;
+}
+
+void client::leave(const origin& to) {
+  if (!impl_->opts.adaptive || !impl_->opts.figures) return;
+  const auto l = impl_->opts.figures->limits.get(pool_key(to), *impl_->opts.adaptive);
+  l->shard_gone(impl_->opts.shard);
 }
 
 void client::set_ceiling(std::size_t ceiling) {
   if (!impl_->opts.adaptive) return;
-  // `ceiling` is this shard's share of the engine's concurrency: the origin's is the shards' sum.
-  const double total = static_cast<double>(ceiling * impl_->opts.shards);
+  const double total = static_cast<double>(ceiling);  // the origin's, for every shard
   impl_->opts.adaptive->max = total;
   for (auto& [key, pool] : impl_->pools)
     if (pool.limit) impl_->limit_decided(pool, pool.limit->set_max(total));

@@ -63,6 +63,7 @@ struct host_pool {
   // The origin's limit and ceiling the permits and unproven slots were last sized for
   // (sync_permits): a send whose origin's limit has not moved costs two loads, not the sizing.
   std::size_t synced_limit = 0;
+  std::size_t synced_calling = 0;  // ... and the shards still sending
   double synced_ceiling = -1;
   // Moving averages of the time to first byte (for the check of a new connection's request) and
   // of the time to connect (for the bound on a connect whose SYN a full backlog dropped).
@@ -155,12 +156,16 @@ struct client::impl {
 
   // This client's share of its origin's limit (limit_share), at least one: a parked shard still
   // runs what it holds.
+  // The limit goes to the shards still sending (origin_limit::shard_gone): when the first shard's
+  // dispatcher ended, the others took its part; by index alone a run's tail ran one call at a
+  // time on a shard that the split had left none.
   std::size_t share_of(const origin_limit& l) const {
-    return std::max<std::size_t>(1, limit_share(l.limit(), opts.shards, opts.shard, most_per_shard(l.ceiling())));
+    const auto p = l.place_of(opts.shard, opts.shards);
+    return std::max<std::size_t>(1, limit_share(l.limit(), p.calling, p.rank, most_per_shard(l.ceiling())));
   }
   // How many shards run calls of `l` now (calling_shards): new connections are paced among them.
   std::size_t calling_of(const origin_limit& l) const {
-    return calling_shards(l.limit(), opts.shards, most_per_shard(l.ceiling()));
+    return calling_shards(l.limit(), l.place_of(opts.shard, opts.shards).calling, most_per_shard(l.ceiling()));
   }
   // The most calls a shard may run of one origin's limit whose ceiling is `ceiling`: its part of
   // that ceiling (the engine's concurrency over the shards) and opts.most_per_shard. Computed

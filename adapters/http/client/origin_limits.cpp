@@ -6,6 +6,7 @@
 #include <dibs/setting_error.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace dibs::http {
@@ -121,6 +122,23 @@ origin_limit::decision origin_limit::decided(std::size_t before, std::uint64_t d
     d.advice = std::move(advice);
   }
   return d;
+}
+
+void origin_limit::shard_gone(std::size_t index) {
+  if (index < 64) gone_.fetch_or(std::uint64_t{1} << index, std::memory_order_relaxed);
+}
+
+origin_limit::calling_place origin_limit::place_of(std::size_t index, std::size_t shards) const {
+  shards = std::max<std::size_t>(1, shards);
+  const auto gone = gone_.load(std::memory_order_relaxed);
+  const auto below = [gone](std::size_t n) {  // gone among the shards under index n
+    return n >= 64 ? std::popcount(gone) : std::popcount(gone & ((std::uint64_t{1} << n) - 1));
+  };
+  calling_place p;
+  const auto gone_of_all = static_cast<std::size_t>(below(std::min<std::size_t>(shards, 64)));
+  p.calling = std::max<std::size_t>(1, shards - std::min(gone_of_all, shards - 1));
+  p.rank = std::min(index - static_cast<std::size_t>(below(std::min<std::size_t>(index, 64))), p.calling - 1);
+  return p;
 }
 
 limit_view origin_limit::view() const {

@@ -104,6 +104,17 @@ class origin_limit {
   // A new ceiling (the engine's concurrency changed).
   decision set_max(double max);
 
+  // Shard `index` sends no more (its dispatcher ended: the store has nothing left it could
+  // claim): the shards still calling share the limit among themselves. Shards 64 and up are
+  // always counted as calling.
+  void shard_gone(std::size_t index);
+  // Where shard `index` of `shards` stands among those still calling: its rank, and how many.
+  struct calling_place {
+    std::size_t rank = 0;
+    std::size_t calling = 1;
+  };
+  calling_place place_of(std::size_t index, std::size_t shards) const;
+
   limit_view view() const;
 
  private:
@@ -124,6 +135,7 @@ class origin_limit {
   std::atomic<std::size_t> in_flight_{0};
   std::atomic<std::size_t> waiting_{0};
   std::atomic<std::size_t> stragglers_{0};
+  std::atomic<std::uint64_t> gone_{0};  // the shards that send no more (bit `index`)
   // Answers per second lately (for the advice), measured over 5 s or more.
   std::uint64_t answers_ = 0, answers_then_ = 0;
   clock::time_point answers_since_;
