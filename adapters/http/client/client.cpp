@@ -153,6 +153,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
   if (!found) found = co_await pool_for(to, res);
   if (!found) co_return res;
   auto& pool = *found;
+  const busy_mark busy(*this);  // the loop's lateness is watched while calls run (watch_loop_lag)
   // The adaptive limit's permit, then a connection (--max-connections): waiting for either is
   // not part of the request's time.
   limit_hold hold;
@@ -282,6 +283,28 @@ void client::impl::prove_connection(host_pool& pool, connection_slots::held& unp
   pool.new_connections.proven(paced || pool.unproven.in_use() >= pool.unproven.limit(), pool.limit->limit());
   unproven.reset();
   sync_unproven(pool);
+}
+
+client::impl::busy_mark::busy_mark(impl& c) : c_(c) {
+  if (c_.busy++ == 0 && c_.opts.adaptive) c_.watch_loop_lag();
+}
+
+client::impl::busy_mark::~busy_mark() { --c_.busy; }
+
+void client::impl::watch_loop_lag() {
+  if (lag_armed) return;
+  if (!lag_timer) lag_timer = std::make_unique<net::steady_timer>(ex);
+  lag_armed = true;
+  const auto due = steady::now() + loop_lag_every;
+  lag_timer->expires_at(due);
+  lag_timer->async_wait([this, due, client_alive = std::weak_ptr<const char>(alive)](const boost::system::error_code& ec) {
+    if (ec || client_alive.expired()) return;
+    lag_armed = false;
+    const auto late = std::chrono::duration_cast<std::chrono::microseconds>(steady::now() - due);
+    for (auto& [key, pool] : pools)
+      if (pool.limit) pool.limit->client_delay(late);
+    if (busy > 0) watch_loop_lag();  // idle: no timer left to keep the io_context running
+  });
 }
 
 void client::impl::watch_straggler(host_pool& pool, limit_hold& hold) {

@@ -93,6 +93,20 @@ struct client::impl {
 
   // Expires with the client: what a timer's handler run after it went looks at first.
   std::shared_ptr<const char> alive = std::make_shared<const char>('\0');
+  // How late this client's event loop runs its handlers (adaptive_limit::client_delay): a timer
+  // every loop_lag_every while calls run, its lateness reported to every origin's limit.
+  static constexpr std::chrono::milliseconds loop_lag_every{5};
+  std::unique_ptr<net::steady_timer> lag_timer;
+  bool lag_armed = false;
+  std::size_t busy = 0;  // calls under way (send)
+  struct busy_mark {
+    explicit busy_mark(impl& c);
+    ~busy_mark();
+    busy_mark(const busy_mark&) = delete;
+    busy_mark& operator=(const busy_mark&) = delete;
+    impl& c_;
+  };
+  void watch_loop_lag();
 
   // The TLS context, made on the first HTTPS request (loading the system's CAs takes a while).
   ssl::context* tls_context(response& res);

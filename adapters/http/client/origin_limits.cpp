@@ -124,6 +124,13 @@ origin_limit::decision origin_limit::decided(std::size_t before, std::uint64_t d
   return d;
 }
 
+void origin_limit::client_delay(std::chrono::microseconds d) {
+  std::lock_guard lock(mutex_);
+  // The largest of the shards' reports, each older one fading by a tenth per report.
+  delay_us_ = std::max(static_cast<double>(d.count()), delay_us_ * 0.9);
+  limit_state_.client_delay(std::chrono::microseconds(static_cast<std::int64_t>(delay_us_)));
+}
+
 void origin_limit::shard_gone(std::size_t index) {
   if (index < 64) gone_.fetch_or(std::uint64_t{1} << index, std::memory_order_relaxed);
 }

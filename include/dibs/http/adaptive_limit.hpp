@@ -109,6 +109,13 @@ class adaptive_limit {
   bool refused(limit_signal why, clock::time_point now);
   // A new ceiling (the dashboard's concurrency control); the limit is clipped to it.
   void set_max(double max);
+  // How late the client's own event loop runs its handlers lately (a timer's lateness): an answer
+  // waits that long in the client before its latency is read. A rise in latency no larger than
+  // twice this is the client's, not the server's, and is no sign of queueing there: with dibs's
+  // shards and the API on two cores, 1,000 calls in flight kept the client's CPU busy, answers
+  // read 20 ms late looked like a 100 ms spike, and the limit went from 1,000 to 88 (0.67 of a
+  // fixed 1,000), though more in flight gave more answers.
+  void client_delay(std::chrono::microseconds d) { client_delay_us_ = static_cast<double>(d.count()); }
 
   // What /metrics and the dashboard show.
   bool slow_start() const { return phase_ == phase::slow_start; }
@@ -127,7 +134,7 @@ class adaptive_limit {
   double answers_per_second() const { return best_rate_; }  // at the limit held (0: not measured)
 
  private:
-  enum class phase { slow_start, hold, probe_up, confirm_up, probe_down };
+  enum class phase { slow_start, hold, probe_up, confirm_up, probe_down, confirm_down };
   bool probing_up() const { return phase_ == phase::probe_up || phase_ == phase::confirm_up; }
   // What a probe up must gain to be kept: keep_gain, or twice how far a held limit's periods
   // stray from their average (a shared machine's swings), if more.
@@ -149,6 +156,8 @@ class adaptive_limit {
   void start_period(clock::time_point now);
   // A probe up found nothing better (or was not confirmed): back, and as much lower next.
   void after_failed_probe_up();
+  // A probe down lost answers (or was not confirmed): back where it started, probed less often.
+  void after_failed_probe_down();
   // Each probe that finds nothing doubles the hold before the next (max_hold_periods at most).
   void probe_found_nothing() { hold_for_ = std::min(2 * hold_for_, s_.max_hold_periods); }
 
@@ -170,6 +179,7 @@ class adaptive_limit {
   std::vector<double> round_history_;  // the round trips' lower quartiles (the last 16)
   bool judged_history_ = false;        // ... of enough answers each
   bool slow_round_ = false;
+  double client_delay_us_ = 0;        // client_delay()
   double ramp_max_us_ = 0;            // the slowest answer (not a straggler's) in slow start
   clock::time_point settle_until_{};  // after slow start: no spike, no average, until then
   // The current measuring period: answers per second at one limit.

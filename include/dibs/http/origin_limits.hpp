@@ -103,6 +103,9 @@ class origin_limit {
   decision overloaded(limit_signal why, clock::time_point now);
   // A new ceiling (the engine's concurrency changed).
   decision set_max(double max);
+  // A shard's client reports how late its event loop runs lately (adaptive_limit::client_delay):
+  // the origin's limit hears the largest, fading as it is not reported again.
+  void client_delay(std::chrono::microseconds d);
 
   // Shard `index` sends no more (its dispatcher ended: the store has nothing left it could
   // claim): the shards still calling share the limit among themselves. Shards 64 and up are
@@ -136,6 +139,7 @@ class origin_limit {
   std::atomic<std::size_t> waiting_{0};
   std::atomic<std::size_t> stragglers_{0};
   std::atomic<std::uint64_t> gone_{0};  // the shards that send no more (bit `index`)
+  double delay_us_ = 0;                 // client_delay(), under the mutex
   // Answers per second lately (for the advice), measured over 5 s or more.
   std::uint64_t answers_ = 0, answers_then_ = 0;
   clock::time_point answers_since_;
