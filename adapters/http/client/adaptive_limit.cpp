@@ -182,8 +182,40 @@ void adaptive_limit::set_limit(double l) {
   highest_ = std::max(highest_, std::floor(limit_));
 }
 
+double adaptive_limit::period_latency_us() const {
+  // Only while the latency's own swings from one held period to the next are small beside what a
+  // probe does to it (a quarter of its step): else it can tell nothing, and the answers per
+  // second judge alone (a machine whose speed swings by a third every tenth of a second made
+  // probes up look free, and walked the limit up a plateau it should walk down).
+  if (period_windows_ == 0 || probe_from_us_ <= 0 || latency_noise_ > s_.probe_step / 4) return -1;
+  return period_latency_us_ / period_windows_;
+}
+
+bool adaptive_limit::latency_fell() const {
+  // Fewer in flight is kinder only to a server that queued them: its answers come sooner. Against
+  // a client whose own CPU is the bottleneck the latency stays (the server's), and a probe down
+  // loses answers that one period's noise may hide.
+  const double latency = period_latency_us();
+  return latency < 0 || latency <= probe_from_us_ * (1 - s_.probe_step / 4);
+}
+
+bool adaptive_limit::latency_held() const {
+  // By Little's law, while the latency holds, more in flight is more answers, whatever a noisy
+  // machine does to the answers per second of one period (a shared 2-core machine: a third up or
+  // down). Probes up judged by those alone found nothing on a busy machine, and a client held at
+  // 127-158 calls against an API that answers 1,000 at once in 20 ms stayed there.
+  const double latency = period_latency_us();
+  if (latency < 0) return false;
+  // A server that queues answers later in proportion to the calls in flight: a probe a quarter up
+  // is a quarter later; half that is the tolerance (and the client's own lateness, twice, and half
+  // a millisecond: a busy machine's scheduler).
+  return latency <= probe_from_us_ + std::max({s_.probe_step / 2 * probe_from_us_, 500.0, 2 * client_delay_us_});
+}
+
 void adaptive_limit::start_period(clock::time_point now) {
   period_start_ = now;
+  period_latency_us_ = 0;
+  period_windows_ = 0;
   measure_from_ = now + std::chrono::microseconds(static_cast<std::int64_t>(average_us_));
   period_answers_ = 0;
   period_starts_ = 0;
@@ -238,6 +270,10 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
     latency = lower_quartile(samples_us_);
     samples_us_.clear();
     recent_ = std::chrono::microseconds(static_cast<std::int64_t>(latency));
+    if (now >= measure_from_) {  // the period's own round trips (the first still answers the old limit)
+      period_latency_us_ += latency;
+      ++period_windows_;
+    }
   }
   bool spike = latency > 0 && average_us_ > 0 &&
                      latency > average_us_ + std::max({s_.deviation_scale * deviation_us_, s_.spike_floor * average_us_,
@@ -305,6 +341,11 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
       break;  // judged by round trips (slow_start_round)
     case phase::hold:
       if (best_rate_ > 0) noise_ += s_.ewma_alpha * (std::abs(rate - best_rate_) / best_rate_ - noise_);
+      if (period_windows_ > 0) {  // ... and how far the latency of periods at one limit strays
+        const double latency = period_latency_us_ / period_windows_;
+        if (held_latency_us_ > 0) latency_noise_ += s_.ewma_alpha * (std::abs(latency - held_latency_us_) / held_latency_us_ - latency_noise_);
+        held_latency_us_ = latency;
+      }
       best_rate_ = best_rate_ == 0 ? rate : (best_rate_ + rate) / 2;
       if (++periods_held_ >= hold_for_ && limited) {
         base_limit_ = limit_;
@@ -314,16 +355,18 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
         // fastest one at a time took 7 s, 0.83 of its speed).
         const double down = std::min(limit_ - 1, std::ceil(limit_ * (1 - s_.probe_step)));
         if (prefer_down_ && down >= std::max(1.0, s_.min)) {
+          probe_from_us_ = average_us_;
           set_limit(down);
           phase_ = phase::probe_down;
         } else if (up <= s_.max) {
+          probe_from_us_ = average_us_;
           set_limit(up);
           phase_ = phase::probe_up;
         }
       }
       break;
     case phase::probe_up:
-      if (limited && rate > base_rate_ * (1 + gain_needed())) {
+      if (limited && (rate > base_rate_ * (1 + gain_needed()) || latency_held())) {
         // Better, perhaps by chance: on a 2-core machine shared with the server a period's answers
         // per second swing by a third, and across a plateau (Python's http.server: the same from 2
         // to 32 in flight) probes kept by chance walked the limit up and down it for the whole
@@ -338,13 +381,14 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
     case phase::confirm_up:
       confirm_rate_ += rate;
       if (++periods_held_ < s_.hold_periods) break;
-      if (confirm_rate_ / periods_held_ > base_rate_ * (1 + gain_needed())) {
+      if (confirm_rate_ / periods_held_ > base_rate_ * (1 + gain_needed()) || latency_held()) {
         // Worth it: held here, and higher tried next.
         hold_for_ = s_.hold_periods;
         base_limit_ = limit_;
         base_rate_ = confirm_rate_ / periods_held_;
         best_rate_ = base_rate_;
         if (up <= s_.max) {
+          probe_from_us_ = average_us_;
           set_limit(up);
           phase_ = phase::probe_up;
         } else {
@@ -356,7 +400,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
       }
       break;
     case phase::probe_down:
-      if (rate >= base_rate_ * (1 - s_.drop_tolerance)) {
+      if (rate >= base_rate_ * (1 - s_.drop_tolerance) && latency_fell()) {
         // As many answers with fewer in flight, perhaps by chance: as a probe up, the next periods
         // confirm it. Kept on one period's say, probes down walked a client whose own CPU was the
         // bottleneck (the machine busy beside it, periods straying by a third) from 1,000 calls
@@ -371,7 +415,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
     case phase::confirm_down:
       confirm_rate_ += rate;
       if (++periods_held_ < s_.hold_periods) break;
-      if (confirm_rate_ / periods_held_ >= base_rate_ * (1 - s_.drop_tolerance)) {
+      if (confirm_rate_ / periods_held_ >= base_rate_ * (1 - s_.drop_tolerance) && latency_fell()) {
         best_rate_ = confirm_rate_ / periods_held_;  // kept: as many answers with fewer in flight
         hold_for_ = s_.hold_periods;
         prefer_down_ = true;

@@ -158,6 +158,14 @@ class adaptive_limit {
   void after_failed_probe_up();
   // A probe down lost answers (or was not confirmed): back where it started, probed less often.
   void after_failed_probe_down();
+  // The measuring period's latency (the mean of its round trips') no higher than where the probe
+  // up started (probe_from_us_) by half the probe's step: the probe queued nothing.
+  bool latency_held() const;
+  // ... and for a probe down, a quarter of its step lower: the server had queued them.
+  bool latency_fell() const;
+  // The period's mean latency when it can tell a probe's effect (-1 when not: the latency's own
+  // swings are larger than a quarter of a probe's step).
+  double period_latency_us() const;
   // Each probe that finds nothing doubles the hold before the next (max_hold_periods at most).
   void probe_found_nothing() { hold_for_ = std::min(2 * hold_for_, s_.max_hold_periods); }
 
@@ -190,6 +198,11 @@ class adaptive_limit {
   std::uint64_t period_limited_ = 0;   // ... of which met the limit reached (demand)
   int periods_held_ = 0;
   int hold_for_ = 0;  // periods to hold before the next probe (hold_periods, doubled by failed probes)
+  double probe_from_us_ = 0;     // the latency a probe up started from (the moving average then)
+  double held_latency_us_ = 0;    // the last held period's latency ...
+  double latency_noise_ = 0;      // ... and the moving average of how far the next strayed from it
+  double period_latency_us_ = 0;  // the period's round trips' latencies, summed ...
+  int period_windows_ = 0;        // ... and counted
   double confirm_rate_ = 0;  // answers per second summed over the periods confirming a probe up
   bool prefer_down_ = false;  // the next probe goes down (the last one down was kept, or the server queued)
   double noise_ = 0;  // moving average of |a held period's answers per second - the average| / average
