@@ -21,13 +21,14 @@
 
 namespace dibs {
 
-shard::shard(shard_context ctx, std::size_t index, std::size_t concurrency, std::string worker_id,
+shard::shard(shard_context ctx, std::size_t index, std::size_t concurrency, std::size_t whole_concurrency, std::string worker_id,
              net::io_context* external)
     : ctx_(std::move(ctx)),
       cfg_(ctx_.cfg),
       index_(index),
       shard_count_(external ? 1 : std::max<std::size_t>(1, cfg_.effective_shards())),
       concurrency_(concurrency),
+      whole_concurrency_(whole_concurrency),
       by_(std::move(worker_id)),
       unwritten_limit_(cfg_.unwritten_limit ? cfg_.unwritten_limit : concurrency + cfg_.claim_batch),
       ioc_(external ? *external : own_ioc_),
@@ -116,6 +117,7 @@ awaitable<void> shard::main() {
   info.work_started = [this](const job& j) { work_started(j); };
   info.capacity_changed = [this] { wake_.notify(); };
   info.ceiling = concurrency_;
+  info.whole_ceiling = whole_concurrency_;
   info.shards = shard_count_;
   proc_ = ctx_.factory(info);
   net::co_spawn(ioc_, keeper(background_.hold()), net::detached);
@@ -130,6 +132,7 @@ awaitable<void> shard::main() {
   }
   calling(false);
   parked_ = false;
+  proc_->dispatch_ended();
 
   // Prefetched items were never started, waiting ones wait for an API that is down: give them
   // back at once.

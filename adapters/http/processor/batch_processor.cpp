@@ -41,7 +41,9 @@ namespace {
 // A batch request carries up to batch_size items: the limit on requests, in items, is that many
 // times higher (and its ceiling as many times lower).
 shard_place in_requests(shard_place p, std::size_t batch_size) {
-  if (p.ceiling > 0) p.ceiling = std::max<std::size_t>(1, (p.ceiling + batch_size - 1) / batch_size);
+  const auto in_batches = [batch_size](std::size_t items) { return std::max<std::size_t>(1, (items + batch_size - 1) / batch_size); };
+  if (p.ceiling > 0) p.ceiling = in_batches(p.ceiling);
+  if (p.whole > 0) p.whole = in_batches(p.whole);
   return p;
 }
 }  // namespace
@@ -59,7 +61,11 @@ batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const 
 std::size_t batch_processor::capacity() const { return client_.limit(origin_) * opts_->batch_size; }
 
 void batch_processor::set_ceiling(std::size_t ceiling) {
-  client_.set_ceiling(std::max<std::size_t>(1, (ceiling + opts_->batch_size - 1) / opts_->batch_size));
+  concurrency_changed(ceiling, ceiling * client_.options().shards);
+}
+
+void batch_processor::concurrency_changed(std::size_t, std::size_t whole) {
+  client_.set_ceiling(std::max<std::size_t>(1, (whole + opts_->batch_size - 1) / opts_->batch_size));
 }
 
 batch_processor::~batch_processor() = default;

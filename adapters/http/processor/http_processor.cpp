@@ -32,6 +32,7 @@ http_processor::http_processor(net::any_io_executor ex, std::shared_ptr<const pr
       figures_(figures ? &figures->extras.get<http_figures>() : nullptr),
       client_(ex, shard_client_options(*opts_, figures_, place)),
       origin_(opts_->url.origin()),
+      shards_(std::max<std::size_t>(1, place.count)),
       parser_(std::make_unique<json_parser>()),
       rng_(std::random_device{}()),
       ex_(std::move(ex)),
@@ -267,7 +268,9 @@ std::shared_ptr<const processor_options> for_shard(std::shared_ptr<const process
   return mine;
 }
 
-shard_place place_of(const shard_info& s) { return shard_place{s.index, s.shards, s.ceiling, s.capacity_changed}; }
+shard_place place_of(const shard_info& s) {
+  return shard_place{s.index, s.shards, s.ceiling, s.whole_ceiling, s.capacity_changed};
+}
 
 client_options shard_client_options(const processor_options& o, http_figures* figures, const shard_place& place) {
   client_options c = o.http;
@@ -278,7 +281,10 @@ client_options shard_client_options(const processor_options& o, http_figures* fi
   c.shards = std::max<std::size_t>(1, place.count);
   // --max-connections over the shards, rounded down: every shard's own cap is this or one more.
   if (o.max_connections > 0) c.most_per_shard = std::max<std::size_t>(1, o.max_connections / c.shards);
-  if (place.ceiling > 0) c.adaptive->max = static_cast<double>(place.ceiling * c.shards);
+  // One ceiling for the origin, the same whichever shard makes its limit first: the engine's
+  // whole concurrency (each shard's part times the shards differs by the rounding).
+  if (place.whole > 0) c.adaptive->max = static_cast<double>(place.whole);
+  else if (place.ceiling > 0) c.adaptive->max = static_cast<double>(place.ceiling * c.shards);
   c.on_limit_change = place.capacity_changed;
   return c;
 }

@@ -49,6 +49,8 @@ class batch_processor final : public processor {
   // The limit leaves this shard no batch request of its own (client::parked).
   bool parked() const override { return client_.parked(origin_); }
   void set_ceiling(std::size_t ceiling) override;
+  void concurrency_changed(std::size_t shard_part, std::size_t whole) override;
+  void dispatch_ended() override { client_.leave(origin_); }
 
   client& http_client() { return client_; }
 

@@ -153,7 +153,11 @@ class client {
   // True when the adaptive limit of `to` leaves this client's shard no call of its own (the limit
   // goes to as few shards as it gives four calls each: limit_share; processor::parked).
   bool parked(const origin& to) const;
-  // A new ceiling for every origin's adaptive limit (the engine's concurrency changed).
+  // This client's shard sends `to` nothing more (its dispatcher ended): the other shards share the
+  // origin's limit among themselves from now on (origin_limit::shard_gone).
+  void leave(const origin& to);
+  // A new ceiling for every origin's adaptive limit (the engine's whole concurrency changed): the
+  // origin's, the same for every shard's client.
   void set_ceiling(std::size_t ceiling);
   // The addresses the pool of `to` connects to now (empty before its first request).
   std::vector<boost::asio::ip::tcp::endpoint> endpoints(const origin& to) const;

@@ -90,6 +90,7 @@ struct shard_place {
   std::size_t index = 0;
   std::size_t count = 1;    // the shards sharing each origin's limit
   std::size_t ceiling = 0;  // this shard's share of the concurrency; 0: the adaptive settings' own max
+  std::size_t whole = 0;    // the engine's whole concurrency: each origin's ceiling (0: ceiling x count)
   std::function<void()> capacity_changed;
 };
 shard_place place_of(const shard_info& s);
@@ -112,7 +113,9 @@ class http_processor final : public processor {
   // (answer reuse) now; 0 with a fixed concurrency.
   std::size_t capacity() const override;
   bool parked() const override { return client_.parked(origin_); }
-  void set_ceiling(std::size_t ceiling) override { client_.set_ceiling(ceiling); }
+  void set_ceiling(std::size_t ceiling) override { client_.set_ceiling(ceiling * shards_); }
+  void concurrency_changed(std::size_t, std::size_t whole) override { client_.set_ceiling(whole); }
+  void dispatch_ended() override { client_.leave(origin_); }
   // The breaker's probe: the first request the API answered well, sent again.
   bool can_probe_alone() const override { return canary_.has_value(); }
   awaitable<api_check> api_answers() override;
@@ -146,6 +149,7 @@ class http_processor final : public processor {
   http_figures* figures_;  // the run's, kept in the engine's counters (null without them)
   client client_;
   origin origin_;  // the API's (the URL template's)
+  std::size_t shards_ = 1;      // the shards sharing each origin's limit
   std::size_t processing_ = 0;  // items in process()
   std::size_t calling_ = 0;     // ... of which in call(): waiting for a rate slot, or sent
   std::optional<request> canary_;  // a request the API answered well (api_answers)
