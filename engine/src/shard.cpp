@@ -324,7 +324,11 @@ void shard::launch(job j) {
   bump(ctx_.figures.in_flight);
   auto* h = held_.find(j.id);
   const auto id = calls_.start([&](std::uint64_t call_id) {
-    if (h) h->pipeline = call_id;  // before the pipeline can run: work_started() looks it up
+    if (h) {
+      h->pipeline = call_id;  // before the pipeline can run: work_started() looks it up
+      h->answers_at_launch = answers_;
+      h->recoveries_at_launch = recoveries_;
+    }
     return pipeline(std::move(j), call_id, std::move(running));
   });
   if (!proc_->reports_work_start()) calls_.arm_deadline(id);

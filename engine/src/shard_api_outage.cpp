@@ -25,7 +25,9 @@
 namespace dibs {
 
 void shard::api_answered() {
+  ++answers_;
   if (!breaker_.answered()) return;
+  ++recoveries_;
   bump(ctx_.figures.circuit_open, -1);
   probe_claim_empty_ = false;
   log::warn("shard ", index_, ": the API answers again; sending resumes, the ", waiting_.size(),
@@ -62,7 +64,7 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
       api_answered();  // an answer from the API, whatever it says of the item
     return false;
   }
-  const auto* h = held_.under(j.id, j.token);
+  auto* h = held_.under(j.id, j.token);
   if (!h || h->lost) {
     if (!o.shared) breaker_.inconclusive(j.id, steady::now());
     return false;  // settle() tells of it
@@ -71,7 +73,20 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
   const bool answered_5xx = o.http_status >= 500;
   const bool reprobe = breaker_.is_probe(j.id) && reprobe_ == j.id;
   if (!o.shared) api_failed(j.id, o.why, answered_5xx);
-  if (answered_5xx && (reprobe || (h->excused && breaker_.closed()))) return false;  // an ordinary retry
+  // Sent before the API came back, answered after: the answer is the outage's, read late (a
+  // loaded server answers in its own order, a busy client reads late). It runs again, as the
+  // items that waited through the outage do.
+  if (breaker_.closed() && h->recoveries_at_launch != recoveries_) {
+    h->excused = true;
+    rerun_.push_back(j);
+    wake_.notify();
+    return true;
+  }
+  // Failing alone: the API answered another call since this one was sent. An excused item whose
+  // 5xx came with no answer in between failed with the others (another shard may have seen the
+  // outage this shard's few calls could not tell): it waits, as any API-level failure does.
+  const bool alone = answers_ != h->answers_at_launch;
+  if (answered_5xx && (reprobe || (h->excused && alone && breaker_.closed()))) return false;  // an ordinary retry
 
   // It waits at least as long as the breaker needs to tell one item's trouble from an outage
   // (5xx answers open the circuit once they span min_outage: twice that leaves room for the last
