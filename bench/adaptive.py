@@ -1,24 +1,27 @@
 #!/usr/bin/env python3
-"""make bench, part "adaptive": dibs with default flags against small APIs written the way people
-write them, beside the best fixed concurrency of a sweep against the same API in the same run.
+"""make bench, part "adaptive": dibs with default flags against a family of APIs no one here tuned
+it on, beside the best fixed concurrency of a sweep against the same API in the same run; the
+table's headline is the WORST ratio, not the median.
 
-The APIs (none of them dibs's own stub, but the last):
-  keepalive     Python's http.server at its defaults (tests/servers/small_api.py keepalive)
-  close         the same, answering HTTP/1.0: every answer closes its connection
-  slow tail     keepalive, 3% of the keys answered after 2 s
-  nginx, slow upstream   nginx (1 worker, 64 worker connections) in front of small_api.py with
-                20 ms per answer, a new upstream connection per request (nginx's default)
-  nginx limit_req        nginx answering 503 (no Retry-After) past 300 requests/s, in front of a
-                keepalive small_api.py; also run with the rate known (--rate 295/s), the ceiling
-  stub          dibs's own stub (0 ms): default flags against today's fixed 1,000
-Each run: `dibs enrich` in file mode over the same N items (a fresh copy of the seeded file),
-N sized so a default run lasts seconds (20,000 against keepalive, 10,000 against close, 2,000
-against the slower ones): 2,000 items against an API answering 8,000 a second is a quarter-second
-run that measures the process's start and the limit's first steps, not the speed a job gets; the
-short run is measured too and shown below the table,
-default flags (only --store/--out/--url), or `--fixed-concurrency --concurrency C`. docs/s from
-its --summary-json. A run is bounded (--timeout): one that does not end in time is stopped and
-counted as what it finished in that time. Writes bench/results/adaptive.md and adaptive.json.
+The family (servers no one here wrote, or written the way people write them; tests/servers/):
+  keepalive / close      Python's http.server at its defaults, keep-alive / HTTP/1.0 (a connection
+                         per answer); fastest at one or two in flight
+  slow tail              keepalive, 3% of the keys answered after 2 s; "2% x 6 s" the same, longer
+  python, 20 ms backend  keepalive, every answer after 20 ms (a thread per connection: it scales)
+  node http              Node's http module at its defaults
+  nginx, slow upstream   nginx (1 worker, 64 connections) before small_api.py answering in 20 ms
+  nginx limit_req        nginx answering 503 (no Retry-After) past 300 requests/s
+  16 workers x 20 ms     a pool of 16 answering in 20 ms, 503 past 16 waiting (sheds load)
+  429 past 32 at once    a per-client cap on calls at once, 50 ms answers
+  capacity halves        a pool of 32 x 20 ms that halves at 5 s and comes back at 15 s
+  cold start             a pool of 32 x 20 ms, five times slower for its first 5 s
+  stub, stub 20/100/500 ms   dibs's own stub: default flags against a fixed 1,000
+Each run: `dibs enrich` in file mode over a fresh copy of the seeded items, default flags (only
+--store/--out/--url) or `--fixed-concurrency --concurrency C`; docs/s from the wall time, calls
+and refusals (429/503) from its --summary-json. A run is bounded (--timeout): one that does not
+end in time is stopped and counted as what it finished. Writes bench/results/adaptive.md and
+adaptive.json. The same family, simulated in virtual time, is what the unit tests hold the limit
+to (tests/sim/api_family.cpp).
 """
 import argparse
 import json
@@ -34,6 +37,7 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMALL_API = os.path.join(HERE, "..", "tests", "servers", "small_api.py")
+NODE_API = os.path.join(HERE, "..", "tests", "servers", "node_api.js")
 
 
 def free_port():
@@ -65,12 +69,21 @@ class Servers:
         self.procs.append(p)
         return wait_port_file(os.path.join(self.work, name + ".port"), p, "small_api.py " + name)
 
-    def stub(self, dibs):
-        out = open(os.path.join(self.work, "stub.log"), "w")
-        p = subprocess.Popen([dibs, "stub", "--port", "0", "--latency-ms", "0"], stdout=out, stderr=subprocess.STDOUT)
+    def node_api(self, name, *extra):
+        d = os.path.join(self.work, name)
+        os.makedirs(d, exist_ok=True)
+        p = subprocess.Popen(["/usr/bin/node", NODE_API, d] + list(extra), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.procs.append(p)
+        return wait_port_file(os.path.join(d, "node_api.port"), p, "node_api.js " + name)
+
+    def stub(self, dibs, latency_ms=0):
+        log = os.path.join(self.work, "stub-%d.log" % latency_ms)
+        out = open(log, "w")
+        p = subprocess.Popen([dibs, "stub", "--port", "0", "--latency-ms", str(latency_ms)], stdout=out,
+                             stderr=subprocess.STDOUT)
         self.procs.append(p)
         for _ in range(100):
-            text = open(os.path.join(self.work, "stub.log")).read()
+            text = open(log).read()
             if "listening" in text:
                 return int(text.split("http://127.0.0.1:")[1].split()[0].strip("/").split("/")[0])
             time.sleep(0.05)
@@ -157,7 +170,8 @@ def enrich(dibs, seeded, work, port, extra, timeout):
             break
     done = summary.get("completed", 0)
     fig = {"docs_per_s": done / elapsed if elapsed > 0 else 0, "completed": done, "failed": summary.get("failed", 0),
-           "seconds": round(elapsed, 2), "timed_out": timed_out, "command": " ".join(["dibs"] + cmd[1:])}
+           "seconds": round(elapsed, 2), "timed_out": timed_out, "command": " ".join(["dibs"] + cmd[1:]),
+           "calls": summary.get("api_calls", 0), "refused": summary.get("api_refused", 0)}
     limits = summary.get("api_limits") or []
     if limits:
         fig["limit_range"] = "%d-%d" % (limits[0]["lowest"], limits[0]["highest"])
@@ -218,25 +232,49 @@ def main():
         stub_seeded = seed("stub-items", a.stub_items)
         keepalive_seeded = seed("keepalive-items", a.keepalive_items)
         close_seeded = seed("close-items", a.close_items)
+        mid_seeded = seed("mid-items", 10000)
+        small_seeded = seed("small-items", 5000)
+        long_seeded = seed("long-items", 30000)
+        stub_40k = seed("stub-40k", 40000)
+        up_to = lambda low: [c for c in sweep if c >= low]
+        # (name, start the API, items, the fixed sweep, sheds load: its refusals are counted)
         apis = [
-            ("keepalive", lambda: servers.small_api("keepalive", "keepalive"), keepalive_seeded, sweep),
-            ("close", lambda: servers.small_api("close", "close"), close_seeded, sweep),
-            ("slow tail", lambda: servers.small_api("slowtail", "keepalive", "--slow-share", "0.03"), seeded, sweep),
+            ("keepalive", lambda: servers.small_api("keepalive", "keepalive"), keepalive_seeded, sweep, False),
+            ("close", lambda: servers.small_api("close", "close"), close_seeded, sweep, False),
+            ("slow tail", lambda: servers.small_api("slowtail", "keepalive", "--slow-share", "0.03"), seeded, sweep, False),
+            ("slow tail 2% x 6 s", lambda: servers.small_api("slowtail6", "keepalive", "--slow-share", "0.02", "--slow-ms",
+                                                              "6000"), mid_seeded, up_to(32), False),
+            ("python, 20 ms backend", lambda: servers.small_api("backend20", "keepalive", "--latency-ms", "20"),
+             mid_seeded, up_to(4), False),
+            ("node http", lambda: servers.node_api("node"), keepalive_seeded, sweep, False),
             ("nginx, slow upstream", lambda: servers.nginx(
-                "slow", servers.small_api("upstream-slow", "keepalive", "--latency-ms", "20"), "", ""), seeded, sweep),
+                "slow", servers.small_api("upstream-slow", "keepalive", "--latency-ms", "20"), "", ""), seeded, sweep, False),
             ("nginx limit_req", lambda: servers.nginx(
                 "limit", servers.small_api("upstream-limit", "keepalive"),
                 "limit_req_zone $binary_remote_addr zone=api:1m rate=300r/s;",
-                "limit_req zone=api burst=20 nodelay; limit_req_status 503;", connections=1024), seeded, sweep),
-            ("stub", lambda: servers.stub(a.dibs), stub_seeded, [1000]),
+                "limit_req zone=api burst=20 nodelay; limit_req_status 503;", connections=1024), seeded, sweep, True),
+            ("16 workers x 20 ms, 503 past 16 waiting", lambda: servers.small_api(
+                "shed", "keepalive", "--workers", "16", "--latency-ms", "20", "--queue", "16"), small_seeded, up_to(8), True),
+            ("429 past 32 at once, 50 ms", lambda: servers.small_api(
+                "cap", "keepalive", "--cap", "32", "--latency-ms", "50"), small_seeded, up_to(16), True),
+            ("capacity halves at 5 s, back at 15 s", lambda: servers.small_api(
+                "halves", "keepalive", "--workers", "32", "--latency-ms", "20", "--queue", "32", "--workers-schedule",
+                "5,0.5,15,1"), long_seeded, up_to(16), True),
+            ("cold start: 5x slower for 5 s", lambda: servers.small_api(
+                "cold", "keepalive", "--workers", "32", "--latency-ms", "20", "--queue", "32", "--cold-s", "5",
+                "--cold-factor", "5"), mid_seeded, up_to(16), True),
+            ("stub", lambda: servers.stub(a.dibs), stub_seeded, [1000], False),
+            ("stub 20 ms", lambda: servers.stub(a.dibs, 20), stub_seeded, [1000], False),
+            ("stub 100 ms", lambda: servers.stub(a.dibs, 100), stub_40k, [1000], False),
+            ("stub 500 ms", lambda: servers.stub(a.dibs, 500), stub_40k, [1000], False),
         ]
         only = set(x.strip() for x in a.only)
-        for name, start, items, fixed in apis:
+        for name, start, items, fixed, sheds in apis:
             if only and name not in only:
                 continue
             port = start()
             pinned = lambda c: ["--fixed-concurrency", "--concurrency", str(c)]
-            row = {"api": name, "fixed": {}}
+            row = {"api": name, "fixed": {}, "sheds": sheds, "stub": name.startswith("stub")}
             for c in fixed:
                 row["fixed"][c] = enrich(a.dibs, items, work, port, pinned(c), a.timeout)
             if name == "close":
@@ -268,6 +306,8 @@ def main():
                 row["short"] = {"items": a.items, "default": median_of(a.repeats, None, short_defaults),
                                 "fixed": median_of(a.repeats, None, short_bests)}
             row["ratio"] = row["default"]["docs_per_s"] / max(1e-9, row["fixed"][best]["docs_per_s"])
+            d = row["default"]
+            row["refused_share"] = d["refused"] / d["calls"] if d["calls"] else 0
             results.append(row)
             print("%-22s default %8.0f docs/s, best fixed %8.0f at %4d: %.2f" % (
                 name, row["default"]["docs_per_s"], row["fixed"][best]["docs_per_s"], best, row["ratio"]),
@@ -278,34 +318,37 @@ def main():
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE, text=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain"], stdout=subprocess.PIPE, text=True).stdout.strip()
+    worst = min(results, key=lambda r: r["ratio"]) if results else None
     lines = ["## Adaptive concurrency: default flags against the best fixed concurrency, per API",
              "",
              "`python3 bench/adaptive.py --dibs build/bin/dibs` at commit %s%s, %s, %d cores, loopback." % (
                  commit, "+changes" if dirty else "", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                  os.cpu_count()),
-             "File mode, %d items against keepalive, %d against close, %d against the slower APIs, %d against the stub "
-             "(so a default run lasts seconds); each run a fresh copy; docs/s = completed / wall time; "
-             "runs bounded at %.0f s (a run stopped there counts what it finished)." % (
-                 a.keepalive_items, a.close_items, a.items, a.stub_items, a.timeout),
+             "File mode; each run a fresh copy of the items; docs/s = completed / wall time; runs bounded at %.0f s "
+             "(a run stopped there counts what it finished). Items per API so a default run lasts seconds." % a.timeout,
              "After the sweep, the default and the sweep's best setting run %d times each, in turns (default, best, "
              "default, ...): the median of each is shown (every run in the .json); the other C= columns are the sweep's "
              "single runs." % a.repeats,
-             "Goal: default / best fixed >= 0.8 on every small API, >= 0.9 of fixed 1,000 on the stub.",
+             "Goal: default / best fixed >= 0.85 on every API, >= 0.9 of a fixed 1,000 on the stub at every latency; "
+             "refused calls (429/503) <= 5%% of the default's calls where the API sheds load; no item failed.",
              "",
-             "| API | default docs/s | limit moved in | best fixed (C) | default / best | goal | "
+             "**Worst ratio: %.2f (%s).**" % (worst["ratio"], worst["api"]) if worst else "",
+             "",
+             "| API | default docs/s | limit moved in | refused | best fixed (C) | default / best | goal | "
              + " | ".join("C=%d" % c for c in sweep) + " |",
-             "|---|---:|---:|---:|---:|---|" + "---:|" * len(sweep)]
+             "|---|---:|---:|---:|---:|---:|---|" + "---:|" * len(sweep)]
     for r in results:
-        goal = 0.9 if r["api"] == "stub" else 0.8
+        goal = 0.9 if r["stub"] else 0.85
         d = r["default"]
+        met = r["ratio"] >= goal and d["failed"] == 0 and (not r["sheds"] or r["refused_share"] <= 0.05)
         cells = []
         for c in sweep:
             f = r["fixed"].get(c)
             cells.append("%.0f%s" % (f["docs_per_s"], " (t/o)" if f["timed_out"] else "") if f else "")
-        lines.append("| %s | %.0f%s | %s | %.0f (%d) | %.2f | %s | %s |" % (
+        lines.append("| %s | %.0f%s | %s | %.1f%% | %.0f (%d) | %.2f | %s | %s |" % (
             r["api"], d["docs_per_s"], " (t/o)" if d["timed_out"] else "", d.get("limit_range", "-"),
-            r["fixed"][r["best_fixed"]]["docs_per_s"], r["best_fixed"], r["ratio"],
-            "met" if r["ratio"] >= goal else "MISSED", " | ".join(cells)))
+            100 * r["refused_share"], r["fixed"][r["best_fixed"]]["docs_per_s"], r["best_fixed"], r["ratio"],
+            "met" if met else "MISSED", " | ".join(cells)))
     for r in results:
         if "python_loop_per_s" in r:
             lines += ["", "A sequential Python urllib loop against the `close` API: %.0f requests/s." % r["python_loop_per_s"]]

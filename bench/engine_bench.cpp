@@ -127,7 +127,7 @@ struct run_figures {
 };
 
 run_figures engine_run(const std::string& base, std::size_t docs, std::size_t concurrency, std::size_t shards,
-                       std::size_t max_connections = 0) {
+                       std::size_t max_connections = 0, bool fixed = false) {
   auto st = std::make_shared<memory_store>();
   st->seed_random_ips(docs, 3);
   engine_config cfg;
@@ -138,6 +138,7 @@ run_figures engine_run(const std::string& base, std::size_t docs, std::size_t co
   popts.url = http::url_template::parse(base + "/json/{originatingIp}");
   popts.max_connections = max_connections;  // --max-connections, split across the shards
   popts.shards = shards;
+  if (fixed) popts.adaptive.reset();  // --fixed-concurrency: every pipeline calls at once
   engine e(cfg, st, http::make_http_processor_factory(popts));
 
   const auto baseline = rss_bytes();
@@ -176,9 +177,10 @@ run_figures engine_run(const std::string& base, std::size_t docs, std::size_t co
 
 // engine_run in a child process of this program, so that memory freed by earlier runs (which
 // the allocator keeps) can't hide what this run needs.
-run_figures fresh_run(const char* self, const std::string& base, std::size_t docs, std::size_t c, std::size_t shards) {
+run_figures fresh_run(const char* self, const std::string& base, std::size_t docs, std::size_t c, std::size_t shards,
+                      bool fixed = false) {
   const std::string cmd = std::string(self) + " --one " + base + "," + std::to_string(docs) + "," + std::to_string(c) +
-                          "," + std::to_string(shards);
+                          "," + std::to_string(shards) + ",0," + (fixed ? "1" : "0");
   FILE* p = ::popen(cmd.c_str(), "r");
   run_figures f;
   if (p) {
@@ -197,16 +199,16 @@ int main(int argc, char** argv) {
   app.add_option("--dibs", dibs_bin, "the dibs binary (its `stub` command serves the API)")->capture_default_str();
   app.add_option("--parts", parts)->capture_default_str();
   app.add_option("--json", json_path, "also write every row as JSON");
-  // "BASE,DOCS,CONCURRENCY,SHARDS[,MAX_CONNECTIONS]": one run in this fresh process (its RSS is
+  // "BASE,DOCS,CONCURRENCY,SHARDS[,MAX_CONNECTIONS[,FIXED]]": one run in this fresh process (its RSS is
   // its own); scripts/bench_client.sh runs it against its own stub.
   std::string one;
   app.add_option("--one", one, "internal: one run, figures on one line");
   CLI11_PARSE(app, argc, argv);
   if (!one.empty()) {
     char base[128] = {};
-    std::size_t docs = 0, c = 0, shards = 0, max_connections = 0;
-    if (std::sscanf(one.c_str(), "%127[^,],%zu,%zu,%zu,%zu", base, &docs, &c, &shards, &max_connections) < 4) return 2;
-    const auto f = engine_run(base, docs, c, shards, max_connections);
+    std::size_t docs = 0, c = 0, shards = 0, max_connections = 0, fixed = 0;
+    if (std::sscanf(one.c_str(), "%127[^,],%zu,%zu,%zu,%zu,%zu", base, &docs, &c, &shards, &max_connections, &fixed) < 4) return 2;
+    const auto f = engine_run(base, docs, c, shards, max_connections, fixed != 0);
     std::printf("%f %f %f %f\n", f.docs_per_s, f.cpu_us_per_doc, f.peak_rss_mb, f.bytes_per_pipeline);
     return f.all_done ? 0 : 1;  // scripts/bench_client.sh stops on it
   }
@@ -226,32 +228,43 @@ int main(int argc, char** argv) {
     std::printf("## Ceiling: the loopback limit and dibs at 0 ms API latency\n\n");
     std::printf("| measurement | per second | ratio to the ceiling | CPU µs/doc |\n|---|---|---|---|\n");
     std::printf("| raw HTTP round trips (dibs's client, 2 threads, 1,000 in flight, no store) | %.0f | 1.00 | |\n", rps);
-    std::printf("| dibs end to end, memory store, 100,000 docs, concurrency 1,000 | %.0f | %.2f | %.1f |\n\n", d.docs_per_s,
-                d.docs_per_s / rps, d.cpu_us_per_doc);
+    const auto fixed = fresh_run(argv[0], stub.base(), 100'000, 1000, 2, true);
+    std::printf("| dibs end to end, memory store, 100,000 docs, concurrency 1,000 (default flags) | %.0f | %.2f | %.1f |\n",
+                d.docs_per_s, d.docs_per_s / rps, d.cpu_us_per_doc);
+    std::printf("| the same with --fixed-concurrency | %.0f | %.2f | %.1f |\n\n", fixed.docs_per_s, fixed.docs_per_s / rps,
+                fixed.cpu_us_per_doc);
     std::fflush(stdout);
     section("ceiling");
     json << "{\"raw_rps\":" << rps << ",\"dibs_docs_per_s\":" << d.docs_per_s << ",\"ratio\":" << d.docs_per_s / rps
+         << ",\"fixed_docs_per_s\":" << fixed.docs_per_s << ",\"fixed_ratio\":" << fixed.docs_per_s / rps
          << ",\"cpu_us_per_doc\":" << d.cpu_us_per_doc << "}";
   }
 
   if (parts.find("latency") != std::string::npos) {
-    std::printf("## Latency hiding: docs/s against concurrency / latency\n\n");
-    std::printf("| latency | concurrency | docs | docs/s | ideal (C/latency) | ratio | peak RSS MB | bytes per pipeline | CPU µs/doc |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("## Latency hiding: docs/s against concurrency / latency, default flags beside --fixed-concurrency\n\n");
+    std::printf("Default: the adaptive limit on the API (--concurrency the ceiling). Fixed: every pipeline calls at once\n");
+    std::printf("(--fixed-concurrency). Each row's runs last five seconds of work at the ideal rate, and sixty round trips at\n");
+    std::printf("least (the default spends its first five finding a ceiling of 10,000: at 500 ms, 2.5 s); run in turns.\n\n");
+    std::printf("| latency | concurrency | docs | default docs/s | fixed docs/s | default / fixed | ideal (C/latency) | default / ideal "
+                "| peak RSS MB | bytes per pipeline | CPU µs/doc |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     section("latency");
     bool first = true;
     for (int latency : {20, 100, 500}) {
       stub_process stub(dibs_bin, latency);
       for (std::size_t c : {100, 1000, 10000}) {
         const double ideal = double(c) * 1000.0 / latency;
-        // About five seconds of work at the ideal rate, at least three rounds of pipelines.
-        const auto docs = static_cast<std::size_t>(std::clamp(ideal * 5, double(c) * 3, 60'000.0));
+        const double seconds = std::max(5.0, 60.0 * latency / 1000.0);
+        const auto docs = static_cast<std::size_t>(std::clamp(ideal * seconds, double(c) * 3, 600'000.0));
         const auto f = fresh_run(argv[0], stub.base(), docs, c, 2);
-        std::printf("| %d ms | %zu | %zu | %.0f | %.0f | %.2f | %.0f | %.0f | %.1f |\n", latency, c, docs, f.docs_per_s, ideal,
-                    f.docs_per_s / ideal, f.peak_rss_mb, f.bytes_per_pipeline, f.cpu_us_per_doc);
+        const auto fixed = fresh_run(argv[0], stub.base(), docs, c, 2, true);
+        const double vs_fixed = fixed.docs_per_s > 0 ? f.docs_per_s / fixed.docs_per_s : 0;
+        std::printf("| %d ms | %zu | %zu | %.0f | %.0f | %.2f | %.0f | %.2f | %.0f | %.0f | %.1f |\n", latency, c, docs, f.docs_per_s,
+                    fixed.docs_per_s, vs_fixed, ideal, f.docs_per_s / ideal, f.peak_rss_mb, f.bytes_per_pipeline, f.cpu_us_per_doc);
         std::fflush(stdout);
         json << (first ? "" : ",") << "{\"latency_ms\":" << latency << ",\"concurrency\":" << c << ",\"docs\":" << docs
-             << ",\"docs_per_s\":" << f.docs_per_s << ",\"ideal\":" << ideal << ",\"ratio\":" << f.docs_per_s / ideal
+             << ",\"docs_per_s\":" << f.docs_per_s << ",\"fixed_docs_per_s\":" << fixed.docs_per_s
+             << ",\"default_vs_fixed\":" << vs_fixed << ",\"ideal\":" << ideal << ",\"ratio\":" << f.docs_per_s / ideal
              << ",\"peak_rss_mb\":" << f.peak_rss_mb << ",\"bytes_per_pipeline\":" << f.bytes_per_pipeline
              << ",\"cpu_us_per_doc\":" << f.cpu_us_per_doc << "}";
         first = false;

@@ -13,6 +13,7 @@ packages=(
   python3-mockupdb python3-mongomock
   mariadb-server mariadb-client python3-mysqldb python3-requests gnuplot-nox
   openssl  # the test MariaDB's TLS certificates (tests/servers/mariadb_ctl.sh)
+  nodejs  # Node's http server at its defaults, as an API no one here wrote (tests/servers/node_api.js)
   nginx-light  # a reverse proxy no one here wrote, in front of the stub (tests/servers/nginx_ctl.sh)
   libpq-dev postgresql  # the PostgreSQL store (libpq) and its test server (tests/servers/postgres_ctl.sh)
   chromium chromium-driver python3-selenium  # the dashboard's test in a real browser (tests/browser/test_dashboard.py)

@@ -6,6 +6,7 @@
 #include "control_server_impl.hpp"
 #include "dashboard_page.hpp"
 #include <dibs/http/http_figures.hpp>
+#include "adapters/http/budget/budget_figures.hpp"
 #include "run_progress.hpp"
 
 #include "engine/src/close_on_exec.hpp"
@@ -129,7 +130,10 @@ awaitable<answer> control_server::impl::status(request_in) {
   answer a;
   // Percent done and the ETA, where the store's counts are known.
   const auto progress = c ? progress_members_json(progress_of(*c, history.recent_docs_per_s())) : std::string();
-  a.body = with_members(with_members(status_json(eng, c), (h ? http_members_json(*h) : std::string()) + progress),
+  // The call budgets' figures, where the run has any (--max-calls, --budget).
+  const auto* budgets = eng.figures().extras.find<budget_figures>();
+  a.body = with_members(with_members(status_json(eng, c), (h ? http_members_json(*h) : std::string()) + progress +
+                                                              (budgets ? budgets->status_members() : std::string())),
                         status_extras_json(eng, r, operator_released));
   co_return a;
 }

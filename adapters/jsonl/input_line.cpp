@@ -23,9 +23,28 @@ const char* type_name(simdjson::dom::element_type t) {
   }
   return "unknown";
 }
+
+// The member at `pointer` of `doc`: a string, or another type with its JSON text.
+job_field member_field(const simdjson::dom::element& doc, const std::string& pointer) {
+  job_field f;
+  simdjson::dom::element v;
+  std::string_view s;
+  if (doc.at_pointer(pointer).get(v)) {
+    f.st = job_field::state::missing;
+  } else if (v.type() != simdjson::dom::element_type::STRING || v.get(s)) {
+    f.st = job_field::state::not_string;
+    f.type_name = type_name(v.type());
+    f.json = simdjson::minify(v);
+  } else {
+    f.st = job_field::state::string;
+    f.value = std::string(s);
+  }
+  return f;
+}
 }  // namespace
 
-input_line read_input_line(simdjson::dom::parser& parser, const std::string& line, std::size_t n, const std::string& pointer) {
+input_line read_input_line(simdjson::dom::parser& parser, const std::string& line, std::size_t n, const std::string& pointer,
+                           const std::vector<more_field>& more) {
   input_line out;
   if (blank(line)) return out;
   simdjson::dom::element doc;
@@ -41,16 +60,10 @@ input_line read_input_line(simdjson::dom::parser& parser, const std::string& lin
     return out;
   }
   out.what = input_line::kind::item;
-  simdjson::dom::element v;
-  std::string_view s;
-  if (doc.at_pointer(pointer).get(v)) {
-    out.source.st = job_field::state::missing;
-  } else if (v.type() != simdjson::dom::element_type::STRING || v.get(s)) {
-    out.source.st = job_field::state::not_string;
-    out.source.type_name = type_name(v.type());
-  } else {
-    out.source.st = job_field::state::string;
-    out.source.value = std::string(s);
+  out.source = member_field(doc, pointer);
+  for (const auto& m : more) {
+    out.more.push_back(member_field(doc, m.pointer));
+    out.more.back().name = m.name;
   }
   return out;
 }

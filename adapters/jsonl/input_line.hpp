@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace simdjson::dom {
 class parser;
@@ -20,10 +21,18 @@ struct input_line {
   enum class kind { blank, item, failed } what = kind::blank;
   std::string why;   // failed: the reason ("line 7 is not JSON: ...")
   job_field source;  // item: the source field (`pointer`, a JSON pointer), as the line has it
+  std::vector<job_field> more;  // item: the more fields (a request's headers and body), named
 };
 
-// `parser` is reused from line to line; `n` is the line's number.
-input_line read_input_line(simdjson::dom::parser& parser, const std::string& line, std::size_t n, const std::string& pointer);
+// A field an item hands the processor besides its source: its name and where it is in a line.
+struct more_field {
+  std::string name, pointer;
+};
+
+// `parser` is reused from line to line; `n` is the line's number. A field that is not a string
+// carries its JSON text (a request's body may be an object).
+input_line read_input_line(simdjson::dom::parser& parser, const std::string& line, std::size_t n, const std::string& pointer,
+                           const std::vector<more_field>& more = {});
 
 // "" when the input has an item, or no line at all; else the refusal: `path`, its `lines`
 // (non-blank), and the first's reason.

@@ -82,6 +82,8 @@ class output_in_progress {
 std::string jsonl_store::output_line(std::size_t n, const std::string& line, bool done, std::string_view body) const {
   if (done) {
     auto merged = without_member(with_member(line, opts_.target, body), own_member);
+    for (const auto& name : opts_.mapped_fields)
+      if (const auto value = member_text(body, name); value && !merged.empty()) merged = with_member(merged, name, *value);
     if (!merged.empty()) return merged;
   } else {
     std::string record = "{\"failed\":";

@@ -18,12 +18,15 @@ std::optional<pending_sample> jsonl_store::sample_done() {
   for (std::size_t k = 1; k <= first_done_line_ && std::getline(in, line); ++k) {
   }
   simdjson::dom::parser parser;
-  auto read = read_input_line(parser, line, first_done_line_, json_pointer_of(opts_.source));
+  std::vector<more_field> more;
+  for (const auto& name : opts_.more_fields) more.push_back({name, json_pointer_of(name)});
+  auto read = read_input_line(parser, line, first_done_line_, json_pointer_of(opts_.source), more);
   if (read.what != input_line::kind::item) return std::nullopt;
   pending_sample s;
   s.id = name_of_line(first_done_line_);
   s.source = std::move(read.source);
   s.source.name = opts_.source;
+  s.more = std::move(read.more);
   s.fields = member_names(line);
   return s;
 }
@@ -47,6 +50,7 @@ std::vector<pending_sample> jsonl_store::sample_pending_items(std::size_t n) {
     s.id = line_id(open.id);
     s.source = open.source;
     s.source.name = opts_.source;
+    s.more = open.more;
     out.push_back(std::move(s));
     lines.push_back(line_of_[std::stoul(open.id) - 1]);
   }

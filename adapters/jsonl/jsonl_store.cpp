@@ -107,6 +107,8 @@ jsonl_store::jsonl_store(jsonl_options opts)
   std::ifstream in(opts_.in, std::ios::binary);
   if (!in) fail_file("cannot read the input", opts_.in);
   const auto pointer = json_pointer_of(opts_.source);
+  std::vector<more_field> more;
+  for (const auto& name : opts_.more_fields) more.push_back({name, json_pointer_of(name)});
   simdjson::dom::parser parser;
   std::string line, first_reason;
   std::size_t lines = 0, items = 0;
@@ -122,7 +124,7 @@ jsonl_store::jsonl_store(jsonl_options opts)
       ++(it->second ? done_before_ : failed_before_);
       continue;
     }
-    auto read = read_input_line(parser, line, n, pointer);
+    auto read = read_input_line(parser, line, n, pointer, more);
     if (read.what == input_line::kind::failed) {
       // Not an item: failed now, with the reason, so it is in the output like any other line
       // (journaled with the first claim: a run refused before it leaves no journal behind).
@@ -141,7 +143,7 @@ jsonl_store::jsonl_store(jsonl_options opts)
       if (!first_done_line_) first_done_line_ = n;
       continue;
     }
-    mem_.add(std::move(read.source));
+    mem_.add(std::move(read.source), std::move(read.more));
     line_of_.push_back(n);
   }
   if (const auto refusal = not_json_lines(opts_.in, lines, items, first_reason); !refusal.empty())

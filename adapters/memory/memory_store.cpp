@@ -29,10 +29,12 @@ std::int64_t millis_since_epoch(store_time t) {
 
 memory_store::memory_store(options opts) : opts_(std::move(opts)), token_rng_(std::random_device{}()) {}
 
-std::string memory_store::add(job_field source) {
+std::string memory_store::add(job_field source) { return add(std::move(source), {}); }
+
+std::string memory_store::add(job_field source, std::vector<job_field> more) {
   std::lock_guard lock(mutex_);
   source.name = opts_.source_field;
-  records_.push_back(record{std::move(source), {}, {}, {}, {}, 0, 0});
+  records_.push_back(record{std::move(source), {}, {}, {}, {}, 0, 0, 0, std::move(more)});
   pending_.push_back(records_.size() - 1);
   return id_of(records_.size() - 1);
 }
@@ -153,6 +155,7 @@ std::vector<job> memory_store::claim_now(const claim_request& req) {
     leased_.insert(expiry_key{r.lease->until, i});
     ++r.attempts;
     out.push_back(job{id_of(i), req.by, r.lease->token, r.lease->until, r.attempts, {r.source}});
+    out.back().fields.insert(out.back().fields.end(), r.more.begin(), r.more.end());
   };
 
   while (out.size() < req.max && !pending_.empty()) {

@@ -1,5 +1,7 @@
 #include "bson_read.hpp"
 
+#include "engine/src/json_text.hpp"
+
 namespace dibs::mongo {
 
 std::int64_t reply_int(const bson_t* reply, const char* key) {
@@ -34,6 +36,40 @@ std::optional<owned_id> doc_id(const bson_t* doc) {
   return owned_id(*bson_iter_value(&it));
 }
 
+namespace {
+// A value as relaxed Extended JSON (a number, a boolean, a document or array as JSON): what a
+// request body copies; "" for null and the types JSON has no plain form of (ObjectId, dates...).
+std::string value_json(const bson_iter_t* it) {
+  switch (bson_iter_type(it)) {
+    case BSON_TYPE_INT32: return std::to_string(bson_iter_int32(it));
+    case BSON_TYPE_INT64: return std::to_string(bson_iter_int64(it));
+    case BSON_TYPE_BOOL: return bson_iter_bool(it) ? "true" : "false";
+    case BSON_TYPE_DOUBLE:
+    case BSON_TYPE_DOCUMENT:
+    case BSON_TYPE_ARRAY: {
+      // Wrapped in a document to use the driver's JSON writer, then unwrapped: {"v" : X}.
+      bson_t wrap = BSON_INITIALIZER;
+      bson_append_iter(&wrap, "v", 1, it);
+      char* text = bson_as_relaxed_extended_json(&wrap, nullptr);
+      bson_destroy(&wrap);
+      if (!text) return {};
+      std::string s(text);
+      bson_free(text);
+      const auto colon = s.find(':');
+      const auto close = s.rfind('}');
+      if (colon == std::string::npos || close == std::string::npos || close <= colon) return {};
+      s = s.substr(colon + 1, close - colon - 1);
+      while (!s.empty() && s.front() == ' ') s.erase(s.begin());
+      while (!s.empty() && s.back() == ' ') s.pop_back();
+      // A double that is no JSON number (NaN, Infinity) comes as {"$numberDouble": ...}: none.
+      if (s.find("$number") != std::string::npos && bson_iter_type(it) == BSON_TYPE_DOUBLE) return {};
+      return compact_json(s);  // the driver writes { "a" : [ 1, 2 ] }
+    }
+    default: return {};
+  }
+}
+}  // namespace
+
 job_field read_field(const bson_t* doc, const std::string& path) {
   job_field f;
   f.name = path;
@@ -50,6 +86,7 @@ job_field read_field(const bson_t* doc, const std::string& path) {
   } else {
     f.st = job_field::state::not_string;
     f.type_name = type_name(bson_iter_type(&child));
+    f.json = value_json(&child);
   }
   return f;
 }

@@ -77,6 +77,7 @@ class lock_collection final : public claimer {
   bson_ptr source_projection() const {
     auto proj = id_projection();
     BSON_APPEND_INT32(proj.get(), ctx_.names().source.c_str(), 1);
+    for (const auto& m : ctx_.names().more) BSON_APPEND_INT32(proj.get(), m.c_str(), 1);
     return proj;
   }
 

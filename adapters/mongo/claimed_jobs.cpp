@@ -22,6 +22,7 @@ job claimed_job(const bson_t* doc, const field_names& f, const std::string& by, 
   j.until = until;
   j.attempts = attempts;
   j.fields.push_back(read_field(doc, f.source));
+  for (const auto& m : f.more) j.fields.push_back(read_field(doc, m));
   return j;
 }
 

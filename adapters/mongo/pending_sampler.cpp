@@ -13,13 +13,13 @@ namespace {
 std::vector<bson_ptr> some(mongoc_collection_t* coll, const bson_ptr& filter, std::size_t n) {
   return find_docs(coll, filter.get(), find_opts(nullptr, static_cast<std::int64_t>(n)).get(), "reading pending documents");
 }
-}  // namespace
 
-namespace {
-pending_sample sample_of(const bson_t* doc, const field_names& f) {
+// One document as a sample: its id, source and more fields, its names.
+pending_sample sampled_document(const bson_t* doc, const field_names& f) {
   pending_sample s;
   if (auto id = doc_id(doc)) s.id = id_to_text(id->value());
   s.source = read_field(doc, f.source);
+  for (const auto& m : f.more) s.more.push_back(read_field(doc, m));
   bson_iter_t it;
   if (bson_iter_init(&it, doc))
     while (bson_iter_next(&it)) s.fields.emplace_back(bson_iter_key(&it));
@@ -40,7 +40,7 @@ std::optional<pending_sample> sample_done_document(store_context& ctx) {
   bson_append_document_end(done.get(), &source);
   const auto docs = some(db.documents.get(), done, 1);
   if (docs.empty()) return std::nullopt;
-  return sample_of(docs.front().get(), f);
+  return sampled_document(docs.front().get(), f);
 }
 
 std::vector<pending_sample> sample_open_documents(store_context& ctx, std::size_t n) {
@@ -55,10 +55,10 @@ std::vector<pending_sample> sample_open_documents(store_context& ctx, std::size_
   bson_append_document_end(usable.get(), &type);
   auto docs = some(db.documents.get(), usable, n);
   if (docs.empty()) docs = some(db.documents.get(), unlocked_candidate_filter(f), n);
-
   std::vector<pending_sample> out;
-  for (const auto& doc : docs) out.push_back(sample_of(doc.get(), f));
+  for (const auto& doc : docs) out.push_back(sampled_document(doc.get(), f));
   return out;
+}
 }
 
 }  // namespace dibs::mongo

@@ -10,6 +10,7 @@
 namespace dibs::mongo {
 
 struct store_context;
+struct field_names;
 
 // Up to `n` open documents (target null, not failed), those whose source field is a string first
 // (the others only when there are none such). Throws mongo_error when the server can't be read.

@@ -155,6 +155,7 @@ bson_ptr claim_projection(const field_names& f) {
   auto b = make_bson();
   BSON_APPEND_INT32(b.get(), "_id", 1);
   BSON_APPEND_INT32(b.get(), f.source.c_str(), 1);
+  for (const auto& m : f.more) BSON_APPEND_INT32(b.get(), m.c_str(), 1);
   BSON_APPEND_INT32(b.get(), f.lock_attempts().c_str(), 1);
   return b;
 }
@@ -188,6 +189,10 @@ bson_ptr completion_update(const field_names& f, const bson_t* result) {
   bson_t set, unset;
   BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
   BSON_APPEND_DOCUMENT(&set, f.target.c_str(), result);
+  for (const auto& name : f.mapped) {
+    bson_iter_t it;
+    if (bson_iter_init_find(&it, result, name.c_str())) bson_append_iter(&set, name.c_str(), static_cast<int>(name.size()), &it);
+  }
   bson_append_document_end(b.get(), &set);
   BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$unset", &unset);
   BSON_APPEND_UTF8(&unset, f.lock.c_str(), "");
@@ -482,19 +487,6 @@ bson_ptr unlocked_candidate_filter(const field_names& f) {
   append_exists(b.get(), f.lock_failed(), false);
   append_lease_field_ours(b.get(), "$or", f);
   return b;
-}
-
-std::string to_json(const bson_t* b) {
-  size_t len = 0;
-  const bson_string s(bson_as_canonical_extended_json(b, &len));
-  return s ? std::string(s.get(), len) : std::string();
-}
-
-bson_ptr from_json(const std::string& json) {
-  bson_error_t err;
-  bson_t* b = bson_new_from_json(reinterpret_cast<const uint8_t*>(json.data()), static_cast<ssize_t>(json.size()), &err);
-  if (!b) throw mongo_error("bad JSON document", err);
-  return bson_ptr(b);
 }
 
 }  // namespace dibs::mongo

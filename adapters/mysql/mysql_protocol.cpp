@@ -105,8 +105,15 @@ std::string complete_set(const table_names& n, const std::vector<std::string>& k
                          const std::vector<std::string>& results_quoted) {
   std::string cases;
   for (std::size_t i = 0; i < keys.size(); ++i) cases += " WHEN " + keys[i] + " THEN " + results_quoted[i];
-  return "UPDATE " + q(n.table) + " SET " + q(n.target) + " = CASE " + key_col(n) + cases +
-         " END, `dibs_lock_by` = NULL, `dibs_lock_token` = NULL, `dibs_lock_until` = NULL, `dibs_error` = NULL";
+  // Each mapped column from the target just set (MySQL and MariaDB assign left to right): its
+  // member's text, JSON null as NULL; the server converts it to the column's type or refuses the row.
+  std::string mapped;
+  for (const auto& col : n.mapped) {
+    const auto member = "JSON_EXTRACT(" + q(n.target) + ", '$.\"" + col + "\"')";
+    mapped += ", " + q(col) + " = CASE JSON_TYPE(" + member + ") WHEN 'NULL' THEN NULL ELSE JSON_UNQUOTE(" + member + ") END";
+  }
+  return "UPDATE " + q(n.table) + " SET " + q(n.target) + " = CASE " + key_col(n) + cases + " END" + mapped +
+         ", `dibs_lock_by` = NULL, `dibs_lock_token` = NULL, `dibs_lock_until` = NULL, `dibs_error` = NULL";
 }
 }  // namespace
 

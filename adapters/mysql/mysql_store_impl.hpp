@@ -38,6 +38,7 @@ struct mysql_store::impl {
     names.table = uri.table;
     names.source = opts.source;
     names.target = opts.target;
+    names.mapped = opts.mapped_columns;
     check_names(names);
     shown = redact_uri(opts.uri);
   }

@@ -155,8 +155,20 @@ statement claim(const table_names& n, std::size_t max, const std::string& by, st
 
 statement complete_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::string>& answers) {
   statement s;
-  s.sql = "UPDATE " + q(n.table) + " AS t SET " + q(n.target) +
-          " = v.d_answer::jsonb, \"dibs_lock_by\" = NULL, \"dibs_lock_token\" = NULL, \"dibs_lock_until\" = NULL, \"dibs_error\" = NULL FROM " +
+  // The mapped columns from the answer's members, each converted to its column's type by
+  // jsonb_populate_record (a value the column can't hold: the row is refused, and fails alone).
+  std::string mapped;
+  if (!n.mapped.empty()) {
+    std::string cols, picks;
+    for (const auto& col : n.mapped) {
+      cols += (cols.empty() ? "" : ", ") + q(col);
+      picks += (picks.empty() ? "r." : ", r.") + q(col);
+    }
+    mapped = ", (" + cols + ") = (SELECT " + picks + " FROM jsonb_populate_record(NULL::" + q(n.table) +
+             ", v.d_answer::jsonb) AS r)";
+  }
+  s.sql = "UPDATE " + q(n.table) + " AS t SET " + q(n.target) + " = v.d_answer::jsonb" + mapped +
+          ", \"dibs_lock_by\" = NULL, \"dibs_lock_token\" = NULL, \"dibs_lock_until\" = NULL, \"dibs_error\" = NULL FROM " +
           refs_unnest + ", $4::text[]) AS v(d_id, d_by, d_token, d_answer) WHERE " + fence(n) +
           " AND t.\"dibs_lock_until\" >= now() RETURNING v.d_id";
   add_refs(s, refs);

@@ -90,6 +90,7 @@ pg_store::pg_store(pg_options opts) : opts_(std::move(opts)), serial_(++g_serial
   table_named_ = target.table_named;
   names_.source = opts_.source;
   names_.target = opts_.target;
+  names_.mapped = opts_.mapped_columns;
   check_names(names_);
   link_.conninfo = with_tls_default(target.conninfo, current_tls_environment());
   link_.connect_timeout = opts_.connect_timeout;

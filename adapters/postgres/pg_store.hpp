@@ -32,6 +32,7 @@ struct pg_options {
   std::string uri;  // postgresql://user:pass@host:port/db?table=jobs (or postgres://)
   std::string source = "originatingIp";
   std::string target = "location";
+  std::vector<std::string> mapped_columns;  // --map's (table_names::mapped)
   on_done done = on_done::mark;
   std::chrono::seconds connect_timeout{5};
   std::chrono::seconds io_timeout{60};
@@ -85,6 +86,7 @@ class pg_store final : public admin_store,
   // shared_records: dibs_answers and dibs_rate beside the table (collection).
   std::shared_ptr<answer_store> open_answers() override;
   std::shared_ptr<shared_rate_store> open_shared_rate() override;
+  std::shared_ptr<budget_store> open_budget() override;
 
   // One more connection of this store's settings, blocking, for a caller's own use (the shared
   // rate's record: pg_shared_rate.hpp).

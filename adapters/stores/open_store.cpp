@@ -25,6 +25,8 @@ std::shared_ptr<admin_store> open_jsonl(const store_uri& u, const store_options&
   j.in = u.path;
   j.out = o.out;
   j.source = o.source;
+  j.more_fields = o.more_fields;
+  j.mapped_fields = o.mapped_fields;
   j.target = o.target;
   j.target_given = o.settings.was_given("target");
   j.read_only = !o.create_schema || o.out.empty();
@@ -44,6 +46,7 @@ std::shared_ptr<admin_store> open_mysql(const store_uri& u, const store_options&
   m.uri = u.driver_uri;
   m.source = o.source;
   m.target = o.target;
+  m.mapped_columns = o.mapped_fields;
   m.done = o.on_done == "delete" ? mysql::on_done::remove : mysql::on_done::mark;
   m.threads = o.threads;
   m.create_table = o.create_schema && o.create_table;
@@ -63,6 +66,8 @@ std::shared_ptr<admin_store> open_mongodb(const store_uri& u, const store_option
   m.db = !o.database.empty() ? o.database : !u.database.empty() ? u.database : "test";
   m.collection = !o.collection.empty() ? o.collection : !u.collection.empty() ? u.collection : "message";
   m.names.source = o.source;
+  m.names.more = o.more_fields;
+  m.names.mapped = o.mapped_fields;
   m.names.target = o.target;
   m.names.lock = o.lock_field;
   m.strategy = *strategy;
@@ -81,6 +86,7 @@ std::shared_ptr<admin_store> open_postgresql(const store_uri& u, const store_opt
   pg::pg_flags f;
   f.source = o.source;
   f.target = o.target;
+  f.mapped_columns = o.mapped_fields;
   f.on_done = o.on_done;
   f.claim = o.claim;
   f.create_schema = o.create_schema && o.create_table;
@@ -94,6 +100,10 @@ std::shared_ptr<admin_store> open_postgresql(const store_uri& u, const store_opt
 
 std::shared_ptr<admin_store> open_store(const std::string& uri, const store_options& o) {
   const auto u = parse_store_uri(uri);
+  if (!o.more_fields.empty() && (u.kind == store_kind::mysql || u.kind == store_kind::postgresql))
+    throw setting_error("body", "reads '" + o.more_fields.front() + "': a SQL store reads one column per row (" +
+                                      setting_name("source") + " '" + o.source +
+                                      "'); a request built from more fields needs a JSON Lines file or MongoDB for now");
   // A new store: its case here, its prefixes in store_uri.cpp.
   switch (u.kind) {
     case store_kind::jsonl: return open_jsonl(u, o);

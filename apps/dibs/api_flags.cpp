@@ -42,6 +42,9 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
       for (auto* other : sources)
         if (one != other) one->excludes(other);
     cmd.add_option("--batch-key", batch_key, "the document field sent as the key in batch mode (default: the source field)")->type_name("FIELD");
+    request.add_to(cmd, "The request");
+    answer.add_to(cmd, "What an answer means");
+    budget.add_to(cmd, "How many calls");
   }
   cmd.add_option("--batch-size", batch_size, "keys per batch request (ip-api allows 100)")->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000}))
@@ -130,6 +133,7 @@ http::processor_options api_flags::call() const {
   o.url = http::url_template::parse(batch() ? batch_url : url, url_flag());
   if (f.max_source_bytes == 0) throw std::invalid_argument("--max-source-bytes must be more than 0");
   o.url.set_max_value_bytes(f.max_source_bytes);
+  o.shape = shape();
   o.http.connect_timeout = duration_flag("--connect-timeout", f.connect_timeout);
   o.http.request_timeout = duration_flag("--request-timeout", f.request_timeout);
   o.http.idle_timeout = duration_flag("--idle-timeout", f.idle_timeout);
@@ -143,6 +147,9 @@ http::processor_options api_flags::call() const {
   if (o.backoff_max < o.backoff_base) throw std::invalid_argument("--backoff-max must not be below --backoff-base");
   o.status_field_check = !f.no_status_check;
   o.no_data_fails = f.no_data_fails;
+  o.no_data = answer.no_data();
+  o.map = answer.answer_map();
+  o.budgets = budget.budgets();
   o.max_connections = f.max_connections;
   o.shards = f.shards;
   if (f.fixed_concurrency) o.adaptive.reset();
@@ -205,13 +212,17 @@ void api_flags::share_rate(const std::shared_ptr<admin_store>& st) const {
     return;
   }
   auto record = std::move(opened.record);
-  const auto o = call.url.origin();
-  auto origin = std::string(o.tls ? "https://" : "http://") + o.host + ":" + std::to_string(o.port);
+  const auto origin = origin_text();
   auto shared = std::make_shared<http::shared_rate>(std::move(record), origin, call.limiter->per_second(),
                                                     std::chrono::seconds(1), call.max_retry_after);
   log::info("--rate-scope store: ", rate, " shared by every process on the store for ", origin, ", in blocks of ",
             shared->block());
   call.limiter->share(std::move(shared));
+}
+
+std::string api_flags::origin_text() const {
+  const auto o = http::url_template::parse(batch() ? batch_url : url, url_flag()).origin();
+  return std::string(o.tls ? "https://" : "http://") + o.host + ":" + std::to_string(o.port);
 }
 
 void api_flags::share_answers(const std::shared_ptr<admin_store>& st) const {

@@ -6,11 +6,16 @@
 #include <dibs/http/http_processor.hpp>
 #include <dibs/http/rate_limiter.hpp>
 
+#include "answer_flags.hpp"
+#include "budget_flags.hpp"
+#include "request_flags.hpp"
+
 #include <dibs/engine_config.hpp>
 #include <dibs/processor.hpp>
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace CLI {
@@ -54,6 +59,9 @@ struct api_flags {
   std::size_t max_connections = 0;  // --max-connections; 0 = one per pipeline at most
   bool fixed_concurrency = false;   // --fixed-concurrency: no adaptive limit, --concurrency calls at once
   std::size_t shards = 1;           // the run's shards, which share --max-connections (fit_shards)
+  request_flags request;            // --header, --method, --body (enrich only)
+  answer_flags answer;              // --no-data-on, --no-data-when (enrich only)
+  budget_flags budget;              // --max-calls, --budget (enrich only)
 
   // `with_urls`: the command takes --url/--batch-url from the user (demo sets its own).
   void add_to(CLI::App& cmd, bool with_urls);
@@ -83,14 +91,22 @@ struct api_flags {
   // runs (POST /rate).
   std::shared_ptr<http::rate_limiter> limiter() const;
   bool batch() const { return !batch_url.empty(); }
+  // --header, --method and --body parsed, their secrets read once; throws std::invalid_argument.
+  const http::request_shape& shape() const {
+    if (!shape_) shape_ = request.shape();
+    return *shape_;
+  }
   // Before factory(): --max-connections is split across the shards, each needing at least one
   // connection, so the run gets no more shards than connections; remembers the shard count.
   void fit_shards(engine_config& cfg);
   const char* url_flag() const { return batch() ? "--batch-url" : "--url"; }
+  // The API's origin as the store's shared records name it: scheme://host:port.
+  std::string origin_text() const;
 
  private:
   mutable std::shared_ptr<http::rate_limiter> limiter_;  // made once, from --rate
   mutable std::shared_ptr<http::answer_reuse> reuse_;   // made once, from --reuse-answers
+  mutable std::optional<http::request_shape> shape_;    // made once (its secrets read once)
 };
 
 }  // namespace dibs::cli

@@ -4,7 +4,9 @@
 #include "commands.hpp"
 #include "end_line.hpp"
 #include "exit_codes.hpp"
+#include "help_groups.hpp"
 #include "api_flags.hpp"
+#include "dry_run.hpp"
 #include "duration_flag.hpp"
 #include "engine_flags.hpp"
 #include "item_field.hpp"
@@ -13,12 +15,14 @@
 #include "store_flags.hpp"
 
 #include <dibs/engine.hpp>
+#include <dibs/stores/store_uri.hpp>
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
 #include <dibs/setting_error.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -55,6 +59,20 @@ counts_read read_counts(Store& st, int tries) {
   return r;
 }
 
+// --map into a SQL table: every mapped column is there (the server converts each value to its
+// type), or the command stops here with the ALTER TABLE that adds it, rather than fail each row.
+void check_mapped_columns(admin_store& st, const store_flags& store) {
+  const auto kind = parse_store_uri(store.store).kind;
+  if (store.mapped_fields.empty() || (kind != store_kind::mysql && kind != store_kind::postgresql)) return;
+  const auto sample = st.sample_pending();
+  if (!sample) return;
+  for (const auto& name : store.mapped_fields)
+    if (std::find(sample->fields.begin(), sample->fields.end(), name) == sample->fields.end())
+      throw std::invalid_argument("--map: the table has no column '" + name + "': add it with the type its values " +
+                                  "should have (ALTER TABLE ... ADD COLUMN " + name + " VARCHAR(255), DOUBLE PRECISION, " +
+                                  "JSON, ...)");
+}
+
 }  // namespace
 
 command add_enrich_command(CLI::App& app) {
@@ -66,6 +84,7 @@ command add_enrich_command(CLI::App& app) {
     std::string shutdown_timeout = "10s";
     bool follow = false;
     bool no_preflight = false;
+    std::size_t dry_run = 0;
   };
   auto f = std::make_shared<flags>();
   f->store.add_to(*sub, true);
@@ -85,6 +104,12 @@ command add_enrich_command(CLI::App& app) {
       "Durations: 250ms, 1.5s, 2m, 1h (a bare number is seconds).");
   sub->add_flag("--no-preflight", f->no_preflight,
                 "don't read one pending item and call the API once for it before claiming anything");
+  sub->add_option("--dry-run", f->dry_run,
+                  "read N pending items without claiming them, print the request each would get (secrets redacted), "
+                  "call the API for those N and print the write each answer would make; nothing is claimed or written")
+      ->type_name("N")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000}));
+  group_enrich_flags(*sub);
 
   return [f, sub] {
     f->api.read_url_sources();
@@ -105,12 +130,14 @@ command add_enrich_command(CLI::App& app) {
       which.source = f->store.source;
       which.source_given = sub->count("--source") > 0;
       which.batch_key = f->api.batch_key;
+      which.request_fields = f->api.shape().fields();
       f->store.source = item_field(which);
+      f->store.more_fields = more_item_fields(which, f->store.source);
+      f->store.mapped_fields = f->api.answer.answer_map().names();
       if (!which.batch && !which.source_given) f->store.source_flag = "--url";
       f->store.source_chosen = !which.batch && !which.url_fields.empty();
     }
     auto processors = f->api.factory(f->store.source);
-    const auto source_before = f->store.source;
     if (auto refused = f->api.check_tls(); !refused.empty())
       throw std::invalid_argument("the API's certificate is refused: " + refused +
                                   " (--ca-file trusts another CA; --insecure skips verification)");
@@ -123,10 +150,19 @@ command add_enrich_command(CLI::App& app) {
     f->run.prepare();
     // When stdout carries data (the enriched lines, the summary JSON), it carries nothing else.
     std::FILE* report = f->run.summary_to_stdout() || f->store.out == "-" ? stderr : stdout;
-    auto st = f->store.open();
+    // A dry run opens the store to look only (no journal, no index): it writes nothing.
+    auto st = f->store.open(f->dry_run == 0);
     log::info("enrich: ", st->describe());
-    // dibs init's record chose the source (batch mode reads its key there): the processors read it.
-    if (f->store.source != source_before) processors = f->api.factory(f->store.source);
+    f->api.budget.keep_in(st, f->api.origin_text());
+    check_mapped_columns(*st, f->store);
+    // dibs init's record chose the source (batch mode reads its key there), --budget its
+    // budget: the processors read them.
+    processors = f->api.factory(f->store.source);
+    if (f->dry_run > 0) {
+      if (f->api.batch()) throw std::invalid_argument("--dry-run shows one item's request: give --url, not --batch-url");
+      run_dry(*st, f->api.call(), {f->store.source, f->store.target}, f->dry_run, report);
+      return exit_code::ok;
+    }
     f->api.share_rate(st);
     f->api.share_answers(st);
     // Rights first: a user who may not write would otherwise claim, call the API and lose it all.
@@ -144,7 +180,13 @@ command add_enrich_command(CLI::App& app) {
       }
     }
 
-    engine e(cfg, st, std::move(processors));
+    // With --max-calls or --budget, the engine claims through the budgets; when one is spent,
+    // the run stops claiming and ends once its calls in flight have.
+    engine* running = nullptr;
+    engine e(cfg, f->api.budget.gate(st, [&running] {
+      if (running) running->stop();
+    }), std::move(processors));
+    running = &e;
     e.set_rate_control(f->api.limiter());  // POST /rate changes it while the run goes on
     // With --follow, a change stream (where the server has them) wakes idle shards at once.
     if (f->follow) st->watch([&e] { e.wake(); });
@@ -169,10 +211,14 @@ command add_enrich_command(CLI::App& app) {
     const bool drained = after ? after->drained() : e.drained();
     if (auto said = st->finish(drained && !result.interrupted); !said.empty())
       std::fprintf(report, "enrich: %s\n", said.c_str());
+    f->api.budget.close();
+    const auto spent = f->api.budget.spent_lines();
+    for (const auto& line : spent) std::fprintf(report, "enrich: %s\n", line.c_str());
     f->run.finish(result, report);
     // A right the store took away mid-run ended it: as at start, the user has a GRANT to run.
     if (const auto denied = e.denied()) throw std::runtime_error(*denied);
     // (Everything this process held was released or written before it got here.)
+    if (!spent.empty() && result.stop_signal == 0) return exit_code::budget_spent;
     return run_exit_code({result.stop_signal, f->follow, drained, result.summary.failed});
   };
 }

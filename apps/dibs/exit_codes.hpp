@@ -13,6 +13,9 @@ inline constexpr int items_failed = 1;
 inline constexpr int startup_error = 2;
 // The run was cut short by an error after it started (e.g. the store was lost for good).
 inline constexpr int cut_short = 3;
+// A call budget (--max-calls, --budget) was spent: nothing more was claimed; the last line says
+// which, and when it renews.
+inline constexpr int budget_spent = 4;
 // Stopped by SIGINT / SIGTERM: a graceful stop, the summary is still printed (128 + signal number,
 // as shells report it).
 inline constexpr int interrupted = 130;

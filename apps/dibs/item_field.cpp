@@ -2,6 +2,7 @@
 
 #include "engine/src/uri_redact.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace dibs::cli {
@@ -16,20 +17,24 @@ std::string item_field(const item_field_flags& f) {
     return f.batch_key.empty() ? f.source : f.batch_key;
   }
   const auto shown = redact_api_url(f.url);
-  if (f.url_fields.empty())
+  if (f.url_fields.empty() && f.request_fields.empty())
     throw std::invalid_argument("--url '" + shown +
-                                "' names no {field}: put the item's field in braces, e.g. http://HOST/json/{originatingIp}");
-  if (f.url_fields.size() > 1) {
-    std::string names;
-    for (const auto& n : f.url_fields) names += (names.empty() ? "{" : ", {") + n + "}";
-    throw std::invalid_argument("--url '" + shown + "' names " + std::to_string(f.url_fields.size()) + " fields (" +
-                                names + "): an item is read by one field");
-  }
-  const auto& field = f.url_fields.front();
+                                "' names no {field}: put the item's field in braces, e.g. http://HOST/json/{originatingIp} "
+                                "(or in --body)");
+  const auto& field = f.url_fields.empty() ? f.request_fields.front() : f.url_fields.front();
   if (f.source_given && f.source != field)
     throw std::invalid_argument("--source '" + f.source + "' and --url's {" + field +
                                 "} name different fields: the --url template says which field is read, drop --source");
   return field;
+}
+
+std::vector<std::string> more_item_fields(const item_field_flags& f, const std::string& source) {
+  std::vector<std::string> out;
+  if (f.batch) return out;
+  for (const auto* names : {&f.url_fields, &f.request_fields})
+    for (const auto& n : *names)
+      if (n != source && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  return out;
 }
 
 }  // namespace dibs::cli

@@ -1,6 +1,7 @@
 // Which field (column) of an item `dibs enrich` reads, decided once from the flags: the --url
-// template is the one source of truth (its `{field}` is what the store reads); --source matters
-// only in batch mode, where the body is built from a field the URL does not name. Pure; tested
+// template is the one source of truth (its first `{field}` is what the store reads as the
+// source), then --header and --body; --source matters only in batch mode, where the body is
+// built from a field the URL does not name. Pure; tested
 // in tests/unit/test_item_field.cpp.
 #pragma once
 
@@ -16,11 +17,17 @@ struct item_field_flags {
   std::string source;                   // --source (its default when not given)
   bool source_given = false;
   std::string batch_key;                // --batch-key ("" when not given)
+  // The fields --header and --body read (request_shape::fields), beside the URL's.
+  std::vector<std::string> request_fields;
 };
 
-// The field the store reads. Throws std::invalid_argument (a usage error) naming the flags when
-// the template names no field or more than one (a store reads one per item), or when --source
-// (or --batch-key) names another field than the template (or --source) does.
+// The field the store reads as the item's source: the template's first {field} (or, with none
+// there, the first one --header or --body reads). Throws std::invalid_argument (a usage error)
+// naming the flags when no flag names a field, or when --source (or --batch-key) names another
+// field than the template (or --source) does.
 std::string item_field(const item_field_flags& f);
+// The other fields the store hands the processor with each item (the URL's after the first,
+// then --header's and --body's), without `source`.
+std::vector<std::string> more_item_fields(const item_field_flags& f, const std::string& source);
 
 }  // namespace dibs::cli

@@ -3,6 +3,8 @@
 #include "preflight_verdicts.hpp"
 
 #include "adapters/http/processor/batch_answer.hpp"
+#include "adapters/http/budget/call_budget.hpp"
+#include "adapters/http/processor/request_builder.hpp"
 #include <dibs/http/exchange_policy.hpp>
 
 #include <dibs/log.hpp>
@@ -43,15 +45,14 @@ namespace {
 // The request the run would send for `sample`; nullopt (with a warning said) when none can be made.
 std::optional<http::request> request_for(const pending_sample& sample, const http::processor_options& call, bool batch,
                                          const std::string& field) {
-  http::request req;
   if (batch) {
     if (sample.source.value.size() > call.url.max_value_bytes()) {
       log::warn("pre-flight: pending item ", sample.id, "'s '", field, "' is ", sample.source.value.size(),
                 " bytes long, more than --max-source-bytes ", call.url.max_value_bytes(), "; the API was not tried");
       return std::nullopt;
     }
+    auto req = http::build_request(call.url, call.shape, job{}).req;  // a fixed URL, fixed headers
     req.method = http::request::verb::post;
-    req.target = call.url.expand(job{}).target;  // a fixed URL
     req.body = http::batch_request_body({sample.source.value});
     return req;
   }
@@ -59,26 +60,49 @@ std::optional<http::request> request_for(const pending_sample& sample, const htt
   j.id = sample.id;
   j.fields.push_back(sample.source);
   j.fields.back().name = field;
-  auto e = call.url.expand(j);
-  if (!e.error.empty()) {
-    log::warn("pre-flight: pending item ", sample.id, ": ", e.error, "; the API was not tried");
+  j.fields.insert(j.fields.end(), sample.more.begin(), sample.more.end());
+  auto built = http::build_request(call.url, call.shape, j);
+  if (!built.error.empty()) {
+    log::warn("pre-flight: pending item ", sample.id, ": ", built.error, "; the API was not tried");
     return std::nullopt;
   }
-  req.target = std::move(e.target);
-  return req;
+  return std::move(built.req);
 }
 
-// One item's request, sent until its answer says something (a broken exchange is tried again).
-probe_verdict probe(const http::processor_options& call, const http::request& req, bool batch, const std::string& flag,
-                    std::string& shown) {
+// One item's request, sent until its answer says something (a broken exchange is tried again);
+// nullopt when a call budget has no call left for it (the API was not tried).
+std::optional<probe_verdict> probe(const http::processor_options& call, const http::request& req, bool batch,
+                                   const std::string& flag, std::string& shown) {
   shown = shown_url(call.url, req.target);
   const auto& host = call.url.host();
+  // The pre-flight's call is one of the budget's too (--max-calls, --budget).
+  std::size_t reserved = 0;
+  struct give_back {
+    const std::vector<std::shared_ptr<http::call_budget>>& budgets;
+    std::size_t& n;
+    ~give_back() {
+      for (std::size_t i = 0; i < n; ++i) budgets[i]->ended(1);
+    }
+  } reservations{call.budgets, reserved};
+  for (const auto& b : call.budgets) {
+    if (b->reserve_blocking(1) == 0) {
+      log::info("pre-flight: ", b->what(), " has no call left; the API was not tried");
+      return std::nullopt;
+    }
+    ++reserved;
+  }
   for (int tries = 1;; ++tries) {
     // One slot of --rate, like any request of the run: the limit holds with the pre-flight in it.
     std::this_thread::sleep_until(call.limiter->reserve(host));
+    for (const auto& b : call.budgets) b->called();
     const auto r = send_once(call, req);
     honor_stop_signals(*call.limiter, host, r, call.max_retry_after);  // a 429's pause holds for the run
-    auto v = judge_probe(r, tries, max_tries, batch);
+    if (!r.ec && call.no_data.by_status(r.status)) {  // the API's "no data for this key": it answers
+      log::info("pre-flight: ", flag, " ", shown, " answered HTTP ", r.status, ", no data for this item (--no-data-on)");
+      return probe_verdict{};
+    }
+    // Under a budget the pre-flight's one reserved call is its only try.
+    auto v = judge_probe(r, tries, call.budgets.empty() ? max_tries : 1, batch);
     if (v.what == probe_verdict::kind::again) {
       log::warn("pre-flight: ", shown, ": ", v.why, "; trying again");
       std::this_thread::sleep_for(std::chrono::milliseconds(500) * tries);
@@ -113,7 +137,9 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
     }
     const auto req = request_for(sample, call, batch, field);
     if (!req) continue;
-    verdicts.push_back(probe(call, *req, batch, flag, shown));
+    auto v = probe(call, *req, batch, flag, shown);
+    if (!v) break;  // no call left to ask with
+    verdicts.push_back(std::move(*v));
     if (batch) break;  // a batch asks the same fixed URL: one request tells it all
     // "Not found": an item already done (the path worked for it) tells a wrong path from items
     // the API has nothing for; without one, other pending items are asked.
@@ -121,7 +147,7 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
       if (const auto finished = st.sample_done(); finished && finished->source.st == job_field::state::string)
         if (const auto again = request_for(*finished, call, batch, field)) {
           std::string shown_done;
-          done = probe(call, *again, batch, flag, shown_done);
+          done = probe(call, *again, batch, flag, shown_done);  // nullopt: no call left to ask it
           break;
         }
   }

@@ -53,7 +53,10 @@ run_summary summary_of(const engine& e) {
   auto s = e.summary();
   if (const auto* h = e.figures().extras.find<http::http_figures>()) {
     const auto limits = h->limits.totals();
-    if (!limits.empty()) s.extra_json = ",\"api_limits\":" + h->limits.json();
+    // The calls the run made, and how many of them the API refused (429/503): what an API's
+    // quota or bill counts, and the share of refusals a limit ran into.
+    s.extra_json = ",\"api_calls\":" + std::to_string(h->exchanges()) + ",\"api_refused\":" + std::to_string(h->refused.load());
+    if (!limits.empty()) s.extra_json += ",\"api_limits\":" + h->limits.json();
     for (const auto& [origin, v] : limits)
       log::info("API ", origin, ": concurrency limit moved in ", v.lowest, "-", v.highest, ", ended at ", v.limit,
                 v.decreases ? " (went down " + std::to_string(v.decreases) + " times; the last: " +

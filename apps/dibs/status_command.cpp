@@ -5,7 +5,10 @@
 #include "status_report.hpp"
 #include "store_flags.hpp"
 
+#include "engine/src/budget_store.hpp"
+
 #include <dibs/log.hpp>
+#include <dibs/stores/shared_records.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -49,6 +52,14 @@ command add_status_command(CLI::App& app) {
       }
     }
     const auto no_data = s.done > 0 ? st->no_data_count() : std::optional<std::uint64_t>(std::nullopt);
+    // The call budgets kept in the store (--budget): none where there is no dibs_budget yet.
+    std::vector<budget_record> budgets;
+    if (const auto records = std::dynamic_pointer_cast<shared_records>(st)) {
+      try {
+        budgets = records->open_budget()->records();
+      } catch (const std::exception&) {
+      }
+    }
     if (f->json) {
       std::printf("%s\n", status_json(st->describe(), s, reasons, holders, no_data).c_str());
       return 0;
@@ -57,6 +68,10 @@ command add_status_command(CLI::App& app) {
     std::printf("%s\n", st->describe().c_str());
     std::printf("%s", failure_breakdown(reasons).c_str());
     std::printf("%s", lease_table(holders).c_str());
+    for (const auto& b : budgets)
+      std::printf("budget %s: %llu of %llu calls used, %llu left\n", b.key.c_str(), static_cast<unsigned long long>(b.used),
+                  static_cast<unsigned long long>(b.limit),
+                  static_cast<unsigned long long>(b.limit > b.used ? b.limit - b.used : 0));
     std::printf("%s\n", status_counts_line(s, no_data, retries_due(holders)).c_str());
     return 0;
   };

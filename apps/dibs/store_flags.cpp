@@ -123,6 +123,8 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema, table_use use
   o.settings.record = use == table_use::prepare;
   o.target_is_new = new_target;
   o.source = source;
+  o.more_fields = more_fields;
+  o.mapped_fields = mapped_fields;
   o.target = target;
   o.lock_field = lock_field;
   o.claim = claim;

@@ -23,6 +23,9 @@ struct store_flags {
   std::string db;          // "" = the URI's path, else test
   std::string collection;  // "" = the URI's collection=, else message
   std::string source = "originatingIp";
+  // More fields each item brings (enrich: the ones --header and --body read beside the source).
+  std::vector<std::string> more_fields;
+  std::vector<std::string> mapped_fields;  // enrich: --map's
   std::string target = "location";
   std::string lock_field = "_dibs";
   std::string claim = "batch";

@@ -156,7 +156,7 @@ void engine::launch(net::io_context* ioc, std::unique_ptr<detail::run_completion
   const std::size_t total = run_->concurrency.load();
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t c = share_of(total, n, i);
-    run_->shards.push_back(std::make_unique<shard>(context(), i, c, cfg_.worker_prefix + "-" + std::to_string(i), ioc));
+    run_->shards.push_back(std::make_unique<shard>(context(), i, c, total, cfg_.worker_prefix + "-" + std::to_string(i), ioc));
   }
   run_->started = std::chrono::steady_clock::now();
   run_->running = n;
@@ -188,7 +188,7 @@ void engine::set_concurrency(std::size_t n) {
   if (n > 1'000'000) throw std::invalid_argument("concurrency must be at most 1000000");
   run_->concurrency = n;
   if (!run_->started_flag.load(std::memory_order_acquire)) return;  // start() splits it
-  for (std::size_t i = 0; i < run_->shards.size(); ++i) run_->shards[i]->set_concurrency(share_of(n, run_->shards.size(), i));
+  for (std::size_t i = 0; i < run_->shards.size(); ++i) run_->shards[i]->set_concurrency(share_of(n, run_->shards.size(), i), n);
   log::info("concurrency: ", n, " pipelines from now on");
 }
 

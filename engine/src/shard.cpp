@@ -22,13 +22,14 @@
 
 namespace dibs {
 
-shard::shard(shard_context ctx, std::size_t index, std::size_t concurrency, std::string worker_id,
+shard::shard(shard_context ctx, std::size_t index, std::size_t concurrency, std::size_t whole_concurrency, std::string worker_id,
              net::io_context* external)
     : ctx_(std::move(ctx)),
       cfg_(ctx_.cfg),
       index_(index),
       shard_count_(external ? 1 : std::max<std::size_t>(1, cfg_.effective_shards())),
       concurrency_(concurrency),
+      whole_concurrency_(whole_concurrency),
       by_(std::move(worker_id)),
       unwritten_limit_(cfg_.unwritten_limit ? cfg_.unwritten_limit : concurrency + cfg_.claim_batch),
       ioc_(external ? *external : own_ioc_),
@@ -117,6 +118,7 @@ awaitable<void> shard::main() {
   info.work_started = [this](const job& j) { work_started(j); };
   info.capacity_changed = [this] { wake_.notify(); };
   info.ceiling = concurrency_;
+  info.whole_ceiling = whole_concurrency_;
   info.shards = shard_count_;
   proc_ = ctx_.factory(info);
   net::co_spawn(ioc_, keeper(background_.hold()), net::detached);
@@ -131,6 +133,7 @@ awaitable<void> shard::main() {
   }
   calling(false);
   parked_ = false;
+  proc_->dispatch_ended();
 
   // Prefetched items were never started, waiting ones wait for an API that is down: give them
   // back at once.
@@ -325,7 +328,11 @@ void shard::launch(job j) {
   bump(ctx_.figures.in_flight);
   auto* h = held_.find(j.id);
   const auto id = calls_.start([&](std::uint64_t call_id) {
-    if (h) h->pipeline = call_id;  // before the pipeline can run: work_started() looks it up
+    if (h) {
+      h->pipeline = call_id;  // before the pipeline can run: work_started() looks it up
+      h->answers_at_launch = answers_;
+      h->recoveries_at_launch = recoveries_;
+    }
     return pipeline(std::move(j), call_id, std::move(running));
   });
   if (!proc_->reports_work_start()) calls_.arm_deadline(id);

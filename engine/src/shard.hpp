@@ -40,7 +40,7 @@ class shard {
   using steady = std::chrono::steady_clock;
 
   // `external`: run on the caller's io_context (which one thread must run) instead of its own.
-  shard(shard_context ctx, std::size_t index, std::size_t concurrency, std::string worker_id,
+  shard(shard_context ctx, std::size_t index, std::size_t concurrency, std::size_t whole_concurrency, std::string worker_id,
         net::io_context* external = nullptr);
 
   // Runs the shard until it has drained (or been stopped) and flushed; call on the shard's thread.
@@ -57,7 +57,8 @@ class shard {
 
   // Thread-safe: this shard's share of the process's pipelines from now on. Growing launches
   // more at once; shrinking launches none until fewer run (a running call is never cut short).
-  void set_concurrency(std::size_t n);
+  // `n`: this shard's part of the engine's `whole` concurrency.
+  void set_concurrency(std::size_t n, std::size_t whole);
 
   const std::string& worker_id() const { return by_; }
   std::size_t index() const { return index_; }
@@ -144,6 +145,7 @@ class shard {
   std::size_t index_;
   std::size_t shard_count_;  // the engine's shards (1 on an external io_context)
   std::size_t concurrency_;
+  std::size_t whole_concurrency_;  // every shard's part together (the API limit's ceiling)
   std::string by_;
   std::size_t unwritten_limit_;  // no claims while this many outcomes wait to be written
   net::io_context own_ioc_{1};
@@ -153,6 +155,8 @@ class shard {
   std::deque<job> ready_;  // claimed, not yet started
   circuit_breaker breaker_;
   std::uint64_t trips_ = 0;
+  std::uint64_t answers_ = 0;     // calls the API answered (whatever it said of the item)
+  std::uint64_t recoveries_ = 0;  // times the circuit closed on an answer
   std::vector<waiting_item> waiting_;
   std::deque<job> rerun_;  // waited through an outage: run again before anything new
   std::string reprobe_;    // the probe in flight was a probe before in this outage

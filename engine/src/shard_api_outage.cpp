@@ -25,7 +25,9 @@
 namespace dibs {
 
 void shard::api_answered() {
+  ++answers_;
   if (!breaker_.answered()) return;
+  ++recoveries_;
   bump(ctx_.figures.circuit_open, -1);
   probe_claim_empty_ = false;
   log::warn("shard ", index_, ": the API answers again; sending resumes, the ", waiting_.size(),
@@ -62,7 +64,7 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
       api_answered();  // an answer from the API, whatever it says of the item
     return false;
   }
-  const auto* h = held_.under(j.id, j.token);
+  auto* h = held_.under(j.id, j.token);
   if (!h || h->lost) {
     if (!o.shared) breaker_.inconclusive(j.id, steady::now());
     return false;  // settle() tells of it
@@ -71,7 +73,20 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
   const bool answered_5xx = o.http_status >= 500;
   const bool reprobe = breaker_.is_probe(j.id) && reprobe_ == j.id;
   if (!o.shared) api_failed(j.id, o.why, answered_5xx);
-  if (answered_5xx && (reprobe || (h->excused && breaker_.closed()))) return false;  // an ordinary retry
+  // Sent before the API came back, answered after: the answer is the outage's, read late (a
+  // loaded server answers in its own order, a busy client reads late). It runs again, as the
+  // items that waited through the outage do.
+  if (breaker_.closed() && h->recoveries_at_launch != recoveries_) {
+    h->excused = true;
+    rerun_.push_back(j);
+    wake_.notify();
+    return true;
+  }
+  // Failing alone: the API answered another call since this one was sent. An excused item whose
+  // 5xx came with no answer in between failed with the others (another shard may have seen the
+  // outage this shard's few calls could not tell): it waits, as any API-level failure does.
+  const bool alone = answers_ != h->answers_at_launch;
+  if (answered_5xx && (reprobe || (h->excused && alone && breaker_.closed()))) return false;  // an ordinary retry
 
   // It waits at least as long as the breaker needs to tell one item's trouble from an outage
   // (5xx answers open the circuit once they span min_outage: twice that leaves room for the last
@@ -200,10 +215,14 @@ shard::steady::time_point shard::next_waiting_due() const {
 }
 
 shard::steady::time_point shard::next_due() const {
+  if (breaker_.closed()) return next_waiting_due();
   // A call that ended while the dispatcher was busy may have opened the circuit: its probe is
-  // due then, whether or not anything wakes the dispatcher.
+  // due then, whether or not anything wakes the dispatcher. Nothing waiting is released while
+  // the circuit is not closed. A probe already due is the dispatcher's to send now, not a time
+  // to wait for: with nothing in hand to probe with it waits for its claim (the pacer) or a wake,
+  // where waiting until a time past spun a core (97% CPU through an outage).
   const auto probe = breaker_.current() == circuit_breaker::state::open ? breaker_.next_probe() : steady::time_point::max();
-  return std::min(next_waiting_due(), probe);
+  return probe > steady::now() ? probe : steady::time_point::max();
 }
 
 void shard::give_back_waiting(const std::string& why) {

@@ -10,10 +10,11 @@
 
 namespace dibs {
 
-void shard::set_concurrency(std::size_t n) {
-  net::post(ioc_, [this, n] {
+void shard::set_concurrency(std::size_t n, std::size_t whole) {
+  net::post(ioc_, [this, n, whole] {
     concurrency_ = std::max<std::size_t>(1, n);
-    if (proc_) proc_->set_ceiling(concurrency_);
+    whole_concurrency_ = std::max(whole, concurrency_);
+    if (proc_) proc_->concurrency_changed(concurrency_, whole_concurrency_);
     // The default bound on unwritten outcomes follows the pipelines (engine_config::unwritten_limit).
     if (!cfg_.unwritten_limit) unwritten_limit_ = concurrency_ + cfg_.claim_batch;
     publish();

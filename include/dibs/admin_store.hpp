@@ -22,6 +22,7 @@ struct pending_sample {
   std::string id;                   // as the engine and the logs name it
   job_field source;                 // the store's source field, read as a claim reads it
   std::vector<std::string> fields;  // the names the item has (SQL: the table's columns)
+  std::vector<job_field> more;      // the more fields a claim hands the processor (store_options::more_fields)
 };
 
 // Which failed items `retry_failed` puts back (`dibs retry --reason/--since`). Empty: all.

@@ -22,6 +22,9 @@ struct job_field {
   state st = state::missing;
   std::string value;      // the string when st == string
   std::string type_name;  // what it was instead, when st == not_string ("int32", "object", ...)
+  // ... and that value as JSON text (a number, a boolean, an object or array), when the store
+  // reads it so (a JSON Lines file, MongoDB); "" when it doesn't. A request body copies it.
+  std::string json;
 };
 
 // Which lease a write is fenced by: the worker that claimed (`by`) and the claim's random token.

@@ -42,8 +42,15 @@ class processor {
   // parks. False (the default): never.
   virtual bool parked() const { return false; }
   // The engine's concurrency (the ceiling) changed: a processor with a limit of its own keeps it
-  // under `ceiling`.
+  // under `ceiling`, this shard's part of it.
   virtual void set_ceiling(std::size_t /*ceiling*/) {}
+  // The same, with the engine's whole concurrency beside this shard's part: a limit every shard
+  // shares (an API origin's) takes the whole, the same figure on every shard (each shard's part
+  // times the shards differs by the rounding). By default, set_ceiling(shard_part).
+  virtual void concurrency_changed(std::size_t shard_part, std::size_t /*whole*/) { set_ceiling(shard_part); }
+  // The shard claims and starts nothing more (the store has nothing left it could claim, or the
+  // run stops); its calls under way may still end. A limit the shards share goes to the others.
+  virtual void dispatch_ended() {}
   // For the API-outage breaker: true when api_answers() can ask the API now, without an item (an
   // HTTP processor sends again a request the API answered before). The breaker then probes that
   // way: an API that is down is told from items that all fail alone (a 500 for every IPv6
@@ -69,6 +76,7 @@ struct shard_info {
   // The shard's share of the engine's concurrency when the processor is made: the most its
   // capacity() needs to reach.
   std::size_t ceiling = 0;
+  std::size_t whole_ceiling = 0;  // the engine's whole concurrency, every shard's part together
   std::size_t shards = 1;  // the engine's shards, this one among them
 };
 

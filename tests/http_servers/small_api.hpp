@@ -1,6 +1,7 @@
-// A Python API of tests/servers started by a test with the options it needs, on a free port, and
+// An API of tests/servers started by a test with the options it needs, on a free port, and
 // stopped when it goes: small_api.py (Python's http.server at its defaults, as people write a
-// small API) or hostile_api.py (bytes no well-behaved server sends).
+// small API), hostile_api.py (bytes no well-behaved server sends) or node_api.js (Node's http
+// module at its defaults).
 #pragma once
 
 #include "support/process.hpp"
@@ -20,12 +21,13 @@ namespace dibs::test {
 
 class python_api {
  public:
-  // Runs tests/servers/`script` DIR `args`...; it writes its port to DIR/`port_file`.
-  python_api(const std::string& script, std::vector<std::string> args, const std::string& port_file) {
+  // Runs tests/servers/`script` DIR `args`... with `interpreter`; it writes its port to DIR/`port_file`.
+  python_api(const std::string& script, std::vector<std::string> args, const std::string& port_file,
+             const std::string& interpreter = "/usr/bin/python3") {
     char tmpl[] = "/tmp/dibs-python-api-XXXXXX";
     if (!::mkdtemp(tmpl)) FAIL("mkdtemp failed");
     dir_ = tmpl;
-    std::vector<std::string> argv = {"/usr/bin/python3", std::string(DIBS_SOURCE_DIR) + "/tests/servers/" + script, dir_};
+    std::vector<std::string> argv = {interpreter, std::string(DIBS_SOURCE_DIR) + "/tests/servers/" + script, dir_};
     argv.insert(argv.end(), args.begin(), args.end());
     proc_ = std::make_unique<child_process>(argv, true);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -45,6 +47,7 @@ class python_api {
   }
 
   unsigned port() const { return port_; }
+  const std::string& dir() const { return dir_; }
   std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   http::url_template url() const { return http::url_template::parse(base_url() + "/json/{originatingIp}"); }
 
@@ -65,6 +68,13 @@ class small_api : public python_api {
     front.insert(front.end(), rest.begin(), rest.end());
     return front;
   }
+};
+
+// node_api.js: Node's http server; `options` its own (--keep-alive-timeout MS).
+class node_api : public python_api {
+ public:
+  explicit node_api(std::vector<std::string> options = {})
+      : python_api("node_api.js", std::move(options), "node_api.port", "/usr/bin/node") {}
 };
 
 }  // namespace dibs::test

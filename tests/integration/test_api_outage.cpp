@@ -223,3 +223,61 @@ TEST_CASE("a probe that never reaches the API (its request can't be built) does 
   CHECK(load(e->figures().circuit_trips) == 1);
   CHECK(e->summary().failed >= 3);  // the invalid items fail, as items that can't be sent do
 }
+
+namespace {
+// One item's call ("late") was sent while the API was down and is answered, 503, only after the
+// API came back (its answer queued behind the outage: a loaded server, or a client whose CPU is
+// the bottleneck). Every other call fails with no answer until the test says the API is back.
+class late_outage_answer final : public processor {
+ public:
+  struct control {
+    std::atomic<bool> up{false};
+    std::atomic<bool> release_late{false};
+    std::atomic<int> late_calls{0};
+    std::string late;
+  };
+  explicit late_outage_answer(std::shared_ptr<control> c) : c_(std::move(c)) {}
+  awaitable<outcome> process(job j) override {
+    if (j.id == c_->late && ++c_->late_calls == 1) {
+      net::steady_timer t(co_await net::this_coro::executor);
+      while (!c_->release_late) {  // polls the test's word, as an answer arrives when it does
+        t.expires_after(1ms);
+        co_await t.async_wait(net::use_awaitable);
+      }
+      co_return outcome::unavailable(0ms, "HTTP 503 Service Unavailable", 503);
+    }
+    if (!c_->up) co_return outcome::unavailable(0ms, "connect: Connection refused");
+    co_return outcome::done("{\"ok\":true}");
+  }
+
+ private:
+  std::shared_ptr<control> c_;
+};
+}  // namespace
+
+TEST_CASE("a call sent during an outage and answered 503 after the API came back spends no attempt", "[engine][outage]") {
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(40, 10);
+  auto c = std::make_shared<late_outage_answer::control>();
+  c->late = st->snapshot().front().id;
+  auto cfg = outage_config();
+  cfg.shards = 1;
+  cfg.concurrency = 4;
+  cfg.claim_batch = 4;
+  engine e(cfg, st, [c](const shard_info&) -> std::unique_ptr<processor> { return std::make_unique<late_outage_answer>(c); });
+  e.start();
+  REQUIRE(test::eventually([&] { return load(e.figures().circuit_trips) >= 1; }));
+  c->up = true;
+  // The probe is answered: the circuit closes with the late call still out.
+  REQUIRE(test::eventually([&] { return load(e.figures().circuit_open) == 0 && load(e.figures().completed) >= 1; }));
+  c->release_late = true;
+  const bool ended = test::eventually([&] { return e.finished(); });
+  if (!ended) e.stop_now();
+  e.wait();
+  CHECK(ended);
+  CHECK(c->late_calls == 2);  // sent again, once
+  // Before: the late 503 met a closed circuit, was taken for the item's own failure and, with
+  // --max-attempts 1, failed it.
+  CHECK(e.summary().failed == 0);
+  CHECK(e.summary().completed == 40);
+}

@@ -29,6 +29,15 @@ Options:
   --hold KEY --hold-until N  KEY is answered only once N other answers went out after its
                      request came (at most 30 s): an item as slow as the rest of the run makes
                      it, whatever the machine's speed. /stats says "hold_met" when they did.
+  --workers W        a pool of W workers, each held for a request's --latency-ms (a backend call:
+                     gunicorn's sync workers, PHP-FPM); requests past W wait for one ...
+  --queue Q          ... and past Q waiting are answered --shed-status (503) at once, without
+                     Retry-After: an API that sheds load (counted in /stats as "shed")
+  --workers-schedule S,F,...  from second S of the run (its first request) the pool is W x F:
+                     "5,0.5,15,1" halves it at 5 s and gives it back at 15 s
+  --cap N            more than N requests at once: answered --cap-status (429) at once (a
+                     per-client cap on calls at once), counted in /stats as "capped"
+  --cold-s S --cold-factor F  the first S seconds of the run every latency is F times longer
 Routes: GET /json/KEY (the answer), GET /stats ({"requests":N,"peak_in_flight":N,
 "peak_connections":N,...}), POST /latency/N, POST /down/1 (every key answered 503 without
 Retry-After, as an API whose backend is gone) and POST /down/0.
@@ -45,7 +54,7 @@ import urllib.parse
 
 lock = threading.Lock()
 stats = {"requests": 0, "in_flight": 0, "peak_in_flight": 0, "connections": 0, "peak_connections": 0,
-         "answered": 0, "hold_met": False, "refused": 0}
+         "answered": 0, "hold_met": False, "refused": 0, "shed": 0, "capped": 0}
 answered = threading.Condition(lock)
 settings = {"latency_ms": 0.0, "down": False}
 bucket = {"excess": 0.0, "last": 0.0}
@@ -63,6 +72,49 @@ def over_rate(rate, burst):
         bucket["excess"] = excess
         bucket["last"] = now
         return False
+
+
+class Pool:
+    """--workers: W workers (scaled by --workers-schedule over the run), a queue of at most Q."""
+
+    def __init__(self, workers, queue, schedule):
+        self.base, self.queue, self.schedule = workers, queue, schedule
+        self.busy = self.waiting = 0
+        self.cond = threading.Condition(lock)
+        self.started = None
+
+    def size(self, now):
+        f = 1.0
+        for at, factor in self.schedule:
+            if now - self.started >= at:
+                f = factor
+        return max(1, int(round(self.base * f)))
+
+    def enter(self):
+        """False when the request is shed (the queue is full); else it holds a worker."""
+        with self.cond:
+            now = time.monotonic()
+            if self.started is None:
+                self.started = now
+            if self.busy >= self.size(now):
+                if self.queue >= 0 and self.waiting >= self.queue:
+                    stats["shed"] += 1
+                    return False
+                self.waiting += 1
+                while self.busy >= self.size(time.monotonic()):
+                    self.cond.wait(0.05)
+                self.waiting -= 1
+            self.busy += 1
+            return True
+
+    def leave(self):
+        with self.cond:
+            self.busy -= 1
+            self.cond.notify()
+
+
+pool = [None]
+run_started = [None]
 
 
 def share_of(key):
@@ -131,9 +183,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
             stats["requests"] += 1
             stats["in_flight"] += 1
             stats["peak_in_flight"] = max(stats["peak_in_flight"], stats["in_flight"])
+        worker = False
         try:
             a = self.args
+            if a.cap > 0 and stats["in_flight"] > a.cap:
+                with lock:
+                    stats["capped"] += 1
+                self.reply(a.cap_status, {"error": "too many requests at once"})
+                return
+            if pool[0] is not None:
+                worker = pool[0].enter()
+                if not worker:
+                    self.reply(a.shed_status, {"error": "overloaded"})
+                    return
             wait_ms = settings["latency_ms"]
+            with lock:
+                if run_started[0] is None:
+                    run_started[0] = time.monotonic()
+                if a.cold_s > 0 and time.monotonic() - run_started[0] < a.cold_s:
+                    wait_ms *= a.cold_factor
             if a.slow_share > 0 and share_of("slow:" + key) < a.slow_share:
                 wait_ms = max(wait_ms, a.slow_ms)
             if wait_ms > 0:
@@ -157,6 +225,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             else:
                 self.reply(200, {"status": "success", "query": key, "country": "Nowhere", "countryCode": "NW"})
         finally:
+            if worker:
+                pool[0].leave()
             with answered:
                 stats["in_flight"] -= 1
                 stats["answered"] += 1
@@ -192,7 +262,18 @@ def main():
     p.add_argument("--html", action="store_true")
     p.add_argument("--hold")
     p.add_argument("--hold-until", type=int, default=10)
+    p.add_argument("--workers", type=int, default=0)
+    p.add_argument("--queue", type=int, default=-1)
+    p.add_argument("--shed-status", type=int, default=503)
+    p.add_argument("--workers-schedule", default="")
+    p.add_argument("--cap", type=int, default=0)
+    p.add_argument("--cap-status", type=int, default=429)
+    p.add_argument("--cold-s", type=float, default=0)
+    p.add_argument("--cold-factor", type=float, default=1)
     a = p.parse_args()
+    if a.workers > 0:
+        nums = [float(x) for x in a.workers_schedule.split(",") if x]
+        pool[0] = Pool(a.workers, a.queue, list(zip(nums[0::2], nums[1::2])))
     settings["latency_ms"] = a.latency_ms
     Handler.args = a
     Handler.protocol_version = "HTTP/1.1" if a.mode == "keepalive" else "HTTP/1.0"

@@ -47,18 +47,57 @@ adaptive_settings settings() {
 
 }  // namespace
 
-TEST_CASE("slow start doubles the limit each period while the answers per second rise", "[adaptive]") {
+TEST_CASE("slow start multiplies the limit by eight a round trip while the latency holds, up to the ceiling", "[adaptive]") {
   auto now = clock_type::time_point{} + 100s;
   adaptive_limit l(settings(), now);
   simulated_server s;
   s.workers = 1000;  // never loaded in this test: twice the requests, twice the answers
   CHECK(l.limit() == 2);
-  run(l, s, now, 14);  // a measuring period: 100 ms and 24 answers or more
-  CHECK(l.limit() == 4);
-  run(l, s, now, 60);
-  CHECK(l.limit() >= 64);
-  CHECK(l.slow_start());
+  run(l, s, now, 1);  // one round trip: its two answers
+  CHECK(l.limit() == 16);
+  run(l, s, now, 1);
+  CHECK(l.limit() == 128);
+  run(l, s, now, 1);
+  CHECK(l.limit() == 1000);  // the ceiling, in three round trips (it took nine periods of two or more)
+  CHECK(l.slow_start());     // ... still to be judged there
+  run(l, s, now, 1);
+  CHECK_FALSE(l.slow_start());  // no slower at the ceiling: nothing more to find
+  CHECK(l.limit() == 1000);
   CHECK(l.decreases() == 0);
+}
+
+TEST_CASE("slow start ends when two round trips in a row are slower than usual, down by the ratio", "[adaptive]") {
+  auto now = clock_type::time_point{} + 100s;
+  adaptive_limit l(settings(), now);
+  simulated_server s;
+  s.workers = 100;  // past 100 in flight, answers queue
+  run(l, s, now, 3);   // 2 -> 16 -> 128 -> 1000: the round trip at 128 is already slower (12.8 ms)
+  CHECK(l.slow_start());
+  run(l, s, now, 2);   // at 1000: 100 ms, ten times the usual 10 ms, twice in a row
+  CHECK_FALSE(l.slow_start());
+  CHECK(l.limit() >= 100);  // down by at most the last round trip's growth ...
+  CHECK(l.limit() <= 160);  // ... and near the capacity: 1000 x 10/100 (or x 10/12.8 from 128)
+  CHECK(l.last_decrease() == limit_signal::latency);
+}
+
+TEST_CASE("a round trip of a few answers that strays never ends slow start", "[adaptive]") {
+  // An API whose latency spreads (10-90 ms): the lower quartile of two answers strays by half.
+  auto now = clock_type::time_point{} + 100s;
+  adaptive_limit l(settings(), now);
+  // Two answers at 10 ms, then two at 80 ms (a round trip of two is judged on too few answers).
+  l.started(1, 0);
+  l.started(2, 0);
+  now += 10ms;
+  l.answered(10ms, now);
+  l.answered(10ms, now);
+  REQUIRE(l.limit() == 16);
+  for (int i = 0; i < 2; ++i) {
+    for (int k = 0; k < 7; ++k) l.started(k + 1, 0);
+    now += 80ms;
+    for (int k = 0; k < 7; ++k) l.answered(80ms, now);  // seven answers: fewer than a round trip is judged on
+  }
+  CHECK(l.slow_start());
+  CHECK(l.limit() == 16);  // held (not grown past a slow round trip), not cut
 }
 
 TEST_CASE("the limit does not grow without demand that reaches it", "[adaptive]") {
@@ -201,7 +240,7 @@ TEST_CASE("the limit follows an API whose latency doubles, down and back up", "[
   // Back to its old speed: the limit grows back to keep the server's 20 workers busy.
   s.service = 10ms;
   run(l, s, now, 800);
-  CHECK(l.limit() > slowed);
+  CHECK(l.limit() >= std::min<std::size_t>(slowed + 1, 20));  // back up (or held, when it never went below 20)
   CHECK(l.limit() >= 15);                // near 20, or a probe's step below it
   CHECK(l.answers_per_second() >= 1900);  // 20 workers at 10 ms: 2,000 a second at best
 }

@@ -32,10 +32,21 @@ TEST_CASE("a --source naming another field than the template is refused, naming 
                     Catch::Contains("--source 'nosuch'") && Catch::Contains("--url's {originatingIp}"));
 }
 
-TEST_CASE("a template with no field, or more than one, is refused, the URL shown without its key", "[cli][item-field]") {
+TEST_CASE("a template with no field is refused, the URL shown without its key", "[cli][item-field]") {
   CHECK_THROWS_AS(item_field(by_url({})), std::invalid_argument);
   CHECK_THROWS_WITH(item_field(by_url({})), Catch::Contains("names no {field}") && !Catch::Contains("s3cretkey"));
-  CHECK_THROWS_WITH(item_field(by_url({"a", "b"})), Catch::Contains("names 2 fields ({a}, {b})"));
+}
+
+TEST_CASE("more fields: the URL's first is the source, the rest and --header's and --body's come along", "[cli][item-field]") {
+  auto f = by_url({"a", "b"});
+  CHECK(item_field(f) == "a");
+  f.request_fields = {"b", "c"};
+  CHECK(dibs::cli::more_item_fields(f, "a") == std::vector<std::string>{"b", "c"});
+  // A URL without a field: the body's first field is the source.
+  auto body_only = by_url({});
+  body_only.request_fields = {"q", "lang"};
+  CHECK(item_field(body_only) == "q");
+  CHECK(dibs::cli::more_item_fields(body_only, "q") == std::vector<std::string>{"lang"});
 }
 
 TEST_CASE("batch mode reads --batch-key, else --source: the two naming different fields is refused", "[cli][item-field]") {

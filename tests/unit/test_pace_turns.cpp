@@ -9,7 +9,10 @@ using namespace dibs::http;
 using namespace std::chrono_literals;
 
 TEST_CASE("pace turns: none needed until the API refuses, then one per interval, nothing booked ahead", "[pace]") {
-  origin_limit l("http://api:80", adaptive_settings{});
+  // At a limit of one call at a time: a refusal then is the rate's (above it, it lowers the limit).
+  adaptive_settings one;
+  one.initial = 1;
+  origin_limit l("http://api:80", one);
   auto now = origin_limit::clock::now();
   origin_limit::clock::time_point at{};
   CHECK(l.take_turn(now, at));  // unpaced: every request goes

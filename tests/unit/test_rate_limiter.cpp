@@ -106,3 +106,35 @@ TEST_CASE("a slot given back is only handed to a host that may be sent to at its
   CHECK(l.take("b").at() >= t0 + 10s);  // b is paused: the +1 s slot is of no use to it
   CHECK(l.take("a").at() == t0 + 1s);
 }
+
+TEST_CASE("an API's quota spaces its host's slots until the window's end, other hosts and later windows free",
+          "[rate][quota]") {
+  rate_limiter l;  // no --rate: only what the API says
+  const auto now = rate_limiter::clock::now();
+  l.pace_quota("h", 100ms, now + 1h);
+  const auto t0 = l.reserve("h");
+  for (int i = 1; i <= 4; ++i) CHECK(l.reserve("h") - t0 >= i * 100ms - 1ms);
+  // Another host is not paced by h's quota.
+  const auto before = rate_limiter::clock::now();
+  const auto other = l.reserve("other");  // taken before the clock is read: <= has no order of operands
+  CHECK(other <= rate_limiter::clock::now());
+  CHECK(other >= before);
+  // A new reading (more left, the same window) spaces the next slots closer.
+  l.pace_quota("h", 10ms, now + 1h);
+  const auto a = l.reserve("h"), b = l.reserve("h");
+  CHECK(b - a == 10ms);
+  // A window that ended paces nothing.
+  rate_limiter ended;
+  ended.pace_quota("h", 1h, rate_limiter::clock::now() - 1ms);
+  const auto e0 = ended.reserve("h");
+  CHECK(ended.reserve("h") - e0 < 1h);
+}
+
+TEST_CASE("a quota header with none left stops the host until its reset, in every dialect", "[rate][quota]") {
+  const auto now = std::chrono::system_clock::now();
+  using headers = std::vector<std::pair<std::string, std::string>>;
+  CHECK(stop_until_from_headers(200, headers{{"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset", "7"}}, now) == now + 7s);
+  CHECK(stop_until_from_headers(200, headers{{"RateLimit", "\"default\";r=0;t=3"}}, now) == now + 3s);
+  CHECK(stop_until_from_headers(200, headers{{"RateLimit-Remaining", "0"}, {"RateLimit-Reset", "2"}}, now) == now + 2s);
+  CHECK_FALSE(stop_until_from_headers(200, headers{{"X-RateLimit-Remaining", "5"}, {"X-RateLimit-Reset", "7"}}, now));
+}

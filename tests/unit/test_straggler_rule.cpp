@@ -28,6 +28,29 @@ TEST_CASE("stragglers: under the ceiling (--concurrency) with the limit, and fou
   CHECK_FALSE(may_release(0, 4, 4));  // the limit at its ceiling: no room beside it
 }
 
+TEST_CASE("past four per permit, stragglers run beside the limit while few of the requests turn straggler", "[straggler]") {
+  // A slow tail: 2% of the items take seconds; 160 of them at once beside a limit of 35.
+  CHECK(may_release(160, 35, 1000, 0.02));
+  // A stall: every request turns straggler; five times the limit is the most it gets.
+  CHECK_FALSE(may_release(140, 35, 1000, 0.9));
+  CHECK(may_release(139, 35, 1000, 0.9));
+  CHECK_FALSE(may_release(965, 35, 1000, 0.02));  // the ceiling first, whatever the share
+  straggler_share share;
+  CHECK(share.share() == 1);  // nothing sent yet: as a stall, until the requests tell otherwise
+  for (int i = 0; i < 1000; ++i) {
+    share.sent();
+    if (i % 50 == 0) share.turned();
+  }
+  CHECK(share.share() == Approx(0.02));
+  // The older half is forgotten past 2,048 sent: a tail that became a stall shows within a few
+  // thousand requests.
+  for (int i = 0; i < 3000; ++i) {
+    share.sent();
+    share.turned();
+  }
+  CHECK(share.share() > tail_share);
+}
+
 TEST_CASE("the origin's usual answer: the fastest yet, then the round trips' moving average", "[straggler]") {
   const auto t0 = adaptive_limit::clock::time_point{} + 1h;
   adaptive_limit l(adaptive_settings{}, t0);
@@ -36,12 +59,13 @@ TEST_CASE("the origin's usual answer: the fastest yet, then the round trips' mov
   CHECK(l.typical_latency() == 4ms);  // one answer, no round trip ended: the fastest yet
   l.answered(2ms, t0 + 2ms);
   CHECK(l.typical_latency() == 2ms);
-  // A round trip ends (5 ms, and three answers): its lower quartile, not the slow item's 3 s, is
+  // A round trip ends (5 ms, and eight answers): its lower quartile, not the slow items' 3 s, is
   // the moving average's first value.
+  for (int i = 0; i < 5; ++i) l.answered(2ms, t0 + 3ms);
   l.answered(3s, t0 + 6ms);
   CHECK(l.typical_latency() == 2ms);
   // The next round trip's (6 ms) moves the average by its weight (0.4): 2 + 0.4 x 4 = 3.6 ms.
-  for (int i = 0; i < 3; ++i) l.answered(6ms, t0 + 20ms);
+  for (int i = 0; i < 8; ++i) l.answered(6ms, t0 + 20ms);
   CHECK(l.typical_latency() == 3600us);
 }
 
@@ -73,22 +97,24 @@ TEST_CASE("round trips of nothing but stragglers' answers lower no limit, where 
           "[straggler]") {
   const auto run = [](bool stragglers) {
     const auto t0 = adaptive_limit::clock::time_point{} + 1h;
-    adaptive_limit l(adaptive_settings{}, t0);
+    adaptive_settings st;
+    st.max = 2;  // slow start ends at its first round trip (at the ceiling): the spike rule applies
+    adaptive_limit l(st, t0);
     auto now = t0;
     // Round trips of fast answers (1 ms) set the moving average.
     for (int rt = 0; rt < 10; ++rt) {
       now += 6ms;
-      for (int i = 0; i < 4; ++i) l.answered(1ms, now);
+      for (int i = 0; i < 8; ++i) l.answered(1ms, now);
     }
     const auto before = l.limit();
     // Then two round trips in a row whose answers all took 2 s (the fast items were waiting).
     for (int rt = 0; rt < 2; ++rt) {
       now += 6ms;
-      for (int i = 0; i < 4; ++i) l.answered(2s, now, stragglers);
+      for (int i = 0; i < 8; ++i) l.answered(2s, now, stragglers);
     }
     // ... and fast answers again.
     now += 6ms;
-    for (int i = 0; i < 4; ++i) l.answered(1ms, now);
+    for (int i = 0; i < 8; ++i) l.answered(1ms, now);
     return std::make_pair(before, l.limit());
   };
   const auto [before, after] = run(true);

@@ -228,6 +228,10 @@
     show('api_stops', st.http ? st.http.api_stops : null);
     show('breaker', breakerText(st));
     show('cache_ratio', cacheText(st));
+    // Each call budget: what is left of it, and when it renews (or that it is spent).
+    show('budget_left', st.budgets && st.budgets.length ? st.budgets.map(function (b) {
+      return b.budget + ': ' + b.left + ' of ' + b.limit + (b.spent ? ' (spent' + (b.renews ? ', renews ' + b.renews : '') + ')' : '');
+    }).join('; ') : null);
     show('concurrency', 'concurrency' in st ? st.concurrency : null);
     // The adaptive limit of the first API origin (there is one per --url's origin).
     var lim = st.http && st.http.limits && st.http.limits.length ? st.http.limits[0] : null;

@@ -23,6 +23,7 @@ adaptive_limit::adaptive_limit(adaptive_settings s, clock::time_point now)
     : s_(s),
       limit_(std::clamp(s.initial, std::max(1.0, s.min), std::max(1.0, s.max))),
       window_start_(now),
+      round_start_(now),
       period_start_(now),
       measure_from_(now),
       lowest_(limit_),
@@ -33,7 +34,104 @@ adaptive_limit::adaptive_limit(adaptive_settings s, clock::time_point now)
 
 void adaptive_limit::started(std::size_t in_flight, std::size_t waiting) {
   ++period_starts_;
-  if (waiting > 0 || static_cast<double>(in_flight) >= std::floor(limit_)) ++period_limited_;
+  if (waiting > 0 || static_cast<double>(in_flight) >= std::floor(limit_)) {
+    ++period_limited_;
+    round_limited_ = true;
+  }
+}
+
+namespace {
+// The lower quartile of `us` (reordered): queueing at the server delays every answer, the
+// fastest too; slow items (a slow tail sent together in a burst) are most of a round trip's
+// answers at times, never a quarter of them for long.
+double lower_quartile(std::vector<std::uint32_t>& us) {
+  auto q = us.begin() + static_cast<std::ptrdiff_t>(us.size() / 4);
+  std::nth_element(us.begin(), q, us.end());
+  return *q;
+}
+}  // namespace
+
+bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::time_point now, bool straggler) {
+  // A round trip is judged by the answers to requests sent since it began, at the limit it
+  // tries: answers to earlier requests speak of the limit before (against a server that queues,
+  // the first requests sent at a limit eight times higher are answered as fast as before, and
+  // the rest wait behind them).
+  if (now - latency < round_start_) return false;
+  if (!straggler) round_us_.push_back(static_cast<std::uint32_t>(std::clamp<std::int64_t>(latency.count(), 1, UINT32_MAX)));
+  if (loss_ != limit_signal::none) return false;  // a loss is heard first (maybe_decide), never grown past
+  if (round_us_.size() < std::min<std::size_t>(round_samples, limit())) return false;  // a few answers to judge by
+  const bool judged = round_us_.size() >= std::min(round_samples, static_cast<std::size_t>(s_.max));
+  const double q = lower_quartile(round_us_);
+  round_us_.clear();
+  const bool limited = round_limited_;
+  round_limited_ = false;
+  round_start_ = now;
+  // The usual latency is the median of the round trips so far: queueing slows every answer, so
+  // the rounds past the server's capacity stand out. A round trip of a handful of answers can
+  // hold the limit where it is, never end slow start: the lower quartile of a few answers from an
+  // API whose latency spreads (10-90 ms) strays by half.
+  const double usual = usual_round_us(q);
+  const bool slow = q > usual + std::max({s_.spike_floor * usual, static_cast<double>(s_.spike_min.count()), 2 * client_delay_us_});
+  if (!slow) remember_round(q, judged);
+  if (!judged) {
+    if (limited && !slow) set_limit(limit_ * s_.start_growth);
+    return true;
+  }
+  if (slow) {
+    // Slower than usual: the server queues (the limit passed its capacity), or this round trip
+    // met a clump of slow items or a busy machine; the next one tells.
+    // Down by the ratio (the in-flight the server serves without queueing, by Little's law), as
+    // deep as the last round trip grew it: past a small server's capacity a round trip at x8 can
+    // be a hundred times its usual latency.
+    if (slow_round_) end_slow_start(std::clamp(usual / q, 1 / s_.start_growth, 0.9), now);
+    slow_round_ = !slow_round_;
+    return true;
+  }
+  slow_round_ = false;
+  // At the ceiling, and a round trip there judged it no slower: nothing more to find.
+  if (limit_ >= s_.max) end_slow_start(1, now);
+  else if (limited) set_limit(limit_ * s_.start_growth);
+  return true;
+}
+
+double adaptive_limit::usual_round_us(double q) const {
+  // The (lower) median of the usual round trips before this one; this one when it is the first.
+  if (round_history_.empty()) return q;
+  std::vector<double> sorted(round_history_.begin(), round_history_.end());
+  const auto mid = sorted.begin() + static_cast<std::ptrdiff_t>((sorted.size() - 1) / 2);
+  std::nth_element(sorted.begin(), mid, sorted.end());
+  return *mid;
+}
+
+void adaptive_limit::remember_round(double q, bool judged) {
+  // Only round trips that were not slow are usual. One of a few answers joins them only while
+  // there is nothing better: the first of enough answers replaces them.
+  if (judged && !judged_history_) {
+    round_history_.clear();
+    judged_history_ = true;
+  }
+  if (!judged && judged_history_) return;
+  if (round_history_.size() >= 16) round_history_.erase(round_history_.begin());
+  round_history_.push_back(q);
+}
+
+void adaptive_limit::end_slow_start(double factor, clock::time_point now) {
+  round_us_.clear();
+  slow_round_ = false;
+  // The moving average of the round trips starts afresh: during the ramp each window held the
+  // first answers of a burst, the fastest (against an API answering in 10-90 ms: 12 ms), and the
+  // usual 30 ms at the ceiling then read as a spike that halved the limit. The windows right
+  // after the ramp hold its last burst's answers too ...
+  average_us_ = deviation_us_ = suspect_us_ = 0;
+  // ... once the ramp's last burst has been answered: the answers of a burst come over as long
+  // as the slowest of them takes, twice the slowest seen (2 s at most).
+  settle_until_ = now + std::chrono::microseconds(static_cast<std::int64_t>(std::min(2 * ramp_max_us_, 2e6)));
+  if (factor < 1) return decrease(factor, limit_signal::latency, now);
+  phase_ = phase::hold;
+  periods_held_ = 0;
+  best_rate_ = 0;
+  hold_for_ = s_.hold_periods;
+  start_period(now);
 }
 
 bool adaptive_limit::answered(std::chrono::microseconds latency, clock::time_point now, bool straggler) {
@@ -45,10 +143,18 @@ bool adaptive_limit::answered(std::chrono::microseconds latency, clock::time_poi
     const auto us = static_cast<std::uint32_t>(std::clamp<std::int64_t>(latency.count(), 1, UINT32_MAX));
     samples_us_.push_back(us);
     if (min_latency_.count() == 0 || latency < min_latency_) min_latency_ = std::chrono::microseconds(us);
+    if (phase_ == phase::slow_start) ramp_max_us_ = std::max(ramp_max_us_, static_cast<double>(us));
   }
   if (now >= measure_from_) ++period_answers_;  // the period's first round trip answers the old limit
+  ++window_answers_;
+  const bool round = phase_ == phase::slow_start && slow_start_round(latency, now, straggler);
   const bool decided = maybe_decide(now);
-  return maybe_measure(now) || decided;
+  return maybe_measure(now) || decided || round;
+}
+
+bool adaptive_limit::refused(limit_signal why, clock::time_point now) {
+  ++window_refused_;
+  return overloaded(why, now);
 }
 
 bool adaptive_limit::overloaded(limit_signal why, clock::time_point now) {
@@ -63,6 +169,8 @@ void adaptive_limit::set_max(double max) {
   if (pinned && s_.max > limit_) {
     phase_ = phase::slow_start;
     base_rate_ = 0;
+    round_us_.clear();
+    slow_round_ = false;
   }
   hold_for_ = s_.hold_periods;
   restart_period_ = true;  // what was measured so far was at another limit
@@ -74,8 +182,40 @@ void adaptive_limit::set_limit(double l) {
   highest_ = std::max(highest_, std::floor(limit_));
 }
 
+double adaptive_limit::period_latency_us() const {
+  // Only while the latency's own swings from one held period to the next are small beside what a
+  // probe does to it (a quarter of its step): else it can tell nothing, and the answers per
+  // second judge alone (a machine whose speed swings by a third every tenth of a second made
+  // probes up look free, and walked the limit up a plateau it should walk down).
+  if (period_windows_ == 0 || probe_from_us_ <= 0 || latency_noise_ > s_.probe_step / 4) return -1;
+  return period_latency_us_ / period_windows_;
+}
+
+bool adaptive_limit::latency_fell() const {
+  // Fewer in flight is kinder only to a server that queued them: its answers come sooner. Against
+  // a client whose own CPU is the bottleneck the latency stays (the server's), and a probe down
+  // loses answers that one period's noise may hide.
+  const double latency = period_latency_us();
+  return latency < 0 || latency <= probe_from_us_ * (1 - s_.probe_step / 4);
+}
+
+bool adaptive_limit::latency_held() const {
+  // By Little's law, while the latency holds, more in flight is more answers, whatever a noisy
+  // machine does to the answers per second of one period (a shared 2-core machine: a third up or
+  // down). Probes up judged by those alone found nothing on a busy machine, and a client held at
+  // 127-158 calls against an API that answers 1,000 at once in 20 ms stayed there.
+  const double latency = period_latency_us();
+  if (latency < 0) return false;
+  // A server that queues answers later in proportion to the calls in flight: a probe a quarter up
+  // is a quarter later; half that is the tolerance (and the client's own lateness, twice, and half
+  // a millisecond: a busy machine's scheduler).
+  return latency <= probe_from_us_ + std::max({s_.probe_step / 2 * probe_from_us_, 500.0, 2 * client_delay_us_});
+}
+
 void adaptive_limit::start_period(clock::time_point now) {
   period_start_ = now;
+  period_latency_us_ = 0;
+  period_windows_ = 0;
   measure_from_ = now + std::chrono::microseconds(static_cast<std::int64_t>(average_us_));
   period_answers_ = 0;
   period_starts_ = 0;
@@ -95,6 +235,7 @@ void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point
   phase_ = phase::hold;
   periods_held_ = 0;
   best_rate_ = 0;  // not measured at this limit yet
+  prefer_down_ = why == limit_signal::latency;  // the server queued: below may do as well
   last_decrease_ = why;
   cooling_ = true;
   if (limit_ < before) ++decreases_;
@@ -104,7 +245,12 @@ void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point
 bool adaptive_limit::maybe_decide(clock::time_point now) {
   const auto window = std::max<std::chrono::microseconds>(
       s_.min_window, std::chrono::microseconds(static_cast<std::int64_t>(average_us_)));
-  if (now - window_start_ < window) return false;
+  // A loss is acted on once a round trip, its own (1 ms at least), not the window's 5 ms: against
+  // an API answering in 0.4 ms that refuses past its rate, the refusals of a window were a dozen
+  // round trips'. In slow start, at once: the limit grew eightfold a round trip ago.
+  const auto round_trip = std::max<std::chrono::microseconds>(std::chrono::milliseconds(1), typical_latency());
+  const bool loss_due = loss_ != limit_signal::none && (phase_ == phase::slow_start || now - window_start_ >= round_trip);
+  if (now - window_start_ < window && !loss_due) return false;
   // A quartile needs a few answers: at a limit of 1 or 2, one slow item's answer alone would be the
   // round trip's latency, the moving average would jump to it, and every later round trip and
   // measuring period would last that long. Loss needs no answers to be heard.
@@ -112,33 +258,39 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
 
   const auto loss = loss_;
   const bool cooling = cooling_;
+  // Refused, what got through: the share the API took.
+  const double through = window_refused_ ? static_cast<double>(window_answers_) / static_cast<double>(window_answers_ + window_refused_) : 1;
   window_start_ = now;
   loss_ = limit_signal::none;
   cooling_ = false;
+  window_answers_ = window_refused_ = 0;
 
   double latency = 0;
-  if (!samples_us_.empty()) {
-    // The lower quartile: queueing at the server delays every answer, the fastest too; slow
-    // items (a slow tail sent together in a burst) are most of a round trip's answers at times,
-    // never a quarter of them for long.
-    auto q = samples_us_.begin() + static_cast<std::ptrdiff_t>(samples_us_.size() / 4);
-    std::nth_element(samples_us_.begin(), q, samples_us_.end());
-    latency = *q;
+  if (samples_us_.size() >= s_.min_samples) {  // (a round trip ended early by a loss may have fewer)
+    latency = lower_quartile(samples_us_);
     samples_us_.clear();
     recent_ = std::chrono::microseconds(static_cast<std::int64_t>(latency));
+    if (now >= measure_from_) {  // the period's own round trips (the first still answers the old limit)
+      period_latency_us_ += latency;
+      ++period_windows_;
+    }
   }
-  const bool spike = latency > 0 && average_us_ > 0 &&
+  bool spike = latency > 0 && average_us_ > 0 &&
                      latency > average_us_ + std::max({s_.deviation_scale * deviation_us_, s_.spike_floor * average_us_,
-                                                       static_cast<double>(s_.spike_min.count())});
+                                                       static_cast<double>(s_.spike_min.count()), 2 * client_delay_us_});
   // A spike is queueing only when the next round trip is slow too: one slow round trip alone is
   // as often a clump of slow items sent together, or the client's own machine busy for a moment,
   // and it is not folded into the average either (it would stretch every later round trip).
   const double suspect = suspect_us_;
   suspect_us_ = 0;
   // The round trip after a decrease hears of requests sent before it: they judge the old limit.
+  // Slow start judges latency by its own round trips (slow_start_round): only loss here.
+  if (phase_ == phase::slow_start) spike = false;
+  const bool settling = now < settle_until_;
+  if (settling) spike = false;
   if (!cooling) {
     if (loss != limit_signal::none) {
-      decrease(s_.loss_decrease, loss, now);
+      decrease(through < 1 ? std::clamp(through, 0.2, 0.9) : s_.loss_decrease, loss, now);
     } else if (spike && suspect > 0) {
       // Queueing: down by the ratio (Gradient's rule), between halving and a tenth; a probe up that
       // made the queue goes back to where it started, no lower (the limit before it queued nothing).
@@ -150,6 +302,7 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
       return true;
     }
   }
+  if (settling) return true;  // no baseline yet (see end_slow_start)
   if (suspect > 0 && latency > 0) {  // confirmed (or after a decrease): the average hears of it too
     deviation_us_ += s_.ewma_alpha * (std::abs(suspect - average_us_) - deviation_us_);
     average_us_ += s_.ewma_alpha * (suspect - average_us_);
@@ -185,32 +338,35 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
 
   switch (phase_) {
     case phase::slow_start:
-      if (!limited) break;
-      if (base_rate_ == 0 || rate > base_rate_ * (1 + s_.start_gain)) {
-        base_rate_ = rate;
-        base_limit_ = limit_;
-        set_limit(limit_ * 2);
-        if (limit_ > base_limit_) break;  // doubled: measured there next
-        best_rate_ = rate;                // at the ceiling
-      } else {
-        set_limit(base_limit_);  // the doubling was not worth it: the limit before it
-        best_rate_ = base_rate_;
-      }
-      phase_ = phase::hold;
-      periods_held_ = 0;
-      break;
+      break;  // judged by round trips (slow_start_round)
     case phase::hold:
       if (best_rate_ > 0) noise_ += s_.ewma_alpha * (std::abs(rate - best_rate_) / best_rate_ - noise_);
+      if (period_windows_ > 0) {  // ... and how far the latency of periods at one limit strays
+        const double latency = period_latency_us_ / period_windows_;
+        if (held_latency_us_ > 0) latency_noise_ += s_.ewma_alpha * (std::abs(latency - held_latency_us_) / held_latency_us_ - latency_noise_);
+        held_latency_us_ = latency;
+      }
       best_rate_ = best_rate_ == 0 ? rate : (best_rate_ + rate) / 2;
-      if (++periods_held_ >= hold_for_ && limited && up <= s_.max) {
+      if (++periods_held_ >= hold_for_ && limited) {
         base_limit_ = limit_;
         base_rate_ = best_rate_;
-        set_limit(up);
-        phase_ = phase::probe_up;
+        // Down again after a probe down that was kept, or after the server queued: a plateau is
+        // walked down one probe at a time, not one up and one down (from 6 to 1 against an API
+        // fastest one at a time took 7 s, 0.83 of its speed).
+        const double down = std::min(limit_ - 1, std::ceil(limit_ * (1 - s_.probe_step)));
+        if (prefer_down_ && down >= std::max(1.0, s_.min)) {
+          probe_from_us_ = average_us_;
+          set_limit(down);
+          phase_ = phase::probe_down;
+        } else if (up <= s_.max) {
+          probe_from_us_ = average_us_;
+          set_limit(up);
+          phase_ = phase::probe_up;
+        }
       }
       break;
     case phase::probe_up:
-      if (limited && rate > base_rate_ * (1 + gain_needed())) {
+      if (limited && (rate > base_rate_ * (1 + gain_needed()) || latency_held())) {
         // Better, perhaps by chance: on a 2-core machine shared with the server a period's answers
         // per second swing by a third, and across a plateau (Python's http.server: the same from 2
         // to 32 in flight) probes kept by chance walked the limit up and down it for the whole
@@ -225,13 +381,14 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
     case phase::confirm_up:
       confirm_rate_ += rate;
       if (++periods_held_ < s_.hold_periods) break;
-      if (confirm_rate_ / periods_held_ > base_rate_ * (1 + gain_needed())) {
+      if (confirm_rate_ / periods_held_ > base_rate_ * (1 + gain_needed()) || latency_held()) {
         // Worth it: held here, and higher tried next.
         hold_for_ = s_.hold_periods;
         base_limit_ = limit_;
         base_rate_ = confirm_rate_ / periods_held_;
         best_rate_ = base_rate_;
         if (up <= s_.max) {
+          probe_from_us_ = average_us_;
           set_limit(up);
           phase_ = phase::probe_up;
         } else {
@@ -243,20 +400,43 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
       }
       break;
     case phase::probe_down:
-      if (rate >= base_rate_ * (1 - s_.drop_tolerance)) {
-        best_rate_ = rate;  // as many answers with fewer in flight: kept
-        hold_for_ = s_.hold_periods;
-      } else {
-        set_limit(base_limit_);  // neither way was better: probe less often
-        best_rate_ = base_rate_;
-        probe_found_nothing();
+      if (rate >= base_rate_ * (1 - s_.drop_tolerance) && latency_fell()) {
+        // As many answers with fewer in flight, perhaps by chance: as a probe up, the next periods
+        // confirm it. Kept on one period's say, probes down walked a client whose own CPU was the
+        // bottleneck (the machine busy beside it, periods straying by a third) from 1,000 calls
+        // in flight to 124, a quarter of its answers.
+        phase_ = phase::confirm_down;
+        periods_held_ = 0;
+        confirm_rate_ = 0;
+        break;
       }
-      phase_ = phase::hold;
-      periods_held_ = 0;
+      after_failed_probe_down();
+      break;
+    case phase::confirm_down:
+      confirm_rate_ += rate;
+      if (++periods_held_ < s_.hold_periods) break;
+      if (confirm_rate_ / periods_held_ >= base_rate_ * (1 - s_.drop_tolerance) && latency_fell()) {
+        best_rate_ = confirm_rate_ / periods_held_;  // kept: as many answers with fewer in flight
+        hold_for_ = s_.hold_periods;
+        prefer_down_ = true;
+        phase_ = phase::hold;
+        periods_held_ = 0;
+      } else {
+        after_failed_probe_down();
+      }
       break;
   }
   start_period(now);
   return true;
+}
+
+void adaptive_limit::after_failed_probe_down() {
+  set_limit(base_limit_);  // neither way was better: probe less often
+  best_rate_ = base_rate_;
+  probe_found_nothing();
+  prefer_down_ = false;
+  phase_ = phase::hold;
+  periods_held_ = 0;
 }
 
 void adaptive_limit::after_failed_probe_up() {

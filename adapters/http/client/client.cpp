@@ -1,5 +1,7 @@
 #include "client_impl.hpp"
 
+#include <dibs/http/request_shape.hpp>
+
 #include "exchange_io.hpp"
 #include <dibs/http/http_figures.hpp>
 #include "limit_signals.hpp"
@@ -127,13 +129,16 @@ awaitable<response> client::impl::probe(origin to) {
 }
 
 std::string client::impl::request_bytes(const host_pool& pool, request& spec) {
-  const bool post = spec.method == request::verb::post;
+  const bool post = spec.method != request::verb::get;  // a method with a body
   std::string wire;
-  wire.reserve(32 + spec.target.size() + pool.fixed_headers.size() + (post ? 80 + spec.content_type.size() + spec.body.size() : 0));
-  wire += post ? "POST " : "GET ";
+  wire.reserve(32 + spec.target.size() + pool.fixed_headers.size() + spec.headers.size() +
+               (post ? 80 + spec.content_type.size() + spec.body.size() : 0));
+  wire += method_name(spec.method);
+  wire += ' ';
   wire += spec.target;
   wire += " HTTP/1.1\r\n";
   wire += pool.fixed_headers;
+  wire += spec.headers;
   if (post) {
     wire += "Content-Type: ";
     wire += spec.content_type.empty() ? std::string_view("application/json") : std::string_view(spec.content_type);
@@ -153,6 +158,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
   if (!found) found = co_await pool_for(to, res);
   if (!found) co_return res;
   auto& pool = *found;
+  const busy_mark busy(*this);  // the loop's lateness is watched while calls run (watch_loop_lag)
   // The adaptive limit's permit, then a connection (--max-connections): waiting for either is
   // not part of the request's time.
   limit_hold hold;
@@ -225,7 +231,12 @@ awaitable<response> client::impl::send(origin to, request spec) {
     c->tcp().expires_at(deadline);
     const auto check_after = res.reused ? std::chrono::milliseconds(0) : first_byte_check_after(pool.first_byte_avg);
     if (hold.permit && !hold.queued && !hold.straggler) watch_straggler(pool, hold);
-    const auto x = co_await exchange(*c, wire, res, opts.max_body, check_after);
+    // A new connection is proven once the server's kernel acknowledges its request (the backlog
+    // took it), not once its answer comes: against an API answering in 500 ms, proving by answers
+    // let a few connections open per round trip, and a thousand took twenty seconds.
+    std::function<void()> acknowledged;
+    if (unproven) acknowledged = [this, &pool, &unproven, paced] { prove_connection(pool, unproven, paced); };
+    const auto x = co_await exchange(*c, wire, res, opts.max_body, check_after, std::move(acknowledged));
     stats.interim_answers += static_cast<std::uint64_t>(x.interim);
     if (x.dropped && dropped < max_dropped_handshakes && steady::now() < deadline) {
       ++dropped;
@@ -244,23 +255,67 @@ awaitable<response> client::impl::send(origin to, request spec) {
       co_return res;
     }
     observe_answer(pool, res, x.first_byte, hold.straggler);
-    if (unproven) {  // a new connection answered: the server accepts them this fast
-      pool.new_connections.proven(paced || pool.unproven.in_use() >= pool.unproven.limit(), pool.limit->limit());
-      unproven.reset();
-      sync_unproven(pool);
-    }
+    if (unproven) prove_connection(pool, unproven, paced);  // answered before the look found it acknowledged
     // Bytes after the answer belong to no request: such a connection is not used again.
     const bool keep = c->reader->keep_alive() && c->buffer.size() == 0;
     if (c->buffer.size() > 0) ++stats.unsolicited;
     c->reader.reset();
     if (keep) keep_idle(pool, std::move(c));
+    if (hold.permit && refused_for_load(res)) {
+      slot.reset();  // the connection is back in the pool (or closed) before the slot goes back
+      co_await keep_refused_permit(pool, x.first_byte);
+    }
     co_return res;  // the connection is back in the pool (or closed) before the slot goes back
   }
+}
+
+bool client::impl::refused_for_load(const response& res) {
+  return (res.status == 429 || res.status == 503) && !says_when_to_return(res.status, res.headers);
+}
+
+awaitable<void> client::impl::keep_refused_permit(host_pool& pool, std::chrono::microseconds first_byte) {
+  // Each refusal is an item's attempt: held (refused_permit_hold), the permit is refused no faster
+  // than the limit's own requests are answered (the simulated APIs: a quarter of the calls
+  // refused against a cap of 32 at once without it).
+  const auto hold = refused_permit_hold(pool.limit->typical_latency());
+  if (hold <= first_byte) co_return;
+  net::steady_timer timer(ex, hold - first_byte);
+  co_await timer.async_wait(net::as_tuple(net::use_awaitable));  // cancelled: the call ends now
+}
+
+void client::impl::prove_connection(host_pool& pool, connection_slots::held& unproven, bool paced) {
+  // The server accepts connections this fast: the window may grow (connect_window.hpp).
+  pool.new_connections.proven(paced || pool.unproven.in_use() >= pool.unproven.limit(), pool.limit->limit());
+  unproven.reset();
+  sync_unproven(pool);
+}
+
+client::impl::busy_mark::busy_mark(impl& c) : c_(c) {
+  if (c_.busy++ == 0 && c_.opts.adaptive) c_.watch_loop_lag();
+}
+
+client::impl::busy_mark::~busy_mark() { --c_.busy; }
+
+void client::impl::watch_loop_lag() {
+  if (lag_armed) return;
+  if (!lag_timer) lag_timer = std::make_unique<net::steady_timer>(ex);
+  lag_armed = true;
+  const auto due = steady::now() + loop_lag_every;
+  lag_timer->expires_at(due);
+  lag_timer->async_wait([this, due, client_alive = std::weak_ptr<const char>(alive)](const boost::system::error_code& ec) {
+    if (ec || client_alive.expired()) return;
+    lag_armed = false;
+    const auto late = std::chrono::duration_cast<std::chrono::microseconds>(steady::now() - due);
+    for (auto& [key, pool] : pools)
+      if (pool.limit) pool.limit->client_delay(late);
+    if (busy > 0) watch_loop_lag();  // idle: no timer left to keep the io_context running
+  });
 }
 
 void client::impl::watch_straggler(host_pool& pool, limit_hold& hold) {
   hold.since = steady::now();
   pool.watched.push(hold);
+  pool.straggled.sent();
   // Earlier than the sweep's wake-up when the origin's usual answer got faster meanwhile.
   const auto due = hold.since + straggler_after(pool.limit->typical_latency());
   if (!pool.sweep_armed || due < pool.sweep->expiry()) arm_sweep(pool, due);
@@ -287,13 +342,14 @@ void client::impl::sweep_stragglers(host_pool& pool) {
   std::size_t released = 0;
   while (auto* oldest = pool.watched.oldest()) {
     if (oldest->since + after > now) break;
-    room = may_release(pool.stragglers, pool.permits.limit(), ceiling_share());
+    room = may_release(pool.stragglers, pool.permits.limit(), ceiling_share(), pool.straggled.share());
     if (!room) break;
     auto& h = static_cast<limit_hold&>(*oldest);
     pool.watched.remove(h);
     h.permit.reset();  // to the next request waiting for one
     h.straggler = true;
     ++pool.stragglers;
+    pool.straggled.turned();
     pool.limit->ended();
     pool.limit->straggling(+1);
     ++stats.stragglers;
@@ -339,9 +395,11 @@ void client::impl::observe_overload(host_pool& pool, limit_signal why) {
 void client::impl::sync_permits(host_pool& pool) {
   const auto limit = pool.limit->limit();
   const auto ceiling = pool.limit->ceiling();
-  if (limit == pool.synced_limit && ceiling == pool.synced_ceiling) return;  // sized for these already
+  const auto calling = pool.limit->place_of(opts.shard, opts.shards).calling;
+  if (limit == pool.synced_limit && ceiling == pool.synced_ceiling && calling == pool.synced_calling) return;  // sized already
   pool.synced_limit = limit;
   pool.synced_ceiling = ceiling;
+  pool.synced_calling = calling;
   const auto share = share_of(*pool.limit);
   if (share != pool.permits.limit()) pool.permits.set_limit(share);
   sync_unproven(pool);  // the shards calling may have changed with the limit
@@ -444,25 +502,28 @@ std::size_t client::limit(const origin& to) const {
 bool client::parked(const origin& to) const {
   if (!impl_->opts.adaptive || impl_->opts.shards <= 1) return false;
   const host_pool* pool = impl_->find_pool(to);
-  std::size_t limit = 0;
-  double ceiling = impl_->opts.adaptive->max;
-  if (pool && pool->limit) {
-    limit = pool->limit->limit();
-    ceiling = pool->limit->ceiling();
-  } else if (impl_->opts.figures) {  // a shard that has sent nothing yet reads the others' limit
-    const auto shared = impl_->opts.figures->limits.get(pool_key(to), *impl_->opts.adaptive);
-    limit = shared->limit();
-    ceiling = shared->ceiling();
-  } else {
-    limit = adaptive_limit(*impl_->opts.adaptive, steady::now()).limit();
+  const origin_limit* shared = pool && pool->limit ? pool->limit.get() : nullptr;
+  std::shared_ptr<origin_limit> theirs;
+  if (!shared && impl_->opts.figures) {  // a shard that has sent nothing yet reads the others' limit
+    theirs = impl_->opts.figures->limits.get(pool_key(to), *impl_->opts.adaptive);
+    shared = theirs.get();
   }
-  return limit_share(limit, impl_->opts.shards, impl_->opts.shard, impl_->most_per_shard(ceiling)) == 0;
+  if (!shared)
+    return limit_share(adaptive_limit(*impl_->opts.adaptive, steady::now()).limit(), impl_->opts.shards, impl_->opts.shard,
+                       impl_->most_per_shard(impl_->opts.adaptive->max)) == 0;
+  const auto p = shared->place_of(impl_->opts.shard, impl_->opts.shards);
+  return limit_share(shared->limit(), p.calling, p.rank, impl_->most_per_shard(shared->ceiling())) == 0;
+}
+
+void client::leave(const origin& to) {
+  if (!impl_->opts.adaptive || !impl_->opts.figures) return;
+  const auto l = impl_->opts.figures->limits.get(pool_key(to), *impl_->opts.adaptive);
+  l->shard_gone(impl_->opts.shard);
 }
 
 void client::set_ceiling(std::size_t ceiling) {
   if (!impl_->opts.adaptive) return;
-  // `ceiling` is this shard's share of the engine's concurrency: the origin's is the shards' sum.
-  const double total = static_cast<double>(ceiling * impl_->opts.shards);
+  const double total = static_cast<double>(ceiling);  // the origin's, for every shard
   impl_->opts.adaptive->max = total;
   for (auto& [key, pool] : impl_->pools)
     if (pool.limit) impl_->limit_decided(pool, pool.limit->set_max(total));

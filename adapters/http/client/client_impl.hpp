@@ -55,6 +55,7 @@ struct host_pool {
   std::unique_ptr<net::steady_timer> sweep;
   bool sweep_armed = false;
   std::size_t stragglers = 0;
+  straggler_share straggled;  // of the requests watched lately, the share that turned straggler
   // With the adaptive limit: new connections paced (connect_window.hpp), this client's share of
   // the window; a request holds one of these from before it opens a connection until its answer.
   connect_window new_connections;
@@ -62,6 +63,7 @@ struct host_pool {
   // The origin's limit and ceiling the permits and unproven slots were last sized for
   // (sync_permits): a send whose origin's limit has not moved costs two loads, not the sizing.
   std::size_t synced_limit = 0;
+  std::size_t synced_calling = 0;  // ... and the shards still sending
   double synced_ceiling = -1;
   // Moving averages of the time to first byte (for the check of a new connection's request) and
   // of the time to connect (for the bound on a connect whose SYN a full backlog dropped).
@@ -91,6 +93,20 @@ struct client::impl {
 
   // Expires with the client: what a timer's handler run after it went looks at first.
   std::shared_ptr<const char> alive = std::make_shared<const char>('\0');
+  // How late this client's event loop runs its handlers (adaptive_limit::client_delay): a timer
+  // every loop_lag_every while calls run, its lateness reported to every origin's limit.
+  static constexpr std::chrono::milliseconds loop_lag_every{5};
+  std::unique_ptr<net::steady_timer> lag_timer;
+  bool lag_armed = false;
+  std::size_t busy = 0;  // calls under way (send)
+  struct busy_mark {
+    explicit busy_mark(impl& c);
+    ~busy_mark();
+    busy_mark(const busy_mark&) = delete;
+    busy_mark& operator=(const busy_mark&) = delete;
+    impl& c_;
+  };
+  void watch_loop_lag();
 
   // The TLS context, made on the first HTTPS request (loading the system's CAs takes a while).
   ssl::context* tls_context(response& res);
@@ -154,12 +170,16 @@ struct client::impl {
 
   // This client's share of its origin's limit (limit_share), at least one: a parked shard still
   // runs what it holds.
+  // The limit goes to the shards still sending (origin_limit::shard_gone): when the first shard's
+  // dispatcher ended, the others took its part; by index alone a run's tail ran one call at a
+  // time on a shard that the split had left none.
   std::size_t share_of(const origin_limit& l) const {
-    return std::max<std::size_t>(1, limit_share(l.limit(), opts.shards, opts.shard, most_per_shard(l.ceiling())));
+    const auto p = l.place_of(opts.shard, opts.shards);
+    return std::max<std::size_t>(1, limit_share(l.limit(), p.calling, p.rank, most_per_shard(l.ceiling())));
   }
   // How many shards run calls of `l` now (calling_shards): new connections are paced among them.
   std::size_t calling_of(const origin_limit& l) const {
-    return calling_shards(l.limit(), opts.shards, most_per_shard(l.ceiling()));
+    return calling_shards(l.limit(), l.place_of(opts.shard, opts.shards).calling, most_per_shard(l.ceiling()));
   }
   // The most calls a shard may run of one origin's limit whose ceiling is `ceiling`: its part of
   // that ceiling (the engine's concurrency over the shards) and opts.most_per_shard. Computed
@@ -179,6 +199,12 @@ struct client::impl {
   void sync_permits(host_pool& pool);
   // The slots of new connections follow the pool's window (this client's share of it).
   void sync_unproven(host_pool& pool);
+  // A refusal for the API's load (429/503 saying nothing of when to come back), whose permit is
+  // kept as long as an answer usually takes (keep_refused_permit).
+  static bool refused_for_load(const response& res);
+  awaitable<void> keep_refused_permit(host_pool& pool, std::chrono::microseconds first_byte);
+  // A new connection's request was acknowledged (or answered): its slot among the unproven goes.
+  void prove_connection(host_pool& pool, connection_slots::held& unproven, bool paced);
   // Waits for a turn at its origin's pace, when the origin has one (every shard's client takes
   // the same origin's turns), and counts the request as sent; false when the wait was cancelled,
   // and `res` says so.

@@ -1,12 +1,15 @@
-// How many new connections to one API origin may wait for their first answer at once (pure;
-// unit-tested without a server).
+// How many new connections to one API origin may wait at once to be proven (pure; unit-tested
+// without a server).
 //
 // Why: a server's kernel completes handshakes into a listen backlog that the server empties with
 // accept(). Python's http.server has a backlog of 5; a client that opens 16 connections in the
 // same instant (the adaptive limit doubling from 16 to 32) overflows it, the kernel drops the
 // handshakes' last ACKs, and each of those requests waits for a retransmission (measured on the
 // bench's slow-tail API: three "backlog full" decreases of the limit, 32 -> 10, in one run). A
-// connection proves it was accepted when an answer comes back on it; until then it counts here.
+// connection proves it was accepted when the server's kernel acknowledges its request (the
+// handshake completed and the backlog took it: tcp_signals.hpp), or an answer comes back on it;
+// until then it counts here. By the answer alone, against an API answering in 500 ms, a few
+// connections opened per round trip and a thousand took twenty seconds.
 // The window starts below the smallest common backlog and grows by one per window's worth of
 // connections proven that were opened while it was full (by one a round trip, as TCP's congestion
 // avoidance; growing by one per connection, as its slow start, the window doubled with the limit

@@ -9,6 +9,7 @@
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
 
+#include <functional>
 #include <memory>
 #include <tuple>
 
@@ -29,19 +30,44 @@ struct first_byte_check {
   boost::beast::tcp_stream* stream = nullptr;
   bool armed = false;
   bool fired = false;  // found the request unacknowledged and cancelled the read
+  steady::time_point give_up;  // unacknowledged then: the server never took the connection
+  std::chrono::milliseconds poll{0};
+  std::function<void()> acknowledged;  // called once the request is known acknowledged
 };
 
-std::shared_ptr<first_byte_check> arm(connection& c, std::chrono::milliseconds after) {
-  auto check = std::make_shared<first_byte_check>(c.tcp().get_executor());
-  check->stream = &c.tcp();
-  check->armed = true;
-  check->timer.expires_after(after);
+// The first look for the acknowledgement comes this soon after the write (loopback acknowledges
+// in microseconds), and each next one twice as late, up to the give-up time.
+constexpr std::chrono::milliseconds first_poll{1};
+
+void look(const std::shared_ptr<first_byte_check>& check) {
+  const auto now = steady::now();
+  const auto at = check->acknowledged ? std::min(check->give_up, now + check->poll) : check->give_up;
+  check->poll *= 2;
+  check->timer.expires_at(at);
   check->timer.async_wait([check](const boost::system::error_code& ec) {
     if (ec || !check->armed) return;
-    if (!request_unacknowledged(check->stream->socket().native_handle())) return;  // a slow answer: wait on
+    if (!request_unacknowledged(check->stream->socket().native_handle())) {
+      // Taken by the server's kernel: a slow answer, if any, is no dropped handshake.
+      if (auto proven = std::move(check->acknowledged)) {
+        check->acknowledged = nullptr;
+        proven();
+      }
+      return;
+    }
+    if (steady::now() < check->give_up) return look(check);
     check->fired = true;
     check->stream->socket().cancel();
   });
+}
+
+std::shared_ptr<first_byte_check> arm(connection& c, std::chrono::milliseconds after, std::function<void()> acknowledged) {
+  auto check = std::make_shared<first_byte_check>(c.tcp().get_executor());
+  check->stream = &c.tcp();
+  check->armed = true;
+  check->give_up = steady::now() + after;
+  check->poll = first_poll;
+  check->acknowledged = std::move(acknowledged);
+  look(check);
   return check;
 }
 
@@ -69,7 +95,7 @@ response_reader& new_reader(connection& c, response& res, std::size_t max_body) 
 }  // namespace
 
 awaitable<exchange_result> exchange(connection& c, const std::string& wire, response& res, std::size_t max_body,
-                                    std::chrono::milliseconds check_after) {
+                                    std::chrono::milliseconds check_after, std::function<void()> acknowledged) {
   // Plain and TLS streams are different types: each branch awaits its own (no co_await in a
   // conditional expression, for g++ 12). One error code and size for every await.
   exchange_result x;
@@ -83,7 +109,7 @@ awaitable<exchange_result> exchange(connection& c, const std::string& wire, resp
   x.written = true;
   const auto written = steady::now();
   const int fd = c.tcp().socket().native_handle();
-  auto check = check_after.count() > 0 ? arm(c, check_after) : nullptr;
+  auto check = check_after.count() > 0 ? arm(c, check_after, std::move(acknowledged)) : nullptr;
   const disarm_at_exit guard{check};
 
   auto* parser = &new_reader(c, res, max_body);

@@ -9,7 +9,9 @@
 //   - on a new connection, after `check_after` without an answer, whether the server's kernel
 //     acknowledged the request at all; if not, the server never accepted the connection (its
 //     backlog was full) and the exchange is abandoned (`dropped`) instead of waiting out the
-//     request's deadline.
+//     request's deadline. Before that, it looks soon and ever less often (1 ms, 2, 4...) whether
+//     the request was acknowledged, and says so (`acknowledged`): the connection exists, the
+//     server's backlog took it, whatever the answer's latency.
 // Internal to the client.
 #pragma once
 
@@ -21,6 +23,7 @@
 #include <boost/system/error_code.hpp>
 
 #include <chrono>
+#include <functional>
 #include <string>
 
 namespace dibs::http {
@@ -35,8 +38,9 @@ struct exchange_result {
 };
 
 // The answer goes into `res` (status, headers, body; cleared when none came whole). `check_after`
-// 0: no check (a kept-alive connection was accepted long ago).
+// 0: no check (a kept-alive connection was accepted long ago). `acknowledged` (may be empty) is
+// called at most once, on the connection's executor, while the exchange is under way.
 awaitable<exchange_result> exchange(connection& c, const std::string& wire, response& res, std::size_t max_body,
-                                    std::chrono::milliseconds check_after);
+                                    std::chrono::milliseconds check_after, std::function<void()> acknowledged = {});
 
 }  // namespace dibs::http

@@ -1,6 +1,7 @@
 #include <dibs/http/exchange_policy.hpp>
 
 #include "adapters/http/processor/api_body.hpp"
+#include "adapters/http/rate/quota_headers.hpp"
 #include "adapters/http/rate/shared_rate.hpp"
 
 #include <dibs/log.hpp>
@@ -66,9 +67,26 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host) {
   }
 }
 
+namespace {
+// The quota an answer states (quota_headers.hpp): what is left spread over the rest of its window,
+// for every shard; the last one left kept for a request already on its way (reserve), the host
+// paused until the reset instead (with --rate-scope store, for every process).
+void follow_quota(rate_limiter& limiter, const std::string& host, const response& r, std::chrono::milliseconds max_wait) {
+  const auto q = read_quota(r.headers, std::chrono::system_clock::now());
+  if (!q || q->reset_in.count() <= 0) return;
+  const auto reset = std::min(q->reset_in, max_wait);
+  if (auto spacing = quota_spacing(*q)) {
+    limiter.pace_quota(host, *spacing, rate_limiter::clock::now() + reset);
+  } else if (q->remaining <= 1) {
+    limiter.pause(host, rate_limiter::clock::now() + reset);
+  }
+}
+}  // namespace
+
 std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
                                              std::chrono::milliseconds max_wait, http_figures* figures, bool paced) {
   if (r.ec) return std::chrono::milliseconds{0};
+  follow_quota(limiter, host, r, max_wait);
   if (paced && r.status == 429 && !says_when_to_return(r.status, r.headers)) return std::chrono::milliseconds{0};
   const auto now = std::chrono::system_clock::now();
   const auto until = stop_until_from_headers(r.status, r.headers, now);

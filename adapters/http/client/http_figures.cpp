@@ -8,6 +8,7 @@ void http_figures::count(int status, double seconds) {
   const std::size_t cls = status >= 100 && status < 600 ? static_cast<std::size_t>(status / 100) : 0;
   responses[cls].fetch_add(1, std::memory_order_relaxed);
   if (status == 429) throttled.fetch_add(1, std::memory_order_relaxed);
+  if (status == 429 || status == 503) refused.fetch_add(1, std::memory_order_relaxed);
   api_latency_s.record(seconds);
 }
 

@@ -17,6 +17,10 @@ limit_signal overload_signal(int status) {
   return limit_signal::none;
 }
 
+std::chrono::microseconds refused_permit_hold(std::chrono::microseconds typical) {
+  return std::clamp<std::chrono::microseconds>(typical, std::chrono::milliseconds(5), std::chrono::seconds(1));
+}
+
 limit_signal failure_signal(const boost::system::error_code& ec) {
   namespace error = boost::asio::error;
   if (!ec) return limit_signal::none;

@@ -6,12 +6,23 @@
 
 #include <boost/system/error_code.hpp>
 
+#include <chrono>
+#include <string>
+
 namespace dibs::http {
 
 // An answer's status: 429 (throttled) and 502/503/504 (the API or its upstream can't keep up)
 // are overload; any other answer, 500 among them (one item's bug), is not. (origin_limit sends
-// 429 and 503 to the pace instead: they are how APIs refuse past their rate.)
+// 429 and 503 to the limit, then, once it is 1, to the pace: they are how APIs refuse past their
+// capacity or their rate.)
 limit_signal overload_signal(int status);
+
+// How long the permit of a request refused for the API's load (429/503 saying nothing of when to
+// come back) stays taken after it was sent: as long as an answer usually takes (`typical`), and
+// 5 ms at least, a second at most. A refusal comes back at once, and its permit would go to the
+// next request at once, to be refused at once: against nginx's limit_req in front of Python's
+// http.server (answers in 0.4 ms), 200 refusals in the 10 ms before the limit's next decision.
+std::chrono::microseconds refused_permit_hold(std::chrono::microseconds typical);
 
 // An exchange that brought no answer: timeouts, resets and refused connections are overload
 // (a server past its capacity stops answering, accepting, or keeping connections); a name that

@@ -6,17 +6,18 @@
 #include <dibs/setting_error.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace dibs::http {
 
-origin_limit::origin_limit(std::string origin, adaptive_settings s)
+origin_limit::origin_limit(std::string origin, adaptive_settings s, clock::time_point now)
     : origin_(std::move(origin)),
-      limit_state_(s, clock::now()),
-      pace_state_(pace_settings{}, clock::now()),
+      limit_state_(s, now),
+      pace_state_(pace_settings{}, now),
       limit_(limit_state_.limit()),
       ceiling_(limit_state_.max()),
-      answers_since_(clock::now()) {}
+      answers_since_(now) {}
 
 void origin_limit::started(std::size_t waiting) {
   const auto in_flight = in_flight_.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -52,12 +53,17 @@ origin_limit::decision origin_limit::answered(std::chrono::microseconds first_by
   }
   const bool refused = status == 429 || status == 503;
   if (refused && said_when) return decision{};
+  // A refusal lowers the limit (the API takes fewer at once: a cap on calls at once, a queue
+  // that sheds past its length) until it is 1; past that, or once the origin is paced, it moves
+  // the pace (one call at a time is still too fast: a rate limit).
+  const bool to_pace = refused && (pace_state_.per_second() > 0 || limit_state_.limit() <= 1);
+  const auto before = limit_state_.limit();
+  const auto decreases = limit_state_.decreases();
+  if (refused && !to_pace) return limit_state_.refused(overload_signal(status), now) ? decided(before, decreases, now) : decision{};
   pace_state_.counted(sends_.load(std::memory_order_relaxed), paced_waits_.load(std::memory_order_relaxed), now);
   const bool paced = pace_state_.answered(refused, now - first_byte, now);
   pace_.store(pace_state_.per_second(), std::memory_order_relaxed);
   if (refused) return paced ? paced_down(status, now) : decision{};
-  const auto before = limit_state_.limit();
-  const auto decreases = limit_state_.decreases();
   bool ended = limit_state_.answered(first_byte, now, straggler);
   typical_us_.store(limit_state_.typical_latency().count(), std::memory_order_relaxed);
   if (const auto sig = overload_signal(status); sig != limit_signal::none) ended = limit_state_.overloaded(sig, now) || ended;
@@ -116,6 +122,30 @@ origin_limit::decision origin_limit::decided(std::size_t before, std::uint64_t d
     d.advice = std::move(advice);
   }
   return d;
+}
+
+void origin_limit::client_delay(std::chrono::microseconds d) {
+  std::lock_guard lock(mutex_);
+  // The largest of the shards' reports, each older one fading by a tenth per report.
+  delay_us_ = std::max(static_cast<double>(d.count()), delay_us_ * 0.9);
+  limit_state_.client_delay(std::chrono::microseconds(static_cast<std::int64_t>(delay_us_)));
+}
+
+void origin_limit::shard_gone(std::size_t index) {
+  if (index < 64) gone_.fetch_or(std::uint64_t{1} << index, std::memory_order_relaxed);
+}
+
+origin_limit::calling_place origin_limit::place_of(std::size_t index, std::size_t shards) const {
+  shards = std::max<std::size_t>(1, shards);
+  const auto gone = gone_.load(std::memory_order_relaxed);
+  const auto below = [gone](std::size_t n) {  // gone among the shards under index n
+    return n >= 64 ? std::popcount(gone) : std::popcount(gone & ((std::uint64_t{1} << n) - 1));
+  };
+  calling_place p;
+  const auto gone_of_all = static_cast<std::size_t>(below(std::min<std::size_t>(shards, 64)));
+  p.calling = std::max<std::size_t>(1, shards - std::min(gone_of_all, shards - 1));
+  p.rank = std::min(index - static_cast<std::size_t>(below(std::min<std::size_t>(index, 64))), p.calling - 1);
+  return p;
 }
 
 limit_view origin_limit::view() const {

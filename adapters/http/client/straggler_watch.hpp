@@ -8,11 +8,14 @@
 // so once it is `straggler_after` late its permit goes to the next request. Bounded twice:
 //   - by the ceiling (--concurrency): the limit and the stragglers together never exceed it, as a
 //     fixed concurrency would not;
-//   - by four stragglers per permit: a server that stalls altogether (every answer late) looks
-//     like a slow tail until its answers come, and its load should not climb to the ceiling
-//     meanwhile; five times the limit it found is the most it gets. One per permit was too few:
-//     3% of items taking 2 s at 300 answers a second are 18 stragglers at once beside a limit of
-//     8, and the ninth held a permit again (measured: 95 docs/s where a fixed 32 did 314).
+//   - by four stragglers per permit, unless few of the requests turn straggler: a server that
+//     stalls altogether (every answer late) looks like a slow tail until its answers come, and
+//     its load should not climb to the ceiling meanwhile. A slow tail is a small share of the
+//     requests (2% of items taking 6 s), a stall all of them: past four per permit, stragglers
+//     are released only while under a fifth of the recent requests turned straggler. Four per
+//     permit alone was too few behind a long tail: 2% of items taking 6 s at 1,300 answers a
+//     second are 160 stragglers at once beside a limit of 35, and the rest held permits again
+//     (measured: 0.28 of a fixed 256); one per permit, earlier, was too few for 3% taking 2 s.
 // A pinned (fixed) concurrency has no permits, and nothing here applies.
 //
 // No timer per request (a request a few microseconds long would pay for arming and cancelling
@@ -33,11 +36,29 @@ namespace dibs::http {
 std::chrono::milliseconds straggler_after(std::chrono::microseconds typical);
 
 // Whether one more request may stop counting against the limit: `stragglers` already did, beside
-// a limit of `limit` under a ceiling of `ceiling` (this client's shares of them).
+// a limit of `limit` under a ceiling of `ceiling` (this client's shares of them); `share`: of the
+// recent requests, the share that turned straggler (straggler_share).
 inline constexpr std::size_t stragglers_per_permit = 4;
-inline bool may_release(std::size_t stragglers, std::size_t limit, std::size_t ceiling) {
-  return limit + stragglers < ceiling && stragglers < stragglers_per_permit * limit;
+inline constexpr double tail_share = 0.2;
+inline bool may_release(std::size_t stragglers, std::size_t limit, std::size_t ceiling, double share = 1) {
+  return limit + stragglers < ceiling && (stragglers < stragglers_per_permit * limit || share < tail_share);
 }
+
+// Of the requests sent lately (the last thousand or so), the share that turned straggler.
+class straggler_share {
+ public:
+  void sent() { age(++sent_); }
+  void turned() { ++turned_; }
+  double share() const { return sent_ > 0 ? turned_ / sent_ : 1; }
+
+ private:
+  void age(double n) {
+    if (n < 2048) return;
+    sent_ /= 2;  // the older half forgotten
+    turned_ /= 2;
+  }
+  double sent_ = 0, turned_ = 0;
+};
 
 // A request in the queue; it leaves it when it ends (its owner's destructor) or turns straggler.
 struct straggler_entry {

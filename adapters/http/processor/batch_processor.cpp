@@ -1,6 +1,9 @@
 #include <dibs/http/batch_processor.hpp>
 
 #include "batch_answer.hpp"
+#include "request_builder.hpp"
+
+#include "adapters/http/budget/call_budget.hpp"
 
 #include <dibs/setting_error.hpp>
 #include "engine/src/uri_redact.hpp"
@@ -38,7 +41,9 @@ namespace {
 // A batch request carries up to batch_size items: the limit on requests, in items, is that many
 // times higher (and its ceiling as many times lower).
 shard_place in_requests(shard_place p, std::size_t batch_size) {
-  if (p.ceiling > 0) p.ceiling = std::max<std::size_t>(1, (p.ceiling + batch_size - 1) / batch_size);
+  const auto in_batches = [batch_size](std::size_t items) { return std::max<std::size_t>(1, (items + batch_size - 1) / batch_size); };
+  if (p.ceiling > 0) p.ceiling = in_batches(p.ceiling);
+  if (p.whole > 0) p.whole = in_batches(p.whole);
   return p;
 }
 }  // namespace
@@ -56,7 +61,11 @@ batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const 
 std::size_t batch_processor::capacity() const { return client_.limit(origin_) * opts_->batch_size; }
 
 void batch_processor::set_ceiling(std::size_t ceiling) {
-  client_.set_ceiling(std::max<std::size_t>(1, (ceiling + opts_->batch_size - 1) / opts_->batch_size));
+  concurrency_changed(ceiling, ceiling * client_.options().shards);
+}
+
+void batch_processor::concurrency_changed(std::size_t, std::size_t whole) {
+  client_.set_ceiling(std::max<std::size_t>(1, (whole + opts_->batch_size - 1) / opts_->batch_size));
 }
 
 batch_processor::~batch_processor() = default;
@@ -121,9 +130,12 @@ awaitable<void> batch_processor::lead(batch& b) {
   keys.reserve(b.members.size());
   for (const auto& m : b.members) keys.push_back(m->key);
   request req;
+  // The batch's fixed headers (an API key: no header of a batch reads a field, batch_processor.hpp).
+  auto built = build_request(url, opts_->call.shape, job{});
+  req = std::move(built.req);
   req.method = request::verb::post;
-  req.target = url.expand(job{}).target;  // a fixed URL: nothing to expand
   req.body = batch_request_body(keys);
+  req.content_type.clear();
   auto to = url.origin();
   // --max-processing and the latency figure time the call, not the wait for a connection
   // (--max-connections): both start when the request goes out, as in http_processor.
@@ -133,6 +145,7 @@ awaitable<void> batch_processor::lead(batch& b) {
     if (work_started_)
       for (const auto& m : b.members) work_started_(m->claimed);
   };
+  for (const auto& b : opts_->call.budgets) b->called();  // one call for the batch (its items reserved one each)
   auto r = co_await client_.send(std::move(to), std::move(req));
   count_exchange(figures_, r, sent);
   // The client reports its own cancellation as an answer; it is the leader's cancellation
@@ -190,6 +203,10 @@ processor_factory make_batch_processor_factory(batch_processor_options opts) {
   if (!opts.call.url.fields().empty())
     throw setting_error("batch_url", "'" + redact_api_url(opts.call.url.text()) + "': it may not contain {fields}");
   if (opts.batch_size == 0) throw setting_error("batch_size", "must be at least 1");
+  if (!opts.call.shape.fields().empty())
+    throw setting_error("header", "a batch request is no one item's: its headers may not read {fields}");
+  if (!opts.call.shape.body.empty())
+    throw setting_error("body", "a batch request's body is its keys' JSON array: give no body template");
   if (!opts.call.limiter) opts.call.limiter = std::make_shared<rate_limiter>();
   auto shared = std::make_shared<const batch_processor_options>(std::move(opts));
   return [shared](const shard_info& s) -> std::unique_ptr<processor> {

@@ -1,9 +1,13 @@
 #include <dibs/http/http_processor.hpp>
 
+#include "adapters/http/budget/budget_figures.hpp"
 #include "adapters/http/reuse/answer_reuse.hpp"
 #include "adapters/http/client/connection_slots.hpp"
 #include "profiles/ipapi/ipapi_profile.hpp"
 #include "json_check.hpp"
+#include "answer_mapping.hpp"
+#include "no_data_verdict.hpp"
+#include "request_builder.hpp"
 
 #include "engine/src/json_text.hpp"
 
@@ -19,6 +23,7 @@ std::shared_ptr<const processor_options> with_limiter(processor_options o) {
 
 struct http_processor::json_parser {
   simdjson::ondemand::parser parser;
+  simdjson::dom::parser dom;  // for the no-data rules' members: used only when there are some
 };
 
 http_processor::http_processor(net::any_io_executor ex, std::shared_ptr<const processor_options> opts,
@@ -27,11 +32,15 @@ http_processor::http_processor(net::any_io_executor ex, std::shared_ptr<const pr
       figures_(figures ? &figures->extras.get<http_figures>() : nullptr),
       client_(ex, shard_client_options(*opts_, figures_, place)),
       origin_(opts_->url.origin()),
+      shards_(std::max<std::size_t>(1, place.count)),
       parser_(std::make_unique<json_parser>()),
       rng_(std::random_device{}()),
       ex_(std::move(ex)),
       counters_(figures),
-      work_started_(std::move(work_started)) {}
+      work_started_(std::move(work_started)) {
+  if (figures)
+    for (const auto& b : opts_->budgets) figures->extras.get<budget_figures>().watch(b);
+}
 
 std::size_t http_processor::capacity() const {
   const auto limit = client_.limit(origin_);
@@ -53,20 +62,26 @@ http_processor::~http_processor() = default;
 
 awaitable<outcome> http_processor::process(job j) {
   counted in_process(processing_);
-  auto target = opts_->url.expand(j);
-  if (!target.error.empty()) co_return outcome::invalid(target.error);  // no call: no news of the API
-  if (opts_->reuse) co_return co_await call_or_reuse(j, std::move(target.target));
+  auto built = build_request(opts_->url, opts_->shape, j);
+  if (!built.error.empty()) co_return outcome::invalid(built.error);  // no call: no news of the API
+  if (opts_->reuse) co_return mapped(co_await call_or_reuse(j, std::move(built.req)));
   bool aborted = false;
-  co_return co_await call(j, std::move(target.target), aborted);
+  co_return mapped(co_await call(j, std::move(built.req), aborted));
 }
 
-awaitable<outcome> http_processor::call(const job& j, std::string target, bool& aborted) {
+outcome http_processor::mapped(outcome o) {
+  if (opts_->map.empty() || o.k != outcome::kind::done || o.no_data) return o;  // no data: the API's words kept
+  simdjson::dom::element doc;
+  if (parser_->dom.parse(o.result).get(doc)) return o;  // checked already: never the case
+  o.result = mapped_object(opts_->map, doc);
+  return o;
+}
+
+awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted) {
   counted in_call(calling_);
   const std::string& host = opts_->url.host();
   co_await wait_for_slot(*opts_->limiter, host);  // cancelled at shutdown: the item is released
   auto to = opts_->url.origin();  // named: no temporaries inside a co_await (g++ 12)
-  request req;
-  req.target = std::move(target);
   // --max-processing and the latency figure time the call, not the wait for a slot or for a
   // connection (--max-connections): both start when the request goes out.
   struct send_clock {  // one pointer in the hook: std::function keeps it without allocating
@@ -79,24 +94,42 @@ awaitable<outcome> http_processor::call(const job& j, std::string target, bool& 
     if (clock.self->work_started_) clock.self->work_started_(*clock.item);
   };
   // The first request the API answers well is kept for the breaker's probes (api_answers).
-  std::string canary_candidate;
-  if (canary_.empty()) canary_candidate = req.target;
+  std::optional<request> canary_candidate;
+  if (!canary_) canary_candidate = req;
+  for (const auto& b : opts_->budgets) b->called();  // reserved when the item was claimed (budget_gate)
   auto r = co_await client_.send(std::move(to), std::move(req));
   aborted = r.ec == net::error::operation_aborted;
   count_exchange(figures_, r, clock.sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
   const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after, figures_, opts_->adaptive.has_value());
   auto o = judge(j, std::move(r), stop_for);
-  if (!canary_candidate.empty() && o.k == outcome::kind::done) canary_ = std::move(canary_candidate);
+  if (canary_candidate && o.k == outcome::kind::done) {
+    canary_ = std::move(canary_candidate);
+    canary_->on_send = nullptr;  // its hook points into this call's frame
+  }
   co_return o;
 }
 
 awaitable<api_check> http_processor::api_answers() {
+  // The probe is a call too: made only with a call left in every budget (no item reserved it).
+  std::size_t reserved = 0;
+  for (const auto& b : opts_->budgets) {
+    if (co_await b->reserve(1) == 0) break;
+    ++reserved;
+  }
+  struct give_back {  // however the probe ends
+    const std::vector<std::shared_ptr<call_budget>>& budgets;
+    std::size_t n;
+    ~give_back() {
+      for (std::size_t i = 0; i < n; ++i) budgets[i]->ended(1);
+    }
+  } reservations{opts_->budgets, reserved};
+  if (reserved < opts_->budgets.size()) co_return api_check{};
   co_await wait_for_slot(*opts_->limiter, opts_->url.host());
   auto to = origin_;
-  request req;
-  req.target = canary_;
+  request req = *canary_;
   const auto sent = std::chrono::steady_clock::now();
+  for (const auto& b : opts_->budgets) b->called();
   auto r = co_await client_.send(std::move(to), std::move(req));
   count_exchange(figures_, r, sent);
   honor_stop_signals(*opts_->limiter, opts_->url.host(), r, opts_->max_retry_after, figures_, opts_->adaptive.has_value());
@@ -105,10 +138,12 @@ awaitable<api_check> http_processor::api_answers() {
   co_return api_check{api_check::verdict::answers, {}};
 }
 
-awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string target) {
+awaitable<outcome> http_processor::call_or_reuse(const job& j, request req) {
   auto& reuse = *opts_->reuse;
   const auto& u = opts_->url;
-  const auto key = request_key("GET", u.scheme(), u.host(), u.port(), target);
+  // Headers that read the item's fields make its answer too (Accept-Language: {lang}).
+  const auto key = request_key(method_name(req.method), u.scheme(), u.host(), u.port(), req.target,
+                               req.headers.empty() && req.body.empty() ? std::string() : req.headers + "\n" + req.body);
   for (;;) {
     auto turn = reuse.begin(key, ex_);
     if (turn.cached) {
@@ -140,7 +175,7 @@ awaitable<outcome> http_processor::call_or_reuse(const job& j, std::string targe
       }
       if (counters_) bump(counters_->answer_calls);
       bool aborted = false;
-      auto o = co_await call(j, std::move(target), aborted);
+      auto o = co_await call(j, std::move(req), aborted);
       if (!aborted) lead.finish(&o);
       if (stored_key && !aborted && o.k == outcome::kind::done) stored->keep(*stored_key, o.result);
       co_return o;
@@ -160,16 +195,27 @@ json_check_result http_processor::check_body(std::string& body) {
 bool http_processor::acceptable(std::string& body) {
   if (body.size() > opts_->http.max_body) return false;
   const auto check = check_body(body);
-  return check.ok && !(opts_->status_field_check && opts_->no_data_fails && ipapi::no_data_reason(check));
+  if (!check.ok) return false;
+  if (!opts_->no_data_fails) return true;
+  return !(opts_->status_field_check && ipapi::no_data_reason(check)) && !no_data_in(body);
+}
+
+std::optional<std::string> http_processor::no_data_in(const std::string& body) {
+  if (opts_->no_data.members.empty()) return std::nullopt;
+  simdjson::dom::element doc;
+  if (parser_->dom.parse(body).get(doc)) return std::nullopt;
+  return no_data_by_member(opts_->no_data, doc);
 }
 
 outcome http_processor::reused_answer(std::string answer) {
+  std::optional<std::string> no_data;
   if (opts_->status_field_check) {
     std::string probe = answer;  // the check reserves its padding in the text it reads
     const auto check = check_body(probe);
-    if (auto no_data = check.ok ? ipapi::no_data_reason(check) : std::nullopt)
-      return outcome::no_data_answer(std::move(answer), std::move(*no_data));
+    if (check.ok) no_data = ipapi::no_data_reason(check);
   }
+  if (!no_data) no_data = no_data_in(answer);
+  if (no_data) return outcome::no_data_answer(std::move(answer), std::move(*no_data));
   return outcome::done(std::move(answer));
 }
 
@@ -185,6 +231,13 @@ bool http_processor::asked_for(const job& j, std::string_view key) const {
 
 outcome http_processor::judge(const job& j, response r, std::chrono::milliseconds stop_for) {
   const auto backoff = full_jitter_backoff(j.attempts, opts_->backoff_base, opts_->backoff_max, rng_);
+  if (!r.ec && opts_->no_data.by_status(r.status)) {
+    std::string why = "HTTP " + std::to_string(r.status) + ": no data for this item";
+    if (opts_->no_data_fails) return outcome::fail(std::move(why), r.status);
+    const bool object = check_body(r.body).ok;
+    if (object) compact_json_in_place(r.body);
+    return outcome::no_data_answer(no_data_answer_json(r.status, r.body, object), std::move(why), r.status);
+  }
   if (auto o = judge_exchange(r, opts_->http, backoff, stop_for)) return std::move(*o);
   auto check = check_body(r.body);
   if (!check.ok) return outcome::retry(backoff, r.describe() + " with a bad body: " + check.error, r.status);
@@ -200,8 +253,9 @@ outcome http_processor::judge(const job& j, response r, std::chrono::millisecond
                                          std::string(answered.substr(0, 64)) + "\"): not this item's", r.status);
     }
     no_data = ipapi::no_data_reason(check);
-    if (no_data && opts_->no_data_fails) return outcome::fail(std::move(*no_data), r.status);
   }
+  if (!no_data) no_data = no_data_in(r.body);
+  if (no_data && opts_->no_data_fails) return outcome::fail(std::move(*no_data), r.status);
   compact_json_in_place(r.body);  // a pretty-printed answer, stored as one line
   if (no_data) return outcome::no_data_answer(std::move(r.body), std::move(*no_data), r.status);
   return outcome::done(std::move(r.body));
@@ -214,7 +268,9 @@ std::shared_ptr<const processor_options> for_shard(std::shared_ptr<const process
   return mine;
 }
 
-shard_place place_of(const shard_info& s) { return shard_place{s.index, s.shards, s.ceiling, s.capacity_changed}; }
+shard_place place_of(const shard_info& s) {
+  return shard_place{s.index, s.shards, s.ceiling, s.whole_ceiling, s.capacity_changed};
+}
 
 client_options shard_client_options(const processor_options& o, http_figures* figures, const shard_place& place) {
   client_options c = o.http;
@@ -225,7 +281,10 @@ client_options shard_client_options(const processor_options& o, http_figures* fi
   c.shards = std::max<std::size_t>(1, place.count);
   // --max-connections over the shards, rounded down: every shard's own cap is this or one more.
   if (o.max_connections > 0) c.most_per_shard = std::max<std::size_t>(1, o.max_connections / c.shards);
-  if (place.ceiling > 0) c.adaptive->max = static_cast<double>(place.ceiling * c.shards);
+  // One ceiling for the origin, the same whichever shard makes its limit first: the engine's
+  // whole concurrency (each shard's part times the shards differs by the rounding).
+  if (place.whole > 0) c.adaptive->max = static_cast<double>(place.whole);
+  else if (place.ceiling > 0) c.adaptive->max = static_cast<double>(place.ceiling * c.shards);
   c.on_limit_change = place.capacity_changed;
   return c;
 }

@@ -1,5 +1,6 @@
 #include <dibs/http/rate_limiter.hpp>
 
+#include "quota_headers.hpp"
 #include "shared_rate.hpp"
 
 #include <dibs/setting_error.hpp>
@@ -41,13 +42,6 @@ std::optional<long long> seconds_value(const std::string& v) {
     return std::nullopt;
   return std::min(std::atoll(v.c_str()), 1'000'000'000LL);
 }
-// RFC 9110 IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT".
-std::optional<std::time_t> http_date(const std::string& v) {
-  std::tm tm{};
-  const char* end = ::strptime(v.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  if (!end || *end != '\0') return std::nullopt;
-  return ::timegm(&tm);
-}
 }  // namespace
 
 std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
@@ -60,9 +54,10 @@ std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
   // ip-api: X-Rl is what is left of this window, X-Ttl the seconds until it resets.
   if (auto rl = seconds_value(header(headers, "X-Rl")); rl && *rl == 0)
     later(now + seconds(seconds_value(header(headers, "X-Ttl")).value_or(60)));
-  // The IETF draft headers.
-  if (auto rem = seconds_value(header(headers, "RateLimit-Remaining")); rem && *rem == 0)
-    later(now + seconds(seconds_value(header(headers, "RateLimit-Reset")).value_or(1)));
+  // The quota headers (the IETF drafts', GitHub's X-RateLimit-*): none left until the reset.
+  if (auto q = read_quota(headers, now); q && q->remaining <= 0)
+    later(now + (q->reset_in.count() > 0 ? std::chrono::duration_cast<std::chrono::system_clock::duration>(q->reset_in)
+                                         : std::chrono::system_clock::duration(seconds(1))));
   if (status == 429 || status == 503) {
     const auto ra = header(headers, "Retry-After");
     if (auto s = seconds_value(ra)) {
@@ -128,7 +123,8 @@ rate_limiter::slot rate_limiter::take(const std::string& host) {
   const auto now = clock::now();
   // Shared through the store, own is 0: the store's schedule replaces this process's (reserve()).
   const double own = per_second_.load(std::memory_order_relaxed);
-  if (own <= 0 && now.time_since_epoch().count() >= any_paused_until_.load(std::memory_order_relaxed)) {
+  if (own <= 0 && now.time_since_epoch().count() >= any_paused_until_.load(std::memory_order_relaxed) &&
+      now.time_since_epoch().count() >= any_quota_until_.load(std::memory_order_relaxed)) {
     s.at_ = now;
     s.generation_ = generation();
     return s;
@@ -137,6 +133,10 @@ rate_limiter::slot rate_limiter::take(const std::string& host) {
   s.generation_ = generation();
   auto at = now;
   if (auto p = paused_.find(host); p != paused_.end()) at = std::max(at, p->second);
+  if (auto q = quota_.find(host); q != quota_.end() && q->second.until > at) {
+    at = std::max(at, q->second.next);
+    q->second.next = at + q->second.spacing;
+  }
   if (own > 0) {
     returned_.erase(returned_.begin(), returned_.lower_bound(now));  // their time is past
     // A slot given back, at or after the earliest time this host may be sent to, when it
@@ -204,6 +204,19 @@ void rate_limiter::pause_here(const std::string& host, clock::time_point until) 
   p = std::max(p, until);
   if (until.time_since_epoch().count() > any_paused_until_.load(std::memory_order_relaxed))
     any_paused_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);  // under the mutex
+}
+
+void rate_limiter::pace_quota(const std::string& host, clock::duration spacing, clock::time_point until) {
+  std::lock_guard lock(mutex_);
+  auto& q = quota_[host];
+  // The schedule keeps its place (requests already spaced stay so), at the new spacing from the
+  // last one taken.
+  if (q.until > clock::now()) q.next = q.next - q.spacing + spacing;
+  else q.next = clock::now();
+  q.spacing = spacing;
+  q.until = until;
+  if (until.time_since_epoch().count() > any_quota_until_.load(std::memory_order_relaxed))
+    any_quota_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);  // under the mutex
 }
 
 rate_limiter::clock::time_point rate_limiter::paused_until(const std::string& host) const {

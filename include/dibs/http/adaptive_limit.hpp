@@ -8,9 +8,16 @@
 // found from what the API gives back: its answers per second (the goal), its latency and its
 // overload signals (the guards), as Vector's adaptive request concurrency, Netflix's
 // concurrency-limits and BBR do:
-//   - slow start: from `initial`, doubled each measuring period while the answers per second
-//     rise by at least `start_gain` and the requests in flight reach the limit (without that
-//     demand there is nothing to learn: a run held back by --rate does not grow it);
+//   - slow start: from `initial`, multiplied by `start_growth` each round trip (a round trip ends
+//     with the first answer to a request sent after it began) while the requests in flight reach
+//     the limit (without that demand there is nothing to learn: a run held back by --rate does not
+//     grow it) and the round trip's latency stays near the fastest yet: by Little's law, answers
+//     per second are the requests in flight over their latency, so while latency holds, more in
+//     flight is more answers. It ends when two round trips in a row are slower than the fastest
+//     by the spike rule below (the server queues: the limit comes down by the ratio), or on loss.
+//     Against an API that scales (dibs exists to hide its latency) it reaches the ceiling in a
+//     few round trips: 2 to 1,000 in five at x4, where a measuring period per doubling took nine
+//     periods of at least two round trips (0.51 of a fixed 1,000 at 500 ms);
 //   - then hill climbing: the limit is held, then tried `probe_step` higher and kept if the
 //     answers per second rose by `keep_gain` (in the probe's period and on average over the
 //     `hold_periods` after it: one period's rise is often chance), else tried as much lower and
@@ -43,10 +50,7 @@ struct adaptive_settings {
   double initial = 2;
   double min = 1;
   double max = 1000;                // the ceiling (--concurrency)
-  // Slow start goes on while a doubling gives this much more. 5%, not more: against a fast API on
-  // a busy 2-core machine each doubling gave 5-15% more and 15% stopped slow start at 4-8 (0.6
-  // of what 1,000 in flight did).
-  double start_gain = 0.05;
+  double start_growth = 8;          // slow start: the limit x this a round trip
   double probe_step = 0.25;         // a probe tries the limit this much higher (or lower)
   double keep_gain = 0.05;          // ... kept higher when the answers per second rose this much
   double drop_tolerance = 0.03;     // ... kept lower when they fell no more than this
@@ -66,7 +70,10 @@ struct adaptive_settings {
   double ewma_alpha = 0.4;          // weight of the newest round trip in the average and deviation
   double loss_decrease = 0.7;       // limit × this on loss
   std::chrono::microseconds min_window{5'000};   // a round trip's decision waits at least this ...
-  std::size_t min_samples = 3;                    // ... and for this many answers (or a loss)
+  // ... and for this many answers (or a loss): the lower quartile of fewer strays by half when
+  // latencies spread (10-90 ms), and a moving average fed by them took the run's usual latency
+  // at a thousand in flight for a spike.
+  std::size_t min_samples = 8;
   std::chrono::microseconds min_period{100'000};  // a measuring period lasts at least this ...
   // ... and has at least this many answers: with fewer, behind a slow tail (a few answers a
   // period), the answers per second of one period were noise of +-30%, and probes were kept or
@@ -96,8 +103,19 @@ class adaptive_limit {
   bool answered(std::chrono::microseconds latency, clock::time_point now, bool straggler = false);
   // The server (or the path to it) signalled overload. True as for answered().
   bool overloaded(limit_signal why, clock::time_point now);
+  // The API refused a request for its load (429 or 503 with no word of when to come back): the
+  // limit comes down, once a round trip, to the share of that round trip's requests that got
+  // through (refused 1 in 3, two thirds of the limit: what the API took), by 0.2 to 0.9.
+  bool refused(limit_signal why, clock::time_point now);
   // A new ceiling (the dashboard's concurrency control); the limit is clipped to it.
   void set_max(double max);
+  // How late the client's own event loop runs its handlers lately (a timer's lateness): an answer
+  // waits that long in the client before its latency is read. A rise in latency no larger than
+  // twice this is the client's, not the server's, and is no sign of queueing there: with dibs's
+  // shards and the API on two cores, 1,000 calls in flight kept the client's CPU busy, answers
+  // read 20 ms late looked like a 100 ms spike, and the limit went from 1,000 to 88 (0.67 of a
+  // fixed 1,000), though more in flight gave more answers.
+  void client_delay(std::chrono::microseconds d) { client_delay_us_ = static_cast<double>(d.count()); }
 
   // What /metrics and the dashboard show.
   bool slow_start() const { return phase_ == phase::slow_start; }
@@ -116,7 +134,7 @@ class adaptive_limit {
   double answers_per_second() const { return best_rate_; }  // at the limit held (0: not measured)
 
  private:
-  enum class phase { slow_start, hold, probe_up, confirm_up, probe_down };
+  enum class phase { slow_start, hold, probe_up, confirm_up, probe_down, confirm_down };
   bool probing_up() const { return phase_ == phase::probe_up || phase_ == phase::confirm_up; }
   // What a probe up must gain to be kept: keep_gain, or twice how far a held limit's periods
   // stray from their average (a shared machine's swings), if more.
@@ -126,11 +144,28 @@ class adaptive_limit {
   bool maybe_decide(clock::time_point now);
   // Ends the measuring period when it is long enough, and climbs; true when it ended.
   bool maybe_measure(clock::time_point now);
+  // Slow start's round trips: true when one ended (and the limit grew, or slow start ended).
+  bool slow_start_round(std::chrono::microseconds latency, clock::time_point now, bool straggler);
+  void end_slow_start(double factor, clock::time_point now);
+  // The usual latency of slow start's round trips before one of latency `q` (which joins them).
+  double usual_round_us(double q) const;
+  void remember_round(double q, bool judged);
+  static constexpr std::size_t round_samples = 8;  // answers a round trip's latency is judged on
   void set_limit(double l);
   void decrease(double factor, limit_signal why, clock::time_point now);
   void start_period(clock::time_point now);
   // A probe up found nothing better (or was not confirmed): back, and as much lower next.
   void after_failed_probe_up();
+  // A probe down lost answers (or was not confirmed): back where it started, probed less often.
+  void after_failed_probe_down();
+  // The measuring period's latency (the mean of its round trips') no higher than where the probe
+  // up started (probe_from_us_) by half the probe's step: the probe queued nothing.
+  bool latency_held() const;
+  // ... and for a probe down, a quarter of its step lower: the server had queued them.
+  bool latency_fell() const;
+  // The period's mean latency when it can tell a probe's effect (-1 when not: the latency's own
+  // swings are larger than a quarter of a probe's step).
+  double period_latency_us() const;
   // Each probe that finds nothing doubles the hold before the next (max_hold_periods at most).
   void probe_found_nothing() { hold_for_ = std::min(2 * hold_for_, s_.max_hold_periods); }
 
@@ -141,8 +176,20 @@ class adaptive_limit {
   clock::time_point window_start_;
   std::vector<std::uint32_t> samples_us_;
   limit_signal loss_ = limit_signal::none;
+  std::uint64_t window_answers_ = 0, window_refused_ = 0;
   bool cooling_ = false;  // the round trip after a decrease: its answers were sent before it
   double suspect_us_ = 0;  // the last round trip's latency when it spiked (unconfirmed), else 0
+  // Slow start's round trip: since when, its latencies (not stragglers'), whether it met the
+  // limit; the fastest round trip's latency; a round trip that was slow (unconfirmed).
+  clock::time_point round_start_;
+  std::vector<std::uint32_t> round_us_;
+  bool round_limited_ = false;
+  std::vector<double> round_history_;  // the round trips' lower quartiles (the last 16)
+  bool judged_history_ = false;        // ... of enough answers each
+  bool slow_round_ = false;
+  double client_delay_us_ = 0;        // client_delay()
+  double ramp_max_us_ = 0;            // the slowest answer (not a straggler's) in slow start
+  clock::time_point settle_until_{};  // after slow start: no spike, no average, until then
   // The current measuring period: answers per second at one limit.
   clock::time_point period_start_;
   clock::time_point measure_from_;  // a round trip after its start: answers counted from here
@@ -151,7 +198,13 @@ class adaptive_limit {
   std::uint64_t period_limited_ = 0;   // ... of which met the limit reached (demand)
   int periods_held_ = 0;
   int hold_for_ = 0;  // periods to hold before the next probe (hold_periods, doubled by failed probes)
+  double probe_from_us_ = 0;     // the latency a probe up started from (the moving average then)
+  double held_latency_us_ = 0;    // the last held period's latency ...
+  double latency_noise_ = 0;      // ... and the moving average of how far the next strayed from it
+  double period_latency_us_ = 0;  // the period's round trips' latencies, summed ...
+  int period_windows_ = 0;        // ... and counted
   double confirm_rate_ = 0;  // answers per second summed over the periods confirming a probe up
+  bool prefer_down_ = false;  // the next probe goes down (the last one down was kept, or the server queued)
   double noise_ = 0;  // moving average of |a held period's answers per second - the average| / average
   bool restart_period_ = false;  // the ceiling moved: the period under way measured another limit
   double base_limit_ = 0;   // the limit a probe started from

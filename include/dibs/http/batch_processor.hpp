@@ -24,7 +24,10 @@
 namespace dibs::http {
 
 struct batch_processor_options {
-  processor_options call;  // url: the batch endpoint (no {field}); http, checks, backoff, limiter
+  // url: the batch endpoint (no {field}); http, checks, backoff, limiter; shape: its headers
+  // only (fixed ones, an API key: a batch is no one item's, so none reads a field), the body is
+  // the keys' JSON array.
+  processor_options call;
   std::string key_field = dibs::ipapi::source_field;
   std::size_t batch_size = 100;
   std::chrono::milliseconds linger{20};  // how long a batch waits for more items before it is sent
@@ -46,6 +49,8 @@ class batch_processor final : public processor {
   // The limit leaves this shard no batch request of its own (client::parked).
   bool parked() const override { return client_.parked(origin_); }
   void set_ceiling(std::size_t ceiling) override;
+  void concurrency_changed(std::size_t shard_part, std::size_t whole) override;
+  void dispatch_ended() override { client_.leave(origin_); }
 
   client& http_client() { return client_; }
 

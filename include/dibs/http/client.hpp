@@ -71,12 +71,15 @@ struct client_options {
   std::function<void()> on_limit_change;
 };
 
-// One request: GET without a body, or POST with one.
+// One request: GET without a body, or POST, PUT, PATCH with one.
 struct request {
-  enum class verb { get, post } method = verb::get;
+  enum class verb { get, post, put, patch } method = verb::get;
   std::string target;  // path and query
   std::string body;
-  std::string content_type;  // POST: "" sends application/json (no string to allocate per GET)
+  std::string content_type;  // with a body: "" sends application/json (no string to allocate per GET)
+  // More header lines, each "Name: value\r\n" (the caller checked them: request_builder.hpp).
+  // They may hold secrets: nothing logs a request's headers.
+  std::string headers;
   // Called once, right before the request is first written: after any wait for a connection
   // (max_connections_per_host). May be empty.
   std::function<void()> on_send;
@@ -150,7 +153,11 @@ class client {
   // True when the adaptive limit of `to` leaves this client's shard no call of its own (the limit
   // goes to as few shards as it gives four calls each: limit_share; processor::parked).
   bool parked(const origin& to) const;
-  // A new ceiling for every origin's adaptive limit (the engine's concurrency changed).
+  // This client's shard sends `to` nothing more (its dispatcher ended): the other shards share the
+  // origin's limit among themselves from now on (origin_limit::shard_gone).
+  void leave(const origin& to);
+  // A new ceiling for every origin's adaptive limit (the engine's whole concurrency changed): the
+  // origin's, the same for every shard's client.
   void set_ceiling(std::size_t ceiling);
   // The addresses the pool of `to` connects to now (empty before its first request).
   std::vector<boost::asio::ip::tcp::endpoint> endpoints(const origin& to) const;

@@ -19,6 +19,7 @@ struct http_figures final : figures_source {
   // reset, timed out: index 0).
   std::array<std::atomic<std::uint64_t>, 6> responses{};
   std::atomic<std::uint64_t> throttled{0};  // 429 answers (the API said: too many requests)
+  std::atomic<std::uint64_t> refused{0};    // 429 and 503 answers (the API refused for its load or rate)
   // Answers that told every shard to stop sending for a while (X-Rl: 0 with X-Ttl, Retry-After,
   // RateLimit-Remaining: 0): the dashboard shows them beside the 429s.
   std::atomic<std::uint64_t> api_stops{0};

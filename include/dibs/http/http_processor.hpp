@@ -1,5 +1,6 @@
-// The built-in processor: GET the URL template expanded with the job's fields, accept a 2xx
-// body that is one JSON object, and keep it as the result.
+// The built-in processor: call the URL template expanded with the job's fields (a GET, or the
+// method, headers and body of `shape`: request_shape.hpp), accept a 2xx body that is one JSON
+// object, and keep it as the result.
 //
 // Before each request the processor waits for its slot from the shared rate limiter (holding
 // its pipeline); after each response it tells the limiter when the API said stop. With a
@@ -16,9 +17,12 @@
 #pragma once
 
 #include <dibs/http/adaptive_limit.hpp>
+#include <dibs/http/answer_map.hpp>
 #include <dibs/http/client.hpp>
 #include <dibs/http/exchange_policy.hpp>
+#include <dibs/http/no_data_rules.hpp>
 #include <dibs/http/rate_limiter.hpp>
+#include <dibs/http/request_shape.hpp>
 #include <dibs/http/url_template.hpp>
 
 #include <dibs/processor.hpp>
@@ -29,14 +33,18 @@
 #include <optional>
 #include <random>
 #include <string_view>
+#include <vector>
 
 namespace dibs::http {
 
 class answer_reuse;        // answer_reuse.hpp (internal): made by whoever turns reuse on
+class call_budget;         // call_budget.hpp (internal): made by whoever sets a budget
 struct json_check_result;  // json_check.hpp (internal)
 
 struct processor_options {
   url_template url;
+  // The method, headers and body (request_shape.hpp); by default a GET of the URL alone.
+  request_shape shape;
   client_options http;
   // Read answers with ip-api's profile (ipapi_profile.hpp): a top-level "status":"fail" is the
   // API's definitive "no data for this key" (outcome::no_data): written as the item's answer and
@@ -44,6 +52,12 @@ struct processor_options {
   // Off (--no-status-check): every valid answer is data.
   bool status_field_check = true;
   bool no_data_fails = false;
+  // Any API's way to say "no data" (no_data_rules.hpp): a status (--no-data-on 404), a member's
+  // value (--no-data-when /status=fail); counted and written as ip-api's are (no_data_fails too).
+  no_data_rules no_data;
+  // --map: the answer's members written as one object of the mapped values (answer_map.hpp);
+  // empty: the whole answer.
+  answer_map map;
   std::chrono::milliseconds backoff_base{500};
   std::chrono::milliseconds backoff_max{30'000};
   // The longest wait an API's Retry-After or X-Ttl is honored for (`--max-retry-after`).
@@ -54,6 +68,9 @@ struct processor_options {
   // `--reuse-answers`: documents whose request is identical share one call (answer_reuse.hpp);
   // shared by every shard. Null: every document makes its own call.
   std::shared_ptr<answer_reuse> reuse;
+  // --max-calls, --budget: each call sent is counted in each (call_budget.hpp); the store's
+  // claims go through budget_gate so that no item is claimed without a call left for it.
+  std::vector<std::shared_ptr<call_budget>> budgets;
   // `--max-connections` for the whole process (0: none), split across its `shards` clients by
   // the factories (connection_share).
   std::size_t max_connections = 0;
@@ -73,6 +90,7 @@ struct shard_place {
   std::size_t index = 0;
   std::size_t count = 1;    // the shards sharing each origin's limit
   std::size_t ceiling = 0;  // this shard's share of the concurrency; 0: the adaptive settings' own max
+  std::size_t whole = 0;    // the engine's whole concurrency: each origin's ceiling (0: ceiling x count)
   std::function<void()> capacity_changed;
 };
 shard_place place_of(const shard_info& s);
@@ -95,9 +113,11 @@ class http_processor final : public processor {
   // (answer reuse) now; 0 with a fixed concurrency.
   std::size_t capacity() const override;
   bool parked() const override { return client_.parked(origin_); }
-  void set_ceiling(std::size_t ceiling) override { client_.set_ceiling(ceiling); }
+  void set_ceiling(std::size_t ceiling) override { client_.set_ceiling(ceiling * shards_); }
+  void concurrency_changed(std::size_t, std::size_t whole) override { client_.set_ceiling(whole); }
+  void dispatch_ended() override { client_.leave(origin_); }
   // The breaker's probe: the first request the API answered well, sent again.
-  bool can_probe_alone() const override { return !canary_.empty(); }
+  bool can_probe_alone() const override { return canary_.has_value(); }
   awaitable<api_check> api_answers() override;
 
   client& http_client() { return client_; }
@@ -106,9 +126,9 @@ class http_processor final : public processor {
  private:
   // The call itself: a rate slot, the request, the judgement. `aborted` is set when it was
   // cancelled before an answer (its outcome then says nothing of the key).
-  awaitable<outcome> call(const job& j, std::string target, bool& aborted);
+  awaitable<outcome> call(const job& j, request req, bool& aborted);
   // With answer reuse: a cached answer, the same call in flight joined, or the call made and shared.
-  awaitable<outcome> call_or_reuse(const job& j, std::string target);
+  awaitable<outcome> call_or_reuse(const job& j, request req);
   // Whether `key`, the key an answer says it is for, was asked for by `j`'s request.
   bool asked_for(const job& j, std::string_view key) const;
   // Classifies one HTTP exchange; a retry waits at least `stop_for` (the API's own stop signal).
@@ -120,14 +140,19 @@ class http_processor final : public processor {
   bool acceptable(std::string& body);  // reserves simdjson's padding in it
   // An answer another call got (the cache, the store's answers): done, or no data as judge() says.
   outcome reused_answer(std::string answer);
+  // Why `body` (a JSON object) means no data by the no-data rules' members; nullopt when it doesn't.
+  std::optional<std::string> no_data_in(const std::string& body);
+  // A done outcome's answer as the mapped values (--map); any other outcome as it is.
+  outcome mapped(outcome o);
 
   std::shared_ptr<const processor_options> opts_;
   http_figures* figures_;  // the run's, kept in the engine's counters (null without them)
   client client_;
   origin origin_;  // the API's (the URL template's)
+  std::size_t shards_ = 1;      // the shards sharing each origin's limit
   std::size_t processing_ = 0;  // items in process()
   std::size_t calling_ = 0;     // ... of which in call(): waiting for a rate slot, or sent
-  std::string canary_;          // a request the API answered well (api_answers)
+  std::optional<request> canary_;  // a request the API answered well (api_answers)
   struct json_parser;  // simdjson's on-demand parser, reused for every body of this shard
   std::unique_ptr<json_parser> parser_;
   std::mt19937_64 rng_;

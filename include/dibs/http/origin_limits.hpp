@@ -50,7 +50,7 @@ class origin_limit {
  public:
   using clock = adaptive_limit::clock;
 
-  origin_limit(std::string origin, adaptive_settings s);
+  origin_limit(std::string origin, adaptive_settings s, clock::time_point now = clock::now());
 
   const std::string& origin() const { return origin_; }
   std::size_t limit() const { return limit_.load(std::memory_order_relaxed); }
@@ -103,6 +103,20 @@ class origin_limit {
   decision overloaded(limit_signal why, clock::time_point now);
   // A new ceiling (the engine's concurrency changed).
   decision set_max(double max);
+  // A shard's client reports how late its event loop runs lately (adaptive_limit::client_delay):
+  // the origin's limit hears the largest, fading as it is not reported again.
+  void client_delay(std::chrono::microseconds d);
+
+  // Shard `index` sends no more (its dispatcher ended: the store has nothing left it could
+  // claim): the shards still calling share the limit among themselves. Shards 64 and up are
+  // always counted as calling.
+  void shard_gone(std::size_t index);
+  // Where shard `index` of `shards` stands among those still calling: its rank, and how many.
+  struct calling_place {
+    std::size_t rank = 0;
+    std::size_t calling = 1;
+  };
+  calling_place place_of(std::size_t index, std::size_t shards) const;
 
   limit_view view() const;
 
@@ -124,6 +138,8 @@ class origin_limit {
   std::atomic<std::size_t> in_flight_{0};
   std::atomic<std::size_t> waiting_{0};
   std::atomic<std::size_t> stragglers_{0};
+  std::atomic<std::uint64_t> gone_{0};  // the shards that send no more (bit `index`)
+  double delay_us_ = 0;                 // client_delay(), under the mutex
   // Answers per second lately (for the advice), measured over 5 s or more.
   std::uint64_t answers_ = 0, answers_then_ = 0;
   clock::time_point answers_since_;

@@ -77,6 +77,10 @@ class rate_limiter final : public rate_control {
   void pause(const std::string& host, clock::time_point until);
   // The same, in this process only: a pause read from the shared rate's record.
   void pause_here(const std::string& host, clock::time_point until);
+  // The API's quota (quota_headers.hpp): what is left of its window spread to the window's end,
+  // requests to `host` `spacing` apart until `until` (the latest reading replaces the one before).
+  // A slot taken and given back unused leaves the schedule where it moved: the quota errs slow.
+  void pace_quota(const std::string& host, clock::duration spacing, clock::time_point until);
 
   // `--rate-scope store`: the rate is the store's (shared_rate.hpp), and this limiter keeps only
   // the pauses; wait_for_slot takes each request's slot from `s` as well. Call before any take().
@@ -109,6 +113,13 @@ class rate_limiter final : public rate_control {
   // one is simply gone: the rate was not used then.
   std::multiset<clock::time_point> returned_;
   std::unordered_map<std::string, clock::time_point> paused_;
+  struct quota_pace {
+    clock::duration spacing{};
+    clock::time_point until{};
+    clock::time_point next{};  // the next request's earliest time
+  };
+  std::unordered_map<std::string, quota_pace> quota_;
+  std::atomic<clock::rep> any_quota_until_{0};  // as any_paused_until_, for the quotas
   // The latest pause of any host: while it is past and there is no rate, reserve() needs no lock
   // (the common case, once per request on every shard).
   std::atomic<clock::rep> any_paused_until_{0};

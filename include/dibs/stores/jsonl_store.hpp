@@ -47,6 +47,11 @@ struct jsonl_options {
   bool target_given = false;
   bool read_only = false;  // `dibs status`: no lock, no journal created
   std::string id_field;    // a top-level member whose value names each line; "" = line numbers
+  // More fields (dotted paths) each item hands the processor: a request's headers and body.
+  std::vector<std::string> more_fields;
+  // --map's fields: a done line gets each member of its answer (the mapped values) as a
+  // top-level member of its own too.
+  std::vector<std::string> mapped_fields;
 };
 
 class jsonl_store final : public blocking_store {

@@ -60,6 +60,8 @@ class memory_store final : public store {
     // How many completions named this item, counted at the store's door before its fence: what
     // the engine sent, so that tests of the engine do not merely re-test the store's fence.
     int write_attempts = 0;
+    // More fields the processor reads (a request's headers and body), beside the source.
+    std::vector<job_field> more;
   };
   // A copy of one item, for inspection.
   struct item : item_state {
@@ -71,6 +73,8 @@ class memory_store final : public store {
 
   // Adds one item whose source field is `source` (its name is taken from the options).
   std::string add(job_field source);
+  // ... with more fields (named as they are), handed to the processor beside the source.
+  std::string add(job_field source, std::vector<job_field> more);
   std::string add(std::string source_value);
   // Adds `n` items whose source is a random public IPv4 address; `seed` makes them repeatable.
   // `distinct` > 0: drawn from that many addresses, the popular ones far more often (the same

@@ -119,6 +119,7 @@ class mongo_store final : public blocking_store,
   // shared_records: dibs_answers and dibs_rate beside the table (collection).
   std::shared_ptr<answer_store> open_answers() override;
   std::shared_ptr<shared_rate_store> open_shared_rate() override;
+  std::shared_ptr<budget_store> open_budget() override;
 
  private:
   void start();  // the constructor's round trips: the clock, the collection, the indexes

@@ -40,6 +40,7 @@ struct mysql_options {
   std::string uri;  // mysql://user:pass@host:port/db?table=jobs
   std::string source = dibs::ipapi::source_field;
   std::string target = dibs::ipapi::target_field;
+  std::vector<std::string> mapped_columns;  // --map's (table_names::mapped)
   on_done done = on_done::mark;
   std::size_t threads = 4;
   std::chrono::seconds connect_timeout{5};
@@ -105,6 +106,7 @@ class mysql_store final : public blocking_store,
   // shared_records: dibs_answers and dibs_rate beside the table (collection).
   std::shared_ptr<answer_store> open_answers() override;
   std::shared_ptr<shared_rate_store> open_shared_rate() override;
+  std::shared_ptr<budget_store> open_budget() override;
 
   std::vector<job> claim_blocking(const claim_request& req) override;
   write_result complete_blocking(const std::vector<completion>& batch) override;

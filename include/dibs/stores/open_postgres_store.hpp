@@ -24,6 +24,7 @@ struct pg_flags {
   bool add_columns = false;         // add dibs's missing columns and index to an existing table
   bool target_is_new = false;       // with add_columns: the target column is new (else refused when missing)
   settings_use settings;            // dibs init's record (pg_settings.cpp): read, and written when settings.record
+  std::vector<std::string> mapped_columns;  // --map's (table_names::mapped)
 };
 
 // Throws std::invalid_argument for a bad flag or URI, dibs::pg::pg_error when the server can't be

@@ -11,12 +11,18 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dibs {
 
 struct store_options {
   std::string source = dibs::ipapi::source_field;  // field (column) the processor reads; MongoDB: dotted paths
   std::string target = dibs::ipapi::target_field;       // field (column) the answer goes to; null means pending
+  // More fields each item hands the processor (a request's headers and body): JSON Lines and
+  // MongoDB read them; the SQL stores read one column and refuse them (setting_error "body").
+  std::vector<std::string> more_fields;
+  // --map's fields (SQL: columns), where each mapped value goes besides the target.
+  std::vector<std::string> mapped_fields;
   std::string lock_field = "_dibs";       // MongoDB: the field holding the lease (mongo_names.hpp)
   // MongoDB: update-find, find-and-modify, batch, lock-collection; MySQL: skip-locked (batch
   // names the default, so one value fits every store).

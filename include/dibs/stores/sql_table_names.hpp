@@ -23,6 +23,10 @@ struct table_names {
   std::string source = dibs::ipapi::source_field;
   std::string target = dibs::ipapi::target_field;
   Key key;  // the column rows are addressed by (the table's own key, or dibs's `id`)
+  // --map's columns: a completion sets each from the member of that name of the answer it writes
+  // to the target (the mapped values), converted to the column's type by the server; a value
+  // the column can't hold makes the server refuse that row, which then fails alone with its reason.
+  std::vector<std::string> mapped;
 };
 
 // What becomes of a done row: its target set (mark), or the row deleted (remove: --on-done delete).

@@ -1,0 +1,54 @@
+#include "budget_gate.hpp"
+
+#include <algorithm>
+
+namespace dibs::http {
+
+budget_gate::budget_gate(std::shared_ptr<store> inner, std::vector<std::shared_ptr<call_budget>> budgets,
+                         std::function<void()> on_spent)
+    : inner_(std::move(inner)), budgets_(std::move(budgets)), on_spent_(std::move(on_spent)) {}
+
+void budget_gate::ended(std::size_t n) {
+  for (auto& b : budgets_) b->ended(n);
+}
+
+awaitable<std::vector<job>> budget_gate::claim(claim_request req) {
+  std::uint64_t want = req.max;
+  std::vector<std::uint64_t> got;
+  for (auto& b : budgets_) {
+    got.push_back(co_await b->reserve(want));
+    want = std::min(want, got.back());
+  }
+  // Each budget keeps the reservation of the items every budget has room for.
+  for (std::size_t i = 0; i < budgets_.size(); ++i) budgets_[i]->ended(got[i] - want);
+  if (want == 0) {
+    const bool spent = std::any_of(budgets_.begin(), budgets_.end(), [](const auto& b) { return b->spent(); });
+    if (spent && !told_.exchange(true) && on_spent_) on_spent_();
+    co_return std::vector<job>{};
+  }
+  req.max = static_cast<std::size_t>(want);
+  std::vector<job> jobs;
+  std::exception_ptr failed;
+  try {
+    jobs = co_await inner_->claim(std::move(req));
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  ended(static_cast<std::size_t>(want) - jobs.size());  // reserved for items the store did not hand over
+  if (failed) std::rethrow_exception(failed);
+  co_return jobs;
+}
+
+template <class Batch>
+awaitable<write_result> budget_gate::ending(awaitable<write_result> (store::*write)(Batch), Batch batch) {
+  const auto n = batch.size();
+  auto r = co_await (inner_.get()->*write)(std::move(batch));
+  ended(n);  // written: these items' calls are over (a write that throws is tried again by the engine)
+  co_return r;
+}
+
+awaitable<write_result> budget_gate::complete(std::vector<completion> batch) { return ending(&store::complete, std::move(batch)); }
+awaitable<write_result> budget_gate::release(std::vector<release_item> batch) { return ending(&store::release, std::move(batch)); }
+awaitable<write_result> budget_gate::fail(std::vector<failure> batch) { return ending(&store::fail, std::move(batch)); }
+
+}  // namespace dibs::http

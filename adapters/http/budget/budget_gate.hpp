@@ -1,0 +1,44 @@
+// The store as the engine sees it under call budgets (call_budget.hpp): a claim takes only as
+// many items as every budget has calls for, reserved before the claim; an item's reservation
+// ends when its outcome is written (or it is released or failed). When a budget has no call left
+// for a claim, the claim gets nothing and `on_spent` is called (once): the run stops claiming and
+// ends when its calls in flight have.
+#pragma once
+
+#include "call_budget.hpp"
+
+#include <adapters/stores/forwarding_store.hpp>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace dibs::http {
+
+class budget_gate final : public forwarding_store<store> {
+ public:
+  budget_gate(std::shared_ptr<store> inner, std::vector<std::shared_ptr<call_budget>> budgets,
+              std::function<void()> on_spent);
+
+  awaitable<std::vector<job>> claim(claim_request req) override;
+  awaitable<write_result> complete(std::vector<completion> batch) override;
+  awaitable<write_result> release(std::vector<release_item> batch) override;
+  awaitable<write_result> fail(std::vector<failure> batch) override;
+
+ protected:
+  store& inner() const override { return *inner_; }
+
+ private:
+  void ended(std::size_t n);
+  // `write` of the inner store, then the batch's items ended.
+  template <class Batch>
+  awaitable<write_result> ending(awaitable<write_result> (store::*write)(Batch), Batch batch);
+
+  std::shared_ptr<store> inner_;
+  std::vector<std::shared_ptr<call_budget>> budgets_;
+  std::function<void()> on_spent_;
+  std::atomic<bool> told_{false};
+};
+
+}  // namespace dibs::http

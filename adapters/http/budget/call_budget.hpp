@@ -1,0 +1,73 @@
+// A budget of API calls for a run: `--max-calls N` (this run, this process) or `--budget N/day`
+// and `N/month` (kept in the store for every process: budget_store.hpp). The store's claims go
+// through it (budget_gate.hpp): an item is claimed only when its call fits, so once the budget is
+// spent nothing more is claimed and no item spends an attempt on a call that can't be made. The
+// processor says when a call goes out (called()); answer reuse makes none and costs nothing.
+// Thread-safe; the store is called on a thread of its own, never on a shard.
+#pragma once
+
+#include "budget_book.hpp"
+#include "budget_period.hpp"
+
+#include "engine/src/budget_store.hpp"
+
+#include <dibs/net.hpp>
+#include <dibs/offload.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace dibs::http {
+
+class call_budget {
+ public:
+  // `store`: the budget kept for every process, under `key` (the API's origin and the period's
+  // name); null: the limit is this run's (--max-calls). `what`: how a message names it
+  // ("--max-calls 500", "--budget 100000/day").
+  call_budget(budget_limit limit, std::string what, std::shared_ptr<budget_store> store = nullptr, std::string key = {});
+  ~call_budget();
+  call_budget(const call_budget&) = delete;
+  call_budget& operator=(const call_budget&) = delete;
+
+  // Up to `want` items reserved (the store asked for more calls first when needed); 0 when the
+  // budget is spent (spent() then says so) or the store can't be asked now.
+  awaitable<std::uint64_t> reserve(std::uint64_t want);
+  std::uint64_t reserve_blocking(std::uint64_t want);  // outside the shards (the pre-flight)
+  void ended(std::uint64_t n);  // reserved items that ended or were not claimed
+  void called();                // a call went out
+  // The budget had no call left for a claim.
+  bool spent() const { return spent_.load(std::memory_order_acquire); }
+  // "--budget 1000/day spent: 1000 calls of 1000 (renews 2026-11-29 00:00 UTC)".
+  std::string spent_line() const;
+  // Calls taken and not made go back to the store's budget (at the end of the run).
+  void close();
+
+  std::uint64_t limit() const { return limit_.calls; }
+  // Calls this process made, and what is left of the budget as this process knows it (the
+  // store's count when it was last asked, less what this process spent since).
+  std::uint64_t calls() const;
+  std::uint64_t left() const;
+  const std::string& what() const { return what_; }
+  std::chrono::system_clock::time_point renews() const { return renews_; }
+
+ private:
+  std::uint64_t after_take(std::uint64_t want, const budget_take* took, bool failed);
+
+  budget_limit limit_;
+  std::string what_;
+  std::shared_ptr<budget_store> store_;
+  std::string key_;
+  std::chrono::system_clock::time_point renews_;
+  mutable std::mutex mutex_;
+  budget_book book_;
+  std::uint64_t used_by_all_ = 0;  // the store's count when last asked
+  std::atomic<bool> spent_{false};
+  bool closed_ = false;
+  std::unique_ptr<offload_pool> pool_;  // with a store: its one thread
+};
+
+}  // namespace dibs::http

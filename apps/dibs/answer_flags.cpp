@@ -1,0 +1,53 @@
+#include "answer_flags.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <stdexcept>
+
+namespace dibs::cli {
+
+void answer_flags::add_to(CLI::App& cmd, const std::string& group) {
+  cmd.add_option("--no-data-on", no_data_on,
+                 "an answer with this HTTP status means the API has no data for the item (404, 410; repeatable or "
+                 "comma-separated): the item is done with that answer, counted as no_data, never asked again")
+      ->type_name("STATUS")
+      ->delimiter(',')
+      ->check(CLI::Range(100, 599))
+      ->group(group);
+  cmd.add_option("--no-data-when", no_data_when,
+                 "an answer whose member (a JSON Pointer, RFC 6901) has this value means no data for the item "
+                 "('/status=fail', '/found=false'; repeatable); ip-api's rule is /status=fail")
+      ->type_name("POINTER=VALUE")
+      ->allow_extra_args(false)
+      ->group(group);
+  cmd.add_option("--map", map,
+                 "write these members of the answer (JSON Pointers, RFC 6901) into fields of their own, typed as the "
+                 "answer has them: 'country=/country,city=/city,lat=/loc/lat'; the target then holds those values as one "
+                 "object (still what marks an item done); JSON Lines and MongoDB")
+      ->type_name("NAME=/POINTER,...")
+      ->allow_extra_args(false)
+      ->group(group);
+}
+
+http::answer_map answer_flags::answer_map() const {
+  http::answer_map m;
+  for (const auto& text : map) http::parse_answer_map(text, "--map", m);
+  return m;
+}
+
+http::no_data_rules answer_flags::no_data() const {
+  http::no_data_rules r;
+  for (const int s : no_data_on) {
+    if (s >= 200 && s < 300)
+      throw std::invalid_argument("--no-data-on " + std::to_string(s) + ": a 2xx answer is data; say which member means "
+                                  "none with --no-data-when");
+    if (s == 408 || s == 429 || s >= 500)
+      throw std::invalid_argument("--no-data-on " + std::to_string(s) + ": this status says the API is busy or down, "
+                                  "not that the item has no data");
+    r.statuses.push_back(s);
+  }
+  for (const auto& w : no_data_when) r.members.push_back(http::parse_member_is(w, "--no-data-when"));
+  return r;
+}
+
+}  // namespace dibs::cli

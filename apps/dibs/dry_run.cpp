@@ -1,0 +1,71 @@
+#include "dry_run.hpp"
+
+#include "adapters/http/processor/request_builder.hpp"
+
+#include <dibs/net.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+
+namespace dibs::cli {
+
+namespace {
+job job_of(const pending_sample& s, const std::string& source) {
+  job j;
+  j.id = s.id;
+  j.attempts = 1;
+  j.fields.push_back(s.source);
+  j.fields.back().name = source;
+  j.fields.insert(j.fields.end(), s.more.begin(), s.more.end());
+  return j;
+}
+
+std::string write_of(const outcome& o, const std::string& target) {
+  switch (o.k) {
+    case outcome::kind::done:
+      return "would write " + target + " = " + o.result + (o.no_data ? " (no data: " + o.why + ")" : std::string());
+    case outcome::kind::fail:
+      return "would fail the item: " + o.why;
+    case outcome::kind::retry:
+      return "would retry it later (nothing written): " + o.why;
+  }
+  return {};
+}
+}  // namespace
+
+std::size_t run_dry(admin_store& st, http::processor_options call, const dry_run_fields& fields, std::size_t n,
+                    std::FILE* out) {
+  call.budgets.clear();  // a dry run's calls are no run's
+  call.reuse.reset();    // each item its own call, as asked
+  const auto samples = st.sample_pending_items(n);
+  net::io_context ioc(1);
+  auto opts = std::make_shared<const http::processor_options>(std::move(call));
+  http::http_processor p(ioc.get_executor(), opts);
+  std::size_t calls = 0;
+  for (const auto& s : samples) {
+    const auto j = job_of(s, fields.source);
+    std::fprintf(out, "dry run: item %s\n", s.id.c_str());
+    const auto shown = http::build_request(opts->url, opts->shape, j, true);
+    if (!shown.error.empty()) {
+      std::fprintf(out, "  no request: %s\n  would fail the item: %s\n", shown.error.c_str(), shown.error.c_str());
+      continue;
+    }
+    std::string request = http::describe_request(opts->url, shown.req);
+    for (std::size_t at = 0; (at = request.find('\n', at)) != std::string::npos && at + 1 < request.size(); at += 3)
+      request.replace(at, 1, "\n  ");
+    std::fprintf(out, "  %s", request.c_str());
+    auto fut = net::co_spawn(ioc, p.process(j), net::use_future);
+    ioc.restart();
+    ioc.run();
+    const auto o = fut.get();
+    ++calls;
+    std::fprintf(out, "  %s\n", write_of(o, fields.target).c_str());
+  }
+  std::fprintf(out, "dry run: %zu item%s, %zu call%s to the API; nothing was claimed or written\n", samples.size(),
+               samples.size() == 1 ? "" : "s", calls, calls == 1 ? "" : "s");
+  std::fflush(out);
+  return calls;
+}
+
+}  // namespace dibs::cli

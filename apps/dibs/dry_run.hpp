@@ -1,0 +1,25 @@
+// `dibs enrich --dry-run N`: N pending items read (not claimed), the request each would get
+// (secrets redacted: header values, {env:...} and {file:...}, a key in the URL), and, after
+// calling the API for those N only, the write each answer would make. Nothing is claimed, written
+// or counted against a budget: the store is as it was.
+#pragma once
+
+#include <dibs/http/http_processor.hpp>
+
+#include <dibs/admin_store.hpp>
+
+#include <cstdio>
+#include <string>
+
+namespace dibs::cli {
+
+struct dry_run_fields {
+  std::string source;  // the field the store reads as the source
+  std::string target;  // where an answer would go
+};
+
+// Prints to `out`; returns the number of calls made.
+std::size_t run_dry(admin_store& st, http::processor_options call, const dry_run_fields& fields, std::size_t n,
+                    std::FILE* out);
+
+}  // namespace dibs::cli

@@ -1,0 +1,54 @@
+// --map into a SQL table's own typed columns (the user's: a VARCHAR, a DOUBLE, a JSON column, an
+// INTEGER) from a real API's nested answer (tests/servers/shaped_api.py): each value converted by
+// the server to its column's type; a value a column can't hold fails that row alone, with the
+// server's reason, and the run goes on.
+#include "http_servers/shaped_api.hpp"
+#include "support/backend.hpp"
+#include "support/process.hpp"
+#include "support/run_dibs.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace dibs;
+
+namespace {
+using test::db;
+}  // namespace
+
+BACKEND_TEST_CASE("a --map writes nested answer members into typed columns, and a value that does not fit fails its row alone",
+                  "[map][e2e]") {
+  test::shaped_api api;
+  auto s = db.fresh("mapped");
+  const auto& table = s.name;
+  const auto& source = db.sql_of().source_column;
+  std::string out;
+  test::child_process seed({test::dibs_binary(), "seed", "--store", s.uri(), "--docs", "0"});
+  REQUIRE(seed.finish(out) == 0);
+  const bool pg = std::string(DIBS_BACKEND_NAME) == "PostgreSQL";
+  s.execute("ALTER TABLE " + table + " ADD COLUMN country VARCHAR(64), ADD COLUMN lat DOUBLE PRECISION, ADD COLUMN loc " +
+            (pg ? "jsonb" : "JSON") + ", ADD COLUMN asn INTEGER, ADD COLUMN qnum INTEGER, ADD COLUMN nothing INTEGER");
+  s.execute("INSERT INTO " + table + " (" + source + ") VALUES ('101'), ('102'), ('abc')");
+  out.clear();
+  test::child_process run({test::dibs_binary(), "enrich", "--store", s.uri(), "--url", api.base_url() + "/geo/{originatingIp}",
+                           "--map", "country=/country,lat=/loc/lat,loc=/loc,asn=/asn,qnum=/query,nothing=/nope",
+                           "--no-progress", "--no-preflight"},
+                          true);
+  const int rc = run.finish(out);
+  INFO(out);
+  CHECK(rc == 1);  // 'abc' is no INTEGER: that row failed, the others are done
+  CHECK_THAT(out, Catch::Contains("summary: completed=2 failed=1"));
+  const auto where = " FROM " + table + " WHERE " + source + " = '101'";
+  CHECK(s.query_value("SELECT country" + where) == std::optional<std::string>("Freedonia"));
+  CHECK(s.query_value("SELECT lat * 2" + where) == std::optional<std::string>("97"));  // a number: arithmetic works
+  CHECK(s.query_value("SELECT asn + 1" + where) == std::optional<std::string>("64501"));
+  CHECK(s.query_value("SELECT qnum" + where) == std::optional<std::string>("101"));
+  CHECK(s.query_value("SELECT " + db.sql_of().json_text("loc", "lon") + where) == std::optional<std::string>("-2.25"));
+  CHECK(s.query_value("SELECT COUNT(*)" + where + " AND nothing IS NULL") == std::optional<std::string>("1"));
+  // The target: the mapped values, the mark of a done row.
+  CHECK(s.query_value("SELECT " + db.sql_of().json_text("location", "country") + where) == std::optional<std::string>("Freedonia"));
+  // The row whose value did not fit: failed with the server's words, nothing of it written.
+  const auto bad = " FROM " + table + " WHERE " + source + " = 'abc'";
+  CHECK(s.query_value("SELECT COUNT(*)" + bad + " AND failed_at IS NOT NULL AND location IS NULL AND country IS NULL") ==
+        std::optional<std::string>("1"));
+  CHECK(s.query_value("SELECT error" + bad).value_or("").find("abc") != std::string::npos);
+}

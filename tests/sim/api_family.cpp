@@ -1,0 +1,148 @@
+#include "sim/api_family.hpp"
+
+namespace dibs::sim {
+
+namespace {
+
+// dibs's own stub: one thread answering about 40,000 a second, after `delay_ms`.
+api_shape stub(double delay_ms) {
+  api_shape a;
+  a.name = "stub " + std::to_string(static_cast<int>(delay_ms)) + " ms";
+  a.delay_ms = delay_ms;
+  a.jitter = 0.02;
+  a.workers = 1;
+  a.service_ms = 0.025;
+  return a;
+}
+
+// Python's http.server (ThreadingHTTPServer): a thread per connection, the interpreter's lock
+// serializing the work (about 2,500 answers a second); sleeps run in parallel.
+api_shape python_server(const char* name) {
+  api_shape a;
+  a.name = name;
+  a.workers = 1;
+  a.service_ms = 0.4;
+  a.jitter = 0.3;
+  return a;
+}
+
+// A thread pool of `workers` each held for a backend call of `delay_ms` (gunicorn's sync
+// workers, PHP-FPM), past `backlog` waiting: refused with `status` (or dropped).
+api_shape pool(const char* name, int workers, double delay_ms, int backlog, api_shape::overflow how) {
+  api_shape a;
+  a.name = name;
+  a.workers = workers;
+  a.delay_ms = delay_ms;
+  a.delay_holds_worker = true;
+  a.backlog = backlog;
+  a.on_overflow = how;
+  a.jitter = 0.2;
+  return a;
+}
+
+family_member member(api_shape a, std::size_t items, std::size_t ceiling = 1000, bool sheds = false) {
+  return family_member{std::move(a), items, ceiling, sheds};
+}
+
+}  // namespace
+
+std::vector<family_member> api_family() {
+  std::vector<family_member> f;
+  // APIs that simply scale: the engine exists to hide their latency.
+  f.push_back(member(stub(0), 100'000));
+  f.push_back(member(stub(20), 60'000));
+  f.push_back(member(stub(100), 60'000));
+  f.push_back(member(stub(500), 60'000));
+  // At 10,000 in flight a run of 60,000 items is three round trips at 500 ms, over before any
+  // limit that starts small has found the ceiling: runs of 30 round trips or more.
+  f.push_back(member(stub(20), 60'000, 10'000));
+  f.push_back(member(stub(100), 300'000, 10'000));
+  f.push_back(member(stub(500), 600'000, 10'000));
+  {
+    auto a = stub(50);
+    a.name = "scales, latency 10-90 ms";
+    a.jitter = 0.8;
+    f.push_back(member(a, 60'000));
+  }
+  // A small server at its capacity.
+  f.push_back(member(python_server("python http.server"), 20'000));
+  {
+    auto a = python_server("python http.server, 20 ms backend");
+    a.delay_ms = 20;
+    f.push_back(member(a, 20'000));
+  }
+  // Slow tails: a few keys take seconds.
+  {
+    auto a = python_server("slow tail 2% x 6 s");
+    a.slow_share = 0.02;
+    a.slow_ms = 6000;
+    f.push_back(member(a, 20'000));
+  }
+  {
+    auto a = python_server("slow tail 3% x 2 s");
+    a.slow_share = 0.03;
+    a.slow_ms = 2000;
+    f.push_back(member(a, 20'000));
+  }
+  {
+    auto a = stub(20);
+    a.name = "scales, slow tail 1% x 5 s";
+    a.slow_share = 0.01;
+    a.slow_ms = 5000;
+    f.push_back(member(a, 60'000));
+  }
+  // A proxy in front of a slow upstream: a fixed pool, requests queue past it.
+  f.push_back(member(pool("pool of 64, 20 ms, queueing", 64, 20, -1, api_shape::overflow::refuse_503), 20'000));
+  // APIs that protect themselves.
+  f.push_back(member(pool("pool of 16, 20 ms, 503 past 16 waiting", 16, 20, 16, api_shape::overflow::refuse_503), 10'000, 1000, true));
+  {
+    api_shape a;
+    a.name = "429 past 32 at once, 50 ms";
+    a.delay_ms = 50;
+    a.jitter = 0.2;
+    a.per_client_cap = 32;
+    f.push_back(member(a, 10'000, 1000, true));
+  }
+  {
+    api_shape a;
+    a.name = "limit_req 300/s, 503";
+    a.delay_ms = 1;
+    a.rate_per_s = 300;
+    f.push_back(member(a, 3'000, 1000, true));
+  }
+  {
+    auto a = python_server("python http.server, limit_req 100/s burst 10, 503");
+    a.rate_per_s = 100;
+    a.burst = 10;
+    f.push_back(member(a, 1'000, 1000, true));
+  }
+  {
+    auto a = pool("capacity halves at 5 s, back at 15 s", 64, 20, 64, api_shape::overflow::refuse_503);
+    a.capacity = {{5, 0.5}, {15, 1.0}};
+    f.push_back(member(a, 60'000, 1000, true));
+  }
+  {
+    auto a = pool("cold start: 5x slower for 5 s", 32, 20, 32, api_shape::overflow::refuse_503);
+    a.cold_s = 5;
+    a.cold_factor = 5;
+    f.push_back(member(a, 20'000, 1000, true));
+  }
+  // Connection behaviour: Python's listen backlog of 5, and a server that closes every
+  // connection after its answer (HTTP/1.0), accepting one connection a quarter millisecond.
+  {
+    auto a = python_server("python http.server, Connection: close");
+    a.keep_alive = false;
+    a.accept_backlog = 5;
+    a.accept_ms = 0.25;
+    f.push_back(member(a, 10'000));
+  }
+  {
+    auto a = pool("8 workers, 30 ms, backlog 5, slow accept", 8, 30, -1, api_shape::overflow::refuse_503);
+    a.accept_backlog = 5;
+    a.accept_ms = 2;
+    f.push_back(member(a, 10'000));
+  }
+  return f;
+}
+
+}  // namespace dibs::sim
