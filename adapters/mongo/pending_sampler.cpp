@@ -59,6 +59,5 @@ std::vector<pending_sample> sample_open_documents(store_context& ctx, std::size_
   for (const auto& doc : docs) out.push_back(sampled_document(doc.get(), f));
   return out;
 }
-}
 
 }  // namespace dibs::mongo
