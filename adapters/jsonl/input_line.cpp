@@ -24,17 +24,47 @@ const char* type_name(simdjson::dom::element_type t) {
   return "unknown";
 }
 
-// The member at `pointer` of `doc`: a string, or another type with its JSON text.
-job_field member_field(const simdjson::dom::element& doc, const std::string& pointer) {
+namespace od = simdjson::ondemand;
+
+const char* type_name(od::json_type t) {
+  switch (t) {
+    case od::json_type::array: return "array";
+    case od::json_type::object: return "object";
+    case od::json_type::number: return "number";
+    case od::json_type::boolean: return "boolean";
+    case od::json_type::null: return "null";
+    case od::json_type::string: return "string";
+  }
+  return "unknown";
+}
+
+// The member at `pointer` of `doc`: a string, or another type with its JSON text as the line has
+// it, byte for byte (a request body copies it: -1.5e3 stays -1.5e3).
+job_field member_field(od::document& doc, const std::string& pointer) {
   job_field f;
-  simdjson::dom::element v;
+  od::value v;
+  od::json_type vt{};
   std::string_view s;
-  if (doc.at_pointer(pointer).get(v)) {
+  if (doc.at_pointer(pointer).get(v) || v.type().get(vt)) {
     f.st = job_field::state::missing;
-  } else if (v.type() != simdjson::dom::element_type::STRING || v.get(s)) {
+  } else if (vt != od::json_type::string) {
     f.st = job_field::state::not_string;
-    f.type_name = type_name(v.type());
-    f.json = simdjson::minify(v);
+    f.type_name = type_name(vt);
+    std::string_view raw;
+    od::object o;
+    od::array a;
+    bool got = true;
+    if (vt == od::json_type::object) got = !v.get_object().get(o) && !o.raw_json().get(raw);
+    else if (vt == od::json_type::array) got = !v.get_array().get(a) && !a.raw_json().get(raw);
+    else raw = v.raw_json_token();
+    if (got) {
+      while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\r' || raw.back() == '\n'))
+        raw.remove_suffix(1);
+      f.json = std::string(raw);
+    }
+  } else if (v.get_string().get(s)) {
+    f.st = job_field::state::not_string;
+    f.type_name = "an invalid string";
   } else {
     f.st = job_field::state::string;
     f.value = std::string(s);
@@ -60,9 +90,15 @@ input_line read_input_line(simdjson::dom::parser& parser, const std::string& lin
     return out;
   }
   out.what = input_line::kind::item;
-  out.source = member_field(doc, pointer);
+  // The fields are read again on demand (the line is whole JSON: the DOM parser said so), which
+  // keeps a value's own text; each at_pointer restarts from the top of the document.
+  thread_local od::parser fields_parser;
+  const simdjson::padded_string padded(line);
+  od::document fields;
+  if (fields_parser.iterate(padded).get(fields)) return out;  // not after the DOM parser's yes
+  out.source = member_field(fields, pointer);
   for (const auto& m : more) {
-    out.more.push_back(member_field(doc, m.pointer));
+    out.more.push_back(member_field(fields, m.pointer));
     out.more.back().name = m.name;
   }
   return out;

@@ -37,7 +37,7 @@ BACKEND_TEST_CASE("a --budget shared by two processes: its calls and no more, th
   CHECK(api.requests().size() == 60);  // every call the budget had, each pre-flight's included
   CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE location IS NOT NULL") == std::optional<std::string>("58"));
   // What was never called for was never claimed: no attempt spent.
-  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE location IS NULL AND attempts > 0") ==
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE location IS NULL AND dibs_attempts > 0") ==
         std::optional<std::string>("0"));
   out.clear();
   test::child_process status({test::dibs_binary(), "status", "--store", s.uri()});
@@ -62,6 +62,6 @@ BACKEND_TEST_CASE("a --dry-run 5 calls the API five times and leaves the table a
   CHECK(rc == 0);
   CHECK(api.requests().size() == 5);
   CHECK_THAT(out, Catch::Contains("dry run: 5 items, 5 calls to the API; nothing was claimed or written"));
-  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE location IS NULL AND attempts = 0 AND lock_token IS NULL") ==
+  CHECK(s.query_value("SELECT COUNT(*) FROM " + table + " WHERE location IS NULL AND dibs_attempts = 0 AND dibs_lock_token IS NULL") ==
         std::optional<std::string>("20"));
 }

@@ -48,7 +48,7 @@ BACKEND_TEST_CASE("a --map writes nested answer members into typed columns, and 
   CHECK(s.query_value("SELECT " + db.sql_of().json_text("location", "country") + where) == std::optional<std::string>("Freedonia"));
   // The row whose value did not fit: failed with the server's words, nothing of it written.
   const auto bad = " FROM " + table + " WHERE " + source + " = 'abc'";
-  CHECK(s.query_value("SELECT COUNT(*)" + bad + " AND failed_at IS NOT NULL AND location IS NULL AND country IS NULL") ==
+  CHECK(s.query_value("SELECT COUNT(*)" + bad + " AND dibs_failed_at IS NOT NULL AND location IS NULL AND country IS NULL") ==
         std::optional<std::string>("1"));
-  CHECK(s.query_value("SELECT error" + bad).value_or("").find("abc") != std::string::npos);
+  CHECK(s.query_value("SELECT dibs_error" + bad).value_or("").find("abc") != std::string::npos);
 }
