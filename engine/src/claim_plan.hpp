@@ -3,8 +3,9 @@
 //
 // Keep up to `ahead` items claimed beyond what runs, unless outcomes are piling up unwritten (the
 // store is down: claiming more would only grow memory and leases). A claim waits until half a
-// batch fits, unless pipelines are idle for want of items: claims of a few rows each would cost the
-// store a statement per few rows. Items waiting for the API count only while the circuit is open:
+// batch fits, unless pipelines are idle for want of items, and is then a whole batch (`ahead`):
+// claims of a few rows each would cost the store a statement per few rows. So at most
+// limit + 1.5 x ahead items are in hand. Items waiting for the API count only while the circuit is open:
 // while it is closed they are settled within the probe interval and must not stop the calls that
 // tell one item's trouble from an outage.
 #pragma once
@@ -32,8 +33,8 @@ struct claim_view {
 std::size_t items_to_claim(const claim_view& v);
 
 // How many items to keep claimed beyond those running under a processor's own limit (an adaptive
-// limit on the API): what the pipelines finish within `horizon` at `per_second`, at least `limit`
-// (nothing measured yet), at most `batch`. Claimed items then wait `horizon` at most, yet a fast API
+// limit on the API): what the pipelines finish within `horizon` at `per_second`, at least `limit`,
+// at most `batch`; a batch while nothing is measured yet. Claimed items then wait `horizon` at most, yet a fast API
 // behind a small limit is not fed by claims of a few items each.
 std::size_t claim_ahead(std::size_t limit, std::size_t batch, double per_second, std::chrono::duration<double> horizon);
 

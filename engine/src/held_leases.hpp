@@ -24,10 +24,8 @@ struct held_lease {
   std::uint64_t pipeline = 0;  // the pipeline running it, once launched
   int attempts = 0;            // claims so far, this one included
   bool excused = false;  // waited through an outage once: failing alone again spends its attempt
-  // The shard's count of API answers and of recoveries (the circuit closing) when its call was
-  // launched: a failure answered after a recovery its call predates met the outage; an excused
-  // item fails "alone" only if another call was answered since its own was sent.
-  std::uint64_t answers_at_launch = 0;
+  // The shard's count of recoveries (the circuit closing) when its call was launched: a failure
+  // answered after a recovery its call predates met the outage.
   std::uint64_t recoveries_at_launch = 0;
   bool no_data = false;  // its answer, buffered, is the API's "no data" (counted apart once written)
 };

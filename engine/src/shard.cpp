@@ -330,7 +330,6 @@ void shard::launch(job j) {
   const auto id = calls_.start([&](std::uint64_t call_id) {
     if (h) {
       h->pipeline = call_id;  // before the pipeline can run: work_started() looks it up
-      h->answers_at_launch = answers_;
       h->recoveries_at_launch = recoveries_;
     }
     return pipeline(std::move(j), call_id, std::move(running));

@@ -155,7 +155,6 @@ class shard {
   std::deque<job> ready_;  // claimed, not yet started
   circuit_breaker breaker_;
   std::uint64_t trips_ = 0;
-  std::uint64_t answers_ = 0;     // calls the API answered (whatever it said of the item)
   std::uint64_t recoveries_ = 0;  // times the circuit closed on an answer
   std::vector<waiting_item> waiting_;
   std::deque<job> rerun_;  // waited through an outage: run again before anything new

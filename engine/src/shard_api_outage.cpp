@@ -25,7 +25,6 @@
 namespace dibs {
 
 void shard::api_answered() {
-  ++answers_;
   if (!breaker_.answered()) return;
   ++recoveries_;
   bump(ctx_.figures.circuit_open, -1);
@@ -82,11 +81,7 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
     wake_.notify();
     return true;
   }
-  // Failing alone: the API answered another call since this one was sent. An excused item whose
-  // 5xx came with no answer in between failed with the others (another shard may have seen the
-  // outage this shard's few calls could not tell): it waits, as any API-level failure does.
-  const bool alone = answers_ != h->answers_at_launch;
-  if (answered_5xx && (reprobe || (h->excused && alone && breaker_.closed()))) return false;  // an ordinary retry
+  if (answered_5xx && (reprobe || (h->excused && breaker_.closed()))) return false;  // an ordinary retry
 
   // It waits at least as long as the breaker needs to tell one item's trouble from an outage
   // (5xx answers open the circuit once they span min_outage: twice that leaves room for the last

@@ -205,10 +205,13 @@ TEST_CASE("an API that limits its rate (503 or 429 past it, no Retry-After) is p
   CHECK(e.summary().failed == 0);
   const auto stats = test::raw_http(static_cast<std::uint16_t>(api.port()), "GET", "/stats");
   INFO(stats.body);
-  // A refusal or two per second while the pace probes the rate, and a few at the start, where
-  // requests went out as fast as the server answered: far fewer than the items.
+  // A refusal or two per second while the pace probes the rate, and some at the start, where
+  // requests went out as fast as the server answered: far fewer than the items. 11-38 of 300 on
+  // a quiet machine; 112 under the sanitizers with four other test processes on two cores (the
+  // ramp's first round trips last longer there, and more of them meet the limit). Before the
+  // pace, 291 of 300 were refused and items failed.
   const auto refused = std::stoi(stats.body.substr(stats.body.find("\"refused\": ") + 11));
-  CHECK(refused < 60);
+  CHECK(refused < 150);
   const auto* h = e.figures().extras.find<http::http_figures>();
   REQUIRE(h != nullptr);
   const auto limits = h->limits.totals();

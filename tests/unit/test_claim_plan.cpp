@@ -17,13 +17,13 @@ TEST_CASE("an idle shard claims a whole batch ahead, no more") {
   CHECK(items_to_claim(idle()) == 100);
 }
 
-TEST_CASE("a claim waits until half a batch fits, unless pipelines starve") {
+TEST_CASE("a claim waits until half a batch fits, unless pipelines starve, and is then a whole batch") {
   auto v = idle();
   v.in_flight = 100;
   v.ready = 60;  // 40 fit: less than half a batch, and nothing starves
   CHECK(items_to_claim(v) == 0);
-  v.ready = 50;  // 50 fit: half a batch
-  CHECK(items_to_claim(v) == 50);
+  v.ready = 50;  // 50 fit: half a batch, and a whole batch is claimed (not 50: a claim's round trips for half)
+  CHECK(items_to_claim(v) == 100);
   v.in_flight = 90;  // pipelines idle for want of items: even a small claim
   v.ready = 0;
   CHECK(items_to_claim(v) == 100);
@@ -51,7 +51,9 @@ TEST_CASE("items waiting for the API count only while the circuit is open") {
 TEST_CASE("items to run again take room like running ones") {
   auto v = idle();
   v.rerun = 150;
-  CHECK(items_to_claim(v) == 50);
+  CHECK(items_to_claim(v) == 100);  // half a batch fits
+  v.rerun = 160;
+  CHECK(items_to_claim(v) == 0);
 }
 
 TEST_CASE("a probe claims one item, and only when none is in hand") {
@@ -72,10 +74,10 @@ TEST_CASE("an adaptive limit of a few pipelines claims only a few ahead") {
 
 // The prefetch under a processor's own limit (an adaptive limit on the API): what the pipelines
 // finish in the horizon, at least the limit, at most a batch.
-TEST_CASE("under a limit of its own a shard claims what it finishes soon, at least the limit, at most a batch") {
+TEST_CASE("under a limit of its own a shard claims what it finishes soon, at least the limit, at most a batch, a batch before it knows") {
   using dibs::claim_ahead;
   const std::chrono::seconds horizon{2};
-  CHECK(claim_ahead(4, 100, 0.0, horizon) == 4);      // nothing measured yet: the limit
+  CHECK(claim_ahead(4, 100, 0.0, horizon) == 100);    // nothing measured yet: a batch (the limit is in its slow start)
   CHECK(claim_ahead(4, 100, 10.0, horizon) == 20);    // 10/s: two seconds' worth
   CHECK(claim_ahead(4, 100, 8000.0, horizon) == 100); // a fast API: a batch
   CHECK(claim_ahead(300, 100, 10.0, horizon) == 100); // never beyond a batch
