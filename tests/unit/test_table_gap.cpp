@@ -207,3 +207,13 @@ TEST_CASE("a PostgreSQL table an earlier dibs prepared is renamed one column a s
   CHECK_THAT(statements, Catch::StartsWith("ALTER TABLE \"jobs\" RENAME COLUMN \"lock_by\" TO \"dibs_lock_by\"; ALTER TABLE"));
   CHECK_THAT(statements, !Catch::Contains("INDEX"));  // PostgreSQL's index follows the renames
 }
+
+TEST_CASE("a URI that names no table is refused naming what it lacks, not a table jobs the user never named", "[sql][schema]") {
+  const auto said = sql::unnamed_table_refusal("crm", {"people", "orders"});
+  CHECK_THAT(said, Catch::Contains("store names no table: add ?table=NAME") && Catch::Contains("database crm has none") &&
+                       Catch::Contains("its tables: people, orders"));
+  CHECK_THAT(sql::unnamed_table_refusal("empty", {}), Catch::EndsWith("its tables: none)"));
+  std::vector<std::string> many;
+  for (int i = 0; i < 20; ++i) many.push_back("t" + std::to_string(i));
+  CHECK_THAT(sql::unnamed_table_refusal("big", many), Catch::Contains("t11, ... (20 in all)") && !Catch::Contains("t12"));
+}
