@@ -69,18 +69,19 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
     return false;  // settle() tells of it
   }
   // The API answered, with a 5xx: about this item, or about the API? Not a second time for one item.
-  const bool answered_5xx = o.http_status >= 500;
-  const bool reprobe = breaker_.is_probe(j.id) && reprobe_ == j.id;
-  if (!o.shared) api_failed(j.id, o.why, answered_5xx);
   // Sent before the API came back, answered after: the answer is the outage's, read late (a
-  // loaded server answers in its own order, a busy client reads late). It runs again, as the
-  // items that waited through the outage do.
+  // loaded server answers in its own order, a busy client reads late). It is no news of the API
+  // now (the breaker does not count it: a burst of them would start a new streak) and it runs
+  // again, as the items that waited through the outage do.
   if (breaker_.closed() && h->recoveries_at_launch != recoveries_) {
     h->excused = true;
     rerun_.push_back(j);
     wake_.notify();
     return true;
   }
+  const bool answered_5xx = o.http_status >= 500;
+  const bool reprobe = breaker_.is_probe(j.id) && reprobe_ == j.id;
+  if (!o.shared) api_failed(j.id, o.why, answered_5xx);
   if (answered_5xx && (reprobe || (h->excused && breaker_.closed()))) return false;  // an ordinary retry
 
   // It waits at least as long as the breaker needs to tell one item's trouble from an outage
