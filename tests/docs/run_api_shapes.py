@@ -24,17 +24,11 @@ import tempfile
 import time
 import urllib.request
 
+from marked_block import marked_block
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 API = os.path.join(HERE, "..", "servers", "shaped_api.py")
 IPS = ["8.8.8.8", "1.1.1.1", "9.9.9.9", "208.67.222.222", "64.6.64.6"]
-
-
-def block(doc, name):
-    text = open(doc, encoding="utf-8").read()
-    m = re.search(r"<!-- api-shape: " + re.escape(name) + r" -->\s*```sh\n(.*?)```", text, re.S)
-    if not m:
-        sys.exit(f"{doc} has no block marked '<!-- api-shape: {name} -->' before a ```sh block")
-    return m.group(1)
 
 
 def start_api(workdir, options):
@@ -81,7 +75,7 @@ def main():
     ap.add_argument("--servers", required=True)
     ap.add_argument("name", choices=["header-key", "post-body", "map-sql", "quota", "budget"])
     a = ap.parse_args()
-    script = block(a.doc, a.name)
+    script = marked_block(a.doc, "api-shape", a.name)
     options = {"header-key": ["--key", "Authorization:Bearer tok-live-123"],
                "quota": ["--quota", "20", "--window", "1", "--quota-style", "github"]}.get(a.name, [])
     with tempfile.TemporaryDirectory() as apidir, tempfile.TemporaryDirectory() as cwd:

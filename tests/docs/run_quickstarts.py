@@ -21,15 +21,9 @@ import subprocess
 import sys
 import tempfile
 
+from marked_block import marked_block
+
 ADDRESSES = ["8.8.8.8", "1.1.1.1", "9.9.9.9", "208.67.222.222", "64.6.64.6"]
-
-
-def quickstart_block(readme, name):
-    text = open(readme, encoding="utf-8").read()
-    m = re.search(r"<!-- quickstart: " + re.escape(name) + r" -->\s*```sh\n(.*?)```", text, re.S)
-    if not m:
-        sys.exit(f"README has no quick start marked '<!-- quickstart: {name} -->' before a ```sh block")
-    return m.group(1)
 
 
 def start_stub(bin_dir):
@@ -100,7 +94,7 @@ def main():
     ap.add_argument("name", choices=["mongodb", "mysql"])
     a = ap.parse_args()
 
-    script = quickstart_block(a.readme, a.name)
+    script = marked_block(a.readme, "quickstart", a.name)
     if a.name == "mongodb":
         uri = server_uri(a.servers, "mongodb_uri")
         state = mongo_prepare(uri)
