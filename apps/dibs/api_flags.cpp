@@ -105,6 +105,9 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
                              "fail items whose answer says the API has no data for them ({\"status\":\"fail\"}, ip-api's "
                              "\"private range\"); by default that answer is written as the item's result, counted as no_data, "
                              "and is no failure for the exit code");
+  cmd.add_flag("--no-traceparent", no_traceparent,
+               "in a traced run (--otlp-endpoint), send no W3C traceparent header with the API calls (by default each "
+               "call names its span, so an API that traces joins the item's trace)");
   cmd.add_flag("--no-status-check", no_status_check,
                "read no \"status\" in answers: {\"status\":\"fail\"} is written as data, not counted as no_data")
       ->excludes(fails);
@@ -142,6 +145,7 @@ http::processor_options api_flags::call() const {
   o.http.max_body = f.max_body;
   o.http.tls.ca_file = f.ca_file;
   o.http.tls.insecure = f.insecure;
+  o.traceparent = !f.no_traceparent;
   o.backoff_base = duration_flag("--backoff-base", f.backoff_base);
   o.backoff_max = duration_flag("--backoff-max", f.backoff_max);
   if (o.backoff_max < o.backoff_base) throw std::invalid_argument("--backoff-max must not be below --backoff-base");

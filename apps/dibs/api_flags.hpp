@@ -51,6 +51,7 @@ struct api_flags {
   bool insecure = false;
   bool no_status_check = false;
   bool no_data_fails = false;
+  bool no_traceparent = false;  // --no-traceparent: traced runs' calls carry no traceparent header
   // Answer reuse (adapters/http/reuse/answer_reuse.hpp): "" off, "memory" in this process.
   std::string reuse_answers;
   std::string answer_ttl = "1h";

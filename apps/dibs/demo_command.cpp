@@ -59,6 +59,7 @@ command add_demo_command(CLI::App& app) {
     auto cfg = f->run.config();
     f->api.fit_shards(cfg);
     f->run.prepare();
+    f->run.traces.apply(cfg, {});
     // With --summary-json -, stdout carries the JSON alone: the rest is told on stderr.
     std::FILE* report = f->run.summary_to_stdout() ? stderr : stdout;
 

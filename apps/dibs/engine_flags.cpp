@@ -23,6 +23,7 @@
 namespace dibs::cli {
 
 void engine_flags::add_to(CLI::App& cmd) {
+  traces.add_to(cmd);
   cmd.add_option("--concurrency", concurrency,
                  "the most documents in flight for the process, split across shards; with an API, the ceiling of the "
                  "calls at once that dibs finds by itself (see --fixed-concurrency)")
@@ -148,6 +149,7 @@ void engine_flags::prepare() {
 }
 
 void engine_flags::finish(const run_result& result, std::FILE* report) const {
+  traces.finish();  // the last spans first: the summary is the last word
   if (summary_to_stdout()) {
     std::fprintf(stdout, "%s\n", result.summary.json().c_str());
   } else if (!summary_json.empty()) {

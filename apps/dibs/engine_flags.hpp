@@ -4,6 +4,7 @@
 #pragma once
 
 #include "run_engine.hpp"
+#include "trace_flags.hpp"
 
 #include <dibs/engine_config.hpp>
 
@@ -34,6 +35,7 @@ struct engine_flags {
   std::vector<std::string> metrics_hosts;  // Host names the controls accept besides loopback ones
   std::string control_key_file;            // --control-key-file (else DIBS_CONTROL_KEY)
   std::string worker_id;  // --worker-id: engine_config::worker_prefix ("" = host-pid)
+  trace_flags traces;     // --otlp-endpoint: apply() it to the config, finish() ends it
 
   void add_to(CLI::App& cmd);
   // Validated; throws std::invalid_argument naming the flag. Shards never exceed pipelines.

@@ -180,6 +180,7 @@ command add_enrich_command(CLI::App& app) {
       }
     }
 
+    f->run.traces.apply(cfg, f->api.call().http.tls);  // --otlp-endpoint: the exporter starts
     // With --max-calls or --budget, the engine claims through the budgets; when one is spent,
     // the run stops claiming and ends once its calls in flight have.
     engine* running = nullptr;

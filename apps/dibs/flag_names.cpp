@@ -14,6 +14,9 @@ std::string flag_for(const std::string& setting) {
   };
   for (const auto& [name, flag] : renamed)
     if (name == setting) return std::string(flag);
+  // An environment variable (OTEL_EXPORTER_OTLP_HEADERS) is named as it is set.
+  if (!setting.empty() && std::none_of(setting.begin(), setting.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
+    return setting;
   std::string flag = "--" + setting;
   std::replace(flag.begin(), flag.end(), '_', '-');
   return flag;

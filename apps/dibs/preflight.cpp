@@ -1,5 +1,7 @@
 #include "preflight.hpp"
 
+#include "adapters/http/processor/call_span.hpp"
+
 #include "preflight_verdicts.hpp"
 
 #include "adapters/http/processor/batch_answer.hpp"
@@ -26,11 +28,7 @@ constexpr int max_tries = 3;  // a broken exchange is tried this often in all
 constexpr std::size_t max_items = 3;  // the items asked, while each answer is a "not found"
 
 // The URL as sent, its secrets masked (an API key in the query).
-std::string shown_url(const http::url_template& t, const std::string& target) {
-  const auto host = t.host().find(':') != std::string::npos ? "[" + t.host() + "]" : t.host();
-  const bool default_port = t.port() == (t.scheme() == "https" ? 443 : 80);
-  return redact_api_url(t.scheme() + "://" + host + (default_port ? "" : ":" + std::to_string(t.port())) + target);
-}
+std::string shown_url(const http::url_template& t, const std::string& target) { return http::redacted_url(t, target); }
 
 http::response send_once(const http::processor_options& call, const http::request& req) {
   net::io_context ioc(1);

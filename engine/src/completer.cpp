@@ -70,7 +70,16 @@ awaitable<void> completer::flusher([[maybe_unused]] gate::holder running) {
 }
 
 void completer::forget(const std::string& id, std::uint64_t token) {
+  if (tracer_)
+    if (auto* h = held_.under(id, token); h && h->trace) tracer_->finish(*h->trace, &write_);
   if (held_.forget(id, token)) bump(ctx_.figures.held, -1);
+}
+
+void completer::writing(const char* operation) {
+  if (!tracer_) return;
+  write_.operation = operation;
+  write_.start = std::chrono::system_clock::now();
+  if (write_.store.empty()) write_.store = ctx_.st.describe();
 }
 
 std::uint64_t completer::no_data_landed(const std::vector<completion>& batch, const write_result& r) const {
@@ -87,7 +96,8 @@ std::uint64_t completer::no_data_landed(const std::vector<completion>& batch, co
 void completer::answer_refused(const lease_ref& ref, const std::string& why) {
   std::string reason = bounded_reason("the store refused the answer: " + why);
   log::item(log::level::warn, ref.id, "failed", reason);
-  const auto* h = held_.find(ref.id);
+  auto* h = held_.find(ref.id);
+  if (h && h->trace) item_tracer::settled(*h->trace, "failed", reason, 0, true, {});
   add(failure{ref, std::move(reason), 0, h ? h->attempts : 0});
 }
 
@@ -124,6 +134,7 @@ awaitable<bool> completer::flush_once() {
   };
 
   if (!outcomes_.done.empty()) {
+    writing("complete");
     auto write = [&st](std::vector<completion> b) { return st.complete(std::move(b)); };
     auto landed = [&](const std::vector<completion>& batch, write_result& r) {
       // Of those written, the API's "no data" answers are counted apart (outcome::no_data).
@@ -150,6 +161,7 @@ awaitable<bool> completer::flush_once() {
     }
   }
   if (!outcomes_.releases.empty()) {
+    writing("release");
     auto write = [&st](std::vector<release_item> b) { return st.release(std::move(b)); };
     auto refused = [&](const release_item& x, const std::string& why) {
       // Giving the item back early is all a release does: let its lease run out instead.
@@ -175,6 +187,7 @@ awaitable<bool> completer::flush_once() {
     if (s.denied) leave_to_expiry(outcomes_.releases, "release(s)");
   }
   if (!outcomes_.failures.empty()) {
+    writing("fail");
     auto write = [&st](std::vector<failure> b) { return st.fail(std::move(b)); };
     auto landed = [&](const std::vector<failure>& batch, write_result& r) {
       bump(c.failed, r.applied);
@@ -201,6 +214,7 @@ awaitable<bool> completer::flush_once() {
       for (const auto& ref : outcomes_.drop_all()) forget(ref.id, ref.token);
     }
   }
+  if (tracer_) tracer_->flush();
   flushing_ = false;
   dispatcher_wake_.notify();
   co_return ok;

@@ -7,6 +7,7 @@
 #include "async_event.hpp"
 #include "gate.hpp"
 #include "held_leases.hpp"
+#include "item_tracer.hpp"
 #include "outcome_buffers.hpp"
 #include "shard_context.hpp"
 
@@ -42,6 +43,8 @@ class completer {
   // Look at the buffers now (the shard finishes, or waits for its outcomes to land): what waits
   // is written unless the store's failure backoff holds the flusher back.
   void wake() { flusher_wake_.notify(); }
+  // The run traces: each item's trace ends as its write lands (item_tracer.hpp).
+  void trace_with(item_tracer* tracer) { tracer_ = tracer; }
 
   // Runs until the shard finishes with nothing left to write (or given up on).
   awaitable<void> flusher(gate::holder running);
@@ -79,6 +82,10 @@ class completer {
   async_event flusher_wake_;  // the first outcome, a full flush, an outcome while stopping, or wake()
   bool flushing_ = false;
   int final_flush_failures_ = 0;
+  item_tracer* tracer_ = nullptr;
+  traced_write write_;  // the write under way, for its items' traces
+  // The write under way is `operation`: from now on, forget() ends an item's trace with it.
+  void writing(const char* operation);
 };
 
 }  // namespace dibs

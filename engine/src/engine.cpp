@@ -13,7 +13,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/system/system_error.hpp>
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -24,14 +23,6 @@
 #include <vector>
 
 namespace dibs {
-
-namespace {
-std::string default_worker_prefix() {
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "host");
-  return std::string(host) + "-" + std::to_string(::getpid());
-}
-}  // namespace
 
 std::size_t engine_config::effective_shards() const {
   if (shards) return shards;
@@ -60,6 +51,7 @@ void engine_config::validate() const {
   if (circuit_probe_max < circuit_probe_min) bad("circuit_probe_max", "must not be below circuit_probe_min");
   if (idle_backoff_min.count() < 1) bad("idle_backoff_min", "must be at least 1 ms");
   if (idle_backoff_max < idle_backoff_min) bad("idle_backoff_max", "must not be below idle_backoff_min");
+  if (!(trace_sample_ratio >= 0.0 && trace_sample_ratio <= 1.0)) bad("trace_sample_ratio", "must be between 0 and 1");
   if (!worker_prefix.empty())
     if (auto problem = worker_id_problem(worker_prefix); !problem.empty()) bad("worker_prefix", problem);
 }
@@ -91,6 +83,7 @@ engine::engine(engine_config cfg, std::shared_ptr<store> st, processor_factory f
   if (!factory_) throw std::invalid_argument("engine: no processor");
   if (cfg_.worker_prefix.empty()) cfg_.worker_prefix = default_worker_prefix();
   run_->concurrency = cfg_.concurrency;
+  if (cfg_.traces) cfg_.traces->count_in(counters_.extras.get<span_figures>());
 }
 
 engine::~engine() {

@@ -11,7 +11,7 @@ bool held_leases::add(const job& j, clock::time_point asked, clock::time_point n
   fresh.renew_due = asked + lease / 2;
   fresh.claimed_at = now;
   fresh.attempts = j.attempts;
-  it->second = fresh;
+  it->second = std::move(fresh);
   return inserted;
 }
 

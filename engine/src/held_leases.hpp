@@ -4,11 +4,14 @@
 // token is a new lease, and what the old one's pipeline or write says must not touch it.
 #pragma once
 
+#include "item_tracer.hpp"
+
 #include <dibs/job.hpp>
 #include <dibs/store.hpp>
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -28,6 +31,7 @@ struct held_lease {
   // answered after a recovery its call predates met the outage.
   std::uint64_t recoveries_at_launch = 0;
   bool no_data = false;  // its answer, buffered, is the API's "no data" (counted apart once written)
+  std::unique_ptr<item_trace> trace;  // when the run traces (item_tracer.hpp)
 };
 
 class held_leases {

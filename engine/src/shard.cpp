@@ -35,7 +35,12 @@ shard::shard(shard_context ctx, std::size_t index, std::size_t concurrency, std:
       ioc_(external ? *external : own_ioc_),
       breaker_(circuit_breaker::settings{cfg_.circuit_trip_after, cfg_.circuit_probe_min, cfg_.circuit_probe_max,
                                          cfg_.circuit_probe_min}),
-      published_concurrency_(concurrency) {}
+      published_concurrency_(concurrency) {
+  if (cfg_.traces) {
+    tracer_ = std::make_unique<item_tracer>(*cfg_.traces, cfg_.trace_sample_ratio, by_);
+    completer_.trace_with(tracer_.get());
+  }
+}
 
 void shard::run() {
   net::co_spawn(ioc_, main(), [this](std::exception_ptr e) {
@@ -282,6 +287,11 @@ awaitable<void> shard::dispatcher() {
       else  // held before under another lease, lost, and claimed again: the new lease supersedes it
         log::debug("shard ", index_, ": item ", j.id, " reclaimed under a new lease");
       if (j.attempts > 1) bump(ctx_.figures.retries_waiting, -1);  // a retry (ours, most likely) is back
+      if (tracer_) {
+        auto t = tracer_->begin(j.id, j.attempts);
+        j.trace = t->ctx;
+        held_.find(j.id)->trace = std::move(t);
+      }
       ready_.push_back(std::move(j));
     }
     bump(ctx_.figures.claimed, got.size());
@@ -391,13 +401,21 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
     // The keeper saw this lease go (expired and taken over): the result must not be written.
     bump(ctx_.figures.lost_leases);
     log::item(log::level::warn, j.id, "lease lost", "the lease expired and was taken over while processing; result discarded");
+    if (h && h->trace) {
+      item_tracer::settled(*h->trace, "lease_lost", "the lease expired and was taken over while processing", o.http_status,
+                           true, std::move(o.spans));
+      tracer_->finish(*h->trace, nullptr);
+      tracer_->flush();
+    }
     if (held_.forget(j.id, j.token)) bump(ctx_.figures.held, -1);
     return;
   }
   h->settled = true;
   ctx_.figures.claim_to_outcome_s.record(std::chrono::duration<double>(steady::now() - h->claimed_at).count());
 
+  auto spans = h->trace ? std::move(o.spans) : std::vector<span_record>{};
   auto s = settlement_of(j, std::move(o), cancelled, stopping(), cfg_.max_attempts);
+  if (h->trace) trace_settled(*h->trace, s, std::move(spans));
   switch (s.k) {
     case settlement::kind::complete:
       if (s.no_data) {
@@ -422,5 +440,25 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
   std::visit([this](auto& write) { completer_.add(std::move(write)); }, s.write);
 }
 
+void shard::trace_settled(item_trace& t, const settlement& s, std::vector<span_record> calls) {
+  switch (s.k) {
+    case settlement::kind::complete:
+      item_tracer::settled(t, s.no_data ? "no_data" : "done", s.why, 0, false, std::move(calls));
+      break;
+    case settlement::kind::retry:
+    case settlement::kind::give_back: {
+      const auto& r = std::get<release_item>(s.write);
+      item_tracer::settled(t, s.k == settlement::kind::retry ? "retried" : "released", r.why, r.http_status, false,
+                           std::move(calls));
+      break;
+    }
+    case settlement::kind::fail:
+    case settlement::kind::give_up: {
+      const auto& f = std::get<failure>(s.write);
+      item_tracer::settled(t, "failed", f.reason, f.http_status, true, std::move(calls));
+      break;
+    }
+  }
+}
 
 }  // namespace dibs

@@ -9,8 +9,10 @@
 #include "circuit_breaker.hpp"
 #include "gate.hpp"
 #include "held_leases.hpp"
+#include "item_tracer.hpp"
 #include "running_calls.hpp"
 #include "completer.hpp"
+#include "settlement.hpp"
 #include "shard_context.hpp"
 
 #include "async_event.hpp"
@@ -114,6 +116,8 @@ class shard {
   void work_started(const job& j);
   awaitable<void> pipeline(job j, std::uint64_t pipeline_id, gate::holder in_flight);
   void settle(const job& j, outcome o, bool cancelled);
+  // What the item's settlement `s` tells its trace (with the processor's spans).
+  void trace_settled(item_trace& t, const settlement& s, std::vector<span_record> calls);
   // shard_api_outage.cpp: the breaker's verdict on one outcome; true if the item now waits.
   bool wait_for_api(const job& j, const outcome& o);
   void api_answered();  // the API answered a call: the circuit closes if it was open
@@ -151,6 +155,7 @@ class shard {
   net::io_context own_ioc_{1};
   net::io_context& ioc_;  // own_ioc_, or the caller's
   std::unique_ptr<processor> proc_;
+  std::unique_ptr<item_tracer> tracer_;  // when the run traces (engine_config::traces)
 
   std::deque<job> ready_;  // claimed, not yet started
   circuit_breaker breaker_;

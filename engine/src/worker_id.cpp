@@ -1,5 +1,9 @@
 #include "worker_id.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -25,6 +29,12 @@ bool worker_owns(std::string_view by, std::string_view name) {
   if (by.size() < name.size() + 2 || by.substr(0, name.size()) != name || by[name.size()] != '-') return false;
   const auto rest = by.substr(name.size() + 1);
   return std::all_of(rest.begin(), rest.end(), [](unsigned char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string default_worker_prefix() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "host");
+  return std::string(host) + "-" + std::to_string(::getpid());
 }
 
 }  // namespace dibs

@@ -15,6 +15,8 @@ inline constexpr std::size_t max_worker_id_chars = 64;
 // characters, no space. ASCII keeps byte and character counts equal (the SQL stores compare
 // prefixes by length) and a name that can be typed back into `dibs release`.
 std::string worker_id_problem(std::string_view name);
+// This process's name when none is given (engine_config::worker_prefix ""): host-pid.
+std::string default_worker_prefix();
 // The same check for a store's admin call: throws std::invalid_argument("worker 'NAME': ...").
 void require_worker_id(const std::string& name);
 

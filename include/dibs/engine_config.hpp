@@ -4,9 +4,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 
 namespace dibs {
+
+class span_exporter;  // tracing.hpp
 
 struct engine_config {
   // 0 = one per core, but no more than keep two claim batches in flight each: a shard with
@@ -38,6 +41,12 @@ struct engine_config {
   std::chrono::milliseconds idle_backoff_min{10};
   std::chrono::milliseconds idle_backoff_max{1'000};   // 5 s would be kinder for --follow
   std::string worker_prefix;        // "" = host-pid; each shard appends "-<index>"
+  // Traces of items (tracing.hpp): a span per claim of an item, its calls and its write, handed
+  // to this exporter. Null (the default): no trace is made.
+  std::shared_ptr<span_exporter> traces;
+  // Head sampling: the share of item traces exported (OpenTelemetry's TraceIdRatioBased); failed
+  // items are exported whatever it is.
+  double trace_sample_ratio = 1.0;
 
   std::size_t effective_shards() const;
   std::size_t effective_flush_size() const { return flush_size ? flush_size : claim_batch; }

@@ -2,6 +2,8 @@
 // source fields the processor reads.
 #pragma once
 
+#include <dibs/tracing.hpp>
+
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -41,6 +43,9 @@ struct job {
   store_time until{};  // lease expiry by the store's clock
   int attempts = 0;    // claims so far, this one included
   std::vector<job_field> fields;
+  // The item's trace when the run traces (tracing.hpp): a processor's spans are children of
+  // trace.span, and the trace id is what a call's traceparent header carries. Invalid otherwise.
+  trace_context trace;
 
   lease_ref ref() const { return {id, by, token}; }
 

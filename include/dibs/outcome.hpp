@@ -1,9 +1,12 @@
 // What a processor decided for one job.
 #pragma once
 
+#include <dibs/tracing.hpp>
+
 #include <chrono>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace dibs {
 
@@ -31,6 +34,9 @@ struct outcome {
   // done and never asked again, and counted apart from the items that got data (`no_data` in the
   // summary, /metrics, /status). Not a failure: a run whose only other items got no data exits 0.
   bool no_data = false;
+  // The processor's spans of this item (its API call), children of the job's trace.span; made
+  // only when the job's trace is valid (the run traces). The engine exports them with the item's.
+  std::vector<span_record> spans;
 
   static outcome done(std::string json) {
     outcome o;

@@ -6,6 +6,7 @@
 #include "profiles/ipapi/ipapi_profile.hpp"
 #include "json_check.hpp"
 #include "answer_mapping.hpp"
+#include "call_span.hpp"
 #include "no_data_verdict.hpp"
 #include "request_builder.hpp"
 
@@ -97,12 +98,19 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
   std::optional<request> canary_candidate;
   if (!canary_) canary_candidate = req;
   for (const auto& b : opts_->budgets) b->called();  // reserved when the item was claimed (budget_gate)
+  // A traced run (the job has a trace): the call is a span of the item's trace, and the API is
+  // told so (traceparent) unless --no-traceparent. Untraced, this costs the one branch.
+  std::optional<traced_call> traced;
+  if (j.trace.valid()) traced = begin_traced_call(j, req);
   auto r = co_await client_.send(std::move(to), std::move(req));
   aborted = r.ec == net::error::operation_aborted;
   count_exchange(figures_, r, clock.sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
   const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after, figures_, opts_->adaptive.has_value());
+  std::optional<span_record> span;
+  if (traced) span = end_traced_call(j, *traced, r, clock.sent);
   auto o = judge(j, std::move(r), stop_for);
+  if (span) o.spans.push_back(std::move(*span));
   if (canary_candidate && o.k == outcome::kind::done) {
     canary_ = std::move(canary_candidate);
     canary_->on_send = nullptr;  // its hook points into this call's frame
@@ -259,6 +267,26 @@ outcome http_processor::judge(const job& j, response r, std::chrono::millisecond
   compact_json_in_place(r.body);  // a pretty-printed answer, stored as one line
   if (no_data) return outcome::no_data_answer(std::move(r.body), std::move(*no_data), r.status);
   return outcome::done(std::move(r.body));
+}
+
+http_processor::traced_call http_processor::begin_traced_call(const job& j, request& req) {
+  traced_call t;
+  std::uint64_t v = 0;
+  while (v == 0) v = rng_();
+  for (int i = 7; i >= 0; --i, v >>= 8) t.span[i] = static_cast<std::uint8_t>(v & 0xff);
+  t.method = method_name(req.method);
+  t.url = redacted_url(opts_->url, req.target);
+  if (opts_->traceparent) req.headers += "traceparent: " + traceparent_header(j.trace, t.span) + "\r\n";
+  return t;
+}
+
+span_record http_processor::end_traced_call(const job& j, traced_call& t, const response& r,
+                                            std::chrono::steady_clock::time_point sent) {
+  const auto now = std::chrono::system_clock::now();
+  const auto took = std::chrono::steady_clock::now() - sent;
+  call_facts facts{t.method, std::move(t.url), opts_->url.host(), opts_->url.port(), j.attempts,
+                   now - std::chrono::duration_cast<std::chrono::system_clock::duration>(took), now};
+  return call_span(j.trace, t.span, facts, r);
 }
 
 std::shared_ptr<const processor_options> for_shard(std::shared_ptr<const processor_options> o, std::size_t index) {

@@ -26,6 +26,7 @@
 #include <dibs/http/url_template.hpp>
 
 #include <dibs/processor.hpp>
+#include <dibs/tracing.hpp>
 
 #include <chrono>
 #include <functional>
@@ -79,6 +80,9 @@ struct processor_options {
   // engine's concurrency is then its ceiling. nullopt: every pipeline sends at once, a fixed
   // concurrency (--fixed-concurrency).
   std::optional<adaptive_settings> adaptive = adaptive_settings{};
+  // In a traced run (job::trace valid), each call carries a W3C `traceparent` header naming its
+  // span of the item's trace, so an API that traces joins it. Off: no header (the span is kept).
+  bool traceparent = true;
 };
 
 // `o` with the HTTP client's connection limit set to shard `index`'s share of max_connections.
@@ -138,6 +142,15 @@ class http_processor final : public processor {
   json_check_result check_body(std::string& body);
   // Whether this run would accept `body` as an answer (its size, the JSON check, ip-api's status).
   bool acceptable(std::string& body);  // reserves simdjson's padding in it
+  // A traced job's call: its span id, the header that names it (traceparent), and its span once
+  // answered (call_span.hpp).
+  struct traced_call {
+    span_id span{};
+    const char* method = "GET";
+    std::string url;  // redacted
+  };
+  traced_call begin_traced_call(const job& j, request& req);
+  span_record end_traced_call(const job& j, traced_call& t, const response& r, std::chrono::steady_clock::time_point sent);
   // An answer another call got (the cache, the store's answers): done, or no data as judge() says.
   outcome reused_answer(std::string answer);
   // Why `body` (a JSON object) means no data by the no-data rules' members; nullopt when it doesn't.

@@ -1,0 +1,164 @@
+#include "otlp_exporter.hpp"
+
+#include <dibs/log.hpp>
+#include <dibs/setting_error.hpp>
+
+#include "engine/src/uri_redact.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace dibs::http {
+
+namespace {
+url_template otlp_endpoint_template(const std::string& url) {
+  auto t = url_template::parse(url, "otlp_endpoint");
+  if (!t.fields().empty()) throw setting_error("otlp_endpoint", "must be a URL without {placeholders}");
+  return t;
+}
+
+client_options otlp_client_options(const otlp_settings& s, tls_options tls) {
+  client_options o;
+  o.connect_timeout = std::min(s.timeout, std::chrono::milliseconds{5'000});
+  o.request_timeout = s.timeout;
+  o.max_body = 64 << 10;  // the collector's answer: an ExportTraceServiceResponse
+  o.tls = std::move(tls);
+  o.adaptive = std::nullopt;  // one request at a time: no limit to learn
+  return o;
+}
+}  // namespace
+
+otlp_exporter::otlp_exporter(otlp_settings settings, otlp_resource resource, tls_options tls)
+    : settings_(std::move(settings)), resource_(std::move(resource)), url_(otlp_endpoint_template(settings_.url)) {
+  target_ = url_.expand(job{}).target;
+  client_ = std::make_unique<client>(ioc_.get_executor(), otlp_client_options(settings_, std::move(tls)));
+  auto body = run();  // named: g++ 12 and temporaries in co_spawn's arguments
+  net::co_spawn(ioc_, std::move(body), net::bind_cancellation_slot(cancel_.slot(), [this](std::exception_ptr e) {
+                  if (e) {
+                    try {
+                      std::rethrow_exception(e);
+                    } catch (const std::exception& ex) {
+                      log::warn("traces: the OTLP exporter stopped: ", ex.what());
+                    }
+                  }
+                  std::lock_guard lock(mutex_);
+                  ended_ = true;
+                  ended_cv_.notify_all();
+                }));
+  thread_ = std::thread([this] { ioc_.run(); });
+}
+
+otlp_exporter::~otlp_exporter() { shutdown(); }
+
+void otlp_exporter::export_spans(std::vector<span_record> spans) {
+  std::size_t dropped = 0;
+  bool full_batch = false;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& s : spans) {
+      if (queue_.size() >= settings_.max_queue || ended_) {
+        ++dropped;
+        continue;
+      }
+      queue_.push_back(std::move(s));
+    }
+    full_batch = queue_.size() >= settings_.max_batch;
+  }
+  if (dropped) figures_.load()->dropped_full += dropped;
+  if (full_batch && !woken_.exchange(true)) net::post(ioc_, [this] { timer_.cancel(); });
+}
+
+std::vector<span_record> otlp_exporter::take() {
+  std::vector<span_record> out;
+  std::lock_guard lock(mutex_);
+  const auto n = std::min(queue_.size(), settings_.max_batch);
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    out.push_back(std::move(queue_.front()));
+    queue_.pop_front();
+  }
+  return out;
+}
+
+awaitable<void> otlp_exporter::run() {
+  co_await net::this_coro::throw_if_cancelled(false);  // a cancelled export returns; abandon_ says why
+  for (;;) {
+    if (abandon_) co_return;
+    bool full = false;
+    bool empty = false;
+    {
+      std::lock_guard lock(mutex_);
+      full = queue_.size() >= settings_.max_batch;
+      empty = queue_.empty();
+    }
+    if (stopping_ && empty) co_return;
+    if (!full && !stopping_) {
+      woken_ = false;
+      timer_.expires_after(settings_.schedule_delay);
+      co_await timer_.async_wait(net::as_tuple(net::use_awaitable));
+    }
+    for (auto batch = take(); !batch.empty() && !abandon_; batch = take()) co_await send(std::move(batch));
+  }
+}
+
+awaitable<void> otlp_exporter::send(std::vector<span_record> batch) {
+  request req;
+  req.method = request::verb::post;
+  req.target = target_;
+  req.body = otlp_trace_request_json(resource_, batch);
+  req.content_type = "application/json";
+  req.headers = settings_.headers;
+  auto to = url_.origin();
+  auto r = co_await client_->send(std::move(to), std::move(req));
+  auto& f = *figures_.load();
+  if (!r.ec && r.status >= 200 && r.status < 300) {
+    f.exported += batch.size();
+    co_return;
+  }
+  f.dropped_failed += batch.size();
+  ++f.exports_failed;
+  if (!warned_) {
+    warned_ = true;  // once: a collector that is down would say so every second
+    log::warn("traces: an export to the OTLP collector failed (", abandon_ ? "cancelled at the run's end" : r.describe(),
+              "): its ", batch.size(), " span(s) dropped; later failures are counted in /metrics "
+              "(dibs_trace_spans_dropped_total)");
+  }
+}
+
+void otlp_exporter::shutdown() {
+  if (!thread_.joinable()) return;
+  stopping_ = true;
+  net::post(ioc_, [this] { timer_.cancel(); });
+  {
+    std::unique_lock lock(mutex_);
+    if (!ended_cv_.wait_for(lock, settings_.shutdown_wait, [this] { return ended_; })) {
+      abandon_ = true;
+      net::post(ioc_, [this] {
+        cancel_.emit(net::cancellation_type::terminal);
+        timer_.cancel();
+      });
+    }
+  }
+  thread_.join();
+  std::size_t left = 0;
+  {
+    std::lock_guard lock(mutex_);
+    left = queue_.size();
+    queue_.clear();
+  }
+  auto& f = *figures_.load();
+  f.dropped_failed += left;
+  client_.reset();
+  const auto dropped = f.dropped_full.load() + f.dropped_failed.load();
+  if (dropped > 0)
+    log::warn("traces: ", f.exported.load(), " span(s) exported, ", dropped, " dropped (", f.dropped_full.load(),
+              " with the queue full, ", f.dropped_failed.load(), " not accepted by the collector or left at the end)");
+  else
+    log::info("traces: ", f.exported.load(), " span(s) exported to ", redact_api_url(settings_.url));
+}
+
+}  // namespace dibs::http
