@@ -14,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <sys/stat.h>
+#include <unordered_set>
 
 namespace dibs::jsonl {
 
@@ -53,6 +54,10 @@ std::uint64_t jsonl_store::retry_failed(const retry_filter& which) {
     throw std::invalid_argument("dibs retry in file mode needs " + setting_name("out") +
                                 " OUT.jsonl: the run's failures are in OUT.jsonl.journal or OUT.jsonl");
   std::lock_guard op(op_mutex_);
+  const std::unordered_set<std::string> ids(which.ids.begin(), which.ids.end());
+  auto selected = [&](const line_outcome& o) {
+    return !o.done && reason_selected(o.reason, which.reason_contains, which.reason_is) && id_selected(ids, name_of_line(o.line));
+  };
   const std::string path = opts_.out + ".journal";
   const auto header = header_for(opts_.in);
   journal_.reset();  // this store's own (read-only) view of it
@@ -63,7 +68,7 @@ std::uint64_t jsonl_store::retry_failed(const retry_filter& which) {
     std::string records;
     std::uint64_t n = 0;
     for (const auto& o : outcomes_in_journal(std::string_view(text).substr(0, scan.valid_end), header, path))
-      if (!o.done && reason_selected(o.reason, which.reason_contains, which.reason_is)) {
+      if (selected(o)) {
         records += retry_record(o.line);
         ++n;
       }
@@ -78,7 +83,7 @@ std::uint64_t jsonl_store::retry_failed(const retry_filter& which) {
   std::vector<line_outcome> kept;
   std::uint64_t n = 0;
   for (auto& o : outcomes) {
-    if (!o.done && reason_selected(o.reason, which.reason_contains, which.reason_is)) ++n;
+    if (selected(o)) ++n;
     else kept.push_back(std::move(o));
   }
   if (n == 0) return 0;

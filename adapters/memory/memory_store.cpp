@@ -3,6 +3,7 @@
 #include "engine/src/worker_id.hpp"
 
 #include <map>
+#include <unordered_set>
 
 #include "engine/src/json_text.hpp"
 #include <dibs/ipapi/ipv4_ranges.hpp>
@@ -294,5 +295,53 @@ awaitable<renew_result> memory_store::renew(std::vector<renewal> b, millis lease
 awaitable<write_result> memory_store::release(std::vector<release_item> b) { co_return release_now(b); }
 awaitable<write_result> memory_store::fail(std::vector<failure> b) { co_return fail_now(b); }
 awaitable<store_stats> memory_store::stats() { co_return stats_now(); }
+
+std::vector<std::size_t> memory_store::failed_indexes(const retry_filter& which) const {
+  const auto now = opts_.now();
+  const std::unordered_set<std::string> ids(which.ids.begin(), which.ids.end());
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < records_.size(); ++i) {
+    const auto& f = records_[i].failed;
+    if (!f) continue;
+    if (!which.reason_contains.empty() && f->reason.find(which.reason_contains) == std::string::npos) continue;
+    if (which.reason_is && f->reason != *which.reason_is) continue;
+    if (which.since && f->at < *which.since) continue;
+    if (which.since_ago && f->at < now - std::chrono::duration_cast<store_time::duration>(*which.since_ago)) continue;
+    if (!id_selected(ids, id_of(i))) continue;
+    out.push_back(i);
+  }
+  return out;
+}
+
+std::vector<failed_item> memory_store::failed_now(const retry_filter& which) const {
+  std::lock_guard lock(mutex_);
+  std::vector<failed_item> out;
+  for (const auto i : failed_indexes(which)) {
+    const auto& r = records_[i];
+    failed_item f;
+    f.id = id_of(i);
+    if (r.source.st == job_field::state::string) f.source = r.source.value;
+    f.reason = r.failed->reason;
+    f.http_status = r.failed->http_status;
+    f.attempts = r.attempts;
+    f.failed_at = r.failed->at;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::uint64_t memory_store::retry_failed_now(const retry_filter& which) {
+  std::lock_guard lock(mutex_);
+  const auto selected = failed_indexes(which);
+  for (const auto i : selected) {
+    auto& r = records_[i];
+    r.failed.reset();
+    r.last_error.clear();
+    r.attempts = 0;
+    --failed_;
+    pending_.push_back(i);
+  }
+  return selected.size();
+}
 
 }  // namespace dibs

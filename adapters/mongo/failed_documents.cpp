@@ -28,8 +28,20 @@ std::string regex_literal(const std::string& text) {
 }
 
 bson_ptr failed_selection_filter(const field_names& f, const std::string& reason_contains,
-                                 std::optional<store_time> since, const std::optional<std::string>& reason_is) {
+                                 std::optional<store_time> since, const std::optional<std::string>& reason_is,
+                                 const std::vector<std::string>& ids) {
   auto b = recorded_failure_filter(f);
+  if (!ids.empty()) {
+    std::vector<owned_id> parsed;  // an id no document can have matches nothing
+    for (const auto& text : ids)
+      if (auto id = id_from_text(text)) parsed.push_back(std::move(*id));
+    bson_t in, values;
+    BSON_APPEND_DOCUMENT_BEGIN(b.get(), "_id", &in);
+    BSON_APPEND_ARRAY_BEGIN(&in, "$in", &values);
+    for (std::size_t i = 0; i < parsed.size(); ++i) bson_append_value(&values, std::to_string(i).c_str(), -1, &parsed[i].value());
+    bson_append_array_end(&in, &values);
+    bson_append_document_end(b.get(), &in);
+  }
   if (!reason_contains.empty() || reason_is) {
     bson_t r;
     BSON_APPEND_DOCUMENT_BEGIN(b.get(), (f.lock_failed() + ".reason").c_str(), &r);
@@ -106,13 +118,20 @@ bson_ptr failure_reasons_pipeline(const field_names& f, std::size_t top) {
   return b;
 }
 
-std::uint64_t retry_failed_documents(store_context& ctx, const retry_filter& which, bool lock_collection) {
+namespace {
+// The selection of `which` (`since_ago` by the server's clock).
+bson_ptr selection_of(store_context& ctx, const retry_filter& which) {
   std::optional<store_time> since = which.since;
   if (which.since_ago) {
     const auto ago = ctx.clock.now() - std::chrono::duration_cast<store_time::duration>(*which.since_ago);
     if (!since || ago > *since) since = ago;
   }
-  const auto filter = failed_selection_filter(ctx.names(), which.reason_contains, since, which.reason_is);
+  return failed_selection_filter(ctx.names(), which.reason_contains, since, which.reason_is, which.ids);
+}
+}  // namespace
+
+std::uint64_t retry_failed_documents(store_context& ctx, const retry_filter& which, bool lock_collection) {
+  const auto filter = selection_of(ctx, which);
   const store_session db(ctx);
   bson_error_t err;
   if (lock_collection) {
@@ -157,6 +176,36 @@ std::vector<failure_reason> failure_reason_counts(store_context& ctx, std::size_
   bson_error_t err;
   if (mongoc_cursor_error(cursor.get(), &err)) throw mongo_error("counting failure reasons", err);
   return out;
+}
+
+void list_failed_documents(store_context& ctx, const retry_filter& which, const std::function<void(const failed_item&)>& each) {
+  const auto filter = selection_of(ctx, which);
+  const store_session db(ctx);
+  const auto& f = ctx.names();
+  auto projection = make_bson();
+  BSON_APPEND_INT32(projection.get(), "_id", 1);
+  BSON_APPEND_INT32(projection.get(), f.source.c_str(), 1);
+  BSON_APPEND_INT32(projection.get(), f.lock_failed().c_str(), 1);
+  const auto opts = find_opts(projection.get(), 0, (f.lock_failed() + ".at").c_str(), 1);
+  cursor_ptr cursor(mongoc_collection_find_with_opts(db.documents.get(), filter.get(), opts.get(), nullptr));
+  const bson_t* doc = nullptr;
+  while (mongoc_cursor_next(cursor.get(), &doc)) {
+    failed_item item;
+    if (auto id = doc_id(doc)) item.id = id_to_text(id->value());
+    const auto source = read_field(doc, f.source);
+    if (source.st == job_field::state::string) item.source = source.value;
+    else if (!source.json.empty()) item.source = source.json;
+    item.reason = read_str(doc, f.lock_failed() + ".reason");
+    item.http_status = read_int(doc, f.lock_failed() + ".httpStatus", 0);
+    item.attempts = read_int(doc, f.lock_failed() + ".attempts", 0);
+    bson_iter_t it, at;
+    if (bson_iter_init(&it, doc) && bson_iter_find_descendant(&it, (f.lock_failed() + ".at").c_str(), &at) &&
+        BSON_ITER_HOLDS_DATE_TIME(&at))
+      item.failed_at = store_time(std::chrono::milliseconds(bson_iter_date_time(&at)));
+    each(item);
+  }
+  bson_error_t err;
+  if (mongoc_cursor_error(cursor.get(), &err)) throw mongo_error("reading the failed documents", err);
 }
 
 bool lock_collection_in_use(store_context& ctx) {

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,9 +30,11 @@ std::string regex_literal(const std::string& text);
 // Failed documents whose reason contains `reason_contains` ("" = any), is `reason_is` (when
 // set; "" also matches a missing reason, as failure_reasons groups them) and that failed at or
 // after `since` (when set).
+// With `ids` (their text, as `dibs failed` writes them), only those documents.
 bson_ptr failed_selection_filter(const field_names& f, const std::string& reason_contains,
                                  std::optional<store_time> since,
-                                 const std::optional<std::string>& reason_is = std::nullopt);
+                                 const std::optional<std::string>& reason_is = std::nullopt,
+                                 const std::vector<std::string>& ids = {});
 // {$unset: {<lock>: ""}}: back to the seed's shape, pending, attempts 0.
 bson_ptr retry_update(const field_names& f);
 // $match failed, $group by reason (count, smallest and largest _id), most frequent first, top N.
@@ -42,6 +45,8 @@ bson_ptr failure_reasons_pipeline(const field_names& f, std::size_t top);
 // document is not held by a stale lock. Returns how many documents it reset.
 std::uint64_t retry_failed_documents(store_context& ctx, const retry_filter& which, bool lock_collection);
 std::vector<failure_reason> failure_reason_counts(store_context& ctx, std::size_t top);
+// `dibs failed`: the failed documents `which` selects, oldest failure first, read with a cursor.
+void list_failed_documents(store_context& ctx, const retry_filter& which, const std::function<void(const failed_item&)>& each);
 // Whether the lock collection holds any lock (a lock-collection run's leases are there).
 bool lock_collection_in_use(store_context& ctx);
 

@@ -197,6 +197,9 @@ std::uint64_t mongo_store::retry_failed(const retry_filter& which) {
   return retry_failed_documents(impl_->ctx, which, locks);
 }
 std::vector<failure_reason> mongo_store::failure_reasons(std::size_t top) { return failure_reason_counts(impl_->ctx, top); }
+void mongo_store::list_failed(const retry_filter& which, const std::function<void(const failed_item&)>& each) {
+  list_failed_documents(impl_->ctx, which, each);
+}
 std::optional<std::uint64_t> mongo_store::no_data_count() { return count_no_data(impl_->ctx); }
 // The leases live where the run that took them put them: the lock collection when it holds any.
 std::vector<lease_holder> mongo_store::lease_holders() {

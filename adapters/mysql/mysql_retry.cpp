@@ -23,6 +23,11 @@ std::string failed_condition(const table_names& n, const failed_rows& which) {
   if (which.since_epoch_us) where += " AND `dibs_failed_at` >= FROM_UNIXTIME(" + micros_as_seconds(*which.since_epoch_us) + ")";
   if (which.since_ago_us)
     where += " AND `dibs_failed_at` >= NOW(6) - INTERVAL " + std::to_string(*which.since_ago_us) + " MICROSECOND";
+  if (which.key_literals) {
+    std::string list;
+    for (const auto& k : *which.key_literals) list += (list.empty() ? "" : ",") + k;
+    where += list.empty() ? " AND FALSE" : " AND " + q(n.key.column) + " IN (" + list + ")";
+  }
   return where;
 }
 
@@ -38,6 +43,15 @@ std::string failure_reasons(const table_names& n, std::size_t top) {
          key_text(n.key, "MAX(" + key + ")") + " FROM " + q(n.table) + " WHERE " +
          failed_condition(n, {}) + " GROUP BY COALESCE(`dibs_error`, '') ORDER BY COUNT(*) DESC, COALESCE(`dibs_error`, '') LIMIT " +
          std::to_string(top);
+}
+
+std::string failed_rows_listed(const table_names& n, const failed_rows& which, std::size_t limit, std::size_t offset) {
+  const auto key = q(n.key.column);
+  // The session's time zone is UTC: UNIX_TIMESTAMP reads the time as it was written.
+  return "SELECT " + key_text(n.key, key) + ", CAST(" + q(n.source) + " AS CHAR), `dibs_error`, `dibs_http_status`, "
+         "`dibs_attempts`, CAST(UNIX_TIMESTAMP(`dibs_failed_at`) * 1000000 AS SIGNED) FROM " + q(n.table) + " WHERE " +
+         failed_condition(n, which) + " ORDER BY `dibs_failed_at`, " + key + " LIMIT " + std::to_string(limit) + " OFFSET " +
+         std::to_string(offset);
 }
 
 }  // namespace dibs::mysql

@@ -37,15 +37,44 @@ std::vector<pending_sample> mysql_store::sample_pending_items(std::size_t limit)
   });
 }
 
+namespace {
+// `ids` as literals of the key's kind; nullopt for no ids (any row). An id the key can't hold names no row.
+std::optional<std::vector<std::string>> key_literals_of(const row_key& key, const std::vector<std::string>& ids,
+                                                        mysql_connection& c) {
+  if (ids.empty()) return std::nullopt;
+  std::vector<std::string> out;
+  for (const auto& id : ids)
+    if (auto lit = key_literal(key, id, [&c](const std::string& v) { return c.quote(v); })) out.push_back(std::move(*lit));
+  return out;
+}
+
+// `which` as the statements' selection, its values quoted by the connection.
+failed_rows selection_of(const retry_filter& which, const row_key& key, mysql_connection& c) {
+  failed_rows rows;
+  if (!which.reason_contains.empty()) rows.reason_quoted = c.quote(which.reason_contains);
+  if (which.reason_is) rows.reason_is_quoted = c.quote(*which.reason_is);  // '' quoted is not empty
+  const auto since = sql_common::since_of(which);
+  rows.since_epoch_us = since.since_epoch_us;
+  rows.since_ago_us = since.since_ago_us;
+  rows.key_literals = key_literals_of(key, which.ids, c);
+  return rows;
+}
+}  // namespace
+
+void mysql_store::list_failed(const retry_filter& which, const std::function<void(const failed_item&)>& each) {
+  constexpr std::size_t page = 1000;
+  for (std::size_t offset = 0;; offset += page) {
+    const auto got = impl_->with_connection([&](mysql_connection& c) {
+      return c.select(failed_rows_listed(impl_->names, selection_of(which, impl_->names.key, c), page, offset));
+    });
+    for (const auto& r : got) each(sql_common::failed_item_of(r, server));
+    if (got.size() < page) break;
+  }
+}
+
 std::uint64_t mysql_store::retry_failed(const retry_filter& which) {
   return impl_->with_connection([&](mysql_connection& c) {
-    failed_rows rows;
-    if (!which.reason_contains.empty()) rows.reason_quoted = c.quote(which.reason_contains);
-    if (which.reason_is) rows.reason_is_quoted = c.quote(*which.reason_is);  // '' quoted is not empty
-    const auto since = sql_common::since_of(which);
-    rows.since_epoch_us = since.since_epoch_us;
-    rows.since_ago_us = since.since_ago_us;
-    c.execute(retry_failed_rows(impl_->names, rows));
+    c.execute(retry_failed_rows(impl_->names, selection_of(which, impl_->names.key, c)));
     return static_cast<std::uint64_t>(c.affected());
   });
 }

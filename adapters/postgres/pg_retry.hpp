@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace dibs::pg {
 
@@ -18,11 +19,15 @@ struct failed_rows {
   std::optional<std::string> reason_is;  // the whole reason, as failure_reasons groups it
   std::optional<std::int64_t> since_epoch_us;
   std::optional<std::int64_t> since_ago_us;
+  std::vector<std::string> ids;  // when not empty, only these rows (their keys as text)
 };
 
 // Back to pending: attempts 0, failure and lease cleared; never a pending, leased or done row.
 statement retry_failed_rows(const table_names& n, const failed_rows& which);
 // reason, count, smallest id, largest id: the `top` most frequent reasons, most frequent first.
 statement failure_reasons(const table_names& n, std::size_t top);
+// `dibs failed`: key, source, reason, HTTP status, attempts, failure time (microseconds since the
+// epoch) of the failed rows `which` selects, oldest failure first (then by key), `limit` from `offset`.
+statement failed_rows_listed(const table_names& n, const failed_rows& which, std::size_t limit, std::size_t offset);
 
 }  // namespace dibs::pg

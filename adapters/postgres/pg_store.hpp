@@ -77,6 +77,7 @@ class pg_store final : public admin_store,
   void check_write_rights() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
+  void list_failed(const retry_filter& which, const std::function<void(const failed_item&)>& each) override;
   std::optional<std::uint64_t> no_data_count() override;  // pg_no_data.cpp
   // Records `r` for this table in dibs_settings (dibs init; pg_settings.cpp).
   void write_settings_record(const settings_record& r);

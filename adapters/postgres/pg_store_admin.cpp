@@ -40,8 +40,26 @@ std::uint64_t pg_store::retry_failed(const retry_filter& which) {
   const auto since = sql_common::since_of(which);
   rows.since_epoch_us = since.since_epoch_us;
   rows.since_ago_us = since.since_ago_us;
+  rows.ids = which.ids;
   const auto st = retry_failed_rows(names_, rows);
   return with_admin([&](pg_connection& c) { return static_cast<std::uint64_t>(c.exec_blocking(st).affected); });
+}
+
+void pg_store::list_failed(const retry_filter& which, const std::function<void(const failed_item&)>& each) {
+  failed_rows rows;
+  rows.reason = which.reason_contains;
+  rows.reason_is = which.reason_is;
+  const auto since = sql_common::since_of(which);
+  rows.since_epoch_us = since.since_epoch_us;
+  rows.since_ago_us = since.since_ago_us;
+  rows.ids = which.ids;
+  constexpr std::size_t page = 1000;
+  for (std::size_t offset = 0;; offset += page) {
+    const auto st = failed_rows_listed(names_, rows, page, offset);
+    const auto got = with_admin([&](pg_connection& c) { return c.exec_blocking(st).rows; });
+    for (const auto& r : got) each(sql_common::failed_item_of(r, "PostgreSQL"));
+    if (got.size() < page) break;
+  }
 }
 
 std::vector<failure_reason> pg_store::failure_reasons(std::size_t top) {

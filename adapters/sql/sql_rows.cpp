@@ -69,6 +69,17 @@ std::size_t seed_addresses(std::size_t n, std::uint64_t seed, std::size_t distin
   return inserted;
 }
 
+failed_item failed_item_of(const server_row& row, const char* server) {
+  failed_item f;
+  f.id = row.at(0).value_or("");
+  f.source = row.at(1);
+  f.reason = row.at(2).value_or("");
+  f.http_status = static_cast<int>(count_cell(row.at(3), server));
+  f.attempts = static_cast<int>(count_cell(row.at(4), server));
+  if (row.at(5)) f.failed_at = store_time(std::chrono::microseconds(static_cast<std::int64_t>(count_cell(row.at(5), server))));
+  return f;
+}
+
 failed_since since_of(const retry_filter& which) {
   using std::chrono::duration_cast;
   using std::chrono::microseconds;

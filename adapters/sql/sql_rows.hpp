@@ -26,6 +26,8 @@ std::uint64_t count_cell(const std::optional<std::string>& cell, const char* ser
 store_stats stats_of(const std::vector<server_row>& rows, const char* server);
 // reason, count, smallest id, largest id.
 failure_reason failure_reason_of(const server_row& row, const char* server);
+// key, source, reason, HTTP status, attempts, failure time in microseconds since the epoch.
+failed_item failed_item_of(const server_row& row, const char* server);
 // by, leased, expired, microseconds from the server's now to the earliest until and to the latest.
 lease_holder lease_holder_of(const server_row& row, const char* server);
 

@@ -107,6 +107,7 @@ int run(int argc, char** argv) {
   add(&add_seed_command);
   add(&add_status_command);
   add(&add_retry_command);
+  add(&add_failed_command);
   add(&add_release_command);
   add(&add_init_command);
   add(&add_stub_command);

@@ -18,6 +18,7 @@ command add_enrich_command(CLI::App& app);
 command add_seed_command(CLI::App& app);
 command add_status_command(CLI::App& app);
 command add_retry_command(CLI::App& app);
+command add_failed_command(CLI::App& app);
 command add_release_command(CLI::App& app);
 command add_init_command(CLI::App& app);
 command add_bench_command(CLI::App& app);

@@ -2,6 +2,7 @@
 // those whose reason contains --reason TEXT (or is --reason-is TEXT) and that failed since --since. Only failed items are
 // touched; the next `dibs enrich` does them again.
 #include "commands.hpp"
+#include "failed_line.hpp"
 #include "file_mode_output.hpp"
 #include "since_flag.hpp"
 #include "store_flags.hpp"
@@ -11,9 +12,35 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 #include <optional>
 
 namespace dibs::cli {
+
+namespace {
+// The keys of `dibs failed`'s lines in `path` ("-": stdin); a line that has none is refused by number.
+std::vector<std::string> keys_of_failed_lines(const std::string& path) {
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) throw std::invalid_argument("--from " + path + ": cannot read it");
+  }
+  std::istream& in = path == "-" ? std::cin : file;
+  std::vector<std::string> keys;
+  std::string line;
+  for (std::size_t n = 1; std::getline(in, line); ++n) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto key = key_of_failed_line(line);
+    if (!key) throw std::invalid_argument("--from " + path + ": line " + std::to_string(n) + " is no line of `dibs failed` (no \"key\")");
+    keys.push_back(std::move(*key));
+  }
+  return keys;
+}
+}  // namespace
 
 command add_retry_command(CLI::App& app) {
   auto* sub = app.add_subcommand("retry", "Put failed items back to pending (attempts 0), all or by --reason / --since");
@@ -22,6 +49,7 @@ command add_retry_command(CLI::App& app) {
     std::string reason;
     std::optional<std::string> reason_is;
     std::string since;
+    std::string from;
   };
   auto f = std::make_shared<flags>();
   f->store.add_to(*sub, true);
@@ -33,17 +61,30 @@ command add_retry_command(CLI::App& app) {
                   "only failures since then: a duration ago (30m, 2h) or an RFC 3339 time (2026-11-23T17:00:00Z); "
                   "MongoDB, MySQL, PostgreSQL")
       ->type_name("DURATION|TIME");
+  sub->add_option("--from", f->from,
+                  "only the items of these lines: `dibs failed`'s output (its \"key\"s), a file or - for stdin; "
+                  "with the other filters, those of them that match")
+      ->type_name("FILE");
   sub->footer(
       "Examples:\n"
       "  dibs retry --store 'mongodb://127.0.0.1:27017/test?collection=message'\n"
       "  dibs retry --store 'mysql://app@127.0.0.1:3306/geo?table=jobs' --reason 'timed out' --since 2h\n"
       "  dibs retry --store 'mysql://app@127.0.0.1:3306/geo?table=jobs' --reason-is 'HTTP 404'\n"
+      "  dibs failed --store 'postgresql://app@127.0.0.1:5432/geo?table=jobs' --reason 404 --out f.jsonl\n"
+      "  dibs retry --store 'postgresql://app@127.0.0.1:5432/geo?table=jobs' --from f.jsonl\n"
       "  dibs retry --store jsonl:in.jsonl --out out.jsonl");
   return [f] {
     retry_filter which;
     which.reason_contains = f->reason;
     which.reason_is = f->reason_is;
     if (!f->since.empty()) since_flag("--since", f->since, which);
+    if (!f->from.empty()) {
+      which.ids = keys_of_failed_lines(f->from);
+      if (which.ids.empty()) {
+        std::printf("retry: %s names no item: nothing put back\n", f->from.c_str());
+        return 0;
+      }
+    }
     f->store.uri_to_connect();  // a flag that can't apply (--password-file on a file) is refused first, alone
     if (const auto note = find_file_mode_output(f->store); !note.empty()) log::warn(note);
     auto st = f->store.open(false);

@@ -18,7 +18,7 @@
 
 namespace dibs::cli {
 
-void store_flags::add_to(CLI::App& cmd, bool with_claim) {
+void store_flags::add_to(CLI::App& cmd, bool with_claim, const char* out_flag) {
   cmd.add_option("--store", store,
                  "the store: mongodb://HOST[:PORT]/DB?collection=COLLECTION (a standard MongoDB connection string), "
                  "mysql://USER:PASS@HOST:PORT/DB?table=TABLE, postgresql://USER:PASS@HOST:PORT/DB?table=TABLE, "
@@ -30,7 +30,7 @@ void store_flags::add_to(CLI::App& cmd, bool with_claim) {
                  "MYSQL_PWD; postgresql:// also PGPASSWORD and ~/.pgpass), so that it is not on the command line "
                  "for ps to show; a password in the URI and this flag together are refused")
       ->type_name("FILE");
-  cmd.add_option("--out", out,
+  cmd.add_option(out_flag, out,
                  "file mode: where the enriched lines go (OUT.journal holds the progress); - with --store jsonl:- "
                  "writes them to stdout once every line is done (not resumable)")
       ->type_name("FILE");

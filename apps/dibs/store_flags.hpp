@@ -39,7 +39,9 @@ struct store_flags {
   // The column the store reads was chosen by a flag other than --source (enrich: --url's {field}).
   bool source_chosen = false;
 
-  void add_to(CLI::App& cmd, bool with_claim);
+  // `out_flag`: file mode's OUT by another name, for a command whose own --out is something else
+  // (`dibs failed --out FILE` writes the failed lines there: the run's OUT is --run-out).
+  void add_to(CLI::App& cmd, bool with_claim, const char* out_flag = "--out");
   // --db-threads, or the default for `shards`.
   std::size_t threads() const;
   // True when --store names a JSON Lines file (file mode).

@@ -35,7 +35,26 @@ struct retry_filter {
   // store's own now (so a client with a wrong clock still means "the last two hours").
   std::optional<store_time> since;
   std::optional<std::chrono::milliseconds> since_ago;
-  bool selects_all() const { return reason_contains.empty() && !reason_is && !since && !since_ago; }
+  // ... and, when not empty, is one of these items (their ids as the store names them: the
+  // "key" of `dibs failed`'s lines, which `dibs retry --from` feeds back).
+  std::vector<std::string> ids;
+  bool selects_all() const { return reason_contains.empty() && !reason_is && !since && !since_ago && ids.empty(); }
+};
+
+// Whether `id` is among `ids` (a set made of retry_filter::ids), or `ids` is empty: any id.
+template <class Set>
+bool id_selected(const Set& ids, const std::string& id) {
+  return ids.empty() || ids.count(id) > 0;
+}
+
+// One failed item as the store keeps it (`dibs failed`).
+struct failed_item {
+  std::string id;                     // as the engine and the logs name it
+  std::optional<std::string> source;  // the source field's value as text; nullopt when missing
+  std::string reason;
+  int http_status = 0;  // the API's last status, 0 when none
+  int attempts = 0;
+  std::optional<store_time> failed_at;  // nullopt when the store keeps no time (JSON Lines)
 };
 
 // One line of the failure breakdown: a reason, how many failed items hold it, and a few of them.
@@ -86,6 +105,11 @@ class admin_store : public store {
   // and time cleared. Never touches a pending, leased or done item. Returns how many it reset.
   virtual std::uint64_t retry_failed(const retry_filter& /*which*/) {
     throw std::invalid_argument(describe() + " can't put failed items back");
+  }
+  // Every failed item that `which` selects, handed to `each` one by one (a store may read them
+  // in pages: a table can hold millions). Reads only.
+  virtual void list_failed(const retry_filter& /*which*/, const std::function<void(const failed_item&)>& /*each*/) {
+    throw std::invalid_argument(describe() + " can't list its failed items");
   }
   // The `top` most frequent failure reasons, most frequent first (ties by reason).
   virtual std::vector<failure_reason> failure_reasons(std::size_t /*top*/) { return {}; }

@@ -47,6 +47,10 @@ class memory_admin final : public counted_memory<admin_store> {
     return inner_.lease_holders_now();
   }
   std::uint64_t release_worker(const std::string& name) override { return inner_.release_worker_now(name); }
+  std::uint64_t retry_failed(const retry_filter& which) override { return inner_.retry_failed_now(which); }
+  void list_failed(const retry_filter& which, const std::function<void(const failed_item&)>& each) override {
+    for (const auto& f : inner_.failed_now(which)) each(f);
+  }
 };
 
 }  // namespace dibs::test

@@ -77,6 +77,9 @@ class jsonl_store final : public blocking_store {
   // the journal records no failure times.
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
+  // `dibs failed` (jsonl_failed.cpp): the failed lines the journal or a finished OUT records, with
+  // their source read from IN; no time (the journal records none: `--since` is refused).
+  void list_failed(const retry_filter& which, const std::function<void(const failed_item&)>& each) override;
   // The journal's (or a finished OUT's) answers that are the API's "no data" (failed_lines.hpp).
   std::optional<std::uint64_t> no_data_count() override;
   // The leases live in this process's memory only (the journal records outcomes, not claims): a

@@ -106,6 +106,10 @@ class memory_store final : public store {
   // tests): who holds leases, and an operator's release of every lease of worker `name`.
   std::vector<lease_holder> lease_holders_now() const;
   std::uint64_t release_worker_now(const std::string& name);
+  // ... and list_failed and retry_failed: the failed items `which` selects, listed (by id) or put
+  // back to pending (attempts 0, the failure cleared).
+  std::vector<failed_item> failed_now(const retry_filter& which) const;
+  std::uint64_t retry_failed_now(const retry_filter& which);
 
  private:
   using record = item_state;
@@ -119,6 +123,8 @@ class memory_store final : public store {
   Result fenced_batch(const std::vector<Item>& batch, bool live, Apply apply);
   std::string id_of(std::size_t index) const { return std::to_string(index + 1); }
   item view(std::size_t index) const;
+  // The failed records `which` selects, by index.
+  std::vector<std::size_t> failed_indexes(const retry_filter& which) const;
 
   options opts_;
   mutable std::mutex mutex_;

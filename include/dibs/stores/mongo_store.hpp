@@ -93,6 +93,7 @@ class mongo_store final : public blocking_store,
   store_stats stats_blocking() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
+  void list_failed(const retry_filter& which, const std::function<void(const failed_item&)>& each) override;
   std::optional<std::uint64_t> no_data_count() override;
   std::vector<lease_holder> lease_holders() override;
   std::uint64_t release_worker(const std::string& name) override;

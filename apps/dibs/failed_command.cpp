@@ -1,0 +1,87 @@
+// `dibs failed`: every failed item as a JSON line (failed_line.hpp) on stdout or in --out FILE,
+// all of them or those `dibs retry` would select with the same --reason / --reason-is / --since.
+// Reads only. The lines go back through `dibs retry --from FILE`, which puts exactly those back.
+#include "commands.hpp"
+#include "failed_line.hpp"
+#include "file_mode_output.hpp"
+#include "since_flag.hpp"
+#include "store_flags.hpp"
+
+#include "adapters/jsonl/private_file.hpp"
+
+#include <dibs/log.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <fcntl.h>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace dibs::cli {
+
+command add_failed_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("failed", "Every failed item as a JSON line: key, source, reason, status, answer, attempts, when");
+  struct flags {
+    store_flags store;
+    std::string reason;
+    std::optional<std::string> reason_is;
+    std::string since;
+    std::string out;
+  };
+  auto f = std::make_shared<flags>();
+  f->store.add_to(*sub, true, "--run-out");
+  auto* contains = sub->add_option("--reason", f->reason, "only failures whose reason contains this text")->type_name("TEXT");
+  sub->add_option("--reason-is", f->reason_is, "only failures whose reason is this text, as `dibs status` lists it")
+      ->type_name("TEXT")
+      ->excludes(contains);
+  sub->add_option("--since", f->since,
+                  "only failures since then: a duration ago (30m, 2h) or an RFC 3339 time (2026-11-23T17:00:00Z); "
+                  "MongoDB, MySQL, PostgreSQL")
+      ->type_name("DURATION|TIME");
+  sub->add_option("--out", f->out, "write the lines to this file (created private, 0600; a symbolic link is refused), not stdout")
+      ->type_name("FILE");
+  sub->footer(
+      "Each line: {\"key\",\"source\",\"reason\",\"http_status\",\"answer\",\"attempts\",\"failed_at\"}.\n"
+      "Examples:\n"
+      "  dibs failed --store 'mysql://app@127.0.0.1:3306/geo?table=jobs' --reason 'HTTP 404' --out failed.jsonl\n"
+      "  dibs retry --store 'mysql://app@127.0.0.1:3306/geo?table=jobs' --from failed.jsonl\n"
+      "  dibs failed --store jsonl:in.jsonl --run-out out.jsonl --since 2h   (file mode: --since is refused)");
+  return [f] {
+    retry_filter which;
+    which.reason_contains = f->reason;
+    which.reason_is = f->reason_is;
+    if (!f->since.empty()) since_flag("--since", f->since, which);
+    f->store.uri_to_connect();
+    if (const auto note = find_file_mode_output(f->store); !note.empty()) log::warn(note);
+    auto st = f->store.open(false);
+    std::FILE* out = stdout;
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, &std::fclose);
+    if (!f->out.empty()) {
+      const int fd = jsonl::open_private(f->out, O_WRONLY | O_CREAT | O_TRUNC, "the failed lines' file", "out");
+      file.reset(::fdopen(fd, "w"));
+      if (!file) {
+        ::close(fd);
+        throw std::runtime_error("cannot write " + f->out);
+      }
+      out = file.get();
+    }
+    std::uint64_t n = 0;
+    st->list_failed(which, [&](const failed_item& item) {
+      const auto line = failed_line(item) + "\n";
+      if (std::fwrite(line.data(), 1, line.size(), out) != line.size()) throw std::runtime_error("cannot write the lines");
+      ++n;
+    });
+    if (std::fflush(out) != 0) throw std::runtime_error("cannot write the lines");
+    if (file) {
+      if (std::fclose(file.release()) != 0) throw std::runtime_error("cannot write " + f->out);
+      std::fprintf(stderr, "failed: %llu item%s from %s in %s\n", (unsigned long long)n, n == 1 ? "" : "s",
+                   st->describe().c_str(), f->out.c_str());
+    }
+    return 0;
+  };
+}
+
+}  // namespace dibs::cli
