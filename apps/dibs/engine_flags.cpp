@@ -149,7 +149,7 @@ void engine_flags::prepare() {
 }
 
 void engine_flags::finish(const run_result& result, std::FILE* report) const {
-  traces.finish();  // the last spans first: the summary is the last word
+  traces.finish(report);  // the last spans first: the summary is the last word
   if (summary_to_stdout()) {
     std::fprintf(stdout, "%s\n", result.summary.json().c_str());
   } else if (!summary_json.empty()) {

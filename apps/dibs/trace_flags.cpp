@@ -32,8 +32,10 @@ void trace_flags::apply(engine_config& cfg, const http::tls_options& tls) {
   cfg.traces = exporter_;
 }
 
-void trace_flags::finish() const {
-  if (exporter_) exporter_->shutdown();
+void trace_flags::finish(std::FILE* report) const {
+  if (!exporter_) return;
+  exporter_->shutdown();
+  std::fprintf(report, "%s\n", exporter_->end_line().c_str());
 }
 
 }  // namespace dibs::cli

@@ -7,6 +7,7 @@
 
 #include <dibs/engine_config.hpp>
 
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,8 +25,8 @@ struct trace_flags {
   // With an endpoint (the flag or OTEL_EXPORTER_OTLP_ENDPOINT): starts the exporter and sets
   // cfg.traces and cfg.trace_sample_ratio. Throws std::invalid_argument naming the flag or variable.
   void apply(engine_config& cfg, const http::tls_options& tls);
-  // After the run: sends what waits (bounded), logs what was exported and dropped.
-  void finish() const;
+  // After the run: sends what waits (bounded), and says on `report` what was exported and dropped.
+  void finish(std::FILE* report) const;
 
  private:
   std::shared_ptr<http::otlp_exporter> exporter_;

@@ -88,6 +88,11 @@ void item_tracer::finish(item_trace& t, const traced_write* write) {
   if (t.outcome.empty()) t.outcome = "not_written";
   if (t.outcome == "lease_lost") t.failed = true;
   if (!t.ctx.sampled && !t.failed) return;
+  if (!out_.accepting()) {  // the exporter would drop them: count them, make nothing
+    out_.dropped_now(t.calls.size() + (write ? 2 : 1));
+    t.calls.clear();
+    return;
+  }
   const auto now = std::chrono::system_clock::now();
   span_record item;
   item.trace = t.ctx.trace;

@@ -83,6 +83,10 @@ class span_exporter {
   // The run's figures: the exporter counts what it sends and drops there (called once, before
   // the run starts, by the engine).
   virtual void count_in(span_figures& /*figures*/) {}
+  // False while export_spans would drop what it is handed (its queue is full): the engine then
+  // counts an item's spans as dropped (dropped_now) without making them. Any thread.
+  virtual bool accepting() const { return true; }
+  virtual void dropped_now(std::size_t /*spans*/) {}
 };
 
 // The W3C Trace Context header value for a call made in span `call` of `ctx`'s trace:

@@ -11,9 +11,11 @@ with the official OTLP protobuf definitions). Checks:
   attribute; the headers and the service name as the environment set them;
 - OTEL_TRACES_SAMPLER_ARG=0: only the failed items' traces are exported (failed items always are),
   and the calls' traceparent says "not sampled";
-- --no-traceparent: no header, the traces all the same.
+- --no-traceparent: no header, the traces all the same;
+- docs/operations.md's walkthrough (the ```sh block marked `<!-- otlp: walkthrough -->`), run as
+  written with the stub in place of ip-api.com and the receiver in place of the collector.
 
-  test_otlp_traces.py --bin BUILD/bin --build BUILD
+  test_otlp_traces.py --bin BUILD/bin --build BUILD --doc docs/operations.md
 """
 import argparse
 import os
@@ -138,10 +140,39 @@ def check_full_run(spans, api):
     check(len(key_trace) == len(GOOD + FAIL + FLAKY), f"{len(key_trace)} item traces for {len(GOOD + FAIL + FLAKY)} items")
 
 
+def run_walkthrough(bin_dir, doc, work, rx):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs"))
+    from marked_block import marked_block
+    block = marked_block(doc, "otlp", "walkthrough")
+    stub = subprocess.Popen([os.path.join(bin_dir, "dibs"), "stub", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        m = re.search(r"listening on (http://[0-9.]+:\d+)", stub.stdout.readline())
+        check(m is not None, "dibs stub did not say where it listens")
+        if not m:
+            return
+        script = block.replace("http://ip-api.com", m.group(1)).replace("http://127.0.0.1:4318", rx.url)
+        check(script != block, "the walkthrough names neither ip-api.com nor the collector at 127.0.0.1:4318")
+        before = len(rx.spans())
+        place = os.path.join(work, "walkthrough")
+        os.makedirs(place)
+        env = dict(os.environ, PATH=os.path.abspath(bin_dir) + os.pathsep + os.environ["PATH"])
+        r = subprocess.run(["bash", "-e", "-c", script], cwd=place, env=env, capture_output=True, text=True, timeout=120)
+        check(r.returncode == 0, f"the walkthrough failed ({r.returncode}): {r.stdout}{r.stderr}")
+        check(f"span(s) exported to {rx.url}/v1/traces" in r.stderr + r.stdout, "the run did not say where its traces went")
+        items = [s for s in rx.spans()[before:] if s.get("name") == "dibs.item"]
+        check(len(items) == 50, f"the walkthrough's run sent {len(items)} item span(s), not 50")
+        check(all(s["resource"].get("service.name") == "geo-enrich" and s["attributes"]["dibs.outcome"] == "done"
+                  for s in items), "the walkthrough's spans are not geo-enrich's, or not done")
+    finally:
+        stub.terminate()
+        stub.wait(10)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--build", required=True)
+    ap.add_argument("--doc", required=True)
     a = ap.parse_args()
     modules = receiver_modules(a.build)
     with tempfile.TemporaryDirectory(prefix="dibs-otlp-") as work:
@@ -173,6 +204,8 @@ def main():
             check(all(h is None for hs in api.seen.values() for h in hs), "--no-traceparent: a header was sent")
             check(len([s for s in rx.spans()[full:] if s.get("name") == "dibs.item"]) == 3,
                   "--no-traceparent: the items' traces are missing")
+
+            run_walkthrough(a.bin, a.doc, work, rx)
         finally:
             rx.stop()
     if problems:

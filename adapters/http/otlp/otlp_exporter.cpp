@@ -67,6 +67,7 @@ void otlp_exporter::export_spans(std::vector<span_record> spans) {
       queue_.push_back(std::move(s));
     }
     full_batch = queue_.size() >= settings_.max_batch;
+    full_.store(queue_.size() >= settings_.max_queue, std::memory_order_relaxed);
   }
   if (dropped) figures_.load()->dropped_full += dropped;
   if (full_batch && !woken_.exchange(true)) net::post(ioc_, [this] { timer_.cancel(); });
@@ -81,6 +82,7 @@ std::vector<span_record> otlp_exporter::take() {
     out.push_back(std::move(queue_.front()));
     queue_.pop_front();
   }
+  full_.store(queue_.size() >= settings_.max_queue, std::memory_order_relaxed);
   return out;
 }
 
@@ -153,12 +155,16 @@ void otlp_exporter::shutdown() {
   auto& f = *figures_.load();
   f.dropped_failed += left;
   client_.reset();
+}
+
+std::string otlp_exporter::end_line() const {
+  const auto& f = *figures_.load();
+  std::string line = "traces: " + std::to_string(f.exported.load()) + " span(s) exported to " + redact_api_url(settings_.url);
   const auto dropped = f.dropped_full.load() + f.dropped_failed.load();
   if (dropped > 0)
-    log::warn("traces: ", f.exported.load(), " span(s) exported, ", dropped, " dropped (", f.dropped_full.load(),
-              " with the queue full, ", f.dropped_failed.load(), " not accepted by the collector or left at the end)");
-  else
-    log::info("traces: ", f.exported.load(), " span(s) exported to ", redact_api_url(settings_.url));
+    line += ", " + std::to_string(dropped) + " dropped (" + std::to_string(f.dropped_full.load()) + " with the queue full, " +
+            std::to_string(f.dropped_failed.load()) + " not accepted by the collector or left at the end)";
+  return line;
 }
 
 }  // namespace dibs::http

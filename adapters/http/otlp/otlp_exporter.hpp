@@ -37,10 +37,14 @@ class otlp_exporter final : public span_exporter {
   // Any thread; never blocks on the network.
   void export_spans(std::vector<span_record> spans) override;
   void count_in(span_figures& figures) override { figures_.store(&figures); }
+  bool accepting() const override { return !full_.load(std::memory_order_relaxed); }
+  void dropped_now(std::size_t spans) override { figures_.load()->dropped_full += spans; }
 
   // Sends what waits, for at most settings.shutdown_wait, then stops (an export still under way
   // then is cancelled; what is left is counted as dropped). Idempotent; the destructor calls it.
   void shutdown();
+  // After shutdown: "traces: N span(s) exported to URL[, M dropped (...)]", the run's last word on them.
+  std::string end_line() const;
 
   const span_figures& figures() const { return *figures_.load(); }
 
@@ -60,6 +64,7 @@ class otlp_exporter final : public span_exporter {
   std::condition_variable ended_cv_;
   std::deque<span_record> queue_;
   bool ended_ = false;  // run() returned
+  std::atomic<bool> full_{false};      // the queue is full (accepting())
   std::atomic<bool> woken_{false};     // a wake-up is posted and not yet seen
   std::atomic<bool> stopping_{false};  // send what waits, then end
   std::atomic<bool> abandon_{false};   // end now

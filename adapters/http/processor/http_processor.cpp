@@ -107,9 +107,14 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
   count_exchange(figures_, r, clock.sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
   const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after, figures_, opts_->adaptive.has_value());
+  // A trace not sampled is exported only if its item fails: its call's span is made only when the
+  // call did not end it done (the answer, without its body, is kept that long).
   std::optional<span_record> span;
-  if (traced) span = end_traced_call(j, *traced, r, clock.sent);
+  std::optional<response> head;
+  if (traced && j.trace.sampled) span = end_traced_call(j, *traced, r, clock.sent);
+  if (traced && !j.trace.sampled) head = response{r.ec, r.stage, r.detail, r.status, {}, {}, r.reused};
   auto o = judge(j, std::move(r), stop_for);
+  if (head && o.k != outcome::kind::done) span = end_traced_call(j, *traced, *head, clock.sent);
   if (span) o.spans.push_back(std::move(*span));
   if (canary_candidate && o.k == outcome::kind::done) {
     canary_ = std::move(canary_candidate);
