@@ -86,7 +86,8 @@ def run(dibs, docs, endpoint):
         sys.stderr.write(err)
         raise SystemExit("dibs demo failed: %s" % " ".join(cmd))
     summary = json.loads(out.strip().splitlines()[-1])
-    m = re.search(r"traces: (\d+) span\(s\) exported, (\d+) dropped \((\d+) with the queue full, (\d+) not accepted", err)
+    m = re.search(r"traces: (\d+) span\(s\) exported to \S+?,? (?:(\d+) dropped \((\d+) with the queue full, (\d+) not "
+                  r"accepted by the collector or left at the end, (\d+) while it was down\))?", err)
     return cmd, summary, m.groups() if m else None
 
 
@@ -137,11 +138,11 @@ def main():
            "(OTEL_TRACES_SAMPLER_ARG=1). Target: docs/s >= 0.95 of the run without --otlp-endpoint. "
            "Worst ratio: **%.3f** (%s)." % (worst, verdict),
            "",
-           "| run | docs/s (each round) | median | ratio | peak RSS MiB | spans exported / dropped (queue full, not accepted) |",
+           "| run | docs/s (each round) | median | ratio | peak RSS MiB | spans exported / dropped (queue full, not accepted, while down) |",
            "|---|---|---:|---:|---:|---|"]
     for r in rows:
         t = r["traces"]
-        spans = "-" if not t else "%s / %s (%s, %s)" % t
+        spans = "-" if not t else "%s / %s (%s, %s, %s)" % tuple(x or "0" for x in t)
         rss_mib = "%.0f" % (r["peak_rss_kib"] / 1024) if r["peak_rss_kib"] else "?"
         out.append("| %s | %s | %.0f | %.3f | %s | %s |" % (r["run"], ", ".join("%.0f" % x for x in r["docs_per_s"]),
                                                           r["median"], r["ratio"], rss_mib, spans))

@@ -20,8 +20,10 @@
 #      small API (Python's http.server with keep-alive, Connection: close and a slow tail; nginx
 #      in front of a slow upstream; nginx limit_req) and the stub (bench/adaptive.py; also written
 #      to bench/results/adaptive.md).
-# BENCH_ONLY=engine|client|mysql|mongo|pg|reuse|sharedrate|scale|adaptive runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
-# BENCH_PG_JOBS, BENCH_REUSE_DOCS, BENCH_SHARED_RATE, BENCH_SHARED_SECONDS, BENCH_SCALE_ROWS and
+#   9. A collector that is down: `dibs demo` untraced against traced to a collector that never
+#      answers and to one that answers 503, paired (bench/otlp_collector.py; bench/results/otlp.md).
+# BENCH_ONLY=engine|client|mysql|mongo|pg|reuse|sharedrate|scale|adaptive|otlp runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
+# BENCH_PG_JOBS, BENCH_REUSE_DOCS, BENCH_OTLP_DOCS, BENCH_SHARED_RATE, BENCH_SHARED_SECONDS, BENCH_SCALE_ROWS and
 # BENCH_SCALE_DOCS size them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,7 +52,7 @@ command="make bench${only:+ (BENCH_ONLY=$only)}"
   echo
 } > "$out"
 [ -n "$only" ] || rm -f bench/results/engine.json bench/results/client.json bench/results/mysql_drain.json bench/results/mongo_round_trips.json \
-  bench/results/pg_peers.json bench/results/reuse.json bench/results/scale_mysql.json bench/results/scale_mysql_pool.json bench/results/scale_mongo.json
+  bench/results/pg_peers.json bench/results/reuse.json bench/results/otlp.json bench/results/scale_mysql.json bench/results/scale_mysql_pool.json bench/results/scale_mongo.json
 
 if [ -z "$only" ] || [ "$only" = engine ]; then
   "$build/bin/dibs_bench_engine" --dibs "$build/bin/dibs" --json bench/results/engine.json | tee -a "$out"
@@ -131,6 +133,18 @@ if [ -z "$only" ] || [ "$only" = reuse ]; then
     --json bench/results/reuse.json --md bench/results/reuse.part.md | tee -a "$out"
   cat bench/results/reuse.part.md >> bench/results/reuse.md
   rm -f bench/results/reuse.part.md
+  echo | tee -a "$out"
+fi
+
+if [ -z "$only" ] || [ "$only" = otlp ]; then
+  {
+    echo "\`$command\` at commit $commit, $when, $(nproc) cores, $(uname -m), loopback only."
+    echo
+  } > bench/results/otlp.md
+  /usr/bin/python3 bench/otlp_collector.py --dibs "$build/bin/dibs" --docs "${BENCH_OTLP_DOCS:-200000}" \
+    --json bench/results/otlp.json --md bench/results/otlp.part.md | tee -a "$out"
+  cat bench/results/otlp.part.md >> bench/results/otlp.md
+  rm -f bench/results/otlp.part.md
   echo | tee -a "$out"
 fi
 
@@ -221,7 +235,7 @@ COMMIT="$commit" WHEN="$when" COMMAND="$command" /usr/bin/python3 - <<'PY'
 import json, os
 out = {"meta": {"commit": os.environ["COMMIT"], "date": os.environ["WHEN"], "command": os.environ["COMMAND"],
                 "cores": os.cpu_count()}}
-for name in ("engine", "client", "mysql_drain", "mongo_round_trips", "pg_peers", "reuse", "scale_mysql", "scale_mysql_pool", "scale_mongo"):
+for name in ("engine", "client", "mysql_drain", "mongo_round_trips", "pg_peers", "reuse", "otlp", "scale_mysql", "scale_mysql_pool", "scale_mongo"):
     path = "bench/results/%s.json" % name
     if os.path.exists(path):
         out[name] = json.load(open(path))

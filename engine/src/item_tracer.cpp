@@ -69,6 +69,7 @@ std::unique_ptr<item_trace> item_tracer::begin(const std::string& key, int attem
   t->ctx.trace = item_trace_id(process_trace_seed(), key);
   t->ctx.span = new_span_id();
   t->ctx.sampled = sampled_by_ratio(t->ctx.trace, ratio_);
+  t->ctx.recording = out_.accepting();
   t->start = std::chrono::system_clock::now();
   t->key = key;
   t->attempt = attempt;
@@ -88,7 +89,7 @@ void item_tracer::finish(item_trace& t, const traced_write* write) {
   if (t.outcome.empty()) t.outcome = "not_written";
   if (t.outcome == "lease_lost") t.failed = true;
   if (!t.ctx.sampled && !t.failed) return;
-  if (!out_.accepting()) {  // the exporter would drop them: count them, make nothing
+  if (!t.ctx.recording || !out_.accepting()) {  // the exporter would drop them: count them, make nothing
     out_.dropped_now(t.calls.size() + (write ? 2 : 1));
     t.calls.clear();
     return;

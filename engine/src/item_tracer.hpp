@@ -52,7 +52,8 @@ class item_tracer {
  public:
   item_tracer(span_exporter& out, double ratio, std::string worker);
 
-  // The trace a claim of `key` begins (a fresh span id for this claim), and its book entry.
+  // The trace a claim of `key` begins (a fresh span id for this claim), and its book entry;
+  // not recording while the exporter drops everything (trace_context::recording).
   std::unique_ptr<item_trace> begin(const std::string& key, int attempt);
   // The item's outcome: what it became, and the processor's spans (moved out of it).
   static void settled(item_trace& t, std::string outcome, std::string reason, int http_status, bool failed,

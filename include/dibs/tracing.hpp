@@ -24,10 +24,13 @@ using span_id = std::array<std::uint8_t, 8>;
 // The item's place in its trace, as the processor sees it (job::trace): the trace, the item's own
 // span (the parent of the processor's spans), and whether the trace is sampled (head sampling; a
 // trace not sampled is still exported if the item fails). All zero when the run does not trace.
+// `recording` false: the exporter drops everything now (its collector is down, its queue full),
+// so a processor makes no span (the traceparent header is sent all the same).
 struct trace_context {
   trace_id trace{};
   span_id span{};
   bool sampled = false;
+  bool recording = true;
   bool valid() const {
     for (auto b : trace)
       if (b) return true;
@@ -69,6 +72,9 @@ class span_figures final : public figures_source {
  public:
   std::atomic<std::uint64_t> exported{0};        // accepted by the collector
   std::atomic<std::uint64_t> dropped_full{0};    // the exporter's queue was full: never sent
+  // The collector failed the last export: until it is tried again (a backoff of 1 s doubling to
+  // 30 s), no span is made or queued (an item's own and its write's are counted here).
+  std::atomic<std::uint64_t> dropped_down{0};
   std::atomic<std::uint64_t> dropped_failed{0};  // sent, but the collector refused them or did not answer
   std::atomic<std::uint64_t> exports_failed{0};  // requests that failed (each drops its batch)
   void prometheus(prometheus_writer& w) const override;
@@ -83,8 +89,8 @@ class span_exporter {
   // The run's figures: the exporter counts what it sends and drops there (called once, before
   // the run starts, by the engine).
   virtual void count_in(span_figures& /*figures*/) {}
-  // False while export_spans would drop what it is handed (its queue is full): the engine then
-  // counts an item's spans as dropped (dropped_now) without making them. Any thread.
+  // False while export_spans would drop what it is handed (its queue is full, its collector down):
+  // the engine then counts an item's spans as dropped (dropped_now) without making them. Any thread.
   virtual bool accepting() const { return true; }
   virtual void dropped_now(std::size_t /*spans*/) {}
 };

@@ -54,7 +54,34 @@ otlp_exporter::otlp_exporter(otlp_settings settings, otlp_resource resource, tls
 
 otlp_exporter::~otlp_exporter() { shutdown(); }
 
+bool otlp_exporter::down() const {
+  const auto until = down_until_.load(std::memory_order_relaxed);
+  return until != 0 && std::chrono::steady_clock::now().time_since_epoch().count() < until;
+}
+
+void otlp_exporter::collector_answered(bool ok) {
+  if (ok) {
+    backoff_ = std::chrono::milliseconds{0};
+    down_until_ = 0;
+    return;
+  }
+  backoff_ = std::min(std::max(backoff_ * 2, std::chrono::milliseconds{1'000}), std::chrono::milliseconds{30'000});
+  down_until_ = (std::chrono::steady_clock::now() + backoff_).time_since_epoch().count();
+  std::size_t waiting = 0;
+  {
+    std::lock_guard lock(mutex_);
+    waiting = queue_.size();
+    queue_.clear();
+    full_ = false;
+  }
+  figures_.load()->dropped_down += waiting;
+}
+
 void otlp_exporter::export_spans(std::vector<span_record> spans) {
+  if (down()) {
+    figures_.load()->dropped_down += spans.size();
+    return;
+  }
   std::size_t dropped = 0;
   bool full_batch = false;
   {
@@ -97,13 +124,22 @@ awaitable<void> otlp_exporter::run() {
       full = queue_.size() >= settings_.max_batch;
       empty = queue_.empty();
     }
-    if (stopping_ && empty) co_return;
+    if (stopping_ && (empty || down())) co_return;  // at the end, a collector that is down is not waited for
+    if (down()) {  // left alone until its backoff has passed
+      timer_.expires_at(std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(down_until_.load())));
+      co_await timer_.async_wait(net::as_tuple(net::use_awaitable));
+      continue;
+    }
     if (!full && !stopping_) {
       woken_ = false;
       timer_.expires_after(settings_.schedule_delay);
       co_await timer_.async_wait(net::as_tuple(net::use_awaitable));
     }
-    for (auto batch = take(); !batch.empty() && !abandon_; batch = take()) co_await send(std::move(batch));
+    while (!abandon_ && !down()) {
+      auto batch = take();
+      if (batch.empty()) break;
+      co_await send(std::move(batch));
+    }
   }
 }
 
@@ -119,15 +155,17 @@ awaitable<void> otlp_exporter::send(std::vector<span_record> batch) {
   auto& f = *figures_.load();
   if (!r.ec && r.status >= 200 && r.status < 300) {
     f.exported += batch.size();
+    collector_answered(true);
     co_return;
   }
   f.dropped_failed += batch.size();
   ++f.exports_failed;
+  if (!abandon_) collector_answered(false);
   if (!warned_) {
     warned_ = true;  // once: a collector that is down would say so every second
     log::warn("traces: an export to the OTLP collector failed (", abandon_ ? "cancelled at the run's end" : r.describe(),
-              "): its ", batch.size(), " span(s) dropped; later failures are counted in /metrics "
-              "(dibs_trace_spans_dropped_total)");
+              "): its ", batch.size(), " span(s) dropped, and none is made for ", backoff_.count(),
+              " ms (doubling to 30 s while it fails); the drops are counted in /metrics (dibs_trace_spans_dropped_total)");
   }
 }
 
@@ -160,10 +198,11 @@ void otlp_exporter::shutdown() {
 std::string otlp_exporter::end_line() const {
   const auto& f = *figures_.load();
   std::string line = "traces: " + std::to_string(f.exported.load()) + " span(s) exported to " + redact_api_url(settings_.url);
-  const auto dropped = f.dropped_full.load() + f.dropped_failed.load();
+  const auto dropped = f.dropped_full.load() + f.dropped_failed.load() + f.dropped_down.load();
   if (dropped > 0)
     line += ", " + std::to_string(dropped) + " dropped (" + std::to_string(f.dropped_full.load()) + " with the queue full, " +
-            std::to_string(f.dropped_failed.load()) + " not accepted by the collector or left at the end)";
+            std::to_string(f.dropped_failed.load()) + " not accepted by the collector or left at the end, " +
+            std::to_string(f.dropped_down.load()) + " while it was down)";
   return line;
 }
 

@@ -4,7 +4,10 @@
 // schedule_delay or as soon as a batch is full, one request at a time, on a thread, an
 // io_context and a connection of its own. export_spans() never waits for the network: a
 // collector that is slow, answers 503 or never answers costs the run the copy into the queue,
-// and its spans are dropped (counted in span_figures: /metrics), never retried.
+// and its spans are dropped (counted in span_figures: /metrics), never retried. After a failed
+// export the collector is left alone for a backoff (1 s, doubling to 30 s): meanwhile nothing is
+// queued or made (accepting() is false) and the spans waiting are dropped, so a collector that is
+// down costs the run next to nothing.
 #pragma once
 
 #include "otlp_json.hpp"
@@ -19,6 +22,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -37,8 +41,8 @@ class otlp_exporter final : public span_exporter {
   // Any thread; never blocks on the network.
   void export_spans(std::vector<span_record> spans) override;
   void count_in(span_figures& figures) override { figures_.store(&figures); }
-  bool accepting() const override { return !full_.load(std::memory_order_relaxed); }
-  void dropped_now(std::size_t spans) override { figures_.load()->dropped_full += spans; }
+  bool accepting() const override { return !full_.load(std::memory_order_relaxed) && !down(); }
+  void dropped_now(std::size_t spans) override { (down() ? figures_.load()->dropped_down : figures_.load()->dropped_full) += spans; }
 
   // Sends what waits, for at most settings.shutdown_wait, then stops (an export still under way
   // then is cancelled; what is left is counted as dropped). Idempotent; the destructor calls it.
@@ -49,6 +53,10 @@ class otlp_exporter final : public span_exporter {
   const span_figures& figures() const { return *figures_.load(); }
 
  private:
+  // The collector failed the last export and its backoff has not passed.
+  bool down() const;
+  // After an export: a failure starts (or doubles) the backoff and drops what waits; a success ends it.
+  void collector_answered(bool ok);
   awaitable<void> run();
   std::vector<span_record> take();  // up to max_batch spans from the queue
   awaitable<void> send(std::vector<span_record> batch);
@@ -69,6 +77,8 @@ class otlp_exporter final : public span_exporter {
   std::atomic<bool> stopping_{false};  // send what waits, then end
   std::atomic<bool> abandon_{false};   // end now
   bool warned_ = false;                // the first failed export was logged (run()'s thread)
+  std::atomic<std::int64_t> down_until_{0};  // steady clock, ns: the backoff's end (0: not down)
+  std::chrono::milliseconds backoff_{0};     // run()'s thread
 
   net::io_context ioc_{1};
   net::steady_timer timer_{ioc_};

@@ -111,8 +111,8 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
   // call did not end it done (the answer, without its body, is kept that long).
   std::optional<span_record> span;
   std::optional<response> head;
-  if (traced && j.trace.sampled) span = end_traced_call(j, *traced, r, clock.sent);
-  if (traced && !j.trace.sampled) head = response{r.ec, r.stage, r.detail, r.status, {}, {}, r.reused};
+  if (traced && j.trace.recording && j.trace.sampled) span = end_traced_call(j, *traced, r, clock.sent);
+  if (traced && j.trace.recording && !j.trace.sampled) head = response{r.ec, r.stage, r.detail, r.status, {}, {}, r.reused};
   auto o = judge(j, std::move(r), stop_for);
   if (head && o.k != outcome::kind::done) span = end_traced_call(j, *traced, *head, clock.sent);
   if (span) o.spans.push_back(std::move(*span));
