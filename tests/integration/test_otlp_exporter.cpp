@@ -46,7 +46,7 @@ std::uint16_t closed_port() {
 }
 }  // namespace
 
-TEST_CASE("otlp exporter: a full queue drops and counts; a refused export is counted, then the collector is left alone",
+TEST_CASE("otlp exporter: a full queue drops and counts, a refused export is counted, then the collector is left alone",
           "[otlp][exporter]") {
   dibs::http::otlp_exporter e(settings_for(closed_port()), {});
   e.export_spans(spans(10));  // 4 fit the queue
@@ -65,7 +65,7 @@ TEST_CASE("otlp exporter: a full queue drops and counts; a refused export is cou
                                                "at the end, 5 while it was down)"));
 }
 
-TEST_CASE("otlp exporter: a collector that answers 503 fails the export; one that never answers is not waited for",
+TEST_CASE("otlp exporter: a collector that answers 503 fails the export, one that never answers is not waited for",
           "[otlp][exporter]") {
   boost::asio::io_context ioc;
   tcp::acceptor a(ioc, tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0));

@@ -15,7 +15,7 @@ TEST_CASE("failed line: the API's words are what follows the status line in the 
   CHECK_FALSE(api_words_in("connect: Connection refused"));
 }
 
-TEST_CASE("failed line: every member, JSON escaped; unknowns are null", "[failed]") {
+TEST_CASE("failed line: every member, JSON escaped, and unknowns as null", "[failed]") {
   dibs::failed_item f;
   f.id = "7";
   f.source = "a \"quoted\" key";
