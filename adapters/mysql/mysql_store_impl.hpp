@@ -58,6 +58,7 @@ struct mysql_store::impl {
   std::vector<std::unique_ptr<mysql_connection>> idle;
 
   std::atomic<std::size_t> current_host{0};  // of uri.hosts: where new connections go first
+  std::atomic<std::size_t> connected_host{0};  // the host of the last connection made
   std::atomic<std::uint64_t> claim_conflicts{0};
 
   // A new connection: to the current host, else to the next of the URI's hosts that answers
@@ -69,11 +70,10 @@ struct mysql_store::impl {
       try {
         auto c = std::make_unique<mysql_connection>(at_host(uri, i), opts, self.statements_);
         c->host_index = i;
-        if (i != from) {
-          current_host = i;
+        current_host = i;
+        if (connected_host.exchange(i) != i)
           log::warn("mysql: now connected to ", endpoint_text(at_host(uri, i), nullptr), " (host ", i + 1, " of ",
                     uri.hosts.size(), " in ", setting_name("store"), ")");
-        }
         return c;
       } catch (const sql_error& e) {
         if (uri.hosts.size() == 1 || !another_host_may_answer(e.code)) throw;
