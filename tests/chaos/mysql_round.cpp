@@ -13,9 +13,9 @@ namespace dibs::chaos {
 
 void mysql_round::run() {
   table_ = test::unique_table("chaos");
-  direct_uri_ = test::mysql_uri_for(table_);  // the driver itself goes straight to the server
+  direct_uri_ = direct_uri_for(table_);  // the driver itself goes straight to the server
   uri_ = direct_uri_;
-  if (s_.proxy) {  // the workers through the proxy: the URI's host replaced
+  if (through_proxy()) {  // the workers through the proxy: the URI's host replaced
     const auto where = parse_store_uri(direct_uri_);
     proxy_ = std::make_unique<test::tcp_proxy>(where.host, where.port);
     uri_ = where.with_hosts("127.0.0.1:" + std::to_string(proxy_->port()));
@@ -41,6 +41,8 @@ void mysql_round::run() {
   drop_audit(in);
   store_->execute("DROP TABLE " + table_);
 }
+
+std::string mysql_round::direct_uri_for(const std::string& table) const { return test::mysql_uri_for(table); }
 
 bool mysql_round::restart_server() {
   if (std::getenv("MYSQL_URI")) return false;  // not ours to restart

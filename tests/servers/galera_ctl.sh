@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # A private three-node MariaDB Galera cluster for the tests (a ctest fixture), in DIR/galera:
 # three mariadbd on loopback, each with its own data directory, client port, group port
-# (gmcast.listen_addr), IST port and SST port (rsync), no authentication (--skip-grant-tables, as
-# mariadb_ctl.sh: a throwaway server). Node 1 starts the cluster (--wsrep-new-cluster), nodes 2
-# and 3 join it by SST; each start waits for wsrep_local_state_comment = Synced.
+# (gmcast.listen_addr), IST port and SST port (rsync); root without a password from 127.0.0.1.
+# Not --skip-grant-tables as mariadb_ctl.sh: there a trigger's definer is the empty user, which
+# the other nodes refuse to create ("Invalid role specification"), so a trigger made on one node
+# would be missing on the others. Node 1 starts the cluster (--wsrep-new-cluster), nodes 2 and 3
+# join it by SST (which copies the grants); each start waits for wsrep_local_state_comment = Synced.
 #   galera_ctl.sh start DIR          the cluster, fresh; writes DIR/galera_uri (every node, in the
 #                                    multi-host form mysql://root@h1:p1,h2:p2,h3:p3/dibs_test) and
 #                                    DIR/galera_node1_uri .. galera_node3_uri (one node each)
@@ -44,7 +46,7 @@ cluster_address() {
 node_args() {
   local n=$1 d="$dir/node$1"
   echo --no-defaults --user="$run_as" --datadir="$d/data" --socket="$d/mariadb.sock" \
-    --port="$(port_of "$n" 1)" --bind-address=127.0.0.1 --skip-grant-tables --skip-name-resolve \
+    --port="$(port_of "$n" 1)" --bind-address=127.0.0.1 --skip-name-resolve \
     --pid-file="$d/mariadbd.pid" --log-error="$d/mariadb.err" --innodb-buffer-pool-size=64M \
     --innodb-log-file-size=16M --innodb-flush-log-at-trx-commit=2 --max-connections=1000 \
     --binlog-format=ROW --innodb-autoinc-lock-mode=2 --default-storage-engine=InnoDB \
@@ -134,6 +136,8 @@ case "$action" in
       --auth-root-authentication-method=normal > "$dir/install.log" 2>&1 || { cat "$dir/install.log" >&2; exit 1; }
     launch 1 --wsrep-new-cluster
     wait_synced 1
+    mariadb --no-defaults --socket="$dir/node1/mariadb.sock" -uroot \
+      -e "CREATE USER IF NOT EXISTS 'root'@'127.0.0.1'; GRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION"
     for n in 2 3; do
       mkdir -p "$dir/node$n/data"
       own "$dir/node$n"
