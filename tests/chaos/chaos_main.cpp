@@ -102,6 +102,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "dibs_chaos: %s\n", e.what());
     return 2;
   }
+  // A cluster's workers reach their own nodes: one proxy would be one endpoint for all of them.
+  if (s.store == chaos_store::galera) s.proxy = false;
   const bool temporary_logs = s.logs.empty();  // removed after a clean run
   if (temporary_logs) {
     char dir[] = "/tmp/dibs-chaos-XXXXXX";

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <thread>
 
 namespace dibs::chaos {
 
@@ -28,6 +29,7 @@ void galera_round::store_fault(int /*which*/) {
     std::printf("chaos: round %d: Galera node %d killed\n", round_, down_);
     ++t_.faults["Galera node killed (SIGKILL)"];
     killed_at_ = std::chrono::steady_clock::now();
+    killed_any_ = true;
   } else if (std::chrono::steady_clock::now() - killed_at_ >= std::chrono::seconds(3)) {
     test::galera_node("rejoin", down_);
     std::printf("chaos: round %d: Galera node %d rejoined (IST)\n", round_, down_);
@@ -37,7 +39,13 @@ void galera_round::store_fault(int /*which*/) {
   std::fflush(stdout);
 }
 
+// Every round has its node kill: one the draw did not bring during the faults comes now, while
+// the workers drain, and the node rejoins 3 s later.
 void galera_round::end_store_faults() {
+  if (!killed_any_) {
+    store_fault(0);
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+  }
   if (down_ == 0) return;
   killed_at_ = {};  // now, however long it has been down
   store_fault(0);

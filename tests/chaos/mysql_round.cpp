@@ -15,7 +15,7 @@ void mysql_round::run() {
   table_ = test::unique_table("chaos");
   direct_uri_ = direct_uri_for(table_);  // the driver itself goes straight to the server
   uri_ = direct_uri_;
-  if (through_proxy()) {  // the workers through the proxy: the URI's host replaced
+  if (s_.proxy) {  // the workers through the proxy: the URI's host replaced
     const auto where = parse_store_uri(direct_uri_);
     proxy_ = std::make_unique<test::tcp_proxy>(where.host, where.port);
     uri_ = where.with_hosts("127.0.0.1:" + std::to_string(proxy_->port()));
