@@ -55,7 +55,7 @@ TEST_CASE("mysql: a new connection tries the current host, then the others in th
   CHECK(after_loss(1, 0) == 0);
 }
 
-TEST_CASE("mysql: a lost, refused or not-ready node sends a worker to another host; a refusal every host would give does not",
+TEST_CASE("mysql: a lost, refused or not-ready node sends a worker to another host, a refusal every host would give does not",
           "[mysql][cluster]") {
   // Galera's "WSREP has not yet prepared node for application use": a node out of the primary
   // component, or still joining.
