@@ -8,7 +8,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= 2
 DEMO_ARGS ?=
 
-.PHONY: all deps configure build demo test sanitize bench fuzz chaos clean
+.PHONY: all deps configure build demo test sanitize bench fuzz chaos chaos-cluster clean
 
 all: build
 
@@ -73,6 +73,24 @@ chaos: build
 	  python3 tests/chaos/chaos_report.py bench/results/chaos-latest $(BUILD)/chaos-mariadb.json $(BUILD)/chaos-mongo.json \
 	    $(BUILD)/chaos-postgres.json; \
 	  [ $$rc -eq 0 ] || exit $$rc; [ $$rc2 -eq 0 ] || exit $$rc2; exit $$rc3
+
+# The cluster rounds, apart from make chaos (they need a three-node Galera cluster: 3 mariadbd):
+# CHAOS_GALERA_ROUNDS (10) chaos rounds against it (dibs_chaos --store galera: each worker on its
+# own node first, a node killed with SIGKILL and rejoined by IST in every round, the MariaDB
+# checker), then three workers draining 20,000 rows with a node killed and rejoined mid-run
+# (dibs_galera_tests' [.big] case). Both are reported in bench/results/chaos-cluster-latest.md
+# and .json; the first failure is the exit status.
+chaos-cluster: build
+	@rm -f $(BUILD)/chaos-galera.json $(BUILD)/galera-drain-20000-rows.txt
+	@bash tests/servers/galera_ctl.sh start $(BUILD)/test-servers > /dev/null
+	./$(BUILD)/bin/dibs_chaos --store galera --rounds $(or $(CHAOS_GALERA_ROUNDS),10) --items 2000 --workers 3 --seconds 10 \
+	  --poison-rate $(CHAOS_POISON_RATE) --report $(BUILD)/chaos-galera.json $(CHAOS_ARGS); \
+	  rc=$$?; ./$(BUILD)/bin/dibs_galera_tests "[failover][.big]" --durations yes > $(BUILD)/galera-drain-20000-rows.txt 2>&1; \
+	  rc2=$$?; cat $(BUILD)/galera-drain-20000-rows.txt; \
+	  bash tests/servers/galera_ctl.sh stop $(BUILD)/test-servers > /dev/null; \
+	  python3 tests/chaos/chaos_report.py --title "make chaos-cluster: the latest run" --note $(BUILD)/galera-drain-20000-rows.txt \
+	    bench/results/chaos-cluster-latest $(BUILD)/chaos-galera.json; \
+	  [ $$rc -eq 0 ] || exit $$rc; exit $$rc2
 
 # libFuzzer targets (clang), each for FUZZ_SECONDS (30) from the committed corpus.
 fuzz:

@@ -33,6 +33,9 @@ class mysql_connection final : public mysql_session {
   std::string quote(const std::string& v) override;
   // Rows the last statement changed.
   std::uint64_t affected();
+  // Which of the URI's hosts this connection went to (mysql_store's pool moves on from it when
+  // its server is gone).
+  std::size_t host_index = 0;
 
  private:
   void set_up_session(const mysql_options& o);

@@ -142,6 +142,7 @@ std::size_t mysql_store::seed_skewed(std::size_t n, std::uint64_t s, std::size_t
 }
 store_stats mysql_store::stats_blocking() { return impl_->stats(); }
 std::vector<job> mysql_store::claim_blocking(const claim_request& r) { return impl_->claim(r); }
+std::uint64_t mysql_store::claim_conflicts() const { return impl_->claim_conflicts.load(); }
 write_result mysql_store::complete_blocking(const std::vector<completion>& b) { return impl_->complete(b); }
 renew_result mysql_store::renew_blocking(const std::vector<renewal>& b, millis lease) { return impl_->renew(b, lease); }
 write_result mysql_store::release_blocking(const std::vector<release_item>& b) { return impl_->release(b); }

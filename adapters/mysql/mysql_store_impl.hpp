@@ -5,6 +5,8 @@
 #pragma once
 
 #include <adapters/mysql/mysql_connection.hpp>
+#include <adapters/mysql/mysql_endpoint.hpp>
+#include <adapters/mysql/mysql_hosts.hpp>
 #include <dibs/stores/mysql_store.hpp>
 #include <adapters/mysql/mysql_uri.hpp>
 #include <adapters/mysql/rights_probe.hpp>
@@ -13,9 +15,11 @@
 #include <adapters/mysql/mysql_protocol.hpp>
 
 #include <dibs/log.hpp>
+#include <dibs/setting_error.hpp>
 #include "engine/src/rights_refusal.hpp"
 #include "engine/src/uri_redact.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -53,6 +57,32 @@ struct mysql_store::impl {
   std::mutex pool_mutex;
   std::vector<std::unique_ptr<mysql_connection>> idle;
 
+  std::atomic<std::size_t> current_host{0};  // of uri.hosts: where new connections go first
+  std::atomic<std::size_t> connected_host{0};  // the host of the last connection made
+  std::atomic<std::uint64_t> claim_conflicts{0};
+
+  // A new connection: to the current host, else to the next of the URI's hosts that answers
+  // (mysql_hosts.hpp); each tried once. The error of the last one tried when none answers.
+  std::unique_ptr<mysql_connection> connect() {
+    const auto from = current_host.load();
+    std::optional<sql_error> last;
+    for (const auto i : connect_order(uri.hosts.size(), from)) {
+      try {
+        auto c = std::make_unique<mysql_connection>(at_host(uri, i), opts, self.statements_);
+        c->host_index = i;
+        current_host = i;
+        if (connected_host.exchange(i) != i)
+          log::warn("mysql: now connected to ", endpoint_text(at_host(uri, i), nullptr), " (host ", i + 1, " of ",
+                    uri.hosts.size(), " in ", setting_name("store"), ")");
+        return c;
+      } catch (const sql_error& e) {
+        if (uri.hosts.size() == 1 || !another_host_may_answer(e.code)) throw;
+        log::warn("mysql: ", e.what(), "; trying the next host");
+        last = e;
+      }
+    }
+    throw *last;
+  }
   std::unique_ptr<mysql_connection> acquire() {
     {
       std::lock_guard lock(pool_mutex);
@@ -62,19 +92,31 @@ struct mysql_store::impl {
         return c;
       }
     }
-    return std::make_unique<mysql_connection>(uri, opts, self.statements_);
+    return connect();
   }
   void give_back(std::unique_ptr<mysql_connection> c) {
     std::lock_guard lock(pool_mutex);
     idle.push_back(std::move(c));
+  }
+  // The server of `c` is gone (or out of its cluster's primary component): the other idle
+  // connections most likely went with it, and new ones go to the next host of the URI.
+  void lost_server_of(const mysql_connection& c) {
+    std::lock_guard lock(pool_mutex);
+    idle.clear();
+    auto at = c.host_index;
+    // Only the first to see this host go moves on: another thread may have moved already.
+    current_host.compare_exchange_strong(at, after_loss(uri.hosts.size(), c.host_index));
   }
 
   // Runs `f(connection&)`; a dropped connection is replaced and `f` tried once more (every
   // operation here is a single transaction, rolled back by the server when the link dies; a
   // COMMIT whose answer was lost -- or delete_returning's autocommitted statement's -- shows up
   // on the retry as leases no longer held: reported lost though written, never written twice).
+  // With several hosts the new connection goes to the next one that answers. A transaction the
+  // server rolled back for a deadlock (or, on Galera, a failed certification) is run again up to
+  // `reruns` times, then its error thrown.
   template <class F>
-  auto with_connection(F f) {
+  auto with_connection(F f, int reruns = 5) {
     int attempt_lost = 0;
     for (int attempt = 0;; ++attempt) {
       auto c = acquire();
@@ -83,9 +125,10 @@ struct mysql_store::impl {
         give_back(std::move(c));
         return result;
       } catch (const sql_error& e) {
-        if (e.retry_transaction() && attempt < 5) {
-          give_back(std::move(c));
-          continue;
+        if (e.retry_transaction()) {
+          give_back(std::move(c));  // rolled back; the connection is fine
+          if (attempt < reruns) continue;
+          throw;
         }
         const auto kind = classify(e.code);
         if (kind == error_class::row_refused) {
@@ -98,12 +141,8 @@ struct mysql_store::impl {
           give_back(std::move(c));
           throw store_denied(rights_refusal(denied_right(e.server_message), names.table, e.server_message, grant()));
         }
-        if (kind != error_class::link_lost) throw;
-        {
-          // The server went away: the other idle connections are most likely dead too.
-          std::lock_guard lock(pool_mutex);
-          idle.clear();
-        }
+        if (!another_host_may_answer(e.code)) throw;
+        lost_server_of(*c);
         if (attempt > 0 && attempt_lost++ > 0) throw;
         log::warn("mysql: connection lost (", e.what(), "); reconnecting");
       }
@@ -115,6 +154,7 @@ struct mysql_store::impl {
   std::string grant() const;
   void check_write_rights();
   std::vector<job> claim(const claim_request& req);
+  std::vector<job> claim_once(mysql_connection& c, const claim_request& req);
   template <class Result, class Item, class Write>
   Result fenced_batch(const std::vector<Item>& batch, bool live, Write write);
   std::optional<write_result> delete_returning(const std::vector<completion>& batch);

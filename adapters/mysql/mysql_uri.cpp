@@ -5,6 +5,7 @@
 
 #include <boost/asio/ip/address_v4.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <stdexcept>
@@ -60,9 +61,20 @@ bool is_loopback_host(const std::string& host) {
   return !ec && a.is_loopback();
 }
 
+mysql_uri at_host(const mysql_uri& u, std::size_t i) {
+  mysql_uri one = u;
+  if (i < u.hosts.size()) {
+    one.host = u.hosts[i].host;
+    one.port = u.hosts[i].port;
+  }
+  return one;
+}
+
 ssl_mode mysql_uri::effective_ssl_mode() const {
   if (ssl) return *ssl;
-  if (!socket.empty() || is_loopback_host(host)) {
+  bool loopback = is_loopback_host(host);
+  for (const auto& h : hosts) loopback = loopback && is_loopback_host(h.host);
+  if (!socket.empty() || loopback) {
     if (!ssl_ca.empty()) return ssl_mode::verify_ca;
     if (!ssl_cert.empty() || !ssl_key.empty()) return ssl_mode::required;
     return ssl_mode::disabled;
@@ -93,10 +105,13 @@ mysql_uri parse_mysql_uri(const std::string& text) {
     u.user = decode(userinfo.substr(0, colon), "user", shown);
     if (colon != std::string::npos) u.password = decode(userinfo.substr(colon + 1), "password", shown);
   }
-  if (!authority.empty()) {
-    const auto colon = authority.rfind(':');
-    if (colon != std::string::npos) {
-      const std::string port = authority.substr(colon + 1);
+  // host[:port], comma-separated: one host, or a cluster's nodes.
+  for (std::size_t from = 0; from <= authority.size();) {
+    const auto comma = std::min(authority.find(',', from), authority.size());
+    std::string one = authority.substr(from, comma - from);
+    host_port hp;
+    if (const auto colon = one.rfind(':'); colon != std::string::npos && one.find(']', colon) == std::string::npos) {
+      const std::string port = one.substr(colon + 1);
       unsigned v = 0;
       auto [p, ec] = std::from_chars(port.data(), port.data() + port.size(), v);
       if (ec != std::errc{} || p != port.data() + port.size() || v == 0 || v > 65535)
@@ -104,11 +119,16 @@ mysql_uri parse_mysql_uri(const std::string& text) {
         // '@' ("mysql://app:S3cret/db"), the "port" is the password or a piece of it.
         bad("the port is not a number from 1 to 65535 (is the '@' missing after the password? percent-encode '/', '?' "
             "and '@' in it)");
-      u.port = static_cast<std::uint16_t>(v);
-      authority = authority.substr(0, colon);
+      hp.port = static_cast<std::uint16_t>(v);
+      one = one.substr(0, colon);
     }
-    if (!authority.empty()) u.host = authority;
+    hp.host = one.empty() ? u.host : one;
+    if (one.empty() && authority.find(',') != std::string::npos) bad("an empty host in the list of hosts (h1:p1,h2:p2,...)");
+    u.hosts.push_back(std::move(hp));
+    from = comma + 1;
   }
+  u.host = u.hosts.front().host;
+  u.port = u.hosts.front().port;
   std::size_t start = 0;
   while (start < query.size()) {
     auto amp = query.find('&', start);

@@ -47,6 +47,9 @@ error_class classify(unsigned code) {
     case 2055:  // CR_SERVER_LOST_EXTENDED
     case 4031:  // ER_CLIENT_INTERACTION_TIMEOUT: the server closed an idle session
       return error_class::link_lost;
+    case 1047:  // ER_UNKNOWN_COM_ERROR, as Galera uses it: "WSREP has not yet prepared node for
+                // application use" (a node cut off from the primary component, or joining)
+      return error_class::node_unready;
     default:
       return error_class::other;
   }

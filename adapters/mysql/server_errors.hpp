@@ -17,6 +17,8 @@ enum class error_class {
   row_refused,  // a value a row carries: the same row would be refused again (store_refused)
   rerun,        // a deadlock or lock-wait timeout: the server rolled back; run the transaction again
   link_lost,    // the connection is gone: reconnect, and try once more
+  node_unready, // a Galera node outside the primary component, or still joining (1047): the
+                // connection works but the node takes no statements; another node may
   denied,       // the user lacks a right (store_denied)
   other,        // unknown: an outage, as far as dibs can tell
 };

@@ -7,12 +7,13 @@
 // idle (--idle-close-ms); a loopback TCP proxy to the store that stalls past the lease, resets
 // every connection and refuses new ones; a MariaDB or PostgreSQL restart; on PostgreSQL, worker
 // sessions killed by the server (pg_terminate_backend) and a session idle in a transaction that
-// holds open rows locked.
+// holds open rows locked; on a three-node Galera cluster (--store galera), each worker given
+// every node with its own first, a node killed with SIGKILL and rejoined by IST.
 //
 // The invariants are read from the store's own record (sql_checker.hpp, mongo_checker.hpp), never
 // from the workers' logs; each violation is printed with its check's name.
 //
-//   dibs_chaos [--store mariadb|mongo|postgres] [--rounds 1] [--seed S] [--items 2000] [--workers 3]
+//   dibs_chaos [--store mariadb|galera|mongo|postgres] [--rounds 1] [--seed S] [--items 2000] [--workers 3]
 //              [--seconds 8] [--no-db-restart] [--poison-rate 0] [--idle-close-ms 300]
 //              [--claim batch|update-find|find-and-modify|lock-collection]  (MongoDB; they rotate otherwise)
 //              [--inject-violations]  (the checker's self-test: exits 0 only if each injected
@@ -25,6 +26,7 @@
 // every worker's log (and, with DIBS_CHAOS_STACKS set, every worker's threads, through gdb).
 #include "chaos_common.hpp"
 #include "chaos_report.hpp"
+#include "galera_round.hpp"
 #include "mongo_round.hpp"
 #include "mysql_round.hpp"
 #include "pg_round.hpp"
@@ -86,7 +88,8 @@ int main(int argc, char** argv) {
         if (v == "mongo") s.store = chaos_store::mongo;
         else if (v == "postgres" || v == "postgresql") s.store = chaos_store::postgres;
         else if (v == "mariadb" || v == "mysql") s.store = chaos_store::mariadb;
-        else throw std::invalid_argument("--store: mariadb, mongo or postgres");
+        else if (v == "galera") s.store = chaos_store::galera;
+        else throw std::invalid_argument("--store: mariadb, galera, mongo or postgres");
       } else if (a == "--no-proxy") s.proxy = false;
       else if (a == "--logs") s.logs = next();
       else if (a == "--report") s.report = next();
@@ -99,6 +102,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "dibs_chaos: %s\n", e.what());
     return 2;
   }
+  // A cluster's workers reach their own nodes: one proxy would be one endpoint for all of them.
+  if (s.store == chaos_store::galera) s.proxy = false;
   const bool temporary_logs = s.logs.empty();  // removed after a clean run
   if (temporary_logs) {
     char dir[] = "/tmp/dibs-chaos-XXXXXX";
@@ -122,6 +127,7 @@ int main(int argc, char** argv) {
         case chaos_store::mongo: mongo_round(s, seeds(), t, r).run(); break;
         case chaos_store::postgres: pg_round(s, seeds(), t, r).run(); break;
         case chaos_store::mariadb: mysql_round(s, seeds(), t, r).run(); break;
+        case chaos_store::galera: galera_round(s, seeds(), t, r).run(); break;
       }
       std::printf("chaos: round %d done: %llu violation(s) so far\n", r, (unsigned long long)t.total_violations());
       std::fflush(stdout);

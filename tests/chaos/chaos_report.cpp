@@ -38,7 +38,7 @@ void print_summary(const settings& s, const tally& t) {
               (unsigned long long)t.late_commits, (unsigned long long)t.total_violations());
   for (const auto& [kind, n] : t.violations) std::printf("chaos: violations: %s: %llu\n", kind.c_str(), (unsigned long long)n);
   for (const auto& [kind, n] : t.faults) std::printf("chaos: faults: %s: %llu\n", kind.c_str(), (unsigned long long)n);
-  if (s.store == chaos_store::mariadb)
+  if (s.store == chaos_store::mariadb || s.store == chaos_store::galera)
     std::printf("chaos: writes whose transaction start InnoDB did not show (not checked for an expired lease): %llu\n",
                 (unsigned long long)t.unknown_trx_start);
   if (t.unchecked_rounds)

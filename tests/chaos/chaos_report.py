@@ -3,7 +3,10 @@
 OUT.md, naming the commit (git rev-parse HEAD, and whether the tree had changes), the date, each
 exact command and seed: every figure `make chaos` prints lands in the repository.
 
-  chaos_report.py OUT RUN.json [RUN.json ...]
+  chaos_report.py [--title TEXT] [--note FILE] OUT RUN.json [RUN.json ...]
+
+--title: the report's heading (default "make chaos: the latest run"); --note: a text file (another
+run's output, e.g. make chaos-cluster's 20,000-row drain) shown whole after the runs.
 """
 import datetime
 import json
@@ -20,9 +23,17 @@ def git(*args):
 
 
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    title, note = "make chaos: the latest run", None
+    while args and args[0] in ("--title", "--note") and len(args) > 1:
+        if args[0] == "--title":
+            title = args[1]
+        else:
+            note = args[1]
+        args = args[2:]
+    if len(args) < 2:
         sys.exit(__doc__)
-    out, paths = sys.argv[1], sys.argv[2:]
+    out, paths = args[0], args[1:]
     runs = []
     for p in paths:
         if os.path.exists(p):
@@ -37,7 +48,7 @@ def main():
     with open(out + ".json", "w") as f:
         json.dump(report, f, indent=2)
         f.write("\n")
-    lines = ["# make chaos: the latest run", "",
+    lines = ["# " + title, "",
              "Commit `%s`%s, written %s by `tests/chaos/chaos_report.py`." %
              (commit, " (with uncommitted changes)" if dirty else "", report["date"]), ""]
     for r in runs:
@@ -58,6 +69,14 @@ def main():
                   "", "| fault injected | times |", "|---|---|"]
         lines += ["| %s | %s |" % kv for kv in sorted(r["faults"].items())]
         lines.append("")
+    if note:
+        with open(note) as f:
+            text = f.read()
+        report["note"] = text
+        with open(out + ".json", "w") as f:
+            json.dump(report, f, indent=2)
+            f.write("\n")
+        lines += ["## %s" % os.path.basename(note), "", "```", text.rstrip("\n"), "```", ""]
     with open(out + ".md", "w") as f:
         f.write("\n".join(lines))
     print("chaos: figures written to %s.md and %s.json" % (out, out))

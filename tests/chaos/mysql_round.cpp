@@ -13,7 +13,7 @@ namespace dibs::chaos {
 
 void mysql_round::run() {
   table_ = test::unique_table("chaos");
-  direct_uri_ = test::mysql_uri_for(table_);  // the driver itself goes straight to the server
+  direct_uri_ = direct_uri_for(table_);  // the driver itself goes straight to the server
   uri_ = direct_uri_;
   if (s_.proxy) {  // the workers through the proxy: the URI's host replaced
     const auto where = parse_store_uri(direct_uri_);
@@ -41,6 +41,8 @@ void mysql_round::run() {
   drop_audit(in);
   store_->execute("DROP TABLE " + table_);
 }
+
+std::string mysql_round::direct_uri_for(const std::string& table) const { return test::mysql_uri_for(table); }
 
 bool mysql_round::restart_server() {
   if (std::getenv("MYSQL_URI")) return false;  // not ours to restart

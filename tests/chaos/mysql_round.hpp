@@ -13,7 +13,9 @@ class mysql_round : public round_base {
   using round_base::round_base;
   void run();
 
- private:
+ protected:
+  // The table's URI as the driver reaches the server (galera_round: every node of the cluster).
+  virtual std::string direct_uri_for(const std::string& table) const;
   std::vector<std::string> store_args() const override { return {"--store", uri_}; }
   std::string lease() const override { return "1s"; }
   void print_open_items() override;

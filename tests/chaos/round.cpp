@@ -75,7 +75,9 @@ void round_base::run_workers(bool can_restart_db) {
       // write path under the faults: the fenced failure).
       "--no-data-fails"};
   args.insert(args.end(), rest.begin(), rest.end());
-  workers_ = std::make_unique<worker_pool>(t_, round_, s_.logs, worker_command(args), static_cast<std::size_t>(s_.workers));
+  workers_ = std::make_unique<worker_pool>(
+      t_, round_, s_.logs, [this, command = worker_command(args)](std::size_t i) { return command_of_worker(i, command); },
+      static_cast<std::size_t>(s_.workers));
   for (std::size_t i = 0; i < workers_->size(); ++i) workers_->start(i);
 
   const auto end = steady::now() + std::chrono::seconds(s_.seconds);

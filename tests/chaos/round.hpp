@@ -37,6 +37,10 @@ class round_base {
   virtual void print_open_items() = 0;  // for a round that does not drain
   // A store may wrap each worker's command line (PostgreSQL names the sessions after the process).
   virtual std::vector<std::string> worker_command(std::vector<std::string> args) const { return args; }
+  // Worker i's command line (a cluster gives each worker its own node first).
+  virtual std::vector<std::string> command_of_worker(std::size_t /*i*/, const std::vector<std::string>& command) const {
+    return command;
+  }
   // The server restarted, once a round at most (unless --no-db-restart); false where it can't be.
   virtual bool restart_server() { return false; }
   // A fault of the store's own (`which`: 0 or 1, each drawn as often as a shared one), and the end

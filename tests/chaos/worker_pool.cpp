@@ -8,8 +8,8 @@
 
 namespace dibs::chaos {
 
-worker_pool::worker_pool(tally& t, int round, std::string logs_dir, std::vector<std::string> args, std::size_t n)
-    : t_(t), round_(round), logs_(std::move(logs_dir)), args_(std::move(args)), workers_(n), log_offset_(n, 0) {}
+worker_pool::worker_pool(tally& t, int round, std::string logs_dir, command_of args_of, std::size_t n)
+    : t_(t), round_(round), logs_(std::move(logs_dir)), args_of_(std::move(args_of)), workers_(n), log_offset_(n, 0) {}
 
 std::string worker_pool::log_path(std::size_t i) const {
   return logs_ + "/round-" + std::to_string(round_) + "-worker-" + std::to_string(i) + ".log";
@@ -22,7 +22,7 @@ void worker_pool::start(std::size_t i) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(log_path(i), ec);
   log_offset_[i] = ec ? 0 : size;
-  workers_[i] = std::make_unique<test::child_process>(args_, false, log_path(i));
+  workers_[i] = std::make_unique<test::child_process>(args_of_(i), false, log_path(i));
 }
 
 bool worker_pool::running(std::size_t i) { return workers_[i] && workers_[i]->running(); }

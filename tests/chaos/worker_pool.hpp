@@ -9,6 +9,7 @@
 #include "chaos_common.hpp"
 #include "support/process.hpp"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,7 +18,9 @@ namespace dibs::chaos {
 
 class worker_pool {
  public:
-  worker_pool(tally& t, int round, std::string logs_dir, std::vector<std::string> args, std::size_t n);
+  // `args_of(i)`: worker i's command line (each may be given its own store URI).
+  using command_of = std::function<std::vector<std::string>(std::size_t)>;
+  worker_pool(tally& t, int round, std::string logs_dir, command_of args_of, std::size_t n);
 
   std::size_t size() const { return workers_.size(); }
   void start(std::size_t i);                // (collects the one it replaces)
@@ -42,7 +45,7 @@ class worker_pool {
   tally& t_;
   int round_;
   std::string logs_;
-  std::vector<std::string> args_;
+  command_of args_of_;
   std::vector<std::unique_ptr<test::child_process>> workers_;
   std::vector<std::uintmax_t> log_offset_;  // where each worker's part of its slot's log begins
 };

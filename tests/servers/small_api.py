@@ -39,7 +39,8 @@ Options:
                      per-client cap on calls at once), counted in /stats as "capped"
   --cold-s S --cold-factor F  the first S seconds of the run every latency is F times longer
 Routes: GET /json/KEY (the answer), GET /stats ({"requests":N,"peak_in_flight":N,
-"peak_connections":N,...}), POST /latency/N, POST /down/1 (every key answered 503 without
+"peak_connections":N,...}), GET /asked ({"keys":N,"again":{KEY:TIMES,...}}: how many keys were
+asked, and each one asked more than once with how many times), POST /latency/N, POST /down/1 (every key answered 503 without
 Retry-After, as an API whose backend is gone) and POST /down/0.
 """
 import argparse
@@ -56,6 +57,7 @@ lock = threading.Lock()
 stats = {"requests": 0, "in_flight": 0, "peak_in_flight": 0, "connections": 0, "peak_connections": 0,
          "answered": 0, "hold_met": False, "refused": 0, "shed": 0, "capped": 0}
 answered = threading.Condition(lock)
+asked = {}  # key -> times asked (GET /asked)
 settings = {"latency_ms": 0.0, "down": False}
 bucket = {"excess": 0.0, "last": 0.0}
 
@@ -175,11 +177,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with lock:
                 self.reply(200, dict(stats))
             return
+        if route == "asked":
+            with lock:
+                self.reply(200, {"keys": len(asked), "again": {k: n for k, n in asked.items() if n > 1}})
+            return
         if route != "json" or len(parts) < 3:
             self.reply(404, {"error": "no such route"})
             return
         key = parts[2]
         with lock:
+            asked[key] = asked.get(key, 0) + 1
             stats["requests"] += 1
             stats["in_flight"] += 1
             stats["peak_in_flight"] = max(stats["peak_in_flight"], stats["in_flight"])

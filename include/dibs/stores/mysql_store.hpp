@@ -110,6 +110,9 @@ class mysql_store final : public blocking_store,
   std::shared_ptr<budget_store> open_budget() override;
 
   std::vector<job> claim_blocking(const claim_request& req) override;
+  // Claims that lost their rows to another claimer at commit and were run again (on a Galera
+  // cluster, certification failures: error 1213).
+  std::uint64_t claim_conflicts() const override;
   write_result complete_blocking(const std::vector<completion>& batch) override;
   renew_result renew_blocking(const std::vector<renewal>& batch, millis lease) override;
   write_result release_blocking(const std::vector<release_item>& batch) override;
