@@ -8,7 +8,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= 2
 DEMO_ARGS ?=
 
-.PHONY: all deps configure build demo test sanitize bench fuzz chaos clean
+.PHONY: all deps configure build demo test sanitize bench fuzz chaos chaos-cluster clean
 
 all: build
 
@@ -73,6 +73,17 @@ chaos: build
 	  python3 tests/chaos/chaos_report.py bench/results/chaos-latest $(BUILD)/chaos-mariadb.json $(BUILD)/chaos-mongo.json \
 	    $(BUILD)/chaos-postgres.json; \
 	  [ $$rc -eq 0 ] || exit $$rc; [ $$rc2 -eq 0 ] || exit $$rc2; exit $$rc3
+
+# The chaos rounds on clustered stores, apart from make chaos (each round starts its own servers).
+# PostgreSQL failover: CHAOS_PG_FAILOVER_ROUNDS (5) rounds against a primary and its streaming
+# standby (a fresh pair each round), the round's server restart being a failover (the primary
+# SIGKILLed, the standby promoted); report in bench/results/chaos-pg-failover-latest.md and .json.
+chaos-cluster: build
+	@rm -f $(BUILD)/chaos-pg-failover.json
+	./$(BUILD)/bin/dibs_chaos --store postgres-failover --rounds $(or $(CHAOS_PG_FAILOVER_ROUNDS),5) --items 2000 --workers 4 \
+	  --seconds 8 --poison-rate $(CHAOS_POISON_RATE) --report $(BUILD)/chaos-pg-failover.json $(CHAOS_ARGS); \
+	  rc=$$?; python3 tests/chaos/chaos_report.py bench/results/chaos-pg-failover-latest $(BUILD)/chaos-pg-failover.json; \
+	  exit $$rc
 
 # libFuzzer targets (clang), each for FUZZ_SECONDS (30) from the committed corpus.
 fuzz:

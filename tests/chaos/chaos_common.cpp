@@ -16,6 +16,7 @@ const char* store_name(chaos_store store) {
   switch (store) {
     case chaos_store::mongo: return "MongoDB-wire stand-in";
     case chaos_store::postgres: return "PostgreSQL";
+    case chaos_store::postgres_failover: return "PostgreSQL primary and streaming standby (failover)";
     case chaos_store::mariadb: break;
   }
   return "MariaDB";

@@ -86,10 +86,12 @@ TEST_CASE("PostgreSQL failover mid-run: the workers go on at the promoted standb
   REQUIRE(test::eventually([&] { return std::atol(psql(primary, done_count(table)).c_str()) >= static_cast<long>(rows / 4); }));
   const auto killed = steady::now();
   pair_ctl("kill-primary");
+  // What the standby holds once the primary is gone (no more WAL can come): any answer beyond it
+  // was written at the new primary.
+  const auto before = psql(standby, done_count(table));
+  REQUIRE_FALSE(before.empty());
   pair_ctl("promote");
   const auto promoted = steady::now();
-  // The first answer written at the new primary: its done count moves.
-  const auto before = psql(standby, done_count(table));
   REQUIRE(test::eventually([&] { return psql(standby, done_count(table)) != before; }, 60s, 5ms));
   const auto first_write = steady::now();
   auto ms = [&](steady::time_point t) { return std::chrono::duration_cast<std::chrono::milliseconds>(t - killed).count(); };
