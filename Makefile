@@ -74,14 +74,17 @@ chaos: build
 	    $(BUILD)/chaos-postgres.json; \
 	  [ $$rc -eq 0 ] || exit $$rc; [ $$rc2 -eq 0 ] || exit $$rc2; exit $$rc3
 
-# The cluster rounds, apart from make chaos (they need a three-node Galera cluster: 3 mariadbd):
-# CHAOS_GALERA_ROUNDS (10) chaos rounds against it (dibs_chaos --store galera: each worker on its
-# own node first, a node killed with SIGKILL and rejoined by IST in every round, the MariaDB
-# checker), then three workers draining 20,000 rows with a node killed and rejoined mid-run
-# (dibs_galera_tests' [.big] case). Both are reported in bench/results/chaos-cluster-latest.md
-# and .json; the first failure is the exit status.
+# The cluster rounds, apart from make chaos (they start clusters of their own).
+# Galera: CHAOS_GALERA_ROUNDS (10) chaos rounds against a three-node cluster (dibs_chaos --store
+# galera: each worker on its own node first, a node killed with SIGKILL and rejoined by IST in
+# every round, the MariaDB checker), then three workers draining 20,000 rows with a node killed
+# and rejoined mid-run (dibs_galera_tests' [.big] case): bench/results/chaos-cluster-latest.
+# PostgreSQL failover: CHAOS_PG_FAILOVER_ROUNDS (5) rounds against a primary and its streaming
+# standby (a fresh pair each round), the round's server restart being a failover (the primary
+# SIGKILLed, the standby promoted): bench/results/chaos-pg-failover-latest.
+# Every part runs; the first failure is the exit status.
 chaos-cluster: build
-	@rm -f $(BUILD)/chaos-galera.json $(BUILD)/galera-drain-20000-rows.txt
+	@rm -f $(BUILD)/chaos-galera.json $(BUILD)/galera-drain-20000-rows.txt $(BUILD)/chaos-pg-failover.json
 	@bash tests/servers/galera_ctl.sh start $(BUILD)/test-servers > /dev/null
 	./$(BUILD)/bin/dibs_chaos --store galera --rounds $(or $(CHAOS_GALERA_ROUNDS),10) --items 2000 --workers 3 --seconds 10 \
 	  --poison-rate $(CHAOS_POISON_RATE) --report $(BUILD)/chaos-galera.json $(CHAOS_ARGS); \
@@ -90,7 +93,11 @@ chaos-cluster: build
 	  bash tests/servers/galera_ctl.sh stop $(BUILD)/test-servers > /dev/null; \
 	  python3 tests/chaos/chaos_report.py --title "make chaos-cluster: the latest run" --note $(BUILD)/galera-drain-20000-rows.txt \
 	    bench/results/chaos-cluster-latest $(BUILD)/chaos-galera.json; \
-	  [ $$rc -eq 0 ] || exit $$rc; exit $$rc2
+	  ./$(BUILD)/bin/dibs_chaos --store postgres-failover --rounds $(or $(CHAOS_PG_FAILOVER_ROUNDS),5) --items 2000 --workers 4 \
+	  --seconds 8 --poison-rate $(CHAOS_POISON_RATE) --report $(BUILD)/chaos-pg-failover.json $(CHAOS_ARGS); \
+	  rc3=$$?; python3 tests/chaos/chaos_report.py --title "make chaos-cluster (PostgreSQL failover): the latest run" \
+	    bench/results/chaos-pg-failover-latest $(BUILD)/chaos-pg-failover.json; \
+	  [ $$rc -eq 0 ] || exit $$rc; [ $$rc2 -eq 0 ] || exit $$rc2; exit $$rc3
 
 # libFuzzer targets (clang), each for FUZZ_SECONDS (30) from the committed corpus.
 fuzz:

@@ -6,10 +6,18 @@ TOTAL/K each, and the drain is timed from their start to the last one's exit. Fi
 the K processes: completed (their --summary-json), claim conflicts (their end line: candidates
 another worker locked first), lost leases, the rows/s of the whole drain, and (MariaDB) the
 statements the server received per row (its Questions counter around the drain: what each row
-costs the server). Prints a Markdown table.
+costs the server). With --server-pid, the server's CPU per row: its process's user + system time
+around the drain (MariaDB: one process, every thread); for PostgreSQL (one backend process per
+connection) the postmaster's pid, whose reaped children's time (cutime + cstime) holds each
+backend's CPU once dibs has disconnected and the backend exited -- the drain is over when the
+last process exits, and the figure is read once no backend of dibs is left (pg_stat_activity).
+The server's background processes (checkpointer, WAL writer, autovacuum) are not counted.
+Prints a Markdown table.
 
   k_process.py --dibs build/bin/dibs --store 'mysql://root@127.0.0.1:PORT/dibs_scale?table=jobs' \
-      --rows 50000 --ks 1,2,4,8 [--concurrency 1000] [--on-done delete] [--claim batch]
+      --rows 50000 --ks 1,2,4,8 [--concurrency 1000] [--on-done delete] [--claim batch] [--server-pid PID]
+  k_process.py --dibs build/bin/dibs --store 'postgresql://postgres@127.0.0.1:PORT/dibs_test?table=jobs' \
+      --server-pid POSTMASTER_PID ...
 """
 import argparse
 import json
@@ -37,6 +45,8 @@ def reset_store(args):
         cur.execute("CREATE DATABASE IF NOT EXISTS `%s`" % name)
         cur.execute("DROP TABLE IF EXISTS `%s`.`%s`" % (name, table))
         db.close()
+    elif is_postgres(args):
+        psql(args, 'DROP TABLE IF EXISTS "%s"' % pg_table(args))
     else:
         import pymongo
         from urllib.parse import urlparse, parse_qs
@@ -47,6 +57,34 @@ def reset_store(args):
         client.close()
     subprocess.run([args.dibs, "seed", "--store", args.store, "--docs", str(args.rows)], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def is_postgres(args):
+    return args.store.startswith(("postgresql://", "postgres://"))
+
+
+def pg_table(args):
+    from urllib.parse import urlparse, parse_qs
+    return parse_qs(urlparse(args.store).query).get("table", ["jobs"])[0]
+
+
+def psql(args, sql):
+    """One value by psql (the URI without dibs's own table parameter)."""
+    uri = re.sub(r"[?&]table=[^&]*", "", args.store)
+    return subprocess.run(["psql", "-X", "-q", "-t", "-A", uri, "-c", sql], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def wait_for_pg_backends_gone(args):
+    """Until no session named dibs is left at the server (their CPU is then the postmaster's children's)."""
+    if not is_postgres(args):
+        return
+    for _ in range(500):
+        if psql(args, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'dibs'") == "0":
+            time.sleep(0.1)  # the postmaster reaps an exited backend when it handles SIGCHLD
+            return
+        time.sleep(0.02)
+    sys.exit("dibs's PostgreSQL sessions outlived the processes")
 
 
 def mysql_status(args):
@@ -74,11 +112,12 @@ DETAIL = ("Com_select", "Com_update", "Com_delete", "Com_commit", "Com_rollback"
 
 
 def process_cpu(pid):
-    """CPU seconds (user + system) a process has used, from /proc; None without a pid."""
+    """CPU seconds (user + system) a process has used, its reaped children's included, from /proc;
+    None without a pid."""
     if not pid:
         return None
     fields = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def children_cpu():
@@ -102,6 +141,7 @@ def run_k(args, k, port, workdir):
     procs = []
     per = max(1, args.concurrency // k)
     status_before = mysql_status(args)
+    wait_for_pg_backends_gone(args)  # dibs seed's session
     server_cpu_before = process_cpu(args.server_pid)
     dibs_cpu_before = children_cpu()
     started = time.monotonic()
@@ -112,7 +152,7 @@ def run_k(args, k, port, workdir):
         cmd = [args.dibs, "enrich", "--store", args.store, "--url", "http://127.0.0.1:%d/json/{originatingIp}" % port,
                "--concurrency", str(per), "--claim-batch", str(args.claim_batch), "--no-progress", "--no-preflight",
                "--summary-json", summary]
-        if args.store.startswith("mysql://"):
+        if args.store.startswith("mysql://") or is_postgres(args):
             cmd += ["--on-done", args.on_done]
         else:
             cmd += ["--claim", args.claim]
@@ -139,6 +179,7 @@ def run_k(args, k, port, workdir):
             # Its rows would be missing from every figure: the table would lie.
             sys.exit("process exit %d, no summary; its stderr:\n%s" % (p.returncode, err[-2000:]))
     seconds = time.monotonic() - started
+    wait_for_pg_backends_gone(args)
     dibs_cpu = children_cpu() - dibs_cpu_before
     server_cpu = None if server_cpu_before is None else process_cpu(args.server_pid) - server_cpu_before
     status = mysql_status(args)

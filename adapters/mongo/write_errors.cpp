@@ -1,4 +1,5 @@
 #include "write_errors.hpp"
+#include "primary_change.hpp"
 
 #include <algorithm>
 #include <unordered_set>
@@ -91,12 +92,18 @@ bulk_verdict judge_bulk_reply(const bson_t* reply, bool executed, const std::str
   if (reply && bson_iter_init_find(&it, reply, "nMatched") && BSON_ITER_HOLDS_NUMBER(&it)) v.matched = bson_iter_as_int64(&it);
   if (reply && bson_iter_init_find(&it, reply, "nUpserted") && BSON_ITER_HOLDS_NUMBER(&it)) v.upserted = bson_iter_as_int64(&it);
   v.refused = write_errors_of(reply);
+  // A primary changing refused nothing: the batch is tried again (the fence tells what landed).
+  std::optional<std::string> changing;
+  for (const auto& e : v.refused)
+    if (primary_changing(e.code) && !changing) changing = "the primary is changing: " + refusal_reason(e, 200);
+  v.refused.erase(std::remove_if(v.refused.begin(), v.refused.end(), [](const write_error& e) { return primary_changing(e.code); }),
+                  v.refused.end());
   std::sort(v.refused.begin(), v.refused.end(), [](const write_error& a, const write_error& b) { return a.index < b.index; });
   bson_iter_t wc, first;
   const bool concern_failed = reply && bson_iter_init_find(&wc, reply, "writeConcernErrors") &&
                               BSON_ITER_HOLDS_ARRAY(&wc) && bson_iter_recurse(&wc, &first) && bson_iter_next(&first);
-  if (!executed && (v.refused.empty() || concern_failed))
-    v.batch_error = error.empty() ? std::string("the bulk write failed") : error;
+  if (!executed && (v.refused.empty() || concern_failed || changing))
+    v.batch_error = changing ? *changing + " (" + error + ")" : error.empty() ? std::string("the bulk write failed") : error;
   return v;
 }
 

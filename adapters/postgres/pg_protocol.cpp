@@ -283,7 +283,10 @@ error_class classify(std::string_view sqlstate) {
   const auto cls = sqlstate.substr(0, 2);
   if (cls == "22" || cls == "23" || cls == "54" || cls == "P0") return error_class::row_refused;
   if (cls == "40") return error_class::rerun;
-  if (cls == "08" || sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03") return error_class::link_lost;
+  // 25006 (read-only transaction): a server that no longer takes writes -- a demoted primary, a
+  // standby: a new connection finds the one that does (pg_failover.hpp).
+  if (cls == "08" || sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03" || sqlstate == "25006")
+    return error_class::link_lost;
   if (sqlstate == "42501") return error_class::denied;
   return error_class::other;
 }

@@ -118,7 +118,8 @@ enum class error_class {
   // would be refused again (store_refused: the engine splits the batch)
   row_refused,
   rerun,      // a serialization failure or deadlock (class 40): the server rolled back; run it again
-  link_lost,  // the connection is gone or unusable (no SQLSTATE, class 08, 57P01-57P03): reconnect
+  link_lost,  // the connection is gone or unusable (no SQLSTATE, class 08, 57P01-57P03), or its server
+              // takes no writes (25006: read-only, a standby): reconnect
   denied,     // the user lacks a right (42501): no retry helps (store_denied)
   other,      // anything else (a statement timeout, a trigger that breaks): an outage, retried later
 };

@@ -39,12 +39,14 @@ class pg_side_connection {
   }
 
   // CREATE TABLE IF NOT EXISTS `create`: processes starting together race in it and may meet the
-  // other's new table (42P07) or its row type (23505); either way the table is there.
+  // other's new table (42P07) or its row type (23505 in the catalog's index, or 42710: type
+  // "dibs_rate" already exists, seen with four processes starting at once); either way the table
+  // is there.
   void create_table(const std::string& create) {
     try {
       with([&](pg_connection& c) { return c.exec_blocking({create, {}}); });
     } catch (const pg_error& e) {
-      if (e.sqlstate != "42P07" && e.sqlstate != "23505") throw;
+      if (e.sqlstate != "42P07" && e.sqlstate != "23505" && e.sqlstate != "42710") throw;
     }
   }
 

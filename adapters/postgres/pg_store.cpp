@@ -1,5 +1,6 @@
 #include "pg_store.hpp"
 #include "pg_with_admin.hpp"
+#include "pg_failover.hpp"
 #include "pg_retry.hpp"
 #include "pg_workers.hpp"
 
@@ -92,7 +93,8 @@ pg_store::pg_store(pg_options opts) : opts_(std::move(opts)), serial_(++g_serial
   names_.target = opts_.target;
   names_.mapped = opts_.mapped_columns;
   check_names(names_);
-  link_.conninfo = with_tls_default(target.conninfo, current_tls_environment());
+  // Several hosts (a primary and its standbys): the one that takes writes (pg_failover.hpp).
+  link_.conninfo = with_tls_default(with_read_write_target(target.conninfo), current_tls_environment());
   link_.connect_timeout = opts_.connect_timeout;
   link_.io_timeout = opts_.io_timeout;
   shown_ = redact_uri(opts_.uri);

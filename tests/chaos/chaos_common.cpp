@@ -17,6 +17,7 @@ const char* store_name(chaos_store store) {
     case chaos_store::mongo: return "MongoDB-wire stand-in";
     case chaos_store::postgres: return "PostgreSQL";
     case chaos_store::galera: return "MariaDB Galera (3 nodes)";
+    case chaos_store::postgres_failover: return "PostgreSQL primary and streaming standby (failover)";
     case chaos_store::mariadb: break;
   }
   return "MariaDB";

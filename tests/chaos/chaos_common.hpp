@@ -11,7 +11,7 @@
 
 namespace dibs::chaos {
 
-enum class chaos_store { mariadb, mongo, postgres, galera };  // --store
+enum class chaos_store { mariadb, mongo, postgres, galera, postgres_failover };  // --store
 
 struct settings {
   int rounds = 1;

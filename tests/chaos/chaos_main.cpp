@@ -9,11 +9,15 @@
 // sessions killed by the server (pg_terminate_backend) and a session idle in a transaction that
 // holds open rows locked; on a three-node Galera cluster (--store galera), each worker given
 // every node with its own first, a node killed with SIGKILL and rejoined by IST.
+// postgres-failover: the same PostgreSQL round against a primary and its
+// streaming standby (tests/servers/postgres_pair_ctl.sh, a fresh pair each round), the workers
+// naming both in libpq's multi-host URI, directly (no proxy: it has one address); the round's
+// server restart is a failover instead: the primary SIGKILLed, the standby promoted.
 //
 // The invariants are read from the store's own record (sql_checker.hpp, mongo_checker.hpp), never
 // from the workers' logs; each violation is printed with its check's name.
 //
-//   dibs_chaos [--store mariadb|galera|mongo|postgres] [--rounds 1] [--seed S] [--items 2000] [--workers 3]
+//   dibs_chaos [--store mariadb|galera|mongo|postgres|postgres-failover] [--rounds 1] [--seed S] [--items 2000] [--workers 3]
 //              [--seconds 8] [--no-db-restart] [--poison-rate 0] [--idle-close-ms 300]
 //              [--claim batch|update-find|find-and-modify|lock-collection]  (MongoDB; they rotate otherwise)
 //              [--inject-violations]  (the checker's self-test: exits 0 only if each injected
@@ -87,9 +91,10 @@ int main(int argc, char** argv) {
         const auto v = next();
         if (v == "mongo") s.store = chaos_store::mongo;
         else if (v == "postgres" || v == "postgresql") s.store = chaos_store::postgres;
+        else if (v == "postgres-failover") s.store = chaos_store::postgres_failover;
         else if (v == "mariadb" || v == "mysql") s.store = chaos_store::mariadb;
         else if (v == "galera") s.store = chaos_store::galera;
-        else throw std::invalid_argument("--store: mariadb, galera, mongo or postgres");
+        else throw std::invalid_argument("--store: mariadb, galera, mongo, postgres or postgres-failover");
       } else if (a == "--no-proxy") s.proxy = false;
       else if (a == "--logs") s.logs = next();
       else if (a == "--report") s.report = next();
@@ -104,6 +109,7 @@ int main(int argc, char** argv) {
   }
   // A cluster's workers reach their own nodes: one proxy would be one endpoint for all of them.
   if (s.store == chaos_store::galera) s.proxy = false;
+  if (s.store == chaos_store::postgres_failover) s.proxy = false;  // a multi-host URI: no one address to proxy
   const bool temporary_logs = s.logs.empty();  // removed after a clean run
   if (temporary_logs) {
     char dir[] = "/tmp/dibs-chaos-XXXXXX";
@@ -125,7 +131,8 @@ int main(int argc, char** argv) {
     for (int r = 1; r <= s.rounds; ++r) {
       switch (s.store) {
         case chaos_store::mongo: mongo_round(s, seeds(), t, r).run(); break;
-        case chaos_store::postgres: pg_round(s, seeds(), t, r).run(); break;
+        case chaos_store::postgres:
+        case chaos_store::postgres_failover: pg_round(s, seeds(), t, r).run(); break;
         case chaos_store::mariadb: mysql_round(s, seeds(), t, r).run(); break;
         case chaos_store::galera: galera_round(s, seeds(), t, r).run(); break;
       }

@@ -1,4 +1,5 @@
 #include "pg_round.hpp"
+#include "pg_failover.hpp"
 
 #include "sql_checker.hpp"
 #include "postgres/pg_env.hpp"
@@ -22,9 +23,12 @@ std::string with_param(const std::string& uri, const std::string& param) {
 
 void pg_round::run() {
   table_ = test::unique_pg_table("chaos");
-  direct_uri_ = test::postgres_uri_for(table_);  // the driver itself goes straight to the server
+  const bool failover = s_.store == chaos_store::postgres_failover;
+  if (failover) start_pair();  // pg_failover.cpp
+  // The driver itself goes straight to the server (or the pair).
+  direct_uri_ = failover ? test::with_table(pair_uri(), table_) : test::postgres_uri_for(table_);
   uri_ = direct_uri_;
-  if (s_.proxy) {  // the workers through the proxy: the URI's host replaced
+  if (s_.proxy && !failover) {  // the workers through the proxy: the URI's host replaced
     const auto where = parse_store_uri(direct_uri_);
     proxy_ = std::make_unique<test::tcp_proxy>(where.host, where.port ? where.port : 5432);
     uri_ = where.with_hosts("127.0.0.1:" + std::to_string(proxy_->port()));
@@ -51,6 +55,7 @@ void pg_round::run() {
   check_pg(in, round_, t_);
   drop_pg_audit(in);
   store_->execute("DROP TABLE " + table_);
+  if (failover) stop_pair();
 }
 
 // Each worker names its sessions dibs-<its pid> (the audit's writer, the sessions the server
@@ -64,6 +69,11 @@ std::vector<std::string> pg_round::worker_command(std::vector<std::string> args)
 }
 
 bool pg_round::restart_server() {
+  if (s_.store == chaos_store::postgres_failover) {
+    fail_over();  // pg_failover.cpp
+    ++t_.faults["PostgreSQL failover (primary SIGKILLed, standby promoted)"];
+    return true;
+  }
   if (const char* uri = std::getenv("POSTGRES_URI"); uri && *uri) return false;  // not ours to restart
   // Started without this process's descriptors (not through system()), like the MariaDB restart.
   test::child_process restart({"bash", DIBS_POSTGRES_CTL, "restart", DIBS_SERVERS_DIR});

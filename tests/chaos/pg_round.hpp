@@ -22,6 +22,7 @@ class pg_round : public round_base {
   std::string lease() const override { return "1s"; }
   void print_open_items() override;
   bool restart_server() override;
+  bool restart_always() const override { return s_.store == chaos_store::postgres_failover; }
   void store_fault(int which) override;
   void end_store_faults() override;
 

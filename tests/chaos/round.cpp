@@ -128,6 +128,8 @@ void round_base::run_workers(bool can_restart_db) {
         break;  // let it run
     }
   }
+  // A round whose point is the restart (a failover) has it, drawn or not, while the workers still run.
+  if (restart_always() && can_restart_db && s_.db_restart && !restarted_db && workers_->any_running()) restart_server();
   end_store_faults();
   // The faults stop; every worker runs until the store is drained (bounded: "the run ends").
   // A refusal still pending at the proxy would meet every replacement at its start; a worker

@@ -43,6 +43,8 @@ class round_base {
   }
   // The server restarted, once a round at most (unless --no-db-restart); false where it can't be.
   virtual bool restart_server() { return false; }
+  // True: the round restarts its server even when no draw picked it (the failover round).
+  virtual bool restart_always() const { return false; }
   // A fault of the store's own (`which`: 0 or 1, each drawn as often as a shared one), and the end
   // of any such fault still under way when the faults stop.
   virtual void store_fault(int /*which*/) {}

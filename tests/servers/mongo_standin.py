@@ -44,6 +44,13 @@ URI), handshakes aside, as a reset link would; it answers {pending: {NAME: left}
 before, and n: 0 lifts it. With after: true the command is carried out first and only its answer is
 lost, as when a link breaks while the reply is on its way (the write landed; the client can't know). {dibsDelay: NAME, ms: N} answers every NAME command N ms late (0 lifts
 it), as a busy server would.
+{dibsStepDown: MS, as: "command" | "writeError"} plays a primary stepping down for the next MS
+milliseconds (0 lifts it): every write (insert, update, delete, findAndModify) is answered
+NotWritablePrimary (10107) without being carried out -- as a command error, or with as:
+"writeError" as one write error per statement (as a bulk write interrupted by a stepdown reports
+it) -- and every read (find, aggregate, count) NotPrimaryNoSecondaryOk (13435); it answers
+{stepDowns: n}, the writes and reads so answered since the start. hello still names this server
+the primary (no election here): the driver's own retry meets the same answer within the window.
 
   mongo_standin.py --port 0 --port-file PATH [--clock-skew-s N] [--replica-set NAME]
 """
@@ -233,6 +240,32 @@ delays = {}  # command name -> seconds each of its answers waits (dibsDelay)
 def dibs_delay(cmd, db):
     delays[cmd["dibsDelay"]] = int(cmd.get("ms", 0)) / 1000.0
     return {"ok": 1}
+
+
+step_down = {"until": 0.0, "as": "command", "answered": 0}  # dibsStepDown
+STEP_DOWN_WRITES = ("insert", "update", "delete", "findAndModify", "findandmodify")
+STEP_DOWN_READS = ("find", "aggregate", "count")
+
+
+def dibs_step_down(cmd, db):
+    step_down["until"] = time.monotonic() + int(cmd["dibsStepDown"]) / 1000.0
+    step_down["as"] = cmd.get("as", "command")
+    return {"ok": 1, "stepDowns": step_down["answered"]}
+
+
+def _stepping_down(name, doc):
+    """The answer of a stepping-down primary to this command, or None (dibsStepDown)."""
+    if time.monotonic() >= step_down["until"] or name not in STEP_DOWN_WRITES + STEP_DOWN_READS:
+        return None
+    step_down["answered"] += 1
+    if name in STEP_DOWN_READS:
+        return {"ok": 0, "code": 13435, "codeName": "NotPrimaryNoSecondaryOk", "errmsg": "not primary and secondaryOk=false"}
+    statements = doc.get({"insert": "documents", "update": "updates", "delete": "deletes"}.get(name, ""), None)
+    if step_down["as"] == "writeError" and statements is not None:
+        return {"ok": 1, "n": 0, "nModified": 0,
+                "writeErrors": [{"index": i, "code": 10107, "codeName": "NotWritablePrimary", "errmsg": "not primary"}
+                                for i in range(len(statements))]}
+    return {"ok": 0, "code": 10107, "codeName": "NotWritablePrimary", "errmsg": "not primary"}
 
 
 hang_ups = {}  # (application, command name) -> how many of its next requests lose their connection
@@ -452,7 +485,7 @@ HANDLERS = {
     "dibsCounts": dibs_counts, "dibsResetCounts": dibs_reset_counts,
     "dibsWatch": dibs_watch, "dibsWrites": dibs_writes, "dibsForget": dibs_forget,
     "dibsRefuse": dibs_refuse, "dibsCommandLog": dibs_command_log, "dibsResetCommandLog": dibs_reset_command_log,
-    "dibsHangUp": dibs_hang_up, "dibsDelay": dibs_delay,
+    "dibsHangUp": dibs_hang_up, "dibsDelay": dibs_delay, "dibsStepDown": dibs_step_down,
     "ping": plain_ok, "endSessions": plain_ok, "killCursors": plain_ok, "buildInfo": plain_ok,
     "buildinfo": plain_ok, "getLastError": plain_ok, "saslStart": plain_ok,
 }
@@ -475,6 +508,9 @@ def handle(request):
     if not name.startswith("dibs"):
         command_log.append({"name": name, "readPreference": doc.get("$readPreference"),
                             "writeConcern": doc.get("writeConcern")})
+    stepping_down = _stepping_down(name, doc)
+    if stepping_down is not None:
+        return request.replies(stepping_down)
     fn = HANDLERS.get(name)
     if fn is None:
         return request.replies(error(59, "no such command: '%s'" % name))

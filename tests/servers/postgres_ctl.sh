@@ -6,29 +6,25 @@
 # `postgres` user (runuser), in a private directory under /tmp that user owns (a build tree may
 # be out of its reach); that directory is recorded in DIR/postgres.home and removed at stop.
 # With POSTGRES_URI set, that server is used instead and nothing is started.
+# DIBS_PG_NAME (default postgres) names its files in DIR, so that a second server can run beside
+# the first (postgres_pair_ctl.sh's primary); DIBS_PG_OPTIONS adds server options (-c name=value),
+# after ours, so they win.
 #   postgres_ctl.sh start DIR | stop DIR | restart DIR
 set -euo pipefail
 action=$1
 dir=$(mkdir -p "$2" && cd "$2" && pwd)
-homefile="$dir/postgres.home"
-portfile="$dir/postgres.port"
+name=${DIBS_PG_NAME:-postgres}
+homefile="$dir/$name.home"
+portfile="$dir/$name.port"
 
-pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-[ -n "$pg_bin" ] || { echo "no PostgreSQL server binaries under /usr/lib/postgresql (apt-get install postgresql)" >&2; exit 1; }
-
-as_pg() {
-  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-
-free_port() {
-  /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# shellcheck source=postgres_common.sh
+source "$(dirname "$0")/postgres_common.sh"
 
 start_server() {
   local home=$1 port=$2
   # -w: returns once the server accepts connections (or fails, with its log below).
   if ! as_pg "$pg_bin/pg_ctl" -D "$home/data" -l "$home/server.log" -w -t 120 \
-      -o "-h 127.0.0.1 -p $port -k $home -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+      -o "-h 127.0.0.1 -p $port -k $home -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 ${DIBS_PG_OPTIONS:-}" \
       start > /dev/null; then
     echo "PostgreSQL did not start; its log:" >&2
     tail -30 "$home/server.log" >&2 || true
@@ -57,7 +53,7 @@ stop_server() {
 case "$action" in
   start)
     if [ -n "${POSTGRES_URI:-}" ]; then
-      echo "$POSTGRES_URI" > "$dir/postgres_uri"
+      echo "$POSTGRES_URI" > "$dir/${name}_uri"
       exit 0
     fi
     stop_server
@@ -66,12 +62,12 @@ case "$action" in
     if [ "$(id -u)" -eq 0 ]; then chown postgres: "$home"; fi
     echo "$home" > "$homefile"
     as_pg "$pg_bin/initdb" -D "$home/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 --no-sync \
-      > "$dir/postgres-initdb.log" 2>&1 || { cat "$dir/postgres-initdb.log" >&2; exit 1; }
+      > "$dir/$name-initdb.log" 2>&1 || { cat "$dir/$name-initdb.log" >&2; exit 1; }
     port=$(free_port)
     echo "$port" > "$portfile"
     start_server "$home" "$port"
     "$pg_bin/psql" -X -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -c "CREATE DATABASE dibs_test" > /dev/null
-    echo "postgresql://postgres@127.0.0.1:$port/dibs_test" > "$dir/postgres_uri"
+    echo "postgresql://postgres@127.0.0.1:$port/dibs_test" > "$dir/${name}_uri"
     echo "PostgreSQL on port $port (data in $home)"
     ;;
   restart)

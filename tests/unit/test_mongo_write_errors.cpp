@@ -1,5 +1,6 @@
 // A MongoDB bulk write's reply, read without a server: which statements the server refused (write
 // errors), which matched, how many lost their lease; and the write concern chosen from the URI.
+#include <adapters/mongo/primary_change.hpp>
 #include <adapters/mongo/write_concern.hpp>
 #include <adapters/mongo/write_errors.hpp>
 
@@ -146,4 +147,31 @@ TEST_CASE("the protocol writes with w:majority and journal unless the URI names 
   CHECK_THROWS_WITH(apply_write_concern(zero, "mongodb://u:***@h/?w=0"),
                     Catch::Contains("w=0") && Catch::Contains("u:***@h") && !Catch::Contains("secret"));
   mongoc_uri_destroy(zero);
+}
+
+TEST_CASE("a write error of a stepping-down primary is no refusal: the batch is tried again, no item fails",
+          "[mongo][write_errors][stepdown]") {
+  // A primary stepping down interrupts a bulk write's statements with NotWritablePrimary (10107) or
+  // InterruptedDueToReplStateChange (11602) write errors: nothing about the documents, and the
+  // next primary takes the same statements. Read as refusals, each item would be failed.
+  auto reply = from_json(R"({"nMatched": 1, "writeErrors": [
+      {"index": 1, "code": 10107, "codeName": "NotWritablePrimary", "errmsg": "not primary"},
+      {"index": 2, "code": 11602, "errmsg": "operation was interrupted"}]})");
+  auto v = judge_bulk_reply(reply.get(), false, "not primary");
+  CHECK(v.refused.empty());
+  REQUIRE(v.batch_error);
+  CHECK_THAT(*v.batch_error, Catch::Contains("not primary"));
+  for (std::int64_t code : {10107, 13435, 13436, 189, 11600, 11602, 91}) CHECK(primary_changing(code));
+  for (std::int64_t code : {121, 2, 11000, 17419, 0}) CHECK_FALSE(primary_changing(code));
+  // The claim's read-back by token is read again through them, and through a lost link; not
+  // through any other error.
+  CHECK(read_back_again(13435, false));
+  CHECK(read_back_again(0, true));
+  CHECK_FALSE(read_back_again(2, false));
+  // A validator's refusal beside them is still its statement's refusal.
+  auto mixed = from_json(R"({"nMatched": 0, "writeErrors": [{"index": 0, "code": 121, "errmsg": "Document failed validation"},
+      {"index": 1, "code": 10107, "errmsg": "not primary"}]})");
+  auto m = judge_bulk_reply(mixed.get(), false, "not primary");
+  REQUIRE(m.batch_error);
+  CHECK(m.refused.size() == 1);
 }

@@ -1,5 +1,6 @@
 // The PostgreSQL protocol pieces, read without a server: the SQL of each operation, how values
 // travel (parameters, array literals), connection strings, and what the server's SQLSTATE means.
+#include <adapters/postgres/pg_failover.hpp>
 #include <adapters/postgres/pg_protocol.hpp>
 #include <adapters/postgres/pg_rights_probe.hpp>
 #include <adapters/postgres/pg_tls.hpp>
@@ -221,4 +222,31 @@ TEST_CASE("a remote PostgreSQL server is reached with a checked certificate unle
   CHECK_FALSE(is_local_host("127.example.com"));
   CHECK_FALSE(is_local_host("10.0.0.1"));
   CHECK(is_local_host("127.1.2.3"));
+}
+
+TEST_CASE("a PostgreSQL server that turned read-only (a demoted primary, a standby) is a lost link: reconnect to the primary",
+          "[pg][unit][failover]") {
+  // 25006 read_only_sql_transaction: the session is on a server that takes no writes (any more).
+  // Kept, the connection would fail every claim and write for ever; dropped, libpq's
+  // target_session_attrs=read-write finds the server that takes them.
+  CHECK(classify("25006") == error_class::link_lost);
+  CHECK(connection_lost("25006"));
+  CHECK(classify("25001") == error_class::other);  // another invalid transaction state is no lost link
+}
+
+TEST_CASE("a PostgreSQL URI naming several hosts connects to the read-write one unless it says otherwise",
+          "[pg][unit][failover]") {
+  CHECK(with_read_write_target("postgresql://u@h1:5432,h2:5433/db") ==
+        "postgresql://u@h1:5432,h2:5433/db?target_session_attrs=read-write");
+  CHECK(with_read_write_target("postgresql://u@h1,h2/db?sslmode=require") ==
+        "postgresql://u@h1,h2/db?sslmode=require&target_session_attrs=read-write");
+  CHECK(with_read_write_target("postgresql:///db?host=/run/a,/run/b") ==
+        "postgresql:///db?host=/run/a,/run/b&target_session_attrs=read-write");
+  // The user's own choice stands (e.g. primary, or prefer-standby for a read-only check).
+  CHECK(with_read_write_target("postgresql://h1,h2/db?target_session_attrs=primary") ==
+        "postgresql://h1,h2/db?target_session_attrs=primary");
+  // One host: nothing to choose between.
+  CHECK(with_read_write_target("postgresql://u:p@h1:5432/db") == "postgresql://u:p@h1:5432/db");
+  CHECK(with_read_write_target("postgresql://u:p@h1:5432/db?sslmode=disable") == "postgresql://u:p@h1:5432/db?sslmode=disable");
+  CHECK(with_read_write_target("postgresql:///db?host=/run/postgresql") == "postgresql:///db?host=/run/postgresql");
 }
