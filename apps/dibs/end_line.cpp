@@ -18,8 +18,10 @@ std::string enrich_end_line(const end_line_facts& f) {
             std::to_string(static_cast<int>(f.run.answer_hit_ratio() * 100 + 1e-9)) + "% hits)";  // floored
   line += "; claim conflicts " + std::to_string(f.claim_conflicts);
   // Stores that claim from candidates read the candidates first, then lock them: each shard of
-  // this process is a claimer too, so on a small table they keep meeting each other's rows.
-  if (f.claim_conflicts > 0) line += " (candidates another shard or worker locked first: read again, never claimed twice)";
+  // this process is a claimer too, so on a small table they keep meeting each other's rows. On a
+  // multi-primary cluster (Galera) a claim can also lose its rows at commit to another node's.
+  if (f.claim_conflicts > 0)
+    line += " (candidates another shard, worker or cluster node claimed first: read again, never claimed twice)";
   return line;
 }
 

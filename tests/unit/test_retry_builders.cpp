@@ -204,6 +204,6 @@ TEST_CASE("enrich's end line says whose each count is", "[cli][summary]") {
   f.claim_conflicts = 745;
   CHECK(cli::enrich_end_line(f) ==
         "enrich: jsonl in.jsonl -> out.jsonl: store now: 0 done (--on-done delete removes finished rows), 0 failed, 0 "
-        "pending, 0 leased; this run: 1000 done and deleted, 2 failed; claim conflicts 745 (candidates another shard "
-        "or worker locked first: read again, never claimed twice)");
+        "pending, 0 leased; this run: 1000 done and deleted, 2 failed; claim conflicts 745 (candidates another shard, "
+        "worker or cluster node claimed first: read again, never claimed twice)");
 }

@@ -1,11 +1,13 @@
 // The MySQL / MariaDB store (MariaDB Connector/C; MySQL 8 and MariaDB 10.6+): a job table
 // claimed in batches with SELECT ... FOR UPDATE SKIP LOCKED.
 // Every driver call runs on the offload pool, one connection per pool thread; a dropped
-// connection is replaced and the call tried again once.
+// connection is replaced and the call tried again once; a URI naming several hosts
+// (mysql://u@h1:p1,h2:p2/db) moves on to the next one when its server is gone.
 //
-//   claim     candidate ids (LIMIT B, outside any transaction, from a random point of the
-//             dibs_pick key) -> BEGIN; SELECT ... WHERE id IN (...) AND <claimable>
-//             FOR UPDATE SKIP LOCKED; UPDATE the lease; COMMIT
+//   claim     BEGIN; SELECT <claimable> rows from a random point of the dibs_pick key
+//             LIMIT B FOR UPDATE SKIP LOCKED; UPDATE the lease; COMMIT (a commit lost to
+//             another cluster node, Galera's certification failure, is a claim conflict:
+//             claimed again)
 //   complete  BEGIN; SELECT the rows still held (id + token + by + until >= NOW(6)) FOR UPDATE;
 //             UPDATE (or DELETE, --on-done delete) exactly those; COMMIT
 //   renew, release, fail: the same shape, so the adapter knows exactly which rows lost their lease.
