@@ -30,6 +30,7 @@ void store_flags::add_to(CLI::App& cmd, bool with_claim, const char* out_flag) {
                  "MYSQL_PWD; postgresql:// also PGPASSWORD and ~/.pgpass), so that it is not on the command line "
                  "for ps to show; a password in the URI and this flag together are refused")
       ->type_name("FILE");
+  this->out_flag = out_flag;
   cmd.add_option(out_flag, out,
                  "file mode: where the enriched lines go (OUT.journal holds the progress); - with --store jsonl:- "
                  "writes them to stdout once every line is done (not resumable)")

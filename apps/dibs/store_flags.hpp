@@ -19,6 +19,7 @@ struct store_flags {
   std::string store;
   std::string password_file;  // the database password's file (store_password.hpp)
   std::string out;  // file mode
+  std::string out_flag = "--out";  // what add_to named it: messages asking for it say this name
   std::string id_field;  // file mode: the member that names each line (--id-field); "" = line numbers
   std::string db;          // "" = the URI's path, else test
   std::string collection;  // "" = the URI's collection=, else message

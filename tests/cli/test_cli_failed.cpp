@@ -92,3 +92,15 @@ TEST_CASE("dibs failed lists a file's failed lines, and dibs retry --from puts e
   api.stop();
   fs::remove_all(dir);
 }
+
+TEST_CASE("dibs failed on a file with no run beside it asks for --run-out, the flag it has", "[cli][failed][jsonl]") {
+  const auto dir = test::scratch_dir("dibs-cli-failed", "no-run");
+  const auto in = (dir / "in.jsonl").string();
+  std::ofstream(in) << "{\"ip\":\"8.8.8.8\"}\n";
+  auto [rc, text] = test::run_dibs({"failed", "--store", "jsonl:" + in});
+  CHECK(rc == 2);
+  INFO(text);
+  CHECK(text.find("--run-out is needed") != std::string::npos);
+  CHECK(text.find("--run-out OUT.jsonl") != std::string::npos);
+  CHECK(text.find("--out is needed") == std::string::npos);
+}
