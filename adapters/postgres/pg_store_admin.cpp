@@ -33,7 +33,9 @@ std::vector<pending_sample> pg_store::sample_pending_items(std::size_t limit) {
   });
 }
 
-std::uint64_t pg_store::retry_failed(const retry_filter& which) {
+namespace {
+// The failed rows a `dibs retry` / `dibs failed` filter selects, in pg_retry's terms.
+failed_rows selection_of(const retry_filter& which) {
   failed_rows rows;
   rows.reason = which.reason_contains;
   rows.reason_is = which.reason_is;
@@ -41,18 +43,17 @@ std::uint64_t pg_store::retry_failed(const retry_filter& which) {
   rows.since_epoch_us = since.since_epoch_us;
   rows.since_ago_us = since.since_ago_us;
   rows.ids = which.ids;
-  const auto st = retry_failed_rows(names_, rows);
+  return rows;
+}
+}  // namespace
+
+std::uint64_t pg_store::retry_failed(const retry_filter& which) {
+  const auto st = retry_failed_rows(names_, selection_of(which));
   return with_admin([&](pg_connection& c) { return static_cast<std::uint64_t>(c.exec_blocking(st).affected); });
 }
 
 void pg_store::list_failed(const retry_filter& which, const std::function<void(const failed_item&)>& each) {
-  failed_rows rows;
-  rows.reason = which.reason_contains;
-  rows.reason_is = which.reason_is;
-  const auto since = sql_common::since_of(which);
-  rows.since_epoch_us = since.since_epoch_us;
-  rows.since_ago_us = since.since_ago_us;
-  rows.ids = which.ids;
+  const auto rows = selection_of(which);
   constexpr std::size_t page = 1000;
   for (std::size_t offset = 0;; offset += page) {
     const auto st = failed_rows_listed(names_, rows, page, offset);

@@ -4,7 +4,7 @@
 #include "commands.hpp"
 #include "failed_line.hpp"
 #include "file_mode_output.hpp"
-#include "since_flag.hpp"
+#include "failure_filter_flags.hpp"
 #include "store_flags.hpp"
 
 #include "adapters/jsonl/private_file.hpp"
@@ -26,21 +26,12 @@ command add_failed_command(CLI::App& app) {
   auto* sub = app.add_subcommand("failed", "Every failed item as a JSON line: key, source, reason, status, answer, attempts, when");
   struct flags {
     store_flags store;
-    std::string reason;
-    std::optional<std::string> reason_is;
-    std::string since;
+    failure_filter_flags filters;
     std::string out;
   };
   auto f = std::make_shared<flags>();
   f->store.add_to(*sub, true, "--run-out");
-  auto* contains = sub->add_option("--reason", f->reason, "only failures whose reason contains this text")->type_name("TEXT");
-  sub->add_option("--reason-is", f->reason_is, "only failures whose reason is this text, as `dibs status` lists it")
-      ->type_name("TEXT")
-      ->excludes(contains);
-  sub->add_option("--since", f->since,
-                  "only failures since then: a duration ago (30m, 2h) or an RFC 3339 time (2026-11-23T17:00:00Z); "
-                  "MongoDB, MySQL, PostgreSQL")
-      ->type_name("DURATION|TIME");
+  f->filters.add_to(*sub);
   sub->add_option("--out", f->out, "write the lines to this file (created private, 0600; a symbolic link is refused), not stdout")
       ->type_name("FILE");
   sub->footer(
@@ -50,10 +41,7 @@ command add_failed_command(CLI::App& app) {
       "  dibs retry --store 'mysql://app@127.0.0.1:3306/geo?table=jobs' --from failed.jsonl\n"
       "  dibs failed --store jsonl:in.jsonl --run-out out.jsonl --since 2h   (file mode: --since is refused)");
   return [f] {
-    retry_filter which;
-    which.reason_contains = f->reason;
-    which.reason_is = f->reason_is;
-    if (!f->since.empty()) since_flag("--since", f->since, which);
+    auto which = f->filters.filter();
     f->store.uri_to_connect();
     if (const auto note = find_file_mode_output(f->store); !note.empty()) log::warn(note);
     auto st = f->store.open(false);

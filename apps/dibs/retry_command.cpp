@@ -4,7 +4,7 @@
 #include "commands.hpp"
 #include "failed_line.hpp"
 #include "file_mode_output.hpp"
-#include "since_flag.hpp"
+#include "failure_filter_flags.hpp"
 #include "store_flags.hpp"
 
 #include <dibs/log.hpp>
@@ -46,21 +46,12 @@ command add_retry_command(CLI::App& app) {
   auto* sub = app.add_subcommand("retry", "Put failed items back to pending (attempts 0), all or by --reason / --since");
   struct flags {
     store_flags store;
-    std::string reason;
-    std::optional<std::string> reason_is;
-    std::string since;
+    failure_filter_flags filters;
     std::string from;
   };
   auto f = std::make_shared<flags>();
   f->store.add_to(*sub, true);
-  auto* contains = sub->add_option("--reason", f->reason, "only failures whose reason contains this text")->type_name("TEXT");
-  sub->add_option("--reason-is", f->reason_is, "only failures whose reason is this text, as `dibs status` lists it")
-      ->type_name("TEXT")
-      ->excludes(contains);
-  sub->add_option("--since", f->since,
-                  "only failures since then: a duration ago (30m, 2h) or an RFC 3339 time (2026-11-23T17:00:00Z); "
-                  "MongoDB, MySQL, PostgreSQL")
-      ->type_name("DURATION|TIME");
+  f->filters.add_to(*sub);
   sub->add_option("--from", f->from,
                   "only the items of these lines: `dibs failed`'s output (its \"key\"s), a file or - for stdin; "
                   "with the other filters, those of them that match")
@@ -74,10 +65,7 @@ command add_retry_command(CLI::App& app) {
       "  dibs retry --store 'postgresql://app@127.0.0.1:5432/geo?table=jobs' --from f.jsonl\n"
       "  dibs retry --store jsonl:in.jsonl --out out.jsonl");
   return [f] {
-    retry_filter which;
-    which.reason_contains = f->reason;
-    which.reason_is = f->reason_is;
-    if (!f->since.empty()) since_flag("--since", f->since, which);
+    auto which = f->filters.filter();
     if (!f->from.empty()) {
       which.ids = keys_of_failed_lines(f->from);
       if (which.ids.empty()) {
