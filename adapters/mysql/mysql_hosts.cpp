@@ -12,9 +12,10 @@ std::vector<std::size_t> connect_order(std::size_t hosts, std::size_t current) {
 
 std::size_t after_loss(std::size_t hosts, std::size_t failed) { return hosts == 0 ? 0 : (failed + 1) % hosts; }
 
-bool another_host_may_answer(unsigned code) {
+bool another_host_may_answer(unsigned code, std::string_view server_message) {
   const auto kind = classify(code);
-  return kind == error_class::link_lost || kind == error_class::node_unready;
+  if (kind == error_class::node_unready) return server_message.find("WSREP") != std::string_view::npos;
+  return kind == error_class::link_lost;
 }
 
 bool is_claim_conflict(unsigned code) { return classify(code) == error_class::rerun; }

@@ -7,6 +7,8 @@
 // node cut off from the others, or one still catching up after a restart).
 #pragma once
 
+#include <string_view>
+
 #include <cstddef>
 #include <vector>
 
@@ -23,8 +25,9 @@ std::size_t after_loss(std::size_t hosts, std::size_t failed);
 // Whether a server error met while connecting (or on a connection) says that this host is no
 // use now and another host of the URI may be (a lost or refused connection, a node outside the
 // primary component), rather than something every host would answer the same (a wrong
-// password, an unknown database, a missing right).
-bool another_host_may_answer(unsigned error_code);
+// password, an unknown database, a missing right). 1047 counts only with Galera's words
+// ("WSREP ..."): from any other server it is ER_UNKNOWN_COM_ERROR, the same on every host.
+bool another_host_may_answer(unsigned error_code, std::string_view server_message);
 
 // Whether an error that ended a claim's transaction is a claim conflict: another claimer took
 // the rows first. On a Galera cluster two nodes that claim the same row learn it at commit, the

@@ -76,7 +76,7 @@ struct mysql_store::impl {
                     uri.hosts.size(), " in ", setting_name("store"), ")");
         return c;
       } catch (const sql_error& e) {
-        if (uri.hosts.size() == 1 || !another_host_may_answer(e.code)) throw;
+        if (uri.hosts.size() == 1 || !another_host_may_answer(e.code, e.server_message)) throw;
         log::warn("mysql: ", e.what(), "; trying the next host");
         last = e;
       }
@@ -141,7 +141,7 @@ struct mysql_store::impl {
           give_back(std::move(c));
           throw store_denied(rights_refusal(denied_right(e.server_message), names.table, e.server_message, grant()));
         }
-        if (!another_host_may_answer(e.code)) throw;
+        if (!another_host_may_answer(e.code, e.server_message)) throw;
         lost_server_of(*c);
         if (attempt > 0 && attempt_lost++ > 0) throw;
         log::warn("mysql: connection lost (", e.what(), "); reconnecting");
