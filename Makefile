@@ -8,21 +8,34 @@ ASAN_BUILD ?= build-asan
 JOBS ?= 2
 DEMO_ARGS ?=
 
-.PHONY: all deps configure build demo test sanitize bench fuzz chaos chaos-cluster clean
+.PHONY: all deps deps-build configure configure-demo build demo test sanitize bench fuzz chaos chaos-cluster \
+  servers-at-once clean
 
 all: build
 
+# What each target installs (scripts/install-deps.sh says which packages): the demo only what the
+# program needs to build; the tests their framework and servers on top.
 deps:
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh test
 
+deps-build:
+	@bash scripts/install-deps.sh build
+
+# A build tree first configured by `make demo` has the tests off (Catch2 may not be installed):
+# the first `make build` or `make test` turns them on.
 configure: deps
-	@if [ ! -f $(BUILD)/build.ninja ]; then cmake -S . -B $(BUILD) -G Ninja; fi
+	@if [ ! -f $(BUILD)/build.ninja ] || grep -q '^DIBS_TESTS:BOOL=OFF' $(BUILD)/CMakeCache.txt; then \
+	  cmake -S . -B $(BUILD) -G Ninja -DDIBS_TESTS=ON; fi
+
+configure-demo: deps-build
+	@if [ ! -f $(BUILD)/build.ninja ]; then cmake -S . -B $(BUILD) -G Ninja -DDIBS_TESTS=OFF; fi
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Only the program the demo runs: the tests and benches are `make build` (or `make test`).
-demo: configure
+# Only the program the demo runs, from only the packages it needs: the tests and benches are
+# `make build` (or `make test`).
+demo: configure-demo
 	cmake --build $(BUILD) -j $(JOBS) --target dibs
 	./$(BUILD)/bin/dibs demo $(DEMO_ARGS)
 
@@ -46,7 +59,13 @@ sanitize: deps
 	  ctest --test-dir $(ASAN_BUILD) -j $(JOBS) --output-on-failure --timeout 600
 
 bench: build
+	@bash scripts/install-deps.sh bench
 	BUILD=$(BUILD) bash scripts/bench.sh
+
+# Every test server's start at the same moment, SERVERS_ROUNDS (10) times, each answering from its
+# own files (tests/servers/start_all_at_once.sh; ctest runs one round of it).
+servers-at-once: deps
+	bash tests/servers/start_all_at_once.sh $(BUILD)/test-servers-at-once $(or $(SERVERS_ROUNDS),10)
 
 # The chaos driver: CHAOS_ROUNDS (50) rounds against a private MariaDB, then CHAOS_MONGO_ROUNDS
 # (10, smaller: the stand-in is slow) against the MongoDB-wire stand-in, then CHAOS_PG_ROUNDS (10)

@@ -28,12 +28,13 @@ std::optional<std::string> api_words_in(std::string_view reason) {
 std::string rfc3339_utc(store_time t) {
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
   const std::time_t s = static_cast<std::time_t>(us >= 0 ? us / 1'000'000 : (us - 999'999) / 1'000'000);
-  const auto frac = us - static_cast<long long>(s) * 1'000'000;
+  // In [0, 999999] by the floor above; unsigned and bounded, so the format's width is known.
+  const auto frac = static_cast<unsigned>(us - static_cast<long long>(s) * 1'000'000) % 1'000'000u;
   std::tm tm{};
   ::gmtime_r(&s, &tm);
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(frac));
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06uZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
   return buf;
 }
 

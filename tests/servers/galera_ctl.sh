@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # A private three-node MariaDB Galera cluster for the tests (a ctest fixture), in DIR/galera:
-# three mariadbd on loopback, each with its own data directory, client port, group port
+# three mariadbd on loopback, each with its own data directory, temporary directory (a MariaDB
+# server removes the `#sql*` files in its tmpdir at start: a shared /tmp lets one server's start
+# delete another's bootstrap tables), socket, client port, group port
 # (gmcast.listen_addr), IST port and SST port (rsync); root without a password from 127.0.0.1.
 # Not --skip-grant-tables as mariadb_ctl.sh: there a trigger's definer is the empty user, which
 # the other nodes refuse to create ("Invalid role specification"), so a trigger made on one node
@@ -29,9 +31,8 @@ run_as=$(id -un)
 if [ "$(id -u)" -eq 0 ]; then run_as=mysql; fi
 own() { if [ "$(id -u)" -eq 0 ]; then chown -R mysql: "$@"; fi; }
 
-free_port() {
-  /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# A port below the kernel's range for outgoing connections, reserved against the other starts.
+free_port() { /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/free_port.py"; }
 
 # Node N's ports, chosen once at start and kept (a rejoin uses the same ones): client group ist sst.
 ports() { cat "$dir/node$1.ports"; }
@@ -45,7 +46,7 @@ cluster_address() {
 
 node_args() {
   local n=$1 d="$dir/node$1"
-  echo --no-defaults --user="$run_as" --datadir="$d/data" --socket="$d/mariadb.sock" \
+  echo --no-defaults --user="$run_as" --datadir="$d/data" --socket="$d/mariadb.sock" --tmpdir="$d/tmp" \
     --port="$(port_of "$n" 1)" --bind-address=127.0.0.1 --skip-name-resolve \
     --pid-file="$d/mariadbd.pid" --log-error="$d/mariadb.err" --innodb-buffer-pool-size=64M \
     --innodb-log-file-size=16M --innodb-flush-log-at-trx-commit=2 --max-connections=1000 \
@@ -59,8 +60,10 @@ node_args() {
 
 client() { mariadb --no-defaults --protocol=tcp -h127.0.0.1 -P"$(port_of "$1" 1)" -uroot "${@:2}"; }
 
+# Asked through the node's own socket: a TCP port could be another server's by now.
 state_of() {
-  client "$1" -N -B -e "SHOW STATUS LIKE 'wsrep_local_state_comment'" 2>/dev/null | cut -f2 || true
+  mariadb --no-defaults --socket="$dir/node$1/mariadb.sock" -uroot -N -B \
+    -e "SHOW STATUS LIKE 'wsrep_local_state_comment'" 2>/dev/null | cut -f2 || true
 }
 
 wait_synced() {
@@ -79,8 +82,10 @@ wait_synced() {
 launch() {
   local n=$1 d="$dir/node$1"
   shift
+  mkdir -p "$d/tmp"
+  own "$d/tmp"
   # shellcheck disable=SC2046
-  setsid /usr/sbin/mariadbd $(node_args "$n") "$@" > /dev/null 2>&1 < /dev/null &
+  TMPDIR="$d/tmp" setsid /usr/sbin/mariadbd $(node_args "$n") "$@" > /dev/null 2>&1 < /dev/null &
   echo $! > "$d/mariadb.pid"
 }
 
@@ -113,7 +118,7 @@ rejoin_node() {
   local n=$1 d="$dir/node$1"
   local recover_log="$d/recover.err"
   # shellcheck disable=SC2046
-  /usr/sbin/mariadbd $(node_args "$n") --log-error="$recover_log" --wsrep-recover > /dev/null 2>&1 < /dev/null || true
+  TMPDIR="$d/tmp" /usr/sbin/mariadbd $(node_args "$n") --log-error="$recover_log" --wsrep-recover > /dev/null 2>&1 < /dev/null || true
   local position
   position=$(sed -n 's/.*WSREP: Recovered position: *\([^ ]*\).*/\1/p' "$recover_log" | tail -1)
   if [ -n "$position" ]; then launch "$n" --wsrep-start-position="$position"; else launch "$n"; fi
@@ -128,12 +133,12 @@ case "$action" in
     rm -rf "$dir"
     mkdir -p "$dir"
     for n in "${nodes[@]}"; do
-      mkdir -p "$dir/node$n"
+      mkdir -p "$dir/node$n/tmp"
       echo "$(free_port) $(free_port) $(free_port) $(free_port)" > "$dir/node$n.ports"
     done
     own "$dir"
-    mariadb-install-db --no-defaults --user="$run_as" --datadir="$dir/node1/data" --skip-test-db \
-      --auth-root-authentication-method=normal > "$dir/install.log" 2>&1 || { cat "$dir/install.log" >&2; exit 1; }
+    TMPDIR="$dir/node1/tmp" mariadb-install-db --no-defaults --user="$run_as" --datadir="$dir/node1/data" \
+      --tmpdir="$dir/node1/tmp" --skip-test-db --auth-root-authentication-method=normal > "$dir/install.log" 2>&1 || { cat "$dir/install.log" >&2; exit 1; }
     launch 1 --wsrep-new-cluster
     wait_synced 1
     mariadb --no-defaults --socket="$dir/node1/mariadb.sock" -uroot \

@@ -13,9 +13,8 @@ dir=$(mkdir -p "$2" && cd "$2" && pwd)
 prefix="$dir/nginx"
 pidfile="$prefix/nginx.pid"
 
-free_port() {
-  /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# A port below the kernel's range for outgoing connections, reserved against the other starts.
+free_port() { /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/free_port.py"; }
 
 stop_server() {
   if [ -f "$pidfile" ]; then

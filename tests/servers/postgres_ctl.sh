@@ -3,8 +3,9 @@
 # data directory, loopback only, a free port, trust authentication (a throwaway test server),
 # fsync off. The URI the tests use is written to DIR/postgres_uri.
 # PostgreSQL refuses to run as root: run as root, this script runs initdb and the server as the
-# `postgres` user (runuser), in a private directory under /tmp that user owns (a build tree may
-# be out of its reach); that directory is recorded in DIR/postgres.home and removed at stop.
+# `postgres` user (runuser), in a private home that user owns (pg_private_home: DIR/NAME-home, or
+# a folder of its own under /tmp when DIR is out of that user's reach), its socket and temporary
+# files there too (TMPDIR); that directory is recorded in DIR/postgres.home and removed at stop.
 # With POSTGRES_URI set, that server is used instead and nothing is started.
 # DIBS_PG_NAME (default postgres) names its files in DIR, so that a second server can run beside
 # the first (postgres_pair_ctl.sh's primary); DIBS_PG_OPTIONS adds server options (-c name=value),
@@ -22,6 +23,7 @@ source "$(dirname "$0")/postgres_common.sh"
 
 start_server() {
   local home=$1 port=$2
+  export TMPDIR="$home"
   # -w: returns once the server accepts connections (or fails, with its log below).
   if ! as_pg "$pg_bin/pg_ctl" -D "$home/data" -l "$home/server.log" -w -t 120 \
       -o "-h 127.0.0.1 -p $port -k $home -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 ${DIBS_PG_OPTIONS:-}" \
@@ -58,8 +60,7 @@ case "$action" in
     fi
     stop_server
     if [ -f "$homefile" ]; then rm -rf "$(cat "$homefile")"; fi
-    home=$(mktemp -d /tmp/dibs-postgres.XXXXXX)
-    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$home"; fi
+    home=$(pg_private_home "$dir" "$name")
     echo "$home" > "$homefile"
     as_pg "$pg_bin/initdb" -D "$home/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 --no-sync \
       > "$dir/$name-initdb.log" 2>&1 || { cat "$dir/$name-initdb.log" >&2; exit 1; }

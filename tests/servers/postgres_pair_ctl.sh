@@ -48,6 +48,7 @@ start_standby() {
   local home port
   home=$(cat "$standby_home_file")
   port=$(cat "$standby_port_file")
+  export TMPDIR="$home"
   if ! as_pg "$pg_bin/pg_ctl" -D "$home/data" -l "$home/server.log" -w -t 120 \
       -o "-h 127.0.0.1 -p $port -k $home -c fsync=off -c full_page_writes=off -c max_connections=300" \
       start > /dev/null; then
@@ -80,8 +81,7 @@ case "$action" in
     echo "${3:-async}" > "$mode_file"
     primary start > /dev/null
     p1=$(cat "$dir/postgres_primary.port")
-    home=$(mktemp -d /tmp/dibs-postgres-standby.XXXXXX)
-    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$home"; fi
+    home=$(pg_private_home "$dir" postgres_standby)
     echo "$home" > "$standby_home_file"
     p2=$(free_port)
     echo "$p2" > "$standby_port_file"
