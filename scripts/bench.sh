@@ -20,9 +20,12 @@
 #      small API (Python's http.server with keep-alive, Connection: close and a slow tail; nginx
 #      in front of a slow upstream; nginx limit_req) and the stub (bench/adaptive.py; also written
 #      to bench/results/adaptive.md).
+#   10. An API's quota (X-RateLimit-*, 50 a 1 s window on the clock's seconds): default flags,
+#      answers in 10 and 50 ms, kept alive and HTTP/1.0: the share answered 429 and the rate against
+#      the quota's (bench/quota.py; bench/results/quota.md).
 #   9. A collector that is down: `dibs demo` untraced against traced to a collector that never
 #      answers and to one that answers 503, paired (bench/otlp_collector.py; bench/results/otlp.md).
-# BENCH_ONLY=engine|client|mysql|mongo|pg|reuse|sharedrate|scale|adaptive|otlp runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
+# BENCH_ONLY=engine|client|mysql|mongo|pg|reuse|sharedrate|scale|adaptive|otlp|quota runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
 # BENCH_PG_JOBS, BENCH_REUSE_DOCS, BENCH_OTLP_DOCS, BENCH_SHARED_RATE, BENCH_SHARED_SECONDS, BENCH_SCALE_ROWS and
 # BENCH_SCALE_DOCS size them.
 set -euo pipefail
@@ -136,16 +139,28 @@ if [ -z "$only" ] || [ "$only" = reuse ]; then
   echo | tee -a "$out"
 fi
 
-if [ -z "$only" ] || [ "$only" = otlp ]; then
+# A part with a results file of its own, bench/results/NAME.md (and .json): the commit and time
+# first, then what `bench/SCRIPT --dibs ... ARGS --json ... --md ...` wrote.
+part_with_own_file() {
+  local name=$1 script=$2
+  shift 2
   {
     echo "\`$command\` at commit $commit, $when, $(nproc) cores, $(uname -m), loopback only."
     echo
-  } > bench/results/otlp.md
-  /usr/bin/python3 bench/otlp_collector.py --dibs "$build/bin/dibs" --docs "${BENCH_OTLP_DOCS:-200000}" \
-    --json bench/results/otlp.json --md bench/results/otlp.part.md | tee -a "$out"
-  cat bench/results/otlp.part.md >> bench/results/otlp.md
-  rm -f bench/results/otlp.part.md
+  } > "bench/results/$name.md"
+  /usr/bin/python3 "bench/$script" --dibs "$build/bin/dibs" "$@" \
+    --json "bench/results/$name.json" --md "bench/results/$name.part.md" | tee -a "$out"
+  cat "bench/results/$name.part.md" >> "bench/results/$name.md"
+  rm -f "bench/results/$name.part.md"
   echo | tee -a "$out"
+}
+
+if [ -z "$only" ] || [ "$only" = quota ]; then
+  part_with_own_file quota quota.py --items "${BENCH_QUOTA_ITEMS:-2000}"
+fi
+
+if [ -z "$only" ] || [ "$only" = otlp ]; then
+  part_with_own_file otlp otlp_collector.py --docs "${BENCH_OTLP_DOCS:-200000}"
 fi
 
 if [ -z "$only" ] || [ "$only" = sharedrate ]; then

@@ -50,6 +50,7 @@ void mysql_store::impl::prepare_table() {
     if (!pick.refusal.empty()) throw std::invalid_argument(pick.refusal);
     // No key yet: dibs init adds `id`, numbered, unique (the gap below names it).
     names.key = pick.add_id ? row_key{"id", key_kind::unsigned_integer, false} : key_of(pick, columns);
+    sql_common::check_mapped_names(names.mapped, names.key.column, names.source, names.target);
     sql_common::table_shape shape;
     for (auto& r : columns) {
       shape.columns.push_back(r[0].value_or(""));

@@ -171,6 +171,8 @@ void pg_store::prepare_table(const settings_record& recorded) {
     if (!pick.refusal.empty()) throw std::invalid_argument(pick.refusal);
     // No key yet: dibs init adds `id`, numbered, unique (the gap below names it).
     names_.key = pick.add_id ? row_key{} : key_of(pick, columns);
+    sql_common::check_mapped_names(names_.mapped, names_.key.column.empty() ? "id" : names_.key.column, names_.source,
+                                   names_.target);
     sql_common::table_shape shape;
     for (const auto& r : columns) {
       shape.columns.push_back(r[0].value_or(""));

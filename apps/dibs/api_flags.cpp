@@ -4,6 +4,7 @@
 #include "flag_names.hpp"
 #include "secret_file.hpp"
 
+#include "adapters/http/processor/prefetched_answers.hpp"
 #include "adapters/http/reuse/answer_reuse.hpp"
 #include <dibs/http/batch_processor.hpp>
 #include <dibs/http/http_processor.hpp>
@@ -169,6 +170,8 @@ http::processor_options api_flags::call() const {
     reuse_ = std::make_shared<http::answer_reuse>(limits);
   }
   o.reuse = reuse_;
+  if (!prefetched_) prefetched_ = std::make_shared<http::prefetched_answers>();
+  o.prefetched = prefetched_;
   if (f.insecure && !f.ca_file.empty()) throw std::invalid_argument("--insecure and --ca-file contradict each other");
   if (!f.ca_file.empty() && !std::ifstream(f.ca_file))
     throw std::invalid_argument("--ca-file '" + f.ca_file + "': cannot be read");

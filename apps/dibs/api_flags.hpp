@@ -107,6 +107,7 @@ struct api_flags {
  private:
   mutable std::shared_ptr<http::rate_limiter> limiter_;  // made once, from --rate
   mutable std::shared_ptr<http::answer_reuse> reuse_;   // made once, from --reuse-answers
+  mutable std::shared_ptr<http::prefetched_answers> prefetched_;  // the pre-flight's answers, for the run
   mutable std::optional<http::request_shape> shape_;    // made once (its secrets read once)
 };
 

@@ -43,9 +43,8 @@ void budget_flags::keep_in(const std::shared_ptr<admin_store>& st, const std::st
   const auto records = std::dynamic_pointer_cast<shared_records>(st);
   if (!records)
     throw std::invalid_argument("--budget " + budget + ": a file keeps no budget for other runs; --max-calls caps this run");
-  const auto key = origin + " " + http::period_name(limit.span, std::chrono::system_clock::now());
-  budgets_.push_back(std::make_shared<http::call_budget>(limit, "--budget " + budget, records->open_budget(), key));
-  log::info("--budget ", budget, ": kept in the store's dibs_budget as '", key, "', for every process");
+  budgets_.push_back(std::make_shared<http::call_budget>(limit, "--budget " + budget, records->open_budget(), origin));
+  log::info("--budget ", budget, ": kept in the store's dibs_budget as '", budgets_.back()->key(), "', for every process");
 }
 
 std::shared_ptr<store> budget_flags::gate(std::shared_ptr<store> st, std::function<void()> on_spent) const {

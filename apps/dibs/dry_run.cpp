@@ -8,6 +8,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
 
+#include <simdjson.h>
+
 namespace dibs::cli {
 
 namespace {
@@ -21,10 +23,27 @@ job job_of(const pending_sample& s, const std::string& source) {
   return j;
 }
 
-std::string write_of(const outcome& o, const std::string& target) {
+// The columns --map would set on a SQL table, each from the member of its name of the answer
+// written (null when it has none).
+std::string mapped_columns_of(const std::string& result, const std::vector<std::string>& mapped) {
+  if (mapped.empty()) return {};
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(result).get(doc)) return {};
+  std::string out = "; and the columns";
+  for (const auto& name : mapped) {
+    simdjson::dom::element v;
+    out += " " + name + " = " + (doc[name].get(v) ? std::string("null") : simdjson::minify(v));
+    if (&name != &mapped.back()) out += ",";
+  }
+  return out;
+}
+
+std::string write_of(const outcome& o, const std::string& target, const std::vector<std::string>& mapped) {
   switch (o.k) {
     case outcome::kind::done:
-      return "would write " + target + " = " + o.result + (o.no_data ? " (no data: " + o.why + ")" : std::string());
+      return "would write " + target + " = " + o.result + mapped_columns_of(o.result, mapped) +
+             (o.no_data ? " (no data: " + o.why + ")" : std::string());
     case outcome::kind::fail:
       return "would fail the item: " + o.why;
     case outcome::kind::retry:
@@ -60,7 +79,7 @@ std::size_t run_dry(admin_store& st, http::processor_options call, const dry_run
     ioc.run();
     const auto o = fut.get();
     ++calls;
-    std::fprintf(out, "  %s\n", write_of(o, fields.target).c_str());
+    std::fprintf(out, "  %s\n", write_of(o, fields.target, fields.mapped).c_str());
   }
   std::fprintf(out, "dry run: %zu item%s, %zu call%s to the API; nothing was claimed or written\n", samples.size(),
                samples.size() == 1 ? "" : "s", calls, calls == 1 ? "" : "s");

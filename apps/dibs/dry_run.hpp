@@ -10,12 +10,14 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace dibs::cli {
 
 struct dry_run_fields {
   std::string source;  // the field the store reads as the source
   std::string target;  // where an answer would go
+  std::vector<std::string> mapped;  // columns --map sets from the answer (a SQL table's), each shown
 };
 
 // Prints to `out`; returns the number of calls made.

@@ -160,7 +160,10 @@ command add_enrich_command(CLI::App& app) {
     processors = f->api.factory(f->store.source);
     if (f->dry_run > 0) {
       if (f->api.batch()) throw std::invalid_argument("--dry-run shows one item's request: give --url, not --batch-url");
-      run_dry(*st, f->api.call(), {f->store.source, f->store.target}, f->dry_run, report);
+      const auto kind = parse_store_uri(f->store.store).kind;
+      const bool sql = kind == store_kind::mysql || kind == store_kind::postgresql;
+      run_dry(*st, f->api.call(), {f->store.source, f->store.target, sql ? f->store.mapped_fields : std::vector<std::string>{}},
+              f->dry_run, report);
       return exit_code::ok;
     }
     f->api.share_rate(st);
@@ -212,6 +215,7 @@ command add_enrich_command(CLI::App& app) {
     const bool drained = after ? after->drained() : e.drained();
     if (auto said = st->finish(drained && !result.interrupted); !said.empty())
       std::fprintf(report, "enrich: %s\n", said.c_str());
+    if (!result.api_calls.empty()) std::fprintf(report, "enrich: %s\n", result.api_calls.c_str());
     f->api.budget.close();
     const auto spent = f->api.budget.spent_lines();
     for (const auto& line : spent) std::fprintf(report, "enrich: %s\n", line.c_str());
@@ -219,7 +223,8 @@ command add_enrich_command(CLI::App& app) {
     // A right the store took away mid-run ended it: as at start, the user has a GRANT to run.
     if (const auto denied = e.denied()) throw std::runtime_error(*denied);
     // (Everything this process held was released or written before it got here.)
-    if (!spent.empty() && result.stop_signal == 0) return exit_code::budget_spent;
+    // Failed items come first (1): they need a look; the budget's line above still says it was spent.
+    if (!spent.empty() && result.stop_signal == 0 && result.summary.failed == 0) return exit_code::budget_spent;
     return run_exit_code({result.stop_signal, f->follow, drained, result.summary.failed});
   };
 }

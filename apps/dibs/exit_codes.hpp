@@ -14,7 +14,8 @@ inline constexpr int startup_error = 2;
 // The run was cut short by an error after it started (e.g. the store was lost for good).
 inline constexpr int cut_short = 3;
 // A call budget (--max-calls, --budget) was spent: nothing more was claimed; the last line says
-// which, and when it renews.
+// which, and when it renews. Items that failed in the same run make it 1 (items_failed): they
+// need a look first; the budget's line is printed all the same.
 inline constexpr int budget_spent = 4;
 // Stopped by SIGINT / SIGTERM: a graceful stop, the summary is still printed (128 + signal number,
 // as shells report it).

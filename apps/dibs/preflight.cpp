@@ -6,6 +6,7 @@
 
 #include "adapters/http/processor/batch_answer.hpp"
 #include "adapters/http/budget/call_budget.hpp"
+#include "adapters/http/processor/prefetched_answers.hpp"
 #include "adapters/http/processor/request_builder.hpp"
 #include <dibs/http/exchange_policy.hpp>
 
@@ -40,6 +41,16 @@ http::response send_once(const http::processor_options& call, const http::reques
 }  // namespace
 
 namespace {
+// The item as the run would claim it: its source field and the others it brings.
+job job_of(const pending_sample& sample, const std::string& field) {
+  job j;
+  j.id = sample.id;
+  j.fields.push_back(sample.source);
+  j.fields.back().name = field;
+  j.fields.insert(j.fields.end(), sample.more.begin(), sample.more.end());
+  return j;
+}
+
 // The request the run would send for `sample`; nullopt (with a warning said) when none can be made.
 std::optional<http::request> request_for(const pending_sample& sample, const http::processor_options& call, bool batch,
                                          const std::string& field) {
@@ -54,12 +65,7 @@ std::optional<http::request> request_for(const pending_sample& sample, const htt
     req.body = http::batch_request_body({sample.source.value});
     return req;
   }
-  job j;
-  j.id = sample.id;
-  j.fields.push_back(sample.source);
-  j.fields.back().name = field;
-  j.fields.insert(j.fields.end(), sample.more.begin(), sample.more.end());
-  auto built = http::build_request(call.url, call.shape, j);
+  auto built = http::build_request(call.url, call.shape, job_of(sample, field));
   if (!built.error.empty()) {
     log::warn("pre-flight: pending item ", sample.id, ": ", built.error, "; the API was not tried");
     return std::nullopt;
@@ -68,9 +74,10 @@ std::optional<http::request> request_for(const pending_sample& sample, const htt
 }
 
 // One item's request, sent until its answer says something (a broken exchange is tried again);
-// nullopt when a call budget has no call left for it (the API was not tried).
+// nullopt when a call budget has no call left for it (the API was not tried). A 2xx answer is
+// left in `answered` (the run uses it for its item: it is paid for).
 std::optional<probe_verdict> probe(const http::processor_options& call, const http::request& req, bool batch,
-                                   const std::string& flag, std::string& shown) {
+                                   const std::string& flag, std::string& shown, http::response* answered = nullptr) {
   shown = shown_url(call.url, req.target);
   const auto& host = call.url.host();
   // The pre-flight's call is one of the budget's too (--max-calls, --budget).
@@ -93,8 +100,9 @@ std::optional<probe_verdict> probe(const http::processor_options& call, const ht
     // One slot of --rate, like any request of the run: the limit holds with the pre-flight in it.
     std::this_thread::sleep_until(call.limiter->reserve(host));
     for (const auto& b : call.budgets) b->called();
-    const auto r = send_once(call, req);
-    honor_stop_signals(*call.limiter, host, r, call.max_retry_after);  // a 429's pause holds for the run
+    const auto sent = std::chrono::steady_clock::now();
+    auto r = send_once(call, req);
+    honor_stop_signals(*call.limiter, host, r, call.max_retry_after, nullptr, false, sent);  // a 429's pause holds for the run
     if (!r.ec && call.no_data.by_status(r.status)) {  // the API's "no data for this key": it answers
       log::info("pre-flight: ", flag, " ", shown, " answered HTTP ", r.status, ", no data for this item (--no-data-on)");
       return probe_verdict{};
@@ -109,6 +117,7 @@ std::optional<probe_verdict> probe(const http::processor_options& call, const ht
     if (v.what == probe_verdict::kind::refuse && tries > 1) v.why += " (" + std::to_string(tries) + " tries)";
     if (v.what == probe_verdict::kind::go && v.why.empty())
       log::info("pre-flight: ", flag, " ", shown, " answered ", r.ec ? r.describe() : "HTTP " + std::to_string(r.status));
+    if (answered && !r.ec && r.status >= 200 && r.status < 300) *answered = std::move(r);
     return v;
   }
 }
@@ -135,8 +144,12 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
     }
     const auto req = request_for(sample, call, batch, field);
     if (!req) continue;
-    auto v = probe(call, *req, batch, flag, shown);
+    http::response answered;
+    auto v = probe(call, *req, batch, flag, shown, &answered);
     if (!v) break;  // no call left to ask with
+    // Paid for: the run takes it for this item rather than asking again (a batch's is no item's).
+    if (answered.status != 0 && !batch && call.prefetched)
+      call.prefetched->keep(http::request_identity(call.url, call.shape, job_of(sample, field)), std::move(answered));
     verdicts.push_back(std::move(*v));
     if (batch) break;  // a batch asks the same fixed URL: one request tells it all
     // "Not found": an item already done (the path worked for it) tells a wrong path from items

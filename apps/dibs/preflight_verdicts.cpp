@@ -74,6 +74,7 @@ probe_verdict judge_probe(const http::response& r, int tries, int max_tries, boo
       return {kind::not_found, http::with_api_message(r.describe(), r.body)};
     return {kind::not_found_page, r.describe() + " with " + http::describe_body(r.body) + ", not the API's answer"};
   }
+  if (s >= 400 && s < 500 && s != 408 && s != 429) return {kind::rejected, http::with_api_message(r.describe(), r.body)};
   return {};
 }
 
@@ -82,7 +83,8 @@ bool not_found(const probe_verdict& v) {
 }
 
 bool ask_another(const std::vector<probe_verdict>& probes) {
-  return !probes.empty() && std::all_of(probes.begin(), probes.end(), not_found);
+  return !probes.empty() && std::all_of(probes.begin(), probes.end(),
+                                        [](const probe_verdict& v) { return not_found(v) || v.what == probe_verdict::kind::rejected; });
 }
 
 preflight_decision judge_probes(const std::vector<probe_verdict>& probes, const std::optional<probe_verdict>& done) {
@@ -99,9 +101,14 @@ preflight_decision judge_probes(const std::vector<probe_verdict>& probes, const 
   if (probes.empty()) return {};
   const auto n = probes.size();
   const auto asked = n == 1 ? std::string("the pending item asked") : "each of the " + std::to_string(n) + " pending items asked";
+  const bool rejected = std::any_of(probes.begin(), probes.end(), [](const probe_verdict& p) { return p.what == kind::rejected; });
   if (done && done->what == kind::go)
-    return {false, probes.front().why + " for " + asked + ", and an item already done was answered: the path is right, "
-                                                         "so those are items the API has nothing for; the run goes on"};
+    return {false, probes.front().why + " for " + asked + ", and an item already done was answered: " +
+                       (rejected ? "those are the items' own; the run goes on"
+                                 : "the path is right, so those are items the API has nothing for; the run goes on")};
+  if (rejected)
+    return {true, probes.front().why + " for " + asked + ": the API rejects the request as the run builds it (its body, "
+                                                         "headers or URL), and every item would be charged and fail"};
   if (done) return {true, probes.front().why + " for " + asked + " and for an item already done: almost certainly a wrong URL path"};
   return {true, probes.front().why + " for " + asked + " (no item is done yet to ask instead): almost certainly a wrong URL path"};
 }

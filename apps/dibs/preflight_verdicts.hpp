@@ -11,7 +11,11 @@
 //                                        page behind a 200: a wrong host or path, a login page)
 //   404, 405, 410 with a JSON body       the API's own "not found" for this one key: ask another item
 //   404, 405, 410 with anything else     a web server's page: a wrong path? ask another item
-//   408, 429 and any other 4xx           the API is there: go (a 4xx may be about this one key)
+//   400, 413, 415, 422 and the other 4xx the API rejects the request as the run builds it (a body,
+//   (not 408, 429)                       a header, a URL it can't take), or this one item's: ask
+//                                        another item; rejected for every item asked, refuse
+//                                        with the API's words (every row would be charged and fail)
+//   408, 429                             the API is there: go (it asks to slow down)
 //   5xx                                  the API is there, and failed for this one item, or is
 //                                        down for now: go, with a warning. One item's 500 (an API
 //                                        bug that some keys meet) must not refuse a whole run; an
@@ -25,7 +29,9 @@
 // "not found"s were about their own keys). When every pending item asked is "not found" (after
 // `dibs retry --reason 'HTTP 404'`, every pending item may be a real one), an item already done is
 // asked: answered, the path is right and the run goes on; "not found" too, or no item done yet to
-// ask, it is almost certainly a wrong path (an API's 404 may be JSON, a wrong route's too).
+// ask, it is almost certainly a wrong path (an API's 404 may be JSON, a wrong route's too). When
+// every pending item asked is rejected (a 400 ...), the run is refused, unless an item already
+// done is answered (then the rejections were those items' own).
 #pragma once
 
 #include <dibs/http/client.hpp>
@@ -44,8 +50,9 @@ namespace dibs::cli {
 std::string missing_field_refusal(const std::string& field, const pending_sample& sample, const std::string& flag);
 
 struct probe_verdict {
-  // not_found: a 404/405/410 with a JSON body (the API's); not_found_page: one with any other body.
-  enum class kind { go, again, refuse, not_found, not_found_page } what = kind::go;
+  // not_found: a 404/405/410 with a JSON body (the API's); not_found_page: one with any other body;
+  // rejected: another 4xx (but 408, 429): the request as built, or this item's.
+  enum class kind { go, again, refuse, not_found, not_found_page, rejected } what = kind::go;
   std::string why;  // for again and refuse (and a go with a warning, a not found): what the API answered, in words
 };
 

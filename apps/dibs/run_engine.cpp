@@ -55,7 +55,9 @@ run_summary summary_of(const engine& e) {
     const auto limits = h->limits.totals();
     // The calls the run made, and how many of them the API refused (429/503): what an API's
     // quota or bill counts, and the share of refusals a limit ran into.
-    s.extra_json = ",\"api_calls\":" + std::to_string(h->exchanges()) + ",\"api_refused\":" + std::to_string(h->refused.load());
+    const auto throttled = h->throttled.load();
+    s.extra_json = ",\"api_calls\":" + std::to_string(h->exchanges()) + ",\"api_refused\":" + std::to_string(h->refused.load()) +
+                   ",\"api_throttled\":" + std::to_string(throttled);
     if (!limits.empty()) s.extra_json += ",\"api_limits\":" + h->limits.json();
     for (const auto& [origin, v] : limits)
       log::info("API ", origin, ": concurrency limit moved in ", v.lowest, "-", v.highest, ", ended at ", v.limit,
@@ -175,7 +177,13 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
     draw_now();
     log::end_status(true);
   }
-  return {summary_of(e), interrupted, stop_signal};
+  // Where the user looks at the end: the calls the API saw, and those it answered 429 (each one a
+  // call the API may bill that bought nothing).
+  std::string api_calls;
+  if (const auto* h = e.figures().extras.find<http::http_figures>(); h && h->exchanges() > 0)
+    api_calls = "the API: " + std::to_string(h->exchanges()) + " calls made, " + std::to_string(h->throttled.load()) +
+                " of them answered 429 (too many requests)";
+  return {summary_of(e), interrupted, stop_signal, std::move(api_calls)};
 }
 
 }  // namespace dibs::cli

@@ -18,6 +18,9 @@ struct run_result {
   run_summary summary;
   bool interrupted = false;
   int stop_signal = 0;  // the first signal that stopped the run (SIGINT, SIGTERM), else 0
+  // "the API: 2520 calls made, 1529 answered 429 (too many requests)": for the run's end report,
+  // where the user looks ("" when no call was made).
+  std::string api_calls;
 };
 
 struct foreground_options {

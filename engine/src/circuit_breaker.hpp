@@ -11,8 +11,8 @@
 // an answer from the API closes it.
 //
 // A probe is an item (a different one each time: the breaker remembers which were probed in this
-// outage) or, when the processor has one, a request the API answered before (a canary, named
-// ""): it tells an API that is down from items that all fail alone.
+// outage), sent for its own answer: never a request the API answered already (a call the API
+// may bill that buys nothing).
 //
 //   closed  --trip_after distinct items' failures in a row (5xx: over min_outage)-->  open
 //   open    --probe time reached, probe_sent(item)-------------------->  probing
@@ -62,7 +62,10 @@ class circuit_breaker {
   bool outage_held(clock::time_point now);
   // The API answered a call (done, or an answer about the item). True if this closed the circuit.
   bool answered();
-  // The probe is being sent (only when open and probe_due()): `item`, or "" for a canary.
+  // The circuit closes without an answer: nothing is left to tell an outage from the items' own
+  // failures (the shard's stand_down). True if it was open.
+  bool stand_down() { return answered(); }
+  // The probe is being sent (only when open and probe_due()): `item`.
   void probe_sent(const std::string& item);
   // A call ended telling nothing of the API (abandoned, the processor threw): if it was the probe,
   // another is due after the same wait -- otherwise the breaker would wait for an answer forever.
@@ -95,7 +98,7 @@ class circuit_breaker {
   millis delay_;
   clock::time_point next_probe_{};
   std::string last_reason_;
-  std::string probe_;                     // the probe in flight ("" a canary)
+  std::string probe_;                     // the probe in flight
   std::unordered_set<std::string> probed_;  // the items probed in this outage
 };
 

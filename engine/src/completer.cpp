@@ -73,6 +73,7 @@ void completer::forget(const std::string& id, std::uint64_t token) {
   if (tracer_)
     if (auto* h = held_.under(id, token); h && h->trace) tracer_->finish(*h->trace, &write_);
   if (held_.forget(id, token)) bump(ctx_.figures.held, -1);
+  ctx_.st.let_go({lease_ref{id, {}, token}});  // however it ended here: once per claimed item
 }
 
 void completer::writing(const char* operation) {

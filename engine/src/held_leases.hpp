@@ -26,7 +26,8 @@ struct held_lease {
   bool settled = false;  // its outcome is buffered, waiting for the flusher
   std::uint64_t pipeline = 0;  // the pipeline running it, once launched
   int attempts = 0;            // claims so far, this one included
-  bool excused = false;  // waited through an outage once: failing alone again spends its attempt
+  bool excused = false;  // had its free answer as a waiter (a 5xx in an outage): another spends its attempt
+  bool probed = false;   // had its free answer as the breaker's probe
   // The shard's count of recoveries (the circuit closing) when its call was launched: a failure
   // answered after a recovery its call predates met the outage.
   std::uint64_t recoveries_at_launch = 0;

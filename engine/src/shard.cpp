@@ -206,16 +206,13 @@ awaitable<void> shard::dispatcher() {
         co_await wake_.wait_until(until);
         continue;
       }
-      if (proc_->can_probe_alone()) {
-        launch_canary();
-        continue;
-      }
-      if (auto probe = take_probe(probe_claim_empty_)) {
+      if (auto probe = take_probe()) {
         breaker_.probe_sent(probe->id);
         log::debug("shard ", index_, ": probing the API with item ", probe->id);
         launch(std::move(*probe));
         continue;
       }
+      if (stand_down()) continue;
       probe_claim = true;  // nothing in hand to probe with: claim one item
     } else {
       release_waiting(steady::now());
@@ -246,7 +243,10 @@ awaitable<void> shard::dispatcher() {
     // processor that limits itself (an adaptive limit on the API), only what it will run soon.
     const std::size_t limit = run_limit();
     const std::size_t ahead = claim_ahead(limit);
-    const std::size_t want = items_to_claim({limit, ahead, in_flight_.inside(), ready_.size(), rerun_.size(),
+    // For a probe, only a fresh item in hand counts: one that failed before is no witness.
+    const std::size_t in_hand =
+        probe_claim ? static_cast<std::size_t>(std::count_if(ready_.begin(), ready_.end(), fresh_item)) : ready_.size();
+    const std::size_t want = items_to_claim({limit, ahead, in_flight_.inside(), in_hand, rerun_.size(),
                                               waiting_.size(), breaker_.closed(), probe_claim, completer_.unwritten(),
                                               unwritten_limit_});
     const bool room = want > 0;
@@ -297,7 +297,7 @@ awaitable<void> shard::dispatcher() {
     bump(ctx_.figures.claimed, got.size());
     ctx_.figures.claim_batch_size.record(static_cast<double>(got.size()));
 
-    if (probe_claim) probe_claim_empty_ = got.empty();
+    if (probe_claim) probe_claim_empty_ = std::none_of(got.begin(), got.end(), fresh_item);
     if (!got.empty()) {
       pacer.reset(now);
       continue;
@@ -375,7 +375,9 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id, gate::holder i
   // An exception or an abandoned call tells the breaker nothing of the API; an API-level failure
   // may make the item wait for the API instead of spending an attempt.
   if (!end.cancelled && (threw || !end.api_answered)) breaker_.inconclusive(j.id, steady::now());
-  if (end.cancelled || threw || !end.api_answered || !wait_for_api(j, end.o)) settle(j, std::move(end.o), end.cancelled);
+  // An item whose call was never sent (a budget had none left for it) goes back as it was.
+  const bool give_back = end.cancelled || end.o.unsent;
+  if (give_back || threw || !end.api_answered || !wait_for_api(j, end.o)) settle(j, std::move(end.o), give_back);
 
   calls_.finished(pipeline_id);
   in_flight.leave();
@@ -408,6 +410,7 @@ void shard::settle(const job& j, outcome o, bool cancelled) {
       tracer_->flush();
     }
     if (held_.forget(j.id, j.token)) bump(ctx_.figures.held, -1);
+    ctx_.st.let_go({j.ref()});  // nothing is written for it: the engine is done with this claim
     return;
   }
   h->settled = true;

@@ -86,7 +86,8 @@ class shard {
     bool through_outage(std::uint64_t trips_now) const { return outage || trips_then != trips_now; }
     // Another shard found the API down while this item waited (or had, when it began to): its
     // failure was the outage's, though this shard saw too few failures to tell. Not rerun at
-    // once (this shard's circuit is closed: nothing holds it back), but at its due time.
+    // once (this shard's circuit is closed: nothing holds it back), but at its due time, once no
+    // shard's circuit is open.
     bool outage_seen_elsewhere(std::uint64_t all_trips_now) const {
       return outage_elsewhere || all_trips_then != all_trips_now;
     }
@@ -123,14 +124,17 @@ class shard {
   void api_answered();  // the API answered a call: the circuit closes if it was open
   void api_tripped();  // the circuit just opened: counted and said
   void api_failed(const std::string& item, const std::string& why, bool answered = false);  // an API-level failure of `item`
-  // The probe as a request the API answered before (processor::api_answers), as a pipeline.
-  void launch_canary();
-  awaitable<void> canary(std::uint64_t pipeline_id, gate::holder in_flight);
   // Waiting items whose turn has come: re-run (returned) or settled. Only while closed.
   void release_waiting(steady::time_point now);
-  // A probe item: a fresh one, else one not probed yet in this outage; with `allow_probed` (the
-  // store has nothing new), one that was (reprobe_).
-  std::optional<job> take_probe(bool allow_probed);
+  // A probe item: a fresh one in hand, else one waiting that was no probe yet, else (nullopt:
+  // claim one) a fresh one from the store while it has any; then one whose call got no answer.
+  // nullopt when there is none.
+  std::optional<job> take_probe();
+  static bool fresh_item(const job& j);  // in its first claim: it never failed
+  bool may_probe(const job& j) const;    // fresh, and had no probe's free answer yet
+  // The circuit closes without an answer when nothing new is left to probe with and every item
+  // waiting was answered: true if it did (shard_api_outage.cpp says why).
+  bool stand_down();
   bool lease_kept(const job& j) const;
   void release_lost_waiting();
   steady::time_point next_waiting_due() const;
@@ -163,10 +167,9 @@ class shard {
   std::uint64_t recoveries_ = 0;  // times the circuit closed on an answer
   std::vector<waiting_item> waiting_;
   std::deque<job> rerun_;  // waited through an outage: run again before anything new
-  std::string reprobe_;    // the probe in flight was a probe before in this outage
-  bool probe_claim_empty_ = false;  // a claim for a probe item found nothing: reprobe
+  bool probe_claim_empty_ = false;  // a claim for a probe item brought no fresh item: none left
   held_leases held_;  // the lease keeper's book
-  running_calls calls_{ioc_, cfg_.max_processing};  // the pipelines and the canary, running
+  running_calls calls_{ioc_, cfg_.max_processing};  // the pipelines, running
   finish_rate finish_rate_{steady::now()};  // pipelines ended per second, for claim_ahead
   gate in_flight_;   // pipelines running
   gate background_;  // the flusher and the keeper

@@ -6,11 +6,14 @@
 //   - the circuit stays closed (one item's 503 among answers): once its retry delay (at least the
 //     first probe interval) has passed it is settled as the ordinary retry it was (given back at
 //     once: the delay has been waited).
-// Items that fail alone must still end: an item that already waited through an outage and gets a
-// 5xx again while the API answers others, or a probe that was a probe before and gets a 5xx
-// again, spends its attempt like any retry. So a run whose last items all get a 500 ends with
-// them failed, while an API that refuses connections (or answers 5xx to a request it answered
-// before: the canary) costs no attempt however long it is down.
+// An answer is a call the API saw (and may bill), so --max-attempts must bound them: in its first
+// claim (an item given back before with a failure is as likely failing alone) an item's answered
+// 5xx is free once as it begins to wait and once as the breaker's probe, and every other answered
+// 5xx spends its attempt like any retry, whatever the breaker thinks. So a run whose last items
+// all get a 500 ends with them failed after --max-attempts answers and two more at most (9 calls
+// each for --max-attempts 3 before), while an API that refuses connections (no answer: nothing
+// reached it) costs no attempt however long it is down. The probes are items, sent for their own
+// answers: never a request the API answered already.
 // Waiting items are given back, unprocessed, at a pause or a stop.
 #include "shard.hpp"
 
@@ -73,16 +76,25 @@ bool shard::wait_for_api(const job& j, const outcome& o) {
   // loaded server answers in its own order, a busy client reads late). It is no news of the API
   // now (the breaker does not count it: a burst of them would start a new streak) and it runs
   // again, as the items that waited through the outage do.
+  const bool answered_5xx = o.http_status >= 500;
+  // Its one free answer used already (in this claim, or it failed in an earlier one).
+  const bool pass_used = h->excused || j.attempts > 1;
   if (breaker_.closed() && h->recoveries_at_launch != recoveries_) {
+    if (answered_5xx && pass_used) return false;  // an ordinary retry
     h->excused = true;
     rerun_.push_back(j);
     wake_.notify();
     return true;
   }
-  const bool answered_5xx = o.http_status >= 500;
-  const bool reprobe = breaker_.is_probe(j.id) && reprobe_ == j.id;
+  // The breaker's probe, answered 5xx: free once (the outage it tests is not the item's doing).
+  const bool probe_pass = breaker_.is_probe(j.id) && !h->probed && j.attempts <= 1;
   if (!o.shared) api_failed(j.id, o.why, answered_5xx);
-  if (answered_5xx && (reprobe || (h->excused && breaker_.closed()))) return false;  // an ordinary retry
+  if (answered_5xx && probe_pass) {
+    h->probed = true;
+  } else if (answered_5xx) {
+    if (pass_used) return false;  // an ordinary retry: it spends its attempt
+    h->excused = true;            // its free answer as a waiter
+  }
 
   // It waits at least as long as the breaker needs to tell one item's trouble from an outage
   // (5xx answers open the circuit once they span min_outage: twice that leaves room for the last
@@ -103,10 +115,21 @@ void shard::release_waiting(steady::time_point now) {
   release_lost_waiting();
   // Every pipeline may be waiting, so no new failure comes to tell the breaker that the failures
   // in a row now span its min_outage: time does (before the waits below end as retries).
-  if (breaker_.outage_held(now)) api_tripped();
+  if (breaker_.outage_held(now)) {
+    // The circuit opens now: they wait on (run again now, each would be a second call into the
+    // outage, and its 5xx would spend its attempt).
+    api_tripped();
+    return;
+  }
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     const bool rerun = it->through_outage(trips_);
     if (!rerun && it->not_before > now) {
+      ++it;
+      continue;
+    }
+    // Its failure was an outage another shard is still in: it runs again once that one's circuit
+    // closes too (sent now, its next 5xx would spend its attempt: it had its free answer).
+    if (!rerun && it->outage_seen_elsewhere(load(ctx_.figures.circuit_trips)) && load(ctx_.figures.circuit_open) > 0) {
       ++it;
       continue;
     }
@@ -125,69 +148,81 @@ void shard::release_waiting(steady::time_point now) {
   }
 }
 
-std::optional<job> shard::take_probe(bool allow_probed) {
+bool shard::fresh_item(const job& j) { return j.attempts <= 1; }
+
+bool shard::may_probe(const job& j) const {
+  const auto* h = held_.under(j.id, j.token);
+  return fresh_item(j) && h && !h->probed;
+}
+
+std::optional<job> shard::take_probe() {
   // Waiting items whose lease is gone are settled first (release_waiting does that whatever the
   // breaker's state), so the probe is never spent on an item another worker owns.
   release_lost_waiting();
-  reprobe_.clear();
-  std::optional<job> probe;
-  // A fresh item first (it never failed), then one that waited and was not a probe yet.
-  if (!ready_.empty()) {
-    probe = std::move(ready_.front());
-    ready_.pop_front();
+  // A fresh item (never failed: in its first claim): its answer tells the API's state from the
+  // items' own. One is claimed from the store for it (nullopt) until a claim brings none. (An item
+  // that failed before is no witness: its 5xx may be its own, as it was the last time.)
+  if (auto f = std::find_if(ready_.begin(), ready_.end(), fresh_item); f != ready_.end()) {
+    std::optional<job> probe = std::move(*f);
+    ready_.erase(f);
     return probe;
   }
-  const auto fresh = [this](const job& j) { return !breaker_.was_probed(j.id); };
-  if (auto r = std::find_if(rerun_.begin(), rerun_.end(), fresh); r != rerun_.end()) {
-    probe = std::move(*r);
-    rerun_.erase(r);
-    return probe;
-  }
-  if (auto w = std::find_if(waiting_.begin(), waiting_.end(), [&](const waiting_item& x) { return fresh(x.j); });
+  // Then an item that waits after an answered 5xx and had no probe's answer yet (its own call
+  // again: an API that refuses an item's first request answers its second). One that got no
+  // answer probes only once the store has no fresh item: nothing new would be learnt from it.
+  if (auto w = std::find_if(waiting_.begin(), waiting_.end(),
+                            [&](const waiting_item& x) { return x.o.http_status != 0 && may_probe(x.j); });
       w != waiting_.end()) {
-    probe = std::move(w->j);
+    std::optional<job> probe = std::move(w->j);
     waiting_.erase(w);
     bump(ctx_.figures.waiting_for_api, -1);
     return probe;
   }
-  if (!allow_probed) return probe;
-  // Nothing new to probe with (the store has nothing left): one that was a probe already. If the
-  // API answers it with a 5xx again, that is its own trouble, and it spends its attempt.
-  if (!rerun_.empty()) {
-    probe = std::move(rerun_.front());
-    rerun_.pop_front();
-  } else if (!waiting_.empty()) {
-    probe = std::move(waiting_.front().j);
-    waiting_.erase(waiting_.begin());
-    bump(ctx_.figures.waiting_for_api, -1);
-  }
-  if (probe) reprobe_ = probe->id;
+  if (!probe_claim_empty_) return std::nullopt;
+  // Nothing new left: an item whose call got no answer (refused, reset, timed out) probes, one not
+  // probed yet first: nothing of it reached the API, nothing is spent. Items that were answered
+  // (a 5xx) don't: the breaker stands down instead (stand_down).
+  const auto silent = [](const waiting_item& w) { return w.o.http_status == 0; };
+  auto w = std::find_if(waiting_.begin(), waiting_.end(),
+                        [&](const waiting_item& x) { return silent(x) && !breaker_.was_probed(x.j.id); });
+  if (w == waiting_.end()) w = std::find_if(waiting_.begin(), waiting_.end(), silent);
+  if (w == waiting_.end()) return std::nullopt;
+  std::optional<job> probe = std::move(w->j);
+  waiting_.erase(w);
+  bump(ctx_.figures.waiting_for_api, -1);
   return probe;
 }
 
-void shard::launch_canary() {
-  breaker_.probe_sent("");
-  log::debug("shard ", index_, ": probing the API with a request it answered before");
-  calls_.start([this](std::uint64_t call_id) { return canary(call_id, in_flight_.hold()); });
-}
-
-awaitable<void> shard::canary(std::uint64_t pipeline_id, gate::holder in_flight) {
-  api_check c;
-  try {
-    c = co_await proc_->api_answers();
-  } catch (const std::exception&) {
-    c = api_check{};  // cancelled or broken: it tells nothing
-  }
-  if (c.v == api_check::verdict::answers)
-    api_answered();
-  else if (c.v == api_check::verdict::down)
-    api_failed("", c.why);
+bool shard::stand_down() {
+  // Nothing new left to ask the API with, and every item waiting was answered (a 5xx): those
+  // answers can't be told from the items' own (a 500 for every IPv6 address, say). The circuit
+  // closes without an answer, and they run again as ordinary retries: each had its free answer,
+  // so the next spends its attempt, and a run whose last items all get a 500 ends with them
+  // failed. (Asking the API again with a request it answered already would tell, at the price of
+  // a call that buys nothing.)
+  if (!probe_claim_empty_ || std::any_of(ready_.begin(), ready_.end(), fresh_item) ||
+      std::any_of(waiting_.begin(), waiting_.end(),
+                  [&](const waiting_item& w) { return w.o.http_status == 0 || may_probe(w.j); }))
+    return false;
+  if (!breaker_.stand_down()) return false;
+  bump(ctx_.figures.circuit_open, -1);
+  probe_claim_empty_ = false;
+  if (waiting_.empty())
+    log::warn("shard ", index_, ": nothing new left to ask the API with: sending resumes, each item's answered 5xx "
+              "spending its attempt");
   else
-    breaker_.inconclusive("", steady::now());
-  calls_.finished(pipeline_id);
-  in_flight.leave();
+    log::warn("shard ", index_, ": nothing new left to ask the API with, and the ", waiting_.size(),
+              " item(s) waiting were all answered 5xx: they run again as ordinary retries, each answer now spending "
+              "its attempt");
+  for (auto& w : waiting_) {
+    if (auto* h = held_.find(w.j.id)) h->excused = true;
+    rerun_.push_back(std::move(w.j));
+    bump(ctx_.figures.waiting_for_api, -1);
+  }
+  waiting_.clear();
   publish();
   wake_.notify();
+  return true;
 }
 
 // The keeper found these leases gone while they waited: no call for them; settle() counts the loss.

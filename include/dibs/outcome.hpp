@@ -34,6 +34,9 @@ struct outcome {
   // done and never asked again, and counted apart from the items that got data (`no_data` in the
   // summary, /metrics, /status). Not a failure: a run whose only other items got no data exits 0.
   bool no_data = false;
+  // The call was never sent: a budget had no call left for it (see budget_gate). The item goes
+  // back as it was, no attempt spent (as at a shutdown), and nothing is learnt of the API.
+  bool unsent = false;
   // The processor's spans of this item (its API call), children of the job's trace.span; made
   // only when the job's trace is valid (the run traces). The engine exports them with the item's.
   std::vector<span_record> spans;
@@ -71,6 +74,13 @@ struct outcome {
     o.k = kind::fail;
     o.why = std::move(why);
     o.http_status = status;
+    return o;
+  }
+  // Given back without a call (see unsent), `why` said in the log.
+  static outcome not_sent(std::string why) {
+    outcome o = retry(std::chrono::milliseconds{0}, std::move(why));
+    o.local = true;
+    o.unsent = true;
     return o;
   }
   // A failure decided without a call (see local).

@@ -14,13 +14,6 @@
 
 namespace dibs {
 
-// What a processor found when it asked the API whether it answers, without an item.
-struct api_check {
-  enum class verdict { unknown, answers, down };
-  verdict v = verdict::unknown;  // unknown: the question could not be asked (cancelled, say)
-  std::string why;               // down: what failed
-};
-
 class processor {
  public:
   virtual ~processor() = default;
@@ -51,12 +44,6 @@ class processor {
   // The shard claims and starts nothing more (the store has nothing left it could claim, or the
   // run stops); its calls under way may still end. A limit the shards share goes to the others.
   virtual void dispatch_ended() {}
-  // For the API-outage breaker: true when api_answers() can ask the API now, without an item (an
-  // HTTP processor sends again a request the API answered before). The breaker then probes that
-  // way: an API that is down is told from items that all fail alone (a 500 for every IPv6
-  // address, say), which item probes can't do. False (the default): the breaker probes with items.
-  virtual bool can_probe_alone() const { return false; }
-  virtual awaitable<api_check> api_answers() { co_return api_check{}; }
 };
 
 struct counters;

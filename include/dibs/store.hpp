@@ -114,6 +114,12 @@ class store {
   virtual awaitable<write_result> fail(std::vector<failure> batch) = 0;
   virtual awaitable<store_stats> stats() = 0;
 
+  // The engine is done with these claimed items under these leases (each written, given back,
+  // failed, lost to another worker, or left to expire): nothing more is called or written for
+  // them under that lease. A store that wraps another and counts claimed items (a call budget:
+  // adapters/http/budget/budget_gate.hpp) learns it here; the default does nothing.
+  virtual void let_go(const std::vector<lease_ref>& items) { (void)items; }
+
   // A name for logs and summaries, never containing credentials.
   virtual std::string describe() const = 0;
   // Candidates that another worker claimed first, since start (stores that claim by candidates).

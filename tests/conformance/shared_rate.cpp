@@ -38,11 +38,14 @@ BACKEND_TEST_CASE("four dibs enrich processes with --rate-scope store keep one -
   CHECK(st.done == 80);
   CHECK(st.drained());
   const auto times = api.served_times();
-  REQUIRE(times.size() == 80 + 4);  // every row once, and each process's pre-flight
+  // Every row once, and each process's pre-flight unless its answer served its row (the four
+  // may ask the same first pending row: one answer is used, the others were bought twice).
+  REQUIRE(times.size() >= 80);
+  REQUIRE(times.size() <= 80 + 4);
   // Never over the limit in any second, but for one block of burst per process.
   CHECK(test::busiest(times, 1000ms) <= 10 + 4 * 5);
-  // 84 requests at 10/s, less the bursts, can't take less than (84 - 10 - 20) / 10 s.
-  CHECK(times.back() - times.front() >= 5400ms);
+  // N requests at 10/s, less the bursts, can't take less than (N - 10 - 20) / 10 s.
+  CHECK(times.back() - times.front() >= std::chrono::milliseconds(100 * (static_cast<long>(times.size()) - 30)));
   // The record: one row for the stub's origin, its schedule moved on.
   if (db.sql) CHECK(rate_records(s, api, "tat_us > 0") == std::optional<std::string>("1"));
 }

@@ -52,3 +52,40 @@ BACKEND_TEST_CASE("a --map writes nested answer members into typed columns, and 
         std::optional<std::string>("1"));
   CHECK(s.query_value("SELECT dibs_error" + bad).value_or("").find("abc") != std::string::npos);
 }
+
+BACKEND_TEST_CASE("a --map onto the key, the source, the target, a dibs column or one column twice is refused at start",
+                  "[map][e2e]") {
+  // Before: MySQL rewrote the primary key with `--map id=/x`; PostgreSQL refused every batch's
+  // UPDATE ("multiple assignments to same column") and left its rows leased.
+  test::shaped_api api;
+  auto s = db.fresh("map_names");
+  std::string out;
+  test::child_process seed({test::dibs_binary(), "seed", "--store", s.uri(), "--docs", "3"});
+  REQUIRE(seed.finish(out) == 0);
+  s.execute("ALTER TABLE " + s.name + " ADD COLUMN country VARCHAR(64)");
+  for (const auto& [map, says] : std::vector<std::pair<std::string, std::string>>{
+           {"id=/asn", "is the table's key"},
+           {"originatingIp=/query", "is the --source column"},
+           {"location=/country", "is the --target column"},
+           {"dibs_error=/country", "a name dibs keeps its own columns under"},
+           {"country=/country,country=/city", "is mapped twice"}}) {
+    INFO(map);
+    out.clear();
+    test::child_process run({test::dibs_binary(), "enrich", "--store", s.uri(), "--url", api.base_url() + "/geo/{originatingIp}",
+                             "--map", map, "--no-progress"},
+                            true);
+    CHECK(run.finish(out) == 2);
+    CHECK_THAT(out, Catch::Contains(says));
+  }
+  CHECK(api.requests().empty());  // refused before any call
+  CHECK(s.stats_blocking().pending == 3);
+
+  // A dry run shows the mapped columns it would set, beside the target.
+  out.clear();
+  test::child_process dry({test::dibs_binary(), "enrich", "--store", s.uri(), "--url", api.base_url() + "/geo/{originatingIp}",
+                           "--map", "country=/country", "--dry-run", "1"},
+                          true);
+  CHECK(dry.finish(out) == 0);
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("; and the columns country = \"Freedonia\""));
+}

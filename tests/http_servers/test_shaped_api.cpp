@@ -4,6 +4,7 @@
 // a run's call cap, and a dry run that writes nothing.
 #include "http_servers/shaped_api.hpp"
 
+#include "support/api_items.hpp"
 #include "support/eventually.hpp"
 #include "support/process.hpp"
 #include "support/raw_http.hpp"
@@ -14,7 +15,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <regex>
 
@@ -22,40 +25,12 @@ using namespace dibs::test;
 namespace fs = std::filesystem;
 
 namespace {
-void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-}
-
-// `n` items {"ip": "10.0.x.y", "who": "user-i"}.
-void write_items(const fs::path& p, std::size_t n) {
-  std::string text;
-  for (std::size_t i = 0; i < n; ++i)
-    text += "{\"ip\":\"10.0." + std::to_string(i / 256) + "." + std::to_string(i % 256) + "\",\"who\":\"user-" +
-            std::to_string(i) + "\"}\n";
-  write_file(p, text);
-}
-
 std::size_t count_lines_with(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (std::size_t at = 0; (at = text.find(what, at)) != std::string::npos; ++at) ++n;
   return n;
 }
 
-// The API's own count: GET /stats (http.server answers in HTTP/1.0, which raw_http does not read).
-int stat_of(std::uint16_t port, const std::string& name) {
-  boost::asio::io_context ioc;
-  boost::asio::ip::tcp::socket s(ioc);
-  boost::system::error_code ec;
-  s.connect({boost::asio::ip::make_address("127.0.0.1"), port}, ec);
-  if (ec) return -1;
-  boost::asio::write(s, boost::asio::buffer(std::string("GET /stats HTTP/1.0\r\n\r\n")), ec);
-  std::string in;
-  boost::asio::read(s, boost::asio::dynamic_buffer(in), ec);  // to the end: the server closes
-  const std::regex n("\"" + name + "\": (\\d+)");
-  std::smatch m;
-  return std::regex_search(in, m, n) ? std::stoi(m[1].str()) : -1;
-}
 }  // namespace
 
 TEST_CASE("a key in a header reaches the API and no output shows it: logs, errors, /status, /metrics, the dashboard, "
@@ -153,7 +128,7 @@ TEST_CASE("a POST body built from fields arrives byte for byte: quotes, backslas
   INFO(out);
   REQUIRE(rc == 0);
   const auto got = api.requests();
-  REQUIRE(got.size() == 2);  // the pre-flight's and the run's
+  REQUIRE(got.size() == 1);  // the pre-flight's, whose answer the run takes for its line
   const std::string expected =
       "{\"name\": \"He said \\\"hi\\\" \\\\ back\\n\", \"n\": 42, \"x\": -1.5e3, \"geo\": {\"a\":[1,2],\"b\":\"c\"}, "
       "\"ok\": true, \"city\": \"Z\xC3\xBCrich \xE6\x9D\xB1\xE4\xBA\xAC\\u0001\", \"q\": \"ip=1.2.3.4\"}";
@@ -240,8 +215,9 @@ TEST_CASE("a run with --max-calls: that many calls at most, then nothing claimed
   CHECK(rc == 4);
   CHECK(api.requests().size() == 50);  // the pre-flight's and 49 items'
   CHECK_THAT(out, Catch::Contains("--max-calls 50 spent: this process made 50 calls"));
-  CHECK_THAT(out, Catch::Contains("summary: completed=49 failed=0"));
-  CHECK_THAT(out, Catch::Contains("251 pending, 0 leased"));  // nothing else claimed, nothing held
+  // Fifty items done for fifty calls: the pre-flight's answer is its item's (49 before).
+  CHECK_THAT(out, Catch::Contains("summary: completed=50 failed=0"));
+  CHECK_THAT(out, Catch::Contains("250 pending, 0 leased"));  // nothing else claimed, nothing held
 }
 
 TEST_CASE("a --dry-run 5: five calls, the requests and writes printed, nothing claimed or written", "[shaped][dry-run]") {
@@ -262,4 +238,60 @@ TEST_CASE("a --dry-run 5: five calls, the requests and writes printed, nothing c
   CHECK_FALSE(fs::exists(dir / "out.jsonl"));
   CHECK_FALSE(fs::exists(dir / "out.jsonl.journal"));
   CHECK(slurp(dir / "in.jsonl") == before);
+}
+
+TEST_CASE("a user's Content-Type, Accept or User-Agent replaces dibs's own: one of each reaches the API", "[shaped][headers]") {
+  // Before, dibs's own were sent beside the user's: two Content-Type lines.
+  shaped_api api;
+  const auto dir = scratch_dir("dibs-shaped", "own-headers");
+  write_items(dir / "in.jsonl", 3);
+  const auto [rc, out] = run_dibs({"enrich", "--store", "jsonl:" + (dir / "in.jsonl").string(), "--out",
+                                   (dir / "out.jsonl").string(), "--url", api.base_url() + "/geo/{ip}", "--body",
+                                   R"({"who": {who}})", "--header", "Content-Type: application/vnd.api+json", "--header",
+                                   "accept: application/vnd.api+json", "--header", "User-Agent: my-enricher/2.1",
+                                   "--no-progress"});
+  INFO(out);
+  CHECK(rc == 0);
+  const auto requests = api.requests();
+  REQUIRE(!requests.empty());
+  for (const auto& r : requests) {
+    std::map<std::string, int> count;
+    for (const auto& [k, v] : r.headers) {
+      std::string lower = k;
+      std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+      ++count[lower];
+    }
+    CHECK(count["content-type"] == 1);
+    CHECK(count["accept"] == 1);
+    CHECK(count["user-agent"] == 1);
+    CHECK(r.header("Content-Type") == "application/vnd.api+json");
+    CHECK(r.header("Accept") == "application/vnd.api+json");
+    CHECK(r.header("User-Agent") == "my-enricher/2.1");
+  }
+}
+
+TEST_CASE("a run whose budget was spent and some items failed exits 1 (items failed), with the budget's line", "[shaped][budget]") {
+  // Before: exit 4 (the budget) hid the failed items.
+  shaped_api api;
+  const auto dir = scratch_dir("dibs-shaped", "spent-and-failed");
+  write_file(dir / "in.jsonl", "{\"ip\":\"none-1\"}\n{\"ip\":\"none-2\"}\n{\"ip\":\"1.1.1.1\"}\n{\"ip\":\"1.1.1.2\"}\n"
+                               "{\"ip\":\"1.1.1.3\"}\n{\"ip\":\"1.1.1.4\"}\n{\"ip\":\"1.1.1.5\"}\n{\"ip\":\"1.1.1.6\"}\n");
+  const auto [rc, out] = run_dibs({"enrich", "--store", "jsonl:" + (dir / "in.jsonl").string(), "--out",
+                                   (dir / "out.jsonl").string(), "--url", api.base_url() + "/geo/{ip}", "--max-calls", "5",
+                                   "--concurrency", "1", "--no-preflight", "--no-progress"});
+  INFO(out);
+  CHECK(rc == 1);
+  CHECK_THAT(out, Catch::Contains("--max-calls 5 spent: this process made 5 calls"));
+  CHECK_THAT(out, Catch::Contains("failed=2"));
+}
+
+TEST_CASE("a malformed --header is refused without echoing any of it (it may hold a key)", "[shaped][headers][secrets]") {
+  for (const char* given : {"Authorization Bearer sk-live-9f8e7d: x", "sk-live-9f8e7d"}) {
+    const auto [rc, out] = run_dibs({"enrich", "--store", "jsonl:/nonexistent.jsonl", "--out", "/tmp/x.jsonl", "--url",
+                                     "http://127.0.0.1:1/geo/{ip}", "--header", given});
+    INFO(out);
+    CHECK(rc == 2);
+    CHECK_THAT(out, Catch::Contains("--header takes 'Name: value'"));
+    CHECK(out.find("sk-live-9f8e7d") == std::string::npos);
+  }
 }

@@ -150,6 +150,7 @@ TEST_CASE("an API whose backend is gone for a while (503 for everything) costs n
   CHECK(e.summary().completed == 600);
   CHECK(e.summary().failed == 0);
   for (const auto& it : st->snapshot()) {
+    INFO(it.id << ": " << it.last_error);
     CHECK(it.attempts == 1);
     CHECK(it.target_json.has_value());
   }

@@ -63,7 +63,8 @@ struct one_shard {
     proc = std::make_unique<http::http_processor>(ioc.get_executor(), opts, &figures);
   }
   std::string key(const std::string& target) const {
-    return http::request_key("GET", "http", "127.0.0.1", opts->url.port(), target);
+    // The request's identity (request_builder.hpp) of a GET with no header nor body.
+    return "GET http://127.0.0.1:" + std::to_string(opts->url.port()) + target;
   }
   std::shared_ptr<http::answer_reuse> reuse;
   std::shared_ptr<const http::processor_options> opts;

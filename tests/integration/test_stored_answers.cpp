@@ -205,7 +205,8 @@ TEST_CASE("a stored answer this run would not accept is not used: the API is ask
   auto kept = std::make_shared<answers_in_memory>();
   // What a run with --no-status-check kept: ip-api's failure for the address, as an answer; this
   // run (--no-data-fails) would fail that answer, so it asks the API.
-  const auto key = http::request_key("GET", "http", "127.0.0.1", api.port(), "/json/8.8.8.8");
+  // The request's identity (request_builder.hpp) of a GET with no header nor body.
+  const auto key = "GET http://127.0.0.1:" + std::to_string(api.port()) + "/json/8.8.8.8";
   kept->keep({{http::stored_answer_key(key), "{\"status\":\"fail\",\"message\":\"private range\"}"}});
   auto st = std::make_shared<memory_store>();
   st->add(std::string("8.8.8.8"));

@@ -7,6 +7,8 @@
 #include <dibs/stores/mongo_store.hpp>
 #include <adapters/mongo/test_hooks.hpp>
 
+#include <regex>
+
 namespace dibs::test {
 
 const backend& this_backend() {
@@ -38,6 +40,16 @@ const backend& this_backend() {
       backend_facts{"collection", "in database dibs_test"},
   };
   return b;
+}
+
+std::string everything_in_database() {
+  static mongo::mongo_store admin(options_for_collection("backend_admin"));
+  const auto names = mongo::run_command(admin, R"({"listCollections": 1, "nameOnly": true})");
+  std::string out = names;
+  static const std::regex name_field(R"re("name"\s*:\s*"([^"]+)")re");
+  for (std::sregex_iterator it(names.begin(), names.end(), name_field), end; it != end; ++it)
+    out += "\n" + mongo::run_command(admin, R"({"find": ")" + (*it)[1].str() + R"(", "batchSize": 100000})");
+  return out;
 }
 
 }  // namespace dibs::test

@@ -192,7 +192,8 @@ TEST_CASE("MongoDB: dibs enrich fails a document the validator refuses after one
   INFO(out << log);
   REQUIRE(drained);
   CHECK(test::last_line(out).rfind("summary: completed=50 failed=1 lost_leases=0 released=0 ", 0) == 0);
-  CHECK(api.requests() == 51 + 1);  // one attempt for the refused document, and the pre-flight's request
+  CHECK(api.requests() <= 51 + 1);  // one attempt for the refused document (and the pre-flight's, unless its answer was used)
+  CHECK(api.requests() >= 51);
   CHECK_THAT(log, Catch::Contains("the store refused the answer: MongoDB refused the write: code 121"));
   CHECK_THAT(log, !Catch::Contains("lease lost"));
   bool seen = false;

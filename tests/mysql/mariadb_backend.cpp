@@ -1,5 +1,6 @@
 // MariaDB, as the conformance cases (tests/conformance/) see it: tables of the test database,
 // dibs's mysql_store on them, and what differs in its SQL and in dibs's messages about it.
+#include "support/database_dump.hpp"
 #include "support/sql_backend.hpp"
 #include "support/mysql_env.hpp"
 
@@ -99,5 +100,7 @@ const backend& this_backend() {
       });
   return b;
 }
+
+std::string everything_in_database() { return mariadb_dump(mysql_base_uri()); }
 
 }  // namespace dibs::test

@@ -1,6 +1,7 @@
 // PostgreSQL, as the conformance cases (tests/conformance/) see it: tables of the test database,
 // dibs's pg_store on them, and what differs in its SQL and in dibs's messages about it.
 #include "postgres/pg_env.hpp"
+#include "support/database_dump.hpp"
 #include "support/sql_backend.hpp"
 
 #include <adapters/postgres/pg_store.hpp>
@@ -99,5 +100,7 @@ const backend& this_backend() {
       });
   return b;
 }
+
+std::string everything_in_database() { return postgres_dump(postgres_base_uri()); }
 
 }  // namespace dibs::test

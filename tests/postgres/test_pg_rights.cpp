@@ -11,7 +11,7 @@
 using namespace dibs;
 
 namespace {
-const auto dialect = test::this_backend().dialect();
+const auto rights_sql = test::this_backend().dialect();
 
 // A new login role (trust authentication: no password) and a table of the owner's, made by `dibs seed`.
 struct role_and_table {
@@ -19,17 +19,17 @@ struct role_and_table {
   test::rights_setup rights;
   role_and_table(const std::string& prefix, const std::string& role_prefix)
       : table(test::unique_pg_table(prefix)), role(role_prefix + "_" + std::to_string(::getpid())) {
-    dialect.execute("DROP ROLE IF EXISTS " + role + "; CREATE ROLE " + role + " LOGIN");
+    rights_sql.execute("DROP ROLE IF EXISTS " + role + "; CREATE ROLE " + role + " LOGIN");
     auto as_role = test::postgres_uri_for(table);
     as_role.replace(as_role.find("://") + 3, as_role.find('@') - as_role.find("://") - 3, role);
     rights = {test::postgres_uri_for(table), as_role,
-              [t = table, r = role](const std::string& rights) { dialect.execute("GRANT " + rights + " ON " + t + " TO " + r); },
-              [t = table, r = role](const std::string& right) { dialect.execute("REVOKE " + right + " ON " + t + " FROM " + r); },
+              [t = table, r = role](const std::string& rights) { rights_sql.execute("GRANT " + rights + " ON " + t + " TO " + r); },
+              [t = table, r = role](const std::string& right) { rights_sql.execute("REVOKE " + right + " ON " + t + " FROM " + r); },
               "GRANT "};
   }
   ~role_and_table() {
-    dialect.execute("DROP TABLE IF EXISTS " + table);
-    dialect.execute("DROP ROLE IF EXISTS " + role);
+    rights_sql.execute("DROP TABLE IF EXISTS " + table);
+    rights_sql.execute("DROP ROLE IF EXISTS " + role);
   }
 };
 }  // namespace
@@ -42,6 +42,6 @@ TEST_CASE("a PostgreSQL role that may not write is refused at start", "[postgres
 TEST_CASE("a PostgreSQL role that loses a right mid-run ends the run, its leases given back", "[postgres][rights]") {
   role_and_table t("rights_lost", "dibs_writer");
   test::check_right_lost_mid_run(t.rights, [&] {
-    return dialect.query_value("SELECT count(*) FROM " + t.table + " WHERE dibs_lock_token IS NOT NULL").value_or("?");
+    return rights_sql.query_value("SELECT count(*) FROM " + t.table + " WHERE dibs_lock_token IS NOT NULL").value_or("?");
   });
 }

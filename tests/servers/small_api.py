@@ -38,7 +38,14 @@ Options:
   --cap N            more than N requests at once: answered --cap-status (429) at once (a
                      per-client cap on calls at once), counted in /stats as "capped"
   --cold-s S --cold-factor F  the first S seconds of the run every latency is F times longer
-Routes: GET /json/KEY (the answer), GET /stats ({"requests":N,"peak_in_flight":N,
+  --quota N --window S  N requests per fixed window of S seconds (1), the windows aligned to the
+                     clock (a window ends at every multiple of S since the epoch, as GitHub-style
+                     APIs count), each request counted as it arrives (before --latency-ms); past
+                     N, HTTP 429 at once. Every answer says so: X-RateLimit-Limit, -Remaining and
+                     -Reset, the reset as epoch seconds (--reset-style epoch), epoch milliseconds
+                     (epoch-ms) or seconds from now rounded up (seconds). /stats: "quota_refused"
+Routes: GET /json/KEY (the answer; a query string is no part of KEY), POST /json with a JSON body
+{"ip": KEY, ...} (the same answer; any other body: 400), GET /stats ({"requests":N,"peak_in_flight":N,
 "peak_connections":N,...}), GET /asked ({"keys":N,"again":{KEY:TIMES,...}}: how many keys were
 asked, and each one asked more than once with how many times), POST /latency/N, POST /down/1 (every key answered 503 without
 Retry-After, as an API whose backend is gone) and POST /down/0.
@@ -55,11 +62,27 @@ import urllib.parse
 
 lock = threading.Lock()
 stats = {"requests": 0, "in_flight": 0, "peak_in_flight": 0, "connections": 0, "peak_connections": 0,
-         "answered": 0, "hold_met": False, "refused": 0, "shed": 0, "capped": 0}
+         "answered": 0, "hold_met": False, "refused": 0, "shed": 0, "capped": 0, "quota_refused": 0}
+quota_window = {"index": None, "used": 0}
 answered = threading.Condition(lock)
 asked = {}  # key -> times asked (GET /asked)
 settings = {"latency_ms": 0.0, "down": False}
 bucket = {"excess": 0.0, "last": 0.0}
+
+
+def take_quota(limit, window):
+    """(allowed, remaining, the window's end as epoch seconds): the window counts arrivals."""
+    with lock:
+        now = time.time()
+        index = int(now // window)
+        if index != quota_window["index"]:
+            quota_window["index"], quota_window["used"] = index, 0
+        allowed = quota_window["used"] < limit
+        if allowed:
+            quota_window["used"] += 1
+        else:
+            stats["quota_refused"] += 1
+        return allowed, limit - quota_window["used"], (index + 1) * window
 
 
 def over_rate(rate, burst):
@@ -148,6 +171,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        for k, v in getattr(self, "extra_headers", ()):
+            self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
 
@@ -160,8 +185,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_POST(self):
-        parts = self.path.split("/")
-        if len(parts) == 3 and parts[1] == "latency":
+        parts = self.path.split("?")[0].split("/")
+        if parts[1:] == ["json"]:
+            # The same answers as GET /json/KEY, the key in a JSON body: {"ip": KEY, ...}.
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                body = json.loads(self.rfile.read(length) or b"null")
+            except ValueError:
+                body = None
+            if not isinstance(body, dict) or not isinstance(body.get("ip"), str):
+                self.reply(400, {"error": "expected a JSON object with an ip string"})
+                return
+            self.answer(body["ip"])
+        elif len(parts) == 3 and parts[1] == "latency":
             settings["latency_ms"] = float(parts[2])
             self.reply(200, {"latency_ms": settings["latency_ms"]})
         elif len(parts) == 3 and parts[1] == "down":
@@ -184,7 +220,29 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if route != "json" or len(parts) < 3:
             self.reply(404, {"error": "no such route"})
             return
-        key = parts[2]
+        self.answer(parts[2].split("?")[0])  # a query (?key=...) is no part of the key
+
+    def quota_said(self, remaining, reset_at):
+        a = self.args
+        if a.reset_style == "epoch-ms":
+            reset = str(int(reset_at * 1000))
+        elif a.reset_style == "seconds":
+            reset = str(max(1, int(reset_at - time.time() + 0.999)))
+        else:
+            reset = str(int(reset_at))
+        self.extra_headers = [("X-RateLimit-Limit", str(a.quota)), ("X-RateLimit-Remaining", str(max(remaining, 0))),
+                              ("X-RateLimit-Reset", reset)]
+
+    def answer(self, key):
+        self.extra_headers = []
+        if self.args.quota > 0:
+            allowed, remaining, reset_at = take_quota(self.args.quota, self.args.window)
+            self.quota_said(remaining, reset_at)
+            if not allowed:
+                with lock:
+                    stats["requests"] += 1
+                self.reply(429, {"error": "quota spent"})
+                return
         with lock:
             asked[key] = asked.get(key, 0) + 1
             stats["requests"] += 1
@@ -277,6 +335,9 @@ def main():
     p.add_argument("--cap-status", type=int, default=429)
     p.add_argument("--cold-s", type=float, default=0)
     p.add_argument("--cold-factor", type=float, default=1)
+    p.add_argument("--quota", type=int, default=0)
+    p.add_argument("--window", type=float, default=1.0)
+    p.add_argument("--reset-style", choices=["epoch", "epoch-ms", "seconds"], default="epoch")
     a = p.parse_args()
     if a.workers > 0:
         nums = [float(x) for x in a.workers_schedule.split(",") if x]

@@ -152,6 +152,10 @@ struct backend {
 };
 
 const backend& this_backend();
+// Every row of every table (or every document of every collection) in the test database, as
+// text: what a search for a secret written at rest reads (the server's own dump tool for SQL:
+// mariadb-dump, pg_dump; every collection's documents for MongoDB).
+std::string everything_in_database();
 // The same, as the conformance cases name it.
 inline const backend& db = this_backend();
 

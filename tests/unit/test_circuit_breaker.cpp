@@ -104,8 +104,8 @@ TEST_CASE("an open breaker lets one probe through when due, and backs off while 
   b.probe_sent("p2");
   b.failed("p2", "refused", t0 + 3s);
   CHECK(b.probe_delay() == 4000ms);
-  b.probe_sent("");  // a canary: a request the API answered before
-  b.failed("", "refused", t0 + 7s);
+  b.probe_sent("p4");
+  b.failed("p4", "refused", t0 + 7s);
   CHECK(b.probe_delay() == 4000ms);  // capped at probe_max
 
   b.probe_sent("p3");

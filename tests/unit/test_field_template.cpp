@@ -55,6 +55,10 @@ TEST_CASE("a missing field, or one the store gives in no form, fails the item wi
 
 TEST_CASE("a JSON template that is no JSON once filled is refused when parsed", "[field-template]") {
   CHECK_THROWS_WITH(field_template::parse(R"({"a": {a} "b": 1})", format::json, "--body"), Catch::Contains("not JSON"));
+  // A field glued to a number is JSON only when the field is a number: sent invalid for a string.
+  for (const char* glued : {R"({"a": -{ip}})", R"({"a": 1{n}})", R"({"a": {n}.5e{n}})", R"({"a": [{n}{n}]})"})
+    CHECK_THROWS_WITH(field_template::parse(glued, format::json, "--body"), Catch::Contains("not JSON"));
+  CHECK_NOTHROW(field_template::parse(R"({"a": [{n}, {ip}], "b": "{n}.5"})", format::json, "--body"));
   CHECK_NOTHROW(field_template::parse(R"([{a}, {}, {"x": []}])", format::json, "--body"));
 }
 

@@ -50,11 +50,22 @@ TEST_CASE("no quota said, or nonsense, is no reading", "[quota]") {
   CHECK_FALSE(read_quota({}, now));
 }
 
-TEST_CASE("what is left is spread to the window's end, one kept for a request on its way", "[quota]") {
-  CHECK(quota_spacing({100, 51, milliseconds(10'250)}) == std::chrono::microseconds(205'000));  // 50 in 10.25 s
-  // A reset in whole seconds ends within its last second: taken as its middle (50 in 9.5 s).
-  CHECK(quota_spacing({100, 51, milliseconds(10'000)}) == std::chrono::microseconds(190'000));
-  CHECK_FALSE(quota_spacing({100, 1, milliseconds(10'000)}));  // none left but the reserve: the caller pauses
-  CHECK_FALSE(quota_spacing({100, 50, milliseconds(0)}));      // no time said: nothing to spread
-  CHECK_FALSE(quota_spacing({100, 5001, milliseconds(1'000)}, 1, 1000.0));  // plenty: no pace
+TEST_CASE("a reset in epoch milliseconds, a server clock near ours, and the exactness of a reset", "[quota]") {
+  // Epoch milliseconds (some APIs): 25.25 s from now, not 11 years (read as epoch seconds).
+  auto q = read_quota({{"X-RateLimit-Remaining", "3"}, {"X-RateLimit-Reset", "1795852825250"}}, now);
+  REQUIRE(q);
+  CHECK(q->reset_in == milliseconds(25'250));
+  CHECK(q->exact);
+  // A Date less than 2 s from this clock says nothing of a skew (it has whole seconds only): the
+  // reset is read by this clock, to the millisecond.
+  const auto later = now + milliseconds(400);
+  q = read_quota({{"X-RateLimit-Remaining", "3"}, {"X-RateLimit-Reset", "1795852801"}, {"Date", "Sat, 28 Nov 2026 08:00:00 GMT"}},
+                 later);
+  CHECK(q->reset_in == milliseconds(600));
+  // A whole number of seconds from now is rounded up by servers: not exact; a fraction is.
+  CHECK_FALSE(read_quota({{"RateLimit-Remaining", "3"}, {"RateLimit-Reset", "2"}}, now)->exact);
+  CHECK(read_quota({{"RateLimit-Remaining", "3"}, {"RateLimit-Reset", "0.25"}}, now)->exact);
+  // The policy's window is kept.
+  q = read_quota({{"RateLimit", "\"default\";r=7;t=3"}, {"RateLimit-Policy", "\"default\";q=100;w=60"}}, now);
+  CHECK(q->window == milliseconds(60'000));
 }

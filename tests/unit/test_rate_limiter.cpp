@@ -107,27 +107,38 @@ TEST_CASE("a slot given back is only handed to a host that may be sent to at its
   CHECK(l.take("a").at() == t0 + 1s);
 }
 
-TEST_CASE("an API's quota spaces its host's slots until the window's end, other hosts and later windows free",
+TEST_CASE("an API's quota spreads its host's slots to the window's end, other hosts free, a newer reading withdraws slots",
           "[rate][quota]") {
   rate_limiter l;  // no --rate: only what the API says
-  const auto now = rate_limiter::clock::now();
-  l.pace_quota("h", 100ms, now + 1h);
+  using headers = std::vector<std::pair<std::string, std::string>>;
+  const auto sent = rate_limiter::clock::now();
+  // 11 of 100 left in a window that ends 10.5 s from now: about 0.95 s apart.
+  CHECK_FALSE(l.follow_quota("h", headers{{"RateLimit-Limit", "100"}, {"RateLimit-Remaining", "11"}, {"RateLimit-Reset", "10.5"}},
+                             sent, 1h));
   const auto t0 = l.reserve("h");
-  for (int i = 1; i <= 4; ++i) CHECK(l.reserve("h") - t0 >= i * 100ms - 1ms);
+  auto last = t0;
+  for (int i = 1; i <= 4; ++i) {
+    const auto t = l.reserve("h");
+    CHECK(t - last >= 900ms);
+    CHECK(t - last <= 1000ms);
+    last = t;
+  }
   // Another host is not paced by h's quota.
   const auto before = rate_limiter::clock::now();
   const auto other = l.reserve("other");  // taken before the clock is read: <= has no order of operands
   CHECK(other <= rate_limiter::clock::now());
   CHECK(other >= before);
-  // A new reading (more left, the same window) spaces the next slots closer.
-  l.pace_quota("h", 10ms, now + 1h);
-  const auto a = l.reserve("h"), b = l.reserve("h");
-  CHECK(b - a == 10ms);
-  // A window that ended paces nothing.
-  rate_limiter ended;
-  ended.pace_quota("h", 1h, rate_limiter::clock::now() - 1ms);
-  const auto e0 = ended.reserve("h");
-  CHECK(ended.reserve("h") - e0 < 1h);
+  // The API says 1 left (another client took the rest): the slots handed out beyond it are
+  // withdrawn, and a waiter holding one takes another (wait_for_slot checks quota_epoch()).
+  const auto epoch = l.quota_epoch();
+  l.follow_quota("h", headers{{"RateLimit-Limit", "100"}, {"RateLimit-Remaining", "1"}, {"RateLimit-Reset", "10.4"}}, sent, 1h);
+  CHECK(l.quota_epoch() != epoch);
+  // A quota that asks for more than max_wait between requests says so (the caller warns), and
+  // its slots are no further apart than that.
+  rate_limiter slow;
+  CHECK(slow.follow_quota("h", headers{{"X-RateLimit-Remaining", "2"}, {"X-RateLimit-Reset", "86400"}}, sent, 30s));
+  const auto s0 = slow.reserve("h");
+  CHECK(slow.reserve("h") - s0 <= 30s + 100ms);  // (from the second reserve's own now)
 }
 
 TEST_CASE("a quota header with none left stops the host until its reset, in every dialect", "[rate][quota]") {

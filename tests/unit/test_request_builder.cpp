@@ -62,3 +62,21 @@ TEST_CASE("methods by name, either case", "[request-builder]") {
   CHECK(std::string(method_name(request::verb::put)) == "PUT");
   CHECK_FALSE(method_from("DELETE"));
 }
+
+TEST_CASE("the request's identity (what answer reuse and the store key it by) holds no secret, and tells items apart",
+          "[request-builder][secrets]") {
+  const auto url = url_template::parse("http://api.example:8080/geo?lang=en&api_key=abc123secret&q={ip}");
+  request_shape s = shaped(R"({"ip": {ip}})", field_template::format::json);
+  s.body = field_template::parse(R"({"ip": {ip}, "auth": "{env:K}"})", field_template::format::json, "--body",
+                                 [](std::string_view, std::string_view) { return std::string("k3y"); });
+  s.headers.push_back({"Authorization", field_template::parse("Bearer tok-literal-77", field_template::format::header,
+                                                              "--header Authorization")});
+  const auto id = request_identity(url, s, item());
+  CHECK(id == "POST http://api.example:8080/geo?lang=en&api_key=***&q=1.2.3.4\nAccept-Language: de\n\n"
+              R"({"ip": "1.2.3.4", "auth": "{env:K}"})");
+  for (const char* secret : {"k3y", "abc123secret", "tok-literal-77"}) CHECK(id.find(secret) == std::string::npos);
+  // What an item's fields bring makes its answer: another language, another identity.
+  auto other = item();
+  other.fields[1].value = "fr";
+  CHECK(request_identity(url, s, other) != id);
+}

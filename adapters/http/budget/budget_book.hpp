@@ -1,9 +1,11 @@
 // One budget's book in this process (pure; unit-tested in tests/unit/test_call_budget.cpp):
 // calls held (the whole --max-calls, or what was taken from the store's budget), items reserved
-// (claimed and not ended yet: each may make one call), and calls spent. An item is claimed only
-// when its call fits: reserved + spent never passes what is held, so the calls made never pass it
-// either (a claimed item calls at most once; one served by a reused answer calls never and gives
-// its room back when it ends).
+// (claimed and not ended yet: each may make one call), and calls spent. The invariant: calls
+// spent never pass calls held. An item is claimed only when its call fits (reserved + spent <=
+// held), so its first call needs no check: until the item ends, its reservation stands for it.
+// A further call of the same claim (an item run again after an outage) needs room of its own,
+// checked then: reserved + spent + 1 <= held. An item served by a reused answer calls never and
+// gives its room back when it ends.
 #pragma once
 
 #include <algorithm>
@@ -29,7 +31,19 @@ class budget_book {
   }
   // Reserved items that ended (written, released, failed) or were never claimed.
   void ended(std::uint64_t n) { reserved_ -= std::min(n, reserved_); }
-  void called() { ++spent_; }
+  // A call goes out: an item's first of its claim needs one call held beyond those spent (its
+  // reservation made sure of it, unless a new period began since); a further one must leave room
+  // for every reserved item too. false: no room, and no call may be made. Either way calls spent
+  // never pass calls held.
+  bool call(bool first) {
+    if (spent_ + 1 > held_ || (!first && reserved_ + spent_ + 1 > held_)) return false;
+    ++spent_;
+    return true;
+  }
+  // A new period (a day, a month): nothing held or spent in it yet; the items reserved go on, and
+  // must be held again from the new period's budget.
+  void new_period() { held_ = spent_ = 0; }
+  void called() { ++spent_; }  // a call that reserved its own room (a probe, the pre-flight)
   void hold(std::uint64_t n) { held_ += n; }
   // Held and not spent: what goes back to the store at the end (and what is left to this process).
   std::uint64_t unspent() const { return held_ > spent_ ? held_ - spent_ : 0; }

@@ -39,16 +39,12 @@ awaitable<std::vector<job>> budget_gate::claim(claim_request req) {
   co_return jobs;
 }
 
-template <class Batch>
-awaitable<write_result> budget_gate::ending(awaitable<write_result> (store::*write)(Batch), Batch batch) {
-  const auto n = batch.size();
-  auto r = co_await (inner_.get()->*write)(std::move(batch));
-  ended(n);  // written: these items' calls are over (a write that throws is tried again by the engine)
-  co_return r;
+void budget_gate::let_go(const std::vector<lease_ref>& items) {
+  std::vector<std::string> keys;
+  keys.reserve(items.size());
+  for (const auto& r : items) keys.push_back(budget_item_key(r.id, r.token));
+  for (auto& b : budgets_) b->items_ended(keys);
+  inner_->let_go(items);
 }
-
-awaitable<write_result> budget_gate::complete(std::vector<completion> batch) { return ending(&store::complete, std::move(batch)); }
-awaitable<write_result> budget_gate::release(std::vector<release_item> batch) { return ending(&store::release, std::move(batch)); }
-awaitable<write_result> budget_gate::fail(std::vector<failure> batch) { return ending(&store::fail, std::move(batch)); }
 
 }  // namespace dibs::http

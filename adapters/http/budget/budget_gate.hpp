@@ -1,8 +1,9 @@
 // The store as the engine sees it under call budgets (call_budget.hpp): a claim takes only as
 // many items as every budget has calls for, reserved before the claim; an item's reservation
-// ends when its outcome is written (or it is released or failed). When a budget has no call left
-// for a claim, the claim gets nothing and `on_spent` is called (once): the run stops claiming and
-// ends when its calls in flight have.
+// ends when the engine lets it go (let_go: written, given back, failed, its lease lost or left to
+// expire), once per claimed item whatever the way. When a budget has no call left for a claim,
+// the claim gets nothing and `on_spent` is called (once): the run stops claiming and ends when
+// its calls in flight have.
 #pragma once
 
 #include "call_budget.hpp"
@@ -22,18 +23,13 @@ class budget_gate final : public forwarding_store<store> {
               std::function<void()> on_spent);
 
   awaitable<std::vector<job>> claim(claim_request req) override;
-  awaitable<write_result> complete(std::vector<completion> batch) override;
-  awaitable<write_result> release(std::vector<release_item> batch) override;
-  awaitable<write_result> fail(std::vector<failure> batch) override;
+  void let_go(const std::vector<lease_ref>& items) override;
 
  protected:
   store& inner() const override { return *inner_; }
 
  private:
-  void ended(std::size_t n);
-  // `write` of the inner store, then the batch's items ended.
-  template <class Batch>
-  awaitable<write_result> ending(awaitable<write_result> (store::*write)(Batch), Batch batch);
+  void ended(std::size_t n);  // reserved for items the store did not hand over
 
   std::shared_ptr<store> inner_;
   std::vector<std::shared_ptr<call_budget>> budgets_;

@@ -6,14 +6,56 @@
 
 namespace dibs::http {
 
-call_budget::call_budget(budget_limit limit, std::string what, std::shared_ptr<budget_store> store, std::string key)
+call_budget::call_budget(budget_limit limit, std::string what, std::shared_ptr<budget_store> store, std::string origin,
+                         clock_fn clock)
     : limit_(limit),
       what_(std::move(what)),
       store_(std::move(store)),
-      key_(std::move(key)),
-      renews_(renews_at(limit.span, std::chrono::system_clock::now())),
+      origin_(std::move(origin)),
+      clock_(clock ? std::move(clock) : clock_fn([] { return std::chrono::system_clock::now(); })),
       book_(store_ ? 0 : limit.calls) {
+  const auto now = clock_();
+  renews_ = renews_at(limit.span, now);
+  key_ = origin_ + " " + period_name(limit.span, now);
   if (store_) pool_ = std::make_unique<offload_pool>(1);
+}
+
+bool call_budget::period_over() const {
+  return store_ && limit_.span != budget_span::run && clock_() >= renews_;
+}
+
+std::optional<std::pair<std::string, std::uint64_t>> call_budget::roll_period() {
+  if (!period_over() || closed_) return std::nullopt;
+  const auto now = clock_();
+  std::pair<std::string, std::uint64_t> old{key_, book_.unspent()};
+  book_.new_period();
+  used_by_all_ = 0;
+  spent_.store(false, std::memory_order_release);
+  renews_ = renews_at(limit_.span, now);
+  key_ = origin_ + " " + period_name(limit_.span, now);
+  log::info(what_, ": a new period, ", period_name(limit_.span, now), ": its budget is taken from now on (",
+            book_.reserved(), " item(s) claimed before it are held in it)");
+  return old;
+}
+
+void call_budget::give_back_old(const std::pair<std::string, std::uint64_t>& old) {
+  if (old.second == 0) return;
+  try {
+    store_->give_back(old.first, old.second);
+  } catch (const std::exception& e) {
+    log::warn(what_, ": ", old.second, " calls taken and not made could not go back to '", old.first, "' (", e.what(),
+              ")");
+  }
+}
+
+std::chrono::system_clock::time_point call_budget::renews() const {
+  std::lock_guard lock(mutex_);
+  return renews_;
+}
+
+std::string call_budget::key() const {
+  std::lock_guard lock(mutex_);
+  return key_;
 }
 
 call_budget::~call_budget() {
@@ -38,15 +80,20 @@ std::uint64_t call_budget::after_take(std::uint64_t want, const budget_take* too
 
 awaitable<std::uint64_t> call_budget::reserve(std::uint64_t want) {
   std::uint64_t shortfall = 0;
+  std::optional<std::pair<std::string, std::uint64_t>> old;
+  std::string key;
   {
     std::lock_guard lock(mutex_);
+    old = roll_period();
     shortfall = store_ && !closed_ ? book_.shortfall(want) : 0;
+    key = key_;
   }
+  if (old) co_await offload(*pool_, [this, &old] { give_back_old(*old); });
   if (shortfall == 0) co_return after_take(want, nullptr, false);
   budget_take took;
   bool failed = false;
   try {
-    took = co_await offload(*pool_, [this, shortfall] { return store_->take(key_, shortfall, limit_.calls); });
+    took = co_await offload(*pool_, [this, shortfall, &key] { return store_->take(key, shortfall, limit_.calls); });
   } catch (const std::exception& e) {
     failed = true;
     log::warn(what_, ": the store's budget can't be read now (", e.what(), "); nothing is claimed until it can");
@@ -56,18 +103,40 @@ awaitable<std::uint64_t> call_budget::reserve(std::uint64_t want) {
 
 std::uint64_t call_budget::reserve_blocking(std::uint64_t want) {
   std::uint64_t shortfall = 0;
+  std::optional<std::pair<std::string, std::uint64_t>> old;
+  std::string key;
   {
     std::lock_guard lock(mutex_);
+    old = roll_period();
     shortfall = store_ && !closed_ ? book_.shortfall(want) : 0;
+    key = key_;
   }
+  if (old) give_back_old(*old);
   if (shortfall == 0) return after_take(want, nullptr, false);
-  const auto took = store_->take(key_, shortfall, limit_.calls);  // its error is the caller's
+  const auto took = store_->take(key, shortfall, limit_.calls);  // its error is the caller's
   return after_take(want, &took, false);
 }
 
 void call_budget::ended(std::uint64_t n) {
   std::lock_guard lock(mutex_);
   book_.ended(n);
+}
+
+void call_budget::items_ended(const std::vector<std::string>& item_keys) {
+  std::lock_guard lock(mutex_);
+  for (const auto& k : item_keys) calling_.erase(k);
+  book_.ended(item_keys.size());
+}
+
+bool call_budget::item_calls(const std::string& item_key) {
+  std::lock_guard lock(mutex_);
+  // A new period began: its budget is taken by the next claim (a store call, never made on the
+  // shard that sends); until then nothing is sent. The item goes back and is claimed again.
+  if (period_over()) return false;
+  const bool first = !calling_.count(item_key);
+  if (!book_.call(first)) return false;
+  if (first) calling_.insert(item_key);
+  return true;
 }
 
 void call_budget::called() {
@@ -92,21 +161,23 @@ std::string call_budget::spent_line() const {
   std::string line = what_ + " spent: this process made " + std::to_string(made) + " call" + (made == 1 ? "" : "s");
   if (store_) line += ", every process " + std::to_string(limit_.calls - left()) + " of " + std::to_string(limit_.calls);
   if (limit_.span == budget_span::run) return line + "; the next run has " + std::to_string(limit_.calls) + " again";
-  return line + "; it renews " + utc_text(renews_);
+  return line + "; it renews " + utc_text(renews());
 }
 
 void call_budget::close() {
   std::uint64_t back = 0;
+  std::string key;
   {
     std::lock_guard lock(mutex_);
     if (closed_ || !store_) return;
     closed_ = true;
+    key = key_;
     back = book_.unspent();
     used_by_all_ -= std::min(back, used_by_all_);  // what every process took, these given back
   }
   if (back == 0) return;
   try {
-    store_->give_back(key_, back);
+    store_->give_back(key, back);
   } catch (const std::exception& e) {
     log::warn(what_, ": ", back, " calls taken and not made could not go back to the store's budget (", e.what(),
               "); they count as spent until it renews");

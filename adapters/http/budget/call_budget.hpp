@@ -19,16 +19,29 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <functional>
+#include <optional>
 #include <string>
+#include <utility>
+#include <unordered_set>
+#include <vector>
 
 namespace dibs::http {
 
+// The key of a claimed item under its lease, as call_budget counts its calls.
+inline std::string budget_item_key(const std::string& id, std::uint64_t token) {
+  return id + '\x1f' + std::to_string(token);
+}
+
 class call_budget {
  public:
-  // `store`: the budget kept for every process, under `key` (the API's origin and the period's
-  // name); null: the limit is this run's (--max-calls). `what`: how a message names it
-  // ("--max-calls 500", "--budget 100000/day").
-  call_budget(budget_limit limit, std::string what, std::shared_ptr<budget_store> store = nullptr, std::string key = {});
+  using clock_fn = std::function<std::chrono::system_clock::time_point()>;
+  // `store`: the budget kept for every process, under `origin` and the period's name (the key
+  // "http://api:80 day 2026-11-28"); null: the limit is this run's (--max-calls). `what`: how a
+  // message names it ("--max-calls 500", "--budget 100000/day"). `clock`: the UTC clock the
+  // periods follow (tests give their own).
+  call_budget(budget_limit limit, std::string what, std::shared_ptr<budget_store> store = nullptr, std::string origin = {},
+              clock_fn clock = {});
   ~call_budget();
   call_budget(const call_budget&) = delete;
   call_budget& operator=(const call_budget&) = delete;
@@ -37,8 +50,14 @@ class call_budget {
   // budget is spent (spent() then says so) or the store can't be asked now.
   awaitable<std::uint64_t> reserve(std::uint64_t want);
   std::uint64_t reserve_blocking(std::uint64_t want);  // outside the shards (the pre-flight)
-  void ended(std::uint64_t n);  // reserved items that ended or were not claimed
-  void called();                // a call went out
+  void ended(std::uint64_t n);  // reserved items that were not claimed
+  // Claimed items (by `item_key`) that the engine is done with: their reservations end.
+  void items_ended(const std::vector<std::string>& item_keys);
+  // A claimed item's call is going out (its request's first byte is being sent): its first of
+  // the claim is always allowed; a further one only with room left. false: not allowed (the
+  // budget has no call for it), and nothing may be sent.
+  bool item_calls(const std::string& item_key);
+  void called();                // a call that reserved for itself went out (a probe, the pre-flight)
   // The budget had no call left for a claim.
   bool spent() const { return spent_.load(std::memory_order_acquire); }
   // "--budget 1000/day spent: 1000 calls of 1000 (renews 2026-11-29 00:00 UTC)".
@@ -52,18 +71,27 @@ class call_budget {
   std::uint64_t calls() const;
   std::uint64_t left() const;
   const std::string& what() const { return what_; }
-  std::chrono::system_clock::time_point renews() const { return renews_; }
+  std::chrono::system_clock::time_point renews() const;
+  std::string key() const;  // the store's key of the period in force
 
  private:
   std::uint64_t after_take(std::uint64_t want, const budget_take* took, bool failed);
+  // At a period's end (a day's, a month's): the calls held and not made go back to the old
+  // period's key (returned: key and count), and the book starts the new period. Under mutex_.
+  std::optional<std::pair<std::string, std::uint64_t>> roll_period();
+  void give_back_old(const std::pair<std::string, std::uint64_t>& old);
+  bool period_over() const;  // under mutex_
 
   budget_limit limit_;
   std::string what_;
   std::shared_ptr<budget_store> store_;
+  std::string origin_;
+  clock_fn clock_;
   std::string key_;
   std::chrono::system_clock::time_point renews_;
   mutable std::mutex mutex_;
   budget_book book_;
+  std::unordered_set<std::string> calling_;  // claimed items that made a call, until they end
   std::uint64_t used_by_all_ = 0;  // the store's count when last asked
   std::atomic<bool> spent_{false};
   bool closed_ = false;

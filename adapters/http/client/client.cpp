@@ -128,6 +128,37 @@ awaitable<response> client::impl::probe(origin to) {
   co_return res;
 }
 
+namespace {
+// Whether the header lines `lines` ("Name: value\r\n"...) name `name` (case-insensitive).
+bool names_header(std::string_view lines, std::string_view name) {
+  for (std::size_t at = 0; at < lines.size();) {
+    const auto end = lines.find("\r\n", at);
+    const auto line = lines.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    if (line.size() > name.size() && line[name.size()] == ':' && ::strncasecmp(line.data(), name.data(), name.size()) == 0)
+      return true;
+    if (end == std::string_view::npos) break;
+    at = end + 2;
+  }
+  return false;
+}
+
+// dibs's own header lines, less those the user's headers give (a user's Accept, User-Agent
+// replaces dibs's: two of either would be sent otherwise).
+void append_own_headers(std::string& wire, std::string_view own, std::string_view user) {
+  if (user.empty()) {
+    wire += own;
+    return;
+  }
+  for (std::size_t at = 0; at < own.size();) {
+    const auto end = own.find("\r\n", at);
+    const auto line = own.substr(at, end - at + 2);
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos || !names_header(user, line.substr(0, colon))) wire += line;
+    at = end + 2;
+  }
+}
+}  // namespace
+
 std::string client::impl::request_bytes(const host_pool& pool, request& spec) {
   const bool post = spec.method != request::verb::get;  // a method with a body
   std::string wire;
@@ -137,12 +168,15 @@ std::string client::impl::request_bytes(const host_pool& pool, request& spec) {
   wire += ' ';
   wire += spec.target;
   wire += " HTTP/1.1\r\n";
-  wire += pool.fixed_headers;
+  append_own_headers(wire, pool.fixed_headers, spec.headers);
   wire += spec.headers;
   if (post) {
-    wire += "Content-Type: ";
-    wire += spec.content_type.empty() ? std::string_view("application/json") : std::string_view(spec.content_type);
-    wire += "\r\nContent-Length: ";
+    if (spec.headers.empty() || !names_header(spec.headers, "Content-Type")) {
+      wire += "Content-Type: ";
+      wire += spec.content_type.empty() ? std::string_view("application/json") : std::string_view(spec.content_type);
+      wire += "\r\n";
+    }
+    wire += "Content-Length: ";
     wire += std::to_string(spec.body.size());
     wire += "\r\n";
   }
@@ -191,7 +225,11 @@ awaitable<response> client::impl::send(origin to, request spec) {
   }
   auto deadline = steady::now() + opts.request_timeout;
   const std::string wire = request_bytes(pool, spec);
-  if (spec.on_send) spec.on_send();
+  if (spec.on_send && !spec.on_send()) {
+    res.ec = net::error::operation_aborted;
+    res.stage = "not sent";
+    co_return res;
+  }
 
   int dropped = 0;
   for (int attempt = 0;; ++attempt) {

@@ -136,7 +136,16 @@ awaitable<exchange_result> exchange(connection& c, const std::string& wire, resp
     parser = &new_reader(c, res, max_body);
   }
   disarm(check);
-  x.dropped = check && check->fired && x.ec;  // an answer that won the race is an answer
+  // The check found the request unacknowledged and gave up on the connection (an answer that won
+  // the race is an answer). Sent again elsewhere only if provably never received; else it is an
+  // attempt that timed out. Either way the connection is reset, not closed: the kernel would
+  // deliver the request later, if the server accepts it then.
+  const bool gave_up = check && check->fired && x.ec;
+  x.dropped = gave_up && nothing_acknowledged(fd);
+  if (gave_up) {
+    if (!x.dropped) x.ec = net::error::timed_out;
+    reset_on_close(fd);
+  }
   if (x.ec) {
     // No complete answer: nothing of a partial one is reported.
     x.nothing_received = !parser->got_some() && x.first_byte.count() == 0;

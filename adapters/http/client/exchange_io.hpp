@@ -32,7 +32,7 @@ struct exchange_result {
   boost::system::error_code ec;  // set when no complete answer came
   bool written = false;          // the request went out whole (else `ec` is the write's)
   bool nothing_received = true;  // no byte of an answer arrived
-  bool dropped = false;          // abandoned: the server never accepted the connection
+  bool dropped = false;          // abandoned: the server never accepted the connection, nor received a byte
   std::chrono::microseconds first_byte{0};  // request written -> the answer's header
   int interim = 0;                          // 1xx answers read past
 };

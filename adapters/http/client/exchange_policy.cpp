@@ -13,6 +13,8 @@
 #include <boost/beast/http/error.hpp>
 
 #include <algorithm>
+#include <mutex>
+#include <set>
 
 namespace dibs::http {
 
@@ -57,7 +59,9 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host) {
                               std::min(slot.at(), rate_limiter::clock::now() + std::chrono::seconds(1)));
       co_await timer.async_wait(net::use_awaitable);
       // The host said stop meanwhile: this slot is given back, and a later one taken.
-      again = limiter.paused_until(host) > rate_limiter::clock::now() || slot.generation() != limiter.generation();
+      // A newer quota reading withdrew the times handed out before it: a new one, by the new reading.
+      again = limiter.paused_until(host) > rate_limiter::clock::now() || slot.generation() != limiter.generation() ||
+              slot.quota_epoch() != limiter.quota_epoch();
     }
     if (again) continue;
     if (auto* shared = limiter.shared())
@@ -68,25 +72,27 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host) {
 }
 
 namespace {
-// The quota an answer states (quota_headers.hpp): what is left spread over the rest of its window,
-// for every shard; the last one left kept for a request already on its way (reserve), the host
-// paused until the reset instead (with --rate-scope store, for every process).
-void follow_quota(rate_limiter& limiter, const std::string& host, const response& r, std::chrono::milliseconds max_wait) {
-  const auto q = read_quota(r.headers, std::chrono::system_clock::now());
-  if (!q || q->reset_in.count() <= 0) return;
-  const auto reset = std::min(q->reset_in, max_wait);
-  if (auto spacing = quota_spacing(*q)) {
-    limiter.pace_quota(host, *spacing, rate_limiter::clock::now() + reset);
-  } else if (q->remaining <= 1) {
-    limiter.pause(host, rate_limiter::clock::now() + reset);
-  }
+// The quota an answer states paces the host from then on (rate_limiter::follow_quota); a quota
+// that asks for more than max_wait between requests is said once per host.
+void follow_quota(rate_limiter& limiter, const std::string& host, const response& r, std::chrono::milliseconds max_wait,
+                  std::chrono::steady_clock::time_point sent) {
+  if (sent == std::chrono::steady_clock::time_point{}) sent = std::chrono::steady_clock::now();
+  if (!limiter.follow_quota(host, r.headers, sent, max_wait)) return;
+  static std::mutex said_mutex;
+  static std::set<std::string> said;
+  std::lock_guard lock(said_mutex);
+  if (!said.insert(host).second) return;
+  log::warn("API host ", host, "'s quota headers ask for longer than the longest wait allowed (max_retry_after, ",
+            std::chrono::duration_cast<std::chrono::seconds>(max_wait).count(),
+            " s) between requests: requests go at most that far apart, and the API may refuse some");
 }
 }  // namespace
 
 std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
-                                             std::chrono::milliseconds max_wait, http_figures* figures, bool paced) {
+                                             std::chrono::milliseconds max_wait, http_figures* figures, bool paced,
+                                             std::chrono::steady_clock::time_point sent) {
   if (r.ec) return std::chrono::milliseconds{0};
-  follow_quota(limiter, host, r, max_wait);
+  follow_quota(limiter, host, r, max_wait, sent);
   if (paced && r.status == 429 && !says_when_to_return(r.status, r.headers)) return std::chrono::milliseconds{0};
   const auto now = std::chrono::system_clock::now();
   const auto until = stop_until_from_headers(r.status, r.headers, now);

@@ -24,6 +24,8 @@ void http_figures::prometheus(prometheus_writer& w) const {
   for (std::size_t i = 0; i < 6; ++i)
     w.sample(std::string("dibs_http_responses_total{class=\"") + classes[i] + "\"}",
              static_cast<double>(responses[i].load(std::memory_order_relaxed)));
+  w.counter("dibs_api_throttled_total", "API answers 429 Too Many Requests (each a call the API may bill that bought nothing).",
+            static_cast<double>(throttled.load(std::memory_order_relaxed)));
   w.hist("dibs_api_latency_seconds", "API exchange time.", api_latency_s);
   w.counter("dibs_api_dropped_handshakes_total",
             "Requests sent again because the API's server never accepted their new connection (its backlog was full).",

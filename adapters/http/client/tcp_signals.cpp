@@ -4,6 +4,9 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include <cstdint>
+#include <cstring>
+
 #include <algorithm>
 
 namespace dibs::http {
@@ -18,6 +21,26 @@ bool request_unacknowledged(int fd) {
   socklen_t len = sizeof info;
   if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return false;  // can't tell: wait on
   return info.tcpi_unacked > 0;
+}
+
+bool nothing_acknowledged(int fd) {
+  // glibc's tcp_info stops before tcpi_bytes_acked, and linux/tcp.h can't be included beside
+  // glibc's (asio brings that one): the kernel's tcp_info read whole, tcpi_bytes_acked taken at
+  // its place in the kernel's ABI (after tcpi_total_retrans at 100, the two u64 pacing rates at
+  // 104 and 112: offset 120, since Linux 4.1), which never moves.
+  constexpr std::size_t bytes_acked_at = 120;
+  unsigned char info[256] = {};
+  socklen_t len = sizeof info;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, info, &len) != 0) return false;
+  if (len < bytes_acked_at + sizeof(std::uint64_t)) return false;  // an older kernel: can't tell
+  std::uint64_t acked = 0;
+  std::memcpy(&acked, info + bytes_acked_at, sizeof acked);
+  return acked <= 1;  // the SYN's one
+}
+
+void reset_on_close(int fd) {
+  const linger now{1, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);
 }
 
 std::chrono::milliseconds first_byte_check_after(std::chrono::microseconds recent_first_byte) {

@@ -16,6 +16,17 @@ namespace dibs::http {
 
 void quick_ack(int fd);
 bool request_unacknowledged(int fd);
+// Whether the peer's kernel acknowledged no byte since the handshake (TCP_INFO's bytes_acked is
+// the SYN's 1 alone): a request written on a new plain connection then provably never reached the
+// server, and may go again on another connection. false when the kernel can't tell, or when any
+// byte was acknowledged (a TLS handshake's included): then it may have reached the server, and is
+// an attempt that timed out, never sent twice.
+bool nothing_acknowledged(int fd);
+// The connection, once closed, is reset (SO_LINGER 0): what this kernel has not delivered is
+// dropped, never delivered later. A request abandoned on a connection the server had not
+// accepted would otherwise still reach it when the server accepts the connection seconds later
+// (the kernel retransmits it after the close): the same request twice at the server.
+void reset_on_close(int fd);
 
 // How long a new connection's request may go without any answer before the client checks
 // whether the server ever took the connection: twice the origin's recent time to first byte,

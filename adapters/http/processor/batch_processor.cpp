@@ -142,21 +142,24 @@ awaitable<void> batch_processor::lead(batch& b) {
   auto sent = std::chrono::steady_clock::now();
   req.on_send = [this, &b, &sent] {
     sent = std::chrono::steady_clock::now();
+    // One call for the batch (its items reserved one each), counted when it goes out.
+    for (const auto& budget : opts_->call.budgets) budget->called();
     if (work_started_)
       for (const auto& m : b.members) work_started_(m->claimed);
+    return true;
   };
-  for (const auto& b : opts_->call.budgets) b->called();  // one call for the batch (its items reserved one each)
   auto r = co_await client_.send(std::move(to), std::move(req));
   count_exchange(figures_, r, sent);
   // The client reports its own cancellation as an answer; it is the leader's cancellation
   // (shutdown, --max-processing), and the members must hear it as that, not as a failed read.
   if (r.ec == net::error::operation_aborted) throw boost::system::system_error(r.ec);
-  settle_all(b, keys, r);
+  settle_all(b, keys, r, sent);
 }
 
-void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys, const response& r) {
+void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys, const response& r,
+                                 std::chrono::steady_clock::time_point sent) {
   const auto& o = opts_->call;
-  const auto stop_for = honor_stop_signals(*o.limiter, o.url.host(), r, o.max_retry_after, figures_, o.adaptive.has_value());
+  const auto stop_for = honor_stop_signals(*o.limiter, o.url.host(), r, o.max_retry_after, figures_, o.adaptive.has_value(), sent);
   auto hand = [](member& m, outcome out) {
     m.result = std::move(out);
     m.wake.cancel();

@@ -95,16 +95,20 @@ field_template field_template::parse(const std::string& text, format f, const st
   }
   flush();
   if (f == format::json) {
-    // The template with every field filled by a sample value must be JSON: a typo in the braces
-    // or a missing comma stops the command here, not every item at the API.
-    std::string sample;
-    for (const auto& p : t.pieces_)
-      sample += p.is == piece::what::text ? p.text : p.in_string ? std::string("x") : std::string("0");
+    // The template with every field filled must be JSON, whatever the field brings (a number, a
+    // string, an object): a typo in the braces or a missing comma stops the command here, not
+    // every item at the API. A field glued to a number ("-{n}", "1{n}", "{n}.5") is JSON only
+    // when the field is a number, and sent invalid when it is not: refused too.
     simdjson::dom::parser parser;
-    simdjson::dom::element doc;
-    if (auto error = parser.parse(sample).get(doc))
-      bad(std::string("not JSON once its {fields} are filled (") + simdjson::error_message(error) +
-          "); a field stands alone as a value ({\"ip\": {ip}}) or inside a string (\"ip {ip}\")");
+    for (const char* value : {"0", "\"x\"", "{}"}) {
+      std::string sample;
+      for (const auto& p : t.pieces_)
+        sample += p.is == piece::what::text ? p.text : p.in_string ? std::string("x") : std::string(value);
+      simdjson::dom::element doc;
+      if (auto error = parser.parse(sample).get(doc))
+        bad(std::string("not JSON once its {fields} are filled (") + simdjson::error_message(error) +
+            "); a field stands alone as a value ({\"ip\": {ip}}) or inside a string (\"ip {ip}\")");
+    }
   }
   return t;
 }

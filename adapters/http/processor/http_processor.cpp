@@ -2,6 +2,7 @@
 
 #include "adapters/http/budget/budget_figures.hpp"
 #include "adapters/http/reuse/answer_reuse.hpp"
+#include "prefetched_answers.hpp"
 #include "adapters/http/client/connection_slots.hpp"
 #include "profiles/ipapi/ipapi_profile.hpp"
 #include "json_check.hpp"
@@ -11,6 +12,8 @@
 #include "request_builder.hpp"
 
 #include "engine/src/json_text.hpp"
+
+#include <algorithm>
 
 namespace dibs::http {
 
@@ -65,6 +68,10 @@ awaitable<outcome> http_processor::process(job j) {
   counted in_process(processing_);
   auto built = build_request(opts_->url, opts_->shape, j);
   if (!built.error.empty()) co_return outcome::invalid(built.error);  // no call: no news of the API
+  // Bought before the run for this item (the pre-flight's answer): its answer, no second call.
+  if (opts_->prefetched)
+    if (auto bought = opts_->prefetched->take(request_identity(opts_->url, opts_->shape, j)))
+      co_return mapped(judge(j, std::move(*bought), std::chrono::milliseconds{0}));
   if (opts_->reuse) co_return mapped(co_await call_or_reuse(j, std::move(built.req)));
   bool aborted = false;
   co_return mapped(co_await call(j, std::move(built.req), aborted));
@@ -89,24 +96,39 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
     http_processor* self;
     const job* item;
     std::chrono::steady_clock::time_point sent;
+    bool refused = false;  // a budget had no call left for it: nothing was sent
   } clock{this, &j, std::chrono::steady_clock::now()};
+  // The call is counted against the budgets when its request goes out, not before: a call
+  // cancelled while it waited for a connection was never made. An item's first call of its claim
+  // was reserved when it was claimed (budget_gate); a further one (run again after an outage)
+  // goes only with room left.
   req.on_send = [&clock] {
+    if (!clock.self->opts_->budgets.empty()) {
+      const auto key = budget_item_key(clock.item->id, clock.item->token);
+      for (const auto& b : clock.self->opts_->budgets)
+        if (!b->item_calls(key)) {
+          clock.refused = true;
+          return false;
+        }
+    }
     clock.sent = std::chrono::steady_clock::now();
     if (clock.self->work_started_) clock.self->work_started_(*clock.item);
+    return true;
   };
-  // The first request the API answers well is kept for the breaker's probes (api_answers).
-  std::optional<request> canary_candidate;
-  if (!canary_) canary_candidate = req;
-  for (const auto& b : opts_->budgets) b->called();  // reserved when the item was claimed (budget_gate)
   // A traced run (the job has a trace): the call is a span of the item's trace, and the API is
   // told so (traceparent) unless --no-traceparent. Untraced, this costs the one branch.
   std::optional<traced_call> traced;
   if (j.trace.valid()) traced = begin_traced_call(j, req);
   auto r = co_await client_.send(std::move(to), std::move(req));
+  if (clock.refused) {
+    aborted = true;  // nothing to share with joined items: each asks for itself
+    co_return outcome::not_sent("not sent: the call budget has no call left for it");
+  }
   aborted = r.ec == net::error::operation_aborted;
   count_exchange(figures_, r, clock.sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
-  const auto stop_for = honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after, figures_, opts_->adaptive.has_value());
+  const auto stop_for =
+      honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after, figures_, opts_->adaptive.has_value(), clock.sent);
   // A trace not sampled is exported only if its item fails: its call's span is made only when the
   // call did not end it done (the answer, without its body, is kept that long).
   std::optional<span_record> span;
@@ -116,47 +138,18 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
   auto o = judge(j, std::move(r), stop_for);
   if (head && o.k != outcome::kind::done) span = end_traced_call(j, *traced, *head, clock.sent);
   if (span) o.spans.push_back(std::move(*span));
-  if (canary_candidate && o.k == outcome::kind::done) {
-    canary_ = std::move(canary_candidate);
-    canary_->on_send = nullptr;  // its hook points into this call's frame
-  }
   co_return o;
-}
-
-awaitable<api_check> http_processor::api_answers() {
-  // The probe is a call too: made only with a call left in every budget (no item reserved it).
-  std::size_t reserved = 0;
-  for (const auto& b : opts_->budgets) {
-    if (co_await b->reserve(1) == 0) break;
-    ++reserved;
-  }
-  struct give_back {  // however the probe ends
-    const std::vector<std::shared_ptr<call_budget>>& budgets;
-    std::size_t n;
-    ~give_back() {
-      for (std::size_t i = 0; i < n; ++i) budgets[i]->ended(1);
-    }
-  } reservations{opts_->budgets, reserved};
-  if (reserved < opts_->budgets.size()) co_return api_check{};
-  co_await wait_for_slot(*opts_->limiter, opts_->url.host());
-  auto to = origin_;
-  request req = *canary_;
-  const auto sent = std::chrono::steady_clock::now();
-  for (const auto& b : opts_->budgets) b->called();
-  auto r = co_await client_.send(std::move(to), std::move(req));
-  count_exchange(figures_, r, sent);
-  honor_stop_signals(*opts_->limiter, opts_->url.host(), r, opts_->max_retry_after, figures_, opts_->adaptive.has_value());
-  if (r.ec == net::error::operation_aborted) co_return api_check{};
-  if (r.ec || r.status >= 500) co_return api_check{api_check::verdict::down, r.describe()};
-  co_return api_check{api_check::verdict::answers, {}};
 }
 
 awaitable<outcome> http_processor::call_or_reuse(const job& j, request req) {
   auto& reuse = *opts_->reuse;
-  const auto& u = opts_->url;
-  // Headers that read the item's fields make its answer too (Accept-Language: {lang}).
-  const auto key = request_key(method_name(req.method), u.scheme(), u.host(), u.port(), req.target,
-                               req.headers.empty() && req.body.empty() ? std::string() : req.headers + "\n" + req.body);
+  // What makes the answer (headers that read the item's fields do: Accept-Language: {lang}), and
+  // never a secret: it is what the store keeps with the answer.
+  const auto key = request_identity(opts_->url, opts_->shape, j);
+  if (key.empty()) {  // never the case once the request was built; one key for all would mix answers
+    bool aborted = false;
+    co_return co_await call(j, std::move(req), aborted);
+  }
   for (;;) {
     auto turn = reuse.begin(key, ex_);
     if (turn.cached) {
@@ -238,6 +231,16 @@ bool http_processor::asked_for(const job& j, std::string_view key) const {
   const auto& names = opts_->url.fields();
   if (names.size() == 1)
     if (const auto* f = j.field(names.front()); f && f->value == key) return true;
+  // A field the headers or the body send (POST {"ip": {ip}}).
+  auto sent_in = [&](const field_template& t) {
+    return std::any_of(t.fields().begin(), t.fields().end(), [&](const std::string& name) {
+      const auto* f = j.field(name);
+      return f && f->value == key;
+    });
+  };
+  if (sent_in(opts_->shape.body)) return true;
+  for (const auto& h : opts_->shape.headers)
+    if (sent_in(h.value)) return true;
   const auto target = opts_->url.expand(j);
   return target.error.empty() && target.target.find(key) != std::string::npos;
 }

@@ -21,6 +21,15 @@ struct built_request {
 // "[redacted]": what a message may print, never sent.
 built_request build_request(const url_template& url, const request_shape& shape, const job& j, bool shown = false);
 
+// What makes the item's answer, for answer reuse and for the answers kept in the store
+// (`--reuse-answers store`): the method, the URL (with the value of a query parameter named like
+// a key replaced by "***"), each header that reads the item's fields with its value, and the
+// body, secrets written as their placeholders ({env:NAME}). It never holds a secret: a header's
+// fixed value is left out (the same for every item, and where keys live: Authorization,
+// X-Api-Key), and so is every {env:...} and {file:...} value, so a key rotated between runs
+// still finds the answers kept. Empty when the request can't be built for the item.
+std::string request_identity(const url_template& url, const request_shape& shape, const job& j);
+
 // The request as a person reads it: "POST http://host:port/path", its header lines, a blank line,
 // the body. Built with `shown`, it holds no secret.
 std::string describe_request(const url_template& url, const request& r);

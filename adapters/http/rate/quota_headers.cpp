@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <strings.h>
@@ -49,6 +50,11 @@ std::optional<double> parameter(const std::string& field, const char* key) {
 }
 
 std::chrono::milliseconds seconds_ms(double s) { return std::chrono::milliseconds(static_cast<std::int64_t>(s * 1000.0 + 0.5)); }
+
+// "Now" in epoch seconds as the server counts its window: this machine's clock, to the
+// millisecond; moved by the whole seconds the server's Date is away from it when that is 2 s or
+// more (a Date says only the second: nearer than that, it is no news of a skew).
+double base_of_epoch(const headers_t& headers, std::chrono::system_clock::time_point now);
 }  // namespace
 
 std::optional<std::time_t> http_date(const std::string& v) {
@@ -57,6 +63,17 @@ std::optional<std::time_t> http_date(const std::string& v) {
   if (!end || *end != '\0') return std::nullopt;
   return ::timegm(&tm);
 }
+
+namespace {
+double base_of_epoch(const headers_t& headers, std::chrono::system_clock::time_point now) {
+  const double ours = std::chrono::duration<double>(now.time_since_epoch()).count();
+  const auto* date = find(headers, "Date");
+  const auto server_now = date ? http_date(*date) : std::nullopt;
+  if (!server_now) return ours;
+  const double skew = static_cast<double>(*server_now) - std::floor(ours);
+  return std::abs(skew) >= 2.0 ? ours + skew : ours;
+}
+}  // namespace
 
 std::optional<quota_reading> read_quota(const headers_t& headers, std::chrono::system_clock::time_point now) {
   quota_reading q;
@@ -71,9 +88,14 @@ std::optional<quota_reading> read_quota(const headers_t& headers, std::chrono::s
       if (auto limit = parameter(*field, "limit")) q.limit = static_cast<std::int64_t>(*limit);
       if (const auto* policy = find(headers, "RateLimit-Policy")) {
         if (auto quota = parameter(*policy, "q")) q.limit = static_cast<std::int64_t>(*quota);
-        if (!reset) reset = parameter(*policy, "w");
+        const auto w = parameter(*policy, "w");
+        if (w && *w > 0) q.window = seconds_ms(*w);
+        if (!reset) reset = w;
       }
-      if (reset) q.reset_in = seconds_ms(*reset);
+      if (reset) {
+        q.reset_in = seconds_ms(*reset);
+        q.exact = *reset != static_cast<double>(static_cast<std::int64_t>(*reset));
+      }
       return q;
     }
   }
@@ -86,34 +108,18 @@ std::optional<quota_reading> read_quota(const headers_t& headers, std::chrono::s
       if (auto n = number(*limit)) q.limit = static_cast<std::int64_t>(*n);
     const auto* reset = find(headers, (std::string(prefix) + "Reset").c_str());
     if (auto r = reset ? number(*reset) : std::nullopt) {
-      if (*r >= 1e9) {  // an epoch (GitHub): relative to the server's own clock when it says it
-        const auto* date = find(headers, "Date");
-        const auto server_now = date ? http_date(*date) : std::nullopt;
-        const double base = server_now ? static_cast<double>(*server_now)
-                                       : std::chrono::duration<double>(now.time_since_epoch()).count();
-        q.reset_in = seconds_ms(std::max(0.0, *r - base));
+      if (*r >= 1e9) {  // an epoch (GitHub), in seconds or (from 10^12) in milliseconds
+        const double at = *r >= 1e12 ? *r / 1000.0 : *r;
+        q.reset_in = seconds_ms(std::max(0.0, at - base_of_epoch(headers, now)));
+        q.exact = true;
       } else {
         q.reset_in = seconds_ms(*r);
+        q.exact = *r != static_cast<double>(static_cast<std::int64_t>(*r));
       }
     }
     return q;
   }
   return std::nullopt;
-}
-
-std::optional<std::chrono::microseconds> quota_spacing(const quota_reading& q, std::int64_t reserve, double plenty_per_s) {
-  if (q.reset_in.count() <= 0) return std::nullopt;
-  const auto left = q.remaining - reserve;
-  if (left <= 0) return std::nullopt;
-  // A reset said in whole seconds is rounded up by most servers: the window ends somewhere in the
-  // last second, taken as its middle. Spread over the whole second, what is left would shrink
-  // geometrically and the run would get about 63% of the quota (measured: 61 of 100 a second);
-  // ending early costs nothing but a pause (the last one left stops the host until the reset).
-  auto window = q.reset_in;
-  if (window.count() % 1000 == 0) window -= std::chrono::milliseconds(500);
-  const double seconds = std::chrono::duration<double>(window).count();
-  if (static_cast<double>(left) / seconds > plenty_per_s) return std::nullopt;
-  return std::chrono::microseconds(static_cast<std::int64_t>(seconds * 1e6 / static_cast<double>(left)));
 }
 
 }  // namespace dibs::http

@@ -1,6 +1,7 @@
 // What an API says of its quota in its answers' headers, read the same way whatever its dialect:
 //   - GitHub and most others: X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (the
-//     window's end as epoch seconds, or, below 10^9, as seconds from now);
+//     window's end as epoch seconds, from 10^12 as epoch milliseconds, or, below 10^9, as
+//     seconds from now);
 //   - the IETF httpapi drafts: RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (seconds
 //     from now), or one RateLimit field, either "limit=100, remaining=50, reset=30" or the later
 //     structured form '"default";r=50;t=30', with RateLimit-Policy '"default";q=100;w=60' (a
@@ -26,20 +27,18 @@ struct quota_reading {
   std::optional<std::int64_t> limit;  // requests a window allows, when said
   std::int64_t remaining = 0;         // requests left in this window
   std::chrono::milliseconds reset_in{0};  // until the window ends (0: unknown)
+  // The window's length, when said (RateLimit-Policy's w).
+  std::optional<std::chrono::milliseconds> window;
+  // reset_in is no whole number of seconds rounded up by the server (an epoch read by this
+  // machine's clock, or a fraction of a second): the window's end is known to the millisecond.
+  bool exact = false;
 };
 
 // The quota the headers state, when they state what is left; nullopt otherwise. `now` is this
-// machine's clock; an epoch reset is taken relative to the server's Date when it sent one, so a
-// skewed clock does not stretch or shrink the window.
+// machine's clock; an epoch reset is read by it (to the millisecond: a server's Date says only
+// the second), unless the server's Date is 2 s or more away from it: then by the server's clock,
+// so a skewed clock does not stretch or shrink the window.
 std::optional<quota_reading> read_quota(const std::vector<std::pair<std::string, std::string>>& headers,
                                         std::chrono::system_clock::time_point now);
-
-// How far apart requests go so that what is left lasts to the window's end: the window's rest
-// over what is left, less `reserve` for requests sent but not yet counted (a reset in whole
-// seconds taken as half a second earlier: servers round it up). nullopt when the
-// reading says nothing of time, or there is plenty (more left than `plenty_per_s` a second of it).
-// Zero left (after the reserve): the caller pauses until the reset instead.
-std::optional<std::chrono::microseconds> quota_spacing(const quota_reading& q, std::int64_t reserve = 1,
-                                                       double plenty_per_s = 1e6);
 
 }  // namespace dibs::http

@@ -1,6 +1,7 @@
 #include <dibs/http/rate_limiter.hpp>
 
 #include "quota_headers.hpp"
+#include "quota_pacer.hpp"
 #include "shared_rate.hpp"
 
 #include <dibs/setting_error.hpp>
@@ -79,7 +80,15 @@ bool says_when_to_return(int status, const std::vector<std::pair<std::string, st
   return stop_until_from_headers(status == 429 ? 503 : status, headers, std::chrono::system_clock::now()).has_value();
 }
 
-rate_limiter::rate_limiter(double per_second, double burst) : burst_(burst) { apply_rate(per_second); }
+struct rate_limiter::quota_book {
+  std::unordered_map<std::string, quota_pacer> hosts;
+};
+
+rate_limiter::rate_limiter(double per_second, double burst) : burst_(burst), quota_(std::make_unique<quota_book>()) {
+  apply_rate(per_second);
+}
+
+rate_limiter::~rate_limiter() = default;
 
 void rate_limiter::apply_rate(double per_second) {
   per_second_.store(per_second > 0 ? per_second : 0, std::memory_order_relaxed);
@@ -110,6 +119,7 @@ rate_limiter::slot& rate_limiter::slot::operator=(slot&& o) noexcept {
     at_ = o.at_;
     tat_after_ = o.tat_after_;
     generation_ = o.generation_;
+    quota_epoch_ = o.quota_epoch_;
   }
   return *this;
 }
@@ -124,37 +134,40 @@ rate_limiter::slot rate_limiter::take(const std::string& host) {
   // Shared through the store, own is 0: the store's schedule replaces this process's (reserve()).
   const double own = per_second_.load(std::memory_order_relaxed);
   if (own <= 0 && now.time_since_epoch().count() >= any_paused_until_.load(std::memory_order_relaxed) &&
-      now.time_since_epoch().count() >= any_quota_until_.load(std::memory_order_relaxed)) {
+      !any_quota_.load(std::memory_order_relaxed)) {
     s.at_ = now;
     s.generation_ = generation();
+    s.quota_epoch_ = quota_epoch();
     return s;
   }
   std::lock_guard lock(mutex_);
   s.generation_ = generation();
+  s.quota_epoch_ = quota_epoch();
   auto at = now;
   if (auto p = paused_.find(host); p != paused_.end()) at = std::max(at, p->second);
-  if (auto q = quota_.find(host); q != quota_.end() && q->second.until > at) {
-    at = std::max(at, q->second.next);
-    q->second.next = at + q->second.spacing;
-  }
+  // The quota's time last: it books the request in the window it will be sent in.
+  auto quota_time = [&](clock::time_point t) {
+    auto q = quota_->hosts.find(host);
+    return q == quota_->hosts.end() ? t : q->second.take(t, now);
+  };
   if (own > 0) {
     returned_.erase(returned_.begin(), returned_.lower_bound(now));  // their time is past
     // A slot given back, at or after the earliest time this host may be sent to, when it
     // comes before the schedule's next one.
     const auto next = std::max(at, std::max(tat_, at) - tolerance_);
     if (auto r = returned_.lower_bound(at); r != returned_.end() && *r <= next) {
-      s.at_ = *r;
+      s.at_ = quota_time(*r);
       returned_.erase(r);
     } else {
       // GCRA: the request may go at tat - tolerance; the next one is due an interval later.
       tat_ = std::max(tat_, at);
-      s.at_ = next;
+      s.at_ = quota_time(next);
       tat_ += interval_;
       s.tat_after_ = tat_;
     }
     s.owner_ = this;
   } else {
-    s.at_ = at;
+    s.at_ = quota_time(at);
   }
   return s;
 }
@@ -206,17 +219,21 @@ void rate_limiter::pause_here(const std::string& host, clock::time_point until) 
     any_paused_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);  // under the mutex
 }
 
-void rate_limiter::pace_quota(const std::string& host, clock::duration spacing, clock::time_point until) {
+bool rate_limiter::follow_quota(const std::string& host, const std::vector<std::pair<std::string, std::string>>& headers,
+                                clock::time_point sent, std::chrono::milliseconds max_wait) {
+  const auto q = read_quota(headers, std::chrono::system_clock::now());
+  if (!q || q->reset_in.count() <= 0) return false;
   std::lock_guard lock(mutex_);
-  auto& q = quota_[host];
-  // The schedule keeps its place (requests already spaced stay so), at the new spacing from the
-  // last one taken.
-  if (q.until > clock::now()) q.next = q.next - q.spacing + spacing;
-  else q.next = clock::now();
-  q.spacing = spacing;
-  q.until = until;
-  if (until.time_since_epoch().count() > any_quota_until_.load(std::memory_order_relaxed))
-    any_quota_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);  // under the mutex
+  auto [it, fresh] = quota_->hosts.try_emplace(host, quota_pacer(max_wait));
+  auto& pacer = it->second;
+  const auto epoch = pacer.epoch();
+  const auto now = clock::now();
+  pacer.read(*q, sent, now);
+  if (pacer.epoch() != epoch) quota_epoch_.fetch_add(1, std::memory_order_acq_rel);
+  any_quota_.store(true, std::memory_order_relaxed);
+  // Would the next request wait longer than allowed? (The window's requests spread over more time
+  // than --max-retry-after: each is held that long at most, and the API may refuse some.)
+  return pacer.per_window() > 0 && pacer.window() / pacer.per_window() > max_wait;
 }
 
 rate_limiter::clock::time_point rate_limiter::paused_until(const std::string& host) const {

@@ -98,14 +98,4 @@ outcome shared_outcome(const outcome& leader, std::chrono::milliseconds own_back
   return o;
 }
 
-std::string request_key(const char* method, const std::string& scheme, const std::string& host, std::uint16_t port,
-                        const std::string& target, const std::string& body) {
-  std::string k;
-  k.reserve(16 + scheme.size() + host.size() + target.size() + body.size());
-  k.append(method).append(" ").append(scheme).append("://").append(host).append(":").append(std::to_string(port));
-  k.append(target);
-  if (!body.empty()) k.append("\n").append(body);
-  return k;
-}
-
 }  // namespace dibs::http

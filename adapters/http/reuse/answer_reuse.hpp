@@ -116,9 +116,4 @@ class answer_reuse {
 // delay its own attempt count draws; marked `shared` (the circuit breaker does not count it).
 outcome shared_outcome(const outcome& leader, std::chrono::milliseconds own_backoff);
 
-// The request key: method, origin and target (and a body, if any), so that only identical
-// requests share an answer.
-std::string request_key(const char* method, const std::string& scheme, const std::string& host, std::uint16_t port,
-                        const std::string& target, const std::string& body = {});
-
 }  // namespace dibs::http

@@ -58,7 +58,7 @@ class batch_processor final : public processor {
   struct member;
   struct batch;
   awaitable<void> lead(batch& b);  // `b` outlives the call: process() holds it
-  void settle_all(batch& b, const std::vector<std::string>& keys, const response& r);
+  void settle_all(batch& b, const std::vector<std::string>& keys, const response& r, std::chrono::steady_clock::time_point sent);
   void close(batch& b);  // no more members join
 
   std::shared_ptr<const batch_processor_options> opts_;

@@ -81,8 +81,9 @@ struct request {
   // They may hold secrets: nothing logs a request's headers.
   std::string headers;
   // Called once, right before the request is first written: after any wait for a connection
-  // (max_connections_per_host). May be empty.
-  std::function<void()> on_send;
+  // (max_connections_per_host). May be empty. Returning false sends nothing: the response then
+  // has ec operation_aborted and stage "not sent" (a budget with no call left for it).
+  std::function<bool()> on_send;
 };
 
 struct response {

@@ -34,10 +34,13 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host);
 // what it asked for when it asked more (a Retry-After of 999999999 would park items for years).
 // A stop is counted in `figures` (api_stops) when given. `paced`: the client paces the API from
 // its refusals (the adaptive limit's rate_finder), so a bare 429 is the pace's to follow, and
-// pauses nothing (without one, everyone waits a second).
+// pauses nothing (without one, everyone waits a second). A quota the headers state paces the
+// host from then on (rate_limiter::follow_quota); `sent` is when the request went out (default:
+// now).
 std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
                                              std::chrono::milliseconds max_wait = std::chrono::hours{1},
-                                             http_figures* figures = nullptr, bool paced = false);
+                                             http_figures* figures = nullptr, bool paced = false,
+                                             std::chrono::steady_clock::time_point sent = {});
 
 // Counts the exchange in the HTTP figures (status class, latency since `sent`); no-op on null.
 void count_exchange(http_figures* figures, const response& r, std::chrono::steady_clock::time_point sent);

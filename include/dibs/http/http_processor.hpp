@@ -40,6 +40,7 @@ namespace dibs::http {
 
 class answer_reuse;        // answer_reuse.hpp (internal): made by whoever turns reuse on
 class call_budget;         // call_budget.hpp (internal): made by whoever sets a budget
+class prefetched_answers;  // prefetched_answers.hpp (internal): filled by the pre-flight
 struct json_check_result;  // json_check.hpp (internal)
 
 struct processor_options {
@@ -72,6 +73,8 @@ struct processor_options {
   // --max-calls, --budget: each call sent is counted in each (call_budget.hpp); the store's
   // claims go through budget_gate so that no item is claimed without a call left for it.
   std::vector<std::shared_ptr<call_budget>> budgets;
+  // Answers bought before the run (the pre-flight's), each used for its item instead of a call.
+  std::shared_ptr<prefetched_answers> prefetched;
   // `--max-connections` for the whole process (0: none), split across its `shards` clients by
   // the factories (connection_share).
   std::size_t max_connections = 0;
@@ -120,9 +123,6 @@ class http_processor final : public processor {
   void set_ceiling(std::size_t ceiling) override { client_.set_ceiling(ceiling * shards_); }
   void concurrency_changed(std::size_t, std::size_t whole) override { client_.set_ceiling(whole); }
   void dispatch_ended() override { client_.leave(origin_); }
-  // The breaker's probe: the first request the API answered well, sent again.
-  bool can_probe_alone() const override { return canary_.has_value(); }
-  awaitable<api_check> api_answers() override;
 
   client& http_client() { return client_; }
   const std::shared_ptr<rate_limiter>& limiter() const { return opts_->limiter; }
@@ -165,7 +165,6 @@ class http_processor final : public processor {
   std::size_t shards_ = 1;      // the shards sharing each origin's limit
   std::size_t processing_ = 0;  // items in process()
   std::size_t calling_ = 0;     // ... of which in call(): waiting for a rate slot, or sent
-  std::optional<request> canary_;  // a request the API answered well (api_answers)
   struct json_parser;  // simdjson's on-demand parser, reused for every body of this shard
   std::unique_ptr<json_parser> parser_;
   std::mt19937_64 rng_;

@@ -41,6 +41,7 @@ class rate_limiter final : public rate_control {
 
   // per_second <= 0: no token bucket (only the API's stop signals apply).
   explicit rate_limiter(double per_second = 0, double burst = 1);
+  ~rate_limiter();
 
   // One request slot, held until the request goes out. A slot that is dropped unused (its waiter
   // was cancelled: shutdown, an abandoned call) goes back to the limiter, so cancelled waiters
@@ -63,8 +64,10 @@ class rate_limiter final : public rate_control {
     clock::time_point at_{};
     clock::time_point tat_after_{};  // the schedule right after this slot was taken
     std::uint64_t generation_ = 0;   // the rate it was taken under (set_per_second)
+    std::uint64_t quota_epoch_ = 0;  // the quota's times it was taken under (follow_quota)
    public:
     std::uint64_t generation() const { return generation_; }
+    std::uint64_t quota_epoch() const { return quota_epoch_; }
   };
 
   // Takes the next request slot for `host`. Each call takes one slot, so concurrent callers
@@ -77,10 +80,15 @@ class rate_limiter final : public rate_control {
   void pause(const std::string& host, clock::time_point until);
   // The same, in this process only: a pause read from the shared rate's record.
   void pause_here(const std::string& host, clock::time_point until);
-  // The API's quota (quota_headers.hpp): what is left of its window spread to the window's end,
-  // requests to `host` `spacing` apart until `until` (the latest reading replaces the one before).
-  // A slot taken and given back unused leaves the schedule where it moved: the quota errs slow.
-  void pace_quota(const std::string& host, clock::duration spacing, clock::time_point until);
+  // The API's quota as an answer's headers state it (X-RateLimit-*, RateLimit-*, RateLimit): from
+  // then on `host`'s requests are spread so that no window, as the API counts it, gets more than
+  // it allows (quota_pacer.hpp); `sent` is when the answered request went out. No request is
+  // held more than `max_wait` for it. The newest reading wins over times handed out before it:
+  // a slot whose time it withdrew is stale (quota_epoch() moved), and its waiter takes another.
+  // Returns true when the quota asked for a wait longer than max_wait (capped).
+  bool follow_quota(const std::string& host, const std::vector<std::pair<std::string, std::string>>& headers,
+                    clock::time_point sent, std::chrono::milliseconds max_wait);
+  std::uint64_t quota_epoch() const { return quota_epoch_.load(std::memory_order_acquire); }
 
   // `--rate-scope store`: the rate is the store's (shared_rate.hpp), and this limiter keeps only
   // the pauses; wait_for_slot takes each request's slot from `s` as well. Call before any take().
@@ -113,13 +121,11 @@ class rate_limiter final : public rate_control {
   // one is simply gone: the rate was not used then.
   std::multiset<clock::time_point> returned_;
   std::unordered_map<std::string, clock::time_point> paused_;
-  struct quota_pace {
-    clock::duration spacing{};
-    clock::time_point until{};
-    clock::time_point next{};  // the next request's earliest time
-  };
-  std::unordered_map<std::string, quota_pace> quota_;
-  std::atomic<clock::rep> any_quota_until_{0};  // as any_paused_until_, for the quotas
+  // Each host's quota (quota_pacer.hpp), kept here and defined with the limiter.
+  struct quota_book;
+  std::unique_ptr<quota_book> quota_;
+  std::atomic<std::uint64_t> quota_epoch_{0};
+  std::atomic<bool> any_quota_{false};  // a host has a quota: reserve() takes the lock
   // The latest pause of any host: while it is past and there is no rate, reserve() needs no lock
   // (the common case, once per request on every shard).
   std::atomic<clock::rep> any_paused_until_{0};

@@ -50,4 +50,11 @@ void check_plain_names(const table_names<Key>& n, std::size_t max_chars, std::in
   check_plain_names(n.table, n.source, n.target, max_chars, reserved);
 }
 
+// Throws std::invalid_argument when a mapped column is one a completion writes otherwise, or
+// one twice: the row's key (MySQL would rewrite the key the row is addressed by), the source,
+// the target, a column of dibs's own (a dibs_ name), the same name twice (PostgreSQL refuses
+// such an UPDATE every batch, its rows left leased). `key`: the key column, once known.
+void check_mapped_names(const std::vector<std::string>& mapped, const std::string& key, const std::string& source,
+                        const std::string& target);
+
 }  // namespace dibs::sql_common

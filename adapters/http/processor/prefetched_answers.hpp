@@ -1,0 +1,44 @@
+// Answers bought before the run for items the run will claim: the pre-flight's (dibs enrich asks
+// the API for a pending item or two before claiming anything). The run uses each for its item
+// instead of buying it again, so a start does not pay twice for the items its pre-flight asked.
+// Keyed by the request's identity (request_builder.hpp's request_identity), each taken once; a
+// few at most, kept for the run. Thread-safe.
+#pragma once
+
+#include <dibs/http/client.hpp>
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace dibs::http {
+
+class prefetched_answers {
+ public:
+  void keep(std::string identity, response r) {
+    if (identity.empty()) return;
+    std::lock_guard lock(mutex_);
+    answers_.insert_or_assign(std::move(identity), std::move(r));
+    any_.store(true, std::memory_order_release);
+  }
+  // The answer kept for `identity`, at most once.
+  std::optional<response> take(const std::string& identity) {
+    if (!any_.load(std::memory_order_acquire)) return std::nullopt;  // the common case: no lock
+    std::lock_guard lock(mutex_);
+    auto it = answers_.find(identity);
+    if (it == answers_.end()) return std::nullopt;
+    auto r = std::move(it->second);
+    answers_.erase(it);
+    if (answers_.empty()) any_.store(false, std::memory_order_release);
+    return r;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<std::string, response> answers_;
+  std::atomic<bool> any_{false};
+};
+
+}  // namespace dibs::http
