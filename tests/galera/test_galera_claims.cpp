@@ -129,7 +129,9 @@ TEST_CASE("Galera: dibs enrich on node 1 loses a claim to node 2: 'claim conflic
   // finds nothing to claim.
   node2.execute("UPDATE " + table + R"( SET location = '{"query":"done on node 2"}')");
   auto conflicts = [&] { return figure_in(test::raw_http(port, "GET", "/metrics").body, "\ndibs_claim_conflicts_total (\\d+)"); };
-  const bool counted = test::eventually([&] { return conflicts() == 1; });
+  // At least one: under a loaded machine the claim run again can meet node 2's write-set a second
+  // time before it is applied here (seen once in a full parallel run: 2).
+  const bool counted = test::eventually([&] { return conflicts() >= 1; });
   gate.open();
   CHECK(counted);
   run.signal(SIGTERM);
@@ -139,7 +141,7 @@ TEST_CASE("Galera: dibs enrich on node 1 loses a claim to node 2: 'claim conflic
   out += std::string(std::istreambuf_iterator<char>(in), {});
   std::remove(log.c_str());
   INFO(out);
-  CHECK(figure_in(out, "claim conflicts (\\d+)") == 1);
+  CHECK(figure_in(out, "claim conflicts (\\d+)") >= 1);
   CHECK(out.find("claim failed") == std::string::npos);  // never a store error
   CHECK(figure_in(test::raw_http(api.port(), "GET", "/stats").body, "\"requests\": (\\d+)") == 0);  // no call for node 2's row
   CHECK(node1.number("SELECT COUNT(*) FROM " + table + R"( WHERE location = '{"query":"done on node 2"}')") == 1);

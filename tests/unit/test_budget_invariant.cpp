@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <random>
@@ -95,7 +96,7 @@ TEST_CASE("calls at the API never pass the budget, through processes, crashes, o
     };
     for (int step = 0; step < 3000; ++step) {
       auto& p = procs[pick(procs.size())];
-      switch (pick(10)) {
+      switch (pick(11)) {
         case 0:
         case 1: {  // a claim: the items the budget reserved for
           const auto got = p.budget->reserve_blocking(1 + pick(4));
@@ -132,6 +133,17 @@ TEST_CASE("calls at the API never pass the budget, through processes, crashes, o
         }
         case 8: {  // time passes, now and then past midnight
           now += std::chrono::seconds(pick(4) == 0 ? 3600 : 5);
+          break;
+        }
+        case 10: {  // a batch: one call for several claimed items (--batch-url)
+          if (p.items.empty()) break;
+          std::vector<std::string> keys;
+          for (std::size_t n = 1 + pick(3), i = 0; i < n; ++i) keys.push_back(p.items[pick(p.items.size())].first);
+          if (p.budget->batch_calls(keys)) {
+            for (auto& it : p.items)
+              if (std::find(keys.begin(), keys.end(), it.first) != keys.end()) it.second = true;
+            call_at_api();
+          }
           break;
         }
         case 9: {  // a crash: what it took stays taken; another process starts

@@ -182,6 +182,11 @@ TEST_CASE("a quota that asks for a day between requests is held to max_wait", "[
   CHECK(b - a <= milliseconds(30'000));
   CHECK(c - b <= milliseconds(30'000));
   CHECK(c > b);
+  // A reset or a window as long as a server may say (10^15 s): bounded before any sum, no overflow.
+  quota_pacer huge(milliseconds(30'000));
+  huge.read({100, 1, milliseconds(1'000'000'000'000'000'000LL), milliseconds(1'000'000'000'000'000'000LL), true}, t, t);
+  const auto h0 = huge.take(t, t);
+  CHECK(huge.take(t, t) - h0 <= milliseconds(30'000));
   // Remaining 0 and a far reset: the same cap, no overflow.
   quota_pacer none(milliseconds(30'000));
   none.read({100, 0, milliseconds(86'400'000LL * 365 * 11), std::nullopt, true}, t, t);

@@ -122,6 +122,15 @@ void call_budget::ended(std::uint64_t n) {
   book_.ended(n);
 }
 
+bool call_budget::batch_calls(const std::vector<std::string>& item_keys) {
+  std::lock_guard lock(mutex_);
+  if (period_over()) return false;
+  const bool first = std::any_of(item_keys.begin(), item_keys.end(), [&](const std::string& k) { return !calling_.count(k); });
+  if (!book_.call(first)) return false;
+  calling_.insert(item_keys.begin(), item_keys.end());
+  return true;
+}
+
 void call_budget::items_ended(const std::vector<std::string>& item_keys) {
   std::lock_guard lock(mutex_);
   for (const auto& k : item_keys) calling_.erase(k);

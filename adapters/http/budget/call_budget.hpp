@@ -57,7 +57,10 @@ class call_budget {
   // the claim is always allowed; a further one only with room left. false: not allowed (the
   // budget has no call for it), and nothing may be sent.
   bool item_calls(const std::string& item_key);
-  void called();                // a call that reserved for itself went out (a probe, the pre-flight)
+  // A batch's one call for claimed items (by key): allowed as the first call of any of them, else
+  // only with room left; false: not allowed, nothing may be sent.
+  bool batch_calls(const std::vector<std::string>& item_keys);
+  void called();                // a call that reserved for itself went out (the pre-flight)
   // The budget had no call left for a claim.
   bool spent() const { return spent_.load(std::memory_order_acquire); }
   // "--budget 1000/day spent: 1000 calls of 1000 (renews 2026-11-29 00:00 UTC)".

@@ -140,15 +140,31 @@ awaitable<void> batch_processor::lead(batch& b) {
   // --max-processing and the latency figure time the call, not the wait for a connection
   // (--max-connections): both start when the request goes out, as in http_processor.
   auto sent = std::chrono::steady_clock::now();
-  req.on_send = [this, &b, &sent] {
+  // One call for the batch, counted when it goes out: covered by a member's reservation when one
+  // of them calls for the first time in its claim, else only with room left in the budget.
+  std::vector<std::string> member_keys;
+  if (!opts_->call.budgets.empty())
+    for (const auto& m : b.members) member_keys.push_back(budget_item_key(m->claimed.id, m->claimed.token));
+  bool refused = false;
+  req.on_send = [this, &b, &sent, &member_keys, &refused] {
+    for (const auto& budget : opts_->call.budgets)
+      if (!budget->batch_calls(member_keys)) {
+        refused = true;
+        return false;
+      }
     sent = std::chrono::steady_clock::now();
-    // One call for the batch (its items reserved one each), counted when it goes out.
-    for (const auto& budget : opts_->call.budgets) budget->called();
     if (work_started_)
       for (const auto& m : b.members) work_started_(m->claimed);
     return true;
   };
   auto r = co_await client_.send(std::move(to), std::move(req));
+  if (refused) {  // nothing was sent: every member goes back as it was, no attempt spent
+    for (auto& m : b.members) {
+      m->result = outcome::not_sent("not sent: the call budget has no call left for its batch");
+      m->wake.cancel();
+    }
+    co_return;
+  }
   count_exchange(figures_, r, sent);
   // The client reports its own cancellation as an answer; it is the leader's cancellation
   // (shutdown, --max-processing), and the members must hear it as that, not as a failed read.

@@ -54,13 +54,19 @@ void quota_pacer::withdraw_after(clock::time_point now) {
   }
 }
 
-void quota_pacer::read(const quota_reading& q, clock::time_point sent, clock::time_point now) {
-  if (q.reset_in.count() <= 0) return;  // nothing said of time: nothing to hold
+void quota_pacer::read(const quota_reading& given, clock::time_point sent, clock::time_point now) {
+  if (given.reset_in.count() <= 0) return;  // nothing said of time: nothing to hold
+  // Times a server may say (up to 10^15 s) bounded before any sum: no overflow, and a window of
+  // more than a year paces like one of a year (max_wait bounds every wait anyway).
+  constexpr milliseconds longest = std::chrono::hours(24 * 400);
+  quota_reading q = given;
+  q.reset_in = std::min(q.reset_in, longest);
+  if (q.window) q.window = std::min(*q.window, longest);
   auto reset = std::chrono::duration_cast<clock::duration>(q.reset_in);
   // A whole number of seconds from now is rounded up by the server: the window ends somewhere in
   // the last second, taken as its middle (ending early costs a pause, ending late a 429).
   if (!q.exact && q.reset_in.count() % 1000 == 0) reset -= milliseconds(500);
-  const auto end = now + reset;
+  auto end = now + reset;
 
   if (q.window) {
     window_ = *q.window;
@@ -85,6 +91,8 @@ void quota_pacer::read(const quota_reading& q, clock::time_point sent, clock::ti
     anchor_ = end;
     windows_.clear();
     withdraw_after(now);
+  } else {
+    end = held_end;  // the window as held is the one this reading speaks of
   }
 
   const auto ours_until_sent = taken_between(end - window_, sent);
