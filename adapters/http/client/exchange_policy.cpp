@@ -13,8 +13,6 @@
 #include <boost/beast/http/error.hpp>
 
 #include <algorithm>
-#include <mutex>
-#include <set>
 
 namespace dibs::http {
 
@@ -78,10 +76,6 @@ void follow_quota(rate_limiter& limiter, const std::string& host, const response
                   std::chrono::steady_clock::time_point sent) {
   if (sent == std::chrono::steady_clock::time_point{}) sent = std::chrono::steady_clock::now();
   if (!limiter.follow_quota(host, r.headers, sent, max_wait)) return;
-  static std::mutex said_mutex;
-  static std::set<std::string> said;
-  std::lock_guard lock(said_mutex);
-  if (!said.insert(host).second) return;
   log::warn("API host ", host, "'s quota headers ask for longer than the longest wait allowed (max_retry_after, ",
             std::chrono::duration_cast<std::chrono::seconds>(max_wait).count(),
             " s) between requests: requests go at most that far apart, and the API may refuse some");

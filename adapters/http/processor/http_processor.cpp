@@ -69,7 +69,7 @@ awaitable<outcome> http_processor::process(job j) {
   auto built = build_request(opts_->url, opts_->shape, j);
   if (!built.error.empty()) co_return outcome::invalid(built.error);  // no call: no news of the API
   // Bought before the run for this item (the pre-flight's answer): its answer, no second call.
-  if (opts_->prefetched)
+  if (opts_->prefetched && opts_->prefetched->holds_any())
     if (auto bought = opts_->prefetched->take(request_identity(opts_->url, opts_->shape, j)))
       co_return mapped(judge(j, std::move(*bought), std::chrono::milliseconds{0}));
   if (opts_->reuse) co_return mapped(co_await call_or_reuse(j, std::move(built.req)));

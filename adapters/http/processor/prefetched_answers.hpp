@@ -23,9 +23,12 @@ class prefetched_answers {
     answers_.insert_or_assign(std::move(identity), std::move(r));
     any_.store(true, std::memory_order_release);
   }
+  // Whether any answer is still held: the caller builds an identity only then (once the few
+  // kept answers are taken, the per-document cost is this load).
+  bool holds_any() const { return any_.load(std::memory_order_acquire); }
   // The answer kept for `identity`, at most once.
   std::optional<response> take(const std::string& identity) {
-    if (!any_.load(std::memory_order_acquire)) return std::nullopt;  // the common case: no lock
+    if (!holds_any()) return std::nullopt;
     std::lock_guard lock(mutex_);
     auto it = answers_.find(identity);
     if (it == answers_.end()) return std::nullopt;

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <utility>
 
 namespace dibs::http {
 
@@ -47,6 +48,8 @@ class quota_pacer {
   // Requests each later window is given (the limit less the margin), and the windows' length.
   std::int64_t per_window() const { return per_window_; }
   clock::duration window() const { return window_; }
+  // True once: the first time its caller finds the quota capped by max_wait (said once a host).
+  bool first_capped() { return !std::exchange(capped_said_, true); }
   // The earliest end of a window that ends after `t`.
   clock::time_point end_after(clock::time_point t) const;
 
@@ -72,6 +75,7 @@ class quota_pacer {
   std::deque<clock::time_point> taken_;  // times handed out, oldest first (the last two windows)
   std::uint64_t epoch_ = 0;
   clock::time_point last_{};       // the latest time handed out
+  bool capped_said_ = false;
 };
 
 // The margin a window keeps: 5% of the limit, at least one request (none for a limit of 1).

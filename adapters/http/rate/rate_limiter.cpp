@@ -233,7 +233,8 @@ bool rate_limiter::follow_quota(const std::string& host, const std::vector<std::
   any_quota_.store(true, std::memory_order_relaxed);
   // Would the next request wait longer than allowed? (The window's requests spread over more time
   // than --max-retry-after: each is held that long at most, and the API may refuse some.)
-  return pacer.per_window() > 0 && pacer.window() / pacer.per_window() > max_wait;
+  const bool capped = pacer.per_window() > 0 && pacer.window() / pacer.per_window() > max_wait;
+  return capped && pacer.first_capped();
 }
 
 rate_limiter::clock::time_point rate_limiter::paused_until(const std::string& host) const {

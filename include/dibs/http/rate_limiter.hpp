@@ -85,7 +85,8 @@ class rate_limiter final : public rate_control {
   // it allows (quota_pacer.hpp); `sent` is when the answered request went out. No request is
   // held more than `max_wait` for it. The newest reading wins over times handed out before it:
   // a slot whose time it withdrew is stale (quota_epoch() moved), and its waiter takes another.
-  // Returns true when the quota asked for a wait longer than max_wait (capped).
+  // Returns true the first time (for `host`) the quota asks for a wait longer than max_wait
+  // (capped): the caller says so once.
   bool follow_quota(const std::string& host, const std::vector<std::pair<std::string, std::string>>& headers,
                     clock::time_point sent, std::chrono::milliseconds max_wait);
   std::uint64_t quota_epoch() const { return quota_epoch_.load(std::memory_order_acquire); }
