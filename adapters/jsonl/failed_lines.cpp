@@ -124,6 +124,41 @@ std::string open_line_in_output(std::size_t k, const std::string& path, const st
          setting_name("target") + " as the run had it";
 }
 
+namespace {
+// The non-blank lines of a text, each without its line end.
+std::vector<std::string_view> nonblank_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (std::size_t pos = 0; pos < text.size();) {
+    auto nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    const auto line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos) lines.push_back(line);
+  }
+  return lines;
+}
+}  // namespace
+
+std::string answers_member(std::string_view in_text, std::string_view out_text) {
+  const auto in = nonblank_lines(in_text);
+  const auto out = nonblank_lines(out_text);
+  std::string found;
+  for (std::size_t k = 0; k < in.size() && k < out.size(); ++k) {
+    const auto before = top_level_members(in[k]);
+    const auto after = top_level_members(out[k]);
+    if (!before || !after) continue;
+    std::vector<std::string> added;
+    for (const auto& m : after->members)
+      if (m.key != own_member && std::none_of(before->members.begin(), before->members.end(),
+                                              [&](const member_span& b) { return b.key == m.key; }))
+        added.push_back(m.key);
+    if (added.size() != 1) continue;  // a failed line (nothing added), or not a line dibs wrote
+    if (!found.empty() && found != added.front()) return {};
+    found = added.front();
+  }
+  return found;
+}
+
 bool says_no_data(std::string_view answer) {
   thread_local simdjson::dom::parser parser;
   simdjson::dom::element doc;

@@ -36,6 +36,11 @@ std::vector<line_outcome> outcomes_in_output(std::string_view out_text, const st
 // members, listed) has no value in, and no failure record: every line of a finished run has one
 // or the other, so the target is not the run's.
 std::string open_line_in_output(std::size_t k, const std::string& path, const std::string& target, const std::string& members);
+// The member a finished run wrote its answers to, told by OUT against its input: a done line of
+// OUT is its input line with one member more (dibs's own record aside). Empty when no line tells
+// (none done) or two lines tell different members. A finished run leaves no journal, so this is
+// how a later `dibs failed` or `dibs retry` without the run's --target finds it.
+std::string answers_member(std::string_view in_text, std::string_view out_text);
 // Whether a done line's answer is the API's "no data" (a top-level "status" of "fail": ip-api's
 // profile, as admin_store::no_data_count counts them).
 bool says_no_data(std::string_view answer);

@@ -4,6 +4,9 @@
 #include <dibs/setting_error.hpp>
 
 #include "failed_lines.hpp"
+#include "json_members.hpp"
+
+#include <dibs/log.hpp>
 #include "journal_file.hpp"
 #include "journal_format.hpp"
 #include "private_file.hpp"
@@ -44,6 +47,7 @@ std::vector<std::size_t> item_lines(const std::string& in) {
     if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(n);
   return lines;
 }
+
 }  // namespace
 
 std::uint64_t jsonl_store::retry_failed(const retry_filter& which) {
@@ -79,7 +83,7 @@ std::uint64_t jsonl_store::retry_failed(const retry_filter& which) {
   }
   if (!exists_here(opts_.out)) return 0;  // no run has finished a line yet: nothing failed
   // A finished run: OUT holds the outcomes. A new journal holds all of them but the lines put back.
-  auto outcomes = outcomes_in_output(read_file(opts_.out), item_lines(opts_.in), opts_.target, opts_.out);
+  auto outcomes = finished_outcomes();
   std::vector<line_outcome> kept;
   std::uint64_t n = 0;
   for (auto& o : outcomes) {
@@ -95,11 +99,31 @@ std::uint64_t jsonl_store::retry_failed(const retry_filter& which) {
   return n;
 }
 
+bool jsonl_store::target_from_output() {
+  if (opts_.target_given) return false;  // the user's word: a target no line holds is refused
+  const auto found = answers_member(read_file(opts_.in), read_file(opts_.out));
+  if (found.empty() || found == opts_.target) return false;
+  log::warn("file mode: ", opts_.out, " holds the run's answers in '", found, "', not '", opts_.target, "': read as ",
+            setting_name("target"), " ", found);
+  opts_.target = found;
+  return true;
+}
+
+std::vector<line_outcome> jsonl_store::finished_outcomes() {
+  const auto out_text = read_file(opts_.out);
+  try {
+    return outcomes_in_output(out_text, item_lines(opts_.in), opts_.target, opts_.out);
+  } catch (const std::invalid_argument&) {
+    if (!target_from_output()) throw;
+    return outcomes_in_output(out_text, item_lines(opts_.in), opts_.target, opts_.out);
+  }
+}
+
 std::vector<line_outcome> jsonl_store::recorded_outcomes() {
   const std::string path = opts_.out + ".journal";
   if (journal_ && journal_->exists()) return outcomes_in_journal(journal_->read_all(), header_for(opts_.in), path);
   if (!opts_.out.empty() && exists_here(opts_.out) && !exists_here(path))
-    return outcomes_in_output(read_file(opts_.out), item_lines(opts_.in), opts_.target, opts_.out);
+    return finished_outcomes();
   return {};
 }
 

@@ -194,6 +194,10 @@ void jsonl_store::count_finished_output() {
     const bool is_failed = object && !doc[own_member]["failed"].get(failed);
     const bool is_done = object && !doc[opts_.target].get(target) && !target.is_null();
     if (object && !is_failed && !is_done) {  // read with another target than the run's
+      if (target_from_output()) {
+        finished_before_ = done_before_ = failed_before_ = 0;
+        return count_finished_output();
+      }
       std::string members;
       for (auto field : doc) members += (members.empty() ? "" : ", ") + std::string(field.key);
       throw std::invalid_argument(open_line_in_output(k, opts_.out, opts_.target, members));

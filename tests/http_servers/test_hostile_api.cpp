@@ -103,3 +103,40 @@ TEST_CASE("interim answers and extra answers never put one item's answer on anot
     CHECK_THAT(*it.target_json, Catch::Contains("\"query\":\"" + it.source.value + "\""));
   }
 }
+
+namespace {
+// How many requests for `key` the hostile API read, and whether it closed a closing- key's connection.
+std::pair<int, bool> seen_by(net::io_context& ioc, const test::python_api& api, const std::string& key) {
+  http::client c(ioc.get_executor(), {});
+  const http::origin to{"127.0.0.1", static_cast<std::uint16_t>(api.port()), false};
+  const auto r = test::get_on(ioc, c, to, "/seen/" + key);
+  REQUIRE(r.status == 200);
+  const bool closed = r.body.find("\"closed\": true") != std::string::npos;
+  const auto at = r.body.find("\"seen\": ");
+  REQUIRE(at != std::string::npos);
+  return {std::stoi(r.body.substr(at + 8)), closed};
+}
+}  // namespace
+
+TEST_CASE("a request the server read and dropped unanswered is not sent again: only one it never received is",
+          "[small][hostile]") {
+  test::python_api api("hostile_api.py", {}, "hostile_api.port");
+  net::io_context ioc(1);
+  http::client c(ioc.get_executor(), {});
+  const http::origin to{"127.0.0.1", static_cast<std::uint16_t>(api.port()), false};
+  SECTION("read, then the connection closed without an answer: one request at the server, the call failed") {
+    REQUIRE(test::get_on(ioc, c, to, "/json/plain-1").status == 200);  // a connection kept alive ...
+    const auto r = test::get_on(ioc, c, to, "/json/vanish-1");         // ... and reused
+    CHECK(r.ec);
+    // Before: taken for a stale kept-alive connection and sent again, so the server (and its
+    // bill) saw it twice.
+    CHECK(seen_by(ioc, api, "vanish-1").first == 1);
+  }
+  SECTION("a kept-alive connection the server had closed: the request goes again on a new one, and is answered") {
+    REQUIRE(test::get_on(ioc, c, to, "/json/closing-1").status == 200);
+    REQUIRE(test::eventually([&] { return seen_by(ioc, api, "closing-1").second; }));
+    const auto r = test::get_on(ioc, c, to, "/json/plain-2");
+    CHECK(r.status == 200);
+    CHECK(seen_by(ioc, api, "plain-2").first == 1);
+  }
+}

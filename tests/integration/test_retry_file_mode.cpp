@@ -135,8 +135,8 @@ TEST_CASE("file mode: dibs status of a missing input is an error naming it", "[j
   }
 }
 
-TEST_CASE("file mode: retry and status read the target from the journal, and a finished OUT read with another target "
-          "is refused, never made a journal that redoes it",
+TEST_CASE("file mode: retry and status read the target from the journal, or from a finished OUT's done lines, and a "
+          "finished OUT read with another target given is refused, never made a journal that redoes it",
           "[jsonl][retry][status][e2e]") {
   const fs::path dir = fs::temp_directory_path() / ("dibs-retry-target-" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -156,21 +156,26 @@ TEST_CASE("file mode: retry and status read the target from the journal, and a f
   REQUIRE(rc == 1);  // the private address failed
   const auto calls = api.requests();
 
-  // The issue's command: no --target. It used to write a journal with no answers ("1 back"), and
-  // the next run asked the API again for all 30 lines done.
-  std::tie(rc, text) = run_dibs({"retry", "--store", "jsonl:" + in, "--out", out, "--reason", "private"});
+  // Read with a target the user gave and no line holds: refused, never a journal that redoes the
+  // 30 lines done (it once wrote one with no answers, "1 back", and the next run asked them all again).
+  std::tie(rc, text) = run_dibs({"retry", "--store", "jsonl:" + in, "--out", out, "--target", "location", "--reason", "private"});
   CHECK(rc == 2);
   CHECK_THAT(text, Catch::Contains("has no answer in location and no failure record") && Catch::Contains("(the line has: cust_id, ip, geo)") &&
                        Catch::Contains("give --target"));
   CHECK_FALSE(fs::exists(out + ".journal"));
-  std::tie(rc, text) = run_dibs({"status", "--store", "jsonl:" + in, "--out", out});
+  std::tie(rc, text) = run_dibs({"status", "--store", "jsonl:" + in, "--out", out, "--target", "location"});
   CHECK(rc == 2);  // not "done=31": the lines are read with the run's target or not at all
-  std::tie(rc, text) = run_dibs({"status", "--store", "jsonl:" + in, "--out", out, "--target", "geo"});
+  // Without --target (the run's journal, which named it, is gone): the member OUT's done lines
+  // added is the run's target. It used to say "line 1 of the output has no answer in location".
+  std::tie(rc, text) = run_dibs({"failed", "--store", "jsonl:" + in, "--run-out", out});
+  CHECK(rc == 0);
+  CHECK_THAT(text, Catch::Contains("holds the run's answers in 'geo'") && Catch::Contains("{\"key\":\"31\"") && Catch::Contains("private range"));
+  std::tie(rc, text) = run_dibs({"status", "--store", "jsonl:" + in, "--out", out});
   CHECK(rc == 0);
   CHECK(test::last_line(text) == "status: pending=0 leased_live=0 leased_expired=0 done=30 failed=1");
 
-  // With the target: a journal that records it; the commands after it need no --target.
-  std::tie(rc, text) = run_dibs({"retry", "--store", "jsonl:" + in, "--out", out, "--target", "geo", "--reason", "private"});
+  // The retry's journal records the target; the commands after it need no --target.
+  std::tie(rc, text) = run_dibs({"retry", "--store", "jsonl:" + in, "--out", out, "--reason", "private"});
   REQUIRE(rc == 0);
   CHECK_THAT(text, Catch::Contains("retry: 1 failed item back to pending"));
   REQUIRE(fs::exists(out + ".journal"));

@@ -13,7 +13,13 @@ chosen, for dibs's tests of its HTTP client. One thread per connection, keep-ali
     late-...             the answer for KEY, then 50 ms later a second one, for "late-extra"
     owed-...             the answer for KEY; the connection's next request is answered first with
                          one for "owed-extra", then 200 ms later with its own: one answer behind
+    vanish-...           read, counted, and the connection closed without an answer (a server that
+                         crashed, or a proxy that timed the request out, after the work was done)
+    closing-...          the answer for KEY (keep-alive, as HTTP/1.1 says), then the connection
+                         closed at once: the next request on it finds a connection already gone
     anything else        {"status":"success","query":KEY} (a well-behaved answer)
+  GET /seen/KEY          {"seen": N, "closed": B}: how many requests for KEY arrived, and whether
+                         a closing- key's connection was closed
 The endless ones stop when the client closes the connection.
 """
 import json
@@ -22,6 +28,10 @@ import socket
 import sys
 import threading
 import time
+
+SEEN = {}
+CLOSED = set()
+LOCK = threading.Lock()
 
 
 def answer(key, status=200, reason="OK"):
@@ -54,6 +64,14 @@ def serve(conn):
             path = head.split(b" ")[1].decode()
             parts = path.split("/", 2)
             key = parts[2] if len(parts) == 3 and parts[1] == "json" else ""
+            if key:
+                with LOCK:
+                    SEEN[key] = SEEN.get(key, 0) + 1
+            if len(parts) == 3 and parts[1] == "seen":
+                with LOCK:
+                    body = json.dumps({"seen": SEEN.get(parts[2], 0), "closed": parts[2] in CLOSED}).encode()
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+                continue
             if owed:
                 owed = False
                 conn.sendall(answer("owed-extra"))
@@ -69,6 +87,14 @@ def serve(conn):
             elif key.startswith("hints-"):
                 conn.sendall(b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"
                              b"HTTP/1.1 100 Continue\r\n\r\n" + answer(key))
+            elif key.startswith("vanish-"):
+                return
+            elif key.startswith("closing-"):
+                conn.sendall(answer(key))
+                conn.close()
+                with LOCK:
+                    CLOSED.add(key)
+                return
             elif key.startswith("extra-"):
                 conn.sendall(answer(key) + answer("extra"))
             elif key.startswith("late-"):

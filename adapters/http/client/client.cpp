@@ -285,7 +285,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
       continue;
     }
     if (x.ec) {
-      if (stale_retry(res, attempt, x.ec, x.nothing_received)) continue;
+      if (stale_retry(res, attempt, x)) continue;
       res.ec = x.dropped ? net::error::timed_out : x.ec;
       res.stage = x.dropped ? "connect (the server accepted no connection: its backlog is full)"
                             : x.written ? "read" : "write";
@@ -307,8 +307,11 @@ awaitable<response> client::impl::send(origin to, request spec) {
   }
 }
 
-bool client::impl::stale_retry(const response& res, int attempt, const boost::system::error_code& ec, bool nothing_received) {
-  if (!res.reused || attempt != 0 || !nothing_received || !stale_connection_error(ec)) return false;
+bool client::impl::stale_retry(const response& res, int attempt, const exchange_result& x) {
+  // Only a request that provably never reached the server goes again: a server that read it and
+  // closed without answering (a crash, a proxy's idle timeout racing it) may have done the work
+  // and billed it; that is an attempt that failed, under the item's attempts.
+  if (!res.reused || attempt != 0 || !x.nothing_received || !x.unreceived || !stale_connection_error(x.ec)) return false;
   --stats.reuses;
   ++stats.stale_retries;
   return true;

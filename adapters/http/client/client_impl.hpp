@@ -8,6 +8,7 @@
 #include "connect_window.hpp"
 #include "connection_slots.hpp"
 #include "endpoint_refresh.hpp"
+#include "exchange_io.hpp"
 #include "straggler_watch.hpp"
 #include <dibs/http/origin_limits.hpp>
 
@@ -216,9 +217,10 @@ struct client::impl {
   // hears of a change, and the operator of a decrease the API caused.
   void limit_decided(host_pool& pool, const origin_limit::decision& d);
 
-  // A kept-alive connection the server closed before answering anything: the request goes
-  // again, once, on a new connection (the next idle one is as likely dead).
-  bool stale_retry(const response& res, int attempt, const boost::system::error_code& ec, bool nothing_received);
+  // A kept-alive connection the server had closed before the request reached it (no byte of it
+  // acknowledged): the request goes again, once, on a new connection (the next idle one is as
+  // likely dead).
+  bool stale_retry(const response& res, int attempt, const exchange_result& x);
 
   static constexpr int max_dropped_handshakes = 3;
   static constexpr int max_quick_connects = 3;

@@ -101,14 +101,19 @@ awaitable<exchange_result> exchange(connection& c, const std::string& wire, resp
   exchange_result x;
   std::size_t n = 0;
   c.reader.reset();
+  const int fd = c.tcp().socket().native_handle();
+  const auto acked_before = bytes_acknowledged(fd);
   if (c.tls)
     std::tie(x.ec, n) = co_await net::async_write(*c.tls, net::buffer(wire), net::as_tuple(net::use_awaitable));
   else
     std::tie(x.ec, n) = co_await net::async_write(*c.plain, net::buffer(wire), net::as_tuple(net::use_awaitable));
-  if (x.ec) co_return x;
+  if (x.ec) {
+    const auto acked_after = bytes_acknowledged(fd);
+    x.unreceived = acked_before && acked_after && *acked_after == *acked_before;
+    co_return x;
+  }
   x.written = true;
   const auto written = steady::now();
-  const int fd = c.tcp().socket().native_handle();
   auto check = check_after.count() > 0 ? arm(c, check_after, std::move(acknowledged)) : nullptr;
   const disarm_at_exit guard{check};
 
@@ -147,6 +152,8 @@ awaitable<exchange_result> exchange(connection& c, const std::string& wire, resp
     reset_on_close(fd);
   }
   if (x.ec) {
+    const auto acked_after = bytes_acknowledged(fd);
+    x.unreceived = acked_before && acked_after && *acked_after == *acked_before;
     // No complete answer: nothing of a partial one is reported.
     x.nothing_received = !parser->got_some() && x.first_byte.count() == 0;
     res.status = 0;

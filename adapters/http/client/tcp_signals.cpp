@@ -23,7 +23,7 @@ bool request_unacknowledged(int fd) {
   return info.tcpi_unacked > 0;
 }
 
-bool nothing_acknowledged(int fd) {
+std::optional<std::uint64_t> bytes_acknowledged(int fd) {
   // glibc's tcp_info stops before tcpi_bytes_acked, and linux/tcp.h can't be included beside
   // glibc's (asio brings that one): the kernel's tcp_info read whole, tcpi_bytes_acked taken at
   // its place in the kernel's ABI (after tcpi_total_retrans at 100, the two u64 pacing rates at
@@ -31,11 +31,16 @@ bool nothing_acknowledged(int fd) {
   constexpr std::size_t bytes_acked_at = 120;
   unsigned char info[256] = {};
   socklen_t len = sizeof info;
-  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, info, &len) != 0) return false;
-  if (len < bytes_acked_at + sizeof(std::uint64_t)) return false;  // an older kernel: can't tell
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, info, &len) != 0) return std::nullopt;
+  if (len < bytes_acked_at + sizeof(std::uint64_t)) return std::nullopt;  // an older kernel: can't tell
   std::uint64_t acked = 0;
   std::memcpy(&acked, info + bytes_acked_at, sizeof acked);
-  return acked <= 1;  // the SYN's one
+  return acked;
+}
+
+bool nothing_acknowledged(int fd) {
+  const auto acked = bytes_acknowledged(fd);
+  return acked && *acked <= 1;  // the SYN's one
 }
 
 void reset_on_close(int fd) {

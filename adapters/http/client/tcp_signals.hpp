@@ -11,6 +11,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <optional>
 
 namespace dibs::http {
 
@@ -22,6 +24,11 @@ bool request_unacknowledged(int fd);
 // byte was acknowledged (a TLS handshake's included): then it may have reached the server, and is
 // an attempt that timed out, never sent twice.
 bool nothing_acknowledged(int fd);
+// The bytes the peer's kernel acknowledged on this connection so far (the SYN's one included);
+// nullopt when the kernel can't tell. Read before a request is written and after it failed, the
+// same figure proves that no byte of that request reached the server (a kept-alive connection the
+// server had closed answers it with a reset, never an acknowledgement).
+std::optional<std::uint64_t> bytes_acknowledged(int fd);
 // The connection, once closed, is reset (SO_LINGER 0): what this kernel has not delivered is
 // dropped, never delivered later. A request abandoned on a connection the server had not
 // accepted would otherwise still reach it when the server accepts the connection seconds later

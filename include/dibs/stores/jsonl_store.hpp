@@ -104,6 +104,11 @@ class jsonl_store final : public blocking_store {
   void count_finished_output();
   // The target the journal records (a run's own): taken when none was given, refused when another was.
   void adopt_target(const std::optional<std::string>& recorded, const std::string& journal);
+  // A finished run's journal (which named its target) is gone: with no target given, the member
+  // OUT's done lines added is taken as the run's (said). False when there is none to take.
+  bool target_from_output();
+  // The outcomes a finished OUT holds, read with the run's target (target_from_output's if need be).
+  std::vector<line_outcome> finished_outcomes();
   // The journal's header for IN as it is now, with the target in effect.
   std::string journal_header_for_run() const;
   // The lines that failed as IN was read, into the journal (with the first claim, or at the end).
