@@ -138,6 +138,7 @@ void mongo_store::start() {
                                        init_command(ctx.conn.redacted(), ctx.opts) + " " + setting_name("new_table"));
   const auto indexes = list_indexes(ctx);
   settle_lease_field(ctx, recorded, indexes);
+  follow_lock_collection();
   // dibs init's record of this target is the user's word that it is meant; dibs init given
   // another one is asked the same as a first run.
   const auto* recorded_target = recorded_value(recorded, "target");
@@ -155,8 +156,33 @@ void mongo_store::start() {
                 " a value dibs did not write (not a document): dibs leaves them alone and counts them as failed; "
                 "choose another ", setting_name("lock_field"), ", or remove that field from them");
   }
-  if (ctx.opts.detect_lock_collection && ctx.opts.strategy != claim_strategy::lock_collection)
-    impl_->lock_collection_found = lock_collection_in_use(ctx);
+}
+
+// A collection whose documents an earlier or running dibs claims through the lock collection keeps
+// its leases there, not in the documents: a run claiming by the documents' own field would claim
+// past them (the same documents called and written by two runs). A run (enrich, init) claims
+// through the locks too, said; one given another --claim by name is refused. The reading
+// commands (status, retry, failed, release) read the leases there.
+void mongo_store::follow_lock_collection() {
+  auto& ctx = impl_->ctx;
+  if (ctx.opts.strategy == claim_strategy::lock_collection || !lock_collection_in_use(ctx)) return;
+  if (ctx.opts.detect_lock_collection) {
+    impl_->lock_collection_found = true;
+    return;
+  }
+  const auto where = ctx.opts.db + "." + ctx.lock_collection;
+  if (ctx.opts.settings.was_given("claim"))
+    throw setting_error("claim", to_string(ctx.opts.strategy) + ": the lock collection " + where +
+                                     " holds leases of a run with " + setting_name("claim") +
+                                     " lock-collection (this collection's documents are claimed through it); claiming with " +
+                                     to_string(ctx.opts.strategy) + " would take documents that run holds: give " +
+                                     setting_name("claim") + " lock-collection, or no " + setting_name("claim"));
+  ctx.opts.strategy = claim_strategy::lock_collection;
+  impl_->claims = make_claimer(ctx);
+  impl_->leases = make_lease_keeper(ctx);  // its indexes made with the others, next
+  log::warn("mongodb: ", ctx.opts.db, ".", ctx.opts.collection, "'s leases are kept in the lock collection ", where,
+            " (a run with ", setting_name("claim"), " lock-collection worked on it): this run claims through it too (",
+            setting_name("claim"), " lock-collection)");
 }
 
 mongo_store::~mongo_store() {

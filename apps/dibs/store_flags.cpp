@@ -68,7 +68,7 @@ void store_flags::add_to(CLI::App& cmd, bool with_claim, const char* out_flag) {
                "yet); without it such a collection or table is refused, as a forgotten or misspelled --target would make "
                "every document pending again");
   if (with_claim)
-    cmd.add_option("--claim", claim,
+    claim_opt_ = cmd.add_option("--claim", claim,
                    "claim strategy: MongoDB update-find, find-and-modify, batch, lock-collection; "
                    "MySQL and PostgreSQL skip-locked (their only one)")
         ->type_name("STRATEGY")
@@ -104,6 +104,7 @@ std::vector<std::string> store_flags::given_settings() const {
   if (source_chosen && (!source_opt_ || source_opt_->count() == 0)) given.emplace_back("source");
   note(target_opt_, "target");
   note(lock_field_opt_, "lock_field");
+  note(claim_opt_, "claim");
   note(on_done_opt_, "on_done");
   return given;
 }

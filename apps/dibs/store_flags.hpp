@@ -70,6 +70,7 @@ struct store_flags {
   CLI::Option* source_opt_ = nullptr;
   CLI::Option* target_opt_ = nullptr;
   CLI::Option* lock_field_opt_ = nullptr;
+  CLI::Option* claim_opt_ = nullptr;
   CLI::Option* on_done_opt_ = nullptr;
 };
 

@@ -116,3 +116,43 @@ TEST_CASE("dibs status counts a lock-collection run's leases as leased without -
   }
   mongo::drop(s);
 }
+
+TEST_CASE("dibs enrich without --claim on a collection a lock-collection run works on claims through its locks: "
+          "documents it holds are never claimed past them",
+          "[mongo][e2e]") {
+  stub::ipapi_stub api(stub::stub_options::loopback());
+  api.start();
+  // A lock-collection worker holds 5 documents (a run in another process, under way).
+  test::mongo_collection c("lockenrich", [&](mongo::mongo_options& o) { o.strategy = mongo::claim_strategy::lock_collection; });
+  auto& [o, s] = c;
+  REQUIRE(s.seed(20, 5) == 20);
+  claim_request req;
+  req.max = 5;
+  req.by = "other-run";
+  req.lease = 600'000ms;
+  REQUIRE(s.claim_blocking(req).size() == 5);
+  const std::vector<std::string> where{"--store", o.uri, "--db", o.db, "--collection", o.collection};
+  auto enrich = [&](std::vector<std::string> more) {
+    std::vector<std::string> args{"enrich"};
+    args.insert(args.end(), where.begin(), where.end());
+    const std::vector<std::string> call{"--url", api.base_url() + "/json/{originatingIp}", "--no-progress"};
+    args.insert(args.end(), call.begin(), call.end());
+    args.insert(args.end(), more.begin(), more.end());
+    return test::run_dibs(args);
+  };
+  // The default strategy, no dibs init: the documents' own lease field is empty, so a batch
+  // claim took the 5 held ones too. (The run waits for leases held elsewhere: --max-calls ends
+  // it once the 15 free ones are asked.)
+  auto [rc, out] = enrich({"--max-calls", "15", "--no-preflight"});
+  INFO(out);
+  CHECK(rc == 4);
+  CHECK(api.requests() == 15);
+  CHECK_THAT(out, Catch::Contains("--claim lock-collection"));
+  CHECK_THAT(out, Catch::Contains("store now: 15 done, 0 failed, 0 pending, 5 leased"));
+  // Another strategy asked for by name: refused, with why, before any claim.
+  std::tie(rc, out) = enrich({"--claim", "batch"});
+  CHECK(rc == 2);
+  CHECK_THAT(out, Catch::Contains("--claim batch: the lock collection") && Catch::Contains("give --claim lock-collection"));
+  CHECK(api.requests() == 15);
+  mongo::drop(s);
+}

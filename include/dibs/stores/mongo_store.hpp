@@ -124,6 +124,7 @@ class mongo_store final : public blocking_store,
 
  private:
   void start();  // the constructor's round trips: the clock, the collection, the indexes
+  void follow_lock_collection();  // the lock collection holds leases: claim (or read) there
   friend struct test_access;  // test_hooks.cpp
   friend struct store_context& store_context_of(mongo_store& s);  // mongo_shared_rate.cpp, mongo_answers.cpp
   struct impl;
