@@ -226,6 +226,7 @@ renew_result memory_store::renew_now(const std::vector<renewal>& batch, millis l
 write_result memory_store::release_now(const std::vector<release_item>& batch) {
   return fenced_batch<write_result>(batch, false, [&](const release_item& x, record& r, std::size_t i, store_time now, write_result&) {
     if (!x.why.empty()) r.last_error = x.why;
+    if (x.not_attempted && r.attempts > 0) --r.attempts;
     if (x.delay.count() <= 0) {
       drop_lease(r, i);
       pending_.push_back(i);

@@ -37,7 +37,7 @@ class document_leases final : public lease_keeper {
     // A refused release leaves the lease as it was: the item is claimable once it expires.
     return fenced_updates(batch, fenced_write::release, "releasing items", "release refused (claimable when the lease expires)",
                           [&](const release_item& item) {
-                            return release_update(ctx_.names(), item.delay.count() <= 0, t + item.delay, item.why);
+                            return release_update(ctx_.names(), item.delay.count() <= 0, t + item.delay, item.why, item.not_attempted);
                           });
   }
 

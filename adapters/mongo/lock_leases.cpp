@@ -50,7 +50,7 @@ class lock_leases final : public lease_keeper {
     auto p = parse_batch(batch, res.lost);
     const auto writes = writes_for(p, [&](std::size_t k, const release_item& item) {
       return fenced_update{lock_fenced_filter(p.ids[k].value(), p.refs[k].by, p.refs[k].token),
-                           lock_release_update(item.delay.count() <= 0, t + item.delay, t, item.why)};
+                           lock_release_update(item.delay.count() <= 0, t + item.delay, t, item.why, item.not_attempted)};
     });
     const auto out = bulk_update(db.locks.get(), writes, "releasing items");
     res.applied = static_cast<std::size_t>(out.matched);

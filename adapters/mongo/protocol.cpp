@@ -209,13 +209,20 @@ bson_ptr renew_update(const field_names& f, store_time until) {
   return b;
 }
 
-bson_ptr release_update(const field_names& f, bool at_once, store_time retry_at, const std::string& why) {
+bson_ptr release_update(const field_names& f, bool at_once, store_time retry_at, const std::string& why,
+                        bool not_attempted) {
   auto b = make_bson();
   bson_t set;
   BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
   BSON_APPEND_DATE_TIME(&set, f.lock_until().c_str(), at_once ? 0 : ms(retry_at));
   if (!why.empty()) BSON_APPEND_UTF8(&set, (f.lock + ".lastError").c_str(), why.c_str());
   bson_append_document_end(b.get(), &set);
+  if (not_attempted) {  // the claim's $inc taken back (its claim made it 1 at least)
+    bson_t inc;
+    BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$inc", &inc);
+    BSON_APPEND_INT32(&inc, f.lock_attempts().c_str(), -1);
+    bson_append_document_end(b.get(), &inc);
+  }
   if (at_once) {
     bson_t unset;
     BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$unset", &unset);
@@ -451,7 +458,8 @@ bson_ptr lock_renew_update(store_time now, store_time until) {
   return b;
 }
 
-bson_ptr lock_release_update(bool at_once, store_time retry_at, store_time now, const std::string& why) {
+bson_ptr lock_release_update(bool at_once, store_time retry_at, store_time now, const std::string& why,
+                             bool not_attempted) {
   auto b = make_bson();
   bson_t set;
   BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
@@ -459,6 +467,12 @@ bson_ptr lock_release_update(bool at_once, store_time retry_at, store_time now, 
   BSON_APPEND_DATE_TIME(&set, "ts", ms(now));
   if (!why.empty()) BSON_APPEND_UTF8(&set, "lastError", why.c_str());
   bson_append_document_end(b.get(), &set);
+  if (not_attempted) {
+    bson_t inc;
+    BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$inc", &inc);
+    BSON_APPEND_INT32(&inc, "attempts", -1);
+    bson_append_document_end(b.get(), &inc);
+  }
   if (at_once) {
     bson_t unset;
     BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$unset", &unset);

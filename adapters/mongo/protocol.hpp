@@ -50,7 +50,8 @@ bson_ptr completion_update(const field_names& f, const bson_t* result);
 bson_ptr renew_update(const field_names& f, store_time until);
 // delay 0: drop by/token and set until to the epoch (claimable at once, attempts kept);
 // otherwise keep the lease until `retry_at`, so nobody calls the API for it before then.
-bson_ptr release_update(const field_names& f, bool at_once, store_time retry_at, const std::string& why);
+bson_ptr release_update(const field_names& f, bool at_once, store_time retry_at, const std::string& why,
+                        bool not_attempted = false);
 bson_ptr failure_update(const field_names& f, const std::string& reason, int http_status, int attempts,
                         store_time now);
 
@@ -100,7 +101,8 @@ bson_ptr open_document_filter(const field_names& f, const bson_value_t& id);
 // live or expired leases for stats.
 bson_ptr lock_token_filter(std::uint64_t token);
 bson_ptr lock_renew_update(store_time now, store_time until);
-bson_ptr lock_release_update(bool at_once, store_time retry_at, store_time now, const std::string& why);
+bson_ptr lock_release_update(bool at_once, store_time retry_at, store_time now, const std::string& why,
+                             bool not_attempted = false);
 bson_ptr lock_leased_filter(store_time now, bool live);
 
 }  // namespace dibs::mongo

@@ -70,11 +70,12 @@ std::vector<std::size_t> statement_runs(const std::vector<std::size_t>& quoted_b
   return runs;
 }
 
-std::map<std::pair<std::int64_t, std::string>, std::vector<std::string>> release_groups(
-    const std::vector<release_item>& batch, const fence_outcome& fence) {
-  std::map<std::pair<std::int64_t, std::string>, std::vector<std::string>> groups;
+std::map<release_group, std::vector<std::string>> release_groups(const std::vector<release_item>& batch,
+                                                                 const fence_outcome& fence) {
+  std::map<release_group, std::vector<std::string>> groups;
   for (std::size_t i = 0; i < batch.size(); ++i)
-    if (const auto row = fence.held[i]) groups[{batch[i].delay.count() * 1000, batch[i].why}].push_back(*row);
+    if (const auto row = fence.held[i])
+      groups[{batch[i].delay.count() * 1000, batch[i].why, batch[i].not_attempted}].push_back(*row);
   return groups;
 }
 

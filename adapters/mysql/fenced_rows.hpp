@@ -70,7 +70,13 @@ completion_split split_storable(const std::vector<completion>& batch, bool keep_
 std::vector<std::size_t> statement_runs(const std::vector<std::size_t>& quoted_bytes, std::size_t max_statement_bytes);
 
 // Held releases grouped by (delay in microseconds, reason): shutdown releases share one statement.
-std::map<std::pair<std::int64_t, std::string>, std::vector<std::string>> release_groups(
+struct release_group {
+  std::int64_t delay_us = 0;
+  std::string why;
+  bool not_attempted = false;
+  auto operator<=>(const release_group&) const = default;
+};
+std::map<release_group, std::vector<std::string>> release_groups(
     const std::vector<release_item>& batch, const fence_outcome& fence);
 
 }  // namespace dibs::mysql

@@ -133,8 +133,8 @@ renew_result mysql_store::impl::renew(const std::vector<renewal>& batch, millis 
 
 write_result mysql_store::impl::release(const std::vector<release_item>& batch) {
   return fenced_batch<write_result>(batch, false, [&](mysql_connection& c, const fence_outcome& fence, write_result&) {
-    for (auto& [key, ids] : release_groups(batch, fence))
-      c.execute(release_rows(names, ids, key.first, c.quote(key.second)));
+    for (auto& [group, ids] : release_groups(batch, fence))
+      c.execute(release_rows(names, ids, group.delay_us, c.quote(group.why), group.not_attempted));
   });
 }
 

@@ -139,12 +139,13 @@ std::string renew_rows(const table_names& n, const std::vector<std::string>& key
 }
 
 std::string release_rows(const table_names& n, const std::vector<std::string>& keys, std::int64_t delay_us,
-                         const std::string& why_quoted) {
+                         const std::string& why_quoted, bool not_attempted) {
   const std::string lease = delay_us <= 0
                                 ? "`dibs_lock_by` = NULL, `dibs_lock_token` = NULL, `dibs_lock_until` = NULL"
                                 : "`dibs_lock_until` = NOW(6) + INTERVAL " + std::to_string(delay_us) + " MICROSECOND";
-  return "UPDATE " + q(n.table) + " SET " + lease + ", `dibs_error` = " + why_quoted + " WHERE " + key_col(n) + " IN (" +
-         key_list(keys) + ")";
+  const std::string attempts = not_attempted ? ", `dibs_attempts` = GREATEST(`dibs_attempts` - 1, 0)" : "";
+  return "UPDATE " + q(n.table) + " SET " + lease + attempts + ", `dibs_error` = " + why_quoted + " WHERE " + key_col(n) +
+         " IN (" + key_list(keys) + ")";
 }
 
 std::string fail_row(const table_names& n, const std::string& key, const std::string& reason_quoted, int http_status) {

@@ -62,8 +62,9 @@ std::string complete_rows(const table_names& n, const std::vector<std::string>& 
 std::string delete_rows(const table_names& n, const std::vector<std::string>& keys);
 std::string renew_rows(const table_names& n, const std::vector<std::string>& keys, std::int64_t lease_us);
 // delay 0: clear the lease; otherwise keep it until now + delay (no one retries it earlier).
+// `not_attempted`: the claim's attempt is given back (release_item::not_attempted).
 std::string release_rows(const table_names& n, const std::vector<std::string>& keys, std::int64_t delay_us,
-                         const std::string& why_quoted);
+                         const std::string& why_quoted, bool not_attempted = false);
 std::string fail_row(const table_names& n, const std::string& key, const std::string& reason_quoted, int http_status);
 // One row of counts: done, failed, pending, leased_live, leased_expired.
 std::string stats(const table_names& n);

@@ -194,17 +194,22 @@ statement renew_rows(const table_names& n, const std::vector<fenced_ref>& refs, 
 }
 
 statement release_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::int64_t>& delay_us,
-                       const std::vector<std::string>& whys) {
+                       const std::vector<std::string>& whys, const std::vector<std::int64_t>& not_attempted) {
   statement s;
   s.sql = "UPDATE " + q(n.table) +
           " AS t SET \"dibs_lock_by\" = CASE WHEN v.d_delay > 0 THEN t.\"dibs_lock_by\" END, "
           "\"dibs_lock_token\" = CASE WHEN v.d_delay > 0 THEN t.\"dibs_lock_token\" END, "
           "\"dibs_lock_until\" = CASE WHEN v.d_delay > 0 THEN now() + " + micros("v.d_delay") + " END, "
-          "\"dibs_error\" = v.d_why FROM " + refs_unnest + ", $4::bigint[], $5::text[]) AS v(d_id, d_by, d_token, d_delay, d_why) WHERE " +
-          fence(n) + " RETURNING v.d_id";
+          "\"dibs_attempts\" = GREATEST(t.\"dibs_attempts\" - v.d_back, 0), "
+          "\"dibs_error\" = v.d_why FROM " + refs_unnest +
+          ", $4::bigint[], $5::text[], $6::bigint[]) AS v(d_id, d_by, d_token, d_delay, d_why, d_back) WHERE " + fence(n) +
+          " RETURNING v.d_id";
   add_refs(s, refs);
   s.params.emplace_back(int_array(delay_us));
   s.params.emplace_back(text_array(whys));
+  std::vector<std::int64_t> back(refs.size(), 0);
+  for (std::size_t i = 0; i < back.size() && i < not_attempted.size(); ++i) back[i] = not_attempted[i] ? 1 : 0;
+  s.params.emplace_back(int_array(back));
   return s;
 }
 

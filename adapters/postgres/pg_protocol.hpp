@@ -84,7 +84,7 @@ statement delete_rows(const table_names& n, const std::vector<fenced_ref>& refs)
 statement renew_rows(const table_names& n, const std::vector<fenced_ref>& refs, std::int64_t lease_us);
 // delay <= 0: clear the lease; otherwise keep it until now + delay (no one retries it earlier).
 statement release_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::int64_t>& delay_us,
-                       const std::vector<std::string>& whys);
+                       const std::vector<std::string>& whys, const std::vector<std::int64_t>& not_attempted = {});
 statement fail_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::string>& reasons,
                     const std::vector<int>& http_statuses);
 // One row of counts: done, failed, pending, leased_live, leased_expired.

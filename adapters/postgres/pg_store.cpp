@@ -366,13 +366,14 @@ awaitable<renew_result> pg_store::renew(std::vector<renewal> batch, millis lease
 awaitable<write_result> pg_store::release(std::vector<release_item> batch) {
   auto build = [this](std::vector<fenced_ref>& refs, const std::vector<const release_item*>& kept,
                       write_result&) -> std::optional<statement> {
-    std::vector<std::int64_t> delays;
+    std::vector<std::int64_t> delays, not_attempted;
     std::vector<std::string> whys;
     for (const auto* x : kept) {
       delays.push_back(micros(x->delay));
       whys.push_back(storable_reason(x->why));
+      not_attempted.push_back(x->not_attempted ? 1 : 0);
     }
-    return release_rows(names_, refs, delays, whys);
+    return release_rows(names_, refs, delays, whys, not_attempted);
   };
   auto write = fenced_write<write_result>(std::move(batch), build, ids_only);
   co_return co_await std::move(write);

@@ -170,27 +170,38 @@ command add_enrich_command(CLI::App& app) {
     f->api.share_answers(st);
     // Rights first: a user who may not write would otherwise claim, call the API and lose it all.
     st->check_write_rights();
-    if (!f->no_preflight) run_preflight(*st, f->api.call(), f->api.batch(), f->store.source, f->api.url_flag());
+    f->run.traces.apply(cfg, f->api.call().http.tls);  // --otlp-endpoint: the exporter starts
+    // With --max-calls or --budget, the engine claims through the budgets; when one is spent,
+    // the run stops claiming and ends once its calls in flight have. The pre-flight's items go
+    // to the run first, outside the budgets' gate (it reserved their calls itself).
+    engine* running = nullptr;
+    auto preclaimed = std::make_shared<preclaimed_store>(f->api.budget.gate(st, [&running] {
+      if (running) running->stop();
+    }));
+    engine e(cfg, preclaimed, std::move(processors));
+    running = &e;
+    const auto& run_cfg = e.config();
+    const auto own_worker = run_cfg.worker_prefix + "-0";
+    if (!f->no_preflight)
+      run_preflight(*st, f->api.call(), f->api.batch(), f->store.source, f->api.url_flag(),
+                    claim_request{1, own_worker, run_cfg.lease, run_cfg.grace, run_cfg.max_attempts}, *preclaimed);
     // Without them the run has no total: a store that stays out of reach ends it here, with why.
     auto first_read = read_counts(*st, 5);
-    if (!first_read.stats) std::rethrow_exception(first_read.thrown);
+    if (!first_read.stats) {
+      give_back_preclaimed(*st, f->api.call(), preclaimed->take_back());
+      std::rethrow_exception(first_read.thrown);
+    }
     const auto before = *first_read.stats;
     const std::uint64_t total = before.pending + before.leased_live + before.leased_expired;
     if (before.leased_live > 0) {  // another worker's leases, perhaps a dead one's: say why progress may stall
       try {
-        if (const auto note = lease_wait_note(st->lease_holders()); !note.empty()) log::warn(note);
+        auto holders = st->lease_holders();
+        std::erase_if(holders, [&](const lease_holder& h) { return h.by == own_worker; });  // the pre-flight's
+        if (const auto note = lease_wait_note(holders); !note.empty()) log::warn(note);
       } catch (const std::exception&) {  // a store that can't list its lease holders: nothing to add
       }
     }
 
-    f->run.traces.apply(cfg, f->api.call().http.tls);  // --otlp-endpoint: the exporter starts
-    // With --max-calls or --budget, the engine claims through the budgets; when one is spent,
-    // the run stops claiming and ends once its calls in flight have.
-    engine* running = nullptr;
-    engine e(cfg, f->api.budget.gate(st, [&running] {
-      if (running) running->stop();
-    }), std::move(processors));
-    running = &e;
     e.set_rate_control(f->api.limiter());  // POST /rate changes it while the run goes on
     // With --follow, a change stream (where the server has them) wakes idle shards at once.
     if (f->follow) st->watch([&e] { e.wake(); });
@@ -198,6 +209,7 @@ command add_enrich_command(CLI::App& app) {
     foreground.admin = st.get();  // GET /workers, POST /release and /retry act on this store
     const auto result = run_engine_in_foreground(e, foreground);
     st->stop_watching();
+    give_back_preclaimed(*st, f->api.call(), preclaimed->take_back());  // stopped before it claimed them
     // The store may be out of reach right as the run ends (a database restart): everything this
     // process held is already written or released, so the counts are worth a few tries, and
     // without them the run is still reported (and judged by what the engine saw). A stopped run

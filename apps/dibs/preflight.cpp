@@ -11,12 +11,14 @@
 #include <dibs/http/exchange_policy.hpp>
 
 #include <dibs/log.hpp>
+#include "engine/src/claim_refusal.hpp"
 #include "engine/src/uri_redact.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -31,12 +33,42 @@ constexpr std::size_t max_items = 3;  // the items asked, while each answer is a
 // The URL as sent, its secrets masked (an API key in the query).
 std::string shown_url(const http::url_template& t, const std::string& target) { return http::redacted_url(t, target); }
 
+// One awaitable run to its end on an io_context of its own (the engine has not started).
+template <class T>
+T run_now(awaitable<T> a) {
+  net::io_context ioc(1);
+  auto fut = net::co_spawn(ioc, std::move(a), net::use_future);
+  ioc.run();
+  return fut.get();
+}
+
 http::response send_once(const http::processor_options& call, const http::request& req) {
   net::io_context ioc(1);
   http::client c(ioc.get_executor(), call.http);
   auto fut = net::co_spawn(ioc, c.send(call.url.origin(), req), net::use_future);
   ioc.run();
   return fut.get();
+}
+
+// The budgets' reservations of claimed items end (given back, or lost).
+void end_reservations(const http::processor_options& call, const std::vector<job>& jobs) {
+  std::vector<std::string> keys;
+  for (const auto& j : jobs) keys.push_back(http::budget_item_key(j.id, j.token));
+  for (const auto& b : call.budgets) b->items_ended(keys);
+}
+
+// One claimed item's call reserved in every budget; false (nothing kept) when one has no call left.
+bool reserve_for_item(const http::processor_options& call) {
+  std::size_t reserved = 0;
+  for (const auto& b : call.budgets) {
+    if (b->reserve_blocking(1) == 0) {
+      log::info("pre-flight: ", b->what(), " has no call left; the API was not tried");
+      for (std::size_t i = 0; i < reserved; ++i) call.budgets[i]->ended(1);
+      return false;
+    }
+    ++reserved;
+  }
+  return true;
 }
 }  // namespace
 
@@ -74,13 +106,15 @@ std::optional<http::request> request_for(const pending_sample& sample, const htt
 }
 
 // One item's request, sent until its answer says something (a broken exchange is tried again);
-// nullopt when a call budget has no call left for it (the API was not tried). A 2xx answer is
-// left in `answered` (the run uses it for its item: it is paid for).
-std::optional<probe_verdict> probe(const http::processor_options& call, const http::request& req, bool batch,
-                                   const std::string& flag, std::string& shown, http::response* answered = nullptr) {
+// nullopt when a call budget has no call left for it (the API was not tried). `claimed`: the item
+// the pre-flight claimed (its call counted as that item's, its reservation made already), its
+// answer left in `answered` for the run to judge and write (it is paid for); null: an item not
+// claimed (a done one), its call reserved and counted here.
+std::optional<probe_verdict> probe(const http::processor_options& call, http::request req, bool batch,
+                                   const std::string& flag, std::string& shown, const job* claimed = nullptr,
+                                   http::response* answered = nullptr) {
   shown = shown_url(call.url, req.target);
   const auto& host = call.url.host();
-  // The pre-flight's call is one of the budget's too (--max-calls, --budget).
   std::size_t reserved = 0;
   struct give_back {
     const std::vector<std::shared_ptr<http::call_budget>>& budgets;
@@ -89,22 +123,34 @@ std::optional<probe_verdict> probe(const http::processor_options& call, const ht
       for (std::size_t i = 0; i < n; ++i) budgets[i]->ended(1);
     }
   } reservations{call.budgets, reserved};
-  for (const auto& b : call.budgets) {
-    if (b->reserve_blocking(1) == 0) {
-      log::info("pre-flight: ", b->what(), " has no call left; the API was not tried");
-      return std::nullopt;
+  if (!claimed)
+    for (const auto& b : call.budgets) {
+      if (b->reserve_blocking(1) == 0) {
+        log::info("pre-flight: ", b->what(), " has no call left; the API was not tried");
+        return std::nullopt;
+      }
+      ++reserved;
     }
-    ++reserved;
-  }
+  const auto key = claimed ? http::budget_item_key(claimed->id, claimed->token) : std::string();
   for (int tries = 1;; ++tries) {
     // One slot of --rate, like any request of the run: the limit holds with the pre-flight in it.
     std::this_thread::sleep_until(call.limiter->reserve(host));
-    for (const auto& b : call.budgets) b->called();
+    // Counted as the run counts its calls: the claimed item's first, or a call of its own.
+    if (claimed) {
+      for (const auto& b : call.budgets)
+        if (!b->item_calls(key)) {
+          log::info("pre-flight: ", b->what(), " has no call left; the API was not tried again");
+          return std::nullopt;
+        }
+    } else {
+      for (const auto& b : call.budgets) b->called();
+    }
     const auto sent = std::chrono::steady_clock::now();
     auto r = send_once(call, req);
     honor_stop_signals(*call.limiter, host, r, call.max_retry_after, nullptr, false, sent);  // a 429's pause holds for the run
     if (!r.ec && call.no_data.by_status(r.status)) {  // the API's "no data for this key": it answers
       log::info("pre-flight: ", flag, " ", shown, " answered HTTP ", r.status, ", no data for this item (--no-data-on)");
+      if (answered) *answered = std::move(r);
       return probe_verdict{};
     }
     // Under a budget the pre-flight's one reserved call is its only try.
@@ -117,57 +163,144 @@ std::optional<probe_verdict> probe(const http::processor_options& call, const ht
     if (v.what == probe_verdict::kind::refuse && tries > 1) v.why += " (" + std::to_string(tries) + " tries)";
     if (v.what == probe_verdict::kind::go && v.why.empty())
       log::info("pre-flight: ", flag, " ", shown, " answered ", r.ec ? r.describe() : "HTTP " + std::to_string(r.status));
-    if (answered && !r.ec && r.status >= 200 && r.status < 300) *answered = std::move(r);
+    if (answered && !r.ec) *answered = std::move(r);
     return v;
   }
 }
+
+// Claimed items back to the store, unprocessed.
+void release_now(admin_store& st, const std::vector<job>& jobs, const std::string& why) {
+  if (jobs.empty()) return;
+  std::vector<release_item> back;
+  for (const auto& j : jobs) back.push_back(release_item{j.ref(), millis{0}, why, 0, true, true});
+  try {
+    run_now(st.release(std::move(back)));
+  } catch (const std::exception& e) {  // left to their leases' expiry: the refusal is the news
+    log::warn("pre-flight: the items it claimed could not be given back (", e.what(), "): claimable when their leases end");
+  }
+}
+
+// ... and their reservations ended.
+void release_claimed(admin_store& st, const http::processor_options& call, const std::vector<job>& jobs,
+                     const std::string& why) {
+  release_now(st, jobs, why);
+  end_reservations(call, jobs);
+}
 }  // namespace
 
+void give_back_preclaimed(admin_store& st, const http::processor_options& call, const std::vector<job>& jobs) {
+  release_claimed(st, call, jobs, "the run stopped before it took the item");
+}
+
 void run_preflight(admin_store& st, const http::processor_options& call, bool batch, const std::string& field,
-                   const std::string& flag) {
-  // A few items: one answer of "not found" may be about its own key, and is asked again of others.
-  const auto samples = st.sample_pending_items(max_items);
+                   const std::string& flag, const claim_request& claim_as, preclaimed_store& into) {
+  // A few pending items read first: the field's check names every field a document has.
+  const auto samples = st.sample_pending_items(batch ? 1 : max_items);
   if (samples.empty()) {
     log::info("pre-flight: nothing pending, nothing to check");
     return;
   }
   if (auto refusal = missing_field_refusal(field, samples.front(), flag); !refusal.empty())
     throw std::invalid_argument(refusal + " (--no-preflight skips this check)");
+  std::string shown;
+  if (batch) {  // a fixed URL and a one-key batch: no item's answer, nothing claimed
+    const auto& sample = samples.front();
+    if (sample.source.st != job_field::state::string || sample.source.value.empty()) return;
+    const auto req = request_for(sample, call, batch, field);
+    if (!req) return;
+    const auto v = probe(call, *req, batch, flag, shown);
+    if (!v) return;
+    const auto decision = judge_probes({*v}, std::nullopt);
+    if (decision.refuse)
+      throw std::invalid_argument("the API can't be used: " + flag + " " + shown + ": " + decision.why +
+                                  " (--no-preflight skips this check)");
+    if (!decision.why.empty()) log::warn("pre-flight: ", flag, " ", shown, " answered ", decision.why);
+    return;
+  }
+  // Each item asked is claimed first, as the run claims: its answer is bought for this run alone
+  // (several processes starting at once ask different items), and the run writes it.
+  std::vector<job> claimed;
   std::vector<probe_verdict> verdicts;
   std::optional<probe_verdict> done;
-  std::string shown;
-  for (const auto& sample : samples) {
-    if (!verdicts.empty() && !ask_another(verdicts)) break;
-    if (sample.source.st != job_field::state::string || sample.source.value.empty()) {
-      if (verdicts.empty()) log::warn("pre-flight: pending item ", sample.id, " has no text in '", field, "'; the API was not tried");
-      continue;
+  try {
+    for (std::size_t asked = 0; asked < max_items; ++asked) {
+      if (!verdicts.empty() && !ask_another(verdicts)) break;
+      claim_request one = claim_as;
+      one.max = 1;
+      std::vector<job> got;
+      try {
+        got = run_now(st.claim(one));
+      } catch (const store_refused& e) {  // as the run's own claims would be: again and again
+        throw store_denied(claim_refusal(e.what()));
+      }
+      if (got.empty()) break;  // nothing claimable now (other workers hold the rest)
+      if (!reserve_for_item(call)) {
+        release_now(st, got, "the call budget has no call left for it");
+        break;
+      }
+      claimed.push_back(std::move(got.front()));
+      const job& j = claimed.back();
+      const auto* source = j.field(field);
+      if (!source || source->st != job_field::state::string || source->value.empty()) {
+        if (verdicts.empty()) log::warn("pre-flight: item ", j.id, " has no text in '", field, "'; the API was not tried");
+        continue;  // the run fails it as it would any such item
+      }
+      auto built = http::build_request(call.url, call.shape, j);
+      if (!built.error.empty()) {
+        log::warn("pre-flight: item ", j.id, ": ", built.error, "; the API was not tried");
+        continue;
+      }
+      http::response answered;
+      auto v = probe(call, std::move(built.req), batch, flag, shown, &j, &answered);
+      if (!v) break;  // no call left to ask with
+      // Paid for: the run takes it for this item rather than asking again.
+      if ((answered.status != 0) && call.prefetched)
+        call.prefetched->keep(http::request_identity(call.url, call.shape, j), std::move(answered));
+      verdicts.push_back(std::move(*v));
+      // "Not found": an item already done (the path worked for it) tells a wrong path from items
+      // the API has nothing for; without one, other pending items are asked.
+      if (ask_another(verdicts) && verdicts.size() == 1)
+        if (const auto finished = st.sample_done(); finished && finished->source.st == job_field::state::string)
+          if (const auto again = request_for(*finished, call, batch, field)) {
+            std::string shown_done;
+            done = probe(call, *again, batch, flag, shown_done);  // nullopt: no call left to ask it
+            break;
+          }
     }
-    const auto req = request_for(sample, call, batch, field);
-    if (!req) continue;
-    http::response answered;
-    auto v = probe(call, *req, batch, flag, shown, &answered);
-    if (!v) break;  // no call left to ask with
-    // Paid for: the run takes it for this item rather than asking again (a batch's is no item's).
-    if (answered.status != 0 && !batch && call.prefetched)
-      call.prefetched->keep(http::request_identity(call.url, call.shape, job_of(sample, field)), std::move(answered));
-    verdicts.push_back(std::move(*v));
-    if (batch) break;  // a batch asks the same fixed URL: one request tells it all
-    // "Not found": an item already done (the path worked for it) tells a wrong path from items
-    // the API has nothing for; without one, other pending items are asked.
-    if (ask_another(verdicts) && verdicts.size() == 1)
-      if (const auto finished = st.sample_done(); finished && finished->source.st == job_field::state::string)
-        if (const auto again = request_for(*finished, call, batch, field)) {
-          std::string shown_done;
-          done = probe(call, *again, batch, flag, shown_done);  // nullopt: no call left to ask it
-          break;
-        }
+  } catch (...) {
+    release_claimed(st, call, claimed, "the pre-flight ended early");
+    throw;
   }
-  if (verdicts.empty()) return;
-  const auto decision = judge_probes(verdicts, done);
-  if (decision.refuse)
+  const auto decision = verdicts.empty() ? preflight_decision{} : judge_probes(verdicts, done);
+  if (decision.refuse) {
+    // Given back as claimed: the answers say nothing of these items, only of the run's flags.
+    release_claimed(st, call, claimed, "the pre-flight refused the run");
     throw std::invalid_argument("the API can't be used: " + flag + " " + shown + ": " + decision.why +
                                 " (--no-preflight skips this check)");
+  }
   if (!decision.why.empty()) log::warn("pre-flight: ", flag, " ", shown, " answered ", decision.why);
+  // Renewed as they go to the run: the pre-flight's calls may have taken a good part of the lease.
+  if (claimed.empty()) return;
+  std::vector<renewal> renewals;
+  for (const auto& j : claimed) renewals.push_back(renewal{j.ref()});
+  try {
+    const auto r = run_now(st.renew(std::move(renewals), claim_as.lease));
+    std::vector<job> kept, lost;
+    std::size_t applied = 0;
+    for (auto& j : claimed) {
+      if (std::find(r.lost.begin(), r.lost.end(), j.id) != r.lost.end()) {
+        lost.push_back(std::move(j));
+        continue;
+      }
+      if (applied < r.until.size()) j.until = r.until[applied];
+      ++applied;
+      kept.push_back(std::move(j));
+    }
+    end_reservations(call, lost);
+    into.hand_over(std::move(kept));
+  } catch (const std::exception&) {  // the store is out of reach: the run finds out, leases as they are
+    into.hand_over(std::move(claimed));
+  }
 }
 
 }  // namespace dibs::cli

@@ -1,9 +1,12 @@
-// `dibs enrich`'s pre-flight, before anything is claimed: a few pending items read (not claimed),
-// the first's field checked against the template, and a request to the API for it, so that a
-// mistyped {field}, a closed port, a wrong host or path, or a page where the API's JSON should be
-// stops the command with one line instead of failing (or parking, or charging) every item. When
-// the answer is a "not found", another item or two is asked: a wrong path is not found for every
-// item, a real "not found" for its own. The samples' answers are not written and spend no attempt.
+// `dibs enrich`'s pre-flight, before the run starts: a pending item's fields checked against the
+// template, then an item claimed (as the run claims) and its request sent to the API, so that a
+// mistyped {field}, a closed port, a wrong host or path, a body the API rejects, or a page where
+// the API's JSON should be stops the command with one line instead of failing (or parking, or
+// charging) every item. When the answer is a "not found", another item or two is asked: a wrong
+// path is not found for every item, a real "not found" for its own. The items asked are the run's
+// first (preclaimed_store): their answers are written as any, never bought again, and no other
+// process starting at the same moment asks for them. Refused, they are given back unprocessed
+// (each claim counts among its item's --max-attempts, as any claim does).
 // What the answers mean: preflight_verdicts.hpp. `--no-preflight` skips all of it.
 #pragma once
 
@@ -11,15 +14,21 @@
 
 #include <dibs/admin_store.hpp>
 
+#include "preclaimed_store.hpp"
+
 #include <string>
+#include <vector>
 
 namespace dibs::cli {
 
 // Throws std::invalid_argument (a start-up refusal, exit 2) with the one line that says why.
 // `call`: the run's own (its limiter is the run's, so the request counts against --rate);
 // `field`: what the store reads; `batch`: POST a one-key batch instead of a GET; `flag`: the
-// URL's flag, for messages.
+// URL's flag, for messages; `claim_as`: how the run claims (its worker, lease, grace, attempts);
+// `into`: where the items asked go for the run.
 void run_preflight(admin_store& st, const http::processor_options& call, bool batch, const std::string& field,
-                   const std::string& flag);
+                   const std::string& flag, const claim_request& claim_as, preclaimed_store& into);
+// Items `into` still held when the run ended (it stopped before claiming them): given back.
+void give_back_preclaimed(admin_store& st, const http::processor_options& call, const std::vector<job>& jobs);
 
 }  // namespace dibs::cli

@@ -4,10 +4,12 @@
 
 namespace dibs {
 
-bool held_leases::add(const job& j, clock::time_point asked, clock::time_point now, std::chrono::milliseconds lease) {
+bool held_leases::add(const job& j, clock::time_point asked, clock::time_point now, std::chrono::milliseconds lease,
+                      const std::string& own_by) {
   auto [it, inserted] = leases_.try_emplace(j.id);
   held_lease fresh;
   fresh.token = j.token;
+  if (j.by != own_by) fresh.by = j.by;
   fresh.renew_due = asked + lease / 2;
   fresh.claimed_at = now;
   fresh.attempts = j.attempts;
@@ -50,7 +52,7 @@ bool held_leases::forget(const std::string& id, std::uint64_t token) {
 std::vector<renewal> held_leases::due(clock::time_point now, const std::string& by) const {
   std::vector<renewal> out;
   for (const auto& [id, h] : leases_)
-    if (!h.lost && h.renew_due <= now) out.push_back(renewal{lease_ref{id, by, h.token}});
+    if (!h.lost && h.renew_due <= now) out.push_back(renewal{lease_ref{id, h.by.empty() ? by : h.by, h.token}});
   return out;
 }
 

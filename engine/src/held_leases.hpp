@@ -20,6 +20,9 @@ namespace dibs {
 
 struct held_lease {
   std::uint64_t token = 0;
+  // The worker the lease was claimed as, when not the shard's own (an item the pre-flight claimed
+  // and handed over): renewed under that name, as the store fences it. Empty: the shard's.
+  std::string by;
   std::chrono::steady_clock::time_point renew_due{};
   std::chrono::steady_clock::time_point claimed_at{};
   bool lost = false;     // the keeper found the lease gone: don't write this item's outcome
@@ -43,7 +46,8 @@ class held_leases {
   // at the store while the claim ran, perhaps long before it came back). True when the item is new
   // to the book; false when it replaces a lease of the same item (held before under another
   // token, lost, claimed again; or the same lease twice): the book already counted the item.
-  bool add(const job& j, clock::time_point asked, clock::time_point now, std::chrono::milliseconds lease);
+  bool add(const job& j, clock::time_point asked, clock::time_point now, std::chrono::milliseconds lease,
+           const std::string& own_by = {});
 
   // The item's lease under any token (nullptr when not held).
   held_lease* find(const std::string& id);

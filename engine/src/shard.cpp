@@ -282,7 +282,7 @@ awaitable<void> shard::dispatcher() {
 
     const auto now = steady::now();
     for (auto& j : got) {
-      if (held_.add(j, asked, now, cfg_.lease))
+      if (held_.add(j, asked, now, cfg_.lease, by_))
         bump(ctx_.figures.held);
       else  // held before under another lease, lost, and claimed again: the new lease supersedes it
         log::debug("shard ", index_, ": item ", j.id, " reclaimed under a new lease");

@@ -66,6 +66,10 @@ struct release_item {
   // Given back without an outcome (shutdown, pause, a cancelled call), not retried after a
   // failed attempt: the engine counts these as released. Stores ignore it.
   bool unprocessed = false;
+  // Nothing was asked of the API for it under this claim (a pre-flight that refused the run
+  // claimed it first): the claim's attempt is given back, so a refused start costs no item an
+  // attempt toward --max-attempts. Stores honor it.
+  bool not_attempted = false;
 };
 
 struct failure {

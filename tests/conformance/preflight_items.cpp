@@ -7,6 +7,7 @@
 #include "support/backend.hpp"
 #include "support/raw_http.hpp"
 #include "support/own_place.hpp"
+#include "support/process.hpp"
 #include "support/run_dibs.hpp"
 
 #include <catch2/catch.hpp>
@@ -64,4 +65,33 @@ BACKEND_TEST_CASE("an API that answers 200 with an HTML page is refused before a
   const auto st = s.stats_blocking();
   CHECK(st.pending == 20);
   CHECK(st.failed == 0);
+}
+
+BACKEND_TEST_CASE("processes starting at once each buy their own items: the pre-flight's item is claimed, never asked twice",
+                  "[preflight][budget][e2e]") {
+  test::small_api api("keepalive", {"--latency-ms", "20"});
+  auto s = test::db.fresh("pf_four");
+  REQUIRE(s.seed(40, 13) == 40);
+  const auto where = test::db.where_for(s.name);
+  std::vector<std::unique_ptr<test::child_process>> runs;
+  for (int i = 0; i < 4; ++i) {
+    std::vector<std::string> run{"timeout", "--signal=KILL", "120", test::dibs_binary(), "enrich"};
+    run.insert(run.end(), where.begin(), where.end());
+    run.push_back("--no-progress");
+    run.push_back("--url");
+    run.push_back(api.base_url() + "/json/{originatingIp}");
+    runs.push_back(std::make_unique<test::child_process>(run, true));
+  }
+  for (auto& r : runs) {
+    std::string out;
+    const int rc = r->finish(out);
+    INFO(out);
+    CHECK(rc == 0);
+  }
+  // Each process's pre-flight asked the first pending item, unclaimed, and only one process's run
+  // used that answer: the same item bought up to 4 times.
+  const auto asked = test::raw_http(static_cast<std::uint16_t>(api.port()), "GET", "/asked");
+  CHECK_THAT(asked.body, Catch::Contains("\"keys\": 40") && Catch::Contains("\"again\": {}"));
+  CHECK(requests_of(api) == 40);
+  CHECK(s.stats_blocking().done == 40);
 }

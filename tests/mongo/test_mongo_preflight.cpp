@@ -16,13 +16,20 @@ using namespace dibs;
 namespace {
 struct seeded_collection : test::mongo_collection {
   explicit seeded_collection(const std::string& name) : mongo_collection(name) { REQUIRE(s.seed(20, 8) == 20); }
-  // Every document as seeded: {_id, originatingIp, location: null}, no lock of any kind.
+  // Every document as seeded: {_id, originatingIp, location: null}, no lease and no attempt
+  // counted (an item the pre-flight claimed and gave back keeps a record of its release only).
   bool untouched() {
     const auto docs = mongo::documents(s);
     if (docs.size() != 20) return false;
     for (const auto& d : docs) {
       bson_iter_t it;
-      if (bson_iter_init_find(&it, d.get(), "_dibs")) return false;
+      const auto has = [&](const char* path, bson_iter_t& found) {
+        bson_iter_t root;
+        return bson_iter_init(&root, d.get()) && bson_iter_find_descendant(&root, path, &found);
+      };
+      bson_iter_t found;
+      if (has("_dibs.token", found) || has("_dibs.failed", found)) return false;
+      if (has("_dibs.attempts", found) && bson_iter_as_int64(&found) != 0) return false;
       if (!bson_iter_init_find(&it, d.get(), "location") || !BSON_ITER_HOLDS_NULL(&it)) return false;
     }
     const auto st = s.stats_blocking();

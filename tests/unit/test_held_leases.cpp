@@ -88,3 +88,19 @@ TEST_CASE("held leases: the same lease handed over twice is counted once", "[hel
   CHECK(book.forget("a", 1));
   CHECK(book.size() == 0);
 }
+
+TEST_CASE("held leases: an item claimed under another worker's name (the pre-flight's, handed over) is renewed under it",
+          "[held_leases]") {
+  held_leases book;
+  auto handed = claimed("a", 7);
+  handed.by = "host-1-0";
+  auto own = claimed("b", 8);
+  own.by = "host-1-1";
+  CHECK(book.add(handed, start, start, ms(1000), "host-1-1"));
+  CHECK(book.add(own, start, start, ms(1000), "host-1-1"));
+  auto due = book.due(start + ms(500), "host-1-1");
+  REQUIRE(due.size() == 2);
+  std::sort(due.begin(), due.end(), [](const auto& x, const auto& y) { return x.ref.id < y.ref.id; });
+  CHECK(due[0].ref.by == "host-1-0");  // the name the store fences it by: renewed as "host-1-1", it was lost
+  CHECK(due[1].ref.by == "host-1-1");
+}

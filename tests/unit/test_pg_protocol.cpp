@@ -72,13 +72,15 @@ TEST_CASE("PostgreSQL fenced writes match id, by and token in one statement per 
   CHECK_THAT(r.sql, !Catch::Contains(">= now()"));
   CHECK(r.params.at(3) == "30000000");
 
-  const auto rel = release_rows(n, refs, {0, 2'000'000}, {"shutdown", "HTTP 503"});
+  const auto rel = release_rows(n, refs, {0, 2'000'000}, {"shutdown", "HTTP 503"}, {1, 0});
   CHECK_THAT(rel.sql, Catch::Contains("\"dibs_lock_token\" = CASE WHEN v.d_delay > 0 THEN t.\"dibs_lock_token\" END"));
   CHECK_THAT(rel.sql, Catch::Contains("\"dibs_lock_until\" = CASE WHEN v.d_delay > 0 THEN now() + (v.d_delay::bigint * interval "
-                                      "'1 microsecond') END, \"dibs_error\" = v.d_why"));
+                                      "'1 microsecond') END, \"dibs_attempts\" = GREATEST(t.\"dibs_attempts\" - v.d_back, 0), "
+                                      "\"dibs_error\" = v.d_why"));
   CHECK_THAT(rel.sql, !Catch::Contains(">= now()"));
   CHECK(rel.params.at(3) == "{0,2000000}");
   CHECK(rel.params.at(4) == "{\"shutdown\",\"HTTP 503\"}");
+  CHECK(rel.params.at(5) == "{1,0}");  // the first one's claim gave back (release_item::not_attempted)
 
   const auto f = fail_rows(n, refs, {"HTTP 404", "bad"}, {404, 0});
   CHECK_THAT(f.sql, Catch::Contains("SET \"dibs_failed_at\" = now(), \"dibs_error\" = v.d_reason, \"dibs_http_status\" = v.d_status, "
