@@ -1,5 +1,7 @@
 #include "claimed_rows.hpp"
 
+#include <adapters/sql/row_fields.hpp>
+
 #include "engine/src/server_number.hpp"
 #include "engine/src/utc_time.hpp"
 
@@ -23,7 +25,8 @@ store_time parse_datetime(const char* s) {
   return store_clock::from_time_t(t) + std::chrono::microseconds(frac);
 }
 
-job claimed_job(const sql_row& r, const std::string& by, std::uint64_t token, const std::string& source) {
+job claimed_job(const sql_row& r, const std::string& by, std::uint64_t token, const std::string& source,
+                const sql_common::typed_read& more) {
   job j;
   j.id = r[0].value_or("");
   j.by = by;
@@ -39,7 +42,7 @@ job claimed_job(const sql_row& r, const std::string& by, std::uint64_t token, co
     f.st = job_field::state::missing;
   }
   j.fields.push_back(std::move(f));
-  return j;
+  return with_typed_columns(std::move(j), r.size() > 4 && r[4] ? std::string_view(*r[4]) : std::string_view(), more);
 }
 
 bool has_column(const std::vector<std::string>& columns, const std::string& name) {

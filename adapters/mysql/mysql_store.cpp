@@ -11,6 +11,7 @@
 #include "mysql_table_schema.hpp"
 
 #include <adapters/sql/gap_verdict.hpp>
+#include <adapters/sql/row_fields.hpp>
 #include <adapters/sql/own_columns.hpp>
 #include <adapters/sql/sql_rows.hpp>
 
@@ -51,6 +52,9 @@ void mysql_store::impl::prepare_table() {
     // No key yet: dibs init adds `id`, numbered, unique (the gap below names it).
     names.key = pick.add_id ? row_key{"id", key_kind::unsigned_integer, false} : key_of(pick, columns);
     sql_common::check_mapped_names(names.mapped, names.key.column, names.source, names.target);
+    std::vector<std::pair<std::string, std::string>> typed;  // (name, DATA_TYPE)
+    for (auto& r : columns) typed.emplace_back(r[0].value_or(""), r.size() > 1 ? r[1].value_or("") : "");
+    sql_common::settle_more_columns(names, typed, sql_common::caseless_name);
     sql_common::table_shape shape;
     for (auto& r : columns) {
       shape.columns.push_back(r[0].value_or(""));

@@ -32,7 +32,7 @@ std::vector<pending_sample> mysql_store::sample_pending_items(std::size_t limit)
     auto rows = c.select(sample_open_row(n, has_source, true, limit));
     if (rows.empty() && has_source) rows = c.select(sample_open_row(n, true, false, limit));
     std::vector<pending_sample> out;
-    for (const auto& row : rows) out.push_back(sampled_row(row, n.source, has_source, columns));
+    for (const auto& row : rows) out.push_back(sampled_row(row, n.source, has_source, columns, sql_common::typed_read_of(n)));
     return out;
   });
 }

@@ -43,6 +43,7 @@ struct mysql_store::impl {
     names.source = opts.source;
     names.target = opts.target;
     names.mapped = opts.mapped_columns;
+    names.more = opts.more_columns;
     check_names(names);
     shown = redact_uri(opts.uri);
   }

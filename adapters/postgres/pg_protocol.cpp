@@ -120,6 +120,16 @@ std::string claimable_condition(const table_names& n, const std::string& grace_p
          micros(grace_param) + ")";
 }
 
+std::string more_object(const table_names& n) {
+  const auto columns = n.typed_columns();
+  if (columns.empty()) return {};
+  // json_build_object keeps each column's type: a number, a boolean, json/jsonb as JSON, a
+  // timestamp as ISO 8601, NULL as null. (100 arguments at most: 50 columns.)
+  std::string out = ", json_build_object(";
+  for (std::size_t i = 0; i < columns.size(); ++i) out += (i ? ", '" : "'") + columns[i] + "', t." + q(columns[i]);
+  return out + ")::text";
+}
+
 statement claim(const table_names& n, std::size_t max, const std::string& by, std::uint64_t token, std::int64_t lease_us,
                 std::int64_t grace_us, int max_attempts) {
   // MATERIALIZED: the locking SELECT runs once, and the UPDATE writes exactly the rows it locked.
@@ -147,7 +157,7 @@ statement claim(const table_names& n, std::size_t max, const std::string& by, st
               : "";
   s.sql = picked + spent + " UPDATE " + q(n.table) + " AS t SET \"dibs_lock_by\" = $1, \"dibs_lock_token\" = $2::bigint, \"dibs_lock_until\" = now() + " +
           micros("$3") + ", \"dibs_attempts\" = t.\"dibs_attempts\" + 1 WHERE t." + key + " = " + picked_where("d_attempts < $6::int") +
-          " RETURNING t." + key + "::text, t." + q(n.source) + ", t.\"dibs_attempts\", " + epoch_us;
+          " RETURNING t." + key + "::text, t." + q(n.source) + ", t.\"dibs_attempts\", " + epoch_us + more_object(n);
   s.params = {by, std::to_string(token), std::to_string(lease_us), std::to_string(grace_us), std::to_string(max)};
   if (limited) s.params.insert(s.params.end(), {std::to_string(max_attempts), exhausted_attempts_head, exhausted_attempts_tail});
   return s;
@@ -243,8 +253,8 @@ statement table_columns(const table_names& n) {
 }
 
 std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source, std::size_t limit) {
-  return "SELECT " + key_col(n) + "::text" + (with_source ? ", " + q(n.source) + "::text" : std::string()) + " FROM " + q(n.table) +
-         " WHERE " + q(n.target) + " IS NULL AND \"dibs_failed_at\" IS NULL" +
+  return "SELECT " + key_col(n) + "::text" + (with_source ? ", " + q(n.source) + "::text" + more_object(n) : std::string()) + " FROM " +
+         q(n.table) + " AS t WHERE " + q(n.target) + " IS NULL AND \"dibs_failed_at\" IS NULL" +
          (with_source && non_null_source ? " AND " + q(n.source) + " IS NOT NULL" : std::string()) + " LIMIT " +
          std::to_string(limit);
 }

@@ -9,6 +9,7 @@
 #include "pg_tls.hpp"
 #include "shard_link.hpp"
 
+#include <adapters/sql/row_fields.hpp>
 #include <adapters/sql/gap_verdict.hpp>
 #include <adapters/sql/own_columns.hpp>
 #include <adapters/sql/sql_rows.hpp>
@@ -92,6 +93,7 @@ pg_store::pg_store(pg_options opts) : opts_(std::move(opts)), serial_(++g_serial
   names_.source = opts_.source;
   names_.target = opts_.target;
   names_.mapped = opts_.mapped_columns;
+  names_.more = opts_.more_columns;
   check_names(names_);
   // Several hosts (a primary and its standbys): the one that takes writes (pg_failover.hpp).
   link_.conninfo = with_tls_default(with_read_write_target(target.conninfo), current_tls_environment());
@@ -173,6 +175,9 @@ void pg_store::prepare_table(const settings_record& recorded) {
     names_.key = pick.add_id ? row_key{} : key_of(pick, columns);
     sql_common::check_mapped_names(names_.mapped, names_.key.column.empty() ? "id" : names_.key.column, names_.source,
                                    names_.target);
+    std::vector<std::pair<std::string, std::string>> typed;  // (name, type name)
+    for (const auto& r : columns) typed.emplace_back(r[0].value_or(""), r.size() > 2 ? r[2].value_or("") : "");
+    sql_common::settle_more_columns(names_, typed, sql_common::exact_name);
     sql_common::table_shape shape;
     for (const auto& r : columns) {
       shape.columns.push_back(r[0].value_or(""));
@@ -274,6 +279,7 @@ awaitable<std::vector<job>> pg_store::claim(claim_request req) {
   const auto token = fresh_token();
   auto st = pg::claim(names_, req.max, req.by, token, micros(req.lease), micros(req.grace), req.max_attempts);
   auto r = co_await run(std::move(st));
+  const auto read = sql_common::typed_read_of(names_);
   std::vector<job> out;
   for (auto& row : r.rows) {
     job j;
@@ -289,7 +295,8 @@ awaitable<std::vector<job>> pg_store::claim(claim_request req) {
       f.value = *row.at(1);
     }
     j.fields.push_back(std::move(f));
-    out.push_back(std::move(j));
+    out.push_back(sql_common::with_typed_columns(std::move(j), row.size() > 4 && row.at(4) ? std::string_view(*row.at(4)) : std::string_view(),
+                                                 read));
   }
   co_return out;
 }

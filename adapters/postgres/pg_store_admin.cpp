@@ -28,7 +28,8 @@ std::vector<pending_sample> pg_store::sample_pending_items(std::size_t limit) {
     auto rows = c.exec_blocking({sample_open_row(names_, has_source, true, limit), {}}).rows;
     if (rows.empty() && has_source) rows = c.exec_blocking({sample_open_row(names_, true, false, limit), {}}).rows;
     std::vector<pending_sample> out;
-    for (const auto& row : rows) out.push_back(sql_common::sampled_row(row, names_.source, has_source, columns));
+    for (const auto& row : rows)
+      out.push_back(sql_common::sampled_row(row, names_.source, has_source, columns, sql_common::typed_read_of(names_)));
     return out;
   });
 }

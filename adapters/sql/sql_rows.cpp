@@ -5,6 +5,7 @@
 #include <profiles/ipapi/skewed_draw.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <chrono>
 
 namespace dibs::sql_common {
@@ -44,7 +45,8 @@ lease_holder lease_holder_of(const server_row& row, const char* server) {
   return h;
 }
 
-pending_sample sampled_row(const server_row& row, const std::string& source, bool has_source, std::vector<std::string> columns) {
+pending_sample sampled_row(const server_row& row, const std::string& source, bool has_source, std::vector<std::string> columns,
+                           const typed_read& typed) {
   pending_sample s;
   s.id = row.empty() ? std::string() : row[0].value_or("");
   s.source.name = source;
@@ -53,6 +55,13 @@ pending_sample sampled_row(const server_row& row, const std::string& source, boo
     s.source.value = *row[1];
   }
   s.fields = std::move(columns);
+  if (has_source && !typed.columns.empty()) {  // as a claim reads them (with_typed_columns)
+    job j;
+    j.fields.push_back(s.source);
+    j = with_typed_columns(std::move(j), row.size() > 2 && row[2] ? std::string_view(*row[2]) : std::string_view(), typed);
+    s.source = std::move(j.fields.front());
+    s.more.assign(std::make_move_iterator(j.fields.begin() + 1), std::make_move_iterator(j.fields.end()));
+  }
   return s;
 }
 

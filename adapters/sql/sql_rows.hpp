@@ -4,6 +4,7 @@
 // protocol builder); the columns they return are in the order read here.
 #pragma once
 
+#include <adapters/sql/row_fields.hpp>
 #include <dibs/admin_store.hpp>
 #include <dibs/store.hpp>
 
@@ -34,7 +35,10 @@ lease_holder lease_holder_of(const server_row& row, const char* server);
 // The pre-flight's sample (admin_store::sample_pending) from a row of sample_open_row: its id, and
 // its source when `has_source` (a NULL source, or a table without that column, is a missing
 // field); `columns` are the table's.
-pending_sample sampled_row(const server_row& row, const std::string& source, bool has_source, std::vector<std::string> columns);
+// `typed`: the claim's JSON object of typed columns (row_fields.hpp), the row's third value when
+// the source was read: the sample's source and more fields as a claim reads them.
+pending_sample sampled_row(const server_row& row, const std::string& source, bool has_source, std::vector<std::string> columns,
+                           const typed_read& typed = {});
 
 // dibs seed: `n` random public IPv4 addresses (profiles/ipapi/skewed_draw.hpp: `distinct` > 0 draws from
 // that many), handed to `insert` 1,000 at a time; returns the rows `insert` says it added.

@@ -47,6 +47,7 @@ std::shared_ptr<admin_store> open_mysql(const store_uri& u, const store_options&
   m.source = o.source;
   m.target = o.target;
   m.mapped_columns = o.mapped_fields;
+  m.more_columns = o.more_fields;
   m.done = o.on_done == "delete" ? mysql::on_done::remove : mysql::on_done::mark;
   m.threads = o.threads;
   m.create_table = o.create_schema && o.create_table;
@@ -87,6 +88,7 @@ std::shared_ptr<admin_store> open_postgresql(const store_uri& u, const store_opt
   f.source = o.source;
   f.target = o.target;
   f.mapped_columns = o.mapped_fields;
+  f.more_columns = o.more_fields;
   f.on_done = o.on_done;
   f.claim = o.claim;
   f.create_schema = o.create_schema && o.create_table;
@@ -100,10 +102,6 @@ std::shared_ptr<admin_store> open_postgresql(const store_uri& u, const store_opt
 
 std::shared_ptr<admin_store> open_store(const std::string& uri, const store_options& o) {
   const auto u = parse_store_uri(uri);
-  if (!o.more_fields.empty() && (u.kind == store_kind::mysql || u.kind == store_kind::postgresql))
-    throw setting_error("body", "reads '" + o.more_fields.front() + "': a SQL store reads one column per row (" +
-                                      setting_name("source") + " '" + o.source +
-                                      "'); a request built from more fields needs a JSON Lines file or MongoDB for now");
   // A new store: its case here, its prefixes in store_uri.cpp.
   switch (u.kind) {
     case store_kind::jsonl: return open_jsonl(u, o);

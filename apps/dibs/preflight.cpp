@@ -241,7 +241,9 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
       claimed.push_back(std::move(got.front()));
       const job& j = claimed.back();
       const auto* source = j.field(field);
-      if (!source || source->st != job_field::state::string || source->value.empty()) {
+      const bool no_value = !source || source->st == job_field::state::missing ||
+                            (source->st == job_field::state::string && source->value.empty());
+      if (no_value) {
         if (verdicts.empty()) log::warn("pre-flight: item ", j.id, " has no text in '", field, "'; the API was not tried");
         continue;  // the run fails it as it would any such item
       }

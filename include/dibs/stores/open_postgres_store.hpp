@@ -25,6 +25,7 @@ struct pg_flags {
   bool target_is_new = false;       // with add_columns: the target column is new (else refused when missing)
   settings_use settings;            // dibs init's record (pg_settings.cpp): read, and written when settings.record
   std::vector<std::string> mapped_columns;  // --map's (table_names::mapped)
+  std::vector<std::string> more_columns;    // the other columns a request reads
 };
 
 // Throws std::invalid_argument for a bad flag or URI, dibs::pg::pg_error when the server can't be

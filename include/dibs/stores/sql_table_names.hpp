@@ -27,6 +27,21 @@ struct table_names {
   // to the target (the mapped values), converted to the column's type by the server; a value
   // the column can't hold makes the server refuse that row, which then fails alone with its reason.
   std::vector<std::string> mapped;
+  // The other columns a request reads (a --url, --header or --body field besides the source):
+  // the claim returns them, typed, as one JSON object (adapters/sql/row_fields.hpp). more_types[i]
+  // is more[i]'s type as the server's catalog spells it, once the store has read the table.
+  std::vector<std::string> more;
+  std::vector<std::string> more_types;
+  // The source is a JSON column (PostgreSQL json/jsonb, MySQL JSON, MariaDB's LONGTEXT that may
+  // be one): read through that object too, so a body copies its object, not a string of its text.
+  bool source_typed = false;
+  // The columns the claim's JSON object holds: the source when typed, then `more`.
+  std::vector<std::string> typed_columns() const {
+    std::vector<std::string> out;
+    if (source_typed) out.push_back(source);
+    out.insert(out.end(), more.begin(), more.end());
+    return out;
+  }
 };
 
 // What becomes of a done row: its target set (mark), or the row deleted (remove: --on-done delete).
