@@ -73,7 +73,7 @@ def main():
     ap.add_argument("--doc", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--servers", required=True)
-    ap.add_argument("name", choices=["header-key", "post-body", "map-sql", "quota", "budget"])
+    ap.add_argument("name", choices=["header-key", "post-body", "map-sql", "sql-columns", "quota", "budget"])
     a = ap.parse_args()
     script = marked_block(a.doc, "api-shape", a.name)
     options = {"header-key": ["--key", "Authorization:Bearer tok-live-123"],
@@ -86,6 +86,14 @@ def main():
                 write_places(cwd, 3, lambda i: {"name": f"caf\u00e9 \"{i}\"", "visits": i * 10, "where": {"floor": i}})
             elif a.name == "quota":
                 write_places(cwd, 60)
+            elif a.name == "sql-columns":
+                mysql_uri = open(os.path.join(a.servers, "mysql_uri")).read().strip()
+                mysql(mysql_uri, "DROP DATABASE IF EXISTS shop; CREATE DATABASE shop; CREATE TABLE shop.addresses "
+                                 "(id BIGINT AUTO_INCREMENT PRIMARY KEY, street VARCHAR(80), city VARCHAR(40), zip INT, geo JSON NULL); "
+                                 "INSERT INTO shop.addresses (street, city, zip) VALUES ('Bahnhofstrasse 1', 'Z\u00fcrich', 8001), "
+                                 "('Rue du \"Lac\" 2', 'Gen\u00e8ve', 1201), ('Marktgasse 3', 'Bern', 3011);")
+                hp = re.search(r"@?([0-9.]+|localhost):(\d+)", mysql_uri.split("//", 1)[1])
+                script = script.replace("127.0.0.1:3306", f"{hp.group(1)}:{hp.group(2)}")
             elif a.name == "map-sql":
                 mysql_uri = open(os.path.join(a.servers, "mysql_uri")).read().strip()
                 rows = ",".join(f"('{ip}')" for ip in IPS)
@@ -117,6 +125,17 @@ def main():
                                        "AND lon = -2.25 AND geo IS NOT NULL").strip()
                 if out != str(len(IPS)):
                     fail(f"{out} of {len(IPS)} rows have their mapped columns")
+            elif a.name == "sql-columns":
+                want = [{"street": "Bahnhofstrasse 1", "city": "Z\u00fcrich", "zip": 8001},
+                        {"street": "Rue du \"Lac\" 2", "city": "Gen\u00e8ve", "zip": 1201},
+                        {"street": "Marktgasse 3", "city": "Bern", "zip": 3011}]
+                import base64
+                bodies = [json.loads(base64.b64decode(r["body_b64"])) for r in got]
+                if sorted(bodies, key=lambda b: b["zip"]) != sorted(want, key=lambda b: b["zip"]):
+                    fail(f"the API received {bodies}, not each row's three columns with their types")
+                done = mysql(mysql_uri, "SELECT COUNT(*) FROM shop.addresses WHERE geo IS NOT NULL").strip()
+                if done != "3":
+                    fail(f"{done} of 3 rows were answered")
             elif a.name == "quota":
                 stats = json.load(urllib.request.urlopen(base + "/stats"))
                 if len(answered_lines(cwd)) != 60 or stats["refused"] != 0:
