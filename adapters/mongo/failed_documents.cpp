@@ -215,4 +215,19 @@ bool lock_collection_in_use(store_context& ctx) {
   return !any.empty();
 }
 
+bool lock_collection_holds_leases(store_context& ctx) {
+  const store_session db(ctx);
+  auto leased = make_bson();
+  bson_t exists;
+  BSON_APPEND_DOCUMENT_BEGIN(leased.get(), "token", &exists);
+  BSON_APPEND_BOOL(&exists, "$exists", true);
+  bson_append_document_end(leased.get(), &exists);
+  try {
+    return !find_docs(db.locks.get(), leased.get(), find_opts(id_projection().get(), 1).get(), "reading the locks").empty();
+  } catch (const mongo_error& e) {
+    if (e.code == 13) return false;  // Unauthorized: a role scoped to the collection; no lock-collection run here
+    throw;
+  }
+}
+
 }  // namespace dibs::mongo

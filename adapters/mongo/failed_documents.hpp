@@ -49,5 +49,9 @@ std::vector<failure_reason> failure_reason_counts(store_context& ctx, std::size_
 void list_failed_documents(store_context& ctx, const retry_filter& which, const std::function<void(const failed_item&)>& each);
 // Whether the lock collection holds any lock (a lock-collection run's leases are there).
 bool lock_collection_in_use(store_context& ctx);
+// Whether the lock collection holds a lease (live or run out): a lock-collection run holds, or
+// held, documents there. A lock given back keeps its record without one. A user whose role
+// can't read it: false.
+bool lock_collection_holds_leases(store_context& ctx);
 
 }  // namespace dibs::mongo

@@ -165,11 +165,12 @@ void mongo_store::start() {
 // commands (status, retry, failed, release) read the leases there.
 void mongo_store::follow_lock_collection() {
   auto& ctx = impl_->ctx;
-  if (ctx.opts.strategy == claim_strategy::lock_collection || !lock_collection_in_use(ctx)) return;
-  if (ctx.opts.detect_lock_collection) {
-    impl_->lock_collection_found = true;
+  if (ctx.opts.strategy == claim_strategy::lock_collection) return;
+  if (ctx.opts.detect_lock_collection) {  // the reading commands read every lock kept there
+    impl_->lock_collection_found = lock_collection_in_use(ctx);
     return;
   }
+  if (!lock_collection_holds_leases(ctx)) return;
   const auto where = ctx.opts.db + "." + ctx.lock_collection;
   if (ctx.opts.settings.was_given("claim"))
     throw setting_error("claim", to_string(ctx.opts.strategy) + ": the lock collection " + where +

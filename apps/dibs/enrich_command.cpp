@@ -182,26 +182,36 @@ command add_enrich_command(CLI::App& app) {
     running = &e;
     const auto& run_cfg = e.config();
     const auto own_worker = run_cfg.worker_prefix + "-0";
-    if (!f->no_preflight)
-      run_preflight(*st, f->api.call(), f->api.batch(), f->store.source, f->api.url_flag(),
-                    claim_request{1, own_worker, run_cfg.lease, run_cfg.grace, run_cfg.max_attempts}, *preclaimed);
     // Without them the run has no total: a store that stays out of reach ends it here, with why.
     auto first_read = read_counts(*st, 5);
-    if (!first_read.stats) {
-      give_back_preclaimed(*st, f->api.call(), preclaimed->take_back());
-      std::rethrow_exception(first_read.thrown);
-    }
+    if (!first_read.stats) std::rethrow_exception(first_read.thrown);
     const auto before = *first_read.stats;
     const std::uint64_t total = before.pending + before.leased_live + before.leased_expired;
     if (before.leased_live > 0) {  // another worker's leases, perhaps a dead one's: say why progress may stall
       try {
         auto holders = st->lease_holders();
-        std::erase_if(holders, [&](const lease_holder& h) { return h.by == own_worker; });  // the pre-flight's
         if (const auto note = lease_wait_note(holders); !note.empty()) log::warn(note);
       } catch (const std::exception&) {  // a store that can't list its lease holders: nothing to add
       }
     }
 
+    // Last before the run starts: the items it asks are the run's first, their leases fresh.
+    if (!f->no_preflight)
+      run_preflight(*st, f->api.call(), f->api.batch(), f->store.source, f->api.url_flag(),
+                    claim_request{1, own_worker, run_cfg.lease, run_cfg.grace, run_cfg.max_attempts}, *preclaimed);
+    // Whatever ends the start from here (a metrics port taken, a store call that throws), the
+    // items handed over go back rather than wait out their leases.
+    struct hand_back {
+      admin_store& st;
+      http::processor_options call;  // (call() makes a copy: kept, not a dangling reference)
+      preclaimed_store& held;
+      ~hand_back() {
+        try {
+          give_back_preclaimed(st, call, held.take_back());
+        } catch (...) {  // left to their leases' expiry
+        }
+      }
+    } unclaimed_back{*st, f->api.call(), *preclaimed};
     e.set_rate_control(f->api.limiter());  // POST /rate changes it while the run goes on
     // With --follow, a change stream (where the server has them) wakes idle shards at once.
     if (f->follow) st->watch([&e] { e.wake(); });

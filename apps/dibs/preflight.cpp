@@ -234,7 +234,14 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
         throw store_denied(claim_refusal(e.what()));
       }
       if (got.empty()) break;  // nothing claimable now (other workers hold the rest)
-      if (!reserve_for_item(call)) {
+      bool reserved = false;
+      try {
+        reserved = reserve_for_item(call);
+      } catch (...) {  // the store's budget out of reach: the item goes back as it came
+        release_now(st, got, "the call budget could not be read");
+        throw;
+      }
+      if (!reserved) {
         release_now(st, got, "the call budget has no call left for it");
         break;
       }
@@ -299,6 +306,8 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
       kept.push_back(std::move(j));
     }
     end_reservations(call, lost);
+    for (const auto& j : lost)  // another worker's now: its answer is no item's of this run
+      if (call.prefetched) call.prefetched->take(http::request_identity(call.url, call.shape, j));
     into.hand_over(std::move(kept));
   } catch (const std::exception&) {  // the store is out of reach: the run finds out, leases as they are
     into.hand_over(std::move(claimed));

@@ -84,7 +84,14 @@ std::unique_ptr<connection> client::impl::take_idle(host_pool& pool) {
     // Bytes the server sent while it was idle belong to no request of ours (an extra answer):
     // reading them as the next request's answer would put one item's answer on another.
     boost::system::error_code ec;
-    if (c->tcp().socket().available(ec) == 0 && !ec) return c;
+    const bool quiet = c->tcp().socket().available(ec) == 0 && !ec;
+    // A server that closed it while it was idle: a request on it would be lost (and, with a
+    // server that reads what it then discards, cost its item an attempt).
+    if (quiet && peer_closed(c->tcp().socket().native_handle())) {
+      ++stats.expired_idle;
+      continue;
+    }
+    if (quiet) return c;
     ++stats.unsolicited;
   }
   return nullptr;

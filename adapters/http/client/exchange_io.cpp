@@ -109,7 +109,7 @@ awaitable<exchange_result> exchange(connection& c, const std::string& wire, resp
     std::tie(x.ec, n) = co_await net::async_write(*c.plain, net::buffer(wire), net::as_tuple(net::use_awaitable));
   if (x.ec) {
     const auto acked_after = bytes_acknowledged(fd);
-    x.unreceived = acked_before && acked_after && *acked_after == *acked_before;
+    x.unreceived = acked_before && acked_after && *acked_before >= 1 && *acked_after == *acked_before;
     co_return x;
   }
   x.written = true;
@@ -153,7 +153,8 @@ awaitable<exchange_result> exchange(connection& c, const std::string& wire, resp
   }
   if (x.ec) {
     const auto acked_after = bytes_acknowledged(fd);
-    x.unreceived = acked_before && acked_after && *acked_after == *acked_before;
+    // (A live connection's count is 1 at least, its SYN's: a 0 is a kernel that does not keep it.)
+    x.unreceived = acked_before && acked_after && *acked_before >= 1 && *acked_after == *acked_before;
     // No complete answer: nothing of a partial one is reported.
     x.nothing_received = !parser->got_some() && x.first_byte.count() == 0;
     res.status = 0;

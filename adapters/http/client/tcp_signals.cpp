@@ -43,6 +43,11 @@ bool nothing_acknowledged(int fd) {
   return acked && *acked <= 1;  // the SYN's one
 }
 
+bool peer_closed(int fd) {
+  char c = 0;
+  return ::recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 void reset_on_close(int fd) {
   const linger now{1, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);

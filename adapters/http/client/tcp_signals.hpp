@@ -29,6 +29,9 @@ bool nothing_acknowledged(int fd);
 // same figure proves that no byte of that request reached the server (a kept-alive connection the
 // server had closed answers it with a reset, never an acknowledgement).
 std::optional<std::uint64_t> bytes_acknowledged(int fd);
+// Whether the peer has closed its side (an end of stream waits to be read): a kept-alive
+// connection the server closed while it was idle, not to be used again. Never blocks.
+bool peer_closed(int fd);
 // The connection, once closed, is reset (SO_LINGER 0): what this kernel has not delivered is
 // dropped, never delivered later. A request abandoned on a connection the server had not
 // accepted would otherwise still reach it when the server accepts the connection seconds later
