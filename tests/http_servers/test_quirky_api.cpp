@@ -150,7 +150,10 @@ TEST_CASE("quirky API: after a stale kept-alive connection the request goes on a
   INFO(r.describe());
   CHECK(r.status == 200);
   CHECK(r.body == stored_answer(prefix + "after"));
-  CHECK(c.stats().stale_retries == 1);
+  // The six closed connections are seen closed before use and dropped: no request is written on
+  // one (it once cost a write and a resend).
+  CHECK(c.stats().closed_idle == 6);
+  CHECK(c.stats().stale_retries == 0);
 }
 
 TEST_CASE("quirky API: a connection idle past --idle-timeout is closed, never used", "[http][quirky]") {

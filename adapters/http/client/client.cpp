@@ -88,7 +88,7 @@ std::unique_ptr<connection> client::impl::take_idle(host_pool& pool) {
     // A server that closed it while it was idle: a request on it would be lost (and, with a
     // server that reads what it then discards, cost its item an attempt).
     if (quiet && peer_closed(c->tcp().socket().native_handle())) {
-      ++stats.expired_idle;
+      ++stats.closed_idle;
       continue;
     }
     if (quiet) return c;

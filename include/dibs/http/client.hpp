@@ -107,6 +107,7 @@ struct client_stats {
   std::uint64_t reuses = 0;     // requests sent on a kept-alive connection
   std::uint64_t stale_retries = 0;  // kept-alive connections found closed and replaced
   std::uint64_t expired_idle = 0;   // idle connections closed unused after idle_timeout
+  std::uint64_t closed_idle = 0;    // idle connections the server had closed, dropped unused
   std::uint64_t resolves = 0;       // host name lookups
   std::uint64_t connection_waits = 0;  // requests that waited for a connection (max_connections_per_host)
   std::uint64_t limit_waits = 0;       // requests that waited for the adaptive limit
