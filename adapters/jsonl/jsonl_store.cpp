@@ -127,7 +127,7 @@ jsonl_store::jsonl_store(jsonl_options opts)
     auto read = read_input_line(parser, line, n, pointer, more);
     if (read.what == input_line::kind::failed) {
       // Not an item: failed now, with the reason, so it is in the output like any other line
-      // (journaled with the first claim: a run refused before it leaves no journal behind).
+      // (journaled with the first outcome written: a run refused before it leaves no journal behind).
       if (first_reason.empty()) first_reason = read.why;
       unjournaled_records_ += failed_record(n, read.why, 0, 0);
       ++unjournaled_count_;
@@ -250,7 +250,6 @@ std::vector<Item> jsonl_store::to_memory(std::vector<Item> batch) const {
 
 std::vector<job> jsonl_store::claim_blocking(const claim_request& req) {
   std::lock_guard op(op_mutex_);
-  journal_unjournaled();  // the lines that failed as they were read: the run is under way
   auto jobs = mem_.claim_now(req);
   for (auto& j : jobs) j.id = line_id(j.id);
   return jobs;
@@ -314,6 +313,9 @@ template <class Item, class Record, class Apply>
 write_result jsonl_store::journal_then_apply(const std::vector<Item>& batch, bool check_until, Record record_of,
                                              Apply apply) {
   std::lock_guard op(op_mutex_);
+  // The lines that failed as IN was read, with the run's first outcome: a run that claimed and
+  // gave everything back (a refused pre-flight) leaves no journal behind.
+  journal_unjournaled();
   const auto now = store_clock::now();
   write_result r;
   std::vector<Item> landing;

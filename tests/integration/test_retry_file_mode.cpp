@@ -205,8 +205,11 @@ TEST_CASE("file mode: a refused run leaves no file behind, and status then finds
   {
     std::ofstream f(in);
     for (int i = 1; i <= 5; ++i) f << "{\"ip\":\"8.8." << i << ".1\"}\n";
+    f << "not json\n";  // a line that fails as it is read: its failure is no reason to keep a journal
   }
-  // Refused twice, by the pre-flight (nothing listens at port 1) under two OUT names.
+  // Refused twice, by the pre-flight (nothing listens at port 1) under two OUT names. (The
+  // pre-flight claims the item it asks: a claim journaled the lines that failed as IN was read,
+  // so a refused run left a journal, its target pinned for the next run.)
   for (const char* name : {"a.jsonl", "b.jsonl"}) {
     const auto [rc, text] = run_dibs({"enrich", "--store", "jsonl:" + in, "--out", (dir / name).string(), "--source", "ip",
                                       "--target", "geo", "--url", "http://127.0.0.1:1/json/{ip}", "--no-progress"});

@@ -111,7 +111,7 @@ class jsonl_store final : public blocking_store {
   std::vector<line_outcome> finished_outcomes();
   // The journal's header for IN as it is now, with the target in effect.
   std::string journal_header_for_run() const;
-  // The lines that failed as IN was read, into the journal (with the first claim, or at the end).
+  // The lines that failed as IN was read, into the journal (with the first outcome written, or at the end).
   void journal_unjournaled();
   // Removes a journal this store made and recorded nothing in (a refused run leaves no file).
   void drop_unused_journal();
@@ -136,7 +136,7 @@ class jsonl_store final : public blocking_store {
   std::size_t finished_before_ = 0;
   std::uint64_t done_before_ = 0, failed_before_ = 0;
   // Lines that are not JSON objects, failed while reading IN and not yet in the journal (line,
-  // reason), and their records: journaled with the first claim, so a run refused before it
+  // reason), and their records: journaled with the first outcome, so a run refused before it
   // leaves no journal behind.
   std::vector<std::pair<std::size_t, std::string>> unjournaled_failures_;
   std::string unjournaled_records_;
