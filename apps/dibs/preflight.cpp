@@ -57,7 +57,8 @@ void end_reservations(const http::processor_options& call, const std::vector<job
   for (const auto& b : call.budgets) b->items_ended(keys);
 }
 
-// One claimed item's call reserved in every budget; false (nothing kept) when one has no call left.
+// One call reserved in every budget (a claimed item's, or an unclaimed probe's); false (nothing
+// kept) when one has no call left.
 bool reserve_for_item(const http::processor_options& call) {
   std::size_t reserved = 0;
   for (const auto& b : call.budgets) {
@@ -123,14 +124,10 @@ std::optional<probe_verdict> probe(const http::processor_options& call, http::re
       for (std::size_t i = 0; i < n; ++i) budgets[i]->ended(1);
     }
   } reservations{call.budgets, reserved};
-  if (!claimed)
-    for (const auto& b : call.budgets) {
-      if (b->reserve_blocking(1) == 0) {
-        log::info("pre-flight: ", b->what(), " has no call left; the API was not tried");
-        return std::nullopt;
-      }
-      ++reserved;
-    }
+  if (!claimed) {
+    if (!reserve_for_item(call)) return std::nullopt;
+    reserved = call.budgets.size();  // ended by give_back once the call is made (or not)
+  }
   const auto key = claimed ? http::budget_item_key(claimed->id, claimed->token) : std::string();
   for (int tries = 1;; ++tries) {
     // One slot of --rate, like any request of the run: the limit holds with the pre-flight in it.

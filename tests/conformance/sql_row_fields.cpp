@@ -19,12 +19,8 @@ namespace {
 using test::db;
 
 std::pair<int, std::string> enrich(const std::string& uri, std::vector<std::string> more) {
-  std::vector<std::string> args{test::dibs_binary(), "enrich", "--store", uri, "--no-progress"};
-  args.insert(args.end(), more.begin(), more.end());
-  std::string out;
-  test::child_process run(args, true);
-  const int rc = run.finish(out);
-  return {rc, out};
+  more.insert(more.begin(), {"enrich", "--store", uri, "--no-progress"});
+  return test::run_dibs(more);
 }
 }  // namespace
 

@@ -143,7 +143,7 @@ TEST_CASE("dibs enrich without --claim on a collection a lock-collection run wor
   // The default strategy, no dibs init: the documents' own lease field is empty, so a batch
   // claim took the 5 held ones too. (The run waits for leases held elsewhere: --max-calls ends
   // it once the 15 free ones are asked.)
-  auto [rc, out] = enrich({"--max-calls", "15", "--no-preflight"});
+  auto [rc, out] = enrich({"--max-calls", "15"});  // the pre-flight's claim goes through the locks too
   INFO(out);
   CHECK(rc == 4);
   CHECK(api.requests() == 15);

@@ -102,14 +102,20 @@ awaitable<exchange_result> exchange(connection& c, const std::string& wire, resp
   std::size_t n = 0;
   c.reader.reset();
   const int fd = c.tcp().socket().native_handle();
-  const auto acked_before = bytes_acknowledged(fd);
+  // Only a kept-alive connection's request is ever sent again (client.cpp: stale_retry): only
+  // there is the count read before it goes, not once per request on every connection.
+  const auto acked_before = res.reused ? bytes_acknowledged(fd) : std::nullopt;
+  const auto unreceived = [&] {
+    if (!acked_before || *acked_before < 1) return false;  // 0: a kernel that does not keep it
+    const auto acked_after = bytes_acknowledged(fd);
+    return acked_after && *acked_after == *acked_before;
+  };
   if (c.tls)
     std::tie(x.ec, n) = co_await net::async_write(*c.tls, net::buffer(wire), net::as_tuple(net::use_awaitable));
   else
     std::tie(x.ec, n) = co_await net::async_write(*c.plain, net::buffer(wire), net::as_tuple(net::use_awaitable));
   if (x.ec) {
-    const auto acked_after = bytes_acknowledged(fd);
-    x.unreceived = acked_before && acked_after && *acked_before >= 1 && *acked_after == *acked_before;
+    x.unreceived = unreceived();
     co_return x;
   }
   x.written = true;
@@ -152,9 +158,7 @@ awaitable<exchange_result> exchange(connection& c, const std::string& wire, resp
     reset_on_close(fd);
   }
   if (x.ec) {
-    const auto acked_after = bytes_acknowledged(fd);
-    // (A live connection's count is 1 at least, its SYN's: a 0 is a kernel that does not keep it.)
-    x.unreceived = acked_before && acked_after && *acked_before >= 1 && *acked_after == *acked_before;
+    x.unreceived = unreceived();
     // No complete answer: nothing of a partial one is reported.
     x.nothing_received = !parser->got_some() && x.first_byte.count() == 0;
     res.status = 0;

@@ -35,7 +35,8 @@ struct exchange_result {
   bool dropped = false;          // abandoned: the server never accepted the connection, nor received a byte
   // No byte of this request was acknowledged by the server's kernel (it failed without an answer,
   // and the connection's acknowledged bytes did not move since before it was written): it never
-  // reached the server, and may go again. false when it may have, or the kernel can't tell.
+  // reached the server, and may go again. Read on kept-alive connections only (res.reused); false
+  // on new ones, when it may have reached the server, or when the kernel can't tell.
   bool unreceived = false;
   std::chrono::microseconds first_byte{0};  // request written -> the answer's header
   int interim = 0;                          // 1xx answers read past

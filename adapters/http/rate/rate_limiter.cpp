@@ -224,7 +224,7 @@ bool rate_limiter::follow_quota(const std::string& host, const std::vector<std::
   const auto q = read_quota(headers, std::chrono::system_clock::now());
   if (!q || q->reset_in.count() <= 0) return false;
   std::lock_guard lock(mutex_);
-  auto [it, fresh] = quota_->hosts.try_emplace(host, quota_pacer(max_wait));
+  auto [it, fresh] = quota_->hosts.try_emplace(host, max_wait);  // a pacer made only for a new host
   auto& pacer = it->second;
   const auto epoch = pacer.epoch();
   const auto now = clock::now();
