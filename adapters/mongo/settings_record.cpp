@@ -5,6 +5,7 @@
 #include "driver_handles.hpp"
 #include "store_context.hpp"
 
+#include <dibs/field_mapping.hpp>
 #include <dibs/log.hpp>
 
 #include <chrono>
@@ -23,7 +24,9 @@ bson_ptr by_collection(const std::string& name) {
 }  // namespace
 
 settings_record in_effect_settings(const mongo_options& o) {
-  return {{"source", o.names.source}, {"target", o.names.target}, {"lock_field", o.names.lock}};
+  settings_record r{{"source", o.names.source}, {"target", o.names.target}, {"lock_field", o.names.lock}};
+  if (!o.map.empty()) r.emplace_back("map", o.map);
+  return r;
 }
 
 settings_record read_settings_record(store_context& ctx) {
@@ -33,7 +36,7 @@ settings_record read_settings_record(store_context& ctx) {
                               "reading dibs init's settings");
   settings_record r;
   if (docs.empty()) return r;
-  for (const char* name : {"source", "target", "lock_field"})
+  for (const char* name : {"source", "target", "lock_field", "map"})
     if (has_path(docs.front().get(), name, true)) r.emplace_back(name, read_str(docs.front().get(), name));
   return r;
 }
@@ -58,13 +61,17 @@ void write_settings_record(store_context& ctx) {
 
 settings_record apply_settings_record(store_context& ctx) {
   auto& use = ctx.opts.settings;
-  if (!use.read) return {};
-  const auto recorded = read_settings_record(ctx);
+  const auto recorded = use.read ? read_settings_record(ctx) : settings_record{};
   const std::string where = "collection " + ctx.opts.db + "." + ctx.opts.collection;
   auto& n = ctx.opts.names;
+  const auto mapping = resolve_mapping(ctx.opts.map, n.mapped, use, recorded, where);
+  n.mapped = mapping.names;
+  ctx.opts.map = mapping.recorded;
   n.source = resolve_setting("source", n.source, use, recorded, where);
   n.target = resolve_setting("target", n.target, use, recorded, where);
   n.lock = resolve_setting("lock_field", n.lock, use, recorded, where);
+  check_mapped_names(n.mapped, {"_id", n.source, n.target, {n.lock}, "", false});
+  if (!use.read) return {};
   use.result->found = !recorded.empty();
   use.result->in_effect = in_effect_settings(ctx.opts);
   if (!recorded.empty()) log::debug("mongodb: the settings dibs init recorded for ", where, " are in effect");

@@ -5,6 +5,9 @@
 
 #include <adapters/sql/own_columns.hpp>
 
+#include <dibs/field_mapping.hpp>
+
+#include <algorithm>
 #include <dibs/log.hpp>
 
 namespace dibs::mysql {
@@ -12,7 +15,7 @@ namespace dibs::mysql {
 namespace settings_sql {
 std::string create_table() {
   return "CREATE TABLE IF NOT EXISTS dibs_settings (table_name VARCHAR(64) NOT NULL, name VARCHAR(32) NOT NULL, "
-         "value VARCHAR(255) NOT NULL, recorded_at DATETIME(6) NOT NULL DEFAULT NOW(6), PRIMARY KEY (table_name, name))";
+         "value TEXT NOT NULL, recorded_at DATETIME(6) NOT NULL DEFAULT NOW(6), PRIMARY KEY (table_name, name))";
 }
 std::string read(const std::string& table_quoted) {
   return "SELECT name, value FROM dibs_settings WHERE table_name = " + table_quoted + " ORDER BY name";
@@ -38,15 +41,19 @@ settings_record read_settings_record(mysql_session& c, const std::string& table)
 
 settings_record apply_settings_record(mysql_session& c, table_names& names, mysql_options& opts) {
   auto& use = opts.settings;
-  if (!use.read) return {};
-  const auto recorded = read_settings_record(c, names.table);
+  const auto recorded = use.read ? read_settings_record(c, names.table) : settings_record{};
   const std::string where = "table " + names.table;
+  const auto mapping = resolve_mapping(opts.map, names.mapped, use, recorded, where);
+  names.mapped = mapping.names;
+  names.mapped_types = mapping.types;
+  if (!use.read) return {};
   names.source = opts.source = resolve_setting("source", names.source, use, recorded, where);
   names.target = opts.target = resolve_setting("target", names.target, use, recorded, where);
   const auto done = resolve_setting("on_done", opts.done == on_done::remove ? "delete" : "mark", use, recorded, where);
   opts.done = done == "delete" ? on_done::remove : on_done::mark;
   use.result->found = !recorded.empty();
   use.result->in_effect = {{"source", names.source}, {"target", names.target}};
+  if (!mapping.recorded.empty()) use.result->in_effect.emplace_back("map", mapping.recorded);
   // --on-done is recorded only when dibs init was given it: a table may be drained both ways.
   if (use.was_given("on_done") || recorded_value(recorded, "on_done")) use.result->in_effect.emplace_back("on_done", done);
   if (use.record) use.result->in_effect.emplace_back(sql_common::layout_setting, sql_common::prefixed_layout);
@@ -57,6 +64,9 @@ settings_record apply_settings_record(mysql_session& c, table_names& names, mysq
 void write_settings_record(mysql_store& st, const std::string& table, const settings_record& r) {
   st.in_session([&](mysql_session& c) {
     c.execute(settings_sql::create_table());
+    // A record made by an earlier dibs keeps a value in VARCHAR(255): a longer --map widens it.
+    const bool long_value = std::any_of(r.begin(), r.end(), [](const auto& nv) { return nv.second.size() > 255; });
+    if (long_value) c.execute("ALTER TABLE dibs_settings MODIFY value TEXT NOT NULL");
     for (const auto& [name, value] : r) c.execute(settings_sql::write(c.quote(table), c.quote(name), c.quote(value)));
   });
 }

@@ -42,6 +42,11 @@ void mysql_store::impl::prepare_table() {
                                                    : "dibs enrich and dibs status create no table; create it with: " + hint() +
                                                          " " + setting_name("new_table"));
       }
+      // A mapped column that can't be made (no type) refuses the table before it is created.
+      if (const auto refusal = sql_common::missing_mapped_refusal(names.table, names.mapped, names.mapped_types, {},
+                                                                  sql_common::caseless_name);
+          !refusal.empty())
+        throw std::invalid_argument(refusal);
       c.execute(mysql::create_table(names));
       columns = c.select(columns_query(names.table));
       created = true;
@@ -62,6 +67,9 @@ void mysql_store::impl::prepare_table() {
       if (r.size() > 4 && sql_common::caseless_name(shape.columns.back(), "dibs_open") && r[4]) shape.claim_reads = names_read(*r[4]);
     }
     for (auto& r : c.select(indexes_query(names.table))) shape.indexes.push_back(r[0].value_or(""));
+    const auto unmapped = sql_common::missing_mapped_refusal(names.table, names.mapped, names.mapped_types, shape.columns,
+                                                             sql_common::caseless_name);
+    if (!unmapped.empty()) throw std::invalid_argument(unmapped);
     const auto needs = table_needs_of(names);
     const auto gap = sql_common::find_gap(names.source, needs, shape, recorded_layout);
     const sql_common::gap_context context{names.table,          names.source, opts.add_columns,

@@ -33,6 +33,9 @@ sql_common::table_needs table_needs_of(const table_names& n) {
                              {{"lock_by", "varchar,yes"}, {"lock_token", "bigint,yes"}, {"lock_until", "datetime,yes"},
                               {"attempts", "int,no"}, {"error", "text,yes"}, {"http_status", "int,yes"}, {"failed_at", "datetime,yes"}},
                              "the claim column dibs_open");
+  // Mapped columns given a type: the user's, added when missing like the target.
+  for (auto& column : sql_common::mapped_column_definitions(n, [](const std::string& c) { return q(c); }))
+    needs.columns.push_back(std::move(column));
   return needs;
 }
 

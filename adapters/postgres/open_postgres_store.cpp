@@ -20,6 +20,7 @@ std::shared_ptr<admin_store> open_postgres_store(const std::string& uri, const p
   o.source = flags.source;
   o.target = flags.target;
   o.mapped_columns = flags.mapped_columns;
+  o.map = flags.map;
   o.more_columns = flags.more_columns;
   o.done = flags.on_done == "delete" ? on_done::remove : on_done::mark;
   o.create_table = flags.create_schema;

@@ -87,6 +87,8 @@ std::vector<sql_common::column_definition> dibs_columns(const table_names& n) {
 
 std::string create_table(const table_names& n) {
   std::vector<std::string> lines{"\"id\" BIGSERIAL PRIMARY KEY", q(n.source) + " VARCHAR(255) NULL"};
+  for (const auto& column : sql_common::mapped_column_definitions(n, [](const std::string& c) { return q(c); }))
+    lines.push_back(column.second);
   for (const auto& column : dibs_columns(n)) lines.push_back(column.second);
   return sql_common::create_table_statement(q(n.table), lines);
 }

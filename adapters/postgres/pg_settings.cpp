@@ -7,6 +7,7 @@
 #include "adapters/sql/quoted.hpp"
 #include <adapters/sql/own_columns.hpp>
 
+#include <dibs/field_mapping.hpp>
 #include <dibs/log.hpp>
 
 #include <sstream>
@@ -34,9 +35,12 @@ settings_record pg_store::read_settings_record() {
 
 settings_record pg_store::apply_settings_record() {
   auto& use = opts_.settings;
-  if (!use.read) return {};
-  const auto recorded = read_settings_record();
+  const auto recorded = use.read ? read_settings_record() : settings_record{};
   const std::string where = "table " + names_.table;
+  const auto mapping = resolve_mapping(opts_.map, names_.mapped, use, recorded, where);
+  names_.mapped = mapping.names;
+  names_.mapped_types = mapping.types;
+  if (!use.read) return {};
   names_.source = opts_.source = resolve_setting("source", names_.source, use, recorded, where);
   names_.target = opts_.target = resolve_setting("target", names_.target, use, recorded, where);
   check_names(names_);
@@ -44,6 +48,7 @@ settings_record pg_store::apply_settings_record() {
   opts_.done = done == "delete" ? on_done::remove : on_done::mark;
   use.result->found = !recorded.empty();
   use.result->in_effect = {{"source", names_.source}, {"target", names_.target}};
+  if (!mapping.recorded.empty()) use.result->in_effect.emplace_back("map", mapping.recorded);
   // --on-done is recorded only when dibs init was given it: a table may be drained both ways.
   if (use.was_given("on_done") || recorded_value(recorded, "on_done")) use.result->in_effect.emplace_back("on_done", done);
   if (use.record) use.result->in_effect.emplace_back(sql_common::layout_setting, sql_common::prefixed_layout);

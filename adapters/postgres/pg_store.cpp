@@ -157,8 +157,16 @@ void pg_store::prepare_table(const settings_record& recorded) {
     };
     const std::string hint = init_hint(shown_, names_.source, names_.target);
     const auto columns = rows_of(columns_query(), {names_.table});
+    const auto unmapped = [&](const std::vector<std::string>& have) {
+      const auto refusal = sql_common::missing_mapped_refusal(names_.table, names_.mapped, names_.mapped_types, have,
+                                                              sql_common::exact_name);
+      if (!refusal.empty()) throw std::invalid_argument(refusal);
+    };
     if (columns.empty()) {
-      if (opts_.create_table) return 0;  // created below, under the advisory lock, keyed by its own id
+      if (opts_.create_table) {  // created below, under the advisory lock, keyed by its own id
+        unmapped({});
+        return 0;
+      }
       const auto db = names_of("SELECT current_database()::text", {});
       if (!table_named_)
         throw std::invalid_argument(sql_common::unnamed_table_refusal(db.empty() ? "?" : db[0], names_of(tables_query(), {})));
@@ -187,6 +195,7 @@ void pg_store::prepare_table(const settings_record& recorded) {
       shape.indexes.push_back(r[0].value_or(""));
       if (shape.indexes.back() == names_.table + "_dibs_open" && r.size() > 1 && r[1]) shape.claim_reads = predicate_names(*r[1]);
     }
+    unmapped(shape.columns);
     const auto needs = table_needs_of(names_);
     const auto gap = sql_common::find_gap(names_.source, needs, shape, recorded_layout);
     const auto statements = alter_table(names_, gap);

@@ -33,6 +33,7 @@ struct pg_options {
   std::string source = "originatingIp";
   std::string target = "location";
   std::vector<std::string> mapped_columns;  // --map's (table_names::mapped)
+  std::string map;  // --map's text (dibs/field_mapping.hpp): names, pointers, SQL types; recorded by dibs init
   std::vector<std::string> more_columns;    // the other columns a request reads (table_names::more)
   on_done done = on_done::mark;
   std::chrono::seconds connect_timeout{5};

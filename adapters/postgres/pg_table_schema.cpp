@@ -20,6 +20,9 @@ sql_common::table_needs table_needs_of(const table_names& n) {
                              {{"lock_by", "varchar,f"}, {"lock_token", "int8,f"}, {"lock_until", "timestamptz,f"}, {"attempts", "int4,t"},
                               {"error", "text,f"}, {"http_status", "int4,f"}, {"failed_at", "timestamptz,f"}},
                              "the claim index " + needs.index);
+  // Mapped columns given a type: the user's, added when missing like the target.
+  for (auto& column : sql_common::mapped_column_definitions(n, [](const std::string& c) { return q(c); }))
+    needs.columns.push_back(std::move(column));
   return needs;
 }
 

@@ -1,9 +1,11 @@
 #include <dibs/stores/sql_table_names.hpp>
 
+#include <dibs/field_mapping.hpp>
 #include <dibs/setting_error.hpp>
 
 #include "table_gap.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <stdexcept>
 
@@ -32,20 +34,20 @@ void check_plain_names(const std::string& table, const std::string& source, cons
 
 void check_mapped_names(const std::vector<std::string>& mapped, const std::string& key, const std::string& source,
                         const std::string& target) {
-  auto same = [](const std::string& a, const std::string& b) { return caseless_name(a, b); };
+  dibs::check_mapped_names(mapped, {key, source, target, {}, "dibs_", true});
+}
+
+std::string missing_mapped_refusal(const std::string& table, const std::vector<std::string>& mapped,
+                                   const std::vector<std::string>& types, const std::vector<std::string>& columns,
+                                   bool (*same)(const std::string&, const std::string&)) {
   for (std::size_t i = 0; i < mapped.size(); ++i) {
-    const auto& m = mapped[i];
-    const std::string where = setting_name("map") + " " + m + ": ";
-    if (!key.empty() && same(m, key))
-      throw std::invalid_argument(where + "'" + m + "' is the table's key, which rows are addressed by: map to another column");
-    if (same(m, source)) throw std::invalid_argument(where + "'" + m + "' is the " + setting_name("source") + " column: map to another");
-    if (same(m, target))
-      throw std::invalid_argument(where + "'" + m + "' is the " + setting_name("target") + " column, which holds the whole answer: map to another");
-    if (m.size() >= 5 && same(m.substr(0, 5), "dibs_"))
-      throw std::invalid_argument(where + "'" + m + "' is a name dibs keeps its own columns under: map to another");
-    for (std::size_t j = 0; j < i; ++j)
-      if (same(m, mapped[j])) throw std::invalid_argument(where + "the column '" + m + "' is mapped twice");
+    if (i < types.size() && !types[i].empty()) continue;
+    if (std::any_of(columns.begin(), columns.end(), [&](const std::string& c) { return same(c, mapped[i]); })) continue;
+    return setting_name("map") + " " + mapped[i] + ": table " + table + " has no column '" + mapped[i] +
+           "'; give it a type, and dibs init adds it (" + setting_name("map") + " '" + mapped[i] + "=/...:VARCHAR(255)', " +
+           ":DOUBLE PRECISION, :BIGINT, :JSON), or add it yourself (ALTER TABLE " + table + " ADD COLUMN " + mapped[i] + " ...)";
   }
+  return {};
 }
 
 }  // namespace dibs::sql_common

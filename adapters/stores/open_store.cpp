@@ -6,12 +6,22 @@
 #include <dibs/stores/mysql_store.hpp>
 #include <dibs/stores/open_postgres_store.hpp>
 
+#include <dibs/field_mapping.hpp>
 #include <dibs/setting_error.hpp>
 #include "engine/src/uri_redact.hpp"
 
 namespace dibs {
 
 namespace {
+
+// A --map's ":TYPE" shapes a SQL table's column; a document or a line keeps each value as the
+// answer types it.
+void refuse_column_types(const std::string& map, const char* store) {
+  for (const auto& part : split_mapping(map, setting_name("map")))
+    if (!part.column_type.empty())
+      throw setting_error("map", part.name + "=" + part.pointer + ":" + part.column_type + ": " + store +
+                                     " keeps each value as the answer types it; a :TYPE is for a SQL table's column");
+}
 
 std::shared_ptr<admin_store> open_jsonl(const store_uri& u, const store_options& o) {
   if (u.path == "-" && !o.create_schema)
@@ -21,12 +31,16 @@ std::shared_ptr<admin_store> open_jsonl(const store_uri& u, const store_options&
     throw setting_error("out", "'" + o.out + "': " + setting_name("store") + " jsonl:- (stdin) writes to stdout only: give " + setting_name("out") + " -");
   if (u.path != "-" && o.out == "-")
     throw setting_error("out", "'-' (stdout) goes with " + setting_name("store") + " jsonl:- (stdin); with a file, give an output file");
+  refuse_column_types(o.map, "a JSON Lines file");
+  // The mapping as given (a file keeps no record); its names checked against the line's own.
+  auto mapped = resolve_mapping(o.map, o.mapped_fields, settings_use{}, {}, "").names;
+  check_mapped_names(mapped, {o.id_field, o.source, o.target, {}, "", false});
   jsonl::jsonl_options j;
   j.in = u.path;
   j.out = o.out;
   j.source = o.source;
   j.more_fields = o.more_fields;
-  j.mapped_fields = o.mapped_fields;
+  j.mapped_fields = mapped;
   j.target = o.target;
   j.target_given = o.settings.was_given("target");
   j.read_only = !o.create_schema || o.out.empty();
@@ -47,6 +61,7 @@ std::shared_ptr<admin_store> open_mysql(const store_uri& u, const store_options&
   m.source = o.source;
   m.target = o.target;
   m.mapped_columns = o.mapped_fields;
+  m.map = o.map;
   m.more_columns = o.more_fields;
   m.done = o.on_done == "delete" ? mysql::on_done::remove : mysql::on_done::mark;
   m.threads = o.threads;
@@ -61,6 +76,7 @@ std::shared_ptr<admin_store> open_mongodb(const store_uri& u, const store_option
   const auto strategy = mongo::parse_strategy(o.claim);
   if (!strategy)
     throw setting_error("claim", "'" + o.claim + "': expected update-find, find-and-modify, batch or lock-collection");
+  refuse_column_types(o.map, "MongoDB");
   mongo::mongo_options m;
   m.uri = u.driver_uri;
   // The option overrides the URI, the URI the default (test.message, as before URIs had a path).
@@ -69,6 +85,7 @@ std::shared_ptr<admin_store> open_mongodb(const store_uri& u, const store_option
   m.names.source = o.source;
   m.names.more = o.more_fields;
   m.names.mapped = o.mapped_fields;
+  m.map = o.map;
   m.names.target = o.target;
   m.names.lock = o.lock_field;
   m.strategy = *strategy;
@@ -88,6 +105,7 @@ std::shared_ptr<admin_store> open_postgresql(const store_uri& u, const store_opt
   f.source = o.source;
   f.target = o.target;
   f.mapped_columns = o.mapped_fields;
+  f.map = o.map;
   f.more_columns = o.more_fields;
   f.on_done = o.on_done;
   f.claim = o.claim;

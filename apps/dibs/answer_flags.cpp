@@ -23,7 +23,9 @@ void answer_flags::add_to(CLI::App& cmd, const std::string& group) {
   cmd.add_option("--map", map,
                  "write these members of the answer (JSON Pointers, RFC 6901) into fields of their own, typed as the "
                  "answer has them: 'country=/country,city=/city,lat=/loc/lat'; the target then holds those values as one "
-                 "object (still what marks an item done); JSON Lines and MongoDB")
+                 "object (still what marks an item done). Into a SQL table's columns, each converted by the server to the "
+                 "column's type; dibs init --map 'lat=/loc/lat:DOUBLE PRECISION' adds a missing one and records the "
+                 "mapping, so enrich needs no --map")
       ->type_name("NAME=/POINTER,...")
       ->allow_extra_args(false)
       ->group(group);
@@ -33,6 +35,13 @@ http::answer_map answer_flags::answer_map() const {
   http::answer_map m;
   for (const auto& text : map) http::parse_answer_map(text, "--map", m);
   return m;
+}
+
+std::string answer_flags::map_text() const {
+  std::string out;
+  for (const auto& text : map)
+    if (!text.empty()) out += (out.empty() ? "" : ",") + text;
+  return out;
 }
 
 http::no_data_rules answer_flags::no_data() const {

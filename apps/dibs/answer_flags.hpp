@@ -19,6 +19,8 @@ struct answer_flags {
   std::vector<int> no_data_on;            // statuses
   std::vector<std::string> no_data_when;  // POINTER=VALUE
   std::vector<std::string> map;           // NAME=/POINTER,...
+  // --map's values as one text (dibs/field_mapping.hpp), as a store records it.
+  std::string map_text() const;
 
   void add_to(CLI::App& cmd, const std::string& group);
   // Parsed; throws std::invalid_argument naming the flag.

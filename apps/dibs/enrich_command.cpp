@@ -59,20 +59,6 @@ counts_read read_counts(Store& st, int tries) {
   return r;
 }
 
-// --map into a SQL table: every mapped column is there (the server converts each value to its
-// type), or the command stops here with the ALTER TABLE that adds it, rather than fail each row.
-void check_mapped_columns(admin_store& st, const store_flags& store) {
-  const auto kind = parse_store_uri(store.store).kind;
-  if (store.mapped_fields.empty() || (kind != store_kind::mysql && kind != store_kind::postgresql)) return;
-  const auto sample = st.sample_pending();
-  if (!sample) return;
-  for (const auto& name : store.mapped_fields)
-    if (std::find(sample->fields.begin(), sample->fields.end(), name) == sample->fields.end())
-      throw std::invalid_argument("--map: the table has no column '" + name + "': add it with the type its values " +
-                                  "should have (ALTER TABLE ... ADD COLUMN " + name + " VARCHAR(255), DOUBLE PRECISION, " +
-                                  "JSON, ...)");
-}
-
 }  // namespace
 
 command add_enrich_command(CLI::App& app) {
@@ -134,6 +120,8 @@ command add_enrich_command(CLI::App& app) {
       f->store.source = item_field(which);
       f->store.more_fields = more_item_fields(which, f->store.source);
       f->store.mapped_fields = f->api.answer.answer_map().names();
+      f->store.map = f->api.answer.map_text();
+      f->store.map_given = sub->count("--map") > 0;
       if (!which.batch && !which.source_given) f->store.source_flag = "--url";
       f->store.source_chosen = !which.batch && !which.url_fields.empty();
     }
@@ -154,7 +142,9 @@ command add_enrich_command(CLI::App& app) {
     auto st = f->store.open(f->dry_run == 0);
     log::info("enrich: ", st->describe());
     f->api.budget.keep_in(st, f->api.origin_text());
-    check_mapped_columns(*st, f->store);
+    // No --map: dibs init's record of one, if any (the store writes its columns, the processor
+    // the mapped object).
+    if (!f->store.map_given && !f->store.map.empty()) f->api.answer.map = {f->store.map};
     // dibs init's record chose the source (batch mode reads its key there), --budget its
     // budget: the processors read them.
     processors = f->api.factory(f->store.source);

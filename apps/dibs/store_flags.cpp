@@ -7,6 +7,7 @@
 #include <adapters/stores/store_password.hpp>
 
 #include <dibs/missing_table_error.hpp>
+#include <dibs/field_mapping.hpp>
 #include <dibs/recorded_settings.hpp>
 
 #include <CLI/CLI.hpp>
@@ -106,6 +107,7 @@ std::vector<std::string> store_flags::given_settings() const {
   note(lock_field_opt_, "lock_field");
   note(claim_opt_, "claim");
   note(on_done_opt_, "on_done");
+  if (map_given) given.emplace_back("map");
   return given;
 }
 
@@ -127,6 +129,7 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema, table_use use
   o.source = source;
   o.more_fields = more_fields;
   o.mapped_fields = mapped_fields;
+  o.map = map;
   o.target = target;
   o.lock_field = lock_field;
   o.claim = claim;
@@ -157,6 +160,11 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema, table_use use
       else if (name == "target") target = value;
       else if (name == "lock_field") lock_field = value;
       else if (name == "on_done") on_done = value;
+      else if (name == "map" && !map_given) {
+        map = value;
+        mapped_fields.clear();
+        for (const auto& part : split_mapping(value, "--map")) mapped_fields.push_back(part.name);
+      }
     }
     return st;
   } catch (const setting_conflict& e) {

@@ -27,6 +27,10 @@ struct store_flags {
   // More fields each item brings (enrich: the ones --header and --body read beside the source).
   std::vector<std::string> more_fields;
   std::vector<std::string> mapped_fields;  // enrich: --map's
+  // --map's text (dibs/field_mapping.hpp; enrich and init), and whether the user gave it: one not
+  // given is dibs init's record, if any (open() says it here afterwards, and its names above).
+  std::string map;
+  bool map_given = false;
   std::string target = "location";
   std::string lock_field = "_dibs";
   std::string claim = "batch";

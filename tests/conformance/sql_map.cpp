@@ -64,10 +64,10 @@ BACKEND_TEST_CASE("a --map onto the key, the source, the target, a dibs column o
   REQUIRE(seed.finish(out) == 0);
   s.execute("ALTER TABLE " + s.name + " ADD COLUMN country VARCHAR(64)");
   for (const auto& [map, says] : std::vector<std::pair<std::string, std::string>>{
-           {"id=/asn", "is the table's key"},
-           {"originatingIp=/query", "is the --source column"},
-           {"location=/country", "is the --target column"},
-           {"dibs_error=/country", "a name dibs keeps its own columns under"},
+           {"id=/asn", "is the key items are addressed by"},
+           {"originatingIp=/query", "is the --source field"},
+           {"location=/country", "is the --target field"},
+           {"dibs_error=/country", "a name dibs keeps its own data under"},
            {"country=/country,country=/city", "is mapped twice"}}) {
     INFO(map);
     out.clear();
@@ -88,4 +88,87 @@ BACKEND_TEST_CASE("a --map onto the key, the source, the target, a dibs column o
   CHECK(dry.finish(out) == 0);
   INFO(out);
   CHECK_THAT(out, Catch::Contains("; and the columns country = \"Freedonia\""));
+}
+
+namespace {
+// The column's type as the catalog names it, lower case ("varchar", "double", "double precision", "jsonb").
+std::optional<std::string> column_type(test::backend_table& s, const std::string& column) {
+  const bool pg = std::string(DIBS_BACKEND_NAME) == "PostgreSQL";
+  return s.query_value(std::string("SELECT LOWER(data_type) FROM information_schema.columns WHERE table_name = '") + s.name +
+                       "' AND column_name = '" + column + "'" + (pg ? " AND table_schema = current_schema()" : " AND table_schema = DATABASE()"));
+}
+
+std::pair<int, std::string> dibs_run(std::vector<std::string> args) {
+  args.insert(args.begin(), test::dibs_binary());
+  std::string out;
+  test::child_process p(args, true);
+  const int rc = p.finish(out);
+  return {rc, out};
+}
+}  // namespace
+
+BACKEND_TEST_CASE("dibs init --map adds typed columns and records the mapping, and enrich then needs no --map", "[map][init][e2e]") {
+  test::shaped_api api;
+  auto s = db.fresh("init_map");
+  const auto& source = db.sql_of().source_column;
+  REQUIRE(dibs_run({"seed", "--store", s.uri(), "--docs", "0"}).first == 0);
+  s.execute("INSERT INTO " + s.name + " (" + source + ") VALUES ('101'), ('102')");
+  const bool pg = std::string(DIBS_BACKEND_NAME) == "PostgreSQL";
+  const std::string map = std::string("country=/country:VARCHAR(64),lat=/loc/lat:DOUBLE PRECISION,loc=/loc:") + (pg ? "JSONB" : "JSON");
+
+  auto [rc, out] = dibs_run({"init", "--store", s.uri(), "--map", map});
+  INFO(out);
+  REQUIRE(rc == 0);
+  CHECK_THAT(out, Catch::Contains("--map country=/country,lat=/loc/lat,loc=/loc"));
+  CHECK(column_type(s, "country") == std::optional<std::string>(pg ? "character varying" : "varchar"));
+  CHECK(column_type(s, "lat") == std::optional<std::string>(pg ? "double precision" : "double"));
+  // MariaDB keeps JSON as LONGTEXT (with a JSON_VALID check); MySQL as json.
+  CHECK_THAT(column_type(s, "loc").value_or(""), Catch::Matches(pg ? "jsonb" : "json|longtext"));
+  const auto columns_before = s.query_value(db.sql_of().count_columns + s.name + "'");
+
+  // Again, the same: nothing changes (no statement, no column).
+  std::tie(rc, out) = dibs_run({"init", "--store", s.uri(), "--map", map});
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK_THAT(out, !Catch::Contains("changing table"));
+  CHECK(s.query_value(db.sql_of().count_columns + s.name + "'") == columns_before);
+
+  // enrich with --store and --url only: the recorded mapping fills the columns.
+  std::tie(rc, out) = dibs_run({"enrich", "--store", s.uri(), "--url", api.base_url() + "/geo/{originatingIp}", "--no-progress"});
+  INFO(out);
+  CHECK(rc == 0);
+  const auto where = " FROM " + s.name + " WHERE " + source + " = '101'";
+  CHECK(s.query_value("SELECT country" + where) == std::optional<std::string>("Freedonia"));
+  CHECK(s.query_value("SELECT lat * 2" + where) == std::optional<std::string>("97"));
+  CHECK(s.query_value("SELECT " + db.sql_of().json_text("loc", "lon") + where) == std::optional<std::string>("-2.25"));
+
+  // Another --map than the record's: refused with both, nothing called.
+  const auto asked = api.requests().size();
+  std::tie(rc, out) = dibs_run({"enrich", "--store", s.uri(), "--url", api.base_url() + "/geo/{originatingIp}", "--map",
+                                "country=/city", "--no-progress"});
+  CHECK(rc == 2);
+  CHECK_THAT(out, Catch::Contains("--map country=/city contradicts") && Catch::Contains("country=/country,lat=/loc/lat,loc=/loc"));
+  CHECK(api.requests().size() == asked);
+}
+
+BACKEND_TEST_CASE("dibs init --map refuses a name that is the key, the target or dibs's own, and a new column without a type",
+                  "[map][init][e2e]") {
+  auto s = db.fresh("init_map_names");
+  REQUIRE(dibs_run({"seed", "--store", s.uri(), "--docs", "2"}).first == 0);
+  const auto columns_before = s.query_value(db.sql_of().count_columns + s.name + "'");
+  for (const auto& [map, says] : std::vector<std::pair<std::string, std::string>>{
+           {"id=/asn:BIGINT", "is the key items are addressed by"},
+           {"location=/country:TEXT", "is the --target field"},
+           {"dibs_attempts=/n:INT", "a name dibs keeps its own data under"},
+           {"a=/x:TEXT,a=/y:TEXT", "mapped twice"},
+           {"country=/country", "give it a type"},
+           {"bad=/x:TEXT; DROP TABLE x", "has no column"}}) {
+    INFO(map);
+    const auto [rc, out] = dibs_run({"init", "--store", s.uri(), "--map", map});
+    INFO(out);
+    CHECK(rc == 2);
+    CHECK_THAT(out, Catch::Contains(says));
+  }
+  CHECK(s.query_value(db.sql_of().count_columns + s.name + "'") == columns_before);  // no column added
+  CHECK(s.stats_blocking().pending == 2);
 }

@@ -2,7 +2,7 @@
 // MariaDB and PostgreSQL, against a real API that records every request byte for byte
 // (tests/servers/shaped_api.py). Each column keeps its type in a JSON body: a string escaped
 // (quotes, non-ASCII), a number a number, a JSON column its object, a date ISO 8601; a NULL
-// column fails its row with the reason; a header reads a column too; a misspelled column is
+// column fails its row with the reason (sent as null with {column?}); a header reads a column too; a misspelled column is
 // refused before any claim, with the one meant.
 #include "http_servers/shaped_api.hpp"
 #include "support/backend.hpp"
@@ -57,6 +57,27 @@ BACKEND_TEST_CASE("a body and a header built from several columns of a row, each
         std::string::npos);
 }
 
+BACKEND_TEST_CASE("{column?} sends a NULL column as null: the row is asked, not failed", "[sql-fields][e2e]") {
+  test::shaped_api api;
+  auto s = db.fresh("row_fields_null");
+  const auto& source = db.sql_of().source_column;
+  std::string out;
+  test::child_process seed({test::dibs_binary(), "seed", "--store", s.uri(), "--docs", "0"});
+  REQUIRE(seed.finish(out) == 0);
+  s.execute("ALTER TABLE " + s.name + " ADD COLUMN title VARCHAR(80), ADD COLUMN pages INTEGER");
+  s.execute("INSERT INTO " + s.name + " (" + source + ", title, pages) VALUES ('k1', 'A', NULL), ('k2', 'B', 7)");
+  const auto [rc, text] = enrich(s.uri(), {"--url", api.base_url() + "/geo/{originatingIp}", "--method", "POST", "--body",
+                                           R"({"title": {title}, "pages": {pages?}})", "--no-preflight"});
+  INFO(text);
+  CHECK(rc == 0);
+  auto requests = api.requests();
+  REQUIRE(requests.size() == 2);
+  std::sort(requests.begin(), requests.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  CHECK(requests[0].body == R"({"title": "A", "pages": null})");
+  CHECK(requests[1].body == R"({"title": "B", "pages": 7})");
+  CHECK(s.stats_blocking().done == 2);
+}
+
 BACKEND_TEST_CASE("a misspelled column in --body is refused before any claim, with the column meant", "[sql-fields][e2e]") {
   test::shaped_api api;
   auto s = db.fresh("row_fields_typo");
@@ -64,7 +85,6 @@ BACKEND_TEST_CASE("a misspelled column in --body is refused before any claim, wi
   test::child_process seed({test::dibs_binary(), "seed", "--store", s.uri(), "--docs", "3"});
   REQUIRE(seed.finish(out) == 0);
   s.execute("ALTER TABLE " + s.name + " ADD COLUMN title VARCHAR(80)");
-  const auto& source = db.sql_of().source_column;
   const auto [rc, text] = enrich(s.uri(), {"--url", api.base_url() + "/geo/{originatingIp}", "--method", "POST", "--body",
                                            R"({"title": {titel}})"});
   INFO(text);

@@ -69,6 +69,45 @@ TEST_CASE("a body from a document's fields, and the answer's members mapped into
   CHECK(type_at(none, "country") == BSON_TYPE_EOD);
 }
 
+TEST_CASE("dibs init --map on MongoDB: recorded for enrich, a :TYPE and a mapped _id or lock field refused", "[mongo][init][map]") {
+  test::shaped_api api;
+  test::mongo_collection c("init_map");
+  auto& [o, s] = c;
+  mongo::run_command(s, "{\"insert\": \"" + o.collection +
+                            "\", \"documents\": [{\"_id\": 1, \"ip\": \"1.2.3.4\", \"location\": null}]}");
+  const auto dibs = [&](std::vector<std::string> args) {
+    std::vector<std::string> run = {test::dibs_binary()};
+    run.push_back(args.front());
+    for (const auto& w : c.where()) run.push_back(w);
+    run.insert(run.end(), args.begin() + 1, args.end());
+    std::string out;
+    test::child_process p(run, true);
+    const int rc = p.finish(out);
+    return std::pair<int, std::string>{rc, out};
+  };
+  for (const auto& [map, says] : std::vector<std::pair<std::string, std::string>>{
+           {"country=/country:VARCHAR(64)", "a :TYPE is for a SQL table's column"},
+           {"_id=/asn", "is the key"},
+           {"_dibs=/asn", "dibs keeps its own data under"},
+           {"ip=/query", "is the --source field"}}) {
+    INFO(map);
+    const auto [rc, out] = dibs({"init", "--source", "ip", "--map", map});
+    INFO(out);
+    CHECK(rc == 2);
+    CHECK_THAT(out, Catch::Contains(says));
+  }
+  auto [rc, out] = dibs({"init", "--source", "ip", "--map", "country=/country,lat=/loc/lat"});
+  INFO(out);
+  REQUIRE(rc == 0);
+  std::tie(rc, out) = dibs({"enrich", "--url", api.base_url() + "/geo/{ip}", "--no-progress"});
+  INFO(out);
+  CHECK(rc == 0);
+  const auto docs = mongo::documents(s);
+  REQUIRE(docs.size() == 1);
+  CHECK(test::utf8_at(docs[0].get(), "country") == "Freedonia");
+  CHECK(double_at(docs[0].get(), "lat") == 48.5);
+}
+
 TEST_CASE("a --budget kept in MongoDB: its calls and no more, and the next run the same day makes none", "[mongo][budget]") {
   test::shaped_api api;
   test::mongo_collection c("budget");

@@ -53,6 +53,20 @@ TEST_CASE("a missing field, or one the store gives in no form, fails the item wi
   CHECK(t.expand(item({text("a", std::string(100, 'x'))}), 10).error.find("100 bytes") != std::string::npos);
 }
 
+TEST_CASE("{name?}: a missing field is null where a value stands, nothing in a string, a header or a form", "[field-template]") {
+  const auto body = field_template::parse(R"({"a": {a?}, "s": "x{a?}y", "b": {b?}})", format::json, "body");
+  CHECK(body.fields() == std::vector<std::string>{"a", "b"});
+  auto e = body.expand(item({json("b", "number", "2")}));
+  REQUIRE(e.error.empty());
+  CHECK(e.text == R"({"a": null, "s": "xy", "b": 2})");
+  e = body.expand(item({text("a", "q\""), json("b", "number", "2")}));  // present: as {a} would write it
+  CHECK(e.text == R"({"a": "q\"", "s": "xq\"y", "b": 2})");
+  CHECK(field_template::parse("Bearer {tok?}", format::header, "header").expand(item({})).text == "Bearer ");
+  CHECK(field_template::parse("q={q?}&n=1", format::form, "body").expand(item({})).text == "q=&n=1");
+  // One the store gives in no form is still a failure: only a missing field is optional.
+  CHECK_FALSE(body.expand(item({json("a", "ObjectId", "")})).error.empty());
+}
+
 TEST_CASE("a JSON template that is no JSON once filled is refused when parsed", "[field-template]") {
   CHECK_THROWS_WITH(field_template::parse(R"({"a": {a} "b": 1})", format::json, "--body"), Catch::Contains("not JSON"));
   // A field glued to a number is JSON only when the field is a number: sent invalid for a string.

@@ -2,6 +2,8 @@
 
 #include "engine/src/json_text.hpp"
 
+#include <dibs/field_mapping.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <stdexcept>
@@ -15,26 +17,19 @@ std::vector<std::string> answer_map::names() const {
 }
 
 void parse_answer_map(const std::string& text, const std::string& setting, answer_map& into) {
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const auto comma = std::min(text.find(',', start), text.size());
-    const auto part = text.substr(start, comma - start);
-    start = comma + 1;
-    if (part.empty()) continue;
-    const auto eq = part.find('=');
-    if (eq == std::string::npos)
-      throw std::invalid_argument(setting + " '" + part + "': expected NAME=/POINTER, like country=/country");
-    const auto name = part.substr(0, eq);
+  for (auto& part : split_mapping(text, setting)) {
+    const auto& name = part.name;
+    const auto shown = name + "=" + part.pointer;
     const bool plain = !name.empty() && !std::isdigit(static_cast<unsigned char>(name.front())) &&
                        std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
     if (!plain || name.size() > 64)
-      throw std::invalid_argument(setting + " '" + part + "': a field's name is letters, digits and '_' (at most 64)");
+      throw std::invalid_argument(setting + " '" + shown + "': a field's name is letters, digits and '_' (at most 64)");
     if (std::any_of(into.entries.begin(), into.entries.end(), [&](const answer_map::entry& e) { return e.name == name; }))
       throw std::invalid_argument(setting + ": '" + name + "' is mapped twice");
     std::string why;
-    auto p = json_pointer::parse(part.substr(eq + 1), &why);
-    if (!p) throw std::invalid_argument(setting + " '" + part + "': " + why);
-    into.entries.push_back({name, std::move(*p)});
+    auto p = json_pointer::parse(part.pointer, &why);
+    if (!p) throw std::invalid_argument(setting + " '" + shown + "': " + why);
+    into.entries.push_back({name, std::move(*p), std::move(part.column_type)});
   }
 }
 

@@ -14,10 +14,12 @@ namespace {
 bool name_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
 }
-// `{name}` at `at`: the name's length (0 when the brace there opens no placeholder).
+// `{name}` or `{name?}` at `at`: the length between the braces (0 when the brace there opens no
+// placeholder).
 std::size_t field_name_at(std::string_view text, std::size_t at) {
   std::size_t i = at + 1;
   while (i < text.size() && name_char(text[i])) ++i;
+  if (i > at + 1 && i < text.size() && text[i] == '?') ++i;
   if (i == at + 1 || i >= text.size() || text[i] != '}') return 0;
   if (text[at + 1] == '.' || text[at + 1] == '-') return 0;
   return i - at - 1;
@@ -57,9 +59,11 @@ field_template field_template::parse(const std::string& text, format f, const st
       if (const auto n = field_name_at(text, i)) {
         flush();
         std::string name = text.substr(i + 1, n);
+        const bool optional = name.back() == '?';
+        if (optional) name.pop_back();
         if (std::find(t.field_names_.begin(), t.field_names_.end(), name) == t.field_names_.end())
           t.field_names_.push_back(name);
-        t.pieces_.push_back({piece::what::field, std::move(name), {}, in_string});
+        t.pieces_.push_back({piece::what::field, std::move(name), {}, in_string, optional});
         i += n + 2;
         continue;
       }
@@ -183,6 +187,11 @@ field_template::expansion field_template::fill(const job& j, std::size_t max_val
     job_field missing;
     missing.name = p.text;
     if (!f) f = &missing;
+    if (p.optional && f->st == job_field::state::missing) {
+      // {name?}: a field the item lacks (a SQL NULL) is JSON null where a value stands, else nothing.
+      if (format_ == format::json && !p.in_string) e.text += "null";
+      continue;
+    }
     if (max_value_bytes > 0 && f->st == job_field::state::string && f->value.size() > max_value_bytes) {
       e.error = "field '" + p.text + "' is " + std::to_string(f->value.size()) + " bytes long, more than the " +
                 std::to_string(max_value_bytes) + " a value may have";

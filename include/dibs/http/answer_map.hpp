@@ -16,6 +16,7 @@ struct answer_map {
   struct entry {
     std::string name;  // the item's field (a name of letters, digits and '_')
     json_pointer at;   // the answer's member
+    std::string column_type;  // ":TYPE" (a SQL column's, for dibs init to add it); "" when none
   };
   std::vector<entry> entries;
 
@@ -23,7 +24,7 @@ struct answer_map {
   std::vector<std::string> names() const;
 };
 
-// "name=/pointer,name=/pointer" added to `into`. Throws std::invalid_argument naming `setting`:
+// "name=/pointer,name=/pointer:TYPE" (dibs/field_mapping.hpp) added to `into`. Throws std::invalid_argument naming `setting`:
 // no '=', a name that is not a plain identifier or given twice, a pointer that is no JSON Pointer.
 void parse_answer_map(const std::string& text, const std::string& setting, answer_map& into);
 

@@ -10,8 +10,9 @@
 //     bytes kept).
 // A placeholder is `{name}` with a name of letters, digits, '_', '.' and '-' (not starting with
 // '.' or '-'); any other brace is text, so a JSON object's own braces need no escaping. A
-// missing field, or one a store gives in no form the text can take, fails the item with its
-// reason. `{env:NAME}` and `{file:PATH}` are secrets, filled once when the template is parsed by
+// missing field (a SQL NULL, a document without it), or one a store gives in no form the text can
+// take, fails the item with its reason; `{name?}` writes a missing one as JSON null where a value
+// stands in a JSON body, and as nothing in a string, a header or a form. `{env:NAME}` and `{file:PATH}` are secrets, filled once when the template is parsed by
 // whoever passes a `secret_source` (the program: from the environment, from a file only its
 // owner can read); the template's own text (which names them, never holds them) is what a
 // message may show.
@@ -66,6 +67,7 @@ class field_template {
     std::string text;       // literal text, the field's name, or the secret's value
     std::string spelling;   // a secret's placeholder as written
     bool in_string = false;  // json: the placeholder stands inside a JSON string of the template
+    bool optional = false;   // {name?}: a missing field is no failure
   };
   expansion fill(const job& j, std::size_t max_value_bytes, bool show) const;
   bool write_value(std::string& out, const piece& p, const job_field& f, std::string& error) const;

@@ -64,6 +64,7 @@ struct mongo_options {
   // dibs init's record (dibs/recorded_settings.hpp, settings_record.hpp): read and applied to
   // `names` at start, or written (dibs init).
   settings_use settings;
+  std::string map;  // --map's text (dibs/field_mapping.hpp), recorded by dibs init; names.mapped when none
   // Refuse a collection where no document has the target field (dibs::missing_table_error, kind
   // "field"): a misspelled target would otherwise make every document pending again. Not when
   // the user said the field is new (target_is_new) or dibs init recorded it.

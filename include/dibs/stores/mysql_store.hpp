@@ -43,6 +43,7 @@ struct mysql_options {
   std::string source = dibs::ipapi::source_field;
   std::string target = dibs::ipapi::target_field;
   std::vector<std::string> mapped_columns;  // --map's (table_names::mapped)
+  std::string map;  // --map's text (dibs/field_mapping.hpp): names, pointers, SQL types; recorded by dibs init
   std::vector<std::string> more_columns;    // the other columns a request reads (table_names::more)
   on_done done = on_done::mark;
   std::size_t threads = 4;

@@ -25,6 +25,7 @@ struct pg_flags {
   bool target_is_new = false;       // with add_columns: the target column is new (else refused when missing)
   settings_use settings;            // dibs init's record (pg_settings.cpp): read, and written when settings.record
   std::vector<std::string> mapped_columns;  // --map's (table_names::mapped)
+  std::string map;  // --map's text (dibs/field_mapping.hpp): names, pointers, SQL types; recorded by dibs init
   std::vector<std::string> more_columns;    // the other columns a request reads
 };
 

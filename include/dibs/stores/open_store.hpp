@@ -23,6 +23,9 @@ struct store_options {
   std::vector<std::string> more_fields;
   // --map's fields (SQL: columns), where each mapped value goes besides the target.
   std::vector<std::string> mapped_fields;
+  // --map's text (dibs/field_mapping.hpp): with SQL types, which dibs init adds missing columns
+  // of; recorded by dibs init (without the types) and used when no --map is given.
+  std::string map;
   std::string lock_field = "_dibs";       // MongoDB: the field holding the lease (mongo_names.hpp)
   // MongoDB: update-find, find-and-modify, batch, lock-collection; MySQL: skip-locked (batch
   // names the default, so one value fits every store).

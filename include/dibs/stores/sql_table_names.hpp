@@ -27,6 +27,9 @@ struct table_names {
   // to the target (the mapped values), converted to the column's type by the server; a value
   // the column can't hold makes the server refuse that row, which then fails alone with its reason.
   std::vector<std::string> mapped;
+  // Each mapped column's SQL type when one was given (--map 'lat=/loc/lat:DOUBLE PRECISION'): dibs
+  // init adds such a column when the table lacks it. "" (or no entry) when none was given.
+  std::vector<std::string> mapped_types;
   // The other columns a request reads (a --url, --header or --body field besides the source):
   // the claim returns them, typed, as one JSON object (adapters/sql/row_fields.hpp). more_types[i]
   // is more[i]'s type as the server's catalog spells it, once the store has read the table.
@@ -51,6 +54,15 @@ enum class on_done { mark, remove };
 // ... ADD COLUMN write it. Each dialect lists its own (dibs_columns), once for both statements.
 using column_definition = std::pair<std::string, std::string>;
 
+// The mapped columns that have a type, as CREATE TABLE and ADD COLUMN write them: `quote(name) TYPE NULL`.
+template <class Key, class Quote>
+std::vector<column_definition> mapped_column_definitions(const table_names<Key>& n, Quote quote) {
+  std::vector<column_definition> out;
+  for (std::size_t i = 0; i < n.mapped.size() && i < n.mapped_types.size(); ++i)
+    if (!n.mapped_types[i].empty()) out.emplace_back(n.mapped[i], quote(n.mapped[i]) + " " + n.mapped_types[i] + " NULL");
+  return out;
+}
+
 // CREATE TABLE IF NOT EXISTS `quoted_table` (one of `lines` a line: columns, then keys) `suffix`.
 std::string create_table_statement(const std::string& quoted_table, const std::vector<std::string>& lines,
                                    const std::string& suffix = "");
@@ -71,5 +83,12 @@ void check_plain_names(const table_names<Key>& n, std::size_t max_chars, std::in
 // such an UPDATE every batch, its rows left leased). `key`: the key column, once known.
 void check_mapped_names(const std::vector<std::string>& mapped, const std::string& key, const std::string& source,
                         const std::string& target);
+
+// The refusal of a mapped column the table lacks and no type was given for (`columns`: the
+// table's, as the server spells them; `same`: how it compares names), naming the --map part and
+// the statement that adds it; "" when every mapped column is there or can be added.
+std::string missing_mapped_refusal(const std::string& table, const std::vector<std::string>& mapped,
+                                   const std::vector<std::string>& types, const std::vector<std::string>& columns,
+                                   bool (*same)(const std::string&, const std::string&));
 
 }  // namespace dibs::sql_common
