@@ -6,9 +6,14 @@
 //
 //   dibs_bench_pg_drain --uri postgresql://postgres@127.0.0.1:PORT/db --seed 100000
 //   dibs_bench_pg_drain --uri ... [--url http://127.0.0.1:PORT/json/] [--shards 2 --concurrency 1000]
+//
+// --columns (with --seed): the table gets three more columns (a VARCHAR, an INT, a jsonb object);
+// --read-columns (with the drain): the claims return them, as a request body of three columns
+// makes them (bench/pg_columns.py compares the three).
 #include "noop_processor.hpp"
 
 #include <dibs/http/http_processor.hpp>
+#include <adapters/postgres/pg_protocol.hpp>
 #include <adapters/postgres/pg_store.hpp>
 
 #include <dibs/engine.hpp>
@@ -43,6 +48,7 @@ int main(int argc, char** argv) {
   CLI::App app{"dibs's side of the PostgreSQL queue comparison: seed, or drain and print one JSON line"};
   std::string uri, url;
   std::size_t seed = 0;
+  bool columns = false, read_columns = false;
   engine_config cfg;
   cfg.shards = 2;
   cfg.concurrency = 1000;
@@ -53,12 +59,24 @@ int main(int argc, char** argv) {
   app.add_option("--shards", cfg.shards)->capture_default_str();
   app.add_option("--concurrency", cfg.concurrency)->capture_default_str();
   app.add_option("--claim-batch", cfg.claim_batch)->capture_default_str();
+  app.add_flag("--columns", columns, "seed three more columns (title, pages, meta)");
+  app.add_flag("--read-columns", read_columns, "the drain's claims read title, pages and meta (a body of three columns)");
   CLI11_PARSE(app, argc, argv);
 
-  auto st = std::make_shared<pg::pg_store>(store_options(uri));
+  auto opts = store_options(uri);
+  if (read_columns && seed == 0) opts.more_columns = {"title", "pages", "meta"};
+  auto st = std::make_shared<pg::pg_store>(opts);
   if (seed > 0) {
     st->reset_table();
     st->seed(seed, 1);
+    if (columns) {
+      const auto table = pg::parse_pg_uri(uri).table;
+      st->execute("ALTER TABLE \"" + table + "\" ADD COLUMN title VARCHAR(80), ADD COLUMN pages INT, ADD COLUMN meta jsonb");
+      st->execute("UPDATE \"" + table + "\" SET title = 'Caf\xC3\xA9 \"' || id || '\"', pages = id % 500, "
+                  "meta = jsonb_build_object('n', id, 'tags', jsonb_build_array('a', 'b'))");
+    }
+    // The UPDATE left a dead version of every row: gone before the drain, as on a table in use.
+    st->execute("VACUUM (ANALYZE) \"" + pg::parse_pg_uri(uri).table + "\"");
     std::printf("{\"seeded\":%zu}\n", seed);
     return 0;
   }

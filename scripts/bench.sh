@@ -55,7 +55,7 @@ command="make bench${only:+ (BENCH_ONLY=$only)}"
   echo
 } > "$out"
 [ -n "$only" ] || rm -f bench/results/engine.json bench/results/client.json bench/results/mysql_drain.json bench/results/mongo_round_trips.json \
-  bench/results/pg_peers.json bench/results/reuse.json bench/results/otlp.json bench/results/scale_mysql.json bench/results/scale_mysql_pool.json bench/results/scale_mongo.json
+  bench/results/pg_peers.json bench/results/pg_columns.json bench/results/reuse.json bench/results/otlp.json bench/results/scale_mysql.json bench/results/scale_mysql_pool.json bench/results/scale_mongo.json
 
 if [ -z "$only" ] || [ "$only" = engine ]; then
   "$build/bin/dibs_bench_engine" --dibs "$build/bin/dibs" --json bench/results/engine.json | tee -a "$out"
@@ -122,6 +122,11 @@ if [ -z "$only" ] || [ "$only" = pg ]; then
     /usr/bin/python3 bench/pg_peers.py --uri "$(cat "$servers/postgres_uri")" --pg-home "$(cat "$servers/postgres.home")" \
       --build "$build" --jobs "$jobs" --json bench/results/pg_peers.json --md bench/results/pg_peers.md \
       --header "\`$command\` at commit $commit, $when, $(nproc) cores, $(uname -m), loopback only."
+    echo
+    echo "### The claim's cost with a request body of three columns"
+    echo
+    /usr/bin/python3 bench/pg_columns.py --uri "$(cat "$servers/postgres_uri")" --build "$build" --jobs "$jobs" \
+      --json bench/results/pg_columns.json --md bench/results/pg_columns.md
     echo
   } | tee -a "$out"
   tests/servers/postgres_ctl.sh stop "$servers" >/dev/null
@@ -250,7 +255,7 @@ COMMIT="$commit" WHEN="$when" COMMAND="$command" /usr/bin/python3 - <<'PY'
 import json, os
 out = {"meta": {"commit": os.environ["COMMIT"], "date": os.environ["WHEN"], "command": os.environ["COMMAND"],
                 "cores": os.cpu_count()}}
-for name in ("engine", "client", "mysql_drain", "mongo_round_trips", "pg_peers", "reuse", "otlp", "scale_mysql", "scale_mysql_pool", "scale_mongo"):
+for name in ("engine", "client", "mysql_drain", "mongo_round_trips", "pg_peers", "pg_columns", "reuse", "otlp", "scale_mysql", "scale_mysql_pool", "scale_mongo"):
     path = "bench/results/%s.json" % name
     if os.path.exists(path):
         out[name] = json.load(open(path))

@@ -42,7 +42,7 @@ job claimed_job(const sql_row& r, const std::string& by, std::uint64_t token, co
     f.st = job_field::state::missing;
   }
   j.fields.push_back(std::move(f));
-  return with_typed_columns(std::move(j), r.size() > 4 && r[4] ? std::string_view(*r[4]) : std::string_view(), more);
+  return with_typed_cells(std::move(j), r, 4, more);
 }
 
 bool has_column(const std::vector<std::string>& columns, const std::string& name) {

@@ -1,5 +1,6 @@
 #include "mysql_protocol.hpp"
 #include "adapters/mysql/mysql_quote.hpp"
+#include "adapters/sql/row_fields.hpp"
 
 #include <dibs/setting_error.hpp>
 
@@ -56,20 +57,23 @@ std::string claimable_condition(const table_names&, std::int64_t grace_us) {
          std::to_string(grace_us) + " MICROSECOND)";
 }
 
-std::string more_object(const table_names& n) {
-  if (n.more.empty() && !n.source_typed) return {};
-  std::string out = ", JSON_OBJECT(";
+std::string more_cells(const table_names& n) {
   const auto columns = n.typed_columns();
+  const auto types = n.typed_column_types();
+  std::string out;
   for (std::size_t i = 0; i < columns.size(); ++i) {
-    const std::size_t m = n.source_typed ? i - 1 : i;  // its place in more_types (i 0 is the source when typed)
-    const auto type = n.source_typed && i == 0 ? std::string() : m < n.more_types.size() ? n.more_types[m] : std::string();
-    // A date and time as ISO 8601 (the server writes a space where ISO has a T); a JSON column
-    // is embedded as JSON, a number as its number, a string escaped, NULL as null.
-    const bool datetime = type == "datetime" || type == "timestamp";
+    // The common types as the server writes them; the others wrapped in {"v": value} by the
+    // server, which knows a JSON column (MariaDB's LONGTEXT) from a text: a date and time as ISO
+    // 8601 (the server writes a space where ISO has a T).
+    if (sql_common::cell_kind_of(types[i]) != sql_common::cell_kind::wrapped) {
+      out += ", " + q(columns[i]);
+      continue;
+    }
+    const bool datetime = types[i] == "datetime" || types[i] == "timestamp";
     const auto value = datetime ? "REPLACE(CAST(" + q(columns[i]) + " AS CHAR), ' ', 'T')" : q(columns[i]);
-    out += (i ? ", '" : "'") + columns[i] + "', " + value;  // the name is [A-Za-z0-9_] (checked)
+    out += ", JSON_OBJECT('v', " + value + ")";
   }
-  return out + ")";
+  return out;
 }
 
 std::string claim_rows(const table_names& n, std::int64_t grace_us, int from, bool at_or_above, std::size_t limit,
@@ -78,7 +82,7 @@ std::string claim_rows(const table_names& n, std::int64_t grace_us, int from, bo
   // any other key would make the server sort, locking every candidate first.
   const std::string order = n.key.primary ? ", " + key_col(n) : std::string();
   return "SELECT " + key_text(n.key, key_col(n)) + ", " + q(n.source) + ", `dibs_attempts` + 1, NOW(6) + INTERVAL " + std::to_string(lease_us) +
-         " MICROSECOND" + more_object(n) + " FROM " + q(n.table) + " FORCE INDEX (`dibs_claim`) WHERE " + claimable_condition(n, grace_us) +
+         " MICROSECOND" + more_cells(n) + " FROM " + q(n.table) + " FORCE INDEX (`dibs_claim`) WHERE " + claimable_condition(n, grace_us) +
          " AND `dibs_pick` " + (at_or_above ? ">= " : "< ") + std::to_string(from) +
          " ORDER BY `dibs_pick`, `dibs_lock_until`" + order + " LIMIT " + std::to_string(limit) + " FOR UPDATE SKIP LOCKED";
 }
@@ -189,7 +193,7 @@ std::string table_columns(const table_names& n) {
 }
 
 std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source, std::size_t limit) {
-  return "SELECT " + key_text(n.key, key_col(n)) + (with_source ? ", " + q(n.source) + more_object(n) : std::string()) + " FROM " +
+  return "SELECT " + key_text(n.key, key_col(n)) + (with_source ? ", " + q(n.source) + more_cells(n) : std::string()) + " FROM " +
          q(n.table) + " WHERE " + open_col + " = 1" + (with_source && non_null_source ? " AND " + q(n.source) + " IS NOT NULL" : std::string()) +
          " LIMIT " + std::to_string(limit);
 }

@@ -42,9 +42,9 @@ std::string claimable_condition(const table_names& n, std::int64_t grace_us);
 // every row below `from` before it filters them (measured: 860 of 2,000 rows locked to claim 20).
 // The ORDER BY is the index's own order, so the scan stops at `limit` rows without a sort (a
 // filesort would lock every candidate first).
-// ", JSON_OBJECT('col', `col`, ...)": the other columns a request reads (table_names::more), typed,
-// as the claim returns them (adapters/sql/row_fields.hpp); "" when there are none.
-std::string more_object(const table_names& n);
+// ", `col`, JSON_OBJECT('v', `date_col`), ...": a cell for each column the claim reads by type
+// (table_names::typed_columns), as adapters/sql/row_fields.hpp reads it; "" when there are none.
+std::string more_cells(const table_names& n);
 std::string claim_rows(const table_names& n, std::int64_t grace_us, int from, bool at_or_above, std::size_t limit,
                        std::int64_t lease_us);
 std::string set_lease(const table_names& n, const std::vector<std::string>& keys, const std::string& by_quoted,

@@ -1,4 +1,5 @@
 #include "pg_protocol.hpp"
+#include "adapters/sql/row_fields.hpp"
 #include "adapters/postgres/pg_quote.hpp"
 
 #include "engine/src/reason_text.hpp"
@@ -122,14 +123,17 @@ std::string claimable_condition(const table_names& n, const std::string& grace_p
          micros(grace_param) + ")";
 }
 
-std::string more_object(const table_names& n) {
+std::string more_cells(const table_names& n) {
   const auto columns = n.typed_columns();
-  if (columns.empty()) return {};
-  // json_build_object keeps each column's type: a number, a boolean, json/jsonb as JSON, a
-  // timestamp as ISO 8601, NULL as null. (100 arguments at most: 50 columns.)
-  std::string out = ", json_build_object(";
-  for (std::size_t i = 0; i < columns.size(); ++i) out += (i ? ", '" : "'") + columns[i] + "', t." + q(columns[i]);
-  return out + ")::text";
+  const auto types = n.typed_column_types();
+  std::string out;
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    // The common types as the server writes them; the others (a timestamp as ISO 8601, an array
+    // as JSON) wrapped in {"v": value} by json_build_object, which keeps their type.
+    if (sql_common::cell_kind_of(types[i]) != sql_common::cell_kind::wrapped) out += ", t." + q(columns[i]) + "::text";
+    else out += ", json_build_object('v', t." + q(columns[i]) + ")::text";
+  }
+  return out;
 }
 
 statement claim(const table_names& n, std::size_t max, const std::string& by, std::uint64_t token, std::int64_t lease_us,
@@ -159,7 +163,7 @@ statement claim(const table_names& n, std::size_t max, const std::string& by, st
               : "";
   s.sql = picked + spent + " UPDATE " + q(n.table) + " AS t SET \"dibs_lock_by\" = $1, \"dibs_lock_token\" = $2::bigint, \"dibs_lock_until\" = now() + " +
           micros("$3") + ", \"dibs_attempts\" = t.\"dibs_attempts\" + 1 WHERE t." + key + " = " + picked_where("d_attempts < $6::int") +
-          " RETURNING t." + key + "::text, t." + q(n.source) + ", t.\"dibs_attempts\", " + epoch_us + more_object(n);
+          " RETURNING t." + key + "::text, t." + q(n.source) + ", t.\"dibs_attempts\", " + epoch_us + more_cells(n);
   s.params = {by, std::to_string(token), std::to_string(lease_us), std::to_string(grace_us), std::to_string(max)};
   if (limited) s.params.insert(s.params.end(), {std::to_string(max_attempts), exhausted_attempts_head, exhausted_attempts_tail});
   return s;
@@ -255,7 +259,7 @@ statement table_columns(const table_names& n) {
 }
 
 std::string sample_open_row(const table_names& n, bool with_source, bool non_null_source, std::size_t limit) {
-  return "SELECT " + key_col(n) + "::text" + (with_source ? ", " + q(n.source) + "::text" + more_object(n) : std::string()) + " FROM " +
+  return "SELECT " + key_col(n) + "::text" + (with_source ? ", " + q(n.source) + "::text" + more_cells(n) : std::string()) + " FROM " +
          q(n.table) + " AS t WHERE " + q(n.target) + " IS NULL AND \"dibs_failed_at\" IS NULL" +
          (with_source && non_null_source ? " AND " + q(n.source) + " IS NOT NULL" : std::string()) + " LIMIT " +
          std::to_string(limit);

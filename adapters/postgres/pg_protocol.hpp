@@ -67,9 +67,10 @@ std::string claimable_condition(const table_names& n, const std::string& grace_p
 // attempts (after this claim), until (microseconds since the epoch, by the server's clock). A row
 // already claimed `max_attempts` times (when above 0) is failed by the same statement instead
 // (claim_request::max_attempts), and not returned.
-// ", json_build_object('col', t."col", ...)::text": the other columns a request reads (and a JSON
-// source), typed, as the claim returns them (adapters/sql/row_fields.hpp); "" when there are none.
-std::string more_object(const table_names& n);
+// ", t."col"::text, json_build_object('v', t."date_col")::text, ...": a cell for each column the
+// claim reads by type (table_names::typed_columns: the other columns a request reads, and a JSON
+// source), as adapters/sql/row_fields.hpp reads it; "" when there are none.
+std::string more_cells(const table_names& n);
 statement claim(const table_names& n, std::size_t max, const std::string& by, std::uint64_t token,
                 std::int64_t lease_us, std::int64_t grace_us, int max_attempts = 0);
 

@@ -304,8 +304,7 @@ awaitable<std::vector<job>> pg_store::claim(claim_request req) {
       f.value = *row.at(1);
     }
     j.fields.push_back(std::move(f));
-    out.push_back(sql_common::with_typed_columns(std::move(j), row.size() > 4 && row.at(4) ? std::string_view(*row.at(4)) : std::string_view(),
-                                                 read));
+    out.push_back(sql_common::with_typed_cells(std::move(j), row, 4, read));
   }
   co_return out;
 }

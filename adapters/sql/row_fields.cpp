@@ -80,15 +80,107 @@ std::vector<job_field> fields_of_row(std::string_view object_json, const std::ve
   return out;
 }
 
-job with_typed_columns(job j, std::string_view object_json, const typed_read& read) {
-  if (read.columns.empty()) return j;
-  auto fields = fields_of_row(object_json, read.columns);
-  std::size_t from = 0;
-  if (read.source_first && !fields.empty() && !j.fields.empty()) {
-    j.fields.front() = std::move(fields.front());
-    from = 1;
+namespace {
+bool one_of(const std::string& t, std::initializer_list<const char*> names) {
+  return std::any_of(names.begin(), names.end(), [&](const char* n) { return t == n; });
+}
+
+// RFC 8259's number: -? int frac? exp?
+bool json_number(std::string_view s) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const auto from = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    return i - from;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i >= s.size()) return false;
+  if (s[i] == '0') ++i;
+  else if (digits() == 0) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (digits() == 0) return false;
   }
-  for (std::size_t i = from; i < fields.size(); ++i) j.fields.push_back(std::move(fields[i]));
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == s.size();
+}
+
+job_field as_string(const std::string& name, std::string value) {
+  job_field f;
+  f.name = name;
+  f.st = job_field::state::string;
+  f.value = std::move(value);
+  return f;
+}
+
+job_field as_json(const std::string& name, const char* type_name, std::string json) {
+  job_field f;
+  f.name = name;
+  f.st = job_field::state::not_string;
+  f.type_name = type_name;
+  f.json = std::move(json);
+  return f;
+}
+}  // namespace
+
+cell_kind cell_kind_of(const std::string& data_type) {
+  std::string t;
+  for (char c : data_type) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (one_of(t, {"varchar", "char", "text", "tinytext", "mediumtext", "enum", "set", "bpchar", "name", "uuid", "citext",
+                 "character varying", "character"}))
+    return cell_kind::text;
+  if (one_of(t, {"int", "integer", "bigint", "smallint", "tinyint", "mediumint", "decimal", "numeric", "float", "double",
+                 "real", "int2", "int4", "int8", "float4", "float8", "year", "oid"}))
+    return cell_kind::number;
+  if (t == "bool" || t == "boolean") return cell_kind::boolean;
+  if (t == "json" || t == "jsonb") return cell_kind::json;
+  return cell_kind::wrapped;
+}
+
+job_field field_of_cell(const std::string& name, const std::optional<std::string>& cell, cell_kind kind) {
+  if (!cell) {
+    job_field f;
+    f.name = name;
+    return f;  // NULL: missing
+  }
+  const auto& v = *cell;
+  switch (kind) {
+    case cell_kind::text: return as_string(name, v);
+    case cell_kind::number: return json_number(v) ? as_json(name, "a number", v) : as_string(name, v);
+    case cell_kind::boolean:
+      if (v == "t" || v == "true" || v == "1") return as_json(name, "a boolean", "true");
+      if (v == "f" || v == "false" || v == "0") return as_json(name, "a boolean", "false");
+      return as_string(name, v);
+    case cell_kind::json: {
+      std::size_t at = 0;
+      while (at < v.size() && std::isspace(static_cast<unsigned char>(v[at]))) ++at;
+      const char first = at < v.size() ? v[at] : '\0';
+      if (first == '{') return as_json(name, "an object", v.substr(at));
+      if (first == '[') return as_json(name, "an array", v.substr(at));
+      break;  // a scalar (a string to unescape, a number, null): read as the server wraps one
+    }
+    case cell_kind::wrapped: break;
+  }
+  // {"v": value} (wrapped), or a JSON scalar put in such an object to be read as one.
+  const auto wrapped = kind == cell_kind::wrapped ? v : "{\"v\":" + v + "}";
+  auto fields = fields_of_row(wrapped, {"v"});
+  fields.front().name = name;
+  return std::move(fields.front());
+}
+
+job with_typed_cells(job j, const std::vector<std::optional<std::string>>& row, std::size_t first, const typed_read& read) {
+  j.fields.reserve(j.fields.size() + read.columns.size());
+  for (std::size_t i = 0; i < read.columns.size(); ++i) {
+    static const std::optional<std::string> null_cell;
+    const auto& cell = first + i < row.size() ? row[first + i] : null_cell;
+    auto f = field_of_cell(read.columns[i], cell, i < read.kinds.size() ? read.kinds[i] : cell_kind::wrapped);
+    if (i == 0 && read.source_first && !j.fields.empty()) j.fields.front() = std::move(f);
+    else j.fields.push_back(std::move(f));
+  }
   return j;
 }
 

@@ -1,8 +1,10 @@
 // A SQL row's columns as the fields a request reads, for both dialects: the claim returns, beside
-// the key and the source, one JSON object of the other columns the templates name (MariaDB's
-// JSON_OBJECT, PostgreSQL's json_build_object), so a column keeps its type as a document's field
-// does: a string is a string, a number or boolean its JSON token as the server wrote it, a JSON
-// column its object or array, a date its ISO 8601 text; NULL is a missing field.
+// the key and the source, a cell for each other column the templates name, read by the column's
+// type, so a column keeps its type as a document's field does: a string is a string, a number or
+// boolean its JSON token, a JSON column its object or array, a date its ISO 8601 text; NULL is a
+// missing field. The common types come as the server's text (no JSON built on the server, none
+// parsed here); the others (dates, arrays, MariaDB's LONGTEXT that may hold JSON) come wrapped by
+// the server in a one-member JSON object ({"v": value}) that keeps their type.
 #pragma once
 
 #include <adapters/sql/table_gap.hpp>
@@ -14,6 +16,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
 #include <utility>
 #include <string_view>
@@ -25,19 +28,38 @@ namespace dibs::sql_common {
 // field), in the order of `names`. A text that is not an object leaves every field missing.
 std::vector<job_field> fields_of_row(std::string_view object_json, const std::vector<std::string>& names);
 
-// What the claim's JSON object holds for a store: its columns in order, and whether the first is
-// the source (then the source field is replaced by its typed reading).
+// How a column's cell reads, by its type (`data_type`: MySQL's information_schema DATA_TYPE or
+// PostgreSQL's typname, lower case):
+//   text     the cell is the string (VARCHAR, CHAR, TEXT, ENUM, uuid, ...);
+//   number   the cell is a JSON number as the server writes it (INT, DECIMAL, DOUBLE, numeric, ...);
+//            one that is no JSON number (PostgreSQL's NaN, Infinity) is a string;
+//   boolean  PostgreSQL's t/f;
+//   json     the cell is JSON (PostgreSQL json/jsonb, MySQL's JSON);
+//   wrapped  the server wraps the value as {"v": value} (dates as ISO 8601, arrays, MariaDB's
+//            LONGTEXT, which JSON columns are: the server knows which hold JSON).
+enum class cell_kind { text, number, boolean, json, wrapped };
+cell_kind cell_kind_of(const std::string& data_type);
+
+// A cell of column `name` read as `kind` (NULL is a missing field).
+job_field field_of_cell(const std::string& name, const std::optional<std::string>& cell, cell_kind kind);
+
+// What the claim reads by type for a store: its columns in order, their kinds, and whether the
+// first is the source (then the source field is replaced by its typed reading).
 struct typed_read {
   std::vector<std::string> columns;
+  std::vector<cell_kind> kinds;
   bool source_first = false;
 };
 template <class Key>
 typed_read typed_read_of(const table_names<Key>& n) {
-  return {n.typed_columns(), n.source_typed};
+  typed_read r{n.typed_columns(), {}, n.source_typed};
+  for (const auto& type : n.typed_column_types()) r.kinds.push_back(cell_kind_of(type));
+  return r;
 }
-// `j` (its source field first) with the fields `object_json` holds for `read`: the source's typed
-// reading in its place, the other columns after it. `j` as it is when `read` names none.
-job with_typed_columns(job j, std::string_view object_json, const typed_read& read);
+// `j` (its source field first) with the fields of `row`'s cells from `first` on, one per column of
+// `read`: the source's typed reading in its place, the other columns after it. `j` as it is when
+// `read` names none.
+job with_typed_cells(job j, const std::vector<std::optional<std::string>>& row, std::size_t first, const typed_read& read);
 
 // What a column of this type becomes in a request; empty when it may be read, else why not
 // (binary columns: their bytes are no text a request can carry). `data_type`: information_schema's
@@ -69,6 +91,7 @@ void settle_more_columns(table_names<Key>& n, const std::vector<std::pair<std::s
   }
   const auto source = std::find_if(columns.begin(), columns.end(), [&](const auto& c) { return same(c.first, n.source); });
   n.source_typed = source != columns.end() && json_column_type(source->second);
+  n.source_type = source != columns.end() ? source->second : std::string();
 }
 
 }  // namespace dibs::sql_common

@@ -55,10 +55,10 @@ pending_sample sampled_row(const server_row& row, const std::string& source, boo
     s.source.value = *row[1];
   }
   s.fields = std::move(columns);
-  if (has_source && !typed.columns.empty()) {  // as a claim reads them (with_typed_columns)
+  if (has_source && !typed.columns.empty()) {  // as a claim reads them (with_typed_cells)
     job j;
     j.fields.push_back(s.source);
-    j = with_typed_columns(std::move(j), row.size() > 2 && row[2] ? std::string_view(*row[2]) : std::string_view(), typed);
+    j = with_typed_cells(std::move(j), row, 2, typed);
     s.source = std::move(j.fields.front());
     s.more.assign(std::make_move_iterator(j.fields.begin() + 1), std::make_move_iterator(j.fields.end()));
   }

@@ -68,12 +68,22 @@ def mysql(uri, sql):
     return out.stdout
 
 
+def psql(uri, sql):
+    out = subprocess.run(["psql", uri, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql], check=True, capture_output=True, text=True)
+    return out.stdout
+
+
+REVIEWS = [("Great kettle", "Boils fast, \"quiet\" and caf\u00e9-grade", "positive"),
+           ("Broke in a week", "Handle cracked.\nReturned it.", "negative"),
+           ("Good value", "Does the job", "positive")]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--doc", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--servers", required=True)
-    ap.add_argument("name", choices=["header-key", "post-body", "map-sql", "sql-columns", "quota", "budget"])
+    ap.add_argument("name", choices=["header-key", "post-body", "map-sql", "sql-columns", "llm-columns", "quota", "budget"])
     a = ap.parse_args()
     script = marked_block(a.doc, "api-shape", a.name)
     options = {"header-key": ["--key", "Authorization:Bearer tok-live-123"],
@@ -97,12 +107,18 @@ def main():
             elif a.name == "map-sql":
                 mysql_uri = open(os.path.join(a.servers, "mysql_uri")).read().strip()
                 rows = ",".join(f"('{ip}')" for ip in IPS)
+                # The mapped columns are dibs init's to add (--map with types).
                 mysql(mysql_uri, "DROP DATABASE IF EXISTS shop; CREATE DATABASE shop; CREATE TABLE shop.orders "
-                                 "(id BIGINT AUTO_INCREMENT PRIMARY KEY, client_ip VARCHAR(45) NOT NULL, geo JSON NULL, "
-                                 "country VARCHAR(64), lat DOUBLE, lon DOUBLE); "
+                                 "(id BIGINT AUTO_INCREMENT PRIMARY KEY, client_ip VARCHAR(45) NOT NULL, geo JSON NULL); "
                                  f"INSERT INTO shop.orders (client_ip) VALUES {rows};")
                 hp = re.search(r"@?([0-9.]+|localhost):(\d+)", mysql_uri.split("//", 1)[1])
                 script = script.replace("127.0.0.1:3306", f"{hp.group(1)}:{hp.group(2)}")
+            elif a.name == "llm-columns":
+                pg_uri = open(os.path.join(a.servers, "postgres_uri")).read().strip()
+                values = ", ".join("(%s, %s)" % tuple("'" + v.replace("'", "''") + "'" for v in r[:2]) for r in REVIEWS)
+                psql(pg_uri, "DROP TABLE IF EXISTS reviews; CREATE TABLE reviews (id BIGSERIAL PRIMARY KEY, title TEXT, "
+                             f"description TEXT); INSERT INTO reviews (title, description) VALUES {values};")
+                script = script.replace("postgresql://app@127.0.0.1:5432/shop", pg_uri.split("?")[0])
             else:
                 write_places(cwd, 5)
             script = script.replace("https://api.example.com", base)
@@ -125,6 +141,11 @@ def main():
                                        "AND lon = -2.25 AND geo IS NOT NULL").strip()
                 if out != str(len(IPS)):
                     fail(f"{out} of {len(IPS)} rows have their mapped columns")
+                types = mysql(mysql_uri, "SELECT GROUP_CONCAT(CONCAT(COLUMN_NAME, ' ', COLUMN_TYPE) ORDER BY COLUMN_NAME) FROM "
+                                         "information_schema.COLUMNS WHERE TABLE_SCHEMA = 'shop' AND TABLE_NAME = 'orders' "
+                                         "AND COLUMN_NAME IN ('country', 'lat', 'lon')").strip()
+                if types != "country varchar(64),lat double,lon double":
+                    fail(f"dibs init made the mapped columns {types}")
             elif a.name == "sql-columns":
                 want = [{"street": "Bahnhofstrasse 1", "city": "Z\u00fcrich", "zip": 8001},
                         {"street": "Rue du \"Lac\" 2", "city": "Gen\u00e8ve", "zip": 1201},
@@ -136,6 +157,20 @@ def main():
                 done = mysql(mysql_uri, "SELECT COUNT(*) FROM shop.addresses WHERE geo IS NOT NULL").strip()
                 if done != "3":
                     fail(f"{done} of 3 rows were answered")
+            elif a.name == "llm-columns":
+                import base64
+                for r in got:
+                    if dict(r["headers"]).get("Authorization") != "Bearer sk-...":
+                        fail("a request went without the key from the environment")
+                prompts = sorted(json.loads(base64.b64decode(r["body_b64"]))["messages"][0]["content"] for r in got)
+                want = sorted("Is this review positive or negative? One word.\nTitle: %s\n%s" % (t, d) for t, d, _ in REVIEWS)
+                if prompts != want:
+                    fail(f"the API received the prompts {prompts}, not each row's title and description")
+                labels = psql(pg_uri, "SELECT string_agg(title || '=' || label || '=' || (answer->>'label'), ',' ORDER BY id) "
+                                      "FROM reviews").strip()
+                expected = ",".join(f"{t}={l}={l}" for t, _, l in REVIEWS)
+                if labels != expected:
+                    fail(f"the rows' labels are {labels}, not {expected}")
             elif a.name == "quota":
                 stats = json.load(urllib.request.urlopen(base + "/stats"))
                 if len(answered_lines(cwd)) != 60 or stats["refused"] != 0:

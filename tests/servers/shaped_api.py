@@ -20,6 +20,8 @@ Routes:
                         "received": the request body parsed as JSON (or its text)}; KEY starting
                         with "none" is answered 404 {"error":"not found"}, with "fail"
                         {"status":"fail","message":"reserved range"}
+  POST /v1/chat/completions  OpenAI's chat completion: choices[0].message.content is "positive"
+                        when the last message holds "good" or "great", else "negative"; usage counts words
   GET /stats            {"requests":N,"refused":N,"unauthorized":N}
 """
 import base64
@@ -104,6 +106,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if not allowed:
                 return self.answer(429, {"error": "quota spent"}, extra + [("Retry-After", str(int(reset_in + 0.999)))])
         path = urllib.parse.urlsplit(self.path).path
+        if path == "/v1/chat/completions" and self.command == "POST":
+            return self.chat(body, extra)
         if not path.startswith("/geo/"):
             return self.answer(404, {"error": "no such route"})
         key = urllib.parse.unquote(path[len("/geo/"):])
@@ -118,6 +122,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.answer(200, {"query": key, "status": "success", "country": "Freedonia", "city": "Fr\u00e9do",
                           "loc": {"lat": 48.5, "lon": -2.25}, "tags": ["a", "b"], "asn": 64500,
                           "method": self.command, "received": received}, extra)
+
+    def chat(self, body, extra):
+        # OpenAI's chat completion, its label read off the last message: "positive" when it holds
+        # "good" or "great" (any case), else "negative".
+        try:
+            messages = json.loads(body)["messages"]
+            prompt = messages[-1]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            return self.answer(400, {"error": {"message": "expected {\"messages\": [...]}", "type": "invalid_request_error"}})
+        label = "positive" if ("good" in prompt.lower() or "great" in prompt.lower()) else "negative"
+        self.answer(200, {"id": "chatcmpl-1", "object": "chat.completion", "model": "shaped",
+                          "choices": [{"index": 0, "message": {"role": "assistant", "content": label},
+                                       "finish_reason": "stop"}],
+                          "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": 1,
+                                    "total_tokens": len(prompt.split()) + 1}}, extra)
 
     do_GET = do_POST = do_PUT = do_PATCH = handle_any
 

@@ -31,18 +31,26 @@ struct table_names {
   // init adds such a column when the table lacks it. "" (or no entry) when none was given.
   std::vector<std::string> mapped_types;
   // The other columns a request reads (a --url, --header or --body field besides the source):
-  // the claim returns them, typed, as one JSON object (adapters/sql/row_fields.hpp). more_types[i]
-  // is more[i]'s type as the server's catalog spells it, once the store has read the table.
+  // the claim returns them, each in a cell read by its type (adapters/sql/row_fields.hpp).
+  // more_types[i] is more[i]'s type as the server's catalog spells it, once the store has read the table.
   std::vector<std::string> more;
   std::vector<std::string> more_types;
   // The source is a JSON column (PostgreSQL json/jsonb, MySQL JSON, MariaDB's LONGTEXT that may
   // be one): read through that object too, so a body copies its object, not a string of its text.
   bool source_typed = false;
-  // The columns the claim's JSON object holds: the source when typed, then `more`.
+  std::string source_type;  // the source's type as the catalog spells it, once read
+  // The columns the claim reads by their types: the source when typed, then `more`; and their types.
   std::vector<std::string> typed_columns() const {
     std::vector<std::string> out;
     if (source_typed) out.push_back(source);
     out.insert(out.end(), more.begin(), more.end());
+    return out;
+  }
+  std::vector<std::string> typed_column_types() const {
+    std::vector<std::string> out;
+    if (source_typed) out.push_back(source_type);
+    out.insert(out.end(), more_types.begin(), more_types.end());
+    out.resize(typed_columns().size());
     return out;
   }
 };
