@@ -68,6 +68,12 @@ void write_settings_record(mysql_store& st, const std::string& table, const sett
     const bool long_value = std::any_of(r.begin(), r.end(), [](const auto& nv) { return nv.second.size() > 255; });
     if (long_value) c.execute("ALTER TABLE dibs_settings MODIFY value TEXT NOT NULL");
     for (const auto& [name, value] : r) c.execute(settings_sql::write(c.quote(table), c.quote(name), c.quote(value)));
+    // The record is what is in effect now: a setting it no longer holds (a mapping given away
+    // with --map '') goes.
+    std::string kept;
+    for (const auto& nv : r) kept += (kept.empty() ? "" : ", ") + c.quote(nv.first);
+    c.execute("DELETE FROM dibs_settings WHERE table_name = " + c.quote(table) +
+              (kept.empty() ? std::string() : " AND name NOT IN (" + kept + ")"));
   });
 }
 

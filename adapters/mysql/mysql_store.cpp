@@ -42,7 +42,9 @@ void mysql_store::impl::prepare_table() {
                                                    : "dibs enrich and dibs status create no table; create it with: " + hint() +
                                                          " " + setting_name("new_table"));
       }
-      // A mapped column that can't be made (no type) refuses the table before it is created.
+      // A mapped column that can't be made (no type), or may not be mapped, refuses the table
+      // before it is created (its key will be dibs's id).
+      sql_common::check_mapped_names(names.mapped, "id", names.source, names.target);
       if (const auto refusal = sql_common::missing_mapped_refusal(names.table, names.mapped, names.mapped_types, {},
                                                                   sql_common::caseless_name);
           !refusal.empty())

@@ -62,6 +62,12 @@ void pg_store::write_settings_record(const settings_record& r) {
   for (const auto& [name, value] : r)
     script += " INSERT INTO dibs_settings (table_name, name, value) VALUES (" + literal(names_.table) + ", " + literal(name) +
               ", " + literal(value) + ") ON CONFLICT (table_name, name) DO UPDATE SET value = EXCLUDED.value, recorded_at = now();";
+  // The record is what is in effect now: a setting it no longer holds (a mapping given away with
+  // --map '') goes.
+  std::string kept;
+  for (const auto& nv : r) kept += (kept.empty() ? "" : ", ") + literal(nv.first);
+  script += " DELETE FROM dibs_settings WHERE table_name = " + literal(names_.table) +
+            (kept.empty() ? std::string() : " AND name NOT IN (" + kept + ")") + ";";
   execute(script + " COMMIT");
 }
 

@@ -164,6 +164,7 @@ void pg_store::prepare_table(const settings_record& recorded) {
     };
     if (columns.empty()) {
       if (opts_.create_table) {  // created below, under the advisory lock, keyed by its own id
+        sql_common::check_mapped_names(names_.mapped, "id", names_.source, names_.target);
         unmapped({});
         return 0;
       }

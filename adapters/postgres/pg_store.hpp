@@ -14,6 +14,7 @@
 
 #include <dibs/admin_store.hpp>
 #include <dibs/recorded_settings.hpp>
+#include <dibs/stores/sql_table_options.hpp>
 #include <dibs/stores/shared_records.hpp>
 #include <dibs/stores/store_console.hpp>
 
@@ -28,27 +29,8 @@ namespace dibs::pg {
 
 using sql_common::on_done;  // sql_table_names.hpp
 
-struct pg_options {
-  std::string uri;  // postgresql://user:pass@host:port/db?table=jobs (or postgres://)
-  std::string source = "originatingIp";
-  std::string target = "location";
-  std::vector<std::string> mapped_columns;  // --map's (table_names::mapped)
-  std::string map;  // --map's text (dibs/field_mapping.hpp): names, pointers, SQL types; recorded by dibs init
-  std::vector<std::string> more_columns;    // the other columns a request reads (table_names::more)
-  on_done done = on_done::mark;
-  std::chrono::seconds connect_timeout{5};
-  std::chrono::seconds io_timeout{60};
-  // A missing table: create it (true; dibs seed, dibs init, tests) or refuse naming it (false:
-  // dibs enrich, dibs status). An existing table that lacks dibs's columns or its index: add them
-  // (add_columns: dibs init) or refuse with the statements that would (pg_table_schema.hpp).
-  bool create_table = true;
-  bool add_columns = false;
-  // dibs init: the target column is new (mysql_options::target_is_new).
-  bool target_is_new = false;
-  // dibs init's record (pg_settings.cpp): applied to source, target and done before the table is
-  // checked.
-  settings_use settings;
-};
+// Nothing of its own beyond what both SQL stores take (sql_table_options).
+struct pg_options : sql_common::sql_table_options {};
 
 class pg_store final : public admin_store,
                        public shared_records,

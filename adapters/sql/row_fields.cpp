@@ -130,11 +130,13 @@ job_field as_json(const std::string& name, const char* type_name, std::string js
 cell_kind cell_kind_of(const std::string& data_type) {
   std::string t;
   for (char c : data_type) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (one_of(t, {"varchar", "char", "text", "tinytext", "mediumtext", "enum", "set", "bpchar", "name", "uuid", "citext",
-                 "character varying", "character"}))
+  // (PostgreSQL's character(n), bpchar, is wrapped: its text loses the padding json keeps; MySQL's
+  // YEAR too: '0000' is no JSON number.)
+  if (one_of(t, {"varchar", "char", "text", "tinytext", "mediumtext", "enum", "set", "name", "uuid", "citext",
+                 "character varying"}))
     return cell_kind::text;
   if (one_of(t, {"int", "integer", "bigint", "smallint", "tinyint", "mediumint", "decimal", "numeric", "float", "double",
-                 "real", "int2", "int4", "int8", "float4", "float8", "year", "oid"}))
+                 "real", "int2", "int4", "int8", "float4", "float8", "oid"}))
     return cell_kind::number;
   if (t == "bool" || t == "boolean") return cell_kind::boolean;
   if (t == "json" || t == "jsonb") return cell_kind::json;
@@ -150,7 +152,19 @@ job_field field_of_cell(const std::string& name, const std::optional<std::string
   const auto& v = *cell;
   switch (kind) {
     case cell_kind::text: return as_string(name, v);
-    case cell_kind::number: return json_number(v) ? as_json(name, "a number", v) : as_string(name, v);
+    case cell_kind::number: {
+      if (json_number(v)) return as_json(name, "a number", v);
+      // MySQL's ZEROFILL writes 007: the number 7, as JSON_OBJECT made it.
+      const auto digits = v.find_first_not_of('-');
+      const auto first = digits == std::string::npos ? digits : v.find_first_not_of('0', digits);
+      if (digits != std::string::npos && (first == std::string::npos || first > digits)) {
+        const bool all_zeros = first == std::string::npos;
+        auto trimmed = v.substr(0, digits) +
+                       (all_zeros ? std::string("0") : v.substr(std::isdigit(static_cast<unsigned char>(v[first])) ? first : first - 1));
+        if (json_number(trimmed)) return as_json(name, "a number", std::move(trimmed));
+      }
+      return as_string(name, v);  // NaN, Infinity: no JSON number
+    }
     case cell_kind::boolean:
       if (v == "t" || v == "true" || v == "1") return as_json(name, "a boolean", "true");
       if (v == "f" || v == "false" || v == "0") return as_json(name, "a boolean", "false");

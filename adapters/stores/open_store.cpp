@@ -51,24 +51,31 @@ std::shared_ptr<admin_store> open_jsonl(const store_uri& u, const store_options&
   return std::make_shared<jsonl::jsonl_store>(j);
 }
 
-std::shared_ptr<admin_store> open_mysql(const store_uri& u, const store_options& o) {
+// What both SQL stores take, from a command's options; `server` names the store in a refusal.
+sql_common::sql_table_options table_options(const store_uri& u, const store_options& o, const char* server) {
   if (o.on_done != "mark" && o.on_done != "delete")
     throw setting_error("on_done", "'" + o.on_done + "': expected mark or delete");
   if (o.claim != "batch" && o.claim != "skip-locked")
-    throw setting_error("claim", "'" + o.claim + "': MySQL/MariaDB stores claim with skip-locked only");
+    throw setting_error("claim", "'" + o.claim + "': " + server + " stores claim with skip-locked only");
+  sql_common::sql_table_options t;
+  t.uri = u.driver_uri;
+  t.source = o.source;
+  t.target = o.target;
+  t.mapped_columns = o.mapped_fields;
+  t.map = o.map;
+  t.more_columns = o.more_fields;
+  t.done = o.on_done == "delete" ? sql_common::on_done::remove : sql_common::on_done::mark;
+  t.create_table = o.create_schema && o.create_table;
+  t.add_columns = o.add_columns;
+  t.target_is_new = o.target_is_new;
+  t.settings = o.settings;
+  return t;
+}
+
+std::shared_ptr<admin_store> open_mysql(const store_uri& u, const store_options& o) {
   mysql::mysql_options m;
-  m.uri = u.driver_uri;
-  m.source = o.source;
-  m.target = o.target;
-  m.mapped_columns = o.mapped_fields;
-  m.map = o.map;
-  m.more_columns = o.more_fields;
-  m.done = o.on_done == "delete" ? mysql::on_done::remove : mysql::on_done::mark;
+  static_cast<sql_common::sql_table_options&>(m) = table_options(u, o, "MySQL/MariaDB");
   m.threads = o.threads;
-  m.create_table = o.create_schema && o.create_table;
-  m.add_columns = o.add_columns;
-  m.target_is_new = o.target_is_new;
-  m.settings = o.settings;
   return std::make_shared<mysql::mysql_store>(m);  // it records the settings when asked
 }
 
@@ -101,19 +108,7 @@ std::shared_ptr<admin_store> open_mongodb(const store_uri& u, const store_option
 }
 
 std::shared_ptr<admin_store> open_postgresql(const store_uri& u, const store_options& o) {
-  pg::pg_flags f;
-  f.source = o.source;
-  f.target = o.target;
-  f.mapped_columns = o.mapped_fields;
-  f.map = o.map;
-  f.more_columns = o.more_fields;
-  f.on_done = o.on_done;
-  f.claim = o.claim;
-  f.create_schema = o.create_schema && o.create_table;
-  f.add_columns = o.add_columns;
-  f.target_is_new = o.target_is_new;
-  f.settings = o.settings;
-  return pg::open_postgres_store(u.driver_uri, f);  // it records the settings when asked
+  return pg::open_postgres_store(table_options(u, o, "PostgreSQL"));  // it records the settings when asked
 }
 
 }  // namespace

@@ -163,7 +163,7 @@ std::shared_ptr<admin_store> store_flags::open(bool create_schema, table_use use
       else if (name == "map" && !map_given) {
         map = value;
         mapped_fields.clear();
-        for (const auto& part : split_mapping(value, "--map")) mapped_fields.push_back(part.name);
+        for (const auto& part : split_mapping(value, "--map", false)) mapped_fields.push_back(part.name);
       }
     }
     return st;

@@ -21,19 +21,21 @@ struct mapping_part {
   std::string column_type;  // "" when none was given
 };
 
-// The parts of `text`, split at the commas outside parentheses (NUMERIC(10,2) is one type). A part's
-// ":TYPE" is the text after its pointer's last ':' when that reads as a SQL column type
-// (is_column_type); a pointer ending in ':' and a type name can't be written. Throws
-// std::invalid_argument naming `setting` for a part with no '='. Empty parts are skipped.
-std::vector<mapping_part> split_mapping(const std::string& text, const std::string& setting);
+// The parts of `text`, split at the commas outside a type's parentheses (NUMERIC(10,2) is one
+// type). With `with_types`, a part's ":TYPE" is the text after its pointer's last ':' when that
+// reads as a SQL column type (is_column_type): a pointer ending in ':' and a type's name can't be
+// written there (a record, which holds no types, is read without). Throws std::invalid_argument
+// naming `setting` for a part with no '='. Empty parts are skipped.
+std::vector<mapping_part> split_mapping(const std::string& text, const std::string& setting, bool with_types = true);
 
-// A SQL column type as dibs init may write it into ALTER TABLE: a known type's name (VARCHAR,
-// TEXT, INTEGER, BIGINT, DOUBLE, DOUBLE PRECISION, NUMERIC, DECIMAL, BOOLEAN, JSON, JSONB, DATE,
-// TIMESTAMP, ...) in words of letters, with an optional size "(n)" or "(p,s)": nothing else, so the
-// text is safe to write into a statement.
+// A SQL column type as dibs init may write it into ALTER TABLE: a known type's whole name (VARCHAR,
+// TEXT, INTEGER, BIGINT UNSIGNED, DOUBLE, DOUBLE PRECISION, NUMERIC, DECIMAL, BOOLEAN, JSON, JSONB,
+// DATE, TIMESTAMP WITH TIME ZONE, ...), any case, with an optional size "(n)" or "(p,s)": nothing
+// else (no NOT NULL, PRIMARY KEY, REFERENCES, DEFAULT), so the text is safe to write into a statement.
 bool is_column_type(const std::string& text);
 
-// `text` as a record keeps it: "name=/pointer" parts joined by ',', the types left out.
+// `text` as a record keeps it: "name=/pointer" parts in the order of their names, joined by ',',
+// the types left out.
 std::string recorded_mapping(const std::string& text);
 
 // What a mapped name must not be, in the store at hand: the key items are addressed by, the

@@ -149,6 +149,16 @@ BACKEND_TEST_CASE("dibs init --map adds typed columns and records the mapping, a
   CHECK(rc == 2);
   CHECK_THAT(out, Catch::Contains("--map country=/city contradicts") && Catch::Contains("country=/country,lat=/loc/lat,loc=/loc"));
   CHECK(api.requests().size() == asked);
+
+  // The same mapping in another order is the record's; --map '' gives the mapping away.
+  std::tie(rc, out) = dibs_run({"init", "--store", s.uri(), "--map", "loc=/loc,lat=/loc/lat,country=/country"});
+  CHECK(rc == 0);
+  const auto recorded_map = "SELECT COUNT(*) FROM dibs_settings WHERE table_name = '" + s.name + "' AND name = 'map'";
+  CHECK(s.query_value(recorded_map) == std::optional<std::string>("1"));
+  std::tie(rc, out) = dibs_run({"init", "--store", s.uri(), "--map", ""});
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK(s.query_value(recorded_map) == std::optional<std::string>("0"));
 }
 
 BACKEND_TEST_CASE("dibs init --map refuses a name that is the key, the target or dibs's own, and a new column without a type",
@@ -171,4 +181,11 @@ BACKEND_TEST_CASE("dibs init --map refuses a name that is the key, the target or
   }
   CHECK(s.query_value(db.sql_of().count_columns + s.name + "'") == columns_before);  // no column added
   CHECK(s.stats_blocking().pending == 2);
+  // A new table is refused before it is made.
+  const auto fresh = db.unique_name("init_map_new");
+  const auto [rc, out] = dibs_run({"init", "--store", db.uri_for(fresh), "--new-table", "--map", "dibs_x=/a:TEXT"});
+  INFO(out);
+  CHECK(rc == 2);
+  CHECK_THAT(out, Catch::Contains("dibs keeps its own data under"));
+  CHECK_FALSE(db.exists(fresh));
 }

@@ -96,8 +96,13 @@ void drain_with_a_node_killed(std::size_t rows, int killed) {
   CHECK(done() == rows);
   CHECK(reader.number("SELECT COUNT(*) FROM " + table + " WHERE JSON_UNQUOTE(JSON_EXTRACT(location, '$.query')) = originatingIp") == rows);
   CHECK(reader.number("SELECT COUNT(*) FROM " + table + " WHERE dibs_failed_at IS NOT NULL") == 0);
-  // The summaries' completed figures add up to the rows: no row written by two workers.
-  CHECK(sum_of(out, "summary: completed=(\\d+) ") == static_cast<long>(rows));
+  // The summaries' completed figures: no more than the rows (no row written by two workers), and
+  // with the lost leases every row. A write the killed node committed but never acknowledged is
+  // sent again through the next node, finds its row already done (by itself) and is reported as
+  // a lost lease: the worker can't tell its own write from another's (seen: 4 of 5,000).
+  const auto completed = sum_of(out, "summary: completed=(\\d+) ");
+  CHECK(completed <= static_cast<long>(rows));
+  CHECK(completed + sum_of(out, "lost_leases=(\\d+) ") >= static_cast<long>(rows));
   // The worker whose node died went on through the next node of its URI.
   CHECK(out.find("now connected to " + test::galera_host_port(killed % test::galera_nodes + 1)) != std::string::npos);
   // A claim that lost its rows at commit was a conflict, never a failed claim.

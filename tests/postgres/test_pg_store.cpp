@@ -5,7 +5,7 @@
 #include "postgres/pg_env.hpp"
 #include "support/run_sync.hpp"
 
-#include <dibs/stores/open_postgres_store.hpp>
+#include <dibs/stores/open_store.hpp>
 #include <adapters/postgres/pg_store.hpp>
 
 #include <boost/asio/co_spawn.hpp>
@@ -120,10 +120,12 @@ TEST_CASE("a bad or unreachable PostgreSQL URI fails at start with a clear messa
   }
   o.uri = "postgresql://app:secret@127.0.0.1:1/db?table=bad-name";
   CHECK_THROWS_WITH(pg::pg_store(o), Catch::Contains("bad SQL name 'bad-name'"));
-  CHECK_THROWS_WITH(pg::open_postgres_store(test::postgres_uri_for("x"), {"originatingIp", "location", "later", "batch", true}),
-                    Catch::Contains("on_done 'later': expected mark or delete"));
-  CHECK_THROWS_WITH(pg::open_postgres_store(test::postgres_uri_for("x"), {"originatingIp", "location", "mark", "update-find", true}),
-                    Catch::Contains("skip-locked only"));
+  store_options later;
+  later.on_done = "later";
+  CHECK_THROWS_WITH(open_store(test::postgres_uri_for("x"), later), Catch::Contains("on_done 'later': expected mark or delete"));
+  store_options update_find;
+  update_find.claim = "update-find";
+  CHECK_THROWS_WITH(open_store(test::postgres_uri_for("x"), update_find), Catch::Contains("PostgreSQL stores claim with skip-locked only"));
   // Without create_schema the table must be there already.
   auto missing = options_for(test::unique_pg_table("absent"));
   missing.create_table = false;

@@ -29,8 +29,12 @@ TEST_CASE("a column type is a known type's words and a size, nothing a statement
   for (const char* ok : {"TEXT", "varchar(255)", "DOUBLE PRECISION", "NUMERIC(10,2)", "jsonb", "JSON", "BIGINT", "int4",
                          "TIMESTAMP", "character varying(40)", "BOOLEAN"})
     CHECK(is_column_type(ok));
+  for (const char* ok : {"timestamp(3) with time zone", "BIGINT UNSIGNED", "character varying(40)", "Double Precision"})
+    CHECK(is_column_type(ok));
   for (const char* bad : {"", "BLOB", "TEXT; DROP TABLE t", "VARCHAR(64))", "VARCHAR(", "INT DEFAULT 1", "NUMERIC(1,2,3)",
-                          "TEXT -- x", "VARCHAR(9999999)", "(64)", "b"})
+                          "TEXT -- x", "VARCHAR(9999999)", "(64)", "b", "INT PRIMARY KEY", "TEXT UNIQUE", "INT NOT NULL",
+                          "BIGINT REFERENCES users ON DELETE CASCADE", "BIGINT GENERATED ALWAYS AS IDENTITY",
+                          "VARCHAR(10)(20)", "TEXT COLLATE C"})
     CHECK_FALSE(is_column_type(bad));
   CHECK_FALSE(is_column_type("TEXT NOT NULL DEFAULT x'00'"));
 }
@@ -38,6 +42,18 @@ TEST_CASE("a column type is a known type's words and a size, nothing a statement
 TEST_CASE("a record keeps names and pointers, without the types", "[field-mapping]") {
   CHECK(recorded_mapping("country=/country:VARCHAR(64),lat=/loc/lat:NUMERIC(9,6)") == "country=/country,lat=/loc/lat");
   CHECK(recorded_mapping("") == "");
+  // The names' order: the same mapping given in another order is the same record.
+  CHECK(recorded_mapping("lat=/loc/lat,country=/country") == "country=/country,lat=/loc/lat");
+  // A pointer whose last member looks like a type, given a type: the record keeps the pointer,
+  // and a record is read without types (its pointer is the member's).
+  const auto kept = recorded_mapping("a=/meta:text:TEXT");
+  CHECK(kept == "a=/meta:text");
+  REQUIRE(split_mapping(kept, "--map", false).size() == 1);
+  CHECK(split_mapping(kept, "--map", false)[0].pointer == "/meta:text");
+  // A pointer's own '(' does not hold the next part back.
+  const auto parts = split_mapping("a=/x(,b=/y", "--map");
+  REQUIRE(parts.size() == 2);
+  CHECK(parts[1].name == "b");
 }
 
 TEST_CASE("the mapping in effect: the one given, else dibs init's record, one contradicting the record refused",
@@ -74,6 +90,7 @@ TEST_CASE("a mapped name that is the key, the source, the target or dibs's own i
   CHECK_THROWS_WITH(check_mapped_names({"dibs_error"}, sql), Catch::Contains("dibs keeps its own"));
   CHECK_THROWS_WITH(check_mapped_names({"a", "A"}, sql), Catch::Contains("mapped twice"));
   CHECK_THROWS_WITH(check_mapped_names({"a;b"}, sql), Catch::Contains("letters, digits"));
+  CHECK_THROWS_WITH(check_mapped_names({std::string(64, 'a')}, sql), Catch::Contains("at most 63"));
 
   // MongoDB: dotted source and target, the lock field, names compared exactly.
   const mapped_names_rules mongo{"_id", "req.ip", "geo", {"_dibs"}, "", false};

@@ -26,6 +26,10 @@ TEST_CASE("a cell reads as its column's type: text, number, boolean, JSON, or th
   CHECK(f.st == job_field::state::not_string);
   CHECK(f.json == "-42");
   CHECK(cell("numeric", std::string("12.50")).json == "12.50");
+  CHECK(cell("int", std::string("007")).json == "7");          // MySQL's ZEROFILL
+  CHECK(cell("decimal", std::string("00.50")).json == "0.50");
+  CHECK(cell("int", std::string("000")).json == "0");
+  CHECK(cell_kind_of("bpchar") == cell_kind::wrapped);          // its padding kept by the server's JSON
   f = cell("float8", std::string("NaN"));  // no JSON number: its text as a string
   CHECK(f.st == job_field::state::string);
   CHECK(f.value == "NaN");

@@ -78,22 +78,23 @@ std::uint64_t call_budget::after_take(std::uint64_t want, const budget_take* too
   return r;
 }
 
+call_budget::reservation_plan call_budget::plan_reservation(std::uint64_t want) {
+  std::lock_guard lock(mutex_);
+  reservation_plan p;
+  p.old = roll_period();
+  p.shortfall = store_ && !closed_ ? book_.shortfall(want) : 0;
+  p.key = key_;
+  return p;
+}
+
 awaitable<std::uint64_t> call_budget::reserve(std::uint64_t want) {
-  std::uint64_t shortfall = 0;
-  std::optional<std::pair<std::string, std::uint64_t>> old;
-  std::string key;
-  {
-    std::lock_guard lock(mutex_);
-    old = roll_period();
-    shortfall = store_ && !closed_ ? book_.shortfall(want) : 0;
-    key = key_;
-  }
-  if (old) co_await offload(*pool_, [this, &old] { give_back_old(*old); });
-  if (shortfall == 0) co_return after_take(want, nullptr, false);
+  auto plan = plan_reservation(want);
+  if (plan.old) co_await offload(*pool_, [this, &plan] { give_back_old(*plan.old); });
+  if (plan.shortfall == 0) co_return after_take(want, nullptr, false);
   budget_take took;
   bool failed = false;
   try {
-    took = co_await offload(*pool_, [this, shortfall, &key] { return store_->take(key, shortfall, limit_.calls); });
+    took = co_await offload(*pool_, [this, &plan] { return store_->take(plan.key, plan.shortfall, limit_.calls); });
   } catch (const std::exception& e) {
     failed = true;
     log::warn(what_, ": the store's budget can't be read now (", e.what(), "); nothing is claimed until it can");
@@ -102,18 +103,10 @@ awaitable<std::uint64_t> call_budget::reserve(std::uint64_t want) {
 }
 
 std::uint64_t call_budget::reserve_blocking(std::uint64_t want) {
-  std::uint64_t shortfall = 0;
-  std::optional<std::pair<std::string, std::uint64_t>> old;
-  std::string key;
-  {
-    std::lock_guard lock(mutex_);
-    old = roll_period();
-    shortfall = store_ && !closed_ ? book_.shortfall(want) : 0;
-    key = key_;
-  }
-  if (old) give_back_old(*old);
-  if (shortfall == 0) return after_take(want, nullptr, false);
-  const auto took = store_->take(key, shortfall, limit_.calls);  // its error is the caller's
+  const auto plan = plan_reservation(want);
+  if (plan.old) give_back_old(*plan.old);
+  if (plan.shortfall == 0) return after_take(want, nullptr, false);
+  const auto took = store_->take(plan.key, plan.shortfall, limit_.calls);  // its error is the caller's
   return after_take(want, &took, false);
 }
 

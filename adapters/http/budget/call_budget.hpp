@@ -82,6 +82,14 @@ class call_budget {
   // At a period's end (a day's, a month's): the calls held and not made go back to the old
   // period's key (returned: key and count), and the book starts the new period. Under mutex_.
   std::optional<std::pair<std::string, std::uint64_t>> roll_period();
+  // A reservation's first step, under the lock: the period rolled if it is over (what the old one
+  // holds unspent, to give back), and how many calls to take from the store, under which key.
+  struct reservation_plan {
+    std::optional<std::pair<std::string, std::uint64_t>> old;
+    std::uint64_t shortfall = 0;
+    std::string key;
+  };
+  reservation_plan plan_reservation(std::uint64_t want);
   void give_back_old(const std::pair<std::string, std::uint64_t>& old);
   bool period_over() const;  // under mutex_
 

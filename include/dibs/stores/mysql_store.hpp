@@ -16,6 +16,7 @@
 
 #include <dibs/ipapi/recipe_fields.hpp>
 #include <dibs/stores/sql_table_names.hpp>
+#include <dibs/stores/sql_table_options.hpp>
 
 #include <dibs/blocking_store.hpp>
 #include <dibs/recorded_settings.hpp>
@@ -38,35 +39,14 @@ class mysql_session;
 
 using sql_common::on_done;  // sql_table_names.hpp
 
-struct mysql_options {
-  std::string uri;  // mysql://user:pass@host:port/db?table=jobs
-  std::string source = dibs::ipapi::source_field;
-  std::string target = dibs::ipapi::target_field;
-  std::vector<std::string> mapped_columns;  // --map's (table_names::mapped)
-  std::string map;  // --map's text (dibs/field_mapping.hpp): names, pointers, SQL types; recorded by dibs init
-  std::vector<std::string> more_columns;    // the other columns a request reads (table_names::more)
-  on_done done = on_done::mark;
+struct mysql_options : sql_common::sql_table_options {
   std::size_t threads = 4;
-  std::chrono::seconds connect_timeout{5};
-  std::chrono::seconds io_timeout{60};
   // MariaDB ends a session left idle inside a transaction this long (idle_transaction_timeout),
   // so a worker whose host vanished without closing its connection holds its row locks (which
   // SKIP LOCKED claims pass over) no longer than this. dibs sends a transaction's statements
   // back to back, so only a stalled or vanished client meets it. MySQL has no such setting
   // (its wait_timeout bounds such a session instead); 0 leaves the server's default.
   std::chrono::seconds idle_transaction_timeout{30};
-  // A missing table: create it (true; dibs seed, dibs init, tests) or refuse naming it (false:
-  // dibs enrich, dibs status). An existing table that lacks dibs's columns or its index: add them
-  // (add_columns: dibs init) or refuse with the ALTER TABLE that would (mysql_table_schema.hpp).
-  bool create_table = true;
-  bool add_columns = false;
-  // dibs init: the target column is new (the table has none of that name yet); without it a
-  // missing target column is refused, with the columns there (a misspelled --target would make
-  // every row pending).
-  bool target_is_new = false;
-  // dibs init's record (mysql_settings.hpp): applied to source, target and done before the table
-  // is checked; written once the table is ready when settings.record (dibs init).
-  settings_use settings;
 };
 
 class sql_error : public std::runtime_error {
