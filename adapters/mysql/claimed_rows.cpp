@@ -25,10 +25,10 @@ store_time parse_datetime(const char* s) {
   return store_clock::from_time_t(t) + std::chrono::microseconds(frac);
 }
 
-job claimed_job(const sql_row& r, const std::string& by, std::uint64_t token, const std::string& source,
+job claimed_job(sql_row r, const std::string& by, std::uint64_t token, const std::string& source,
                 const sql_common::typed_read& more) {
   job j;
-  j.id = r[0].value_or("");
+  j.id = std::move(r[0]).value_or("");
   j.by = by;
   j.token = token;
   j.attempts = server_number<int>(r[2], "MySQL/MariaDB");
@@ -37,7 +37,7 @@ job claimed_job(const sql_row& r, const std::string& by, std::uint64_t token, co
   f.name = source;
   if (r[1]) {
     f.st = job_field::state::string;
-    f.value = *r[1];
+    f.value = std::move(*r[1]);
   } else {
     f.st = job_field::state::missing;
   }

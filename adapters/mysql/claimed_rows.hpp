@@ -23,7 +23,7 @@ store_time parse_datetime(const char* text);
 
 // The job for one locked row: a NULL source is a missing field (the engine fails it, naming the
 // field), anything else is its string.
-job claimed_job(const sql_row& locked, const std::string& by, std::uint64_t token, const std::string& source,
+job claimed_job(sql_row locked, const std::string& by, std::uint64_t token, const std::string& source,
                 const sql_common::typed_read& more = {});
 
 // Whether `columns` holds `name`; column names compare without case, as the server does.

@@ -70,7 +70,7 @@ std::vector<job> mysql_store::impl::claim_once(mysql_connection& c, const claim_
     // (A key is never NULL and always prints as a literal of its kind: the pick made sure.)
     const auto key = key_literal(names.key, r[0].value_or(""), quote_with(c));
     if (!key) continue;
-    auto j = claimed_job(r, req.by, token, names.source, typed);
+    auto j = claimed_job(std::move(r), req.by, token, names.source, typed);
     // Claimed max_attempts times already (each lease ran out with no outcome): failed in this
     // transaction rather than leased again (claim_request::max_attempts).
     if (req.max_attempts > 0 && j.attempts > req.max_attempts) {

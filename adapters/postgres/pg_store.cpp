@@ -293,7 +293,7 @@ awaitable<std::vector<job>> pg_store::claim(claim_request req) {
   std::vector<job> out;
   for (auto& row : r.rows) {
     job j;
-    j.id = row.at(0).value_or("");
+    j.id = std::move(row.at(0)).value_or("");
     j.by = req.by;
     j.token = token;
     j.attempts = static_cast<int>(to_i64(row.at(2)));
@@ -302,7 +302,7 @@ awaitable<std::vector<job>> pg_store::claim(claim_request req) {
     f.name = names_.source;
     if (row.at(1)) {
       f.st = job_field::state::string;
-      f.value = *row.at(1);
+      f.value = std::move(*row.at(1));
     }
     j.fields.push_back(std::move(f));
     out.push_back(sql_common::with_typed_cells(std::move(j), row, 4, read));

@@ -143,17 +143,17 @@ cell_kind cell_kind_of(const std::string& data_type) {
   return cell_kind::wrapped;
 }
 
-job_field field_of_cell(const std::string& name, const std::optional<std::string>& cell, cell_kind kind) {
+job_field field_of_cell(const std::string& name, std::optional<std::string> cell, cell_kind kind) {
   if (!cell) {
     job_field f;
     f.name = name;
     return f;  // NULL: missing
   }
-  const auto& v = *cell;
+  auto& v = *cell;
   switch (kind) {
-    case cell_kind::text: return as_string(name, v);
+    case cell_kind::text: return as_string(name, std::move(v));
     case cell_kind::number: {
-      if (json_number(v)) return as_json(name, "a number", v);
+      if (json_number(v)) return as_json(name, "a number", std::move(v));
       // MySQL's ZEROFILL writes 007: the number 7, as JSON_OBJECT made it.
       const auto digits = v.find_first_not_of('-');
       const auto first = digits == std::string::npos ? digits : v.find_first_not_of('0', digits);
@@ -163,7 +163,7 @@ job_field field_of_cell(const std::string& name, const std::optional<std::string
                        (all_zeros ? std::string("0") : v.substr(std::isdigit(static_cast<unsigned char>(v[first])) ? first : first - 1));
         if (json_number(trimmed)) return as_json(name, "a number", std::move(trimmed));
       }
-      return as_string(name, v);  // NaN, Infinity: no JSON number
+      return as_string(name, std::move(v));  // NaN, Infinity: no JSON number
     }
     case cell_kind::boolean:
       if (v == "t" || v == "true" || v == "1") return as_json(name, "a boolean", "true");
@@ -173,8 +173,10 @@ job_field field_of_cell(const std::string& name, const std::optional<std::string
       std::size_t at = 0;
       while (at < v.size() && std::isspace(static_cast<unsigned char>(v[at]))) ++at;
       const char first = at < v.size() ? v[at] : '\0';
-      if (first == '{') return as_json(name, "an object", v.substr(at));
-      if (first == '[') return as_json(name, "an array", v.substr(at));
+      if (first == '{' || first == '[') {
+        if (at > 0) v.erase(0, at);
+        return as_json(name, first == '{' ? "an object" : "an array", std::move(v));
+      }
       break;  // a scalar (a string to unescape, a number, null): read as the server wraps one
     }
     case cell_kind::wrapped: break;
@@ -186,12 +188,12 @@ job_field field_of_cell(const std::string& name, const std::optional<std::string
   return std::move(fields.front());
 }
 
-job with_typed_cells(job j, const std::vector<std::optional<std::string>>& row, std::size_t first, const typed_read& read) {
+job with_typed_cells(job j, std::vector<std::optional<std::string>>& row, std::size_t first, const typed_read& read) {
   j.fields.reserve(j.fields.size() + read.columns.size());
   for (std::size_t i = 0; i < read.columns.size(); ++i) {
-    static const std::optional<std::string> null_cell;
-    const auto& cell = first + i < row.size() ? row[first + i] : null_cell;
-    auto f = field_of_cell(read.columns[i], cell, i < read.kinds.size() ? read.kinds[i] : cell_kind::wrapped);
+    std::optional<std::string> cell;
+    if (first + i < row.size()) cell = std::move(row[first + i]);
+    auto f = field_of_cell(read.columns[i], std::move(cell), i < read.kinds.size() ? read.kinds[i] : cell_kind::wrapped);
     if (i == 0 && read.source_first && !j.fields.empty()) j.fields.front() = std::move(f);
     else j.fields.push_back(std::move(f));
   }

@@ -41,7 +41,7 @@ enum class cell_kind { text, number, boolean, json, wrapped };
 cell_kind cell_kind_of(const std::string& data_type);
 
 // A cell of column `name` read as `kind` (NULL is a missing field).
-job_field field_of_cell(const std::string& name, const std::optional<std::string>& cell, cell_kind kind);
+job_field field_of_cell(const std::string& name, std::optional<std::string> cell, cell_kind kind);
 
 // What the claim reads by type for a store: its columns in order, their kinds, and whether the
 // first is the source (then the source field is replaced by its typed reading).
@@ -58,8 +58,8 @@ typed_read typed_read_of(const table_names<Key>& n) {
 }
 // `j` (its source field first) with the fields of `row`'s cells from `first` on, one per column of
 // `read`: the source's typed reading in its place, the other columns after it. `j` as it is when
-// `read` names none.
-job with_typed_cells(job j, const std::vector<std::optional<std::string>>& row, std::size_t first, const typed_read& read);
+// `read` names none. The cells are moved out of `row` (a claim's rows are read once).
+job with_typed_cells(job j, std::vector<std::optional<std::string>>& row, std::size_t first, const typed_read& read);
 
 // What a column of this type becomes in a request; empty when it may be read, else why not
 // (binary columns: their bytes are no text a request can carry). `data_type`: information_schema's

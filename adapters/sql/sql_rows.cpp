@@ -58,7 +58,8 @@ pending_sample sampled_row(const server_row& row, const std::string& source, boo
   if (has_source && !typed.columns.empty()) {  // as a claim reads them (with_typed_cells)
     job j;
     j.fields.push_back(s.source);
-    j = with_typed_cells(std::move(j), row, 2, typed);
+    auto cells = row;  // a sample's: read once, rarely
+    j = with_typed_cells(std::move(j), cells, 2, typed);
     s.source = std::move(j.fields.front());
     s.more.assign(std::make_move_iterator(j.fields.begin() + 1), std::make_move_iterator(j.fields.end()));
   }

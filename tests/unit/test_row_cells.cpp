@@ -59,7 +59,7 @@ TEST_CASE("a claimed row's typed cells become its fields, a JSON source read in 
   source.st = job_field::state::string;
   source.value = R"({"x":1})";
   j.fields.push_back(source);
-  const std::vector<std::optional<std::string>> row{std::string("7"), std::string(R"({"x":1})"), std::string(R"({"x":1})"),
+  std::vector<std::optional<std::string>> row{std::string("7"), std::string(R"({"x":1})"), std::string(R"({"x":1})"),
                                                     std::string("T")};
   j = with_typed_cells(std::move(j), row, 2, read);
   REQUIRE(j.fields.size() == 2);
