@@ -14,12 +14,12 @@
 // a name, since a page whose URL holds our IP and port is a page we served); and any name the
 // operator adds (a reverse proxy's), with any port.
 // The controls that change the run (every POST) are taken only from a loopback peer unless the
-// operator says otherwise: --metrics-address opens the read-only pages to the network, not the
+// operator says otherwise: metrics_address opens the read-only pages to the network, not the
 // switch.
 //
 // Who may POST, then. Two credentials, never the same string:
 //   - the controls' KEY, for programs (curl, scripts, an operator's tooling): the header
-//     `Authorization: Bearer KEY`. The operator gives it (dibs: --control-key-file, a file only
+//     `Authorization: Bearer KEY`. The operator gives it (dibs: control_key_file, a file only
 //     its owner can read, or DIBS_CONTROL_KEY); it is never written into a page or a log. Without
 //     one, a program's POST is refused (401): a process that can merely reach the port can't
 //     steer the run (before keys, any local process or sidecar could POST /concurrency 1000000).

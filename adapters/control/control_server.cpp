@@ -130,7 +130,7 @@ awaitable<answer> control_server::impl::status(request_in) {
   answer a;
   // Percent done and the ETA, where the store's counts are known.
   const auto progress = c ? progress_members_json(progress_of(*c, history.recent_docs_per_s())) : std::string();
-  // The call budgets' figures, where the run has any (--max-calls, --budget).
+  // The call budgets' figures, where the run has any (max_calls, budget).
   const auto* budgets = eng.figures().extras.find<budget_figures>();
   a.body = with_members(with_members(status_json(eng, c), (h ? http_members_json(*h) : std::string()) + progress +
                                                               (budgets ? budgets->status_members() : std::string())),

@@ -5,7 +5,7 @@
 // per line it puts back ({"line":9,"retry":true}: the line's failure is void). After a finished
 // run the journal is gone and OUT holds the outcomes: `dibs retry` then writes a new journal from
 // OUT (every done line's answer, every failure it does not put back), and the next
-// `dibs enrich` with the same --out does the open lines and rewrites OUT.
+// `dibs enrich` with the same out does the open lines and rewrites OUT.
 #pragma once
 
 #include <dibs/admin_store.hpp>
@@ -39,12 +39,12 @@ std::string open_line_in_output(std::size_t k, const std::string& path, const st
 // The member a finished run wrote its answers to, told by OUT against its input: a done line of
 // OUT is its input line with one member more (dibs's own record aside). Empty when no line tells
 // (none done) or two lines tell different members. A finished run leaves no journal, so this is
-// how a later `dibs failed` or `dibs retry` without the run's --target finds it.
+// how a later `dibs failed` or `dibs retry` without the run's target finds it.
 std::string answers_member(std::string_view in_text, std::string_view out_text);
 // Whether a done line's answer is the API's "no data" (a top-level "status" of "fail": ip-api's
 // profile, as admin_store::no_data_count counts them).
 bool says_no_data(std::string_view answer);
-// Whether `reason` is one `dibs retry --reason TEXT` puts back ("" = every one).
+// Whether `reason` is one `dibs retry reason TEXT` puts back ("" = every one).
 bool reason_selected(const std::string& reason, const std::string& contains,
                      const std::optional<std::string>& is = std::nullopt);
 // A journal's text for `outcomes`: the header, then a record per outcome.

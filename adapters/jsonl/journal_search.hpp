@@ -1,4 +1,4 @@
-// File mode without --out (`dibs status`, `dibs retry`): the run's journal is found next to its
+// File mode without out (`dibs status`, `dibs retry`): the run's journal is found next to its
 // input. A journal's header names the input it belongs to (its size and modification time), so
 // the rule is: the files `*.journal` in IN's directory whose header names IN; the run's OUT is
 // such a journal's path without `.journal`.

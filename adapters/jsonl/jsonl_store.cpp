@@ -214,7 +214,7 @@ jsonl_store::~jsonl_store() {
 
 bool jsonl_store::journaling() const { return journal_ && journal_->exists() && !opts_.read_only; }
 
-// Items are known to the engine (and in logs) by their line number or --id-field key; the memory
+// Items are known to the engine (and in logs) by their line number or id_field key; the memory
 // store inside numbers them 1..k in line order, so the two translate by a search in line_of_.
 std::string jsonl_store::name_of_line(std::size_t n) const {
   if (opts_.id_field.empty()) return std::to_string(n);

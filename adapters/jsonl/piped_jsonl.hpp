@@ -1,11 +1,11 @@
-// `--store jsonl:- --out -`: file mode in a pipeline. The items are read from stdin and the
+// `store jsonl:- out -`: file mode in a pipeline. The items are read from stdin and the
 // enriched lines written to stdout, in stdin's order, once every line is done or failed.
 //
 // Underneath it is the ordinary file mode (jsonl_store.hpp) on a private temporary directory
 // (mkdtemp, mode 0700, under $TMPDIR or /tmp): stdin is copied there first, and the journal and
 // the output live there too, and all of it is removed when the store goes. So it is NOT
 // resumable: a run cut short (a signal, a crash) writes nothing to stdout, and its work is lost;
-// the next run starts over. For resumable runs give files: --store jsonl:IN.jsonl --out OUT.jsonl.
+// the next run starts over. For resumable runs give files: store jsonl:IN.jsonl out OUT.jsonl.
 #pragma once
 
 #include <dibs/stores/jsonl_store.hpp>

@@ -1,5 +1,5 @@
 // A change stream on the collection: calls `on_change` (from its own thread) for every insert,
-// update or replace, so that --follow wakes up at once instead of polling.
+// update or replace, so that follow wakes up at once instead of polling.
 #pragma once
 
 #include <adapters/mongo/connection.hpp>

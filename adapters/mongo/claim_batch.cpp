@@ -37,7 +37,7 @@ class batch final : public claimer {
     const auto threshold = ctx_.clock.earliest() - req.grace;  // expired by any reading of the server's clock
     auto cands = ctx_.sampler.sample(db.documents.get(), claimable_filter(f, threshold, req.max_attempts).get(), id_only.get(),
                                      static_cast<std::int64_t>(req.max));
-    // Fewer candidates than asked: the rest of what looks claimable may be at --max-attempts.
+    // Fewer candidates than asked: the rest of what looks claimable may be at max_attempts.
     if (cands.size() < req.max) fail_exhausted(db.documents.get(), f, threshold, req.max_attempts, t);
     if (cands.empty()) return {};
 

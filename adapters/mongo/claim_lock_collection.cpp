@@ -113,7 +113,7 @@ class lock_collection final : public claimer {
     ctx_.conflicts += taken.size() - static_cast<std::size_t>(reply_int(reply.get(), "matchedCount"));
   }
 
-  // Documents whose locks ran out --max-attempts times (exhausted_locks): each lock is taken with a
+  // Documents whose locks ran out max_attempts times (exhausted_locks): each lock is taken with a
   // token of our own, without counting an attempt (so one claimer fails each document), the
   // documents still open are failed, and the locks removed. A failure is logged, not thrown: the
   // next claim tries again.

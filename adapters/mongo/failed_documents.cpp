@@ -1,5 +1,6 @@
 #include "failed_documents.hpp"
 
+#include "bson_parts.hpp"
 #include "bson_read.hpp"
 #include "collection_ops.hpp"
 #include "driver_handles.hpp"
@@ -10,12 +11,6 @@
 #include <cctype>
 
 namespace dibs::mongo {
-
-namespace {
-std::int64_t ms(store_time t) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
-}  // namespace
 
 std::string regex_literal(const std::string& text) {
   std::string out;

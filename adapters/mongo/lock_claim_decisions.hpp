@@ -37,7 +37,7 @@ lock_targets choose_lock_targets(const std::vector<std::string>& candidates,
 
 // The locks (id texts) a claim with `max_attempts` (> 0) must not take over: expired before
 // `expired_before`, and taken that many times already (every lease ran out with no outcome
-// written). Their documents are failed instead, so no document is claimed past --max-attempts.
+// written). Their documents are failed instead, so no document is claimed past max_attempts.
 std::unordered_set<std::string> exhausted_locks(const std::vector<bson_ptr>& locks, store_time expired_before,
                                                 int max_attempts);
 

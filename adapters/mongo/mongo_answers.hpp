@@ -1,8 +1,8 @@
-// The answers kept in the store on MongoDB (`--reuse-answers store`; answer_store.hpp): one
+// The answers kept in the store on MongoDB (`reuse_answers store`; answer_store.hpp): one
 // document per distinct request, {_id: <digest>, request, answer: <the JSON text>, stored_at_ms},
 // in the collection `dibs_answers` of the store's database. stored_at_ms is the server's time as
 // this process estimates it (server_clock.hpp, like the shared rate): processes whose estimates
-// differ by d disagree by d about an answer's age at the edge of --answer-ttl. A keep is one
+// differ by d disagree by d about an answer's age at the edge of answer_ttl. A keep is one
 // upserting update_one.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The call budget kept for every process on MongoDB (`--budget N/day`; budget_store.hpp): one
+// The call budget kept for every process on MongoDB (`budget N/day`; budget_store.hpp): one
 // document per key in the collection `dibs_budget`, {_id: key, used, budget_limit}. A take reads
 // the document and adds its grant only if `used` is still what it read (a compare and set, tried
 // again when another process wrote first), so no take passes the limit.

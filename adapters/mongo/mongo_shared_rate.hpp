@@ -1,4 +1,4 @@
-// The shared rate's record on MongoDB (`--rate-scope store`; shared_rate_store.hpp): one document
+// The shared rate's record on MongoDB (`rate_scope store`; shared_rate_store.hpp): one document
 // per API origin, {_id: <origin>, tat_us, paused_until_us}, in the collection `dibs_rate` of the
 // store's database. No transaction: each call reads the document, rate_bucket.hpp decides with
 // the server's clock (server_clock.hpp: its time from `hello`, plus the steady time since), and

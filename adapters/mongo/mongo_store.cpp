@@ -96,7 +96,7 @@ mongo_store::mongo_store(mongo_options opts)
 }
 
 namespace {
-// No --lock-field given nor recorded, and the collection keeps an earlier dibs's default field
+// No lock_field given nor recorded, and the collection keeps an earlier dibs's default field
 // (its claim index says so): that one.
 void settle_lease_field(store_context& ctx, const settings_record& recorded, const std::vector<index_fact>& indexes) {
   const bool named = ctx.opts.settings.was_given("lock_field") || recorded_value(recorded, "lock_field");
@@ -161,7 +161,7 @@ void mongo_store::start() {
 // A collection whose documents an earlier or running dibs claims through the lock collection keeps
 // its leases there, not in the documents: a run claiming by the documents' own field would claim
 // past them (the same documents called and written by two runs). A run (enrich, init) claims
-// through the locks too, said; one given another --claim by name is refused. The reading
+// through the locks too, said; one given another claim by name is refused. The reading
 // commands (status, retry, failed, release) read the leases there.
 void mongo_store::follow_lock_collection() {
   auto& ctx = impl_->ctx;

@@ -32,7 +32,7 @@ bson_ptr claimable_filter_from(const field_names& f, store_time expired_before, 
 // What the claim filter with `max_attempts` leaves out: documents claimable but for their
 // attempts, claimed that many times already (each lease ran out with no outcome written). A
 // claim fails them (failure_update with exhausted_attempts_reason) rather than count an attempt
-// past --max-attempts.
+// past max_attempts.
 bson_ptr exhausted_filter(const field_names& f, store_time expired_before, int max_attempts);
 // Sets the lease and counts the attempt.
 bson_ptr lease_update(const field_names& f, const std::string& by, std::uint64_t token, store_time until);
@@ -80,7 +80,7 @@ bson_ptr lock_document(const bson_value_t& id, const std::string& by, std::uint6
 // that (or, `exhausted`, that many times or more: a claim fails their documents instead).
 bson_ptr lock_takeover_filter(const std::vector<bson_value_t>& ids, store_time expired_before, int max_attempts = 0,
                               bool exhausted = false);
-// count_attempt false: the lock is taken to fail its document (at --max-attempts), not to claim it.
+// count_attempt false: the lock is taken to fail its document (at max_attempts), not to claim it.
 bson_ptr lock_takeover_update(const std::string& by, std::uint64_t token, store_time now, store_time until,
                               bool count_attempt = true);
 bson_ptr lock_fenced_filter(const bson_value_t& id, const std::string& by, std::uint64_t token);

@@ -52,7 +52,7 @@ void write_settings_record(store_context& ctx) {
   const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
   BSON_APPEND_DATE_TIME(&set, "recorded_at", now.count());
   bson_append_document_end(update.get(), &set);
-  if (ctx.opts.map.empty()) {  // a mapping given away (--map '') goes from the record
+  if (ctx.opts.map.empty()) {  // a mapping given away (map '') goes from the record
     bson_t unset;
     BSON_APPEND_DOCUMENT_BEGIN(update.get(), "$unset", &unset);
     BSON_APPEND_UTF8(&unset, "map", "");

@@ -30,7 +30,7 @@ std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed
 void require_collection(store_context& ctx, const std::string& advice);
 // Throws dibs::missing_table_error (kind "field", with a document's names) when the collection has
 // documents and none has the target field: dibs would take every one for pending (a misspelled
-// or forgotten --target). `init_command` is how to record a target that is new.
+// or forgotten target). `init_command` is how to record a target that is new.
 void require_target_field(store_context& ctx, const std::string& init_command);
 // Documents whose lease field holds a value dibs did not write (protocol.hpp: foreign_lease_filter).
 std::uint64_t count_foreign_leases(store_context& ctx);

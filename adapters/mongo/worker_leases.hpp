@@ -1,4 +1,4 @@
-// GET /workers, `dibs status`'s lease table and `dibs release --worker` for MongoDB, with both
+// GET /workers, `dibs status`'s lease table and `dibs release worker` for MongoDB, with both
 // lease layouts: the lease in the document (`lock: {by, token, until}`) or in the lock collection
 // (`{_id: <doc id>, by, token, until}`). The filters are plain functions (unit-tested without a
 // server); the blocking calls send them.

@@ -61,7 +61,7 @@ struct completion_split {
   std::vector<std::pair<std::string, std::string>> refused;  // (id, why): never sent
 };
 
-// `keep_answers` false (--on-done delete): rows are deleted, no answer is stored, none refused.
+// `keep_answers` false (on_done delete): rows are deleted, no answer is stored, none refused.
 completion_split split_storable(const std::vector<completion>& batch, bool keep_answers, const server_limits& lim);
 
 // The completions of one UPDATE, in order: given each quoted answer's size, how many answers each

@@ -1,4 +1,4 @@
-// The answers kept in the store on MySQL/MariaDB (`--reuse-answers store`; answer_store.hpp): one
+// The answers kept in the store on MySQL/MariaDB (`reuse_answers store`; answer_store.hpp): one
 // row per distinct request in the table `dibs_answers` of the store's database, created on first
 // use (dibs's own table, next to the user's, like dibs_rate). A lookup is one SELECT aged by the
 // server's clock (a consistent read: it waits for no lock); a keep one autocommitted INSERT ... ON

@@ -1,4 +1,4 @@
-// The call budget kept for every process on MySQL/MariaDB (`--budget N/day`; budget_store.hpp):
+// The call budget kept for every process on MySQL/MariaDB (`budget N/day`; budget_store.hpp):
 // one row per key in the table `dibs_budget` of the store's database, created on the first take
 // (dibs's own table, next to the user's). A take is one autocommitted UPDATE that adds what it
 // grants (never past the limit) and leaves the grant in a session variable; the row is never

@@ -34,7 +34,7 @@ Result mysql_store::impl::fenced_batch(const std::vector<Item>& batch, bool live
   });
 }
 
-// --on-done delete on MariaDB, one worker's batch (a shard's always is): the fence and the
+// on_done delete on MariaDB, one worker's batch (a shard's always is): the fence and the
 // delete are one autocommitted DELETE ... RETURNING, one round trip instead of four (START,
 // the locking read, DELETE, COMMIT). The rows it names are the ones whose live lease held.
 std::optional<write_result> mysql_store::impl::delete_returning(const std::vector<completion>& batch) {
@@ -54,7 +54,7 @@ std::optional<write_result> mysql_store::impl::delete_returning(const std::vecto
   });
 }
 
-// --on-done mark, a batch single_fence accepts (a shard's usually is), in one statement: the
+// on_done mark, a batch single_fence accepts (a shard's usually is), in one statement: the
 // fence is the UPDATE's own WHERE. When it changed every row, every lease held and the
 // transaction commits -- three round trips instead of four (no separate locking read); when
 // it changed fewer, it rolls back and the batch goes the locking way, which names the lost.

@@ -22,7 +22,7 @@ std::string key_col(const table_names& n) { return q(n.key.column); }
 constexpr const char* open_col = "`dibs_open`";
 }  // namespace
 
-// The columns dibs owns: --source and --target must name others.
+// The columns dibs owns: source and target must name others.
 void check_names(const table_names& n) {
   sql_common::check_plain_names(n, 64, {"dibs_lock_by", "dibs_lock_token", "dibs_lock_until", "dibs_attempts", "dibs_error",
                                         "dibs_http_status", "dibs_failed_at", "dibs_pick", "dibs_open"});

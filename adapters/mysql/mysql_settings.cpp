@@ -54,7 +54,7 @@ settings_record apply_settings_record(mysql_session& c, table_names& names, mysq
   use.result->found = !recorded.empty();
   use.result->in_effect = {{"source", names.source}, {"target", names.target}};
   if (!mapping.recorded.empty()) use.result->in_effect.emplace_back("map", mapping.recorded);
-  // --on-done is recorded only when dibs init was given it: a table may be drained both ways.
+  // on_done is recorded only when dibs init was given it: a table may be drained both ways.
   if (use.was_given("on_done") || recorded_value(recorded, "on_done")) use.result->in_effect.emplace_back("on_done", done);
   if (use.record) use.result->in_effect.emplace_back(sql_common::layout_setting, sql_common::prefixed_layout);
   if (!recorded.empty()) log::debug("mysql: the settings dibs init recorded for ", where, " are in effect");
@@ -64,12 +64,12 @@ settings_record apply_settings_record(mysql_session& c, table_names& names, mysq
 void write_settings_record(mysql_store& st, const std::string& table, const settings_record& r) {
   st.in_session([&](mysql_session& c) {
     c.execute(settings_sql::create_table());
-    // A record made by an earlier dibs keeps a value in VARCHAR(255): a longer --map widens it.
+    // A record made by an earlier dibs keeps a value in VARCHAR(255): a longer map widens it.
     const bool long_value = std::any_of(r.begin(), r.end(), [](const auto& nv) { return nv.second.size() > 255; });
     if (long_value) c.execute("ALTER TABLE dibs_settings MODIFY value TEXT NOT NULL");
     for (const auto& [name, value] : r) c.execute(settings_sql::write(c.quote(table), c.quote(name), c.quote(value)));
     // The record is what is in effect now: a setting it no longer holds (a mapping given away
-    // with --map '') goes.
+    // with map '') goes.
     std::string kept;
     for (const auto& nv : r) kept += (kept.empty() ? "" : ", ") + c.quote(nv.first);
     c.execute("DELETE FROM dibs_settings WHERE table_name = " + c.quote(table) +

@@ -1,4 +1,4 @@
-// The shared rate's record on MySQL/MariaDB (`--rate-scope store`; shared_rate_store.hpp): one
+// The shared rate's record on MySQL/MariaDB (`rate_scope store`; shared_rate_store.hpp): one
 // row per API origin in the table `dibs_rate` of the store's database, created on first use
 // (CREATE TABLE IF NOT EXISTS; it is dibs's own table, next to the user's). No transaction: a
 // block is an INSERT IGNORE of the row (a deleted row comes back), one UPDATE that moves the

@@ -44,7 +44,7 @@ void mysql_store::impl::prepare_table() {
       }
       // A mapped column that can't be made (no type), or may not be mapped, refuses the table
       // before it is created (its key will be dibs's id).
-      sql_common::check_mapped_names(names.mapped, "id", names.source, names.target);
+      sql_common::check_mapped_columns(names.mapped, "id", names.source, names.target);
       if (const auto refusal = sql_common::missing_mapped_refusal(names.table, names.mapped, names.mapped_types, {},
                                                                   sql_common::caseless_name);
           !refusal.empty())
@@ -58,7 +58,7 @@ void mysql_store::impl::prepare_table() {
     if (!pick.refusal.empty()) throw std::invalid_argument(pick.refusal);
     // No key yet: dibs init adds `id`, numbered, unique (the gap below names it).
     names.key = pick.add_id ? row_key{"id", key_kind::unsigned_integer, false} : key_of(pick, columns);
-    sql_common::check_mapped_names(names.mapped, names.key.column, names.source, names.target);
+    sql_common::check_mapped_columns(names.mapped, names.key.column, names.source, names.target);
     std::vector<std::pair<std::string, std::string>> typed;  // (name, DATA_TYPE)
     for (auto& r : columns) typed.emplace_back(r[0].value_or(""), r.size() > 1 ? r[1].value_or("") : "");
     sql_common::settle_more_columns(names, typed, sql_common::caseless_name);

@@ -1,4 +1,4 @@
-// GET /workers, `dibs status`'s lease table and `dibs release --worker` as SQL text for MySQL /
+// GET /workers, `dibs status`'s lease table and `dibs release worker` as SQL text for MySQL /
 // MariaDB: plain functions, unit-tested without a server. Values come in already quoted by the
 // connection.
 #pragma once

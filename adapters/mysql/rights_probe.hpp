@@ -12,7 +12,7 @@
 
 namespace dibs::mysql {
 
-// Read and update every column a run touches; delete too when `deletes` (--on-done delete).
+// Read and update every column a run touches; delete too when `deletes` (on_done delete).
 std::vector<rights_probe> rights_probes(const table_names& n, bool deletes);
 
 // GRANT <rights_needed> ON `db`.`table` TO 'user'@'host', for CURRENT_USER()'s "user@host".

@@ -1,4 +1,4 @@
-// The answers kept in the store on PostgreSQL (`--reuse-answers store`; answer_store.hpp): one row
+// The answers kept in the store on PostgreSQL (`reuse_answers store`; answer_store.hpp): one row
 // per distinct request in the table `dibs_answers` (the search path's schema, next to the user's
 // table, like dibs_rate), created on first use. A lookup is one SELECT aged by the server's
 // clock_timestamp(); a keep one INSERT ... ON CONFLICT DO UPDATE per batch; each on a connection

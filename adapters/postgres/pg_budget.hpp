@@ -1,4 +1,4 @@
-// The call budget kept for every process on PostgreSQL (`--budget N/day`; budget_store.hpp): one
+// The call budget kept for every process on PostgreSQL (`budget N/day`; budget_store.hpp): one
 // row per key in the table `dibs_budget` (the search path's schema, next to the user's table),
 // created on the first take. A take is one autocommitted INSERT ... ON CONFLICT DO UPDATE that
 // adds what it grants (never past the limit) and returns the grant, on a connection of its own.

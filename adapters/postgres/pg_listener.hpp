@@ -1,4 +1,4 @@
-// LISTEN for --follow: a connection of its own, on a thread of its own, that waits for the
+// LISTEN for follow: a connection of its own, on a thread of its own, that waits for the
 // table's channel (pg_protocol.hpp: notify_channel) and calls `on_change` for each notification,
 // so that idle shards claim new rows at once instead of at their next poll. Polling stays: this
 // only wakes them earlier. A lost connection is replaced (with backoff), and `on_change` is called

@@ -41,7 +41,7 @@ const char* const refs_unnest = "unnest($1::text[], $2::text[], $3::bigint[]";
 const char* const epoch_us = "(extract(epoch from t.\"dibs_lock_until\") * 1000000)::bigint";
 }  // namespace
 
-// The columns dibs owns: --source and --target must name others.
+// The columns dibs owns: source and target must name others.
 void check_names(const table_names& n) {
   sql_common::check_plain_names(n, 50, {"id", "dibs_lock_by", "dibs_lock_token", "dibs_lock_until", "dibs_attempts",
                                         "dibs_error", "dibs_http_status", "dibs_failed_at"});

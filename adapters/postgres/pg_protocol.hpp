@@ -7,7 +7,7 @@
 //             FOR UPDATE SKIP LOCKED) RETURNING id, source, attempts, until
 //   complete  UPDATE t SET target, lease cleared FROM unnest(ids, bys, tokens, answers)
 //             WHERE id + by + token match AND lock_until >= now() RETURNING id
-//             (DELETE ... USING unnest(...) with --on-done delete)
+//             (DELETE ... USING unnest(...) with on_done delete)
 //   renew, release, fail: the same shape, fenced by id + by + token.
 // Values travel as parameters ($1, $2...), arrays as text array literals: nothing from a row or an
 // answer is ever spliced into the SQL text. All times are the server's (now()).
@@ -53,7 +53,7 @@ std::vector<sql_common::column_definition> dibs_columns(const table_names& n);
 std::string create_table(const table_names& n);
 // The claim index: only the open rows (target NULL, not failed), in claim order.
 std::string create_index(const table_names& n);
-// LISTEN/NOTIFY for --follow: the channel a table's new rows are announced on ("dibs_" + the
+// LISTEN/NOTIFY for follow: the channel a table's new rows are announced on ("dibs_" + the
 // table), the LISTEN statement, and a trigger that announces every INSERT statement on the table
 // (one NOTIFY per statement, not per row; created with the table, or by `dibs init`). A producer
 // may also run NOTIFY on the channel itself.

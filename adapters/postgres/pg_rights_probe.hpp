@@ -13,7 +13,7 @@
 
 namespace dibs::pg {
 
-// Read and update every column a run touches; delete too when `deletes` (--on-done delete).
+// Read and update every column a run touches; delete too when `deletes` (on_done delete).
 std::vector<rights_probe> rights_probes(const table_names& n, bool deletes);
 
 // GRANT <rights_needed> ON "table" TO "role", for current_user's role.

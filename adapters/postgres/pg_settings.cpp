@@ -49,7 +49,7 @@ settings_record pg_store::apply_settings_record() {
   use.result->found = !recorded.empty();
   use.result->in_effect = {{"source", names_.source}, {"target", names_.target}};
   if (!mapping.recorded.empty()) use.result->in_effect.emplace_back("map", mapping.recorded);
-  // --on-done is recorded only when dibs init was given it: a table may be drained both ways.
+  // on_done is recorded only when dibs init was given it: a table may be drained both ways.
   if (use.was_given("on_done") || recorded_value(recorded, "on_done")) use.result->in_effect.emplace_back("on_done", done);
   if (use.record) use.result->in_effect.emplace_back(sql_common::layout_setting, sql_common::prefixed_layout);
   if (!recorded.empty()) log::debug("postgres: the settings dibs init recorded for ", where, " are in effect");
@@ -63,7 +63,7 @@ void pg_store::write_settings_record(const settings_record& r) {
     script += " INSERT INTO dibs_settings (table_name, name, value) VALUES (" + literal(names_.table) + ", " + literal(name) +
               ", " + literal(value) + ") ON CONFLICT (table_name, name) DO UPDATE SET value = EXCLUDED.value, recorded_at = now();";
   // The record is what is in effect now: a setting it no longer holds (a mapping given away with
-  // --map '') goes.
+  // map '') goes.
   std::string kept;
   for (const auto& nv : r) kept += (kept.empty() ? "" : ", ") + literal(nv.first);
   script += " DELETE FROM dibs_settings WHERE table_name = " + literal(names_.table) +

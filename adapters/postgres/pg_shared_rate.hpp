@@ -1,4 +1,4 @@
-// The shared rate's record on PostgreSQL (`--rate-scope store`; shared_rate_store.hpp): one row
+// The shared rate's record on PostgreSQL (`rate_scope store`; shared_rate_store.hpp): one row
 // per API origin in the table `dibs_rate` (the search path's schema, next to the user's table),
 // created on first use. Every call is one autocommitted statement on a connection of its own
 // (INSERT ... ON CONFLICT DO UPDATE ... RETURNING, by the server's clock_timestamp()), so the row

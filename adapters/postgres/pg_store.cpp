@@ -117,7 +117,7 @@ void pg_store::create_schema() {
   // it would wait for every open transaction that wrote to the table (a producer's), and every
   // worker's claims and writes would queue behind it. A table and index already there are left
   // alone (to_regclass takes no lock).
-  // (The --follow trigger too: a table dibs init prepared may lack it; pg_trigger takes no lock.)
+  // (The follow trigger too: a table dibs init prepared may lack it; pg_trigger takes no lock.)
   const statement present{"SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AND EXISTS (SELECT 1 "
                           "FROM pg_trigger WHERE tgname = $3 AND tgrelid = to_regclass($1))",
                           {"\"" + names_.table + "\"", "\"" + names_.table + "_dibs_open\"", names_.table + "_dibs_notify"}};
@@ -164,7 +164,7 @@ void pg_store::prepare_table(const settings_record& recorded) {
     };
     if (columns.empty()) {
       if (opts_.create_table) {  // created below, under the advisory lock, keyed by its own id
-        sql_common::check_mapped_names(names_.mapped, "id", names_.source, names_.target);
+        sql_common::check_mapped_columns(names_.mapped, "id", names_.source, names_.target);
         unmapped({});
         return 0;
       }
@@ -182,7 +182,7 @@ void pg_store::prepare_table(const settings_record& recorded) {
     if (!pick.refusal.empty()) throw std::invalid_argument(pick.refusal);
     // No key yet: dibs init adds `id`, numbered, unique (the gap below names it).
     names_.key = pick.add_id ? row_key{} : key_of(pick, columns);
-    sql_common::check_mapped_names(names_.mapped, names_.key.column.empty() ? "id" : names_.key.column, names_.source,
+    sql_common::check_mapped_columns(names_.mapped, names_.key.column.empty() ? "id" : names_.key.column, names_.source,
                                    names_.target);
     std::vector<std::pair<std::string, std::string>> typed;  // (name, type name)
     for (const auto& r : columns) typed.emplace_back(r[0].value_or(""), r.size() > 2 ? r[2].value_or("") : "");

@@ -14,7 +14,7 @@
 
 #include <dibs/admin_store.hpp>
 #include <dibs/recorded_settings.hpp>
-#include <dibs/stores/sql_table_options.hpp>
+#include <dibs/stores/sql_table_names.hpp>
 #include <dibs/stores/shared_records.hpp>
 #include <dibs/stores/store_console.hpp>
 
@@ -53,7 +53,7 @@ class pg_store final : public admin_store,
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   std::size_t seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) override;
   store_stats stats_blocking() override;
-  // --follow: LISTEN on the table's channel (pg_listener.hpp); false when it can't.
+  // follow: LISTEN on the table's channel (pg_listener.hpp); false when it can't.
   bool watch(std::function<void()> on_change) override;
   void stop_watching() override;
   std::vector<pending_sample> sample_pending_items(std::size_t n) override;

@@ -1,4 +1,4 @@
-// GET /workers, `dibs status`'s lease table and `dibs release --worker` as PostgreSQL statements:
+// GET /workers, `dibs status`'s lease table and `dibs release worker` as PostgreSQL statements:
 // plain functions, unit-tested without a server. Every value travels as a parameter.
 #pragma once
 

@@ -3,9 +3,9 @@
 // (tests/unit/test_table_gap.cpp).
 //
 //   a column of the table's own under one of dibs's names   refused, every command, dibs init too
-//   --target is not a column                                 refused with the columns there (the
+//   target is not a column                                 refused with the columns there (the
 //                                                            CLI's "did you mean"), unless dibs init
-//                                                            was told it is new (--new-target): a
+//                                                            was told it is new (new_target): a
 //                                                            typo would make every row pending
 //   anything else missing, renamed or moved                  dibs init changes it; any other
 //                                                            command refuses with the statements
@@ -24,13 +24,13 @@ struct gap_context {
   std::string table;
   std::string source;           // the column dibs reads (the user's data: never added)
   bool may_change = false;      // dibs init
-  bool target_is_new = false;   // dibs init --new-target (or a table dibs init just created)
+  bool target_is_new = false;   // dibs init new_target (or a table dibs init just created)
   std::string statements;       // what changes it, each ending in ';'
   std::string rename_example;   // how to rename the first taken column
   std::string init_hint;        // the dibs init command (redacted URI)
 };
 
-// Throws the refusal `gap` calls for (std::invalid_argument, or missing_table_error for --target);
+// Throws the refusal `gap` calls for (std::invalid_argument, or missing_table_error for target);
 // returns true when dibs init has statements to run, false when the table is ready as it is.
 bool judge_gap(const schema_gap& gap, const table_needs& needs, const table_shape& shape, const gap_context& c);
 

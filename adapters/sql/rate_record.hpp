@@ -1,4 +1,4 @@
-// The shared rate's record (`--rate-scope store`) as both SQL stores read it back: one row per
+// The shared rate's record (`rate_scope store`) as both SQL stores read it back: one row per
 // API origin in `dibs_rate`, its schedule and pause by the server's clock (rate_bucket.hpp does
 // the arithmetic). Each store writes its dialect's statements (mysql_shared_rate.hpp,
 // pg_shared_rate.hpp); what they return is decoded here, once.

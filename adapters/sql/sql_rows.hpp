@@ -1,6 +1,6 @@
 // What both SQL stores read back from their servers, decoded once: a row of counts, a failure
 // reason with its examples, a lease holder; and what both write the same way: dibs seed's rows in
-// batches, and `dibs retry --since`'s times. The statements differ by dialect (each store's
+// batches, and `dibs retry since`'s times. The statements differ by dialect (each store's
 // protocol builder); the columns they return are in the order read here.
 #pragma once
 
@@ -45,7 +45,7 @@ pending_sample sampled_row(const server_row& row, const std::string& source, boo
 std::size_t seed_addresses(std::size_t n, std::uint64_t seed, std::size_t distinct,
                            const std::function<std::size_t(const std::vector<std::string>&)>& insert);
 
-// `dibs retry --since`: the moment, and the span before the server's now, in microseconds.
+// `dibs retry since`: the moment, and the span before the server's now, in microseconds.
 struct failed_since {
   std::optional<std::int64_t> since_epoch_us;
   std::optional<std::int64_t> since_ago_us;

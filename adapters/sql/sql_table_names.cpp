@@ -32,7 +32,7 @@ void check_plain_names(const std::string& table, const std::string& source, cons
       if (*name == own) throw std::invalid_argument("'" + *name + "' is a column dibs keeps its lease in: choose another name");
 }
 
-void check_mapped_names(const std::vector<std::string>& mapped, const std::string& key, const std::string& source,
+void check_mapped_columns(const std::vector<std::string>& mapped, const std::string& key, const std::string& source,
                         const std::string& target) {
   dibs::check_mapped_names(mapped, {key, source, target, {}, "dibs_", true});
 }

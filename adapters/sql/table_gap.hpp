@@ -67,8 +67,8 @@ void complete_needs(table_needs& needs, std::vector<column_definition> columns, 
                     const std::vector<std::pair<const char*, const char*>>& earlier_kinds, std::string claim_object);
 
 struct schema_gap {
-  bool source_missing = false;       // --source: the user's data, dibs can't add it
-  bool target_missing = false;       // --target is not a column yet (it is in `columns`)
+  bool source_missing = false;       // source: the user's data, dibs can't add it
+  bool target_missing = false;       // target is not a column yet (it is in `columns`)
   std::vector<std::string> columns;  // columns to add, in order
   bool index_missing = false;        // the claim index
   // An earlier dibs's columns to rename (earlier name, name now), and the earlier names the table

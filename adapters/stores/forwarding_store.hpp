@@ -1,5 +1,5 @@
 // A store that hands every call to another one: the base of a store that wraps one and changes
-// only a few of its calls (dibs bench's timed_store times claims and completions; --store jsonl:-
+// only a few of its calls (dibs bench's timed_store times claims and completions; store jsonl:-
 // is the file mode on a private directory). `Base` is store or admin_store; the wrapper names
 // the store it wraps by overriding inner(). Header-only: no library to link.
 #pragma once

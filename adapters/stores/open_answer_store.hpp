@@ -1,4 +1,4 @@
-// The answers kept in a store (`--reuse-answers store`; answer_store.hpp): MySQL/MariaDB and
+// The answers kept in a store (`reuse_answers store`; answer_store.hpp): MySQL/MariaDB and
 // PostgreSQL keep them in their table `dibs_answers` (created on first use), MongoDB in the
 // collection `dibs_answers`. nullptr for a JSON Lines file (one process works on it; its answers
 // stay in the process's cache).

@@ -1,4 +1,4 @@
-// The shared rate's record in a store (`--rate-scope store`): MySQL/MariaDB and PostgreSQL keep
+// The shared rate's record in a store (`rate_scope store`): MySQL/MariaDB and PostgreSQL keep
 // it in their table `dibs_rate` (created on first use), MongoDB in the collection `dibs_rate`.
 // nullptr for a store that has none: a JSON Lines file (one process works on it, so the
 // process's own limit is the store's).

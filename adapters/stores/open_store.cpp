@@ -14,7 +14,7 @@ namespace dibs {
 
 namespace {
 
-// A --map's ":TYPE" shapes a SQL table's column; a document or a line keeps each value as the
+// A map's ":TYPE" shapes a SQL table's column; a document or a line keeps each value as the
 // answer types it.
 void refuse_column_types(const std::string& map, const char* store) {
   for (const auto& part : split_mapping(map, setting_name("map")))

@@ -1,6 +1,7 @@
 #include "preflight.hpp"
 
 #include "adapters/http/processor/call_span.hpp"
+#include <dibs/http/http_processor.hpp>
 
 #include "preflight_verdicts.hpp"
 
@@ -8,7 +9,6 @@
 #include "adapters/http/budget/call_budget.hpp"
 #include "adapters/http/processor/prefetched_answers.hpp"
 #include "adapters/http/processor/request_builder.hpp"
-#include <dibs/http/exchange_policy.hpp>
 
 #include <dibs/log.hpp>
 #include "engine/src/claim_refusal.hpp"
@@ -42,13 +42,22 @@ T run_now(awaitable<T> a) {
   return fut.get();
 }
 
-http::response send_once(const http::processor_options& call, const http::request& req) {
-  net::io_context ioc(1);
-  http::client c(ioc.get_executor(), call.http);
-  auto fut = net::co_spawn(ioc, c.send(call.url.origin(), req), net::use_future);
-  ioc.run();
-  return fut.get();
-}
+// The run's own call path for the pre-flight's few calls: an http_processor of the run's options
+// on an io_context of its own (the engine has not started), each call made as the run makes it
+// (http_processor::ask: a rate slot, the budgets counted as it goes out, the stop signals).
+struct call_path {
+  explicit call_path(const http::processor_options& call)
+      : opts(std::make_shared<const http::processor_options>(call)), processor(ioc.get_executor(), opts) {}
+  http::http_processor::asked ask(const job& j, http::request req) {
+    auto fut = net::co_spawn(ioc, processor.ask(j, std::move(req)), net::use_future);
+    ioc.restart();
+    ioc.run();
+    return fut.get();
+  }
+  net::io_context ioc{1};
+  std::shared_ptr<const http::processor_options> opts;
+  http::http_processor processor;
+};
 
 // The budgets' reservations of claimed items end (given back, or lost).
 void end_reservations(const http::processor_options& call, const std::vector<job>& jobs) {
@@ -111,40 +120,36 @@ std::optional<http::request> request_for(const pending_sample& sample, const htt
 // the pre-flight claimed (its call counted as that item's, its reservation made already), its
 // answer left in `answered` for the run to judge and write (it is paid for); null: an item not
 // claimed (a done one), its call reserved and counted here.
-std::optional<probe_verdict> probe(const http::processor_options& call, http::request req, bool batch,
-                                   const std::string& flag, std::string& shown, const job* claimed = nullptr,
-                                   http::response* answered = nullptr) {
+std::optional<probe_verdict> probe(call_path& path, http::request req, bool batch, const std::string& flag,
+                                   std::string& shown, const job* claimed = nullptr, http::response* answered = nullptr) {
+  const auto& call = *path.opts;
   shown = shown_url(call.url, req.target);
-  const auto& host = call.url.host();
-  std::size_t reserved = 0;
-  struct give_back {
-    const std::vector<std::shared_ptr<http::call_budget>>& budgets;
-    std::size_t& n;
-    ~give_back() {
-      for (std::size_t i = 0; i < n; ++i) budgets[i]->ended(1);
+  // An item not claimed (a done one, a batch's probe) reserves its call as a claim would, and
+  // its reservation ends with the call, made or not.
+  job probe_item;
+  probe_item.id = "pre-flight probe";
+  const job& item = claimed ? *claimed : probe_item;
+  struct reservation_end {
+    const http::processor_options& call;
+    std::string key;  // "" while nothing is reserved
+    ~reservation_end() {
+      if (key.empty()) return;
+      for (const auto& b : call.budgets) b->items_ended({key});
     }
-  } reservations{call.budgets, reserved};
+  } reservation{call, {}};
   if (!claimed) {
     if (!reserve_for_item(call)) return std::nullopt;
-    reserved = call.budgets.size();  // ended by give_back once the call is made (or not)
+    reservation.key = http::budget_item_key(item.id, item.token);
   }
-  const auto key = claimed ? http::budget_item_key(claimed->id, claimed->token) : std::string();
   for (int tries = 1;; ++tries) {
-    // One slot of --rate, like any request of the run: the limit holds with the pre-flight in it.
-    std::this_thread::sleep_until(call.limiter->reserve(host));
-    // Counted as the run counts its calls: the claimed item's first, or a call of its own.
-    if (claimed) {
-      for (const auto& b : call.budgets)
-        if (!b->item_calls(key)) {
-          log::info("pre-flight: ", b->what(), " has no call left; the API was not tried again");
-          return std::nullopt;
-        }
-    } else {
-      for (const auto& b : call.budgets) b->called();
+    // Made as the run makes its calls: a slot of the rate (the limit holds with the pre-flight in
+    // it), counted in the budgets as the item's, a 429's pause held for the run.
+    auto asked = path.ask(item, req);
+    if (asked.refused) {
+      log::info("pre-flight: a call budget has no call left; the API was not tried", tries > 1 ? " again" : "");
+      return std::nullopt;
     }
-    const auto sent = std::chrono::steady_clock::now();
-    auto r = send_once(call, req);
-    honor_stop_signals(*call.limiter, host, r, call.max_retry_after, nullptr, false, sent);  // a 429's pause holds for the run
+    auto& r = asked.r;
     if (!r.ec && call.no_data.by_status(r.status)) {  // the API's "no data for this key": it answers
       log::info("pre-flight: ", flag, " ", shown, " answered HTTP ", r.status, ", no data for this item (--no-data-on)");
       if (answered) *answered = std::move(r);
@@ -199,13 +204,14 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
   }
   if (auto refusal = missing_field_refusal(field, samples.front(), flag); !refusal.empty())
     throw std::invalid_argument(refusal + " (--no-preflight skips this check)");
+  call_path path(call);
   std::string shown;
   if (batch) {  // a fixed URL and a one-key batch: no item's answer, nothing claimed
     const auto& sample = samples.front();
     if (sample.source.st != job_field::state::string || sample.source.value.empty()) return;
     const auto req = request_for(sample, call, batch, field);
     if (!req) return;
-    const auto v = probe(call, *req, batch, flag, shown);
+    const auto v = probe(path, *req, batch, flag, shown);
     if (!v) return;
     const auto decision = judge_probes({*v}, std::nullopt);
     if (decision.refuse)
@@ -257,7 +263,7 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
         continue;
       }
       http::response answered;
-      auto v = probe(call, std::move(built.req), batch, flag, shown, &j, &answered);
+      auto v = probe(path, std::move(built.req), batch, flag, shown, &j, &answered);
       if (!v) break;  // no call left to ask with
       // Paid for: the run takes it for this item rather than asking again.
       if ((answered.status != 0) && call.prefetched)
@@ -269,7 +275,7 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
         if (const auto finished = st.sample_done(); finished && finished->source.st == job_field::state::string)
           if (const auto again = request_for(*finished, call, batch, field)) {
             std::string shown_done;
-            done = probe(call, *again, batch, flag, shown_done);  // nullopt: no call left to ask it
+            done = probe(path, *again, batch, flag, shown_done);  // nullopt: no call left to ask it
             break;
           }
     }

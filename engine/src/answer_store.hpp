@@ -1,4 +1,4 @@
-// Answers kept in the store itself (`--reuse-answers store`): every process that works on the
+// Answers kept in the store itself (`reuse_answers store`): every process that works on the
 // store, and the next run, reuse an answer some process already paid an API call for. One record
 // per distinct request, keyed by a digest of the request (answer_reuse's request key) and aged by
 // the store's clock where it has one. Only answers a run accepted are kept. Blocking: callers run
@@ -19,7 +19,7 @@ struct answer_key {
 };
 
 // A kept answer and how long ago it was kept (by the store's clock): a process that reuses it
-// counts its --answer-ttl from then, not from the lookup.
+// counts its answer_ttl from then, not from the lookup.
 struct kept_answer {
   std::string answer;
   std::chrono::milliseconds age{0};

@@ -1,4 +1,4 @@
-// A budget of API calls kept in the store for every process that works on it (`--budget
+// A budget of API calls kept in the store for every process that works on it (`budget
 // 100000/day`): per key (the API's origin and the period, "http://api:80 day 2026-11-28"), how
 // many calls the processes took. A process takes a few at a time, by one atomic update that never
 // takes past the limit, and gives back what it did not use when it ends; one that dies keeps what

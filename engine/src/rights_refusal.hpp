@@ -9,7 +9,7 @@
 namespace dibs {
 
 // The rights a run needs on its table: it reads and updates (claims, answers, leases, failures),
-// and with --on-done delete deletes.
+// and with on_done delete deletes.
 inline std::string rights_needed(bool deletes) { return deletes ? "SELECT, UPDATE, DELETE" : "SELECT, UPDATE"; }
 
 // `right`: SELECT, UPDATE or DELETE ("" when the server did not say: the run's rights are named).
@@ -30,7 +30,7 @@ struct rights_probe {
 };
 
 // Read (the key, the source) and update (`written`: the target, the lease and failure columns)
-// every column a run touches; delete too when `deletes` (--on-done delete). `quote` quotes an
+// every column a run touches; delete too when `deletes` (on_done delete). `quote` quotes an
 // identifier.
 template <class Quote>
 std::vector<rights_probe> rights_probes(const std::string& table, const std::string& key, const std::string& source,

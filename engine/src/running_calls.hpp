@@ -1,5 +1,5 @@
 // The calls a shard runs (its executor's registry): one coroutine each on the shard's thread,
-// each with its cancellation signal and its --max-processing deadline. A call is cancelled with
+// each with its cancellation signal and its max_processing deadline. A call is cancelled with
 // the others at the shard's stop (cancel_all), or alone when its deadline passes (then it is
 // `abandoned`: the shard retries its item as a failed attempt, pipeline_end.hpp). Not
 // thread-safe: the shard's thread only.
@@ -44,7 +44,7 @@ class running_calls {
     return id;
   }
 
-  // Starts the call's --max-processing clock (no deadline when max_processing is 0; once only).
+  // Starts the call's max_processing clock (no deadline when max_processing is 0; once only).
   void arm_deadline(std::uint64_t id);
   // Whether the call's deadline cancelled it.
   bool abandoned(std::uint64_t id) const;
@@ -57,9 +57,9 @@ class running_calls {
   struct call_state {
     // In the map's node itself (a node never moves): one allocation less per call.
     net::cancellation_signal signal;
-    std::unique_ptr<net::steady_timer> deadline;  // --max-processing
+    std::unique_ptr<net::steady_timer> deadline;  // max_processing
     bool finished = false;
-    bool abandoned = false;  // cancelled at --max-processing, not at shutdown
+    bool abandoned = false;  // cancelled at max_processing, not at shutdown
   };
 
   net::io_context& ioc_;

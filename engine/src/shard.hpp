@@ -113,7 +113,7 @@ class shard {
   bool parked_ = false;   // parked when the dispatcher last looked
   bool counted_ = false;  // among ctx_.calling_shards (dispatching, not parked)
   void calling(bool on);  // counts this shard among the calling ones, or no longer
-  // The processor began `j`'s work (processor::reports_work_start): its --max-processing clock starts.
+  // The processor began `j`'s work (processor::reports_work_start): its max_processing clock starts.
   void work_started(const job& j);
   awaitable<void> pipeline(job j, std::uint64_t pipeline_id, gate::holder in_flight);
   void settle(const job& j, outcome o, bool cancelled);

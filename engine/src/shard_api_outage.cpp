@@ -6,12 +6,12 @@
 //   - the circuit stays closed (one item's 503 among answers): once its retry delay (at least the
 //     first probe interval) has passed it is settled as the ordinary retry it was (given back at
 //     once: the delay has been waited).
-// An answer is a call the API saw (and may bill), so --max-attempts must bound them: in its first
+// An answer is a call the API saw (and may bill), so max_attempts must bound them: in its first
 // claim (an item given back before with a failure is as likely failing alone) an item's answered
 // 5xx is free once as it begins to wait and once as the breaker's probe, and every other answered
 // 5xx spends its attempt like any retry, whatever the breaker thinks. So a run whose last items
-// all get a 500 ends with them failed after --max-attempts answers and two more at most (9 calls
-// each for --max-attempts 3 before), while an API that refuses connections (no answer: nothing
+// all get a 500 ends with them failed after max_attempts answers and two more at most (9 calls
+// each for max_attempts 3 before), while an API that refuses connections (no answer: nothing
 // reached it) costs no attempt however long it is down. The probes are items, sent for their own
 // answers: never a request the API answered already.
 // Waiting items are given back, unprocessed, at a pause or a stop.

@@ -1,4 +1,4 @@
-// A request rate shared by every process that works on one store (`--rate-scope store`): the
+// A request rate shared by every process that works on one store (`rate_scope store`): the
 // store keeps, per API origin, a schedule of request slots, and each process takes its slots in
 // small blocks by one atomic update timed by the store's own clock, so the limiter costs a round
 // trip per block, not per request. A pause (the API said stop: 429, X-Rl: 0) is kept in the same
@@ -21,7 +21,7 @@ struct rate_block {
   std::chrono::microseconds paused_for{0};
 };
 
-// What a process asks for: `want` slots of `interval` each (its --rate), for `origin`.
+// What a process asks for: `want` slots of `interval` each (its rate), for `origin`.
 struct rate_block_request {
   std::string origin;
   std::uint32_t want = 1;

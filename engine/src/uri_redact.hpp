@@ -127,7 +127,7 @@ inline std::string redact_uri(const std::string& uri) {
   return out.append(uri, from);
 }
 
-// An API's URL (--url, --batch-url: the template, or a request made from it) as messages show
+// An API's URL (url, batch_url: the template, or a request made from it) as messages show
 // it: every query value masked, whatever its parameter is called (an API may name its key
 // `key`, `auth`, `appid`, `sig`, `access_key`...: telling them apart by name misses some), and
 // a fragment, and a password in the user info: "https://api/x/{ip}?fields=a,b&key=K" becomes

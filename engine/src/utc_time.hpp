@@ -1,5 +1,5 @@
 // The seconds since the epoch of a calendar time in UTC (timegm), its fields as people write them
-// (month 1-12). Shared by `--since`'s RFC 3339 times (apps/dibs/since_flag) and MySQL's
+// (month 1-12). Shared by `since`'s RFC 3339 times (apps/dibs/since_flag) and MySQL's
 // DATETIME(6) values (adapters/mysql/claimed_rows). Internal.
 #pragma once
 

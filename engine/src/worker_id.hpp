@@ -1,6 +1,6 @@
 // What a worker is called, and which leases are a worker's. A worker id is what an operator
 // reads on the dashboard, in the logs and in `dibs status`, and types into `dibs release
-// --worker NAME`: `--worker-id NAME` (default host-pid, the pod name in Kubernetes); each shard
+// worker NAME`: `worker_id NAME` (default host-pid, the pod name in Kubernetes); each shard
 // leases as NAME-<shard index>.
 #pragma once
 

@@ -1,6 +1,6 @@
 // A store that a command line can administer: seed it, count it, watch it, and put its failed
 // items back. The engine needs only `store`; `dibs seed`, `dibs status`, `dibs retry` and
-// `dibs enrich --follow` use this too.
+// `dibs enrich follow` use this too.
 #pragma once
 
 #include <dibs/setting_error.hpp>
@@ -17,7 +17,7 @@
 namespace dibs {
 
 // One open item (not done, not failed), read without claiming it: what `dibs enrich` checks the
-// --url template against before it claims anything (the pre-flight).
+// url template against before it claims anything (the pre-flight).
 struct pending_sample {
   std::string id;                   // as the engine and the logs name it
   job_field source;                 // the store's source field, read as a claim reads it
@@ -25,7 +25,7 @@ struct pending_sample {
   std::vector<job_field> more;      // the more fields a claim hands the processor (store_options::more_fields)
 };
 
-// Which failed items `retry_failed` puts back (`dibs retry --reason/--since`). Empty: all.
+// Which failed items `retry_failed` puts back (`dibs retry reason/since`). Empty: all.
 struct retry_filter {
   std::string reason_contains;  // the failure's reason contains this text ("" = any reason)
   // ... or, when set, is this text: the group `failure_reasons` counted (the dashboard's "Retry
@@ -36,7 +36,7 @@ struct retry_filter {
   std::optional<store_time> since;
   std::optional<std::chrono::milliseconds> since_ago;
   // ... and, when not empty, is one of these items (their ids as the store names them: the
-  // "key" of `dibs failed`'s lines, which `dibs retry --from` feeds back).
+  // "key" of `dibs failed`'s lines, which `dibs retry from` feeds back).
   std::vector<std::string> ids;
   bool selects_all() const { return reason_contains.empty() && !reason_is && !since && !since_ago && ids.empty(); }
 };
@@ -136,7 +136,7 @@ class admin_store : public store {
   // does it here (the JSON Lines store writes OUT). Returns what the user should be told.
   virtual std::string finish(bool /*drained*/) { return {}; }
   // Before a run: throws std::invalid_argument naming the first right the store's user lacks to
-  // claim and write back (read, update, and delete with --on-done delete) and the GRANT that
+  // claim and write back (read, update, and delete with on_done delete) and the GRANT that
   // gives it. Changes nothing. Stores without rights of their own do nothing.
   virtual void check_write_rights() {}
   // Up to `n` open items, those whose source field is usable first (the pre-flight asks the API

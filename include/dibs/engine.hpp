@@ -103,7 +103,7 @@ class engine {
   void set_concurrency(std::size_t n);
   std::size_t concurrency() const;
   // The request rate the processors obey, when they let the engine change it (the CLI passes its
-  // --rate limiter). Set before start().
+  // rate limiter). Set before start().
   void set_rate_control(std::shared_ptr<rate_control> rate);
   bool rate_adjustable() const { return rate_ != nullptr; }
   // Thread-safe: requests per second from now on; <= 0 lifts the limit. Throws std::logic_error
@@ -111,7 +111,7 @@ class engine {
   void set_rate(double per_second);
   // nullopt: no limit (or no rate_control).
   std::optional<double> rate_per_second() const;
-  // The worker id's prefix (--worker-id, or host-pid): each shard's leases say prefix-<index>.
+  // The worker id's prefix (worker_id, or host-pid): each shard's leases say prefix-<index>.
   const std::string& worker_prefix() const { return cfg_.worker_prefix; }
   // Every shard, in index order; empty before start.
   std::vector<shard_view> shards() const;

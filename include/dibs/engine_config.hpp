@@ -1,4 +1,4 @@
-// Everything that tunes one engine run. The CLI flags map onto these one to one (--claim-batch
+// Everything that tunes one engine run. The CLI flags map onto these one to one (claim_batch
 // sets claim_batch).
 #pragma once
 
@@ -39,7 +39,7 @@ struct engine_config {
   std::chrono::milliseconds circuit_probe_max{30'000};
   bool follow = false;              // keep polling when nothing is left, instead of ending
   std::chrono::milliseconds idle_backoff_min{10};
-  std::chrono::milliseconds idle_backoff_max{1'000};   // 5 s would be kinder for --follow
+  std::chrono::milliseconds idle_backoff_max{1'000};   // 5 s would be kinder for follow
   std::string worker_prefix;        // "" = host-pid; each shard appends "-<index>"
   // Traces of items (tracing.hpp): a span per claim of an item, its calls and its write, handed
   // to this exporter. Null (the default): no trace is made.

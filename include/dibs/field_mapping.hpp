@@ -1,4 +1,4 @@
-// --map's text as settings and records keep it: "name=/pointer,name=/pointer:TYPE,...". Each part
+// map's text as settings and records keep it: "name=/pointer,name=/pointer:TYPE,...". Each part
 // names the item's field (a SQL table's column) that takes one member of the answer (an RFC 6901
 // JSON Pointer); a SQL column's type may follow (":VARCHAR(64)", ":DOUBLE PRECISION",
 // ":NUMERIC(10,2)", ":JSONB"), which `dibs init` uses to add a column the table lacks. The types

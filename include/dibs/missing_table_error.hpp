@@ -1,4 +1,4 @@
-// The table (or MongoDB collection) that --store names is not there, and this command may not
+// The table (or MongoDB collection) that store names is not there, and this command may not
 // create it (dibs enrich and dibs status create nothing; dibs seed and dibs init do). The store
 // knows what exists beside it; the program that knows the user's words (the CLI) picks the name
 // they probably meant with its own "did you mean" and shows message(suggestion).
@@ -29,7 +29,7 @@ class missing_table_error : public std::runtime_error {
     return compose(kind, name, where, suggestion, advice);
   }
 
-  // The column the store reads (--source, or --url's {field}) is not in `table`: the user's data,
+  // The column the store reads (source, or url's {field}) is not in `table`: the user's data,
   // which dibs never adds; `columns` are those there (the CLI's "did you mean" picks among them).
   static missing_table_error source_column(const std::string& column, const std::string& table,
                                            const std::vector<std::string>& columns) {
@@ -38,7 +38,7 @@ class missing_table_error : public std::runtime_error {
     return missing_table_error("column", column, "table " + table, columns, "its columns: " + listed);
   }
 
-  // The column the answers go to (--target) is not in `table`: a new one only when the user says
+  // The column the answers go to (target) is not in `table`: a new one only when the user says
   // so, as a misspelled one would take every row for pending (the SQL counterpart of MongoDB's
   // "field" refusal); `advice` says how to say it is new.
   static missing_table_error target_column(const std::string& column, const std::string& table,

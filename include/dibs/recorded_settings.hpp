@@ -1,6 +1,6 @@
 // The settings `dibs init` records with a table or collection (its source, target, and whatever
 // else a later command needs), so that `dibs enrich`, `status`, `retry` and `release` need only
-// --store: each store keeps them in a small table (MongoDB: collection) of dibs's own,
+// store: each store keeps them in a small table (MongoDB: collection) of dibs's own,
 // `dibs_settings`, one record per table, and applies them when it opens (store_options::settings).
 //
 // The rule, as pure functions: a setting the user did not give takes the recorded value; one the

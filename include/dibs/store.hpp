@@ -68,7 +68,7 @@ struct release_item {
   bool unprocessed = false;
   // Nothing was asked of the API for it under this claim (a pre-flight that refused the run
   // claimed it first): the claim's attempt is given back, so a refused start costs no item an
-  // attempt toward --max-attempts. Stores honor it.
+  // attempt toward max_attempts. Stores honor it.
   bool not_attempted = false;
 };
 

@@ -32,7 +32,12 @@ BACKEND_TEST_CASE("a legitimate 404 among the items refuses no run, and the fail
   auto s = test::db.fresh("pf_legit");
   REQUIRE(s.seed(30, 11) == 30);
   const std::vector<std::string> url{"--url", api.base_url() + "/json/{originatingIp}", "--no-progress"};
-  auto [rc, out] = test::dibs_at(test::db, s.name, with("enrich", url));
+  // The first run without its pre-flight: with no item done yet, three claimed items that are all
+  // "not found" (0.3^3: 2.7% of runs here, the items being claimed at random) read as a wrong
+  // path, as the README's limits say. What this case checks is the run that has a done item.
+  auto first = url;
+  first.push_back("--no-preflight");
+  auto [rc, out] = test::dibs_at(test::db, s.name, with("enrich", first));
   INFO(out);
   const auto failed = s.stats_blocking().failed;
   REQUIRE(failed > 0);  // the keys the API has nothing for (a third of them, by their hash)

@@ -172,7 +172,7 @@
     return null;
   }
   function cacheText(st) {
-    if (typeof st.answer_hit_ratio === 'number')  // --reuse-answers: cached and joined answers
+    if (typeof st.answer_hit_ratio === 'number')  // answer reuse: cached and joined answers
       return (st.answer_hit_ratio * 100).toFixed(1) + ' % (' + (st.answers_reused || 0) + ' cached, ' +
              (st.answers_joined || 0) + ' joined, ' + (st.api_calls || 0) + ' calls)';
     var c = st.answer_cache;
@@ -233,7 +233,7 @@
       return b.budget + ': ' + b.left + ' of ' + b.limit + (b.spent ? ' (spent' + (b.renews ? ', renews ' + b.renews : '') + ')' : '');
     }).join('; ') : null);
     show('concurrency', 'concurrency' in st ? st.concurrency : null);
-    // The adaptive limit of the first API origin (there is one per --url's origin).
+    // The adaptive limit of the first API origin (there is one per API origin).
     var lim = st.http && st.http.limits && st.http.limits.length ? st.http.limits[0] : null;
     show('api_limit', lim ? lim.limit + ' (' + lim.in_flight + ' in flight' +
                             (lim.stragglers ? ' + ' + lim.stragglers + ' slow' : '') + '; moved in ' + lim.lowest + '-' + lim.highest +

@@ -1,5 +1,5 @@
 // One budget's book in this process (pure; unit-tested in tests/unit/test_call_budget.cpp):
-// calls held (the whole --max-calls, or what was taken from the store's budget), items reserved
+// calls held (the whole max_calls, or what was taken from the store's budget), items reserved
 // (claimed and not ended yet: each may make one call), and calls spent. The invariant: calls
 // spent never pass calls held. An item is claimed only when its call fits (reserved + spent <=
 // held), so its first call needs no check: until the item ends, its reservation stands for it.

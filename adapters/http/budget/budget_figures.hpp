@@ -19,7 +19,7 @@ class budget_figures final : public figures_source {
   void watch(const std::shared_ptr<call_budget>& b);
   // dibs_budget_calls_limit, _made, _left, labelled {budget="..."}.
   void prometheus(prometheus_writer& w) const override;
-  // ,"budgets":[{"budget":"--max-calls 500","limit":500,"calls":12,"left":488,"spent":false,
+  // ,"budgets":[{"budget":"max_calls 500","limit":500,"calls":12,"left":488,"spent":false,
   // "renews":"2026-11-29 00:00 UTC"|null}] for /status; "" without budgets.
   std::string status_members() const;
 

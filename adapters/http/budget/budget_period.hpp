@@ -1,5 +1,5 @@
-// A budget's period: `--budget 100000/day` or `N/month`, by UTC calendar days and months, so that
-// every process on the store counts in the same one; and --max-calls's, the run. Pure;
+// A budget's period: `budget 100000/day` or `N/month`, by UTC calendar days and months, so that
+// every process on the store counts in the same one; and max_calls's, the run. Pure;
 // unit-tested in tests/unit/test_call_budget.cpp.
 #pragma once
 

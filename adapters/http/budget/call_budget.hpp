@@ -1,4 +1,4 @@
-// A budget of API calls for a run: `--max-calls N` (this run, this process) or `--budget N/day`
+// A budget of API calls for a run: `max_calls N` (this run, this process) or `budget N/day`
 // and `N/month` (kept in the store for every process: budget_store.hpp). The store's claims go
 // through it (budget_gate.hpp): an item is claimed only when its call fits, so once the budget is
 // spent nothing more is claimed and no item spends an attempt on a call that can't be made. The
@@ -37,8 +37,8 @@ class call_budget {
  public:
   using clock_fn = std::function<std::chrono::system_clock::time_point()>;
   // `store`: the budget kept for every process, under `origin` and the period's name (the key
-  // "http://api:80 day 2026-11-28"); null: the limit is this run's (--max-calls). `what`: how a
-  // message names it ("--max-calls 500", "--budget 100000/day"). `clock`: the UTC clock the
+  // "http://api:80 day 2026-11-28"); null: the limit is this run's (max_calls). `what`: how a
+  // message names it ("max_calls 500", "budget 100000/day"). `clock`: the UTC clock the
   // periods follow (tests give their own).
   call_budget(budget_limit limit, std::string what, std::shared_ptr<budget_store> store = nullptr, std::string origin = {},
               clock_fn clock = {});
@@ -63,7 +63,7 @@ class call_budget {
   void called();                // a call that reserved for itself went out (the pre-flight)
   // The budget had no call left for a claim.
   bool spent() const { return spent_.load(std::memory_order_acquire); }
-  // "--budget 1000/day spent: 1000 calls of 1000 (renews 2026-11-29 00:00 UTC)".
+  // "budget 1000/day spent: 1000 calls of 1000 (renews 2026-11-29 00:00 UTC)".
   std::string spent_line() const;
   // Calls taken and not made go back to the store's budget (at the end of the run).
   void close();

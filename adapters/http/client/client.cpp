@@ -200,7 +200,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
   if (!found) co_return res;
   auto& pool = *found;
   const busy_mark busy(*this);  // the loop's lateness is watched while calls run (watch_loop_lag)
-  // The adaptive limit's permit, then a connection (--max-connections): waiting for either is
+  // The adaptive limit's permit, then a connection (max_connections): waiting for either is
   // not part of the request's time.
   limit_hold hold;
   if (pool.limit) {

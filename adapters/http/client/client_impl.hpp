@@ -42,7 +42,7 @@ struct host_pool {
   // Oldest first (each goes back with the time it went back): expired ones are cut from the
   // front, the warmest is taken from the back.
   std::vector<std::unique_ptr<connection>> idle;
-  connection_slots slots;  // --max-connections
+  connection_slots slots;  // max_connections
   // "Host: ...\r\nUser-Agent: ...\r\nAccept: application/json\r\n": the same for every request.
   std::string fixed_headers;
   std::string key;  // "http://host:port": its name where limits are kept
@@ -138,7 +138,7 @@ struct client::impl {
   // common case of a processor calling its one origin.
   host_pool* ready_pool(const origin& to);
 
-  // A slot of the pool's --max-connections (at once when one is free); false when the wait was
+  // A slot of the pool's max_connections (at once when one is free); false when the wait was
   // cancelled, and `res` says so.
   awaitable<bool> take_slot(host_pool& pool, connection_slots::held& slot, response& res);
 
@@ -191,7 +191,7 @@ struct client::impl {
     if (opts.most_per_shard > 0) most = std::min(most, opts.most_per_shard);
     return most;
   }
-  // This client's share of the ceiling of every origin's limit (--concurrency).
+  // This client's share of the ceiling of every origin's limit (concurrency).
   std::size_t ceiling_share() const {
     return connection_share(static_cast<std::size_t>(opts.adaptive->max), opts.shards, opts.shard);
   }

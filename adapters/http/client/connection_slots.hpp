@@ -1,4 +1,4 @@
-// `--max-connections`: at most `limit` requests of one connection pool hold a connection at a
+// `max_connections`: at most `limit` requests of one connection pool hold a connection at a
 // time; the others wait for one, first come first served. A request holds its slot from before
 // it takes an idle connection (or opens one) until its connection is back in the pool or closed,
 // so the pool never has more than `limit` connections open: a new one is opened only when none
@@ -32,7 +32,7 @@ std::size_t connection_share(std::size_t total, std::size_t shards, std::size_t 
 // answers/s on one shard, 7,300-8,200 on two). A limit that grows past that is spread again, so
 // a fast API that wants more threads gets them as the limit climbs.
 // `most_per_shard`: what one shard may run at all (its part of the engine's concurrency and of
-// --max-connections): the limit is spread over enough shards that none is asked for more.
+// max_connections): the limit is spread over enough shards that none is asked for more.
 std::size_t limit_share(std::size_t total, std::size_t shards, std::size_t index,
                         std::size_t most_per_shard = SIZE_MAX);
 inline constexpr std::size_t calls_per_shard = 4;

@@ -77,7 +77,7 @@ void disarm(const std::shared_ptr<first_byte_check>& check) {
   check->timer.cancel();
 }
 
-// Disarms the check however the exchange ends: a cancelled coroutine (shutdown, --max-processing)
+// Disarms the check however the exchange ends: a cancelled coroutine (shutdown, max_processing)
 // leaves by an exception or is destroyed where it waits, and its connection may go with it; the
 // timer's handler must not reach for that stream then.
 struct disarm_at_exit {

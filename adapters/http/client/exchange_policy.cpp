@@ -1,6 +1,7 @@
 #include <dibs/http/exchange_policy.hpp>
 
 #include "adapters/http/processor/api_body.hpp"
+#include "adapters/http/rate/provider_headers.hpp"
 #include "adapters/http/rate/quota_headers.hpp"
 #include "adapters/http/rate/shared_rate.hpp"
 
@@ -87,9 +88,12 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
                                              std::chrono::steady_clock::time_point sent) {
   if (r.ec) return std::chrono::milliseconds{0};
   follow_quota(limiter, host, r, max_wait, sent);
-  if (paced && r.status == 429 && !says_when_to_return(r.status, r.headers)) return std::chrono::milliseconds{0};
+  // Gemini says how long in its 429's body, not in a header.
+  const auto body_delay = r.status == 429 ? gemini_retry_delay(r.body) : std::nullopt;
+  if (paced && r.status == 429 && !body_delay && !says_when_to_return(r.status, r.headers)) return std::chrono::milliseconds{0};
   const auto now = std::chrono::system_clock::now();
-  const auto until = stop_until_from_headers(r.status, r.headers, now);
+  auto until = stop_until_from_headers(r.status, r.headers, now);
+  if (!until && body_delay) until = now + std::chrono::duration_cast<std::chrono::system_clock::duration>(*body_delay);
   if (!until) return std::chrono::milliseconds{0};
   auto stop_for = std::chrono::duration_cast<std::chrono::milliseconds>(*until - now);
   if (stop_for > max_wait) {

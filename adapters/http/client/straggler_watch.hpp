@@ -6,7 +6,7 @@
 // comes to measure, and slow start sits at 2 and 4 for seconds (measured: 0.51 of the best fixed
 // concurrency). A straggler says nothing of the server's load (its lower-quartile latency does),
 // so once it is `straggler_after` late its permit goes to the next request. Bounded twice:
-//   - by the ceiling (--concurrency): the limit and the stragglers together never exceed it, as a
+//   - by the ceiling (concurrency): the limit and the stragglers together never exceed it, as a
 //     fixed concurrency would not;
 //   - by four stragglers per permit, unless few of the requests turn straggler: a server that
 //     stalls altogether (every answer late) looks like a slow tail until its answers come, and

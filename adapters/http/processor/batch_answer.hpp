@@ -17,7 +17,7 @@ std::string batch_request_body(const std::vector<std::string>& keys);
 struct batch_item_verdict {
   enum class kind { done, no_data, bad } k = kind::bad;
   std::string text;  // done: the item's JSON object; otherwise the reason
-  std::string answer;  // no_data: the item's JSON object (kept as its answer unless --no-data-fails)
+  std::string answer;  // no_data: the item's JSON object (kept as its answer unless no_data_fails)
 };
 
 struct batch_split {

@@ -137,8 +137,8 @@ awaitable<void> batch_processor::lead(batch& b) {
   req.body = batch_request_body(keys);
   req.content_type.clear();
   auto to = url.origin();
-  // --max-processing and the latency figure time the call, not the wait for a connection
-  // (--max-connections): both start when the request goes out, as in http_processor.
+  // max_processing and the latency figure time the call, not the wait for a connection
+  // (max_connections): both start when the request goes out, as in http_processor.
   auto sent = std::chrono::steady_clock::now();
   // One call for the batch, counted when it goes out: covered by a member's reservation when one
   // of them calls for the first time in its claim, else only with room left in the budget.
@@ -167,7 +167,7 @@ awaitable<void> batch_processor::lead(batch& b) {
   }
   count_exchange(figures_, r, sent);
   // The client reports its own cancellation as an answer; it is the leader's cancellation
-  // (shutdown, --max-processing), and the members must hear it as that, not as a failed read.
+  // (shutdown, max_processing), and the members must hear it as that, not as a failed read.
   if (r.ec == net::error::operation_aborted) throw boost::system::system_error(r.ec);
   settle_all(b, keys, r, sent);
 }
@@ -230,7 +230,7 @@ processor_factory make_batch_processor_factory(batch_processor_options opts) {
   auto shared = std::make_shared<const batch_processor_options>(std::move(opts));
   return [shared](const shard_info& s) -> std::unique_ptr<processor> {
     auto mine = shared;
-    if (shared->call.max_connections) {  // this shard's part of --max-connections
+    if (shared->call.max_connections) {  // this shard's part of max_connections
       auto o = std::make_shared<batch_processor_options>(*shared);
       o->call = *for_shard(std::make_shared<const processor_options>(shared->call), s.index);
       mine = std::move(o);

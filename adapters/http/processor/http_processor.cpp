@@ -85,19 +85,17 @@ outcome http_processor::mapped(outcome o) {
   return o;
 }
 
-awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted) {
-  counted in_call(calling_);
-  const std::string& host = opts_->url.host();
-  co_await wait_for_slot(*opts_->limiter, host);  // cancelled at shutdown: the item is released
+awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, request req) {
+  co_await wait_for_slot(*opts_->limiter, opts_->url.host());  // cancelled at shutdown: the item is released
   auto to = opts_->url.origin();  // named: no temporaries inside a co_await (g++ 12)
-  // --max-processing and the latency figure time the call, not the wait for a slot or for a
-  // connection (--max-connections): both start when the request goes out.
+  // max_processing and the latency figure time the call, not the wait for a slot or for a
+  // connection (max_connections): both start when the request goes out.
   struct send_clock {  // one pointer in the hook: std::function keeps it without allocating
     http_processor* self;
     const job* item;
     std::chrono::steady_clock::time_point sent;
     bool refused = false;  // a budget had no call left for it: nothing was sent
-  } clock{this, &j, std::chrono::steady_clock::now()};
+  } clock{this, &j, std::chrono::steady_clock::now(), false};
   // The call is counted against the budgets when its request goes out, not before: a call
   // cancelled while it waited for a connection was never made. An item's first call of its claim
   // was reserved when it was claimed (budget_gate); a further one (run again after an outage)
@@ -115,20 +113,37 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
     if (clock.self->work_started_) clock.self->work_started_(*clock.item);
     return true;
   };
+  auto r = co_await client_.send(std::move(to), std::move(req));
+  co_return sent_call{std::move(r), clock.sent, clock.refused};
+}
+
+awaitable<http_processor::asked> http_processor::ask(const job& j, request req) {
+  auto s = co_await send_counted(j, std::move(req));
+  if (s.refused) co_return asked{std::move(s.r), true};
+  count_exchange(figures_, s.r, s.sent);
+  honor_stop_signals(*opts_->limiter, opts_->url.host(), s.r, opts_->max_retry_after, figures_, opts_->adaptive.has_value(),
+                     s.sent);  // a 429's pause holds for the run
+  co_return asked{std::move(s.r), false};
+}
+
+awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted) {
+  counted in_call(calling_);
   // A traced run (the job has a trace): the call is a span of the item's trace, and the API is
-  // told so (traceparent) unless --no-traceparent. Untraced, this costs the one branch.
+  // told so (traceparent) unless the run says not to. Untraced, this costs the one branch.
   std::optional<traced_call> traced;
   if (j.trace.valid()) traced = begin_traced_call(j, req);
-  auto r = co_await client_.send(std::move(to), std::move(req));
-  if (clock.refused) {
+  auto s = co_await send_counted(j, std::move(req));
+  if (s.refused) {
     aborted = true;  // nothing to share with joined items: each asks for itself
     co_return outcome::not_sent("not sent: the call budget has no call left for it");
   }
+  auto& r = s.r;
+  const auto& clock = s;
   aborted = r.ec == net::error::operation_aborted;
   count_exchange(figures_, r, clock.sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
-  const auto stop_for =
-      honor_stop_signals(*opts_->limiter, host, r, opts_->max_retry_after, figures_, opts_->adaptive.has_value(), clock.sent);
+  const auto stop_for = honor_stop_signals(*opts_->limiter, opts_->url.host(), r, opts_->max_retry_after, figures_,
+                                           opts_->adaptive.has_value(), clock.sent);
   // A trace not sampled is exported only if its item fails: its call's span is made only when the
   // call did not end it done (the answer, without its body, is kept that long).
   std::optional<span_record> span;
@@ -164,7 +179,7 @@ awaitable<outcome> http_processor::call_or_reuse(const job& j, request req) {
       const auto stored_key = stored ? stored->key_for(key) : std::nullopt;  // one digest for find and keep
       if (stored_key) {
         auto found = co_await stored->find(*stored_key);
-        // Kept by a run whose checks may differ (--no-status-check, a larger --max-body): used
+        // Kept by a run whose checks may differ (no_status_check, a larger max_body): used
         // only if this run would have accepted it, else the API is asked.
         if (found && acceptable(found->answer)) {
           if (counters_) {
@@ -173,7 +188,7 @@ awaitable<outcome> http_processor::call_or_reuse(const job& j, request req) {
           }
           outcome o = reused_answer(std::move(found->answer));
           o.shared = true;
-          // Into this process's cache too (its --answer-ttl counted from when it was kept), and
+          // Into this process's cache too (its answer_ttl counted from when it was kept), and
           // to the joined.
           lead.finish(&o, answer_cache::clock::now() - found->age);
           co_return o;
@@ -315,7 +330,7 @@ client_options shard_client_options(const processor_options& o, http_figures* fi
   if (!c.adaptive) return c;
   c.shard = place.index;
   c.shards = std::max<std::size_t>(1, place.count);
-  // --max-connections over the shards, rounded down: every shard's own cap is this or one more.
+  // max_connections over the shards, rounded down: every shard's own cap is this or one more.
   if (o.max_connections > 0) c.most_per_shard = std::max<std::size_t>(1, o.max_connections / c.shards);
   // One ceiling for the origin, the same whichever shard makes its limit first: the engine's
   // whole concurrency (each shard's part times the shards differs by the rounding).

@@ -22,7 +22,7 @@ struct built_request {
 built_request build_request(const url_template& url, const request_shape& shape, const job& j, bool shown = false);
 
 // What makes the item's answer, for answer reuse and for the answers kept in the store
-// (`--reuse-answers store`): the method, the URL (with the value of a query parameter named like
+// (`reuse_answers store`): the method, the URL (with the value of a query parameter named like
 // a key replaced by "***"), each header that reads the item's fields with its value, and the
 // body, secrets written as their placeholders ({env:NAME}). It never holds a secret: a header's
 // fixed value is left out (the same for every item, and where keys live: Authorization,

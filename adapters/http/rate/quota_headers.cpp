@@ -1,4 +1,5 @@
 #include "quota_headers.hpp"
+#include "provider_headers.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -117,6 +118,14 @@ std::optional<quota_reading> read_quota(const headers_t& headers, std::chrono::s
         q.exact = *r != static_cast<double>(static_cast<std::int64_t>(*r));
       }
     }
+    return q;
+  }
+  // The LLM providers' requests bucket (OpenAI's, Azure's, Anthropic's names: provider_headers.hpp).
+  if (const auto requests = read_provider_limits(headers, now).requests) {
+    q.remaining = requests->remaining;
+    q.limit = requests->limit;
+    q.reset_in = requests->reset_in;
+    q.exact = requests->reset_in.count() % 1000 != 0;
     return q;
   }
   return std::nullopt;

@@ -6,6 +6,8 @@
 //     from now), or one RateLimit field, either "limit=100, remaining=50, reset=30" or the later
 //     structured form '"default";r=50;t=30', with RateLimit-Policy '"default";q=100;w=60' (a
 //     window of 60 s, which stands for the reset when none is given).
+//   - the LLM providers' requests bucket: OpenAI's and Azure's x-ratelimit-*-requests, Anthropic's
+//     anthropic-ratelimit-requests-* (provider_headers.hpp, which reads their tokens too).
 // ip-api's X-Rl/X-Ttl are its own stop signal (stop_until_from_headers), not read here.
 // Pure; unit-tested in tests/unit/test_quota_headers.cpp.
 #pragma once

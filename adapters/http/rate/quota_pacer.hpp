@@ -13,7 +13,7 @@
 // (until then, the first reading's reset rounded up to a whole second, at least 1 s).
 // The newest reading wins over times handed out before it: when it leaves a window fewer
 // requests than were given times in it, those times are withdrawn (epoch() moves, and their
-// holders take new ones). No time is ever more than `max_wait` (--max-retry-after) away.
+// holders take new ones). No time is ever more than `max_wait` (max_retry_after) away.
 // Pure and single-threaded (rate_limiter holds one per host under its lock); unit-tested in
 // tests/unit/test_quota_pacer.cpp.
 #pragma once

@@ -1,5 +1,6 @@
 #include <dibs/http/rate_limiter.hpp>
 
+#include "provider_headers.hpp"
 #include "quota_headers.hpp"
 #include "quota_pacer.hpp"
 #include "shared_rate.hpp"
@@ -37,7 +38,7 @@ std::string header(const std::vector<std::pair<std::string, std::string>>& heade
   return {};
 }
 // A number of seconds, saturated at about 31 years (10^9 s) so that adding it to a time point
-// never overflows; the caller caps it far lower (--max-retry-after).
+// never overflows; the caller caps it far lower (max_retry_after).
 std::optional<long long> seconds_value(const std::string& v) {
   if (v.empty() || v.size() > 18 || !std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); }))
     return std::nullopt;
@@ -55,13 +56,21 @@ std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
   // ip-api: X-Rl is what is left of this window, X-Ttl the seconds until it resets.
   if (auto rl = seconds_value(header(headers, "X-Rl")); rl && *rl == 0)
     later(now + seconds(seconds_value(header(headers, "X-Ttl")).value_or(60)));
-  // The quota headers (the IETF drafts', GitHub's X-RateLimit-*): none left until the reset.
-  if (auto q = read_quota(headers, now); q && q->remaining <= 0)
-    later(now + (q->reset_in.count() > 0 ? std::chrono::duration_cast<std::chrono::system_clock::duration>(q->reset_in)
-                                         : std::chrono::system_clock::duration(seconds(1))));
-  if (status == 429 || status == 503) {
+  const auto none_left_until = [&](std::chrono::milliseconds reset_in) {
+    later(now + (reset_in.count() > 0 ? std::chrono::duration_cast<std::chrono::system_clock::duration>(reset_in)
+                                      : std::chrono::system_clock::duration(seconds(1))));
+  };
+  // The quota headers (the IETF drafts', GitHub's X-RateLimit-*, the LLM providers' requests):
+  // none left until the reset.
+  if (auto q = read_quota(headers, now); q && q->remaining <= 0) none_left_until(q->reset_in);
+  // An LLM provider's tokens (OpenAI's, Azure's, Anthropic's): none left until their reset.
+  if (const auto tokens = read_provider_limits(headers, now).tokens; tokens && tokens->remaining <= 0)
+    none_left_until(tokens->reset_in);
+  if (status == 429 || status == 503 || status == 529) {  // 529: Anthropic's "overloaded"
     const auto ra = header(headers, "Retry-After");
-    if (auto s = seconds_value(ra)) {
+    if (const auto ms = retry_after_ms(headers)) {  // OpenAI's and Azure's, to the millisecond
+      later(now + std::chrono::duration_cast<std::chrono::system_clock::duration>(*ms));
+    } else if (auto s = seconds_value(ra)) {
       later(now + seconds(*s));
     } else if (auto t = http_date(ra)) {
       // Relative to the server's own Date when it sent one, so clock skew doesn't stretch it.
@@ -232,7 +241,7 @@ bool rate_limiter::follow_quota(const std::string& host, const std::vector<std::
   if (pacer.epoch() != epoch) quota_epoch_.fetch_add(1, std::memory_order_acq_rel);
   any_quota_.store(true, std::memory_order_relaxed);
   // Would the next request wait longer than allowed? (The window's requests spread over more time
-  // than --max-retry-after: each is held that long at most, and the API may refuse some.)
+  // than max_retry_after: each is held that long at most, and the API may refuse some.)
   const bool capped = pacer.per_window() > 0 && pacer.window() / pacer.per_window() > max_wait;
   return capped && pacer.first_capped();
 }

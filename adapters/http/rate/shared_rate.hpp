@@ -1,4 +1,4 @@
-// This process's side of a rate shared through the store (`--rate-scope store`): request slots
+// This process's side of a rate shared through the store (`rate_scope store`): request slots
 // come in blocks from the store's record (shared_rate_store.hpp), half a second of the rate at a
 // time, spaced one interval apart from the time the store gave; the store is called on one
 // thread of its own (never on a shard), one block at a time, so callers that find the block used
@@ -7,7 +7,7 @@
 // again right before a block that had to wait is used, so it stops this process too.
 //
 // What the record says is kept within what a sane record can say: a block of at most the slots
-// asked for, starting and paused no further off than `max_wait` (--max-retry-after: the longest
+// asked for, starting and paused no further off than `max_wait` (max_retry_after: the longest
 // wait this process honors from an API). A record written by hand, by a process whose store
 // clock jumped, or by someone hostile (a `paused_until_us` years ahead) would otherwise stop
 // every process silently while /status says the API is up; it is cut to `max_wait`, with a
@@ -33,7 +33,7 @@ class shared_rate {
  public:
   using clock = std::chrono::steady_clock;
 
-  // `origin`: the record's key (scheme://host:port of the API); `per_second`: this process's --rate.
+  // `origin`: the record's key (scheme://host:port of the API); `per_second`: this process's rate.
   // After a store call failed, the store is asked again no sooner than `store_retry` later.
   shared_rate(std::shared_ptr<shared_rate_store> store, std::string origin, double per_second,
               std::chrono::milliseconds store_retry = std::chrono::seconds(1),

@@ -1,4 +1,4 @@
-// Answer reuse (`--reuse-answers`): documents whose request is identical share one API call.
+// Answer reuse (`reuse_answers`): documents whose request is identical share one API call.
 // Shared by every shard of a process (thread-safe): an answer cache (answer_cache.hpp) and the
 // calls in flight, by request key.
 //
@@ -58,7 +58,7 @@ class answer_reuse {
 
   explicit answer_reuse(answer_cache_limits limits) : cache_(limits) {}
 
-  // Answers kept in the store too (`--reuse-answers store`): a leader asks it before calling and
+  // Answers kept in the store too (`reuse_answers store`): a leader asks it before calling and
   // keeps what the API answered. Set before any call.
   void store_in(std::shared_ptr<stored_answers> stored) { stored_ = std::move(stored); }
   stored_answers* stored() const { return stored_.get(); }
@@ -68,7 +68,7 @@ class answer_reuse {
   // The leader's call ended: `o` is its outcome (a done one is cached), handed to every waiter;
   // null when it ended without one (the waiters then try again themselves). Any thread.
   void finish(const std::string& key, const outcome* o) { finish(key, o, answer_cache::clock::now()); }
-  // The same for an answer that arrived earlier (one kept in the store): its --answer-ttl in this
+  // The same for an answer that arrived earlier (one kept in the store): its answer_ttl in this
   // process's cache runs from `arrived`.
   void finish(const std::string& key, const outcome* o, answer_cache::clock::time_point arrived);
   // A joined caller's wait, on its own executor: the leader's outcome, or nullopt when the leader

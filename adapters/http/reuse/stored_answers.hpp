@@ -1,6 +1,6 @@
-// This process's side of the answers kept in the store (`--reuse-answers store`; answer_store.hpp):
+// This process's side of the answers kept in the store (`reuse_answers store`; answer_store.hpp):
 // before a call, the leader of a request (answer_reuse.hpp) asks the store for an answer some
-// process kept less than --answer-ttl ago; after an accepted answer, it is kept for the others.
+// process kept less than answer_ttl ago; after an accepted answer, it is kept for the others.
 // The store is called on threads of this object's own, never on a shard: lookups on two, keeps
 // on one more, so a slow keep never holds a lookup up. Keeps go out in batches: whatever queued
 // while the last batch was written goes in the next statement (at most `keep_batch` answers and

@@ -1,4 +1,4 @@
-// An engine's controls over HTTP, for the CLI's --metrics-port and for servers that embed dibs:
+// An engine's controls over HTTP, for the CLI's metrics_port and for servers that embed dibs:
 //   GET  /         the dashboard: a page that shows the run live and drives these controls
 //                  (dashboard_page.hpp)
 //   GET  /status   the counters as JSON (with the store's counts when it can give them)

@@ -10,7 +10,7 @@
 // concurrency-limits and BBR do:
 //   - slow start: from `initial`, multiplied by `start_growth` each round trip (a round trip ends
 //     with the first answer to a request sent after it began) while the requests in flight reach
-//     the limit (without that demand there is nothing to learn: a run held back by --rate does not
+//     the limit (without that demand there is nothing to learn: a run held back by rate does not
 //     grow it) and the round trip's latency stays near the fastest yet: by Little's law, answers
 //     per second are the requests in flight over their latency, so while latency holds, more in
 //     flight is more answers. It ends when two round trips in a row are slower than the fastest
@@ -49,7 +49,7 @@ namespace dibs::http {
 struct adaptive_settings {
   double initial = 2;
   double min = 1;
-  double max = 1000;                // the ceiling (--concurrency)
+  double max = 1000;                // the ceiling (concurrency)
   double start_growth = 8;          // slow start: the limit x this a round trip
   double probe_step = 0.25;         // a probe tries the limit this much higher (or lower)
   double keep_gain = 0.05;          // ... kept higher when the answers per second rose this much

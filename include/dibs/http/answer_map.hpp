@@ -1,4 +1,4 @@
-// `--map 'country=/country,city=/city,lat=/loc/lat'`: which members of an answer (RFC 6901 JSON
+// `map 'country=/country,city=/city,lat=/loc/lat'`: which members of an answer (RFC 6901 JSON
 // Pointers) go into which fields of the item. The processor writes the mapped values as one
 // object (answer_mapping.hpp) into the target, which stays what "done" means; a store that takes
 // a mapping (JSON Lines, MongoDB) also writes each value into its own field, typed as the answer

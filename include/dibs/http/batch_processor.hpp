@@ -9,7 +9,7 @@
 // Outcomes per item: done, failed for "status":"fail" (no data), retried for an element that is
 // not an object or names another key. A failed exchange (timeout, 429, 5xx, 4xx, bad JSON) gives
 // every item of the batch the outcome one item would get, with its own backoff.
-// A leader cancelled (shutdown, --max-processing) hands its members a retry, so none waits for
+// A leader cancelled (shutdown, max_processing) hands its members a retry, so none waits for
 // an answer that will not come.
 #pragma once
 
@@ -42,7 +42,7 @@ class batch_processor final : public processor {
   ~batch_processor() override;
 
   awaitable<outcome> process(job j) override;
-  // --max-processing times the request, not the linger and the wait for a rate slot.
+  // max_processing times the request, not the linger and the wait for a rate slot.
   bool reports_work_start() const override { return static_cast<bool>(work_started_); }
   // The adaptive limit on batch requests in flight, in items (each request carries a batch).
   std::size_t capacity() const override;

@@ -63,7 +63,7 @@ struct client_options {
   std::size_t shard = 0;
   std::size_t shards = 1;
   // The most calls any one of those shards may run of an origin's limit for a reason of its own
-  // (--max-connections over the shards, rounded down: the same on every shard, so they agree on
+  // (max_connections over the shards, rounded down: the same on every shard, so they agree on
   // which of them call); 0: none. The limit's ceiling over the shards bounds it too.
   std::size_t most_per_shard = 0;
   // Called on the client's executor when an origin's limit changed: whoever feeds the client

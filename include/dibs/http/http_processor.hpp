@@ -4,7 +4,7 @@
 //
 // Before each request the processor waits for its slot from the shared rate limiter (holding
 // its pipeline); after each response it tells the limiter when the API said stop. With a
-// `work_started` hook (the engine's, through the factory) the --max-processing clock starts when
+// `work_started` hook (the engine's, through the factory) the max_processing clock starts when
 // the request is sent, not while it waits for its slot.
 //
 // With `reuse` (answer_reuse.hpp), documents whose request is identical share one call.
@@ -13,7 +13,7 @@
 // the item. An API that answers {"status":"fail"} (ip-api's way to say "no data for this key":
 // ipapi_profile.hpp) ends it with that answer, counted as no data (or failed: no_data_fails).
 // Refused or reset connections, timeouts, 408, 429, 5xx and invalid JSON are retried with
-// exponential backoff and full jitter; the engine fails the item once --max-attempts is reached.
+// exponential backoff and full jitter; the engine fails the item once max_attempts is reached.
 #pragma once
 
 #include <dibs/http/adaptive_limit.hpp>
@@ -50,38 +50,38 @@ struct processor_options {
   client_options http;
   // Read answers with ip-api's profile (ipapi_profile.hpp): a top-level "status":"fail" is the
   // API's definitive "no data for this key" (outcome::no_data): written as the item's answer and
-  // counted apart, or, with no_data_fails (--no-data-fails), the item fails with its "message".
-  // Off (--no-status-check): every valid answer is data.
+  // counted apart, or, with no_data_fails (no_data_fails), the item fails with its "message".
+  // Off (no_status_check): every valid answer is data.
   bool status_field_check = true;
   bool no_data_fails = false;
-  // Any API's way to say "no data" (no_data_rules.hpp): a status (--no-data-on 404), a member's
-  // value (--no-data-when /status=fail); counted and written as ip-api's are (no_data_fails too).
+  // Any API's way to say "no data" (no_data_rules.hpp): a status (no_data_on 404), a member's
+  // value (no_data_when /status=fail); counted and written as ip-api's are (no_data_fails too).
   no_data_rules no_data;
-  // --map: the answer's members written as one object of the mapped values (answer_map.hpp);
+  // map: the answer's members written as one object of the mapped values (answer_map.hpp);
   // empty: the whole answer.
   answer_map map;
   std::chrono::milliseconds backoff_base{500};
   std::chrono::milliseconds backoff_max{30'000};
-  // The longest wait an API's Retry-After or X-Ttl is honored for (`--max-retry-after`).
+  // The longest wait an API's Retry-After or X-Ttl is honored for (`max_retry_after`).
   std::chrono::milliseconds max_retry_after{3'600'000};
-  // Shared by every shard: `--rate`, and the API's own stop signals. The factory makes one
+  // Shared by every shard: `rate`, and the API's own stop signals. The factory makes one
   // (with no rate of its own) when none is given, so stop signals are always honored.
   std::shared_ptr<rate_limiter> limiter;
-  // `--reuse-answers`: documents whose request is identical share one call (answer_reuse.hpp);
+  // `reuse_answers`: documents whose request is identical share one call (answer_reuse.hpp);
   // shared by every shard. Null: every document makes its own call.
   std::shared_ptr<answer_reuse> reuse;
-  // --max-calls, --budget: each call sent is counted in each (call_budget.hpp); the store's
+  // max_calls, budget: each call sent is counted in each (call_budget.hpp); the store's
   // claims go through budget_gate so that no item is claimed without a call left for it.
   std::vector<std::shared_ptr<call_budget>> budgets;
   // Answers bought before the run (the pre-flight's), each used for its item instead of a call.
   std::shared_ptr<prefetched_answers> prefetched;
-  // `--max-connections` for the whole process (0: none), split across its `shards` clients by
+  // `max_connections` for the whole process (0: none), split across its `shards` clients by
   // the factories (connection_share).
   std::size_t max_connections = 0;
   std::size_t shards = 1;
   // The adaptive limit on requests in flight to the API (adaptive_limit.hpp), on by default: the
   // engine's concurrency is then its ceiling. nullopt: every pipeline sends at once, a fixed
-  // concurrency (--fixed-concurrency).
+  // concurrency (fixed_concurrency).
   std::optional<adaptive_settings> adaptive = adaptive_settings{};
   // In a traced run (job::trace valid), each call carries a W3C `traceparent` header naming its
   // span of the item's trace, so an API that traces joins it. Off: no header (the span is kept).
@@ -127,7 +127,26 @@ class http_processor final : public processor {
   client& http_client() { return client_; }
   const std::shared_ptr<rate_limiter>& limiter() const { return opts_->limiter; }
 
+  // One call for `j` with `req` (built for it, or a fixed probe's), made as the run makes every
+  // call: a slot of the rate, the call budgets counted when it goes out (as `j`'s, by its id and
+  // token), the API's stop signals honoured for the whole run. The answer is not judged: the
+  // pre-flight judges it by its own rules and hands it to the run. `refused`: a budget had no
+  // call left, nothing was sent.
+  struct asked {
+    response r;
+    bool refused = false;
+  };
+  awaitable<asked> ask(const job& j, request req);
+
  private:
+  // A request sent as every call is (ask, call): `j`'s rate slot waited for, the budgets counted
+  // as it goes out, the time it went. `refused`: a budget had no call left, nothing was sent.
+  struct sent_call {
+    response r;
+    std::chrono::steady_clock::time_point sent;
+    bool refused = false;
+  };
+  awaitable<sent_call> send_counted(const job& j, request req);
   // The call itself: a rate slot, the request, the judgement. `aborted` is set when it was
   // cancelled before an answer (its outcome then says nothing of the key).
   awaitable<outcome> call(const job& j, request req, bool& aborted);
@@ -155,7 +174,7 @@ class http_processor final : public processor {
   outcome reused_answer(std::string answer);
   // Why `body` (a JSON object) means no data by the no-data rules' members; nullopt when it doesn't.
   std::optional<std::string> no_data_in(const std::string& body);
-  // A done outcome's answer as the mapped values (--map); any other outcome as it is.
+  // A done outcome's answer as the mapped values (map); any other outcome as it is.
   outcome mapped(outcome o);
 
   std::shared_ptr<const processor_options> opts_;

@@ -29,7 +29,7 @@ namespace dibs::http {
 
 struct limit_view {
   std::size_t limit = 0;      // requests allowed in flight now
-  std::size_t ceiling = 0;    // the most it may reach (--concurrency)
+  std::size_t ceiling = 0;    // the most it may reach (concurrency)
   std::size_t in_flight = 0;  // requests in flight, counted against the limit
   std::size_t stragglers = 0; // ... and beside it: far later than the API's usual answer
   std::size_t waiting = 0;    // requests waiting for the limit

@@ -14,7 +14,7 @@
 //     through; an API that refuses everything is down (the breaker's matter), and must not drive
 //     the pace towards 0;
 //   - up by `growth_per_s` of itself per second of answers, while the pace holds requests back
-//     (without that demand there is nothing to learn: a run held back by its own --rate or
+//     (without that demand there is nothing to learn: a run held back by its own rate or
 //     concurrency does not raise it); by `recover_per_s` while far under the rate the last
 //     refusal came at (a deep cut is soon undone, as TCP's slow start up to its threshold).
 // Between a refusal and the one after, the pace spends most of its time just under the API's

@@ -1,4 +1,4 @@
-// The request rate for an API, shared by every shard of a process: a token bucket (`--rate N/s`
+// The request rate for an API, shared by every shard of a process: a token bucket (`rate N/s`
 // or `N/min`, a burst of `burst` requests allowed), plus what the API itself says. When a host
 // says stop (ip-api's `X-Rl: 0` with `X-Ttl`, `Retry-After` on 429/503, `RateLimit-Remaining: 0`
 // with `RateLimit-Reset`), no shard sends it anything until that time. Thread-safe.
@@ -26,8 +26,10 @@ class shared_rate;
 std::optional<double> parse_rate(const std::string& text);
 
 // When the headers of a response tell the client to stop sending to this host, until when
-// (relative to `now`, by the server's `Date` where an HTTP date is given). nullopt otherwise.
-// Not capped here (only kept from overflowing): honor_stop_signals caps it at --max-retry-after.
+// (relative to `now`, by the server's `Date` where an HTTP date is given): ip-api's X-Rl: 0, a
+// quota or an LLM provider's tokens with none left, and for a 429, 503 or 529 (Anthropic's
+// "overloaded") retry-after-ms or Retry-After. nullopt otherwise.
+// Not capped here (only kept from overflowing): honor_stop_signals caps it at max_retry_after.
 std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
     int status, const std::vector<std::pair<std::string, std::string>>& headers, std::chrono::system_clock::time_point now);
 
@@ -91,7 +93,7 @@ class rate_limiter final : public rate_control {
                     clock::time_point sent, std::chrono::milliseconds max_wait);
   std::uint64_t quota_epoch() const { return quota_epoch_.load(std::memory_order_acquire); }
 
-  // `--rate-scope store`: the rate is the store's (shared_rate.hpp), and this limiter keeps only
+  // `rate_scope store`: the rate is the store's (shared_rate.hpp), and this limiter keeps only
   // the pauses; wait_for_slot takes each request's slot from `s` as well. Call before any take().
   void share(std::shared_ptr<shared_rate> s);
   shared_rate* shared() const { return shared_.get(); }

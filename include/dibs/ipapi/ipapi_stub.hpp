@@ -26,7 +26,7 @@
 //   /test/hang           never answers (until the stub stops)
 //   /test/close          closes the connection without answering
 //   /test/slow/{ms}/{ip} answers /json/{ip} after that many milliseconds
-// With --rate-limit, /json answers follow ip-api's rate limit and its headers.
+// With rate_limit, /json answers follow ip-api's rate limit and its headers.
 #pragma once
 
 #include <atomic>

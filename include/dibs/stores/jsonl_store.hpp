@@ -1,4 +1,4 @@
-// File mode: a JSON Lines file as the store (`--store jsonl:IN.jsonl --out OUT.jsonl`).
+// File mode: a JSON Lines file as the store (`store jsonl:IN.jsonl out OUT.jsonl`).
 //
 // Every non-empty line of IN is an item; its source field is read from the line's object. The
 // claim protocol runs in memory (a memory_store: leases, tokens, attempts, retries), and every
@@ -12,7 +12,7 @@
 // done before dibs starts and is written out byte for byte.
 //
 // Items are known by their line number (in logs, `dibs status`'s examples, GET /status), or with
-// --id-field NAME (jsonl_options::id_field) by the value of their member NAME (line_keys.hpp);
+// id_field NAME (jsonl_options::id_field) by the value of their member NAME (line_keys.hpp);
 // the output's and the journal's records always say the line number.
 // One process at a time: the journal is locked (flock). The journal records IN's size and
 // modification time; a journal for another IN is refused rather than misapplied.
@@ -43,13 +43,13 @@ struct jsonl_options {
   std::string source = dibs::ipapi::source_field;  // a top-level field, or a dotted path
   std::string target = dibs::ipapi::target_field;
   // The target was given by the user: a journal whose run writes another is refused (else the
-  // journal's target is the one in effect: `dibs status`, `retry` and `release` need no --target).
+  // journal's target is the one in effect: `dibs status`, `retry` and `release` need no target).
   bool target_given = false;
   bool read_only = false;  // `dibs status`: no lock, no journal created
   std::string id_field;    // a top-level member whose value names each line; "" = line numbers
   // More fields (dotted paths) each item hands the processor: a request's headers and body.
   std::vector<std::string> more_fields;
-  // --map's fields: a done line gets each member of its answer (the mapped values) as a
+  // map's fields: a done line gets each member of its answer (the mapped values) as a
   // top-level member of its own too.
   std::vector<std::string> mapped_fields;
 };
@@ -73,12 +73,12 @@ class jsonl_store final : public blocking_store {
   std::string describe() const override;
   std::string finish(bool drained) override;
   // `dibs retry` (jsonl_retry.cpp, failed_lines.hpp): a retry record per failed line it puts
-  // back, in the journal; after a finished run, a new journal made from OUT. `--since` is refused:
+  // back, in the journal; after a finished run, a new journal made from OUT. `since` is refused:
   // the journal records no failure times.
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
   // `dibs failed` (jsonl_failed.cpp): the failed lines the journal or a finished OUT records, with
-  // their source read from IN; no time (the journal records none: `--since` is refused).
+  // their source read from IN; no time (the journal records none: `since` is refused).
   void list_failed(const retry_filter& which, const std::function<void(const failed_item&)>& each) override;
   // The journal's (or a finished OUT's) answers that are the API's "no data" (failed_lines.hpp).
   std::optional<std::uint64_t> no_data_count() override;
@@ -117,7 +117,7 @@ class jsonl_store final : public blocking_store {
   void drop_unused_journal();
   std::string memory_id(const std::string& name) const;
   std::string line_id(const std::string& memory) const;
-  // What the engine and the user call line `n` (its number, or its --id-field key), and back (0: none).
+  // What the engine and the user call line `n` (its number, or its id_field key), and back (0: none).
   std::string name_of_line(std::size_t n) const;
   std::size_t line_named(const std::string& name) const;
   template <class Item>
@@ -132,7 +132,7 @@ class jsonl_store final : public blocking_store {
   std::optional<store_time> frozen_now_;
   memory_store mem_;
   std::vector<std::size_t> line_of_;  // memory id - 1 -> line number (1-based) in IN
-  line_keys keys_;                    // with --id-field: each object line's key
+  line_keys keys_;                    // with id_field: each object line's key
   std::size_t finished_before_ = 0;
   std::uint64_t done_before_ = 0, failed_before_ = 0;
   // Lines that are not JSON objects, failed while reading IN and not yet in the journal (line,

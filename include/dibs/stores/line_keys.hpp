@@ -1,4 +1,4 @@
-// --id-field NAME in file mode: each line named by the user's own key (the value of its top-level
+// id_field NAME in file mode: each line named by the user's own key (the value of its top-level
 // member NAME) instead of its line number, in logs, `dibs status`'s examples and GET /status.
 // A name must find its line again (the engine hands it back with every write), so every object
 // line needs one, and no two lines may share one. Pure functions, for tests.
@@ -26,7 +26,7 @@ struct line_keys {
 // The keys of `text`'s lines (a JSON Lines file's contents, `file` its name for messages): every
 // non-blank line that is a JSON object must have a key; a line that is not one (or not JSON) is
 // named "line N" (it fails, and its failure must find it again; a user's key "line N" for
-// another line is refused as a shared name). Throws std::invalid_argument naming --id-field, the line and
+// another line is refused as a shared name). Throws std::invalid_argument naming id_field, the line and
 // the problem, or the two lines that share a key.
 line_keys read_line_keys(std::string_view text, const std::string& field, const std::string& file);
 

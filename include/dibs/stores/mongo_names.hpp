@@ -3,7 +3,7 @@
 // Everything dibs keeps in a user's document lives under one field, `_dibs` by default: a name a
 // document of the user's does not have (dibs init refuses a collection whose documents have it
 // of their own). An earlier dibs kept it in `lock`; a collection it worked on, with no
-// --lock-field given nor recorded, goes on with `lock` (earlier_lock_field; docs/stores.md).
+// lock_field given nor recorded, goes on with `lock` (earlier_lock_field; docs/stores.md).
 #pragma once
 
 #include <dibs/ipapi/recipe_fields.hpp>
@@ -21,7 +21,7 @@ struct field_names {
   std::string lock = default_lock_field;  // holds {by, token, until, attempts} and, for failed items, failed{}
   // More fields (dotted paths) a claimed document hands the processor: a request's headers and body.
   std::vector<std::string> more;
-  // --map's fields: a completion sets each member of its answer (the mapped values) as a field too.
+  // map's fields: a completion sets each member of its answer (the mapped values) as a field too.
   std::vector<std::string> mapped;
 
   std::string lock_by() const { return lock + ".by"; }

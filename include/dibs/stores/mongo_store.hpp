@@ -53,7 +53,7 @@ struct mongo_options {
   std::chrono::seconds clock_refresh{30};
   bool create_indexes = true;
   // A look-only open (`dibs status`, `dibs retry`): when the lock collection holds locks, count
-  // leases there whatever `strategy` says (the user need not repeat --claim lock-collection).
+  // leases there whatever `strategy` says (the user need not repeat claim lock-collection).
   bool detect_lock_collection = false;
   // false: a missing collection is refused (dibs::missing_table_error, with the collections there)
   // rather than created by the first write (dibs enrich and dibs status create nothing).
@@ -64,7 +64,7 @@ struct mongo_options {
   // dibs init's record (dibs/recorded_settings.hpp, settings_record.hpp): read and applied to
   // `names` at start, or written (dibs init).
   settings_use settings;
-  std::string map;  // --map's text (dibs/field_mapping.hpp), recorded by dibs init; names.mapped when none
+  std::string map;  // map's text (dibs/field_mapping.hpp), recorded by dibs init; names.mapped when none
   // Refuse a collection where no document has the target field (dibs::missing_table_error, kind
   // "field"): a misspelled target would otherwise make every document pending again. Not when
   // the user said the field is new (target_is_new) or dibs init recorded it.

@@ -9,14 +9,13 @@
 //             another cluster node, Galera's certification failure, is a claim conflict:
 //             claimed again)
 //   complete  BEGIN; SELECT the rows still held (id + token + by + until >= NOW(6)) FOR UPDATE;
-//             UPDATE (or DELETE, --on-done delete) exactly those; COMMIT
+//             UPDATE (or DELETE, on_done delete) exactly those; COMMIT
 //   renew, release, fail: the same shape, so the adapter knows exactly which rows lost their lease.
 // All times are the database's (NOW(6)), in UTC.
 #pragma once
 
 #include <dibs/ipapi/recipe_fields.hpp>
 #include <dibs/stores/sql_table_names.hpp>
-#include <dibs/stores/sql_table_options.hpp>
 
 #include <dibs/blocking_store.hpp>
 #include <dibs/recorded_settings.hpp>

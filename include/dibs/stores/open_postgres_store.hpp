@@ -4,7 +4,7 @@
 
 #include <dibs/ipapi/recipe_fields.hpp>
 #include <dibs/admin_store.hpp>
-#include <dibs/stores/sql_table_options.hpp>
+#include <dibs/stores/sql_table_names.hpp>
 
 #include <memory>
 #include <string>

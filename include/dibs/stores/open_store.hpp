@@ -1,4 +1,4 @@
-// A store from its URI: the one place a program turns `--store URI` into a store (the CLI, the
+// A store from its URI: the one place a program turns `store URI` into a store (the CLI, the
 // claim probe, the chaos driver and the tests all come here). The grammar: store_uri.hpp.
 #pragma once
 
@@ -21,10 +21,10 @@ struct store_options {
   // More fields each item hands the processor (a request's headers and body): JSON Lines and
   // MongoDB read them; the SQL stores read one column and refuse them (setting_error "body").
   std::vector<std::string> more_fields;
-  // --map's fields (SQL: columns), where each mapped value goes besides the target.
+  // map's fields (SQL: columns), where each mapped value goes besides the target.
   std::vector<std::string> mapped_fields;
-  // --map's text (dibs/field_mapping.hpp): with SQL types, which dibs init adds missing columns
-  // of; recorded by dibs init (without the types) and used when no --map is given.
+  // map's text (dibs/field_mapping.hpp): with SQL types, which dibs init adds missing columns
+  // of; recorded by dibs init (without the types) and used when no map is given.
   std::string map;
   std::string lock_field = "_dibs";       // MongoDB: the field holding the lease (mongo_names.hpp)
   // MongoDB: update-find, find-and-modify, batch, lock-collection; MySQL: skip-locked (batch
@@ -33,15 +33,15 @@ struct store_options {
   std::string on_done = "mark";           // MySQL: mark (keep finished rows) or delete (a queue)
   std::string out;                        // JSON Lines: where the enriched lines go ("" = read only)
   std::string id_field;                   // JSON Lines: the member whose value names each line ("" = its number)
-  // MongoDB: when set, these override the URI's path and ?collection= (the CLI's --db and
-  // --collection); with neither, test.message.
+  // MongoDB: when set, these override the URI's path and ?collection= (the CLI's db and
+  // collection); with neither, test.message.
   std::string database, collection;
   std::size_t threads = 4;                // offload threads (and pooled connections)
   // false: open to look only (dibs status): no indexes, no table, no journal created.
   bool create_schema = true;
   // The SQL table (MongoDB: the collection) that the URI names, when it is missing: created
-  // (create_table, with create_schema; dibs seed, dibs init --new-table, programs and tests) or
-  // refused by name (dibs enrich, dibs status, dibs init without --new-table:
+  // (create_table, with create_schema; dibs seed, dibs init new_table, programs and tests) or
+  // refused by name (dibs enrich, dibs status, dibs init without new_table:
   // dibs::missing_table_error, whose advice says which). An existing SQL table that lacks
   // dibs's columns or its claim index: they are added (add_columns: dibs init) or the table is
   // refused with the ALTER TABLE that would add them.
@@ -56,7 +56,7 @@ struct store_options {
   settings_use settings;
   // The target is new: MongoDB, no document has the field yet; SQL (with add_columns), the table
   // has no such column yet. Without it such a collection is refused (a forgotten or misspelled
-  // --target would make every document pending again), and so is a table by dibs init (by the
+  // target would make every document pending again), and so is a table by dibs init (by the
   // others when only that column is missing). MongoDB: dibs init's record of this target counts
   // as the user's word.
   bool target_is_new = false;

@@ -1,6 +1,6 @@
 // What a store can keep for every process that works on it, beside its items: the API's answers
-// (--reuse-answers store), the shared rate's record (--rate-scope store) and the call budget
-// (--budget). A capability, found
+// (reuse_answers store), the shared rate's record (rate_scope store) and the call budget
+// (budget). A capability, found
 // with std::dynamic_pointer_cast<shared_records>(store): callers need not know the store's type,
 // and a new store that keeps them says so by deriving from it. MySQL/MariaDB and PostgreSQL keep
 // them in the tables dibs_answers and dibs_rate, MongoDB in collections of those names; a JSON
@@ -23,7 +23,7 @@ class shared_records {
   // stores are); on a store owned otherwise they throw std::bad_weak_ptr.
   virtual std::shared_ptr<answer_store> open_answers() = 0;
   virtual std::shared_ptr<shared_rate_store> open_shared_rate() = 0;
-  // --budget N/day: the calls every process took, in dibs_budget (created on the first take).
+  // budget N/day: the calls every process took, in dibs_budget (created on the first take).
   virtual std::shared_ptr<budget_store> open_budget() = 0;
 };
 

@@ -6,11 +6,11 @@
 //   mongodb+srv://...                 the same, through DNS seed lists
 //       DB is the database (and, as in every MongoDB URI, the default authSource);
 //       collection= names the collection (dibs's own option: taken out before the driver sees
-//       the URI). Without them: test.message. store_options can override both (--db, --collection).
+//       the URI). Without them: test.message. store_options can override both (db, collection).
 //   mysql://USER[:PASS]@HOST[:PORT]/DB[?table=T&socket=...&ssl-mode=...]   (adapters/mysql/mysql_uri.hpp)
 //   postgresql://USER[:PASS]@HOST[:PORT]/DB[?table=T&LIBPQ_PARAMS]   (or postgres://; every
 //       parameter but table= goes to libpq: adapters/postgres/pg_protocol.hpp)
-//   jsonl:IN.jsonl                    a JSON Lines file (the output file is an option: --out)
+//   jsonl:IN.jsonl                    a JSON Lines file (the output file is an option: out)
 //
 // Adding a store (say postgresql://): a store_kind (and its name in to_string), its prefixes in
 // the table at the top of store_uri.cpp, its case in open_store.cpp, its form in

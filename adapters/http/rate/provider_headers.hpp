@@ -1,0 +1,57 @@
+// What the LLM providers say of their limits, each in its own dialect, read into one shape:
+//   - OpenAI: x-ratelimit-{limit,remaining,reset}-{requests,tokens}, the resets as Go durations
+//     ("1s", "6m0s", "12ms", "2m59.56s");
+//   - Azure OpenAI: the same names, a reset in whole seconds ("1"), and -1 (a limit or what is
+//     left) or 0 (a reset) where it knows nothing;
+//   - Anthropic: anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,
+//     remaining,reset}, the resets as RFC 3339 times ("2026-11-29T10:00:30Z", fractions and offsets);
+//     its tokens are the tightest of its three token buckets;
+//   - retry-after-ms (OpenAI, Azure): how long to wait, in milliseconds;
+//   - Gemini: no headers, but a 429's body with a google.rpc.RetryInfo whose retryDelay is "26s".
+// Pure; unit-tested in tests/unit/test_provider_headers.cpp.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace dibs::http {
+
+// A Go duration ("1h2m3.5s", "12ms", "250us", "0s"), or a bare number of seconds ("1", "1.5":
+// Azure's); nullopt for anything else or a negative one.
+std::optional<std::chrono::milliseconds> go_duration(std::string_view text);
+
+// An RFC 3339 time ("2026-11-29T10:00:30Z", "2026-11-29T10:00:30.25+02:00"); nullopt otherwise.
+std::optional<std::chrono::system_clock::time_point> rfc3339_time(std::string_view text);
+
+// One of a provider's buckets as its headers state it.
+struct provider_bucket {
+  std::optional<std::int64_t> limit;      // what a window allows, when said
+  std::int64_t remaining = 0;             // what is left of it
+  std::chrono::milliseconds reset_in{0};  // until it is full again (0: not said)
+};
+
+struct provider_limits {
+  std::optional<provider_bucket> requests;
+  std::optional<provider_bucket> tokens;
+  bool any() const { return requests || tokens; }
+};
+
+using header_list = std::vector<std::pair<std::string, std::string>>;
+
+// The buckets `headers` state (OpenAI's, Azure's or Anthropic's names); `now` reads an RFC 3339
+// reset. A bucket whose remaining is not said, or said as -1, is not stated.
+provider_limits read_provider_limits(const header_list& headers, std::chrono::system_clock::time_point now);
+
+// retry-after-ms, when it holds a number of milliseconds.
+std::optional<std::chrono::milliseconds> retry_after_ms(const header_list& headers);
+
+// Gemini's 429 body: the retryDelay of its google.rpc.RetryInfo ("26s", "1.5s"); nullopt when the
+// body holds none.
+std::optional<std::chrono::milliseconds> gemini_retry_delay(std::string_view body);
+
+}  // namespace dibs::http
