@@ -20,6 +20,11 @@ settlement settlement_of(const job& j, outcome o, bool cancelled, bool stopping,
       s.write = completion{j.ref(), std::move(o.result)};
       break;
     case outcome::kind::retry:
+      if (o.paced) {  // the API's pace: back to wait, the claim's attempt given back
+        s.k = settlement::kind::retry;
+        s.write = release_item{j.ref(), o.after, std::move(o.why), o.http_status, false, true};
+        break;
+      }
       if (j.attempts >= max_attempts) {
         s.k = settlement::kind::give_up;
         s.write = failure{j.ref(), bounded_reason("gave up after " + std::to_string(j.attempts) + " attempts: " + o.why),

@@ -1,6 +1,7 @@
 // What an item's outcome becomes in the store: the shard's settle decision as a pure function
 // (tests/unit/test_settlement.cpp). The answer is written (a completion); the item is given back
-// to be claimed again after its delay (a retry: an attempt spent), or at once and unprocessed (a
+// to be claimed again after its delay (a retry: an attempt spent, unless the API asked for the
+// pause: a 429 or 529 gives the claim's attempt back), or at once and unprocessed (a
 // cancelled call, a shutdown); or it fails (the processor's verdict, or a retry once the item has
 // spent max_attempts). Reasons are bounded (reason_text.hpp): the store keeps them.
 #pragma once

@@ -37,6 +37,10 @@ struct outcome {
   // The call was never sent: a budget had no call left for it (see budget_gate). The item goes
   // back as it was, no attempt spent (as at a shutdown), and nothing is learnt of the API.
   bool unsent = false;
+  // retry: the API asked for a pause (a 429, Anthropic's 529 "overloaded"): its pace, not this
+  // item's fault. The item goes back to wait with its attempt given back, so --max-attempts counts
+  // the item's own failures only.
+  bool paced = false;
   // The processor's spans of this item (its API call), children of the job's trace.span; made
   // only when the job's trace is valid (the run traces). The engine exports them with the item's.
   std::vector<span_record> spans;
@@ -61,6 +65,12 @@ struct outcome {
     o.after = after;
     o.why = std::move(why);
     o.http_status = status;
+    return o;
+  }
+  // A retry because the API asked for a pause (see paced).
+  static outcome paced_retry(std::chrono::milliseconds after, std::string why, int status) {
+    outcome o = retry(after, std::move(why), status);
+    o.paced = true;
     return o;
   }
   // A retry for an API-level reason (see api_down).

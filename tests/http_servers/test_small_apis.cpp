@@ -220,3 +220,25 @@ TEST_CASE("an API that limits its rate (503 or 429 past it, no Retry-After) is p
   CHECK(limits[0].second.pace_per_s > 0);
   CHECK(limits[0].second.pace_decreases > 0);
 }
+
+TEST_CASE("a 429 is the API's pace, not the item's fault: it spends no attempt", "[small][paced]") {
+  // Past 50 requests a second (a burst of 2), 429 without Retry-After; every item may be asked
+  // once only (max_attempts 1). Before: each item that met a 429 failed, "gave up after 1
+  // attempts: HTTP 429"; now it waits and goes again, its attempt given back.
+  test::small_api api("keepalive", {"--rate", "50", "--burst", "2", "--rate-status", "429"});
+  auto st = std::make_shared<memory_store>();
+  for (int i = 0; i < 60; ++i) st->add("198.51.100." + std::to_string(i));
+  engine_config cfg;
+  cfg.lease = 60s;
+  cfg.max_attempts = 1;
+  auto call = call_options(api);
+  call.adaptive.reset();  // sixteen at once: the limit meets the server's rate at once
+  cfg.concurrency = 16;
+  engine e(cfg, st, http::make_http_processor_factory(call));
+  REQUIRE(ended_by_itself(e, 60s));
+  const auto stats = test::raw_http(static_cast<std::uint16_t>(api.port()), "GET", "/stats");
+  INFO(stats.body);
+  CHECK(std::stoi(stats.body.substr(stats.body.find("\"refused\": ") + 11)) > 0);  // 429s were met
+  CHECK(e.summary().completed == 60);
+  CHECK(e.summary().failed == 0);
+}

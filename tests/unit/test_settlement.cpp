@@ -75,3 +75,20 @@ TEST_CASE("settlement: a failure keeps the processor's reason, bounded, with its
   CHECK(f.http_status == 404);
   CHECK(f.attempts == 2);
 }
+
+TEST_CASE("settlement: a 429 or 529 goes back to wait with its attempt given back, even at the last attempt",
+          "[settlement]") {
+  for (const auto& o : {outcome::paced_retry(ms(1000), "HTTP 429 Too Many Requests", 429),
+                        [] {
+                          auto u = outcome::unavailable(ms(2000), "HTTP 529", 529);
+                          u.paced = true;
+                          return u;
+                        }()}) {
+    const auto s = settlement_of(item(3), o, false, false, 3);
+    CHECK(s.k == settlement::kind::retry);
+    const auto r = std::get<dibs::release_item>(s.write);
+    CHECK(r.not_attempted);
+    CHECK(r.delay == o.after);
+    CHECK(r.http_status == o.http_status);
+  }
+}

@@ -85,7 +85,7 @@ void follow_quota(rate_limiter& limiter, const std::string& host, const response
 
 std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
                                              std::chrono::milliseconds max_wait, http_figures* figures, bool paced,
-                                             std::chrono::steady_clock::time_point sent) {
+                                             std::chrono::steady_clock::time_point sent, bool* cut_short) {
   if (r.ec) return std::chrono::milliseconds{0};
   follow_quota(limiter, host, r, max_wait, sent);
   // Gemini says how long in its 429's body, not in a header.
@@ -103,6 +103,7 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
               r.header("X-Ttl").empty() ? "" : ", X-Ttl: " + r.header("X-Ttl"), "); waiting the longest allowed (max_retry_after), ",
               std::chrono::duration_cast<std::chrono::seconds>(max_wait).count(), " s, instead");
     stop_for = max_wait;
+    if (cut_short) *cut_short = true;
   }
   limiter.pause(host, rate_limiter::clock::now() + stop_for);
   if (figures && stop_for.count() > 0) figures->api_stops.fetch_add(1, std::memory_order_relaxed);
@@ -129,9 +130,15 @@ std::optional<outcome> judge_exchange(const response& r, const client_options& h
   if (status >= 200 && status < 300) return std::nullopt;
   // The status line and the API's own words: "HTTP 404 Not Found: no location known for this address".
   const auto said = with_api_message(r.describe(), r.body);
+  if (status == 529) {  // Anthropic's "overloaded": the API's capacity, and its pace
+    auto o = outcome::unavailable(std::max(backoff, stop_for), said, status);
+    o.paced = true;
+    return o;
+  }
   if (status >= 500) return outcome::unavailable(std::max(backoff, stop_for), said, status);
-  if (status == 408 || status == 429)  // the API answered: slow down (429 pauses the host)
-    return outcome::retry(std::max(backoff, stop_for), said, status);
+  // The API answered 429: its pace (the host is paused), no fault of the item's, no attempt spent.
+  if (status == 429) return outcome::paced_retry(std::max(backoff, stop_for), said, status);
+  if (status == 408) return outcome::retry(std::max(backoff, stop_for), said, status);  // slow down
   return outcome::fail(said, status);
 }
 

@@ -142,8 +142,9 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
   aborted = r.ec == net::error::operation_aborted;
   count_exchange(figures_, r, clock.sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
+  bool cut_short = false;
   const auto stop_for = honor_stop_signals(*opts_->limiter, opts_->url.host(), r, opts_->max_retry_after, figures_,
-                                           opts_->adaptive.has_value(), clock.sent);
+                                           opts_->adaptive.has_value(), clock.sent, &cut_short);
   // A trace not sampled is exported only if its item fails: its call's span is made only when the
   // call did not end it done (the answer, without its body, is kept that long).
   std::optional<span_record> span;
@@ -151,6 +152,9 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
   if (traced && j.trace.recording && j.trace.sampled) span = end_traced_call(j, *traced, r, clock.sent);
   if (traced && j.trace.recording && !j.trace.sampled) head = response{r.ec, r.stage, r.detail, r.status, {}, {}, r.reused};
   auto o = judge(j, std::move(r), stop_for);
+  // The API asked for a longer pause than the run allows (a quota spent for the day): going again
+  // sooner is the run's choice, not the API's pace, and spends the item's attempt.
+  if (cut_short) o.paced = false;
   if (head && o.k != outcome::kind::done) span = end_traced_call(j, *traced, *head, clock.sent);
   if (span) o.spans.push_back(std::move(*span));
   co_return o;

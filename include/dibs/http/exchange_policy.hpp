@@ -36,11 +36,12 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host);
 // its refusals (the adaptive limit's rate_finder), so a bare 429 is the pace's to follow, and
 // pauses nothing (without one, everyone waits a second). A quota the headers state paces the
 // host from then on (rate_limiter::follow_quota); `sent` is when the request went out (default:
-// now).
+// now). `cut_short` (when given) is set when the API asked for more than `max_wait`: its pause
+// was not honoured, so a 429's retry is no longer the API's pace (judge_exchange's paced).
 std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
                                              std::chrono::milliseconds max_wait = std::chrono::hours{1},
                                              http_figures* figures = nullptr, bool paced = false,
-                                             std::chrono::steady_clock::time_point sent = {});
+                                             std::chrono::steady_clock::time_point sent = {}, bool* cut_short = nullptr);
 
 // Counts the exchange in the HTTP figures (status class, latency since `sent`); no-op on null.
 void count_exchange(http_figures* figures, const response& r, std::chrono::steady_clock::time_point sent);
