@@ -172,6 +172,17 @@ http::processor_options api_flags::call() const {
   o.reuse = reuse_;
   if (!prefetched_) prefetched_ = std::make_shared<http::prefetched_answers>();
   o.prefetched = prefetched_;
+  o.account_spent = [account = account_](const std::string& why) {
+    std::function<void()> stop;
+    {
+      std::lock_guard lock(account->mutex);
+      if (!account->why.empty()) return;  // said once; the run is stopping already
+      account->why = why;
+      stop = account->stop;
+    }
+    log::warn("the API says the account can make no more calls: ", why, "; the run stops claiming");
+    if (stop) stop();
+  };
   if (f.insecure && !f.ca_file.empty()) throw std::invalid_argument("--insecure and --ca-file contradict each other");
   if (!f.ca_file.empty() && !std::ifstream(f.ca_file))
     throw std::invalid_argument("--ca-file '" + f.ca_file + "': cannot be read");
@@ -263,6 +274,16 @@ std::string api_flags::check_tls() const {
   const bool tls_refusal =
       r.stage == "tls setup" || !r.detail.empty() || r.ec.category() == net::error::get_ssl_category();
   return r.ec && tls_refusal ? r.describe() : std::string{};
+}
+
+void api_flags::on_account_spent(std::function<void()> stop) const {
+  std::lock_guard lock(account_->mutex);
+  account_->stop = std::move(stop);
+}
+
+std::string api_flags::account_spent_why() const {
+  std::lock_guard lock(account_->mutex);
+  return account_->why;
 }
 
 }  // namespace dibs::cli

@@ -14,7 +14,9 @@
 #include <dibs/processor.hpp>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -104,7 +106,19 @@ struct api_flags {
   // The API's origin as the store's shared records name it: scheme://host:port.
   std::string origin_text() const;
 
+  // The API said the account can make no more calls (a quota or spend cap spent: http_processor's
+  // account_spent): `stop` is called once, from whichever shard heard it. account_spent_why()
+  // says what the API said, "" when it never did.
+  void on_account_spent(std::function<void()> stop) const;
+  std::string account_spent_why() const;
+
  private:
+  struct account_state {
+    std::mutex mutex;
+    std::string why;
+    std::function<void()> stop;
+  };
+  std::shared_ptr<account_state> account_ = std::make_shared<account_state>();
   mutable std::shared_ptr<http::rate_limiter> limiter_;  // made once, from --rate
   mutable std::shared_ptr<http::answer_reuse> reuse_;   // made once, from --reuse-answers
   mutable std::shared_ptr<http::prefetched_answers> prefetched_;  // the pre-flight's answers, for the run

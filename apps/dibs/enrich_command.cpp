@@ -170,6 +170,9 @@ command add_enrich_command(CLI::App& app) {
     }));
     engine e(cfg, preclaimed, std::move(processors));
     running = &e;
+    f->api.on_account_spent([&running] {
+      if (running) running->stop();
+    });
     const auto& run_cfg = e.config();
     const auto own_worker = run_cfg.worker_prefix + "-0";
     // Without them the run has no total: a store that stays out of reach ends it here, with why.
@@ -208,6 +211,7 @@ command add_enrich_command(CLI::App& app) {
     auto foreground = f->run.foreground(total);
     foreground.admin = st.get();  // GET /workers, POST /release and /retry act on this store
     const auto result = run_engine_in_foreground(e, foreground);
+    f->api.on_account_spent({});  // the engine's last call is made: nothing left to stop
     st->stop_watching();
     give_back_preclaimed(*st, f->api.call(), preclaimed->take_back());  // stopped before it claimed them
     // The store may be out of reach right as the run ends (a database restart): everything this
@@ -235,6 +239,10 @@ command add_enrich_command(CLI::App& app) {
     // A right the store took away mid-run ended it: as at start, the user has a GRANT to run.
     if (const auto denied = e.denied()) throw std::runtime_error(*denied);
     // (Everything this process held was released or written before it got here.)
+    if (const auto why = f->api.account_spent_why(); !why.empty()) {
+      std::fprintf(report, "enrich: the API says the account can make no more calls: %s\n", why.c_str());
+      if (result.stop_signal == 0) return exit_code::account_spent;
+    }
     // Failed items come first (1): they need a look; the budget's line above still says it was spent.
     if (!spent.empty() && result.stop_signal == 0 && result.summary.failed == 0) return exit_code::budget_spent;
     return run_exit_code({result.stop_signal, f->follow, drained, result.summary.failed});

@@ -17,6 +17,10 @@ inline constexpr int cut_short = 3;
 // which, and when it renews. Items that failed in the same run make it 1 (items_failed): they
 // need a look first; the budget's line is printed all the same.
 inline constexpr int budget_spent = 4;
+// The API said the account can make no more calls (OpenAI's insufficient_quota, a spend cap
+// reached): nothing more was claimed, the items it held went back unspent; the last line says the
+// API's words. Comes before failed items: no item is at fault, and no run goes on without a fix.
+inline constexpr int account_spent = 5;
 // Stopped by SIGINT / SIGTERM: a graceful stop, the summary is still printed (128 + signal number,
 // as shells report it).
 inline constexpr int interrupted = 130;

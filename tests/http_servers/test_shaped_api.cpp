@@ -295,3 +295,21 @@ TEST_CASE("a malformed --header is refused without echoing any of it (it may hol
     CHECK(out.find("sk-live-9f8e7d") == std::string::npos);
   }
 }
+
+TEST_CASE("an account whose credit is gone stops the run: its own exit code, the API's words, no item failed",
+          "[shaped][account]") {
+  // Past 10 requests, OpenAI's 429 insufficient_quota. Before: read as the API's pace (or, with
+  // attempts spent on 429s, every item failing after its tries), the run went on asking.
+  shaped_api api({"--spent-after", "10"});
+  const auto dir = scratch_dir("dibs-shaped", "spent");
+  write_items(dir / "in.jsonl", 300);
+  const auto [rc, out] = enrich_lines(dir, api.base_url() + "/geo/{ip}", {}, std::chrono::seconds(60));
+  INFO(out);
+  CHECK(rc == 5);
+  CHECK_THAT(out, Catch::Contains("the API says the account can make no more calls") &&
+                      Catch::Contains("You exceeded your current quota"));
+  CHECK_THAT(out, Catch::Contains(" failed=0 "));
+  const auto requests = static_cast<int>(api.requests().size());
+  CHECK(requests > 10);
+  CHECK(requests <= 10 + 64);  // the calls in flight when it was said, and no more
+}

@@ -10,6 +10,8 @@ to DIR/requests.jsonl as {"method","path","headers":[[name,value],...],"body_b64
 Options:
   --key NAME:VALUE      every request must carry this header (else HTTP 401)
   --quota N --window S  N requests per fixed window of S seconds (default 2), HTTP 429 past them
+  --spent-after N       past N requests, every answer is OpenAI's 429 insufficient_quota (the
+                        account's credit gone: no wait cures it)
   --quota-style STYLE   the headers that say so on every answer: github (X-RateLimit-Limit,
                         -Remaining, -Used, -Reset as epoch seconds), ietf (RateLimit-Limit,
                         -Remaining, -Reset as seconds), structured (RateLimit: "default";r=R;t=T
@@ -36,7 +38,7 @@ import urllib.parse
 lock = threading.Lock()
 stats = {"requests": 0, "refused": 0, "unauthorized": 0}
 window = {"start": 0.0, "used": 0}
-options = {"key": None, "quota": 0, "window": 2.0, "style": "github", "log": None}
+options = {"key": None, "quota": 0, "window": 2.0, "style": "github", "log": None, "spent_after": 0}
 
 
 def take_quota():
@@ -100,6 +102,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     stats["unauthorized"] += 1
                 return self.answer(401, {"error": "a key is needed"})
         extra = []
+        if options["spent_after"] and stats["requests"] > options["spent_after"]:
+            # OpenAI's answer once the account's credit is gone: a 429 no wait cures.
+            return self.answer(429, {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
+                                               "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}})
         if options["quota"]:
             allowed, remaining, reset_in, reset_at = take_quota()
             extra = self.quota_headers(max(remaining, 0), reset_in, reset_at)
@@ -155,6 +161,8 @@ def main():
             options["window"] = float(value)
         elif flag == "--quota-style":
             options["style"] = value
+        elif flag == "--spent-after":
+            options["spent_after"] = int(value)
         else:
             raise SystemExit("unknown option " + flag)
         i += 2

@@ -52,3 +52,17 @@ TEST_CASE("a failure reason is the status line and the API's message, when it sa
   CHECK(with_api_message("HTTP 500 Internal Server Error", "") == "HTTP 500 Internal Server Error");
   CHECK(with_api_message("HTTP 422 Unprocessable Entity", "ip must be IPv4") == "HTTP 422 Unprocessable Entity: ip must be IPv4");
 }
+
+TEST_CASE("an answer that says the account can make no more calls is told from a pace", "[api-body]") {
+  const std::string spent =
+      R"({"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}})";
+  CHECK(dibs::http::account_spent_code(429, spent) == "insufficient_quota");
+  CHECK(dibs::http::account_spent_code(403, R"({"error": {"code": "enforced_spend_limit_reached"}})") ==
+        "enforced_spend_limit_reached");
+  CHECK(dibs::http::account_spent_code(429, R"({"error": {"type": "billing_hard_limit_reached"}})") == "billing_hard_limit_reached");
+  // A rate limit is the API's pace, not the account's end.
+  CHECK(dibs::http::account_spent_code(429, R"({"error": {"type": "requests", "code": "rate_limit_exceeded"}})").empty());
+  CHECK(dibs::http::account_spent_code(200, spent).empty());
+  CHECK(dibs::http::account_spent_code(429, "Too Many Requests").empty());
+  CHECK(dibs::http::account_spent_code(429, R"({"error": "insufficient_quota"})").empty());  // no object: no code said
+}

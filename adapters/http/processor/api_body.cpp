@@ -143,4 +143,20 @@ std::string with_api_message(const std::string& status_line, std::string_view bo
   return status_line + ": " + message;
 }
 
+std::string account_spent_code(int status, std::string_view body) {
+  if ((status != 402 && status != 403 && status != 429) || body.empty() || body.size() > (1u << 20)) return {};
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(body.data(), body.size()).get(doc)) return {};
+  simdjson::dom::element error;
+  if (doc["error"].get(error) || !error.is_object()) return {};
+  for (const char* member : {"code", "type"}) {
+    std::string_view v;
+    if (error[member].get(v)) continue;
+    for (const char* spent : {"insufficient_quota", "billing_hard_limit_reached", "enforced_spend_limit_reached"})
+      if (v == spent) return std::string(v);
+  }
+  return {};
+}
+
 }  // namespace dibs::http

@@ -26,4 +26,10 @@ std::string api_message(std::string_view body, std::size_t max_chars = 200);
 // that says more than the status line does (a server's "404 Not Found" page says nothing more).
 std::string with_api_message(const std::string& status_line, std::string_view body);
 
+// An answer that says the account itself can make no more calls (no item's fault, and none goes
+// better by waiting): OpenAI's and Azure's `insufficient_quota`, `billing_hard_limit_reached`,
+// `enforced_spend_limit_reached`, as the code or type of its JSON "error" object, with a 402, 403
+// or 429. Returns that code; "" otherwise.
+std::string account_spent_code(int status, std::string_view body);
+
 }  // namespace dibs::http
