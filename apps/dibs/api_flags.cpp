@@ -176,12 +176,14 @@ http::processor_options api_flags::call() const {
     std::function<void()> stop;
     {
       std::lock_guard lock(account->mutex);
-      if (!account->why.empty()) return;  // said once; the run is stopping already
+      if (!account->stop) return false;  // no run to stop (a demo, the pre-flight): the item fails
+      if (!account->why.empty()) return true;  // said once; the run is stopping already
       account->why = why;
       stop = account->stop;
     }
-    log::warn("the API says the account can make no more calls: ", why, "; the run stops claiming");
-    if (stop) stop();
+    log::warn("the API says ", why, "; the run stops claiming");
+    stop();
+    return true;
   };
   if (f.insecure && !f.ca_file.empty()) throw std::invalid_argument("--insecure and --ca-file contradict each other");
   if (!f.ca_file.empty() && !std::ifstream(f.ca_file))

@@ -173,6 +173,11 @@ command add_enrich_command(CLI::App& app) {
     f->api.on_account_spent([&running] {
       if (running) running->stop();
     });
+    // Whatever ends the run or its start, the stop is unregistered before `running` is gone.
+    struct account_unwatch {
+      const api_flags& api;
+      ~account_unwatch() { api.on_account_spent({}); }
+    } unwatch{f->api};
     const auto& run_cfg = e.config();
     const auto own_worker = run_cfg.worker_prefix + "-0";
     // Without them the run has no total: a store that stays out of reach ends it here, with why.
@@ -211,7 +216,6 @@ command add_enrich_command(CLI::App& app) {
     auto foreground = f->run.foreground(total);
     foreground.admin = st.get();  // GET /workers, POST /release and /retry act on this store
     const auto result = run_engine_in_foreground(e, foreground);
-    f->api.on_account_spent({});  // the engine's last call is made: nothing left to stop
     st->stop_watching();
     give_back_preclaimed(*st, f->api.call(), preclaimed->take_back());  // stopped before it claimed them
     // The store may be out of reach right as the run ends (a database restart): everything this
@@ -240,7 +244,7 @@ command add_enrich_command(CLI::App& app) {
     if (const auto denied = e.denied()) throw std::runtime_error(*denied);
     // (Everything this process held was released or written before it got here.)
     if (const auto why = f->api.account_spent_why(); !why.empty()) {
-      std::fprintf(report, "enrich: the API says the account can make no more calls: %s\n", why.c_str());
+      std::fprintf(report, "enrich: the API says %s\n", why.c_str());
       if (result.stop_signal == 0) return exit_code::account_spent;
     }
     // Failed items come first (1): they need a look; the budget's line above still says it was spent.

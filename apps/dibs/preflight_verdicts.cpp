@@ -52,6 +52,9 @@ probe_verdict judge_probe(const http::response& r, int tries, int max_tries, boo
     return again_or_refuse(r.describe());
   }
   const int s = r.status;
+  // The account can make no more calls (a quota or spend cap spent): no run can go, whatever else.
+  if (const auto code = http::account_spent_code(s, r.body); !code.empty())
+    return {kind::refuse, "the account can make no more calls (" + code + "): " + http::with_api_message(r.describe(), r.body)};
   const auto body = http::kind_of_body(r.body);
   if (s >= 200 && s < 300) {
     const auto expected = batch ? http::body_kind::json_array : http::body_kind::json_object;

@@ -19,7 +19,8 @@ Options:
   --accept-delay-ms N  the accept loop sleeps N ms before each accept: a server too busy to
                      accept at once, whose backlog overflows under a burst of connects
   --rate N --burst B  past N requests a second (B more allowed in a burst), HTTP 503 (or
-                     --rate-status, e.g. 429) without Retry-After, counted in /stats as "refused":
+                     --rate-status, e.g. 429) without Retry-After (with --rate-retry-after-ms MS,
+                     OpenAI's retry-after-ms: MS), counted in /stats as "refused":
                      nginx limit_req's rule (a leaky bucket, refused requests not counted in it)
   --not-found-share F  this share of keys (by a hash of the key) get HTTP 404 with the API's own
                      JSON, {"error": "no location known for this address"}: keys it has nothing for
@@ -284,6 +285,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             elif settings["down"]:
                 self.reply(503, {"error": "backend unavailable"})
             elif a.rate > 0 and over_rate(a.rate, a.burst):
+                if a.rate_retry_after_ms:
+                    self.extra_headers = [("retry-after-ms", str(a.rate_retry_after_ms))]
                 self.reply(a.rate_status, {"error": "rate limit"})
             elif a.fail_share > 0 and share_of("fail:" + key) < a.fail_share:
                 self.reply(500, {"error": "internal error"})
@@ -322,6 +325,7 @@ def main():
     p.add_argument("--rate", type=float, default=0)
     p.add_argument("--burst", type=float, default=0)
     p.add_argument("--rate-status", type=int, default=503)
+    p.add_argument("--rate-retry-after-ms", type=int, default=0)
     p.add_argument("--not-found-share", type=float, default=0)
     p.add_argument("--not-found-keys", type=lambda v: set(v.split(",")), default=set())
     p.add_argument("--html", action="store_true")

@@ -179,3 +179,14 @@ TEST_CASE("the pre-flight judges the API over a few items, not one", "[cli][pref
   CHECK(judge_probes({html_200}).refuse);
   CHECK(judge_probes({own_404}, html_200).refuse);
 }
+
+TEST_CASE("an account out of credit refuses the run at the pre-flight, with the API's words", "[cli][preflight]") {
+  dibs::http::response r;
+  r.status = 429;
+  r.body = R"({"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "code": "insufficient_quota"}})";
+  const auto v = dibs::cli::judge_probe(r, 1, 3, false);
+  CHECK(v.what == dibs::cli::probe_verdict::kind::refuse);
+  CHECK_THAT(v.why, Catch::Contains("insufficient_quota") && Catch::Contains("You exceeded your current quota"));
+  r.body = R"({"error": {"type": "tokens", "code": "rate_limit_exceeded"}})";  // a pace, not the account
+  CHECK(dibs::cli::judge_probe(r, 1, 3, false).what != dibs::cli::probe_verdict::kind::refuse);
+}

@@ -130,14 +130,16 @@ std::optional<outcome> judge_exchange(const response& r, const client_options& h
   if (status >= 200 && status < 300) return std::nullopt;
   // The status line and the API's own words: "HTTP 404 Not Found: no location known for this address".
   const auto said = with_api_message(r.describe(), r.body);
-  if (status == 529) {  // Anthropic's "overloaded": the API's capacity, and its pace
-    auto o = outcome::unavailable(std::max(backoff, stop_for), said, status);
-    o.paced = true;
-    return o;
-  }
+  // 5xx (Anthropic's 529 "overloaded" too): the API's outage, the circuit breaker's to judge.
   if (status >= 500) return outcome::unavailable(std::max(backoff, stop_for), said, status);
-  // The API answered 429: its pace (the host is paused), no fault of the item's, no attempt spent.
-  if (status == 429) return outcome::paced_retry(std::max(backoff, stop_for), said, status);
+  // A 429 that says when to come back (Retry-After, retry-after-ms, a quota's reset, Gemini's
+  // RetryInfo): the API's pace, no fault of the item's, no attempt spent. A bare 429 says
+  // nothing of when: it spends the attempt, so an API that refuses for good still ends the run.
+  if (status == 429) {
+    if (says_when_to_return(status, r.headers) || gemini_retry_delay(r.body))
+      return outcome::paced_retry(std::max(backoff, stop_for), said, status);
+    return outcome::retry(std::max(backoff, stop_for), said, status);
+  }
   if (status == 408) return outcome::retry(std::max(backoff, stop_for), said, status);  // slow down
   return outcome::fail(said, status);
 }

@@ -1,5 +1,6 @@
 #include <dibs/http/batch_processor.hpp>
 
+#include "api_body.hpp"
 #include "batch_answer.hpp"
 #include "request_builder.hpp"
 
@@ -184,6 +185,16 @@ void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys,
   };
   auto backoff = [&](const member& m) { return full_jitter_backoff(m.attempts, o.backoff_base, o.backoff_max, rng_); };
 
+  // The account can make no more calls: the run stops, each member back as it came (or, with no
+  // run to stop, failed with the API's words).
+  if (!r.ec)
+    if (const auto code = account_spent_code(r.status, r.body); !code.empty()) {
+      const auto said = "the account can make no more calls (" + code + "): " + with_api_message(r.describe(), r.body);
+      const bool stopping = o.account_spent && o.account_spent(said);
+      for (auto& m : b.members)
+        hand(*m, stopping ? outcome::paced_retry(std::chrono::milliseconds{0}, said, r.status) : outcome::fail(said, r.status));
+      return;
+    }
   // The exchange failed: one verdict for all, each retry with its member's own backoff (never
   // before the API's stop signal, which the verdict already holds).
   if (auto verdict = judge_exchange(r, o.http, {}, stop_for)) {

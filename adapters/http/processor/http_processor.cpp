@@ -274,13 +274,14 @@ outcome http_processor::judge(const job& j, response r, std::chrono::millisecond
     if (object) compact_json_in_place(r.body);
     return outcome::no_data_answer(no_data_answer_json(r.status, r.body, object), std::move(why), r.status);
   }
-  if (opts_->account_spent && !r.ec)
+  if (!r.ec)
     if (const auto code = account_spent_code(r.status, r.body); !code.empty()) {
-      // The account's, not the item's: the run stops; the item goes back as it came.
-      auto said = with_api_message(r.describe(), r.body);
-      opts_->account_spent(said);
-      return outcome::paced_retry(std::chrono::milliseconds{0}, "the account can make no more calls (" + code + "): " + said,
-                                  r.status);
+      // The account's, not the item's: the run stops, and the item goes back as it came; with
+      // no run to stop, the item fails with the API's words.
+      auto said = "the account can make no more calls (" + code + "): " + with_api_message(r.describe(), r.body);
+      if (opts_->account_spent && opts_->account_spent(said))
+        return outcome::paced_retry(std::chrono::milliseconds{0}, std::move(said), r.status);
+      return outcome::fail(std::move(said), r.status);
     }
   if (auto o = judge_exchange(r, opts_->http, backoff, stop_for)) return std::move(*o);
   auto check = check_body(r.body);

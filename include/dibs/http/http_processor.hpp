@@ -56,9 +56,9 @@ struct processor_options {
   bool no_data_fails = false;
   // Called (from any shard's thread, maybe more than once) when an answer says the account can
   // make no more calls (api_body.hpp's account_spent_code: a quota or spend cap spent), with the
-  // API's words: the program stops the run. The item that heard it goes back, its attempt given
-  // back. Empty: such an answer is an item's failure, as any 4xx.
-  std::function<void(const std::string& why)> account_spent;
+  // API's words; returns true when the run stops for it. The item that heard it then goes back,
+  // its attempt given back. Empty, or false: such an answer is an item's failure, as any 4xx.
+  std::function<bool(const std::string& why)> account_spent;
   // Any API's way to say "no data" (no_data_rules.hpp): a status (no_data_on 404), a member's
   // value (no_data_when /status=fail); counted and written as ip-api's are (no_data_fails too).
   no_data_rules no_data;
