@@ -171,6 +171,12 @@ def main():
                 expected = ",".join(f"{t}={l}={l}" for t, _, l in REVIEWS)
                 if labels != expected:
                     fail(f"the rows' labels are {labels}, not {expected}")
+                # The tokens each answer's usage said (shaped_api.py counts the prompt's words, plus one).
+                tokens = psql(pg_uri, "SELECT string_agg(tokens::text, ',' ORDER BY id) FROM reviews").strip()
+                want_tokens = ",".join(str(len(("Is this review positive or negative? One word.\nTitle: %s\n%s" % (t, d)).split()) + 1)
+                                       for t, d, _ in REVIEWS)
+                if tokens != want_tokens:
+                    fail(f"the rows' tokens are {tokens}, not {want_tokens}")
             elif a.name == "quota":
                 stats = json.load(urllib.request.urlopen(base + "/stats"))
                 if len(answered_lines(cwd)) != 60 or stats["refused"] != 0:
