@@ -2,6 +2,7 @@
 #include "cli_app.hpp"
 #include "commands.hpp"
 #include "did_you_mean.hpp"
+#include "exit_codes.hpp"
 #include "flag_names.hpp"
 
 #include <dibs/log.hpp>
@@ -140,6 +141,12 @@ int run(int argc, char** argv) {
   try {
     for (auto& [sub, body] : commands)
       if (sub->parsed()) return body();
+  } catch (const account_spent_error& e) {  // its own exit status: no run goes without a fix
+    if (log_json)
+      std::fprintf(stderr, "%s\n", dibs::log::json_line(dibs::log::level::error, e.what()).c_str());
+    else
+      std::fprintf(stderr, "dibs: error: %s\n", dibs::log::escape_controls(e.what()).c_str());
+    return exit_code::account_spent;
   } catch (const std::exception& e) {
     // A library's bad setting is told with the flag the user typed.
     const auto* setting = dynamic_cast<const setting_error*>(&e);

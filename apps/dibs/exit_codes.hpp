@@ -2,6 +2,8 @@
 // from one with failed items, a refusal at start-up, a run cut short and a graceful stop.
 #pragma once
 
+#include <stdexcept>
+
 namespace dibs::cli::exit_code {
 
 // The command ended and nothing failed in this run.
@@ -29,6 +31,13 @@ inline constexpr int terminated = 143;
 }  // namespace dibs::cli::exit_code
 
 namespace dibs::cli {
+
+// The API said, before or while the run went, that the account can make no more calls: the
+// command ends with exit_code::account_spent and these words.
+class account_spent_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // How a run ended, as the exit status sees it.
 struct run_end {

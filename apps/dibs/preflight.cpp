@@ -3,6 +3,7 @@
 #include "adapters/http/processor/call_span.hpp"
 #include <dibs/http/http_processor.hpp>
 
+#include "exit_codes.hpp"
 #include "preflight_verdicts.hpp"
 
 #include "adapters/http/processor/batch_answer.hpp"
@@ -213,6 +214,7 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
     if (!req) return;
     const auto v = probe(path, *req, batch, flag, shown);
     if (!v) return;
+    if (v->account_spent) throw account_spent_error("the API says " + v->why);
     const auto decision = judge_probes({*v}, std::nullopt);
     if (decision.refuse)
       throw std::invalid_argument("the API can't be used: " + flag + " " + shown + ": " + decision.why +
@@ -283,6 +285,13 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
     release_claimed(st, call, claimed, "the pre-flight ended early");
     throw;
   }
+  // The account can make no more calls: the items go back as they came, the command ends with
+  // its own exit status.
+  for (const auto* v : {verdicts.empty() ? nullptr : &verdicts.back(), done ? &*done : nullptr})
+    if (v && v->account_spent) {
+      release_claimed(st, call, claimed, "the API says the account can make no more calls");
+      throw account_spent_error("the API says " + v->why);
+    }
   const auto decision = verdicts.empty() ? preflight_decision{} : judge_probes(verdicts, done);
   if (decision.refuse) {
     // Given back as claimed: the answers say nothing of these items, only of the run's flags.

@@ -54,7 +54,8 @@ probe_verdict judge_probe(const http::response& r, int tries, int max_tries, boo
   const int s = r.status;
   // The account can make no more calls (a quota or spend cap spent): no run can go, whatever else.
   if (const auto code = http::account_spent_code(s, r.body); !code.empty())
-    return {kind::refuse, "the account can make no more calls (" + code + "): " + http::with_api_message(r.describe(), r.body)};
+    return {kind::refuse, "the account can make no more calls (" + code + "): " + http::with_api_message(r.describe(), r.body),
+            true};
   const auto body = http::kind_of_body(r.body);
   if (s >= 200 && s < 300) {
     const auto expected = batch ? http::body_kind::json_array : http::body_kind::json_object;

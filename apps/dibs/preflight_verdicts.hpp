@@ -54,6 +54,7 @@ struct probe_verdict {
   // rejected: another 4xx (but 408, 429): the request as built, or this item's.
   enum class kind { go, again, refuse, not_found, not_found_page, rejected } what = kind::go;
   std::string why;  // for again and refuse (and a go with a warning, a not found): what the API answered, in words
+  bool account_spent = false;  // refuse: the account can make no more calls (no run can go)
 };
 
 // `tries`: the requests sent so far, this one included; `batch`: a batch request (its answer is a

@@ -313,3 +313,21 @@ TEST_CASE("an account whose credit is gone stops the run: its own exit code, the
   CHECK(requests > 10);
   CHECK(requests <= 10 + 64);  // the calls in flight when it was said, and no more
 }
+
+TEST_CASE("an account out of credit at the pre-flight ends the command with its own exit code, its item given back",
+          "[shaped][account]") {
+  shaped_api api({"--spent-after", "0"});
+  const auto dir = scratch_dir("dibs-shaped", "spent-at-start");
+  write_items(dir / "in.jsonl", 20);
+  const auto [rc, out] = enrich_lines(dir, api.base_url() + "/geo/{ip}", {}, std::chrono::seconds(60));
+  INFO(out);
+  CHECK(rc == 5);  // before: 2, "the API can't be used", as any start-up refusal
+  CHECK_THAT(out, Catch::Contains("the API says the account can make no more calls (insufficient_quota)"));
+  CHECK(api.requests().size() == 1);  // the pre-flight's one call, and no more
+  // The item it claimed went back as it came: a run with credit asks every line.
+  shaped_api paid;
+  const auto [rc2, out2] = enrich_lines(dir, paid.base_url() + "/geo/{ip}", {}, std::chrono::seconds(60));
+  INFO(out2);
+  CHECK(rc2 == 0);
+  CHECK_THAT(out2, Catch::Contains("summary: completed=20 failed=0"));
+}

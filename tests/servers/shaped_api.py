@@ -38,7 +38,7 @@ import urllib.parse
 lock = threading.Lock()
 stats = {"requests": 0, "refused": 0, "unauthorized": 0}
 window = {"start": 0.0, "used": 0}
-options = {"key": None, "quota": 0, "window": 2.0, "style": "github", "log": None, "spent_after": 0}
+options = {"key": None, "quota": 0, "window": 2.0, "style": "github", "log": None, "spent_after": -1}
 
 
 def take_quota():
@@ -102,7 +102,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     stats["unauthorized"] += 1
                 return self.answer(401, {"error": "a key is needed"})
         extra = []
-        if options["spent_after"] and stats["requests"] > options["spent_after"]:
+        if options["spent_after"] >= 0 and stats["requests"] > options["spent_after"]:
             # OpenAI's answer once the account's credit is gone: a 429 no wait cures.
             return self.answer(429, {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
                                                "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}})
