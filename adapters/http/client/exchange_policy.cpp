@@ -85,7 +85,7 @@ void follow_quota(rate_limiter& limiter, const std::string& host, const response
 
 std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
                                              std::chrono::milliseconds max_wait, http_figures* figures, bool paced,
-                                             std::chrono::steady_clock::time_point sent, bool* cut_short) {
+                                             std::chrono::steady_clock::time_point sent, bool* api_pace) {
   if (r.ec) return std::chrono::milliseconds{0};
   follow_quota(limiter, host, r, max_wait, sent);
   // Gemini says how long in its 429's body, not in a header.
@@ -95,6 +95,8 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
   auto until = stop_until_from_headers(r.status, r.headers, now);
   if (!until && body_delay) until = now + std::chrono::duration_cast<std::chrono::system_clock::duration>(*body_delay);
   if (!until) return std::chrono::milliseconds{0};
+  // The API's own pause (not the guessed second of a bare 429), until cut short below.
+  if (api_pace) *api_pace = body_delay || says_when_to_return(r.status, r.headers);
   auto stop_for = std::chrono::duration_cast<std::chrono::milliseconds>(*until - now);
   if (stop_for > max_wait) {
     const auto asked = std::chrono::duration_cast<std::chrono::seconds>(stop_for).count();
@@ -103,7 +105,7 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
               r.header("X-Ttl").empty() ? "" : ", X-Ttl: " + r.header("X-Ttl"), "); waiting the longest allowed (max_retry_after), ",
               std::chrono::duration_cast<std::chrono::seconds>(max_wait).count(), " s, instead");
     stop_for = max_wait;
-    if (cut_short) *cut_short = true;
+    if (api_pace) *api_pace = false;
   }
   limiter.pause(host, rate_limiter::clock::now() + stop_for);
   if (figures && stop_for.count() > 0) figures->api_stops.fetch_add(1, std::memory_order_relaxed);
@@ -116,7 +118,7 @@ void count_exchange(http_figures* figures, const response& r, std::chrono::stead
 }
 
 std::optional<outcome> judge_exchange(const response& r, const client_options& http, std::chrono::milliseconds backoff,
-                                      std::chrono::milliseconds stop_for) {
+                                      std::chrono::milliseconds stop_for, bool api_pace) {
   if (r.ec) {
     if (r.ec == boost::beast::http::error::body_limit)
       return outcome::fail("response body larger than " + std::to_string(http.max_body) + " bytes");
@@ -136,8 +138,7 @@ std::optional<outcome> judge_exchange(const response& r, const client_options& h
   // RetryInfo): the API's pace, no fault of the item's, no attempt spent. A bare 429 says
   // nothing of when: it spends the attempt, so an API that refuses for good still ends the run.
   if (status == 429) {
-    if (says_when_to_return(status, r.headers) || gemini_retry_delay(r.body))
-      return outcome::paced_retry(std::max(backoff, stop_for), said, status);
+    if (api_pace) return outcome::paced_retry(std::max(backoff, stop_for), said, status);
     return outcome::retry(std::max(backoff, stop_for), said, status);
   }
   if (status == 408) return outcome::retry(std::max(backoff, stop_for), said, status);  // slow down

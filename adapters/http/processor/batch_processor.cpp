@@ -176,9 +176,9 @@ awaitable<void> batch_processor::lead(batch& b) {
 void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys, const response& r,
                                  std::chrono::steady_clock::time_point sent) {
   const auto& o = opts_->call;
-  bool cut_short = false;
+  bool api_pace = false;
   const auto stop_for =
-      honor_stop_signals(*o.limiter, o.url.host(), r, o.max_retry_after, figures_, o.adaptive.has_value(), sent, &cut_short);
+      honor_stop_signals(*o.limiter, o.url.host(), r, o.max_retry_after, figures_, o.adaptive.has_value(), sent, &api_pace);
   auto hand = [](member& m, outcome out) {
     m.result = std::move(out);
     m.wake.cancel();
@@ -197,11 +197,10 @@ void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys,
     }
   // The exchange failed: one verdict for all, each retry with its member's own backoff (never
   // before the API's stop signal, which the verdict already holds).
-  if (auto verdict = judge_exchange(r, o.http, {}, stop_for)) {
+  if (auto verdict = judge_exchange(r, o.http, {}, stop_for, api_pace)) {
     for (auto& m : b.members) {
       auto out = *verdict;
       if (out.k == outcome::kind::retry) out.after = std::max(out.after, backoff(*m));
-      if (cut_short) out.paced = false;  // a pause longer than the run allows: no longer the API's pace
       hand(*m, std::move(out));
     }
     return;

@@ -143,19 +143,16 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
   aborted = r.ec == net::error::operation_aborted;
   count_exchange(figures_, r, clock.sent);
   // One reading of the API's stop signals serves both the shared pause and this item's retry.
-  bool cut_short = false;
+  bool api_pace = false;
   const auto stop_for = honor_stop_signals(*opts_->limiter, opts_->url.host(), r, opts_->max_retry_after, figures_,
-                                           opts_->adaptive.has_value(), clock.sent, &cut_short);
+                                           opts_->adaptive.has_value(), clock.sent, &api_pace);
   // A trace not sampled is exported only if its item fails: its call's span is made only when the
   // call did not end it done (the answer, without its body, is kept that long).
   std::optional<span_record> span;
   std::optional<response> head;
   if (traced && j.trace.recording && j.trace.sampled) span = end_traced_call(j, *traced, r, clock.sent);
   if (traced && j.trace.recording && !j.trace.sampled) head = response{r.ec, r.stage, r.detail, r.status, {}, {}, r.reused};
-  auto o = judge(j, std::move(r), stop_for);
-  // The API asked for a longer pause than the run allows (a quota spent for the day): going again
-  // sooner is the run's choice, not the API's pace, and spends the item's attempt.
-  if (cut_short) o.paced = false;
+  auto o = judge(j, std::move(r), stop_for, api_pace);
   if (head && o.k != outcome::kind::done) span = end_traced_call(j, *traced, *head, clock.sent);
   if (span) o.spans.push_back(std::move(*span));
   co_return o;
@@ -265,7 +262,7 @@ bool http_processor::asked_for(const job& j, std::string_view key) const {
   return target.error.empty() && target.target.find(key) != std::string::npos;
 }
 
-outcome http_processor::judge(const job& j, response r, std::chrono::milliseconds stop_for) {
+outcome http_processor::judge(const job& j, response r, std::chrono::milliseconds stop_for, bool api_pace) {
   const auto backoff = full_jitter_backoff(j.attempts, opts_->backoff_base, opts_->backoff_max, rng_);
   if (!r.ec && opts_->no_data.by_status(r.status)) {
     std::string why = "HTTP " + std::to_string(r.status) + ": no data for this item";
@@ -283,7 +280,7 @@ outcome http_processor::judge(const job& j, response r, std::chrono::millisecond
         return outcome::paced_retry(std::chrono::milliseconds{0}, std::move(said), r.status);
       return outcome::fail(std::move(said), r.status);
     }
-  if (auto o = judge_exchange(r, opts_->http, backoff, stop_for)) return std::move(*o);
+  if (auto o = judge_exchange(r, opts_->http, backoff, stop_for, api_pace)) return std::move(*o);
   auto check = check_body(r.body);
   if (!check.ok) return outcome::retry(backoff, r.describe() + " with a bad body: " + check.error, r.status);
   std::optional<std::string> no_data;

@@ -36,19 +36,22 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host);
 // its refusals (the adaptive limit's rate_finder), so a bare 429 is the pace's to follow, and
 // pauses nothing (without one, everyone waits a second). A quota the headers state paces the
 // host from then on (rate_limiter::follow_quota); `sent` is when the request went out (default:
-// now). `cut_short` (when given) is set when the API asked for more than `max_wait`: its pause
-// was not honoured, so a 429's retry is no longer the API's pace (judge_exchange's paced).
+// now). `api_pace` (when given) is set when the API said when to come back (Retry-After,
+// retry-after-ms, a quota's reset, Gemini's RetryInfo) and that pause was honoured whole (not cut
+// to `max_wait`): what makes a 429 the API's pace (judge_exchange).
 std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::string& host, const response& r,
                                              std::chrono::milliseconds max_wait = std::chrono::hours{1},
                                              http_figures* figures = nullptr, bool paced = false,
-                                             std::chrono::steady_clock::time_point sent = {}, bool* cut_short = nullptr);
+                                             std::chrono::steady_clock::time_point sent = {}, bool* api_pace = nullptr);
 
 // Counts the exchange in the HTTP figures (status class, latency since `sent`); no-op on null.
 void count_exchange(http_figures* figures, const response& r, std::chrono::steady_clock::time_point sent);
 
 // The outcome of an exchange that did not bring a 2xx answer; nullopt for a 2xx, whose body
-// the caller judges. `backoff` is this attempt's drawn delay, `stop_for` the API's own.
+// the caller judges. `backoff` is this attempt's drawn delay, `stop_for` the API's own;
+// `api_pace`: honor_stop_signals found the API's own pause in it (a 429 is then paced: no
+// attempt spent).
 std::optional<outcome> judge_exchange(const response& r, const client_options& http, std::chrono::milliseconds backoff,
-                                      std::chrono::milliseconds stop_for);
+                                      std::chrono::milliseconds stop_for, bool api_pace = false);
 
 }  // namespace dibs::http

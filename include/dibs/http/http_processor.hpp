@@ -160,7 +160,7 @@ class http_processor final : public processor {
   // Whether `key`, the key an answer says it is for, was asked for by `j`'s request.
   bool asked_for(const job& j, std::string_view key) const;
   // Classifies one HTTP exchange; a retry waits at least `stop_for` (the API's own stop signal).
-  outcome judge(const job& j, response r, std::chrono::milliseconds stop_for);
+  outcome judge(const job& j, response r, std::chrono::milliseconds stop_for, bool api_pace = false);
   // The JSON check of an answer, with ip-api's members captured when the status check is on; one
   // for the API's answers (judge) and the store's (acceptable).
   json_check_result check_body(std::string& body);
