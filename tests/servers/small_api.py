@@ -49,7 +49,8 @@ Routes: GET /json/KEY (the answer; a query string is no part of KEY), POST /json
 {"ip": KEY, ...} (the same answer; any other body: 400), GET /stats ({"requests":N,"peak_in_flight":N,
 "peak_connections":N,...}), GET /asked ({"keys":N,"again":{KEY:TIMES,...}}: how many keys were
 asked, and each one asked more than once with how many times), POST /latency/N, POST /down/1 (every key answered 503 without
-Retry-After, as an API whose backend is gone) and POST /down/0.
+Retry-After, as an API whose backend is gone) and POST /down/0. --down-after N: the same outage begins by
+itself at the request after the first N, however fast they came.
 """
 import argparse
 import hashlib
@@ -249,6 +250,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             stats["requests"] += 1
             stats["in_flight"] += 1
             stats["peak_in_flight"] = max(stats["peak_in_flight"], stats["in_flight"])
+            if self.args.down_after > 0 and stats["requests"] == self.args.down_after + 1:
+                settings["down"] = True  # once, so POST /down/0 ends the outage for good
         worker = False
         try:
             a = self.args
@@ -339,6 +342,7 @@ def main():
     p.add_argument("--cap-status", type=int, default=429)
     p.add_argument("--cold-s", type=float, default=0)
     p.add_argument("--cold-factor", type=float, default=1)
+    p.add_argument("--down-after", type=int, default=0)
     p.add_argument("--quota", type=int, default=0)
     p.add_argument("--window", type=float, default=1.0)
     p.add_argument("--reset-style", choices=["epoch", "epoch-ms", "seconds"], default="epoch")
