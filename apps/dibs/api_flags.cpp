@@ -52,6 +52,11 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
       ->capture_default_str();
   cmd.add_option("--batch-linger", batch_linger, "how long a batch waits for more keys before it is sent")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--rate", rate, "at most this many API requests, N/s or N/min, for the whole process (or, with --rate-scope store, for every process on the store)")->type_name("N/s|N/min");
+  cmd.add_option("--token-rate", token_rate,
+                 "at most this many tokens, N/min, for an LLM API that meters tokens: each request waits until the "
+                 "limit holds its max_tokens and its prompt's estimate, and gives back what its answer's usage did not "
+                 "use (without it, the limit the API's headers state: OpenAI's x-ratelimit-*-tokens, Anthropic's)")
+      ->type_name("N/min");
   if (with_urls)  // `demo` runs one process on its own store
     cmd.add_option("--rate-scope", rate_scope,
                    "process: --rate is this process's; store: every process on the store shares it, kept in the store (SQL: table dibs_rate; MongoDB: collection dibs_rate)")
@@ -127,7 +132,7 @@ void api_flags::read_url_sources() {
 }
 
 std::shared_ptr<http::rate_limiter> api_flags::limiter() const {
-  if (!limiter_) limiter_ = make_limiter(rate);
+  if (!limiter_) limiter_ = make_limiter(rate, token_rate);
   return limiter_;
 }
 

@@ -40,6 +40,7 @@ struct api_flags {
   std::string batch_key;  // "" = the store's source field
   std::string batch_linger = "20ms";
   std::string rate;
+  std::string token_rate;  // --token-rate: the tokens a minute an LLM API allows
   std::string rate_scope = "process";  // or "store": every process on the store shares --rate
   std::string connect_timeout = "5s";
   std::string request_timeout = "30s";

@@ -1,5 +1,7 @@
 #include "duration_flag.hpp"
 
+#include "adapters/http/rate/token_meter.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -30,11 +32,21 @@ std::chrono::milliseconds duration_flag(const std::string& flag, const std::stri
   return *d;
 }
 
-std::shared_ptr<http::rate_limiter> make_limiter(const std::string& rate) {
-  if (rate.empty()) return std::make_shared<http::rate_limiter>();
-  auto per_second = http::parse_rate(rate);
-  if (!per_second) throw std::invalid_argument("--rate '" + rate + "': expected N/s or N/min, like 45/min");
-  return std::make_shared<http::rate_limiter>(*per_second, 1);
+std::shared_ptr<http::rate_limiter> make_limiter(const std::string& rate, const std::string& token_rate) {
+  std::shared_ptr<http::rate_limiter> out;
+  if (rate.empty()) {
+    out = std::make_shared<http::rate_limiter>();
+  } else {
+    auto per_second = http::parse_rate(rate);
+    if (!per_second) throw std::invalid_argument("--rate '" + rate + "': expected N/s or N/min, like 45/min");
+    out = std::make_shared<http::rate_limiter>(*per_second, 1);
+  }
+  if (!token_rate.empty()) {
+    auto per_second = http::parse_rate(token_rate);
+    if (!per_second) throw std::invalid_argument("--token-rate '" + token_rate + "': expected N/min or N/s, like 150000/min");
+    out->tokens().give_limit(*per_second * 60);
+  }
+  return out;
 }
 
 }  // namespace dibs::cli

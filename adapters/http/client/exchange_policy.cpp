@@ -4,6 +4,7 @@
 #include "adapters/http/rate/provider_headers.hpp"
 #include "adapters/http/rate/quota_headers.hpp"
 #include "adapters/http/rate/shared_rate.hpp"
+#include "adapters/http/rate/token_meter.hpp"
 
 #include <dibs/log.hpp>
 
@@ -92,7 +93,7 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
   const auto body_delay = r.status == 429 ? gemini_retry_delay(r.body) : std::nullopt;
   if (paced && r.status == 429 && !body_delay && !says_when_to_return(r.status, r.headers)) return std::chrono::milliseconds{0};
   const auto now = std::chrono::system_clock::now();
-  auto until = stop_until_from_headers(r.status, r.headers, now);
+  auto until = stop_until_from_headers(r.status, r.headers, now, limiter.tokens().active());
   if (!until && body_delay) until = now + std::chrono::duration_cast<std::chrono::system_clock::duration>(*body_delay);
   if (!until) return std::chrono::milliseconds{0};
   // The API's own pause (not the guessed second of a bare 429), until cut short below.

@@ -11,6 +11,7 @@
 #include "call_span.hpp"
 #include "no_data_verdict.hpp"
 #include "request_builder.hpp"
+#include "token_charge.hpp"
 
 #include "engine/src/json_text.hpp"
 
@@ -87,7 +88,16 @@ outcome http_processor::mapped(outcome o) {
 }
 
 awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, request req) {
+  // An API metered in tokens: the request's tokens first (the bucket may hold the call for
+  // seconds), then its rate slot. A request larger than the whole bucket is never sent.
+  auto& tokens = opts_->limiter->tokens();
+  token_ticket ticket;
+  if (const auto charge = token_charge(tokens, req.body)) {
+    if (tokens.active() && *charge > tokens.capacity()) co_return sent_call{{}, {}, false, too_large_for_limit(*charge, tokens.capacity())};
+    ticket = co_await take_tokens(tokens, *charge);
+  }
   co_await wait_for_slot(*opts_->limiter, opts_->url.host());  // cancelled at shutdown: the item is released
+  const auto body_bytes = req.body.size();
   auto to = opts_->url.origin();  // named: no temporaries inside a co_await (g++ 12)
   // max_processing and the latency figure time the call, not the wait for a slot or for a
   // connection (max_connections): both start when the request goes out.
@@ -115,11 +125,13 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
     return true;
   };
   auto r = co_await client_.send(std::move(to), std::move(req));
-  co_return sent_call{std::move(r), clock.sent, clock.refused};
+  if (ticket) ticket.settle(r, body_bytes);  // an API that states a token limit is metered from then on
+  co_return sent_call{std::move(r), clock.sent, clock.refused, {}};
 }
 
 awaitable<http_processor::asked> http_processor::ask(const job& j, request req) {
   auto s = co_await send_counted(j, std::move(req));
+  if (!s.too_large.empty()) co_return asked{std::move(s.r), true, std::move(s.too_large)};
   if (s.refused) co_return asked{std::move(s.r), true};
   count_exchange(figures_, s.r, s.sent);
   honor_stop_signals(*opts_->limiter, opts_->url.host(), s.r, opts_->max_retry_after, figures_, opts_->adaptive.has_value(),
@@ -134,6 +146,7 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
   std::optional<traced_call> traced;
   if (j.trace.valid()) traced = begin_traced_call(j, req);
   auto s = co_await send_counted(j, std::move(req));
+  if (!s.too_large.empty()) co_return outcome::fail(std::move(s.too_large));  // no call: no news of the API
   if (s.refused) {
     aborted = true;  // nothing to share with joined items: each asks for itself
     co_return outcome::not_sent("not sent: the call budget has no call left for it");

@@ -4,6 +4,7 @@
 #include "quota_headers.hpp"
 #include "quota_pacer.hpp"
 #include "shared_rate.hpp"
+#include "token_meter.hpp"
 
 #include <dibs/setting_error.hpp>
 
@@ -47,7 +48,8 @@ std::optional<long long> seconds_value(const std::string& v) {
 }  // namespace
 
 std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
-    int status, const std::vector<std::pair<std::string, std::string>>& headers, std::chrono::system_clock::time_point now) {
+    int status, const std::vector<std::pair<std::string, std::string>>& headers, std::chrono::system_clock::time_point now,
+    bool tokens_metered) {
   using std::chrono::seconds;
   std::optional<std::chrono::system_clock::time_point> until;
   auto later = [&](std::chrono::system_clock::time_point t) {
@@ -64,8 +66,9 @@ std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
   // none left until the reset.
   if (auto q = read_quota(headers, now); q && q->remaining <= 0) none_left_until(q->reset_in);
   // An LLM provider's tokens (OpenAI's, Azure's, Anthropic's): none left until their reset.
-  if (const auto tokens = read_provider_limits(headers, now).tokens; tokens && tokens->remaining <= 0)
-    none_left_until(tokens->reset_in);
+  if (!tokens_metered)
+    if (const auto tokens = read_provider_limits(headers, now).tokens; tokens && tokens->remaining <= 0)
+      none_left_until(tokens->reset_in);
   if (status == 429 || status == 503 || status == 529) {  // 529: Anthropic's "overloaded"
     const auto ra = header(headers, "Retry-After");
     if (const auto ms = retry_after_ms(headers)) {  // OpenAI's and Azure's, to the millisecond
@@ -93,7 +96,8 @@ struct rate_limiter::quota_book {
   std::unordered_map<std::string, quota_pacer> hosts;
 };
 
-rate_limiter::rate_limiter(double per_second, double burst) : burst_(burst), quota_(std::make_unique<quota_book>()) {
+rate_limiter::rate_limiter(double per_second, double burst)
+    : burst_(burst), quota_(std::make_unique<quota_book>()), tokens_(std::make_unique<token_meter>()) {
   apply_rate(per_second);
 }
 

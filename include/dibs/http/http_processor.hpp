@@ -140,6 +140,7 @@ class http_processor final : public processor {
   struct asked {
     response r;
     bool refused = false;
+    std::string too_large;  // not sent: why the request could never be admitted (its tokens)
   };
   awaitable<asked> ask(const job& j, request req);
 
@@ -150,6 +151,7 @@ class http_processor final : public processor {
     response r;
     std::chrono::steady_clock::time_point sent;
     bool refused = false;
+    std::string too_large;  // not sent: more tokens than the API's whole limit (why)
   };
   awaitable<sent_call> send_counted(const job& j, request req);
   // The call itself: a rate slot, the request, the judgement. `aborted` is set when it was

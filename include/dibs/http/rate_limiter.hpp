@@ -21,6 +21,7 @@
 namespace dibs::http {
 
 class shared_rate;
+class token_meter;  // token_meter.hpp (internal): the tokens an LLM API meters
 
 // "45/min", "10/s", "2.5/s" -> requests per second; nullopt when malformed or not positive.
 std::optional<double> parse_rate(const std::string& text);
@@ -30,8 +31,11 @@ std::optional<double> parse_rate(const std::string& text);
 // quota or an LLM provider's tokens with none left, and for a 429, 503 or 529 (Anthropic's
 // "overloaded") retry-after-ms or Retry-After. nullopt otherwise.
 // Not capped here (only kept from overflowing): honor_stop_signals caps it at max_retry_after.
+// `tokens_metered`: the tokens are held by a token_meter, which waits for room as it refills, so
+// tokens none left pause nothing (their reset is when the bucket is full again: far too late).
 std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
-    int status, const std::vector<std::pair<std::string, std::string>>& headers, std::chrono::system_clock::time_point now);
+    int status, const std::vector<std::pair<std::string, std::string>>& headers, std::chrono::system_clock::time_point now,
+    bool tokens_metered = false);
 
 // Whether the headers themselves say when to come back (Retry-After, X-Rl: 0, RateLimit-
 // Remaining: 0): what stop_until_from_headers reads, without its own guess for a bare 429.
@@ -100,6 +104,10 @@ class rate_limiter final : public rate_control {
   // When `host` may be sent to again (a past time when it is not paused).
   clock::time_point paused_until(const std::string& host) const;
 
+  // The tokens a minute the API meters (token_meter.hpp), for every shard: a limit given
+  // (token_rate) or stated by the API's headers; none until then.
+  token_meter& tokens() const { return *tokens_; }
+
   // A new rate from now on (<= 0: none), for every shard at once (POST /rate). The schedule starts
   // afresh: slots taken under the old rate are stale (generation() moved on), and a waiter that
   // sees it takes a new one (exchange_policy.cpp's wait_for_slot), so a higher rate applies
@@ -133,6 +141,7 @@ class rate_limiter final : public rate_control {
   // (the common case, once per request on every shard).
   std::atomic<clock::rep> any_paused_until_{0};
   std::shared_ptr<shared_rate> shared_;
+  std::unique_ptr<token_meter> tokens_;
 };
 
 }  // namespace dibs::http

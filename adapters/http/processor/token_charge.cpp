@@ -1,0 +1,62 @@
+#include "token_charge.hpp"
+
+#include "adapters/http/rate/provider_headers.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+
+namespace dibs::http {
+
+void read_token_headers(token_meter& m, const response& r, std::chrono::steady_clock::time_point sent) {
+  if (r.ec) return;
+  const auto said = read_provider_limits(r.headers, std::chrono::system_clock::now());
+  if (said.tokens) m.read(said.tokens->remaining, said.tokens->limit, sent, token_meter::clock::now());
+  else m.answered_unmetered();
+}
+
+void token_ticket::settle(const response& r, std::size_t body_bytes) {
+  auto* m = std::exchange(meter_, nullptr);
+  if (!m) return;
+  const auto now = token_meter::clock::now();
+  if (r.ec) {
+    // Never written (refused by a budget, no connection): nothing reached the API. Written and
+    // then lost: the API may have charged it.
+    const bool maybe_charged = r.stage == "read" || r.stage == "write";
+    m->settle(a_, maybe_charged ? -1 : 0, now);
+    return;
+  }
+  if (r.status >= 200 && r.status < 300) {
+    const auto used = answer_usage(r.body);
+    if (used.known()) m->estimator.learn(body_bytes, used);
+    m->settle(a_, used.known() ? used.total() : -1, now);
+  } else {
+    m->settle(a_, 0, now);
+  }
+  read_token_headers(*m, r, a_.at);  // the requests admitted after this one the server may not have seen
+}
+
+std::optional<std::int64_t> token_charge(const token_meter& m, const std::string& body) {
+  if (!m.watching()) return std::nullopt;
+  return m.estimator.estimate(body.size(), max_output_tokens(body));
+}
+
+std::string too_large_for_limit(std::int64_t charge, std::int64_t capacity) {
+  return "not sent: the request needs about " + std::to_string(charge) + " tokens (its max_tokens and its prompt), " +
+         "more than the API's whole limit of " + std::to_string(capacity) + " tokens a minute: it could never be admitted";
+}
+
+awaitable<token_ticket> take_tokens(token_meter& m, std::int64_t charge) {
+  for (;;) {
+    const auto now = token_meter::clock::now();
+    auto t = m.try_take(charge, now);
+    if (t.ticket) co_return token_ticket(&m, *t.ticket);
+    // Tried again when the bucket should hold them, or within a second (a reading may free room).
+    net::steady_timer timer(co_await net::this_coro::executor, std::min(t.retry_at, now + std::chrono::seconds(1)));
+    co_await timer.async_wait(net::use_awaitable);
+  }
+}
+
+}  // namespace dibs::http

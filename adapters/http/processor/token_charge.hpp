@@ -1,0 +1,66 @@
+// A request's tokens on an API metered in tokens (token_meter.hpp): admitted before it goes,
+// settled by its answer. What the answer means for the bucket is decided here, without a network
+// (tests/unit/test_token_meter.cpp):
+//   - a 2xx with usage: settled with it (and the estimate learns from it); without usage, the
+//     reservation stands (erring full);
+//   - a 4xx or 5xx (a 429, 529, 400...): the provider charged nothing, all of it goes back;
+//   - no answer: never sent, all of it goes back; sent and lost (a timeout), it stands;
+// and the bucket the headers state (OpenAI's, Azure's, Anthropic's tokens) is read in.
+#pragma once
+
+#include "adapters/http/rate/token_meter.hpp"
+
+#include <dibs/http/client.hpp>
+#include <dibs/net.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace dibs::http {
+
+// Held from admission to settlement: dropped unsettled (the call was cancelled), its tokens go back.
+class token_ticket {
+ public:
+  token_ticket() = default;
+  token_ticket(token_meter* m, token_meter::admitted a) : meter_(m), a_(a) {}
+  token_ticket(token_ticket&& o) noexcept : meter_(std::exchange(o.meter_, nullptr)), a_(o.a_) {}
+  token_ticket& operator=(token_ticket&& o) noexcept {
+    if (this != &o) {
+      drop();
+      meter_ = std::exchange(o.meter_, nullptr);
+      a_ = o.a_;
+    }
+    return *this;
+  }
+  ~token_ticket() { drop(); }
+  explicit operator bool() const { return meter_ != nullptr; }
+  // Settles it by `r`, the answer to its request of `body_bytes`.
+  void settle(const response& r, std::size_t body_bytes);
+  std::int64_t tokens() const { return a_.tokens; }
+
+ private:
+  void drop() {
+    if (auto* m = std::exchange(meter_, nullptr)) m->give_back(a_, token_meter::clock::now());
+  }
+  token_meter* meter_ = nullptr;
+  token_meter::admitted a_;
+};
+
+// What a request of `body` will be charged; nullopt when the meter neither holds a limit nor
+// watches for one (token_meter::watching).
+std::optional<std::int64_t> token_charge(const token_meter& m, const std::string& body);
+
+// "needs about N tokens ..., more than the whole limit": why a request larger than the bucket
+// is never sent.
+std::string too_large_for_limit(std::int64_t charge, std::int64_t capacity);
+
+// Waits until the bucket holds `charge` tokens and takes them.
+awaitable<token_ticket> take_tokens(token_meter& m, std::int64_t charge);
+
+// Reads the token bucket an answer's headers state into `m` (an answer to a request not metered).
+void read_token_headers(token_meter& m, const response& r, std::chrono::steady_clock::time_point sent);
+
+}  // namespace dibs::http

@@ -1,0 +1,103 @@
+// The tokens an LLM API meters (tokens per minute), held as its server holds them: a bucket as
+// full as `per_minute` at most, refilled continuously at per_minute/60 a second (OpenAI's and
+// Anthropic's, both documented so). A request is admitted when the bucket holds what the server
+// will charge it on arrival (its max_tokens plus its prompt, estimated: request_tokens.hpp), and
+// settled with what its answer says it used; a request the server never charged (a 429, never
+// sent) gives its tokens back whole.
+//
+// What the headers say is left pulls the bucket to the server's own count, which holds every
+// other process's requests and the server's own settling: the server's level, less what this
+// process admitted since the answered request went out and has not seen settled. That errs full
+// (a server that counted those already has them counted twice): a bucket held fuller than it is
+// costs a level, never throughput, while one held emptier costs 429s.
+//
+// Admission is by polling (try_take says when to try again) rather than by booking future
+// times, so a pull that finds less room holds every waiter at once. GCRA over tokens; time is
+// passed in; thread-safe (one per API, shared by every shard). Unit-tested in
+// tests/unit/test_token_meter.cpp.
+#pragma once
+
+#include "request_tokens.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <optional>
+
+namespace dibs::http {
+
+class token_meter {
+ public:
+  using clock = std::chrono::steady_clock;
+
+  // per_minute <= 0: no limit until an answer's headers state one.
+  explicit token_meter(double per_minute = 0);
+
+  // The user's limit (tokens a minute): the most any stated limit may raise it to.
+  void give_limit(double per_minute);
+
+  // Whether a limit is known (given, or stated by the API): until then nothing is held.
+  bool active() const { return per_minute_.load(std::memory_order_relaxed) > 0; }
+  // Whether requests are still counted while no limit is known: until the first answers state
+  // one (the requests sent before it are then known), or 32 answers stated none (not an API
+  // metered in tokens: no request pays for the count from then on).
+  bool watching() const { return active() || unmetered_answers_.load(std::memory_order_relaxed) < 32; }
+  // An answer stated no token limit.
+  void answered_unmetered();
+  double per_minute() const { return per_minute_.load(std::memory_order_relaxed); }
+
+  struct admitted {
+    std::uint64_t id = 0;
+    std::int64_t tokens = 0;
+    clock::time_point at{};  // when it was admitted
+  };
+  struct take_result {
+    std::optional<admitted> ticket;  // admitted now
+    clock::time_point retry_at{};    // else: when the bucket will hold them, as it stands now
+  };
+  // `tokens` now if the bucket holds them (they are taken), else when to try again. Without a
+  // limit, admitted at once (and counted for the first reading).
+  take_result try_take(std::int64_t tokens, clock::time_point now);
+  // The answer said what the request used (`used` >= 0): the difference goes back (or is taken).
+  void settle(const admitted& a, std::int64_t used, clock::time_point now);
+  // The server never charged it (refused with 429 or 529, never sent): all of it goes back.
+  void give_back(const admitted& a, clock::time_point now) { settle(a, 0, now); }
+  // An answer's reading of the server's bucket (what is left, the limit when stated), for a
+  // request admitted (or, unmetered, sent) at `sent`: the requests admitted after it are held
+  // unseen by the server. A stated limit becomes this meter's when it has none or a
+  // larger one (the given one caps it).
+  void read(std::int64_t remaining, std::optional<std::int64_t> limit, clock::time_point sent, clock::time_point now);
+
+  // What the bucket holds by this process's count (a whole minute's when full).
+  std::int64_t level(clock::time_point now) const;
+  // The most one request may be charged: the whole bucket.
+  std::int64_t capacity() const { return static_cast<std::int64_t>(per_minute()); }
+  // What a request will be charged, learned from the answers' usage.
+  token_estimator estimator;
+
+  // Tokens settled by answers (their usage), for the figures.
+  std::uint64_t used_total() const { return used_total_.load(std::memory_order_relaxed); }
+
+ private:
+  struct in_flight {
+    std::uint64_t id;
+    clock::time_point at;
+    std::int64_t tokens;
+  };
+  void set_limit(double per_minute, clock::time_point now);  // under mutex_
+  clock::duration per_token() const;  // under mutex_
+
+  std::atomic<double> per_minute_{0};
+  double given_ = 0;  // the limit the user gave (0: none)
+  mutable std::mutex mutex_;
+  clock::time_point tat_{};  // when the bucket is full again, by this process's count
+  std::uint64_t next_id_ = 1;
+  std::deque<in_flight> unsettled_;  // admitted, not settled, oldest first
+  clock::time_point newest_read_{};  // the latest `sent` a reading was taken from
+  std::atomic<std::uint64_t> used_total_{0};
+  std::atomic<int> unmetered_answers_{0};
+};
+
+}  // namespace dibs::http

@@ -1,0 +1,35 @@
+// tests/servers/llm_api.py, started by a test: an LLM provider's API (OpenAI's or Anthropic's
+// shape) that meters tokens per minute in a bucket refilled as it goes, states it in the
+// provider's headers, and answers its classes (429, 529, a prompt too long, a truncated answer).
+#pragma once
+
+#include "http_servers/small_api.hpp"
+
+#include "support/raw_http.hpp"
+
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace dibs::test {
+
+class llm_api : public python_api {
+ public:
+  explicit llm_api(std::vector<std::string> options = {}) : python_api("llm_api.py", with_name(std::move(options)), "api.port") {}
+
+  // A member of its /stats that is a whole number ("refused_429", "ok", "tokens_settled", ...).
+  long stat(const std::string& name) const {
+    const auto body = raw_http(static_cast<std::uint16_t>(port()), "GET", "/stats").body;
+    std::smatch m;
+    if (!std::regex_search(body, m, std::regex("\"" + name + "\": (\\d+)"))) return -1;
+    return std::stol(m[1].str());
+  }
+
+ private:
+  static std::vector<std::string> with_name(std::vector<std::string> options) {
+    options.insert(options.begin(), "api");  // its port in DIR/api.port
+    return options;
+  }
+};
+
+}  // namespace dibs::test

@@ -1,0 +1,181 @@
+// The tokens an LLM API meters, held as its server holds them (token_meter.hpp), what a request
+// will be charged and what its answer used (request_tokens.hpp), and what an answer means for the
+// bucket (token_charge.hpp): in virtual time, without a network.
+#include "adapters/http/processor/token_charge.hpp"
+#include "adapters/http/rate/request_tokens.hpp"
+#include "adapters/http/rate/token_meter.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace dibs::http;
+using namespace std::chrono_literals;
+using clk = token_meter::clock;
+
+TEST_CASE("the most output tokens a request asks for, in each provider's words", "[tokens]") {
+  CHECK(max_output_tokens(R"({"model":"m","max_tokens":50,"messages":[]})") == 50);
+  CHECK(max_output_tokens(R"({"max_completion_tokens":80,"max_tokens":50})") == 80);  // OpenAI's newer name first
+  CHECK(max_output_tokens(R"({"max_output_tokens":64})") == 64);                       // the Responses API
+  CHECK(max_output_tokens(R"({"generationConfig":{"maxOutputTokens":32}})") == 32);     // Gemini
+  CHECK_FALSE(max_output_tokens(R"({"model":"m","messages":[]})"));
+  CHECK_FALSE(max_output_tokens(R"({"max_tokens":"50"})"));
+  CHECK_FALSE(max_output_tokens(R"({"max_tokens":-1})"));
+  CHECK_FALSE(max_output_tokens("not json"));
+  CHECK_FALSE(max_output_tokens(""));
+}
+
+TEST_CASE("what an answer says it used, in each provider's words", "[tokens]") {
+  const auto openai = answer_usage(R"({"usage":{"prompt_tokens":9,"completion_tokens":20,"total_tokens":29}})");
+  CHECK(openai.input == 9);
+  CHECK(openai.output == 20);
+  CHECK(openai.total() == 29);
+  const auto embeddings = answer_usage(R"({"data":[],"usage":{"prompt_tokens":8,"total_tokens":8}})");
+  CHECK(embeddings.total() == 8);
+  // Anthropic: a cache write counts against its input limit, a cache read does not.
+  const auto anthropic = answer_usage(
+      R"({"usage":{"input_tokens":100,"cache_creation_input_tokens":20,"cache_read_input_tokens":500,"output_tokens":7}})");
+  CHECK(anthropic.total() == 127);
+  const auto gemini = answer_usage(R"({"usageMetadata":{"promptTokenCount":11,"candidatesTokenCount":4,"totalTokenCount":15}})");
+  CHECK(gemini.total() == 15);
+  CHECK_FALSE(answer_usage(R"({"choices":[]})").known());
+  CHECK_FALSE(answer_usage(R"({"usage":{}})").known());
+  CHECK_FALSE(answer_usage("[1,2]").known());
+}
+
+TEST_CASE("the estimate starts at 4 bytes a token and follows the densest answers at once", "[tokens]") {
+  token_estimator e;
+  CHECK(e.estimate(400, 50) == 150);
+  CHECK(e.estimate(400, std::nullopt) == 100 + 256);  // no max_tokens: the output answers used, 256 before any
+  e.learn(500, token_usage{100, 30});  // 5 bytes a token
+  CHECK(e.bytes_per_token() == Approx(5.0));
+  CHECK(e.estimate(500, std::nullopt) == 100 + 30);
+  e.learn(400, token_usage{100, 30});  // denser: taken at once (an estimate short is a 429)
+  CHECK(e.bytes_per_token() == Approx(4.0));
+  e.learn(800, token_usage{100, 30});  // sparser: a hundredth of the way
+  CHECK(e.bytes_per_token() == Approx(4.04));
+}
+
+TEST_CASE("a bucket of a minute's tokens: full at first, then admitted as it refills", "[tokens]") {
+  token_meter m(60'000);  // 1,000 a second, a margin of 600
+  const auto t0 = clk::now();
+  // A full bucket admits 59,400 tokens (the margin kept) at once.
+  for (int i = 0; i < 594; ++i) REQUIRE(m.try_take(100, t0).ticket);
+  auto t = m.try_take(100, t0);
+  REQUIRE_FALSE(t.ticket);
+  CHECK(t.retry_at > t0);
+  CHECK(t.retry_at - t0 <= 101ms);  // 100 tokens refill in 100 ms
+  CHECK(m.try_take(100, t.retry_at).ticket);
+  // A whole bucket: admitted when full, and never more than a bucket.
+  token_meter big(1'000);
+  CHECK(big.try_take(990, t0).ticket);
+  CHECK_FALSE(big.try_take(1, t0).ticket);
+}
+
+TEST_CASE("an answer settles its request: what it did not use goes back, once", "[tokens]") {
+  token_meter m(60'000);
+  const auto t0 = clk::now();
+  auto a = m.try_take(30'000, t0).ticket;
+  auto b = m.try_take(29'000, t0).ticket;
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK_FALSE(m.try_take(1'000, t0).ticket);
+  m.settle(*a, 10'000, t0);  // reserved 30,000, used 10,000
+  CHECK(m.level(t0) == 21'000);
+  CHECK(m.used_total() == 10'000);
+  m.give_back(*b, t0);  // refused: never charged
+  CHECK(m.level(t0) == 50'000);
+  CHECK(m.try_take(1'000, t0).ticket);
+}
+
+TEST_CASE("the headers pull the bucket to the server's count, the requests it has not seen added", "[tokens]") {
+  token_meter m(60'000);
+  const auto t0 = clk::now();
+  auto answered = m.try_take(1'000, t0).ticket;
+  auto later = m.try_take(5'000, t0 + 1ms).ticket;  // admitted after: the server may not have seen it
+  REQUIRE(answered);
+  REQUIRE(later);
+  // Other processes spent most of the bucket: the server has 20,000 left.
+  m.settle(*answered, 800, t0 + 2ms);
+  m.read(20'000, 60'000, answered->at, t0 + 2ms);
+  CHECK(m.level(t0 + 2ms) == 15'000);
+  // A reading older than one taken already changes nothing.
+  m.read(60'000, 60'000, t0 - 1s, t0 + 2ms);
+  CHECK(m.level(t0 + 2ms) == 15'000);
+  // `later` was added to the reading at what it reserved: what it did not use goes back.
+  auto newer = m.try_take(1'000, t0 + 3ms).ticket;
+  REQUIRE(newer);
+  m.settle(*later, 1'000, t0 + 3ms);
+  CHECK(m.level(t0 + 3ms) == 15'001 - 1'000 + 4'000);
+  // One admitted before the request a reading answered is in the server's count, settled or
+  // not: its surplus is not given back a second time.
+  auto before = m.try_take(2'000, t0 + 4ms).ticket;
+  auto answered2 = m.try_take(100, t0 + 5ms).ticket;
+  REQUIRE(before);
+  REQUIRE(answered2);
+  m.read(30'000, 60'000, answered2->at, t0 + 6ms);
+  const auto level = m.level(t0 + 6ms);
+  CHECK(level == 30'000 - 0);  // nothing admitted after answered2, nothing unseen
+  m.settle(*before, 500, t0 + 6ms);
+  CHECK(m.level(t0 + 6ms) == level);
+}
+
+TEST_CASE("a limit the headers state meters an API that had none; a given one caps it", "[tokens]") {
+  token_meter m;
+  CHECK_FALSE(m.active());
+  CHECK(m.watching());
+  const auto t0 = clk::now();
+  auto early = m.try_take(2'000, t0).ticket;  // no limit yet: admitted, remembered
+  REQUIRE(early);
+  auto first = m.try_take(100, t0 + 1ms).ticket;
+  REQUIRE(first);
+  m.read(50'000, 60'000, t0 - 1ms, t0 + 5ms);  // answered before both went out
+  CHECK(m.active());
+  CHECK(m.per_minute() == 60'000);
+  CHECK(m.level(t0 + 5ms) == 50'000 - 2'100);
+  token_meter capped(30'000);
+  capped.read(1'000'000, 1'000'000, t0, t0);
+  CHECK(capped.per_minute() == 30'000);
+  // An API that states no limit: after 32 answers, not watched (no request counted from then on).
+  token_meter plain;
+  for (int i = 0; i < 32; ++i) plain.answered_unmetered();
+  CHECK_FALSE(plain.watching());
+}
+
+TEST_CASE("what an answer means for its tokens: usage settles, a refusal gives all back, a lost answer keeps them",
+          "[tokens]") {
+  const auto t0 = clk::now();
+  auto ticket_of = [&](token_meter& m, std::int64_t n) { return token_ticket(&m, *m.try_take(n, t0).ticket); };
+  response ok;
+  ok.status = 200;
+  ok.body = R"({"usage":{"prompt_tokens":90,"completion_tokens":10,"total_tokens":100}})";
+  response refused;
+  refused.status = 429;
+  response lost;
+  lost.ec = boost::asio::error::timed_out;
+  lost.stage = "read";
+  response never;
+  never.ec = boost::asio::error::connection_refused;
+  never.stage = "connect";
+  {
+    token_meter m(60'000);
+    ticket_of(m, 10'000).settle(ok, 400);
+    CHECK(m.used_total() == 100);
+    CHECK(m.level(clk::now()) >= 59'900 - 1);
+    CHECK(m.estimator.bytes_per_token() == Approx(400.0 / 90));
+  }
+  for (auto* r : {&refused, &never}) {
+    token_meter m(60'000);
+    ticket_of(m, 10'000).settle(*r, 400);
+    CHECK(m.level(clk::now()) == 60'000);
+  }
+  {
+    token_meter m(60'000);
+    ticket_of(m, 10'000).settle(lost, 400);  // the API may have charged it
+    CHECK(m.level(clk::now()) <= 50'000 + 100);
+  }
+  {
+    token_meter m(60'000);
+    { auto dropped = ticket_of(m, 10'000); }  // its call cancelled before it went out
+    CHECK(m.level(clk::now()) == 60'000);
+  }
+  CHECK(too_large_for_limit(9'000, 6'000).find("more than the API's whole limit of 6000 tokens a minute") != std::string::npos);
+}
