@@ -29,6 +29,20 @@ void answer_flags::add_to(CLI::App& cmd, const std::string& group) {
       ->type_name("NAME=/POINTER,...")
       ->allow_extra_args(false)
       ->group(group);
+  cmd.add_option("--expect-json", expect_json,
+                 "the answer's member at this JSON Pointer is a string that must hold JSON (an LLM's chat content: "
+                 "/choices/0/message/content), or the item fails with that reason and nothing is written; --map "
+                 "reaches inside it: 'label=/choices/0/message/content/label'")
+      ->type_name("POINTER")
+      ->group(group);
+}
+
+std::optional<http::json_pointer> answer_flags::expect_json_pointer() const {
+  if (expect_json.empty()) return std::nullopt;
+  std::string why;
+  auto p = http::json_pointer::parse(expect_json, &why);
+  if (!p || expect_json.empty()) throw std::invalid_argument("--expect-json '" + expect_json + "': " + why);
+  return p;
 }
 
 http::answer_map answer_flags::answer_map() const {

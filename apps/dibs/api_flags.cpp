@@ -159,6 +159,7 @@ http::processor_options api_flags::call() const {
   o.no_data_fails = f.no_data_fails;
   o.no_data = answer.no_data();
   o.map = answer.answer_map();
+  o.expect_json = answer.expect_json_pointer();
   o.budgets = budget.budgets();
   o.max_connections = f.max_connections;
   o.shards = f.shards;

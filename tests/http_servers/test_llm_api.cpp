@@ -90,3 +90,42 @@ TEST_CASE("a request larger than the API's whole token limit fails its item with
   CHECK_THAT(run.out, Catch::Contains("more than the API's whole limit of 3000 tokens a minute"));
   CHECK(api.stat("requests") == 0);
 }
+
+TEST_CASE("an LLM's answer classes: a prompt too long, an answer cut at max_tokens and a refusal each fail their row "
+          "after one call with their reason, nothing written; --expect-json and --map read inside the content",
+          "[llm]") {
+  llm_api api({"--tpm", "100000", "--latency-ms", "5"});
+  const auto dir = scratch_dir("dibs-llm", "classes");
+  {
+    std::ofstream out(dir / "in.jsonl");
+    for (int i = 0; i < 20; ++i) {
+      const std::string text = i == 3 ? "TOO-LONG" : i == 7 ? "TRUNCATE this" : i == 11 ? "REFUSE this" : "fine " + std::to_string(i);
+      out << "{\"id\": " << i << ", \"title\": \"t" << i << "\", \"text\": \"" << text << "\"}\n";
+    }
+  }
+  const auto run = run_dibs_within(
+      std::chrono::seconds(120),
+      {"enrich", "--store", "jsonl:" + (dir / "in.jsonl").string(), "--out", (dir / "out.jsonl").string(), "--url",
+       api.base_url() + "/v1/chat/completions", "--method", "POST", "--body",
+       R"({"model": "gpt-4o-mini", "max_tokens": 40, "messages": [{"role": "user", "content": "{title}: {text}"}]})",
+       "--no-status-check", "--no-progress", "--no-preflight", "--expect-json", "/choices/0/message/content", "--map",
+       "label=/choices/0/message/content/label,tokens=/usage/total_tokens"});
+  INFO(run.second);
+  CHECK(run.first == 1);
+  CHECK_THAT(run.second, Catch::Contains("summary: completed=17 failed=3"));
+  CHECK(api.stat("requests") == 20);  // one call each: none of the three is asked again
+  const auto written = slurp(dir / "out.jsonl");
+  INFO(written);
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = 0; (at = written.find(what, at)) != std::string::npos; ++at) ++n;
+    return n;
+  };
+  CHECK(count("\"location\":{\"label\":\"") == 17);  // the mapped object, the label read inside the content
+  CHECK(count("\"_dibs\":{\"failed\"") == 3);         // the three written as failed, no answer kept
+  const auto failed = run_dibs({"failed", "--store", "jsonl:" + (dir / "in.jsonl").string(), "--run-out", (dir / "out.jsonl").string()});
+  INFO(failed.second);
+  CHECK_THAT(failed.second, Catch::Contains("context_length_exceeded") || Catch::Contains("maximum context length"));
+  CHECK_THAT(failed.second, Catch::Contains("cut at max_tokens (finish_reason: length)"));
+  CHECK_THAT(failed.second, Catch::Contains("the model refused: I can't help with that."));
+}

@@ -1,5 +1,7 @@
 #include "answer_mapping.hpp"
 
+#include "llm_answer.hpp"
+
 #include "engine/src/json_text.hpp"
 
 #include <dibs/field_mapping.hpp>
@@ -39,8 +41,8 @@ std::string mapped_object(const answer_map& map, simdjson::dom::element answer) 
     if (i) out += ',';
     append_json_string(out, map.entries[i].name);
     out += ':';
-    const auto v = evaluate(map.entries[i].at, answer);
-    out += v ? json_text(*v) : std::string("null");
+    // A pointer may go on into a string that holds JSON (an LLM's content): its member's value.
+    out += value_through_strings(map.entries[i].at, answer).value_or("null");
   }
   return out + "}";
 }

@@ -12,6 +12,7 @@
 #include "no_data_verdict.hpp"
 #include "request_builder.hpp"
 #include "token_charge.hpp"
+#include "llm_answer.hpp"
 
 #include "engine/src/json_text.hpp"
 
@@ -236,6 +237,15 @@ bool http_processor::acceptable(std::string& body) {
   return !(opts_->status_field_check && ipapi::no_data_reason(check)) && !no_data_in(body);
 }
 
+std::optional<std::string> http_processor::llm_failure_in(const std::string& body) {
+  if (!opts_->expect_json && !may_be_llm_answer(body)) return std::nullopt;
+  simdjson::dom::element doc;
+  if (parser_->dom.parse(body).get(doc)) return std::nullopt;  // checked already: never the case
+  if (auto why = llm_answer_failure(doc)) return why;
+  if (opts_->expect_json) return not_json_at(*opts_->expect_json, doc);
+  return std::nullopt;
+}
+
 std::optional<std::string> http_processor::no_data_in(const std::string& body) {
   if (opts_->no_data.members.empty()) return std::nullopt;
   simdjson::dom::element doc;
@@ -296,6 +306,7 @@ outcome http_processor::judge(const job& j, response r, std::chrono::millisecond
   if (auto o = judge_exchange(r, opts_->http, backoff, stop_for, api_pace)) return std::move(*o);
   auto check = check_body(r.body);
   if (!check.ok) return outcome::retry(backoff, r.describe() + " with a bad body: " + check.error, r.status);
+  if (auto why = llm_failure_in(r.body)) return outcome::fail(std::move(*why), r.status);
   std::optional<std::string> no_data;
   if (opts_->status_field_check) {
     // The answer echoes its key (ip-api's "query"): an answer naming a key this item's request

@@ -20,6 +20,7 @@
 #include <dibs/http/answer_map.hpp>
 #include <dibs/http/client.hpp>
 #include <dibs/http/exchange_policy.hpp>
+#include <dibs/http/json_pointer.hpp>
 #include <dibs/http/no_data_rules.hpp>
 #include <dibs/http/rate_limiter.hpp>
 #include <dibs/http/request_shape.hpp>
@@ -62,6 +63,9 @@ struct processor_options {
   // Any API's way to say "no data" (no_data_rules.hpp): a status (no_data_on 404), a member's
   // value (no_data_when /status=fail); counted and written as ip-api's are (no_data_fails too).
   no_data_rules no_data;
+  // An LLM's answer: the member at this pointer (a string holding JSON, as chat content does) must
+  // parse as JSON, or the item fails with that reason and nothing is written (expect_json).
+  std::optional<json_pointer> expect_json;
   // map: the answer's members written as one object of the mapped values (answer_map.hpp);
   // empty: the whole answer.
   answer_map map;
@@ -179,6 +183,9 @@ class http_processor final : public processor {
   span_record end_traced_call(const job& j, traced_call& t, const response& r, std::chrono::steady_clock::time_point sent);
   // An answer another call got (the cache, the store's answers): done, or no data as judge() says.
   outcome reused_answer(std::string answer);
+  // Why `body` (a JSON object, 2xx) is no answer to use: an LLM's answer cut at max_tokens,
+  // refused or withheld (llm_answer.hpp), or not the JSON expect_json names; nullopt when usable.
+  std::optional<std::string> llm_failure_in(const std::string& body);
   // Why `body` (a JSON object) means no data by the no-data rules' members; nullopt when it doesn't.
   std::optional<std::string> no_data_in(const std::string& body);
   // A done outcome's answer as the mapped values (map); any other outcome as it is.

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""make bench, part "llm": dibs against an LLM provider's API that meters tokens per minute as
+OpenAI and Anthropic do (tests/servers/llm_api.py: a bucket of --tpm tokens refilled continuously,
+each request charged max_tokens + its prompt on arrival and settled with its usage, 429 past it,
+the provider's rate-limit headers on every answer, --latency-ms a completion plus 2 ms a token).
+ITEMS product reviews (60-110 words), a 50-token max_tokens, the request shape of the docs
+(--method POST --body --map), default flags otherwise; each row one run:
+  - one process on a JSON Lines file, OpenAI's and Anthropic's headers;
+  - one process, a server that states nothing (--no-headers), with --token-rate alone;
+  - PROCESSES processes on one MariaDB table (when --mysql-uri is given), OpenAI's headers.
+The figures: the share of the limit used, tokens settled / (a full bucket + the refill over the
+run's span, first request to last answer: what an ideal client could use; goal >= 0.95, 0.9 with
+--token-rate alone), and the share of calls answered 429 (goal <= 0.5%, 1% with --token-rate alone).
+
+  bench/llm_tokens.py --dibs build/bin/dibs [--mysql-uri mysql://root@127.0.0.1:PORT/dibs_bench]
+                      [--items 3000] [--tpm 150000] [--md F] [--json F]
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LLM_API = os.path.join(HERE, "..", "tests", "servers", "llm_api.py")
+WORDS = "good bad fine great awful battery screen price delivery broke works love hate quick slow cheap sturdy".split()
+
+
+def reviews(n):
+    rnd = random.Random(7)
+    return [(i, "Review %d" % i, " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(60, 110)))) for i in range(n)]
+
+
+def start_api(tmp, style, tpm, latency_ms, headers):
+    extra = [] if headers else ["--no-headers"]
+    proc = subprocess.Popen(["/usr/bin/python3", LLM_API, tmp, "api", "--style", style, "--tpm", str(tpm),
+                             "--latency-ms", str(latency_ms)] + extra)
+    port_file = os.path.join(tmp, "api.port")
+    deadline = time.monotonic() + 30
+    while not os.path.exists(port_file):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise RuntimeError("llm_api.py did not start")
+        time.sleep(0.05)
+    return proc, int(open(port_file).read())
+
+
+def request_shape(style, port):
+    if style == "openai":
+        return ["--url", "http://127.0.0.1:%d/v1/chat/completions" % port, "--method", "POST", "--body",
+                '{"model": "gpt-4o-mini", "max_tokens": 50, "messages": [{"role": "user", '
+                '"content": "Label this review: {title}\\n{text}"}]}',
+                "--map", "label=/choices/0/message/content,tokens=/usage/total_tokens"]
+    return ["--url", "http://127.0.0.1:%d/v1/messages" % port, "--method", "POST", "--body",
+            '{"model": "claude-haiku", "max_tokens": 50, "messages": [{"role": "user", '
+            '"content": "Label this review: {title}\\n{text}"}]}',
+            "--map", "label=/content/0/text,tokens=/usage/output_tokens"]
+
+
+def mysql(uri, sql):
+    # mysql://user@host:port/db
+    rest = uri[len("mysql://"):]
+    user, rest = rest.split("@", 1)
+    hostport, db = rest.split("/", 1)
+    host, port = hostport.split(":")
+    subprocess.run(["mariadb", "-h", host, "-P", port, "-u", user, "--protocol=TCP", "-e", sql], check=True)
+    return db
+
+
+def one_run(o, style, headers, processes, flags, store_kind):
+    tmp = tempfile.mkdtemp(prefix="dibs-llm-bench-")
+    api, port = start_api(tmp, style, o.tpm, o.latency_ms, headers)
+    rows = reviews(o.items)
+    try:
+        if store_kind == "jsonl":
+            path = os.path.join(tmp, "reviews.jsonl")
+            with open(path, "w") as f:
+                for i, title, text in rows:
+                    f.write(json.dumps({"id": i, "title": title, "text": text}) + "\n")
+            stores = ["jsonl:" + path]
+            outs = [["--out", os.path.join(tmp, "out.jsonl")]]
+        else:
+            table = "reviews_%d_%s" % (os.getpid(), style)
+            db = o.mysql_uri.rsplit("/", 1)[1]
+            mysql(o.mysql_uri.rsplit("/", 1)[0] + "/mysql", "CREATE DATABASE IF NOT EXISTS %s" % db)
+            values = ",".join("(%d,'%s','%s')" % (i, t, x) for i, t, x in rows)
+            mysql(o.mysql_uri, "DROP TABLE IF EXISTS %s; CREATE TABLE %s (id INT PRIMARY KEY, title VARCHAR(64), text TEXT); "
+                               "INSERT INTO %s VALUES %s" % (table, table, table, values))
+            store = o.mysql_uri + "?table=" + table
+            subprocess.run([o.dibs, "init", "--store", store, "--source", "text", "--target", "answer", "--new-target"],
+                           check=True, stdout=subprocess.DEVNULL)
+            stores = [store] * processes
+            outs = [[]] * processes
+        cmds = [[o.dibs, "enrich", "--store", s, "--no-status-check", "--no-progress"] + out + request_shape(style, port) + flags
+                for s, out in zip(stores, outs)]
+        start = time.monotonic()
+        runs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for c in cmds]
+        outputs = [r.communicate(timeout=1800)[0] for r in runs]
+        wall = time.monotonic() - start
+        stats = json.loads(urllib.request.urlopen("http://127.0.0.1:%d/stats" % port, timeout=10).read())
+    finally:
+        api.terminate()
+        api.wait()
+    span = stats["last_answer_at"] - stats["first_request_at"]
+    ideal = o.tpm + o.tpm * span / 60.0
+    codes = [r.returncode for r in runs]
+    done = sum(int(m) for out in outputs for m in __import__("re").findall(r"summary: completed=(\d+)", out))
+    return {"style": style, "headers": headers, "processes": processes, "flags": " ".join(flags), "store": store_kind,
+            "items": o.items, "done": done, "exit_codes": codes, "wall_s": round(wall, 1), "span_s": round(span, 1),
+            "requests": stats["requests"], "refused_429": stats["refused_429"], "overloaded": stats["overloaded"],
+            "share_429": stats["refused_429"] / max(1, stats["requests"]), "tokens": stats["tokens_settled"],
+            "share_of_limit": stats["tokens_settled"] / ideal, "command": " ".join(cmds[0][:1] + cmds[0][1:])}
+
+
+def main():
+    a = argparse.ArgumentParser()
+    a.add_argument("--dibs", required=True)
+    a.add_argument("--mysql-uri", help="mysql://user@host:port/db (no table): the 4-process rows")
+    a.add_argument("--items", type=int, default=3000)
+    a.add_argument("--tpm", type=int, default=150000)
+    a.add_argument("--latency-ms", type=float, default=300)
+    a.add_argument("--processes", type=int, default=4)
+    a.add_argument("--md")
+    a.add_argument("--json")
+    o = a.parse_args()
+    plan = [("openai", True, 1, [], "jsonl"), ("anthropic", True, 1, [], "jsonl"),
+            ("openai", False, 1, ["--token-rate", "%d/min" % o.tpm], "jsonl")]
+    if o.mysql_uri:
+        plan += [("openai", True, o.processes, [], "mariadb"), ("anthropic", True, o.processes, [], "mariadb")]
+    results = [one_run(o, *p) for p in plan]
+    lines = ["## An LLM API metering %d tokens a minute (llm_api.py, %d ms a completion + 2 ms a token)" % (o.tpm, o.latency_ms),
+             "", "%d reviews, max_tokens 50, default flags but the request shape. Share of the limit: tokens settled / "
+             "(a full bucket + the refill over the run's span). Reproduce: `BENCH_ONLY=llm make bench` "
+             "(bench/llm_tokens.py)." % o.items, "",
+             "| API | headers | processes | flags | store | done | span | requests | 429s | share 429 | share of limit |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append("| %s | %s | %d | %s | %s | %d/%d | %.0f s | %d | %d | %.2f%% | %.3f |" % (
+            r["style"], "yes" if r["headers"] else "none", r["processes"], r["flags"] or "(defaults)", r["store"],
+            r["done"], r["items"], r["span_s"], r["requests"], r["refused_429"], 100 * r["share_429"], r["share_of_limit"]))
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if o.md:
+        open(o.md, "w").write(text)
+    if o.json:
+        json.dump(results, open(o.json, "w"), indent=1)
+    bad = [r for r in results if r["done"] != r["items"]]
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
