@@ -66,7 +66,9 @@ def mysql(uri, sql):
     user, rest = rest.split("@", 1)
     hostport, db = rest.split("/", 1)
     host, port = hostport.split(":")
-    subprocess.run(["mariadb", "-h", host, "-P", port, "-u", user, "--protocol=TCP", "-e", sql], check=True)
+    db = db.split("?")[0]
+    subprocess.run(["mariadb", "--no-defaults", "-h", host, "-P", port, "-u", user, "--protocol=TCP", db], input=sql, text=True,
+                   check=True)
     return db
 
 
@@ -85,7 +87,7 @@ def one_run(o, style, headers, processes, flags, store_kind):
         else:
             table = "reviews_%d_%s" % (os.getpid(), style)
             db = o.mysql_uri.rsplit("/", 1)[1]
-            mysql(o.mysql_uri.rsplit("/", 1)[0] + "/mysql", "CREATE DATABASE IF NOT EXISTS %s" % db)
+            mysql(o.mysql_uri.rsplit("/", 1)[0] + "/mysql", "CREATE DATABASE IF NOT EXISTS %s;" % db)
             values = ",".join("(%d,'%s','%s')" % (i, t, x) for i, t, x in rows)
             mysql(o.mysql_uri, "DROP TABLE IF EXISTS %s; CREATE TABLE %s (id INT PRIMARY KEY, title VARCHAR(64), text TEXT); "
                                "INSERT INTO %s VALUES %s" % (table, table, table, values))
@@ -130,7 +132,10 @@ def main():
             ("openai", False, 1, ["--token-rate", "%d/min" % o.tpm], "jsonl")]
     if o.mysql_uri:
         plan += [("openai", True, o.processes, [], "mariadb"), ("anthropic", True, o.processes, [], "mariadb")]
-    results = [one_run(o, *p) for p in plan]
+    results = []
+    for p in plan:
+        results.append(one_run(o, *p))
+        print(json.dumps(results[-1]), file=sys.stderr, flush=True)
     lines = ["## An LLM API metering %d tokens a minute (llm_api.py, %d ms a completion + 2 ms a token)" % (o.tpm, o.latency_ms),
              "", "%d reviews, max_tokens 50, default flags but the request shape. Share of the limit: tokens settled / "
              "(a full bucket + the refill over the run's span). Reproduce: `BENCH_ONLY=llm make bench` "

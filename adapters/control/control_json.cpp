@@ -243,13 +243,27 @@ std::string with_members(std::string object, const std::string& members) {
   return object;
 }
 
+namespace {
+// ,"tokens":{"input":N,"output":N,"limit_per_minute":N|null,"cost":X|null}: an LLM API's.
+std::string tokens_members_json(const http_figures& h) {
+  if (!h.metered() && h.token_limit_per_minute.load(std::memory_order_relaxed) <= 0) return {};
+  const double limit = h.token_limit_per_minute.load(std::memory_order_relaxed);
+  char cost[64];
+  std::snprintf(cost, sizeof cost, "%.6f", h.cost());
+  return ",\"tokens\":{\"input\":" + std::to_string(h.tokens_in.load(std::memory_order_relaxed)) +
+         ",\"output\":" + std::to_string(h.tokens_out.load(std::memory_order_relaxed)) +
+         ",\"limit_per_minute\":" + (limit > 0 ? std::to_string(static_cast<long long>(limit)) : std::string("null")) +
+         ",\"cost\":" + (h.priced() ? std::string(cost) : std::string("null")) + "}";
+}
+}  // namespace
+
 std::string http_members_json(const http_figures& h) {
   return ",\"http\":{\"requests\":" + std::to_string(h.exchanges()) +
          ",\"no_answer\":" + std::to_string(h.responses[0].load(std::memory_order_relaxed)) +
          ",\"throttled\":" + std::to_string(h.throttled.load(std::memory_order_relaxed)) +
          ",\"api_stops\":" + std::to_string(h.api_stops.load(std::memory_order_relaxed)) +
          ",\"dropped_handshakes\":" + std::to_string(h.dropped_handshakes.load(std::memory_order_relaxed)) +
-         ",\"limits\":" + h.limits.json() + "}";
+         ",\"limits\":" + h.limits.json() + tokens_members_json(h) + "}";
 }
 
 }  // namespace dibs::http

@@ -1,5 +1,7 @@
 #include "settings_record.hpp"
 
+#include <algorithm>
+
 #include "bson_read.hpp"
 #include "collection_ops.hpp"
 #include "driver_handles.hpp"
@@ -76,6 +78,9 @@ settings_record apply_settings_record(store_context& ctx) {
   n.source = resolve_setting("source", n.source, use, recorded, where);
   n.target = resolve_setting("target", n.target, use, recorded, where);
   n.lock = resolve_setting("lock_field", n.lock, use, recorded, where);
+  // The source (perhaps the record's, named after the request's fields were listed) is read as
+  // the source, not twice.
+  n.more.erase(std::remove(n.more.begin(), n.more.end(), n.source), n.more.end());
   check_mapped_names(n.mapped, {"_id", n.source, n.target, {n.lock}, "", false});
   if (!use.read) return {};
   use.result->found = !recorded.empty();

@@ -78,6 +78,9 @@ void settle_more_columns(table_names<Key>& n, const std::vector<std::pair<std::s
   n.more_types.clear();
   std::vector<std::string> names;
   for (const auto& c : columns) names.push_back(c.first);
+  // The source (dibs init's record may have named it after the request's fields were listed) is
+  // read as the source, not twice.
+  n.more.erase(std::remove_if(n.more.begin(), n.more.end(), [&](const std::string& m) { return same(m, n.source); }), n.more.end());
   for (const auto& wanted : n.more) {
     // Named inside the claim's statement as a literal: a plain name only.
     if (wanted.empty() || !std::all_of(wanted.begin(), wanted.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; }))

@@ -2,6 +2,7 @@
 
 #include "duration_flag.hpp"
 #include "flag_names.hpp"
+#include "price_flag.hpp"
 #include "secret_file.hpp"
 
 #include "adapters/http/processor/prefetched_answers.hpp"
@@ -57,6 +58,12 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
                  "limit holds its max_tokens and its prompt's estimate, and gives back what its answer's usage did not "
                  "use (without it, the limit the API's headers state: OpenAI's x-ratelimit-*-tokens, Anthropic's)")
       ->type_name("N/min");
+  if (with_urls)
+    cmd.add_option("--price", price,
+                   "what an LLM API's tokens cost, input and output, a price per million tokens (/1K per thousand): "
+                   "'input=0.15/1M,output=0.60/1M'; the run's cost, from its answers' usage, is in the summary, "
+                   "/status and /metrics")
+        ->type_name("input=P/1M,output=P/1M");
   if (with_urls)  // `demo` runs one process on its own store
     cmd.add_option("--rate-scope", rate_scope,
                    "process: --rate is this process's; store: every process on the store shares it, kept in the store (SQL: table dibs_rate; MongoDB: collection dibs_rate)")
@@ -160,6 +167,7 @@ http::processor_options api_flags::call() const {
   o.no_data = answer.no_data();
   o.map = answer.answer_map();
   o.expect_json = answer.expect_json_pointer();
+  if (!price.empty()) o.price = parse_prices(price);
   o.budgets = budget.budgets();
   o.max_connections = f.max_connections;
   o.shards = f.shards;

@@ -41,6 +41,7 @@ struct api_flags {
   std::string batch_linger = "20ms";
   std::string rate;
   std::string token_rate;  // --token-rate: the tokens a minute an LLM API allows
+  std::string price;       // --price input=0.15/1M,output=0.60/1M
   std::string rate_scope = "process";  // or "store": every process on the store shares --rate
   std::string connect_timeout = "5s";
   std::string request_timeout = "30s";

@@ -118,7 +118,11 @@ command add_enrich_command(CLI::App& app) {
       which.batch_key = f->api.batch_key;
       which.request_fields = f->api.shape().fields();
       f->store.source = item_field(which);
-      f->store.more_fields = more_item_fields(which, f->store.source);
+      // A source only guessed (the body's first field, no --source, no {field} in --url) may be
+      // replaced by the one dibs init recorded: every field the request names is then read, and
+      // the store drops the one that turns out to be its source.
+      const bool source_fixed = which.source_given || !which.url_fields.empty() || which.batch || f->store.file_mode();
+      f->store.more_fields = more_item_fields(which, source_fixed ? f->store.source : std::string());
       f->store.mapped_fields = f->api.answer.answer_map().names();
       f->store.map = f->api.answer.map_text();
       f->store.map_given = sub->count("--map") > 0;
@@ -196,7 +200,8 @@ command add_enrich_command(CLI::App& app) {
     // Last before the run starts: the items it asks are the run's first, their leases fresh.
     if (!f->no_preflight)
       run_preflight(*st, f->api.call(), f->api.batch(), f->store.source, f->api.url_flag(),
-                    claim_request{1, own_worker, run_cfg.lease, run_cfg.grace, run_cfg.max_attempts}, *preclaimed);
+                    claim_request{1, own_worker, run_cfg.lease, run_cfg.grace, run_cfg.max_attempts}, *preclaimed,
+                    &e.figures());
     // Whatever ends the start from here (a metrics port taken, a store call that throws), the
     // items handed over go back rather than wait out their leases.
     struct hand_back {

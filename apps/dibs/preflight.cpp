@@ -47,8 +47,8 @@ T run_now(awaitable<T> a) {
 // on an io_context of its own (the engine has not started), each call made as the run makes it
 // (http_processor::ask: a rate slot, the budgets counted as it goes out, the stop signals).
 struct call_path {
-  explicit call_path(const http::processor_options& call)
-      : opts(std::make_shared<const http::processor_options>(call)), processor(ioc.get_executor(), opts) {}
+  call_path(const http::processor_options& call, counters* figures)
+      : opts(std::make_shared<const http::processor_options>(call)), processor(ioc.get_executor(), opts, figures) {}
   http::http_processor::asked ask(const job& j, http::request req) {
     auto fut = net::co_spawn(ioc, processor.ask(j, std::move(req)), net::use_future);
     ioc.restart();
@@ -196,7 +196,8 @@ void give_back_preclaimed(admin_store& st, const http::processor_options& call, 
 }
 
 void run_preflight(admin_store& st, const http::processor_options& call, bool batch, const std::string& field,
-                   const std::string& flag, const claim_request& claim_as, preclaimed_store& into) {
+                   const std::string& flag, const claim_request& claim_as, preclaimed_store& into,
+                   counters* figures) {
   // A few pending items read first: the field's check names every field a document has.
   const auto samples = st.sample_pending_items(batch ? 1 : max_items);
   if (samples.empty()) {
@@ -205,7 +206,7 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
   }
   if (auto refusal = missing_field_refusal(field, samples.front(), flag); !refusal.empty())
     throw std::invalid_argument(refusal + " (--no-preflight skips this check)");
-  call_path path(call);
+  call_path path(call, figures);
   std::string shown;
   if (batch) {  // a fixed URL and a one-key batch: no item's answer, nothing claimed
     const auto& sample = samples.front();

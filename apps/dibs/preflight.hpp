@@ -25,9 +25,11 @@ namespace dibs::cli {
 // `call`: the run's own (its limiter is the run's, so the request counts against --rate);
 // `field`: what the store reads; `batch`: POST a one-key batch instead of a GET; `flag`: the
 // URL's flag, for messages; `claim_as`: how the run claims (its worker, lease, grace, attempts);
-// `into`: where the items asked go for the run.
+// `into`: where the items asked go for the run; `figures`: the run's, where its calls (and their
+// tokens) are counted with the run's own.
 void run_preflight(admin_store& st, const http::processor_options& call, bool batch, const std::string& field,
-                   const std::string& flag, const claim_request& claim_as, preclaimed_store& into);
+                   const std::string& flag, const claim_request& claim_as, preclaimed_store& into,
+                   counters* figures = nullptr);
 // Items `into` still held when the run ended (it stopped before claiming them): given back.
 void give_back_preclaimed(admin_store& st, const http::processor_options& call, const std::vector<job>& jobs);
 

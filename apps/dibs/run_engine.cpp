@@ -58,6 +58,15 @@ run_summary summary_of(const engine& e) {
     const auto throttled = h->throttled.load();
     s.extra_json = ",\"api_calls\":" + std::to_string(h->exchanges()) + ",\"api_refused\":" + std::to_string(h->refused.load()) +
                    ",\"api_throttled\":" + std::to_string(throttled);
+    if (h->metered()) {
+      s.extra_json += ",\"api_tokens_input\":" + std::to_string(h->tokens_in.load()) +
+                      ",\"api_tokens_output\":" + std::to_string(h->tokens_out.load());
+      if (h->priced()) {
+        char cost[64];
+        std::snprintf(cost, sizeof cost, "%.6f", h->cost());
+        s.extra_json += std::string(",\"api_cost\":") + cost;
+      }
+    }
     if (!limits.empty()) s.extra_json += ",\"api_limits\":" + h->limits.json();
     for (const auto& [origin, v] : limits)
       log::info("API ", origin, ": concurrency limit moved in ", v.lowest, "-", v.highest, ", ended at ", v.limit,
@@ -181,8 +190,20 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
   // call the API may bill that bought nothing).
   std::string api_calls;
   if (const auto* h = e.figures().extras.find<http::http_figures>(); h && h->exchanges() > 0)
+  {
     api_calls = "the API: " + std::to_string(h->exchanges()) + " calls made, " + std::to_string(h->throttled.load()) +
                 " of them answered 429 (too many requests)";
+    // An LLM API's bill: the tokens its answers say they used, and their cost at --price.
+    if (h->metered()) {
+      api_calls += "; " + std::to_string(h->tokens_in.load() + h->tokens_out.load()) + " tokens used (" +
+                   std::to_string(h->tokens_in.load()) + " input, " + std::to_string(h->tokens_out.load()) + " output)";
+      if (h->priced()) {
+        char cost[64];
+        std::snprintf(cost, sizeof cost, "%.4f", h->cost());
+        api_calls += std::string(", costing ") + cost + " at --price";
+      }
+    }
+  }
   return {summary_of(e), interrupted, stop_signal, std::move(api_calls)};
 }
 

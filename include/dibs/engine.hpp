@@ -141,6 +141,9 @@ class engine {
   std::optional<std::string> denied() const;
 
   const counters& figures() const { return counters_; }
+  // The same, for calls the caller makes for the run outside its shards (a pre-flight's, before
+  // start): counted with the run's, where the user looks.
+  counters& figures() { return counters_; }
   run_summary summary() const;
   const engine_config& config() const { return cfg_; }
   store& the_store() { return *store_; }

@@ -78,6 +78,32 @@ BACKEND_TEST_CASE("{column?} sends a NULL column as null: the row is asked, not 
   CHECK(s.stats_blocking().done == 2);
 }
 
+BACKEND_TEST_CASE("a body whose first column is not the source dibs init recorded still reads every column it names",
+                  "[sql-fields][e2e]") {
+  // Seen: a prompt "{title}\n{description}" on a table whose recorded source is description:
+  // title, taken for the source until the record said otherwise, was read by no claim, and every
+  // row failed "field 'title' (in the JSON body) is missing".
+  test::shaped_api api;
+  auto s = db.fresh("row_fields_recorded_source");
+  const auto& source = db.sql_of().source_column;
+  std::string out;
+  test::child_process seed({test::dibs_binary(), "seed", "--store", s.uri(), "--docs", "0"});
+  REQUIRE(seed.finish(out) == 0);
+  s.execute("ALTER TABLE " + s.name + " ADD COLUMN title VARCHAR(80)");
+  s.execute("INSERT INTO " + s.name + " (" + source + ", title) VALUES ('k1', 'A'), ('k2', 'B')");
+  test::child_process init({test::dibs_binary(), "init", "--store", s.uri(), "--source", "originatingIp", "--target", "location"});
+  REQUIRE(init.finish(out) == 0);
+  const auto [rc, text] = enrich(s.uri(), {"--url", api.base_url() + "/geo/any", "--method", "POST", "--body",
+                                           R"({"title": {title}, "key": {originatingIp}})"});
+  INFO(text);
+  CHECK(rc == 0);
+  auto requests = api.requests();
+  REQUIRE(requests.size() == 2);
+  std::sort(requests.begin(), requests.end(), [](const auto& a, const auto& b) { return a.body < b.body; });
+  CHECK(requests[0].body == R"({"title": "A", "key": "k1"})");
+  CHECK(requests[1].body == R"({"title": "B", "key": "k2"})");
+}
+
 BACKEND_TEST_CASE("a misspelled column in --body is refused before any claim, with the column meant", "[sql-fields][e2e]") {
   test::shaped_api api;
   auto s = db.fresh("row_fields_typo");

@@ -5,6 +5,8 @@
 #include "adapters/http/rate/request_tokens.hpp"
 #include "adapters/http/rate/token_meter.hpp"
 
+#include <dibs/http/exchange_policy.hpp>
+
 #include <catch2/catch.hpp>
 
 using namespace dibs::http;
@@ -178,4 +180,21 @@ TEST_CASE("what an answer means for its tokens: usage settles, a refusal gives a
     CHECK(m.level(clk::now()) == 60'000);
   }
   CHECK(too_large_for_limit(9'000, 6'000).find("more than the API's whole limit of 6000 tokens a minute") != std::string::npos);
+}
+
+TEST_CASE("Anthropic's 529 'overloaded' is its capacity: the breaker counts it, the item spends no attempt", "[tokens]") {
+  response overloaded;
+  overloaded.status = 529;
+  overloaded.body = R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})";
+  const auto o = judge_exchange(overloaded, client_options{}, std::chrono::milliseconds(100), std::chrono::milliseconds(0));
+  REQUIRE(o);
+  CHECK(o->k == dibs::outcome::kind::retry);
+  CHECK(o->api_down);
+  CHECK(o->paced);
+  response down;
+  down.status = 503;
+  const auto d = judge_exchange(down, client_options{}, std::chrono::milliseconds(100), std::chrono::milliseconds(0));
+  REQUIRE(d);
+  CHECK(d->api_down);
+  CHECK_FALSE(d->paced);  // an outage that lasts still ends the run
 }

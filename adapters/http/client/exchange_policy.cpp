@@ -133,7 +133,13 @@ std::optional<outcome> judge_exchange(const response& r, const client_options& h
   if (status >= 200 && status < 300) return std::nullopt;
   // The status line and the API's own words: "HTTP 404 Not Found: no location known for this address".
   const auto said = with_api_message(r.describe(), r.body);
-  // 5xx (Anthropic's 529 "overloaded" too): the API's outage, the circuit breaker's to judge.
+  // 5xx: the API's outage, the circuit breaker's to judge. Anthropic's 529 "overloaded" is its
+  // capacity, never the item's doing: counted by the breaker, and it spends no attempt.
+  if (status == 529) {
+    auto o = outcome::unavailable(std::max(backoff, stop_for), said, status);
+    o.paced = true;
+    return o;
+  }
   if (status >= 500) return outcome::unavailable(std::max(backoff, stop_for), said, status);
   // A 429 that says when to come back (Retry-After, retry-after-ms, a quota's reset, Gemini's
   // RetryInfo): the API's pace, no fault of the item's, no attempt spent. A bare 429 says

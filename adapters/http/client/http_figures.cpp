@@ -31,6 +31,19 @@ void http_figures::prometheus(prometheus_writer& w) const {
             "Requests sent again because the API's server never accepted their new connection (its backlog was full).",
             static_cast<double>(dropped_handshakes.load(std::memory_order_relaxed)));
   limits.prometheus(w);
+  if (metered()) {
+    w.metric("dibs_api_tokens_total", "counter", "Tokens the API's answers say their requests used (usage), by kind.");
+    w.sample("dibs_api_tokens_total{kind=\"input\"}", static_cast<double>(tokens_in.load(std::memory_order_relaxed)));
+    w.sample("dibs_api_tokens_total{kind=\"output\"}", static_cast<double>(tokens_out.load(std::memory_order_relaxed)));
+  }
+  if (const double limit = token_limit_per_minute.load(std::memory_order_relaxed); limit > 0)
+    w.gauge("dibs_api_token_limit_per_minute", "The tokens a minute the API allows (given, or stated by its headers).", limit);
+  if (priced()) w.counter("dibs_api_cost_total", "What the tokens used cost at the prices given (price).", cost());
+}
+
+double http_figures::cost() const {
+  return static_cast<double>(tokens_in.load(std::memory_order_relaxed)) * price_in.load(std::memory_order_relaxed) +
+         static_cast<double>(tokens_out.load(std::memory_order_relaxed)) * price_out.load(std::memory_order_relaxed);
 }
 
 }  // namespace dibs::http

@@ -47,6 +47,10 @@ http_processor::http_processor(net::any_io_executor ex, std::shared_ptr<const pr
       work_started_(std::move(work_started)) {
   if (figures)
     for (const auto& b : opts_->budgets) figures->extras.get<budget_figures>().watch(b);
+  if (figures_ && (opts_->price.input > 0 || opts_->price.output > 0)) {
+    figures_->price_in.store(opts_->price.input, std::memory_order_relaxed);
+    figures_->price_out.store(opts_->price.output, std::memory_order_relaxed);
+  }
 }
 
 std::size_t http_processor::capacity() const {
@@ -126,7 +130,16 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
     return true;
   };
   auto r = co_await client_.send(std::move(to), std::move(req));
-  if (ticket) ticket.settle(r, body_bytes);  // an API that states a token limit is metered from then on
+  if (ticket) {  // an API that states a token limit is metered from then on
+    const auto used = ticket.settle(r, body_bytes);
+    if (figures_) {
+      if (used.known()) {
+        figures_->tokens_in.fetch_add(static_cast<std::uint64_t>(used.input), std::memory_order_relaxed);
+        figures_->tokens_out.fetch_add(static_cast<std::uint64_t>(used.output), std::memory_order_relaxed);
+      }
+      figures_->token_limit_per_minute.store(tokens.per_minute(), std::memory_order_relaxed);
+    }
+  }
   co_return sent_call{std::move(r), clock.sent, clock.refused, {}};
 }
 

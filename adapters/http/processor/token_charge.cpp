@@ -10,32 +10,34 @@
 
 namespace dibs::http {
 
-void read_token_headers(token_meter& m, const response& r, std::chrono::steady_clock::time_point sent) {
+void read_token_headers(token_meter& m, const response& r, std::chrono::steady_clock::time_point sent, bool usage_said) {
   if (r.ec) return;
   const auto said = read_provider_limits(r.headers, std::chrono::system_clock::now());
   if (said.tokens) m.read(said.tokens->remaining, said.tokens->limit, sent, token_meter::clock::now());
-  else m.answered_unmetered();
+  else if (!usage_said) m.answered_unmetered();  // neither a limit nor a usage: no LLM API, it seems
 }
 
-void token_ticket::settle(const response& r, std::size_t body_bytes) {
+token_usage token_ticket::settle(const response& r, std::size_t body_bytes) {
   auto* m = std::exchange(meter_, nullptr);
-  if (!m) return;
+  if (!m) return {};
   const auto now = token_meter::clock::now();
   if (r.ec) {
     // Never written (refused by a budget, no connection): nothing reached the API. Written and
     // then lost: the API may have charged it.
     const bool maybe_charged = r.stage == "read" || r.stage == "write";
     m->settle(a_, maybe_charged ? -1 : 0, now);
-    return;
+    return {};
   }
+  token_usage used;
   if (r.status >= 200 && r.status < 300) {
-    const auto used = answer_usage(r.body);
+    used = answer_usage(r.body);
     if (used.known()) m->estimator.learn(body_bytes, used);
     m->settle(a_, used.known() ? used.total() : -1, now);
   } else {
     m->settle(a_, 0, now);
   }
-  read_token_headers(*m, r, a_.at);  // the requests admitted after this one the server may not have seen
+  read_token_headers(*m, r, a_.at, used.known());  // the requests admitted after this one the server may not have seen
+  return used;
 }
 
 std::optional<std::int64_t> token_charge(const token_meter& m, const std::string& body) {

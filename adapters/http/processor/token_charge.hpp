@@ -37,8 +37,8 @@ class token_ticket {
   }
   ~token_ticket() { drop(); }
   explicit operator bool() const { return meter_ != nullptr; }
-  // Settles it by `r`, the answer to its request of `body_bytes`.
-  void settle(const response& r, std::size_t body_bytes);
+  // Settles it by `r`, the answer to its request of `body_bytes`; returns the usage it said.
+  token_usage settle(const response& r, std::size_t body_bytes);
   std::int64_t tokens() const { return a_.tokens; }
 
  private:
@@ -60,7 +60,8 @@ std::string too_large_for_limit(std::int64_t charge, std::int64_t capacity);
 // Waits until the bucket holds `charge` tokens and takes them.
 awaitable<token_ticket> take_tokens(token_meter& m, std::int64_t charge);
 
-// Reads the token bucket an answer's headers state into `m` (an answer to a request not metered).
-void read_token_headers(token_meter& m, const response& r, std::chrono::steady_clock::time_point sent);
+// Reads the token bucket an answer's headers state into `m`, for a request admitted at `sent`;
+// an answer that states neither a limit nor a usage (`usage_said`) counts toward not watching.
+void read_token_headers(token_meter& m, const response& r, std::chrono::steady_clock::time_point sent, bool usage_said);
 
 }  // namespace dibs::http

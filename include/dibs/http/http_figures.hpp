@@ -30,6 +30,18 @@ struct http_figures final : figures_source {
   // full), and sent again on another.
   std::atomic<std::uint64_t> dropped_handshakes{0};
 
+  // An LLM API's tokens, as its answers' usage states them (token_meter.hpp), the token limit in
+  // force (given or stated by the API; 0: none), and the prices per token (price; 0: none given).
+  std::atomic<std::uint64_t> tokens_in{0};
+  std::atomic<std::uint64_t> tokens_out{0};
+  std::atomic<double> token_limit_per_minute{0};
+  std::atomic<double> price_in{0};
+  std::atomic<double> price_out{0};
+  // What the tokens cost at the prices (dollars, or whatever currency the prices are in).
+  double cost() const;
+  bool priced() const { return price_in.load(std::memory_order_relaxed) > 0 || price_out.load(std::memory_order_relaxed) > 0; }
+  bool metered() const { return tokens_in.load(std::memory_order_relaxed) + tokens_out.load(std::memory_order_relaxed) > 0; }
+
   // Every exchange counted, answered or not.
   std::uint64_t exchanges() const;
   // Counts one exchange: `status` 0 when no answer came.

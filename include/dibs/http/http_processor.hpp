@@ -63,6 +63,12 @@ struct processor_options {
   // Any API's way to say "no data" (no_data_rules.hpp): a status (no_data_on 404), a member's
   // value (no_data_when /status=fail); counted and written as ip-api's are (no_data_fails too).
   no_data_rules no_data;
+  // What a token costs, input and output (price; 0: not given): the run's cost in the summary,
+  // /status and /metrics, from the answers' usage.
+  struct token_prices {
+    double input = 0;
+    double output = 0;
+  } price;
   // An LLM's answer: the member at this pointer (a string holding JSON, as chat content does) must
   // parse as JSON, or the item fails with that reason and nothing is written (expect_json).
   std::optional<json_pointer> expect_json;
