@@ -8,7 +8,12 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
 
+#include <dibs/counters.hpp>
+#include <dibs/http/http_figures.hpp>
+
 #include <simdjson.h>
+
+#include <optional>
 
 namespace dibs::cli {
 
@@ -53,6 +58,32 @@ std::string write_of(const outcome& o, const std::string& target, const std::vec
 }
 }  // namespace
 
+std::string token_estimate_line(std::uint64_t in, std::uint64_t out, std::size_t calls, std::optional<std::uint64_t> pending,
+                                double price_in, double price_out) {
+  char buf[512];
+  const double per_in = static_cast<double>(in) / static_cast<double>(calls);
+  const double per_out = static_cast<double>(out) / static_cast<double>(calls);
+  std::string line = "dry run: the sample's answers used " + std::to_string(in + out) + " tokens (" + std::to_string(in) +
+                     " input, " + std::to_string(out) + " output)";
+  const bool priced = price_in > 0 || price_out > 0;
+  if (priced) {
+    std::snprintf(buf, sizeof buf, ", costing %.6f at --price", static_cast<double>(in) * price_in + static_cast<double>(out) * price_out);
+    line += buf;
+  }
+  if (pending) {
+    const double n = static_cast<double>(*pending);
+    std::snprintf(buf, sizeof buf, "; the %llu pending items would use about %.0f tokens (%.0f input, %.0f output)",
+                  static_cast<unsigned long long>(*pending), n * (per_in + per_out), n * per_in, n * per_out);
+    line += buf;
+    if (priced) {
+      const double cost = n * (per_in * price_in + per_out * price_out);
+      std::snprintf(buf, sizeof buf, cost >= 1 ? ", costing about %.2f" : ", costing about %.6f", cost);
+      line += buf;
+    }
+  }
+  return line;
+}
+
 std::size_t run_dry(admin_store& st, http::processor_options call, const dry_run_fields& fields, std::size_t n,
                     std::FILE* out) {
   call.budgets.clear();  // a dry run's calls are no run's
@@ -60,7 +91,8 @@ std::size_t run_dry(admin_store& st, http::processor_options call, const dry_run
   const auto samples = st.sample_pending_items(n);
   net::io_context ioc(1);
   auto opts = std::make_shared<const http::processor_options>(std::move(call));
-  http::http_processor p(ioc.get_executor(), opts);
+  counters figures;  // the sample's tokens, for the whole run's estimate
+  http::http_processor p(ioc.get_executor(), opts, &figures);
   std::size_t calls = 0;
   for (const auto& s : samples) {
     const auto j = job_of(s, fields.source);
@@ -83,6 +115,15 @@ std::size_t run_dry(admin_store& st, http::processor_options call, const dry_run
   }
   std::fprintf(out, "dry run: %zu item%s, %zu call%s to the API; nothing was claimed or written\n", samples.size(),
                samples.size() == 1 ? "" : "s", calls, calls == 1 ? "" : "s");
+  if (const auto* h = figures.extras.find<http::http_figures>(); h && h->metered() && calls > 0) {
+    std::optional<std::uint64_t> pending;
+    try {
+      pending = st.stats_blocking().pending;
+    } catch (const std::exception&) {  // the counts can't be read: the sample's figures alone
+    }
+    std::fprintf(out, "%s\n", token_estimate_line(h->tokens_in.load(), h->tokens_out.load(), calls, pending, h->price_in.load(),
+                                                  h->price_out.load()).c_str());
+  }
   std::fflush(out);
   return calls;
 }

@@ -8,7 +8,9 @@
 
 #include <dibs/admin_store.hpp>
 
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,12 @@ struct dry_run_fields {
   std::string target;  // where an answer would go
   std::vector<std::string> mapped;  // columns --map sets from the answer (a SQL table's), each shown
 };
+
+// An LLM API's sample, `calls` answers that used `in` and `out` tokens: what they cost at the
+// prices (0: none given) and, with the store's `pending` items, the whole run's tokens and cost
+// estimated from them.
+std::string token_estimate_line(std::uint64_t in, std::uint64_t out, std::size_t calls, std::optional<std::uint64_t> pending,
+                                double price_in, double price_out);
 
 // Prints to `out`; returns the number of calls made.
 std::size_t run_dry(admin_store& st, http::processor_options call, const dry_run_fields& fields, std::size_t n,

@@ -111,3 +111,24 @@ TEST_CASE("call span: HTTP client conventions, query values and passwords never 
   CHECK(attrs["server.port"] == "8080");
   CHECK(attrs["error.type"] == "503");
 }
+
+TEST_CASE("call span: an LLM's answer carries the GenAI conventions' model and tokens", "[otlp]") {
+  dibs::trace_context item;
+  item.trace = sample_span().trace;
+  item.span = {9, 9, 9, 9, 9, 9, 9, 9};
+  dibs::http::response r;
+  r.status = 200;
+  r.body = R"({"model":"gpt-4o-mini-2024-07-18","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":20,"total_tokens":29}})";
+  dibs::http::call_facts facts{"POST", "http://127.0.0.1/v1/chat/completions", "127.0.0.1", 80, 1, {}, {}};
+  const auto s = dibs::http::call_span(item, {1, 1, 1, 1, 1, 1, 1, 1}, facts, r);
+  std::map<std::string, std::string> attrs;
+  for (const auto& a : s.attributes)
+    attrs[a.key] = std::holds_alternative<std::string>(a.value) ? std::get<std::string>(a.value)
+                                                                : std::to_string(std::get<std::int64_t>(a.value));
+  CHECK(attrs["gen_ai.usage.input_tokens"] == "9");
+  CHECK(attrs["gen_ai.usage.output_tokens"] == "20");
+  CHECK(attrs["gen_ai.response.model"] == "gpt-4o-mini-2024-07-18");
+  r.body = R"({"status":"success","country":"France"})";  // another API: none of them
+  const auto plain = dibs::http::call_span(item, {1, 1, 1, 1, 1, 1, 1, 1}, facts, r);
+  for (const auto& a : plain.attributes) CHECK(a.key.rfind("gen_ai.", 0) != 0);
+}

@@ -1,4 +1,5 @@
 // --price as the providers' price lists write it: per million tokens, per thousand, per token.
+#include "apps/dibs/dry_run.hpp"
 #include "apps/dibs/price_flag.hpp"
 
 #include <catch2/catch.hpp>
@@ -16,4 +17,13 @@ TEST_CASE("--price: input and output, per million or thousand tokens or per toke
   for (const char* bad : {"", "input=0.15/1M", "input=x/1M,output=1/1M", "input=1/1G,output=1/1M", "input=-1/1M,output=1/1M",
                           "input=1/1M,input=1/1M", "cached=1/1M,output=1/1M", "input 1/1M,output=1/1M"})
     CHECK_THROWS_WITH(parse_prices(bad), Catch::Contains("--price"));
+}
+
+TEST_CASE("a dry run's sample of an LLM API: its tokens and cost, and the whole run's estimated from it", "[price]") {
+  const auto line = dibs::cli::token_estimate_line(300, 100, 2, 1000, 0.15e-6, 0.60e-6);
+  CHECK_THAT(line, Catch::Contains("used 400 tokens (300 input, 100 output), costing 0.000105 at --price"));
+  CHECK_THAT(line, Catch::Contains("the 1000 pending items would use about 200000 tokens (150000 input, 50000 output), costing about 0.052500"));
+  CHECK_THAT(dibs::cli::token_estimate_line(300, 100, 2, 1'000'000, 0.15e-6, 0.60e-6), Catch::Contains("costing about 52.50"));
+  const auto unpriced = dibs::cli::token_estimate_line(300, 100, 2, std::nullopt, 0, 0);
+  CHECK(unpriced == "dry run: the sample's answers used 400 tokens (300 input, 100 output)");
 }

@@ -1,5 +1,7 @@
 #include "call_span.hpp"
 
+#include "adapters/http/rate/request_tokens.hpp"
+
 #include "engine/src/uri_redact.hpp"
 
 namespace dibs::http {
@@ -27,6 +29,14 @@ span_record call_span(const trace_context& item, const span_id& id, const call_f
   s.set("dibs.attempt", call.attempt);
   if (call.attempt > 1) s.set("http.request.resend_count", call.attempt - 1);
   if (r.status) s.set("http.response.status_code", r.status);
+  // An LLM's answer: the GenAI semantic conventions' model and tokens (from its usage).
+  if (!r.ec && r.status >= 200 && r.status < 300 && r.body.find("usage") != std::string::npos) {
+    if (const auto u = answer_usage(r.body); u.known()) {
+      s.set("gen_ai.usage.input_tokens", u.input);
+      s.set("gen_ai.usage.output_tokens", u.output);
+      if (auto model = answer_model(r.body); !model.empty()) s.set("gen_ai.response.model", std::move(model));
+    }
+  }
   if (r.ec) {
     s.set("error.type", r.stage.empty() ? r.ec.message() : r.stage + ": " + r.ec.message());
     s.status = span_status::error;

@@ -72,6 +72,15 @@ token_usage answer_usage(std::string_view body) {
   return u;
 }
 
+std::string answer_model(std::string_view body) {
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::object obj;
+  if (!parse_object(parser, body, obj)) return {};
+  std::string_view model;
+  if (!obj["model"].get_string().get(model) || !obj["modelVersion"].get_string().get(model)) return std::string(model);
+  return {};
+}
+
 std::int64_t token_estimator::estimate(std::size_t body_bytes, std::optional<std::int64_t> max_output) const {
   const double per = std::max(bytes_per_token_.load(std::memory_order_relaxed), 0.5);
   const auto prompt = static_cast<std::int64_t>(std::ceil(static_cast<double>(body_bytes) / per));

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace dibs::http {
@@ -29,6 +30,9 @@ struct token_usage {
 };
 // What the answer says the request used; unknown (-1) members when it says nothing.
 token_usage answer_usage(std::string_view body);
+
+// The model an answer names (its top-level "model", or Gemini's "modelVersion"); "" without one.
+std::string answer_model(std::string_view body);
 
 // The estimate of a request's charge, learned from the answers. Thread-safe.
 class token_estimator {
