@@ -43,7 +43,8 @@ std::shared_ptr<http::rate_limiter> make_limiter(const std::string& rate, const 
   }
   if (!token_rate.empty()) {
     auto per_second = http::parse_rate(token_rate);
-    if (!per_second) throw std::invalid_argument("--token-rate '" + token_rate + "': expected N/min or N/s, like 150000/min");
+    if (!per_second || *per_second * 60 < 1)
+      throw std::invalid_argument("--token-rate '" + token_rate + "': expected N/min or N/s of at least 1 token a minute, like 150000/min");
     out->tokens().give_limit(*per_second * 60);
   }
   return out;

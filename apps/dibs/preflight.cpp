@@ -1,5 +1,7 @@
 #include "preflight.hpp"
 
+#include <dibs/http/http_figures.hpp>
+
 #include "adapters/http/processor/call_span.hpp"
 #include <dibs/http/http_processor.hpp>
 
@@ -47,14 +49,24 @@ T run_now(awaitable<T> a) {
 // on an io_context of its own (the engine has not started), each call made as the run makes it
 // (http_processor::ask: a rate slot, the budgets counted as it goes out, the stop signals).
 struct call_path {
+  // Its calls are counted with the run's (`figures`), once it is done: in figures of its own
+  // meanwhile, so that it makes none of the run's shared state (the adaptive limit's, whose
+  // ceiling is the shards' to set).
   call_path(const http::processor_options& call, counters* figures)
-      : opts(std::make_shared<const http::processor_options>(call)), processor(ioc.get_executor(), opts, figures) {}
+      : run_figures(figures), opts(std::make_shared<const http::processor_options>(call)),
+        processor(ioc.get_executor(), opts, figures ? &own : nullptr) {}
+  ~call_path() {
+    if (const auto* h = own.extras.find<http::http_figures>(); h && run_figures)
+      run_figures->extras.get<http::http_figures>().add_counts(*h);
+  }
   http::http_processor::asked ask(const job& j, http::request req) {
     auto fut = net::co_spawn(ioc, processor.ask(j, std::move(req)), net::use_future);
     ioc.restart();
     ioc.run();
     return fut.get();
   }
+  counters* run_figures;
+  counters own;
   net::io_context ioc{1};
   std::shared_ptr<const http::processor_options> opts;
   http::http_processor processor;
@@ -146,6 +158,10 @@ std::optional<probe_verdict> probe(call_path& path, http::request req, bool batc
     // Made as the run makes its calls: a slot of the rate (the limit holds with the pre-flight in
     // it), counted in the budgets as the item's, a 429's pause held for the run.
     auto asked = path.ask(item, req);
+    if (!asked.too_large.empty()) {  // the run fails the item, with no call, as here
+      log::warn("pre-flight: ", asked.too_large);
+      return std::nullopt;
+    }
     if (asked.refused) {
       log::info("pre-flight: a call budget has no call left; the API was not tried", tries > 1 ? " again" : "");
       return std::nullopt;

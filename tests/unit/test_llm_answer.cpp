@@ -24,7 +24,7 @@ TEST_CASE("an LLM's answer cut at max_tokens, refused or withheld is no answer t
   CHECK_THAT(*failure_of(R"({"stop_reason":"max_tokens","content":[{"type":"text","text":"{\"a"}]})"),
              Catch::Contains("stop_reason: max_tokens"));
   CHECK_THAT(*failure_of(R"({"candidates":[{"finishReason":"MAX_TOKENS"}]})"), Catch::Contains("MAX_TOKENS"));
-  CHECK_THAT(*failure_of(R"({"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}})"),
+  CHECK_THAT(*failure_of(R"({"object":"response","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}})"),
              Catch::Contains("max_output_tokens"));
   CHECK_THAT(*failure_of(R"({"choices":[{"message":{"content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]})"),
              Catch::Contains("the model refused: I can't help with that."));
@@ -37,6 +37,9 @@ TEST_CASE("an LLM's answer cut at max_tokens, refused or withheld is no answer t
   CHECK_FALSE(failure_of(R"({"stop_reason":"end_turn","content":[{"type":"text","text":"ok"}]})"));
   CHECK_FALSE(failure_of(R"({"candidates":[{"finishReason":"STOP"}]})"));
   CHECK_FALSE(failure_of(R"({"status":"completed"})"));
+  // Another API's "incomplete" is its data (Stripe's subscription), not a cut answer.
+  CHECK_FALSE(failure_of(R"({"object":"subscription","status":"incomplete"})"));
+  CHECK(failure_of(R"({"object":"response","status":"incomplete","incomplete_details":{"reason":"content_filter"}})"));
   // Another API's answer is never parsed for it.
   CHECK_FALSE(may_be_llm_answer(R"({"status":"success","country":"France"})"));
 }
@@ -51,6 +54,11 @@ TEST_CASE("--expect-json: the member must be a string that holds JSON", "[llm-an
   CHECK_THAT(*not_json_at(content, doc), Catch::Contains("is not JSON") && Catch::Contains("'Sure! Here is the JSON"));
   REQUIRE_FALSE(p.parse(std::string(R"({"choices":[]})")).get(doc));
   CHECK_THAT(*not_json_at(content, doc), Catch::Contains("has no /choices/0/message/content"));
+  // A null content (a tool call, a refusal said no other way) holds no JSON.
+  REQUIRE_FALSE(p.parse(std::string(R"({"choices":[{"message":{"content":null}}]})")).get(doc));
+  CHECK_THAT(*not_json_at(content, doc), Catch::Contains("is null, not JSON text"));
+  REQUIRE_FALSE(p.parse(std::string(R"({"choices":[{"message":{"content":{"label":"x"}}}]})")).get(doc));
+  CHECK_FALSE(not_json_at(content, doc));  // structured output: an object already
 }
 
 TEST_CASE("a pointer goes on into a string that holds JSON: --map reads an LLM's content's members", "[llm-answer]") {

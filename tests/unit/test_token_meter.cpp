@@ -182,19 +182,55 @@ TEST_CASE("what an answer means for its tokens: usage settles, a refusal gives a
   CHECK(too_large_for_limit(9'000, 6'000).find("more than the API's whole limit of 6000 tokens a minute") != std::string::npos);
 }
 
-TEST_CASE("Anthropic's 529 'overloaded' is its capacity: the breaker counts it, the item spends no attempt", "[tokens]") {
+TEST_CASE("Anthropic's 529 'overloaded' that says when is its capacity: the breaker counts it, the item spends no attempt",
+          "[tokens]") {
   response overloaded;
   overloaded.status = 529;
   overloaded.body = R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})";
-  const auto o = judge_exchange(overloaded, client_options{}, std::chrono::milliseconds(100), std::chrono::milliseconds(0));
+  const auto o = judge_exchange(overloaded, client_options{}, std::chrono::milliseconds(100), std::chrono::milliseconds(3000),
+                                /*api_pace=*/true);
   REQUIRE(o);
   CHECK(o->k == dibs::outcome::kind::retry);
   CHECK(o->api_down);
   CHECK(o->paced);
+  // A bare 529 (no retry-after) spends the attempt: a server that answers 529 for good still
+  // ends the run.
+  const auto bare = judge_exchange(overloaded, client_options{}, std::chrono::milliseconds(100), std::chrono::milliseconds(0));
+  REQUIRE(bare);
+  CHECK(bare->api_down);
+  CHECK_FALSE(bare->paced);
   response down;
   down.status = 503;
   const auto d = judge_exchange(down, client_options{}, std::chrono::milliseconds(100), std::chrono::milliseconds(0));
   REQUIRE(d);
   CHECK(d->api_down);
   CHECK_FALSE(d->paced);  // an outage that lasts still ends the run
+}
+
+TEST_CASE("a limit given below the one the API states holds: the server's count only ever holds the process back", "[tokens]") {
+  token_meter m(10'000);
+  const auto t0 = clk::now();
+  for (int i = 0; i < 9; ++i) REQUIRE(m.try_take(1'000, t0).ticket);
+  CHECK_FALSE(m.try_take(1'000, t0).ticket);
+  // The server's bucket of 1,000,000 has 900,000 left: no room for this process beyond its own 10,000.
+  m.read(900'000, 1'000'000, t0, t0 + 1ms);
+  CHECK(m.per_minute() == 10'000);
+  CHECK_FALSE(m.try_take(1'000, t0 + 1ms).ticket);
+  // Other clients spent it all: the process waits for the server's refill too.
+  m.read(0, 1'000'000, t0 + 2ms, t0 + 2ms);
+  CHECK(m.try_take(100, t0 + 2ms).retry_at > t0 + 50s);
+}
+
+TEST_CASE("absurd numbers from an answer stay numbers: no overflow, no wait of years", "[tokens]") {
+  token_meter m(60'000);
+  const auto t0 = clk::now();
+  auto a = m.try_take(1'000, t0).ticket;
+  REQUIRE(a);
+  m.settle(*a, std::int64_t{1} << 61, t0);  // a usage no request had
+  const auto t = m.try_take(1'000, t0);
+  CHECK(t.retry_at < t0 + 10min);
+  m.read(-5, std::nullopt, t0 + 1ms, t0 + 1ms);  // a remaining below zero
+  CHECK(m.try_take(1'000, t0 + 1ms).retry_at < t0 + 10min);
+  const std::string body = R"({"max_tokens": 100, "m": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"})";
+  CHECK(least_token_charge(body) == 100 + static_cast<std::int64_t>(body.size() / 4));
 }

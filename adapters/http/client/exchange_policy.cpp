@@ -133,9 +133,11 @@ std::optional<outcome> judge_exchange(const response& r, const client_options& h
   if (status >= 200 && status < 300) return std::nullopt;
   // The status line and the API's own words: "HTTP 404 Not Found: no location known for this address".
   const auto said = with_api_message(r.describe(), r.body);
-  // 5xx: the API's outage, the circuit breaker's to judge. Anthropic's 529 "overloaded" is its
-  // capacity, never the item's doing: counted by the breaker, and it spends no attempt.
-  if (status == 529) {
+  // 5xx: the API's outage, the circuit breaker's to judge. Anthropic's 529 "overloaded" that says
+  // when to come back is its capacity, never the item's doing: counted by the breaker, no attempt
+  // spent. A bare one spends it, as a bare 429 does: an API that answers 529 for good still ends
+  // the run.
+  if (status == 529 && api_pace) {
     auto o = outcome::unavailable(std::max(backoff, stop_for), said, status);
     o.paced = true;
     return o;

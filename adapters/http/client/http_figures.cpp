@@ -41,6 +41,22 @@ void http_figures::prometheus(prometheus_writer& w) const {
   if (priced()) w.counter("dibs_api_cost_total", "What the tokens used cost at the prices given (price).", cost());
 }
 
+void http_figures::add_counts(const http_figures& o) {
+  constexpr auto r = std::memory_order_relaxed;
+  for (std::size_t i = 0; i < responses.size(); ++i) responses[i].fetch_add(o.responses[i].load(r), r);
+  throttled.fetch_add(o.throttled.load(r), r);
+  refused.fetch_add(o.refused.load(r), r);
+  api_stops.fetch_add(o.api_stops.load(r), r);
+  dropped_handshakes.fetch_add(o.dropped_handshakes.load(r), r);
+  tokens_in.fetch_add(o.tokens_in.load(r), r);
+  tokens_out.fetch_add(o.tokens_out.load(r), r);
+  if (o.token_limit_per_minute.load(r) > 0) token_limit_per_minute.store(o.token_limit_per_minute.load(r), r);
+  if (o.priced()) {
+    price_in.store(o.price_in.load(r), r);
+    price_out.store(o.price_out.load(r), r);
+  }
+}
+
 double http_figures::cost() const {
   return static_cast<double>(tokens_in.load(std::memory_order_relaxed)) * price_in.load(std::memory_order_relaxed) +
          static_cast<double>(tokens_out.load(std::memory_order_relaxed)) * price_out.load(std::memory_order_relaxed);

@@ -98,7 +98,9 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
   auto& tokens = opts_->limiter->tokens();
   token_ticket ticket;
   if (const auto charge = token_charge(tokens, req.body)) {
-    if (tokens.active() && *charge > tokens.capacity()) co_return sent_call{{}, {}, false, too_large_for_limit(*charge, tokens.capacity())};
+    // Never sent only when even the estimate's low side (4 bytes a token at most) is too large.
+    if (const auto least = least_token_charge(req.body); tokens.active() && least > tokens.capacity())
+      co_return sent_call{{}, {}, false, too_large_for_limit(least, tokens.capacity())};
     ticket = co_await take_tokens(tokens, *charge);
   }
   co_await wait_for_slot(*opts_->limiter, opts_->url.host());  // cancelled at shutdown: the item is released
@@ -160,7 +162,7 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
   std::optional<traced_call> traced;
   if (j.trace.valid()) traced = begin_traced_call(j, req);
   auto s = co_await send_counted(j, std::move(req));
-  if (!s.too_large.empty()) co_return outcome::fail(std::move(s.too_large));  // no call: no news of the API
+  if (!s.too_large.empty()) co_return outcome::invalid(std::move(s.too_large));  // no call: no news of the API
   if (s.refused) {
     aborted = true;  // nothing to share with joined items: each asks for itself
     co_return outcome::not_sent("not sent: the call budget has no call left for it");

@@ -46,8 +46,9 @@ std::optional<std::string> llm_answer_failure(simdjson::dom::element doc) {
       if (*r == w) return "the answer was withheld by the provider (finishReason: " + std::string(w) + ")";
   }
   if (auto r = string_at(doc, "/promptFeedback/blockReason")) return "the prompt was blocked by the provider (blockReason: " + std::string(*r) + ")";
-  // OpenAI's Responses API.
-  if (auto s = string_at(doc, "/status"); s && *s == "incomplete") {
+  // OpenAI's Responses API (its object says so: another API's "status": "incomplete", Stripe's
+  // subscription, is that API's data).
+  if (auto s = string_at(doc, "/status"); s && *s == "incomplete" && string_at(doc, "/object") == std::optional<std::string_view>("response")) {
     const auto why = string_at(doc, "/incomplete_details/reason");
     if (why && *why == "max_output_tokens") return cut + "status: incomplete, max_output_tokens)";
     return "the answer is incomplete (status: incomplete" + (why ? ", " + std::string(*why) : std::string()) + ")";
@@ -90,7 +91,11 @@ std::optional<std::string> not_json_at(const json_pointer& p, simdjson::dom::ele
   const auto at = evaluate(p, doc);
   if (!at) return "the answer has no " + p.text() + " (expected JSON in it)";
   std::string_view text;
-  if (at->get_string().get(text)) return std::nullopt;  // a JSON value already, not a string of it
+  if (at->get_string().get(text)) {
+    // An object or array already (a provider's structured output); null or a number holds none.
+    if (at->is_object() || at->is_array()) return std::nullopt;
+    return "the answer's " + p.text() + " is " + json_text(*at) + ", not JSON text";
+  }
   thread_local simdjson::dom::parser parser;  // its own: `doc` stays valid in the caller's
   simdjson::dom::element inner;
   const simdjson::padded_string padded(text);

@@ -14,7 +14,8 @@ void read_token_headers(token_meter& m, const response& r, std::chrono::steady_c
   if (r.ec) return;
   const auto said = read_provider_limits(r.headers, std::chrono::system_clock::now());
   if (said.tokens) m.read(said.tokens->remaining, said.tokens->limit, sent, token_meter::clock::now());
-  else if (!usage_said) m.answered_unmetered();  // neither a limit nor a usage: no LLM API, it seems
+  else if (!usage_said && r.status >= 200 && r.status < 300)
+    m.answered_unmetered();  // an answer with neither a limit nor a usage: no LLM API, it seems
 }
 
 token_usage token_ticket::settle(const response& r, std::size_t body_bytes) {
@@ -45,8 +46,12 @@ std::optional<std::int64_t> token_charge(const token_meter& m, const std::string
   return m.estimator.estimate(body.size(), max_output_tokens(body));
 }
 
+std::int64_t least_token_charge(const std::string& body) {
+  return static_cast<std::int64_t>(body.size() / 4) + max_output_tokens(body).value_or(0);
+}
+
 std::string too_large_for_limit(std::int64_t charge, std::int64_t capacity) {
-  return "not sent: the request needs about " + std::to_string(charge) + " tokens (its max_tokens and its prompt), " +
+  return "not sent: the request needs at least " + std::to_string(charge) + " tokens (its max_tokens and its prompt), " +
          "more than the API's whole limit of " + std::to_string(capacity) + " tokens a minute: it could never be admitted";
 }
 

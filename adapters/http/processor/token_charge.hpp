@@ -53,6 +53,10 @@ class token_ticket {
 // watches for one (token_meter::watching).
 std::optional<std::int64_t> token_charge(const token_meter& m, const std::string& body);
 
+// The least a request of `body` can be charged: its max_tokens and its prompt at 4 bytes a token
+// (a learned estimate may be far higher after one dense answer): what decides "too large".
+std::int64_t least_token_charge(const std::string& body);
+
 // "needs about N tokens ..., more than the whole limit": why a request larger than the bucket
 // is never sent.
 std::string too_large_for_limit(std::int64_t charge, std::int64_t capacity);

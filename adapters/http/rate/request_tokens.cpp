@@ -96,7 +96,10 @@ void token_estimator::learn(std::size_t body_bytes, const token_usage& u) {
   // the densest requests (the most tokens a byte) at once, and the sparser ones slowly.
   const bool first = !learned_.exchange(true, std::memory_order_relaxed);
   const double was = bytes_per_token_.load(std::memory_order_relaxed);
-  bytes_per_token_.store(first || ratio < was ? ratio : was + (ratio - was) / 100, std::memory_order_relaxed);
+  // One answer moves it down by half at most (an image's few bytes of many tokens is one request,
+  // not the run's).
+  bytes_per_token_.store(first ? ratio : ratio < was ? std::max(ratio, was / 2) : was + (ratio - was) / 100,
+                         std::memory_order_relaxed);
   if (u.output >= 0) {
     const double o = output_.load(std::memory_order_relaxed);
     output_.store(first ? static_cast<double>(u.output) : o + (static_cast<double>(u.output) - o) / 10, std::memory_order_relaxed);

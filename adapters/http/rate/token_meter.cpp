@@ -42,6 +42,7 @@ token_meter::take_result token_meter::try_take(std::int64_t tokens, clock::time_
   std::lock_guard lock(mutex_);
   tokens = std::max<std::int64_t>(tokens, 0);
   if (!active()) {
+    tokens = std::min<std::int64_t>(tokens, std::int64_t{1} << 40);  // an absurd max_tokens stays a number
     // No limit known yet: admitted, and remembered, so that the first reading knows what this
     // process sent that the server may not have seen yet.
     out.ticket = admitted{next_id_++, tokens, now};
@@ -50,6 +51,7 @@ token_meter::take_result token_meter::try_take(std::int64_t tokens, clock::time_
   }
   const auto t = per_token();
   const auto cap = capacity();
+  tokens = std::min(tokens, 4 * cap);  // more is refused before (too large); kept from overflowing here
   // Admitted when the bucket holds `tokens` and a margin of 1% of it: its deficit (tat - now)
   // leaves room for them. The margin is a level kept, not throughput lost: it absorbs an estimate
   // a few tokens short and a request that reaches the server a few ms before it refilled (seen:
@@ -74,9 +76,10 @@ void token_meter::settle(const admitted& a, std::int64_t used, clock::time_point
   const auto it = std::find_if(unsettled_.begin(), unsettled_.end(), [&](const in_flight& f) { return f.id == a.id; });
   if (it != unsettled_.end()) unsettled_.erase(it);
   if (!active() || used < 0) return;
+  used = std::min(used, 4 * capacity());  // an answer's absurd usage stays within what time repays
   const auto t = per_token();
   tat_ = std::max(tat_, now);
-  const auto back = a.tokens - used;  // > 0: reserved more than used
+  const auto back = std::min(a.tokens, 4 * capacity()) - used;  // > 0: reserved more than used
   if (back < 0) {
     tat_ += (-back) * t;
   } else if (a.at > newest_read_) {
@@ -90,15 +93,27 @@ void token_meter::settle(const admitted& a, std::int64_t used, clock::time_point
 void token_meter::read(std::int64_t remaining, std::optional<std::int64_t> limit, clock::time_point sent,
                        clock::time_point now) {
   std::lock_guard lock(mutex_);
-  if (limit && *limit > 0) set_limit(static_cast<double>(*limit), now);
+  if (limit && *limit > 0) {
+    stated_ = static_cast<double>(*limit);
+    set_limit(stated_, now);
+  }
   if (!active() || sent < newest_read_) return;  // an older view than one read already
   newest_read_ = sent;
   std::int64_t pending = 0;
   for (const auto& f : unsettled_)
     if (f.at > sent) pending += f.tokens;
   const auto t = per_token();
-  const auto deficit = std::max<std::int64_t>(capacity() - std::max<std::int64_t>(remaining, 0), 0) + pending;
-  tat_ = now + deficit * t;
+  const auto cap = capacity();
+  // The server's deficit, in its own bucket's tokens (the stated limit's, or ours when it states none).
+  const auto server_cap = stated_ > 0 ? static_cast<std::int64_t>(stated_) : cap;
+  const auto deficit = std::min(std::max<std::int64_t>(server_cap - std::max<std::int64_t>(remaining, 0), 0) + pending, 4 * cap);
+  if (given_ > 0 && stated_ > given_) {
+    // The user's limit is below the server's: the server's count may only hold this process
+    // back (other clients on the key), never let it past its own.
+    tat_ = std::max(tat_, now + deficit * t);
+  } else {
+    tat_ = now + deficit * t;
+  }
 }
 
 void token_meter::answered_unmetered() {

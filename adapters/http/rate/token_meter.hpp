@@ -90,7 +90,8 @@ class token_meter {
   clock::duration per_token() const;  // under mutex_
 
   std::atomic<double> per_minute_{0};
-  double given_ = 0;  // the limit the user gave (0: none)
+  double given_ = 0;   // the limit the user gave (0: none)
+  double stated_ = 0;  // the limit the API's headers last stated (0: none)
   mutable std::mutex mutex_;
   clock::time_point tat_{};  // when the bucket is full again, by this process's count
   std::uint64_t next_id_ = 1;

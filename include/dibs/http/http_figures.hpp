@@ -42,6 +42,10 @@ struct http_figures final : figures_source {
   bool priced() const { return price_in.load(std::memory_order_relaxed) > 0 || price_out.load(std::memory_order_relaxed) > 0; }
   bool metered() const { return tokens_in.load(std::memory_order_relaxed) + tokens_out.load(std::memory_order_relaxed) > 0; }
 
+  // Adds `o`'s counts (answers, refusals, stops, tokens) to these: calls made for the run outside
+  // its shards (the pre-flight's). Latencies and limits are not carried over.
+  void add_counts(const http_figures& o);
+
   // Every exchange counted, answered or not.
   std::uint64_t exchanges() const;
   // Counts one exchange: `status` 0 when no answer came.
