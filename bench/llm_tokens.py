@@ -92,8 +92,10 @@ def one_run(o, style, headers, processes, flags, store_kind):
             mysql(o.mysql_uri, "DROP TABLE IF EXISTS %s; CREATE TABLE %s (id INT PRIMARY KEY, title VARCHAR(64), text TEXT); "
                                "INSERT INTO %s VALUES %s" % (table, table, table, values))
             store = o.mysql_uri + "?table=" + table
-            subprocess.run([o.dibs, "init", "--store", store, "--source", "text", "--target", "answer", "--new-target"],
-                           check=True, stdout=subprocess.DEVNULL)
+            mapped = request_shape(style, 0)[-1]  # the mapping, its columns typed: dibs init adds them
+            typed = ",".join(part + (":INT" if part.startswith("tokens=") else ":TEXT") for part in mapped.split(","))
+            subprocess.run([o.dibs, "init", "--store", store, "--source", "text", "--target", "answer", "--new-target",
+                            "--map", typed], check=True, stdout=subprocess.DEVNULL)
             stores = [store] * processes
             outs = [[]] * processes
         cmds = [[o.dibs, "enrich", "--store", s, "--no-status-check", "--no-progress"] + out + request_shape(style, port) + flags
@@ -106,6 +108,8 @@ def one_run(o, style, headers, processes, flags, store_kind):
     finally:
         api.terminate()
         api.wait()
+    if not stats.get("first_request_at") or not stats.get("last_answer_at"):
+        raise RuntimeError("the API got no request; dibs said:\n" + "\n".join(o[-2000:] for o in outputs))
     span = stats["last_answer_at"] - stats["first_request_at"]
     ideal = o.tpm + o.tpm * span / 60.0
     codes = [r.returncode for r in runs]
@@ -125,6 +129,7 @@ def main():
     a.add_argument("--tpm", type=int, default=150000)
     a.add_argument("--latency-ms", type=float, default=300)
     a.add_argument("--processes", type=int, default=4)
+    a.add_argument("--stores", default="jsonl,mariadb", help="which rows: jsonl, mariadb or both")
     a.add_argument("--md")
     a.add_argument("--json")
     o = a.parse_args()
@@ -132,6 +137,7 @@ def main():
             ("openai", False, 1, ["--token-rate", "%d/min" % o.tpm], "jsonl")]
     if o.mysql_uri:
         plan += [("openai", True, o.processes, [], "mariadb"), ("anthropic", True, o.processes, [], "mariadb")]
+    plan = [p for p in plan if p[4] in o.stores.split(",")]
     results = []
     for p in plan:
         results.append(one_run(o, *p))

@@ -25,7 +25,10 @@
 #      the quota's (bench/quota.py; bench/results/quota.md).
 #   9. A collector that is down: `dibs demo` untraced against traced to a collector that never
 #      answers and to one that answers 503, paired (bench/otlp_collector.py; bench/results/otlp.md).
-# BENCH_ONLY=engine|client|mysql|mongo|pg|reuse|sharedrate|scale|adaptive|otlp|quota runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
+#   11. An LLM API metering tokens a minute (tests/servers/llm_api.py, OpenAI- and Anthropic-like):
+#      default flags, the share of the limit used and of calls answered 429, one process on a file
+#      and four on one MariaDB table (bench/llm_tokens.py; bench/results/llm.md).
+# BENCH_ONLY=engine|client|mysql|mongo|pg|reuse|sharedrate|scale|adaptive|otlp|quota|llm runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
 # BENCH_PG_JOBS, BENCH_REUSE_DOCS, BENCH_OTLP_DOCS, BENCH_SHARED_RATE, BENCH_SHARED_SECONDS, BENCH_SCALE_ROWS and
 # BENCH_SCALE_DOCS size them.
 set -euo pipefail
@@ -162,6 +165,13 @@ part_with_own_file() {
 
 if [ -z "$only" ] || [ "$only" = quota ]; then
   part_with_own_file quota quota.py --items "${BENCH_QUOTA_ITEMS:-2000}"
+fi
+
+if [ -z "$only" ] || [ "$only" = llm ]; then
+  MYSQL_URI= tests/servers/mariadb_ctl.sh start "$servers" >/dev/null
+  port=$(cat "$servers/mariadb.port")
+  part_with_own_file llm llm_tokens.py --items "${BENCH_LLM_ITEMS:-3000}" --mysql-uri "mysql://root@127.0.0.1:$port/dibs_bench"
+  tests/servers/mariadb_ctl.sh stop "$servers" >/dev/null
 fi
 
 if [ -z "$only" ] || [ "$only" = otlp ]; then
