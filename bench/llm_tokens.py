@@ -118,7 +118,8 @@ def one_run(o, style, headers, processes, flags, store_kind):
             "items": o.items, "done": done, "exit_codes": codes, "wall_s": round(wall, 1), "span_s": round(span, 1),
             "requests": stats["requests"], "refused_429": stats["refused_429"], "overloaded": stats["overloaded"],
             "share_429": stats["refused_429"] / max(1, stats["requests"]), "tokens": stats["tokens_settled"],
-            "share_of_limit": stats["tokens_settled"] / ideal, "command": " ".join(cmds[0][:1] + cmds[0][1:])}
+            "share_of_limit": stats["tokens_settled"] / ideal,
+            "refused_at_s": [r[0] if isinstance(r, list) else r for r in stats.get("refused_at", [])][:200], "command": " ".join(cmds[0][:1] + cmds[0][1:])}
 
 
 def main():

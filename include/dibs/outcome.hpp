@@ -38,7 +38,7 @@ struct outcome {
   // back as it was, no attempt spent (as at a shutdown), and nothing is learnt of the API.
   bool unsent = false;
   // retry: the API asked for a pause (a 429, Anthropic's 529 "overloaded"): its pace, not this
-  // item's fault. The item goes back to wait with its attempt given back, so --max-attempts counts
+  // item's fault. The item goes back to wait with its attempt given back, so max_attempts counts
   // the item's own failures only.
   bool paced = false;
   // The processor's spans of this item (its API call), children of the job's trace.span; made

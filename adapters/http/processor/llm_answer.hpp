@@ -34,7 +34,7 @@ std::optional<std::string> llm_answer_failure(simdjson::dom::element doc);
 // as compact JSON text; nullopt when there is none.
 std::optional<std::string> value_through_strings(const json_pointer& p, simdjson::dom::element doc);
 
-// `--expect-json`: why the member at `p` is not a string holding JSON ("... is not JSON: ..."),
+// expect_json: why the member at `p` is not a string holding JSON ("... is not JSON: ..."),
 // or nullopt when it is.
 std::optional<std::string> not_json_at(const json_pointer& p, simdjson::dom::element doc);
 

@@ -74,6 +74,11 @@ class token_meter {
   std::int64_t level(clock::time_point now) const;
   // The most one request may be charged: the whole bucket.
   std::int64_t capacity() const { return static_cast<std::int64_t>(per_minute()); }
+  // What the others on the key spend a second, as this process's readings show it.
+  double others_per_second() const {
+    std::lock_guard lock(mutex_);
+    return others_per_s_;
+  }
   // What a request will be charged, learned from the answers' usage.
   token_estimator estimator;
 
@@ -97,6 +102,12 @@ class token_meter {
   std::uint64_t next_id_ = 1;
   std::deque<in_flight> unsettled_;  // admitted, not settled, oldest first
   clock::time_point newest_read_{};  // the latest `sent` a reading was taken from
+  // The others on the key (other processes, other clients): what they spend a second, as the
+  // readings show it, spent in this process's count as time goes (account_others).
+  void account_others(clock::time_point now);  // under mutex_
+  double others_per_s_ = 0;
+  clock::time_point others_since_{};
+  clock::time_point last_read_at_{};
   std::atomic<std::uint64_t> used_total_{0};
   std::atomic<int> unmetered_answers_{0};
 };
