@@ -11,6 +11,12 @@
 // (a server that counted those already has them counted twice): a bucket held fuller than it is
 // costs a level, never throughput, while one held emptier costs 429s.
 //
+// Other processes on the same key: a reading whose deficit is larger than this process's count
+// shows what the others spent; that rate is learned (and spent in this count as time goes), and
+// what the bucket holds is this process's only in its share of the refill (1 - the others' rate /
+// the refill rate). Learned from readings, it lags where the others' spending jumps (the first
+// minute's full bucket running out), and some calls are refused there.
+//
 // Admission is by polling (try_take says when to try again) rather than by booking future
 // times, so a pull that finds less room holds every waiter at once. GCRA over tokens; time is
 // passed in; thread-safe (one per API, shared by every shard). Unit-tested in
