@@ -72,7 +72,7 @@ TEST_CASE("an LLM API metering tokens per minute: with default flags each reques
   CHECK(api.stat("refused_429") <= 2);         // 1% of calls at most
 }
 
-TEST_CASE("--token-rate alone paces an LLM API that states no limit and only refuses", "[llm]") {
+TEST_CASE("a token rate given alone (--token-rate) paces an LLM API that states no limit and only refuses", "[llm]") {
   llm_api api({"--tpm", "30000", "--latency-ms", "20", "--latency-per-token-ms", "0", "--no-headers"});
   const auto run = enrich(api, "openai", 240, 400, {"--token-rate", "30000/min"});
   INFO(run.out);

@@ -44,7 +44,7 @@ TEST_CASE("an LLM's answer cut at max_tokens, refused or withheld is no answer t
   CHECK_FALSE(may_be_llm_answer(R"({"status":"success","country":"France"})"));
 }
 
-TEST_CASE("--expect-json: the member must be a string that holds JSON", "[llm-answer]") {
+TEST_CASE("expect_json: the member must be a string that holds JSON", "[llm-answer]") {
   simdjson::dom::parser p;
   simdjson::dom::element doc;
   const auto content = ptr("/choices/0/message/content");

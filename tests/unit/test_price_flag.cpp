@@ -6,7 +6,7 @@
 
 using dibs::cli::parse_prices;
 
-TEST_CASE("--price: input and output, per million or thousand tokens or per token", "[price]") {
+TEST_CASE("the price flag: input and output, per million or thousand tokens or per token", "[price]") {
   const auto p = parse_prices("input=0.15/1M,output=0.60/1M");
   CHECK(p.input == Approx(0.15e-6));
   CHECK(p.output == Approx(0.60e-6));

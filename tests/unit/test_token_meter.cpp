@@ -120,7 +120,7 @@ TEST_CASE("the headers pull the bucket to the server's count, the requests it ha
   CHECK(m.level(t0 + 6ms) == level);
 }
 
-TEST_CASE("a limit the headers state meters an API that had none; a given one caps it", "[tokens]") {
+TEST_CASE("a limit the headers state meters an API that had none, and a given one caps it", "[tokens]") {
   token_meter m;
   CHECK_FALSE(m.active());
   CHECK(m.watching());
