@@ -59,8 +59,10 @@ def start_api(workdir, style):
 
 
 def psql(uri, sql):
-    return subprocess.run(["psql", uri, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql], check=True, capture_output=True,
-                          text=True).stdout
+    out = subprocess.run(["psql", uri, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql], capture_output=True, text=True)
+    if out.returncode != 0:
+        fail(f"psql {uri}: {out.stderr.strip()[:500]} (running: {sql[:120]}...)")
+    return out.stdout
 
 
 def check_cost(output, price_in, price_out, tokens_settled):

@@ -47,28 +47,27 @@ token_meter::take_result token_meter::try_take(std::int64_t tokens, clock::time_
     // process sent that the server may not have seen yet.
     out.ticket = admitted{next_id_++, tokens, now};
     unsettled_.push_back({out.ticket->id, now, tokens});
+    own_net_ += static_cast<double>(tokens);
     return out;
   }
   const auto t = per_token();
   const auto cap = capacity();
-  account_others(now);
   tokens = std::min(tokens, 4 * cap);  // more is refused before (too large); kept from overflowing here
   // Admitted when the bucket holds `tokens` and a margin of 1% of it: its deficit (tat - now)
   // leaves room for them. The margin is a level kept, not throughput lost: it absorbs an estimate
   // a few tokens short and a request that reaches the server a few ms before it refilled (seen:
   // 0.6% of calls refused "try again in 1ms" without it).
   const auto margin = std::max<std::int64_t>(cap / 100, 1);
-  // What the bucket holds is this process's only in its share, what the others leave of the
-  // refill: N processes that each read the same remaining and each took all of it were refused
-  // at once.
-  const double share = std::max(1.0 - others_per_s_ / (per_minute() / 60.0), 0.05);
-  const auto need = std::min(static_cast<std::int64_t>(static_cast<double>(tokens + margin) / share), cap);
-  const auto ready = tat_ - std::max<std::int64_t>(cap - need, 0) * t;
+  const auto ready = tat_ - std::max<std::int64_t>(cap - tokens - margin, 0) * t;
   if (now < ready) {
     out.retry_at = ready;
     return out;
   }
-  tat_ = std::max(tat_, now) + tokens * t;
+  // Other processes on the key take their shares as this one takes its own: what it takes counts
+  // in its bucket for the whole key's (1/share), so N processes that read the same remaining take
+  // it once between them, not N times.
+  tat_ = std::max(tat_, now) + std::chrono::duration_cast<clock::duration>(tokens * t / share_);
+  own_net_ += static_cast<double>(tokens);
   out.ticket = admitted{next_id_++, tokens, now};
   unsettled_.push_back({out.ticket->id, now, tokens});
   // A ticket never settled (its holder gone without a word) is forgotten after two minutes.
@@ -86,6 +85,7 @@ void token_meter::settle(const admitted& a, std::int64_t used, clock::time_point
   const auto t = per_token();
   tat_ = std::max(tat_, now);
   const auto back = std::min(a.tokens, 4 * capacity()) - used;  // > 0: reserved more than used
+  own_net_ -= static_cast<double>(back);
   if (back < 0) {
     tat_ += (-back) * t;
   } else if (a.at > newest_read_) {
@@ -113,19 +113,18 @@ void token_meter::read(std::int64_t remaining, std::optional<std::int64_t> limit
   // The server's deficit, in its own bucket's tokens (the stated limit's, or ours when it states none).
   const auto server_cap = stated_ > 0 ? static_cast<std::int64_t>(stated_) : cap;
   const auto deficit = std::min(std::max<std::int64_t>(server_cap - std::max<std::int64_t>(remaining, 0), 0) + pending, 4 * cap);
-  // What the others on the key spend: the server's deficit beyond this process's count of it
-  // (which holds the others' spending as estimated so far) moves the estimate, so that between
-  // readings the bucket refills for this process at the rate the others leave it. Without it, N
-  // processes that saw the same reading each took the whole refill: 12-29% of calls refused with
-  // 4 processes on one key.
-  account_others(now);
-  if (last_read_at_ != clock::time_point{} && now > last_read_at_) {
-    const double predicted = std::max(0.0, std::chrono::duration<double>(tat_ - now).count() * per_minute() / 60.0);
-    const double dt = std::max(std::chrono::duration<double>(now - last_read_at_).count(), 0.05);
-    const double rate = per_minute() / 60.0;
-    others_per_s_ = std::clamp(others_per_s_ + 0.05 * (static_cast<double>(deficit) - predicted) / dt, 0.0, 0.95 * rate);
-  }
-  last_read_at_ = now;
+  // This process's share of what the key spends: its own net spending (admitted, less what came
+  // back) over the server's (its deficit's growth plus the refill), across the last second of
+  // readings. Without it, N processes that each read the same remaining each took all of it:
+  // 12-29% of calls refused with 4 processes on one key.
+  const auto server_deficit = static_cast<double>(std::max<std::int64_t>(server_cap - std::max<std::int64_t>(remaining, 0), 0));
+  window_.push_back({now, server_deficit, own_net_});
+  while (window_.size() > 2 && now - window_[1].at >= std::chrono::seconds(1)) window_.pop_front();
+  const auto& first = window_.front();
+  const double span = std::chrono::duration<double>(now - first.at).count();
+  const double spent = server_deficit - first.deficit + span * per_minute() / 60.0;
+  if (span >= 0.1 && spent > static_cast<double>(cap) / 200)
+    share_ = std::clamp((own_net_ - first.own) / spent, 0.05, 1.0);
   if (given_ > 0 && stated_ > given_) {
     // The user's limit is below the server's: the server's count may only hold this process
     // back (other clients on the key), never let it past its own.
@@ -133,18 +132,6 @@ void token_meter::read(std::int64_t remaining, std::optional<std::int64_t> limit
   } else {
     tat_ = now + deficit * t;
   }
-}
-
-void token_meter::account_others(clock::time_point now) {
-  if (others_since_ == clock::time_point{} || others_per_s_ <= 0) {
-    others_since_ = now;
-    return;
-  }
-  if (now <= others_since_) return;
-  // What the others spent since: as if admitted here (the bucket, as the server holds it, is theirs too).
-  const double spent = others_per_s_ * std::chrono::duration<double>(now - others_since_).count();
-  tat_ = std::max(tat_, now) + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(spent * 60.0 / per_minute()));
-  others_since_ = now;
 }
 
 void token_meter::answered_unmetered() {

@@ -11,11 +11,10 @@
 // (a server that counted those already has them counted twice): a bucket held fuller than it is
 // costs a level, never throughput, while one held emptier costs 429s.
 //
-// Other processes on the same key: a reading whose deficit is larger than this process's count
-// shows what the others spent; that rate is learned (and spent in this count as time goes), and
-// what the bucket holds is this process's only in its share of the refill (1 - the others' rate /
-// the refill rate). Learned from readings, it lags where the others' spending jumps (the first
-// minute's full bucket running out), and some calls are refused there.
+// Other processes on the same key: this process's share of what the key spends is learned from
+// its readings (its own net spending over the server's, across the last second), and what it
+// takes counts in its bucket for the whole key's (1/share): N processes that read the same
+// remaining take it once between them. Learned from readings, it lags where the spending jumps.
 //
 // Admission is by polling (try_take says when to try again) rather than by booking future
 // times, so a pull that finds less room holds every waiter at once. GCRA over tokens; time is
@@ -80,10 +79,10 @@ class token_meter {
   std::int64_t level(clock::time_point now) const;
   // The most one request may be charged: the whole bucket.
   std::int64_t capacity() const { return static_cast<std::int64_t>(per_minute()); }
-  // What the others on the key spend a second, as this process's readings show it.
-  double others_per_second() const {
+  // This process's share of what the key spends, as its readings show it (1 alone).
+  double share() const {
     std::lock_guard lock(mutex_);
-    return others_per_s_;
+    return share_;
   }
   // What a request will be charged, learned from the answers' usage.
   token_estimator estimator;
@@ -108,12 +107,16 @@ class token_meter {
   std::uint64_t next_id_ = 1;
   std::deque<in_flight> unsettled_;  // admitted, not settled, oldest first
   clock::time_point newest_read_{};  // the latest `sent` a reading was taken from
-  // The others on the key (other processes, other clients): what they spend a second, as the
-  // readings show it, spent in this process's count as time goes (account_others).
-  void account_others(clock::time_point now);  // under mutex_
-  double others_per_s_ = 0;
-  clock::time_point others_since_{};
-  clock::time_point last_read_at_{};
+  // This process's share of what the key spends (1 alone), from the readings of the last second:
+  // the server's deficit and this process's own net spending when each was read.
+  struct reading {
+    clock::time_point at;
+    double deficit;
+    double own;
+  };
+  std::deque<reading> window_;
+  double own_net_ = 0;  // tokens admitted, less what settling gave back
+  double share_ = 1;
   std::atomic<std::uint64_t> used_total_{0};
   std::atomic<int> unmetered_answers_{0};
 };
