@@ -3,6 +3,7 @@
 #include "json_pointer_eval.hpp"
 
 #include <array>
+#include <vector>
 
 namespace dibs::http {
 
@@ -56,35 +57,37 @@ std::optional<std::string> llm_answer_failure(simdjson::dom::element doc) {
   return std::nullopt;
 }
 
-std::optional<std::string> value_through_strings(const json_pointer& p, simdjson::dom::element doc) {
-  if (auto v = evaluate(p, doc)) return json_text(*v);
-  // The longest start of the pointer that names a string; the rest is read in the JSON it holds.
-  const auto& tokens = p.tokens();
-  for (std::size_t n = tokens.size(); n-- > 1;) {
-    std::string escaped;
-    for (std::size_t i = 0; i < n; ++i) {
-      escaped += '/';
-      for (const char c : tokens[i]) escaped += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
-    }
-    const auto prefix = json_pointer::parse(escaped);
-    if (!prefix) continue;
-    const auto at = evaluate(*prefix, doc);
+namespace {
+// The value tokens [i, end) name from `at` (a member by name, an element by index), going on into
+// a string that holds JSON where tokens remain.
+std::optional<std::string> walk_through_strings(const std::vector<std::string>& tokens, std::size_t i, simdjson::dom::element at) {
+  for (; i < tokens.size(); ++i) {
+    simdjson::dom::object obj;
+    simdjson::dom::array arr;
     std::string_view text;
-    if (!at || at->get_string().get(text)) continue;
-    std::string rest;
-    for (std::size_t i = n; i < tokens.size(); ++i) {
-      rest += '/';
-      for (const char c : tokens[i]) rest += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+    simdjson::dom::element next;
+    if (!at.get_object().get(obj)) {
+      if (obj.at_key(tokens[i]).get(next)) return std::nullopt;  // at_key: exact bytes, as RFC 6901 says
+    } else if (!at.get_array().get(arr)) {
+      const auto index = array_index(tokens[i]);
+      if (!index || arr.at(*index).get(next)) return std::nullopt;
+    } else if (!at.get_string().get(text)) {
+      thread_local simdjson::dom::parser inner;  // its own: `at` stays valid in the caller's
+      const simdjson::padded_string padded(text);  // copied before `inner` is used again below
+      simdjson::dom::element inner_doc;
+      if (inner.parse(padded).get(inner_doc)) return std::nullopt;
+      return walk_through_strings(tokens, i, inner_doc);
+    } else {
+      return std::nullopt;
     }
-    const auto inner_pointer = json_pointer::parse(rest);
-    if (!inner_pointer) return std::nullopt;
-    thread_local simdjson::dom::parser inner;  // its own: `doc` stays valid in the caller's
-    simdjson::dom::element inner_doc;
-    const simdjson::padded_string padded(text);
-    if (inner.parse(padded).get(inner_doc)) return std::nullopt;
-    return value_through_strings(*inner_pointer, inner_doc);
+    at = next;
   }
-  return std::nullopt;
+  return json_text(at);
+}
+}  // namespace
+
+std::optional<std::string> value_through_strings(const json_pointer& p, simdjson::dom::element doc) {
+  return walk_through_strings(p.tokens(), 0, doc);
 }
 
 std::optional<std::string> not_json_at(const json_pointer& p, simdjson::dom::element doc) {
