@@ -248,12 +248,10 @@ namespace {
 std::string tokens_members_json(const http_figures& h) {
   if (!h.metered() && h.token_limit_per_minute.load(std::memory_order_relaxed) <= 0) return {};
   const double limit = h.token_limit_per_minute.load(std::memory_order_relaxed);
-  char cost[64];
-  std::snprintf(cost, sizeof cost, "%.6f", h.cost());
   return ",\"tokens\":{\"input\":" + std::to_string(h.tokens_in.load(std::memory_order_relaxed)) +
          ",\"output\":" + std::to_string(h.tokens_out.load(std::memory_order_relaxed)) +
          ",\"limit_per_minute\":" + (limit > 0 ? std::to_string(static_cast<long long>(limit)) : std::string("null")) +
-         ",\"cost\":" + (h.priced() ? std::string(cost) : std::string("null")) + "}";
+         ",\"cost\":" + (h.priced() ? http_figures::cost_text(h.cost()) : std::string("null")) + "}";
 }
 }  // namespace
 

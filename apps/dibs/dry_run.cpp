@@ -67,8 +67,8 @@ std::string token_estimate_line(std::uint64_t in, std::uint64_t out, std::size_t
                      " input, " + std::to_string(out) + " output)";
   const bool priced = price_in > 0 || price_out > 0;
   if (priced) {
-    std::snprintf(buf, sizeof buf, ", costing %.6f at --price", static_cast<double>(in) * price_in + static_cast<double>(out) * price_out);
-    line += buf;
+    line += ", costing " + http::http_figures::cost_text(static_cast<double>(in) * price_in + static_cast<double>(out) * price_out) +
+            " at --price";
   }
   if (pending) {
     const double n = static_cast<double>(*pending);
@@ -76,9 +76,7 @@ std::string token_estimate_line(std::uint64_t in, std::uint64_t out, std::size_t
                   static_cast<unsigned long long>(*pending), n * (per_in + per_out), n * per_in, n * per_out);
     line += buf;
     if (priced) {
-      const double cost = n * (per_in * price_in + per_out * price_out);
-      std::snprintf(buf, sizeof buf, cost >= 1 ? ", costing about %.2f" : ", costing about %.6f", cost);
-      line += buf;
+      line += ", costing about " + http::http_figures::cost_text(n * (per_in * price_in + per_out * price_out));
     }
   }
   return line;

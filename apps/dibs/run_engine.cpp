@@ -61,11 +61,7 @@ run_summary summary_of(const engine& e) {
     if (h->metered()) {
       s.extra_json += ",\"api_tokens_input\":" + std::to_string(h->tokens_in.load()) +
                       ",\"api_tokens_output\":" + std::to_string(h->tokens_out.load());
-      if (h->priced()) {
-        char cost[64];
-        std::snprintf(cost, sizeof cost, "%.6f", h->cost());
-        s.extra_json += std::string(",\"api_cost\":") + cost;
-      }
+      if (h->priced()) s.extra_json += ",\"api_cost\":" + http::http_figures::cost_text(h->cost());
     }
     if (!limits.empty()) s.extra_json += ",\"api_limits\":" + h->limits.json();
     for (const auto& [origin, v] : limits)
@@ -197,11 +193,7 @@ run_result run_engine_in_foreground(engine& e, const foreground_options& o) {
     if (h->metered()) {
       api_calls += "; " + std::to_string(h->tokens_in.load() + h->tokens_out.load()) + " tokens used (" +
                    std::to_string(h->tokens_in.load()) + " input, " + std::to_string(h->tokens_out.load()) + " output)";
-      if (h->priced()) {
-        char cost[64];
-        std::snprintf(cost, sizeof cost, "%.4f", h->cost());
-        api_calls += std::string(", costing ") + cost + " at --price";
-      }
+      if (h->priced()) api_calls += ", costing " + http::http_figures::cost_text(h->cost()) + " at --price";
     }
   }
   return {summary_of(e), interrupted, stop_signal, std::move(api_calls)};

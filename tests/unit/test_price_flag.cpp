@@ -22,8 +22,8 @@ TEST_CASE("the price flag: input and output, per million or thousand tokens or p
 TEST_CASE("a dry run's sample of an LLM API: its tokens and cost, and the whole run's estimated from it", "[price]") {
   const auto line = dibs::cli::token_estimate_line(300, 100, 2, 1000, 0.15e-6, 0.60e-6);
   CHECK_THAT(line, Catch::Contains("used 400 tokens (300 input, 100 output), costing 0.000105 at --price"));
-  CHECK_THAT(line, Catch::Contains("the 1000 pending items would use about 200000 tokens (150000 input, 50000 output), costing about 0.052500"));
-  CHECK_THAT(dibs::cli::token_estimate_line(300, 100, 2, 1'000'000, 0.15e-6, 0.60e-6), Catch::Contains("costing about 52.50"));
+  CHECK_THAT(line, Catch::Contains("the 1000 pending items would use about 200000 tokens (150000 input, 50000 output), costing about 0.0525"));
+  CHECK_THAT(dibs::cli::token_estimate_line(300, 100, 2, 1'000'000, 0.15e-6, 0.60e-6), Catch::Contains("costing about 52.5"));
   const auto unpriced = dibs::cli::token_estimate_line(300, 100, 2, std::nullopt, 0, 0);
   CHECK(unpriced == "dry run: the sample's answers used 400 tokens (300 input, 100 output)");
 }

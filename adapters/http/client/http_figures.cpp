@@ -1,5 +1,7 @@
 #include <dibs/http/http_figures.hpp>
 
+#include <cstdio>
+
 #include <string>
 
 namespace dibs::http {
@@ -55,6 +57,12 @@ void http_figures::add_counts(const http_figures& o) {
     price_in.store(o.price_in.load(r), r);
     price_out.store(o.price_out.load(r), r);
   }
+}
+
+std::string http_figures::cost_text(double cost) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", cost);
+  return buf;
 }
 
 double http_figures::cost() const {

@@ -11,6 +11,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 namespace dibs::http {
 
@@ -39,6 +40,9 @@ struct http_figures final : figures_source {
   std::atomic<double> price_out{0};
   // What the tokens cost at the prices (dollars, or whatever currency the prices are in).
   double cost() const;
+  // A cost as the summary, /status and a dry run write it: six significant digits (0.00150123,
+  // 52.5), well within half a percent of usage x price however small the run.
+  static std::string cost_text(double cost);
   bool priced() const { return price_in.load(std::memory_order_relaxed) > 0 || price_out.load(std::memory_order_relaxed) > 0; }
   bool metered() const { return tokens_in.load(std::memory_order_relaxed) + tokens_out.load(std::memory_order_relaxed) > 0; }
 
