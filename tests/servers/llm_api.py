@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """An LLM provider's API that meters TOKENS per minute as OpenAI and Anthropic do, for dibs's tests
 of token budgets: Python's standard http.server (ThreadingHTTPServer, a thread per connection,
-HTTP/1.1 keep-alive, a listen backlog of 1024). Everything it answers is decided by the request
+HTTP/1.1 keep-alive, the listen backlog at its default of 5). Everything it answers is decided by the request
 (hashes of its text), so the same rows get the same answers in every run.
 
   llm_api.py DIR NAME [options]
@@ -476,8 +476,7 @@ def self_check():
 
 
 class Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 1024
+    daemon_threads = True  # the listen backlog left at Python's default (5), as people run it
 
 
 def main():
