@@ -31,8 +31,7 @@ class mysql_connection final : public mysql_session {
   void execute(const std::string& sql) override;
   std::vector<sql_row> select(const std::string& sql) override;
   std::string quote(const std::string& v) override;
-  // Rows the last statement changed.
-  std::uint64_t affected();
+  std::uint64_t affected() override;
   // Which of the URI's hosts this connection went to (mysql_store's pool moves on from it when
   // its server is gone).
   std::size_t host_index = 0;

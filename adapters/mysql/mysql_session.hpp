@@ -4,6 +4,7 @@
 
 #include <adapters/mysql/claimed_rows.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,8 @@ class mysql_session {
   virtual void execute(const std::string& sql) = 0;
   virtual std::vector<sql_row> select(const std::string& sql) = 0;
   virtual std::string quote(const std::string& value) = 0;
+  // Rows the last statement changed (MySQL counts a row set to what it held as unchanged).
+  virtual std::uint64_t affected() = 0;
 };
 
 }  // namespace dibs::mysql

@@ -15,7 +15,7 @@
 #include <dibs/admin_store.hpp>
 #include <dibs/recorded_settings.hpp>
 #include <dibs/stores/sql_table_names.hpp>
-#include <dibs/stores/shared_records.hpp>
+#include <dibs/stores/own_records.hpp>
 #include <dibs/stores/store_console.hpp>
 
 #include <atomic>
@@ -33,7 +33,7 @@ using sql_common::on_done;  // sql_table_names.hpp
 struct pg_options : sql_common::sql_table_options {};
 
 class pg_store final : public admin_store,
-                       public shared_records,
+                       public own_records,
                        public counted_statements,
                        public sql_console,
                        public std::enable_shared_from_this<pg_store> {
@@ -68,13 +68,11 @@ class pg_store final : public admin_store,
   // counted_statements: statements the engine's calls sent (claims, writes, counts; not the admin
   // connection's): dibs bench's statements per document; always counted.
   std::optional<std::uint64_t> statements_sent() const override { return statements_.load(); }
-  // shared_records: dibs_answers and dibs_rate beside the table (collection).
-  std::shared_ptr<answer_store> open_answers() override;
-  std::shared_ptr<shared_rate_store> open_shared_rate() override;
-  std::shared_ptr<budget_store> open_budget() override;
+  // own_records: dibs's tables (collections) beside the user's (mysql_records.cpp, pg_records.cpp, mongo_records.cpp).
+  std::shared_ptr<record_table> open_records(const record_kind& kind, bool create = true) override;
 
-  // One more connection of this store's settings, blocking, for a caller's own use (the shared
-  // rate's record: pg_shared_rate.hpp).
+  // One more connection of this store's settings, blocking, for a caller's own use (dibs's own
+  // records: pg_records.cpp).
   std::unique_ptr<pg_connection> connect_blocking() const { return pg_connection::connect_blocking(link_); }
 
   std::vector<lease_holder> lease_holders() override;

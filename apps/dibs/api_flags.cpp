@@ -10,6 +10,7 @@
 #include <dibs/http/batch_processor.hpp>
 #include <dibs/http/http_processor.hpp>
 #include "adapters/http/rate/shared_rate.hpp"
+#include <adapters/stores/answer_sweep.hpp>
 #include <adapters/stores/open_answer_store.hpp>
 #include <adapters/stores/open_shared_rate.hpp>
 
@@ -108,6 +109,10 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
       ->default_str("memory")  // what a bare --reuse-answers means
       ->check(CLI::IsMember({"memory", "store"}));
   cmd.add_option("--answer-ttl", answer_ttl, "with --reuse-answers: how long an answer is used again")->type_name("DURATION")->capture_default_str();
+  cmd.add_option("--answer-expiry", answer_expiry,
+                 "with --reuse-answers store: when the run starts, remove the answers the store kept longer ago than "
+                 "this (7d, 30d; by the store's clock), for every run on it (none by default: dibs_answers keeps them)")
+      ->type_name("DURATION");
   cmd.add_option("--answer-cache-entries", answer_cache_entries, "with --reuse-answers: most answers kept (0: only join calls in flight)")
       ->type_name("N")->capture_default_str();
   cmd.add_option("--answer-cache-bytes", answer_cache_bytes, "with --reuse-answers: most bytes of answers kept (64MiB, 1GB, ...)")
@@ -260,6 +265,8 @@ std::string api_flags::origin_text() const {
 }
 
 void api_flags::share_answers(const std::shared_ptr<admin_store>& st) const {
+  if (!answer_expiry.empty() && reuse_answers != "store")
+    throw std::invalid_argument("--answer-expiry " + answer_expiry + " goes with --reuse-answers store (the answers the store keeps)");
   if (reuse_answers != "store" || !reuse_) return;
   std::shared_ptr<answer_store> kept;
   try {
@@ -272,6 +279,18 @@ void api_flags::share_answers(const std::shared_ptr<admin_store>& st) const {
     log::info("--reuse-answers store: this store keeps no answers (a file or the demo's memory has one process): "
               "they are kept in this process only");
     return;
+  }
+  if (!answer_expiry.empty()) {
+    const auto expiry = duration_flag("--answer-expiry", answer_expiry);
+    if (expiry < duration_flag("--answer-ttl", answer_ttl))
+      throw std::invalid_argument("--answer-expiry " + answer_expiry + " is shorter than --answer-ttl " + answer_ttl +
+                                  ": answers this run would use would go");
+    try {
+      const auto removed = remove_expired_answers(st, expiry);
+      log::info("--answer-expiry ", answer_expiry, ": ", removed.value_or(0), " answers kept longer ago removed from dibs_answers");
+    } catch (const std::exception& e) {  // the run goes on: a table that grows is no item's failure
+      log::warn("--answer-expiry ", answer_expiry, ": the store's old answers could not be removed: ", e.what());
+    }
   }
   reuse_->store_in(std::make_shared<http::stored_answers>(std::move(kept), duration_flag("--answer-ttl", answer_ttl)));
   log::info("--reuse-answers store: answers kept in the store's dibs_answers for ", answer_ttl, ", for every process and the next run");

@@ -59,6 +59,7 @@ struct api_flags {
   // Answer reuse (adapters/http/reuse/answer_reuse.hpp): "" off, "memory" in this process.
   std::string reuse_answers;
   std::string answer_ttl = "1h";
+  std::string answer_expiry;  // --answer-expiry: "" keeps the store's answers until someone removes them
   std::size_t answer_cache_entries = 100'000;
   std::size_t answer_cache_bytes = 64u << 20;
   std::size_t max_connections = 0;  // --max-connections; 0 = one per pipeline at most

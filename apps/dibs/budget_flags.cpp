@@ -3,7 +3,7 @@
 #include "adapters/http/budget/budget_gate.hpp"
 
 #include <dibs/log.hpp>
-#include <dibs/stores/shared_records.hpp>
+#include <adapters/stores/record_budget.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -40,10 +40,10 @@ void budget_flags::keep_in(const std::shared_ptr<admin_store>& st, const std::st
   budgets();
   if (budget.empty()) return;
   const auto limit = *http::parse_budget(budget);
-  const auto records = std::dynamic_pointer_cast<shared_records>(st);
-  if (!records)
+  auto kept = open_budget(st);
+  if (!kept)
     throw std::invalid_argument("--budget " + budget + ": a file keeps no budget for other runs; --max-calls caps this run");
-  budgets_.push_back(std::make_shared<http::call_budget>(limit, "--budget " + budget, records->open_budget(), origin));
+  budgets_.push_back(std::make_shared<http::call_budget>(limit, "--budget " + budget, std::move(kept), origin));
   log::info("--budget ", budget, ": kept in the store's dibs_budget as '", budgets_.back()->key(), "', for every process");
 }
 

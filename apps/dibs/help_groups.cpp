@@ -29,7 +29,7 @@ void group_enrich_flags(CLI::App& cmd) {
       {"--idle-timeout", "Connections and timeouts"}, {"--ca-file", "Connections and timeouts"},
       {"--insecure", "Connections and timeouts"}, {"--backoff-base", "Connections and timeouts"},
       {"--backoff-max", "Connections and timeouts"},
-      {"--reuse-answers", "Answer reuse"}, {"--answer-ttl", "Answer reuse"}, {"--answer-cache-entries", "Answer reuse"},
+      {"--reuse-answers", "Answer reuse"}, {"--answer-ttl", "Answer reuse"}, {"--answer-expiry", "Answer reuse"}, {"--answer-cache-entries", "Answer reuse"},
       {"--answer-cache-bytes", "Answer reuse"},
   };
   for (auto* o : cmd.get_options()) {

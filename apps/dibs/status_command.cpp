@@ -8,7 +8,7 @@
 #include "engine/src/budget_store.hpp"
 
 #include <dibs/log.hpp>
-#include <dibs/stores/shared_records.hpp>
+#include <adapters/stores/record_budget.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -54,9 +54,9 @@ command add_status_command(CLI::App& app) {
     const auto no_data = s.done > 0 ? st->no_data_count() : std::optional<std::uint64_t>(std::nullopt);
     // The call budgets kept in the store (--budget): none where there is no dibs_budget yet.
     std::vector<budget_record> budgets;
-    if (const auto records = std::dynamic_pointer_cast<shared_records>(st)) {
+    if (const auto kept = open_budget(st)) {
       try {
-        budgets = records->open_budget()->records();
+        budgets = kept->records();
       } catch (const std::exception&) {
       }
     }

@@ -18,14 +18,6 @@ rate_block_grant grant_block(const rate_bucket_state& s, std::int64_t now_us, st
   return g;
 }
 
-rate_block taken_block(std::int64_t start_us, std::int64_t paused_until_us, std::int64_t now_us, std::uint32_t want) {
-  rate_block b;
-  b.granted = std::max<std::uint32_t>(want, 1);
-  b.starts_in = std::chrono::microseconds(std::max<std::int64_t>(0, start_us - now_us));
-  b.paused_for = std::chrono::microseconds(std::max<std::int64_t>(0, paused_until_us - now_us));
-  return b;
-}
-
 rate_bucket_state pause_bucket(const rate_bucket_state& s, std::int64_t now_us, std::int64_t for_us) {
   auto next = s;
   next.paused_until_us = std::max(s.paused_until_us, now_us + std::max<std::int64_t>(for_us, 0));

@@ -1,6 +1,7 @@
 // The arithmetic of the shared rate's record (shared_rate_store.hpp), from its state and the
-// store's now, in microseconds since the epoch by the store's clock. Pure: the stores read the
-// record and the store's now, call these, and write the result back in the same transaction.
+// store's now, in microseconds since the epoch by the store's clock. Pure: the record is read with
+// the store's now, these decide, and the result is written only over what was read
+// (adapters/stores/record_swap.hpp).
 //
 // The record is a GCRA schedule: `tat` is when the next free slot starts. A block of n slots
 // starts at the latest of tat, now and the end of a pause, and moves tat n intervals on; slots
@@ -29,11 +30,6 @@ rate_block_grant grant_block(const rate_bucket_state& s, std::int64_t now_us, st
 
 // The record after a pause of `for_us` from now: the later of the pause it had and this one.
 rate_bucket_state pause_bucket(const rate_bucket_state& s, std::int64_t now_us, std::int64_t for_us);
-
-// The block a store granted by moving the record on in one statement (SQL stores: the record is
-// never locked across round trips, so a frozen process can't hold every other one back): `start_us`
-// is where the block starts, `paused_until_us` the record's pause, `now_us` the store's now.
-rate_block taken_block(std::int64_t start_us, std::int64_t paused_until_us, std::int64_t now_us, std::uint32_t want);
 
 // How long the record still pauses its origin (0 when it does not).
 std::int64_t paused_for_us(const rate_bucket_state& s, std::int64_t now_us);

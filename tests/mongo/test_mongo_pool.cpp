@@ -5,8 +5,8 @@
 // refresh due at every reading, each call must still finish.
 #include "support/mongo_env.hpp"
 
-#include <adapters/mongo/mongo_answers.hpp>
-#include <adapters/mongo/mongo_shared_rate.hpp>
+#include <adapters/stores/open_answer_store.hpp>
+#include <adapters/stores/open_shared_rate.hpp>
 #include <adapters/mongo/test_hooks.hpp>
 
 #include <catch2/catch.hpp>
@@ -50,8 +50,8 @@ TEST_CASE("with one pooled client and a clock refresh due at every reading, no M
   auto s = std::make_shared<mongo::mongo_store>(o);
   mongo::drop(*s);
   REQUIRE(s->seed(2, 5) == 2);
-  auto answers = mongo::make_mongo_answers(s);
-  auto rate = mongo::make_mongo_shared_rate(s);
+  auto answers = open_answer_store(s);
+  auto rate = open_shared_rate(s).record;
   const answer_key key{"d1e5", "GET /json/1.2.3.4"};
 
   std::optional<kept_answer> found;

@@ -12,15 +12,14 @@
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include "support/text.hpp"
+
 #include <regex>
 
 using namespace dibs;
 
 namespace {
-long figure(const std::string& out, const char* pattern) {
-  std::smatch m;
-  return std::regex_search(out, m, std::regex(pattern)) ? std::stol(m[1]) : -1;
-}
+using test::figure;
 }  // namespace
 
 TEST_CASE("three dibs enrich --claim batch processes drain one collection: each document once, no claim conflicts",

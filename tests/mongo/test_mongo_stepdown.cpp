@@ -15,16 +15,15 @@
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include "support/text.hpp"
+
 #include <regex>
 
 using namespace dibs;
 using namespace std::chrono_literals;
 
 namespace {
-long figure(const std::string& out, const char* pattern) {
-  std::smatch m;
-  return std::regex_search(out, m, std::regex(pattern)) ? std::stol(m[1]) : -1;
-}
+using test::figure;
 long count_of(const std::string& text, const std::string& what) {
   long n = 0;
   for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;

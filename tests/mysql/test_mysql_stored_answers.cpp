@@ -2,7 +2,7 @@
 // any script whatever the database's character set, and a keep larger than max_allowed_packet.
 #include "support/mysql_env.hpp"
 
-#include <adapters/mysql/mysql_answers.hpp>
+#include <adapters/stores/open_answer_store.hpp>
 #include <dibs/stores/mysql_store.hpp>
 
 #include <catch2/catch.hpp>
@@ -19,11 +19,11 @@ TEST_CASE("MariaDB's dibs_answers keeps an answer in any script, whatever the da
   s->execute("DROP TABLE IF EXISTS dibs_answers");  // made again below, as a first run makes it
   REQUIRE(s->query_value("SELECT DEFAULT_CHARACTER_SET_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = DATABASE()") ==
           std::optional<std::string>("latin1"));  // the test server's default, as on many MariaDB servers
-  sql::mysql_answers answers(s);
+  auto answers = open_answer_store(s);
   const answer_key k{std::string(64, 'a'), "GET http://api:80/json/1.2.3.4"};
   const std::string tokyo = "{\"city\":\"東京\",\"note\":\"🙂 Zürich\"}";  // latin1 holds none of the first two
-  answers.keep({{k, tokyo}});
-  const auto found = answers.find(k, std::chrono::hours(1));
+  answers->keep({{k, tokyo}});
+  const auto found = answers->find(k, std::chrono::hours(1));
   REQUIRE(found);
   CHECK(found->answer == tokyo);
   s->execute("DELETE FROM dibs_answers WHERE digest = '" + k.digest + "'");
@@ -46,7 +46,7 @@ TEST_CASE("a keep of answers larger than max_allowed_packet together is split in
   sql::mysql_options o;
   o.uri = test::mysql_uri_for(test::unique_table("kept_small"));
   auto s = std::make_shared<sql::mysql_store>(o);
-  sql::mysql_answers answers(s);
+  auto answers = open_answer_store(s);
   s->execute("DELETE FROM dibs_answers");
   // 12 answers of 20 KB: 240 KB in all, a fifth of it at most in one statement; and one answer
   // that no statement can carry, dropped alone.
@@ -56,9 +56,9 @@ TEST_CASE("a keep of answers larger than max_allowed_packet together is split in
     batch.push_back({answer_key{digest, "GET /json/" + std::to_string(i)}, "{\"pad\":\"" + std::string(20'000, 'x') + "\"}"});
   }
   batch.push_back({answer_key{std::string(64, 'c'), "GET /json/big"}, "{\"pad\":\"" + std::string(70'000, 'y') + "\"}"});
-  answers.keep(batch);
+  answers->keep(batch);
   CHECK(s->query_value("SELECT COUNT(*) FROM dibs_answers") == std::optional<std::string>("12"));
-  for (int i = 0; i < 12; ++i) CHECK(answers.find(batch[i].first, std::chrono::hours(1)));
-  CHECK_FALSE(answers.find(batch.back().first, std::chrono::hours(1)));
+  for (int i = 0; i < 12; ++i) CHECK(answers->find(batch[i].first, std::chrono::hours(1)));
+  CHECK_FALSE(answers->find(batch.back().first, std::chrono::hours(1)));
   s->execute("DELETE FROM dibs_answers");
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,6 +21,12 @@ inline std::vector<std::string> lines_of(const std::string& text) {
 inline std::string compact(std::string s) {
   s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
   return s;
+}
+
+// The number `pattern`'s first group captures in `out` (a figure of a run's summary); -1 when none.
+inline long figure(const std::string& out, const char* pattern) {
+  std::smatch m;
+  return std::regex_search(out, m, std::regex(pattern)) ? std::stol(m[1]) : -1;
 }
 
 }  // namespace dibs::test

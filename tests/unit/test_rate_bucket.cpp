@@ -1,6 +1,4 @@
-// The shared rate's arithmetic (rate_bucket.hpp), and the statements that carry it (SQL text).
-#include <adapters/mysql/mysql_shared_rate.hpp>
-#include <adapters/postgres/pg_shared_rate.hpp>
+// The shared rate's arithmetic (rate_bucket.hpp).
 
 #include "engine/src/rate_bucket.hpp"
 
@@ -62,34 +60,4 @@ TEST_CASE("a block is half a second of the rate, at least one slot", "[rate][sha
   CHECK(block_size(20) == 10);
   CHECK(block_size(0) == 1);
   CHECK(block_size(1e12) == 100000);
-}
-
-TEST_CASE("the shared rate's statements read the server's clock when they run, one statement each", "[rate][shared-rate]") {
-  // One autocommitted statement moves the schedule on: no row lock is held across round trips,
-  // so a process frozen between two statements holds no other process back.
-  CHECK(mysql::rate_sql::take_span("'o'", 500) ==
-        "UPDATE dibs_rate SET tat_us = (@dibs_start := GREATEST(tat_us, (@dibs_now := CAST(UNIX_TIMESTAMP(SYSDATE(6)) * "
-        "1000000 AS SIGNED)), paused_until_us)) + 500 WHERE origin = 'o'");
-  CHECK(mysql::rate_sql::taken_row("'o'") == "SELECT @dibs_start, paused_until_us, @dibs_now FROM dibs_rate WHERE origin = 'o'");
-  CHECK(mysql::rate_sql::ensure_row("'o'") == "INSERT IGNORE INTO dibs_rate (origin) VALUES ('o')");
-  CHECK(mysql::rate_sql::pause_row("'o'", 9) ==
-        "INSERT INTO dibs_rate (origin, paused_until_us) VALUES ('o', (CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000000 AS SIGNED) + 9)) "
-        "ON DUPLICATE KEY UPDATE paused_until_us = GREATEST(paused_until_us, (CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000000 AS SIGNED) + 9))");
-  const auto pg_take = pg::rate_sql::take_span("http://a:80", 500);
-  CHECK(pg_take.sql.find("ON CONFLICT (origin) DO UPDATE SET tat_us = GREATEST(r.tat_us, ") != std::string::npos);
-  CHECK(pg_take.sql.find("clock_timestamp()") != std::string::npos);
-  CHECK(pg_take.sql.find("BEGIN") == std::string::npos);
-  CHECK(pg_take.params == std::vector<std::optional<std::string>>{"http://a:80", "500"});
-  CHECK(pg::rate_sql::pause_row("o", 9).params == std::vector<std::optional<std::string>>{"o", "9"});
-}
-
-TEST_CASE("a block taken in one statement starts where the store moved the schedule from", "[rate][shared-rate]") {
-  const auto b = taken_block(1'000'500, 0, 1'000'000, 5);
-  CHECK(b.granted == 5);
-  CHECK(b.starts_in == std::chrono::microseconds(500));
-  CHECK(b.paused_for == std::chrono::microseconds(0));
-  const auto late = taken_block(900'000, 1'200'000, 1'000'000, 0);  // a start already past; a pause ahead
-  CHECK(late.granted == 1);
-  CHECK(late.starts_in == std::chrono::microseconds(0));
-  CHECK(late.paused_for == std::chrono::microseconds(200'000));
 }

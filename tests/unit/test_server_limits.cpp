@@ -1,5 +1,4 @@
 // What a MySQL/MariaDB server refuses, and what its errors mean, decided without a server.
-#include <adapters/mysql/mysql_answers.hpp>
 #include <adapters/mysql/server_errors.hpp>
 #include <adapters/mysql/server_limits.hpp>
 
@@ -35,19 +34,6 @@ TEST_CASE("answers too deep or too large for the server are named before any sta
   const server_limits small{31, 1000};
   CHECK_FALSE(unstorable_answer("{}", 750, small));
   CHECK_THAT(unstorable_answer("{}", 751, small).value_or(""), Catch::Contains("max_allowed_packet 1000"));
-}
-
-TEST_CASE("a keep of stored answers is split into statements under max_allowed_packet, and one too large alone is left out",
-          "[mysql][unit]") {
-  auto row = [](std::size_t answer_bytes) {
-    return std::array<std::string, 3>{std::string(66, 'd'), std::string(20, 'r'), std::string(answer_bytes, 'a')};
-  };
-  // A packet of 1,000 bytes: 750 for a statement, 256 of them its own words.
-  CHECK(answers_sql::keep_runs({row(100), row(100), row(100), row(100)}, 1000) ==
-        std::vector<std::vector<std::size_t>>{{0, 1}, {2, 3}});
-  CHECK(answers_sql::keep_runs({row(100), row(900), row(10)}, 1000) == std::vector<std::vector<std::size_t>>{{0, 2}});
-  CHECK(answers_sql::keep_runs({row(10)}, 16u << 20) == std::vector<std::vector<std::size_t>>{{0}});
-  CHECK(answers_sql::keep_runs({}, 1000).empty());
 }
 
 TEST_CASE("a server error is a refused row, a transaction to run again, a lost link, a missing right or an outage",

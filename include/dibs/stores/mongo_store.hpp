@@ -23,7 +23,7 @@
 #include <dibs/stores/mongo_names.hpp>
 
 #include <dibs/recorded_settings.hpp>
-#include <dibs/stores/shared_records.hpp>
+#include <dibs/stores/own_records.hpp>
 #include <dibs/stores/store_console.hpp>
 
 #include <dibs/blocking_store.hpp>
@@ -73,7 +73,7 @@ struct mongo_options {
 };
 
 class mongo_store final : public blocking_store,
-                          public shared_records,
+                          public own_records,
                           public counted_statements,
                           public std::enable_shared_from_this<mongo_store> {
  public:
@@ -118,16 +118,13 @@ class mongo_store final : public blocking_store,
   // opened with count_commands.
   std::optional<std::uint64_t> statements_sent() const override;
   claim_strategy strategy() const;
-  // shared_records: dibs_answers and dibs_rate beside the table (collection).
-  std::shared_ptr<answer_store> open_answers() override;
-  std::shared_ptr<shared_rate_store> open_shared_rate() override;
-  std::shared_ptr<budget_store> open_budget() override;
+  // own_records: dibs's tables (collections) beside the user's (mysql_records.cpp, pg_records.cpp, mongo_records.cpp).
+  std::shared_ptr<record_table> open_records(const record_kind& kind, bool create = true) override;
 
  private:
   void start();  // the constructor's round trips: the clock, the collection, the indexes
   void follow_lock_collection();  // the lock collection holds leases: claim (or read) there
   friend struct test_access;  // test_hooks.cpp
-  friend struct store_context& store_context_of(mongo_store& s);  // mongo_shared_rate.cpp, mongo_answers.cpp
   struct impl;
   std::unique_ptr<impl> impl_;
 };

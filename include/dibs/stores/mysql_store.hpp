@@ -19,7 +19,7 @@
 
 #include <dibs/blocking_store.hpp>
 #include <dibs/recorded_settings.hpp>
-#include <dibs/stores/shared_records.hpp>
+#include <dibs/stores/own_records.hpp>
 #include <dibs/stores/store_console.hpp>
 
 #include <atomic>
@@ -60,7 +60,7 @@ class sql_error : public std::runtime_error {
 };
 
 class mysql_store final : public blocking_store,
-                          public shared_records,
+                          public own_records,
                           public counted_statements,
                           public sql_console,
                           public std::enable_shared_from_this<mysql_store> {
@@ -87,10 +87,8 @@ class mysql_store final : public blocking_store,
   // counted_statements: every statement sent to the server since the store opened (dibs
   // bench's statements per document); always counted.
   std::optional<std::uint64_t> statements_sent() const override { return statements_.load(); }
-  // shared_records: dibs_answers and dibs_rate beside the table (collection).
-  std::shared_ptr<answer_store> open_answers() override;
-  std::shared_ptr<shared_rate_store> open_shared_rate() override;
-  std::shared_ptr<budget_store> open_budget() override;
+  // own_records: dibs's tables (collections) beside the user's (mysql_records.cpp, pg_records.cpp, mongo_records.cpp).
+  std::shared_ptr<record_table> open_records(const record_kind& kind, bool create = true) override;
 
   std::vector<job> claim_blocking(const claim_request& req) override;
   // Claims that lost their rows to another claimer at commit and were run again (on a Galera
@@ -101,9 +99,8 @@ class mysql_store final : public blocking_store,
   write_result release_blocking(const std::vector<release_item>& batch) override;
   write_result fail_blocking(const std::vector<failure>& batch) override;
 
-  // Runs `body` in one transaction on a pooled connection, committed when it returns (a deadlock
-  // runs it again, a lost link once more on a new one): the shared rate's record (mysql_shared_rate.hpp).
-  // One pooled connection, lent with no transaction: each statement commits by itself.
+  // One pooled connection, lent with no transaction: each statement commits by itself (dibs's
+  // own records: mysql_records.cpp; dibs init's settings).
   void in_session(const std::function<void(mysql_session&)>& body);
 
   // Tests: drop and recreate the table.
