@@ -28,7 +28,10 @@
 #   11. An LLM API metering tokens a minute (tests/servers/llm_api.py, OpenAI- and Anthropic-like):
 #      default flags, the share of the limit used and of calls answered 429, one process on a file
 #      and four on one MariaDB table (bench/llm_tokens.py; bench/results/llm.md).
-# BENCH_ONLY=engine|client|mysql|mongo|pg|reuse|sharedrate|scale|adaptive|otlp|quota|llm runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
+#   12. Embeddings, many rows a request (tests/servers/embeddings_api.py, OpenAI-compatible): default
+#      flags beside a sweep of fixed batch sizes x concurrencies, rows/s, requests a row, every
+#      vector checked (bench/embeddings.py; bench/results/embeddings.md).
+# BENCH_ONLY=engine|client|mysql|mongo|pg|reuse|sharedrate|scale|adaptive|otlp|quota|llm|embeddings runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
 # BENCH_PG_JOBS, BENCH_REUSE_DOCS, BENCH_OTLP_DOCS, BENCH_SHARED_RATE, BENCH_SHARED_SECONDS, BENCH_SCALE_ROWS and
 # BENCH_SCALE_DOCS size them.
 set -euo pipefail
@@ -172,6 +175,10 @@ if [ -z "$only" ] || [ "$only" = llm ]; then
   port=$(cat "$servers/mariadb.port")
   part_with_own_file llm llm_tokens.py --items "${BENCH_LLM_ITEMS:-3000}" --mysql-uri "mysql://root@127.0.0.1:$port/dibs_bench"
   tests/servers/mariadb_ctl.sh stop "$servers" >/dev/null
+fi
+
+if [ -z "$only" ] || [ "$only" = embeddings ]; then
+  part_with_own_file embeddings embeddings.py --items "${BENCH_EMBED_ITEMS:-20000}"
 fi
 
 if [ -z "$only" ] || [ "$only" = otlp ]; then

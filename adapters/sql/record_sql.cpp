@@ -6,18 +6,20 @@
 
 namespace dibs::sql_common {
 
-// Both clocks are read when the statement runs (SYSDATE, clock_timestamp: not the time a
-// statement or transaction started, which may be before a wait for a lock). MySQL/MariaDB
-// sessions are in UTC (mysql_connection.cpp).
+// The clock a decision reads is the server's when the statement runs (SYSDATE, clock_timestamp:
+// not the time a statement or transaction started, which may be before a wait for a lock); a
+// stamp written on MySQL/MariaDB is NOW(6), which a statement-based replica writes alike.
+// MySQL/MariaDB sessions are in UTC (mysql_connection.cpp).
 const record_dialect mysql_records{
     "MySQL/MariaDB",
-    "VARCHAR(255) NOT NULL",
+    "VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL",
     "LONGTEXT",
     "DATETIME(6)",
     " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
     "CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000000 AS SIGNED)",
-    "SYSDATE(6)",
+    "NOW(6)",
     "TIMESTAMPDIFF(MICROSECOND, %s, SYSDATE(6))",
+    "%s < NOW(6) - INTERVAL $1 MICROSECOND",
     true};
 const record_dialect pg_records{"PostgreSQL",
                                 "text",
@@ -27,13 +29,15 @@ const record_dialect pg_records{"PostgreSQL",
                                 "(extract(epoch from clock_timestamp()) * 1000000)::bigint",
                                 "clock_timestamp()",
                                 "(extract(epoch from clock_timestamp() - %s) * 1000000)::bigint",
+                                "%s < clock_timestamp() - $1::bigint * interval '1 microsecond'",
                                 false};
 
 namespace {
-std::string age_of(const record_dialect& d, const std::string& column) {
-  std::string out = d.age_us_of;
+std::string with_column(const char* format, const std::string& column) {
+  std::string out = format;
   return out.replace(out.find("%s"), 2, column);
 }
+std::string age_of(const record_dialect& d, const std::string& column) { return with_column(d.age_us_of, column); }
 
 // The key, the numbers, the texts and the stamp's age, each prefixed (a table's alias).
 std::string columns(const record_kind& k, const record_dialect& d, const std::string& prefix) {
@@ -140,10 +144,17 @@ record_statement put(const record_kind& k, const record_dialect& d, const std::v
   return s;
 }
 
-record_statement remove_older(const record_kind& k, const record_dialect& d, std::int64_t age_us) {
+record_statement remove_older(const record_kind& k, const record_dialect& d, std::int64_t age_us, std::size_t most) {
+  // A few rows a statement (each short: no long lock on MySQL, within PostgreSQL's statement
+  // timeout), run again until one removes fewer.
   record_statement s;
-  s.sql = "DELETE FROM " + k.table + " WHERE " + age_of(d, k.stamp) + " > ";
-  s.sql += placeholder(s.params, number(age_us));
+  const auto older = with_column(d.stamp_before, k.stamp);
+  const auto n = std::to_string(most);
+  if (d.on_duplicate_key) s.sql = "DELETE FROM " + k.table + " WHERE " + older + " LIMIT " + n;
+  else
+    s.sql = "DELETE FROM " + k.table + " WHERE " + k.key + " IN (SELECT " + k.key + " FROM " + k.table + " WHERE " + older +
+            " LIMIT " + n + ")";
+  s.params.push_back(number(age_us));
   return s;
 }
 

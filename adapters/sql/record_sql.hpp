@@ -23,6 +23,7 @@ struct record_dialect {
   const char* now_us;         // the server's clock when the statement runs, in us since the epoch
   const char* stamp_now;      // the value a stamp is written with
   const char* age_us_of;      // the age of a stamp in us, "%s" standing for its column
+  const char* stamp_before;   // a stamp older than $1 us, "%s" standing for its column
   bool on_duplicate_key;      // MySQL's ON DUPLICATE KEY UPDATE; else ON CONFLICT (key)
 };
 
@@ -53,7 +54,8 @@ record_statement update_seen(const record_kind& k, const record_dialect& d, cons
                              const std::vector<std::int64_t>& seen, const std::vector<std::int64_t>& next);
 // Each record whole, replacing its key's.
 record_statement put(const record_kind& k, const record_dialect& d, const std::vector<own_record>& records);
-record_statement remove_older(const record_kind& k, const record_dialect& d, std::int64_t age_us);
+// Removes `most` records at most, stamped more than `age_us` ago.
+record_statement remove_older(const record_kind& k, const record_dialect& d, std::int64_t age_us, std::size_t most);
 // The put statements that carry `records` in order, each under `max_bytes` and 500 records
 // (PostgreSQL binds 65,535 values at most): each a run of indexes. A record no statement could
 // carry is in none.

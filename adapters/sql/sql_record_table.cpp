@@ -49,7 +49,13 @@ class sql_table final : public record_table {
 
   std::uint64_t remove_older(std::chrono::microseconds age) override {
     if (kind_.stamp.empty()) throw std::logic_error(kind_.table + " keeps no stamp to age its records by");
-    return one(record_sql::remove_older(kind_, d_, age.count()), record_use::put).affected;
+    constexpr std::size_t most = 5000;
+    std::uint64_t removed = 0;
+    for (;;) {
+      const auto n = one(record_sql::remove_older(kind_, d_, age.count(), most), record_use::put).affected;
+      removed += n;
+      if (n < most) return removed;
+    }
   }
 
  private:

@@ -31,7 +31,8 @@ namespace dibs::cli {
 void api_flags::add_to(CLI::App& cmd, bool with_urls) {
   if (with_urls) {
     auto* u = cmd.add_option("--url", url, "URL template for one GET per document; {field} is replaced by the document's field, percent-encoded")->type_name("URL");
-    auto* b = cmd.add_option("--batch-url", batch_url, "URL for one POST of up to --batch-size keys as a JSON array (ip-api: http://ip-api.com/batch)")->type_name("URL");
+    auto* b = cmd.add_option("--batch-url", batch_url, "URL for one POST of up to --batch-size items: with --batch-body, its template; without, the keys as a JSON "
+                             "array (ip-api: http://ip-api.com/batch)")->type_name("URL");
     auto* uf = cmd.add_option("--url-file", url_file,
                               "--url from the first line of this file, which only its owner may read (chmod 600): an API "
                               "key in the URL stays out of `ps` (else the variable DIBS_URL)")
@@ -44,6 +45,16 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
     for (auto* one : sources)
       for (auto* other : sources)
         if (one != other) one->excludes(other);
+    cmd.add_option("--batch-body", batch_body,
+                   "with --batch-url: the batch's JSON body, its array that holds the item's {fields} written once per "
+                   "item: '{\"model\": \"text-embedding-3-small\", \"input\": [{text}]}'")
+        ->type_name("JSON");
+    cmd.add_option("--batch-item", batch_item,
+                   "with --batch-body: where item i's answer stands in the batch's answer, a JSON Pointer with {i} "
+                   "('/data/{i}': OpenAI's embeddings); a wrong count, or an \"index\" member not each item's once, "
+                   "retries the whole batch")
+        ->type_name("POINTER")
+        ->capture_default_str();
     cmd.add_option("--batch-key", batch_key, "the document field sent as the key in batch mode (default: the source field)")->type_name("FIELD");
     request.add_to(cmd, "The request");
     answer.add_to(cmd, "What an answer means");
@@ -52,6 +63,10 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
   cmd.add_option("--batch-size", batch_size, "keys per batch request (ip-api allows 100)")->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000}))
       ->capture_default_str();
+  cmd.add_option("--batch-bytes", batch_bytes, "with --batch-body: a batch closes before its body passes this size")
+      ->type_name("BYTES")
+      ->transform(CLI::AsSizeValue(false))
+      ->default_str("1MiB");
   cmd.add_option("--batch-linger", batch_linger, "how long a batch waits for more keys before it is sent")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--rate", rate, "at most this many API requests, N/s or N/min, for the whole process (or, with --rate-scope store, for every process on the store)")->type_name("N/s|N/min");
   cmd.add_option("--token-rate", token_rate,
@@ -229,6 +244,13 @@ processor_factory api_flags::factory(const std::string& source_field) const {
   b.key_field = batch_key.empty() ? source_field : batch_key;
   b.batch_size = batch_size;
   b.linger = duration_flag("--batch-linger", batch_linger);
+  if (!batch_body.empty()) {
+    b.body = http::batch_body::parse(batch_body, "--batch-body");
+    b.item = batch_item;
+    b.max_bytes = batch_bytes;
+  } else if (batch_item != "/{i}") {
+    throw std::invalid_argument("--batch-item goes with --batch-body (ip-api's batch answers in order, checked by \"query\")");
+  }
   try {
     return http::make_batch_processor_factory(std::move(b));
   } catch (const setting_error& e) {

@@ -39,6 +39,9 @@ struct api_flags {
   std::size_t batch_size = 100;
   std::string batch_key;  // "" = the store's source field
   std::string batch_linger = "20ms";
+  std::string batch_body;           // --batch-body: a template whose array is written once per item
+  std::string batch_item = "/{i}";  // --batch-item: where item i's answer stands in the batch's
+  std::size_t batch_bytes = 1u << 20;
   std::string rate;
   std::string token_rate;  // --token-rate: the tokens a minute an LLM API allows
   std::string price;       // --price input=0.15/1M,output=0.60/1M

@@ -20,6 +20,7 @@ std::optional<std::chrono::milliseconds> parse_duration(const std::string& text)
   else if (unit == "ms") factor = 1;
   else if (unit == "m" || unit == "min") factor = 60'000;
   else if (unit == "h") factor = 3'600'000;
+  else if (unit == "d") factor = 86'400'000;
   else return std::nullopt;
   const double ms = value * factor;
   if (ms > 1e12) return std::nullopt;
@@ -28,7 +29,7 @@ std::optional<std::chrono::milliseconds> parse_duration(const std::string& text)
 
 std::chrono::milliseconds duration_flag(const std::string& flag, const std::string& text) {
   auto d = parse_duration(text);
-  if (!d) throw std::invalid_argument(flag + ": '" + text + "' is not a duration (like 250ms, 60s, 2m)");
+  if (!d) throw std::invalid_argument(flag + ": '" + text + "' is not a duration (like 250ms, 60s, 2m, 7d)");
   return *d;
 }
 

@@ -199,7 +199,10 @@ command add_enrich_command(CLI::App& app) {
 
     // Last before the run starts: the items it asks are the run's first, their leases fresh.
     if (!f->no_preflight)
-      run_preflight(*st, f->api.call(), f->api.batch(), f->store.source, f->api.url_flag(),
+      run_preflight(*st, f->api.call(),
+                    {f->api.batch(), f->api.batch_body.empty() ? http::batch_body{}
+                                                               : http::batch_body::parse(f->api.batch_body, "--batch-body")},
+                    f->store.source, f->api.url_flag(),
                     claim_request{1, own_worker, run_cfg.lease, run_cfg.grace, run_cfg.max_attempts}, *preclaimed,
                     &e.figures());
     // Whatever ends the start from here (a metrics port taken, a store call that throws), the

@@ -16,6 +16,7 @@ void group_enrich_flags(CLI::App& cmd) {
       {"--db-threads", "Where the items are"},
       {"--url", "The request"}, {"--batch-url", "The request"}, {"--url-file", "The request"},
       {"--batch-url-file", "The request"}, {"--batch-key", "The request"}, {"--batch-size", "The request"},
+      {"--batch-body", "The request"}, {"--batch-item", "The request"}, {"--batch-bytes", "The request"},
       {"--batch-linger", "The request"}, {"--header", "The request"}, {"--method", "The request"},
       {"--body", "The request"}, {"--body-type", "The request"}, {"--max-source-bytes", "The request"},
       {"--no-data-on", "What an answer means"}, {"--no-data-when", "What an answer means"},

@@ -107,9 +107,21 @@ job job_of(const pending_sample& sample, const std::string& field) {
 }
 
 // The request the run would send for `sample`; nullopt (with a warning said) when none can be made.
-std::optional<http::request> request_for(const pending_sample& sample, const http::processor_options& call, bool batch,
-                                         const std::string& field) {
-  if (batch) {
+std::optional<http::request> request_for(const pending_sample& sample, const http::processor_options& call,
+                                         const preflight_batch& batch, const std::string& field) {
+  if (batch.on && !batch.body.empty()) {  // the template with this item's element alone
+    auto element = batch.body.element(job_of(sample, field), call.url.max_value_bytes());
+    if (!element.error.empty()) {
+      log::warn("pre-flight: pending item ", sample.id, ": ", element.error, "; the API was not tried");
+      return std::nullopt;
+    }
+    auto req = http::build_request(call.url, call.shape, job{}).req;  // a fixed URL, fixed headers
+    req.method = http::request::verb::post;
+    req.body = batch.body.join({element.text});
+    req.content_type = "application/json";
+    return req;
+  }
+  if (batch.on) {
     if (sample.source.value.size() > call.url.max_value_bytes()) {
       log::warn("pre-flight: pending item ", sample.id, "'s '", field, "' is ", sample.source.value.size(),
                 " bytes long, more than --max-source-bytes ", call.url.max_value_bytes(), "; the API was not tried");
@@ -133,7 +145,7 @@ std::optional<http::request> request_for(const pending_sample& sample, const htt
 // the pre-flight claimed (its call counted as that item's, its reservation made already), its
 // answer left in `answered` for the run to judge and write (it is paid for); null: an item not
 // claimed (a done one), its call reserved and counted here.
-std::optional<probe_verdict> probe(call_path& path, http::request req, bool batch, const std::string& flag,
+std::optional<probe_verdict> probe(call_path& path, http::request req, const preflight_batch& batch, const std::string& flag,
                                    std::string& shown, const job* claimed = nullptr, http::response* answered = nullptr) {
   const auto& call = *path.opts;
   shown = shown_url(call.url, req.target);
@@ -173,7 +185,8 @@ std::optional<probe_verdict> probe(call_path& path, http::request req, bool batc
       return probe_verdict{};
     }
     // Under a budget the pre-flight's one reserved call is its only try.
-    auto v = judge_probe(r, tries, call.budgets.empty() ? max_tries : 1, batch);
+    const auto expected = !batch.on ? probe_answer::object : batch.body.empty() ? probe_answer::array : probe_answer::json;
+    auto v = judge_probe(r, tries, call.budgets.empty() ? max_tries : 1, expected);
     if (v.what == probe_verdict::kind::again) {
       log::warn("pre-flight: ", shown, ": ", v.why, "; trying again");
       std::this_thread::sleep_for(std::chrono::milliseconds(500) * tries);
@@ -211,11 +224,11 @@ void give_back_preclaimed(admin_store& st, const http::processor_options& call, 
   release_claimed(st, call, jobs, "the run stopped before it took the item");
 }
 
-void run_preflight(admin_store& st, const http::processor_options& call, bool batch, const std::string& field,
+void run_preflight(admin_store& st, const http::processor_options& call, const preflight_batch& batch, const std::string& field,
                    const std::string& flag, const claim_request& claim_as, preclaimed_store& into,
                    counters* figures) {
   // A few pending items read first: the field's check names every field a document has.
-  const auto samples = st.sample_pending_items(batch ? 1 : max_items);
+  const auto samples = st.sample_pending_items(batch.on ? 1 : max_items);
   if (samples.empty()) {
     log::info("pre-flight: nothing pending, nothing to check");
     return;
@@ -224,7 +237,7 @@ void run_preflight(admin_store& st, const http::processor_options& call, bool ba
     throw std::invalid_argument(refusal + " (--no-preflight skips this check)");
   call_path path(call, figures);
   std::string shown;
-  if (batch) {  // a fixed URL and a one-key batch: no item's answer, nothing claimed
+  if (batch.on) {  // a fixed URL and a one-item batch: no item's answer, nothing claimed
     const auto& sample = samples.front();
     if (sample.source.st != job_field::state::string || sample.source.value.empty()) return;
     const auto req = request_for(sample, call, batch, field);

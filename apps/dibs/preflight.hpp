@@ -10,6 +10,7 @@
 // What the answers mean: preflight_verdicts.hpp. `--no-preflight` skips all of it.
 #pragma once
 
+#include <dibs/http/batch_body.hpp>
 #include <dibs/http/http_processor.hpp>
 
 #include <dibs/admin_store.hpp>
@@ -27,7 +28,13 @@ namespace dibs::cli {
 // URL's flag, for messages; `claim_as`: how the run claims (its worker, lease, grace, attempts);
 // `into`: where the items asked go for the run; `figures`: the run's, where its calls (and their
 // tokens) are counted with the run's own.
-void run_preflight(admin_store& st, const http::processor_options& call, bool batch, const std::string& field,
+// A batch's pre-flight: ip-api's one-key array (no body), or the template's one-element body.
+struct preflight_batch {
+  bool on = false;
+  http::batch_body body;
+};
+
+void run_preflight(admin_store& st, const http::processor_options& call, const preflight_batch& batch, const std::string& field,
                    const std::string& flag, const claim_request& claim_as, preclaimed_store& into,
                    counters* figures = nullptr);
 // Items `into` still held when the run ended (it stopped before claiming them): given back.

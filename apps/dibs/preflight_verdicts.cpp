@@ -39,7 +39,7 @@ std::string missing_field_refusal(const std::string& field, const pending_sample
   return line;
 }
 
-probe_verdict judge_probe(const http::response& r, int tries, int max_tries, bool batch) {
+probe_verdict judge_probe(const http::response& r, int tries, int max_tries, probe_answer expected) {
   using kind = probe_verdict::kind;
   const auto again_or_refuse = [&](std::string why) {
     return probe_verdict{tries < max_tries ? kind::again : kind::refuse, std::move(why)};
@@ -58,11 +58,13 @@ probe_verdict judge_probe(const http::response& r, int tries, int max_tries, boo
             true};
   const auto body = http::kind_of_body(r.body);
   if (s >= 200 && s < 300) {
-    const auto expected = batch ? http::body_kind::json_array : http::body_kind::json_object;
-    if (body == expected) return {};
-    return {kind::refuse, r.describe() + " with " + http::describe_body(r.body) + " where the run expects " +
-                              (batch ? "a JSON array" : "a JSON object") + ": every item would be charged and fail (a wrong "
-                              "host, path or port?)"};
+    const bool object = body == http::body_kind::json_object, array = body == http::body_kind::json_array;
+    if (expected == probe_answer::object ? object : expected == probe_answer::array ? array : object || array) return {};
+    const char* wanted = expected == probe_answer::object  ? "a JSON object"
+                         : expected == probe_answer::array ? "a JSON array"
+                                                           : "JSON";
+    return {kind::refuse, r.describe() + " with " + http::describe_body(r.body) + " where the run expects " + wanted +
+                              ": every item would be charged and fail (a wrong host, path or port?)"};
   }
   if (s >= 500)
     return {kind::go, http::with_api_message(r.describe(), r.body) +

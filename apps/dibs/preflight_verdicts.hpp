@@ -57,9 +57,12 @@ struct probe_verdict {
   bool account_spent = false;  // refuse: the account can make no more calls (no run can go)
 };
 
-// `tries`: the requests sent so far, this one included; `batch`: a batch request (its answer is a
-// JSON array), else one item's (a JSON object).
-probe_verdict judge_probe(const http::response& r, int tries, int max_tries, bool batch = false);
+// What a 2xx answer must be: one item's (a JSON object), ip-api's batch (a JSON array), a batch
+// template's (either: an OpenAI list object, a text-embeddings-inference array).
+enum class probe_answer { object, array, json };
+
+// `tries`: the requests sent so far, this one included.
+probe_verdict judge_probe(const http::response& r, int tries, int max_tries, probe_answer expected = probe_answer::object);
 
 // Whether the pre-flight asks another item: none of `probes` decided yet (each a "not found").
 bool ask_another(const std::vector<probe_verdict>& probes);

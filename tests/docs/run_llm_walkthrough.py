@@ -22,6 +22,7 @@ import time
 import urllib.request
 
 from marked_block import marked_block
+from walkthrough_rig import psql as rig_psql, start_server
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 API = os.path.join(HERE, "..", "servers", "llm_api.py")
@@ -47,22 +48,11 @@ def fail(why):
 
 
 def start_api(workdir, style):
-    proc = subprocess.Popen([sys.executable, API, workdir, "api", "--style", style, "--tpm", "6000", "--latency-ms", "50",
-                             "--latency-per-token-ms", "1", "--key", KEY])
-    port_file = os.path.join(workdir, "api.port")
-    for _ in range(600):
-        if os.path.exists(port_file):
-            return proc, "http://127.0.0.1:" + open(port_file).read().strip()
-        time.sleep(0.05)
-    proc.kill()
-    fail("llm_api.py did not start")
+    return start_server(API, workdir, ["--style", style, "--tpm", "6000", "--latency-ms", "50", "--latency-per-token-ms", "1", "--key", KEY], fail)
 
 
 def psql(uri, sql):
-    out = subprocess.run(["psql", uri, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql], capture_output=True, text=True)
-    if out.returncode != 0:
-        fail(f"psql {uri}: {out.stderr.strip()[:500]} (running: {sql[:120]}...)")
-    return out.stdout
+    return rig_psql(uri, sql, fail)
 
 
 def check_cost(output, price_in, price_out, tokens_settled):

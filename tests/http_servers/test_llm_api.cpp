@@ -92,7 +92,7 @@ TEST_CASE("a request larger than the API's whole token limit fails its item with
 }
 
 TEST_CASE("an LLM's answer classes: a prompt too long, an answer cut at max_tokens and a refusal each fail their row "
-          "after one call with their reason, nothing written; --expect-json and --map read inside the content",
+          "after one call with their reason, nothing written, and --expect-json and --map read inside the content",
           "[llm]") {
   llm_api api({"--tpm", "100000", "--latency-ms", "5"});
   const auto dir = scratch_dir("dibs-llm", "classes");

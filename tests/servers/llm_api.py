@@ -79,6 +79,8 @@ import sys
 import threading
 import time
 
+from port_file import serve_announced
+
 lock = threading.Lock()
 args = None
 
@@ -499,11 +501,7 @@ def main():
     buckets["tokens"] = Bucket(args.tpm) if args.tpm > 0 else None
     buckets["requests"] = Bucket(args.rpm) if args.rpm > 0 else None
     server = Server(("127.0.0.1", 0), Handler)
-    tmp = os.path.join(args.dir, args.name + ".port.tmp")
-    with open(tmp, "w") as f:
-        f.write(str(server.server_address[1]))
-    os.rename(tmp, os.path.join(args.dir, args.name + ".port"))  # written last: a port file means it serves
-    server.serve_forever()
+    serve_announced(server, args.dir, args.name)
 
 
 if __name__ == "__main__":

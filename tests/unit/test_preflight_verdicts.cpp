@@ -12,6 +12,7 @@ using namespace dibs;
 using dibs::cli::judge_probe;
 using dibs::cli::missing_field_refusal;
 using probe_kind = dibs::cli::probe_verdict::kind;
+using dibs::cli::probe_answer;
 
 namespace {
 pending_sample sample(job_field::state st, std::vector<std::string> fields, std::string value = {}) {
@@ -96,7 +97,7 @@ TEST_CASE("any other HTTP answer proves the API is there", "[cli][preflight]") {
   // A body over --max-body came from an API all the same.
   CHECK(judge_probe(failed(boost::beast::http::error::body_limit, "read"), 1, 3).what == probe_kind::go);
   // A batch's answer is an array.
-  CHECK(judge_probe(answered(200, "[{\"status\":\"success\"}]"), 1, 3, true).what == probe_kind::go);
+  CHECK(judge_probe(answered(200, "[{\"status\":\"success\"}]"), 1, 3, probe_answer::array).what == probe_kind::go);
 }
 
 TEST_CASE("a 2xx that is not the JSON the run expects is refused before any item is charged", "[cli][preflight]") {
@@ -107,7 +108,11 @@ TEST_CASE("a 2xx that is not the JSON the run expects is refused before any item
   CHECK(judge_probe(answered(200, "OK"), 1, 3).what == probe_kind::refuse);
   CHECK(judge_probe(answered(204, ""), 1, 3).what == probe_kind::refuse);
   CHECK(judge_probe(answered(200, "[1,2]"), 1, 3).what == probe_kind::refuse);        // an array where an object is expected
-  CHECK(judge_probe(answered(200, "{\"a\":1}"), 1, 3, true).what == probe_kind::refuse);  // and the other way round
+  CHECK(judge_probe(answered(200, "{\"a\":1}"), 1, 3, probe_answer::array).what == probe_kind::refuse);  // and the other way round
+  // A batch template's answer is either (OpenAI's list object, text-embeddings-inference's array), never a page.
+  CHECK(judge_probe(answered(200, "{\"data\":[]}"), 1, 3, probe_answer::json).what == probe_kind::go);
+  CHECK(judge_probe(answered(200, "[[0.1]]"), 1, 3, probe_answer::json).what == probe_kind::go);
+  CHECK(judge_probe(answered(200, "OK"), 1, 3, probe_answer::json).what == probe_kind::refuse);
 }
 
 TEST_CASE("a 404 is a not-found, the API's own (JSON) or a page that is not the API's", "[cli][preflight]") {
@@ -184,9 +189,9 @@ TEST_CASE("an account out of credit refuses the run at the pre-flight, with the 
   dibs::http::response r;
   r.status = 429;
   r.body = R"({"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "code": "insufficient_quota"}})";
-  const auto v = dibs::cli::judge_probe(r, 1, 3, false);
+  const auto v = dibs::cli::judge_probe(r, 1, 3);
   CHECK(v.what == dibs::cli::probe_verdict::kind::refuse);
   CHECK_THAT(v.why, Catch::Contains("insufficient_quota") && Catch::Contains("You exceeded your current quota"));
   r.body = R"({"error": {"type": "tokens", "code": "rate_limit_exceeded"}})";  // a pace, not the account
-  CHECK(dibs::cli::judge_probe(r, 1, 3, false).what != dibs::cli::probe_verdict::kind::refuse);
+  CHECK(dibs::cli::judge_probe(r, 1, 3).what != dibs::cli::probe_verdict::kind::refuse);
 }

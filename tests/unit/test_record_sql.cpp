@@ -15,7 +15,7 @@ const record_kind answers{"dibs_answers", "digest", {}, {"request", "answer"}, "
 
 TEST_CASE("a kind's table has its key, its numbers, its texts and its stamp", "[records][unit]") {
   CHECK(record_sql::create_table(rate, mysql_records) ==
-        "CREATE TABLE IF NOT EXISTS dibs_rate (origin VARCHAR(255) NOT NULL PRIMARY KEY, tat_us BIGINT NOT NULL DEFAULT 0, "
+        "CREATE TABLE IF NOT EXISTS dibs_rate (origin VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY, tat_us BIGINT NOT NULL DEFAULT 0, "
         "paused_until_us BIGINT NOT NULL DEFAULT 0) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin");
   CHECK(record_sql::create_table(answers, pg_records) ==
         "CREATE TABLE IF NOT EXISTS dibs_answers (digest text PRIMARY KEY, request text, answer text, stored_at timestamptz)");
@@ -50,14 +50,18 @@ TEST_CASE("a swap writes over the numbers it read, or makes the record where non
 TEST_CASE("a put replaces each record whole and stamps it with the server's clock", "[records][unit]") {
   const auto p = record_sql::put(answers, mysql_records, {{"d1", {}, {"GET /1", "{}"}, {}}, {"d2", {}, {"GET /2", "[]"}, {}}});
   CHECK(p.sql ==
-        "INSERT INTO dibs_answers (digest, request, answer, stored_at) VALUES ($1, $2, $3, SYSDATE(6)), ($4, $5, $6, "
-        "SYSDATE(6)) ON DUPLICATE KEY UPDATE request = VALUES(request), answer = VALUES(answer), stored_at = VALUES(stored_at)");
+        "INSERT INTO dibs_answers (digest, request, answer, stored_at) VALUES ($1, $2, $3, NOW(6)), ($4, $5, $6, "
+        "NOW(6)) ON DUPLICATE KEY UPDATE request = VALUES(request), answer = VALUES(answer), stored_at = VALUES(stored_at)");
   CHECK(p.params.size() == 6);
   CHECK(record_sql::put(answers, pg_records, {{"d1", {}, {"r", "a"}, {}}}).sql ==
         "INSERT INTO dibs_answers (digest, request, answer, stored_at) VALUES ($1, $2, $3, clock_timestamp()) ON CONFLICT "
         "(digest) DO UPDATE SET request = EXCLUDED.request, answer = EXCLUDED.answer, stored_at = EXCLUDED.stored_at");
-  CHECK(record_sql::remove_older(answers, mysql_records, 5).sql ==
-        "DELETE FROM dibs_answers WHERE TIMESTAMPDIFF(MICROSECOND, stored_at, SYSDATE(6)) > $1");
+  // The old ones a few at a time, each statement short.
+  CHECK(record_sql::remove_older(answers, mysql_records, 5, 100).sql ==
+        "DELETE FROM dibs_answers WHERE stored_at < NOW(6) - INTERVAL $1 MICROSECOND LIMIT 100");
+  CHECK(record_sql::remove_older(answers, pg_records, 5, 100).sql ==
+        "DELETE FROM dibs_answers WHERE digest IN (SELECT digest FROM dibs_answers WHERE stored_at < clock_timestamp() - "
+        "$1::bigint * interval '1 microsecond' LIMIT 100)");
 }
 
 TEST_CASE("a put is split into statements under the server's limit, and a record too large alone is left out", "[records][unit]") {

@@ -1,8 +1,12 @@
 #include <dibs/http/batch_processor.hpp>
 
 #include "api_body.hpp"
+#include "answer_mapping.hpp"
 #include "batch_answer.hpp"
+#include "batch_items.hpp"
+#include "no_data_verdict.hpp"
 #include "request_builder.hpp"
+#include "token_charge.hpp"
 
 #include "adapters/http/budget/call_budget.hpp"
 
@@ -20,7 +24,8 @@ namespace dibs::http {
 
 struct batch_processor::member {
   explicit member(const net::any_io_executor& ex) : wake(ex) {}
-  std::string key;
+  std::string key;      // ip-api's shape: the key sent
+  std::string element;  // a template's: this item's element of the body
   int attempts = 0;
   job claimed;  // for work_started: its id and lease token
   std::optional<outcome> result;
@@ -30,12 +35,15 @@ struct batch_processor::member {
 struct batch_processor::batch {
   explicit batch(const net::any_io_executor& ex) : full(ex) {}
   std::vector<std::shared_ptr<member>> members;  // the leader first
+  std::size_t bytes = 0;  // the body's so far
   bool closed = false;
   net::steady_timer full;  // the leader's linger; cancelled when the batch fills
 };
 
 struct batch_processor::json_parser {
   simdjson::ondemand::parser outer, inner;
+  simdjson::dom::parser dom;
+  std::optional<batch_item_pointer> item;  // a template's shape: where each item's answer is
 };
 
 namespace {
@@ -57,7 +65,9 @@ batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const 
       origin_(opts_->call.url.origin()),
       parser_(std::make_unique<json_parser>()),
       rng_(std::random_device{}()),
-      work_started_(std::move(work_started)) {}
+      work_started_(std::move(work_started)) {
+  if (!opts_->body.empty()) parser_->item = batch_item_pointer::parse(opts_->item);  // checked by the factory
+}
 
 std::size_t batch_processor::capacity() const { return client_.limit(origin_) * opts_->batch_size; }
 
@@ -78,11 +88,21 @@ void batch_processor::close(batch& b) {
 }
 
 awaitable<outcome> batch_processor::process(job j) {
-  auto key = source_field(j, opts_->key_field, opts_->call.url.max_value_bytes());
-  if (!key.error.empty()) co_return outcome::fail(std::move(key.error));
   const auto ex = co_await net::this_coro::executor;
   auto me = std::make_shared<member>(ex);
-  me->key = std::string(key.value);
+  if (opts_->body.empty()) {
+    auto key = source_field(j, opts_->key_field, opts_->call.url.max_value_bytes());
+    if (!key.error.empty()) co_return outcome::fail(std::move(key.error));
+    me->key = std::string(key.value);
+  } else {
+    auto element = opts_->body.element(j, opts_->call.url.max_value_bytes());
+    if (!element.error.empty()) co_return outcome::fail(std::move(element.error));  // this item alone
+    me->element = std::move(element.text);
+  }
+  const std::size_t bytes = me->element.size() + me->key.size() + 3;
+  // Too large to join the open batch (its bytes, or tokens the limit could never hold at once):
+  // that batch goes as it is, and this item opens the next.
+  if (open_ && !open_->members.empty() && would_overflow(open_->bytes + bytes)) close(*open_);
   me->attempts = j.attempts;
   if (work_started_) {
     me->claimed.id = j.id;
@@ -95,6 +115,7 @@ awaitable<outcome> batch_processor::process(job j) {
   if (leader) open_ = std::make_shared<batch>(ex);
   auto b = open_;
   b->members.push_back(me);
+  b->bytes += bytes;
   if (b->members.size() >= opts_->batch_size) close(*b);
 
   if (leader) {
@@ -117,26 +138,50 @@ awaitable<outcome> batch_processor::process(job j) {
   co_return std::move(*me->result);
 }
 
+bool batch_processor::would_overflow(std::size_t body_bytes) const {
+  if (body_bytes + opts_->body.fixed_bytes() > opts_->max_bytes) return true;
+  // A batch the token limit could never admit at once would wait for ever: closed before that
+  // (at 4 bytes a token, the estimate's low side).
+  const auto& tokens = opts_->call.limiter->tokens();
+  return tokens.active() && static_cast<std::int64_t>(body_bytes / 4) > tokens.capacity();
+}
+
 awaitable<void> batch_processor::lead(batch& b) {
   if (!b.closed) {
     b.full.expires_after(opts_->linger);
     auto [ec] = co_await b.full.async_wait(net::as_tuple(net::use_awaitable));
     if (ec && !b.closed) throw boost::system::system_error(ec);  // cancelled, not filled
   }
-  const auto& url = opts_->call.url;
-  co_await wait_for_slot(*opts_->call.limiter, url.host());  // the batch keeps filling meanwhile
+  co_await wait_for_slot(*opts_->call.limiter, opts_->call.url.host());  // the batch keeps filling meanwhile
   close(b);
+  co_await send_and_settle(b.members, true);
+}
 
-  std::vector<std::string> keys;
-  keys.reserve(b.members.size());
-  for (const auto& m : b.members) keys.push_back(m->key);
-  request req;
+awaitable<void> batch_processor::send_and_settle(members ms, bool slot_taken) {
+  const auto& url = opts_->call.url;
+  if (!slot_taken) co_await wait_for_slot(*opts_->call.limiter, url.host());
   // The batch's fixed headers (an API key: no header of a batch reads a field, batch_processor.hpp).
   auto built = build_request(url, opts_->call.shape, job{});
-  req = std::move(built.req);
+  request req = std::move(built.req);
   req.method = request::verb::post;
-  req.body = batch_request_body(keys);
-  req.content_type.clear();
+  if (opts_->body.empty()) {
+    std::vector<std::string> keys;
+    keys.reserve(ms.size());
+    for (const auto& m : ms) keys.push_back(m->key);
+    req.body = batch_request_body(keys);
+    req.content_type.clear();
+  } else {
+    std::vector<std::string> elements;
+    elements.reserve(ms.size());
+    for (const auto& m : ms) elements.push_back(m->element);
+    req.body = opts_->body.join(elements);
+    req.content_type = "application/json";
+  }
+  // An API metered in tokens: the batch's tokens before it goes, settled by its usage.
+  auto& tokens = opts_->call.limiter->tokens();
+  token_ticket ticket;
+  if (const auto charge = token_charge(tokens, req.body)) ticket = co_await take_tokens(tokens, *charge);
+  const auto body_bytes = req.body.size();
   auto to = url.origin();
   // max_processing and the latency figure time the call, not the wait for a connection
   // (max_connections): both start when the request goes out, as in http_processor.
@@ -145,9 +190,9 @@ awaitable<void> batch_processor::lead(batch& b) {
   // of them calls for the first time in its claim, else only with room left in the budget.
   std::vector<std::string> member_keys;
   if (!opts_->call.budgets.empty())
-    for (const auto& m : b.members) member_keys.push_back(budget_item_key(m->claimed.id, m->claimed.token));
+    for (const auto& m : ms) member_keys.push_back(budget_item_key(m->claimed.id, m->claimed.token));
   bool refused = false;
-  req.on_send = [this, &b, &sent, &member_keys, &refused] {
+  req.on_send = [this, &ms, &sent, &member_keys, &refused] {
     for (const auto& budget : opts_->call.budgets)
       if (!budget->batch_calls(member_keys)) {
         refused = true;
@@ -155,26 +200,43 @@ awaitable<void> batch_processor::lead(batch& b) {
       }
     sent = std::chrono::steady_clock::now();
     if (work_started_)
-      for (const auto& m : b.members) work_started_(m->claimed);
+      for (const auto& m : ms) work_started_(m->claimed);
     return true;
   };
   auto r = co_await client_.send(std::move(to), std::move(req));
   if (refused) {  // nothing was sent: every member goes back as it was, no attempt spent
-    for (auto& m : b.members) {
+    for (auto& m : ms) {
       m->result = outcome::not_sent("not sent: the call budget has no call left for its batch");
       m->wake.cancel();
     }
     co_return;
   }
+  if (ticket) {
+    const auto used = ticket.settle(r, body_bytes);
+    if (figures_ && used.known()) {
+      figures_->tokens_in.fetch_add(static_cast<std::uint64_t>(used.input), std::memory_order_relaxed);
+      figures_->tokens_out.fetch_add(static_cast<std::uint64_t>(used.output), std::memory_order_relaxed);
+    }
+    if (figures_) figures_->token_limit_per_minute.store(tokens.per_minute(), std::memory_order_relaxed);
+  }
   count_exchange(figures_, r, sent);
   // The client reports its own cancellation as an answer; it is the leader's cancellation
   // (shutdown, max_processing), and the members must hear it as that, not as a failed read.
   if (r.ec == net::error::operation_aborted) throw boost::system::system_error(r.ec);
-  settle_all(b, keys, r, sent);
+  // A template's batch refused as a whole for what it carries (one text too long, one the API
+  // can't read): halved, each half sent on its own, until the item it refuses is alone and fails
+  // with the API's words. One refused item costs a refused request a halving, log2(batch) at most.
+  const bool refused_whole = !r.ec && (r.status == 400 || r.status == 413 || r.status == 422);
+  if (!opts_->body.empty() && refused_whole && ms.size() > 1 && account_spent_code(r.status, r.body).empty()) {
+    const auto half = static_cast<std::ptrdiff_t>(ms.size() / 2);
+    co_await send_and_settle(members(ms.begin(), ms.begin() + half), false);
+    co_await send_and_settle(members(ms.begin() + half, ms.end()), false);
+    co_return;
+  }
+  settle_all(ms, r, sent);
 }
 
-void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys, const response& r,
-                                 std::chrono::steady_clock::time_point sent) {
+void batch_processor::settle_all(members& ms, const response& r, std::chrono::steady_clock::time_point sent) {
   const auto& o = opts_->call;
   bool api_pace = false;
   const auto stop_for =
@@ -191,26 +253,33 @@ void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys,
     if (const auto code = account_spent_code(r.status, r.body); !code.empty()) {
       const auto said = "the account can make no more calls (" + code + "): " + with_api_message(r.describe(), r.body);
       const bool stopping = o.account_spent && o.account_spent(said);
-      for (auto& m : b.members)
+      for (auto& m : ms)
         hand(*m, stopping ? outcome::paced_retry(std::chrono::milliseconds{0}, said, r.status) : outcome::fail(said, r.status));
       return;
     }
   // The exchange failed: one verdict for all, each retry with its member's own backoff (never
   // before the API's stop signal, which the verdict already holds).
   if (auto verdict = judge_exchange(r, o.http, {}, stop_for, api_pace)) {
-    for (auto& m : b.members) {
+    for (auto& m : ms) {
       auto out = *verdict;
       if (out.k == outcome::kind::retry) out.after = std::max(out.after, backoff(*m));
       hand(*m, std::move(out));
     }
     return;
   }
+  if (!opts_->body.empty()) {
+    settle_items(ms, r);
+    return;
+  }
+  std::vector<std::string> keys;
+  keys.reserve(ms.size());
+  for (const auto& m : ms) keys.push_back(m->key);
   auto split = split_batch_answer(parser_->outer, parser_->inner, r.body, keys, o.status_field_check);
   // An answer that may be another request's (split.out_of_step): the connection it came from
   // may be one answer behind, so the idle ones are closed and the mismatch costs this batch alone.
   if (split.out_of_step) client_.drop_idle(origin_);
-  for (std::size_t i = 0; i < b.members.size(); ++i) {
-    auto& m = *b.members[i];
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    auto& m = *ms[i];
     if (!split.error.empty()) {
       hand(m, outcome::retry(backoff(m), r.describe() + ": " + split.error, r.status));
       continue;
@@ -231,6 +300,36 @@ void batch_processor::settle_all(batch& b, const std::vector<std::string>& keys,
   }
 }
 
+void batch_processor::settle_items(members& ms, const response& r) {
+  const auto& o = opts_->call;
+  auto split = split_batch_items(parser_->dom, r.body, *parser_->item, ms.size());
+  // A count or an index that is not each item's once: none is believed, every item is asked
+  // again (in a new batch), and the connection, which may be one answer behind, is closed.
+  if (split.out_of_step) client_.drop_idle(origin_);
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    auto& m = *ms[i];
+    const auto backoff = full_jitter_backoff(m.attempts, o.backoff_base, o.backoff_max, rng_);
+    if (!split.error.empty()) m.result = outcome::retry(backoff, r.describe() + ": " + split.error, r.status);
+    else if (!split.items[i].ok) m.result = outcome::retry(backoff, r.describe() + ": " + split.items[i].text, r.status);
+    else m.result = item_outcome(std::move(split.items[i].text), r.status);
+    m.wake.cancel();
+  }
+}
+
+outcome batch_processor::item_outcome(std::string answer, int status) {
+  const auto& o = opts_->call;
+  if (o.no_data.members.empty() && o.map.empty()) return outcome::done(std::move(answer));
+  simdjson::dom::element doc;
+  if (parser_->dom.parse(answer).get(doc)) return outcome::done(std::move(answer));  // written by simdjson: never
+  if (!o.no_data.members.empty())
+    if (auto no_data = no_data_by_member(o.no_data, doc)) {
+      if (o.no_data_fails) return outcome::fail(std::move(*no_data), status);
+      return outcome::no_data_answer(std::move(answer), std::move(*no_data), status);
+    }
+  if (!o.map.empty()) return outcome::done(mapped_object(o.map, doc));
+  return outcome::done(std::move(answer));
+}
+
 processor_factory make_batch_processor_factory(batch_processor_options opts) {
   if (!opts.call.url.fields().empty())
     throw setting_error("batch_url", "'" + redact_api_url(opts.call.url.text()) + "': it may not contain {fields}");
@@ -238,7 +337,11 @@ processor_factory make_batch_processor_factory(batch_processor_options opts) {
   if (!opts.call.shape.fields().empty())
     throw setting_error("header", "a batch request is no one item's: its headers may not read {fields}");
   if (!opts.call.shape.body.empty())
-    throw setting_error("body", "a batch request's body is its keys' JSON array: give no body template");
+    throw setting_error("body", "a batch request's body is its own template (batch_body), not the single request's body");
+  std::string why;
+  if (!opts.body.empty() && !batch_item_pointer::parse(opts.item, &why))
+    throw setting_error("batch_item", "'" + opts.item + "': " + why);
+  if (opts.max_bytes == 0) throw setting_error("batch_bytes", "must be more than 0");
   if (!opts.call.limiter) opts.call.limiter = std::make_shared<rate_limiter>();
   auto shared = std::make_shared<const batch_processor_options>(std::move(opts));
   return [shared](const shard_info& s) -> std::unique_ptr<processor> {

@@ -1,5 +1,11 @@
-// Batch lookups: one `POST` for up to `batch_size` claimed items (ip-api's `/batch` takes 100),
-// answers matched to items by position and checked against their "query".
+// Batch requests: one `POST` for up to `batch_size` claimed items. Two shapes:
+//   - ip-api's `/batch` (no body template): the keys as a JSON array, the answers matched to the
+//     items by position and checked against their "query";
+//   - any other (`body`, batch_body.hpp): the template's array written once per item, the answer
+//     split back by `item` (batch_items.hpp: "/data/{i}/embedding"), never shifted; a batch the
+//     API refuses as a whole (400, 413, 422) is halved until the item it refuses fails alone,
+//     with its words (log2 of the batch's size more refused requests at most); each answer
+//     goes through the run's no-data rules and its map as a single answer does.
 //
 // The pipelines of a shard that call process() at about the same time share one open batch.
 // The first to join leads it: it waits `linger` (or until the batch is full), then for the rate
@@ -14,6 +20,7 @@
 #pragma once
 
 #include <dibs/ipapi/recipe_fields.hpp>
+#include <dibs/http/batch_body.hpp>
 #include <dibs/http/http_processor.hpp>
 
 #include <chrono>
@@ -31,6 +38,11 @@ struct batch_processor_options {
   std::string key_field = dibs::ipapi::source_field;
   std::size_t batch_size = 100;
   std::chrono::milliseconds linger{20};  // how long a batch waits for more items before it is sent
+  // Any other shape: the body template (empty: ip-api's keys array) and where each item's
+  // answer stands in the answer ("/{i}" when not given).
+  batch_body body;
+  std::string item = "/{i}";
+  std::size_t max_bytes = 1u << 20;  // a batch closes before its body would pass this
 };
 
 class batch_processor final : public processor {
@@ -57,8 +69,15 @@ class batch_processor final : public processor {
  private:
   struct member;
   struct batch;
+  using members = std::vector<std::shared_ptr<member>>;
   awaitable<void> lead(batch& b);  // `b` outlives the call: process() holds it
-  void settle_all(batch& b, const std::vector<std::string>& keys, const response& r, std::chrono::steady_clock::time_point sent);
+  // Sends one request for `ms` and hands each its outcome; halves it where the API refuses it whole.
+  awaitable<void> send_and_settle(members ms, bool slot_taken);
+  bool would_overflow(std::size_t body_bytes) const;
+  void settle_all(members& ms, const response& r, std::chrono::steady_clock::time_point sent);
+  // The template's shape: each item's answer split from the batch's.
+  void settle_items(members& ms, const response& r);
+  outcome item_outcome(std::string answer, int status);
   void close(batch& b);  // no more members join
 
   std::shared_ptr<const batch_processor_options> opts_;

@@ -39,9 +39,10 @@ struct record_read {
   std::int64_t now_us = 0;  // microseconds since the epoch, by the store's clock
 };
 
-// One kind's records. Blocking calls, each one statement (command) or two: a process runs them on
-// a thread of its own, never on a shard. Every call bounds its own wait for a lock (2 s), and
-// throws the store's error when the store can't be reached or refuses.
+// One kind's records. Blocking calls, each one statement (command) or a few: a process runs them
+// on a thread of its own, never on a shard. A put waits 2 s at most for a lock (PostgreSQL bounds
+// every statement so); each call throws the store's error when the store can't be reached or
+// refuses.
 class record_table {
  public:
   virtual ~record_table() = default;

@@ -1,0 +1,49 @@
+// A batch answer split back into its items' answers (`--batch-item`), never shifted: where item
+// i's answer stands is a JSON Pointer with `{i}` for its index ("/data/{i}/embedding": OpenAI's
+// embeddings; "/{i}": an array of answers, as ip-api's), and
+//   - the array at `{i}`'s place must have exactly one element an item, or none is believed (an
+//     answer with a vector missing would put every later vector on the wrong row);
+//   - where its elements carry an "index" member (OpenAI's, Voyage's), each item takes the
+//     element whose index is its own, and the indexes must be each item's once;
+//   - an item's answer is the value at the pointer, kept as the API wrote it (one line); a
+//     value that is not an object (a vector) is kept as {"value": ...}, as a store keeps an
+//     answer as an object.
+// Pure: tests/unit/test_batch_items.cpp.
+#pragma once
+
+#include <simdjson.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dibs::http {
+
+class batch_item_pointer {
+ public:
+  // nullopt, with `why`, when `text` is no JSON Pointer holding `{i}` once as a whole token.
+  static std::optional<batch_item_pointer> parse(const std::string& text, std::string* why = nullptr);
+  const std::string& text() const { return text_; }
+  const std::string& array() const { return array_; }    // the pointer to the items' array
+  const std::string& inside() const { return inside_; }  // from an element to its item's answer
+
+ private:
+  std::string text_, array_, inside_;
+};
+
+struct batch_item_answer {
+  bool ok = false;
+  std::string text;  // ok: the item's answer (a JSON object, one line); else why it has none
+};
+
+struct batch_items {
+  std::string error;  // the answer as a whole can't be split (every item retries)
+  bool out_of_step = false;  // the wrong number of elements, or indexes not each item's once
+  std::vector<batch_item_answer> items;  // one an item, when `error` is empty
+};
+
+batch_items split_batch_items(simdjson::dom::parser& parser, std::string_view body, const batch_item_pointer& where,
+                              std::size_t count);
+
+}  // namespace dibs::http

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""make bench, part "embeddings": many rows in one request. ITEMS short texts (a JSON Lines file)
+embedded against an OpenAI-compatible /v1/embeddings on loopback (tests/servers/embeddings_api.py,
+Python's http.server: each request LATENCY ms plus a little an input, vectors a hash of each text)
+with dibs's default flags and the request shape of docs/embeddings.md (--batch-url --batch-body
+--batch-item), beside a sweep of fixed --batch-size x --fixed-concurrency, same server, same file.
+The figures: rows a second, requests a row, and the rows whose vector is not their own text's
+(checked against the hash; must be 0). Goals: <= 1 request per 64 rows with default flags, and
+>= 0.9 of the best fixed setting's rows a second.
+
+  bench/embeddings.py --dibs build/bin/dibs [--items 20000] [--latency-ms 20] [--md F] [--json F]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+API = os.path.join(HERE, "..", "tests", "servers", "embeddings_api.py")
+BODY = '{"model": "text-embedding-3-small", "input": [{text}]}'
+
+
+def start_api(tmp, latency_ms, extra):
+    proc = subprocess.Popen(["/usr/bin/python3", API, tmp, "api", "--latency-ms", str(latency_ms)] + extra)
+    port_file = os.path.join(tmp, "api.port")
+    deadline = time.monotonic() + 30
+    while not os.path.exists(port_file):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise RuntimeError("embeddings_api.py did not start")
+        time.sleep(0.05)
+    return proc, int(open(port_file).read())
+
+
+def stats(port):
+    return json.load(urllib.request.urlopen("http://127.0.0.1:%d/stats" % port))
+
+
+def run(dibs, port, tmp, items, flags):
+    path = os.path.join(tmp, "texts.jsonl")
+    with open(path, "w") as f:
+        for i in range(items):
+            f.write(json.dumps({"id": i, "text": "short text %d about kettles and tea, line %d" % (i, i * 7919 % 100003)}) + "\n")
+    out = os.path.join(tmp, "out.jsonl")
+    if os.path.exists(out):
+        os.remove(out)
+    urllib.request.urlopen("http://127.0.0.1:%d/reset-stats" % port).read()
+    argv = [dibs, "enrich", "--store", "jsonl:" + path, "--out", out, "--source", "text", "--target", "emb",
+            "--batch-url", "http://127.0.0.1:%d/v1/embeddings" % port, "--batch-body", BODY, "--batch-item", "/data/{i}",
+            "--no-progress"] + flags
+    start = time.monotonic()
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    took = time.monotonic() - start
+    said = p.stdout + p.stderr
+    if "completed=%d failed=0" % items not in said:
+        raise RuntimeError("dibs %s did not finish every row: %s" % (" ".join(flags), said[-800:]))
+    s = stats(port)
+    check = subprocess.run(["/usr/bin/python3", API, "--check", out, "text", "emb.embedding"], capture_output=True, text=True)
+    wrong = check.stdout.strip()
+    return {"flags": " ".join(flags) or "(defaults)", "seconds": round(took, 2), "rows_per_s": round(items / took, 1),
+            "requests": s["requests"], "requests_per_row": round(s["requests"] / items, 4), "largest": s["largest"],
+            "check": wrong}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dibs", required=True)
+    ap.add_argument("--items", type=int, default=20000)
+    ap.add_argument("--latency-ms", type=float, default=20)
+    ap.add_argument("--sizes", default="32,64,100,256")
+    ap.add_argument("--concurrencies", default="64,256,1024")
+    ap.add_argument("--md")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        api, port = start_api(tmp, a.latency_ms, [])
+        try:
+            default = run(a.dibs, port, tmp, a.items, [])
+            print(default, flush=True)
+            sweep = []
+            for size in a.sizes.split(","):
+                for conc in a.concurrencies.split(","):
+                    r = run(a.dibs, port, tmp, a.items, ["--batch-size", size, "--fixed-concurrency", conc])
+                    print(r, flush=True)
+                    sweep.append(r)
+        finally:
+            api.terminate()
+            api.wait()
+    best = max(sweep, key=lambda r: r["rows_per_s"])
+    ratio = default["rows_per_s"] / best["rows_per_s"]
+    lines = ["## Embeddings: many rows a request (bench/embeddings.py)", "",
+             "%d short texts, a JSON Lines file, against tests/servers/embeddings_api.py (%g ms a request plus 0.05 ms an "
+             "input, Python's http.server). Default flags beside every fixed --batch-size x --fixed-concurrency of the "
+             "sweep, same server, one sitting." % (a.items, a.latency_ms), "",
+             "| flags | rows/s | requests/row | largest batch | seconds | vectors checked |", "|---|---|---|---|---|---|"]
+    for r in [default] + sweep:
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (r["flags"], r["rows_per_s"], r["requests_per_row"], r["largest"],
+                                                       r["seconds"], r["check"]))
+    lines += ["", "Default flags: %.3f requests a row (goal <= %.4f, 1 per 64), %.2f of the best fixed setting's rows/s "
+                  "(%s: %s rows/s; goal >= 0.9)." % (default["requests_per_row"], 1 / 64, ratio, best["flags"], best["rows_per_s"]), ""]
+    text = "\n".join(lines)
+    print(text)
+    if a.md:
+        open(a.md, "w").write(text + "\n")
+    if a.json:
+        json.dump({"default": default, "sweep": sweep, "ratio": ratio}, open(a.json, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+// Many rows in one request (--batch-url with --batch-body): `dibs enrich` against an
+// OpenAI-compatible /v1/embeddings (tests/servers/embeddings_api.py, Python's http.server) whose
+// vectors are a hash of each input, so every row's vector is checked as its own. Behaviour only:
+// the rows packed many a request, split back never shifted, a refused row failed alone.
+#include "http_servers/embeddings_api.hpp"
+
+#include "support/run_dibs.hpp"
+#include "support/scratch_files.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+using namespace dibs::test;
+
+namespace {
+const char* openai_body = R"({"model": "text-embedding-3-small", "input": [{text}]})";
+
+// `n` short texts, one JSON object a line; row `odd` (when not -1) says `odd_text`.
+std::filesystem::path write_texts(const std::filesystem::path& dir, int n, int odd = -1, const std::string& odd_text = "") {
+  const auto path = dir / "texts.jsonl";
+  std::ofstream out(path);
+  for (int i = 0; i < n; ++i)
+    out << "{\"id\": " << i << ", \"text\": \"" << (i == odd ? odd_text : "short text number " + std::to_string(i * 7919 % 100003))
+        << "\"}\n";
+  return path;
+}
+
+struct embed_run {
+  int rc;
+  std::string out;
+  std::string written;  // the output file
+};
+
+embed_run embed(const embeddings_api& api, const std::string& name, const std::filesystem::path& in,
+                std::vector<std::string> extra = {}) {
+  const auto out = scratch_dir("dibs-embed", name) / "out.jsonl";
+  std::vector<std::string> argv = {"enrich", "--store", "jsonl:" + in.string(), "--out", out.string(), "--source", "text",
+                                   "--target", "emb", "--batch-url", api.embeddings_url(), "--batch-body", openai_body,
+                                   "--batch-item", "/data/{i}", "--no-progress"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  auto [rc, said] = run_dibs_within(std::chrono::seconds(180), argv);
+  return {rc, said, out.string()};
+}
+}  // namespace
+
+TEST_CASE("3000 texts with default flags: many a request and every vector on its own row", "[batch][embeddings]") {
+  embeddings_api api;
+  const auto dir = scratch_dir("dibs-embed", "defaults");
+  const auto run = embed(api, "defaults-out", write_texts(dir, 3000));
+  INFO(run.out);
+  CHECK(run.rc == 0);
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=3000 failed=0"));
+  const auto v = embeddings_api::check(run.written, "text", "emb.embedding");
+  CHECK(v.right == 3000);
+  CHECK(v.wrong == 0);
+  CHECK(v.missing == 0);
+  CHECK(api.stat("inputs") >= 3000);
+  CHECK(api.stat("requests") * 64 <= api.stat("inputs"));  // 64 rows a request or more
+}
+
+TEST_CASE("one text the API refuses fails alone with the API's words: the batch halved log2 times at most",
+          "[batch][embeddings]") {
+  embeddings_api api({"--reject", "POISON"});
+  const auto dir = scratch_dir("dibs-embed", "reject");
+  const auto run = embed(api, "reject-out", write_texts(dir, 1000, 517, "a POISON text"));
+  INFO(run.out);
+  CHECK(run.rc == 1);  // an item failed
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=999 failed=1"));
+  CHECK_THAT(run.out, Catch::Contains("cannot be embedded"));
+  // The batch of at most 100 that held it, then one refused half a halving: 1 + 7.
+  CHECK(api.stat("refused") >= 1);
+  CHECK(api.stat("refused") <= 8);
+  const auto v = embeddings_api::check(run.written, "text", "emb.embedding");
+  CHECK(v.right == 999);
+  CHECK(v.wrong == 0);
+}
+
+TEST_CASE("an answer one vector short gives no row another's vector and its batch is asked again",
+          "[batch][embeddings]") {
+  embeddings_api api({"--drop-vectors", "3"});
+  const auto dir = scratch_dir("dibs-embed", "short");
+  const auto run = embed(api, "short-out", write_texts(dir, 600));
+  INFO(run.out);
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=600 failed=0"));
+  CHECK(api.stat("shortened") == 3);
+  const auto v = embeddings_api::check(run.written, "text", "emb.embedding");
+  CHECK(v.right == 600);
+  CHECK(v.wrong == 0);
+}
+
+TEST_CASE("vectors that come back in an order of their own are matched by their index", "[batch][embeddings]") {
+  embeddings_api api({"--shuffle"});
+  const auto dir = scratch_dir("dibs-embed", "shuffled");
+  const auto run = embed(api, "shuffled-out", write_texts(dir, 500), {"--map", "vector=/embedding"});
+  INFO(run.out);
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=500 failed=0"));
+  const auto v = embeddings_api::check(run.written, "text", "emb.vector");
+  CHECK(v.right == 500);
+  CHECK(v.wrong == 0);
+}

@@ -1,0 +1,114 @@
+// A batch request of any shape (--batch-body) and its answer split back (--batch-item), read
+// without a network: the array that holds the item's fields is written once per item; each
+// item takes the answer at its index, or none when the count or the indexes are not each item's
+// once (a vector on the wrong row is silent corruption).
+#include <dibs/http/batch_body.hpp>
+
+#include "adapters/http/processor/batch_items.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+
+using namespace dibs;
+using namespace dibs::http;
+
+namespace {
+job item(std::string text) {
+  job j;
+  j.fields.push_back({"text", job_field::state::string, std::move(text), {}, {}});
+  return j;
+}
+std::string body_of(const batch_body& b, const std::vector<std::string>& texts) {
+  std::vector<std::string> elements;
+  for (const auto& t : texts) {
+    auto e = b.element(item(t));
+    REQUIRE(e.error.empty());
+    elements.push_back(e.text);
+  }
+  return b.join(elements);
+}
+batch_items split(const std::string& body, const std::string& pointer, std::size_t n) {
+  simdjson::dom::parser p;
+  return split_batch_items(p, body, *batch_item_pointer::parse(pointer), n);
+}
+}  // namespace
+
+TEST_CASE("a batch body writes the array that holds the item's field once per item, the rest as it is", "[batch][unit]") {
+  const auto openai = batch_body::parse(R"({"model": "text-embedding-3-small", "input": [{text}]})", "--batch-body");
+  CHECK(body_of(openai, {"first", "a \"quoted\" one"}) ==
+        R"({"model": "text-embedding-3-small", "input": ["first","a \"quoted\" one"]})");
+  // An element of its own shape (Gemini's batchEmbedContents): the OUTERMOST array repeats.
+  const auto gemini =
+      batch_body::parse(R"({"requests": [{"model": "m", "content": {"parts": [{"text": {text}}]}}]})", "--batch-body");
+  CHECK(body_of(gemini, {"a", "b"}) ==
+        R"({"requests": [{"model": "m", "content": {"parts": [{"text": "a"}]}},{"model": "m", "content": {"parts": [{"text": "b"}]}}]})");
+  // ip-api's batch is one shape of it; a field inside a string of the template too.
+  CHECK(body_of(batch_body::parse("[{text}]", "--batch-body"), {"8.8.8.8", "1.1.1.1"}) == R"(["8.8.8.8","1.1.1.1"])");
+  CHECK(body_of(batch_body::parse(R"({"q": ["ip {text}"]})", "--batch-body"), {"1"}) == R"({"q": ["ip 1"]})");
+}
+
+TEST_CASE("a batch body is refused where no one array holds every field once", "[batch][unit]") {
+  auto refused = [](const std::string& text) {
+    try {
+      batch_body::parse(text, "--batch-body");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK_THAT(refused(R"({"input": {text}})"), Catch::Contains("stands in no array"));
+  CHECK_THAT(refused(R"({"input": [{text}], "user": {user}})"), Catch::Contains("must stand in the one array"));
+  CHECK_THAT(refused(R"({"input": [{text}, "x"]})"), Catch::Contains("more than its one element"));
+  CHECK_THAT(refused(R"({"input": ["x"]})"), Catch::Contains("no {field}"));
+  CHECK_THAT(refused(R"({"key": "{env:KEY}", "input": [{text}]})"), Catch::Contains("secret"));
+  CHECK_THAT(refused(R"({"input": [{text}])"), Catch::Contains("not JSON"));
+}
+
+TEST_CASE("an item pointer needs {i} once as a whole step", "[batch][unit]") {
+  const auto p = batch_item_pointer::parse("/data/{i}/embedding");
+  REQUIRE(p);
+  CHECK(p->array() == "/data");
+  CHECK(p->inside() == "/embedding");
+  CHECK(batch_item_pointer::parse("/{i}")->array().empty());
+  CHECK_FALSE(batch_item_pointer::parse("/data/x{i}"));
+  CHECK_FALSE(batch_item_pointer::parse("/data/0"));
+  CHECK_FALSE(batch_item_pointer::parse("/a/{i}/b/{i}"));
+  CHECK_FALSE(batch_item_pointer::parse("data/{i}"));
+}
+
+TEST_CASE("each item takes the element whose index is its own, in whatever order they come", "[batch][unit]") {
+  const auto s = split(R"({"data": [{"index": 1, "embedding": [0.2]}, {"index": 0, "embedding": [0.1]}]})", "/data/{i}/embedding", 2);
+  REQUIRE(s.error.empty());
+  CHECK(s.items[0].text == R"({"value":[0.1]})");
+  CHECK(s.items[1].text == R"({"value":[0.2]})");
+  // By place where there is no index; an object is kept as it is (one line).
+  const auto placed = split(R"([{"a": 1}, {"a": 2}])", "/{i}", 2);
+  CHECK(placed.items[0].text == R"({"a":1})");
+  CHECK(placed.items[1].text == R"({"a":2})");
+}
+
+TEST_CASE("an answer one vector short, or with an index twice, gives no item any vector", "[batch][unit]") {
+  const auto short_one = split(R"({"data": [{"index": 0, "embedding": [1]}, {"index": 2, "embedding": [3]}]})", "/data/{i}", 3);
+  CHECK(short_one.out_of_step);
+  CHECK(short_one.items.empty());
+  CHECK_THAT(short_one.error, Catch::Contains("2 elements for 3 items"));
+  const auto twice = split(R"({"data": [{"index": 0}, {"index": 0}]})", "/data/{i}", 2);
+  CHECK(twice.out_of_step);
+  CHECK(twice.items.empty());
+  const auto beyond = split(R"({"data": [{"index": 0}, {"index": 5}]})", "/data/{i}", 2);
+  CHECK(beyond.out_of_step);
+  const auto mixed = split(R"({"data": [{"index": 0}, {"x": 1}]})", "/data/{i}", 2);
+  CHECK(mixed.out_of_step);
+  CHECK(mixed.items.empty());
+  CHECK_THAT(split(R"({"error": "x"})", "/data/{i}", 1).error, Catch::Contains("no array at '/data'"));
+  CHECK_THAT(split("not json", "/{i}", 1).error, Catch::Contains("not valid JSON"));
+}
+
+TEST_CASE("an element without the item's answer inside fails that item alone", "[batch][unit]") {
+  const auto s = split(R"({"data": [{"index": 0, "embedding": [1]}, {"index": 1}]})", "/data/{i}/embedding", 2);
+  REQUIRE(s.error.empty());
+  CHECK(s.items[0].ok);
+  CHECK_FALSE(s.items[1].ok);
+  CHECK_THAT(s.items[1].text, Catch::Contains("nothing at '/embedding'"));
+}
