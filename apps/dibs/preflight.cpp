@@ -8,7 +8,9 @@
 #include "exit_codes.hpp"
 #include "preflight_verdicts.hpp"
 
+#include "adapters/http/processor/api_body.hpp"
 #include "adapters/http/processor/batch_answer.hpp"
+#include "adapters/http/processor/batch_items.hpp"
 #include "adapters/http/budget/call_budget.hpp"
 #include "adapters/http/processor/prefetched_answers.hpp"
 #include "adapters/http/processor/request_builder.hpp"
@@ -140,6 +142,17 @@ std::optional<http::request> request_for(const pending_sample& sample, const htt
   return std::move(built.req);
 }
 
+// Why a template's one-item answer has no item answer where `item` points; nullopt when it has.
+std::optional<std::string> item_not_in(const std::string& body, const std::string& item) {
+  const auto where = http::batch_item_pointer::parse(item);
+  if (!where) return std::nullopt;  // refused with the flags already
+  simdjson::dom::parser parser;
+  const auto split = http::split_batch_items(parser, body, *where, 1);
+  const auto why = !split.error.empty() ? split.error : !split.items[0].ok ? split.items[0].text : std::string();
+  if (why.empty()) return std::nullopt;
+  return "--batch-item '" + item + "' finds no item's answer in it (" + why + "): " + http::api_message(body, 120);
+}
+
 // One item's request, sent until its answer says something (a broken exchange is tried again);
 // nullopt when a call budget has no call left for it (the API was not tried). `claimed`: the item
 // the pre-flight claimed (its call counted as that item's, its reservation made already), its
@@ -193,6 +206,10 @@ std::optional<probe_verdict> probe(call_path& path, http::request req, const pre
       continue;
     }
     if (v.what == probe_verdict::kind::refuse && tries > 1) v.why += " (" + std::to_string(tries) + " tries)";
+    // A template's answer must hold the one item's where --batch-item says, or every batch of the
+    // run would be paid for and asked again.
+    if (v.what == probe_verdict::kind::go && batch.on && !batch.body.empty() && !r.ec && r.status >= 200 && r.status < 300)
+      if (auto not_there = item_not_in(r.body, batch.item)) v = {probe_verdict::kind::refuse, *not_there};
     if (v.what == probe_verdict::kind::go && v.why.empty())
       log::info("pre-flight: ", flag, " ", shown, " answered ", r.ec ? r.describe() : "HTTP " + std::to_string(r.status));
     if (answered && !r.ec) *answered = std::move(r);

@@ -32,6 +32,7 @@ namespace dibs::cli {
 struct preflight_batch {
   bool on = false;
   http::batch_body body;
+  std::string item = "/{i}";  // where the template's answer holds each item's
 };
 
 void run_preflight(admin_store& st, const http::processor_options& call, const preflight_batch& batch, const std::string& field,

@@ -99,3 +99,29 @@ TEST_CASE("vectors that come back in an order of their own are matched by their 
   CHECK(v.right == 500);
   CHECK(v.wrong == 0);
 }
+
+TEST_CASE("vectors of 1536 floats: a batch's answer of many rows is taken whole though larger than one row's --max-body",
+          "[batch][embeddings]") {
+  embeddings_api api({"--dims", "1536"});  // some 20 KB a row: a batch of 100 is 2 MB
+  const auto dir = scratch_dir("dibs-embed", "wide");
+  const auto run = embed(api, "wide-out", write_texts(dir, 300));
+  INFO(run.out.substr(0, 4000));
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=300 failed=0"));
+  CHECK(api.stat("largest") > 50);
+}
+
+TEST_CASE("a --batch-item that finds nothing in the API's answer stops the run at the pre-flight after one call",
+          "[batch][embeddings]") {
+  embeddings_api api;
+  const auto dir = scratch_dir("dibs-embed", "misspelled");
+  const auto in = write_texts(dir, 200);
+  const auto out = dir / "out.jsonl";
+  const auto [rc, said] = run_dibs_within(
+      std::chrono::seconds(60), {"enrich", "--store", "jsonl:" + in.string(), "--out", out.string(), "--source", "text",
+                                 "--target", "emb", "--batch-url", api.embeddings_url(), "--batch-body", openai_body,
+                                 "--batch-item", "/data/{i}/embeding", "--no-progress"});
+  INFO(said);
+  CHECK(rc != 0);
+  CHECK_THAT(said, Catch::Contains("--batch-item '/data/{i}/embeding' finds no item's answer in it"));
+  CHECK(api.stat("requests") == 1);
+}

@@ -12,6 +12,7 @@ TEST_CASE("durations on the command line", "[cli]") {
   CHECK(parse_duration("1.5s") == 1'500ms);
   CHECK(parse_duration("2m") == 120'000ms);
   CHECK(parse_duration("1h") == 3'600'000ms);
+  CHECK(parse_duration("30d") == 30 * 86'400'000ms);  // --answer-expiry 30d
   CHECK_FALSE(parse_duration(""));
   CHECK_FALSE(parse_duration("abc"));
   CHECK_FALSE(parse_duration("-1s"));

@@ -1,6 +1,8 @@
 #include <dibs/http/batch_processor.hpp>
 
 #include "api_body.hpp"
+#include "json_check.hpp"
+#include "profiles/ipapi/ipapi_profile.hpp"
 #include "answer_mapping.hpp"
 #include "batch_answer.hpp"
 #include "batch_items.hpp"
@@ -18,6 +20,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace dibs::http {
@@ -55,13 +58,20 @@ shard_place in_requests(shard_place p, std::size_t batch_size) {
   if (p.whole > 0) p.whole = in_batches(p.whole);
   return p;
 }
+// A template's answer carries a row's answer a row: the cap on an answer's size is a row's times
+// the batch's rows (an OpenAI embedding of 1,536 floats is some 33 KB; a hundred of them 3 MB).
+client_options batch_client_options(const batch_processor_options& o, http_figures* figures, const shard_place& place) {
+  auto c = shard_client_options(o.call, figures, place);
+  if (!o.body.empty()) c.max_body = o.call.http.max_body * std::max<std::size_t>(o.batch_size, 1);
+  return c;
+}
 }  // namespace
 
 batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const batch_processor_options> opts,
                                  counters* figures, std::function<void(const job&)> work_started, shard_place place)
     : opts_(std::move(opts)),
       figures_(figures ? &figures->extras.get<http_figures>() : nullptr),
-      client_(ex, shard_client_options(opts_->call, figures_, in_requests(std::move(place), opts_->batch_size))),
+      client_(ex, batch_client_options(*opts_, figures_, in_requests(std::move(place), opts_->batch_size))),
       origin_(opts_->call.url.origin()),
       parser_(std::make_unique<json_parser>()),
       rng_(std::random_device{}()),
@@ -102,7 +112,7 @@ awaitable<outcome> batch_processor::process(job j) {
   const std::size_t bytes = me->element.size() + me->key.size() + 3;
   // Too large to join the open batch (its bytes, or tokens the limit could never hold at once):
   // that batch goes as it is, and this item opens the next.
-  if (open_ && !open_->members.empty() && would_overflow(open_->bytes + bytes)) close(*open_);
+  if (!opts_->body.empty() && open_ && !open_->members.empty() && would_overflow(open_->bytes + bytes)) close(*open_);
   me->attempts = j.attempts;
   if (work_started_) {
     me->claimed.id = j.id;
@@ -154,11 +164,32 @@ awaitable<void> batch_processor::lead(batch& b) {
   }
   co_await wait_for_slot(*opts_->call.limiter, opts_->call.url.host());  // the batch keeps filling meanwhile
   close(b);
-  co_await send_and_settle(b.members, true);
+  // Halvings of a batch refused whole: enough to find one refused row (two requests a halving),
+  // and a few more; rows still refused together after that are asked again in other batches.
+  std::size_t spare = 2 * static_cast<std::size_t>(std::ceil(std::log2(std::max<std::size_t>(b.members.size(), 1)))) + 2;
+  co_await send_and_settle(b.members, true, spare);
 }
 
-awaitable<void> batch_processor::send_and_settle(members ms, bool slot_taken) {
+awaitable<void> batch_processor::send_and_settle(members ms, bool slot_taken, std::size_t& spare) {
   const auto& url = opts_->call.url;
+  auto& tokens = opts_->call.limiter->tokens();
+  if (!opts_->body.empty() && tokens.active()) {
+    // More tokens than the limit holds at once (at 4 bytes a token, and its max_tokens): never
+    // admitted. Halved; a row alone that large fails with no call, as one row's request does.
+    std::vector<std::string> elements;
+    for (const auto& m : ms) elements.push_back(m->element);
+    if (const auto least = least_token_charge(opts_->body.join(elements)); least > tokens.capacity()) {
+      if (ms.size() > 1) {
+        spare += 2;  // no request was made for this halving
+        auto why = too_large_for_limit(least, tokens.capacity());
+        co_await halve(ms, std::move(why), 0, spare);
+        co_return;
+      }
+      ms.front()->result = outcome::invalid(too_large_for_limit(least, tokens.capacity()));
+      ms.front()->wake.cancel();
+      co_return;
+    }
+  }
   if (!slot_taken) co_await wait_for_slot(*opts_->call.limiter, url.host());
   // The batch's fixed headers (an API key: no header of a batch reads a field, batch_processor.hpp).
   auto built = build_request(url, opts_->call.shape, job{});
@@ -178,9 +209,9 @@ awaitable<void> batch_processor::send_and_settle(members ms, bool slot_taken) {
     req.content_type = "application/json";
   }
   // An API metered in tokens: the batch's tokens before it goes, settled by its usage.
-  auto& tokens = opts_->call.limiter->tokens();
   token_ticket ticket;
-  if (const auto charge = token_charge(tokens, req.body)) ticket = co_await take_tokens(tokens, *charge);
+  if (!opts_->body.empty())
+    if (const auto charge = token_charge(tokens, req.body)) ticket = co_await take_tokens(tokens, *charge);
   const auto body_bytes = req.body.size();
   auto to = url.origin();
   // max_processing and the latency figure time the call, not the wait for a connection
@@ -228,12 +259,27 @@ awaitable<void> batch_processor::send_and_settle(members ms, bool slot_taken) {
   // with the API's words. One refused item costs a refused request a halving, log2(batch) at most.
   const bool refused_whole = !r.ec && (r.status == 400 || r.status == 413 || r.status == 422);
   if (!opts_->body.empty() && refused_whole && ms.size() > 1 && account_spent_code(r.status, r.body).empty()) {
-    const auto half = static_cast<std::ptrdiff_t>(ms.size() / 2);
-    co_await send_and_settle(members(ms.begin(), ms.begin() + half), false);
-    co_await send_and_settle(members(ms.begin() + half, ms.end()), false);
+    auto why = with_api_message(r.describe(), r.body);
+    co_await halve(ms, std::move(why), r.status, spare);
     co_return;
   }
   settle_all(ms, r, sent);
+}
+
+awaitable<void> batch_processor::halve(members& ms, std::string why, int status, std::size_t& spare) {
+  if (spare < 2) {  // no halving left: asked again later, in other batches
+    for (auto& m : ms) {
+      m->result = outcome::retry(full_jitter_backoff(m->attempts, opts_->call.backoff_base, opts_->call.backoff_max, rng_),
+                                 why + " (asked again in another batch)", status);
+      m->wake.cancel();
+    }
+    co_return;
+  }
+  spare -= 2;
+  const auto half = static_cast<std::ptrdiff_t>(ms.size() / 2);
+  members first(ms.begin(), ms.begin() + half), second(ms.begin() + half, ms.end());
+  co_await send_and_settle(std::move(first), false, spare);
+  co_await send_and_settle(std::move(second), false, spare);
 }
 
 void batch_processor::settle_all(members& ms, const response& r, std::chrono::steady_clock::time_point sent) {
@@ -318,6 +364,14 @@ void batch_processor::settle_items(members& ms, const response& r) {
 
 outcome batch_processor::item_outcome(std::string answer, int status) {
   const auto& o = opts_->call;
+  if (o.status_field_check) {  // ip-api's "status": "fail" is its "no data", in any batch's shape
+    std::string probe = answer;  // the check reserves its padding in the text it reads
+    const auto check = check_json_object(parser_->inner, probe, 64, ipapi::members());
+    if (auto no_data = check.ok ? ipapi::no_data_reason(check) : std::nullopt) {
+      if (o.no_data_fails) return outcome::fail(std::move(*no_data), status);
+      return outcome::no_data_answer(std::move(answer), std::move(*no_data), status);
+    }
+  }
   if (o.no_data.members.empty() && o.map.empty()) return outcome::done(std::move(answer));
   simdjson::dom::element doc;
   if (parser_->dom.parse(answer).get(doc)) return outcome::done(std::move(answer));  // written by simdjson: never

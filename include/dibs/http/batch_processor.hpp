@@ -4,8 +4,10 @@
 //   - any other (`body`, batch_body.hpp): the template's array written once per item, the answer
 //     split back by `item` (batch_items.hpp: "/data/{i}/embedding"), never shifted; a batch the
 //     API refuses as a whole (400, 413, 422) is halved until the item it refuses fails alone,
-//     with its words (log2 of the batch's size more refused requests at most); each answer
-//     goes through the run's no-data rules and its map as a single answer does.
+//     with its words (a refused request a halving: log2 of the batch's size more at most; rows
+//     still refused together after 2 log2(n) + 2 more requests are asked again in other
+//     batches); each answer goes through the run's no-data rules and its map as a single
+//     answer does. Its answer may be a row's --max-body times the batch's rows.
 //
 // The pipelines of a shard that call process() at about the same time share one open batch.
 // The first to join leads it: it waits `linger` (or until the batch is full), then for the rate
@@ -72,7 +74,10 @@ class batch_processor final : public processor {
   using members = std::vector<std::shared_ptr<member>>;
   awaitable<void> lead(batch& b);  // `b` outlives the call: process() holds it
   // Sends one request for `ms` and hands each its outcome; halves it where the API refuses it whole.
-  awaitable<void> send_and_settle(members ms, bool slot_taken);
+  // `spare`: the requests its halvings may still make.
+  awaitable<void> send_and_settle(members ms, bool slot_taken, std::size_t& spare);
+  // Sends each half of `ms` on its own (two of `spare`); with none left, each is asked again later.
+  awaitable<void> halve(members& ms, std::string why, int status, std::size_t& spare);
   bool would_overflow(std::size_t body_bytes) const;
   void settle_all(members& ms, const response& r, std::chrono::steady_clock::time_point sent);
   // The template's shape: each item's answer split from the batch's.
