@@ -78,7 +78,7 @@ def main():
     ap.add_argument("--latency-ms", type=float, default=100)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--sizes", default="32,64,100,256")
-    ap.add_argument("--concurrencies", default="64,256,1024")
+    ap.add_argument("--concurrencies", default="1024,3200,6400,12800")
     ap.add_argument("--md")
     ap.add_argument("--json")
     a = ap.parse_args()

@@ -1,6 +1,6 @@
-// The answers kept in a store expire (`--answer-expiry D`): without a sweep, dibs_answers grows by
+// The answers kept in a store expire (the run's answer expiry D): without a sweep, dibs_answers grows by
 // every distinct request ever answered. A run removes the answers kept longer ago than D (by the
-// store's clock) once, when it opens the store's answers; what a run with a longer --answer-ttl
+// store's clock) once, when it opens the store's answers; what a run with a longer answer_ttl
 // would still have used goes too, so D is the user's to choose (none by default).
 #pragma once
 

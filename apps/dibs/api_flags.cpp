@@ -106,11 +106,11 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
                "off on 429/503, timeouts, refused connections or slower answers)");
   cmd.add_option("--max-body", max_body, "largest API answer accepted, in bytes")->type_name("BYTES")->capture_default_str();
   cmd.add_option("--max-source-bytes", max_source_bytes,
-                 "longest source value sent to the API (2KiB, 16KiB, ...): an item whose value is longer fails, with the "
-                 "reason, and the run goes on")
+                 "longest value of an item's field sent to the API (2KiB, 16KiB, ...): an item whose value is longer "
+                 "fails, with the reason, and the run goes on")
       ->type_name("BYTES")
       ->transform(CLI::AsSizeValue(false))
-      ->default_str("2KiB");
+      ->default_str("2KiB; 256KiB with --body or --batch-body");
   cmd.add_option("--backoff-base", backoff_base, "first retry delay cap; doubles per attempt (full jitter)")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--backoff-max", backoff_max, "largest retry delay")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--ca-file", ca_file, "PEM file of CAs to trust for https (default: the system's)")->type_name("FILE");
@@ -149,6 +149,9 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
 void api_flags::read_url_sources() {
   if (!url_file.empty()) url = read_secret_file(url_file, "--url-file");
   if (!batch_url_file.empty()) batch_url = read_secret_file(batch_url_file, "--batch-url-file");
+  if (!batch_body.empty() && !url.empty())
+    throw std::invalid_argument("--batch-body goes with --batch-url (the batch's URL); --url sends one item a request "
+                                "(its body: --body)");
   if (!url.empty() || !batch_url.empty()) return;  // the environment yields to a flag without a word
   auto from_env = secret_from_env("DIBS_URL");
   auto batch_from_env = secret_from_env("DIBS_BATCH_URL");
@@ -168,7 +171,10 @@ http::processor_options api_flags::call() const {
   http::processor_options o;
   o.url = http::url_template::parse(batch() ? batch_url : url, url_flag());
   if (f.max_source_bytes == 0) throw std::invalid_argument("--max-source-bytes must be more than 0");
-  o.url.set_max_value_bytes(f.max_source_bytes);
+  const bool into_body = !f.batch_body.empty() || !f.request.body.empty();
+  o.url.set_max_value_bytes(f.max_source_bytes != unset_size ? f.max_source_bytes
+                            : into_body                      ? default_body_value_bytes
+                                                             : http::default_max_value_bytes);
   o.shape = shape();
   o.http.connect_timeout = duration_flag("--connect-timeout", f.connect_timeout);
   o.http.request_timeout = duration_flag("--request-timeout", f.request_timeout);
@@ -237,6 +243,9 @@ processor_factory api_flags::factory(const std::string& source_field) const {
   if (insecure && call.url.scheme() == "https")
     log::warn("--insecure: the API's certificate and host name are NOT verified; anyone on the path can read and change its answers");
   if (!batch()) return http::make_http_processor_factory(std::move(call));
+  if (!request.body.empty())
+    throw std::invalid_argument("--body is one item's request body: with --batch-url, give the batch's as --batch-body "
+                                "(its array that holds the {fields} is written once per item)");
   if (!reuse_answers.empty())
     throw std::invalid_argument("--reuse-answers works with --url (one request per document), not with --batch-url");
   http::batch_processor_options b;

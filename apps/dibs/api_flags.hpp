@@ -51,7 +51,10 @@ struct api_flags {
   std::string idle_timeout = "4s";
   std::string max_retry_after = "1h";
   std::size_t max_body = 1 << 20;
-  std::size_t max_source_bytes = http::default_max_value_bytes;  // --max-source-bytes
+  // --max-source-bytes; unset: 2 KiB into a URL, 256 KiB into a body (a passage to embed, a prompt)
+  std::size_t max_source_bytes = unset_size;
+  static constexpr std::size_t unset_size = static_cast<std::size_t>(-1);
+  static constexpr std::size_t default_body_value_bytes = 256u << 10;
   std::string backoff_base = "500ms";
   std::string backoff_max = "30s";
   std::string ca_file;

@@ -125,3 +125,33 @@ TEST_CASE("a --batch-item that finds nothing in the API's answer stops the run a
   CHECK_THAT(said, Catch::Contains("--batch-item '/data/{i}/embeding' finds no item's answer in it"));
   CHECK(api.stat("requests") == 1);
 }
+
+TEST_CASE("an API that takes 32 inputs a request (413 beyond, as text-embeddings-inference) is asked in batches it takes "
+          "once it has refused a few",
+          "[batch][embeddings]") {
+  embeddings_api api({"--max-inputs", "32", "--max-inputs-status", "413"});
+  const auto dir = scratch_dir("dibs-embed", "capped");
+  const auto run = embed(api, "capped-out", write_texts(dir, 10000));
+  INFO(run.out.substr(0, 4000));
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=10000 failed=0"));
+  CHECK_THAT(run.out, Catch::Contains("rows at most from now on"));
+  // Learned from the first batch refused (100, then 50, refused; 25 taken): the batches already
+  // in flight by then (64 at most: the rows in flight are 64 batches' by default) are refused 3
+  // times each, those formed after are not. Without it, each of the 100 batches: 300.
+  CHECK(api.stat("refused") <= 3 * 64);
+  const auto v = embeddings_api::check(run.written, "text", "emb.embedding");
+  CHECK(v.right == 10000);
+  CHECK(v.wrong == 0);
+}
+
+TEST_CASE("a body every request is refused for costs a few requests a batch, not one a row", "[batch][embeddings]") {
+  embeddings_api api({"--require-member", "input_type"});  // Cohere's, left out of the body
+  const auto dir = scratch_dir("dibs-embed", "unfit");
+  const auto run = embed(api, "unfit-out", write_texts(dir, 300), {"--no-preflight", "--max-attempts", "2"});
+  INFO(run.out.substr(0, 4000));
+  CHECK(run.rc == 1);
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=0 failed=300"));
+  CHECK_THAT(run.out, Catch::Contains("missing required member 'input_type'"));
+  // Each batch and its two halves, twice: halving down to single rows would be some 600.
+  CHECK(api.stat("refused") <= 60);
+}

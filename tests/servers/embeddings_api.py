@@ -15,7 +15,11 @@ Answer:  {"object": "list", "data": [{"object": "embedding", "index": i, "embedd
           "model": M, "usage": {"prompt_tokens": N, "total_tokens": N}}  (N: UTF-8 bytes / 4, rounded up)
 Options:
   --dims D           floats a vector (default 8)
-  --max-inputs N     more inputs in one request: 400 (default 2048, OpenAI's)
+  --max-inputs N     more inputs in one request: refused (default 2048, OpenAI's) ...
+  --max-inputs-status S  ... with this status (default 400; 413 as text-embeddings-inference,
+                     whose words name the batch's size: "batch size 40 > maximum allowed batch size 32")
+  --require-member M a body without the member M: 400 in the same words every time (the
+                     request's fault, no input's)
   --latency-ms A     each request takes A ms (default 20) ...
   --latency-per-input-ms B  ... plus B ms an input (default 0.05)
   --reject TEXT      a request with an input containing TEXT: 400 invalid_request_error naming the
@@ -110,8 +114,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             inputs = [inputs]
         if not isinstance(inputs, list) or not inputs or not all(isinstance(t, str) for t in inputs):
             return self.refuse(400, "'input' must be a string or an array of strings")
+        if args.require_member and args.require_member not in body:
+            return self.refuse(400, "missing required member '%s'" % args.require_member)
         if len(inputs) > args.max_inputs:
-            return self.refuse(400, "'input' holds %d items, more than %d" % (len(inputs), args.max_inputs))
+            return self.refuse(args.max_inputs_status, "batch size %d > maximum allowed batch size %d" % (len(inputs), args.max_inputs))
         if args.reject:
             for i, t in enumerate(inputs):
                 if args.reject in t:
@@ -187,6 +193,8 @@ def main():
     p.add_argument("--max-inputs", type=int, default=2048)
     p.add_argument("--latency-ms", type=float, default=20)
     p.add_argument("--latency-per-input-ms", type=float, default=0.05)
+    p.add_argument("--max-inputs-status", type=int, default=400)
+    p.add_argument("--require-member")
     p.add_argument("--reject")
     p.add_argument("--drop-vectors", type=int, default=0)
     p.add_argument("--shuffle", action="store_true")

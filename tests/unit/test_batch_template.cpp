@@ -4,6 +4,7 @@
 // once (a vector on the wrong row is silent corruption).
 #include <dibs/http/batch_body.hpp>
 
+#include "adapters/http/processor/batch_halving.hpp"
 #include "adapters/http/processor/batch_items.hpp"
 
 #include <catch2/catch.hpp>
@@ -111,4 +112,14 @@ TEST_CASE("an element without the item's answer inside fails that item alone", "
   CHECK(s.items[0].ok);
   CHECK_FALSE(s.items[1].ok);
   CHECK_THAT(s.items[1].text, Catch::Contains("nothing at '/embedding'"));
+}
+
+TEST_CASE("two halves of a batch refused whole say whether a row, the size or the request was refused", "[batch][unit]") {
+  const std::string whole = "HTTP 400 Bad Request: missing required member 'input_type'";
+  CHECK(judge_halves(whole, {false, ""}, {false, ""}) == halving_verdict::too_large);
+  CHECK(judge_halves(whole, {true, whole}, {true, whole}) == halving_verdict::not_a_rows_doing);
+  CHECK(judge_halves(whole, {true, whole}, {false, ""}) == halving_verdict::look_inside);  // one row's, in one half
+  // Each half refused in words of its own (a size, each row's index): looked inside, each.
+  CHECK(judge_halves("batch size 100 > 32", {true, "batch size 50 > 32"}, {true, "batch size 50 > 32"}) ==
+        halving_verdict::look_inside);
 }

@@ -33,7 +33,7 @@ batch_body batch_body::parse(const std::string& text, const std::string& setting
   bool in_string = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (c == '{' && secret_at(text, i)) throw refuse("a secret stands outside a header or the URL (give the key as a --header)");
+    if (c == '{' && secret_at(text, i)) throw refuse("a secret stands outside a header or the URL (give the key as a header)");
     if (c == '{' && field_at(text, i)) {
       if (first_field == std::string::npos) {
         first_field = i;

@@ -1,4 +1,4 @@
-// A batch answer split back into its items' answers (`--batch-item`), never shifted: where item
+// A batch answer split back into its items' answers (batch_processor_options::item), never shifted: where item
 // i's answer stands is a JSON Pointer with `{i}` for its index ("/data/{i}/embedding": OpenAI's
 // embeddings; "/{i}": an array of answers, as ip-api's), and
 //   - the array at `{i}`'s place must have exactly one element an item, or none is believed (an

@@ -5,6 +5,7 @@
 #include "profiles/ipapi/ipapi_profile.hpp"
 #include "answer_mapping.hpp"
 #include "batch_answer.hpp"
+#include "batch_halving.hpp"
 #include "batch_items.hpp"
 #include "no_data_verdict.hpp"
 #include "request_builder.hpp"
@@ -12,6 +13,7 @@
 
 #include "adapters/http/budget/call_budget.hpp"
 
+#include <dibs/log.hpp>
 #include <dibs/setting_error.hpp>
 #include "engine/src/uri_redact.hpp"
 
@@ -126,7 +128,7 @@ awaitable<outcome> batch_processor::process(job j) {
   auto b = open_;
   b->members.push_back(me);
   b->bytes += bytes;
-  if (b->members.size() >= opts_->batch_size) close(*b);
+  if (b->members.size() >= rows_a_batch()) close(*b);
 
   if (leader) {
     try {
@@ -167,10 +169,26 @@ awaitable<void> batch_processor::lead(batch& b) {
   // Halvings of a batch refused whole: enough to find one refused row (two requests a halving),
   // and a few more; rows still refused together after that are asked again in other batches.
   std::size_t spare = 2 * static_cast<std::size_t>(std::ceil(std::log2(std::max<std::size_t>(b.members.size(), 1)))) + 2;
-  co_await send_and_settle(b.members, true, spare);
+  // A batch formed before the API said how many rows it takes goes in parts it takes.
+  co_await send_in_parts(b.members, true, spare);
 }
 
-awaitable<void> batch_processor::send_and_settle(members ms, bool slot_taken, std::size_t& spare) {
+std::size_t batch_processor::rows_a_batch() const {
+  const auto learned = opts_->learned_rows->load(std::memory_order_relaxed);
+  return learned ? std::min(learned, opts_->batch_size) : opts_->batch_size;
+}
+
+awaitable<void> batch_processor::send_in_parts(members ms, bool slot_taken, std::size_t& spare) {
+  const auto rows = rows_a_batch();
+  for (std::size_t from = 0; from < ms.size(); from += rows) {
+    members part(ms.begin() + static_cast<std::ptrdiff_t>(from),
+                 ms.begin() + static_cast<std::ptrdiff_t>(std::min(from + rows, ms.size())));
+    auto refused = co_await send_once(part, slot_taken && from == 0);
+    if (refused.refused && !refused.settled) co_await resolve(part, std::move(refused), spare);
+  }
+}
+
+awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bool slot_taken) {
   const auto& url = opts_->call.url;
   auto& tokens = opts_->call.limiter->tokens();
   if (!opts_->body.empty() && tokens.active()) {
@@ -179,15 +197,11 @@ awaitable<void> batch_processor::send_and_settle(members ms, bool slot_taken, st
     std::vector<std::string> elements;
     for (const auto& m : ms) elements.push_back(m->element);
     if (const auto least = least_token_charge(opts_->body.join(elements)); least > tokens.capacity()) {
-      if (ms.size() > 1) {
-        spare += 2;  // no request was made for this halving
-        auto why = too_large_for_limit(least, tokens.capacity());
-        co_await halve(ms, std::move(why), 0, spare);
-        co_return;
-      }
-      ms.front()->result = outcome::invalid(too_large_for_limit(least, tokens.capacity()));
+      auto why = too_large_for_limit(least, tokens.capacity());
+      if (ms.size() > 1) co_return sent_batch{true, false, std::move(why), 0};
+      ms.front()->result = outcome::invalid(why);
       ms.front()->wake.cancel();
-      co_return;
+      co_return sent_batch{true, true, std::move(why), 0};
     }
   }
   if (!slot_taken) co_await wait_for_slot(*opts_->call.limiter, url.host());
@@ -240,7 +254,7 @@ awaitable<void> batch_processor::send_and_settle(members ms, bool slot_taken, st
       m->result = outcome::not_sent("not sent: the call budget has no call left for its batch");
       m->wake.cancel();
     }
-    co_return;
+    co_return sent_batch{};
   }
   if (ticket) {
     const auto used = ticket.settle(r, body_bytes);
@@ -255,31 +269,59 @@ awaitable<void> batch_processor::send_and_settle(members ms, bool slot_taken, st
   // (shutdown, max_processing), and the members must hear it as that, not as a failed read.
   if (r.ec == net::error::operation_aborted) throw boost::system::system_error(r.ec);
   // A template's batch refused as a whole for what it carries (one text too long, one the API
-  // can't read): halved, each half sent on its own, until the item it refuses is alone and fails
-  // with the API's words. One refused item costs a refused request a halving, log2(batch) at most.
-  const bool refused_whole = !r.ec && (r.status == 400 || r.status == 413 || r.status == 422);
-  if (!opts_->body.empty() && refused_whole && ms.size() > 1 && account_spent_code(r.status, r.body).empty()) {
-    auto why = with_api_message(r.describe(), r.body);
-    co_await halve(ms, std::move(why), r.status, spare);
-    co_return;
-  }
-  settle_all(ms, r, sent);
+  // can't read, too many rows): the caller halves it (resolve). A row alone is settled here.
+  const bool refused_whole = !opts_->body.empty() && !r.ec && (r.status == 400 || r.status == 413 || r.status == 422) &&
+                             account_spent_code(r.status, r.body).empty();
+  sent_batch out;
+  if (refused_whole) out = {true, ms.size() == 1, with_api_message(r.describe(), r.body), r.status};
+  if (!out.refused || out.settled) settle_all(ms, r, sent);
+  co_return out;
 }
 
-awaitable<void> batch_processor::halve(members& ms, std::string why, int status, std::size_t& spare) {
+awaitable<void> batch_processor::resolve(members& ms, sent_batch whole, std::size_t& spare) {
+  const auto again = [&](members& some, const std::string& why) {
+    for (auto& m : some)
+      if (!m->result) {
+        m->result = outcome::retry(full_jitter_backoff(m->attempts, opts_->call.backoff_base, opts_->call.backoff_max, rng_),
+                                   why + " (asked again in another batch)", whole.status);
+        m->wake.cancel();
+      }
+  };
   if (spare < 2) {  // no halving left: asked again later, in other batches
-    for (auto& m : ms) {
-      m->result = outcome::retry(full_jitter_backoff(m->attempts, opts_->call.backoff_base, opts_->call.backoff_max, rng_),
-                                 why + " (asked again in another batch)", status);
-      m->wake.cancel();
-    }
+    again(ms, whole.why);
+    co_return;
+  }
+  // Another batch found how many rows the API takes meanwhile: sent in parts of that many.
+  if (const auto rows = rows_a_batch(); ms.size() > rows && rows < opts_->batch_size) {
+    co_await send_in_parts(ms, false, spare);
     co_return;
   }
   spare -= 2;
   const auto half = static_cast<std::ptrdiff_t>(ms.size() / 2);
   members first(ms.begin(), ms.begin() + half), second(ms.begin() + half, ms.end());
-  co_await send_and_settle(std::move(first), false, spare);
-  co_await send_and_settle(std::move(second), false, spare);
+  auto a = co_await send_once(first, false);
+  auto b = co_await send_once(second, false);
+  switch (judge_halves(whole.why, {a.refused, a.why}, {b.refused, b.why})) {
+    case halving_verdict::not_a_rows_doing:
+      again(first, whole.why);
+      again(second, whole.why);
+      co_return;
+    case halving_verdict::too_large: {
+      const auto took = std::max(first.size(), second.size());
+      auto& learned = *opts_->learned_rows;
+      auto was = learned.load();
+      while ((was == 0 || took < was) && !learned.compare_exchange_weak(was, took)) {
+      }
+      if (was == 0 || took < was)
+        log::warn("the API refuses a batch of ", ms.size(), " rows whole (", whole.why, ") and takes ", took,
+                  ": batches of ", took, " rows at most from now on");
+      co_return;
+    }
+    case halving_verdict::look_inside:
+      break;
+  }
+  if (a.refused && !a.settled) co_await resolve(first, std::move(a), spare);
+  if (b.refused && !b.settled) co_await resolve(second, std::move(b), spare);
 }
 
 void batch_processor::settle_all(members& ms, const response& r, std::chrono::steady_clock::time_point sent) {
@@ -388,10 +430,10 @@ processor_factory make_batch_processor_factory(batch_processor_options opts) {
   if (!opts.call.url.fields().empty())
     throw setting_error("batch_url", "'" + redact_api_url(opts.call.url.text()) + "': it may not contain {fields}");
   if (opts.batch_size == 0) throw setting_error("batch_size", "must be at least 1");
+  if (!opts.call.shape.body.empty())
+    throw setting_error("body", "is one item's request body: a batch request's is its batch body template");
   if (!opts.call.shape.fields().empty())
     throw setting_error("header", "a batch request is no one item's: its headers may not read {fields}");
-  if (!opts.call.shape.body.empty())
-    throw setting_error("body", "a batch request's body is its own template (batch_body), not the single request's body");
   std::string why;
   if (!opts.body.empty() && !batch_item_pointer::parse(opts.item, &why))
     throw setting_error("batch_item", "'" + opts.item + "': " + why);

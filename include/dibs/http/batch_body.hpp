@@ -1,4 +1,4 @@
-// A batch request's body of any shape (`--batch-body`): a JSON template whose one array holding
+// A batch request's body of any shape (batch_processor_options::body): a JSON template whose one array holding
 // the item's fields is written once per item, comma-separated, the rest as it is:
 //   {"model": "text-embedding-3-small", "input": [{text}]}
 //   -> {"model": "text-embedding-3-small", "input": ["first text","second text"]}

@@ -7,7 +7,7 @@
 //     with its words (a refused request a halving: log2 of the batch's size more at most; rows
 //     still refused together after 2 log2(n) + 2 more requests are asked again in other
 //     batches); each answer goes through the run's no-data rules and its map as a single
-//     answer does. Its answer may be a row's --max-body times the batch's rows.
+//     answer does. Its answer may be a row's max_body times the batch's rows.
 //
 // The pipelines of a shard that call process() at about the same time share one open batch.
 // The first to join leads it: it waits `linger` (or until the batch is full), then for the rate
@@ -25,6 +25,7 @@
 #include <dibs/http/batch_body.hpp>
 #include <dibs/http/http_processor.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -45,6 +46,9 @@ struct batch_processor_options {
   batch_body body;
   std::string item = "/{i}";
   std::size_t max_bytes = 1u << 20;  // a batch closes before its body would pass this
+  // The most rows a batch the API took after refusing a larger one whole (0: not refused yet):
+  // learned by any shard, held by all.
+  std::shared_ptr<std::atomic<std::size_t>> learned_rows = std::make_shared<std::atomic<std::size_t>>(0);
 };
 
 class batch_processor final : public processor {
@@ -73,11 +77,19 @@ class batch_processor final : public processor {
   struct batch;
   using members = std::vector<std::shared_ptr<member>>;
   awaitable<void> lead(batch& b);  // `b` outlives the call: process() holds it
-  // Sends one request for `ms` and hands each its outcome; halves it where the API refuses it whole.
-  // `spare`: the requests its halvings may still make.
-  awaitable<void> send_and_settle(members ms, bool slot_taken, std::size_t& spare);
-  // Sends each half of `ms` on its own (two of `spare`); with none left, each is asked again later.
-  awaitable<void> halve(members& ms, std::string why, int status, std::size_t& spare);
+  struct sent_batch {
+    bool refused = false;  // a template's batch refused whole (400, 413, 422), or too large for the token limit
+    bool settled = false;  // its one row was handed the refusal; else the caller halves it
+    std::string why;
+    int status = 0;
+  };
+  // Sends one request for `ms` and hands each its outcome, unless the API refused it whole.
+  awaitable<sent_batch> send_once(members ms, bool slot_taken);
+  // `ms`, refused whole, halved (two of `spare` a halving; with none left, each asked again later).
+  awaitable<void> resolve(members& ms, sent_batch whole, std::size_t& spare);
+  // `ms` in requests of rows_a_batch() rows each, one after the other.
+  awaitable<void> send_in_parts(members ms, bool slot_taken, std::size_t& spare);
+  std::size_t rows_a_batch() const;
   bool would_overflow(std::size_t body_bytes) const;
   void settle_all(members& ms, const response& r, std::chrono::steady_clock::time_point sent);
   // The template's shape: each item's answer split from the batch's.

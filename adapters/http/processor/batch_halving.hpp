@@ -1,0 +1,28 @@
+// What the two halves' answers to a batch the API refused whole mean (pure; tested in
+// tests/unit/test_batch_template.cpp). A refused batch is halved and each half sent on its own:
+//   - both halves taken: the batch was too large for the API (text-embeddings-inference takes 32
+//     inputs, Cohere 96), not any row's doing: batches of a half's rows from then on;
+//   - both refused in the very words the whole was: the refusal is the request's (a field of the
+//     body, the model, the key), no row's: every row is asked again in another batch (an attempt
+//     spent), rather than each batch halved down to single rows;
+//   - else the refused half is halved again, until a row it refuses is alone and fails.
+#pragma once
+
+#include <string>
+
+namespace dibs::http {
+
+struct half_answer {
+  bool refused = false;  // answered 400, 413 or 422 as a whole
+  std::string why;       // then: the API's words
+};
+
+enum class halving_verdict { look_inside, too_large, not_a_rows_doing };
+
+inline halving_verdict judge_halves(const std::string& whole, const half_answer& a, const half_answer& b) {
+  if (!a.refused && !b.refused) return halving_verdict::too_large;
+  if (a.refused && b.refused && a.why == whole && b.why == whole) return halving_verdict::not_a_rows_doing;
+  return halving_verdict::look_inside;
+}
+
+}  // namespace dibs::http
