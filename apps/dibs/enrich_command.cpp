@@ -61,7 +61,7 @@ counts_read read_counts(Store& st, int tries) {
 
 }  // namespace
 
-constexpr std::size_t default_batches_in_flight = 64;
+constexpr std::size_t default_batches_in_flight = 256;
 
 command add_enrich_command(CLI::App& app) {
   auto* sub = app.add_subcommand("enrich", "Claim documents, call the API for each, write the answer back under the claim");
@@ -102,8 +102,9 @@ command add_enrich_command(CLI::App& app) {
   return [f, sub] {
     f->api.read_url_sources();
     auto cfg = f->run.config();
-    // A batch request carries --batch-size rows: by default the rows in flight are 64 requests'
-    // worth (an embeddings API answers many batches at once), not 1,000 rows (10 requests).
+    // A batch request carries --batch-size rows: by default the rows in flight are 256 requests'
+    // worth (an embeddings API answers many batches at once), not 1,000 rows (10 requests); the
+    // adaptive limit finds the API's best below that.
     if (f->api.batch() && sub->count("--concurrency") == 0)
       cfg.concurrency = std::max(cfg.concurrency, f->api.batch_size * default_batches_in_flight);
     cfg.shutdown_timeout = duration_flag("--shutdown-timeout", f->shutdown_timeout);
