@@ -59,20 +59,20 @@ TEST_CASE("3000 texts with default flags: many a request and every vector on its
   CHECK(api.stat("requests") * 64 <= api.stat("inputs"));  // 64 rows a request or more
 }
 
-TEST_CASE("one text the API refuses fails alone with the API's words: the batch halved log2 times at most",
+TEST_CASE("one text in 10000 the API refuses fails alone with the API's words: the batch halved log2 times at most",
           "[batch][embeddings]") {
   embeddings_api api({"--reject", "POISON"});
   const auto dir = scratch_dir("dibs-embed", "reject");
-  const auto run = embed(api, "reject-out", write_texts(dir, 1000, 517, "a POISON text"));
+  const auto run = embed(api, "reject-out", write_texts(dir, 10000, 5171, "a POISON text"));
   INFO(run.out);
   CHECK(run.rc == 1);  // an item failed
-  CHECK_THAT(run.out, Catch::Contains("summary: completed=999 failed=1"));
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=9999 failed=1"));
   CHECK_THAT(run.out, Catch::Contains("cannot be embedded"));
   // The batch of at most 100 that held it, then one refused half a halving: 1 + 7.
   CHECK(api.stat("refused") >= 1);
   CHECK(api.stat("refused") <= 8);
   const auto v = embeddings_api::check(run.written, "text", "emb.embedding");
-  CHECK(v.right == 999);
+  CHECK(v.right == 9999);
   CHECK(v.wrong == 0);
 }
 
