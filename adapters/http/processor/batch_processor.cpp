@@ -65,6 +65,9 @@ shard_place in_requests(shard_place p, std::size_t batch_size) {
 client_options batch_client_options(const batch_processor_options& o, http_figures* figures, const shard_place& place) {
   auto c = shard_client_options(o.call, figures, place);
   if (!o.body.empty()) c.max_body = o.call.http.max_body * std::max<std::size_t>(o.batch_size, 1);
+  // A batch endpoint is built to be asked many rows at once, and a run of them lasts few round
+  // trips: slow start begins where its second step would be (16 requests), a round trip sooner.
+  if (!o.body.empty() && c.adaptive) c.adaptive->initial = std::max(c.adaptive->initial, 16.0);
   return c;
 }
 }  // namespace
