@@ -15,12 +15,13 @@ namespace dibs::http {
 struct half_answer {
   bool refused = false;  // answered 400, 413 or 422 as a whole
   std::string why;       // then: the API's words
+  bool taken = false;    // answered 2xx (not a timeout, a 5xx, a budget that sent nothing)
 };
 
 enum class halving_verdict { look_inside, too_large, not_a_rows_doing };
 
 inline halving_verdict judge_halves(const std::string& whole, const half_answer& a, const half_answer& b) {
-  if (!a.refused && !b.refused) return halving_verdict::too_large;
+  if (a.taken && b.taken) return halving_verdict::too_large;
   if (a.refused && b.refused && a.why == whole && b.why == whole) return halving_verdict::not_a_rows_doing;
   return halving_verdict::look_inside;
 }

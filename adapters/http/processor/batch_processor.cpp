@@ -201,7 +201,7 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
     for (const auto& m : ms) elements.push_back(m->element);
     if (const auto least = least_token_charge(opts_->body.join(elements)); least > tokens.capacity()) {
       auto why = too_large_for_limit(least, tokens.capacity());
-      if (ms.size() > 1) co_return sent_batch{true, false, std::move(why), 0};
+      if (ms.size() > 1) co_return sent_batch{true, false, std::move(why), 0, false, true};
       ms.front()->result = outcome::invalid(why);
       ms.front()->wake.cancel();
       co_return sent_batch{true, true, std::move(why), 0};
@@ -277,6 +277,7 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
                              account_spent_code(r.status, r.body).empty();
   sent_batch out;
   if (refused_whole) out = {true, ms.size() == 1, with_api_message(r.describe(), r.body), r.status};
+  out.taken = !r.ec && r.status >= 200 && r.status < 300;
   if (!out.refused || out.settled) settle_all(ms, r, sent);
   co_return out;
 }
@@ -304,12 +305,13 @@ awaitable<void> batch_processor::resolve(members& ms, sent_batch whole, std::siz
   members first(ms.begin(), ms.begin() + half), second(ms.begin() + half, ms.end());
   auto a = co_await send_once(first, false);
   auto b = co_await send_once(second, false);
-  switch (judge_halves(whole.why, {a.refused, a.why}, {b.refused, b.why})) {
+  switch (judge_halves(whole.why, {a.refused, a.why, a.taken}, {b.refused, b.why, b.taken})) {
     case halving_verdict::not_a_rows_doing:
       again(first, whole.why);
       again(second, whole.why);
       co_return;
     case halving_verdict::too_large: {
+      if (whole.local) co_return;  // the token limit's size, not the API's: nothing to learn
       const auto took = std::max(first.size(), second.size());
       auto& learned = *opts_->learned_rows;
       auto was = learned.load();

@@ -82,6 +82,8 @@ class batch_processor final : public processor {
     bool settled = false;  // its one row was handed the refusal; else the caller halves it
     std::string why;
     int status = 0;
+    bool taken = false;  // answered 2xx
+    bool local = false;  // refused here (too large for the token limit), never sent
   };
   // Sends one request for `ms` and hands each its outcome, unless the API refused it whole.
   awaitable<sent_batch> send_once(members ms, bool slot_taken);
