@@ -26,7 +26,7 @@ void engine_flags::add_to(CLI::App& cmd) {
   traces.add_to(cmd);
   cmd.add_option("--concurrency", concurrency,
                  "the most documents in flight for the process, split across shards; with an API, the ceiling of the "
-                 "calls at once that dibs finds by itself (see --fixed-concurrency); with --batch-url, 256 batches' "
+                 "calls at once that dibs finds by itself (see --fixed-concurrency); with --batch-body, 256 batches' "
                  "rows by default")
       ->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))
