@@ -119,7 +119,7 @@ std::optional<http::request> request_for(const pending_sample& sample, const htt
     }
     auto req = http::build_request(call.url, call.shape, job{}).req;  // a fixed URL, fixed headers
     req.method = http::request::verb::post;
-    req.body = batch.body.join({element.text});
+    req.body = batch.body.join(std::vector<std::string_view>{element.text});
     req.content_type = "application/json";
     return req;
   }

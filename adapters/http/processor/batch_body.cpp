@@ -80,7 +80,7 @@ batch_body batch_body::parse(const std::string& text, const std::string& setting
   return b;
 }
 
-std::string batch_body::join(const std::vector<std::string>& elements) const {
+std::string batch_body::join(const std::vector<std::string_view>& elements) const {
   std::size_t bytes = head_.size() + tail_.size() + elements.size();
   for (const auto& e : elements) bytes += e.size();
   std::string out;

@@ -194,12 +194,23 @@ awaitable<void> batch_processor::send_in_parts(members ms, bool slot_taken, std:
 awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bool slot_taken) {
   const auto& url = opts_->call.url;
   auto& tokens = opts_->call.limiter->tokens();
+  // The body, once: a template's rows' elements, or ip-api's keys.
+  std::string body;
+  if (opts_->body.empty()) {
+    std::vector<std::string> keys;
+    keys.reserve(ms.size());
+    for (const auto& m : ms) keys.push_back(m->key);
+    body = batch_request_body(keys);
+  } else {
+    std::vector<std::string_view> elements;
+    elements.reserve(ms.size());
+    for (const auto& m : ms) elements.push_back(m->element);
+    body = opts_->body.join(elements);
+  }
   if (!opts_->body.empty() && tokens.active()) {
     // More tokens than the limit holds at once (at 4 bytes a token, and its max_tokens): never
     // admitted. Halved; a row alone that large fails with no call, as one row's request does.
-    std::vector<std::string> elements;
-    for (const auto& m : ms) elements.push_back(m->element);
-    if (const auto least = least_token_charge(opts_->body.join(elements)); least > tokens.capacity()) {
+    if (const auto least = least_token_charge(body); least > tokens.capacity()) {
       auto why = too_large_for_limit(least, tokens.capacity());
       if (ms.size() > 1) co_return sent_batch{true, false, std::move(why), 0, false, true};
       ms.front()->result = outcome::invalid(why);
@@ -212,19 +223,9 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
   auto built = build_request(url, opts_->call.shape, job{});
   request req = std::move(built.req);
   req.method = request::verb::post;
-  if (opts_->body.empty()) {
-    std::vector<std::string> keys;
-    keys.reserve(ms.size());
-    for (const auto& m : ms) keys.push_back(m->key);
-    req.body = batch_request_body(keys);
-    req.content_type.clear();
-  } else {
-    std::vector<std::string> elements;
-    elements.reserve(ms.size());
-    for (const auto& m : ms) elements.push_back(m->element);
-    req.body = opts_->body.join(elements);
-    req.content_type = "application/json";
-  }
+  req.body = std::move(body);
+  if (opts_->body.empty()) req.content_type.clear();  // ip-api's: as it always sent it
+  else req.content_type = "application/json";
   // An API metered in tokens: the batch's tokens before it goes, settled by its usage.
   token_ticket ticket;
   if (!opts_->body.empty())

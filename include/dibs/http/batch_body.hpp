@@ -12,6 +12,7 @@
 #include <dibs/http/field_template.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dibs::http {
@@ -30,7 +31,10 @@ class batch_body {
   }
   const field_template& element_template() const { return element_; }
   // The body carrying `elements` (each an element() text), in order.
-  std::string join(const std::vector<std::string>& elements) const;
+  std::string join(const std::vector<std::string_view>& elements) const;
+  std::string join(const std::vector<std::string>& elements) const {
+    return join(std::vector<std::string_view>(elements.begin(), elements.end()));
+  }
   // The bytes join() adds to the elements' own.
   std::size_t fixed_bytes() const { return head_.size() + tail_.size(); }
 
