@@ -19,7 +19,7 @@ class record_budget final : public budget_store {
   // the `used` it was decided from.
   budget_take take(const std::string& key, std::uint64_t want, std::uint64_t limit) override {
     budget_take out;
-    swap_record(table(), key, 2, [&](const record_read& r) {
+    swap_record(table(), key, [&](const record_read& r) {
       const auto used = r.record ? count_of(r.record->numbers[0]) : 0;
       out.granted = budget_grant(used, want, limit);
       out.used = used + out.granted;
@@ -30,7 +30,7 @@ class record_budget final : public budget_store {
 
   void give_back(const std::string& key, std::uint64_t n) override {
     if (n == 0) return;
-    swap_record(table(), key, 2, [&](const record_read& r) {
+    swap_record(table(), key, [&](const record_read& r) {
       if (!r.record) return std::optional<std::vector<std::int64_t>>();  // cleared by someone: nothing to give back to
       const auto used = count_of(r.record->numbers[0]);
       return std::optional(std::vector<std::int64_t>{static_cast<std::int64_t>(used > n ? used - n : 0), r.record->numbers[1]});

@@ -23,7 +23,7 @@ class record_shared_rate final : public shared_rate_store {
 
   rate_block take_block(const rate_block_request& r) override {
     rate_block out;
-    swap_record(*table_, r.origin, 2, [&](const record_read& seen) {
+    swap_record(*table_, r.origin, [&](const record_read& seen) {
       const auto g = grant_block(state_of(seen), seen.now_us, r.want, r.interval.count());
       out = g.block;
       return std::optional(std::vector<std::int64_t>{g.next.tat_us, g.next.paused_until_us});
@@ -32,7 +32,7 @@ class record_shared_rate final : public shared_rate_store {
   }
 
   void pause(const std::string& origin, std::chrono::microseconds for_) override {
-    swap_record(*table_, origin, 2, [&](const record_read& seen) {
+    swap_record(*table_, origin, [&](const record_read& seen) {
       const auto s = state_of(seen), next = pause_bucket(s, seen.now_us, for_.count());
       if (seen.record && next.paused_until_us == s.paused_until_us) return std::optional<std::vector<std::int64_t>>();
       return std::optional(std::vector<std::int64_t>{next.tat_us, next.paused_until_us});

@@ -14,10 +14,9 @@ namespace dibs {
 // decide(const record_read&) gives the numbers to write (std::nullopt: nothing to write); returns
 // what the deciding read saw.
 template <class Decide>
-record_read swap_record(record_table& t, const std::string& key, std::size_t numbers, Decide decide) {
+record_read swap_record(record_table& t, const std::string& key, Decide decide) {
   for (int attempt = 0; attempt < 100; ++attempt) {
-    auto seen = t.read(key);
-    if (seen.record && seen.record->numbers.size() < numbers) seen.record->numbers.resize(numbers, 0);
+    const auto seen = t.read(key);  // a record holds one number a kind's number (own_records.hpp)
     const std::optional<std::vector<std::int64_t>> next = decide(seen);
     if (!next) return seen;
     std::optional<std::vector<std::int64_t>> was;
