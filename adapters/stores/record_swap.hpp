@@ -16,7 +16,7 @@ namespace dibs {
 template <class Decide>
 record_read swap_record(record_table& t, const std::string& key, Decide decide) {
   for (int attempt = 0; attempt < 100; ++attempt) {
-    const auto seen = t.read(key);  // a record holds one number a kind's number (own_records.hpp)
+    const auto seen = t.read(key);  // a record holds every number of its kind (own_records.hpp)
     const std::optional<std::vector<std::int64_t>> next = decide(seen);
     if (!next) return seen;
     std::optional<std::vector<std::int64_t>> was;
