@@ -24,6 +24,8 @@
 #include <boost/asio/use_future.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <future>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -64,7 +66,10 @@ struct call_path {
   http::http_processor::asked ask(const job& j, http::request req) {
     auto fut = net::co_spawn(ioc, processor.ask(j, std::move(req)), net::use_future);
     ioc.restart();
-    ioc.run();
+    // Until the answer is in, not until no work is left: the client's timers (a straggler's
+    // sweep, an idle connection's) would hold the run back by up to a round trip and a half.
+    while (fut.wait_for(std::chrono::seconds(0)) != std::future_status::ready && ioc.run_one() > 0) {
+    }
     return fut.get();
   }
   counters* run_figures;
