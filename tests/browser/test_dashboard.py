@@ -7,7 +7,9 @@ chromium-driver and python3-selenium, against a running `dibs enrich` with `dibs
   2. in the browser: the live counts move; Pause clicked in the page pauses the engine (seen in
      GET /status), Resume resumes it (and the counts move again); a screenshot is saved;
   3. the live controls: the rate set through the page (seen in /status), a failure reason retried
-     and a worker released, each after the page's confirmation.
+     and a worker released, each after the page's confirmation;
+  4. an LLM run (tests/servers/llm_api.py): its tokens, their pace against the API's stated limit
+     and their cost at --price, in the page.
 
 Exit 0: passed; 1: failed; 77: skipped (chromium, chromedriver or selenium missing).
 
@@ -230,6 +232,78 @@ def check_live_controls(run, driver):
     print("ok: release through the page: " + message)
 
 
+class LlmRun(Run):
+    """An LLM API of the project's own (tests/servers/llm_api.py, OpenAI-like, metering tokens a
+    minute and stating its limit in headers) and `dibs enrich --price --metrics-port 0` on reviews."""
+
+    def __init__(self, bin_dir, work):
+        dibs = os.path.join(bin_dir, "dibs")
+        self.children = []
+        api = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "servers", "llm_api.py")
+        self.children.append(subprocess.Popen(["/usr/bin/python3", api, work, "llm", "--tpm", "20000", "--latency-ms", "50"],
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        port_file = os.path.join(work, "llm.port")
+        WaitFor(lambda: os.path.exists(port_file), "llm_api.py never wrote its port")
+        port = open(port_file).read().strip()
+        source = os.path.join(work, "reviews.jsonl")
+        with open(source, "w") as f:
+            for i in range(400):
+                f.write(json.dumps({"id": i, "text": "review %d: the kettle \"boils\" fast, lid %s" % (i, "ok" if i % 3 else "loose")}) + "\n")
+        body = ('{"model": "gpt-4o-mini", "max_tokens": 30, "messages": [{"role": "user", '
+                '"content": "Label this review as JSON {\\"label\\": ...}: {text}"}]}')
+        # Slow enough (--rate) that the run is still going when the test ends.
+        self.enrich = self._start([dibs, "enrich", "--store", "jsonl:" + source, "--out", os.path.join(work, "reviews.out.jsonl"),
+                                   "--url", "http://127.0.0.1:%s/v1/chat/completions" % port, "--method", "POST",
+                                   "--body", body, "--price", "input=0.15/1M,output=0.60/1M", "--rate", "4/s",
+                                   "--no-progress", "--metrics-port", "0"], stderr=True)
+        m = Lines(self.enrich.stderr).wait_for(r"controls on (http://127\.0\.0\.1:\d+)", "dibs enrich")
+        self.base = m.group(1)
+
+
+def WaitFor(condition, what):
+    """`condition` polled until true, WAIT_S at most (a child process's file appearing)."""
+    import time
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        if time.monotonic() > deadline:
+            fail(what)
+        time.sleep(0.05)
+
+
+def check_tokens(run, driver):
+    """An LLM run's tokens, their pace against the limit the API's headers state, and their cost, in the page."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    wait = WebDriverWait(driver, WAIT_S)
+    driver.get(run.base + "/")
+    shape = re.compile(r"(\d+) \((\d+) input, (\d+) output\)")
+
+    def tokens(d):
+        m = shape.fullmatch(d.find_element(By.ID, "tokens").text)
+        return tuple(int(g) for g in m.groups()) if m and int(m.group(1)) > 0 else None
+    wait.until(tokens, "the page never showed the run's tokens")
+    # The pace shows once two polls are 2 s apart; the limit is the API's (its headers: 20000).
+    wait.until(lambda d: re.fullmatch(r"\d+/min \([0-9.]+ % of 20000/min\)", d.find_element(By.ID, "tokens_rate").text),
+               "the page never showed the tokens a minute against the API's limit of 20000: " +
+               driver.find_element(By.ID, "tokens_rate").text)
+    # The cost and the tokens of one poll agree with the price given (0.15 and 0.60 a million).
+    for _ in range(3):
+        all_, inp, out = tokens(driver)
+        cost = float(driver.find_element(By.ID, "api_cost").text)
+        if tokens(driver) == (all_, inp, out):
+            break
+    if all_ != inp + out:
+        fail(f"the page's tokens do not add up: {all_} != {inp} + {out}")
+    expected = inp * 0.15e-6 + out * 0.60e-6
+    if abs(cost - expected) > max(1e-9, expected * 0.005):
+        fail(f"the page's cost {cost} is not {inp} input and {out} output tokens at the price ({expected})")
+    status = run.status()["http"]["tokens"]
+    if status["input"] < inp or status["output"] < out:
+        fail(f"the page shows more tokens than /status: {inp}/{out} against {status}")
+    print(f"ok: the page shows the tokens ({all_}), their pace ({driver.find_element(By.ID, 'tokens_rate').text}) "
+          f"and their cost ({cost})")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True, help="the directory of the dibs binary")
@@ -239,17 +313,24 @@ def main():
     args = parser.parse_args()
     browser_or_skip()
     with tempfile.TemporaryDirectory(prefix="dibs-dashboard-") as work:
-        run = Run(args.bin, work)
         driver = None
         try:
-            check_without_javascript(run)
-            driver = open_browser()
-            check_in_browser(run, driver, args.screenshot, args.history)
-            check_live_controls(run, driver)
+            run = Run(args.bin, work)
+            try:
+                check_without_javascript(run)
+                driver = open_browser()
+                check_in_browser(run, driver, args.screenshot, args.history)
+                check_live_controls(run, driver)
+            finally:
+                run.stop()
+            llm = LlmRun(args.bin, work)
+            try:
+                check_tokens(llm, driver)
+            finally:
+                llm.stop()
         finally:
             if driver:
                 driver.quit()
-            run.stop()
     print("PASS")
 
 

@@ -210,6 +210,28 @@
     });
     box.appendChild(table);
   }
+  // An LLM API's tokens (http.tokens of /status, there once an answer carried usage or a token
+  // limit is known): the run's total, its pace over the last polls against the limit, its cost.
+  var tokenReadings = [];
+  function renderTokens(tk) {
+    if (!tk) {
+      ['tokens', 'tokens_rate', 'api_cost'].forEach(function (id) { show(id, null); });
+      return;
+    }
+    var all = tk.input + tk.output;
+    show('tokens', all + ' (' + tk.input + ' input, ' + tk.output + ' output)');
+    // The pace: tokens settled over the last ~15 s of polls (one poll apart says little).
+    var now = Date.now();
+    tokenReadings.push({ t: now, n: all });
+    while (tokenReadings.length > 2 && now - tokenReadings[1].t >= 15000) tokenReadings.shift();
+    var first = tokenReadings[0], seconds = (now - first.t) / 1000;
+    var perMin = seconds >= 2 ? (all - first.n) / seconds * 60 : null;
+    var limit = tk.limit_per_minute;
+    show('tokens_rate', perMin === null ? (limit ? '? (limit ' + limit + '/min)' : null)
+                                        : Math.round(perMin) + '/min' +
+                                          (limit ? ' (' + (100 * perMin / limit).toFixed(1) + ' % of ' + limit + '/min)' : ''));
+    show('api_cost', tk.cost === null || tk.cost === undefined ? null : String(tk.cost));
+  }
   function renderStatus(st) {
     var state = st.finished ? 'finished' : st.paused ? 'paused' : 'running';
     var badge = $('state');
@@ -232,6 +254,7 @@
     show('budget_left', st.budgets && st.budgets.length ? st.budgets.map(function (b) {
       return b.budget + ': ' + b.left + ' of ' + b.limit + (b.spent ? ' (spent' + (b.renews ? ', renews ' + b.renews : '') + ')' : '');
     }).join('; ') : null);
+    renderTokens(st.http ? st.http.tokens : null);
     show('concurrency', 'concurrency' in st ? st.concurrency : null);
     // The adaptive limit of the first API origin (there is one per API origin).
     var lim = st.http && st.http.limits && st.http.limits.length ? st.http.limits[0] : null;
