@@ -44,7 +44,8 @@ class running_calls {
     return id;
   }
 
-  // Starts the call's max_processing clock (no deadline when max_processing is 0; once only).
+  // Starts the call's max_processing clock (no deadline when max_processing is 0), again at each
+  // request of the call (a batch halved sends its rows again: each request has its own time).
   void arm_deadline(std::uint64_t id);
   // Whether the call's deadline cancelled it.
   bool abandoned(std::uint64_t id) const;

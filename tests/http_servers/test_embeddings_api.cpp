@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 using namespace dibs::test;
@@ -16,12 +17,14 @@ using namespace dibs::test;
 namespace {
 const char* openai_body = R"({"model": "text-embedding-3-small", "input": [{text}]})";
 
-// `n` short texts, one JSON object a line; row `odd` (when not -1) says `odd_text`.
-std::filesystem::path write_texts(const std::filesystem::path& dir, int n, int odd = -1, const std::string& odd_text = "") {
+// `n` short texts, one JSON object a line; the rows in `odd` say `odd_text`.
+std::filesystem::path write_texts(const std::filesystem::path& dir, int n, std::vector<int> odd = {},
+                                  const std::string& odd_text = "") {
   const auto path = dir / "texts.jsonl";
   std::ofstream out(path);
   for (int i = 0; i < n; ++i)
-    out << "{\"id\": " << i << ", \"text\": \"" << (i == odd ? odd_text : "short text number " + std::to_string(i * 7919 % 100003))
+    out << "{\"id\": " << i << ", \"text\": \""
+        << (std::count(odd.begin(), odd.end(), i) ? odd_text : "short text number " + std::to_string(i * 7919 % 100003))
         << "\"}\n";
   return path;
 }
@@ -42,6 +45,12 @@ embed_run embed(const embeddings_api& api, const std::string& name, const std::f
   auto [rc, said] = run_dibs_within(std::chrono::seconds(180), argv);
   return {rc, said, out.string()};
 }
+// Every row that has a vector has its own text's: `right` of them, none another's.
+void check_vectors(const embed_run& run, int right) {
+  const auto v = embeddings_api::check(run.written, "text", "emb.embedding");
+  CHECK(v.right == right);
+  CHECK(v.wrong == 0);
+}
 }  // namespace
 
 TEST_CASE("3000 texts with default flags: many a request and every vector on its own row", "[batch][embeddings]") {
@@ -51,10 +60,7 @@ TEST_CASE("3000 texts with default flags: many a request and every vector on its
   INFO(run.out);
   CHECK(run.rc == 0);
   CHECK_THAT(run.out, Catch::Contains("summary: completed=3000 failed=0"));
-  const auto v = embeddings_api::check(run.written, "text", "emb.embedding");
-  CHECK(v.right == 3000);
-  CHECK(v.wrong == 0);
-  CHECK(v.missing == 0);
+  check_vectors(run, 3000);
   CHECK(api.stat("inputs") >= 3000);
   CHECK(api.stat("requests") * 64 <= api.stat("inputs"));  // 64 rows a request or more
 }
@@ -63,7 +69,7 @@ TEST_CASE("one text in 10000 the API refuses fails alone with the API's words: t
           "[batch][embeddings]") {
   embeddings_api api({"--reject", "POISON"});
   const auto dir = scratch_dir("dibs-embed", "reject");
-  const auto run = embed(api, "reject-out", write_texts(dir, 10000, 5171, "a POISON text"));
+  const auto run = embed(api, "reject-out", write_texts(dir, 10000, {5171}, "a POISON text"));
   INFO(run.out);
   CHECK(run.rc == 1);  // an item failed
   CHECK_THAT(run.out, Catch::Contains("summary: completed=9999 failed=1"));
@@ -71,9 +77,7 @@ TEST_CASE("one text in 10000 the API refuses fails alone with the API's words: t
   // The batch of at most 100 that held it, then one refused half a halving: 1 + 7.
   CHECK(api.stat("refused") >= 1);
   CHECK(api.stat("refused") <= 8);
-  const auto v = embeddings_api::check(run.written, "text", "emb.embedding");
-  CHECK(v.right == 9999);
-  CHECK(v.wrong == 0);
+  check_vectors(run, 9999);
 }
 
 TEST_CASE("an answer one vector short gives no row another's vector and its batch is asked again",
@@ -84,9 +88,7 @@ TEST_CASE("an answer one vector short gives no row another's vector and its batc
   INFO(run.out);
   CHECK_THAT(run.out, Catch::Contains("summary: completed=600 failed=0"));
   CHECK(api.stat("shortened") == 3);
-  const auto v = embeddings_api::check(run.written, "text", "emb.embedding");
-  CHECK(v.right == 600);
-  CHECK(v.wrong == 0);
+  check_vectors(run, 600);
 }
 
 TEST_CASE("vectors that come back in an order of their own are matched by their index", "[batch][embeddings]") {
@@ -139,9 +141,7 @@ TEST_CASE("an API that takes 32 inputs a request (413 beyond, as text-embeddings
   // in flight by then are refused 3 times each, those formed after are not. Without it, each of
   // the 100 batches: 300.
   CHECK(api.stat("refused") < 250);
-  const auto v = embeddings_api::check(run.written, "text", "emb.embedding");
-  CHECK(v.right == 10000);
-  CHECK(v.wrong == 0);
+  check_vectors(run, 10000);
 }
 
 TEST_CASE("a body every request is refused for costs a few requests a batch, not one a row", "[batch][embeddings]") {
@@ -158,4 +158,59 @@ TEST_CASE("a body every request is refused for costs a few requests a batch, not
   // Each batch and its two halves, twice (some 30); halving each batch as far as it may go
   // (17 requests a batch of 100) would be some 100.
   CHECK(api.stat("refused") <= 50);
+}
+
+TEST_CASE("two refused rows in the two halves of a batch, refused in the same words, fail alone: no other row spends an attempt",
+          "[batch][embeddings]") {
+  // The API names the input's index within the request: the whole batch of 100 and both its
+  // halves are refused "'$.input[3]' is invalid", which also reads as a refusal of the request
+  // itself (a member of the body), no row's.
+  embeddings_api api({"--reject", "POISON"});
+  const auto dir = scratch_dir("dibs-embed", "two-poisons");
+  const auto run = embed(api, "two-poisons-out", write_texts(dir, 100, {3, 53}, "a POISON text"),
+                         {"--batch-size", "100", "--max-attempts", "1", "--batch-linger", "1s"});
+  INFO(run.out.substr(0, 4000));
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=98 failed=2"));
+  check_vectors(run, 98);
+}
+
+TEST_CASE("an API that refuses more than 20 inputs in words that never name a size is asked in batches it takes",
+          "[batch][embeddings]") {
+  embeddings_api api({"--max-inputs", "20", "--max-inputs-status", "413", "--max-inputs-words", "Request Entity Too Large"});
+  const auto dir = scratch_dir("dibs-embed", "fixed-words-cap");
+  const auto run = embed(api, "fixed-words-cap-out", write_texts(dir, 300),
+                         {"--batch-size", "100", "--max-attempts", "2", "--batch-linger", "500ms"});
+  INFO(run.out.substr(0, 4000));
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=300 failed=0"));
+  CHECK_THAT(run.out, Catch::Contains("rows at most from now on"));
+  check_vectors(run, 300);
+}
+
+TEST_CASE("a call budget one call above the rows: a refused row in a batch fails alone and every other row is done",
+          "[batch][embeddings][budget]") {
+  // 100 rows, one refused, and one call to spare: the whole batch, then the halvings that find
+  // the row (some 13 calls), each a further call of rows that made their first.
+  // Each row's claim reserved a call; the batch's one call stood for them all.
+  embeddings_api api({"--reject", "POISON"});
+  const auto dir = scratch_dir("dibs-embed", "budget-halving");
+  const auto run = embed(api, "budget-halving-out", write_texts(dir, 100, {40}, "a POISON text"),
+                         {"--batch-size", "100", "--batch-linger", "1s", "--max-calls", "101", "--max-attempts", "2", "--no-preflight"});
+  INFO(run.out.substr(0, 4000));
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=99 failed=1"));
+  CHECK(api.stat("requests") + api.stat("refused") <= 101);
+  check_vectors(run, 99);
+}
+
+TEST_CASE("rows abandoned at --max-processing while their batch is halved are not paid for twice", "[batch][embeddings]") {
+  // The halvings that find the refused row take some 13 requests of 50 ms one after the other,
+  // past the rows' 300 ms: a row abandoned then is asked again in another batch, and the halves
+  // still to go send nothing for it (the API embeds, and bills, each text once).
+  embeddings_api api({"--reject", "POISON", "--latency-ms", "50"});
+  const auto dir = scratch_dir("dibs-embed", "abandoned");
+  const auto run = embed(api, "abandoned-out", write_texts(dir, 100, {40}, "a POISON text"),
+                         {"--batch-size", "100", "--batch-linger", "1s", "--max-processing", "300ms", "--no-preflight"});
+  INFO(run.out.substr(0, 4000));
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=99 failed=1"));
+  CHECK(api.stat("inputs") == 99);
+  check_vectors(run, 99);
 }

@@ -18,6 +18,8 @@ Options:
   --max-inputs N     more inputs in one request: refused (default 2048, OpenAI's) ...
   --max-inputs-status S  ... with this status (default 400; 413 as text-embeddings-inference,
                      whose words name the batch's size: "batch size 40 > maximum allowed batch size 32")
+  --max-inputs-words W  ... in these words instead, the same for every size (a proxy's "Request
+                     Entity Too Large")
   --require-member M a body without the member M: 400 in the same words every time (the
                      request's fault, no input's)
   --latency-ms A     each request takes A ms (default 20) ...
@@ -117,7 +119,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if args.require_member and args.require_member not in body:
             return self.refuse(400, "missing required member '%s'" % args.require_member)
         if len(inputs) > args.max_inputs:
-            return self.refuse(args.max_inputs_status, "batch size %d > maximum allowed batch size %d" % (len(inputs), args.max_inputs))
+            return self.refuse(args.max_inputs_status, args.max_inputs_words or
+                               "batch size %d > maximum allowed batch size %d" % (len(inputs), args.max_inputs))
         if args.reject:
             for i, t in enumerate(inputs):
                 if args.reject in t:
@@ -194,6 +197,7 @@ def main():
     p.add_argument("--latency-ms", type=float, default=20)
     p.add_argument("--latency-per-input-ms", type=float, default=0.05)
     p.add_argument("--max-inputs-status", type=int, default=400)
+    p.add_argument("--max-inputs-words")
     p.add_argument("--require-member")
     p.add_argument("--reject")
     p.add_argument("--drop-vectors", type=int, default=0)

@@ -116,13 +116,17 @@ TEST_CASE("an element without the item's answer inside fails that item alone", "
 
 TEST_CASE("two halves of a batch refused whole say whether a row, the size or the request was refused", "[batch][unit]") {
   const std::string whole = "HTTP 400 Bad Request: missing required member 'input_type'";
-  CHECK(judge_halves(whole, {false, "", true}, {false, "", true}) == halving_verdict::too_large);
+  CHECK(judge_halves(400, whole, {false, "", true}, {false, "", true}) == halving_verdict::too_large);
   // Not refused is not taken: a timeout, a 5xx, a budget that sent nothing says nothing of the size.
-  CHECK(judge_halves(whole, {false, "", false}, {false, "", true}) == halving_verdict::look_inside);
-  CHECK(judge_halves(whole, {false, "", false}, {false, "", false}) == halving_verdict::look_inside);
-  CHECK(judge_halves(whole, {true, whole}, {true, whole}) == halving_verdict::not_a_rows_doing);
-  CHECK(judge_halves(whole, {true, whole}, {false, ""}) == halving_verdict::look_inside);  // one row's, in one half
+  CHECK(judge_halves(400, whole, {false, "", false}, {false, "", true}) == halving_verdict::look_inside);
+  CHECK(judge_halves(400, whole, {false, "", false}, {false, "", false}) == halving_verdict::look_inside);
+  CHECK(judge_halves(400, whole, {true, whole}, {true, whole}) == halving_verdict::not_a_rows_doing);
+  CHECK(judge_halves(400, whole, {true, whole}, {false, ""}) == halving_verdict::look_inside);  // one row's, in one half
+  // A size cap in words that never name a size: halved on until a part is taken.
+  const std::string too_large = "HTTP 413 Payload Too Large: Request Entity Too Large";
+  CHECK(judge_halves(413, too_large, {true, too_large}, {true, too_large}) == halving_verdict::look_inside);
+  CHECK(judge_halves(422, whole, {true, whole}, {true, whole}) == halving_verdict::not_a_rows_doing);
   // Each half refused in words of its own (a size, each row's index): looked inside, each.
-  CHECK(judge_halves("batch size 100 > 32", {true, "batch size 50 > 32"}, {true, "batch size 50 > 32"}) ==
+  CHECK(judge_halves(413, "batch size 100 > 32", {true, "batch size 50 > 32"}, {true, "batch size 50 > 32"}) ==
         halving_verdict::look_inside);
 }

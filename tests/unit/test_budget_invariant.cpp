@@ -173,3 +173,24 @@ TEST_CASE("calls at the API never pass the budget, through processes, crashes, o
     }
   }
 }
+
+TEST_CASE("a batch's one call ends its rows' reservations: the halves of a batch refused whole fit in what is left", "[budget]") {
+  // 100 rows and one call to spare: the whole batch is their first call; its two halves (a batch
+  // the API refused whole, halved to find the row it refuses) are further calls, each needing
+  // room. The rows' reservations stood for first calls that one call made; held on, they left the
+  // halves no room, and the rows went back to be claimed again and refused again.
+  call_budget b(budget_limit{101, budget_span::run}, "max_calls 101");
+  REQUIRE(b.reserve_blocking(100) == 100);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 100; ++i) keys.push_back(budget_item_key("row" + std::to_string(i), 1));
+  CHECK(b.batch_calls(keys));
+  const std::vector<std::string> first(keys.begin(), keys.begin() + 50), second(keys.begin() + 50, keys.end());
+  CHECK(b.batch_calls(first));
+  CHECK(b.batch_calls(second));
+  CHECK(b.calls() == 3);
+  // The room they left is the budget's: others may be claimed into it, and the rows ending gives
+  // back no reservation those others hold.
+  CHECK(b.reserve_blocking(100) == 98);
+  b.items_ended(keys);
+  CHECK(b.reserve_blocking(1) == 0);  // 3 made, 98 reserved: 101
+}

@@ -118,16 +118,28 @@ void call_budget::ended(std::uint64_t n) {
 bool call_budget::batch_calls(const std::vector<std::string>& item_keys) {
   std::lock_guard lock(mutex_);
   if (period_over()) return false;
-  const bool first = std::any_of(item_keys.begin(), item_keys.end(), [&](const std::string& k) { return !calling_.count(k); });
-  if (!book_.call(first)) return false;
-  calling_.insert(item_keys.begin(), item_keys.end());
+  std::size_t fresh = 0;
+  for (const auto& k : item_keys) fresh += calling_.count(k) ? 0 : 1;
+  if (!book_.call(fresh > 0)) return false;
+  // The one call made every fresh row's first call: their reservations, which stood for those
+  // calls, end now (their rows ending later gives back nothing). A further call of theirs (a half
+  // of a batch refused whole) needs room of its own, as any further call does; held on, the
+  // reservations left a tight budget no room for the halves, and the rows went back to be
+  // claimed and refused again.
+  for (const auto& k : item_keys)
+    if (calling_.insert(k).second) reservation_ended_.insert(k);
+  book_.ended(fresh);
   return true;
 }
 
 void call_budget::items_ended(const std::vector<std::string>& item_keys) {
   std::lock_guard lock(mutex_);
-  for (const auto& k : item_keys) calling_.erase(k);
-  book_.ended(item_keys.size());
+  std::size_t reserved = 0;
+  for (const auto& k : item_keys) {
+    calling_.erase(k);
+    reserved += reservation_ended_.erase(k) ? 0 : 1;
+  }
+  book_.ended(reserved);
 }
 
 bool call_budget::item_calls(const std::string& item_key) {

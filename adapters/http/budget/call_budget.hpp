@@ -58,7 +58,8 @@ class call_budget {
   // budget has no call for it), and nothing may be sent.
   bool item_calls(const std::string& item_key);
   // A batch's one call for claimed items (by key): allowed as the first call of any of them, else
-  // only with room left; false: not allowed, nothing may be sent.
+  // only with room left; false: not allowed, nothing may be sent. The rows it is the first call
+  // of give their reservations back at once (one call stood for them all).
   bool batch_calls(const std::vector<std::string>& item_keys);
   void called();                // a call that reserved for itself went out (the pre-flight)
   // The budget had no call left for a claim.
@@ -103,6 +104,7 @@ class call_budget {
   mutable std::mutex mutex_;
   budget_book book_;
   std::unordered_set<std::string> calling_;  // claimed items that made a call, until they end
+  std::unordered_set<std::string> reservation_ended_;  // ... of them, those whose batch's call ended their reservation
   std::uint64_t used_by_all_ = 0;  // the store's count when last asked
   std::atomic<bool> spent_{false};
   bool closed_ = false;

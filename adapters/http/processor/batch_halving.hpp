@@ -2,9 +2,13 @@
 // tests/unit/test_batch_template.cpp). A refused batch is halved and each half sent on its own:
 //   - both halves taken: the batch was too large for the API (text-embeddings-inference takes 32
 //     inputs, Cohere 96), not any row's doing: batches of a half's rows from then on;
-//   - both refused in the very words the whole was: the refusal is the request's (a field of the
-//     body, the model, the key), no row's: every row is asked again in another batch (an attempt
-//     spent), rather than each batch halved down to single rows;
+//   - both refused in the very words the whole was (400, 422): perhaps the request's (a field of
+//     the body, the model), no row's; perhaps two rows, one a half, whose refusals read alike (an
+//     index counted within the request: "'$.input[3]' is invalid"). The caller halves one half
+//     once more: refused alike again, the request's: every row is asked again in another batch (an
+//     attempt spent), rather than each batch halved down to single rows; else rows', looked into;
+//   - a 413 is never the request's: a size cap in words of its own ("Request Entity Too Large"),
+//     halved on until a part is taken, whose size is learned;
 //   - else the refused half is halved again, until a row it refuses is alone and fails.
 #pragma once
 
@@ -20,9 +24,9 @@ struct half_answer {
 
 enum class halving_verdict { look_inside, too_large, not_a_rows_doing };
 
-inline halving_verdict judge_halves(const std::string& whole, const half_answer& a, const half_answer& b) {
+inline halving_verdict judge_halves(int whole_status, const std::string& whole, const half_answer& a, const half_answer& b) {
   if (a.taken && b.taken) return halving_verdict::too_large;
-  if (a.refused && b.refused && a.why == whole && b.why == whole) return halving_verdict::not_a_rows_doing;
+  if (whole_status != 413 && a.refused && b.refused && a.why == whole && b.why == whole) return halving_verdict::not_a_rows_doing;
   return halving_verdict::look_inside;
 }
 

@@ -35,6 +35,7 @@ struct batch_processor::member {
   job claimed;  // for work_started: its id and lease token
   std::optional<outcome> result;
   net::steady_timer wake;  // cancelled when `result` is set
+  bool gone = false;       // its pipeline was abandoned (max_processing): asked again elsewhere
 };
 
 struct batch_processor::batch {
@@ -149,7 +150,10 @@ awaitable<outcome> batch_processor::process(job j) {
     co_return std::move(*me->result);
   }
   co_await me->wake.async_wait(net::as_tuple(net::use_awaitable));
-  if (!me->result) throw boost::system::system_error(net::error::operation_aborted);  // this pipeline was cancelled
+  if (!me->result) {  // this pipeline was cancelled: the leader's further requests leave it out
+    me->gone = true;
+    throw boost::system::system_error(net::error::operation_aborted);
+  }
   co_return std::move(*me->result);
 }
 
@@ -169,11 +173,16 @@ awaitable<void> batch_processor::lead(batch& b) {
   }
   co_await wait_for_slot(*opts_->call.limiter, opts_->call.url.host());  // the batch keeps filling meanwhile
   close(b);
-  // Halvings of a batch refused whole: enough to find one refused row (two requests a halving),
-  // and a few more; rows still refused together after that are asked again in other batches.
-  std::size_t spare = 2 * static_cast<std::size_t>(std::ceil(std::log2(std::max<std::size_t>(b.members.size(), 1)))) + 2;
+  std::size_t spare = halving_spare(b.members.size());
   // A batch formed before the API said how many rows it takes goes in parts it takes.
   co_await send_in_parts(b.members, true, spare);
+}
+
+// Halvings of a batch of `rows` refused whole: enough to find one refused row (two requests a
+// halving), and a few more; as many again for each row found (it failed alone: the halving found
+// what it looked for); rows still refused together after that are asked again in other batches.
+std::size_t batch_processor::halving_spare(std::size_t rows) {
+  return 2 * static_cast<std::size_t>(std::ceil(std::log2(std::max<std::size_t>(rows, 1)))) + 2;
 }
 
 std::size_t batch_processor::rows_a_batch() const {
@@ -192,6 +201,10 @@ awaitable<void> batch_processor::send_in_parts(members ms, bool slot_taken, std:
 }
 
 awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bool slot_taken) {
+  // Rows abandoned meanwhile (max_processing, while their batch was halved) are asked again in
+  // another batch: a further request of this one sends (and pays for) none of them.
+  std::erase_if(ms, [](const std::shared_ptr<member>& m) { return m->gone; });
+  if (ms.empty()) co_return sent_batch{};
   const auto& url = opts_->call.url;
   auto& tokens = opts_->call.limiter->tokens();
   // The body, once: a template's rows' elements, or ip-api's keys.
@@ -283,7 +296,7 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
   co_return out;
 }
 
-awaitable<void> batch_processor::resolve(members& ms, sent_batch whole, std::size_t& spare) {
+awaitable<bool> batch_processor::resolve(members& ms, sent_batch whole, std::size_t& spare, bool confirming) {
   const auto again = [&](members& some, const std::string& why) {
     for (auto& m : some)
       if (!m->result) {
@@ -294,25 +307,36 @@ awaitable<void> batch_processor::resolve(members& ms, sent_batch whole, std::siz
   };
   if (spare < 2) {  // no halving left: asked again later, in other batches
     again(ms, whole.why);
-    co_return;
+    co_return false;
   }
   // Another batch found how many rows the API takes meanwhile: sent in parts of that many.
   if (const auto rows = rows_a_batch(); ms.size() > rows && rows < opts_->batch_size) {
     co_await send_in_parts(ms, false, spare);
-    co_return;
+    co_return false;
   }
   spare -= 2;
   const auto half = static_cast<std::ptrdiff_t>(ms.size() / 2);
   members first(ms.begin(), ms.begin() + half), second(ms.begin() + half, ms.end());
   auto a = co_await send_once(first, false);
   auto b = co_await send_once(second, false);
-  switch (judge_halves(whole.why, {a.refused, a.why, a.taken}, {b.refused, b.why, b.taken})) {
-    case halving_verdict::not_a_rows_doing:
-      again(first, whole.why);
-      again(second, whole.why);
-      co_return;
+  for (const auto* half : {&a, &b})
+    if (half->refused && half->settled) spare += halving_spare(opts_->batch_size);  // a row found, failed alone
+  switch (judge_halves(whole.status, whole.why, {a.refused, a.why, a.taken}, {b.refused, b.why, b.taken})) {
+    case halving_verdict::not_a_rows_doing: {
+      // Refused alike a level down too (confirming), or the first half's halves are: the request's.
+      bool the_request = confirming;
+      if (!the_request && !a.settled) the_request = co_await resolve(first, std::move(a), spare, true);  // not in a condition (g++ 12)
+      if (the_request) {
+        again(first, whole.why);
+        again(second, whole.why);
+        co_return true;
+      }
+      // Two rows' refusals that read alike: the first half was looked into; now the second.
+      if (b.refused && !b.settled) co_await resolve(second, std::move(b), spare);
+      co_return false;
+    }
     case halving_verdict::too_large: {
-      if (whole.local) co_return;  // the token limit's size, not the API's: nothing to learn
+      if (whole.local) co_return false;  // the token limit's size, not the API's: nothing to learn
       const auto took = std::max(first.size(), second.size());
       auto& learned = *opts_->learned_rows;
       auto was = learned.load();
@@ -321,13 +345,14 @@ awaitable<void> batch_processor::resolve(members& ms, sent_batch whole, std::siz
       if (was == 0 || took < was)
         log::warn("the API refuses a batch of ", ms.size(), " rows whole (", whole.why, ") and takes ", took,
                   ": batches of ", took, " rows at most from now on");
-      co_return;
+      co_return false;
     }
     case halving_verdict::look_inside:
       break;
   }
   if (a.refused && !a.settled) co_await resolve(first, std::move(a), spare);
   if (b.refused && !b.settled) co_await resolve(second, std::move(b), spare);
+  co_return false;
 }
 
 void batch_processor::settle_all(members& ms, const response& r, std::chrono::steady_clock::time_point sent) {

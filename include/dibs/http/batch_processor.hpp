@@ -88,10 +88,13 @@ class batch_processor final : public processor {
   // Sends one request for `ms` and hands each its outcome, unless the API refused it whole.
   awaitable<sent_batch> send_once(members ms, bool slot_taken);
   // `ms`, refused whole, halved (two of `spare` a halving; with none left, each asked again later).
-  awaitable<void> resolve(members& ms, sent_batch whole, std::size_t& spare);
+  // `confirming`: its halves refused alike say the request, not its rows, was refused (the
+  // batch it is a half of was refused alike). True when they did: every row asked again.
+  awaitable<bool> resolve(members& ms, sent_batch whole, std::size_t& spare, bool confirming = false);
   // `ms` in requests of rows_a_batch() rows each, one after the other.
   awaitable<void> send_in_parts(members ms, bool slot_taken, std::size_t& spare);
   std::size_t rows_a_batch() const;
+  static std::size_t halving_spare(std::size_t rows);
   bool would_overflow(std::size_t body_bytes) const;
   void settle_all(members& ms, const response& r, std::chrono::steady_clock::time_point sent);
   // The template's shape: each item's answer split from the batch's.
