@@ -77,8 +77,8 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
   if (with_urls)
     cmd.add_option("--price", price,
                    "what an LLM API's tokens cost, input and output, a price per million tokens (/1K per thousand): "
-                   "'input=0.15/1M,output=0.60/1M'; the run's cost, from its answers' usage, is in the summary, "
-                   "/status and /metrics")
+                   "'input=0.15/1M,output=0.60/1M' ('input=0.02/1M' alone for embeddings); the run's cost, from its "
+                   "answers' usage, is in the summary, /status, /metrics and the dashboard")
         ->type_name("input=P/1M,output=P/1M");
   if (with_urls)  // `demo` runs one process on its own store
     cmd.add_option("--rate-scope", rate_scope,

@@ -9,8 +9,8 @@ namespace dibs::cli {
 namespace {
 [[noreturn]] void refuse(const std::string& text, const std::string& why) {
   throw std::invalid_argument("--price '" + text + "': " + why +
-                              " (expected input=PRICE/1M,output=PRICE/1M: a price per million tokens, /1K per thousand, "
-                              "none per token)");
+                              " (expected input=PRICE/1M,output=PRICE/1M, or input=PRICE/1M alone for embeddings: a price "
+                              "per million tokens, /1K per thousand, none per token)");
 }
 
 // "0.15/1M" -> 0.15e-6 a token.
@@ -46,7 +46,9 @@ http::processor_options::token_prices parse_prices(const std::string& text) {
     if (comma == std::string::npos) break;
     at = comma + 1;
   }
-  if (!input || !output) refuse(text, "both input and output are needed");
+  // An embeddings API bills its input alone: output is 0 unless given. Output alone prices nothing
+  // a request sends.
+  if (!input) refuse(text, "input is needed (output too, for an API that writes an answer)");
   return out;
 }
 

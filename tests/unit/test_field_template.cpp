@@ -67,6 +67,21 @@ TEST_CASE("{name?}: a missing field is null where a value stands, nothing in a s
   CHECK_FALSE(body.expand(item({json("a", "ObjectId", "")})).error.empty());
 }
 
+TEST_CASE("a null field fails the item with no call, as a missing one does; {name?} sends it as null", "[field-template]") {
+  // In a prompt it would read "null" (and the call be paid for a row with nothing to ask); in an
+  // array of inputs, the API refuses the whole batch.
+  const auto prompt = field_template::parse(R"({"content": "Label this: {t}"})", format::json, "body");
+  CHECK_THAT(prompt.expand(item({json("t", "null", "null")})).error, Catch::Contains("field 't'") && Catch::Contains("is null"));
+  const auto element = field_template::parse(R"({"input": [{t}]})", format::json, "body");
+  CHECK_FALSE(element.expand(item({json("t", "null", "null")})).error.empty());
+  const auto optional = field_template::parse(R"({"a": {t?}, "s": "x{t?}y"})", format::json, "body");
+  const auto e = optional.expand(item({json("t", "null", "null")}));
+  REQUIRE(e.error.empty());
+  CHECK(e.text == R"({"a": null, "s": "xy"})");
+  // A value that only spells null in a string is a string.
+  CHECK(prompt.expand(item({text("t", "null")})).error.empty());
+}
+
 TEST_CASE("a JSON template that is no JSON once filled is refused when parsed", "[field-template]") {
   CHECK_THROWS_WITH(field_template::parse(R"({"a": {a} "b": 1})", format::json, "--body"), Catch::Contains("not JSON"));
   // A field glued to a number is JSON only when the field is a number: sent invalid for a string.

@@ -14,7 +14,10 @@ TEST_CASE("the price flag: input and output, per million or thousand tokens or p
   CHECK(k.input == Approx(1e-6));
   CHECK(k.output == Approx(2e-6));
   CHECK(parse_prices("input=0,output=0.000001").output == Approx(1e-6));
-  for (const char* bad : {"", "input=0.15/1M", "input=x/1M,output=1/1M", "input=1/1G,output=1/1M", "input=-1/1M,output=1/1M",
+  // An embeddings API's: input alone, output 0.
+  CHECK(parse_prices("input=0.02/1M").input == Approx(0.02e-6));
+  CHECK(parse_prices("input=0.02/1M").output == 0);
+  for (const char* bad : {"", "output=0.60/1M", "input=x/1M,output=1/1M", "input=1/1G,output=1/1M", "input=-1/1M,output=1/1M",
                           "input=1/1M,input=1/1M", "cached=1/1M,output=1/1M", "input 1/1M,output=1/1M"})
     CHECK_THROWS_WITH(parse_prices(bad), Catch::Contains("--price"));
 }

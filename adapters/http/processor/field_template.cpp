@@ -127,10 +127,21 @@ void field_template::write_secret(std::string& out, const piece& p, std::string_
   }
 }
 
+namespace {
+bool is_null(const job_field& f) { return f.st == job_field::state::not_string && f.json == "null"; }
+}  // namespace
+
 bool field_template::write_value(std::string& out, const piece& p, const job_field& f, std::string& error) const {
   const std::string where = "field '" + f.name + "' (in the " + kind_name(format_) + ")";
   if (f.st == job_field::state::missing) {
     error = where + " is missing";
+    return false;
+  }
+  // A null is no value to send: in a prompt it would read "null", and the call be paid for a
+  // row with nothing to ask; in an array of inputs, the API refuses the whole request. The row
+  // fails with no call, as one lacking the field does; {name?} sends it as null.
+  if (is_null(f)) {
+    error = where + " is null ({" + f.name + "?} sends a null)";
     return false;
   }
   if (f.st == job_field::state::not_string) {
@@ -187,7 +198,7 @@ field_template::expansion field_template::fill(const job& j, std::size_t max_val
     job_field missing;
     missing.name = p.text;
     if (!f) f = &missing;
-    if (p.optional && f->st == job_field::state::missing) {
+    if (p.optional && (f->st == job_field::state::missing || is_null(*f))) {
       // {name?}: a field the item lacks (a SQL NULL) is JSON null where a value stands, else nothing.
       if (format_ == format::json && !p.in_string) e.text += "null";
       continue;
