@@ -72,6 +72,7 @@ jsonl_store::jsonl_store(jsonl_options opts)
   } guard{*this};
 
   std::unordered_map<std::size_t, bool> finished;  // line -> done (true) or failed
+  std::size_t users_done = 0, first_users_done = 0;  // lines whose target the input already holds
   if (!opts_.out.empty() && have_in) {
     if (!opts_.read_only && exists_here(opts_.out) && !exists_here(journal))
       throw std::runtime_error("the output " + opts_.out + " exists (a finished run?): remove it or choose another " + setting_name("out"));
@@ -141,6 +142,7 @@ jsonl_store::jsonl_store(jsonl_options opts)
       ++finished_before_;
       ++done_before_;
       if (!first_done_line_) first_done_line_ = n;
+      if (!users_done++) first_users_done = n;
       continue;
     }
     mem_.add(std::move(read.source), std::move(read.more));
@@ -150,6 +152,12 @@ jsonl_store::jsonl_store(jsonl_options opts)
     throw std::invalid_argument(refusal);
   if (!opts_.read_only)
     for (const auto& [n, why] : unjournaled_failures_) log::item(log::level::warn, std::to_string(n), "failed", why);
+  // Lines that already hold the target are done and never asked: said, as the field may be one of
+  // the user's own that the run's target happens to name (a "location" in reviews to label).
+  if (!opts_.read_only && users_done > 0)
+    log::warn(opts_.in, ": ", users_done, " line", users_done == 1 ? " already holds" : "s already hold", " a value in '", opts_.target,
+              "' (line ", first_users_done, " the first): done, not asked; ", setting_name("target"),
+              " names the field the answers go to");
   guard.done = true;
 }
 
