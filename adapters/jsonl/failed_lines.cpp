@@ -45,8 +45,9 @@ bool raw_value(od::value v, std::string_view& out) {
 }
 }  // namespace
 
-std::vector<line_outcome> outcomes_in_journal(std::string_view text, std::string_view header, const std::string& path) {
-  const auto scan = scan_journal(text, header, path);
+std::vector<line_outcome> outcomes_in_journal(std::string_view text, std::string_view header, const std::string& path,
+                                              const same_content_fn& same_content) {
+  const auto scan = scan_journal(text, header, path, same_content);
   std::map<std::size_t, line_outcome> by_line;
   for (const auto& e : scan.entries) {
     if (e.retry) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <dibs/admin_store.hpp>
+#include "journal_format.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -27,7 +28,8 @@ struct line_outcome {
 };
 
 // The outcomes a journal holds now (the last record of a line wins; a retry record voids it), by line.
-std::vector<line_outcome> outcomes_in_journal(std::string_view text, std::string_view header, const std::string& path);
+std::vector<line_outcome> outcomes_in_journal(std::string_view text, std::string_view header, const std::string& path,
+                                              const same_content_fn& same_content = {});
 // The outcomes a finished OUT holds: its k-th line is IN's k-th non-blank line, `in_lines[k]`.
 // Throws std::runtime_error naming `path` when OUT does not fit IN.
 std::vector<line_outcome> outcomes_in_output(std::string_view out_text, const std::vector<std::size_t>& in_lines,

@@ -3,6 +3,7 @@
 // that names a file and the system's reason.
 #pragma once
 
+#include <adapters/jsonl/input_digest.hpp>
 #include <adapters/jsonl/journal_format.hpp>
 
 #include <cerrno>
@@ -25,6 +26,11 @@ inline bool blank(const std::string& line) { return line.find_first_not_of(" \t\
 inline std::string header_of(const struct stat& in) {
   return journal_header(static_cast<std::uint64_t>(in.st_size),
                         static_cast<std::int64_t>(in.st_mtim.tv_sec) * 1'000'000'000LL + in.st_mtim.tv_nsec);
+}
+
+// Whether IN's first bytes are the ones a journal's header recorded (its content's SHA-256).
+inline same_content_fn same_content_of(const std::string& in) {
+  return [in](const recorded_input& r) { return input_prefix_sha256(in, r.size) == r.sha256; };
 }
 
 }  // namespace dibs::jsonl

@@ -9,20 +9,41 @@
 
 namespace dibs::jsonl {
 
-std::string journal_header(std::uint64_t input_size, std::int64_t input_mtime_ns, const std::string& target) {
-  return "{\"dibs_journal\":1,\"input_size\":" + std::to_string(input_size) +
-         ",\"input_mtime_ns\":" + std::to_string(input_mtime_ns) + (target.empty() ? "" : ",\"target\":" + json_string(target)) + "}";
+std::string journal_header(std::uint64_t input_size, std::int64_t input_mtime_ns, const std::string& target,
+                           const std::string& sha256) {
+  return "{\"dibs_journal\":1,\"input_size\":" + std::to_string(input_size) + ",\"input_mtime_ns\":" + std::to_string(input_mtime_ns) +
+         (sha256.empty() ? "" : ",\"input_sha256\":" + json_string(sha256)) +
+         (target.empty() ? "" : ",\"target\":" + json_string(target)) + "}";
 }
 
 namespace {
-constexpr std::string_view target_member = ",\"target\":";
+// A header's input_size and input_mtime_ns (nullopt: no header of this journal's).
+std::optional<std::pair<std::uint64_t, std::int64_t>> size_and_time(std::string_view header_line) {
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  std::uint64_t size = 0, version = 0;
+  std::int64_t time = 0;
+  if (parser.parse(header_line.data(), header_line.size()).get(doc) || doc["dibs_journal"].get(version) || version != 1 ||
+      doc["input_size"].get(size) || doc["input_mtime_ns"].get(time))
+    return std::nullopt;
+  return std::pair(size, time);
+}
 }  // namespace
 
 bool same_input(std::string_view header_line, std::string_view input_header) {
-  if (header_line == input_header) return true;
-  const auto stem = input_header.substr(0, input_header.size() - 1);  // without its closing brace
-  return header_line.substr(0, stem.size()) == stem && header_line.substr(stem.size(), target_member.size()) == target_member &&
-         header_target(header_line).has_value();
+  const auto recorded = size_and_time(header_line);
+  return recorded && recorded == size_and_time(input_header);
+}
+
+std::optional<recorded_input> header_input(std::string_view header_line) {
+  const auto recorded = size_and_time(header_line);
+  if (!recorded) return std::nullopt;
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  std::string_view sha;
+  recorded_input r{recorded->first, {}};
+  if (!parser.parse(header_line.data(), header_line.size()).get(doc) && !doc["input_sha256"].get(sha)) r.sha256 = std::string(sha);
+  return r;
 }
 
 std::optional<std::string> header_target(std::string_view header_line) {
@@ -100,7 +121,8 @@ std::string record_problem(std::string_view record) {
   return "not a journal record";
 }
 
-journal_scan scan_journal(std::string_view text, std::string_view expected_header, const std::string& path) {
+journal_scan scan_journal(std::string_view text, std::string_view expected_header, const std::string& path,
+                          const same_content_fn& same_content) {
   journal_scan scan;
   std::size_t pos = 0;
   bool header = true;
@@ -111,10 +133,18 @@ journal_scan scan_journal(std::string_view text, std::string_view expected_heade
     journal_entry e;
     const bool whole = nl != std::string_view::npos;
     if (header) {
-      if (whole && !same_input(line, expected_header))
-        throw std::runtime_error("the journal " + path + " belongs to another version of the input (its header " +
-                                 json_string(line.substr(0, 200)) + " vs " + std::string(expected_header) +
-                                 "): remove it to start over");
+      if (whole && !same_input(line, expected_header)) {
+        // Another size or time: the same input still, when its first bytes are the ones recorded.
+        const auto recorded = header_input(line);
+        const bool same = recorded && !recorded->sha256.empty() && same_content && same_content(*recorded);
+        if (!same)
+          throw std::runtime_error(
+              "the journal " + path + " belongs to another version of the input (its header " + json_string(line.substr(0, 200)) +
+              " vs " + std::string(expected_header) + "; " +
+              (recorded && !recorded->sha256.empty() ? "the input's first " + std::to_string(recorded->size) + " bytes changed"
+                                                     : "an earlier dibs's journal, which records no content to compare") +
+              "): remove it to start over (its finished lines are then asked again)");
+      }
       if (!whole) break;  // a header that was never finished: the journal starts over
       scan.target = header_target(line);
       header = false;

@@ -1,5 +1,6 @@
 #include "journal_search.hpp"
 
+#include "input_file.hpp"
 #include "journal_format.hpp"
 
 #include <algorithm>
@@ -29,7 +30,11 @@ std::vector<std::string> outputs_with_journal_for(const std::string& in) {
     if (::lstat(path.c_str(), &js) != 0 || !S_ISREG(js.st_mode)) continue;  // a symbolic link is never followed
     std::ifstream f(path, std::ios::binary);
     std::string first;
-    if (f && std::getline(f, first) && same_input(first, header)) found.push_back(path.substr(0, path.size() - suffix.size()));
+    if (!f || !std::getline(f, first)) continue;
+    // Its input as it was, or under another time or with lines appended (its first bytes the same).
+    const auto recorded = header_input(first);
+    if (same_input(first, header) || (recorded && !recorded->sha256.empty() && same_content_of(in)(*recorded)))
+      found.push_back(path.substr(0, path.size() - suffix.size()));
   }
   ::closedir(d);
   std::sort(found.begin(), found.end());

@@ -106,7 +106,7 @@ std::string jsonl_store::output_line(std::size_t n, const std::string& line, boo
 std::string jsonl_store::write_output(const std::string& journal_text) {
   struct stat in_stat {};
   if (::stat(opts_.in.c_str(), &in_stat) != 0) fail_file("cannot read the input", opts_.in);
-  const auto scan = scan_journal(journal_text, header_of(in_stat), journal_->path());
+  const auto scan = scan_journal(journal_text, header_of(in_stat), journal_->path(), same_content_of(opts_.in));
   std::vector<const journal_entry*> index;  // by line number; the last record of a line wins
   for (const auto& e : scan.entries) {
     if (index.size() <= e.line) index.resize(e.line + 1, nullptr);

@@ -4,6 +4,7 @@
 #include <dibs/setting_error.hpp>
 
 #include "failed_lines.hpp"
+#include "input_file.hpp"
 #include "json_members.hpp"
 
 #include <dibs/log.hpp>
@@ -68,10 +69,10 @@ std::uint64_t jsonl_store::retry_failed(const retry_filter& which) {
   if (exists_here(path)) {
     journal_file j(path, false);  // locked: refused while a run is at it
     const auto text = j.read_all();
-    const auto scan = scan_journal(text, header, path);
+    const auto scan = scan_journal(text, header, path, same_content_of(opts_.in));
     std::string records;
     std::uint64_t n = 0;
-    for (const auto& o : outcomes_in_journal(std::string_view(text).substr(0, scan.valid_end), header, path))
+    for (const auto& o : outcomes_in_journal(std::string_view(text).substr(0, scan.valid_end), header, path, same_content_of(opts_.in)))
       if (selected(o)) {
         records += retry_record(o.line);
         ++n;
@@ -121,7 +122,8 @@ std::vector<line_outcome> jsonl_store::finished_outcomes() {
 
 std::vector<line_outcome> jsonl_store::recorded_outcomes() {
   const std::string path = opts_.out + ".journal";
-  if (journal_ && journal_->exists()) return outcomes_in_journal(journal_->read_all(), header_for(opts_.in), path);
+  if (journal_ && journal_->exists())
+    return outcomes_in_journal(journal_->read_all(), header_for(opts_.in), path, same_content_of(opts_.in));
   if (!opts_.out.empty() && exists_here(opts_.out) && !exists_here(path))
     return finished_outcomes();
   return {};

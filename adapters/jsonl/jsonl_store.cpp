@@ -79,7 +79,7 @@ jsonl_store::jsonl_store(jsonl_options opts)
     // Opened (and locked) before it is read: a symbolic link there is refused, not read.
     journal_made_here_ = !opts_.read_only && !exists_here(journal);
     journal_ = std::make_unique<journal_file>(journal, opts_.read_only);
-    const auto scan = scan_journal(journal_->read_all(), header_of(in_stat), journal);
+    const auto scan = scan_journal(journal_->read_all(), header_of(in_stat), journal, same_content_of(opts_.in));
     journal_has_records_ = !scan.entries.empty();
     adopt_target(scan.target, journal);  // the run's target, as its journal records it
     for (const auto& e : scan.entries) {
@@ -173,8 +173,9 @@ void jsonl_store::adopt_target(const std::optional<std::string>& recorded, const
 std::string jsonl_store::journal_header_for_run() const {
   struct stat in {};
   if (::stat(opts_.in.c_str(), &in) != 0) fail_file("cannot read the input", opts_.in);
-  return journal_header(static_cast<std::uint64_t>(in.st_size),
-                        static_cast<std::int64_t>(in.st_mtim.tv_sec) * 1'000'000'000LL + in.st_mtim.tv_nsec, opts_.target);
+  const auto size = static_cast<std::uint64_t>(in.st_size);
+  return journal_header(size, static_cast<std::int64_t>(in.st_mtim.tv_sec) * 1'000'000'000LL + in.st_mtim.tv_nsec, opts_.target,
+                        input_prefix_sha256(opts_.in, size));
 }
 
 void jsonl_store::drop_unused_journal() {

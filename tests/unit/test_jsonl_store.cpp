@@ -152,8 +152,9 @@ TEST_CASE("file mode refuses what would mix two runs: a held journal, a changed 
     REQUIRE(first.fail_blocking({failure{jobs[0].ref(), "HTTP 500", 500, 1}}).applied == 1);
   }
   REQUIRE(fs::exists(f.dir / "out.jsonl.journal"));
-  f.write_in("{\"originatingIp\":\"8.8.8.8\"}\n{\"originatingIp\":\"4.4.4.4\"}\n");  // the input changed
-  CHECK_THROWS_WITH(jsonl::jsonl_store(f.options()), Catch::Contains("belongs to another version of the input"));
+  f.write_in("{\"originatingIp\":\"9.9.9.9\"}\n{\"originatingIp\":\"4.4.4.4\"}\n");  // the input changed
+  CHECK_THROWS_WITH(jsonl::jsonl_store(f.options()), Catch::Contains("belongs to another version of the input") &&
+                                                         Catch::Contains("first 28 bytes changed"));
   fs::remove(f.dir / "out.jsonl.journal");
   {
     jsonl::jsonl_store s(f.options());
@@ -235,6 +236,38 @@ class file_size_limit {
   bool lifted_ = false;
 };
 }  // namespace
+
+TEST_CASE("a journal goes on with its input touched, copied without its time, or grown by lines, and with no other",
+          "[jsonl]") {
+  files f;
+  f.write_in("{\"originatingIp\":\"8.8.8.8\"}\n{\"originatingIp\":\"1.1.1.1\"}\n");
+  {
+    jsonl::jsonl_store s(f.options());
+    auto jobs = s.claim_blocking(claim_of(1));
+    REQUIRE(jobs.size() == 1);
+    REQUIRE(s.complete_blocking({completion{jobs[0].ref(), "{\"paid\":1}"}}).applied == 1);
+  }
+  CHECK_THAT(f.read("out.jsonl.journal"), Catch::Contains("\"input_sha256\":\""));
+  // The same bytes under a later time (touch, cp without -p, a checkout), then a line appended.
+  const auto later = fs::last_write_time(f.dir / "in.jsonl") + std::chrono::seconds(5);
+  fs::last_write_time(f.dir / "in.jsonl", later);
+  {
+    jsonl::jsonl_store s(f.options());
+    CHECK(s.stats_blocking().done == 1);  // the paid answer kept: not asked again
+    CHECK(s.stats_blocking().pending == 1);
+  }
+  std::ofstream(f.dir / "in.jsonl", std::ios::app) << "{\"originatingIp\":\"2.2.2.2\"}\n";
+  {
+    jsonl::jsonl_store s(f.options());
+    CHECK(s.stats_blocking().done == 1);
+    CHECK(s.stats_blocking().pending == 2);  // the new line is open
+    auto jobs = s.claim_blocking(claim_of(10));
+    REQUIRE(jobs.size() == 2);
+    s.complete_blocking({completion{jobs[0].ref(), "2"}, completion{jobs[1].ref(), "3"}});
+    s.finish(true);
+  }
+  CHECK_THAT(f.read("out.jsonl"), Catch::StartsWith("{\"originatingIp\":\"8.8.8.8\",\"location\":{\"paid\":1}}\n"));
+}
 
 TEST_CASE("a pretty-printed answer is journaled as one line: a restart reads it, the output keeps its meaning", "[jsonl]") {
   files f;
