@@ -81,6 +81,24 @@ TEST_CASE("a token rate given alone (--token-rate) paces an LLM API that states 
   CHECK(api.stat("refused_429") <= 2);
 }
 
+TEST_CASE("an API that states no limit but says when in its 429's words: no row spends an attempt on its pace, and one "
+          "larger than its limit fails after one call",
+          "[llm]") {
+  // No header, no --token-rate: the refusals are the pace's only word ("Please try again in
+  // 1.2s."), and a request over the whole limit is refused as "Request too large" each time.
+  llm_api api({"--tpm", "20000", "--latency-ms", "20", "--latency-per-token-ms", "0", "--no-headers"});
+  const auto run = enrich(api, "openai", 120, 400, {"--max-attempts", "1"});
+  INFO(run.out.substr(0, 3000));
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=120 failed=0"));
+  CHECK(api.stat("refused_429") > 0);  // the bucket ran out: the words were read, not the headers
+  llm_api small({"--tpm", "3000", "--latency-ms", "5", "--no-headers"});
+  const auto big = enrich(small, "openai", 3, 5000, {"--no-preflight"});
+  INFO(big.out.substr(0, 3000));
+  CHECK_THAT(big.out, Catch::Contains("summary: completed=0 failed=3"));
+  CHECK_THAT(big.out, Catch::Contains("Request too large"));
+  CHECK(small.stat("requests") == 3);  // one call a row, never again
+}
+
 TEST_CASE("a request larger than the API's whole token limit fails its item with no call", "[llm]") {
   llm_api api({"--tpm", "100000", "--latency-ms", "5"});
   const auto run = enrich(api, "openai", 5, 5000, {"--token-rate", "3000/min", "--no-preflight"});

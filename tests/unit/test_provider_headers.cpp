@@ -121,3 +121,17 @@ TEST_CASE("retry-after-ms, Gemini's RetryInfo, and 529 as the providers say to w
   CHECK_FALSE(gemini_retry_delay(R"({"error": {"message": "quota"}})"));
   CHECK_FALSE(gemini_retry_delay("not json"));
 }
+
+TEST_CASE("OpenAI's 429 body says when in its message, and says when a request can never fit", "[provider-headers]") {
+  // A server behind OpenAI's API shape that sends no rate-limit header (a proxy strips them, a
+  // self-hosted one never sent them) still says when in its message.
+  const std::string tpm = R"({"error": {"message": "Rate limit reached for gpt-4o-mini in organization org-x on tokens per min (TPM): Limit 30000, Used 29000, Requested 1500. Please try again in 14.951s. Visit https://platform.openai.com/account/rate-limits to learn more.", "type": "tokens", "code": "rate_limit_exceeded"}})";
+  CHECK(body_retry_delay(tpm) == 14951ms);
+  CHECK(body_retry_delay(R"({"error": {"message": "Please try again in 20ms.", "code": "rate_limit_exceeded"}})") == 20ms);
+  CHECK(body_retry_delay(R"({"error": {"message": "... Please try again in 6m0s. Visit ..."}})") == 360000ms);
+  CHECK_FALSE(body_retry_delay(R"({"error": {"message": "Please try again later."}})"));
+  CHECK(body_retry_delay(R"({"error": {"details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "2s"}]}})") == 2000ms);
+  CHECK_FALSE(never_fits_the_limit(tpm));
+  CHECK(never_fits_the_limit(R"({"error": {"message": "Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Requested 45000. The input or output tokens must be reduced in order to run successfully.", "type": "tokens", "code": "rate_limit_exceeded"}})"));
+  CHECK_FALSE(never_fits_the_limit("not json"));
+}

@@ -89,8 +89,8 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
                                              std::chrono::steady_clock::time_point sent, bool* api_pace) {
   if (r.ec) return std::chrono::milliseconds{0};
   follow_quota(limiter, host, r, max_wait, sent);
-  // Gemini says how long in its 429's body, not in a header.
-  const auto body_delay = r.status == 429 ? gemini_retry_delay(r.body) : std::nullopt;
+  // Gemini says how long in its 429's body, not in a header; OpenAI's message says it too.
+  const auto body_delay = r.status == 429 ? body_retry_delay(r.body) : std::nullopt;
   if (paced && r.status == 429 && !body_delay && !says_when_to_return(r.status, r.headers)) return std::chrono::milliseconds{0};
   const auto now = std::chrono::system_clock::now();
   auto until = stop_until_from_headers(r.status, r.headers, now, limiter.tokens().active());
@@ -144,9 +144,11 @@ std::optional<outcome> judge_exchange(const response& r, const client_options& h
   }
   if (status >= 500) return outcome::unavailable(std::max(backoff, stop_for), said, status);
   // A 429 that says when to come back (Retry-After, retry-after-ms, a quota's reset, Gemini's
-  // RetryInfo): the API's pace, no fault of the item's, no attempt spent. A bare 429 says
+  // RetryInfo, OpenAI's "try again in"): the API's pace, no fault of the item's, no attempt spent. A bare 429 says
   // nothing of when: it spends the attempt, so an API that refuses for good still ends the run.
   if (status == 429) {
+    // A request larger than the whole token limit: no wait makes it fit, and each try is refused.
+    if (never_fits_the_limit(r.body)) return outcome::fail(said, status);
     if (api_pace) return outcome::paced_retry(std::max(backoff, stop_for), said, status);
     return outcome::retry(std::max(backoff, stop_for), said, status);
   }

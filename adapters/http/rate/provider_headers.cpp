@@ -187,4 +187,30 @@ std::optional<std::chrono::milliseconds> gemini_retry_delay(std::string_view bod
   return std::nullopt;
 }
 
+namespace {
+// error.message of an OpenAI-shaped error body ("" when there is none).
+std::string error_message(std::string_view body) {
+  if (body.empty() || body.size() > (1u << 20)) return {};
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  std::string_view message;
+  if (parser.parse(body.data(), body.size()).get(doc) || doc["error"]["message"].get(message)) return {};
+  return std::string(message);
+}
+}  // namespace
+
+std::optional<std::chrono::milliseconds> body_retry_delay(std::string_view body) {
+  if (auto gemini = gemini_retry_delay(body)) return gemini;
+  const auto message = error_message(body);
+  static constexpr std::string_view said = "try again in ";
+  const auto at = message.find(said);
+  if (at == std::string::npos) return std::nullopt;
+  auto duration = std::string_view(message).substr(at + said.size());
+  duration = duration.substr(0, duration.find(' '));
+  if (!duration.empty() && duration.back() == '.') duration.remove_suffix(1);  // the sentence's full stop
+  return go_duration(duration);
+}
+
+bool never_fits_the_limit(std::string_view body) { return error_message(body).rfind("Request too large for ", 0) == 0; }
+
 }  // namespace dibs::http

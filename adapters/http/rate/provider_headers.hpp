@@ -53,5 +53,12 @@ std::optional<std::chrono::milliseconds> retry_after_ms(const header_list& heade
 // Gemini's 429 body: the retryDelay of its google.rpc.RetryInfo ("26s", "1.5s"); nullopt when the
 // body holds none.
 std::optional<std::chrono::milliseconds> gemini_retry_delay(std::string_view body);
+// A 429's body's word of when: Gemini's RetryInfo, or OpenAI's message ("... Please try again in
+// 14.951s. ..."), which a server that sends no rate-limit header (a proxy strips them, a
+// self-hosted one never sent them) still writes; nullopt when the body says neither.
+std::optional<std::chrono::milliseconds> body_retry_delay(std::string_view body);
+// OpenAI's 429 "Request too large for ... on tokens per min": the request asks more tokens than
+// the whole limit, and no wait makes it fit (the row fails at once).
+bool never_fits_the_limit(std::string_view body);
 
 }  // namespace dibs::http
