@@ -113,21 +113,24 @@ job job_of(const pending_sample& sample, const std::string& field) {
   return j;
 }
 
+// A batch template's request with `j`'s element alone; nullopt (with a warning said) when none can be made.
+std::optional<http::request> template_request_for(const job& j, const http::processor_options& call, const preflight_batch& batch) {
+  auto element = batch.body.element(j, call.url.max_value_bytes());
+  if (!element.error.empty()) {
+    log::warn("pre-flight: item ", j.id, ": ", element.error, "; the API was not tried");
+    return std::nullopt;
+  }
+  auto req = http::build_request(call.url, call.shape, job{}).req;  // a fixed URL, fixed headers
+  req.method = http::request::verb::post;
+  req.body = batch.body.join(std::vector<std::string_view>{element.text});
+  req.content_type = "application/json";
+  return req;
+}
+
 // The request the run would send for `sample`; nullopt (with a warning said) when none can be made.
 std::optional<http::request> request_for(const pending_sample& sample, const http::processor_options& call,
                                          const preflight_batch& batch, const std::string& field) {
-  if (batch.on && !batch.body.empty()) {  // the template with this item's element alone
-    auto element = batch.body.element(job_of(sample, field), call.url.max_value_bytes());
-    if (!element.error.empty()) {
-      log::warn("pre-flight: pending item ", sample.id, ": ", element.error, "; the API was not tried");
-      return std::nullopt;
-    }
-    auto req = http::build_request(call.url, call.shape, job{}).req;  // a fixed URL, fixed headers
-    req.method = http::request::verb::post;
-    req.body = batch.body.join(std::vector<std::string_view>{element.text});
-    req.content_type = "application/json";
-    return req;
-  }
+  if (batch.on && !batch.body.empty()) return template_request_for(job_of(sample, field), call, batch);
   if (batch.on) {
     if (sample.source.value.size() > call.url.max_value_bytes()) {
       log::warn("pre-flight: pending item ", sample.id, "'s '", field, "' is ", sample.source.value.size(),
@@ -259,7 +262,8 @@ void run_preflight(admin_store& st, const http::processor_options& call, const p
     throw std::invalid_argument(refusal + " (--no-preflight skips this check)");
   call_path path(call, figures);
   std::string shown;
-  if (batch.on) {  // a fixed URL and a one-item batch: no item's answer, nothing claimed
+  const bool templated = batch.on && !batch.body.empty();
+  if (batch.on && !templated) {  // ip-api's batch: a fixed URL and a one-key batch, nothing claimed
     const auto& sample = samples.front();
     if (sample.source.st != job_field::state::string || sample.source.value.empty()) return;
     const auto req = request_for(sample, call, batch, field);
@@ -275,12 +279,13 @@ void run_preflight(admin_store& st, const http::processor_options& call, const p
     return;
   }
   // Each item asked is claimed first, as the run claims: its answer is bought for this run alone
-  // (several processes starting at once ask different items), and the run writes it.
+  // (several processes starting at once ask different items), and the run writes it. A batch
+  // template asks one item, in a batch of its own.
   std::vector<job> claimed;
   std::vector<probe_verdict> verdicts;
   std::optional<probe_verdict> done;
   try {
-    for (std::size_t asked = 0; asked < max_items; ++asked) {
+    for (std::size_t asked = 0; asked < (templated ? 1 : max_items); ++asked) {
       if (!verdicts.empty() && !ask_another(verdicts)) break;
       claim_request one = claim_as;
       one.max = 1;
@@ -311,17 +316,22 @@ void run_preflight(admin_store& st, const http::processor_options& call, const p
         if (verdicts.empty()) log::warn("pre-flight: item ", j.id, " has no text in '", field, "'; the API was not tried");
         continue;  // the run fails it as it would any such item
       }
-      auto built = http::build_request(call.url, call.shape, j);
-      if (!built.error.empty()) {
+      std::optional<http::request> req;
+      if (templated) {
+        req = template_request_for(j, call, batch);
+      } else if (auto built = http::build_request(call.url, call.shape, j); built.error.empty()) {
+        req = std::move(built.req);
+      } else {
         log::warn("pre-flight: item ", j.id, ": ", built.error, "; the API was not tried");
-        continue;
       }
+      if (!req) continue;  // the run fails the item as it would any such item
       http::response answered;
-      auto v = probe(path, std::move(built.req), batch, flag, shown, &j, &answered);
+      auto v = probe(path, std::move(*req), batch, flag, shown, &j, &answered);
       if (!v) break;  // no call left to ask with
       // Paid for: the run takes it for this item rather than asking again.
       if ((answered.status != 0) && call.prefetched)
-        call.prefetched->keep(http::request_identity(call.url, call.shape, j), std::move(answered));
+        call.prefetched->keep(templated ? http::batch_row_identity(j) : http::request_identity(call.url, call.shape, j),
+                              std::move(answered));
       verdicts.push_back(std::move(*v));
       // "Not found": an item already done (the path worked for it) tells a wrong path from items
       // the API has nothing for; without one, other pending items are asked.

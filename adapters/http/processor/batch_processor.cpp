@@ -8,6 +8,7 @@
 #include "batch_halving.hpp"
 #include "batch_items.hpp"
 #include "no_data_verdict.hpp"
+#include "prefetched_answers.hpp"
 #include "request_builder.hpp"
 #include "token_charge.hpp"
 
@@ -126,6 +127,15 @@ awaitable<outcome> batch_processor::process(job j) {
     me->claimed.token = j.token;
   }
   me->wake.expires_at(net::steady_timer::time_point::max());
+
+  // Asked alone by the pre-flight (a template's batch of this one row), and paid for: its answer
+  // is this row's, judged as a batch's of one, never asked again.
+  if (!opts_->body.empty() && opts_->call.prefetched && opts_->call.prefetched->holds_any())
+    if (auto answered = opts_->call.prefetched->take(batch_row_identity(j))) {
+      members alone{me};
+      settle_all(alone, *answered, std::chrono::steady_clock::now());
+      co_return std::move(*me->result);
+    }
 
   const bool leader = !open_;
   if (leader) open_ = std::make_shared<batch>(ex);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <dibs/http/client.hpp>
+#include <dibs/job.hpp>
 
 #include <atomic>
 #include <mutex>
@@ -14,6 +15,9 @@
 #include <unordered_map>
 
 namespace dibs::http {
+
+// A batch template's row asked alone by the pre-flight: its one-row answer, by the row's id.
+inline std::string batch_row_identity(const job& j) { return "batch row " + j.id; }
 
 class prefetched_answers {
  public:
