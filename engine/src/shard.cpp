@@ -148,7 +148,12 @@ awaitable<void> shard::main() {
   // Let in-flight work finish until the deadline (stop_now() cancels it at once), then cancel
   // it; cancelled items are released.
   if (!co_await in_flight_.wait_empty(stop_at_ + cfg_.shutdown_timeout)) {
-    log::warn("shard ", index_, ": cancelling ", in_flight_.inside(), " in-flight item(s) at the shutdown deadline");
+    // Their calls went out: an API that bills on arrival bills them, and the items are asked
+    // again by the next run. Said, with what would have waited for them.
+    log::warn("shard ", index_, ": cancelling ", in_flight_.inside(), " in-flight item(s) at the shutdown deadline (",
+              std::chrono::duration_cast<std::chrono::seconds>(cfg_.shutdown_timeout).count(),
+              " s after the stop): their calls may be billed and are asked again by the next run; a longer shutdown "
+              "timeout lets slow calls (an LLM's) finish");
     cancel_now_ = true;
     calls_.cancel_all();
     co_await in_flight_.wait_empty();

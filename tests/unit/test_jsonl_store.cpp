@@ -512,3 +512,16 @@ TEST_CASE("no line has the field: the sample is an open line without it, for the
   CHECK(sample->source.st == job_field::state::missing);
   CHECK(sample->fields == std::vector<std::string>{"other", "n"});
 }
+
+TEST_CASE("a line to be asked that has a member the map writes is refused at start: the user's value is never written over",
+          "[jsonl]") {
+  files f;
+  f.write_in("{\"originatingIp\":\"8.8.8.8\"}\n{\"originatingIp\":\"1.1.1.1\",\"label\":\"mine\"}\n");
+  auto o = f.options();
+  o.mapped_fields = {"label"};
+  CHECK_THROWS_WITH(jsonl::jsonl_store(o), Catch::Contains("line 2 has a member 'label' of its own"));
+  CHECK_FALSE(fs::exists(f.dir / "out.jsonl.journal"));
+  // A line already done (its target set) is passed through as it is: its members are no matter.
+  f.write_in("{\"originatingIp\":\"8.8.8.8\"}\n{\"originatingIp\":\"1.1.1.1\",\"label\":\"mine\",\"location\":{}}\n");
+  CHECK(jsonl::jsonl_store(o).stats_blocking().pending == 1);
+}
