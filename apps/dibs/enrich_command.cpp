@@ -15,6 +15,7 @@
 #include "store_flags.hpp"
 
 #include <dibs/engine.hpp>
+#include <dibs/http/batch_body.hpp>
 #include <dibs/stores/store_uri.hpp>
 #include <dibs/log.hpp>
 #include <dibs/missing_table_error.hpp>
@@ -126,6 +127,8 @@ command add_enrich_command(CLI::App& app) {
       which.source_given = sub->count("--source") > 0;
       which.batch_key = f->api.batch_key;
       which.request_fields = f->api.shape().fields();
+      if (!f->api.batch_body.empty())
+        which.batch_body_fields = http::batch_body::parse(f->api.batch_body, "--batch-body").element_template().fields();
       f->store.source = item_field(which);
       // A source only guessed (the body's first field, no --source, no {field} in --url) may be
       // replaced by the one dibs init recorded: every field the request names is then read, and

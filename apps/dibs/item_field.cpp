@@ -8,6 +8,16 @@
 namespace dibs::cli {
 
 std::string item_field(const item_field_flags& f) {
+  if (f.batch && !f.batch_body_fields.empty()) {
+    // A template's element says which fields are read: the first is the source, unless --source
+    // names another of them.
+    const auto& read = f.batch_body_fields;
+    if (!f.source_given) return read.front();
+    if (std::find(read.begin(), read.end(), f.source) == read.end())
+      throw std::invalid_argument("--source '" + f.source + "' is no field --batch-body reads (it reads {" + read.front() +
+                                  "}): drop --source, or name one of its fields");
+    return f.source;
+  }
   if (f.batch) {
     // The body is built from one field: --batch-key if given, else --source. Both naming
     // different fields never worked (the store reads only one), so it is refused.
@@ -30,7 +40,11 @@ std::string item_field(const item_field_flags& f) {
 
 std::vector<std::string> more_item_fields(const item_field_flags& f, const std::string& source) {
   std::vector<std::string> out;
-  if (f.batch) return out;
+  if (f.batch) {  // a template's other fields; ip-api's batch reads its key alone
+    for (const auto& n : f.batch_body_fields)
+      if (n != source && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+    return out;
+  }
   for (const auto* names : {&f.url_fields, &f.request_fields})
     for (const auto& n : *names)
       if (n != source && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);

@@ -19,6 +19,8 @@ struct item_field_flags {
   std::string batch_key;                // --batch-key ("" when not given)
   // The fields --header and --body read (request_shape::fields), beside the URL's.
   std::vector<std::string> request_fields;
+  // The fields --batch-body's element reads, in order (none: ip-api's batch of keys).
+  std::vector<std::string> batch_body_fields;
 };
 
 // The field the store reads as the item's source: the template's first {field} (or, with none

@@ -64,3 +64,19 @@ TEST_CASE("batch mode reads --batch-key, else --source: the two naming different
   f.source_given = false;  // only the default: --batch-key says it
   CHECK(item_field(f) == "addr");
 }
+
+TEST_CASE("a batch template's element names the fields read: its first is the source unless --source names another of them",
+          "[item-field]") {
+  item_field_flags f;
+  f.batch = true;
+  f.source = "originatingIp";  // the default, not given
+  f.batch_body_fields = {"text", "lang"};
+  CHECK(item_field(f) == "text");  // was the default source, which no line of a text file has
+  CHECK(more_item_fields(f, "text") == std::vector<std::string>{"lang"});
+  f.source = "lang";
+  f.source_given = true;
+  CHECK(item_field(f) == "lang");
+  CHECK(more_item_fields(f, "lang") == std::vector<std::string>{"text"});
+  f.source = "title";
+  CHECK_THROWS_WITH(item_field(f), Catch::Contains("--source 'title' is no field --batch-body reads"));
+}
