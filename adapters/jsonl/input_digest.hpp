@@ -1,7 +1,6 @@
-// The SHA-256 of an input's first bytes, as a journal records it: the journal's lines are the
-// input's by number, so a journal goes on with an input whose first `size` bytes are still the
-// ones it was made for (touched, copied without its time, grown by lines appended), and with no
-// other.
+// The SHA-256 of an input's bytes, as a journal records it: the journal's lines are the input's
+// by number, so a journal goes on with the same bytes under another time (touched, copied
+// without its time), and with no other input.
 #pragma once
 
 #include <cstdint>

@@ -28,9 +28,16 @@ inline std::string header_of(const struct stat& in) {
                         static_cast<std::int64_t>(in.st_mtim.tv_sec) * 1'000'000'000LL + in.st_mtim.tv_nsec);
 }
 
-// Whether IN's first bytes are the ones a journal's header recorded (its content's SHA-256).
+// Whether IN is, byte for byte, the input a journal's header recorded (its size and its content's
+// SHA-256) under another time: touched, copied without its time. An IN grown by lines is not: a
+// resumed run would journal the new lines under a header that still names the old size, and a
+// later change of them would go unseen (answers on the wrong lines).
 inline same_content_fn same_content_of(const std::string& in) {
-  return [in](const recorded_input& r) { return input_prefix_sha256(in, r.size) == r.sha256; };
+  return [in](const recorded_input& r) {
+    struct stat st {};
+    return ::stat(in.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) == r.size &&
+           input_prefix_sha256(in, r.size) == r.sha256;
+  };
 }
 
 }  // namespace dibs::jsonl

@@ -141,7 +141,7 @@ journal_scan scan_journal(std::string_view text, std::string_view expected_heade
           throw std::runtime_error(
               "the journal " + path + " belongs to another version of the input (its header " + json_string(line.substr(0, 200)) +
               " vs " + std::string(expected_header) + "; " +
-              (recorded && !recorded->sha256.empty() ? "the input's first " + std::to_string(recorded->size) + " bytes changed"
+              (recorded && !recorded->sha256.empty() ? "the input is no longer the " + std::to_string(recorded->size) + " bytes it recorded"
                                                      : "an earlier dibs's journal, which records no content to compare") +
               "): remove it to start over (its finished lines are then asked again)");
       }

@@ -23,7 +23,7 @@ namespace dibs::jsonl {
 // The header for an input of that size and modification time; with `target`, the member the run
 // writes its answers to, so that `dibs status`, `retry` and `release` read it from the journal
 // (a journal of an earlier dibs has none); with `sha256`, the input's content's (input_digest.hpp),
-// so that the journal goes on with the same content under another time, or more lines after it.
+// so that the journal goes on with the same content under another time.
 std::string journal_header(std::uint64_t input_size, std::int64_t input_mtime_ns, const std::string& target = "",
                            const std::string& sha256 = "");
 // Whether `header_line` is a header for the input `input_header` (journal_header without a
@@ -61,13 +61,12 @@ struct journal_scan {
   std::size_t torn_offset = 0, torn_length = 0, torn_line = 0;
 };
 
-// Whether the input's first bytes are the ones a header recorded (input_prefix_sha256).
+// Whether the input is the bytes a header recorded (input_prefix_sha256 and its size).
 using same_content_fn = std::function<bool(const recorded_input&)>;
 // Reads a journal's text. Throws std::runtime_error (naming `path`) when the header is not one
 // for `expected_header`'s input (same_input: a journal of another input) and `same_content` does
-// not find the input's first bytes the ones it recorded (a touched input, or one with lines
-// appended, is the same), or a record before the last is damaged; a torn LAST record is
-// reported in the result instead, to be cut off.
+// not find the input the bytes it recorded (a touched input is the same), or a record before the
+// last is damaged; a torn LAST record is reported in the result instead, to be cut off.
 journal_scan scan_journal(std::string_view text, std::string_view expected_header, const std::string& path,
                           const same_content_fn& same_content = {});
 

@@ -31,7 +31,7 @@ std::vector<std::string> outputs_with_journal_for(const std::string& in) {
     std::ifstream f(path, std::ios::binary);
     std::string first;
     if (!f || !std::getline(f, first)) continue;
-    // Its input as it was, or under another time or with lines appended (its first bytes the same).
+    // Its input as it was, or the same bytes under another time.
     const auto recorded = header_input(first);
     if (same_input(first, header) || (recorded && !recorded->sha256.empty() && same_content_of(in)(*recorded)))
       found.push_back(path.substr(0, path.size() - suffix.size()));

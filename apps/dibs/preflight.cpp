@@ -381,7 +381,8 @@ void run_preflight(admin_store& st, const http::processor_options& call, const p
     }
     end_reservations(call, lost);
     for (const auto& j : lost)  // another worker's now: its answer is no item's of this run
-      if (call.prefetched) call.prefetched->take(http::request_identity(call.url, call.shape, j));
+      if (call.prefetched)
+        call.prefetched->take(templated ? http::batch_row_identity(j) : http::request_identity(call.url, call.shape, j));
     into.hand_over(std::move(kept));
   } catch (const std::exception&) {  // the store is out of reach: the run finds out, leases as they are
     into.hand_over(std::move(claimed));

@@ -188,6 +188,21 @@ TEST_CASE("an API that refuses more than 20 inputs in words that never name a si
   check_vectors(run, 300);
 }
 
+TEST_CASE("an API that answers more tokens than its whole limit with OpenAI's 429 Request too large is asked in batches "
+          "it takes, no row failed",
+          "[batch][embeddings]") {
+  embeddings_api api({"--max-inputs", "20", "--max-inputs-status", "429", "--max-inputs-words",
+                      "Request too large for text-embedding-3-small in organization org-x on tokens per min (TPM): Limit 400, "
+                      "Requested 1000. The input or output tokens must be reduced in order to run successfully."});
+  const auto dir = scratch_dir("dibs-embed", "tokens-cap");
+  const auto run = embed(api, "tokens-cap-out", write_texts(dir, 300),
+                         {"--batch-size", "100", "--max-attempts", "1", "--batch-linger", "500ms"});
+  INFO(run.out.substr(0, 4000));
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=300 failed=0"));
+  CHECK_THAT(run.out, Catch::Contains("rows at most from now on"));
+  check_vectors(run, 300);
+}
+
 TEST_CASE("a call budget one call above the rows: a refused row in a batch fails alone and every other row is done",
           "[batch][embeddings][budget]") {
   // 100 rows, one refused, and one call to spare: the whole batch, then the halvings that find
@@ -215,4 +230,19 @@ TEST_CASE("rows abandoned at --max-processing while their batch is halved are no
   CHECK_THAT(run.out, Catch::Contains("summary: completed=99 failed=1"));
   CHECK(api.stat("inputs") == 99);
   check_vectors(run, 99);
+}
+
+TEST_CASE("a batch sent in parts each quicker than --max-processing loses no row and no paid answer to it",
+          "[batch][embeddings]") {
+  // 64 rows to an API that takes 32 a request (413 beyond), 100 ms a request, 150 ms for each:
+  // the whole refused, then two parts of 32 one after the other (300 ms in all). The leader sends
+  // the second part though its own row was answered in the first: its time runs from each request.
+  embeddings_api api({"--max-inputs", "32", "--max-inputs-status", "413", "--latency-ms", "100", "--latency-per-input-ms", "0"});
+  const auto dir = scratch_dir("dibs-embed", "parts-deadline");
+  const auto run = embed(api, "parts-deadline-out", write_texts(dir, 64),
+                         {"--batch-size", "64", "--batch-linger", "200ms", "--max-processing", "150ms", "--no-preflight"});
+  INFO(run.out.substr(0, 4000));
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=64 failed=0"));
+  CHECK(api.stat("inputs") == 64);  // each text embedded (and billed) once
+  check_vectors(run, 64);
 }

@@ -126,6 +126,9 @@ TEST_CASE("two halves of a batch refused whole say whether a row, the size or th
   const std::string too_large = "HTTP 413 Payload Too Large: Request Entity Too Large";
   CHECK(judge_halves(413, too_large, {true, too_large}, {true, too_large}) == halving_verdict::look_inside);
   CHECK(judge_halves(422, whole, {true, whole}, {true, whole}) == halving_verdict::not_a_rows_doing);
+  // OpenAI's 429 "Request too large": more tokens than the whole limit, a size too.
+  const std::string tokens = "HTTP 429 Too Many Requests: Request too large for m on tokens per min (TPM): Limit 40";
+  CHECK(judge_halves(429, tokens, {true, tokens}, {true, tokens}) == halving_verdict::look_inside);
   // Each half refused in words of its own (a size, each row's index): looked inside, each.
   CHECK(judge_halves(413, "batch size 100 > 32", {true, "batch size 50 > 32"}, {true, "batch size 50 > 32"}) ==
         halving_verdict::look_inside);

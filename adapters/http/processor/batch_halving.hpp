@@ -7,8 +7,9 @@
 //     index counted within the request: "'$.input[3]' is invalid"). The caller halves one half
 //     once more: refused alike again, the request's: every row is asked again in another batch (an
 //     attempt spent), rather than each batch halved down to single rows; else rows', looked into;
-//   - a 413 is never the request's: a size cap in words of its own ("Request Entity Too Large"),
-//     halved on until a part is taken, whose size is learned;
+//   - a 413 (or OpenAI's 429 "Request too large", more tokens than its whole limit) is never the
+//     request's: a size cap in words of its own ("Request Entity Too Large"), halved on until a
+//     part is taken, whose size is learned;
 //   - else the refused half is halved again, until a row it refuses is alone and fails.
 #pragma once
 
@@ -26,7 +27,7 @@ enum class halving_verdict { look_inside, too_large, not_a_rows_doing };
 
 inline halving_verdict judge_halves(int whole_status, const std::string& whole, const half_answer& a, const half_answer& b) {
   if (a.taken && b.taken) return halving_verdict::too_large;
-  if (whole_status != 413 && a.refused && b.refused && a.why == whole && b.why == whole) return halving_verdict::not_a_rows_doing;
+  if (whole_status != 413 && whole_status != 429 && a.refused && b.refused && a.why == whole && b.why == whole) return halving_verdict::not_a_rows_doing;
   return halving_verdict::look_inside;
 }
 

@@ -13,6 +13,7 @@
 #include "token_charge.hpp"
 
 #include "adapters/http/budget/call_budget.hpp"
+#include "adapters/http/rate/provider_headers.hpp"
 
 #include <dibs/log.hpp>
 #include <dibs/setting_error.hpp>
@@ -37,6 +38,7 @@ struct batch_processor::member {
   std::optional<outcome> result;
   net::steady_timer wake;  // cancelled when `result` is set
   bool gone = false;       // its pipeline was abandoned (max_processing): asked again elsewhere
+  const batch* of = nullptr;  // the batch it joined (alive while its leader sends for it)
 };
 
 struct batch_processor::batch {
@@ -140,6 +142,7 @@ awaitable<outcome> batch_processor::process(job j) {
   const bool leader = !open_;
   if (leader) open_ = std::make_shared<batch>(ex);
   auto b = open_;
+  me->of = b.get();
   b->members.push_back(me);
   b->bytes += bytes;
   if (b->members.size() >= rows_a_batch()) close(*b);
@@ -271,8 +274,15 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
         return false;
       }
     sent = std::chrono::steady_clock::now();
-    if (work_started_)
-      for (const auto& m : ms) work_started_(m->claimed);
+    // Every row of the batch still waiting has its time (max_processing) from this request on:
+    // this request's rows, those the halves or parts still to go will send, and the leader that
+    // sends them (timed from its own request, it was cut while it sent the others', and the
+    // answers paid for were thrown away).
+    if (work_started_) {
+      const auto& rows = ms.front()->of->members;  // the leader first: it drives, answered or not
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        if (i == 0 || (!rows[i]->result && !rows[i]->gone)) work_started_(rows[i]->claimed);
+    }
     return true;
   };
   auto r = co_await client_.send(std::move(to), std::move(req));
@@ -297,7 +307,10 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
   if (r.ec == net::error::operation_aborted) throw boost::system::system_error(r.ec);
   // A template's batch refused as a whole for what it carries (one text too long, one the API
   // can't read, too many rows): the caller halves it (resolve). A row alone is settled here.
-  const bool refused_whole = !opts_->body.empty() && !r.ec && (r.status == 400 || r.status == 413 || r.status == 422) &&
+  // OpenAI's 429 "Request too large" is one too: more tokens at once than its whole limit.
+  const bool too_many_tokens = r.status == 429 && ms.size() > 1 && never_fits_the_limit(r.body);
+  const bool refused_whole = !opts_->body.empty() && !r.ec &&
+                             (r.status == 400 || r.status == 413 || r.status == 422 || too_many_tokens) &&
                              account_spent_code(r.status, r.body).empty();
   sent_batch out;
   if (refused_whole) out = {true, ms.size() == 1, with_api_message(r.describe(), r.body), r.status};
