@@ -115,7 +115,7 @@ TEST_CASE("connection slots: a full pool makes callers wait, served first come f
   std::vector<int> results(3, -1);
   net::cancellation_signal cancel_second;
   auto waiter = [&](int n) -> awaitable<void> {
-    const bool ok = co_await slots.wait(got[n]);
+    const bool ok = co_await slots.wait(got[n]) == http::connection_slots::wait_end::slot;
     results[n] = ok ? 1 : 0;
     if (ok) order.push_back(n);
   };
@@ -143,6 +143,39 @@ TEST_CASE("connection slots: a full pool makes callers wait, served first come f
   got[2].reset();
   CHECK(slots.in_use() == 0);
   CHECK(slots.waiting() == 0);
+}
+
+TEST_CASE("connection slots: wake_first wakes the first waiter without a slot and takes it off the queue", "[http][max-connections]") {
+  net::io_context ioc(1);
+  http::connection_slots slots(1);
+  http::connection_slots::held a;
+  REQUIRE(slots.try_take(a));
+  CHECK_FALSE(slots.wake_first());  // nobody waits
+  std::vector<http::connection_slots::held> got(2);
+  std::vector<http::connection_slots::wait_end> ends(2, http::connection_slots::wait_end::cancelled);
+  std::vector<bool> done(2, false);
+  auto waiter = [&](int n) -> awaitable<void> {
+    ends[n] = co_await slots.wait(got[n]);
+    done[n] = true;
+  };
+  net::co_spawn(ioc, waiter(0), net::detached);
+  net::co_spawn(ioc, waiter(1), net::detached);
+  ioc.poll();
+  REQUIRE(slots.waiting() == 2);
+  CHECK(slots.wake_first());
+  ioc.poll();
+  CHECK(done[0]);
+  CHECK(ends[0] == http::connection_slots::wait_end::woken);
+  CHECK_FALSE(got[0]);  // no slot: the slot in use is still a's
+  CHECK_FALSE(done[1]);
+  CHECK(slots.waiting() == 1);
+  CHECK(slots.in_use() == 1);
+  a.reset();  // the slot goes to the one still waiting
+  ioc.poll();
+  CHECK(ends[1] == http::connection_slots::wait_end::slot);
+  CHECK(got[1]);
+  got[1].reset();
+  CHECK(slots.in_use() == 0);
 }
 
 TEST_CASE("max connections: 100 concurrent requests to one origin open at most 4 connections, and all are answered", "[http][max-connections]") {

@@ -102,6 +102,10 @@ void client::impl::keep_idle(host_pool& pool, std::unique_ptr<connection> c) {
   c->tcp().expires_never();
   c->idle_since = steady::now();
   pool.idle.push_back(std::move(c));
+  // A request waiting for the pace of new connections takes this one instead: against an API
+  // whose handshake is slow (TLS, 50 ms) the pace let 4 connections open a handshake, and a
+  // thousand requests waited for it while the connections they could use sat idle.
+  pool.unproven.wake_first();
 }
 
 host_pool* client::impl::ready_pool(const origin& to) {
@@ -113,7 +117,7 @@ host_pool* client::impl::ready_pool(const origin& to) {
 
 awaitable<bool> client::impl::take_slot(host_pool& pool, connection_slots::held& slot, response& res) {
   ++stats.connection_waits;
-  const bool got = co_await pool.slots.wait(slot);
+  const bool got = co_await pool.slots.wait(slot) == connection_slots::wait_end::slot;
   if (got) co_return true;
   res.ec = net::error::operation_aborted;
   res.stage = "wait for a connection";
@@ -208,7 +212,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
     if (!pool.permits.try_take(hold.permit)) {  // no co_await inside a condition (g++ 12)
       ++stats.limit_waits;
       const waiting_mark waits(*pool.limit);
-      const bool got = co_await pool.permits.wait(hold.permit);
+      const bool got = co_await pool.permits.wait(hold.permit) == connection_slots::wait_end::slot;
       if (!got) {
         res.ec = net::error::operation_aborted;
         res.stage = "wait for the API's concurrency limit";
@@ -251,17 +255,25 @@ awaitable<response> client::impl::send(origin to, request spec) {
     } else {
       if (pool.limit && !pool.unproven.try_take(unproven)) {  // no co_await inside a condition (g++ 12)
         paced = true;
-        const bool got = co_await take_unproven(pool, unproven, res);
-        if (!got) co_return res;
-        // Waiting for our own pace is no part of the request's time (as for the permit and the
-        // connection slot): behind a slow API it would time requests out that never went out,
-        // and the timeouts would lower the limit as if the API were overloaded.
-        deadline = steady::now() + opts.request_timeout;
-        // Meanwhile another request may have given a kept-alive connection back.
-        if (attempt == 0 && (c = take_idle(pool))) {
-          res.reused = true;
-          ++stats.reuses;
-          unproven.reset();
+        for (;;) {
+          const auto end = co_await take_unproven(pool, unproven, res);
+          if (end == connection_slots::wait_end::cancelled) co_return res;
+          // Waiting for our own pace is no part of the request's time (as for the permit and
+          // the connection slot): behind a slow API it would time requests out that never went
+          // out, and the timeouts would lower the limit as if the API were overloaded.
+          deadline = steady::now() + opts.request_timeout;
+          // Meanwhile another request gave a kept-alive connection back (and woke us for it):
+          // taken rather than opening one, whose handshake may cost more than the request.
+          if (attempt == 0 && (c = take_idle(pool))) {
+            res.reused = true;
+            ++stats.reuses;
+            unproven.reset();
+            break;
+          }
+          if (end == connection_slots::wait_end::slot) break;
+          // Woken for a connection that another request took first: a slot freed meanwhile is
+          // taken (the queue was empty when it was given back), else wait again.
+          if (pool.unproven.try_take(unproven)) break;
         }
       }
     }

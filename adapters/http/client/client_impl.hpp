@@ -211,7 +211,8 @@ struct client::impl {
   // and `res` says so.
   awaitable<bool> keep_pace(host_pool& pool, response& res);
   // Waits for a slot to open a new connection in (with the adaptive limit); false when cancelled.
-  awaitable<bool> take_unproven(host_pool& pool, connection_slots::held& slot, response& res);
+  // Waits for the pace of new connections: a slot to open one, or woken for a kept-alive one.
+  awaitable<connection_slots::wait_end> take_unproven(host_pool& pool, connection_slots::held& slot, response& res);
 
   // A round trip's decision was made (by this client's answer): the permits follow, the engine
   // hears of a change, and the operator of a decrease the API caused.

@@ -178,14 +178,15 @@ awaitable<bool> client::impl::keep_pace(host_pool& pool, response& res) {
   co_return true;
 }
 
-awaitable<bool> client::impl::take_unproven(host_pool& pool, connection_slots::held& slot, response& res) {
+awaitable<connection_slots::wait_end> client::impl::take_unproven(host_pool& pool, connection_slots::held& slot,
+                                                                   response& res) {
   ++stats.connect_waits;
-  const bool got = co_await pool.unproven.wait(slot);
-  if (!got) {
+  const auto end = co_await pool.unproven.wait(slot);
+  if (end == connection_slots::wait_end::cancelled) {
     res.ec = net::error::operation_aborted;
     res.stage = "wait to open a connection (new connections to the API are paced)";
   }
-  co_return got;
+  co_return end;
 }
 
 void client::impl::limit_decided(host_pool& pool, const origin_limit::decision& d) {

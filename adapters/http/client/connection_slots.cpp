@@ -63,7 +63,7 @@ bool connection_slots::try_take(held& out) {
   return true;
 }
 
-awaitable<bool> connection_slots::wait(held& out) {
+awaitable<connection_slots::wait_end> connection_slots::wait(held& out) {
   net::steady_timer timer(co_await net::this_coro::executor, net::steady_timer::time_point::max());
   waiter w{&timer};
   queue_.push_back(&w);
@@ -73,13 +73,23 @@ awaitable<bool> connection_slots::wait(held& out) {
     std::deque<waiter*>& queue;
     waiter& w;
     ~leave_unless_granted() {
-      if (!w.granted) queue.erase(std::find(queue.begin(), queue.end(), &w));
+      if (!w.granted && !w.woken) queue.erase(std::find(queue.begin(), queue.end(), &w));
     }
   } leave{queue_, w};
   co_await timer.async_wait(net::as_tuple(net::use_awaitable));
-  if (!w.granted) co_return false;  // cancelled before a slot came
+  if (w.woken) co_return wait_end::woken;  // wake_first took us off the queue
+  if (!w.granted) co_return wait_end::cancelled;  // cancelled before a slot came
   out = held(this);  // give_back() handed its slot over and took us off the queue
-  co_return true;
+  co_return wait_end::slot;
+}
+
+bool connection_slots::wake_first() {
+  if (queue_.empty()) return false;
+  waiter* first = queue_.front();
+  queue_.pop_front();
+  first->woken = true;
+  first->timer->cancel();
+  return true;
 }
 
 void connection_slots::give_back() {

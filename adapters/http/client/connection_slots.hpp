@@ -67,8 +67,13 @@ class connection_slots {
   // A slot now, without waiting: set when one is free and nobody waits before us (or without a
   // limit, when it is empty but true: nothing to give back).
   bool try_take(held& out);
-  // Waits for a slot (first come first served); false when the wait was cancelled.
-  awaitable<bool> wait(held& out);
+  // How a wait ended: a slot (in `out`), woken without one (wake_first), or cancelled.
+  enum class wait_end { slot, woken, cancelled };
+  // Waits for a slot (first come first served).
+  awaitable<wait_end> wait(held& out);
+  // Wakes the first waiter without a slot, for something it may use instead (a kept-alive
+  // connection back in the pool, for a request waiting to open one): false when nobody waits.
+  bool wake_first();
 
   // A new limit: waiters get the slots it adds at once; when it is lower, slots in use go away
   // as they are given back (nobody is cut short). The adaptive limit's permits use this.
@@ -81,6 +86,7 @@ class connection_slots {
   struct waiter {
     net::steady_timer* timer;
     bool granted = false;
+    bool woken = false;  // off the queue without a slot (wake_first)
   };
   void give_back();
   void grant_front();
