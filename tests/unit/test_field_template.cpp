@@ -67,7 +67,7 @@ TEST_CASE("{name?}: a missing field is null where a value stands, nothing in a s
   CHECK_FALSE(body.expand(item({json("a", "ObjectId", "")})).error.empty());
 }
 
-TEST_CASE("a null field fails the item with no call, as a missing one does; {name?} sends it as null", "[field-template]") {
+TEST_CASE("a null field fails the item with no call as a missing one does, and {name?} sends it as null", "[field-template]") {
   // In a prompt it would read "null" (and the call be paid for a row with nothing to ask); in an
   // array of inputs, the API refuses the whole batch.
   const auto prompt = field_template::parse(R"({"content": "Label this: {t}"})", format::json, "body");

@@ -1,6 +1,7 @@
 #include <dibs/http/batch_processor.hpp>
 
 #include "api_body.hpp"
+#include "batch_members.hpp"
 #include "json_check.hpp"
 #include "profiles/ipapi/ipapi_profile.hpp"
 #include "answer_mapping.hpp"
@@ -28,32 +29,6 @@
 #include <stdexcept>
 
 namespace dibs::http {
-
-struct batch_processor::member {
-  explicit member(const net::any_io_executor& ex) : wake(ex) {}
-  std::string key;      // ip-api's shape: the key sent
-  std::string element;  // a template's: this item's element of the body
-  int attempts = 0;
-  job claimed;  // for work_started: its id and lease token
-  std::optional<outcome> result;
-  net::steady_timer wake;  // cancelled when `result` is set
-  bool gone = false;       // its pipeline was abandoned (max_processing): asked again elsewhere
-  const batch* of = nullptr;  // the batch it joined (alive while its leader sends for it)
-};
-
-struct batch_processor::batch {
-  explicit batch(const net::any_io_executor& ex) : full(ex) {}
-  std::vector<std::shared_ptr<member>> members;  // the leader first
-  std::size_t bytes = 0;  // the body's so far
-  bool closed = false;
-  net::steady_timer full;  // the leader's linger; cancelled when the batch fills
-};
-
-struct batch_processor::json_parser {
-  simdjson::ondemand::parser outer, inner;
-  simdjson::dom::parser dom;
-  std::optional<batch_item_pointer> item;  // a template's shape: where each item's answer is
-};
 
 namespace {
 // A batch request carries up to batch_size items: the limit on requests, in items, is that many
@@ -376,108 +351,6 @@ awaitable<bool> batch_processor::resolve(members& ms, sent_batch whole, std::siz
   if (a.refused && !a.settled) co_await resolve(first, std::move(a), spare);
   if (b.refused && !b.settled) co_await resolve(second, std::move(b), spare);
   co_return false;
-}
-
-void batch_processor::settle_all(members& ms, const response& r, std::chrono::steady_clock::time_point sent) {
-  const auto& o = opts_->call;
-  bool api_pace = false;
-  const auto stop_for =
-      honor_stop_signals(*o.limiter, o.url.host(), r, o.max_retry_after, figures_, o.adaptive.has_value(), sent, &api_pace);
-  auto hand = [](member& m, outcome out) {
-    m.result = std::move(out);
-    m.wake.cancel();
-  };
-  auto backoff = [&](const member& m) { return full_jitter_backoff(m.attempts, o.backoff_base, o.backoff_max, rng_); };
-
-  // The account can make no more calls: the run stops, each member back as it came (or, with no
-  // run to stop, failed with the API's words).
-  if (!r.ec)
-    if (const auto code = account_spent_code(r.status, r.body); !code.empty()) {
-      const auto said = "the account can make no more calls (" + code + "): " + with_api_message(r.describe(), r.body);
-      const bool stopping = o.account_spent && o.account_spent(said);
-      for (auto& m : ms)
-        hand(*m, stopping ? outcome::paced_retry(std::chrono::milliseconds{0}, said, r.status) : outcome::fail(said, r.status));
-      return;
-    }
-  // The exchange failed: one verdict for all, each retry with its member's own backoff (never
-  // before the API's stop signal, which the verdict already holds).
-  if (auto verdict = judge_exchange(r, o.http, {}, stop_for, api_pace)) {
-    for (auto& m : ms) {
-      auto out = *verdict;
-      if (out.k == outcome::kind::retry) out.after = std::max(out.after, backoff(*m));
-      hand(*m, std::move(out));
-    }
-    return;
-  }
-  if (!opts_->body.empty()) {
-    settle_items(ms, r);
-    return;
-  }
-  std::vector<std::string> keys;
-  keys.reserve(ms.size());
-  for (const auto& m : ms) keys.push_back(m->key);
-  auto split = split_batch_answer(parser_->outer, parser_->inner, r.body, keys, o.status_field_check);
-  // An answer that may be another request's (split.out_of_step): the connection it came from
-  // may be one answer behind, so the idle ones are closed and the mismatch costs this batch alone.
-  if (split.out_of_step) client_.drop_idle(origin_);
-  for (std::size_t i = 0; i < ms.size(); ++i) {
-    auto& m = *ms[i];
-    if (!split.error.empty()) {
-      hand(m, outcome::retry(backoff(m), r.describe() + ": " + split.error, r.status));
-      continue;
-    }
-    auto& v = split.items[i];
-    switch (v.k) {
-      case batch_item_verdict::kind::done:
-        hand(m, outcome::done(std::move(v.text)));
-        break;
-      case batch_item_verdict::kind::no_data:
-        hand(m, o.no_data_fails ? outcome::fail(std::move(v.text), r.status)
-                                : outcome::no_data_answer(std::move(v.answer), std::move(v.text), r.status));
-        break;
-      case batch_item_verdict::kind::bad:
-        hand(m, outcome::retry(backoff(m), std::move(v.text), r.status));
-        break;
-    }
-  }
-}
-
-void batch_processor::settle_items(members& ms, const response& r) {
-  const auto& o = opts_->call;
-  auto split = split_batch_items(parser_->dom, r.body, *parser_->item, ms.size());
-  // A count or an index that is not each item's once: none is believed, every item is asked
-  // again (in a new batch), and the connection, which may be one answer behind, is closed.
-  if (split.out_of_step) client_.drop_idle(origin_);
-  for (std::size_t i = 0; i < ms.size(); ++i) {
-    auto& m = *ms[i];
-    const auto backoff = full_jitter_backoff(m.attempts, o.backoff_base, o.backoff_max, rng_);
-    if (!split.error.empty()) m.result = outcome::retry(backoff, r.describe() + ": " + split.error, r.status);
-    else if (!split.items[i].ok) m.result = outcome::retry(backoff, r.describe() + ": " + split.items[i].text, r.status);
-    else m.result = item_outcome(std::move(split.items[i].text), r.status);
-    m.wake.cancel();
-  }
-}
-
-outcome batch_processor::item_outcome(std::string answer, int status) {
-  const auto& o = opts_->call;
-  if (o.status_field_check) {  // ip-api's "status": "fail" is its "no data", in any batch's shape
-    std::string probe = answer;  // the check reserves its padding in the text it reads
-    const auto check = check_json_object(parser_->inner, probe, 64, ipapi::members());
-    if (auto no_data = check.ok ? ipapi::no_data_reason(check) : std::nullopt) {
-      if (o.no_data_fails) return outcome::fail(std::move(*no_data), status);
-      return outcome::no_data_answer(std::move(answer), std::move(*no_data), status);
-    }
-  }
-  if (o.no_data.members.empty() && o.map.empty()) return outcome::done(std::move(answer));
-  simdjson::dom::element doc;
-  if (parser_->dom.parse(answer).get(doc)) return outcome::done(std::move(answer));  // written by simdjson: never
-  if (!o.no_data.members.empty())
-    if (auto no_data = no_data_by_member(o.no_data, doc)) {
-      if (o.no_data_fails) return outcome::fail(std::move(*no_data), status);
-      return outcome::no_data_answer(std::move(answer), std::move(*no_data), status);
-    }
-  if (!o.map.empty()) return outcome::done(mapped_object(o.map, doc));
-  return outcome::done(std::move(answer));
 }
 
 processor_factory make_batch_processor_factory(batch_processor_options opts) {

@@ -1,0 +1,45 @@
+// The parts of a batch_processor that its two files share (batch_processor.cpp forms, sends and
+// halves the batches; batch_settle.cpp hands each row its outcome from an answer). Internal.
+#pragma once
+
+#include <dibs/http/batch_processor.hpp>
+
+#include "batch_items.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <simdjson.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dibs::http {
+
+struct batch_processor::member {
+  explicit member(const net::any_io_executor& ex) : wake(ex) {}
+  std::string key;      // ip-api's shape: the key sent
+  std::string element;  // a template's: this item's element of the body
+  int attempts = 0;
+  job claimed;  // for work_started: its id and lease token
+  std::optional<outcome> result;
+  net::steady_timer wake;  // cancelled when `result` is set
+  bool gone = false;       // its pipeline was abandoned (max_processing): asked again elsewhere
+  const batch* of = nullptr;  // the batch it joined (alive while its leader sends for it)
+};
+
+struct batch_processor::batch {
+  explicit batch(const net::any_io_executor& ex) : full(ex) {}
+  std::vector<std::shared_ptr<member>> members;  // the leader first
+  std::size_t bytes = 0;  // the body's so far
+  bool closed = false;
+  net::steady_timer full;  // the leader's linger; cancelled when the batch fills
+};
+
+struct batch_processor::json_parser {
+  simdjson::ondemand::parser outer, inner;
+  simdjson::dom::parser dom;
+  std::optional<batch_item_pointer> item;  // a template's shape: where each item's answer is
+};
+
+}  // namespace dibs::http
