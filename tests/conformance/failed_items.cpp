@@ -54,7 +54,11 @@ BACKEND_TEST_CASE("dibs failed lists each failed item as a JSON line, by dibs re
   test::small_api api("keepalive", {"--not-found-share", "0.3"});
   auto s = test::db.fresh("failed_lines");
   REQUIRE(s.seed(40, 17) == 40);
-  const std::vector<std::string> enrich{"enrich", "--url", api.base_url() + "/json/{originatingIp}", "--no-progress"};
+  // No pre-flight: a third of the keys are "not found", and a pre-flight whose three items all
+  // are (3% of starts, by which items the claim finds first) rightly refuses the run as a wrong
+  // path; this test is of the failures the run leaves.
+  const std::vector<std::string> enrich{"enrich", "--url", api.base_url() + "/json/{originatingIp}", "--no-progress",
+                                        "--no-preflight"};
   auto [rc, out] = test::dibs_at(test::db, s.name, enrich);
   INFO(out);
   CHECK(rc == 1);
