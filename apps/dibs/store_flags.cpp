@@ -23,7 +23,8 @@ void store_flags::add_to(CLI::App& cmd, bool with_claim, const char* out_flag) {
   cmd.add_option("--store", store,
                  "the store: mongodb://HOST[:PORT]/DB?collection=COLLECTION (a standard MongoDB connection string), "
                  "mysql://USER:PASS@HOST:PORT/DB?table=TABLE, postgresql://USER:PASS@HOST:PORT/DB?table=TABLE, "
-                 "or jsonl:IN.jsonl (a JSON Lines file; with --out), or jsonl:- (stdin; with --out -)")
+                 "or jsonl:IN.jsonl (a JSON Lines file; with " + std::string(out_flag) + "), or jsonl:- (stdin; with " +
+                     std::string(out_flag) + " -)")
       ->type_name("URI")
       ->required();
   cmd.add_option("--password-file", password_file,
