@@ -147,12 +147,15 @@ jsonl_store::jsonl_store(jsonl_options opts)
     }
     // A member the map would write over on a line to be asked is the user's: refused before
     // anything is asked.
-    if (!opts_.read_only)
-      for (const auto& name : opts_.mapped_fields)
-        if (name != opts_.target && member_text(line, name))
-          throw std::invalid_argument(opts_.in + ": line " + std::to_string(n) + " has a member '" + name + "' of its own, which " +
-                                      setting_name("map") + " would write over (every other byte of a line is kept as "
-                                      "written): map the answer to a name the lines do not use");
+    // The line's members looked at once, whatever the number of mapped names.
+    if (!opts_.read_only && !opts_.mapped_fields.empty())
+      if (const auto layout = top_level_members(line))
+        for (const auto& m : layout->members)
+          if (m.key != opts_.target && std::count(opts_.mapped_fields.begin(), opts_.mapped_fields.end(), m.key))
+            throw std::invalid_argument(opts_.in + ": line " + std::to_string(n) + " has a member '" + std::string(m.key) +
+                                        "' of its own, which " + setting_name("map") +
+                                        " would write over (every other byte of a line is kept as written): map the answer "
+                                        "to a name the lines do not use");
     mem_.add(std::move(read.source), std::move(read.more));
     line_of_.push_back(n);
   }

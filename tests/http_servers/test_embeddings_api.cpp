@@ -227,15 +227,16 @@ TEST_CASE("rows abandoned at --max-processing while their batch is halved are no
 
 TEST_CASE("a batch sent in parts each quicker than --max-processing loses no row and no paid answer to it",
           "[batch][embeddings]") {
-  // 64 rows to an API that takes 32 a request (413 beyond), 100 ms a request, 150 ms for each:
-  // the whole refused, then two parts of 32 one after the other (300 ms in all). The leader sends
-  // the second part though its own row was answered in the first: its time runs from each request.
+  // 96 rows to an API that takes 32 a request (413 beyond), 100 ms a request, 250 ms for each (a
+  // margin for a loaded machine): the whole refused, then three parts of 32 one after the other
+  // (400 ms in all). The leader sends the later parts though its own row was answered in the
+  // first: timed from that one, it was cut during the third (and the answers paid for lost).
   embeddings_api api({"--max-inputs", "32", "--max-inputs-status", "413", "--latency-ms", "100", "--latency-per-input-ms", "0"});
   const auto dir = scratch_dir("dibs-embed", "parts-deadline");
-  const auto run = embed(api, "parts-deadline-out", write_texts(dir, 64),
-                         {"--batch-size", "64", "--batch-linger", "200ms", "--max-processing", "150ms", "--no-preflight"});
+  const auto run = embed(api, "parts-deadline-out", write_texts(dir, 96),
+                         {"--batch-size", "96", "--batch-linger", "200ms", "--max-processing", "250ms", "--no-preflight"});
   INFO(run.out.substr(0, 4000));
-  CHECK_THAT(run.out, Catch::Contains("summary: completed=64 failed=0"));
-  CHECK(api.stat("inputs") == 64);  // each text embedded (and billed) once
-  check_vectors(run, 64);
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=96 failed=0"));
+  CHECK(api.stat("inputs") == 96);  // each text embedded (and billed) once
+  check_vectors(run, 96);
 }

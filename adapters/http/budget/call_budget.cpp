@@ -126,8 +126,7 @@ bool call_budget::batch_calls(const std::vector<std::string>& item_keys) {
   // of a batch refused whole) needs room of its own, as any further call does; held on, the
   // reservations left a tight budget no room for the halves, and the rows went back to be
   // claimed and refused again.
-  for (const auto& k : item_keys)
-    if (calling_.insert(k).second) reservation_ended_.insert(k);
+  for (const auto& k : item_keys) calling_.try_emplace(k, true);
   book_.ended(fresh);
   return true;
 }
@@ -136,8 +135,9 @@ void call_budget::items_ended(const std::vector<std::string>& item_keys) {
   std::lock_guard lock(mutex_);
   std::size_t reserved = 0;
   for (const auto& k : item_keys) {
-    calling_.erase(k);
-    reserved += reservation_ended_.erase(k) ? 0 : 1;
+    const auto it = calling_.find(k);
+    reserved += it != calling_.end() && it->second ? 0 : 1;
+    if (it != calling_.end()) calling_.erase(it);
   }
   book_.ended(reserved);
 }
@@ -149,7 +149,7 @@ bool call_budget::item_calls(const std::string& item_key) {
   if (period_over()) return false;
   const bool first = !calling_.count(item_key);
   if (!book_.call(first)) return false;
-  if (first) calling_.insert(item_key);
+  if (first) calling_.emplace(item_key, false);
   return true;
 }
 

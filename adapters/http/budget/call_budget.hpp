@@ -23,7 +23,7 @@
 #include <optional>
 #include <string>
 #include <utility>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 namespace dibs::http {
@@ -103,8 +103,9 @@ class call_budget {
   std::chrono::system_clock::time_point renews_;
   mutable std::mutex mutex_;
   budget_book book_;
-  std::unordered_set<std::string> calling_;  // claimed items that made a call, until they end
-  std::unordered_set<std::string> reservation_ended_;  // ... of them, those whose batch's call ended their reservation
+  // Claimed items that made a call, until they end: whether that call (a batch's) ended their
+  // reservation already.
+  std::unordered_map<std::string, bool> calling_;
   std::uint64_t used_by_all_ = 0;  // the store's count when last asked
   std::atomic<bool> spent_{false};
   bool closed_ = false;
