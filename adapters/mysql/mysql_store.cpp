@@ -128,7 +128,7 @@ std::size_t mysql_store::impl::seed(std::size_t n, std::uint64_t seed_value, std
 }
 
 mysql_store::mysql_store(mysql_options opts)
-    : blocking_store(opts.threads), impl_(std::make_unique<impl>(std::move(opts), *this)) {
+    : sql_admin_store(opts.threads), impl_(std::make_unique<impl>(std::move(opts), *this)) {
   // Connects now, so a dead server is reported at start.
   impl_->limits = impl_->with_connection([&](mysql_connection& c) {
     auto rows = c.select("SELECT VERSION(), @@max_allowed_packet, CURRENT_USER()");

@@ -1,41 +1,18 @@
-// mysql_store's answers to the operator (admin_store): a pending row for the pre-flight, the
-// failed rows retried, the commonest failure reasons, the "no data" answers, who holds leases,
-// and a worker's leases released.
+// mysql_store's dialect of the operator's questions (dibs/stores/sql_admin_store.hpp): each
+// question's statement in MySQL/MariaDB's words, its values quoted by the connection, run on a
+// pool connection; what the rows mean is the shared part's.
 #include "mysql_store_impl.hpp"
 
 #include "claimed_rows.hpp"
 #include "mysql_retry.hpp"
+#include "mysql_quote.hpp"
 #include "mysql_workers.hpp"
 
 #include <adapters/sql/sql_rows.hpp>
 
-#include "engine/src/worker_id.hpp"
-
-#include <chrono>
+#include <type_traits>
 
 namespace dibs::mysql {
-
-std::optional<pending_sample> mysql_store::sample_done() {
-  return impl_->with_connection([&](mysql_connection& c) -> std::optional<pending_sample> {
-    const auto rows = c.select(sample_done_row(impl_->names));
-    if (rows.empty()) return std::nullopt;
-    return sampled_row(rows[0], impl_->names.source, true, {});
-  });
-}
-
-std::vector<pending_sample> mysql_store::sample_pending_items(std::size_t limit) {
-  return impl_->with_connection([&](mysql_connection& c) {
-    const auto& n = impl_->names;
-    std::vector<std::string> columns;
-    for (auto& r : c.select(table_columns(n))) columns.push_back(r[0].value_or(""));
-    const bool has_source = has_column(columns, n.source);
-    auto rows = c.select(sample_open_row(n, has_source, true, limit));
-    if (rows.empty() && has_source) rows = c.select(sample_open_row(n, true, false, limit));
-    std::vector<pending_sample> out;
-    for (const auto& row : rows) out.push_back(sampled_row(row, n.source, has_source, columns, sql_common::typed_read_of(n)));
-    return out;
-  });
-}
 
 namespace {
 // `ids` as literals of the key's kind; nullopt for no ids (any row). An id the key can't hold names no row.
@@ -61,61 +38,42 @@ failed_rows selection_of(const retry_filter& which, const row_key& key, mysql_co
 }
 }  // namespace
 
-void mysql_store::list_failed(const retry_filter& which, const std::function<void(const failed_item&)>& each) {
-  constexpr std::size_t page = 1000;
-  for (std::size_t offset = 0;; offset += page) {
-    const auto got = impl_->with_connection([&](mysql_connection& c) {
-      return c.select(failed_rows_listed(impl_->names, selection_of(which, impl_->names.key, c), page, offset));
-    });
-    for (const auto& r : got) each(sql_common::failed_item_of(r, server));
-    if (got.size() < page) break;
-  }
+std::vector<sql_common::admin_row> mysql_store::ask(const sql_common::admin_question& question) {
+  return impl_->with_connection([&](mysql_connection& c) {
+    const auto& n = impl_->names;
+    const auto statement = std::visit(
+        [&](const auto& a) -> std::string {
+          using A = std::decay_t<decltype(a)>;
+          namespace asked = sql_common::ask;
+          if constexpr (std::is_same_v<A, asked::table_columns>) return table_columns(n);
+          else if constexpr (std::is_same_v<A, asked::done_sample>) return sample_done_row(n);
+          else if constexpr (std::is_same_v<A, asked::open_sample>) return sample_open_row(n, a.with_source, a.non_null_source, a.limit);
+          else if constexpr (std::is_same_v<A, asked::failed_page>) return failed_rows_listed(n, selection_of(*a.which, n.key, c), a.limit, a.offset);
+          else if constexpr (std::is_same_v<A, asked::failure_reasons>) return mysql::failure_reasons(n, a.top);
+          else if constexpr (std::is_same_v<A, asked::lease_holders>) return mysql::lease_holders(n);
+          else return "SELECT COUNT(*) FROM " + q(n.table) + " WHERE JSON_UNQUOTE(JSON_EXTRACT(" + q(n.target) + ", '$.status')) = 'fail'";
+        },
+        question);
+    return c.select(statement);
+  });
 }
 
-std::uint64_t mysql_store::retry_failed(const retry_filter& which) {
+std::uint64_t mysql_store::change(const sql_common::admin_change& what) {
   return impl_->with_connection([&](mysql_connection& c) {
-    c.execute(retry_failed_rows(impl_->names, selection_of(which, impl_->names.key, c)));
+    const auto& n = impl_->names;
+    if (const auto* r = std::get_if<sql_common::change::retry_failed>(&what))
+      c.execute(retry_failed_rows(n, selection_of(*r->which, n.key, c)));
+    else {
+      const auto& name = std::get<sql_common::change::release_worker>(what).name;
+      c.execute(mysql::release_worker(n, c.quote(name), c.quote(name + "-"), name.size() + 1));
+    }
     return static_cast<std::uint64_t>(c.affected());
   });
 }
 
-std::vector<failure_reason> mysql_store::failure_reasons(std::size_t top) {
-  return impl_->with_connection([&](mysql_connection& c) {
-    std::vector<failure_reason> out;
-    for (const auto& r : c.select(mysql::failure_reasons(impl_->names, top))) out.push_back(sql_common::failure_reason_of(r, server));
-    return out;
-  });
-}
-
-// The done rows whose answer is the API's "no data" (admin_store::no_data_count). A target
-// column that holds something else than JSON makes the server refuse the question: not counted.
-std::optional<std::uint64_t> mysql_store::no_data_count() {
-  const auto& n = impl_->names;
-  try {
-    return impl_->with_connection([&](mysql_connection& c) {
-      const auto rows = c.select("SELECT COUNT(*) FROM `" + n.table + "` WHERE JSON_UNQUOTE(JSON_EXTRACT(`" + n.target +
-                                 "`, '$.status')) = 'fail'");
-      return rows.empty() ? std::uint64_t{0} : to_u64(rows[0][0]);
-    });
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-std::vector<lease_holder> mysql_store::lease_holders() {
-  return impl_->with_connection([&](mysql_connection& c) {
-    std::vector<lease_holder> out;
-    for (const auto& r : c.select(mysql::lease_holders(impl_->names))) out.push_back(sql_common::lease_holder_of(r, server));
-    return out;
-  });
-}
-
-std::uint64_t mysql_store::release_worker(const std::string& name) {
-  require_worker_id(name);
-  return impl_->with_connection([&](mysql_connection& c) {
-    c.execute(mysql::release_worker(impl_->names, c.quote(name), c.quote(name + "-"), name.size() + 1));
-    return static_cast<std::uint64_t>(c.affected());
-  });
+sql_common::sql_admin_link::facts mysql_store::admin_facts() const { return {server, true, impl_->names.source}; }
+pending_sample mysql_store::sampled(const sql_common::admin_row& row, bool has_source, std::vector<std::string> columns) const {
+  return sampled_row(row, impl_->names.source, has_source, std::move(columns), sql_common::typed_read_of(impl_->names));
 }
 
 }  // namespace dibs::mysql

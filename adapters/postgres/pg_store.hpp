@@ -13,6 +13,7 @@
 #include <adapters/postgres/pg_protocol.hpp>
 
 #include <dibs/admin_store.hpp>
+#include <dibs/stores/sql_admin_store.hpp>
 #include <dibs/recorded_settings.hpp>
 #include <dibs/stores/sql_table_names.hpp>
 #include <dibs/stores/own_records.hpp>
@@ -32,7 +33,7 @@ using sql_common::on_done;  // sql_table_names.hpp
 // Nothing of its own beyond what both SQL stores take (sql_table_options).
 struct pg_options : sql_common::sql_table_options {};
 
-class pg_store final : public admin_store,
+class pg_store final : public sql_common::sql_admin_store<admin_store>,
                        public own_records,
                        public counted_statements,
                        public sql_console,
@@ -56,13 +57,7 @@ class pg_store final : public admin_store,
   // follow: LISTEN on the table's channel (pg_listener.hpp); false when it can't.
   bool watch(std::function<void()> on_change) override;
   void stop_watching() override;
-  std::vector<pending_sample> sample_pending_items(std::size_t n) override;
-  std::optional<pending_sample> sample_done() override;
   void check_write_rights() override;
-  std::uint64_t retry_failed(const retry_filter& which) override;
-  std::vector<failure_reason> failure_reasons(std::size_t top) override;
-  void list_failed(const retry_filter& which, const std::function<void(const failed_item&)>& each) override;
-  std::optional<std::uint64_t> no_data_count() override;  // pg_no_data.cpp
   // Records `r` for this table in dibs_settings (dibs init; pg_settings.cpp).
   void write_settings_record(const settings_record& r);
   // counted_statements: statements the engine's calls sent (claims, writes, counts; not the admin
@@ -75,9 +70,6 @@ class pg_store final : public admin_store,
   // records: pg_records.cpp).
   std::unique_ptr<pg_connection> connect_blocking() const { return pg_connection::connect_blocking(link_); }
 
-  std::vector<lease_holder> lease_holders() override;
-  std::uint64_t release_worker(const std::string& name) override;
-
   // Tests: drop and recreate the table.
   void reset_table();
   // sql_console (dibs bench's scratch tables, tests; on the admin connection).
@@ -86,6 +78,11 @@ class pg_store final : public admin_store,
   const table_names& names() const { return names_; }
 
  private:
+  // sql_admin_link: the operator's questions in PostgreSQL's words, on the admin connection (pg_store_admin.cpp).
+  std::vector<sql_common::admin_row> ask(const sql_common::admin_question& question) override;
+  std::uint64_t change(const sql_common::admin_change& what) override;
+  facts admin_facts() const override;
+  pending_sample sampled(const sql_common::admin_row& row, bool has_source, std::vector<std::string> columns) const override;
   // Runs one statement on the calling shard's connection; throws store_refused for a refused
   // content, pg_error otherwise.
   awaitable<pg_result> run(statement st);

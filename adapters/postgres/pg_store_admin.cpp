@@ -1,5 +1,6 @@
-// pg_store's answers to the operator's questions (dibs status, retry, release) and the
-// pre-flight's samples, on the admin connection.
+// pg_store's dialect of the operator's questions (dibs/stores/sql_admin_store.hpp): each
+// question's statement in PostgreSQL's words, every value a parameter, run on the admin
+// connection; what the rows mean is the shared part's.
 #include "pg_store.hpp"
 #include "pg_retry.hpp"
 #include "pg_with_admin.hpp"
@@ -7,32 +8,9 @@
 
 #include <adapters/sql/sql_rows.hpp>
 
-#include <algorithm>
+#include <type_traits>
 
 namespace dibs::pg {
-
-std::optional<pending_sample> pg_store::sample_done() {
-  return with_admin([&](pg_connection& c) -> std::optional<pending_sample> {
-    const auto rows = c.exec_blocking({sample_done_row(names_), {}}).rows;
-    if (rows.empty()) return std::nullopt;
-    return sql_common::sampled_row(rows[0], names_.source, true, {});
-  });
-}
-
-std::vector<pending_sample> pg_store::sample_pending_items(std::size_t limit) {
-  return with_admin([&](pg_connection& c) {
-    std::vector<std::string> columns;
-    for (auto& r : c.exec_blocking(table_columns(names_)).rows) columns.push_back(r.at(0).value_or(""));
-    // Quoted names are exact in PostgreSQL: the column is there as typed, or not at all.
-    const bool has_source = std::find(columns.begin(), columns.end(), names_.source) != columns.end();
-    auto rows = c.exec_blocking({sample_open_row(names_, has_source, true, limit), {}}).rows;
-    if (rows.empty() && has_source) rows = c.exec_blocking({sample_open_row(names_, true, false, limit), {}}).rows;
-    std::vector<pending_sample> out;
-    for (const auto& row : rows)
-      out.push_back(sql_common::sampled_row(row, names_.source, has_source, columns, sql_common::typed_read_of(names_)));
-    return out;
-  });
-}
 
 namespace {
 // The failed rows a `dibs retry` / `dibs failed` filter selects, in pg_retry's terms.
@@ -46,46 +24,42 @@ failed_rows selection_of(const retry_filter& which) {
   rows.ids = which.ids;
   return rows;
 }
+
+// The done rows whose answer is the API's "no data": a target whose top-level "status" is "fail".
+// Names are plain (check_names): quoted as they are.
+statement no_data_rows(const table_names& n) {
+  return {"SELECT count(*) FROM \"" + n.table + "\" WHERE (\"" + n.target + "\"::jsonb)->>'status' = 'fail'", {}};
+}
 }  // namespace
 
-std::uint64_t pg_store::retry_failed(const retry_filter& which) {
-  const auto st = retry_failed_rows(names_, selection_of(which));
+std::vector<sql_common::admin_row> pg_store::ask(const sql_common::admin_question& question) {
+  const auto st = std::visit(
+      [&](const auto& a) -> statement {
+        using A = std::decay_t<decltype(a)>;
+        namespace asked = sql_common::ask;
+        if constexpr (std::is_same_v<A, asked::table_columns>) return table_columns(names_);
+        else if constexpr (std::is_same_v<A, asked::done_sample>) return {sample_done_row(names_), {}};
+        else if constexpr (std::is_same_v<A, asked::open_sample>) return {sample_open_row(names_, a.with_source, a.non_null_source, a.limit), {}};
+        else if constexpr (std::is_same_v<A, asked::failed_page>) return failed_rows_listed(names_, selection_of(*a.which), a.limit, a.offset);
+        else if constexpr (std::is_same_v<A, asked::failure_reasons>) return pg::failure_reasons(names_, a.top);
+        else if constexpr (std::is_same_v<A, asked::lease_holders>) return pg::lease_holders(names_);
+        else return no_data_rows(names_);
+      },
+      question);
+  return with_admin([&](pg_connection& c) { return c.exec_blocking(st).rows; });
+}
+
+std::uint64_t pg_store::change(const sql_common::admin_change& what) {
+  const auto st = std::holds_alternative<sql_common::change::retry_failed>(what)
+                      ? retry_failed_rows(names_, selection_of(*std::get<sql_common::change::retry_failed>(what).which))
+                      : pg::release_worker(names_, std::get<sql_common::change::release_worker>(what).name);
   return with_admin([&](pg_connection& c) { return static_cast<std::uint64_t>(c.exec_blocking(st).affected); });
 }
 
-void pg_store::list_failed(const retry_filter& which, const std::function<void(const failed_item&)>& each) {
-  const auto rows = selection_of(which);
-  constexpr std::size_t page = 1000;
-  for (std::size_t offset = 0;; offset += page) {
-    const auto st = failed_rows_listed(names_, rows, page, offset);
-    const auto got = with_admin([&](pg_connection& c) { return c.exec_blocking(st).rows; });
-    for (const auto& r : got) each(sql_common::failed_item_of(r, "PostgreSQL"));
-    if (got.size() < page) break;
-  }
-}
+sql_common::sql_admin_link::facts pg_store::admin_facts() const { return {"PostgreSQL", false, names_.source}; }
 
-std::vector<failure_reason> pg_store::failure_reasons(std::size_t top) {
-  const auto st = pg::failure_reasons(names_, top);
-  return with_admin([&](pg_connection& c) {
-    std::vector<failure_reason> out;
-    for (const auto& r : c.exec_blocking(st).rows) out.push_back(sql_common::failure_reason_of(r, "PostgreSQL"));
-    return out;
-  });
-}
-
-std::vector<lease_holder> pg_store::lease_holders() {
-  const auto st = pg::lease_holders(names_);
-  return with_admin([&](pg_connection& c) {
-    std::vector<lease_holder> out;
-    for (const auto& r : c.exec_blocking(st).rows) out.push_back(sql_common::lease_holder_of(r, "PostgreSQL"));
-    return out;
-  });
-}
-
-std::uint64_t pg_store::release_worker(const std::string& name) {
-  require_worker_id(name);
-  const auto st = pg::release_worker(names_, name);
-  return with_admin([&](pg_connection& c) { return static_cast<std::uint64_t>(c.exec_blocking(st).affected); });
+pending_sample pg_store::sampled(const sql_common::admin_row& row, bool has_source, std::vector<std::string> columns) const {
+  return sql_common::sampled_row(row, names_.source, has_source, std::move(columns), sql_common::typed_read_of(names_));
 }
 
 }  // namespace dibs::pg

@@ -3,13 +3,10 @@
 // Reads only. The lines go back through `dibs retry --from FILE`, which puts exactly those back.
 #include "commands.hpp"
 #include "failed_line.hpp"
-#include "file_mode_output.hpp"
 #include "failure_filter_flags.hpp"
-#include "store_flags.hpp"
 
 #include "adapters/jsonl/private_file.hpp"
 
-#include <dibs/log.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -25,13 +22,11 @@ namespace dibs::cli {
 command add_failed_command(CLI::App& app) {
   auto* sub = app.add_subcommand("failed", "Every failed item as a JSON line: key, source, reason, status, answer, attempts, when");
   struct flags {
-    store_flags store;
-    failure_filter_flags filters;
+    failed_items_flags items;
     std::string out;
   };
   auto f = std::make_shared<flags>();
-  f->store.add_to(*sub, true, "--run-out");
-  f->filters.add_to(*sub);
+  f->items.add_to(*sub, "--run-out");
   sub->add_option("--out", f->out, "write the lines to this file (created private, 0600; a symbolic link is refused), not stdout")
       ->type_name("FILE");
   sub->footer(
@@ -41,10 +36,8 @@ command add_failed_command(CLI::App& app) {
       "  dibs retry --store 'mysql://app@127.0.0.1:3306/geo?table=jobs' --from failed.jsonl\n"
       "  dibs failed --store jsonl:in.jsonl --run-out out.jsonl --since 2h   (file mode: --since is refused)");
   return [f] {
-    auto which = f->filters.filter();
-    f->store.uri_to_connect();
-    if (const auto note = find_file_mode_output(f->store); !note.empty()) log::warn(note);
-    auto st = f->store.open(false);
+    auto which = f->items.filters.filter();
+    auto st = f->items.open();
     std::FILE* out = stdout;
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, &std::fclose);
     if (!f->out.empty()) {

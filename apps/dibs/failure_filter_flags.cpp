@@ -1,6 +1,9 @@
 #include "failure_filter_flags.hpp"
 
+#include "file_mode_output.hpp"
 #include "since_flag.hpp"
+
+#include <dibs/log.hpp>
 
 namespace dibs::cli {
 
@@ -21,6 +24,17 @@ retry_filter failure_filter_flags::filter() const {
   which.reason_is = reason_is;
   if (!since.empty()) since_flag("--since", since, which);
   return which;
+}
+
+void failed_items_flags::add_to(CLI::App& cmd, const char* out_flag) {
+  store.add_to(cmd, true, out_flag);
+  filters.add_to(cmd);
+}
+
+std::shared_ptr<admin_store> failed_items_flags::open() {
+  store.uri_to_connect();
+  if (const auto note = find_file_mode_output(store); !note.empty()) log::warn(note);
+  return store.open(false);
 }
 
 }  // namespace dibs::cli

@@ -3,11 +3,8 @@
 // touched; the next `dibs enrich` does them again.
 #include "commands.hpp"
 #include "failed_line.hpp"
-#include "file_mode_output.hpp"
 #include "failure_filter_flags.hpp"
-#include "store_flags.hpp"
 
-#include <dibs/log.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -45,13 +42,11 @@ std::vector<std::string> keys_of_failed_lines(const std::string& path) {
 command add_retry_command(CLI::App& app) {
   auto* sub = app.add_subcommand("retry", "Put failed items back to pending (attempts 0), all or by --reason / --since");
   struct flags {
-    store_flags store;
-    failure_filter_flags filters;
+    failed_items_flags items;
     std::string from;
   };
   auto f = std::make_shared<flags>();
-  f->store.add_to(*sub, true);
-  f->filters.add_to(*sub);
+  f->items.add_to(*sub);
   sub->add_option("--from", f->from,
                   "only the items of these lines: `dibs failed`'s output (its \"key\"s), a file or - for stdin; "
                   "with the other filters, those of them that match")
@@ -65,7 +60,7 @@ command add_retry_command(CLI::App& app) {
       "  dibs retry --store 'postgresql://app@127.0.0.1:5432/geo?table=jobs' --from f.jsonl\n"
       "  dibs retry --store jsonl:in.jsonl --out out.jsonl");
   return [f] {
-    auto which = f->filters.filter();
+    auto which = f->items.filters.filter();
     if (!f->from.empty()) {
       which.ids = keys_of_failed_lines(f->from);
       if (which.ids.empty()) {
@@ -73,9 +68,7 @@ command add_retry_command(CLI::App& app) {
         return 0;
       }
     }
-    f->store.uri_to_connect();  // a flag that can't apply (--password-file on a file) is refused first, alone
-    if (const auto note = find_file_mode_output(f->store); !note.empty()) log::warn(note);
-    auto st = f->store.open(false);
+    auto st = f->items.open();
     const auto n = st->retry_failed(which);
     std::printf("retry: %llu failed item%s back to pending in %s\n", (unsigned long long)n, n == 1 ? "" : "s",
                 st->describe().c_str());

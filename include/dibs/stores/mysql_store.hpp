@@ -18,6 +18,7 @@
 #include <dibs/stores/sql_table_names.hpp>
 
 #include <dibs/blocking_store.hpp>
+#include <dibs/stores/sql_admin_store.hpp>
 #include <dibs/recorded_settings.hpp>
 #include <dibs/stores/own_records.hpp>
 #include <dibs/stores/store_console.hpp>
@@ -59,7 +60,7 @@ class sql_error : public std::runtime_error {
   bool retry_transaction() const;
 };
 
-class mysql_store final : public blocking_store,
+class mysql_store final : public sql_common::sql_admin_store<blocking_store>,
                           public own_records,
                           public counted_statements,
                           public sql_console,
@@ -73,15 +74,7 @@ class mysql_store final : public blocking_store,
   std::size_t seed(std::size_t n, std::uint64_t seed) override;
   std::size_t seed_skewed(std::size_t n, std::uint64_t seed, std::size_t distinct) override;
   store_stats stats_blocking() override;
-  std::vector<pending_sample> sample_pending_items(std::size_t n) override;
-  std::optional<pending_sample> sample_done() override;
   void check_write_rights() override;
-  std::uint64_t retry_failed(const retry_filter& which) override;
-  std::vector<failure_reason> failure_reasons(std::size_t top) override;
-  void list_failed(const retry_filter& which, const std::function<void(const failed_item&)>& each) override;
-  std::optional<std::uint64_t> no_data_count() override;
-  std::vector<lease_holder> lease_holders() override;
-  std::uint64_t release_worker(const std::string& name) override;
   // The largest statement the server takes (its max_allowed_packet, read at start).
   std::size_t max_statement_bytes() const;
   // counted_statements: every statement sent to the server since the store opened (dibs
@@ -110,6 +103,12 @@ class mysql_store final : public blocking_store,
   std::optional<std::string> query_value(const std::string& select) override;
 
  private:
+  // sql_admin_link: the operator's questions in MySQL/MariaDB's words (mysql_store_admin.cpp).
+  std::vector<sql_common::admin_row> ask(const sql_common::admin_question& question) override;
+  std::uint64_t change(const sql_common::admin_change& what) override;
+  facts admin_facts() const override;
+  pending_sample sampled(const sql_common::admin_row& row, bool has_source, std::vector<std::string> columns) const override;
+
   struct impl;
   std::unique_ptr<impl> impl_;
   std::atomic<std::uint64_t> statements_{0};  // every mysql_real_query, for dibs bench
