@@ -3,12 +3,9 @@
 #include <dibs/stores/mysql_store.hpp>
 #include "server_errors.hpp"
 
-#include <adapters/sql/own_columns.hpp>
-
-#include <dibs/field_mapping.hpp>
+#include <adapters/sql/table_settings.hpp>
 
 #include <algorithm>
-#include <dibs/log.hpp>
 
 namespace dibs::mysql {
 
@@ -40,25 +37,8 @@ settings_record read_settings_record(mysql_session& c, const std::string& table)
 }
 
 settings_record apply_settings_record(mysql_session& c, table_names& names, mysql_options& opts) {
-  auto& use = opts.settings;
-  const auto recorded = use.read ? read_settings_record(c, names.table) : settings_record{};
-  const std::string where = "table " + names.table;
-  const auto mapping = resolve_mapping(opts.map, names.mapped, use, recorded, where);
-  names.mapped = mapping.names;
-  names.mapped_types = mapping.types;
-  if (!use.read) return {};
-  names.source = opts.source = resolve_setting("source", names.source, use, recorded, where);
-  names.target = opts.target = resolve_setting("target", names.target, use, recorded, where);
-  const auto done = resolve_setting("on_done", opts.done == on_done::remove ? "delete" : "mark", use, recorded, where);
-  opts.done = done == "delete" ? on_done::remove : on_done::mark;
-  use.result->found = !recorded.empty();
-  use.result->in_effect = {{"source", names.source}, {"target", names.target}};
-  if (!mapping.recorded.empty()) use.result->in_effect.emplace_back("map", mapping.recorded);
-  // on_done is recorded only when dibs init was given it: a table may be drained both ways.
-  if (use.was_given("on_done") || recorded_value(recorded, "on_done")) use.result->in_effect.emplace_back("on_done", done);
-  if (use.record) use.result->in_effect.emplace_back(sql_common::layout_setting, sql_common::prefixed_layout);
-  if (!recorded.empty()) log::debug("mysql: the settings dibs init recorded for ", where, " are in effect");
-  return recorded;
+  const auto recorded = opts.settings.read ? read_settings_record(c, names.table) : settings_record{};
+  return sql_common::apply_table_settings(recorded, names, opts, "mysql", [](const table_names&) {});
 }
 
 void write_settings_record(mysql_store& st, const std::string& table, const settings_record& r) {

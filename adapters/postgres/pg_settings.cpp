@@ -5,10 +5,8 @@
 // are names or mark/delete: quoted as literals here.
 #include "pg_store.hpp"
 #include "adapters/sql/quoted.hpp"
-#include <adapters/sql/own_columns.hpp>
+#include <adapters/sql/table_settings.hpp>
 
-#include <dibs/field_mapping.hpp>
-#include <dibs/log.hpp>
 
 #include <sstream>
 
@@ -34,26 +32,8 @@ settings_record pg_store::read_settings_record() {
 }
 
 settings_record pg_store::apply_settings_record() {
-  auto& use = opts_.settings;
-  const auto recorded = use.read ? read_settings_record() : settings_record{};
-  const std::string where = "table " + names_.table;
-  const auto mapping = resolve_mapping(opts_.map, names_.mapped, use, recorded, where);
-  names_.mapped = mapping.names;
-  names_.mapped_types = mapping.types;
-  if (!use.read) return {};
-  names_.source = opts_.source = resolve_setting("source", names_.source, use, recorded, where);
-  names_.target = opts_.target = resolve_setting("target", names_.target, use, recorded, where);
-  check_names(names_);
-  const auto done = resolve_setting("on_done", opts_.done == on_done::remove ? "delete" : "mark", use, recorded, where);
-  opts_.done = done == "delete" ? on_done::remove : on_done::mark;
-  use.result->found = !recorded.empty();
-  use.result->in_effect = {{"source", names_.source}, {"target", names_.target}};
-  if (!mapping.recorded.empty()) use.result->in_effect.emplace_back("map", mapping.recorded);
-  // on_done is recorded only when dibs init was given it: a table may be drained both ways.
-  if (use.was_given("on_done") || recorded_value(recorded, "on_done")) use.result->in_effect.emplace_back("on_done", done);
-  if (use.record) use.result->in_effect.emplace_back(sql_common::layout_setting, sql_common::prefixed_layout);
-  if (!recorded.empty()) log::debug("postgres: the settings dibs init recorded for ", where, " are in effect");
-  return recorded;
+  const auto recorded = opts_.settings.read ? read_settings_record() : settings_record{};
+  return sql_common::apply_table_settings(recorded, names_, opts_, "postgres", [](const table_names& n) { check_names(n); });
 }
 
 void pg_store::write_settings_record(const settings_record& r) {
