@@ -131,14 +131,23 @@ def main():
     a.add_argument("--latency-ms", type=float, default=300)
     a.add_argument("--processes", type=int, default=4)
     a.add_argument("--stores", default="jsonl,mariadb", help="which rows: jsonl, mariadb or both")
+    a.add_argument("--rows", help="only these rows, by name (openai, anthropic, token-rate, openai-N, anthropic-N, "
+                                  "token-rate-N, token-rate-N-apart); default: all but token-rate-N-apart")
     a.add_argument("--md")
     a.add_argument("--json")
     o = a.parse_args()
-    plan = [("openai", True, 1, [], "jsonl"), ("anthropic", True, 1, [], "jsonl"),
-            ("openai", False, 1, ["--token-rate", "%d/min" % o.tpm], "jsonl")]
+    token_rate = ["--token-rate", "%d/min" % o.tpm]
+    named = [("openai", ("openai", True, 1, [], "jsonl")), ("anthropic", ("anthropic", True, 1, [], "jsonl")),
+             ("token-rate", ("openai", False, 1, token_rate, "jsonl"))]
     if o.mysql_uri:
-        plan += [("openai", True, o.processes, [], "mariadb"), ("anthropic", True, o.processes, [], "mariadb")]
-    plan = [p for p in plan if p[4] in o.stores.split(",")]
+        n = o.processes
+        named += [("openai-%d" % n, ("openai", True, n, [], "mariadb")), ("anthropic-%d" % n, ("anthropic", True, n, [], "mariadb")),
+                  # A server that states nothing: the token rate held through the store, or (apart) each
+                  # process's own, the whole limit each.
+                  ("token-rate-%d" % n, ("openai", False, n, token_rate + ["--rate-scope", "store"], "mariadb")),
+                  ("token-rate-%d-apart" % n, ("openai", False, n, token_rate, "mariadb"))]
+    wanted = o.rows.split(",") if o.rows else [name for name, _ in named if not name.endswith("-apart")]
+    plan = [p for name, p in named if name in wanted and p[4] in o.stores.split(",")]
     results = []
     for p in plan:
         results.append(one_run(o, *p))

@@ -24,7 +24,7 @@ class record_shared_rate final : public shared_rate_store {
   rate_block take_block(const rate_block_request& r) override {
     rate_block out;
     swap_record(*table_, r.origin, [&](const record_read& seen) {
-      const auto g = grant_block(state_of(seen), seen.now_us, r.want, r.interval.count());
+      const auto g = grant_block(state_of(seen), seen.now_us, r.want, r.interval.count(), r.saved.count());
       out = g.block;
       return std::optional(std::vector<std::int64_t>{g.next.tat_us, g.next.paused_until_us});
     });

@@ -10,6 +10,8 @@
 #include <dibs/http/batch_processor.hpp>
 #include <dibs/http/http_processor.hpp>
 #include "adapters/http/rate/shared_rate.hpp"
+#include "adapters/http/rate/shared_tokens.hpp"
+#include "adapters/http/rate/token_meter.hpp"
 #include <adapters/stores/answer_sweep.hpp>
 #include <adapters/stores/open_answer_store.hpp>
 #include <adapters/stores/open_shared_rate.hpp>
@@ -82,7 +84,7 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
         ->type_name("input=P/1M,output=P/1M");
   if (with_urls)  // `demo` runs one process on its own store
     cmd.add_option("--rate-scope", rate_scope,
-                   "process: --rate is this process's; store: every process on the store shares it, kept in the store (SQL: table dibs_rate; MongoDB: collection dibs_rate)")
+                   "process: --rate and --token-rate are this process's; store: every process on the store shares them, kept in the store (SQL: table dibs_rate; MongoDB: collection dibs_rate)")
         ->type_name("process|store")
         ->check(CLI::IsMember({"process", "store"}))
         ->capture_default_str();
@@ -198,8 +200,9 @@ http::processor_options api_flags::call() const {
   o.max_connections = f.max_connections;
   o.shards = f.shards;
   if (f.fixed_concurrency) o.adaptive.reset();
-  if (f.rate_scope == "store" && f.rate.empty())
-    throw std::invalid_argument("--rate-scope store shares --rate: give --rate too (like --rate 45/min)");
+  if (f.rate_scope == "store" && f.rate.empty() && f.token_rate.empty())
+    throw std::invalid_argument(
+        "--rate-scope store shares --rate and --token-rate: give one of them too (like --rate 45/min or --token-rate 150000/min)");
   o.limiter = limiter();
   if (!f.reuse_answers.empty() && !reuse_) {
     http::answer_cache_limits limits;
@@ -269,25 +272,38 @@ processor_factory api_flags::factory(const std::string& source_field) const {
 
 void api_flags::share_rate(const std::shared_ptr<admin_store>& st) const {
   if (rate_scope != "store") return;
-  auto call = this->call();  // the limiter from --rate, validated
+  auto call = this->call();  // the limiter from --rate and --token-rate, validated
   shared_rate_opening opened;
   try {
     opened = open_shared_rate(st);
   } catch (const std::exception& e) {
     throw std::invalid_argument(std::string("--rate-scope store: the store can't keep the shared rate (table dibs_rate): ") + e.what());
   }
+  const auto given = rate.empty() ? "--token-rate " + token_rate : token_rate.empty() ? "--rate " + rate : "--rate " + rate + " and --token-rate " + token_rate;
   if (!opened.record) {
-    if (opened.expected) log::info("--rate-scope store: ", opened.none_because, ": --rate ", rate, " is this process's");
-    else log::warn("--rate-scope store: ", opened.none_because, ": --rate ", rate, " is this process's only");
+    if (opened.expected) log::info("--rate-scope store: ", opened.none_because, ": ", given, " is this process's");
+    else log::warn("--rate-scope store: ", opened.none_because, ": ", given, " is this process's only");
     return;
   }
-  auto record = std::move(opened.record);
   const auto origin = origin_text();
-  auto shared = std::make_shared<http::shared_rate>(std::move(record), origin, call.limiter->per_second(),
-                                                    std::chrono::seconds(1), call.max_retry_after);
-  log::info("--rate-scope store: ", rate, " shared by every process on the store for ", origin, ", in blocks of ",
-            shared->block());
-  call.limiter->share(std::move(shared));
+  if (!rate.empty()) {
+    auto shared = std::make_shared<http::shared_rate>(opened.record, origin, call.limiter->per_second(), std::chrono::seconds(1),
+                                                      call.max_retry_after);
+    log::info("--rate-scope store: --rate ", rate, " shared by every process on the store for ", origin, ", in blocks of ",
+              shared->block());
+    call.limiter->share(std::move(shared));
+  }
+  if (!token_rate.empty()) {
+    // A schedule of its own in the same record table: one slot a token, under the origin's name
+    // and " tokens" (the request rate's record is the origin's), saving up a minute of them as
+    // the API's own bucket does.
+    const auto per_minute = call.limiter->tokens().per_minute();
+    auto schedule = std::make_shared<http::shared_rate>(opened.record, origin + " tokens", per_minute / 60, std::chrono::seconds(1),
+                                                        call.max_retry_after, std::chrono::minutes(1));
+    log::info("--rate-scope store: --token-rate ", token_rate, " shared by every process on the store for ", origin,
+              ", in blocks of ", schedule->block(), " tokens");
+    call.limiter->share_tokens(std::make_shared<http::shared_tokens>(std::move(schedule)));
+  }
 }
 
 std::string api_flags::origin_text() const {

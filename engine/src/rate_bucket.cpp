@@ -5,10 +5,11 @@
 
 namespace dibs {
 
-rate_block_grant grant_block(const rate_bucket_state& s, std::int64_t now_us, std::uint32_t want, std::int64_t interval_us) {
+rate_block_grant grant_block(const rate_bucket_state& s, std::int64_t now_us, std::uint32_t want, std::int64_t interval_us,
+                             std::int64_t saved_us) {
   want = std::max<std::uint32_t>(want, 1);
   interval_us = std::max<std::int64_t>(interval_us, 1);
-  const std::int64_t start = std::max({s.tat_us, now_us, s.paused_until_us});
+  const std::int64_t start = std::max({s.tat_us, now_us - std::max<std::int64_t>(saved_us, 0), s.paused_until_us});
   rate_block_grant g;
   g.next = s;
   g.next.tat_us = start + static_cast<std::int64_t>(want) * interval_us;

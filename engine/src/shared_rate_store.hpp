@@ -26,6 +26,10 @@ struct rate_block_request {
   std::string origin;
   std::uint32_t want = 1;
   std::chrono::microseconds interval{0};
+  // How far behind the store's now the schedule may lag: the slots left unused within that span
+  // may still be taken, at once (a token bucket's capacity: a minute of a tokens-a-minute limit,
+  // full when unused, as the API's own bucket is). 0: slots the past left unused are gone.
+  std::chrono::microseconds saved{0};
 };
 
 // Blocking calls (a process runs them on a thread of its own, never on a shard). Throw when the

@@ -18,12 +18,12 @@ namespace fs = std::filesystem;
 
 using dibs::test::dibs_cli;
 
-TEST_CASE("dibs enrich refuses --rate-scope store without --rate, and a scope it has not, naming the flag", "[cli][usage][shared-rate]") {
+TEST_CASE("dibs enrich refuses --rate-scope store without --rate or --token-rate, and a scope it has not, naming the flag", "[cli][usage][shared-rate]") {
   auto r = dibs_cli({"enrich", "--store", "jsonl:x.jsonl", "--out", "y.jsonl", "--url", "http://127.0.0.1:1/json/{ip}",
                      "--rate-scope", "store"});
   INFO(r.out);
   CHECK(r.rc == 2);
-  CHECK_THAT(r.out, Catch::StartsWith("dibs: error: --rate-scope store shares --rate: give --rate too (like --rate 45/min)"));
+  CHECK_THAT(r.out, Catch::StartsWith("dibs: error: --rate-scope store shares --rate and --token-rate: give one of them too"));
   r = dibs_cli({"enrich", "--store", "jsonl:x.jsonl", "--out", "y.jsonl", "--url", "http://127.0.0.1:1/json/{ip}",
                 "--rate", "1/s", "--rate-scope", "host"});
   INFO(r.out);

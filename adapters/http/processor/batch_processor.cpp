@@ -230,7 +230,7 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
   // An API metered in tokens: the batch's tokens before it goes, settled by its usage.
   token_ticket ticket;
   if (!opts_->body.empty())
-    if (const auto charge = token_charge(tokens, req.body)) ticket = co_await take_tokens(tokens, *charge);
+    if (const auto charge = token_charge(tokens, req.body)) ticket = co_await take_tokens(tokens, *charge, opts_->call.limiter->tokens_shared());
   const auto body_bytes = req.body.size();
   auto to = url.origin();
   // max_processing and the latency figure time the call, not the wait for a connection

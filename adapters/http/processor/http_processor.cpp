@@ -101,7 +101,7 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
     // Never sent only when even the estimate's low side (4 bytes a token at most) is too large.
     if (const auto least = least_token_charge(req.body); tokens.active() && least > tokens.capacity())
       co_return sent_call{{}, {}, false, too_large_for_limit(least, tokens.capacity())};
-    ticket = co_await take_tokens(tokens, *charge);
+    ticket = co_await take_tokens(tokens, *charge, opts_->limiter->tokens_shared());
   }
   co_await wait_for_slot(*opts_->limiter, opts_->url.host());  // cancelled at shutdown: the item is released
   const auto body_bytes = req.body.size();

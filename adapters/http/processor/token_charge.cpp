@@ -18,24 +18,30 @@ void read_token_headers(token_meter& m, const response& r, std::chrono::steady_c
     m.answered_unmetered();  // an answer with neither a limit nor a usage: no LLM API, it seems
 }
 
-token_usage token_ticket::settle(const response& r, std::size_t body_bytes) {
+void token_ticket::settle_used(std::int64_t used) {
   auto* m = std::exchange(meter_, nullptr);
+  if (!m) return;
+  m->settle(a_, used, token_meter::clock::now());
+  if (auto* s = std::exchange(shared_, nullptr)) s->settle(a_.tokens, used);
+}
+
+token_usage token_ticket::settle(const response& r, std::size_t body_bytes) {
+  auto* m = meter_;
   if (!m) return {};
-  const auto now = token_meter::clock::now();
   if (r.ec) {
     // Never written (refused by a budget, no connection): nothing reached the API. Written and
     // then lost: the API may have charged it.
     const bool maybe_charged = r.stage == "read" || r.stage == "write";
-    m->settle(a_, maybe_charged ? -1 : 0, now);
+    settle_used(maybe_charged ? -1 : 0);
     return {};
   }
   token_usage used;
   if (r.status >= 200 && r.status < 300) {
     used = answer_usage(r.body);
     if (used.known()) m->estimator.learn(body_bytes, used);
-    m->settle(a_, used.known() ? used.total() : -1, now);
+    settle_used(used.known() ? used.total() : -1);
   } else {
-    m->settle(a_, 0, now);
+    settle_used(0);
   }
   read_token_headers(*m, r, a_.at, used.known());  // the requests admitted after this one the server may not have seen
   return used;
@@ -55,11 +61,17 @@ std::string too_large_for_limit(std::int64_t charge, std::int64_t capacity) {
          "more than the API's whole limit of " + std::to_string(capacity) + " tokens a minute: it could never be admitted";
 }
 
-awaitable<token_ticket> take_tokens(token_meter& m, std::int64_t charge) {
+awaitable<token_ticket> take_tokens(token_meter& m, std::int64_t charge, shared_tokens* shared) {
   for (;;) {
     const auto now = token_meter::clock::now();
     auto t = m.try_take(charge, now);
-    if (t.ticket) co_return token_ticket(&m, *t.ticket);
+    if (t.ticket) {
+      token_ticket ticket(&m, *t.ticket);  // given back whole if the wait below is cancelled
+      if (!shared) co_return std::move(ticket);
+      co_await shared->take(t.ticket->tokens);
+      ticket.taken_from(shared);
+      co_return std::move(ticket);
+    }
     // Tried again when the bucket should hold them, or within a second (a reading may free room).
     net::steady_timer timer(co_await net::this_coro::executor, std::min(t.retry_at, now + std::chrono::seconds(1)));
     co_await timer.async_wait(net::use_awaitable);

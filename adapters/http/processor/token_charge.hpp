@@ -8,6 +8,7 @@
 // and the bucket the headers state (OpenAI's, Azure's, Anthropic's tokens) is read in.
 #pragma once
 
+#include "adapters/http/rate/shared_tokens.hpp"
 #include "adapters/http/rate/token_meter.hpp"
 
 #include <dibs/http/client.hpp>
@@ -26,26 +27,33 @@ class token_ticket {
  public:
   token_ticket() = default;
   token_ticket(token_meter* m, token_meter::admitted a) : meter_(m), a_(a) {}
-  token_ticket(token_ticket&& o) noexcept : meter_(std::exchange(o.meter_, nullptr)), a_(o.a_) {}
+  token_ticket(token_ticket&& o) noexcept
+      : meter_(std::exchange(o.meter_, nullptr)), shared_(std::exchange(o.shared_, nullptr)), a_(o.a_) {}
   token_ticket& operator=(token_ticket&& o) noexcept {
     if (this != &o) {
       drop();
       meter_ = std::exchange(o.meter_, nullptr);
+      shared_ = std::exchange(o.shared_, nullptr);
       a_ = o.a_;
     }
     return *this;
   }
   ~token_ticket() { drop(); }
   explicit operator bool() const { return meter_ != nullptr; }
+  // Its tokens were taken from the shared tokens too: settled there as well.
+  void taken_from(shared_tokens* s) { shared_ = s; }
   // Settles it by `r`, the answer to its request of `body_bytes`; returns the usage it said.
   token_usage settle(const response& r, std::size_t body_bytes);
   std::int64_t tokens() const { return a_.tokens; }
 
  private:
+  // Settles the meter and the shared tokens alike (token_meter::settle's `used`).
+  void settle_used(std::int64_t used);
   void drop() {
-    if (auto* m = std::exchange(meter_, nullptr)) m->give_back(a_, token_meter::clock::now());
+    if (meter_) settle_used(0);
   }
   token_meter* meter_ = nullptr;
+  shared_tokens* shared_ = nullptr;  // taken from it too (rate_scope store with a token rate)
   token_meter::admitted a_;
 };
 
@@ -61,8 +69,9 @@ std::int64_t least_token_charge(const std::string& body);
 // is never sent.
 std::string too_large_for_limit(std::int64_t charge, std::int64_t capacity);
 
-// Waits until the bucket holds `charge` tokens and takes them.
-awaitable<token_ticket> take_tokens(token_meter& m, std::int64_t charge);
+// Waits until the bucket holds `charge` tokens and takes them, and then (with `shared`) until
+// the store's schedule of every process's tokens has them too.
+awaitable<token_ticket> take_tokens(token_meter& m, std::int64_t charge, shared_tokens* shared = nullptr);
 
 // Reads the token bucket an answer's headers state into `m`, for a request admitted at `sent`;
 // an answer that states neither a limit nor a usage (`usage_said`) counts toward not watching.

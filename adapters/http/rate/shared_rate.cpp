@@ -19,12 +19,14 @@ constexpr auto recheck_after = std::chrono::milliseconds(100);
 }  // namespace
 
 shared_rate::shared_rate(std::shared_ptr<shared_rate_store> store, std::string origin, double per_second,
-                         std::chrono::milliseconds store_retry, std::chrono::milliseconds max_wait)
+                         std::chrono::milliseconds store_retry, std::chrono::milliseconds max_wait,
+                         std::chrono::microseconds saved)
     : store_(std::move(store)),
       origin_(std::move(origin)),
       per_second_(per_second),
       block_(block_size(per_second)),
       interval_(std::max<std::int64_t>(1, std::llround(1e6 / per_second))),
+      saved_(saved),
       store_retry_(store_retry),
       max_wait_(max_wait) {}
 
@@ -46,8 +48,8 @@ std::chrono::microseconds shared_rate::sane_pause(std::chrono::microseconds p) {
   return max_wait_;
 }
 
-rate_block shared_rate::sane(rate_block b) {
-  b.granted = std::min(b.granted, block_);
+rate_block shared_rate::sane(rate_block b, std::uint32_t asked) {
+  b.granted = std::min(b.granted, asked);
   if (b.starts_in > max_wait_) {
     warn_insane("the next slot is", b.starts_in);
     b.starts_in = max_wait_;
@@ -64,69 +66,86 @@ void shared_rate::store_failed(const char* doing, const std::exception& e) {
             "); no API request goes out until it can, asking again every second");
 }
 
-bool shared_rate::from_block(clock::time_point asked, turn& t) {
+std::uint32_t shared_rate::from_block(clock::time_point asked, turn& t, std::uint32_t want) {
   // A block's slots are sent one interval apart; slots of a block whose time has passed (the
-  // process was idle) are dropped, not sent at once on top of everyone else's.
-  if (used_ < granted_ && block_start_ + interval_ * used_ + interval_ >= asked) {
+  // process was idle) are dropped, not sent at once on top of everyone else's, unless the
+  // schedule saves them up (tokens: the bucket the API refilled meanwhile holds them).
+  if (used_ < granted_ && (saved_.count() > 0 || block_start_ + interval_ * used_ + interval_ >= asked)) {
+    const auto k = std::min(want, granted_ - used_);
+    used_ += k;
     t.granted = true;
-    t.at = std::max(block_start_ + interval_ * used_++, asked);
-    return true;
+    t.at = std::max(block_start_ + interval_ * (used_ - 1), asked);
+    return k;
   }
   used_ = granted_;
-  return false;
+  return 0;
 }
 
-shared_rate::turn shared_rate::next_blocking() {
+shared_rate::turn shared_rate::next_blocking(std::uint32_t n) {
   // Runs on the one thread of pool_, so calls to the store never overlap; the mutex guards only
   // what pause() (on a shard's thread) also touches, and is never held during a store call: a
   // store that hangs must not hang a shard that reports a 429.
   turn t;
   const auto asked = clock::now();
+  n = std::max<std::uint32_t>(n, 1);
+  std::uint32_t need = n;
   {
     std::lock_guard lock(mutex_);
-    if (from_block(asked, t)) return t;
+    need -= from_block(asked, t, need);
+    if (need == 0) return t;
     // The store failed a moment ago: callers wait for the next try instead of each asking a
     // store that is down in turn (which would keep a shutdown waiting on every one of them).
     if (asked < retry_at_) {
+      t.granted = false;
       t.at = retry_at_;
       return t;
     }
   }
-  try {
-    const auto taken = store_->take_block({origin_, block_, interval_});
-    const auto now = clock::now();
-    std::lock_guard lock(mutex_);
-    const auto b = sane(taken);
-    if (store_down_) log::info(setting_name("rate_scope"), " store: the shared rate of ", origin_, " can be read again");
-    store_down_ = false;
-    // The store's "from now" is counted from when its answer arrived: late by the trip back, never early.
-    block_start_ = now + b.starts_in;
-    granted_ = b.granted;
-    used_ = 1;
-    t.granted = granted_ > 0;
-    t.at = block_start_;
-    t.recheck = block_start_ > asked + recheck_after;
-    if (b.paused_for.count() > 0) t.paused_until = now + b.paused_for;
-  } catch (const std::exception& e) {
-    std::lock_guard lock(mutex_);
-    store_failed("take a block of", e);
-    retry_at_ = clock::now() + store_retry_;
-    t.at = retry_at_;
+  // Slots taken from the block in hand above stay taken: what is still needed comes from blocks
+  // of the store's, as large as it (a request of many tokens: one trip, not one a block).
+  while (need > 0) {
+    const auto want = std::max(block_, need);
+    try {
+      const auto taken = store_->take_block({origin_, want, interval_, saved_});
+      const auto now = clock::now();
+      std::lock_guard lock(mutex_);
+      const auto b = sane(taken, want);
+      if (store_down_) log::info(setting_name("rate_scope"), " store: the shared rate of ", origin_, " can be read again");
+      store_down_ = false;
+      // The store's "from now" is counted from when its answer arrived: late by the trip back, never early.
+      block_start_ = now + b.starts_in;
+      granted_ = b.granted;
+      used_ = std::min(need, granted_);
+      need -= used_;
+      t.granted = granted_ > 0;
+      t.at = block_start_ + interval_ * (used_ > 0 ? used_ - 1 : 0);
+      t.recheck = block_start_ > asked + recheck_after;
+      if (b.paused_for.count() > 0) t.paused_until = now + b.paused_for;
+      if (!t.granted) return t;
+    } catch (const std::exception& e) {
+      std::lock_guard lock(mutex_);
+      store_failed("take a block of", e);
+      retry_at_ = clock::now() + store_retry_;
+      t.granted = false;
+      t.at = retry_at_;
+      return t;
+    }
   }
   return t;
 }
 
-awaitable<shared_rate::turn> shared_rate::next() {
-  // A slot of the block in hand is taken here, on the caller's thread: only a new block (or a
+awaitable<shared_rate::turn> shared_rate::next(std::uint32_t n) {
+  // Slots of the block in hand are taken here, on the caller's thread: only a new block (or a
   // retry of the store) goes to the store's thread and back.
   turn t;
-  bool in_block = false;
+  n = std::max<std::uint32_t>(n, 1);
   {
     std::lock_guard lock(mutex_);
-    in_block = from_block(clock::now(), t);
+    // All of them from the block in hand, or none: a part taken here and the rest on the
+    // store's thread would leave the part's slots behind if the store then failed.
+    if (used_ + n <= granted_ && from_block(clock::now(), t, n) == n) co_return t;
   }
-  if (in_block) co_return t;
-  auto call = [this] { return next_blocking(); };  // named: no lambda temporaries at a co_await (g++ 12)
+  auto call = [this, n] { return next_blocking(n); };  // named: no lambda temporaries at a co_await (g++ 12)
   co_return co_await offload(pool_, std::move(call));
 }
 

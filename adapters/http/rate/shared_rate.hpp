@@ -35,9 +35,11 @@ class shared_rate {
 
   // `origin`: the record's key (scheme://host:port of the API); `per_second`: this process's rate.
   // After a store call failed, the store is asked again no sooner than `store_retry` later.
+  // `saved`: a schedule that saves up unused slots that far back (a token bucket's capacity;
+  // rate_block_request::saved): the past slots of a block are then due at once, never dropped.
   shared_rate(std::shared_ptr<shared_rate_store> store, std::string origin, double per_second,
               std::chrono::milliseconds store_retry = std::chrono::seconds(1),
-              std::chrono::milliseconds max_wait = std::chrono::hours(1));
+              std::chrono::milliseconds max_wait = std::chrono::hours(1), std::chrono::microseconds saved = {});
 
   struct turn {
     bool granted = false;               // false: the store could not be asked; ask again at `at`
@@ -45,9 +47,10 @@ class shared_rate {
     bool recheck = false;               // the block had to wait: read the pause again before sending
     clock::time_point paused_until{};   // the record's pause, by this process's clock (past: none)
   };
-  // The next slot: one of the current block's, or the first of a new block.
-  awaitable<turn> next();
-  turn next_blocking();
+  // The next slot: one of the current block's, or the first of a new block. With `n`, the next
+  // n slots at once (a schedule of tokens: a request takes its tokens' worth), `at` the last one's.
+  awaitable<turn> next(std::uint32_t n = 1);
+  turn next_blocking(std::uint32_t n = 1);
   // The record's pause now, by this process's clock (past or epoch: none; also when unreadable).
   awaitable<clock::time_point> paused_until();
   clock::time_point paused_until_blocking();
@@ -61,11 +64,12 @@ class shared_rate {
 
  private:
   void write_pause();
-  // Under mutex_: the next slot of the block in hand, if it has one still worth sending.
-  bool from_block(clock::time_point asked, turn& t);
+  // Under mutex_: up to `want` slots of the block in hand, those it still has worth sending;
+  // returns how many (t.at: the last one's time).
+  std::uint32_t from_block(clock::time_point asked, turn& t, std::uint32_t want);
   void store_failed(const char* doing, const std::exception& e);
   // Under mutex_: the record's block or pause within bounds, warned about when it was not.
-  rate_block sane(rate_block b);
+  rate_block sane(rate_block b, std::uint32_t asked);
   std::chrono::microseconds sane_pause(std::chrono::microseconds p);
   void warn_insane(const char* what, std::chrono::microseconds said);
 
@@ -74,6 +78,7 @@ class shared_rate {
   double per_second_;
   std::uint32_t block_;
   std::chrono::microseconds interval_;
+  std::chrono::microseconds saved_;
 
   std::mutex mutex_;
   clock::time_point block_start_{};

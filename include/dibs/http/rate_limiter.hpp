@@ -21,6 +21,7 @@
 namespace dibs::http {
 
 class shared_rate;
+class shared_tokens;  // shared_tokens.hpp (internal): the tokens a minute given, held by every process on a store
 class token_meter;  // token_meter.hpp (internal): the tokens an LLM API meters
 
 // "45/min", "10/s", "2.5/s" -> requests per second; nullopt when malformed or not positive.
@@ -107,6 +108,10 @@ class rate_limiter final : public rate_control {
   // The tokens a minute the API meters (token_meter.hpp), for every shard: a limit given
   // (token_rate) or stated by the API's headers; none until then.
   token_meter& tokens() const { return *tokens_; }
+  // `rate_scope store` with a token rate given: the tokens every process takes before a request
+  // goes (nullptr: this process's meter alone). Call before any request.
+  void share_tokens(std::shared_ptr<shared_tokens> t) { shared_tokens_ = std::move(t); }
+  shared_tokens* tokens_shared() const { return shared_tokens_.get(); }
 
   // A new rate from now on (<= 0: none), for every shard at once (POST /rate). The schedule starts
   // afresh: slots taken under the old rate are stale (generation() moved on), and a waiter that
@@ -142,6 +147,7 @@ class rate_limiter final : public rate_control {
   std::atomic<clock::rep> any_paused_until_{0};
   std::shared_ptr<shared_rate> shared_;
   std::unique_ptr<token_meter> tokens_;
+  std::shared_ptr<shared_tokens> shared_tokens_;
 };
 
 }  // namespace dibs::http
