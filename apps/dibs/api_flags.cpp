@@ -197,6 +197,10 @@ http::processor_options api_flags::call() const {
   o.expect_json = answer.expect_json_pointer();
   if (!price.empty()) o.price = parse_prices(price);
   o.budgets = budget.budgets();
+  o.spend_budgets = budget.spend_budgets();
+  if (!o.spend_budgets.empty() && o.price.input <= 0 && o.price.output <= 0)
+    throw std::invalid_argument("--budget " + budget.budget + " counts dollars at --price: give --price too (like --price "
+                                "'input=0.15/1M,output=0.60/1M')");
   o.max_connections = f.max_connections;
   o.shards = f.shards;
   if (f.fixed_concurrency) o.adaptive.reset();
@@ -251,6 +255,9 @@ processor_factory api_flags::factory(const std::string& source_field) const {
                                 "(its array that holds the {fields} is written once per item)");
   if (!reuse_answers.empty())
     throw std::invalid_argument("--reuse-answers works with --url (one request per document), not with --batch-url");
+  if (!call.spend_budgets.empty())
+    throw std::invalid_argument("--budget " + budget.budget + " (in money) works with --url (one request per document), not "
+                                "with --batch-url yet: --budget N/day counts a batch's calls");
   http::batch_processor_options b;
   b.call = std::move(call);
   b.key_field = batch_key.empty() ? source_field : batch_key;

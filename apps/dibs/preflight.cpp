@@ -196,7 +196,7 @@ std::optional<probe_verdict> probe(call_path& path, http::request req, const pre
       return std::nullopt;
     }
     if (asked.refused) {
-      log::info("pre-flight: a call budget has no call left; the API was not tried", tries > 1 ? " again" : "");
+      log::info("pre-flight: a budget has no room left for the call; the API was not tried", tries > 1 ? " again" : "");
       return std::nullopt;
     }
     auto& r = asked.r;

@@ -6,6 +6,7 @@
 #include "store_flags.hpp"
 
 #include "engine/src/budget_store.hpp"
+#include "adapters/http/budget/spend_budget.hpp"
 
 #include <dibs/log.hpp>
 #include <adapters/stores/record_budget.hpp>
@@ -68,10 +69,15 @@ command add_status_command(CLI::App& app) {
     std::printf("%s\n", st->describe().c_str());
     std::printf("%s", failure_breakdown(reasons).c_str());
     std::printf("%s", lease_table(holders).c_str());
-    for (const auto& b : budgets)
-      std::printf("budget %s: %llu of %llu calls used, %llu left\n", b.key.c_str(), static_cast<unsigned long long>(b.used),
-                  static_cast<unsigned long long>(b.limit),
-                  static_cast<unsigned long long>(b.limit > b.used ? b.limit - b.used : 0));
+    for (const auto& b : budgets) {
+      const auto left = b.limit > b.used ? b.limit - b.used : 0;
+      if (http::money_key(b.key))  // a budget in money: millionths of a dollar
+        std::printf("budget %s: %s of %s used, %s left\n", b.key.c_str(), http::dollars_text(b.used).c_str(),
+                    http::dollars_text(b.limit).c_str(), http::dollars_text(left).c_str());
+      else
+        std::printf("budget %s: %llu of %llu calls used, %llu left\n", b.key.c_str(), static_cast<unsigned long long>(b.used),
+                    static_cast<unsigned long long>(b.limit), static_cast<unsigned long long>(left));
+    }
     std::printf("%s\n", status_counts_line(s, no_data, retries_due(holders)).c_str());
     return 0;
   };

@@ -5,14 +5,18 @@
 namespace dibs::http {
 
 budget_gate::budget_gate(std::shared_ptr<store> inner, std::vector<std::shared_ptr<call_budget>> budgets,
-                         std::function<void()> on_spent)
-    : inner_(std::move(inner)), budgets_(std::move(budgets)), on_spent_(std::move(on_spent)) {}
+                         std::function<void()> on_spent, std::vector<std::shared_ptr<spend_budget>> spend)
+    : inner_(std::move(inner)), budgets_(std::move(budgets)), spend_(std::move(spend)), on_spent_(std::move(on_spent)) {}
 
 void budget_gate::ended(std::size_t n) {
   for (auto& b : budgets_) b->ended(n);
 }
 
 awaitable<std::vector<job>> budget_gate::claim(claim_request req) {
+  if (std::any_of(spend_.begin(), spend_.end(), [](const auto& b) { return b->spent(); })) {
+    if (!told_.exchange(true) && on_spent_) on_spent_();
+    co_return std::vector<job>{};
+  }
   std::uint64_t want = req.max;
   std::vector<std::uint64_t> got;
   for (auto& b : budgets_) {

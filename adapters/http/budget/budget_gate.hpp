@@ -7,6 +7,7 @@
 #pragma once
 
 #include "call_budget.hpp"
+#include "spend_budget.hpp"
 
 #include <adapters/stores/forwarding_store.hpp>
 
@@ -19,8 +20,10 @@ namespace dibs::http {
 
 class budget_gate final : public forwarding_store<store> {
  public:
+  // `spend`: budgets in money (spend_budget.hpp), taken by each request; once one is spent,
+  // nothing more is claimed.
   budget_gate(std::shared_ptr<store> inner, std::vector<std::shared_ptr<call_budget>> budgets,
-              std::function<void()> on_spent);
+              std::function<void()> on_spent, std::vector<std::shared_ptr<spend_budget>> spend = {});
 
   awaitable<std::vector<job>> claim(claim_request req) override;
   void let_go(const std::vector<lease_ref>& items) override;
@@ -33,6 +36,7 @@ class budget_gate final : public forwarding_store<store> {
 
   std::shared_ptr<store> inner_;
   std::vector<std::shared_ptr<call_budget>> budgets_;
+  std::vector<std::shared_ptr<spend_budget>> spend_;
   std::function<void()> on_spent_;
   std::atomic<bool> told_{false};
 };

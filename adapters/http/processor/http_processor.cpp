@@ -11,6 +11,8 @@
 #include "call_span.hpp"
 #include "no_data_verdict.hpp"
 #include "request_builder.hpp"
+#include "spend_charge.hpp"
+#include "adapters/http/budget/spend_budget.hpp"
 #include "token_charge.hpp"
 #include "llm_answer.hpp"
 
@@ -103,6 +105,16 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
       co_return sent_call{{}, {}, false, too_large_for_limit(least, tokens.capacity())};
     ticket = co_await take_tokens(tokens, *charge, opts_->limiter->tokens_shared());
   }
+  // A budget in money: the most the request can cost, taken before it goes (none left: not sent).
+  std::uint64_t most = 0;
+  if (!opts_->spend_budgets.empty()) {
+    most = most_cost(tokens.estimator, req.body, opts_->price);
+    for (std::size_t i = 0; i < opts_->spend_budgets.size(); ++i)
+      if (!co_await opts_->spend_budgets[i]->take(most)) {
+        for (std::size_t k = 0; k < i; ++k) opts_->spend_budgets[k]->settle(most, 0);
+        co_return sent_call{{}, {}, true, {}};  // the ticket, dropped unsent, gives its tokens back
+      }
+  }
   co_await wait_for_slot(*opts_->limiter, opts_->url.host());  // cancelled at shutdown: the item is released
   const auto body_bytes = req.body.size();
   auto to = opts_->url.origin();  // named: no temporaries inside a co_await (g++ 12)
@@ -132,6 +144,10 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
     return true;
   };
   auto r = co_await client_.send(std::move(to), std::move(req));
+  if (!opts_->spend_budgets.empty()) {
+    const auto cost = clock.refused ? std::optional<std::uint64_t>(0) : answer_cost(r, opts_->price);
+    for (const auto& b : opts_->spend_budgets) b->settle(most, cost);
+  }
   if (ticket) {  // an API that states a token limit is metered from then on
     const auto used = ticket.settle(r, body_bytes);
     if (figures_) {
@@ -165,7 +181,7 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
   if (!s.too_large.empty()) co_return outcome::invalid(std::move(s.too_large));  // no call: no news of the API
   if (s.refused) {
     aborted = true;  // nothing to share with joined items: each asks for itself
-    co_return outcome::not_sent("not sent: the call budget has no call left for it");
+    co_return outcome::not_sent("not sent: the budget has no room left for it");
   }
   auto& r = s.r;
   const auto& clock = s;

@@ -41,6 +41,7 @@ namespace dibs::http {
 
 class answer_reuse;        // answer_reuse.hpp (internal): made by whoever turns reuse on
 class call_budget;         // call_budget.hpp (internal): made by whoever sets a budget
+class spend_budget;        // spend_budget.hpp (internal): a budget of money
 class prefetched_answers;  // prefetched_answers.hpp (internal): filled by the pre-flight
 struct json_check_result;  // json_check.hpp (internal)
 
@@ -88,6 +89,9 @@ struct processor_options {
   // max_calls, budget: each call sent is counted in each (call_budget.hpp); the store's
   // claims go through budget_gate so that no item is claimed without a call left for it.
   std::vector<std::shared_ptr<call_budget>> budgets;
+  // budget in money (50USD/day): each request takes the most it can cost at `price` before it
+  // goes, and its answer gives back what it did not cost (spend_budget.hpp); none left: not sent.
+  std::vector<std::shared_ptr<spend_budget>> spend_budgets;
   // Answers bought before the run (the pre-flight's), each used for its item instead of a call.
   std::shared_ptr<prefetched_answers> prefetched;
   // `max_connections` for the whole process (0: none), split across its `shards` clients by

@@ -1,0 +1,66 @@
+// A budget in money (`--budget 0.0005USD/day` with `--price`) kept in the store and shared by two
+// processes calling an LLM API (tests/servers/llm_api.py, Python's http.server): between them the
+// API's usage at the prices never passes it; then each claims nothing more, exits with status 4
+// and says so; no row failed or spent an attempt on a call not made; a third process starting
+// after makes no call at all.
+#include "support/backend.hpp"
+#include "support/process.hpp"
+#include "support/run_dibs.hpp"
+
+#include "http_servers/llm_api.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace dibs;
+
+namespace {
+using test::db;
+}  // namespace
+
+BACKEND_TEST_CASE("a budget in money shared by two processes: the API's usage at the prices never passes it, then exit 4",
+                  "[budget][money][llm]") {
+  test::llm_api api({"--tpm", "0", "--latency-ms", "20", "--latency-per-token-ms", "0"});
+  auto s = db.fresh("moneybudget");
+  REQUIRE(s.seed(60, 29) == 60);
+  // A dollar a million tokens, input and output alike: the budget's 500 millionths are 500 tokens
+  // of usage; a call uses 13-20 (its most, estimated before it goes, about 40).
+  const std::string body =
+      R"({"model": "gpt-4o-mini", "max_tokens": 10, "messages": [{"role": "user", "content": "Label {originatingIp}"}]})";
+  std::vector<std::string> run{test::dibs_binary(), "enrich", "--store", s.uri(), "--url", api.base_url() + "/v1/chat/completions",
+                               "--method", "POST", "--body", body, "--no-status-check", "--budget", "0.0005USD/day",
+                               "--price", "input=1/1M,output=1/1M", "--concurrency", "4", "--claim-batch", "2", "--no-progress"};
+  run.insert(run.end(), s.where.begin() + 2, s.where.end());  // --db, --collection
+  test::child_process a(run, true), b(run, true);
+  std::string out_a, out_b;
+  const int rc_a = a.finish(out_a), rc_b = b.finish(out_b);
+  INFO(out_a);
+  INFO(out_b);
+  CHECK(rc_a == 4);
+  CHECK(rc_b == 4);
+  CHECK_THAT(out_a + out_b, Catch::Contains("--budget 0.0005USD/day spent"));
+  const auto settled = api.stat("tokens_settled");
+  INFO("tokens settled: " << settled << ", answers: " << api.stat("ok"));
+  CHECK(settled <= 500);            // the money spent, at the prices: never past the budget
+  CHECK(settled >= 500 - 4 * 40);   // and most of it used: a call's most is given back to what its usage did not cost
+  const auto st = s.stats_blocking();
+  CHECK(st.failed == 0);
+  CHECK(st.done + st.pending == 60);
+  CHECK(static_cast<long>(st.done) <= api.stat("ok"));  // every row written was answered (a pre-flight's twice at most)
+  CHECK(static_cast<long>(st.done) >= api.stat("ok") - 2);
+
+  // Spent for the day: a third process claims nothing and makes no call, its pre-flight's included.
+  const auto before = api.stat("requests");
+  test::child_process c(run, true);
+  std::string out_c;
+  CHECK(c.finish(out_c) == 4);
+  INFO(out_c);
+  CHECK(api.stat("requests") == before);
+  // dibs status says it in dollars.
+  const auto status = test::run_dibs([&] {
+    std::vector<std::string> argv{"status", "--store", s.uri()};
+    argv.insert(argv.end(), s.where.begin() + 2, s.where.end());
+    return argv;
+  }());
+  INFO(status.second);
+  CHECK_THAT(status.second, Catch::Contains(" USD day ") && Catch::Contains("of $0.0005 used"));
+}
