@@ -24,20 +24,13 @@ BACKEND_TEST_CASE("a budget in money shared by two processes: the API's usage at
   REQUIRE(s.seed(60, 29) == 60);
   // A dollar a million tokens, input and output alike: the budget's 500 millionths are 500 tokens
   // of usage; a call uses 13-20 (its most, estimated before it goes, about 40).
-  const std::string body =
-      R"({"model": "gpt-4o-mini", "max_tokens": 10, "messages": [{"role": "user", "content": "Label {originatingIp}"}]})";
-  std::vector<std::string> run{test::dibs_binary(), "enrich", "--store", s.uri(), "--url", api.base_url() + "/v1/chat/completions",
-                               "--method", "POST", "--body", body, "--no-status-check", "--budget", "0.0005USD/day",
-                               "--price", "input=1/1M,output=1/1M", "--concurrency", "4", "--claim-batch", "2", "--no-progress"};
-  run.insert(run.end(), s.where.begin() + 2, s.where.end());  // --db, --collection
-  test::child_process a(run, true), b(run, true);
-  std::string out_a, out_b;
-  const int rc_a = a.finish(out_a), rc_b = b.finish(out_b);
-  INFO(out_a);
-  INFO(out_b);
-  CHECK(rc_a == 4);
-  CHECK(rc_b == 4);
-  CHECK_THAT(out_a + out_b, Catch::Contains("--budget 0.0005USD/day spent"));
+  const std::vector<std::string> where(s.where.begin() + 2, s.where.end());  // --db, --collection
+  const auto run = api.enrich_rows(test::dibs_binary(), s.uri(), where, {"--budget", "0.0005USD/day", "--price", "input=1/1M,output=1/1M"});
+  const auto two = test::run_at_once(run, 2);
+  INFO(two[0].out);
+  INFO(two[1].out);
+  for (const auto& end : two) CHECK(end.rc == 4);
+  CHECK_THAT(two[0].out + two[1].out, Catch::Contains("--budget 0.0005USD/day spent"));
   const auto settled = api.stat("tokens_settled");
   INFO("tokens settled: " << settled << ", answers: " << api.stat("ok"));
   CHECK(settled <= 500);            // the money spent, at the prices: never past the budget
@@ -56,11 +49,9 @@ BACKEND_TEST_CASE("a budget in money shared by two processes: the API's usage at
   INFO(out_c);
   CHECK(api.stat("requests") == before);
   // dibs status says it in dollars.
-  const auto status = test::run_dibs([&] {
-    std::vector<std::string> argv{"status", "--store", s.uri()};
-    argv.insert(argv.end(), s.where.begin() + 2, s.where.end());
-    return argv;
-  }());
+  std::vector<std::string> status_argv{"status", "--store", s.uri()};
+  status_argv.insert(status_argv.end(), where.begin(), where.end());
+  const auto status = test::run_dibs(status_argv);
   INFO(status.second);
   CHECK_THAT(status.second, Catch::Contains(" USD day ") && Catch::Contains("of $0.0005 used"));
 }

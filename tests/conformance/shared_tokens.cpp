@@ -27,21 +27,11 @@ BACKEND_TEST_CASE("three dibs enrich processes with --rate-scope store keep one 
   test::llm_api api({"--tpm", "600", "--latency-ms", "10", "--latency-per-token-ms", "0", "--no-headers"});
   auto s = db.fresh("sharedtokens");
   REQUIRE(s.seed(48, 23) == 48);
-  const std::string body =
-      R"({"model": "gpt-4o-mini", "max_tokens": 10, "messages": [{"role": "user", "content": "Label {originatingIp}"}]})";
-  std::vector<std::unique_ptr<test::child_process>> runs;
-  for (int i = 0; i < 3; ++i) {
-    std::vector<std::string> argv{test::dibs_binary(), "enrich", "--store", s.uri(), "--url", api.base_url() + "/v1/chat/completions",
-                                  "--method", "POST", "--body", body, "--no-status-check", "--token-rate", "600/min",
-                                  "--rate-scope", "store", "--concurrency", "4", "--claim-batch", "2", "--no-progress"};
-    argv.insert(argv.end(), s.where.begin() + 2, s.where.end());  // --db, --collection
-    runs.push_back(std::make_unique<test::child_process>(argv, true));
-  }
-  for (auto& r : runs) {
-    std::string out;
-    const int rc = r->finish(out);
-    INFO(out);
-    CHECK(rc == 0);
+  const std::vector<std::string> where(s.where.begin() + 2, s.where.end());  // --db, --collection
+  const auto argv = api.enrich_rows(test::dibs_binary(), s.uri(), where, {"--token-rate", "600/min", "--rate-scope", "store"});
+  for (const auto& end : test::run_at_once(argv, 3)) {
+    INFO(end.out);
+    CHECK(end.rc == 0);
   }
   CHECK(s.stats_blocking().done == 48);
   const auto settled = api.stat("tokens_settled");

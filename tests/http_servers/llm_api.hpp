@@ -17,6 +17,20 @@ class llm_api : public python_api {
  public:
   explicit llm_api(std::vector<std::string> options = {}) : python_api("llm_api.py", with_name(std::move(options)), "api.port") {}
 
+  // `dibs enrich` of a seeded table's rows on `store` (`where`: the flags after the URI, --db and
+  // --collection) as OpenAI chat completions of "Label <originatingIp>" of at most 10 tokens (13-20
+  // tokens of usage each), 4 at once in claims of 2, `more` flags after.
+  std::vector<std::string> enrich_rows(const std::string& dibs, const std::string& store, const std::vector<std::string>& where,
+                                       const std::vector<std::string>& more) const {
+    std::vector<std::string> argv{dibs, "enrich", "--store", store, "--url", base_url() + "/v1/chat/completions", "--method", "POST",
+                                  "--body",
+                                  R"({"model": "gpt-4o-mini", "max_tokens": 10, "messages": [{"role": "user", "content": "Label {originatingIp}"}]})",
+                                  "--no-status-check", "--concurrency", "4", "--claim-batch", "2", "--no-progress"};
+    argv.insert(argv.end(), where.begin(), where.end());
+    argv.insert(argv.end(), more.begin(), more.end());
+    return argv;
+  }
+
   // A member of its /stats that is a whole number ("refused_429", "ok", "tokens_settled", ...).
   long stat(const std::string& name) const {
     const auto body = raw_http(static_cast<std::uint16_t>(port()), "GET", "/stats").body;

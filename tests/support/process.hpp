@@ -97,6 +97,20 @@ class child_process {
   int status_ = 0;
 };
 
+// One process's end: its exit code and what it printed (stdout and stderr).
+struct process_end {
+  int rc = -1;
+  std::string out;
+};
+// Runs `argv` as `n` processes at once (processes sharing a store), each to its end.
+inline std::vector<process_end> run_at_once(const std::vector<std::string>& argv, int n) {
+  std::vector<std::unique_ptr<child_process>> runs;
+  for (int i = 0; i < n; ++i) runs.push_back(std::make_unique<child_process>(argv, true));
+  std::vector<process_end> ends(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < runs.size(); ++i) ends[i].rc = runs[i]->finish(ends[i].out);
+  return ends;
+}
+
 inline std::string last_line(const std::string& text) {
   auto end = text.find_last_not_of('\n');
   if (end == std::string::npos) return "";
