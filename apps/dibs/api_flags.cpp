@@ -201,6 +201,13 @@ http::processor_options api_flags::call() const {
   if (!o.spend_budgets.empty() && o.price.input <= 0 && o.price.output <= 0)
     throw std::invalid_argument("--budget " + budget.budget + " counts dollars at --price: give --price too (like --price "
                                 "'input=0.15/1M,output=0.60/1M')");
+  // A body that asks for output tokens pays for them: without their price the budget would count
+  // them as free.
+  if (!o.spend_budgets.empty() && o.price.output <= 0)
+    for (const char* asks : {"max_tokens", "max_completion_tokens", "max_output_tokens", "maxOutputTokens"})
+      if (request.body.find(asks) != std::string::npos)
+        throw std::invalid_argument("--budget " + budget.budget + ": --price gives no output price, and the body asks for "
+                                    "output tokens (" + asks + "): give output=P/1M too");
   o.max_connections = f.max_connections;
   o.shards = f.shards;
   if (f.fixed_concurrency) o.adaptive.reset();
@@ -305,11 +312,12 @@ void api_flags::share_rate(const std::shared_ptr<admin_store>& st) const {
     // and " tokens" (the request rate's record is the origin's), saving up a minute of them as
     // the API's own bucket does.
     const auto per_minute = call.limiter->tokens().per_minute();
-    auto schedule = std::make_shared<http::shared_rate>(opened.record, origin + " tokens", per_minute / 60, std::chrono::seconds(1),
-                                                        call.max_retry_after, std::chrono::minutes(1));
+    const auto per_slot = http::shared_tokens::tokens_per_slot(per_minute);
+    auto schedule = std::make_shared<http::shared_rate>(opened.record, origin + " tokens", per_minute / 60 / per_slot,
+                                                        std::chrono::seconds(1), call.max_retry_after, std::chrono::minutes(1));
     log::info("--rate-scope store: --token-rate ", token_rate, " shared by every process on the store for ", origin,
-              ", in blocks of ", schedule->block(), " tokens");
-    call.limiter->share_tokens(std::make_shared<http::shared_tokens>(std::move(schedule)));
+              ", in blocks of ", static_cast<std::uint64_t>(schedule->block()) * per_slot, " tokens");
+    call.limiter->share_tokens(std::make_shared<http::shared_tokens>(std::move(schedule), per_slot));
   }
 }
 

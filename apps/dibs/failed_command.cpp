@@ -7,10 +7,13 @@
 
 #include "adapters/jsonl/private_file.hpp"
 
+#include <dibs/stores/store_uri.hpp>
+
 
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <fcntl.h>
@@ -18,6 +21,33 @@
 #include <unistd.h>
 
 namespace dibs::cli {
+
+namespace {
+// --out naming the run's own input, output (--run-out) or journal would empty it before the
+// lines are read: the paid answers gone. Refused, whatever the path's spelling.
+void refuse_run_files(const std::string& out, const store_flags& store) {
+  if (out.empty()) return;
+  std::vector<std::pair<std::string, const char*>> own;
+  try {
+    const auto uri = parse_store_uri(store.store);
+    if (uri.kind == store_kind::jsonl) own.emplace_back(uri.path, "the input");
+  } catch (const std::exception&) {
+    return;  // the store's own open says what is wrong with it
+  }
+  if (!store.out.empty()) {
+    own.emplace_back(store.out, store.out_flag.c_str());
+    own.emplace_back(store.out + ".journal", "the run's journal");
+  }
+  std::error_code ec;
+  const auto mine = std::filesystem::weakly_canonical(out, ec);
+  for (const auto& [path, what] : own) {
+    std::error_code ec2;
+    if (!ec && std::filesystem::weakly_canonical(path, ec2) == mine && !ec2)
+      throw std::invalid_argument("--out " + out + " is " + what + " of the run (" + path +
+                                  "): the failed lines go to a file of their own, or to stdout without --out");
+  }
+}
+}  // namespace
 
 command add_failed_command(CLI::App& app) {
   auto* sub = app.add_subcommand("failed", "Every failed item as a JSON line: key, source, reason, status, answer, attempts, when");
@@ -37,6 +67,7 @@ command add_failed_command(CLI::App& app) {
       "  dibs failed --store jsonl:in.jsonl --run-out out.jsonl --since 2h   (file mode: --since is refused)");
   return [f] {
     auto which = f->items.filters.filter();
+    refuse_run_files(f->out, f->items.store);  // before anything is opened: O_TRUNC would empty it
     auto st = f->items.open();
     std::FILE* out = stdout;
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, &std::fclose);

@@ -9,7 +9,11 @@ settlement settlement_of(const job& j, outcome o, bool cancelled, bool stopping,
   settlement s;
   if (cancelled) {
     s.k = settlement::kind::give_back;
-    s.write = release_item{j.ref(), millis{0}, stopping || o.why.empty() ? "shutdown" : std::move(o.why), 0, true};
+    // A call never sent (a budget had no room for it) gives the claim's attempt back: nothing
+    // reached the API, whatever the run is doing.
+    const bool unsent = o.unsent;
+    s.write = release_item{j.ref(), millis{0}, (stopping && !unsent) || o.why.empty() ? "shutdown" : std::move(o.why), 0, true,
+                           unsent};
     return s;
   }
   switch (o.k) {

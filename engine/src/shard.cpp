@@ -88,8 +88,10 @@ void shard::pause(bool on) {
 }
 
 void shard::give_back_prefetched(const std::string& why) {
+  // Claimed ahead and never started: nothing of them reached the API, so their claims' attempts
+  // go back (a run stopped by a spent budget, or by Ctrl-C, costs them nothing).
   while (!ready_.empty()) {
-    settle(ready_.front(), outcome::retry(millis{0}, why), true);
+    settle(ready_.front(), outcome::not_sent(why), true);
     ready_.pop_front();
   }
 }

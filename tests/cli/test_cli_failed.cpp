@@ -104,3 +104,22 @@ TEST_CASE("dibs failed on a file with no run beside it asks for --run-out, the f
   CHECK(text.find("--run-out OUT.jsonl") != std::string::npos);
   CHECK(text.find("--out is needed") == std::string::npos);
 }
+
+TEST_CASE("dibs failed refuses an --out that is the run's own output, input or journal, and leaves it whole",
+          "[cli][failed][jsonl]") {
+  // A user who carries enrich's --out over to dibs failed: the failed lines' file would have been
+  // opened (emptied) before the run's output was read, its paid answers gone.
+  const auto dir = test::scratch_dir("dibs-cli-failed", "own-files");
+  const auto in = (dir / "in.jsonl").string(), out = (dir / "out.jsonl").string();
+  std::ofstream(in) << "{\"ip\":\"8.8.8.8\"}\n";
+  std::ofstream(out) << "{\"ip\":\"8.8.8.8\",\"location\":{\"status\":\"success\"}}\n";
+  const auto size = fs::file_size(out);
+  for (const auto& named : {out, (dir / "." / "out.jsonl").string(), in}) {
+    auto [rc, text] = test::run_dibs({"failed", "--store", "jsonl:" + in, "--run-out", out, "--out", named});
+    INFO(text);
+    CHECK(rc == 2);
+    CHECK_THAT(text, Catch::Contains("the failed lines go to a file of their own"));
+  }
+  CHECK(fs::file_size(out) == size);
+  CHECK(fs::file_size(in) > 0);
+}

@@ -26,6 +26,15 @@ BACKEND_TEST_CASE("a budget in money shared by two processes: the API's usage at
   // of usage; a call uses 13-20 (its most, estimated before it goes, about 40).
   const std::vector<std::string> where(s.where.begin() + 2, s.where.end());  // --db, --collection
   const auto run = api.enrich_rows(test::dibs_binary(), s.uri(), where, {"--budget", "0.0005USD/day", "--price", "input=1/1M,output=1/1M"});
+  // Without an output price the body's max_tokens would count as free: refused before any call.
+  auto input_price_only = api.enrich_rows(test::dibs_binary(), s.uri(), where, {"--budget", "0.0005USD/day", "--price", "input=1/1M"});
+  input_price_only.erase(input_price_only.begin());  // run_dibs puts the binary first
+  const auto no_output_price = test::run_dibs(input_price_only);
+  INFO(no_output_price.second);
+  CHECK(no_output_price.first == 2);
+  CHECK_THAT(no_output_price.second, Catch::Contains("give output=P/1M too"));
+  CHECK(api.stat("requests") == 0);
+
   const auto two = test::run_at_once(run, 2);
   INFO(two[0].out);
   INFO(two[1].out);
@@ -40,6 +49,12 @@ BACKEND_TEST_CASE("a budget in money shared by two processes: the API's usage at
   CHECK(st.done + st.pending == 60);
   CHECK(static_cast<long>(st.done) <= api.stat("ok"));  // every row written was answered (a pre-flight's twice at most)
   CHECK(static_cast<long>(st.done) >= api.stat("ok") - 2);
+  // The rows the budget left unasked spent no attempt, though claimed and given back (refused at
+  // their turn, or claimed ahead when the run stopped): a few budget-cut runs a day would
+  // otherwise fail rows never sent.
+  if (db.sql)
+    CHECK(s.query_value("SELECT COUNT(*) FROM " + s.name + " WHERE location IS NULL AND dibs_attempts > 0") ==
+          std::optional<std::string>("0"));
 
   // Spent for the day: a third process claims nothing and makes no call, its pre-flight's included.
   const auto before = api.stat("requests");

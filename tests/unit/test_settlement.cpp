@@ -65,6 +65,22 @@ TEST_CASE("settlement: a cancelled call is given back at once, unprocessed, what
   CHECK(r.why == "shutdown");
 }
 
+TEST_CASE("settlement: an item whose call a budget never let go is given back with its attempt, even while stopping",
+          "[settlement]") {
+  // The budget in money refused it at its turn (the call budgets' gate refuses before the claim):
+  // nothing reached the API, so the claim's attempt goes back, or a few budget-cut runs would fail
+  // rows never asked.
+  for (const bool stopping : {false, true}) {
+    const auto s = settlement_of(item(4), outcome::not_sent("not sent: the budget has no room left for it"), true, stopping, 5);
+    CHECK(s.k == settlement::kind::give_back);
+    const auto r = std::get<dibs::release_item>(s.write);
+    CHECK(r.not_attempted);
+    CHECK(r.why == "not sent: the budget has no room left for it");
+  }
+  // A call cancelled in flight may have reached the API: its attempt stands.
+  CHECK_FALSE(std::get<dibs::release_item>(settlement_of(item(1), outcome::retry(ms(0), "cut"), true, true, 3).write).not_attempted);
+}
+
 TEST_CASE("settlement: a failure keeps the processor's reason, bounded, with its status and attempts", "[settlement]") {
   const std::string long_reason(5000, 'x');
   const auto s = settlement_of(item(2), outcome::fail(long_reason, 404), false, false, 3);

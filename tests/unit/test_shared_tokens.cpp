@@ -69,7 +69,7 @@ TEST_CASE("two processes on one record never take more tokens than the rate betw
   CHECK(record->slots >= 12'000);
 }
 
-TEST_CASE("what an answer did not use is this process's credit, spent before the store; more used is a debt", "[rate][shared-tokens]") {
+TEST_CASE("what an answer did not use is this process's credit, spent before the store, and more used is a debt", "[rate][shared-tokens]") {
   auto record = std::make_shared<token_record>();
   auto schedule = std::make_shared<http::shared_rate>(record, "http://llm:80 tokens", 100'000);
   http::shared_tokens tokens(schedule);
@@ -107,4 +107,18 @@ TEST_CASE("a schedule of tokens saves up a minute of them, as the API's bucket d
   for (int i = 0; i < 40; ++i) CHECK(r.next_blocking(50).at <= now + 100ms);
   // The minute is spent: the next tokens come at the rate (100 a second).
   CHECK(r.next_blocking(100).at >= now + 900ms);
+}
+
+TEST_CASE("a high token rate is scheduled in slots of many tokens, so the record's whole microseconds keep it exact", "[rate][shared-tokens]") {
+  CHECK(http::shared_tokens::tokens_per_slot(150'000) == 1);      // 2,500 a second: 400 us a token
+  CHECK(http::shared_tokens::tokens_per_slot(40'000'000) == 67);  // 666,667 a second: 100.5 us a slot of 67
+  auto record = std::make_shared<token_record>();
+  const double per_minute = 40'000'000;
+  const auto per_slot = http::shared_tokens::tokens_per_slot(per_minute);
+  auto schedule = std::make_shared<http::shared_rate>(record, "http://llm:80 tokens", per_minute / 60 / per_slot);
+  http::shared_tokens tokens(schedule, per_slot);
+  CHECK(tokens.per_minute() == Approx(per_minute).epsilon(0.01));
+  test::run_sync(take(tokens, 100));  // two slots of 67: 34 over, this process's credit
+  CHECK(record->blocks == 1);
+  CHECK(tokens.credit() == 34);
 }

@@ -8,10 +8,14 @@
 
 #include "support/run_sync.hpp"
 
+#include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
+
 #include <catch2/catch.hpp>
 
 #include <map>
 #include <mutex>
+#include <stdexcept>
 
 using namespace dibs;
 using namespace dibs::http;
@@ -41,7 +45,7 @@ struct money_store : budget_store {
 };
 
 // A take on the budget's own thread: after every give-back posted before it.
-bool take_in_order(spend_budget& b, std::uint64_t micro) { return test::run_sync(b.take(micro)); }
+std::optional<spend_ticket> take(spend_budget& b, std::uint64_t micro) { return test::run_sync(b.take(micro)); }
 
 std::chrono::system_clock::time_point at(int day, int hour) {
   // 2026-11-<day> <hour>:00 UTC
@@ -62,57 +66,114 @@ TEST_CASE("a budget in money is dollars a day or a month, in millionths", "[budg
   CHECK_FALSE(parse_money_budget("100000/day"));  // calls
   CHECK_FALSE(parse_money_budget("50EUR/day"));
   CHECK_FALSE(parse_money_budget("0USD/day"));
+  CHECK_FALSE(parse_money_budget("0.0000001USD/day"));  // rounds to nothing
   CHECK_FALSE(parse_money_budget("-5USD/day"));
   CHECK_FALSE(parse_money_budget("50USD/week"));
   CHECK(dollars_text(12'500'000) == "$12.50");
   CHECK(dollars_text(1'234) == "$0.001234");
 }
 
-TEST_CASE("a request takes the most it can cost; its answer gives back what it did not; no room: not sent, spent",
+TEST_CASE("a request takes the most it can cost, and its answer gives back what it did not, to the day it was taken from",
           "[budget][money]") {
   auto store = std::make_shared<money_store>();
-  auto now = at(29, 12);
+  auto now = at(29, 23);
   spend_budget b({1'000, budget_span::day}, "budget 0.001USD/day", store, "http://llm:80", [&] { return now; });
   const auto key = b.key();
   CHECK(key == "http://llm:80 USD day 2026-11-29");
-  CHECK(b.take_blocking(400));
-  CHECK(b.take_blocking(400));
+  auto first = take(b, 400), second = take(b, 400);
+  REQUIRE(first);
+  REQUIRE(second);
   CHECK(store->of(key) == 800);
-  CHECK_FALSE(b.take_blocking(400));  // 200 left: a part would let the call pass the budget
-  CHECK(b.spent());
-  CHECK(store->of(key) == 800);  // the part granted went back
-  b.settle(400, 150);  // cost 150 of its 400
-  b.settle(400, std::nullopt);  // unknown: stands
-  // The give-back runs on the budget's thread: a take after it (the same thread, in order) sees it.
-  CHECK(take_in_order(b, 1));
-  CHECK(store->of(key) == 800 - 250 + 1);
-  // A new day: its own record, room again.
+  CHECK(b.in_flight() == 2);
+  // Midnight passes while they are in flight: a new day's take goes to its own record...
   now = at(30, 0);
-  CHECK(b.take_blocking(400));
-  CHECK(store->of("http://llm:80 USD day 2026-11-30") == 400);
+  auto third = take(b, 300);
+  REQUIRE(third);
+  CHECK(store->of("http://llm:80 USD day 2026-11-30") == 300);
+  // ... and the answers give back to the day they were taken from.
+  first->settle(150);                 // cost 150 of its 400
+  second->settle(std::nullopt);       // unknown: stands
+  third->settle(100);
+  const auto probe = take(b, 1);      // after the give-backs (the budget's one thread, in order)
+  CHECK(probe);
+  CHECK(store->of(key) == 800 - 250);
+  CHECK(store->of("http://llm:80 USD day 2026-11-30") == 100 + 1);
+}
+
+TEST_CASE("a ticket dropped before its request went gives everything back, one dropped after it stands", "[budget][money]") {
+  auto store = std::make_shared<money_store>();
+  spend_budget b({1'000, budget_span::day}, "budget", store, "http://llm:80");
+  {
+    auto t = take(b, 400);  // cancelled while it waited for a connection: never sent
+    REQUIRE(t);
+  }
+  {
+    auto t = take(b, 300);
+    REQUIRE(t);
+    t->sent();  // written, then cancelled: the API may have charged it
+  }
+  const auto probe = take(b, 1);
+  CHECK(probe);
+  CHECK(store->of(b.key()) == 300 + 1);
+  CHECK(b.in_flight() == 1);
+}
+
+TEST_CASE("no room while calls are in flight: the request waits for their answers; none in flight: spent, not sent",
+          "[budget][money]") {
+  auto store = std::make_shared<money_store>();
+  spend_budget b({1'000, budget_span::day}, "budget", store, "http://llm:80");
+  auto held = take(b, 800);
+  REQUIRE(held);
+  // A request of 400 finds 200 left; the call in flight answers (it cost 100) while it waits.
+  net::io_context ioc(1);
+  std::optional<spend_ticket> waited;
+  bool done = false;
+  net::co_spawn(ioc, [&]() -> awaitable<void> {
+    waited = co_await b.take(400);
+    done = true;
+  }, net::detached);
+  net::steady_timer answer(ioc, std::chrono::milliseconds(50));
+  answer.async_wait([&](const boost::system::error_code&) { held->settle(100); });
+  ioc.run();
+  CHECK(done);
+  REQUIRE(waited);
   CHECK_FALSE(b.spent());
+  CHECK(store->of(b.key()) == 100 + 400);
+  waited->settle(400);
+  // 500 left, nothing in flight: a request of 600 is not sent, and the budget is spent.
+  CHECK_FALSE(take(b, 600));
+  CHECK(b.spent());
+  CHECK(store->of(b.key()) == 500);  // the part granted went back
 }
 
 TEST_CASE("two processes on one budget never take past it between them", "[budget][money]") {
   auto store = std::make_shared<money_store>();
   spend_budget a({10'000, budget_span::day}, "budget", store, "http://llm:80"), c({10'000, budget_span::day}, "budget", store, "http://llm:80");
-  int sent = 0;
-  for (int i = 0; i < 30; ++i) {
-    if (a.take_blocking(700)) ++sent;
-    if (c.take_blocking(700)) ++sent;
+  std::vector<spend_ticket> held;
+  for (int i = 0; i < 7; ++i) {
+    auto x = take(a, 700), y = take(c, 700);
+    REQUIRE(x);
+    REQUIRE(y);
+    held.push_back(std::move(*x));
+    held.push_back(std::move(*y));
   }
-  CHECK(sent == 14);  // 14 x 700 = 9,800 of 10,000
+  for (auto& t : held) t.sent();
   CHECK(store->of(a.key()) == 9'800);
+  held.clear();  // sent and dropped: they stand
+  CHECK_FALSE(take(a, 700));  // 200 left, nothing in flight
+  CHECK_FALSE(take(c, 700));
   CHECK(a.spent());
   CHECK(c.spent());
+  CHECK(store->of(a.key()) == 9'800);
 }
 
 TEST_CASE("an answer that cost more than its request could is counted after the fact, and spends the budget", "[budget][money]") {
   auto store = std::make_shared<money_store>();
   spend_budget b({1'000, budget_span::day}, "budget", store, "http://llm:80");
-  CHECK(b.take_blocking(300));
-  b.settle(300, 1'200);  // a body without max_tokens: 900 beyond, 700 of it in the budget
-  CHECK_FALSE(take_in_order(b, 1));  // after the excess was counted (same thread, in order): nothing left
+  auto t = take(b, 300);
+  REQUIRE(t);
+  t->settle(1'200);  // a body without max_tokens: 900 beyond, 700 of it in the budget
+  CHECK_FALSE(take(b, 1));  // after the excess was counted (the budget's one thread, in order): nothing left
   CHECK(b.spent());
   CHECK(store->of(b.key()) == 1'000);
 }
@@ -127,6 +188,11 @@ TEST_CASE("a request's most: its prompt's estimate at the input price, its max_t
   ok.status = 200;
   ok.body = R"({"usage":{"prompt_tokens":1000,"completion_tokens":100}})";
   CHECK(answer_cost(ok, p) == std::optional<std::uint64_t>(150 + 60));
+  // Anthropic's cache, as it bills it: a write at 1.25 times the input price, a read at 0.1 times.
+  response cached;
+  cached.status = 200;
+  cached.body = R"({"usage":{"input_tokens":300,"cache_creation_input_tokens":1000,"cache_read_input_tokens":20000,"output_tokens":100}})";
+  CHECK(answer_cost(cached, p) == std::optional<std::uint64_t>(static_cast<std::uint64_t>(std::ceil((300 + 1250 + 2000) * 0.15)) + 60));
   response refused;
   refused.status = 429;
   CHECK(answer_cost(refused, p) == std::optional<std::uint64_t>(0));
@@ -134,4 +200,16 @@ TEST_CASE("a request's most: its prompt's estimate at the input price, its max_t
   silent.status = 200;
   silent.body = R"({"choices":[]})";
   CHECK_FALSE(answer_cost(silent, p));
+}
+
+TEST_CASE("a budget whose store can't be asked sends nothing, and holds the claims a second rather than loop", "[budget][money]") {
+  struct down_store : budget_store {
+    budget_take take(const std::string&, std::uint64_t, std::uint64_t) override { throw std::runtime_error("connection refused"); }
+    void give_back(const std::string&, std::uint64_t) override {}
+    std::vector<budget_record> records() override { return {}; }
+  };
+  spend_budget b({1'000, budget_span::day}, "budget", std::make_shared<down_store>(), "http://llm:80");
+  CHECK_FALSE(take(b, 10));
+  CHECK_FALSE(b.spent());  // not spent: out of reach, for now
+  CHECK(b.out_of_reach());
 }

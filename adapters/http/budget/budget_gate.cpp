@@ -17,6 +17,7 @@ awaitable<std::vector<job>> budget_gate::claim(claim_request req) {
     if (!told_.exchange(true) && on_spent_) on_spent_();
     co_return std::vector<job>{};
   }
+  if (std::any_of(spend_.begin(), spend_.end(), [](const auto& b) { return b->out_of_reach(); })) co_return std::vector<job>{};
   std::uint64_t want = req.max;
   std::vector<std::uint64_t> got;
   for (auto& b : budgets_) {

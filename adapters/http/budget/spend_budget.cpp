@@ -3,6 +3,9 @@
 #include <dibs/log.hpp>
 
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include <cctype>
 #include <cmath>
@@ -26,6 +29,7 @@ std::optional<budget_limit> parse_money_budget(const std::string& text) {
   const double dollars = std::strtod(amount.c_str(), &end);
   if (*end != '\0' || !(dollars > 0) || dollars > 1e9) return std::nullopt;
   const auto micro = static_cast<std::uint64_t>(std::llround(dollars * 1e6));
+  if (micro == 0) return std::nullopt;  // less than a millionth of a dollar: no budget at all
   if (unit == "DAY" || unit == "D") return budget_limit{micro, budget_span::day};
   if (unit == "MONTH" || unit == "MO") return budget_limit{micro, budget_span::month};
   return std::nullopt;
@@ -42,6 +46,30 @@ std::string dollars_text(std::uint64_t micro) {
   std::string s = buf;
   while (s.back() == '0' && s.size() > s.find('.') + 3) s.pop_back();  // $12.50, $0.001234
   return s;
+}
+
+spend_ticket& spend_ticket::operator=(spend_ticket&& o) noexcept {
+  if (this != &o) {
+    drop();
+    budget_ = std::exchange(o.budget_, nullptr);
+    key_ = std::move(o.key_);
+    taken_ = o.taken_;
+    sent_ = o.sent_;
+  }
+  return *this;
+}
+
+void spend_ticket::drop() {
+  if (!budget_) return;
+  settle(sent_ ? std::nullopt : std::optional<std::uint64_t>(0));  // cancelled: unsent, all of it back
+}
+
+void spend_ticket::settle(std::optional<std::uint64_t> cost) {
+  auto* b = std::exchange(budget_, nullptr);
+  if (!b) return;
+  if (!cost) b->end_ticket(key_, 0, 0);
+  else if (*cost <= taken_) b->end_ticket(key_, taken_ - *cost, 0);
+  else b->end_ticket(key_, 0, *cost - taken_);
 }
 
 spend_budget::spend_budget(budget_limit limit, std::string what, std::shared_ptr<budget_store> store, std::string origin,
@@ -72,88 +100,94 @@ std::string spend_budget::key() const {
   return key_;
 }
 
-bool spend_budget::take_blocking(std::uint64_t micro) {
-  std::string key;
+spend_budget::took spend_budget::take_blocking(std::uint64_t micro) {
+  took out;
   {
     std::lock_guard lock(mutex_);
-    key = key_now();
+    out.key = key_now();
   }
   try {
-    const auto took = store_->take(key, micro, limit_.calls);
-    if (took.granted < micro) {
+    const auto t = store_->take(out.key, micro, limit_.calls);
+    if (t.granted < micro) {
       // Not all of it: a part would let the call go past the budget. What was granted goes back.
-      if (took.granted > 0) store_->give_back(key, took.granted);
+      if (t.granted > 0) store_->give_back(out.key, t.granted);
       std::lock_guard lock(mutex_);
-      used_by_all_ = took.used - took.granted;
+      used_by_all_ = t.used - t.granted;
+      return out;
+    }
+    std::lock_guard lock(mutex_);
+    used_by_all_ = t.used;
+    out.granted = true;
+    in_flight_.fetch_add(1, std::memory_order_acq_rel);
+  } catch (const std::exception& e) {
+    // The store can't be asked: no call goes out unpaid for (the item goes back, as when spent),
+    // and for a second nothing more is claimed (budget_gate), so the items are not claimed and
+    // given back in a loop.
+    out_of_reach_until_.store((std::chrono::steady_clock::now() + std::chrono::seconds(1)).time_since_epoch().count(),
+                              std::memory_order_release);
+    log::warn(what_, ": the store could not be asked for the budget (", e.what(), "): the call is not sent");
+    out.out_of_reach = true;
+  }
+  return out;
+}
+
+awaitable<std::optional<spend_ticket>> spend_budget::take(std::uint64_t micro) {
+  for (;;) {
+    const auto settled_before = settled_.load(std::memory_order_acquire);
+    auto call = [this, micro] { return take_blocking(micro); };  // named: no lambda temporaries at a co_await (g++ 12)
+    auto t = co_await offload(pool_, std::move(call));
+    if (t.granted) co_return spend_ticket(this, std::move(t.key), micro);
+    if (t.out_of_reach) co_return std::nullopt;
+    // No room. This process's calls in flight hold what they took: most of it comes back with
+    // their answers, so the request waits for one to end and asks again; with none in flight,
+    // the budget is spent (another process's calls may give some back: its run goes on).
+    if (in_flight() == 0) {
+      {
+        std::lock_guard lock(mutex_);
+        refused_most_ = micro;
+      }
       if (!spent_.exchange(true, std::memory_order_acq_rel))
         log::info(what_, ": no room for a call of up to ", dollars_text(micro), ": nothing more is claimed");
-      return false;
+      co_return std::nullopt;
     }
-    std::lock_guard lock(mutex_);
-    used_by_all_ = took.used;
-    spent_here_.fetch_add(micro, std::memory_order_relaxed);
-    return true;
-  } catch (const std::exception& e) {
-    // The store can't be asked: no call goes out unpaid for (the item goes back, as when spent).
-    log::warn(what_, ": the store could not be asked for the budget (", e.what(), "): the call is not sent");
-    return false;
+    net::steady_timer timer(co_await net::this_coro::executor);
+    while (settled_.load(std::memory_order_acquire) == settled_before && in_flight() > 0) {
+      timer.expires_after(std::chrono::milliseconds(20));  // polled: a settle is a counter, no waiter list
+      co_await timer.async_wait(net::use_awaitable);
+    }
   }
 }
 
-awaitable<bool> spend_budget::take(std::uint64_t micro) {
-  auto call = [this, micro] { return take_blocking(micro); };  // named: no lambda temporaries at a co_await (g++ 12)
-  co_return co_await offload(pool_, std::move(call));
-}
-
-void spend_budget::settle(std::uint64_t taken, std::optional<std::uint64_t> cost) {
-  if (!cost) return;
-  if (*cost > taken) {
-    // The answer used more than its request allowed (a body without max_tokens, an estimate the
-    // prompt beat): what it cost beyond is taken after the fact, as far as the budget has it, so
-    // the next calls see it; said once.
-    const auto excess = *cost - taken;
-    spent_here_.fetch_add(excess, std::memory_order_relaxed);
-    if (!told_excess_.exchange(true))
-      log::warn(what_, ": an answer cost ", dollars_text(*cost), ", more than the ", dollars_text(taken),
-                " its request was estimated at most: give the request a max_tokens to bound what a call can cost");
-    std::string key;
-    {
-      std::lock_guard lock(mutex_);
-      key = key_;
-    }
-    net::post(pool_.executor(), [this, key, excess] {
-      try {
-        const auto took = store_->take(key, excess, limit_.calls);
-        std::lock_guard lock(mutex_);
-        used_by_all_ = took.used;
-        if (took.granted < excess) spent_.store(true, std::memory_order_release);
-      } catch (const std::exception& e) {
-        log::warn(what_, ": ", dollars_text(excess), " spent beyond an estimate could not be counted in '", key, "' (", e.what(), ")");
-      }
-    });
-    return;
-  }
-  const auto back = taken - *cost;
-  spent_here_.fetch_sub(back, std::memory_order_relaxed);
-  if (back == 0) return;
-  std::string key;
-  {
-    std::lock_guard lock(mutex_);
-    key = key_;
-  }
-  net::post(pool_.executor(), [this, key, back] {
+void spend_budget::end_ticket(const std::string& key, std::uint64_t back, std::uint64_t more) {
+  if (more > 0 && !told_excess_.exchange(true))
+    log::warn(what_, ": an answer cost ", dollars_text(more), " more than its request was estimated at most: give the "
+              "request a max_tokens to bound what a call can cost");
+  // The store's update goes first, the count after: a take that waited for this settle asks the
+  // store after the update (both on the budget's one thread, in order).
+  net::post(pool_.executor(), [this, key, back, more] {
     try {
-      store_->give_back(key, back);
+      if (back > 0) store_->give_back(key, back);
+      if (more > 0) {
+        // Taken after the fact, as far as the budget has it: the next calls see it.
+        const auto t = store_->take(key, more, limit_.calls);
+        std::lock_guard lock(mutex_);
+        used_by_all_ = t.used;
+      }
     } catch (const std::exception& e) {
-      log::warn(what_, ": ", dollars_text(back), " not spent could not go back to '", key, "' (", e.what(), ")");
+      log::warn(what_, ": ", back > 0 ? dollars_text(back) + " not spent could not go back to '"
+                                      : dollars_text(more) + " spent beyond an estimate could not be counted in '",
+                key, "' (", e.what(), ")");
     }
+    in_flight_.fetch_sub(1, std::memory_order_acq_rel);
+    settled_.fetch_add(1, std::memory_order_acq_rel);
   });
 }
 
 std::string spend_budget::spent_line() const {
   std::lock_guard lock(mutex_);
-  return what_ + " spent: " + dollars_text(used_by_all_) + " of " + dollars_text(limit_.calls) + " taken (renews " +
-         utc_text(renews_) + ")";
+  const auto left = limit_.calls > used_by_all_ ? limit_.calls - used_by_all_ : 0;
+  return what_ + " spent: " + dollars_text(used_by_all_) + " of " + dollars_text(limit_.calls) + " taken; the next call could cost up to " +
+         dollars_text(refused_most_) + ", more than the " + dollars_text(left) + " left (renews " + utc_text(renews_) + ")";
 }
 
 }  // namespace dibs::http

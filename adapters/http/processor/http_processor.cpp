@@ -105,17 +105,15 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
       co_return sent_call{{}, {}, false, too_large_for_limit(least, tokens.capacity())};
     ticket = co_await take_tokens(tokens, *charge, opts_->limiter->tokens_shared());
   }
-  // A budget in money: the most the request can cost, taken before it goes (none left: not sent).
-  std::uint64_t most = 0;
-  if (!opts_->spend_budgets.empty()) {
-    most = most_cost(tokens.estimator, req.body, opts_->price);
-    for (std::size_t i = 0; i < opts_->spend_budgets.size(); ++i)
-      if (!co_await opts_->spend_budgets[i]->take(most)) {
-        for (std::size_t k = 0; k < i; ++k) opts_->spend_budgets[k]->settle(most, 0);
-        co_return sent_call{{}, {}, true, {}};  // the ticket, dropped unsent, gives its tokens back
-      }
-  }
   co_await wait_for_slot(*opts_->limiter, opts_->url.host());  // cancelled at shutdown: the item is released
+  // A budget in money: the most the request can cost, taken once its turn has come (none left:
+  // not sent; the tickets, dropped unsent, give everything back).
+  std::vector<spend_ticket> spend;
+  if (!opts_->spend_budgets.empty()) {
+    auto taken = co_await take_spend(opts_->spend_budgets, most_cost(tokens.estimator, req.body, opts_->price));
+    if (!taken) co_return sent_call{{}, {}, true, {}};
+    spend = std::move(*taken);
+  }
   const auto body_bytes = req.body.size();
   auto to = opts_->url.origin();  // named: no temporaries inside a co_await (g++ 12)
   // max_processing and the latency figure time the call, not the wait for a slot or for a
@@ -125,7 +123,8 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
     const job* item;
     std::chrono::steady_clock::time_point sent;
     bool refused = false;  // a budget had no call left for it: nothing was sent
-  } clock{this, &j, std::chrono::steady_clock::now(), false};
+    std::vector<spend_ticket>* spend;
+  } clock{this, &j, std::chrono::steady_clock::now(), false, &spend};
   // The call is counted against the budgets when its request goes out, not before: a call
   // cancelled while it waited for a connection was never made. An item's first call of its claim
   // was reserved when it was claimed (budget_gate); a further one (run again after an outage)
@@ -140,14 +139,12 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
         }
     }
     clock.sent = std::chrono::steady_clock::now();
+    for (auto& t : *clock.spend) t.sent();  // from now on the API may charge it
     if (clock.self->work_started_) clock.self->work_started_(*clock.item);
     return true;
   };
   auto r = co_await client_.send(std::move(to), std::move(req));
-  if (!opts_->spend_budgets.empty()) {
-    const auto cost = clock.refused ? std::optional<std::uint64_t>(0) : answer_cost(r, opts_->price);
-    for (const auto& b : opts_->spend_budgets) b->settle(most, cost);
-  }
+  settle_spend(spend, r, clock.refused, opts_->price);
   if (ticket) {  // an API that states a token limit is metered from then on
     const auto used = ticket.settle(r, body_bytes);
     if (figures_) {

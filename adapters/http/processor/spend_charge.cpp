@@ -26,8 +26,29 @@ std::optional<std::uint64_t> answer_cost(const response& r, const processor_opti
   if (r.status < 200 || r.status >= 300) return 0;
   const auto used = answer_usage(r.body);
   if (used.input < 0 && used.output < 0) return std::nullopt;
-  return micro_dollars(static_cast<double>(std::max<std::int64_t>(used.input, 0)), p.input) +
-         micro_dollars(static_cast<double>(std::max<std::int64_t>(used.output, 0)), p.output);
+  // answer_usage counts a cache write as input (Anthropic meters it so); billed, it is 1.25 times
+  // an input token and a cache read 0.1 times.
+  const double billed_input = static_cast<double>(std::max<std::int64_t>(used.input, 0) - used.cache_write) +
+                              1.25 * static_cast<double>(used.cache_write) + 0.1 * static_cast<double>(used.cache_read);
+  return micro_dollars(billed_input, p.input) + micro_dollars(static_cast<double>(std::max<std::int64_t>(used.output, 0)), p.output);
+}
+
+awaitable<std::optional<std::vector<spend_ticket>>> take_spend(const std::vector<std::shared_ptr<spend_budget>>& budgets,
+                                                               std::uint64_t most) {
+  std::vector<spend_ticket> tickets;
+  for (const auto& b : budgets) {
+    auto t = co_await b->take(most);
+    if (!t) co_return std::nullopt;  // the tickets taken so far, dropped unsent, go back whole
+    tickets.push_back(std::move(*t));
+  }
+  co_return std::optional(std::move(tickets));
+}
+
+void settle_spend(std::vector<spend_ticket>& tickets, const response& r, bool refused, const processor_options::token_prices& p) {
+  if (tickets.empty()) return;
+  const auto cost = refused ? std::optional<std::uint64_t>(0) : answer_cost(r, p);
+  for (auto& t : tickets) t.settle(cost);
+  tickets.clear();
 }
 
 }  // namespace dibs::http

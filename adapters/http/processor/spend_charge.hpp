@@ -2,6 +2,7 @@
 // prices given (price): the money budgets' measure (spend_budget.hpp). Pure.
 #pragma once
 
+#include "adapters/http/budget/spend_budget.hpp"
 #include "adapters/http/rate/request_tokens.hpp"
 
 #include <dibs/http/client.hpp>
@@ -9,7 +10,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace dibs::http {
 
@@ -18,9 +21,17 @@ namespace dibs::http {
 // price; rounded up.
 std::uint64_t most_cost(const token_estimator& e, const std::string& body, const processor_options::token_prices& p);
 
-// What the answer `r` says its request cost: its usage at the prices; 0 for a refusal (a 4xx or
-// 5xx, or never written: the provider charges none); nullopt when it can't tell (written and
-// lost, or a 2xx without usage): the most stands.
+// What the answer `r` says its request cost: its usage at the prices (Anthropic's cache writes
+// at 1.25 times the input price and its cache reads at 0.1 times, as it bills them); 0 for a
+// refusal (a 4xx or 5xx, or never written: the provider charges none); nullopt when it can't
+// tell (written and lost, or a 2xx without usage): the most stands.
 std::optional<std::uint64_t> answer_cost(const response& r, const processor_options::token_prices& p);
+
+// `most` taken from every budget, once each: the tickets, or nullopt when one had no room (the
+// others' given back whole).
+awaitable<std::optional<std::vector<spend_ticket>>> take_spend(const std::vector<std::shared_ptr<spend_budget>>& budgets,
+                                                               std::uint64_t most);
+// The tickets settled by the answer `r` (`refused`: a call budget stopped it before it went).
+void settle_spend(std::vector<spend_ticket>& tickets, const response& r, bool refused, const processor_options::token_prices& p);
 
 }  // namespace dibs::http

@@ -56,7 +56,9 @@ token_usage answer_usage(std::string_view body) {
       if (auto total = count_member(usage, "total_tokens"); total && *total >= u.input) u.output = *total - u.input;
     } else if (auto in2 = count_member(usage, "input_tokens")) {  // Anthropic's; OpenAI's Responses
       // Anthropic counts a cache write against its input limit; a cache read it does not.
-      u.input = *in2 + count_member(usage, "cache_creation_input_tokens").value_or(0);
+      u.cache_write = count_member(usage, "cache_creation_input_tokens").value_or(0);
+      u.cache_read = count_member(usage, "cache_read_input_tokens").value_or(0);
+      u.input = *in2 + u.cache_write;
       u.output = count_member(usage, "output_tokens").value_or(0);
     }
     return u;

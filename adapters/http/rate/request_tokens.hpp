@@ -25,6 +25,9 @@ std::optional<std::int64_t> max_output_tokens(std::string_view body);
 struct token_usage {
   std::int64_t input = -1;   // -1: not said
   std::int64_t output = -1;
+  // Anthropic's cache: written (counted in `input` too, as its limit counts it) and read (not in `input`).
+  std::int64_t cache_write = 0;
+  std::int64_t cache_read = 0;
   std::int64_t total() const;  // input + output, or -1 when either is missing
   bool known() const { return total() >= 0; }
 };

@@ -89,10 +89,12 @@ shared_rate::turn shared_rate::next_blocking(std::uint32_t n) {
   const auto asked = clock::now();
   n = std::max<std::uint32_t>(n, 1);
   std::uint32_t need = n;
+  std::uint32_t from_hand = 0;  // slots of the block in hand taken below (put back if the store fails)
+  clock::time_point hand_start{};
   {
     std::lock_guard lock(mutex_);
-    need -= from_block(asked, t, need);
-    if (need == 0) return t;
+    // All of them from the block in hand, if it has them.
+    if (used_ + need <= granted_ && from_block(asked, t, need) == need) return t;
     // The store failed a moment ago: callers wait for the next try instead of each asking a
     // store that is down in turn (which would keep a shutdown waiting on every one of them).
     if (asked < retry_at_) {
@@ -100,6 +102,9 @@ shared_rate::turn shared_rate::next_blocking(std::uint32_t n) {
       t.at = retry_at_;
       return t;
     }
+    from_hand = from_block(asked, t, need);
+    hand_start = block_start_;
+    need -= from_hand;
   }
   // Slots taken from the block in hand above stay taken: what is still needed comes from blocks
   // of the store's, as large as it (a request of many tokens: one trip, not one a block).
@@ -126,6 +131,7 @@ shared_rate::turn shared_rate::next_blocking(std::uint32_t n) {
       std::lock_guard lock(mutex_);
       store_failed("take a block of", e);
       retry_at_ = clock::now() + store_retry_;
+      if (from_hand > 0 && block_start_ == hand_start && used_ >= from_hand) used_ -= from_hand;  // not sent: still in hand
       t.granted = false;
       t.at = retry_at_;
       return t;

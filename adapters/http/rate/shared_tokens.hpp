@@ -10,7 +10,8 @@
 // this process's credit, which its next requests spend before taking from the store, so the
 // store's schedule follows what the API charges, not what was reserved. An answer that used more
 // than was reserved leaves a debt, taken from the schedule with the next request. The credit is
-// kept to a minute of the rate: tokens never charged are not saved up past what the API's bucket holds.
+// kept to a minute of the rate and for a minute: tokens never charged are not saved up past what
+// the API's bucket holds.
 #pragma once
 
 #include "shared_rate.hpp"
@@ -25,8 +26,13 @@ namespace dibs::http {
 
 class shared_tokens {
  public:
-  // `schedule`: a shared_rate over tokens (per_second: the tokens a second).
-  explicit shared_tokens(std::shared_ptr<shared_rate> schedule);
+  // How many tokens one slot of the schedule stands for at `per_minute`: enough that a slot is at
+  // least 100 us (the store's record counts whole microseconds: a slot a token would hold 40M a
+  // minute at 30M or 60M).
+  static std::uint32_t tokens_per_slot(double per_minute);
+  // `schedule`: a shared_rate whose slots are `per_slot` tokens each (per_second: the slots a
+  // second), saving up a minute of them.
+  explicit shared_tokens(std::shared_ptr<shared_rate> schedule, std::uint32_t per_slot = 1);
 
   // Returns once `n` tokens are this process's to send: from its credit first, then the store's
   // schedule (waiting for their time; while the store can't be asked, nothing is sent).
@@ -39,15 +45,19 @@ class shared_tokens {
     std::lock_guard lock(mutex_);
     return credit_;
   }
-  double per_minute() const { return schedule_->per_second() * 60; }
+  double per_minute() const { return schedule_->per_second() * 60 * static_cast<double>(per_slot_); }
 
  private:
   // Under mutex_: what `n` tokens still need from the store after the credit (or the debt).
   std::int64_t from_credit(std::int64_t n);
 
   std::shared_ptr<shared_rate> schedule_;
+  std::int64_t per_slot_;
   mutable std::mutex mutex_;
   std::int64_t credit_ = 0;  // negative: a debt
+  // When the credit was last added to: the schedule saves up a minute, so a credit older than
+  // that is dropped (kept, it would let this process go a minute's worth past the API's bucket).
+  std::chrono::steady_clock::time_point credit_at_{};
 };
 
 }  // namespace dibs::http
