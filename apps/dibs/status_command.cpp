@@ -62,7 +62,7 @@ command add_status_command(CLI::App& app) {
       }
     }
     if (f->json) {
-      std::printf("%s\n", status_json(st->describe(), s, reasons, holders, no_data).c_str());
+      std::printf("%s\n", status_json(st->describe(), s, reasons, holders, no_data, budgets).c_str());
       return 0;
     }
     // The counts stay the last line (scripts read it); the reasons and leases come before them.

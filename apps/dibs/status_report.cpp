@@ -1,5 +1,7 @@
 #include "status_report.hpp"
 
+#include "adapters/http/budget/spend_budget.hpp"
+
 #include "engine/src/json_text.hpp"
 #include "engine/src/log_escape.hpp"
 
@@ -89,7 +91,8 @@ std::string lease_wait_note(const std::vector<lease_holder>& holders) {
 }
 
 std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons,
-                        const std::vector<lease_holder>& holders, std::optional<std::uint64_t> no_data) {
+                        const std::vector<lease_holder>& holders, std::optional<std::uint64_t> no_data,
+                        const std::vector<budget_record>& budgets) {
   const auto retry_due = std::min(retries_due(holders), s.leased_expired);
   std::string out = "{\"store\":" + json_string(store) + ",\"pending\":" + std::to_string(s.pending) +
                     ",\"leased_live\":" + std::to_string(s.leased_live) +
@@ -115,6 +118,21 @@ std::string status_json(const std::string& store, const store_stats& s, const st
     out += "\"by\":" + json_string(h.by) + ",\"leased\":" + std::to_string(h.leased) +
            ",\"expired\":" + std::to_string(h.expired) + ",\"earliest_until_s\":" + until +
            ",\"latest_until_s\":" + latest + ",\"renewing\":" + (leases_renewed(h) ? "true" : "false") + "}";
+  }
+  out += "],\"budgets\":[";
+  for (std::size_t i = 0; i < budgets.size(); ++i) {
+    const auto& b = budgets[i];
+    const auto left = b.limit > b.used ? b.limit - b.used : 0;
+    const bool money = http::money_key(b.key);  // kept in millionths of a dollar: said in dollars
+    const auto amount = [money](std::uint64_t n) {
+      if (!money) return std::to_string(n);
+      char text[40];
+      std::snprintf(text, sizeof text, "%.6f", static_cast<double>(n) / 1e6);
+      return std::string(text);
+    };
+    out += (i ? ",{" : "{");
+    out += "\"key\":" + json_string(b.key) + ",\"unit\":" + (money ? "\"usd\"" : "\"calls\"") + ",\"used\":" + amount(b.used) +
+           ",\"limit\":" + amount(b.limit) + ",\"left\":" + amount(left) + "}";
   }
   return out + "]}";
 }

@@ -2,6 +2,8 @@
 // breakdown, and the one JSON object of `--json`.
 #pragma once
 
+#include "engine/src/budget_store.hpp"
+
 #include <dibs/admin_store.hpp>
 
 #include <cstdint>
@@ -36,7 +38,10 @@ std::string lease_wait_note(const std::vector<lease_holder>& holders);
 //  "lease_holders":[{"by":..,"leased":..,"expired":..,"earliest_until_s":..,"latest_until_s":..,"renewing":bool}]}
 // ("renewing": its latest until is ahead, leases_renewed: a live worker, whose passed untils are due retries)
 // (leased_expired without the retries due the holders show: retries_due)
+//  "budgets":[{"key":..,"unit":"calls"|"usd","used":..,"limit":..,"left":..}] (the store's dibs_budget; "usd":
+//  in dollars, a budget in money)
 std::string status_json(const std::string& store, const store_stats& s, const std::vector<failure_reason>& reasons,
-                        const std::vector<lease_holder>& holders = {}, std::optional<std::uint64_t> no_data = std::nullopt);
+                        const std::vector<lease_holder>& holders = {}, std::optional<std::uint64_t> no_data = std::nullopt,
+                        const std::vector<budget_record>& budgets = {});
 
 }  // namespace dibs::cli

@@ -185,6 +185,15 @@ TEST_CASE("status --json is one parseable object with the reasons", "[status][cl
   REQUIRE_FALSE(parser.parse(cli::status_json("x", s, {}, {}, 4)).get(doc));
   CHECK(uint64_t(doc["done"]) == 6);
   CHECK(uint64_t(doc["no_data"]) == 4);
+  // The budgets kept in the store: calls as counts, a budget in money in dollars.
+  REQUIRE_FALSE(parser.parse(cli::status_json("x", s, {}, {}, std::nullopt,
+                                              {{"http://api:80 day 2026-11-29", 40, 100},
+                                               {"http://llm:80 USD day 2026-11-29", 473, 500}})).get(doc));
+  CHECK(std::string_view(doc["budgets"].at(0)["unit"]) == "calls");
+  CHECK(uint64_t(doc["budgets"].at(0)["left"]) == 60);
+  CHECK(std::string_view(doc["budgets"].at(1)["unit"]) == "usd");
+  CHECK(double(doc["budgets"].at(1)["used"]) == Approx(0.000473));
+  CHECK(double(doc["budgets"].at(1)["left"]) == Approx(0.000027));
   CHECK(cli::failure_breakdown({r}) == "failed by reason (top 1):\n  3  HTTP 404: \"not found\"\\n  (e.g. 7, 9)\n");
   CHECK(cli::failure_breakdown({}).empty());
 }
