@@ -30,20 +30,24 @@ void refuse_run_files(const std::string& out, const store_flags& store) {
   std::vector<std::pair<std::string, const char*>> own;
   try {
     const auto uri = parse_store_uri(store.store);
-    if (uri.kind == store_kind::jsonl) own.emplace_back(uri.path, "the input");
+    if (uri.kind == store_kind::jsonl) own.emplace_back(uri.path, "the run's input");
   } catch (const std::exception&) {
     return;  // the store's own open says what is wrong with it
   }
   if (!store.out.empty()) {
-    own.emplace_back(store.out, store.out_flag.c_str());
+    own.emplace_back(store.out, "the run's output");
     own.emplace_back(store.out + ".journal", "the run's journal");
   }
+  namespace fs = std::filesystem;
   std::error_code ec;
-  const auto mine = std::filesystem::weakly_canonical(out, ec);
+  const auto mine = fs::weakly_canonical(out, ec);
   for (const auto& [path, what] : own) {
-    std::error_code ec2;
-    if (!ec && std::filesystem::weakly_canonical(path, ec2) == mine && !ec2)
-      throw std::invalid_argument("--out " + out + " is " + what + " of the run (" + path +
+    std::error_code same_ec, canon_ec;
+    // The same file by its device and inode (a hard link too), or by its path when one is not there yet.
+    const bool same = fs::exists(out) && fs::exists(path) ? fs::equivalent(out, path, same_ec)
+                                                          : !ec && fs::weakly_canonical(path, canon_ec) == mine && !canon_ec;
+    if (same)
+      throw std::invalid_argument("--out " + out + " is " + what + " (" + path +
                                   "): the failed lines go to a file of their own, or to stdout without --out");
   }
 }
@@ -67,8 +71,8 @@ command add_failed_command(CLI::App& app) {
       "  dibs failed --store jsonl:in.jsonl --run-out out.jsonl --since 2h   (file mode: --since is refused)");
   return [f] {
     auto which = f->items.filters.filter();
-    refuse_run_files(f->out, f->items.store);  // before anything is opened: O_TRUNC would empty it
-    auto st = f->items.open();
+    auto st = f->items.open();  // finds the run's journal when --run-out is not given
+    refuse_run_files(f->out, f->items.store);  // before --out is opened: O_TRUNC would empty it
     std::FILE* out = stdout;
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, &std::fclose);
     if (!f->out.empty()) {

@@ -8,7 +8,9 @@ pipeline_end pipeline_end_of(outcome o, bool aborted, bool abandoned, bool cance
                              std::chrono::milliseconds max_processing) {
   pipeline_end e;
   e.cancelled = aborted;
-  e.api_answered = !aborted;  // an abandoned or cancelled call tells nothing of the API
+  // An abandoned or cancelled call tells nothing of the API, nor does one never sent (a budget had
+  // no room for it): the breaker hears it as inconclusive, so if it was the probe another is due.
+  e.api_answered = !aborted && !o.unsent;
   if (abandoned && o.k != outcome::kind::done) {
     // Past max_processing: retried like any failed call (and counted as an attempt), whether
     // the processor saw the cancellation or swallowed it.

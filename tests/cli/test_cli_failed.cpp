@@ -123,3 +123,24 @@ TEST_CASE("dibs failed refuses an --out that is the run's own output, input or j
   CHECK(fs::file_size(out) == size);
   CHECK(fs::file_size(in) > 0);
 }
+
+TEST_CASE("dibs failed refuses an --out that is the journal it found next to the input, and leaves it whole",
+          "[cli][failed][jsonl]") {
+  // Without --run-out, the run's journal is found by its header: the check must come after that
+  // search, or the journal (a stopped run's paid answers) is emptied.
+  const auto dir = test::scratch_dir("dibs-cli-failed", "found-journal");
+  stub::ipapi_stub api(stub::stub_options::loopback());
+  api.start();
+  const auto in = (dir / "in.jsonl").string(), out = (dir / "out.jsonl").string();
+  std::ofstream(in) << "{\"ip\":\"8.8.8.8\"}\n{\"ip\":\"1.1.1.1\"}\n{\"ip\":\"9.9.9.9\"}\n{\"ip\":\"4.4.4.4\"}\n";
+  auto [rc, text] = test::run_dibs({"enrich", "--store", "jsonl:" + in, "--out", out, "--url", api.base_url() + "/json/{ip}",
+                                    "--no-progress", "--max-calls", "2", "--no-preflight"});
+  INFO(text);
+  REQUIRE(fs::exists(out + ".journal"));  // stopped by its budget: the journal holds the answers bought
+  const auto size = fs::file_size(out + ".journal");
+  std::tie(rc, text) = test::run_dibs({"failed", "--store", "jsonl:" + in, "--source", "ip", "--out", out + ".journal"});
+  INFO(text);
+  CHECK(rc == 2);
+  CHECK_THAT(text, Catch::Contains("is the run's journal"));
+  CHECK(fs::file_size(out + ".journal") == size);
+}

@@ -54,3 +54,13 @@ TEST_CASE("pipeline end: cancelled by the shard's stop, the item is given back u
   CHECK(e.cancelled);
   CHECK(e.abandoned);
 }
+
+TEST_CASE("pipeline end: a call a budget never let go tells nothing of the API, so a probe it was is due again",
+          "[pipeline_end]") {
+  // Taken as an answer, the breaker's probe refused by a budget left the breaker probing for good:
+  // the run waited for the API with no deadline.
+  const auto e = pipeline_end_of(outcome::not_sent("not sent: the budget has no room left for it"), false, false, false, ms(0));
+  CHECK_FALSE(e.cancelled);
+  CHECK_FALSE(e.api_answered);
+  CHECK(e.o.unsent);
+}

@@ -118,7 +118,7 @@ TEST_CASE("a ticket dropped before its request went gives everything back, one d
   CHECK(b.in_flight() == 1);
 }
 
-TEST_CASE("no room while calls are in flight: the request waits for their answers; none in flight: spent, not sent",
+TEST_CASE("no room while calls are in flight: the request waits for their answers, and with none in flight it is spent, not sent",
           "[budget][money]") {
   auto store = std::make_shared<money_store>();
   spend_budget b({1'000, budget_span::day}, "budget", store, "http://llm:80");
@@ -193,6 +193,10 @@ TEST_CASE("a request's most: its prompt's estimate at the input price, its max_t
   cached.status = 200;
   cached.body = R"({"usage":{"input_tokens":300,"cache_creation_input_tokens":1000,"cache_read_input_tokens":20000,"output_tokens":100}})";
   CHECK(answer_cost(cached, p) == std::optional<std::uint64_t>(static_cast<std::uint64_t>(std::ceil((300 + 1250 + 2000) * 0.15)) + 60));
+  // Written for an hour, a cache write is billed at twice the input price.
+  cached.body = R"({"usage":{"input_tokens":300,"cache_creation_input_tokens":1000,"cache_read_input_tokens":0,)"
+                R"("cache_creation":{"ephemeral_5m_input_tokens":600,"ephemeral_1h_input_tokens":400},"output_tokens":100}})";
+  CHECK(answer_cost(cached, p) == std::optional<std::uint64_t>(static_cast<std::uint64_t>(std::ceil((300 + 600 * 1.25 + 400 * 2.0) * 0.15)) + 60));
   response refused;
   refused.status = 429;
   CHECK(answer_cost(refused, p) == std::optional<std::uint64_t>(0));
@@ -212,4 +216,23 @@ TEST_CASE("a budget whose store can't be asked sends nothing, and holds the clai
   CHECK_FALSE(take(b, 10));
   CHECK_FALSE(b.spent());  // not spent: out of reach, for now
   CHECK(b.out_of_reach());
+}
+
+TEST_CASE("a request that could cost more than the whole budget is never sent, and the budget says it is spent once", "[budget][money]") {
+  auto store = std::make_shared<money_store>();
+  auto b = std::make_shared<spend_budget>(budget_limit{1'000, budget_span::day}, "budget 0.001USD/day", store, "http://llm:80");
+  CHECK(never_fits({b}, 1'001).find("more than the whole of budget 0.001USD/day ($0.001)") != std::string::npos);
+  CHECK(never_fits({b}, 1'000).empty());
+  int told = 0;
+  b->on_spent([&] { ++told; });
+  CHECK(take(*b, 900));  // dropped at once: given back
+  CHECK(take(*b, 1'000));  // the whole budget fits once the 900 is back (given back first, on the budget's thread)
+  CHECK(told == 0);
+  auto held = take(*b, 600);
+  REQUIRE(held);
+  held->sent();
+  held.reset();  // sent: stands
+  CHECK_FALSE(take(*b, 600));  // 400 left, nothing in flight: spent, said once
+  CHECK_FALSE(take(*b, 600));
+  CHECK(told == 1);
 }

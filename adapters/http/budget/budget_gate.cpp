@@ -6,7 +6,20 @@ namespace dibs::http {
 
 budget_gate::budget_gate(std::shared_ptr<store> inner, std::vector<std::shared_ptr<call_budget>> budgets,
                          std::function<void()> on_spent, std::vector<std::shared_ptr<spend_budget>> spend)
-    : inner_(std::move(inner)), budgets_(std::move(budgets)), spend_(std::move(spend)), on_spent_(std::move(on_spent)) {}
+    : inner_(std::move(inner)), budgets_(std::move(budgets)), spend_(std::move(spend)), on_spent_(std::move(on_spent)) {
+  // A budget in money is found spent by a request, not by a claim: it says so itself, so a run
+  // that claims nothing more (its shards waiting for an API that is down) stops too.
+  // (Not counted as told: found before the run starts, by the pre-flight, it stops nothing, and
+  // the first claim must still say it.)
+  for (auto& b : spend_)
+    b->on_spent([this] {
+      if (on_spent_) on_spent_();
+    });
+}
+
+budget_gate::~budget_gate() {
+  for (auto& b : spend_) b->on_spent({});
+}
 
 void budget_gate::ended(std::size_t n) {
   for (auto& b : budgets_) b->ended(n);

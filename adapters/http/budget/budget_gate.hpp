@@ -24,6 +24,9 @@ class budget_gate final : public forwarding_store<store> {
   // nothing more is claimed.
   budget_gate(std::shared_ptr<store> inner, std::vector<std::shared_ptr<call_budget>> budgets,
               std::function<void()> on_spent, std::vector<std::shared_ptr<spend_budget>> spend = {});
+  ~budget_gate() override;
+  budget_gate(const budget_gate&) = delete;
+  budget_gate& operator=(const budget_gate&) = delete;
 
   awaitable<std::vector<job>> claim(claim_request req) override;
   void let_go(const std::vector<lease_ref>& items) override;

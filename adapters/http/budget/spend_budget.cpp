@@ -95,6 +95,11 @@ std::string spend_budget::key_now() {
   return key_;
 }
 
+void spend_budget::on_spent(std::function<void()> tell) {
+  std::lock_guard lock(mutex_);
+  on_spent_ = std::move(tell);
+}
+
 std::string spend_budget::key() const {
   std::lock_guard lock(mutex_);
   return key_;
@@ -142,12 +147,18 @@ awaitable<std::optional<spend_ticket>> spend_budget::take(std::uint64_t micro) {
     // their answers, so the request waits for one to end and asks again; with none in flight,
     // the budget is spent (another process's calls may give some back: its run goes on).
     if (in_flight() == 0) {
+      // A call that settled after the store said no (and before this looked) gave room back: ask again.
+      if (settled_.load(std::memory_order_acquire) != settled_before) continue;
+      std::function<void()> tell;
       {
         std::lock_guard lock(mutex_);
         refused_most_ = micro;
+        tell = on_spent_;
       }
-      if (!spent_.exchange(true, std::memory_order_acq_rel))
+      if (!spent_.exchange(true, std::memory_order_acq_rel)) {
         log::info(what_, ": no room for a call of up to ", dollars_text(micro), ": nothing more is claimed");
+        if (tell) tell();  // a run that claims nothing more (waiting for an API that is down) stops now
+      }
       co_return std::nullopt;
     }
     net::steady_timer timer(co_await net::this_coro::executor);

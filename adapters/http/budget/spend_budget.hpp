@@ -79,6 +79,12 @@ class spend_budget {
   awaitable<std::optional<spend_ticket>> take(std::uint64_t micro);
 
   bool spent() const { return spent_.load(std::memory_order_acquire); }
+  // Called (on the thread of the take that found it) once the budget is spent: the run stops
+  // claiming even where no claim would ask (a shard waiting for an API that is down). Empty: none.
+  void on_spent(std::function<void()> tell);
+  // A request whose most is more than the whole budget: it could never be sent.
+  bool never_fits(std::uint64_t micro) const { return micro > limit_.calls; }
+  std::uint64_t limit() const { return limit_.calls; }
   // The store could not be asked a moment ago (a second): claims wait rather than claim items
   // whose calls could not be paid for.
   bool out_of_reach() const {
@@ -114,6 +120,7 @@ class spend_budget {
   std::chrono::system_clock::time_point renews_;
   std::uint64_t used_by_all_ = 0;  // the store's count when last asked
   std::uint64_t refused_most_ = 0;  // the call the budget had no room for: its most
+  std::function<void()> on_spent_;
   std::atomic<bool> spent_{false};
   std::atomic<std::uint64_t> in_flight_{0};
   std::atomic<std::uint64_t> settled_{0};  // tickets ended so far: a waiting take asks again after one

@@ -110,7 +110,9 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
   // not sent; the tickets, dropped unsent, give everything back).
   std::vector<spend_ticket> spend;
   if (!opts_->spend_budgets.empty()) {
-    auto taken = co_await take_spend(opts_->spend_budgets, most_cost(tokens.estimator, req.body, opts_->price));
+    const auto most = most_cost(tokens.estimator, req.body, opts_->price);
+    if (auto why = never_fits(opts_->spend_budgets, most); !why.empty()) co_return sent_call{{}, {}, false, std::move(why)};
+    auto taken = co_await take_spend(opts_->spend_budgets, most);
     if (!taken) co_return sent_call{{}, {}, true, {}};
     spend = std::move(*taken);
   }

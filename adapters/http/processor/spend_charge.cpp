@@ -27,10 +27,21 @@ std::optional<std::uint64_t> answer_cost(const response& r, const processor_opti
   const auto used = answer_usage(r.body);
   if (used.input < 0 && used.output < 0) return std::nullopt;
   // answer_usage counts a cache write as input (Anthropic meters it so); billed, it is 1.25 times
-  // an input token and a cache read 0.1 times.
+  // an input token (2 times written for an hour) and a cache read 0.1 times.
+  // Written for an hour, a cache write is billed at 2 times.
+  const auto hour_writes = std::min(used.cache_write_1h, used.cache_write);
   const double billed_input = static_cast<double>(std::max<std::int64_t>(used.input, 0) - used.cache_write) +
-                              1.25 * static_cast<double>(used.cache_write) + 0.1 * static_cast<double>(used.cache_read);
+                              1.25 * static_cast<double>(used.cache_write - hour_writes) + 2.0 * static_cast<double>(hour_writes) +
+                              0.1 * static_cast<double>(used.cache_read);
   return micro_dollars(billed_input, p.input) + micro_dollars(static_cast<double>(std::max<std::int64_t>(used.output, 0)), p.output);
+}
+
+std::string never_fits(const std::vector<std::shared_ptr<spend_budget>>& budgets, std::uint64_t most) {
+  for (const auto& b : budgets)
+    if (b->never_fits(most))
+      return "not sent: the request could cost up to " + dollars_text(most) + " (its prompt and max_tokens at the prices), "
+             "more than the whole of " + b->what() + " (" + dollars_text(b->limit()) + "): it could never be sent";
+  return {};
 }
 
 awaitable<std::optional<std::vector<spend_ticket>>> take_spend(const std::vector<std::shared_ptr<spend_budget>>& budgets,

@@ -27,6 +27,10 @@ std::uint64_t most_cost(const token_estimator& e, const std::string& body, const
 // tell (written and lost, or a 2xx without usage): the most stands.
 std::optional<std::uint64_t> answer_cost(const response& r, const processor_options::token_prices& p);
 
+// Why a request whose most is `most` could never be sent under one of `budgets` (more than the
+// whole of it): its item fails at once, with no call; "" when it fits every one.
+std::string never_fits(const std::vector<std::shared_ptr<spend_budget>>& budgets, std::uint64_t most);
+
 // `most` taken from every budget, once each: the tickets, or nullopt when one had no room (the
 // others' given back whole).
 awaitable<std::optional<std::vector<spend_ticket>>> take_spend(const std::vector<std::shared_ptr<spend_budget>>& budgets,

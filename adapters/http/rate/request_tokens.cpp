@@ -58,6 +58,9 @@ token_usage answer_usage(std::string_view body) {
       // Anthropic counts a cache write against its input limit; a cache read it does not.
       u.cache_write = count_member(usage, "cache_creation_input_tokens").value_or(0);
       u.cache_read = count_member(usage, "cache_read_input_tokens").value_or(0);
+      simdjson::dom::object written;
+      if (!usage["cache_creation"].get_object().get(written))
+        u.cache_write_1h = count_member(written, "ephemeral_1h_input_tokens").value_or(0);
       u.input = *in2 + u.cache_write;
       u.output = count_member(usage, "output_tokens").value_or(0);
     }

@@ -27,6 +27,7 @@ struct token_usage {
   std::int64_t output = -1;
   // Anthropic's cache: written (counted in `input` too, as its limit counts it) and read (not in `input`).
   std::int64_t cache_write = 0;
+  std::int64_t cache_write_1h = 0;  // of cache_write, written for an hour (billed at twice the 5-minute's price)
   std::int64_t cache_read = 0;
   std::int64_t total() const;  // input + output, or -1 when either is missing
   bool known() const { return total() >= 0; }
