@@ -37,7 +37,8 @@ void list_failed(sql_admin_link& link, const retry_filter& which, const std::fun
 
 std::vector<failure_reason> failure_reasons(sql_admin_link& link, std::size_t top) {
   std::vector<failure_reason> out;
-  for (const auto& r : link.ask(ask::failure_reasons{top})) out.push_back(failure_reason_of(r, link.admin_facts().server));
+  const auto server = link.admin_facts().server;
+  for (const auto& r : link.ask(ask::failure_reasons{top})) out.push_back(failure_reason_of(r, server));
   return out;
 }
 
@@ -54,7 +55,8 @@ std::optional<std::uint64_t> no_data_count(sql_admin_link& link) {
 
 std::vector<lease_holder> lease_holders(sql_admin_link& link) {
   std::vector<lease_holder> out;
-  for (const auto& r : link.ask(ask::lease_holders{})) out.push_back(lease_holder_of(r, link.admin_facts().server));
+  const auto server = link.admin_facts().server;
+  for (const auto& r : link.ask(ask::lease_holders{})) out.push_back(lease_holder_of(r, server));
   return out;
 }
 

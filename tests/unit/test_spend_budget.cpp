@@ -183,7 +183,7 @@ TEST_CASE("a request's most: its prompt's estimate at the input price, its max_t
   processor_options::token_prices p{0.15e-6, 0.60e-6};
   const std::string body = R"({"model":"m","max_tokens":100,"messages":[{"role":"user","content":"hi"}]})";
   const auto prompt = static_cast<double>((body.size() + 3) / 4);
-  CHECK(most_cost(e, body, p) == static_cast<std::uint64_t>(std::ceil(prompt * 0.15)) + 60);
+  CHECK(most_cost(e, body.size(), max_output_tokens(body), p) == static_cast<std::uint64_t>(std::ceil(prompt * 0.15)) + 60);
   response ok;
   ok.status = 200;
   ok.body = R"({"usage":{"prompt_tokens":1000,"completion_tokens":100}})";

@@ -99,9 +99,12 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
   // seconds), then its rate slot. A request larger than the whole bucket is never sent.
   auto& tokens = opts_->limiter->tokens();
   token_ticket ticket;
-  if (const auto charge = token_charge(tokens, req.body)) {
+  // The body's max_tokens, read once for the tokens and the money (a JSON parse of the body).
+  const bool metered = tokens.watching() || !opts_->spend_budgets.empty();
+  const auto max_out = metered ? max_output_tokens(req.body) : std::nullopt;
+  if (const auto charge = token_charge(tokens, req.body.size(), max_out)) {
     // Never sent only when even the estimate's low side (4 bytes a token at most) is too large.
-    if (const auto least = least_token_charge(req.body); tokens.active() && least > tokens.capacity())
+    if (const auto least = least_token_charge(req.body.size(), max_out); tokens.active() && least > tokens.capacity())
       co_return sent_call{{}, {}, false, too_large_for_limit(least, tokens.capacity())};
     ticket = co_await take_tokens(tokens, *charge, opts_->limiter->tokens_shared());
   }
@@ -110,7 +113,7 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
   // not sent; the tickets, dropped unsent, give everything back).
   std::vector<spend_ticket> spend;
   if (!opts_->spend_budgets.empty()) {
-    const auto most = most_cost(tokens.estimator, req.body, opts_->price);
+    const auto most = most_cost(tokens.estimator, req.body.size(), max_out, opts_->price);
     if (auto why = never_fits(opts_->spend_budgets, most); !why.empty()) co_return sent_call{{}, {}, false, std::move(why)};
     auto taken = co_await take_spend(opts_->spend_budgets, most);
     if (!taken) co_return sent_call{{}, {}, true, {}};
@@ -146,9 +149,9 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
     return true;
   };
   auto r = co_await client_.send(std::move(to), std::move(req));
-  settle_spend(spend, r, clock.refused, opts_->price);
+  std::optional<token_usage> read;  // the answer's usage, read once for the tokens and the money
   if (ticket) {  // an API that states a token limit is metered from then on
-    const auto used = ticket.settle(r, body_bytes);
+    const auto& used = read.emplace(ticket.settle(r, body_bytes));
     if (figures_) {
       if (used.known()) {
         figures_->tokens_in.fetch_add(static_cast<std::uint64_t>(used.input), std::memory_order_relaxed);
@@ -157,6 +160,7 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
       figures_->token_limit_per_minute.store(tokens.per_minute(), std::memory_order_relaxed);
     }
   }
+  settle_spend(spend, r, clock.refused, opts_->price, read ? &*read : nullptr);
   co_return sent_call{std::move(r), clock.sent, clock.refused, {}};
 }
 

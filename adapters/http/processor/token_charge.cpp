@@ -47,14 +47,21 @@ token_usage token_ticket::settle(const response& r, std::size_t body_bytes) {
   return used;
 }
 
-std::optional<std::int64_t> token_charge(const token_meter& m, const std::string& body) {
+std::optional<std::int64_t> token_charge(const token_meter& m, std::size_t body_bytes, std::optional<std::int64_t> max_out) {
   if (!m.watching()) return std::nullopt;
-  return m.estimator.estimate(body.size(), max_output_tokens(body));
+  return m.estimator.estimate(body_bytes, max_out);
 }
 
-std::int64_t least_token_charge(const std::string& body) {
-  return static_cast<std::int64_t>(body.size() / 4) + max_output_tokens(body).value_or(0);
+std::optional<std::int64_t> token_charge(const token_meter& m, const std::string& body) {
+  if (!m.watching()) return std::nullopt;  // the body is not read for an API metered in calls
+  return token_charge(m, body.size(), max_output_tokens(body));
 }
+
+std::int64_t least_token_charge(std::size_t body_bytes, std::optional<std::int64_t> max_out) {
+  return static_cast<std::int64_t>(body_bytes / 4) + max_out.value_or(0);
+}
+
+std::int64_t least_token_charge(const std::string& body) { return least_token_charge(body.size(), max_output_tokens(body)); }
 
 std::string too_large_for_limit(std::int64_t charge, std::int64_t capacity) {
   return "not sent: the request needs at least " + std::to_string(charge) + " tokens (its max_tokens and its prompt), " +

@@ -58,11 +58,14 @@ class token_ticket {
 };
 
 // What a request of `body` will be charged; nullopt when the meter neither holds a limit nor
-// watches for one (token_meter::watching).
+// watches for one (token_meter::watching). `max_out`: the body's max_output_tokens, read once by
+// a caller that needs it more than once (the body-only form reads it).
+std::optional<std::int64_t> token_charge(const token_meter& m, std::size_t body_bytes, std::optional<std::int64_t> max_out);
 std::optional<std::int64_t> token_charge(const token_meter& m, const std::string& body);
 
 // The least a request of `body` can be charged: its max_tokens and its prompt at 4 bytes a token
 // (a learned estimate may be far higher after one dense answer): what decides "too large".
+std::int64_t least_token_charge(std::size_t body_bytes, std::optional<std::int64_t> max_out);
 std::int64_t least_token_charge(const std::string& body);
 
 // "needs about N tokens ..., more than the whole limit": why a request larger than the bucket
