@@ -78,6 +78,8 @@ class circuit_breaker {
   bool is_probe(const std::string& item) const { return state_ == state::probing && probe_ == item; }
   // `item` was a probe already in this outage (a different item is preferred).
   bool was_probed(const std::string& item) const { return probed_.count(item) > 0; }
+  // Probes sent in this outage.
+  std::size_t probes() const { return probed_.size(); }
   clock::time_point next_probe() const { return next_probe_; }
   millis probe_delay() const { return delay_; }
   millis min_outage() const { return s_.min_outage; }

@@ -33,8 +33,8 @@ struct claim_view {
 std::size_t items_to_claim(const claim_view& v);
 
 // How many items to keep claimed beyond those running under a processor's own limit (an adaptive
-// limit on the API): what the pipelines finish within `horizon` at `per_second`, at least `limit`
-// (nothing measured yet), at most `batch`. Claimed items then wait `horizon` at most, yet a fast API
+// limit on the API): what the pipelines finish within `horizon` at `per_second`, at least `limit`,
+// at most `batch`; a batch while nothing is measured yet. Claimed items then wait `horizon` at most, yet a fast API
 // behind a small limit is not fed by claims of a few items each.
 std::size_t claim_ahead(std::size_t limit, std::size_t batch, double per_second, std::chrono::duration<double> horizon);
 

@@ -159,25 +159,32 @@ std::optional<job> shard::take_probe() {
   // Waiting items whose lease is gone are settled first (release_waiting does that whatever the
   // breaker's state), so the probe is never spent on an item another worker owns.
   release_lost_waiting();
-  // A fresh item (never failed: in its first claim): its answer tells the API's state from the
-  // items' own. One is claimed from the store for it (nullopt) until a claim brings none. (An item
-  // that failed before is no witness: its 5xx may be its own, as it was the last time.)
-  if (auto f = std::find_if(ready_.begin(), ready_.end(), fresh_item); f != ready_.end()) {
+  // A fresh item (never failed: in its first claim), and an item that waits after an answered 5xx
+  // and had no probe's answer yet, in turn, fresh first. A fresh one's answer tells the API's
+  // state from the items' own (one that failed in an earlier claim is no witness: its 5xx may be
+  // its own, as it was the last time); but an API that refuses every item's first request
+  // answers its second, which only a waiting one can be: fresh ones alone, 40 of them in hand
+  // took 40 probes, a second and more apart, to find it up. A fresh one is claimed from the store
+  // for it (nullopt) until a claim brings none.
+  const auto take_fresh = [&]() -> std::optional<job> {
+    const auto f = std::find_if(ready_.begin(), ready_.end(), fresh_item);
+    if (f == ready_.end()) return std::nullopt;
     std::optional<job> probe = std::move(*f);
     ready_.erase(f);
     return probe;
-  }
-  // Then an item that waits after an answered 5xx and had no probe's answer yet (its own call
-  // again: an API that refuses an item's first request answers its second). One that got no
-  // answer probes only once the store has no fresh item: nothing new would be learnt from it.
-  if (auto w = std::find_if(waiting_.begin(), waiting_.end(),
-                            [&](const waiting_item& x) { return x.o.http_status != 0 && may_probe(x.j); });
-      w != waiting_.end()) {
+  };
+  const auto take_answered = [&]() -> std::optional<job> {
+    const auto w = std::find_if(waiting_.begin(), waiting_.end(),
+                                [&](const waiting_item& x) { return x.o.http_status != 0 && may_probe(x.j); });
+    if (w == waiting_.end()) return std::nullopt;
     std::optional<job> probe = std::move(w->j);
     waiting_.erase(w);
     bump(ctx_.figures.waiting_for_api, -1);
     return probe;
-  }
+  };
+  const bool answered_turn = breaker_.probes() % 2 == 1;
+  if (auto p = answered_turn ? take_answered() : take_fresh()) return p;
+  if (auto p = answered_turn ? take_fresh() : take_answered()) return p;
   if (!probe_claim_empty_) return std::nullopt;
   // Nothing new left: an item whose call got no answer (refused, reset, timed out) probes, one not
   // probed yet first: nothing of it reached the API, nothing is spent. Items that were answered

@@ -75,10 +75,10 @@ TEST_CASE("an adaptive limit of a few pipelines claims only a few ahead") {
 
 // The prefetch under a processor's own limit (an adaptive limit on the API): what the pipelines
 // finish in the horizon, at least the limit, at most a batch.
-TEST_CASE("under a limit of its own a shard claims what it finishes soon, at least the limit, at most a batch") {
+TEST_CASE("under a limit of its own a shard claims what it finishes soon, at least the limit, at most a batch, a batch before it knows") {
   using dibs::claim_ahead;
   const std::chrono::seconds horizon{2};
-  CHECK(claim_ahead(4, 100, 0.0, horizon) == 4);      // nothing measured yet: the limit
+  CHECK(claim_ahead(4, 100, 0.0, horizon) == 100);    // nothing measured yet: a batch (the limit is in its slow start)
   CHECK(claim_ahead(4, 100, 10.0, horizon) == 20);    // 10/s: two seconds' worth
   CHECK(claim_ahead(4, 100, 8000.0, horizon) == 100); // a fast API: a batch
   CHECK(claim_ahead(300, 100, 10.0, horizon) == 100); // never beyond a batch
