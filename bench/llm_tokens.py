@@ -35,10 +35,11 @@ def reviews(n):
     return [(i, "Review %d" % i, " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(60, 110)))) for i in range(n)]
 
 
-def start_api(tmp, style, tpm, latency_ms, headers):
-    extra = [] if headers else ["--no-headers"]
-    proc = subprocess.Popen(["/usr/bin/python3", LLM_API, tmp, "api", "--style", style, "--tpm", str(tpm),
-                             "--latency-ms", str(latency_ms)] + extra)
+def start_api(tmp, style, tpm, latency_ms, headers, backlog=0, apart=None):
+    extra = ([] if headers else ["--no-headers"]) + (["--backlog", str(backlog)] if backlog else [])
+    limits = ["--itpm", str(apart[0]), "--otpm", str(apart[1])] if apart else ["--tpm", str(tpm)]
+    proc = subprocess.Popen(["/usr/bin/python3", LLM_API, tmp, "api", "--style", style] + limits +
+                            ["--latency-ms", str(latency_ms)] + extra)
     port_file = os.path.join(tmp, "api.port")
     deadline = time.monotonic() + 30
     while not os.path.exists(port_file):
@@ -72,9 +73,9 @@ def mysql(uri, sql):
     return db
 
 
-def one_run(o, style, headers, processes, flags, store_kind):
+def one_run(o, style, headers, processes, flags, store_kind, apart=None):
     tmp = tempfile.mkdtemp(prefix="dibs-llm-bench-")
-    api, port = start_api(tmp, style, o.tpm, o.latency_ms, headers)
+    api, port = start_api(tmp, style, o.tpm, o.latency_ms, headers, o.backlog, apart)
     rows = reviews(o.items)
     try:
         if store_kind == "jsonl":
@@ -112,13 +113,18 @@ def one_run(o, style, headers, processes, flags, store_kind):
         raise RuntimeError("the API got no request; dibs said:\n" + "\n".join(o[-2000:] for o in outputs))
     span = stats["last_answer_at"] - stats["first_request_at"]
     ideal = o.tpm + o.tpm * span / 60.0
+    if apart:  # buckets apart: the share of the one used the most (the one that binds)
+        share_of_limit = max(stats[k] / (lim + lim * span / 60.0)
+                             for k, lim in (("input_settled", apart[0]), ("output_settled", apart[1])))
+    else:
+        share_of_limit = stats["tokens_settled"] / ideal
     codes = [r.returncode for r in runs]
     done = sum(int(m) for out in outputs for m in __import__("re").findall(r"summary: completed=(\d+)", out))
     return {"style": style, "headers": headers, "processes": processes, "flags": " ".join(flags), "store": store_kind,
             "items": o.items, "done": done, "exit_codes": codes, "wall_s": round(wall, 1), "span_s": round(span, 1),
             "requests": stats["requests"], "refused_429": stats["refused_429"], "overloaded": stats["overloaded"],
             "share_429": stats["refused_429"] / max(1, stats["requests"]), "tokens": stats["tokens_settled"],
-            "share_of_limit": stats["tokens_settled"] / ideal,
+            "share_of_limit": share_of_limit, "apart": apart,
             "refused_at_s": [r[0] if isinstance(r, list) else r for r in stats.get("refused_at", [])][:200], "command": " ".join(cmds[0][:1] + cmds[0][1:])}
 
 
@@ -133,15 +139,22 @@ def main():
     a.add_argument("--stores", default="jsonl,mariadb", help="which rows: jsonl, mariadb or both")
     a.add_argument("--rows", help="only these rows, by name (openai, anthropic, token-rate, openai-N, anthropic-N, "
                                   "token-rate-N, token-rate-N-apart); default: all but token-rate-N-apart")
+    a.add_argument("--itpm", type=int, default=150000, help="the input tokens a minute of the rows with buckets apart")
+    a.add_argument("--otpm", type=int, default=25000, help="their output tokens a minute")
+    a.add_argument("--backlog", type=int, default=0, help="the API's listen backlog (default: Python's, 5)")
     a.add_argument("--md")
     a.add_argument("--json")
     o = a.parse_args()
     token_rate = ["--token-rate", "%d/min" % o.tpm]
+    apart = (o.itpm, o.otpm)
     named = [("openai", ("openai", True, 1, [], "jsonl")), ("anthropic", ("anthropic", True, 1, [], "jsonl")),
-             ("token-rate", ("openai", False, 1, token_rate, "jsonl"))]
+             ("token-rate", ("openai", False, 1, token_rate, "jsonl")),
+             # Anthropic's input and output tokens metered apart, each bucket of its own.
+             ("anthropic-apart", ("anthropic", True, 1, [], "jsonl", apart))]
     if o.mysql_uri:
         n = o.processes
         named += [("openai-%d" % n, ("openai", True, n, [], "mariadb")), ("anthropic-%d" % n, ("anthropic", True, n, [], "mariadb")),
+                  ("anthropic-apart-%d" % n, ("anthropic", True, n, [], "mariadb", apart)),
                   # A server that states nothing: the token rate held through the store, or (apart) each
                   # process's own, the whole limit each.
                   ("token-rate-%d" % n, ("openai", False, n, token_rate + ["--rate-scope", "store"], "mariadb")),
@@ -160,7 +173,7 @@ def main():
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         lines.append("| %s | %s | %d | %s | %s | %d/%d | %.0f s | %d | %d | %.2f%% | %.3f |" % (
-            r["style"], "yes" if r["headers"] else "none", r["processes"], r["flags"] or "(defaults)", r["store"],
+            r["style"] + (" (input %d, output %d a minute, apart)" % tuple(r["apart"]) if r["apart"] else ""), "yes" if r["headers"] else "none", r["processes"], r["flags"] or "(defaults)", r["store"],
             r["done"], r["items"], r["span_s"], r["requests"], r["refused_429"], 100 * r["share_429"], r["share_of_limit"]))
     text = "\n".join(lines) + "\n"
     print(text)

@@ -12,6 +12,10 @@ Options:
   --style openai|anthropic  the provider imitated (default openai): its route, bodies and headers
   --tpm N            tokens per minute (default 30000; 0: no token limit, no token headers): a
                      bucket of capacity N refilled continuously at N/60 a second
+  --itpm N --otpm M  (anthropic) input and output tokens per minute, held apart as Anthropic holds
+                     them (instead of --tpm): the input bucket charged the prompt's tokens at arrival,
+                     the output bucket max_tokens at arrival and settled to the completion's tokens;
+                     -input-tokens-* and -output-tokens-* state each, -tokens-* the tighter of the two
   --rpm N            requests per minute (default 0: no request limit, no request headers): a
                      bucket of capacity N refilled continuously at N/60 a second
   --latency-ms A     every completion takes A ms (default 300) ...
@@ -64,7 +68,7 @@ Routes:
              "stop_reason":"end_turn","usage":{"input_tokens","output_tokens"}}
   GET /stats {"requests","ok","refused_429" (every 429: rate limits, too large, openai's spent),
              "refused_other" (400, 401, 404),"overloaded" (529),"too_large","spent",
-             "tokens_settled" (real usage of the 200 answers),"tokens_charged_peak_per_minute"
+             "tokens_settled" (real usage of the 200 answers; "input_settled", "output_settled" its parts),"tokens_charged_peak_per_minute"
              (the most real usage of 200 answers that arrived within any 60 s),"first_request_at",
              "last_answer_at" (time.monotonic() seconds, null before any),"in_flight","peak_in_flight"}
   POST /reset-stats  zeroes /stats (the buckets, --spent-after's count and the attempt counts stay)
@@ -87,7 +91,7 @@ args = None
 
 def fresh_stats():
     return {"requests": 0, "ok": 0, "refused_429": 0, "refused_other": 0, "overloaded": 0,
-            "too_large": 0, "spent": 0, "tokens_settled": 0, "first_request_at": None,
+            "too_large": 0, "spent": 0, "tokens_settled": 0, "input_settled": 0, "output_settled": 0, "first_request_at": None,
             "last_answer_at": None, "in_flight": 0, "peak_in_flight": 0, "refused_at": []}
 
 
@@ -151,7 +155,7 @@ class Bucket:
         return max(0.0, (self.cap - self.level) * 60.0 / self.cap)
 
 
-buckets = {"tokens": None, "requests": None}
+buckets = {"tokens": None, "requests": None, "input": None, "output": None}
 
 
 def message_text(content):
@@ -211,14 +215,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             h += [("anthropic-ratelimit-requests-limit", str(int(req.cap))),
                   ("anthropic-ratelimit-requests-remaining", str(max(0, int(req.level)))),
                   ("anthropic-ratelimit-requests-reset", rfc3339(wall + req.until_full()))]
+        apart = {"input-tokens": buckets["input"], "output-tokens": buckets["output"]}
         if tok:
-            tok.refill(now)
-            remaining = str(max(0, int(tok.level)) // 1000 * 1000)
-            reset = rfc3339(wall + tok.until_full())
+            apart = {"input-tokens": tok, "output-tokens": tok}
+        if apart["input-tokens"]:
+            for b in apart.values():
+                b.refill(now)
+            # -tokens-*: the tighter of the two (the least share left).
+            apart["tokens"] = tok or min(apart.values(), key=lambda b: b.level / b.cap)
             for kind in ("tokens", "input-tokens", "output-tokens"):
-                h += [("anthropic-ratelimit-%s-limit" % kind, str(int(tok.cap))),
-                      ("anthropic-ratelimit-%s-remaining" % kind, remaining),
-                      ("anthropic-ratelimit-%s-reset" % kind, reset)]
+                b = apart[kind]
+                h += [("anthropic-ratelimit-%s-limit" % kind, str(int(b.cap))),
+                      ("anthropic-ratelimit-%s-remaining" % kind, str(max(0, int(b.level)) // 1000 * 1000)),
+                      ("anthropic-ratelimit-%s-reset" % kind, rfc3339(wall + b.until_full()))]
         return h
 
     def finish_answer(self, status, obj, headers=True, extra=()):
@@ -352,21 +361,30 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with lock:
             now = time.monotonic()
             tok, req = buckets["tokens"], buckets["requests"]
-            for b in (tok, req):
+            itok, otok = buckets["input"], buckets["output"]
+            for b in (tok, req, itok, otok):
                 if b:
                     b.refill(now)
-            if tok and estimate > tok.cap:
+            if (tok and estimate > tok.cap) or (itok and prompt_tokens > itok.cap) or (otok and mt > otok.cap):
                 stats["too_large"] += 1
                 refusal = ("too_large", 0.0)
             elif req and req.level < 1:
                 refusal = ("requests", req.wait_for(1))
             elif tok and tok.level < estimate:
                 refusal = ("tokens", tok.wait_for(estimate))
+            elif itok and itok.level < prompt_tokens:
+                refusal = ("input tokens", itok.wait_for(prompt_tokens))
+            elif otok and otok.level < mt:
+                refusal = ("output tokens", otok.wait_for(mt))
             else:
                 if req:
                     req.level -= 1
                 if tok:
                     tok.level -= estimate
+                if itok:
+                    itok.level -= prompt_tokens
+                if otok:
+                    otok.level -= mt
             used_tokens = int(round(tok.cap - tok.level)) if tok else 0
             used_requests = int(round(req.cap - req.level)) if req else 0
         if refusal is not None:
@@ -391,8 +409,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if tok:
                 tok.refill(time.monotonic())
                 tok.level = min(tok.cap, tok.level + (estimate - real))
+            otok = buckets["output"]
+            if otok:
+                otok.refill(time.monotonic())
+                otok.level = min(otok.cap, otok.level + (mt - completion_tokens))
             stats["ok"] += 1
             stats["tokens_settled"] += real
+            stats["input_settled"] += prompt_tokens
+            stats["output_settled"] += completion_tokens
             usage_log.append((arrival, real))
         rid = "%08x%08x" % (hash_of("id:" + prompt_all), number)
         if openai:
@@ -417,6 +441,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         kind, wait = refusal
         openai = args.style == "openai"
         tpm = int(args.tpm)
+        if not tpm and args.itpm:  # buckets apart: the words name the tighter
+            tpm = int(min(args.itpm, args.otpm))
         if kind == "too_large":
             if openai:
                 body = self.error_body("tokens", "Request too large for %s in organization org-dibs on tokens per "
@@ -439,6 +465,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             if kind == "requests":
                 what = "%d requests per minute" % args.rpm
+            elif kind in ("input tokens", "output tokens"):
+                what = "%d %s per minute" % (args.itpm if kind == "input tokens" else args.otpm, kind)
             else:
                 what = "%d tokens per minute" % tpm
             body = self.error_body("rate_limit_error", "This request would exceed your organization's rate limit "
@@ -491,15 +519,25 @@ def main():
     p.add_argument("--style", choices=["openai", "anthropic"], default="openai")
     p.add_argument("--tpm", type=float, default=30000)
     p.add_argument("--rpm", type=float, default=0)
+    p.add_argument("--itpm", type=float, default=0)
+    p.add_argument("--otpm", type=float, default=0)
     p.add_argument("--latency-ms", type=float, default=300)
     p.add_argument("--latency-per-token-ms", type=float, default=2)
     p.add_argument("--no-headers", action="store_true")
     p.add_argument("--spent-after", type=int, default=-1)
     p.add_argument("--overloaded-share", type=float, default=0)
     p.add_argument("--key")
+    p.add_argument("--backlog", type=int, default=0, help="the listen backlog (default: Python's, 5)")
     args = p.parse_args()
+    if args.backlog > 0:
+        Server.request_queue_size = args.backlog
     buckets["tokens"] = Bucket(args.tpm) if args.tpm > 0 else None
     buckets["requests"] = Bucket(args.rpm) if args.rpm > 0 else None
+    if args.itpm > 0 or args.otpm > 0:
+        if args.style != "anthropic" or not (args.itpm > 0 and args.otpm > 0):
+            p.error("--itpm and --otpm go together, with --style anthropic")
+        buckets["tokens"] = None
+        buckets["input"], buckets["output"] = Bucket(args.itpm), Bucket(args.otpm)
     server = Server(("127.0.0.1", 0), Handler)
     serve_announced(server, args.dir, args.name)
 

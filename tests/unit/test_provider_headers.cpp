@@ -97,6 +97,37 @@ TEST_CASE("Anthropic's buckets: resets as times, the tightest of three token buc
   CHECK(l.tokens->limit == 40000);  // the input tokens: a tenth left, the tightest
   CHECK(l.tokens->remaining == 4000);
   CHECK(l.tokens->reset_in == 6500ms);
+  // And each of the two apart.
+  REQUIRE(l.input_tokens);
+  REQUIRE(l.output_tokens);
+  CHECK(l.input_tokens->remaining == 4000);
+  CHECK(l.output_tokens->limit == 16000);
+  CHECK(l.output_tokens->remaining == 15000);
+  CHECK(l.output_tokens->reset_in == 2000ms);
+}
+
+TEST_CASE("Anthropic's input and output buckets read in whole tokens at the requests' mix", "[provider-headers]") {
+  provider_bucket in{400000, 300000, 1000ms}, out{80000, 80000, 0ms};
+  // Requests of 2,000 input tokens and 500 output (0.8 input): the input bucket has room for 150
+  // of them (375,000 whole tokens), the output one for 160 (400,000): the input binds.
+  auto w = whole_tokens_at_mix(in, out, 0.8);
+  REQUIRE(w);
+  CHECK(w->remaining == 375000);
+  CHECK(w->limit == 400000);  // a minute's: 200 requests of either (500,000 input-bound, 400,000 output-bound)
+  CHECK(w->reset_in == 1000ms);
+  // Output-heavy requests: the output bucket binds (80,000 / 0.5).
+  w = whole_tokens_at_mix(in, out, 0.5);
+  REQUIRE(w);
+  CHECK(w->remaining == 160000);
+  CHECK(w->limit == 160000);
+  // Held as the tightest bucket, the same requests would have 80,000 whole tokens a minute: 32 of them.
+  // No mix known, or one part never charged: no reading at a mix.
+  CHECK_FALSE(whole_tokens_at_mix(in, out, 0));
+  CHECK_FALSE(whole_tokens_at_mix(in, out, 1));
+  // A bucket stated below zero counts as empty.
+  w = whole_tokens_at_mix({400000, -5, 0ms}, out, 0.8);
+  REQUIRE(w);
+  CHECK(w->remaining == 0);
 }
 
 TEST_CASE("retry-after-ms, Gemini's RetryInfo, and 529 as the providers say to wait", "[provider-headers]") {

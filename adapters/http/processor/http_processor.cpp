@@ -129,7 +129,8 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
     std::chrono::steady_clock::time_point sent;
     bool refused = false;  // a budget had no call left for it: nothing was sent
     std::vector<spend_ticket>* spend;
-  } clock{this, &j, std::chrono::steady_clock::now(), false, &spend};
+    token_ticket* tokens;
+  } clock{this, &j, std::chrono::steady_clock::now(), false, &spend, &ticket};
   // The call is counted against the budgets when its request goes out, not before: a call
   // cancelled while it waited for a connection was never made. An item's first call of its claim
   // was reserved when it was claimed (budget_gate); a further one (run again after an outage)
@@ -145,6 +146,7 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
     }
     clock.sent = std::chrono::steady_clock::now();
     for (auto& t : *clock.spend) t.sent();  // from now on the API may charge it
+    clock.tokens->written();
     if (clock.self->work_started_) clock.self->work_started_(*clock.item);
     return true;
   };

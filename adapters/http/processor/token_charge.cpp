@@ -13,7 +13,13 @@ namespace dibs::http {
 void read_token_headers(token_meter& m, const response& r, std::chrono::steady_clock::time_point sent, bool usage_said) {
   if (r.ec) return;
   const auto said = read_provider_limits(r.headers, std::chrono::system_clock::now());
-  if (said.tokens) m.read(said.tokens->remaining, said.tokens->limit, sent, token_meter::clock::now());
+  // Input and output held apart: read at the requests' mix, each bucket's room in whole tokens
+  // (held as the tightest of the two, an API whose output limit is a fifth of its input one was
+  // held to a fifth of its requests).
+  std::optional<provider_bucket> whole;
+  if (said.input_tokens && said.output_tokens) whole = whole_tokens_at_mix(*said.input_tokens, *said.output_tokens, m.input_share());
+  if (!whole) whole = said.tokens;
+  if (whole) m.read(whole->remaining, whole->limit, sent, token_meter::clock::now());
   else if (!usage_said && r.status >= 200 && r.status < 300)
     m.answered_unmetered();  // an answer with neither a limit nor a usage: no LLM API, it seems
 }
@@ -23,6 +29,12 @@ void token_ticket::settle_used(std::int64_t used) {
   if (!m) return;
   m->settle(a_, used, token_meter::clock::now());
   if (auto* s = std::exchange(shared_, nullptr)) s->settle(a_.tokens, used);
+}
+
+void token_ticket::written() {
+  if (!meter_) return;
+  written_ = token_meter::clock::now();
+  meter_->written(a_, written_);
 }
 
 token_usage token_ticket::settle(const response& r, std::size_t body_bytes) {
@@ -43,16 +55,19 @@ token_usage token_ticket::settle(const response& r, std::size_t body_bytes) {
   } else {
     settle_used(0);
   }
-  read_token_headers(*m, r, a_.at, used.known());  // the requests admitted after this one the server may not have seen
+  // The requests written after this one (and those not written yet) the server may not have seen.
+  read_token_headers(*m, r, written_ == token_meter::clock::time_point{} ? a_.at : written_, used.known());
   return used;
 }
 
-std::optional<std::int64_t> token_charge(const token_meter& m, std::size_t body_bytes, std::optional<std::int64_t> max_out) {
+std::optional<std::int64_t> token_charge(token_meter& m, std::size_t body_bytes, std::optional<std::int64_t> max_out) {
   if (!m.watching()) return std::nullopt;
-  return m.estimator.estimate(body_bytes, max_out);
+  const auto charge = m.estimator.estimate(body_bytes, max_out);
+  m.note_charge(charge, m.estimator.estimate(0, max_out));  // its output part: no prompt
+  return charge;
 }
 
-std::optional<std::int64_t> token_charge(const token_meter& m, const std::string& body) {
+std::optional<std::int64_t> token_charge(token_meter& m, const std::string& body) {
   if (!m.watching()) return std::nullopt;  // the body is not read for an API metered in calls
   return token_charge(m, body.size(), max_output_tokens(body));
 }

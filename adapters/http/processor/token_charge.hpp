@@ -28,13 +28,14 @@ class token_ticket {
   token_ticket() = default;
   token_ticket(token_meter* m, token_meter::admitted a) : meter_(m), a_(a) {}
   token_ticket(token_ticket&& o) noexcept
-      : meter_(std::exchange(o.meter_, nullptr)), shared_(std::exchange(o.shared_, nullptr)), a_(o.a_) {}
+      : meter_(std::exchange(o.meter_, nullptr)), shared_(std::exchange(o.shared_, nullptr)), a_(o.a_), written_(o.written_) {}
   token_ticket& operator=(token_ticket&& o) noexcept {
     if (this != &o) {
       drop();
       meter_ = std::exchange(o.meter_, nullptr);
       shared_ = std::exchange(o.shared_, nullptr);
       a_ = o.a_;
+      written_ = o.written_;
     }
     return *this;
   }
@@ -42,6 +43,8 @@ class token_ticket {
   explicit operator bool() const { return meter_ != nullptr; }
   // Its tokens were taken from the shared tokens too: settled there as well.
   void taken_from(shared_tokens* s) { shared_ = s; }
+  // Its request went out (its last byte written) now: the server may see it from now on.
+  void written();
   // Settles it by `r`, the answer to its request of `body_bytes`; returns the usage it said.
   token_usage settle(const response& r, std::size_t body_bytes);
   std::int64_t tokens() const { return a_.tokens; }
@@ -55,13 +58,14 @@ class token_ticket {
   token_meter* meter_ = nullptr;
   shared_tokens* shared_ = nullptr;  // taken from it too (rate_scope store with a token rate)
   token_meter::admitted a_;
+  token_meter::clock::time_point written_{};  // when its request went out (its admission until then)
 };
 
-// What a request of `body` will be charged; nullopt when the meter neither holds a limit nor
+// What a request of `body` will be charged (its mix of input and output noted: note_charge); nullopt when the meter neither holds a limit nor
 // watches for one (token_meter::watching). `max_out`: the body's max_output_tokens, read once by
 // a caller that needs it more than once (the body-only form reads it).
-std::optional<std::int64_t> token_charge(const token_meter& m, std::size_t body_bytes, std::optional<std::int64_t> max_out);
-std::optional<std::int64_t> token_charge(const token_meter& m, const std::string& body);
+std::optional<std::int64_t> token_charge(token_meter& m, std::size_t body_bytes, std::optional<std::int64_t> max_out);
+std::optional<std::int64_t> token_charge(token_meter& m, const std::string& body);
 
 // The least a request of `body` can be charged: its max_tokens and its prompt at 4 bytes a token
 // (a learned estimate may be far higher after one dense answer): what decides "too large".

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -154,9 +155,26 @@ provider_limits read_provider_limits(const header_list& headers, std::chrono::sy
     return bucket_of(headers, p + "limit", p + "remaining", p + "reset", until);
   };
   out.requests = anthropic("requests");
-  for (const char* kind : {"tokens", "input-tokens", "output-tokens"})
-    if (auto b = anthropic(kind); b && (!out.tokens || share_left(*b) < share_left(*out.tokens))) out.tokens = b;
+  out.input_tokens = anthropic("input-tokens");
+  out.output_tokens = anthropic("output-tokens");
+  for (const auto* b : {&out.input_tokens, &out.output_tokens})
+    if (*b && (!out.tokens || share_left(**b) < share_left(*out.tokens))) out.tokens = *b;
+  if (auto b = anthropic("tokens"); b && (!out.tokens || share_left(*b) < share_left(*out.tokens))) out.tokens = b;
   return out;
+}
+
+std::optional<provider_bucket> whole_tokens_at_mix(const provider_bucket& input, const provider_bucket& output, double input_share) {
+  if (!(input_share > 0.001 && input_share < 0.999)) return std::nullopt;
+  const double out_share = 1 - input_share;
+  // A request of c whole tokens takes c * input_share of the input bucket and c * out_share of
+  // the output one: each bucket holds room for its amount over its share, the smaller binds.
+  const auto whole = [](std::int64_t n, double share) { return static_cast<std::int64_t>(static_cast<double>(n) / share); };
+  provider_bucket b;
+  b.remaining = std::min(whole(std::max<std::int64_t>(input.remaining, 0), input_share),
+                         whole(std::max<std::int64_t>(output.remaining, 0), out_share));
+  if (input.limit && output.limit) b.limit = std::min(whole(*input.limit, input_share), whole(*output.limit, out_share));
+  b.reset_in = std::max(input.reset_in, output.reset_in);
+  return b;
 }
 
 std::optional<std::chrono::milliseconds> retry_after_ms(const header_list& headers) {

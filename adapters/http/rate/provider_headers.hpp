@@ -5,7 +5,7 @@
 //     left) or 0 (a reset) where it knows nothing;
 //   - Anthropic: anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,
 //     remaining,reset}, the resets as RFC 3339 times ("2026-11-29T10:00:30Z", fractions and offsets);
-//     its tokens are the tightest of its three token buckets;
+//     its tokens the tightest of its three token buckets, its input and output ones also apart;
 //   - retry-after-ms (OpenAI, Azure): how long to wait, in milliseconds;
 //   - Gemini: no headers, but a 429's body with a google.rpc.RetryInfo whose retryDelay is "26s".
 // Pure; unit-tested in tests/unit/test_provider_headers.cpp.
@@ -38,6 +38,9 @@ struct provider_bucket {
 struct provider_limits {
   std::optional<provider_bucket> requests;
   std::optional<provider_bucket> tokens;
+  // Anthropic's input and output tokens, each a bucket of its own (`tokens` is then the tightest).
+  std::optional<provider_bucket> input_tokens;
+  std::optional<provider_bucket> output_tokens;
   bool any() const { return requests || tokens; }
 };
 
@@ -46,6 +49,13 @@ using header_list = std::vector<std::pair<std::string, std::string>>;
 // The buckets `headers` state (OpenAI's, Azure's or Anthropic's names); `now` reads an RFC 3339
 // reset. A bucket whose remaining is not said, or said as -1, is not stated.
 provider_limits read_provider_limits(const header_list& headers, std::chrono::system_clock::time_point now);
+
+// Input and output buckets held apart (Anthropic's), read as one bucket of whole tokens (input
+// plus output) for requests whose charge is `input_share` input and the rest output: as many
+// whole tokens as the bucket that runs out first leaves room for, at that mix. A reading for a
+// meter that holds one bucket, exact while the requests' mix holds; nullopt without a mix (0 or
+// 1: one of the two is never charged, and the other bucket is the whole story).
+std::optional<provider_bucket> whole_tokens_at_mix(const provider_bucket& input, const provider_bucket& output, double input_share);
 
 // retry-after-ms, when it holds a number of milliseconds.
 std::optional<std::chrono::milliseconds> retry_after_ms(const header_list& headers);

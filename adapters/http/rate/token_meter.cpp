@@ -75,11 +75,21 @@ token_meter::take_result token_meter::try_take(std::int64_t tokens, clock::time_
   return out;
 }
 
+void token_meter::written(const admitted& a, clock::time_point at) {
+  std::lock_guard lock(mutex_);
+  const auto it = std::find_if(unsettled_.begin(), unsettled_.end(), [&](const in_flight& f) { return f.id == a.id; });
+  if (it != unsettled_.end()) it->written = at;
+}
+
 void token_meter::settle(const admitted& a, std::int64_t used, clock::time_point now) {
   if (used > 0) used_total_.fetch_add(static_cast<std::uint64_t>(used), std::memory_order_relaxed);
   std::lock_guard lock(mutex_);
   const auto it = std::find_if(unsettled_.begin(), unsettled_.end(), [&](const in_flight& f) { return f.id == a.id; });
-  if (it != unsettled_.end()) unsettled_.erase(it);
+  auto written = a.at;
+  if (it != unsettled_.end()) {
+    written = it->written;
+    unsettled_.erase(it);
+  }
   if (!active() || used < 0) return;
   used = std::min(used, 4 * capacity());  // an answer's absurd usage stays within what time repays
   const auto t = per_token();
@@ -88,10 +98,10 @@ void token_meter::settle(const admitted& a, std::int64_t used, clock::time_point
   own_net_ -= static_cast<double>(back);
   if (back < 0) {
     tat_ += (-back) * t;
-  } else if (a.at > newest_read_) {
-    // A reading taken after this request was admitted may hold its settling already (the
-    // server settles before it answers): given back twice, it would be sent twice. Only what
-    // no reading has seen goes back.
+  } else if (written > newest_read_) {
+    // A reading of a request written before this one may hold its settling already (the server
+    // settles before it answers): given back twice, it would be sent twice. Only what no
+    // reading has seen goes back.
     tat_ = std::max(now, tat_ - back * t);
   }
 }
@@ -105,9 +115,15 @@ void token_meter::read(std::int64_t remaining, std::optional<std::int64_t> limit
   }
   if (!active() || sent < newest_read_) return;  // an older view than one read already
   newest_read_ = sent;
-  std::int64_t pending = 0;
-  for (const auto& f : unsettled_)
-    if (f.at > sent) pending += f.tokens;
+  // What the server has not seen: this process's requests written after the one read, and those
+  // admitted and not written yet, however long ago admitted (waiting for a rate slot or a
+  // connection: taken for seen, 4 processes bursting on an API that accepts every connection at
+  // once had 24-102 calls refused as the first minute's bucket ran out).
+  std::int64_t pending = 0, unwritten = 0;
+  for (const auto& f : unsettled_) {
+    if (f.written > sent) pending += f.tokens;
+    if (f.written == clock::time_point::max()) unwritten += f.tokens;
+  }
   const auto t = per_token();
   const auto cap = capacity();
   // The server's deficit, in its own bucket's tokens (the stated limit's, or ours when it states none).
@@ -118,13 +134,13 @@ void token_meter::read(std::int64_t remaining, std::optional<std::int64_t> limit
   // readings. Without it, N processes that each read the same remaining each took all of it:
   // 12-29% of calls refused with 4 processes on one key.
   const auto server_deficit = static_cast<double>(std::max<std::int64_t>(server_cap - std::max<std::int64_t>(remaining, 0), 0));
-  window_.push_back({now, server_deficit, own_net_});
+  window_.push_back({now, server_deficit, own_net_ - static_cast<double>(unwritten)});
   while (window_.size() > 2 && now - window_[1].at >= std::chrono::seconds(1)) window_.pop_front();
   const auto& first = window_.front();
   const double span = std::chrono::duration<double>(now - first.at).count();
   const double spent = server_deficit - first.deficit + span * per_minute() / 60.0;
   if (span >= 0.1 && spent > static_cast<double>(cap) / 200)
-    share_ = std::clamp((own_net_ - first.own) / spent, 0.05, 1.0);
+    share_ = std::clamp((window_.back().own - first.own) / spent, 0.05, 1.0);
   if (given_ > 0 && stated_ > given_) {
     // The user's limit is below the server's: the server's count may only hold this process
     // back (other clients on the key), never let it past its own.
@@ -132,6 +148,14 @@ void token_meter::read(std::int64_t remaining, std::optional<std::int64_t> limit
   } else {
     tat_ = now + deficit * t;
   }
+}
+
+void token_meter::note_charge(std::int64_t total, std::int64_t output) {
+  if (total <= 0 || output < 0) return;
+  const double share = std::clamp(static_cast<double>(total - output) / static_cast<double>(total), 0.0, 1.0);
+  const double was = input_share_.load(std::memory_order_relaxed);
+  // The last few dozen requests' mix (a race between two writers loses one request's say).
+  input_share_.store(was == 0 ? share : was + (share - was) / 32, std::memory_order_relaxed);
 }
 
 void token_meter::answered_unmetered() {

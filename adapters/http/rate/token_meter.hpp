@@ -65,13 +65,16 @@ class token_meter {
   // `tokens` now if the bucket holds them (they are taken), else when to try again. Without a
   // limit, admitted at once (and counted for the first reading).
   take_result try_take(std::int64_t tokens, clock::time_point now);
+  // The request went out (its last byte written) at `at`: until then, admitted or not, the server
+  // has not seen it, however old its admission (it waited for a rate slot or a connection).
+  void written(const admitted& a, clock::time_point at);
   // The answer said what the request used (`used` >= 0): the difference goes back (or is taken).
   void settle(const admitted& a, std::int64_t used, clock::time_point now);
   // The server never charged it (refused with 429 or 529, never sent): all of it goes back.
   void give_back(const admitted& a, clock::time_point now) { settle(a, 0, now); }
   // An answer's reading of the server's bucket (what is left, the limit when stated), for a
-  // request admitted (or, unmetered, sent) at `sent`: the requests admitted after it are held
-  // unseen by the server. A stated limit becomes this meter's when it has none or a
+  // request written at `sent`: the requests written after it, and those not written yet, are
+  // held unseen by the server. A stated limit becomes this meter's when it has none or a
   // larger one (the given one caps it).
   void read(std::int64_t remaining, std::optional<std::int64_t> limit, clock::time_point sent, clock::time_point now);
 
@@ -86,6 +89,15 @@ class token_meter {
   }
   // What a request will be charged, learned from the answers' usage.
   token_estimator estimator;
+  // A request is charged `total` tokens, `output` of them its output (its max_tokens, or what the
+  // answers use): the share of the input in the recent requests' charges (0 before any), which
+  // reads an API's input and output buckets held apart (Anthropic's) in this meter's whole tokens.
+  // The charges' mix, not the answers' usage: the server holds a request's max_tokens of its
+  // output bucket while it runs, as this meter holds its charge; what an answer gives back, the
+  // next reading shows (at the usage's mix, 4 processes sharing an output-bound key saw 3% of
+  // their calls refused).
+  void note_charge(std::int64_t total, std::int64_t output);
+  double input_share() const { return input_share_.load(std::memory_order_relaxed); }
 
   // Tokens settled by answers (their usage), for the figures.
   std::uint64_t used_total() const { return used_total_.load(std::memory_order_relaxed); }
@@ -93,8 +105,9 @@ class token_meter {
  private:
   struct in_flight {
     std::uint64_t id;
-    clock::time_point at;
+    clock::time_point at;  // admitted
     std::int64_t tokens;
+    clock::time_point written = clock::time_point::max();  // not yet
   };
   void set_limit(double per_minute, clock::time_point now);  // under mutex_
   clock::duration per_token() const;  // under mutex_
@@ -118,6 +131,7 @@ class token_meter {
   double own_net_ = 0;  // tokens admitted, less what settling gave back
   double share_ = 1;
   std::atomic<std::uint64_t> used_total_{0};
+  std::atomic<double> input_share_{0};
   std::atomic<int> unmetered_answers_{0};
 };
 
