@@ -138,7 +138,7 @@ def main():
     a.add_argument("--processes", type=int, default=4)
     a.add_argument("--stores", default="jsonl,mariadb", help="which rows: jsonl, mariadb or both")
     a.add_argument("--rows", help="only these rows, by name (openai, anthropic, token-rate, openai-N, anthropic-N, "
-                                  "token-rate-N, token-rate-N-apart); default: all but token-rate-N-apart")
+                                  "token-rate-N, token-rate-N-apart, anthropic-io, anthropic-io-N: input and output apart); default: all but token-rate-N-apart")
     a.add_argument("--itpm", type=int, default=150000, help="the input tokens a minute of the rows with buckets apart")
     a.add_argument("--otpm", type=int, default=25000, help="their output tokens a minute")
     a.add_argument("--backlog", type=int, default=0, help="the API's listen backlog (default: Python's, 5)")
@@ -150,11 +150,11 @@ def main():
     named = [("openai", ("openai", True, 1, [], "jsonl")), ("anthropic", ("anthropic", True, 1, [], "jsonl")),
              ("token-rate", ("openai", False, 1, token_rate, "jsonl")),
              # Anthropic's input and output tokens metered apart, each bucket of its own.
-             ("anthropic-apart", ("anthropic", True, 1, [], "jsonl", apart))]
+             ("anthropic-io", ("anthropic", True, 1, [], "jsonl", apart))]
     if o.mysql_uri:
         n = o.processes
         named += [("openai-%d" % n, ("openai", True, n, [], "mariadb")), ("anthropic-%d" % n, ("anthropic", True, n, [], "mariadb")),
-                  ("anthropic-apart-%d" % n, ("anthropic", True, n, [], "mariadb", apart)),
+                  ("anthropic-io-%d" % n, ("anthropic", True, n, [], "mariadb", apart)),
                   # A server that states nothing: the token rate held through the store, or (apart) each
                   # process's own, the whole limit each.
                   ("token-rate-%d" % n, ("openai", False, n, token_rate + ["--rate-scope", "store"], "mariadb")),

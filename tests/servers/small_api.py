@@ -38,6 +38,9 @@ Options:
                      "5,0.5,15,1" halves it at 5 s and gives it back at 15 s
   --cap N            more than N requests at once: answered --cap-status (429) at once (a
                      per-client cap on calls at once), counted in /stats as "capped"
+  --tls CERT KEY     HTTPS (TLS 1.2/1.3, Python's ssl defaults), each connection's handshake in its
+                     own thread, after --handshake-ms N (a server far away or busy with its keys);
+                     /stats counts "handshakes"
   --cold-s S --cold-factor F  the first S seconds of the run every latency is F times longer
   --quota N --window S  N requests per fixed window of S seconds (1), the windows aligned to the
                      clock (a window ends at every multiple of S since the epoch, as GitHub-style
@@ -58,13 +61,15 @@ import http.server
 import json
 import os
 import socketserver
+import ssl
 import threading
 import time
 import urllib.parse
 
 lock = threading.Lock()
 stats = {"requests": 0, "in_flight": 0, "peak_in_flight": 0, "connections": 0, "peak_connections": 0,
-         "answered": 0, "hold_met": False, "refused": 0, "shed": 0, "capped": 0, "quota_refused": 0}
+         "answered": 0, "hold_met": False, "refused": 0, "shed": 0, "capped": 0, "quota_refused": 0,
+         "handshakes": 0}
 quota_window = {"index": None, "used": 0}
 answered = threading.Condition(lock)
 asked = {}  # key -> times asked (GET /asked)
@@ -307,11 +312,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
     accept_delay = 0.0
+    tls = None  # an ssl.SSLContext: HTTPS, each connection's handshake in its own thread
+    handshake_delay = 0.0
 
     def get_request(self):
         if self.accept_delay > 0:
             time.sleep(self.accept_delay)
         return super().get_request()
+
+    def finish_request(self, request, client_address):
+        if self.tls is not None:
+            # In the connection's thread: a handshake that takes handshake_delay (a server far
+            # away, or busy with its keys), the others' unaffected.
+            if self.handshake_delay > 0:
+                time.sleep(self.handshake_delay)
+            with lock:
+                stats["handshakes"] += 1
+            try:
+                request = self.tls.wrap_socket(request, server_side=True)
+            except (ssl.SSLError, OSError):
+                return
+        super().finish_request(request, client_address)
 
 
 def main():
@@ -346,6 +367,8 @@ def main():
     p.add_argument("--quota", type=int, default=0)
     p.add_argument("--window", type=float, default=1.0)
     p.add_argument("--reset-style", choices=["epoch", "epoch-ms", "seconds"], default="epoch")
+    p.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
+    p.add_argument("--handshake-ms", type=float, default=0)
     a = p.parse_args()
     if a.workers > 0:
         nums = [float(x) for x in a.workers_schedule.split(",") if x]
@@ -355,6 +378,11 @@ def main():
     Handler.protocol_version = "HTTP/1.1" if a.mode == "keepalive" else "HTTP/1.0"
     Server.request_queue_size = a.backlog
     Server.accept_delay = a.accept_delay_ms / 1000
+    if a.tls:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(a.tls[0], a.tls[1])
+        Server.tls = ctx
+        Server.handshake_delay = a.handshake_ms / 1000
     server = Server(("127.0.0.1", 0), Handler)
     tmp = os.path.join(a.dir, a.name + ".port.tmp")
     with open(tmp, "w") as f:

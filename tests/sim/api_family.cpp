@@ -40,6 +40,16 @@ api_shape pool(const char* name, int workers, double delay_ms, int backlog, api_
   return a;
 }
 
+// An API that answers 429 at once past `cap` requests at once from a client (no Retry-After).
+api_shape capped(int cap, double delay_ms) {
+  api_shape a;
+  a.name = "429 past " + std::to_string(cap) + " at once, " + std::to_string(static_cast<int>(delay_ms)) + " ms";
+  a.delay_ms = delay_ms;
+  a.jitter = 0.2;
+  a.per_client_cap = cap;
+  return a;
+}
+
 family_member member(api_shape a, std::size_t items, std::size_t ceiling = 1000, bool sheds = false) {
   return family_member{std::move(a), items, ceiling, sheds};
 }
@@ -95,14 +105,9 @@ std::vector<family_member> api_family() {
   f.push_back(member(pool("pool of 64, 20 ms, queueing", 64, 20, -1, api_shape::overflow::refuse_503), 20'000));
   // APIs that protect themselves.
   f.push_back(member(pool("pool of 16, 20 ms, 503 past 16 waiting", 16, 20, 16, api_shape::overflow::refuse_503), 10'000, 1000, true));
-  {
-    api_shape a;
-    a.name = "429 past 32 at once, 50 ms";
-    a.delay_ms = 50;
-    a.jitter = 0.2;
-    a.per_client_cap = 32;
-    f.push_back(member(a, 10'000, 1000, true));
-  }
+  f.push_back(member(capped(32, 50), 10'000, 1000, true));
+  // A small cap and quick answers: the limit must settle at the cap itself.
+  f.push_back(member(capped(4, 2), 3'000, 1000, true));
   {
     api_shape a;
     a.name = "limit_req 300/s, 503";

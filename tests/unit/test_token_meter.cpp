@@ -149,6 +149,27 @@ TEST_CASE("a request admitted long ago but not yet written is one the server has
   CHECK(m.level(t0 + 4ms) == 16'000);  // the server's 20,000 at 4 ms, less `waiting` again
 }
 
+TEST_CASE("a request written on a new connection is unseen until its answer: the server reads it once it accepts the connection",
+          "[tokens]") {
+  // A busy server with a long listen queue accepts a connection late: a request written on it
+  // long ago may still be unread when a later one on a kept-alive connection is answered.
+  token_meter m(60'000);
+  const auto t0 = clk::now();
+  auto on_new = m.try_take(4'000, t0).ticket;
+  auto kept = m.try_take(1'000, t0).ticket;
+  REQUIRE(on_new);
+  REQUIRE(kept);
+  token_ticket fresh(&m, *on_new), reused(&m, *kept);
+  fresh.written(false);
+  reused.written(true);
+  response r;
+  r.status = 200;
+  r.headers = {{"x-ratelimit-limit-tokens", "60000"}, {"x-ratelimit-remaining-tokens", "20000"}};
+  r.body = R"({"usage":{"prompt_tokens":900,"completion_tokens":100,"total_tokens":1000}})";
+  reused.settle(r, 3'600);
+  CHECK(m.level(clk::now()) <= 16'000);  // the server's 20,000 less the 4,000 it may not have read
+}
+
 TEST_CASE("a limit the headers state meters an API that had none, and a given one caps it", "[tokens]") {
   token_meter m;
   CHECK_FALSE(m.active());

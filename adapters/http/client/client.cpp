@@ -293,6 +293,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
     // let a few connections open per round trip, and a thousand took twenty seconds.
     std::function<void()> acknowledged;
     if (unproven) acknowledged = [this, &pool, &unproven, paced] { prove_connection(pool, unproven, paced); };
+    if (spec.on_wire) spec.on_wire(res.reused);
     const auto x = co_await exchange(*c, wire, res, opts.max_body, check_after, std::move(acknowledged));
     stats.interim_answers += static_cast<std::uint64_t>(x.interim);
     if (x.dropped && dropped < max_dropped_handshakes && steady::now() < deadline) {

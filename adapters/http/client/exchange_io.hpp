@@ -1,7 +1,7 @@
 // One request and its answer on one connection of the HTTP client (client.hpp): the bytes
 // written, then the answer read with Beast's parser into a `response`, with what the client
 // learns on the way:
-//   - the time from the request written to the answer's header (the adaptive limit's latency);
+//   - the time from the request's write begun to the answer's header (the adaptive limit's latency);
 //   - interim answers (100 Continue, 103 Early Hints) read past, up to the final one: taking one
 //     for the answer would leave the real one unread for the next request on the connection;
 //   - every read preceded by TCP_QUICKACK (tcp_signals.hpp): no 40 ms delayed-ACK stall against
@@ -38,7 +38,7 @@ struct exchange_result {
   // reached the server, and may go again. Read on kept-alive connections only (res.reused); false
   // on new ones, when it may have reached the server, or when the kernel can't tell.
   bool unreceived = false;
-  std::chrono::microseconds first_byte{0};  // request written -> the answer's header
+  std::chrono::microseconds first_byte{0};  // the request's write begun -> the answer's header
   int interim = 0;                          // 1xx answers read past
 };
 

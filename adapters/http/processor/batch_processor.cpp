@@ -242,14 +242,13 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
   if (!opts_->call.budgets.empty())
     for (const auto& m : ms) member_keys.push_back(budget_item_key(m->claimed.id, m->claimed.token));
   bool refused = false;
-  req.on_send = [this, &ms, &sent, &member_keys, &refused, &ticket] {
+  req.on_send = [this, &ms, &sent, &member_keys, &refused] {
     for (const auto& budget : opts_->call.budgets)
       if (!budget->batch_calls(member_keys)) {
         refused = true;
         return false;
       }
     sent = std::chrono::steady_clock::now();
-    ticket.written();
     // Every row of the batch still waiting has its time (max_processing) from this request on:
     // this request's rows, those the halves or parts still to go will send, and the leader that
     // sends them (timed from its own request, it was cut while it sent the others', and the
@@ -261,6 +260,7 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
     }
     return true;
   };
+  if (ticket) req.on_wire = [&ticket](bool reused) { ticket.written(reused); };
   auto r = co_await client_.send(std::move(to), std::move(req));
   if (refused) {  // nothing was sent: every member goes back as it was, no attempt spent
     for (auto& m : ms) {

@@ -129,8 +129,7 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
     std::chrono::steady_clock::time_point sent;
     bool refused = false;  // a budget had no call left for it: nothing was sent
     std::vector<spend_ticket>* spend;
-    token_ticket* tokens;
-  } clock{this, &j, std::chrono::steady_clock::now(), false, &spend, &ticket};
+  } clock{this, &j, std::chrono::steady_clock::now(), false, &spend};
   // The call is counted against the budgets when its request goes out, not before: a call
   // cancelled while it waited for a connection was never made. An item's first call of its claim
   // was reserved when it was claimed (budget_gate); a further one (run again after an outage)
@@ -146,10 +145,10 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
     }
     clock.sent = std::chrono::steady_clock::now();
     for (auto& t : *clock.spend) t.sent();  // from now on the API may charge it
-    clock.tokens->written();
     if (clock.self->work_started_) clock.self->work_started_(*clock.item);
     return true;
   };
+  if (ticket) req.on_wire = [&ticket](bool reused) { ticket.written(reused); };
   auto r = co_await client_.send(std::move(to), std::move(req));
   std::optional<token_usage> read;  // the answer's usage, read once for the tokens and the money
   if (ticket) {  // an API that states a token limit is metered from then on

@@ -31,10 +31,10 @@ void token_ticket::settle_used(std::int64_t used) {
   if (auto* s = std::exchange(shared_, nullptr)) s->settle(a_.tokens, used);
 }
 
-void token_ticket::written() {
+void token_ticket::written(bool reused) {
   if (!meter_) return;
   written_ = token_meter::clock::now();
-  meter_->written(a_, written_);
+  if (reused) meter_->written(a_, written_);
 }
 
 token_usage token_ticket::settle(const response& r, std::size_t body_bytes) {

@@ -84,6 +84,12 @@ struct request {
   // (max_connections_per_host). May be empty. Returning false sends nothing: the response then
   // has ec operation_aborted and stage "not sent" (a budget with no call left for it).
   std::function<bool()> on_send;
+  // Called each time the request is about to be written on a connection (after on_send; again
+  // when it goes on another): whether that connection was kept alive (`reused`) or is new. A
+  // server reads a request on a kept-alive connection at once, one on a new connection only once
+  // it accepts that connection, which a busy server with a long listen queue does late. May be
+  // empty.
+  std::function<void(bool reused)> on_wire;
 };
 
 struct response {
