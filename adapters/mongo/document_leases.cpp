@@ -49,7 +49,7 @@ class document_leases final : public lease_keeper {
                           });
   }
 
-  store_stats stats() override { return document_lease_stats(ctx_); }
+  store_stats stats(bool with_ends) override { return document_lease_stats(ctx_, with_ends); }
   void create_indexes() override { create_claim_index(ctx_); }
 
  private:

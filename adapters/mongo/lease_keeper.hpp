@@ -33,7 +33,8 @@ class lease_keeper {
   virtual renew_result renew(const std::vector<renewal>& batch, millis lease) = 0;
   virtual write_result release(const std::vector<release_item>& batch) = 0;
   virtual write_result fail(const std::vector<failure>& batch) = 0;
-  virtual store_stats stats() = 0;
+  // `with_ends`: done and failed counted too (else left 0: store::open_stats).
+  virtual store_stats stats(bool with_ends = true) = 0;
   // The indexes this lease model's queries need (a failure is logged, not thrown).
   virtual void create_indexes() = 0;
 

@@ -84,7 +84,7 @@ class lock_leases final : public lease_keeper {
     return res;
   }
 
-  store_stats stats() override { return lock_lease_stats(ctx_); }
+  store_stats stats(bool with_ends) override { return lock_lease_stats(ctx_, with_ends); }
   void create_indexes() override { create_lock_indexes(ctx_); }
 
  private:

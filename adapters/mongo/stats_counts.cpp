@@ -4,10 +4,12 @@
 
 namespace dibs::mongo {
 
-store_stats stats_from_counts(const std::function<std::uint64_t(doc_count)>& count) {
+store_stats stats_from_counts(bool with_ends, const std::function<std::uint64_t(doc_count)>& count) {
   store_stats s;
-  s.done = count(doc_count::done);
-  s.failed = count(doc_count::failed);
+  if (with_ends) {
+    s.done = count(doc_count::done);
+    s.failed = count(doc_count::failed);
+  }
   s.leased_live = count(doc_count::leased_live);
   s.leased_expired = count(doc_count::leased_expired);
   // Last, in one command: a lease that ended since it was counted is still open here (counted

@@ -17,6 +17,7 @@ namespace dibs::mongo {
 enum class doc_count { done, failed, leased_live, leased_expired, open };
 
 // The stats from the counts, taken in this order: the leases first, then the open documents.
-store_stats stats_from_counts(const std::function<std::uint64_t(doc_count)>& count);
+// `with_ends`: done and failed too (else left 0).
+store_stats stats_from_counts(bool with_ends, const std::function<std::uint64_t(doc_count)>& count);
 
 }  // namespace dibs::mongo

@@ -135,11 +135,11 @@ std::size_t seed_documents(store_context& ctx, std::size_t n, std::uint64_t seed
   return inserted;
 }
 
-store_stats document_lease_stats(store_context& ctx) {
+store_stats document_lease_stats(store_context& ctx, bool with_ends) {
   const auto& f = ctx.names();
   const store_session db(ctx);
   const auto t = ctx.clock.now();
-  return stats_from_counts([&](doc_count what) -> std::uint64_t {
+  return stats_from_counts(with_ends, [&](doc_count what) -> std::uint64_t {
     switch (what) {
       case doc_count::done: return count(db.documents.get(), done_filter(f));
       case doc_count::failed: return count(db.documents.get(), failed_filter(f));
@@ -162,13 +162,15 @@ bson_ptr open_documents_of(const std::vector<bson_ptr>& locks, const field_names
   return filter;
 }
 
-store_stats lock_lease_stats(store_context& ctx) {
+store_stats lock_lease_stats(store_context& ctx, bool with_ends) {
   const auto& f = ctx.names();
   const store_session db(ctx);
   const auto t = ctx.clock.now();
   store_stats s;
-  s.done = count(db.documents.get(), done_filter(f));
-  s.failed = count(db.documents.get(), failed_filter(f));
+  if (with_ends) {
+    s.done = count(db.documents.get(), done_filter(f));
+    s.failed = count(db.documents.get(), failed_filter(f));
+  }
   // A lock can outlive its document's end: a holder killed between writing the document and
   // removing its lock leaves it to the TTL index (about an hour). Counted as a lease, it kept
   // every worker waiting for a finished document, so only locks of open documents count.

@@ -45,8 +45,8 @@ std::uint64_t count_no_data(store_context& ctx);
 bson_ptr open_documents_of(const std::vector<bson_ptr>& locks, const field_names& f);
 
 // Counts of documents by state, the lease in the document.
-store_stats document_lease_stats(store_context& ctx);
+store_stats document_lease_stats(store_context& ctx, bool with_ends = true);
 // The same with the leases in the lock collection: only locks of open documents count.
-store_stats lock_lease_stats(store_context& ctx);
+store_stats lock_lease_stats(store_context& ctx, bool with_ends = true);
 
 }  // namespace dibs::mongo

@@ -325,7 +325,7 @@ awaitable<bool> shard::nothing_left() {
   }
   store_stats s;
   try {
-    s = co_await ctx_.st.stats();
+    s = co_await ctx_.st.open_stats();
   } catch (const store_denied& e) {
     store_denied_here(e.what());
     co_return false;

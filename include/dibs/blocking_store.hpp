@@ -46,6 +46,10 @@ class blocking_store : public admin_store {
     auto call = [this] { return stats_blocking(); };
     co_return co_await offload(pool_, std::move(call));
   }
+  awaitable<store_stats> open_stats() final {
+    auto call = [this] { return open_stats_blocking(); };
+    co_return co_await offload(pool_, std::move(call));
+  }
 
  protected:
   // Lets queued calls finish; derived destructors call it before tearing down their driver.

@@ -117,6 +117,11 @@ class store {
   virtual awaitable<write_result> release(std::vector<release_item> batch) = 0;
   virtual awaitable<write_result> fail(std::vector<failure> batch) = 0;
   virtual awaitable<store_stats> stats() = 0;
+  // The counts that say whether anything is left to do here (pending, leased live, leased
+  // expired); done and failed may be left 0. What the engine asks each time a claim comes back
+  // empty: a store that counts each state with a command of its own (MongoDB) skips two.
+  // By default, stats().
+  virtual awaitable<store_stats> open_stats() { co_return co_await stats(); }
 
   // The engine is done with these claimed items under these leases (each written, given back,
   // failed, lost to another worker, or left to expire): nothing more is called or written for
