@@ -13,6 +13,10 @@ The family (servers no one here wrote, or written the way people write them; tes
   nginx limit_req        nginx answering 503 (no Retry-After) past 300 requests/s
   16 workers x 20 ms     a pool of 16 answering in 20 ms, 503 past 16 waiting (sheds load)
   429 past 32 at once    a per-client cap on calls at once, 50 ms answers
+  429 past 4 at once     the same cap at 4, 2 ms answers
+  close, 2 ms            HTTP/1.0 (a connection per answer), 2 ms answers, 3,000 items
+  https, 50 ms handshake  HTTPS (a certificate of the run's own, --ca-file) whose handshake takes
+                         50 ms, a listen backlog of 128, keep-alive, 2 ms answers, 3,000 items
   capacity halves        a pool of 32 x 20 ms that halves at 5 s and comes back at 15 s
   cold start             a pool of 32 x 20 ms, five times slower for its first 5 s
   stub, stub 20/100/500 ms   dibs's own stub: default flags against a fixed 1,000
@@ -147,12 +151,17 @@ http {
 
 
 def enrich(dibs, seeded, work, port, extra, timeout):
-    """One run over a fresh copy of the seeded items: (docs/s, completed, failed, seconds, limit range)."""
+    """One run over a fresh copy of the seeded items: (docs/s, completed, failed, seconds, limit range).
+    A port given as ("https", port, ca_file) is an HTTPS API whose certificate ca_file signed."""
+    scheme, ca = "http", None
+    if isinstance(port, tuple):
+        scheme, port, ca = port
+        extra = ["--ca-file", ca] + list(extra)
     run_dir = tempfile.mkdtemp(dir=work)
     items = os.path.join(run_dir, "in.jsonl")
     shutil.copy(seeded, items)
     cmd = [dibs, "enrich", "--store", "jsonl:" + items, "--out", os.path.join(run_dir, "out.jsonl"),
-           "--url", "http://127.0.0.1:%d/json/{originatingIp}" % port, "--no-progress", "--summary-json", "-"] + extra
+           "--url", "%s://127.0.0.1:%d/json/{originatingIp}" % (scheme, port), "--no-progress", "--summary-json", "-"] + extra
     started = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=open(os.path.join(run_dir, "stderr.log"), "w"), text=True)
     try:
@@ -234,6 +243,15 @@ def main():
         close_seeded = seed("close-items", a.close_items)
         mid_seeded = seed("mid-items", 10000)
         small_seeded = seed("small-items", 5000)
+        short_seeded = seed("short-items", 3000)
+        # A certificate of its own for the HTTPS API (nothing secret committed; 3 days).
+        tls = os.path.join(work, "tls")
+        os.makedirs(tls)
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                        "-days", "3", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                        "-keyout", os.path.join(tls, "key.pem"), "-out", os.path.join(tls, "cert.pem")],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        https = lambda port: ("https", port, os.path.join(tls, "cert.pem"))
         long_seeded = seed("long-items", 30000)
         stub_40k = seed("stub-40k", 40000)
         up_to = lambda low: [c for c in sweep if c >= low]
@@ -257,6 +275,13 @@ def main():
                 "shed", "keepalive", "--workers", "16", "--latency-ms", "20", "--queue", "16"), small_seeded, up_to(8), True),
             ("429 past 32 at once, 50 ms", lambda: servers.small_api(
                 "cap", "keepalive", "--cap", "32", "--latency-ms", "50"), small_seeded, up_to(16), True),
+            ("429 past 4 at once, 2 ms", lambda: servers.small_api(
+                "cap4", "keepalive", "--cap", "4", "--latency-ms", "2"), short_seeded, [1, 2, 4, 8, 16], True),
+            ("close, 2 ms", lambda: servers.small_api("close2", "close", "--latency-ms", "2"), short_seeded,
+             [1, 2, 4, 8, 16, 32, 64], False),
+            ("https, 50 ms handshake, 2 ms", lambda: https(servers.small_api(
+                "tls", "keepalive", "--latency-ms", "2", "--backlog", "128", "--tls", os.path.join(tls, "cert.pem"),
+                os.path.join(tls, "key.pem"), "--handshake-ms", "50")), short_seeded, [4, 8, 16, 32, 64, 128, 256], False),
             ("capacity halves at 5 s, back at 15 s", lambda: servers.small_api(
                 "halves", "keepalive", "--workers", "32", "--latency-ms", "20", "--queue", "32", "--workers-schedule",
                 "5,0.5,15,1"), long_seeded, up_to(16), True),

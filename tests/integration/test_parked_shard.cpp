@@ -133,7 +133,10 @@ TEST_CASE("the last shard calling never parks: items a parked shard held that co
   memory_store st;
   st.seed_random_ips(40, 3);
   shared_state s;
-  auto cfg = dibs::test::config_of(2, 200, 50, 60s);
+  // Claims of 10: shard 0 (waiting for shard 1 to call) holds a claim's worth, and shard 1 gets
+  // items too. (With claims of 50, a whole batch before the finish rate is known, shard 0 at
+  // times took all 40 first: shard 1 never called, and the case was not made.)
+  auto cfg = dibs::test::config_of(2, 200, 10, 60s);
   cfg.shutdown_timeout = 10s;
   auto shared = std::shared_ptr<memory_store>(&st, [](memory_store*) {});
   dibs::engine e(cfg, shared, [&s](const dibs::shard_info& i) { return std::make_unique<late_retry_processor>(i.index, s); });
