@@ -149,25 +149,45 @@ TEST_CASE("a request admitted long ago but not yet written is one the server has
   CHECK(m.level(t0 + 4ms) == 16'000);  // the server's 20,000 at 4 ms, less `waiting` again
 }
 
-TEST_CASE("a request written on a new connection is unseen until its answer: the server reads it once it accepts the connection",
+TEST_CASE("a request written on a new connection is unseen for a while: the server reads it once it accepts the connection",
           "[tokens]") {
   // A busy server with a long listen queue accepts a connection late: a request written on it
-  // long ago may still be unread when a later one on a kept-alive connection is answered.
+  // may still be unread when later ones on kept-alive connections are answered.
   token_meter m(60'000);
   const auto t0 = clk::now();
   auto on_new = m.try_take(4'000, t0).ticket;
   auto kept = m.try_take(1'000, t0).ticket;
+  auto later = m.try_take(1'000, t0).ticket;
   REQUIRE(on_new);
   REQUIRE(kept);
-  token_ticket fresh(&m, *on_new), reused(&m, *kept);
-  fresh.written(false);
-  reused.written(true);
-  response r;
-  r.status = 200;
-  r.headers = {{"x-ratelimit-limit-tokens", "60000"}, {"x-ratelimit-remaining-tokens", "20000"}};
-  r.body = R"({"usage":{"prompt_tokens":900,"completion_tokens":100,"total_tokens":1000}})";
-  reused.settle(r, 3'600);
-  CHECK(m.level(clk::now()) <= 16'000);  // the server's 20,000 less the 4,000 it may not have read
+  REQUIRE(later);
+  m.written(*on_new, t0, false);
+  m.written(*kept, t0 + 1ms, true);
+  m.settle(*kept, 1'000, t0 + 5ms);
+  m.read(20'000, 60'000, t0 + 1ms, t0 + 5ms);
+  // The server's 20,000 less the 4,000 it may not have read, and the 1,000 of `later`, not written yet.
+  CHECK(m.level(t0 + 5ms) == 15'000);
+  // A reading of a request written well after it (past the grace): it is in the server's count.
+  m.written(*later, t0 + 2s, true);
+  m.settle(*later, 1'000, t0 + 2s + 5ms);
+  m.read(20'000, 60'000, t0 + 2s, t0 + 2s + 5ms);
+  CHECK(m.level(t0 + 2s + 5ms) == 20'000);
+}
+
+TEST_CASE("a request written again on a new connection is as its last write says", "[tokens]") {
+  // Its kept-alive connection had gone stale: it went again on a new one.
+  token_meter m(60'000);
+  const auto t0 = clk::now();
+  auto r = m.try_take(4'000, t0).ticket;
+  auto kept = m.try_take(1'000, t0).ticket;
+  REQUIRE(r);
+  REQUIRE(kept);
+  m.written(*r, t0, true);
+  m.written(*r, t0 + 1ms, false);
+  m.written(*kept, t0 + 2ms, true);
+  m.settle(*kept, 1'000, t0 + 5ms);
+  m.read(20'000, 60'000, t0 + 2ms, t0 + 5ms);
+  CHECK(m.level(t0 + 5ms) == 16'000);  // taken for seen at its first write, it was counted nowhere
 }
 
 TEST_CASE("a limit the headers state meters an API that had none, and a given one caps it", "[tokens]") {
@@ -291,6 +311,33 @@ TEST_CASE("Anthropic's input and output buckets apart: the meter holds the one t
   while (m.try_take(2'500, t0).ticket) ++admitted;
   CHECK(admitted >= 150);
   CHECK(admitted <= 160);
+}
+
+TEST_CASE("input and output apart: a max_tokens larger than the whole output limit is never sent, whatever the mix", "[tokens]") {
+  token_meter m;
+  for (int i = 0; i < 4; ++i) REQUIRE(token_charge(m, 8'000, 500) == 2'500);  // 0.8 input
+  response r;
+  r.status = 200;
+  r.headers = {{"anthropic-ratelimit-input-tokens-limit", "400000"}, {"anthropic-ratelimit-input-tokens-remaining", "400000"},
+               {"anthropic-ratelimit-output-tokens-limit", "8000"}, {"anthropic-ratelimit-output-tokens-remaining", "8000"}};
+  read_token_headers(m, r, clk::now(), true);
+  REQUIRE(m.capacity() == 40'000);  // whole tokens at the mix: 8,000 / 0.2
+  // 12,000 whole tokens fit the mix's 40,000, but 10,000 of them are output: more than 8,000.
+  CHECK_THAT(never_admitted(m, 8'000, 10'000), Catch::Contains("10000 output tokens") && Catch::Contains("8000"));
+  CHECK(never_admitted(m, 8'000, 500).empty());
+  // A prompt larger than the whole input limit, where the mix is mostly output.
+  token_meter out_heavy;
+  for (int i = 0; i < 4; ++i) REQUIRE(token_charge(out_heavy, 800, 800) == 1'000);  // 0.2 input
+  r.headers = {{"anthropic-ratelimit-input-tokens-limit", "10000"}, {"anthropic-ratelimit-input-tokens-remaining", "10000"},
+               {"anthropic-ratelimit-output-tokens-limit", "400000"}, {"anthropic-ratelimit-output-tokens-remaining", "400000"}};
+  read_token_headers(out_heavy, r, clk::now(), true);
+  REQUIRE(out_heavy.capacity() == 50'000);
+  CHECK_THAT(never_admitted(out_heavy, 48'000, 100), Catch::Contains("12000 input tokens") && Catch::Contains("10000"));
+  CHECK(never_admitted(out_heavy, 8'000, 100).empty());
+  // One bucket (OpenAI's): the whole limit alone decides.
+  token_meter one(10'000);
+  CHECK(never_admitted(one, 8'000, 5'000).empty());
+  CHECK_THAT(never_admitted(one, 8'000, 9'000), Catch::Contains("more than the API's whole limit"));
 }
 
 TEST_CASE("absurd numbers from an answer stay numbers: no overflow, no wait of years", "[tokens]") {

@@ -211,8 +211,7 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
   if (!opts_->body.empty() && tokens.active()) {
     // More tokens than the limit holds at once (at 4 bytes a token, and its max_tokens): never
     // admitted. Halved; a row alone that large fails with no call, as one row's request does.
-    if (const auto least = least_token_charge(body); least > tokens.capacity()) {
-      auto why = too_large_for_limit(least, tokens.capacity());
+    if (auto why = never_admitted(tokens, body.size(), max_output_tokens(body)); !why.empty()) {
       if (ms.size() > 1) co_return sent_batch{true, false, std::move(why), 0, false, true};
       ms.front()->result = outcome::invalid(why);
       ms.front()->wake.cancel();

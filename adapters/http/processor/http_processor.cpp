@@ -104,8 +104,7 @@ awaitable<http_processor::sent_call> http_processor::send_counted(const job& j, 
   const auto max_out = metered ? max_output_tokens(req.body) : std::nullopt;
   if (const auto charge = token_charge(tokens, req.body.size(), max_out)) {
     // Never sent only when even the estimate's low side (4 bytes a token at most) is too large.
-    if (const auto least = least_token_charge(req.body.size(), max_out); tokens.active() && least > tokens.capacity())
-      co_return sent_call{{}, {}, false, too_large_for_limit(least, tokens.capacity())};
+    if (auto why = never_admitted(tokens, req.body.size(), max_out); !why.empty()) co_return sent_call{{}, {}, false, std::move(why)};
     ticket = co_await take_tokens(tokens, *charge, opts_->limiter->tokens_shared());
   }
   co_await wait_for_slot(*opts_->limiter, opts_->url.host());  // cancelled at shutdown: the item is released

@@ -17,7 +17,10 @@ void read_token_headers(token_meter& m, const response& r, std::chrono::steady_c
   // (held as the tightest of the two, an API whose output limit is a fifth of its input one was
   // held to a fifth of its requests).
   std::optional<provider_bucket> whole;
-  if (said.input_tokens && said.output_tokens) whole = whole_tokens_at_mix(*said.input_tokens, *said.output_tokens, m.input_share());
+  if (said.input_tokens && said.output_tokens) {
+    whole = whole_tokens_at_mix(*said.input_tokens, *said.output_tokens, m.input_share());
+    m.parts_limits(said.input_tokens->limit.value_or(0), said.output_tokens->limit.value_or(0));
+  }
   if (!whole) whole = said.tokens;
   if (whole) m.read(whole->remaining, whole->limit, sent, token_meter::clock::now());
   else if (!usage_said && r.status >= 200 && r.status < 300)
@@ -34,7 +37,7 @@ void token_ticket::settle_used(std::int64_t used) {
 void token_ticket::written(bool reused) {
   if (!meter_) return;
   written_ = token_meter::clock::now();
-  if (reused) meter_->written(a_, written_);
+  meter_->written(a_, written_, reused);
 }
 
 token_usage token_ticket::settle(const response& r, std::size_t body_bytes) {
@@ -77,6 +80,18 @@ std::int64_t least_token_charge(std::size_t body_bytes, std::optional<std::int64
 }
 
 std::int64_t least_token_charge(const std::string& body) { return least_token_charge(body.size(), max_output_tokens(body)); }
+
+std::string never_admitted(const token_meter& m, std::size_t body_bytes, std::optional<std::int64_t> max_out) {
+  if (!m.active()) return {};
+  if (const auto least = least_token_charge(body_bytes, max_out); least > m.capacity()) return too_large_for_limit(least, m.capacity());
+  if (const auto out = m.output_capacity(); out > 0 && max_out && *max_out > out)
+    return "not sent: the request asks for up to " + std::to_string(*max_out) + " output tokens (its max_tokens), more than the API's whole limit of " +
+           std::to_string(out) + " output tokens a minute: it could never be admitted";
+  if (const auto in = m.input_capacity(); in > 0 && least_token_charge(body_bytes, std::nullopt) > in)
+    return "not sent: the request's prompt needs at least " + std::to_string(least_token_charge(body_bytes, std::nullopt)) +
+           " input tokens, more than the API's whole limit of " + std::to_string(in) + " input tokens a minute: it could never be admitted";
+  return {};
+}
 
 std::string too_large_for_limit(std::int64_t charge, std::int64_t capacity) {
   return "not sent: the request needs at least " + std::to_string(charge) + " tokens (its max_tokens and its prompt), " +

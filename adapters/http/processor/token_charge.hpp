@@ -44,9 +44,7 @@ class token_ticket {
   // Its tokens were taken from the shared tokens too: settled there as well.
   void taken_from(shared_tokens* s) { shared_ = s; }
   // Its request is written now, on a kept-alive connection (`reused`: the server reads it at
-  // once) or a new one (read once the server accepts the connection: held unseen by every
-  // reading until its own answer; 4 processes against a server with a listen queue of 1,024 had
-  // 1.3% of their calls refused where the first minute's bucket ran out, taking them for seen).
+  // once) or a new one (read once the server accepts the connection: token_meter::written).
   void written(bool reused);
   // Settles it by `r`, the answer to its request of `body_bytes`; returns the usage it said.
   token_usage settle(const response& r, std::size_t body_bytes);
@@ -74,6 +72,11 @@ std::optional<std::int64_t> token_charge(token_meter& m, const std::string& body
 // (a learned estimate may be far higher after one dense answer): what decides "too large".
 std::int64_t least_token_charge(std::size_t body_bytes, std::optional<std::int64_t> max_out);
 std::int64_t least_token_charge(const std::string& body);
+
+// Why a request of `body_bytes` asking at most `max_out` output tokens is never admitted (at its
+// least, 4 bytes a token: more than the whole limit, or, with input and output apart, a part
+// more than its own bucket), or "" when it may be.
+std::string never_admitted(const token_meter& m, std::size_t body_bytes, std::optional<std::int64_t> max_out);
 
 // "needs about N tokens ..., more than the whole limit": why a request larger than the bucket
 // is never sent.

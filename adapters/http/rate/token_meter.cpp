@@ -75,10 +75,12 @@ token_meter::take_result token_meter::try_take(std::int64_t tokens, clock::time_
   return out;
 }
 
-void token_meter::written(const admitted& a, clock::time_point at) {
+void token_meter::written(const admitted& a, clock::time_point at, bool reused) {
   std::lock_guard lock(mutex_);
   const auto it = std::find_if(unsettled_.begin(), unsettled_.end(), [&](const in_flight& f) { return f.id == a.id; });
-  if (it != unsettled_.end()) it->written = at;
+  if (it == unsettled_.end()) return;
+  it->written = at;
+  it->fresh = !reused;
 }
 
 void token_meter::settle(const admitted& a, std::int64_t used, clock::time_point now) {
@@ -115,13 +117,15 @@ void token_meter::read(std::int64_t remaining, std::optional<std::int64_t> limit
   }
   if (!active() || sent < newest_read_) return;  // an older view than one read already
   newest_read_ = sent;
-  // What the server has not seen: this process's requests written after the one read, and those
+  // What the server has not seen: this process's requests written after the one read, those on
+  // a new connection written less than new_connection_grace before it (written()), and those
   // admitted and not written yet, however long ago admitted (waiting for a rate slot or a
   // connection: taken for seen, 4 processes bursting on an API that accepts every connection at
   // once had 24-102 calls refused as the first minute's bucket ran out).
   std::int64_t pending = 0, unwritten = 0;
   for (const auto& f : unsettled_) {
-    if (f.written > sent) pending += f.tokens;
+    const auto seen_by = f.fresh ? sent - new_connection_grace : sent;  // written at or before: seen
+    if (f.written > seen_by) pending += f.tokens;
     if (f.written == clock::time_point::max()) unwritten += f.tokens;
   }
   const auto t = per_token();
