@@ -32,7 +32,7 @@
 //     client's own machine busy for a moment);
 //   - at most one such decrease per round trip, and the round trip after one, whose answers were
 //     sent before it, decreases nothing.
-// Latency is the time from the request written to the answer's header, the lower quartile of a
+// Latency is the time from the request's write begun to the answer's header, the lower quartile of a
 // round trip's answers: slow items say nothing of the server's load, queueing delays every answer.
 // Waiting for a permit, a connection or a rate slot is not counted.
 #pragma once
