@@ -75,7 +75,12 @@ jsonl_store::jsonl_store(jsonl_options opts)
   std::size_t users_done = 0, first_users_done = 0;  // lines whose target the input already holds
   if (!opts_.out.empty() && have_in) {
     if (!opts_.read_only && exists_here(opts_.out) && !exists_here(journal))
-      throw std::runtime_error("the output " + opts_.out + " exists (a finished run?): remove it or choose another " + setting_name("out"));
+      // Said so that no one pays for the whole input again by following it: a run that finished
+      // leaves its output and no journal, and its failed rows are put back with `retry`.
+      throw std::runtime_error("the output " + opts_.out + " exists (a finished run?) and no journal is beside it: nothing was done. " +
+                               "A run that finished is not run again: to ask its failed rows again, put them back with " +
+                               "`dibs retry` (dibs retry --help) and run this command again; to ask every row again (each " +
+                               "call made, and paid, again), remove the output or choose another " + setting_name("out"));
     // Opened (and locked) before it is read: a symbolic link there is refused, not read.
     journal_made_here_ = !opts_.read_only && !exists_here(journal);
     journal_ = std::make_unique<journal_file>(journal, opts_.read_only);

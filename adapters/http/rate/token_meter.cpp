@@ -90,6 +90,9 @@ void token_meter::settle(const admitted& a, std::int64_t used, clock::time_point
   auto written = a.at;
   if (it != unsettled_.end()) {
     written = it->written;
+    // Answered (or given up on) on a new connection: the server accepted the connections opened
+    // before it.
+    if (it->fresh && used >= 0 && written != clock::time_point::max()) accepted_to_ = std::max(accepted_to_, written);
     unsettled_.erase(it);
   }
   if (!active() || used < 0) return;
@@ -118,13 +121,13 @@ void token_meter::read(std::int64_t remaining, std::optional<std::int64_t> limit
   if (!active() || sent < newest_read_) return;  // an older view than one read already
   newest_read_ = sent;
   // What the server has not seen: this process's requests written after the one read, those on
-  // a new connection written less than new_connection_grace before it (written()), and those
-  // admitted and not written yet, however long ago admitted (waiting for a rate slot or a
-  // connection: taken for seen, 4 processes bursting on an API that accepts every connection at
-  // once had 24-102 calls refused as the first minute's bucket ran out).
+  // a new connection the server may not have accepted yet (written()), and those admitted and not
+  // written yet, however long ago admitted (waiting for a rate slot or a connection: taken for
+  // seen, 4 processes bursting on an API that accepts every connection at once had 24-102 calls
+  // refused as the first minute's bucket ran out).
   std::int64_t pending = 0, unwritten = 0;
   for (const auto& f : unsettled_) {
-    const auto seen_by = f.fresh ? sent - new_connection_grace : sent;  // written at or before: seen
+    const auto seen_by = f.fresh ? std::min(sent, accepted_to_) : sent;  // written at or before: seen
     if (f.written > seen_by) pending += f.tokens;
     if (f.written == clock::time_point::max()) unwritten += f.tokens;
   }

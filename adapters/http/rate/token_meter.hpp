@@ -68,12 +68,13 @@ class token_meter {
   // The request went out (its last byte written) at `at`: until then, admitted or not, the server
   // has not seen it, however old its admission (it waited for a rate slot or a connection). On a
   // new connection (`reused` false) a busy server with a long listen queue reads it only once it
-  // accepts that connection: it is held unseen by readings of requests written up to
-  // new_connection_grace after it (4 processes against a listen queue of 1,024 had 1.3-3.4% of
-  // their calls refused where the first minute's bucket ran out, taking it for seen at once).
-  // Written again (its first connection went stale), it is as the last write says.
+  // accepts that connection, which it does in the order they came: it is held unseen until the
+  // answer of a request on a new connection written no earlier than it (its own, or a later
+  // one's) says the server accepted that far. (Taken for seen once written, 4 processes against
+  // a listen queue of 1,024 had 1.3-3.4% of their calls refused where the first minute's bucket
+  // ran out; held unseen for a second only, 4.8-5.9%.) Written again (its first connection went
+  // stale), it is as the last write says.
   void written(const admitted& a, clock::time_point at, bool reused = true);
-  static constexpr auto new_connection_grace = std::chrono::seconds(1);
   // The answer said what the request used (`used` >= 0): the difference goes back (or is taken).
   void settle(const admitted& a, std::int64_t used, clock::time_point now);
   // The server never charged it (refused with 429 or 529, never sent): all of it goes back.
@@ -136,6 +137,7 @@ class token_meter {
   std::uint64_t next_id_ = 1;
   std::deque<in_flight> unsettled_;  // admitted, not settled, oldest first
   clock::time_point newest_read_{};  // the latest `sent` a reading was taken from
+  clock::time_point accepted_to_{};  // requests on new connections written up to here were read
   // This process's share of what the key spends (1 alone), from the readings of the last second:
   // the server's deficit and this process's own net spending when each was read.
   struct reading {
