@@ -62,7 +62,9 @@ TEST_CASE("Galera: a claim that loses its row to another node is a claim conflic
   REQUIRE(ended);  // aborted by node 2's write, not by the gate opening
   const auto got = claimed.get();
   CHECK(got.empty());  // the row is node 2's worker's: the claim run again found nothing claimable
-  CHECK(store->claim_conflicts() == 1);
+  // At least one: on a loaded machine the claim run again can meet node 2's write-set a second
+  // time before it is applied here (seen once in a full parallel run: 2), as the CLI's test below.
+  CHECK(store->claim_conflicts() >= 1);
   chaos::sql_session node1(test::galera_node_uri(1), 0);
   CHECK(node1.number("SELECT COUNT(*) FROM " + table + " WHERE dibs_lock_by = 'on-node-2' AND dibs_lock_token = 42") == 1);
 }
