@@ -173,15 +173,16 @@ std::optional<job> shard::take_probe() {
     ready_.erase(f);
     return probe;
   };
-  const auto take_answered = [&]() -> std::optional<job> {
-    const auto w = std::find_if(waiting_.begin(), waiting_.end(),
-                                [&](const waiting_item& x) { return x.o.http_status != 0 && may_probe(x.j); });
+  // The first waiting item `pred` takes, out of the waiting ones.
+  const auto take_waiting = [&](auto pred) -> std::optional<job> {
+    const auto w = std::find_if(waiting_.begin(), waiting_.end(), pred);
     if (w == waiting_.end()) return std::nullopt;
     std::optional<job> probe = std::move(w->j);
     waiting_.erase(w);
     bump(ctx_.figures.waiting_for_api, -1);
     return probe;
   };
+  const auto take_answered = [&] { return take_waiting([&](const waiting_item& x) { return x.o.http_status != 0 && may_probe(x.j); }); };
   const bool answered_turn = breaker_.probes() % 2 == 1;
   if (auto p = answered_turn ? take_answered() : take_fresh()) return p;
   if (auto p = answered_turn ? take_fresh() : take_answered()) return p;
@@ -190,14 +191,8 @@ std::optional<job> shard::take_probe() {
   // probed yet first: nothing of it reached the API, nothing is spent. Items that were answered
   // (a 5xx) don't: the breaker stands down instead (stand_down).
   const auto silent = [](const waiting_item& w) { return w.o.http_status == 0; };
-  auto w = std::find_if(waiting_.begin(), waiting_.end(),
-                        [&](const waiting_item& x) { return silent(x) && !breaker_.was_probed(x.j.id); });
-  if (w == waiting_.end()) w = std::find_if(waiting_.begin(), waiting_.end(), silent);
-  if (w == waiting_.end()) return std::nullopt;
-  std::optional<job> probe = std::move(w->j);
-  waiting_.erase(w);
-  bump(ctx_.figures.waiting_for_api, -1);
-  return probe;
+  if (auto p = take_waiting([&](const waiting_item& x) { return silent(x) && !breaker_.was_probed(x.j.id); })) return p;
+  return take_waiting(silent);
 }
 
 bool shard::stand_down() {

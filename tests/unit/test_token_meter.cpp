@@ -175,10 +175,29 @@ TEST_CASE("a request written on a new connection is unseen until the server is k
   m.read(20'000, 60'000, t0 + 3s, t0 + 3s + 5ms);
   CHECK(m.level(t0 + 3s + 5ms) == 20'000 - 4'000 - 1'000);
   // A request on a new connection written after it is answered: the server accepted that far.
-  m.settle(*fresh_later, 1'000, t0 + 3s + 6ms);
+  m.settle(*fresh_later, 1'000, t0 + 3s + 6ms, true);
   m.settle(*kept_later, 1'000, t0 + 3s + 7ms);
   m.read(20'000, 60'000, t0 + 3s + 1ms, t0 + 3s + 7ms);
   CHECK(m.level(t0 + 3s + 7ms) == 20'000);
+}
+
+TEST_CASE("a new connection the server never answered says nothing of what it accepted", "[tokens]") {
+  // Its handshake dropped (a full listen queue): the connections opened before it may be unread.
+  token_meter m(60'000);
+  const auto t0 = clk::now();
+  auto earlier = m.try_take(4'000, t0).ticket;
+  auto dropped = m.try_take(1'000, t0).ticket;
+  auto kept = m.try_take(1'000, t0).ticket;
+  REQUIRE(earlier);
+  REQUIRE(dropped);
+  REQUIRE(kept);
+  m.written(*earlier, t0, false);
+  m.written(*dropped, t0 + 1ms, false);
+  m.settle(*dropped, 0, t0 + 20ms);  // no answer: given back, not a sign of acceptance
+  m.written(*kept, t0 + 2ms, true);
+  m.settle(*kept, 1'000, t0 + 21ms, true);
+  m.read(20'000, 60'000, t0 + 2ms, t0 + 21ms);
+  CHECK(m.level(t0 + 21ms) == 16'000);  // `earlier` still held unseen
 }
 
 TEST_CASE("a request written again on a new connection is as its last write says", "[tokens]") {

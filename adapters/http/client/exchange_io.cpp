@@ -126,7 +126,7 @@ awaitable<exchange_result> exchange(connection& c, const std::string& wire, resp
   // only when the event loop comes to it, a millisecond and more later with dozens of calls in
   // flight, and more over TLS: counted from there, answers of a server that sleeps 2 ms read
   // 0.46-0.58 ms (0.04 ms over TLS), and the limit steered by a latency that was not the server's.
-  const auto writing = steady::now();
+  const auto written = steady::now();
   if (c.tls)
     std::tie(x.ec, n) = co_await net::async_write(*c.tls, net::buffer(wire), net::as_tuple(net::use_awaitable));
   else
@@ -136,7 +136,6 @@ awaitable<exchange_result> exchange(connection& c, const std::string& wire, resp
     co_return x;
   }
   x.written = true;
-  const auto written = writing;
   auto check = check_after.count() > 0 ? arm(c, check_after, std::move(acknowledged)) : nullptr;
   const disarm_at_exit guard{check};
 

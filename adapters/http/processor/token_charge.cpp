@@ -27,10 +27,10 @@ void read_token_headers(token_meter& m, const response& r, std::chrono::steady_c
     m.answered_unmetered();  // an answer with neither a limit nor a usage: no LLM API, it seems
 }
 
-void token_ticket::settle_used(std::int64_t used) {
+void token_ticket::settle_used(std::int64_t used, bool answered) {
   auto* m = std::exchange(meter_, nullptr);
   if (!m) return;
-  m->settle(a_, used, token_meter::clock::now());
+  m->settle(a_, used, token_meter::clock::now(), answered);
   if (auto* s = std::exchange(shared_, nullptr)) s->settle(a_.tokens, used);
 }
 
@@ -54,9 +54,9 @@ token_usage token_ticket::settle(const response& r, std::size_t body_bytes) {
   if (r.status >= 200 && r.status < 300) {
     used = answer_usage(r.body);
     if (used.known()) m->estimator.learn(body_bytes, used);
-    settle_used(used.known() ? used.total() : -1);
+    settle_used(used.known() ? used.total() : -1, true);
   } else {
-    settle_used(0);
+    settle_used(0, true);
   }
   // The requests written after this one (and those not written yet) the server may not have seen.
   read_token_headers(*m, r, written_ == token_meter::clock::time_point{} ? a_.at : written_, used.known());

@@ -52,7 +52,7 @@ class token_ticket {
 
  private:
   // Settles the meter and the shared tokens alike (token_meter::settle's `used`).
-  void settle_used(std::int64_t used);
+  void settle_used(std::int64_t used, bool answered = false);
   void drop() {
     if (meter_) settle_used(0);
   }

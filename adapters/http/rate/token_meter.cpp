@@ -75,24 +75,32 @@ token_meter::take_result token_meter::try_take(std::int64_t tokens, clock::time_
   return out;
 }
 
+std::deque<token_meter::in_flight>::iterator token_meter::unsettled_of(const admitted& a) {
+  // Admitted in the order of their ids, and kept in it: a search, not a scan of every request
+  // in flight (twice a request: written, settled).
+  const auto it = std::lower_bound(unsettled_.begin(), unsettled_.end(), a.id,
+                                   [](const in_flight& f, std::uint64_t id) { return f.id < id; });
+  return it != unsettled_.end() && it->id == a.id ? it : unsettled_.end();
+}
+
 void token_meter::written(const admitted& a, clock::time_point at, bool reused) {
   std::lock_guard lock(mutex_);
-  const auto it = std::find_if(unsettled_.begin(), unsettled_.end(), [&](const in_flight& f) { return f.id == a.id; });
+  const auto it = unsettled_of(a);
   if (it == unsettled_.end()) return;
   it->written = at;
   it->fresh = !reused;
 }
 
-void token_meter::settle(const admitted& a, std::int64_t used, clock::time_point now) {
+void token_meter::settle(const admitted& a, std::int64_t used, clock::time_point now, bool answered) {
   if (used > 0) used_total_.fetch_add(static_cast<std::uint64_t>(used), std::memory_order_relaxed);
   std::lock_guard lock(mutex_);
-  const auto it = std::find_if(unsettled_.begin(), unsettled_.end(), [&](const in_flight& f) { return f.id == a.id; });
+  const auto it = unsettled_of(a);
   auto written = a.at;
   if (it != unsettled_.end()) {
     written = it->written;
-    // Answered (or given up on) on a new connection: the server accepted the connections opened
-    // before it.
-    if (it->fresh && used >= 0 && written != clock::time_point::max()) accepted_to_ = std::max(accepted_to_, written);
+    // Answered on a new connection: the server accepted the connections opened before it. (Not
+    // a connection it dropped unanswered: that one says the opposite.)
+    if (answered && it->fresh) accepted_to_ = std::max(accepted_to_, written);
     unsettled_.erase(it);
   }
   if (!active() || used < 0) return;

@@ -76,7 +76,8 @@ class token_meter {
   // stale), it is as the last write says.
   void written(const admitted& a, clock::time_point at, bool reused = true);
   // The answer said what the request used (`used` >= 0): the difference goes back (or is taken).
-  void settle(const admitted& a, std::int64_t used, clock::time_point now);
+  // `answered`: an answer came (else the request failed unanswered, or was never sent).
+  void settle(const admitted& a, std::int64_t used, clock::time_point now, bool answered = false);
   // The server never charged it (refused with 429 or 529, never sent): all of it goes back.
   void give_back(const admitted& a, clock::time_point now) { settle(a, 0, now); }
   // An answer's reading of the server's bucket (what is left, the limit when stated), for a
@@ -126,6 +127,7 @@ class token_meter {
     clock::time_point written = clock::time_point::max();  // not yet
     bool fresh = false;  // ... on a new connection
   };
+  std::deque<in_flight>::iterator unsettled_of(const admitted& a);  // under mutex_; end() when gone
   void set_limit(double per_minute, clock::time_point now);  // under mutex_
   clock::duration per_token() const;  // under mutex_
 
