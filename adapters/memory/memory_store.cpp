@@ -128,7 +128,7 @@ memory_store::record* memory_store::holder(const lease_ref& ref, std::size_t& in
 
 void memory_store::drop_lease(record& r, std::size_t index) {
   if (!r.lease) return;
-  leased_.erase(expiry_key{r.lease->until, index});
+  leases_of(*r.lease).erase(expiry_key{r.lease->until, index});
   r.lease.reset();
 }
 
@@ -166,6 +166,13 @@ std::vector<job> memory_store::claim_now(const claim_request& req) {
     if (r.target_json || r.failed || r.lease) continue;  // a stale queue entry
     take(i);
   }
+  // Then the retries that are due: their holder gave them back, no grace to wait (with it, a
+  // retry 30 ms away waited a second more, and a run's last retries made its tail).
+  while (out.size() < req.max && !retrying_.empty()) {
+    const auto [until, i] = *retrying_.begin();
+    if (until > now) break;
+    take(i);
+  }
   // Then take over leases that expired more than the grace ago.
   while (out.size() < req.max && !leased_.empty()) {
     const auto [until, i] = *leased_.begin();
@@ -195,10 +202,11 @@ Result memory_store::fenced_batch(const std::vector<Item>& batch, bool live, App
   return res;
 }
 
-void memory_store::move_lease(record& r, std::size_t index, store_time until) {
-  leased_.erase(expiry_key{r.lease->until, index});
+void memory_store::move_lease(record& r, std::size_t index, store_time until, bool retrying) {
+  leases_of(*r.lease).erase(expiry_key{r.lease->until, index});
   r.lease->until = until;
-  leased_.insert(expiry_key{until, index});
+  r.lease->retrying = retrying;
+  leases_of(*r.lease).insert(expiry_key{until, index});
 }
 
 write_result memory_store::complete_now(const std::vector<completion>& batch) {
@@ -231,10 +239,9 @@ write_result memory_store::release_now(const std::vector<release_item>& batch) {
       drop_lease(r, i);
       pending_.push_back(i);
     } else {
-      // Keep the lease until the retry time; claimable at now + delay, once the grace is past.
-      // The grace is not known here, so the lease ends at now + delay and the claimer's grace
-      // adds to the wait: a retry is never early.
-      move_lease(r, i, now + x.delay);
+      // Keep the lease until the retry time (a stale write of its holder's is still fenced);
+      // claimable at now + delay.
+      move_lease(r, i, now + x.delay, true);
     }
   });
 }
@@ -254,7 +261,8 @@ store_stats memory_store::stats_now() const {
   store_stats s;
   s.done = done_;
   s.failed = failed_;
-  for (const auto& [until, i] : leased_) (until >= now ? s.leased_live : s.leased_expired)++;
+  for (const auto* set : {&leased_, &retrying_})
+    for (const auto& [until, i] : *set) (until >= now ? s.leased_live : s.leased_expired)++;
   s.pending = records_.size() - done_ - failed_ - s.leased_live - s.leased_expired;
   return s;
 }
@@ -263,7 +271,9 @@ std::vector<lease_holder> memory_store::lease_holders_now() const {
   std::lock_guard lock(mutex_);
   const auto now = opts_.now();
   std::map<std::string, lease_holder> by;
-  for (const auto& [until, i] : leased_) {  // earliest until first
+  std::set<expiry_key> all(leased_);
+  all.insert(retrying_.begin(), retrying_.end());
+  for (const auto& [until, i] : all) {  // earliest until first
     auto& h = by[records_[i].lease->by];
     if (h.leased == 0) {
       h.by = records_[i].lease->by;
@@ -281,8 +291,9 @@ std::vector<lease_holder> memory_store::lease_holders_now() const {
 std::uint64_t memory_store::release_worker_now(const std::string& name) {
   std::lock_guard lock(mutex_);
   std::vector<std::size_t> owned;
-  for (const auto& [until, i] : leased_)
-    if (worker_owns(records_[i].lease->by, name)) owned.push_back(i);
+  for (const auto* set : {&leased_, &retrying_})
+    for (const auto& [until, i] : *set)
+      if (worker_owns(records_[i].lease->by, name)) owned.push_back(i);
   for (const auto i : owned) {
     drop_lease(records_[i], i);  // attempts kept, as on an expiry (admin_store.hpp)
     pending_.push_back(i);

@@ -86,3 +86,26 @@ TEST_CASE("memory store seeds public addresses and shows documents in their fina
   CHECK(doc.find("lock") == std::string::npos);
   CHECK(s.document_json("999") == "null");
 }
+
+TEST_CASE("memory store: a retry its holder gave back is claimable when due, without the takeover's grace", "[memory]") {
+  // The grace guards a holder still at work whose lease ran out; a retry was given back. With
+  // the grace added, a retry 30 ms away waited a second more, and a run's last retries were its
+  // tail (3,000 items against an API that refuses past 4 at once: 2.5 s where a fixed 4 took 1.8).
+  memory_harness h;
+  h.seed(2);
+  auto& s = *h.store_;
+  auto a = s.claim_now({2, "A", 60'000ms, 1'000ms});
+  REQUIRE(a.size() == 2);
+  CHECK(s.release_now({release_item{a[0].ref(), 50ms, "HTTP 429", 429}}).applied == 1);
+  h.let_time_pass(40ms);
+  CHECK(s.claim_now({2, "B", 60'000ms, 1'000ms}).empty());  // not due yet
+  h.let_time_pass(20ms);
+  auto b = s.claim_now({2, "B", 60'000ms, 1'000ms});
+  REQUIRE(b.size() == 1);  // due, and the other item's lease (held, not given back) stays A's
+  CHECK(b[0].id == a[0].id);
+  CHECK(b[0].attempts == 2);
+  // The holder's stale write is fenced: the lease is B's now.
+  CHECK(s.complete_now({completion{a[0].ref(), "{}"}}).applied == 0);
+  const auto st = s.stats_now();
+  CHECK(st.leased_live == 2);
+}

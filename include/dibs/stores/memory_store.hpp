@@ -42,6 +42,9 @@ class memory_store final : public store {
     std::string by;
     std::uint64_t token = 0;
     store_time until{};
+    // Given back by its holder for a retry at `until`: claimable then, without the grace that
+    // guards a holder still at work (it is in retrying_, not leased_).
+    bool retrying = false;
   };
   struct failure_state {
     std::string reason;
@@ -118,7 +121,7 @@ class memory_store final : public store {
   // The record whose lease `ref` names, or nullptr when that lease is not held (fencing).
   record* holder(const lease_ref& ref, std::size_t& index);
   void drop_lease(record& r, std::size_t index);
-  void move_lease(record& r, std::size_t index, store_time until);
+  void move_lease(record& r, std::size_t index, store_time until, bool retrying = false);
   template <class Result, class Item, class Apply>
   Result fenced_batch(const std::vector<Item>& batch, bool live, Apply apply);
   std::string id_of(std::size_t index) const { return std::to_string(index + 1); }
@@ -130,7 +133,9 @@ class memory_store final : public store {
   mutable std::mutex mutex_;
   std::vector<record> records_;
   std::deque<std::size_t> pending_;  // no lease, not done, not failed (may hold stale entries)
-  std::set<expiry_key> leased_;      // every live or expired lease, by expiry
+  std::set<expiry_key> leased_;      // every live or expired lease held, by expiry
+  std::set<expiry_key> retrying_;    // the leases given back for a retry, by when it is due
+  std::set<expiry_key>& leases_of(const lease_state& l) { return l.retrying ? retrying_ : leased_; }
   std::uint64_t done_ = 0;
   std::uint64_t failed_ = 0;
   std::mt19937_64 token_rng_;
