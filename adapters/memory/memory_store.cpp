@@ -226,7 +226,10 @@ write_result memory_store::complete_now(const std::vector<completion>& batch) {
 
 renew_result memory_store::renew_now(const std::vector<renewal>& batch, millis lease) {
   return fenced_batch<renew_result>(batch, false, [&](const renewal&, record& r, std::size_t i, store_time now, renew_result& res) {
-    move_lease(r, i, now + lease);
+    // A renewal sent before its holder gave the item back for a retry (the JSON Lines store runs
+    // its calls on a pool, so it may land after): the retry's time stands. Moved, it waited a
+    // whole lease and the grace.
+    if (!r.lease->retrying) move_lease(r, i, now + lease);
     res.until.push_back(r.lease->until);
   });
 }

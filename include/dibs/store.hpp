@@ -40,7 +40,9 @@ struct claim_request {
   std::size_t max = 100;
   std::string by;          // worker id: host-pid-shard
   millis lease{60'000};    // until = store now + lease
-  millis grace{1'000};     // an expired lease is claimable only this long after `until`
+  // An expired lease is claimable only this long after `until` (the memory store takes a retry
+  // given back by its holder when due, without it: docs/protocol.md).
+  millis grace{1'000};
   // > 0: an item claimed this many times already (every lease ran out before an outcome was
   // written: its workers died, stalled or lost the store) is not leased again; the claim records
   // it failed, so no item is ever claimed more often than this, however its leases are lost.

@@ -109,3 +109,19 @@ TEST_CASE("memory store: a retry its holder gave back is claimable when due, wit
   const auto st = s.stats_now();
   CHECK(st.leased_live == 2);
 }
+
+TEST_CASE("memory store: a renewal that lands after its holder gave the item back for a retry leaves the retry's time", "[memory]") {
+  // The JSON Lines store runs each call on a pool: the keeper's renewal, sent before the release,
+  // may land after it. Moved to a whole lease, the retry waited that lease and the grace.
+  memory_harness h;
+  h.seed(1);
+  auto& s = *h.store_;
+  auto a = s.claim_now({1, "A", 60'000ms, 1'000ms});
+  REQUIRE(a.size() == 1);
+  CHECK(s.release_now({release_item{a[0].ref(), 50ms, "HTTP 429", 429}}).applied == 1);
+  s.renew_now({renewal{a[0].ref()}}, 60'000ms);
+  h.let_time_pass(60ms);
+  auto b = s.claim_now({1, "B", 60'000ms, 1'000ms});
+  REQUIRE(b.size() == 1);
+  CHECK(b[0].id == a[0].id);
+}

@@ -2,7 +2,8 @@
 // by the store's clock, grace, attempts, failed state), safe to call from every shard.
 //
 // Pending items wait in a FIFO; leased items sit in an ordered set by expiry, so a claim takes
-// pending items first and then leases expired beyond the grace, each in O(log n).
+// pending items first, then retries given back whose time is due (no grace: their holder let
+// them go), then leases expired beyond the grace, each in O(log n).
 #pragma once
 
 #include <dibs/ipapi/recipe_fields.hpp>
