@@ -118,7 +118,8 @@ int run(int argc, char** argv) {
   app.footer(
       "Run 'dibs <command> --help' for its flags.\n"
       "Exit codes: 0 nothing failed; 1 some items failed; 2 usage or start-up error; 3 work left\n"
-      "pending with no signal to explain it; 130/143 stopped by SIGINT/SIGTERM.");
+      "pending with no signal to explain it; 4 a call budget spent (--max-calls, --budget); 5 the\n"
+      "API said the account can make no more calls; 130/143 stopped by SIGINT/SIGTERM.");
   if (argc < 2) {
     // Bare `dibs`, as bare `git`: what it can do, on stderr, and the usage status.
     std::fprintf(stderr, "%s", app.help().c_str());

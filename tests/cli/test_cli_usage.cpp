@@ -51,6 +51,10 @@ TEST_CASE("bare dibs lists the commands and exits 2", "[cli][usage]") {
   for (const char* c : {"demo", "enrich", "seed", "status", "stub"}) CHECK_THAT(r.out, Catch::Contains(c));
   CHECK_THAT(r.out, Catch::Contains("Usage: dibs "));
   CHECK_THAT(r.out, Catch::Contains("Exit codes: 0 nothing failed; 1 some items failed; 2 usage"));
+  // Every code a run ends with (exit_codes.hpp), as the README lists them: a new user found 4 and
+  // 5 only there.
+  CHECK_THAT(r.out, Catch::Contains("4 a call budget spent"));
+  CHECK_THAT(r.out, Catch::Contains("account can make no more calls"));
 }
 
 TEST_CASE("--help still exits 0", "[cli][usage]") {
