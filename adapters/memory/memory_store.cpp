@@ -274,18 +274,19 @@ std::vector<lease_holder> memory_store::lease_holders_now() const {
   std::lock_guard lock(mutex_);
   const auto now = opts_.now();
   std::map<std::string, lease_holder> by;
-  std::set<expiry_key> all(leased_);
-  all.insert(retrying_.begin(), retrying_.end());
-  for (const auto& [until, i] : all) {  // earliest until first
-    auto& h = by[records_[i].lease->by];
-    if (h.leased == 0) {
-      h.by = records_[i].lease->by;
-      h.earliest_until_s = std::chrono::duration<double>(until - now).count();
+  for (const auto* set : {&leased_, &retrying_})
+    for (const auto& [until, i] : *set) {
+      auto& h = by[records_[i].lease->by];
+      const double in_s = std::chrono::duration<double>(until - now).count();
+      if (h.leased == 0) {
+        h.by = records_[i].lease->by;
+        h.earliest_until_s = h.latest_until_s = in_s;
+      }
+      h.earliest_until_s = std::min(h.earliest_until_s, in_s);
+      h.latest_until_s = std::max(h.latest_until_s, in_s);
+      ++h.leased;
+      if (until < now) ++h.expired;
     }
-    h.latest_until_s = std::chrono::duration<double>(until - now).count();  // the latest so far
-    ++h.leased;
-    if (until < now) ++h.expired;
-  }
   std::vector<lease_holder> out;
   for (auto& [k, h] : by) out.push_back(std::move(h));
   return out;

@@ -9,9 +9,25 @@
 
 #include <catch2/catch.hpp>
 
+#include <initializer_list>
+#include <vector>
+
 using namespace dibs::http;
 using namespace std::chrono_literals;
 using clk = token_meter::clock;
+
+namespace {
+// Admits one request of each of `tokens` at `at`, every one of them admitted at once.
+std::vector<token_meter::admitted> admit(token_meter& m, clk::time_point at, std::initializer_list<std::int64_t> tokens) {
+  std::vector<token_meter::admitted> out;
+  for (const auto n : tokens) {
+    auto t = m.try_take(n, at).ticket;
+    REQUIRE(t);
+    out.push_back(*t);
+  }
+  return out;
+}
+}  // namespace
 
 TEST_CASE("the most output tokens a request asks for, in each provider's words", "[tokens]") {
   CHECK(max_output_tokens(R"({"model":"m","max_tokens":50,"messages":[]})") == 50);
@@ -155,28 +171,22 @@ TEST_CASE("a request written on a new connection is unseen until the server is k
   // are answered; once a request on a new connection written after it is answered, it was read.
   token_meter m(60'000);
   const auto t0 = clk::now();
-  auto on_new = m.try_take(4'000, t0).ticket;
-  auto kept = m.try_take(1'000, t0).ticket;
-  auto fresh_later = m.try_take(1'000, t0).ticket;
-  auto kept_later = m.try_take(1'000, t0).ticket;
-  REQUIRE(on_new);
-  REQUIRE(kept);
-  REQUIRE(fresh_later);
-  REQUIRE(kept_later);
-  m.written(*on_new, t0, false);
-  m.written(*kept, t0 + 1ms, true);
-  m.settle(*kept, 1'000, t0 + 5ms);
+  const auto r = admit(m, t0, {4'000, 1'000, 1'000, 1'000});
+  const auto &on_new = r[0], &kept = r[1], &fresh_later = r[2], &kept_later = r[3];
+  m.written(on_new, t0, false);
+  m.written(kept, t0 + 1ms, true);
+  m.settle(kept, 1'000, t0 + 5ms);
   m.read(20'000, 60'000, t0 + 1ms, t0 + 5ms);
   // The server's 20,000 less the 4,000 it may not have read and the 2,000 not written yet.
   CHECK(m.level(t0 + 5ms) == 14'000);
   // Still unseen seconds later, as long as no later new connection was answered.
-  m.written(*fresh_later, t0 + 10ms, false);
-  m.written(*kept_later, t0 + 3s, true);
+  m.written(fresh_later, t0 + 10ms, false);
+  m.written(kept_later, t0 + 3s, true);
   m.read(20'000, 60'000, t0 + 3s, t0 + 3s + 5ms);
   CHECK(m.level(t0 + 3s + 5ms) == 20'000 - 4'000 - 1'000);
   // A request on a new connection written after it is answered: the server accepted that far.
-  m.settle(*fresh_later, 1'000, t0 + 3s + 6ms, true);
-  m.settle(*kept_later, 1'000, t0 + 3s + 7ms);
+  m.settle(fresh_later, 1'000, t0 + 3s + 6ms, true);
+  m.settle(kept_later, 1'000, t0 + 3s + 7ms);
   m.read(20'000, 60'000, t0 + 3s + 1ms, t0 + 3s + 7ms);
   CHECK(m.level(t0 + 3s + 7ms) == 20'000);
 }
@@ -185,17 +195,13 @@ TEST_CASE("a new connection the server never answered says nothing of what it ac
   // Its handshake dropped (a full listen queue): the connections opened before it may be unread.
   token_meter m(60'000);
   const auto t0 = clk::now();
-  auto earlier = m.try_take(4'000, t0).ticket;
-  auto dropped = m.try_take(1'000, t0).ticket;
-  auto kept = m.try_take(1'000, t0).ticket;
-  REQUIRE(earlier);
-  REQUIRE(dropped);
-  REQUIRE(kept);
-  m.written(*earlier, t0, false);
-  m.written(*dropped, t0 + 1ms, false);
-  m.settle(*dropped, 0, t0 + 20ms);  // no answer: given back, not a sign of acceptance
-  m.written(*kept, t0 + 2ms, true);
-  m.settle(*kept, 1'000, t0 + 21ms, true);
+  const auto r = admit(m, t0, {4'000, 1'000, 1'000});
+  const auto &earlier = r[0], &dropped = r[1], &kept = r[2];
+  m.written(earlier, t0, false);
+  m.written(dropped, t0 + 1ms, false);
+  m.settle(dropped, 0, t0 + 20ms);  // no answer: given back, not a sign of acceptance
+  m.written(kept, t0 + 2ms, true);
+  m.settle(kept, 1'000, t0 + 21ms, true);
   m.read(20'000, 60'000, t0 + 2ms, t0 + 21ms);
   CHECK(m.level(t0 + 21ms) == 16'000);  // `earlier` still held unseen
 }
@@ -204,14 +210,12 @@ TEST_CASE("a request written again on a new connection is as its last write says
   // Its kept-alive connection had gone stale: it went again on a new one.
   token_meter m(60'000);
   const auto t0 = clk::now();
-  auto r = m.try_take(4'000, t0).ticket;
-  auto kept = m.try_take(1'000, t0).ticket;
-  REQUIRE(r);
-  REQUIRE(kept);
-  m.written(*r, t0, true);
-  m.written(*r, t0 + 1ms, false);
-  m.written(*kept, t0 + 2ms, true);
-  m.settle(*kept, 1'000, t0 + 5ms);
+  const auto r = admit(m, t0, {4'000, 1'000});
+  const auto &again = r[0], &kept = r[1];
+  m.written(again, t0, true);
+  m.written(again, t0 + 1ms, false);
+  m.written(kept, t0 + 2ms, true);
+  m.settle(kept, 1'000, t0 + 5ms);
   m.read(20'000, 60'000, t0 + 2ms, t0 + 5ms);
   CHECK(m.level(t0 + 5ms) == 16'000);  // taken for seen at its first write, it was counted nowhere
 }

@@ -87,9 +87,10 @@ std::string never_admitted(const token_meter& m, std::size_t body_bytes, std::op
   if (const auto out = m.output_capacity(); out > 0 && max_out && *max_out > out)
     return "not sent: the request asks for up to " + std::to_string(*max_out) + " output tokens (its max_tokens), more than the API's whole limit of " +
            std::to_string(out) + " output tokens a minute: it could never be admitted";
-  if (const auto in = m.input_capacity(); in > 0 && least_token_charge(body_bytes, std::nullopt) > in)
-    return "not sent: the request's prompt needs at least " + std::to_string(least_token_charge(body_bytes, std::nullopt)) +
-           " input tokens, more than the API's whole limit of " + std::to_string(in) + " input tokens a minute: it could never be admitted";
+  if (const auto in = m.input_capacity(); in > 0)
+    if (const auto prompt = least_token_charge(body_bytes, std::nullopt); prompt > in)
+      return "not sent: the request's prompt needs at least " + std::to_string(prompt) + " input tokens, more than the API's whole limit of " +
+             std::to_string(in) + " input tokens a minute: it could never be admitted";
   return {};
 }
 
