@@ -34,11 +34,11 @@ class batch final : public claimer {
     const store_session db(ctx_);
     auto id_only = id_projection();
     const auto t = ctx_.clock.now();
-    const auto threshold = ctx_.clock.earliest() - req.grace;  // expired by any reading of the server's clock
-    auto cands = ctx_.sampler.sample(db.documents.get(), claimable_filter(f, threshold, req.max_attempts).get(), id_only.get(),
+    const auto cut = cutoffs_at(ctx_.clock.earliest(), req.grace);  // run out by any reading of the server's clock
+    auto cands = ctx_.sampler.sample(db.documents.get(), claimable_filter(f, cut, req.max_attempts).get(), id_only.get(),
                                      static_cast<std::int64_t>(req.max));
     // Fewer candidates than asked: the rest of what looks claimable may be at max_attempts.
-    if (cands.size() < req.max) fail_exhausted(db.documents.get(), f, threshold, req.max_attempts, t);
+    if (cands.size() < req.max) fail_exhausted(db.documents.get(), f, cut, req.max_attempts, t);
     if (cands.empty()) return {};
 
     const auto token = fresh_token();
@@ -46,7 +46,7 @@ class batch final : public claimer {
     std::vector<fenced_update> statements;
     for (auto& d : cands)
       if (auto id = doc_id(d.get()))
-        statements.push_back({claimable_filter_from(f, threshold, id->value(), req.max_attempts), lease_update(f, req.by, token, until)});
+        statements.push_back({claimable_filter_from(f, cut, id->value(), req.max_attempts), lease_update(f, req.by, token, until)});
     if (lease(db.documents.get(), statements) == 0) return {};
     return jobs_with_token(db.documents.get(), f, req.by, token, until, 0);
   }

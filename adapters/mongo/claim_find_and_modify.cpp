@@ -25,7 +25,7 @@ class find_and_modify final : public claimer {
       mongoc_find_and_modify_opts_set_flags(fam.get(), MONGOC_FIND_AND_MODIFY_RETURN_NEW);
       mongoc_find_and_modify_opts_set_fields(fam.get(), proj.get());
       driver_reply reply;
-      if (!mongoc_collection_find_and_modify_with_opts(coll, claimable_filter(f, step.expired_before, req.max_attempts).get(),
+      if (!mongoc_collection_find_and_modify_with_opts(coll, claimable_filter(f, step.cut, req.max_attempts).get(),
                                                        fam.get(), reply.out(), &err))
         return take_result::failed;
       bson_iter_t it;

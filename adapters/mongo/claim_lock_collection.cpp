@@ -39,7 +39,7 @@ class lock_collection final : public claimer {
     for (int round = 0; round < 3; ++round) {
       const auto t = ctx_.clock.now();
       const auto until = t + req.lease;
-      const auto expired_before = ctx_.clock.earliest() - req.grace;  // by any reading of the server's clock
+      const auto cut = cutoffs_at(ctx_.clock.earliest(), req.grace);  // by any reading of the server's clock
       const auto token = fresh_token();
       // Candidates carry no sign of their lock (it lives in the other collection): read a wider
       // window, look up which of them are locked, and go for the free and the expired ones.
@@ -56,16 +56,17 @@ class lock_collection final : public claimer {
       auto lock_proj = make_bson();
       BSON_APPEND_INT32(lock_proj.get(), "until", 1);
       BSON_APPEND_INT32(lock_proj.get(), "attempts", 1);
+      BSON_APPEND_INT32(lock_proj.get(), "token", 1);
       const auto existing = find_docs(db.locks.get(), id_in_filter(values_of(cand_ids)).get(),
                                       find_opts(lock_proj.get(), 0).get(), "claim (read locks)");
-      const auto exhausted = exhausted_locks(existing, expired_before, req.max_attempts);
-      if (!exhausted.empty()) fail_exhausted(db.documents.get(), db.locks.get(), cand_ids, cand_texts, exhausted, req, expired_before);
-      const auto targets = choose_lock_targets(cand_texts, lock_expiries(existing), expired_before, req.max, exhausted);
+      const auto exhausted = exhausted_locks(existing, cut, req.max_attempts);
+      if (!exhausted.empty()) fail_exhausted(db.documents.get(), db.locks.get(), cand_ids, cand_texts, exhausted, req, cut);
+      const auto targets = choose_lock_targets(cand_texts, lock_expiries(existing), cut, req.max, exhausted);
       if (targets.empty()) continue;
 
       insert_locks(db.locks.get(), cand_ids, targets.free, req.by, token, t, until);
       if (!targets.expired.empty())
-        take_over(db.locks.get(), cand_ids, targets.expired, req.by, token, t, until, expired_before, req.max_attempts);
+        take_over(db.locks.get(), cand_ids, targets.expired, req.by, token, t, until, cut, req.max_attempts);
       auto out = read_claimed(db.documents.get(), db.locks.get(), req.by, token, until);
       if (!out.empty()) return out;
     }
@@ -99,15 +100,15 @@ class lock_collection final : public claimer {
     ctx_.conflicts += v.raced;
   }
 
-  // Locks that ran out before `expired_before`: taken over with our token, fenced by their expiry.
+  // Locks that ran out at `cut`: taken over with our token, fenced by their expiry.
   void take_over(mongoc_collection_t* locks, const std::vector<owned_id>& ids, const std::vector<std::size_t>& expired,
-                 const std::string& by, std::uint64_t token, store_time t, store_time until, store_time expired_before,
+                 const std::string& by, std::uint64_t token, store_time t, store_time until, const claim_cutoffs& cut,
                  int max_attempts) {
     std::vector<bson_value_t> taken;
     for (auto k : expired) taken.push_back(ids[k].value());
     driver_reply reply;
     bson_error_t err;
-    const bool ok = mongoc_collection_update_many(locks, lock_takeover_filter(taken, expired_before, max_attempts).get(),
+    const bool ok = mongoc_collection_update_many(locks, lock_takeover_filter(taken, cut, max_attempts).get(),
                                                   lock_takeover_update(by, token, t, until).get(), nullptr, reply.out(), &err);
     if (!ok) throw mongo_error("claim (take over expired locks)", err);
     ctx_.conflicts += taken.size() - static_cast<std::size_t>(reply_int(reply.get(), "matchedCount"));
@@ -119,7 +120,7 @@ class lock_collection final : public claimer {
   // next claim tries again.
   void fail_exhausted(mongoc_collection_t* coll, mongoc_collection_t* locks, const std::vector<owned_id>& ids,
                       const std::vector<std::string>& texts, const std::unordered_set<std::string>& exhausted,
-                      const claim_request& req, store_time expired_before) {
+                      const claim_request& req, const claim_cutoffs& cut) {
     const auto& f = ctx_.names();
     std::vector<bson_value_t> taken;
     for (std::size_t k = 0; k < ids.size(); ++k)
@@ -129,7 +130,7 @@ class lock_collection final : public claimer {
     try {
       driver_reply reply;
       bson_error_t err;
-      if (!mongoc_collection_update_many(locks, lock_takeover_filter(taken, expired_before, req.max_attempts, true).get(),
+      if (!mongoc_collection_update_many(locks, lock_takeover_filter(taken, cut, req.max_attempts, true).get(),
                                          lock_takeover_update(req.by, token, t, t + req.lease, false).get(), nullptr,
                                          reply.out(), &err))
         throw mongo_error("taking the locks of documents at " + setting_name("max_attempts"), err);

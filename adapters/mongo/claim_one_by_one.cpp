@@ -20,9 +20,9 @@ std::vector<job> claim_one_by_one(store_context& ctx, const claim_request& req, 
   while (out.size() < req.max) {
     if (!out.empty() && std::chrono::steady_clock::now() - started >= claim_time_budget(req.lease)) break;
     const auto t = ctx.clock.now();
-    const auto expired_before = ctx.clock.earliest() - req.grace;  // by any reading of the server's clock
+    const auto cut = cutoffs_at(ctx.clock.earliest(), req.grace);  // by any reading of the server's clock
     const auto token = fresh_token();
-    const claim_step step{expired_before, token, t + req.lease};
+    const claim_step step{cut, token, t + req.lease};
     bson_error_t err;
     const auto got = take(db.documents.get(), step, out, err);
     if (got == take_result::failed) {
@@ -38,7 +38,7 @@ std::vector<job> claim_one_by_one(store_context& ctx, const claim_request& req, 
     }
     if (got == take_result::stop) break;
   }
-  if (none_left) fail_exhausted(db.documents.get(), f, ctx.clock.earliest() - req.grace, req.max_attempts, ctx.clock.now());
+  if (none_left) fail_exhausted(db.documents.get(), f, cutoffs_at(ctx.clock.earliest(), req.grace), req.max_attempts, ctx.clock.now());
   return out;
 }
 

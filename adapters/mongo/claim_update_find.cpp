@@ -19,7 +19,7 @@ class update_find final : public claimer {
     const auto& f = ctx_.names();
     const auto take = [&](mongoc_collection_t* coll, const claim_step& step, std::vector<job>& out, bson_error_t& err) {
       driver_reply reply;
-      const bool ok = mongoc_collection_update_one(coll, claimable_filter(f, step.expired_before, req.max_attempts).get(),
+      const bool ok = mongoc_collection_update_one(coll, claimable_filter(f, step.cut, req.max_attempts).get(),
                                                    lease_update(f, req.by, step.token, step.until).get(), nullptr,
                                                    reply.out(), &err);
       if (!ok) return take_result::failed;

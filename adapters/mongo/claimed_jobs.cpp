@@ -32,12 +32,12 @@ job claimed_job(const bson_t* doc, const field_names& f, const std::string& by, 
   return j;
 }
 
-std::int64_t fail_exhausted(mongoc_collection_t* coll, const field_names& f, store_time expired_before, int max_attempts,
+std::int64_t fail_exhausted(mongoc_collection_t* coll, const field_names& f, const claim_cutoffs& cut, int max_attempts,
                             store_time now) {
   if (max_attempts <= 0) return 0;
   driver_reply reply;
   bson_error_t err;
-  if (!mongoc_collection_update_many(coll, exhausted_filter(f, expired_before, max_attempts).get(),
+  if (!mongoc_collection_update_many(coll, exhausted_filter(f, cut, max_attempts).get(),
                                      failure_update(f, exhausted_attempts_reason(max_attempts), 0, max_attempts, now).get(),
                                      nullptr, reply.out(), &err)) {
     log::warn("mongodb: failing the documents at ", setting_name("max_attempts"), ": ", driver_error_text(err), " (the next claim tries again)");

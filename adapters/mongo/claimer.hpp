@@ -13,6 +13,7 @@
 #pragma once
 
 #include <adapters/mongo/bson_ptr.hpp>
+#include <adapters/mongo/protocol.hpp>
 #include <dibs/stores/mongo_names.hpp>
 
 #include <dibs/job.hpp>
@@ -57,7 +58,7 @@ inline millis claim_time_budget(millis lease) { return lease / 8; }
 // left leased to no one). `what` names the round trip in both ("claim (updateOne)"). When
 // nothing claimable is left, the documents out of attempts are failed (fail_exhausted).
 struct claim_step {
-  store_time expired_before;  // leases that ran out before this are claimable (grace and clock error allowed for)
+  claim_cutoffs cut;  // which leases ran out for this claim (grace and clock error allowed for)
   std::uint64_t token;
   store_time until;
 };
@@ -74,7 +75,7 @@ job claimed_job(const bson_t* doc, const field_names& f, const std::string& by, 
 // out with no outcome written. A claim that found nothing more to take calls it: such documents
 // would keep a run from ending. A failure is logged, not thrown (the documents claimed so far
 // must be handed over; the next claim tries again). Returns how many it failed.
-std::int64_t fail_exhausted(mongoc_collection_t* coll, const field_names& f, store_time expired_before, int max_attempts,
+std::int64_t fail_exhausted(mongoc_collection_t* coll, const field_names& f, const claim_cutoffs& cut, int max_attempts,
                             store_time now);
 
 // The documents leased with `token` (at most `limit`, 0 = all), as jobs.

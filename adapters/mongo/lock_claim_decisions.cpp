@@ -10,23 +10,25 @@ namespace {
 constexpr std::int64_t duplicate_key = 11000;
 }
 
-std::unordered_map<std::string, store_time> lock_expiries(const std::vector<bson_ptr>& locks) {
-  std::unordered_map<std::string, store_time> out;
+std::unordered_map<std::string, lock_expiry> lock_expiries(const std::vector<bson_ptr>& locks) {
+  std::unordered_map<std::string, lock_expiry> out;
   for (const auto& l : locks) {
     auto id = doc_id(l.get());
     if (!id) continue;
-    store_time until{};
+    lock_expiry e;
     bson_iter_t it;
     if (bson_iter_init_find(&it, l.get(), "until") && BSON_ITER_HOLDS_DATE_TIME(&it))
-      until = store_time{} + millis(bson_iter_date_time(&it));
-    out[id_to_text(id->value())] = until;
+      e.until = store_time{} + millis(bson_iter_date_time(&it));
+    e.given_back = bson_iter_init_find(&it, l.get(), "token") && BSON_ITER_HOLDS_INT(&it) &&
+                   bson_iter_as_int64(&it) == static_cast<std::int64_t>(given_back_token);
+    out[id_to_text(id->value())] = e;
   }
   return out;
 }
 
 lock_targets choose_lock_targets(const std::vector<std::string>& candidates,
-                                 const std::unordered_map<std::string, store_time>& locked_until,
-                                 store_time expired_before, std::size_t max,
+                                 const std::unordered_map<std::string, lock_expiry>& locked_until,
+                                 const claim_cutoffs& cut, std::size_t max,
                                  const std::unordered_set<std::string>& exhausted) {
   lock_targets t;
   for (std::size_t k = 0; k < candidates.size(); ++k) {
@@ -34,21 +36,22 @@ lock_targets choose_lock_targets(const std::vector<std::string>& candidates,
     if (exhausted.count(candidates[k])) continue;
     auto l = locked_until.find(candidates[k]);
     if (l == locked_until.end()) t.free.push_back(k);
-    else if (l->second < expired_before) t.expired.push_back(k);
+    else if (claimable_at(l->second.until, l->second.given_back, cut)) t.expired.push_back(k);
   }
   return t;
 }
 
-std::unordered_set<std::string> exhausted_locks(const std::vector<bson_ptr>& locks, store_time expired_before,
+std::unordered_set<std::string> exhausted_locks(const std::vector<bson_ptr>& locks, const claim_cutoffs& cut,
                                                 int max_attempts) {
   std::unordered_set<std::string> out;
   if (max_attempts <= 0) return out;
-  const auto until = lock_expiries(locks);
+  const auto expiry = lock_expiries(locks);
   for (const auto& l : locks) {
     const auto id = doc_id(l.get());
     if (!id) continue;
     const auto text = id_to_text(id->value());
-    if (until.at(text) < expired_before && read_int(l.get(), "attempts", 1) >= max_attempts) out.insert(text);
+    const auto& e = expiry.at(text);
+    if (claimable_at(e.until, e.given_back, cut) && read_int(l.get(), "attempts", 1) >= max_attempts) out.insert(text);
   }
   return out;
 }

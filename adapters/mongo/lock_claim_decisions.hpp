@@ -7,6 +7,7 @@
 #pragma once
 
 #include <adapters/mongo/bson_ptr.hpp>
+#include <adapters/mongo/protocol.hpp>
 
 #include <dibs/job.hpp>
 
@@ -18,12 +19,17 @@
 
 namespace dibs::mongo {
 
-// `until` of each lock document, by id text (the epoch when a lock has none: expired).
-std::unordered_map<std::string, store_time> lock_expiries(const std::vector<bson_ptr>& locks);
+// When each lock document runs out, by id text: its `until` (the epoch when it has none: run
+// out), and whether its holder gave it back for a retry (token given_back_token).
+struct lock_expiry {
+  store_time until{};
+  bool given_back = false;
+};
+std::unordered_map<std::string, lock_expiry> lock_expiries(const std::vector<bson_ptr>& locks);
 
 // Which candidates (ids as text, in the order read) to go for, up to `max` in all: `free` ones
-// have no lock (insert one), `expired` ones have a lock that expired before `expired_before`
-// (take it over). Candidates locked by someone live are skipped. Indexes into `candidates`.
+// have no lock (insert one), `expired` ones have a lock that ran out at `cut` (claimable_at:
+// take it over). Candidates locked by someone live are skipped. Indexes into `candidates`.
 struct lock_targets {
   std::vector<std::size_t> free;
   std::vector<std::size_t> expired;
@@ -31,14 +37,14 @@ struct lock_targets {
 };
 // Candidates in `exhausted` are skipped (exhausted_locks).
 lock_targets choose_lock_targets(const std::vector<std::string>& candidates,
-                                 const std::unordered_map<std::string, store_time>& locked_until,
-                                 store_time expired_before, std::size_t max,
+                                 const std::unordered_map<std::string, lock_expiry>& locked_until,
+                                 const claim_cutoffs& cut, std::size_t max,
                                  const std::unordered_set<std::string>& exhausted = {});
 
-// The locks (id texts) a claim with `max_attempts` (> 0) must not take over: expired before
-// `expired_before`, and taken that many times already (every lease ran out with no outcome
+// The locks (id texts) a claim with `max_attempts` (> 0) must not take over: run out at `cut`,
+// and taken that many times already (every lease ran out with no outcome
 // written). Their documents are failed instead, so no document is claimed past max_attempts.
-std::unordered_set<std::string> exhausted_locks(const std::vector<bson_ptr>& locks, store_time expired_before,
+std::unordered_set<std::string> exhausted_locks(const std::vector<bson_ptr>& locks, const claim_cutoffs& cut,
                                                 int max_attempts);
 
 // The verdict on the unordered insert of a claim's locks. A duplicate-key error (11000) means

@@ -17,14 +17,12 @@ bson_ptr lock_document(const bson_value_t& id, const std::string& by, std::uint6
   return b;
 }
 
-bson_ptr lock_takeover_filter(const std::vector<bson_value_t>& ids, store_time expired_before, int max_attempts,
+bson_ptr lock_takeover_filter(const std::vector<bson_value_t>& ids, const claim_cutoffs& cut, int max_attempts,
                               bool exhausted) {
   auto b = make_bson();
   append_in(b.get(), "_id", ids);
+  append_ran_out(b.get(), "$or", "until", "token", cut);
   bson_t c;
-  BSON_APPEND_DOCUMENT_BEGIN(b.get(), "until", &c);
-  BSON_APPEND_DATE_TIME(&c, "$lt", ms(expired_before));
-  bson_append_document_end(b.get(), &c);
   if (max_attempts > 0) {
     BSON_APPEND_DOCUMENT_BEGIN(b.get(), "attempts", &c);
     BSON_APPEND_INT32(&c, exhausted ? "$gte" : "$lt", max_attempts);
@@ -120,6 +118,7 @@ bson_ptr lock_release_update(bool at_once, store_time retry_at, store_time now, 
   bson_t set;
   BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
   BSON_APPEND_DATE_TIME(&set, "until", at_once ? 0 : ms(retry_at));
+  if (!at_once) append_i64(&set, "token", given_back_token);
   BSON_APPEND_DATE_TIME(&set, "ts", ms(now));
   if (!why.empty()) BSON_APPEND_UTF8(&set, "lastError", why.c_str());
   bson_append_document_end(b.get(), &set);

@@ -6,6 +6,24 @@
 
 namespace dibs::mongo {
 
+void append_ran_out(bson_t* b, const char* key, const std::string& until_field, const std::string& token_field,
+                    const claim_cutoffs& cut) {
+  bson_t ors, held, given, lt;
+  BSON_APPEND_ARRAY_BEGIN(b, key, &ors);
+  BSON_APPEND_DOCUMENT_BEGIN(&ors, "0", &held);
+  BSON_APPEND_DOCUMENT_BEGIN(&held, until_field.c_str(), &lt);
+  BSON_APPEND_DATE_TIME(&lt, "$lt", ms(cut.expired));
+  bson_append_document_end(&held, &lt);
+  bson_append_document_end(&ors, &held);
+  BSON_APPEND_DOCUMENT_BEGIN(&ors, "1", &given);
+  append_i64(&given, token_field, given_back_token);
+  BSON_APPEND_DOCUMENT_BEGIN(&given, until_field.c_str(), &lt);
+  BSON_APPEND_DATE_TIME(&lt, "$lt", ms(cut.due));
+  bson_append_document_end(&given, &lt);
+  bson_append_document_end(&ors, &given);
+  bson_append_array_end(b, &ors);
+}
+
 namespace {
 // {$or: [{<lock>.attempts: {$exists: false}}, {<lock>.attempts: {$lt|$gte: max}}]} (below), or
 // {<lock>.attempts: {$gte: max}} (not below): claimed fewer times than `max_attempts`, or not.
@@ -32,12 +50,12 @@ void append_attempts(bson_t* b, const char* key, const field_names& f, int max_a
   bson_append_array_end(b, &ors);
 }
 
-// Open (target null, not failed), and pending or leased with `until` before `expired_before`;
-// with `max_attempts` > 0, claimed fewer times than that (`exhausted`: that many times or more).
-void append_claimable(bson_t* b, const field_names& f, store_time expired_before, int max_attempts = 0,
+// Open (target null, not failed), and pending, or leased and run out (append_ran_out); with
+// `max_attempts` > 0, claimed fewer times than that (`exhausted`: that many times or more).
+void append_claimable(bson_t* b, const field_names& f, const claim_cutoffs& cut, int max_attempts = 0,
                       bool exhausted = false) {
   BSON_APPEND_NULL(b, f.target.c_str());
-  bson_t failed, ands, ours, leaseable, ors, b0, b1, until, lt, tries;
+  bson_t failed, ands, ours, leaseable, ors, b0, b1, until, tries;
   BSON_APPEND_DOCUMENT_BEGIN(b, f.lock_failed().c_str(), &failed);
   BSON_APPEND_BOOL(&failed, "$exists", false);
   bson_append_document_end(b, &failed);
@@ -51,10 +69,8 @@ void append_claimable(bson_t* b, const field_names& f, store_time expired_before
   BSON_APPEND_BOOL(&until, "$exists", false);
   bson_append_document_end(&b0, &until);
   bson_append_document_end(&ors, &b0);
-  BSON_APPEND_DOCUMENT_BEGIN(&ors, "1", &b1);  // released, or leased and expired beyond the grace
-  BSON_APPEND_DOCUMENT_BEGIN(&b1, f.lock_until().c_str(), &lt);
-  BSON_APPEND_DATE_TIME(&lt, "$lt", ms(expired_before));
-  bson_append_document_end(&b1, &lt);
+  BSON_APPEND_DOCUMENT_BEGIN(&ors, "1", &b1);  // released, or leased and run out (grace, or a retry due)
+  append_ran_out(&b1, "$or", f.lock_until(), f.lock_token(), cut);
   bson_append_document_end(&ors, &b1);
   bson_append_array_end(&leaseable, &ors);
   bson_append_document_end(&ands, &leaseable);
@@ -70,33 +86,33 @@ void append_claimable(bson_t* b, const field_names& f, store_time expired_before
 }
 }  // namespace
 
-bson_ptr claimable_filter(const field_names& f, store_time expired_before, int max_attempts) {
+bson_ptr claimable_filter(const field_names& f, const claim_cutoffs& cut, int max_attempts) {
   auto b = make_bson();
-  append_claimable(b.get(), f, expired_before, max_attempts);
+  append_claimable(b.get(), f, cut, max_attempts);
   return b;
 }
 
-bson_ptr claimable_filter_in(const field_names& f, store_time expired_before, const std::vector<bson_value_t>& ids) {
+bson_ptr claimable_filter_in(const field_names& f, const claim_cutoffs& cut, const std::vector<bson_value_t>& ids) {
   auto b = make_bson();
   append_in(b.get(), "_id", ids);
-  append_claimable(b.get(), f, expired_before);
+  append_claimable(b.get(), f, cut);
   return b;
 }
 
-bson_ptr claimable_filter_from(const field_names& f, store_time expired_before, const bson_value_t& from,
+bson_ptr claimable_filter_from(const field_names& f, const claim_cutoffs& cut, const bson_value_t& from,
                                int max_attempts) {
   auto b = make_bson();
   bson_t range;
   BSON_APPEND_DOCUMENT_BEGIN(b.get(), "_id", &range);
   BSON_APPEND_VALUE(&range, "$gte", &from);
   bson_append_document_end(b.get(), &range);
-  append_claimable(b.get(), f, expired_before, max_attempts);
+  append_claimable(b.get(), f, cut, max_attempts);
   return b;
 }
 
-bson_ptr exhausted_filter(const field_names& f, store_time expired_before, int max_attempts) {
+bson_ptr exhausted_filter(const field_names& f, const claim_cutoffs& cut, int max_attempts) {
   auto b = make_bson();
-  append_claimable(b.get(), f, expired_before, max_attempts, true);
+  append_claimable(b.get(), f, cut, max_attempts, true);
   return b;
 }
 
@@ -178,6 +194,7 @@ bson_ptr release_update(const field_names& f, bool at_once, store_time retry_at,
   bson_t set;
   BSON_APPEND_DOCUMENT_BEGIN(b.get(), "$set", &set);
   BSON_APPEND_DATE_TIME(&set, f.lock_until().c_str(), at_once ? 0 : ms(retry_at));
+  if (!at_once) append_i64(&set, f.lock_token(), given_back_token);
   if (!why.empty()) BSON_APPEND_UTF8(&set, (f.lock + ".lastError").c_str(), why.c_str());
   bson_append_document_end(b.get(), &set);
   if (not_attempted) {  // the claim's $inc taken back (its claim made it 1 at least)

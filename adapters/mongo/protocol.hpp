@@ -20,20 +20,38 @@
 
 namespace dibs::mongo {
 
-// Pending, or leased with `until` before `expired_before` (= server now - grace); with
-// `max_attempts` > 0, only documents claimed fewer times than that.
-bson_ptr claimable_filter(const field_names& f, store_time expired_before, int max_attempts = 0);
+// The token of a lease its holder gave back for a retry (release_update): a real token is never
+// 0, so no write of the holder's matches it any more.
+constexpr std::uint64_t given_back_token = 0;
+
+// The times a claim holds a lease's `until` against, by any reading of the server's clock. A
+// lease still held is taken over once it ran out before `expired` (server now - grace); one given
+// back for a retry is due once `until` is before `due` (server now), with no grace: the grace
+// guards a holder still at work, and nobody is at work on it.
+struct claim_cutoffs {
+  store_time expired;
+  store_time due;
+};
+inline claim_cutoffs cutoffs_at(store_time server_now, millis grace) { return {server_now - grace, server_now}; }
+// Whether a lease running out at `until` is claimable at `cut` (given back for a retry or not).
+inline bool claimable_at(store_time until, bool given_back, const claim_cutoffs& cut) {
+  return until < (given_back ? cut.due : cut.expired);
+}
+
+// Pending, leased with `until` before `cut.expired`, or given back with `until` before
+// `cut.due`; with `max_attempts` > 0, only documents claimed fewer times than that.
+bson_ptr claimable_filter(const field_names& f, const claim_cutoffs& cut, int max_attempts = 0);
 // The same, restricted to the given ids (batch strategy, second step).
-bson_ptr claimable_filter_in(const field_names& f, store_time expired_before, const std::vector<bson_value_t>& ids);
+bson_ptr claimable_filter_in(const field_names& f, const claim_cutoffs& cut, const std::vector<bson_value_t>& ids);
 // The same, for the first claimable document at or after `from` (`_id: {$gte: from}`): one
 // statement of a batch claim's bulk write (claim_batch.cpp).
-bson_ptr claimable_filter_from(const field_names& f, store_time expired_before, const bson_value_t& from,
+bson_ptr claimable_filter_from(const field_names& f, const claim_cutoffs& cut, const bson_value_t& from,
                                int max_attempts = 0);
 // What the claim filter with `max_attempts` leaves out: documents claimable but for their
 // attempts, claimed that many times already (each lease ran out with no outcome written). A
 // claim fails them (failure_update with exhausted_attempts_reason) rather than count an attempt
 // past max_attempts.
-bson_ptr exhausted_filter(const field_names& f, store_time expired_before, int max_attempts);
+bson_ptr exhausted_filter(const field_names& f, const claim_cutoffs& cut, int max_attempts);
 // Sets the lease and counts the attempt.
 bson_ptr lease_update(const field_names& f, const std::string& by, std::uint64_t token, store_time until);
 // What a claim reads: _id, the source field and the attempt count.
@@ -49,7 +67,8 @@ bson_ptr completion_filter(const field_names& f, const bson_value_t& id, const s
 bson_ptr completion_update(const field_names& f, const bson_t* result);
 bson_ptr renew_update(const field_names& f, store_time until);
 // delay 0: drop by/token and set until to the epoch (claimable at once, attempts kept);
-// otherwise keep the lease until `retry_at`, so nobody calls the API for it before then.
+// otherwise keep the lease (its holder's name, token given_back_token) until `retry_at`, so
+// nobody calls the API for it before then and a claim takes it once due.
 bson_ptr release_update(const field_names& f, bool at_once, store_time retry_at, const std::string& why,
                         bool not_attempted = false);
 bson_ptr failure_update(const field_names& f, const std::string& reason, int http_status, int attempts,
@@ -76,9 +95,14 @@ bson_ptr claim_index_command(const std::string& collection, const field_names& f
 // The lock-collection strategy's documents: {_id: <doc id>, ts, by, token, until, attempts}.
 bson_ptr lock_document(const bson_value_t& id, const std::string& by, std::uint64_t token, store_time now,
                        store_time until);
-// Locks of `ids` expired before `expired_before`; with `max_attempts` > 0, taken fewer times than
+// {$or: [{<until>: {$lt: cut.expired}}, {<token>: given_back_token, <until>: {$lt: cut.due}}]}
+// as `key` of `b`: a lease that ran out beyond the grace, or one given back for a retry and due
+// (both strategies' claim filters).
+void append_ran_out(bson_t* b, const char* key, const std::string& until_field, const std::string& token_field,
+                    const claim_cutoffs& cut);
+// Locks of `ids` claimable at `cut` (claimable_at); with `max_attempts` > 0, taken fewer times than
 // that (or, `exhausted`, that many times or more: a claim fails their documents instead).
-bson_ptr lock_takeover_filter(const std::vector<bson_value_t>& ids, store_time expired_before, int max_attempts = 0,
+bson_ptr lock_takeover_filter(const std::vector<bson_value_t>& ids, const claim_cutoffs& cut, int max_attempts = 0,
                               bool exhausted = false);
 // count_attempt false: the lock is taken to fail its document (at max_attempts), not to claim it.
 bson_ptr lock_takeover_update(const std::string& by, std::uint64_t token, store_time now, store_time until,

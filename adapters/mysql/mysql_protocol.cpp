@@ -53,8 +53,9 @@ std::string create_table(const table_names& n) {
 }
 
 std::string claimable_condition(const table_names&, std::int64_t grace_us) {
+  // A lease given back for a retry (token 0, release_rows) is due at its time, with no grace.
   return std::string(open_col) + " = 1 AND (`dibs_lock_until` IS NULL OR `dibs_lock_until` < NOW(6) - INTERVAL " +
-         std::to_string(grace_us) + " MICROSECOND)";
+         std::to_string(grace_us) + " MICROSECOND OR (`dibs_lock_token` = 0 AND `dibs_lock_until` < NOW(6)))";
 }
 
 std::string more_cells(const table_names& n) {
@@ -164,7 +165,7 @@ std::string release_rows(const table_names& n, const std::vector<std::string>& k
                          const std::string& why_quoted, bool not_attempted) {
   const std::string lease = delay_us <= 0
                                 ? "`dibs_lock_by` = NULL, `dibs_lock_token` = NULL, `dibs_lock_until` = NULL"
-                                : "`dibs_lock_until` = NOW(6) + INTERVAL " + std::to_string(delay_us) + " MICROSECOND";
+                                : "`dibs_lock_token` = 0, `dibs_lock_until` = NOW(6) + INTERVAL " + std::to_string(delay_us) + " MICROSECOND";
   const std::string attempts = not_attempted ? ", `dibs_attempts` = GREATEST(`dibs_attempts` - 1, 0)" : "";
   return "UPDATE " + q(n.table) + " SET " + lease + attempts + ", `dibs_error` = " + why_quoted + " WHERE " + key_col(n) +
          " IN (" + key_list(keys) + ")";

@@ -64,7 +64,10 @@ std::string complete_rows(const table_names& n, const std::vector<std::string>& 
                           const std::vector<std::string>& results_quoted);
 std::string delete_rows(const table_names& n, const std::vector<std::string>& keys);
 std::string renew_rows(const table_names& n, const std::vector<std::string>& keys, std::int64_t lease_us);
-// delay 0: clear the lease; otherwise keep it until now + delay (no one retries it earlier).
+// delay 0: clear the lease; otherwise keep it until now + delay (no one retries it
+// earlier), its holder's name kept and its token 0: no write of the holder's matches it any more
+// (a token is never 0), and a claim takes it once due, without the grace that guards a holder
+// still at work.
 // `not_attempted`: the claim's attempt is given back (release_item::not_attempted).
 std::string release_rows(const table_names& n, const std::vector<std::string>& keys, std::int64_t delay_us,
                          const std::string& why_quoted, bool not_attempted = false);

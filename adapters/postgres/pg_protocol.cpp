@@ -119,8 +119,9 @@ std::string create_notify_trigger(const table_names& n) {
 }
 
 std::string claimable_condition(const table_names& n, const std::string& grace_param) {
+  // A lease given back for a retry (token 0, release_rows) is due at its time, with no grace.
   return q(n.target) + " IS NULL AND \"dibs_failed_at\" IS NULL AND (\"dibs_lock_until\" IS NULL OR \"dibs_lock_until\" < now() - " +
-         micros(grace_param) + ")";
+         micros(grace_param) + " OR (\"dibs_lock_token\" = 0 AND \"dibs_lock_until\" < now()))";
 }
 
 std::string more_cells(const table_names& n) {
@@ -214,7 +215,7 @@ statement release_rows(const table_names& n, const std::vector<fenced_ref>& refs
   statement s;
   s.sql = "UPDATE " + q(n.table) +
           " AS t SET \"dibs_lock_by\" = CASE WHEN v.d_delay > 0 THEN t.\"dibs_lock_by\" END, "
-          "\"dibs_lock_token\" = CASE WHEN v.d_delay > 0 THEN t.\"dibs_lock_token\" END, "
+          "\"dibs_lock_token\" = CASE WHEN v.d_delay > 0 THEN 0 END, "
           "\"dibs_lock_until\" = CASE WHEN v.d_delay > 0 THEN now() + " + micros("v.d_delay") + " END, "
           "\"dibs_attempts\" = GREATEST(t.\"dibs_attempts\" - v.d_back, 0), "
           "\"dibs_error\" = v.d_why FROM " + refs_unnest +

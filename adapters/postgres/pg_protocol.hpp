@@ -86,7 +86,10 @@ statement complete_rows(const table_names& n, const std::vector<fenced_ref>& ref
 statement delete_rows(const table_names& n, const std::vector<fenced_ref>& refs);
 // Also returns the new until (microseconds since the epoch) of each row it renewed.
 statement renew_rows(const table_names& n, const std::vector<fenced_ref>& refs, std::int64_t lease_us);
-// delay <= 0: clear the lease; otherwise keep it until now + delay (no one retries it earlier).
+// delay <= 0: clear the lease; otherwise keep it until now + delay (no one retries it
+// earlier), its holder's name kept and its token 0: no write of the holder's matches it any more
+// (a token is never 0), and a claim takes it once due, without the grace that guards a holder
+// still at work.
 statement release_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::int64_t>& delay_us,
                        const std::vector<std::string>& whys, const std::vector<std::int64_t>& not_attempted = {});
 statement fail_rows(const table_names& n, const std::vector<fenced_ref>& refs, const std::vector<std::string>& reasons,

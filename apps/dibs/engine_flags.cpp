@@ -37,7 +37,7 @@ void engine_flags::add_to(CLI::App& cmd) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{100'000}))
       ->capture_default_str();
   cmd.add_option("--lease", lease, "lease length (renewed while a call runs)")->type_name("DURATION")->capture_default_str();
-  cmd.add_option("--grace", grace, "how long past its expiry a lease is taken over (on MySQL, PostgreSQL and MongoDB, an item given back for a retry waits it after its retry time too; a file does not)")->type_name("DURATION")->capture_default_str();
+  cmd.add_option("--grace", grace, "how long past its expiry a lease is taken over (an item given back for a retry is taken at its retry time, without it)")->type_name("DURATION")->capture_default_str();
   cmd.add_option("--max-attempts", max_attempts, "claims before a retried document is failed")
       ->type_name("N")
       ->check(CLI::Range(1, 1000))

@@ -165,7 +165,7 @@ void run_store_suite(store_harness& h) {
     CHECK(rn.lost.size() == 1);
   }
 
-  SECTION("release makes an item claimable at once; a delayed release keeps it until then") {
+  SECTION("release makes an item claimable at once; a delayed release keeps it until then, and no grace after") {
     auto ids = h.seed(2);
     auto s = h.open();
     auto a = claim(*s, req(2, "A", lease, grace));
@@ -176,9 +176,14 @@ void run_store_suite(store_harness& h) {
     auto b = claim(*s, req(2, "B", std::chrono::milliseconds(600'000), grace));
     REQUIRE(b.size() == 1);
     CHECK(b[0].id == a[0].id);
-    h.let_time_pass(m);  // the retry is not due yet (nor its grace)
+    h.let_time_pass(m);  // the retry is not due yet
     CHECK(claim(*s, req(2, "B", lease, grace)).empty());
-    h.let_time_pass(4 * m);  // a margin past its retry time and grace
+    const auto waiting = run_sync(s->stats());
+    CHECK(waiting.leased_live == 2);  // B's lease and the retry, both still counted as leased
+    CHECK(waiting.pending == 0);
+    // A margin past its retry time, a margin before the grace would run out: its holder gave it
+    // back, so nobody is at work on it whom the grace would protect.
+    h.let_time_pass(2 * m);
     auto c = claim(*s, req(2, "B", lease, grace));
     REQUIRE(c.size() == 1);
     CHECK(c[0].id == a[1].id);

@@ -18,23 +18,36 @@ using std::chrono::seconds;
 
 TEST_CASE("MongoDB: lock targets: free candidates get a lock, expired locks are taken over, live ones skipped", "[mongo][lock-claim]") {
   const std::vector<std::string> cands{"a", "b", "c", "d", "e"};
-  const std::unordered_map<std::string, store_time> locked{
-      {"b", t0 + seconds(30)},  // live
-      {"c", t0 - seconds(10)},  // expired beyond the grace
-      {"d", t0 - seconds(1)},   // expired, but within the grace: not yet
+  const std::unordered_map<std::string, lock_expiry> locked{
+      {"b", {t0 + seconds(30)}},  // live
+      {"c", {t0 - seconds(10)}},  // expired beyond the grace
+      {"d", {t0 - seconds(1)}},   // expired, but within the grace: not yet
   };
-  const auto threshold = t0 - seconds(2);  // now - grace
-  auto t = choose_lock_targets(cands, locked, threshold, 10);
+  const auto cut = cutoffs_at(t0, seconds(2));
+  auto t = choose_lock_targets(cands, locked, cut, 10);
   CHECK(t.free == std::vector<std::size_t>{0, 4});
   CHECK(t.expired == std::vector<std::size_t>{2});
   CHECK_FALSE(t.empty());
 
   // `max` counts both kinds, in candidate order.
-  t = choose_lock_targets(cands, locked, threshold, 2);
+  t = choose_lock_targets(cands, locked, cut, 2);
   CHECK(t.free == std::vector<std::size_t>{0});
   CHECK(t.expired == std::vector<std::size_t>{2});
 
-  CHECK(choose_lock_targets({"b", "d"}, locked, threshold, 10).empty());
+  CHECK(choose_lock_targets({"b", "d"}, locked, cut, 10).empty());
+}
+
+TEST_CASE("MongoDB: a lock given back for a retry is taken once due, without the grace", "[mongo][lock-claim]") {
+  std::vector<bson_ptr> locks;
+  // Both ran out a second ago: "a" given back for a retry (token 0), "b" still held by a worker.
+  locks.push_back(from_json(R"({"_id": "a", "token": {"$numberLong": "0"}, "until": {"$date": {"$numberLong": "1699999999000"}}})"));
+  locks.push_back(from_json(R"({"_id": "b", "token": {"$numberLong": "77"}, "until": {"$date": {"$numberLong": "1699999999000"}}})"));
+  const auto e = lock_expiries(locks);
+  CHECK(e.at("str:a").given_back);
+  CHECK_FALSE(e.at("str:b").given_back);
+  const auto t = choose_lock_targets({"str:a", "str:b"}, e, cutoffs_at(t0, seconds(2)), 10);
+  CHECK(t.expired == std::vector<std::size_t>{0});
+  CHECK(t.free.empty());
 }
 
 TEST_CASE("MongoDB: a lock without until counts as expired long ago", "[mongo][lock-claim]") {
@@ -43,8 +56,8 @@ TEST_CASE("MongoDB: a lock without until counts as expired long ago", "[mongo][l
   locks.push_back(from_json(R"({"_id": {"$numberInt": "2"}, "by": "w"})"));
   const auto e = lock_expiries(locks);
   REQUIRE(e.size() == 2);
-  CHECK(e.at("i32:1") == t0);
-  CHECK(e.at("i32:2") == store_time{});
+  CHECK(e.at("i32:1").until == t0);
+  CHECK(e.at("i32:2").until == store_time{});
 }
 
 TEST_CASE("MongoDB: an expired lock taken --max-attempts times is not taken over again, its document is failed",
@@ -54,7 +67,7 @@ TEST_CASE("MongoDB: an expired lock taken --max-attempts times is not taken over
   locks.push_back(from_json(R"({"_id": "a", "until": {"$date": {"$numberLong": "1700000000000"}}, "attempts": 3})"));
   locks.push_back(from_json(R"({"_id": "b", "until": {"$date": {"$numberLong": "1700000000000"}}, "attempts": 2})"));
   locks.push_back(from_json(R"({"_id": "c", "until": {"$date": {"$numberLong": "1700000060000"}}, "attempts": 3})"));
-  const auto threshold = t0 + seconds(10);
+  const auto threshold = cutoffs_at(t0 + seconds(12), seconds(2));
   const auto exhausted = exhausted_locks(locks, threshold, 3);
   CHECK(exhausted == std::unordered_set<std::string>{"str:a"});
   CHECK(exhausted_locks(locks, threshold, 0).empty());  // no limit

@@ -23,25 +23,27 @@ bson_value_t oid_value(const char* hex) {
 }
 }  // namespace
 
-TEST_CASE("the claimable filter: target null, not failed, never leased or expired beyond the grace", "[mongo][protocol]") {
+TEST_CASE("the claimable filter: target null, not failed, never leased, expired beyond the grace or a retry due", "[mongo][protocol]") {
   field_names f;
-  CHECK(compact(to_json(claimable_filter(f, t0).get())) ==
+  const claim_cutoffs cut{t0, t0 + std::chrono::seconds(2)};
+  CHECK(compact(to_json(claimable_filter(f, cut).get())) ==
         R"({"location":null,"_dibs.failed":{"$exists":false},"$and":[)"
-        R"({"$or":[{"_dibs.until":{"$exists":false}},{"_dibs.until":{"$lt":{"$date":{"$numberLong":"1700000000000"}}}}]},)"
+        R"({"$or":[{"_dibs.until":{"$exists":false}},{"$or":[{"_dibs.until":{"$lt":{"$date":{"$numberLong":"1700000000000"}}}},)"
+        R"({"_dibs.token":{"$numberLong":"0"},"_dibs.until":{"$lt":{"$date":{"$numberLong":"1700000002000"}}}}]}]},)"
         R"({"$or":[{"_dibs":{"$exists":false}},{"_dibs":{"$type":"object"}}]}]})");
   field_names g{"meta.ip", "geo", "lease"};
-  CHECK_THAT(to_json(claimable_filter(g, t0).get()), Catch::Contains("\"geo\" : null") && Catch::Contains("lease.until"));
+  CHECK_THAT(to_json(claimable_filter(g, cut).get()), Catch::Contains("\"geo\" : null") && Catch::Contains("lease.until"));
 }
 
 TEST_CASE("a batch claim's statement: its candidate, or the first claimable document after it", "[mongo][protocol]") {
   field_names f;
   // The bound, then exactly the claimable filter: the statement leases only what a claim may take.
-  CHECK(compact(to_json(claimable_filter_from(f, t0, oid_value("65a1b2c3d4e5f60718293a4b")).get())) ==
-        R"({"_id":{"$gte":{"$oid":"65a1b2c3d4e5f60718293a4b"}},)" + compact(to_json(claimable_filter(f, t0).get())).substr(1));
+  CHECK(compact(to_json(claimable_filter_from(f, {t0, t0}, oid_value("65a1b2c3d4e5f60718293a4b")).get())) ==
+        R"({"_id":{"$gte":{"$oid":"65a1b2c3d4e5f60718293a4b"}},)" + compact(to_json(claimable_filter(f, {t0, t0}).get())).substr(1));
   bson_value_t number{};
   number.value_type = BSON_TYPE_INT64;
   number.value.v_int64 = 42;
-  CHECK_THAT(compact(to_json(claimable_filter_from(f, t0, number).get())),
+  CHECK_THAT(compact(to_json(claimable_filter_from(f, {t0, t0}, number).get())),
              Catch::StartsWith(R"({"_id":{"$gte":{"$numberLong":"42"}},"location":null)"));
 }
 
@@ -70,7 +72,7 @@ TEST_CASE("release, renewal and failure updates", "[mongo][protocol]") {
   CHECK(compact(to_json(release_update(f, true, t0, "shutdown").get())) ==
         R"({"$set":{"_dibs.until":{"$date":{"$numberLong":"0"}},"_dibs.lastError":"shutdown"},"$unset":{"_dibs.by":"","_dibs.token":""}})");
   CHECK(compact(to_json(release_update(f, false, t0, "").get())) ==
-        R"({"$set":{"_dibs.until":{"$date":{"$numberLong":"1700000000000"}}}})");
+        R"({"$set":{"_dibs.until":{"$date":{"$numberLong":"1700000000000"}},"_dibs.token":{"$numberLong":"0"}}})");
   CHECK(compact(to_json(renew_update(f, t0).get())) == R"({"$set":{"_dibs.until":{"$date":{"$numberLong":"1700000000000"}}}})");
   CHECK_THAT(compact(to_json(failure_update(f, "HTTP 404", 404, 3, t0).get())),
              Catch::Contains(R"("_dibs.failed":{"reason":"HTTP404","httpStatus":{"$numberInt":"404"},"attempts":{"$numberInt":"3"})") &&
@@ -155,7 +157,7 @@ TEST_CASE("lock-collection documents: token, renewal, release, open guard, lease
         R"({"$set":{"until":{"$date":{"$numberLong":"0"}},"ts":{"$date":{"$numberLong":"1700000000000"}},"lastError":"shutdown"},)"
         R"("$unset":{"by":"","token":""}})");
   CHECK(compact(to_json(lock_release_update(false, t0 + std::chrono::seconds(5), t0, "").get())) ==
-        R"({"$set":{"until":{"$date":{"$numberLong":"1700000005000"}},"ts":{"$date":{"$numberLong":"1700000000000"}}}})");
+        R"({"$set":{"until":{"$date":{"$numberLong":"1700000005000"}},"token":{"$numberLong":"0"},"ts":{"$date":{"$numberLong":"1700000000000"}}}})");
   const auto id = oid_value("65a1b2c3d4e5f60718293a4b");
   // Only an open document: no failure recorded, the lease field dibs's (issue 46).
   CHECK(compact(to_json(open_document_filter(f, id).get())) ==
@@ -171,7 +173,7 @@ TEST_CASE("a lease field dibs did not write (false, a string, null...) is never 
   field_names f;
   const std::string ours = R"({"$or":[{"_dibs":{"$exists":false}},{"_dibs":{"$type":"object"}}]})";
   const std::string foreign = R"("_dibs":{"$exists":true,"$not":{"$type":"object"}})";
-  CHECK_THAT(compact(to_json(claimable_filter(f, t0).get())), Catch::Contains(ours));
+  CHECK_THAT(compact(to_json(claimable_filter(f, {t0, t0}).get())), Catch::Contains(ours));
   CHECK(compact(to_json(unlocked_candidate_filter(f).get())) ==
         R"({"location":null,"_dibs.failed":{"$exists":false},)" + ours.substr(1));
   CHECK(compact(to_json(failed_filter(f).get())) ==
