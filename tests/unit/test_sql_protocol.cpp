@@ -13,7 +13,7 @@ TEST_CASE("the claim finds and locks its rows in one SKIP LOCKED statement, in t
   CHECK(claim_rows(n, 1'000'000, 17, true, 100, 60'000'000) ==
         "SELECT `id`, `originatingIp`, `dibs_attempts` + 1, NOW(6) + INTERVAL 60000000 MICROSECOND FROM `jobs` FORCE INDEX "
         "(`dibs_claim`) WHERE `dibs_open` = 1 AND (`dibs_lock_until` IS NULL OR `dibs_lock_until` < NOW(6) - INTERVAL 1000000 "
-        "MICROSECOND) AND `dibs_pick` >= 17 ORDER BY `dibs_pick`, `dibs_lock_until`, `id` LIMIT 100 FOR UPDATE SKIP LOCKED");
+        "MICROSECOND OR (`dibs_lock_token` = 0 AND `dibs_lock_until` < NOW(6))) AND `dibs_pick` >= 17 ORDER BY `dibs_pick`, `dibs_lock_until`, `id` LIMIT 100 FOR UPDATE SKIP LOCKED");
   CHECK_THAT(claim_rows(n, 0, 17, false, 30, 60'000'000),
              Catch::Contains("AND `dibs_pick` < 17 ORDER BY `dibs_pick`, `dibs_lock_until`, `id` LIMIT 30 FOR UPDATE SKIP LOCKED"));
   // The ORDER BY must be the claim index's own key order (a sort would lock every candidate first).
@@ -44,7 +44,7 @@ TEST_CASE("fenced writes first lock exactly the rows still held", "[sql]") {
   CHECK(release_rows(n, {"3"}, 0, "'shutdown'") ==
         "UPDATE `jobs` SET `dibs_lock_by` = NULL, `dibs_lock_token` = NULL, `dibs_lock_until` = NULL, `dibs_error` = 'shutdown' WHERE `id` IN (3)");
   CHECK(release_rows(n, {"3"}, 2'000'000, "'HTTP 503'") ==
-        "UPDATE `jobs` SET `dibs_lock_until` = NOW(6) + INTERVAL 2000000 MICROSECOND, `dibs_error` = 'HTTP 503' WHERE `id` IN (3)");
+        "UPDATE `jobs` SET `dibs_lock_token` = 0, `dibs_lock_until` = NOW(6) + INTERVAL 2000000 MICROSECOND, `dibs_error` = 'HTTP 503' WHERE `id` IN (3)");
   CHECK_THAT(fail_row(n, "3", "'HTTP 404'", 404), Catch::Contains("`dibs_failed_at` = NOW(6), `dibs_error` = 'HTTP 404', `dibs_http_status` = 404"));
 }
 
