@@ -20,12 +20,22 @@ The family (servers no one here wrote, or written the way people write them; tes
   capacity halves        a pool of 32 x 20 ms that halves at 5 s and comes back at 15 s
   cold start             a pool of 32 x 20 ms, five times slower for its first 5 s
   stub, stub 20/100/500 ms   dibs's own stub: default flags against a fixed 1,000
+The unseen group (tests/servers/unseen_api.py), run only when asked (--group unseen or all, or
+--only NAME), reported apart (bench/results/adaptive-unseen.md and .json) and never in the family's
+worst ratio: shapes written after the family's numbers were in, that nothing was tuned on:
+  token bucket 400/s ...  a per-client token bucket (400/s, burst 20) answering 429 with
+                         `Retry-After: 1` (whole seconds, as Flask-Limiter and express-rate-limit
+                         write it), 5 ms answers, 1,000 items
+  prefork 8 workers ...  Apache prefork: 8 workers, each holding its keep-alive connection until it
+                         is idle 1 s (or after 100 requests), connections past 8 waiting in the
+                         listen queue; 10 ms answers, 1,000 items
 Each run: `dibs enrich` in file mode over a fresh copy of the seeded items, default flags (only
 --store/--out/--url) or `--fixed-concurrency --concurrency C`; docs/s from the wall time, calls
 and refusals (429/503) from its --summary-json. A run is bounded (--timeout): one that does not
 end in time is stopped and counted as what it finished. Writes bench/results/adaptive.md and
-adaptive.json. The same family, simulated in virtual time, is what the unit tests hold the limit
-to (tests/sim/api_family.cpp).
+adaptive.json (the family's rows; a run of unseen APIs alone leaves them as they are). The same
+family, simulated in virtual time, is what the unit tests hold the limit to
+(tests/sim/api_family.cpp).
 """
 import argparse
 import json
@@ -42,6 +52,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMALL_API = os.path.join(HERE, "..", "tests", "servers", "small_api.py")
 NODE_API = os.path.join(HERE, "..", "tests", "servers", "node_api.js")
+UNSEEN_API = os.path.join(HERE, "..", "tests", "servers", "unseen_api.py")
 
 
 def free_port():
@@ -72,6 +83,14 @@ class Servers:
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.procs.append(p)
         return wait_port_file(os.path.join(self.work, name + ".port"), p, "small_api.py " + name)
+
+    def unseen_api(self, name, shape, *extra):
+        # --max-seconds: it exits by itself should this script die without stopping it.
+        p = subprocess.Popen(["/usr/bin/python3", UNSEEN_API, self.work, name, "--shape", shape,
+                              "--max-seconds", "7200"] + list(extra),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.procs.append(p)
+        return wait_port_file(os.path.join(self.work, name + ".port"), p, "unseen_api.py " + name)
 
     def node_api(self, name, *extra):
         d = os.path.join(self.work, name)
@@ -219,9 +238,14 @@ def main():
     ap.add_argument("--timeout", type=float, default=90)
     ap.add_argument("--repeats", type=int, default=3, help="runs of the default and of the best fixed setting (median kept)")
     ap.add_argument("--only", action="append", default=[],
-                    help="an API to run (its name as in the table, e.g. 'nginx, slow upstream'); repeat for more")
+                    help="an API to run (its name as in the table, e.g. 'nginx, slow upstream', of either group); "
+                         "repeat for more")
+    ap.add_argument("--group", choices=["family", "unseen", "all"], default="family",
+                    help="which APIs to run without --only: the family (the default), the unseen group, or both")
     ap.add_argument("--md", default="bench/results/adaptive.md")
     ap.add_argument("--json", default="bench/results/adaptive.json")
+    ap.add_argument("--unseen-md", default="bench/results/adaptive-unseen.md")
+    ap.add_argument("--unseen-json", default="bench/results/adaptive-unseen.json")
     a = ap.parse_args()
     # A stopped bench still stops its servers (the finally below): SIGTERM exits as an exception.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -254,7 +278,10 @@ def main():
         https = lambda port: ("https", port, os.path.join(tls, "cert.pem"))
         long_seeded = seed("long-items", 30000)
         stub_40k = seed("stub-40k", 40000)
+        unseen_seeded = seed("unseen-items", 1000)
         up_to = lambda low: [c for c in sweep if c >= low]
+        # The settings of this list that --sweep has (all of them when it has none).
+        within = lambda *cs: [c for c in cs if c in sweep] or list(cs)
         # (name, start the API, items, the fixed sweep, sheds load: its refusals are counted)
         apis = [
             ("keepalive", lambda: servers.small_api("keepalive", "keepalive"), keepalive_seeded, sweep, False),
@@ -293,13 +320,29 @@ def main():
             ("stub 100 ms", lambda: servers.stub(a.dibs, 100), stub_40k, [1000], False),
             ("stub 500 ms", lambda: servers.stub(a.dibs, 500), stub_40k, [1000], False),
         ]
+        # Shapes no one tuned on, reported apart (see the docstring): the same runs, their own table.
+        unseen = [
+            ("token bucket 400/s, 429 Retry-After: 1, 5 ms", lambda: servers.unseen_api(
+                "bucket", "token-bucket", "--rate", "400", "--burst", "20", "--latency-ms", "5"), unseen_seeded,
+             within(1, 2, 4, 8), True),
+            ("prefork 8 workers, keep-alive 1 s, 10 ms", lambda: servers.unseen_api(
+                "prefork", "prefork", "--workers", "8", "--keepalive-s", "1", "--max-keepalive-requests", "100",
+                "--latency-ms", "10"), unseen_seeded, within(1, 2, 4, 8, 16, 32), False),
+        ]
         only = set(x.strip() for x in a.only)
-        for name, start, items, fixed, sheds in apis:
-            if only and name not in only:
-                continue
+        known = [api[0] for api in apis + unseen]
+        if only - set(known):
+            raise SystemExit("--only: no API named %s; the names: %s" % (
+                ", ".join(repr(x) for x in sorted(only - set(known))), "; ".join(repr(x) for x in known)))
+        runs = [api + ("family",) for api in apis if a.group in ("family", "all")]
+        runs += [api + ("unseen",) for api in unseen if a.group in ("unseen", "all")]
+        if only:
+            runs = [api + ("family",) for api in apis if api[0] in only]
+            runs += [api + ("unseen",) for api in unseen if api[0] in only]
+        for name, start, items, fixed, sheds, group in runs:
             port = start()
             pinned = lambda c: ["--fixed-concurrency", "--concurrency", str(c)]
-            row = {"api": name, "fixed": {}, "sheds": sheds, "stub": name.startswith("stub")}
+            row = {"api": name, "group": group, "fixed": {}, "sheds": sheds, "stub": name.startswith("stub")}
             for c in fixed:
                 row["fixed"][c] = enrich(a.dibs, items, work, port, pinned(c), a.timeout)
             if name == "close":
@@ -322,7 +365,7 @@ def main():
             row["sweep_best_run"] = row["fixed"][best]
             row["fixed"][best] = median_of(a.repeats, None, bests)
             row["best_fixed"] = best
-            if items != seeded:
+            if items != seeded and group == "family":
                 # The short run a small job makes (2,000 items), default against the best setting.
                 short_defaults, short_bests = [], []
                 for _ in range(a.repeats):
@@ -343,60 +386,81 @@ def main():
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE, text=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain"], stdout=subprocess.PIPE, text=True).stdout.strip()
-    worst = min(results, key=lambda r: r["ratio"]) if results else None
-    lines = ["## Adaptive concurrency: default flags against the best fixed concurrency, per API",
-             "",
-             "`python3 bench/adaptive.py --dibs build/bin/dibs` at commit %s%s, %s, %d cores, loopback." % (
-                 commit, "+changes" if dirty else "", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                 os.cpu_count()),
-             "File mode; each run a fresh copy of the items; docs/s = completed / wall time; runs bounded at %.0f s "
-             "(a run stopped there counts what it finished). Items per API so a default run lasts seconds." % a.timeout,
-             "After the sweep, the default and the sweep's best setting run %d times each, in turns (default, best, "
-             "default, ...): the median of each is shown (every run in the .json); the other C= columns are the sweep's "
-             "single runs." % a.repeats,
-             "Goal: default / best fixed >= 0.85 on every API, >= 0.9 of a fixed 1,000 on the stub at every latency; "
-             "refused calls (429/503) <= 5%% of the default's calls where the API sheds load; no item failed.",
-             "",
-             "**Worst ratio: %.2f (%s).**" % (worst["ratio"], worst["api"]) if worst else "",
-             "",
-             "| API | default docs/s | limit moved in | refused | best fixed (C) | default / best | goal | "
-             + " | ".join("C=%d" % c for c in sweep) + " |",
-             "|---|---:|---:|---:|---:|---:|---|" + "---:|" * len(sweep)]
-    for r in results:
-        goal = 0.9 if r["stub"] else 0.85
-        d = r["default"]
-        met = r["ratio"] >= goal and d["failed"] == 0 and (not r["sheds"] or r["refused_share"] <= 0.05)
-        cells = []
-        for c in sweep:
-            f = r["fixed"].get(c)
-            cells.append("%.0f%s" % (f["docs_per_s"], " (t/o)" if f["timed_out"] else "") if f else "")
-        lines.append("| %s | %.0f%s | %s | %.1f%% | %.0f (%d) | %.2f | %s | %s |" % (
-            r["api"], d["docs_per_s"], " (t/o)" if d["timed_out"] else "", d.get("limit_range", "-"),
-            100 * r["refused_share"], r["fixed"][r["best_fixed"]]["docs_per_s"], r["best_fixed"], r["ratio"],
-            "met" if met else "MISSED", " | ".join(cells)))
-    for r in results:
-        if "python_loop_per_s" in r:
-            lines += ["", "A sequential Python urllib loop against the `close` API: %.0f requests/s." % r["python_loop_per_s"]]
-    for r in results:
-        if "short" in r:
-            sh = r["short"]
-            lines += ["", "A short run against %s (%d items, %.2f s at the best setting): default %.0f docs/s, "
-                      "fixed %d %.0f: %.2f (the process's start and the limit's first steps weigh there)." % (
-                          r["api"], sh["items"], sh["fixed"]["seconds"], sh["default"]["docs_per_s"], r["best_fixed"],
-                          sh["fixed"]["docs_per_s"], sh["default"]["docs_per_s"] / max(1e-9, sh["fixed"]["docs_per_s"]))]
-    for r in results:
-        if "known_rate" in r:
-            k = r["known_rate"]
-            lines += ["", "Against nginx `limit_req` with its rate known and set by hand (`--rate 295/s`): %.0f docs/s "
-                      "(the default's pace, found by itself: %.2f of that)." % (
-                          k["docs_per_s"], r["default"]["docs_per_s"] / max(1e-9, k["docs_per_s"]))]
-    lines += ["", "Failed items per run (default): " + ", ".join("%s %d" % (r["api"], r["default"]["failed"]) for r in results)]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    with open(a.md, "w") as f:
-        f.write(text)
-    with open(a.json, "w") as f:
-        json.dump(results, f, indent=1)
+
+    def report(results, heading, command, notes, worst_words):
+        """The markdown of one group's rows."""
+        worst = min(results, key=lambda r: r["ratio"]) if results else None
+        lines = [heading,
+                 "",
+                 "`%s` at commit %s%s, %s, %d cores, loopback." % (
+                     command, commit, "+changes" if dirty else "", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                     os.cpu_count()),
+                 "File mode; each run a fresh copy of the items; docs/s = completed / wall time; runs bounded at %.0f s "
+                 "(a run stopped there counts what it finished). Items per API so a default run lasts seconds." % a.timeout,
+                 "After the sweep, the default and the sweep's best setting run %d times each, in turns (default, best, "
+                 "default, ...): the median of each is shown (every run in the .json); the other C= columns are the sweep's "
+                 "single runs." % a.repeats,
+                 "Goal: default / best fixed >= 0.85 on every API, >= 0.9 of a fixed 1,000 on the stub at every latency; "
+                 "refused calls (429/503) <= 5%% of the default's calls where the API sheds load; no item failed.",
+                 ] + notes + [
+                 "",
+                 "**%s: %.2f (%s).**" % (worst_words, worst["ratio"], worst["api"]) if worst else "",
+                 "",
+                 "| API | default docs/s | limit moved in | refused | best fixed (C) | default / best | goal | "
+                 + " | ".join("C=%d" % c for c in sweep) + " |",
+                 "|---|---:|---:|---:|---:|---:|---|" + "---:|" * len(sweep)]
+        for r in results:
+            goal = 0.9 if r["stub"] else 0.85
+            d = r["default"]
+            met = r["ratio"] >= goal and d["failed"] == 0 and (not r["sheds"] or r["refused_share"] <= 0.05)
+            cells = []
+            for c in sweep:
+                f = r["fixed"].get(c)
+                cells.append("%.0f%s" % (f["docs_per_s"], " (t/o)" if f["timed_out"] else "") if f else "")
+            lines.append("| %s | %.0f%s | %s | %.1f%% | %.0f (%d) | %.2f | %s | %s |" % (
+                r["api"], d["docs_per_s"], " (t/o)" if d["timed_out"] else "", d.get("limit_range", "-"),
+                100 * r["refused_share"], r["fixed"][r["best_fixed"]]["docs_per_s"], r["best_fixed"], r["ratio"],
+                "met" if met else "MISSED", " | ".join(cells)))
+        for r in results:
+            if "python_loop_per_s" in r:
+                lines += ["", "A sequential Python urllib loop against the `close` API: %.0f requests/s." % r["python_loop_per_s"]]
+        for r in results:
+            if "short" in r:
+                sh = r["short"]
+                lines += ["", "A short run against %s (%d items, %.2f s at the best setting): default %.0f docs/s, "
+                          "fixed %d %.0f: %.2f (the process's start and the limit's first steps weigh there)." % (
+                              r["api"], sh["items"], sh["fixed"]["seconds"], sh["default"]["docs_per_s"], r["best_fixed"],
+                              sh["fixed"]["docs_per_s"], sh["default"]["docs_per_s"] / max(1e-9, sh["fixed"]["docs_per_s"]))]
+        for r in results:
+            if "known_rate" in r:
+                k = r["known_rate"]
+                lines += ["", "Against nginx `limit_req` with its rate known and set by hand (`--rate 295/s`): %.0f docs/s "
+                          "(the default's pace, found by itself: %.2f of that)." % (
+                              k["docs_per_s"], r["default"]["docs_per_s"] / max(1e-9, k["docs_per_s"]))]
+        lines += ["", "Failed items per run (default): " + ", ".join("%s %d" % (r["api"], r["default"]["failed"]) for r in results)]
+        return "\n".join(lines) + "\n"
+
+    family = [r for r in results if r["group"] == "family"]
+    unseen = [r for r in results if r["group"] == "unseen"]
+    texts = []
+    if family or not unseen:
+        texts.append((report(family, "## Adaptive concurrency: default flags against the best fixed concurrency, per API",
+                             "python3 bench/adaptive.py --dibs build/bin/dibs", [], "Worst ratio"), a.md, a.json, family))
+    if unseen:
+        texts.append((report(
+            unseen, "## Adaptive concurrency, unseen APIs: default flags against the best fixed concurrency, per API",
+            "python3 bench/adaptive.py --dibs build/bin/dibs --group unseen",
+            ["Shapes written after the family's figures were in, that nothing in dibs was tuned on "
+             "(tests/servers/unseen_api.py; the shapes in bench/adaptive.py's docstring). Apart from the family: "
+             "these rows are in none of its figures, its worst ratio included (bench/results/adaptive.md); "
+             "the goal column applies the family's goal to them for reference."],
+            "Worst ratio among the unseen APIs"), a.unseen_md, a.unseen_json, unseen))
+    for text, md, js, rows in texts:
+        print(text)
+        with open(md, "w") as f:
+            f.write(text)
+        with open(js, "w") as f:
+            json.dump(rows, f, indent=1)
 
 
 if __name__ == "__main__":
