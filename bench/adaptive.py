@@ -401,7 +401,7 @@ def main():
                  "default, ...): the median of each is shown (every run in the .json); the other C= columns are the sweep's "
                  "single runs." % a.repeats,
                  "Goal: default / best fixed >= 0.85 on every API, >= 0.9 of a fixed 1,000 on the stub at every latency; "
-                 "refused calls (429/503) <= 5%% of the default's calls where the API sheds load; no item failed.",
+                 "refused calls (429/503) <= 5% of the default's calls where the API sheds load; no item failed.",
                  ] + notes + [
                  "",
                  "**%s: %.2f (%s).**" % (worst_words, worst["ratio"], worst["api"]) if worst else "",
