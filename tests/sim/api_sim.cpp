@@ -348,7 +348,7 @@ class simulation {
     double hold_until = t_;
     if (limit_) {
       const auto first_byte = std::chrono::microseconds(static_cast<std::int64_t>((t_ - x.sent) * 1e6));
-      const auto d = limit_->answered(first_byte, status, std::nullopt, at(t_), x.straggler);
+      const auto d = limit_->answered(first_byte, status, false, at(t_), x.straggler);
       if (trace_ && d.changed)
         std::fprintf(stderr, "%8.3f s: %s; in flight %zu (+%zu stragglers), at the server %zu, refused %llu of %llu\n", t_,
                      d.detail.c_str(), counted_, stragglers_, in_server_, (unsigned long long)refused_,

@@ -19,11 +19,11 @@ TEST_CASE("pace turns: none needed until the API refuses, then one per interval,
   // 400 answers through in a second, then a refusal: paced at 0.85 of what was sent.
   for (int i = 0; i < 400; ++i) {
     l.sent(false);
-    l.answered(1ms, 200, std::nullopt, now + 2500us * i);
+    l.answered(1ms, 200, false, now + 2500us * i);
   }
   now += 1s;
   l.sent(false);
-  const auto d = l.answered(1ms, 503, std::nullopt, now);
+  const auto d = l.answered(1ms, 503, false, now);
   CHECK(d.changed);
   CHECK_FALSE(d.advice.empty());
   const double per_s = l.pace();
@@ -39,9 +39,8 @@ TEST_CASE("pace turns: none needed until the API refuses, then one per interval,
   CHECK(at <= now + interval);
   const auto turn = at;
   CHECK(l.take_turn(turn, at));
-  // A refusal that said to come back in an hour is a quota spent: it moves no pace (its pause is
-  // honored elsewhere).
-  l.answered(1ms, 429, std::chrono::milliseconds(3'600'000), now + 2ms);
+  // A refusal that said when to come back moves no pace (its pause is honored elsewhere).
+  l.answered(1ms, 429, true, now + 2ms);
   CHECK(l.pace() == per_s);
   CHECK(l.view().pace_decreases == 1);
 }

@@ -118,10 +118,11 @@ void client::impl::observe_answer(host_pool& pool, const response& res, std::chr
                                   bool straggler) {
   pool.first_byte_avg = pool.first_byte_avg.count() == 0 ? first_byte : (pool.first_byte_avg * 3 + first_byte) / 4;
   if (!pool.limit) return;
-  // A refusal that says when to come back (Retry-After, X-Rl: 0, RateLimit-Remaining: 0): its
-  // pause is honored by the limiter (rate_limiter.hpp); the limit hears how long it was.
-  const auto wait = (res.status == 429 || res.status == 503) ? said_wait(res.status, res.headers) : std::nullopt;
-  limit_decided(pool, pool.limit->answered(first_byte, res.status, wait, steady::now(), straggler));
+  // A refusal that says when to come back (Retry-After, X-Rl: 0, RateLimit-Remaining: 0) is that
+  // pause's to honor (rate_limiter.hpp), not the pace's to guess. A bare 429 says nothing (the
+  // limiter's pause of 1 s for it is its own guess).
+  const bool said_when = (res.status == 429 || res.status == 503) && says_when_to_return(res.status, res.headers);
+  limit_decided(pool, pool.limit->answered(first_byte, res.status, said_when, steady::now(), straggler));
 }
 
 void client::impl::observe_failure(host_pool& pool, const boost::system::error_code& ec) {

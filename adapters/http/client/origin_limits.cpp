@@ -42,9 +42,8 @@ bool origin_limit::take_turn(clock::time_point now, clock::time_point& at) {
   }
 }
 
-origin_limit::decision origin_limit::answered(std::chrono::microseconds first_byte, int status,
-                                              std::optional<std::chrono::milliseconds> said_wait, clock::time_point now,
-                                              bool straggler) {
+origin_limit::decision origin_limit::answered(std::chrono::microseconds first_byte, int status, bool said_when,
+                                              clock::time_point now, bool straggler) {
   std::lock_guard lock(mutex_);
   ++answers_;
   if (now - answers_since_ >= std::chrono::seconds(5)) {
@@ -53,11 +52,7 @@ origin_limit::decision origin_limit::answered(std::chrono::microseconds first_by
     answers_since_ = now;
   }
   const bool refused = status == 429 || status == 503;
-  if (refused && said_wait) {
-    if (*said_wait > said_wait_quota) return decision{};
-    // A probe up that ends in such a refusal costs the whole origin the pause: rarely, then.
-    limit_state_.hold_probes(now + said_wait_hold * *said_wait);
-  }
+  if (refused && said_when) return decision{};
   // A refusal lowers the limit (the API takes fewer at once: a cap on calls at once, a queue
   // that sheds past its length) until it is 1; past that, or once the origin is paced, it moves
   // the pace (one call at a time is still too fast: a rate limit).

@@ -88,15 +88,8 @@ std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
 }
 
 bool says_when_to_return(int status, const std::vector<std::pair<std::string, std::string>>& headers) {
-  return said_wait(status, headers).has_value();
-}
-
-std::optional<std::chrono::milliseconds> said_wait(int status, const std::vector<std::pair<std::string, std::string>>& headers) {
   // Read as a 503 is: the same headers, and no guess when there are none.
-  const auto now = std::chrono::system_clock::now();
-  const auto until = stop_until_from_headers(status == 429 ? 503 : status, headers, now);
-  if (!until) return std::nullopt;
-  return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(*until - now));
+  return stop_until_from_headers(status == 429 ? 503 : status, headers, std::chrono::system_clock::now()).has_value();
 }
 
 struct rate_limiter::quota_book {

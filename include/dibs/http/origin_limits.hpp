@@ -94,15 +94,11 @@ class origin_limit {
   // An answer whose first byte came `first_byte` after the request was written. Its status: 429
   // and 503 are the API refusing for its rate, and move the pace (not the limit: fewer requests
   // in flight do not keep under a rate); 502 and 504 are overload, and lower the limit.
-  // `said_wait`: how long the refusal said to stay away (Retry-After...), its pause honored
-  // elsewhere. A wait of up to said_wait_quota is a refusal as any other (a token bucket's
-  // Retry-After: 1: the calls went too fast), and since such a pause stops the whole origin, the
-  // limit probes up again only after said_wait_hold waits have passed; a longer one is a quota
-  // spent, and says nothing of how many calls at once or how fast.
-  decision answered(std::chrono::microseconds first_byte, int status, std::optional<std::chrono::milliseconds> said_wait,
-                    clock::time_point now, bool straggler = false);
-  static constexpr std::chrono::seconds said_wait_quota{60};
-  static constexpr int said_wait_hold = 20;
+  // `said_when`: the refusal said when to come back (Retry-After...): that pause is honored
+  // elsewhere, and neither the pace nor the limit moves for it.
+  // `straggler`: the request ran beside the limit (its latency is no sample of the server's).
+  decision answered(std::chrono::microseconds first_byte, int status, bool said_when, clock::time_point now,
+                    bool straggler = false);
   // The server (or the path to it) signalled overload without an answer.
   decision overloaded(limit_signal why, clock::time_point now);
   // A new ceiling (the engine's concurrency changed).

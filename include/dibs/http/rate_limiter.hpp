@@ -41,8 +41,6 @@ std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
 // Whether the headers themselves say when to come back (Retry-After, X-Rl: 0, RateLimit-
 // Remaining: 0): what stop_until_from_headers reads, without its own guess for a bare 429.
 bool says_when_to_return(int status, const std::vector<std::pair<std::string, std::string>>& headers);
-// How long they say to stay away (at least 0), or nullopt when they don't say.
-std::optional<std::chrono::milliseconds> said_wait(int status, const std::vector<std::pair<std::string, std::string>>& headers);
 
 class rate_limiter final : public rate_control {
  public:
