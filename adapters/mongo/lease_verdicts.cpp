@@ -1,6 +1,7 @@
 #include "lease_verdicts.hpp"
 
 #include "bson_read.hpp"
+#include "protocol.hpp"
 #include "ids.hpp"
 
 namespace dibs::mongo {
@@ -50,7 +51,9 @@ bool looks_applied(fenced_write kind, const lease_ref& ref, const lease_state& s
     case fenced_write::completion: return s.target_set && !s.has_token;
     case fenced_write::lock_completion: return s.target_set;
     case fenced_write::renewal: return ours(ref, s);
-    case fenced_write::release: return !s.has_token || ours(ref, s);
+    // Released at once (no token), or kept for a retry: its holder's name, the token given back.
+    case fenced_write::release:
+      return !s.has_token || ours(ref, s) || (s.token == given_back_token && s.by == ref.by);
     case fenced_write::failure: return s.failed && !s.has_token;
   }
   return false;

@@ -40,8 +40,8 @@ struct claim_request {
   std::size_t max = 100;
   std::string by;          // worker id: host-pid-shard
   millis lease{60'000};    // until = store now + lease
-  // An expired lease is claimable only this long after `until` (the memory store takes a retry
-  // given back by its holder when due, without it: docs/protocol.md).
+  // An expired lease is claimable only this long after `until` (every store takes a retry given
+  // back by its holder when due, without it: docs/protocol.md).
   millis grace{1'000};
   // > 0: an item claimed this many times already (every lease ran out before an outcome was
   // written: its workers died, stalled or lost the store) is not leased again; the claim records
@@ -101,7 +101,7 @@ struct renew_result {
 struct store_stats {
   std::uint64_t pending = 0;         // target null, not failed, no lease
   std::uint64_t leased_live = 0;     // target null, not failed, lease until >= now
-  std::uint64_t leased_expired = 0;  // target null, not failed, lease until < now (claimable past the grace)
+  std::uint64_t leased_expired = 0;  // target null, not failed, lease until < now (claimable past the grace; a retry given back, when due)
   std::uint64_t done = 0;
   std::uint64_t failed = 0;
 

@@ -82,7 +82,10 @@ TEST_CASE("MongoDB: what each fenced write looks like once applied", "[mongo][ve
   CHECK_FALSE(looks_applied(fenced_write::renewal, r, theirs));
   CHECK_FALSE(looks_applied(fenced_write::renewal, r, lease_state{true, 7, "w2", t0, false, false}));  // same token, other worker
   CHECK(looks_applied(fenced_write::release, r, released));
-  CHECK(looks_applied(fenced_write::release, r, ours));  // a delayed release keeps the lease
+  CHECK(looks_applied(fenced_write::release, r, ours));
+  // A delayed release keeps the holder's name with the token given back for a retry (0).
+  CHECK(looks_applied(fenced_write::release, r, lease_state{true, 0, r.by, t0, false, false}));
+  CHECK_FALSE(looks_applied(fenced_write::release, r, lease_state{true, 0, "w2", t0, false, false}));
   CHECK_FALSE(looks_applied(fenced_write::release, r, theirs));
   CHECK(looks_applied(fenced_write::failure, r, failed_state));
   CHECK_FALSE(looks_applied(fenced_write::failure, r, ours));
