@@ -54,8 +54,11 @@ std::string create_table(const table_names& n) {
 
 std::string claimable_condition(const table_names&, std::int64_t grace_us) {
   // A lease given back for a retry (token 0, release_rows) is due at its time, with no grace.
-  return std::string(open_col) + " = 1 AND (`dibs_lock_until` IS NULL OR `dibs_lock_until` < NOW(6) - INTERVAL " +
-         std::to_string(grace_us) + " MICROSECOND OR (`dibs_lock_token` = 0 AND `dibs_lock_until` < NOW(6)))";
+  // Written as two terms so that the first, on the claim index's columns alone, skips every live
+  // lease inside the index (index condition pushdown): only a lease within the grace of its
+  // expiry costs a row read for its token.
+  return std::string(open_col) + " = 1 AND (`dibs_lock_until` IS NULL OR `dibs_lock_until` < NOW(6)) AND (`dibs_lock_until` IS NULL OR " +
+         "`dibs_lock_until` < NOW(6) - INTERVAL " + std::to_string(grace_us) + " MICROSECOND OR `dibs_lock_token` = 0)";
 }
 
 std::string more_cells(const table_names& n) {

@@ -119,9 +119,10 @@ std::string create_notify_trigger(const table_names& n) {
 }
 
 std::string claimable_condition(const table_names& n, const std::string& grace_param) {
-  // A lease given back for a retry (token 0, release_rows) is due at its time, with no grace.
-  return q(n.target) + " IS NULL AND \"dibs_failed_at\" IS NULL AND (\"dibs_lock_until\" IS NULL OR \"dibs_lock_until\" < now() - " +
-         micros(grace_param) + " OR (\"dibs_lock_token\" = 0 AND \"dibs_lock_until\" < now()))";
+  // A lease given back for a retry (token 0, release_rows) is due at its time, with no grace. The
+  // first term is on the claim index's column alone (a live lease is passed over there).
+  return q(n.target) + " IS NULL AND \"dibs_failed_at\" IS NULL AND (\"dibs_lock_until\" IS NULL OR \"dibs_lock_until\" < now()) AND " +
+         "(\"dibs_lock_until\" IS NULL OR \"dibs_lock_until\" < now() - " + micros(grace_param) + " OR \"dibs_lock_token\" = 0)";
 }
 
 std::string more_cells(const table_names& n) {

@@ -16,8 +16,8 @@ TEST_CASE("a PostgreSQL claim is one statement: lock open rows with SKIP LOCKED,
   const auto s = claim(n, 100, "w-1", 99, 60'000'000, 1'000'000);
   CHECK(s.sql ==
         "WITH picked AS MATERIALIZED (SELECT \"id\" FROM \"jobs\" WHERE \"location\" IS NULL AND \"dibs_failed_at\" IS NULL AND "
-        "(\"dibs_lock_until\" IS NULL OR \"dibs_lock_until\" < now() - ($4::bigint * interval '1 microsecond') "
-        "OR (\"dibs_lock_token\" = 0 AND \"dibs_lock_until\" < now())) ORDER BY "
+        "(\"dibs_lock_until\" IS NULL OR \"dibs_lock_until\" < now()) AND (\"dibs_lock_until\" IS NULL OR "
+        "\"dibs_lock_until\" < now() - ($4::bigint * interval '1 microsecond') OR \"dibs_lock_token\" = 0) ORDER BY "
         "\"dibs_lock_until\" NULLS FIRST LIMIT $5::bigint FOR UPDATE SKIP LOCKED) UPDATE \"jobs\" AS t SET "
         "\"dibs_lock_by\" = $1, \"dibs_lock_token\" = $2::bigint, \"dibs_lock_until\" = now() + ($3::bigint * interval '1 microsecond'), "
         "\"dibs_attempts\" = t.\"dibs_attempts\" + 1 WHERE t.\"id\" = ANY (ARRAY(SELECT \"id\" FROM picked)) RETURNING t.\"id\"::text, "

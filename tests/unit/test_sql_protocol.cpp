@@ -12,8 +12,8 @@ TEST_CASE("the claim finds and locks its rows in one SKIP LOCKED statement, in t
   // From the random point up, then (when short) below it: no candidate read that could go stale.
   CHECK(claim_rows(n, 1'000'000, 17, true, 100, 60'000'000) ==
         "SELECT `id`, `originatingIp`, `dibs_attempts` + 1, NOW(6) + INTERVAL 60000000 MICROSECOND FROM `jobs` FORCE INDEX "
-        "(`dibs_claim`) WHERE `dibs_open` = 1 AND (`dibs_lock_until` IS NULL OR `dibs_lock_until` < NOW(6) - INTERVAL 1000000 "
-        "MICROSECOND OR (`dibs_lock_token` = 0 AND `dibs_lock_until` < NOW(6))) AND `dibs_pick` >= 17 ORDER BY `dibs_pick`, `dibs_lock_until`, `id` LIMIT 100 FOR UPDATE SKIP LOCKED");
+        "(`dibs_claim`) WHERE `dibs_open` = 1 AND (`dibs_lock_until` IS NULL OR `dibs_lock_until` < NOW(6)) AND (`dibs_lock_until` IS NULL OR "
+        "`dibs_lock_until` < NOW(6) - INTERVAL 1000000 MICROSECOND OR `dibs_lock_token` = 0) AND `dibs_pick` >= 17 ORDER BY `dibs_pick`, `dibs_lock_until`, `id` LIMIT 100 FOR UPDATE SKIP LOCKED");
   CHECK_THAT(claim_rows(n, 0, 17, false, 30, 60'000'000),
              Catch::Contains("AND `dibs_pick` < 17 ORDER BY `dibs_pick`, `dibs_lock_until`, `id` LIMIT 30 FOR UPDATE SKIP LOCKED"));
   // The ORDER BY must be the claim index's own key order (a sort would lock every candidate first).
