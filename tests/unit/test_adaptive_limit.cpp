@@ -437,3 +437,26 @@ TEST_CASE("against an API fastest one request at a time and flat past it, jitter
   }
   CHECK(speed / total >= 0.85);  // was 0.72: the plateau's speed, the limit wandering on it
 }
+
+TEST_CASE("after a refusal that paused the whole origin, no probe up before the time hold_probes gave", "[adaptive]") {
+  // A token bucket answering 429 Retry-After: 1: each probe past its rate costs every call a
+  // second's pause, so the limit holds where it is for a while (origin_limit holds 20 waits).
+  const simulated_server server;  // 20 workers: past 20 at once, answers queue
+  const auto highest_within = [&](bool held) {
+    auto now = clock_type::time_point{} + 100s;
+    adaptive_limit l(settings(), now);
+    run(l, server, now, 40);  // slow start over, held near the server's 20
+    const auto from = l.limit();
+    if (held) l.hold_probes(now + 10s);
+    std::size_t highest = 0;
+    for (const auto end = now + 9s; now < end;) {
+      run(l, server, now, 1);
+      highest = std::max(highest, l.limit());
+    }
+    return std::pair{from, highest};
+  };
+  const auto [from, highest] = highest_within(true);
+  CHECK(highest <= from);
+  const auto [free_from, free_highest] = highest_within(false);
+  CHECK(free_highest > free_from);  // the same run probes up when not held
+}

@@ -43,4 +43,19 @@ TEST_CASE("pace turns: none needed until the API refuses, then one per interval,
   l.answered(1ms, 429, true, now + 2ms);
   CHECK(l.pace() == per_s);
   CHECK(l.view().pace_decreases == 1);
+  // It is heard with the pause the caller took (paused_by_api): an hour's is a quota spent, and
+  // moves nothing; a second's is a refusal as any other (a token bucket's Retry-After: 1), and
+  // moves the pace as a bare one does.
+  auto later = now + 2s;
+  for (int i = 0; i < 50; ++i) {
+    l.sent(false);
+    l.answered(1ms, 200, false, later + 3ms * i);
+  }
+  later += 200ms;
+  l.sent(false);
+  CHECK_FALSE(l.paused_by_api(429, std::chrono::hours(1), 1ms, later).changed);
+  CHECK(l.view().pace_decreases == 1);
+  l.sent(false);
+  CHECK(l.paused_by_api(429, 1s, 1ms, later + 1ms).changed);
+  CHECK(l.view().pace_decreases == 2);
 }

@@ -358,7 +358,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
           probe_from_us_ = average_us_;
           set_limit(down);
           phase_ = phase::probe_down;
-        } else if (up <= s_.max) {
+        } else if (up <= s_.max && now >= probes_from_) {
           probe_from_us_ = average_us_;
           set_limit(up);
           phase_ = phase::probe_up;
@@ -387,7 +387,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
         base_limit_ = limit_;
         base_rate_ = confirm_rate_ / periods_held_;
         best_rate_ = base_rate_;
-        if (up <= s_.max) {
+        if (up <= s_.max && now >= probes_from_) {
           probe_from_us_ = average_us_;
           set_limit(up);
           phase_ = phase::probe_up;

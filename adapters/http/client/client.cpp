@@ -366,6 +366,12 @@ host_pool* client::impl::find_pool(const origin& to) {
   return p == pools.end() ? nullptr : &p->second;
 }
 
+void client::api_paused(const origin& to, int status, std::chrono::milliseconds wait, std::chrono::microseconds latency) {
+  auto* pool = impl_->find_pool(to);
+  if (!pool || !pool->limit) return;
+  impl_->limit_decided(*pool, pool->limit->paused_by_api(status, wait, latency, steady::now()));
+}
+
 void client::drop_idle(const origin& to) {
   auto* pool = impl_->find_pool(to);
   if (!pool || pool->idle.empty()) return;

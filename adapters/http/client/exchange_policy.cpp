@@ -113,6 +113,13 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
   return stop_for;
 }
 
+void tell_limit_of_pause(client& c, const origin& to, const response& r, std::chrono::milliseconds stop_for, bool api_pace,
+                         std::chrono::steady_clock::time_point sent) {
+  if (r.ec || !api_pace || (r.status != 429 && r.status != 503)) return;
+  c.api_paused(to, r.status, stop_for,
+               std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - sent));
+}
+
 void count_exchange(http_figures* figures, const response& r, std::chrono::steady_clock::time_point sent) {
   if (!figures) return;
   figures->count(r.ec ? 0 : r.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count());

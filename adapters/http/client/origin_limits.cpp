@@ -52,22 +52,41 @@ origin_limit::decision origin_limit::answered(std::chrono::microseconds first_by
     answers_since_ = now;
   }
   const bool refused = status == 429 || status == 503;
+  // One that said when is heard once its pause is known (paused_by_api).
   if (refused && said_when) return decision{};
-  // A refusal lowers the limit (the API takes fewer at once: a cap on calls at once, a queue
-  // that sheds past its length) until it is 1; past that, or once the origin is paced, it moves
-  // the pace (one call at a time is still too fast: a rate limit).
-  const bool to_pace = refused && (pace_state_.per_second() > 0 || limit_state_.limit() <= 1);
+  if (refused) return refusal(status, first_byte, now);
   const auto before = limit_state_.limit();
   const auto decreases = limit_state_.decreases();
-  if (refused && !to_pace) return limit_state_.refused(overload_signal(status), now) ? decided(before, decreases, now) : decision{};
   pace_state_.counted(sends_.load(std::memory_order_relaxed), paced_waits_.load(std::memory_order_relaxed), now);
-  const bool paced = pace_state_.answered(refused, now - first_byte, now);
+  pace_state_.answered(false, now - first_byte, now);
   pace_.store(pace_state_.per_second(), std::memory_order_relaxed);
-  if (refused) return paced ? paced_down(status, now) : decision{};
   bool ended = limit_state_.answered(first_byte, now, straggler);
   typical_us_.store(limit_state_.typical_latency().count(), std::memory_order_relaxed);
   if (const auto sig = overload_signal(status); sig != limit_signal::none) ended = limit_state_.overloaded(sig, now) || ended;
   return ended ? decided(before, decreases, now) : decision{};
+}
+
+origin_limit::decision origin_limit::paused_by_api(int status, std::chrono::milliseconds wait,
+                                                   std::chrono::microseconds latency, clock::time_point now) {
+  if (wait > said_wait_quota) return decision{};
+  std::lock_guard lock(mutex_);
+  limit_state_.hold_probes(now + std::min<clock::duration>(said_wait_hold * wait, said_wait_hold_most));
+  return refusal(status, latency, now);
+}
+
+// Under the mutex.
+origin_limit::decision origin_limit::refusal(int status, std::chrono::microseconds latency, clock::time_point now) {
+  // A refusal lowers the limit (the API takes fewer at once: a cap on calls at once, a queue
+  // that sheds past its length) until it is 1; past that, or once the origin is paced, it moves
+  // the pace (one call at a time is still too fast: a rate limit).
+  const bool to_pace = pace_state_.per_second() > 0 || limit_state_.limit() <= 1;
+  const auto before = limit_state_.limit();
+  const auto decreases = limit_state_.decreases();
+  if (!to_pace) return limit_state_.refused(overload_signal(status), now) ? decided(before, decreases, now) : decision{};
+  pace_state_.counted(sends_.load(std::memory_order_relaxed), paced_waits_.load(std::memory_order_relaxed), now);
+  const bool paced = pace_state_.answered(true, now - latency, now);
+  pace_.store(pace_state_.per_second(), std::memory_order_relaxed);
+  return paced ? paced_down(status, now) : decision{};
 }
 
 // Under the mutex.

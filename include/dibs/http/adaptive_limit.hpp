@@ -107,6 +107,8 @@ class adaptive_limit {
   // limit comes down, once a round trip, to the share of that round trip's requests that got
   // through (refused 1 in 3, two thirds of the limit: what the API took), by 0.2 to 0.9.
   bool refused(limit_signal why, clock::time_point now);
+  // No probe up before `until` (a probe's refusal would cost a pause of every call: origin_limit).
+  void hold_probes(clock::time_point until) { probes_from_ = std::max(probes_from_, until); }
   // A new ceiling (the dashboard's concurrency control); the limit is clipped to it.
   void set_max(double max);
   // How late the client's own event loop runs its handlers lately (a timer's lateness): an answer
@@ -198,6 +200,7 @@ class adaptive_limit {
   std::uint64_t period_limited_ = 0;   // ... of which met the limit reached (demand)
   int periods_held_ = 0;
   int hold_for_ = 0;  // periods to hold before the next probe (hold_periods, doubled by failed probes)
+  clock::time_point probes_from_{};  // and no probe up before this (hold_probes)
   double probe_from_us_ = 0;     // the latency a probe up started from (the moving average then)
   double held_latency_us_ = 0;    // the last held period's latency ...
   double latency_noise_ = 0;      // ... and the moving average of how far the next strayed from it

@@ -155,6 +155,10 @@ class client {
   const client_stats& stats() const;
   const client_options& options() const;
   std::size_t idle_connections() const;
+  // The API refused a request of `to` (429/503, after `latency`) with a word of when to come
+  // back, and the caller paused the origin `wait` for it: the adaptive limit hears it
+  // (origin_limit::paused_by_api). Nothing without an adaptive limit.
+  void api_paused(const origin& to, int status, std::chrono::milliseconds wait, std::chrono::microseconds latency);
   // The adaptive limit of `to` now (its initial value before the first request), plus the
   // stragglers running beside it (straggler_watch.hpp); 0 without one.
   std::size_t limit(const origin& to) const;

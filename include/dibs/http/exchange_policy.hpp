@@ -44,6 +44,11 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
                                              http_figures* figures = nullptr, bool paced = false,
                                              std::chrono::steady_clock::time_point sent = {}, bool* api_pace = nullptr);
 
+// After honor_stop_signals: a refusal (429/503) whose pause was the API's own (`api_pace`) is told
+// to the origin's adaptive limit with the pause taken (client::api_paused).
+void tell_limit_of_pause(client& c, const origin& to, const response& r, std::chrono::milliseconds stop_for, bool api_pace,
+                         std::chrono::steady_clock::time_point sent);
+
 // Counts the exchange in the HTTP figures (status class, latency since `sent`); no-op on null.
 void count_exchange(http_figures* figures, const response& r, std::chrono::steady_clock::time_point sent);
 

@@ -101,6 +101,18 @@ class origin_limit {
                     bool straggler = false);
   // The server (or the path to it) signalled overload without an answer.
   decision overloaded(limit_signal why, clock::time_point now);
+  // The API refused with a word of when to come back, and the whole origin was paused `wait` for
+  // it (the pause the processor took: honor_stop_signals, after the token meter and the
+  // longest wait allowed had their say). A wait up to said_wait_quota is a refusal as any other
+  // (a token bucket's Retry-After: 1: the calls went too fast): it lowers the limit or the pace
+  // as answered() does for a bare one, and, since each such refusal stops every call, the limit
+  // probes up again only after said_wait_hold waits (said_wait_hold_most at most). A longer wait
+  // is a quota spent: it says nothing of how many calls at once, and moves nothing.
+  decision paused_by_api(int status, std::chrono::milliseconds wait, std::chrono::microseconds latency,
+                         clock::time_point now);
+  static constexpr std::chrono::seconds said_wait_quota{60};
+  static constexpr int said_wait_hold = 20;
+  static constexpr std::chrono::seconds said_wait_hold_most{60};
   // A new ceiling (the engine's concurrency changed).
   decision set_max(double max);
   // A shard's client reports how late its event loop runs lately (adaptive_limit::client_delay):
@@ -122,6 +134,8 @@ class origin_limit {
 
  private:
   decision decided(std::size_t before, std::uint64_t decreases_before, clock::time_point now);
+  // A refusal (429/503) heard: the limit down, or the pace once the limit is 1. Under the mutex.
+  decision refusal(int status, std::chrono::microseconds latency, clock::time_point now);
   // The pace went down: what the client logs, and the operator's advice (once a minute).
   decision paced_down(int status, clock::time_point now);
 
