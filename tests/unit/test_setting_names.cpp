@@ -32,8 +32,8 @@ TEST_CASE("library messages name settings by the library's names unless the prog
   const auto advice = [] { return http::overload_advice(http::limit_signal::throttled, "http://api:80", 12, 290); };
   SECTION("a library user reads the library's names") {
     CHECK(setting_name("rate_scope") == "rate_scope");
-    CHECK(advice() == "concurrency for http://api:80 lowered to 12: 429 Too Many Requests: the API limits its rate "
-                      "(about 290/s got through): rate 261/s keeps under it");
+    CHECK(advice() == "concurrency for http://api:80 lowered to 12: 429 Too Many Requests: the API takes fewer calls at "
+                      "once, or limits its rate (about 290/s got through; if it is a rate, rate 261/s keeps under it)");
     CHECK(line_keys_error() == "id_field id: line 2 of in.jsonl has no 'id' (with id_field every line is named by it, "
                                "so each needs its own)");
     CHECK(std::string(setting_error("db", "must not be empty").what()) == "db must not be empty");
@@ -42,8 +42,8 @@ TEST_CASE("library messages name settings by the library's names unless the prog
     flag_names_for_a_while cli;
     CHECK(setting_name("rate_scope") == "--rate-scope");
     CHECK(setting_name("database") == "--db");
-    CHECK(advice() == "concurrency for http://api:80 lowered to 12: 429 Too Many Requests: the API limits its rate "
-                      "(about 290/s got through): --rate 261/s keeps under it");
+    CHECK(advice() == "concurrency for http://api:80 lowered to 12: 429 Too Many Requests: the API takes fewer calls at "
+                      "once, or limits its rate (about 290/s got through; if it is a rate, --rate 261/s keeps under it)");
     CHECK(line_keys_error() == "--id-field id: line 2 of in.jsonl has no 'id' (with --id-field every line is named by "
                                "it, so each needs its own)");
     // A setting_error passed on whole (its what() inside another message) still says the flag.

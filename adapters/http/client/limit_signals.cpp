@@ -36,10 +36,15 @@ std::string overload_advice(limit_signal why, const std::string& origin, std::si
   const auto rate = answered_per_s >= 1 ? std::to_string(static_cast<long long>(std::floor(answered_per_s * 0.9))) : std::string();
   const std::string rate_hint = rate.empty() ? "" : " (about " + std::to_string(static_cast<long long>(answered_per_s)) +
                                                         "/s got through): " + setting_name("rate") + " " + rate + "/s keeps under it";
+  // A 429 at a lower limit is as often a cap on one client's calls at once as a rate: say both,
+  // and the rate's hint only for the rate.
+  const std::string cap_or_rate_hint = rate.empty() ? "" : " (about " + std::to_string(static_cast<long long>(answered_per_s)) +
+                                                               "/s got through; if it is a rate, " + setting_name("rate") + " " + rate +
+                                                               "/s keeps under it)";
   const std::string lowered = "concurrency for " + origin + " lowered to " + std::to_string(limit) + ": ";
   switch (why) {
     case limit_signal::throttled:
-      return lowered + "429 Too Many Requests: the API limits its rate" + rate_hint;
+      return lowered + "429 Too Many Requests: the API takes fewer calls at once, or limits its rate" + cap_or_rate_hint;
     case limit_signal::unavailable:
       return lowered + "502/504 answers: the proxy in front of the API can't reach it in time (the API can't keep up)" +
              rate_hint;
