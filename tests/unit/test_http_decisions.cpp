@@ -22,6 +22,17 @@ response answer(int status, std::vector<std::pair<std::string, std::string>> hea
 }
 }  // namespace
 
+TEST_CASE("a refusal paused for speaks of speed to the adaptive limit only as a 429 the headers said when of", "[rate][http]") {
+  const auto bucket = answer(429, {{"Retry-After", "1"}});
+  CHECK(pause_speaks_of_speed(bucket, true, false));  // a token bucket's: the calls went too fast
+  CHECK_FALSE(pause_speaks_of_speed(bucket, false, false));  // cut to --max-retry-after: a quota
+  CHECK_FALSE(pause_speaks_of_speed(bucket, true, true));    // the token meter follows an LLM's 429s
+  CHECK_FALSE(pause_speaks_of_speed(answer(503, {{"Retry-After", "30"}}), true, false));  // downtime
+  // Said only in its body (Gemini's RetryInfo): the limit heard it already, as a bare refusal.
+  CHECK_FALSE(pause_speaks_of_speed(answer(429, {}), true, false));
+  CHECK(pause_speaks_of_speed(answer(429, {{"retry-after-ms", "200"}}), true, false));
+}
+
 TEST_CASE("a huge Retry-After or X-Ttl is capped at --max-retry-after", "[rate][http]") {
   rate_limiter l;
   const auto before = rate_limiter::clock::now();

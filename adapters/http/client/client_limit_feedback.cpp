@@ -119,8 +119,9 @@ void client::impl::observe_answer(host_pool& pool, const response& res, std::chr
   pool.first_byte_avg = pool.first_byte_avg.count() == 0 ? first_byte : (pool.first_byte_avg * 3 + first_byte) / 4;
   if (!pool.limit) return;
   // A refusal that says when to come back (Retry-After, X-Rl: 0, RateLimit-Remaining: 0) is that
-  // pause's to honor (rate_limiter.hpp), not the pace's to guess. A bare 429 says nothing (the
-  // limiter's pause of 1 s for it is its own guess).
+  // pause's to honor (rate_limiter.hpp): the limit hears a 429's once the pause is taken
+  // (exchange_policy.hpp: pause_speaks_of_speed), not here. A bare 429 says nothing of when (the
+  // limiter's pause of 1 s for it is its own guess): heard here.
   const bool said_when = (res.status == 429 || res.status == 503) && says_when_to_return(res.status, res.headers);
   limit_decided(pool, pool.limit->answered(first_byte, res.status, said_when, steady::now(), straggler));
 }

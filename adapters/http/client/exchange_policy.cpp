@@ -113,9 +113,13 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
   return stop_for;
 }
 
+bool pause_speaks_of_speed(const response& r, bool api_pace, bool metered) {
+  return !r.ec && api_pace && r.status == 429 && !metered && says_when_to_return(r.status, r.headers);
+}
+
 void tell_limit_of_pause(client& c, const origin& to, const response& r, std::chrono::milliseconds stop_for, bool api_pace,
-                         std::chrono::steady_clock::time_point sent) {
-  if (r.ec || !api_pace || (r.status != 429 && r.status != 503)) return;
+                         bool metered, std::chrono::steady_clock::time_point sent) {
+  if (!pause_speaks_of_speed(r, api_pace, metered)) return;
   c.api_paused(to, r.status, stop_for,
                std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - sent));
 }

@@ -19,7 +19,7 @@ void batch_processor::settle_all(members& ms, const response& r, std::chrono::st
   bool api_pace = false;
   const auto stop_for =
       honor_stop_signals(*o.limiter, o.url.host(), r, o.max_retry_after, figures_, o.adaptive.has_value(), sent, &api_pace);
-  tell_limit_of_pause(client_, origin_, r, stop_for, api_pace, sent);
+  tell_limit_of_pause(client_, origin_, r, stop_for, api_pace, o.limiter->tokens().active(), sent);
   auto hand = [](member& m, outcome out) {
     m.result = std::move(out);
     m.wake.cancel();

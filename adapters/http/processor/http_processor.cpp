@@ -172,7 +172,7 @@ awaitable<http_processor::asked> http_processor::ask(const job& j, request req) 
   bool api_pace = false;
   const auto stop_for = honor_stop_signals(*opts_->limiter, opts_->url.host(), s.r, opts_->max_retry_after, figures_,
                                            opts_->adaptive.has_value(), s.sent, &api_pace);  // a 429's pause holds for the run
-  tell_limit_of_pause(client_, origin_, s.r, stop_for, api_pace, s.sent);
+  tell_limit_of_pause(client_, origin_, s.r, stop_for, api_pace, opts_->limiter->tokens().active(), s.sent);
   co_return asked{std::move(s.r), false};
 }
 
@@ -196,7 +196,7 @@ awaitable<outcome> http_processor::call(const job& j, request req, bool& aborted
   bool api_pace = false;
   const auto stop_for = honor_stop_signals(*opts_->limiter, opts_->url.host(), r, opts_->max_retry_after, figures_,
                                            opts_->adaptive.has_value(), clock.sent, &api_pace);
-  tell_limit_of_pause(client_, origin_, r, stop_for, api_pace, clock.sent);
+  tell_limit_of_pause(client_, origin_, r, stop_for, api_pace, opts_->limiter->tokens().active(), clock.sent);
   // A trace not sampled is exported only if its item fails: its call's span is made only when the
   // call did not end it done (the answer, without its body, is kept that long).
   std::optional<span_record> span;

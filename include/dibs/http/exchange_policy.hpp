@@ -44,10 +44,16 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
                                              http_figures* figures = nullptr, bool paced = false,
                                              std::chrono::steady_clock::time_point sent = {}, bool* api_pace = nullptr);
 
-// After honor_stop_signals: a refusal (429/503) whose pause was the API's own (`api_pace`) is told
-// to the origin's adaptive limit with the pause taken (client::api_paused).
+// Whether a refusal honor_stop_signals paused for says the calls went too fast, so the adaptive
+// limit hears it with its pause (client::api_paused): a 429 whose pause was the API's own
+// (`api_pace`: not cut to the longest wait allowed) and said in its headers. Not a 503 (with
+// Retry-After: downtime, not speed); not one whose when is only in its body (the limit heard it
+// already, as a bare refusal); not while the token meter follows the API's tokens (`metered`:
+// an LLM's 429s are the meter's to follow, and a limit of 1 there would cost a run for minutes).
+bool pause_speaks_of_speed(const response& r, bool api_pace, bool metered);
+// Tells the origin's adaptive limit of the pause taken when pause_speaks_of_speed.
 void tell_limit_of_pause(client& c, const origin& to, const response& r, std::chrono::milliseconds stop_for, bool api_pace,
-                         std::chrono::steady_clock::time_point sent);
+                         bool metered, std::chrono::steady_clock::time_point sent);
 
 // Counts the exchange in the HTTP figures (status class, latency since `sent`); no-op on null.
 void count_exchange(http_figures* figures, const response& r, std::chrono::steady_clock::time_point sent);

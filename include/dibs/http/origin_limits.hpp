@@ -92,10 +92,10 @@ class origin_limit {
   // A request waits for a permit (+1) or stopped waiting (-1).
   void waiting(int delta) { waiting_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed); }
   // An answer whose first byte came `first_byte` after the request was written. Its status: 429
-  // and 503 are the API refusing for its rate, and move the pace (not the limit: fewer requests
-  // in flight do not keep under a rate); 502 and 504 are overload, and lower the limit.
-  // `said_when`: the refusal said when to come back (Retry-After...): that pause is honored
-  // elsewhere, and neither the pace nor the limit moves for it.
+  // and 503 are the API refusing, and lower the limit, or move the pace once the limit is 1 (or
+  // the origin is paced); 502 and 504 are overload, and lower the limit.
+  // `said_when`: the refusal said when to come back (Retry-After...): its pause is honored
+  // elsewhere, and nothing moves here; a 429's is heard with its pause (paused_by_api).
   // `straggler`: the request ran beside the limit (its latency is no sample of the server's).
   decision answered(std::chrono::microseconds first_byte, int status, bool said_when, clock::time_point now,
                     bool straggler = false);

@@ -39,7 +39,8 @@ std::optional<std::chrono::system_clock::time_point> stop_until_from_headers(
     bool tokens_metered = false);
 
 // Whether the headers themselves say when to come back (Retry-After, X-Rl: 0, RateLimit-
-// Remaining: 0): what stop_until_from_headers reads, without its own guess for a bare 429.
+// Remaining: 0, an LLM provider's tokens none left): what stop_until_from_headers reads with no
+// token meter, without its own guess for a bare 429.
 bool says_when_to_return(int status, const std::vector<std::pair<std::string, std::string>>& headers);
 
 class rate_limiter final : public rate_control {
