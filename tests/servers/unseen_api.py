@@ -35,6 +35,8 @@ import threading
 import time
 import urllib.parse
 
+from port_file import serve_announced
+
 lock = threading.Lock()
 stats = {"requests": 0, "refused": 0, "connections": 0, "peak_connections": 0, "idle_closes": 0, "recycled": 0}
 
@@ -195,12 +197,7 @@ def main():
     else:
         server_class = ThreadedServer
     server_class.request_queue_size = a.backlog
-    server = server_class(("127.0.0.1", 0), Handler)
-    tmp = os.path.join(a.dir, a.name + ".port.tmp")
-    with open(tmp, "w") as f:
-        f.write(str(server.server_address[1]))
-    os.rename(tmp, os.path.join(a.dir, a.name + ".port"))  # written last: a port file means it serves
-    server.serve_forever()
+    serve_announced(server_class(("127.0.0.1", 0), Handler), a.dir, a.name)
 
 
 if __name__ == "__main__":
