@@ -31,6 +31,14 @@ TEST_CASE("a refusal paused for speaks of speed to the adaptive limit only as a 
   // Said only in its body (Gemini's RetryInfo): the limit heard it already, as a bare refusal.
   CHECK_FALSE(pause_speaks_of_speed(answer(429, {}), true, false));
   CHECK(pause_speaks_of_speed(answer(429, {{"retry-after-ms", "200"}}), true, false));
+  // A quota's: an allowance spent until its reset, nothing of speed.
+  CHECK_FALSE(pause_speaks_of_speed(answer(429, {{"X-Rl", "0"}, {"X-Ttl", "30"}}), true, false));
+  CHECK_FALSE(pause_speaks_of_speed(
+      answer(429, {{"Retry-After", "30"}, {"RateLimit-Limit", "100"}, {"RateLimit-Remaining", "0"}, {"RateLimit-Reset", "30"}}),
+      true, false));
+  CHECK(pause_speaks_of_speed(
+      answer(429, {{"Retry-After", "1"}, {"RateLimit-Limit", "100"}, {"RateLimit-Remaining", "40"}, {"RateLimit-Reset", "30"}}),
+      true, false));
 }
 
 TEST_CASE("a huge Retry-After or X-Ttl is capped at --max-retry-after", "[rate][http]") {

@@ -114,7 +114,14 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
 }
 
 bool pause_speaks_of_speed(const response& r, bool api_pace, bool metered) {
-  return !r.ec && api_pace && r.status == 429 && !metered && says_when_to_return(r.status, r.headers);
+  if (r.ec || !api_pace || r.status != 429 || metered) return false;
+  // Retry-After (or OpenAI's retry-after-ms): when the calls may go again, a token bucket's word.
+  // A quota's headers (ip-api's X-Rl: 0 with X-Ttl, RateLimit-Remaining: 0 with its reset) say
+  // when an allowance comes back instead: nothing of speed, whatever else the answer carries.
+  if (r.header("Retry-After").empty() && r.header("retry-after-ms").empty()) return false;
+  if (r.header("X-Rl") == "0") return false;
+  const auto quota = read_quota(r.headers, std::chrono::system_clock::now());
+  return !(quota && quota->remaining <= 0);
 }
 
 void tell_limit_of_pause(client& c, const origin& to, const response& r, std::chrono::milliseconds stop_for, bool api_pace,

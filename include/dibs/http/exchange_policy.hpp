@@ -46,10 +46,12 @@ std::chrono::milliseconds honor_stop_signals(rate_limiter& limiter, const std::s
 
 // Whether a refusal honor_stop_signals paused for says the calls went too fast, so the adaptive
 // limit hears it with its pause (client::api_paused): a 429 whose pause was the API's own
-// (`api_pace`: not cut to the longest wait allowed) and said in its headers. Not a 503 (with
-// Retry-After: downtime, not speed); not one whose when is only in its body (the limit heard it
-// already, as a bare refusal); not while the token meter follows the API's tokens (`metered`:
-// an LLM's 429s are the meter's to follow, and a limit of 1 there would cost a run for minutes).
+// (`api_pace`: not cut to the longest wait allowed) and said by Retry-After or retry-after-ms.
+// Not a 503 (with Retry-After: downtime, not speed); not a quota's (X-Rl: 0, RateLimit-
+// Remaining: 0: an allowance spent until its reset); not one whose when is only in its body (the
+// limit heard it already, as a bare refusal); not while the token meter follows the API's
+// tokens (`metered`: an LLM's 429s are the meter's to follow, and a limit of 1 there would cost a
+// run for minutes).
 bool pause_speaks_of_speed(const response& r, bool api_pace, bool metered);
 // Tells the origin's adaptive limit of the pause taken when pause_speaks_of_speed.
 void tell_limit_of_pause(client& c, const origin& to, const response& r, std::chrono::milliseconds stop_for, bool api_pace,
