@@ -66,6 +66,9 @@ TEST_CASE("Galera: a claim that loses its row to another node is a claim conflic
   // time before it is applied here (seen once in a full parallel run: 2), as the CLI's test below.
   CHECK(store->claim_conflicts() >= 1);
   chaos::sql_session node1(test::galera_node_uri(1), 0);
+  // A causal read: node 2's write is certified cluster-wide, but node 1 may not have applied it
+  // yet (seen once under the sanitizers: the row read as before it); this waits until it has.
+  node1.execute("SET SESSION wsrep_sync_wait = 1");
   CHECK(node1.number("SELECT COUNT(*) FROM " + table + " WHERE dibs_lock_by = 'on-node-2' AND dibs_lock_token = 42") == 1);
 }
 
