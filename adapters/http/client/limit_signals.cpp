@@ -34,13 +34,12 @@ limit_signal failure_signal(const boost::system::error_code& ec) {
 std::string overload_advice(limit_signal why, const std::string& origin, std::size_t limit, double answered_per_s) {
   // Keep under what got through, by a tenth: the API's own limit is likely a round number.
   const auto rate = answered_per_s >= 1 ? std::to_string(static_cast<long long>(std::floor(answered_per_s * 0.9))) : std::string();
-  const std::string rate_hint = rate.empty() ? "" : " (about " + std::to_string(static_cast<long long>(answered_per_s)) +
-                                                        "/s got through): " + setting_name("rate") + " " + rate + "/s keeps under it";
+  const std::string got = " (about " + std::to_string(static_cast<long long>(answered_per_s)) + "/s got through";
+  const std::string keep = setting_name("rate") + " " + rate + "/s keeps under it";
+  const std::string rate_hint = rate.empty() ? "" : got + "): " + keep;
   // A 429 at a lower limit is as often a cap on one client's calls at once as a rate: say both,
   // and the rate's hint only for the rate.
-  const std::string cap_or_rate_hint = rate.empty() ? "" : " (about " + std::to_string(static_cast<long long>(answered_per_s)) +
-                                                               "/s got through; if it is a rate, " + setting_name("rate") + " " + rate +
-                                                               "/s keeps under it)";
+  const std::string cap_or_rate_hint = rate.empty() ? "" : got + "; if it is a rate, " + keep + ")";
   const std::string lowered = "concurrency for " + origin + " lowered to " + std::to_string(limit) + ": ";
   switch (why) {
     case limit_signal::throttled:
