@@ -8,6 +8,8 @@
 #include "adapters/http/processor/prefetched_answers.hpp"
 #include "adapters/http/reuse/answer_reuse.hpp"
 #include <dibs/http/batch_processor.hpp>
+
+#include "profiles/ipapi/ipapi_profile.hpp"
 #include <dibs/http/http_processor.hpp>
 #include "adapters/http/rate/shared_rate.hpp"
 #include "adapters/http/rate/shared_tokens.hpp"
@@ -57,6 +59,11 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
                    "retries the whole batch")
         ->type_name("POINTER")
         ->capture_default_str();
+    cmd.add_option("--batch-echo", batch_echo,
+                   "with --batch-body: the member of each item's answer that names the item's key (the template's "
+                   "first field): an answer naming another is not that item's, and it is asked again (ip-api's "
+                   "batch: query)")
+        ->type_name("MEMBER");
     cmd.add_option("--batch-key", batch_key, "the document field sent as the key in batch mode (default: the source field)")->type_name("FIELD");
     request.add_to(cmd, "The request");
     answer.add_to(cmd, "What an answer means");
@@ -270,18 +277,37 @@ processor_factory api_flags::factory(const std::string& source_field) const {
   b.key_field = batch_key.empty() ? source_field : batch_key;
   b.batch_size = batch_size;
   b.linger = duration_flag("--batch-linger", batch_linger);
-  if (!batch_body.empty()) {
-    b.body = http::batch_body::parse(batch_body, "--batch-body");
-    b.item = batch_item;
+  auto shape = batch_request(source_field);  // checked here, in the flags' words
+  if (!shape.ipapi) {  // else the library's own ip-api profile
+    b.body = std::move(shape.body);
+    b.item = std::move(shape.item);
+    b.echo = std::move(shape.echo);
     b.max_bytes = batch_bytes;
-  } else if (batch_item != "/{i}") {
-    throw std::invalid_argument("--batch-item goes with --batch-body (ip-api's batch answers in order, checked by \"query\")");
   }
   try {
     return http::make_batch_processor_factory(std::move(b));
   } catch (const setting_error& e) {
     throw std::invalid_argument(in_flag_words(e));  // the library names its settings, we our flags
   }
+}
+
+api_flags::batch_shape api_flags::batch_request(const std::string& source_field) const {
+  batch_shape shape;
+  if (batch_body.empty()) {  // ip-api's batch: its profile of the template
+    if (batch_item != "/{i}" || !batch_echo.empty())
+      throw std::invalid_argument(std::string(batch_item != "/{i}" ? "--batch-item" : "--batch-echo") +
+                                  " goes with --batch-body (ip-api's batch answers in order, checked by \"query\")");
+    const auto key = batch_key.empty() ? source_field : batch_key;
+    shape.body = http::batch_body::parse(http::ipapi::batch_body(key), "--batch-key");
+    shape.item = http::ipapi::batch_item;
+    shape.echo = http::ipapi::batch_echo;
+    shape.ipapi = true;
+    return shape;
+  }
+  shape.body = http::batch_body::parse(batch_body, "--batch-body");
+  shape.item = batch_item;
+  shape.echo = batch_echo;
+  return shape;
 }
 
 void api_flags::share_rate(const std::shared_ptr<admin_store>& st) const {

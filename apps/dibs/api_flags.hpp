@@ -3,6 +3,7 @@
 // cap, TLS; and the processor factory they make.
 #pragma once
 
+#include <dibs/http/batch_body.hpp>
 #include <dibs/http/http_processor.hpp>
 #include <dibs/http/rate_limiter.hpp>
 
@@ -41,6 +42,7 @@ struct api_flags {
   std::string batch_linger = "20ms";
   std::string batch_body;           // --batch-body: a template whose array is written once per item
   std::string batch_item = "/{i}";  // --batch-item: where item i's answer stands in the batch's
+  std::string batch_echo;           // --batch-echo: the member of an item's answer naming its key
   std::size_t batch_bytes = 1u << 20;
   std::string rate;
   std::string token_rate;  // --token-rate: the tokens a minute an LLM API allows
@@ -84,6 +86,14 @@ struct api_flags {
   // The processor for every shard, validated; throws std::invalid_argument naming the flag.
   // `source_field` is the batch key when --batch-key is not given.
   processor_factory factory(const std::string& source_field) const;
+  // The batch's request and answer shape: --batch-body, --batch-item and --batch-echo, or, with no
+  // --batch-body, ip-api's batch (`[{key}]`, "/{i}", "query"); throws std::invalid_argument.
+  struct batch_shape {
+    http::batch_body body;
+    std::string item, echo;
+    bool ipapi = false;
+  };
+  batch_shape batch_request(const std::string& source_field) const;
   // With an https URL, one TLS handshake before the run: a certificate that will be refused
   // stops the command here, with the reason, instead of failing every document. "" when fine
   // (or when the API is merely unreachable now: the run retries that).

@@ -212,9 +212,7 @@ command add_enrich_command(CLI::App& app) {
     // Last before the run starts: the items it asks are the run's first, their leases fresh.
     if (!f->no_preflight)
       run_preflight(*st, f->api.call(),
-                    {f->api.batch(),
-                     f->api.batch_body.empty() ? http::batch_body{} : http::batch_body::parse(f->api.batch_body, "--batch-body"),
-                     f->api.batch_item},
+                    preflight_batch_of(f->api, f->store.source),
                     f->store.source, f->api.url_flag(),
                     claim_request{1, own_worker, run_cfg.lease, run_cfg.grace, run_cfg.max_attempts}, *preclaimed,
                     &e.figures());

@@ -9,7 +9,6 @@
 #include "preflight_verdicts.hpp"
 
 #include "adapters/http/processor/api_body.hpp"
-#include "adapters/http/processor/batch_answer.hpp"
 #include "adapters/http/processor/batch_items.hpp"
 #include "adapters/http/budget/call_budget.hpp"
 #include "adapters/http/processor/prefetched_answers.hpp"
@@ -130,18 +129,7 @@ std::optional<http::request> template_request_for(const job& j, const http::proc
 // The request the run would send for `sample`; nullopt (with a warning said) when none can be made.
 std::optional<http::request> request_for(const pending_sample& sample, const http::processor_options& call,
                                          const preflight_batch& batch, const std::string& field) {
-  if (batch.on && !batch.body.empty()) return template_request_for(job_of(sample, field), call, batch);
-  if (batch.on) {
-    if (sample.source.value.size() > call.url.max_value_bytes()) {
-      log::warn("pre-flight: pending item ", sample.id, "'s '", field, "' is ", sample.source.value.size(),
-                " bytes long, more than --max-source-bytes ", call.url.max_value_bytes(), "; the API was not tried");
-      return std::nullopt;
-    }
-    auto req = http::build_request(call.url, call.shape, job{}).req;  // a fixed URL, fixed headers
-    req.method = http::request::verb::post;
-    req.body = http::batch_request_body({sample.source.value});
-    return req;
-  }
+  if (batch.on) return template_request_for(job_of(sample, field), call, batch);
   auto built = http::build_request(call.url, call.shape, job_of(sample, field));
   if (!built.error.empty()) {
     log::warn("pre-flight: pending item ", sample.id, ": ", built.error, "; the API was not tried");
@@ -150,15 +138,17 @@ std::optional<http::request> request_for(const pending_sample& sample, const htt
   return std::move(built.req);
 }
 
-// Why a template's one-item answer has no item answer where `item` points; nullopt when it has.
-std::optional<std::string> item_not_in(const std::string& body, const std::string& item) {
-  const auto where = http::batch_item_pointer::parse(item);
+// Why a template's one-item answer has no answer for the item where `batch.item` points (or
+// one naming another key than `key`, when known); nullopt when it has.
+std::optional<std::string> item_not_in(const std::string& body, const preflight_batch& batch, const std::string& key) {
+  const auto where = http::batch_item_pointer::parse(batch.item);
   if (!where) return std::nullopt;  // refused with the flags already
   simdjson::dom::parser parser;
-  const auto split = http::split_batch_items(parser, body, *where, 1);
+  const std::vector<std::string> keys{key};
+  const auto split = http::split_batch_items(parser, body, *where, 1, {key.empty() ? "" : batch.echo, &keys});
   const auto why = !split.error.empty() ? split.error : !split.items[0].ok ? split.items[0].text : std::string();
   if (why.empty()) return std::nullopt;
-  return "--batch-item '" + item + "' finds no item's answer in it (" + why + "): " + http::api_message(body, 120);
+  return "--batch-item '" + batch.item + "' finds no item's answer in it (" + why + "): " + http::api_message(body, 120);
 }
 
 // One item's request, sent until its answer says something (a broken exchange is tried again);
@@ -175,6 +165,9 @@ std::optional<probe_verdict> probe(call_path& path, http::request req, const pre
   job probe_item;
   probe_item.id = "pre-flight probe";
   const job& item = claimed ? *claimed : probe_item;
+  std::string key;  // the key the item's answer must name, where a batch's answers name theirs
+  if (claimed && !batch.echo.empty())
+    if (const auto* named = claimed->field(batch.key_field)) key = named->value;
   struct reservation_end {
     const http::processor_options& call;
     std::string key;  // "" while nothing is reserved
@@ -206,7 +199,7 @@ std::optional<probe_verdict> probe(call_path& path, http::request req, const pre
       return probe_verdict{};
     }
     // Under a budget the pre-flight's one reserved call is its only try.
-    const auto expected = !batch.on ? probe_answer::object : batch.body.empty() ? probe_answer::array : probe_answer::json;
+    const auto expected = batch.on ? probe_answer::json : probe_answer::object;
     auto v = judge_probe(r, tries, call.budgets.empty() ? max_tries : 1, expected);
     if (v.what == probe_verdict::kind::again) {
       log::warn("pre-flight: ", shown, ": ", v.why, "; trying again");
@@ -216,8 +209,8 @@ std::optional<probe_verdict> probe(call_path& path, http::request req, const pre
     if (v.what == probe_verdict::kind::refuse && tries > 1) v.why += " (" + std::to_string(tries) + " tries)";
     // A template's answer must hold the one item's where --batch-item says, or every batch of the
     // run would be paid for and asked again.
-    if (v.what == probe_verdict::kind::go && batch.on && !batch.body.empty() && !r.ec && r.status >= 200 && r.status < 300)
-      if (auto not_there = item_not_in(r.body, batch.item)) v = {probe_verdict::kind::refuse, *not_there};
+    if (v.what == probe_verdict::kind::go && batch.on && !r.ec && r.status >= 200 && r.status < 300)
+      if (auto not_there = item_not_in(r.body, batch, key)) v = {probe_verdict::kind::refuse, *not_there};
     if (v.what == probe_verdict::kind::go && v.why.empty())
       log::info("pre-flight: ", flag, " ", shown, " answered ", r.ec ? r.describe() : "HTTP " + std::to_string(r.status));
     if (answered && !r.ec) *answered = std::move(r);
@@ -262,25 +255,10 @@ void run_preflight(admin_store& st, const http::processor_options& call, const p
     throw std::invalid_argument(refusal + " (--no-preflight skips this check)");
   call_path path(call, figures);
   std::string shown;
-  const bool templated = batch.on && !batch.body.empty();
-  if (batch.on && !templated) {  // ip-api's batch: a fixed URL and a one-key batch, nothing claimed
-    const auto& sample = samples.front();
-    if (sample.source.st != job_field::state::string || sample.source.value.empty()) return;
-    const auto req = request_for(sample, call, batch, field);
-    if (!req) return;
-    const auto v = probe(path, *req, batch, flag, shown);
-    if (!v) return;
-    if (v->account_spent) throw account_spent_error("the API says " + v->why);
-    const auto decision = judge_probes({*v}, std::nullopt);
-    if (decision.refuse)
-      throw std::invalid_argument("the API can't be used: " + flag + " " + shown + ": " + decision.why +
-                                  " (--no-preflight skips this check)");
-    if (!decision.why.empty()) log::warn("pre-flight: ", flag, " ", shown, " answered ", decision.why);
-    return;
-  }
+  const bool templated = batch.on;
   // Each item asked is claimed first, as the run claims: its answer is bought for this run alone
   // (several processes starting at once ask different items), and the run writes it. A batch
-  // template asks one item, in a batch of its own.
+  // asks one item, in a batch of its own (ip-api's too: its profile of the template).
   std::vector<job> claimed;
   std::vector<probe_verdict> verdicts;
   std::optional<probe_verdict> done;
@@ -387,6 +365,13 @@ void run_preflight(admin_store& st, const http::processor_options& call, const p
   } catch (const std::exception&) {  // the store is out of reach: the run finds out, leases as they are
     into.hand_over(std::move(claimed));
   }
+}
+
+preflight_batch preflight_batch_of(const api_flags& api, const std::string& source_field) {
+  if (!api.batch()) return {};
+  auto shape = api.batch_request(source_field);
+  return {true, std::move(shape.body), std::move(shape.item), std::move(shape.echo),
+          api.batch_key.empty() ? source_field : api.batch_key};
 }
 
 }  // namespace dibs::cli

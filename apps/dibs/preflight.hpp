@@ -15,6 +15,7 @@
 
 #include <dibs/admin_store.hpp>
 
+#include "api_flags.hpp"
 #include "preclaimed_store.hpp"
 
 #include <string>
@@ -28,12 +29,16 @@ namespace dibs::cli {
 // URL's flag, for messages; `claim_as`: how the run claims (its worker, lease, grace, attempts);
 // `into`: where the items asked go for the run; `figures`: the run's, where its calls (and their
 // tokens) are counted with the run's own.
-// A batch's pre-flight: ip-api's one-key array (no body), or the template's one-element body.
+// A batch's pre-flight: the template's one-element body (ip-api's batch too: its profile).
 struct preflight_batch {
   bool on = false;
   http::batch_body body;
   std::string item = "/{i}";  // where the template's answer holds each item's
+  std::string echo;           // the member of an item's answer naming its key ("": none) ...
+  std::string key_field;      // ... the key in this field
 };
+// The run's batch shape, as api_flags gives it to the processor (off without --batch-url).
+preflight_batch preflight_batch_of(const api_flags& api, const std::string& source_field);
 
 void run_preflight(admin_store& st, const http::processor_options& call, const preflight_batch& batch, const std::string& field,
                    const std::string& flag, const claim_request& claim_as, preclaimed_store& into,

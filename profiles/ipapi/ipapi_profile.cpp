@@ -15,4 +15,6 @@ std::optional<std::string> no_data_reason(const json_check_result& answer) {
 
 std::string_view answered_key(const json_check_result& answer) { return answer.member("query").value_or(""); }
 
+std::string batch_body(const std::string& key_field) { return "[{" + key_field + "}]"; }
+
 }  // namespace dibs::http::ipapi

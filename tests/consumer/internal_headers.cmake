@@ -9,7 +9,7 @@ set(dibs_internal_headers
   engine/src/reason_text.hpp
   engine/src/async_event.hpp
   adapters/http/processor/json_check.hpp
-  adapters/http/processor/batch_answer.hpp
+  adapters/http/processor/batch_items.hpp
   adapters/control/control_access.hpp
   adapters/http/client/endpoint_refresh.hpp
   adapters/http/client/tls_context.hpp

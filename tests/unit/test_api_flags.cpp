@@ -31,6 +31,13 @@ TEST_CASE("API flags: bad combinations are refused with the flag's name", "[cli]
                     Catch::Contains("--batch-url") && Catch::Contains("may not contain {fields}"));
   CHECK_THROWS_WITH(factory_from({"--batch-url", "ftp://h/batch"}), Catch::Contains("bad --batch-url"));
   CHECK_THROWS_AS(factory_from({"--batch-url", "http://h/batch", "--batch-size", "0"}), CLI::ValidationError);
+  // ip-api's batch is the template [{source}] answered in order, each answer naming its key in
+  // "query": a pointer or an echo of the user's own goes with a template of the user's own.
+  CHECK(factory_from({"--batch-url", "http://h/batch", "--batch-body", "[{originatingIp}]", "--batch-echo", "query"}));
+  CHECK_THROWS_WITH(factory_from({"--batch-url", "http://h/batch", "--batch-echo", "query"}),
+                    Catch::Contains("--batch-echo goes with --batch-body"));
+  CHECK_THROWS_WITH(factory_from({"--batch-url", "http://h/batch", "--batch-item", "/data/{i}"}),
+                    Catch::Contains("--batch-item goes with --batch-body"));
   CHECK_THROWS_WITH(factory_from({"--url", "http://h/{a}", "--backoff-base", "2s", "--backoff-max", "1s"}),
                     Catch::Contains("--backoff-max"));
   CHECK_THROWS_WITH(factory_from({"--url", "http://h/{a}", "--request-timeout", "soon"}),

@@ -1,57 +1,71 @@
-// The batch wire format, both sides: what dibs sends and how it reads the answer, and the stub's
-// ip-api rules for `POST /batch`.
-#include "adapters/http/processor/batch_answer.hpp"
+// ip-api's batch as a profile of the batch template, both sides without a network: what dibs
+// sends (`[{ip}]`: the keys as a JSON array) and how it reads the answer (by place, each answer
+// checked against the key it names in "query"), and the stub's ip-api rules for `POST /batch`.
+#include <dibs/http/batch_body.hpp>
 #include <dibs/ipapi/ipapi_stub.hpp>
+
+#include "adapters/http/processor/batch_items.hpp"
+#include "profiles/ipapi/ipapi_profile.hpp"
 
 #include <catch2/catch.hpp>
 
 using namespace dibs;
-using item_kind = http::batch_item_verdict::kind;
 
-TEST_CASE("a batch request is a JSON array of the keys, escaped", "[batch]") {
-  CHECK(http::batch_request_body({}) == "[]");
-  CHECK(http::batch_request_body({"1.2.3.4", "a\"b\\c\n"}) == R"(["1.2.3.4","a\"b\\c\n"])");
+namespace {
+http::batch_items split(const std::string& body, const std::vector<std::string>& keys) {
+  simdjson::dom::parser p;
+  return http::split_batch_items(p, body, *http::batch_item_pointer::parse(http::ipapi::batch_item), keys.size(),
+                                 {http::ipapi::batch_echo, &keys});
+}
+}  // namespace
+
+TEST_CASE("ip-api's batch request is a JSON array of the keys, escaped", "[batch]") {
+  const auto body = http::batch_body::parse(http::ipapi::batch_body("ip"), "--batch-body");
+  std::vector<std::string> elements;
+  for (const char* key : {"1.2.3.4", "a\"b\\c\n"}) {
+    job j;
+    j.fields.push_back({"ip", job_field::state::string, key, {}, {}});
+    elements.push_back(body.element(j).text);
+  }
+  CHECK(body.join(elements) == R"(["1.2.3.4","a\"b\\c\n"])");
 }
 
-TEST_CASE("a batch answer is split by position and checked against each key", "[batch]") {
-  simdjson::ondemand::parser p, q;
-  const std::vector<std::string> keys{"8.8.8.8", "10.0.0.1", "1.1.1.1", "9.9.9.9"};
+TEST_CASE("ip-api's batch answer is split by place and checked against each key it names", "[batch]") {
+  const std::vector<std::string> keys{"8.8.8.8", "10.0.0.1", "1.1.1.1", "9.9.9.9", "4.4.4.4"};
   const std::string body = R"([{"status":"success","query":"8.8.8.8","city":"X"},
     {"status":"fail","message":"private range","query":"10.0.0.1"},
     {"status":"success","query":"2.2.2.2"},
-    [1,2]])";
-  auto s = http::split_batch_answer(p, q, body, keys, true);
+    [1,2],
+    {"status":"success"}])";
+  auto s = split(body, keys);
   REQUIRE(s.error.empty());
-  REQUIRE(s.items.size() == 4);
-  CHECK(s.items[0].k == item_kind::done);
-  CHECK(s.items[0].text == R"({"status":"success","query":"8.8.8.8","city":"X"})");  // as the API wrote it
-  CHECK(s.items[1].k == item_kind::no_data);
-  CHECK(s.items[1].text == "the API has no data: private range");
-  CHECK_THAT(s.items[1].answer, Catch::StartsWith(R"({"status":"fail")"));  // written as the answer by default
-  CHECK(s.items[2].k == item_kind::bad);
+  REQUIRE(s.items.size() == 5);
+  CHECK(s.items[0].ok);
+  CHECK(s.items[0].text == R"({"status":"success","query":"8.8.8.8","city":"X"})");  // one line
+  CHECK(s.items[1].ok);  // ip-api's "fail" is the status check's to judge (item_outcome)
+  CHECK_FALSE(s.items[2].ok);
   CHECK(s.items[2].text == "the batch answer in the place of '1.1.1.1' is for '2.2.2.2'");
-  CHECK(s.items[3].k == item_kind::bad);
-  CHECK(s.items[3].text == "the batch answer for '9.9.9.9' is not a JSON object");
+  CHECK_FALSE(s.items[3].ok);
+  CHECK(s.items[3].text == "the batch answer's element for this item is not a JSON object");
+  CHECK(s.items[4].ok);  // names no key: taken by its place
   CHECK(s.out_of_step);  // the third answers another key: its connection may be one behind
-  const std::string in_step = R"([{"query":"8.8.8.8"},{"query":"10.0.0.1"},{"query":"1.1.1.1"},[1,2]])";
-  CHECK_FALSE(http::split_batch_answer(p, q, in_step, keys, true).out_of_step);  // bad, but its own
-
-  auto unchecked = http::split_batch_answer(p, q, body, keys, false);
-  CHECK(unchecked.items[1].k == item_kind::done);  // --no-status-check stores ip-api's "fail" answers
+  const std::string in_step = R"([{"query":"8.8.8.8"},{"query":"10.0.0.1"},{"query":"1.1.1.1"},[1,2],{}])";
+  CHECK_FALSE(split(in_step, keys).out_of_step);  // one bad, but its own
+  // A key that is a number in the answer is compared as its JSON text.
+  CHECK(split(R"([{"query":42}])", {"42"}).items[0].ok);
+  CHECK_FALSE(split(R"([{"query":43}])", {"42"}).items[0].ok);
 }
 
-TEST_CASE("a batch answer that is unusable as a whole says why", "[batch]") {
-  simdjson::ondemand::parser p, q;
+TEST_CASE("ip-api's batch answer that is unusable as a whole says why", "[batch]") {
   const std::vector<std::string> keys{"8.8.8.8", "1.1.1.1"};
-  CHECK(http::split_batch_answer(p, q, R"([{"query":"8.8.8.8"}])", keys, true).error ==
-        "the batch answer has 1 elements for 2 keys");
-  CHECK(http::split_batch_answer(p, q, R"([{"query":"8.8.8.8"}])", keys, true).out_of_step);
-  CHECK_FALSE(http::split_batch_answer(p, q, R"({"query":"8.8.8.8"})", keys, true).out_of_step);
-  CHECK(http::split_batch_answer(p, q, R"({"query":"8.8.8.8"})", keys, true).error == "the batch answer is not a JSON array");
-  CHECK_THAT(http::split_batch_answer(p, q, R"([{"query":"8.8.8.8"},)", keys, true).error,
-             Catch::StartsWith("the batch answer is not valid JSON: "));
-  // Found by fuzzing: one malformed element made the rest look like plausible items.
-  auto bad = http::split_batch_answer(p, q, R"([{"query":"8.8.8.8"},{"status":"fail","message":"x":"1.1.1.1"}])", keys, true);
+  CHECK(split(R"([{"query":"8.8.8.8"}])", keys).error == "the batch answer has 1 elements for 2 items: none is believed");
+  CHECK(split(R"([{"query":"8.8.8.8"}])", keys).out_of_step);
+  CHECK_FALSE(split(R"({"query":"8.8.8.8"})", keys).out_of_step);
+  CHECK(split(R"({"query":"8.8.8.8"})", keys).error == "the batch answer has no array at '/'");
+  CHECK_THAT(split(R"([{"query":"8.8.8.8"},)", keys).error, Catch::StartsWith("the batch answer is not valid JSON: "));
+  // Found by fuzzing the splitter this replaced: one malformed element must not make the rest
+  // look like plausible items.
+  auto bad = split(R"([{"query":"8.8.8.8"},{"status":"fail","message":"x":"1.1.1.1"}])", keys);
   CHECK_THAT(bad.error, Catch::StartsWith("the batch answer is not valid JSON: "));
   CHECK(bad.items.empty());
 }

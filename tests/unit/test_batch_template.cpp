@@ -133,3 +133,19 @@ TEST_CASE("two halves of a batch refused whole say whether a row, the size or th
   CHECK(judge_halves(413, "batch size 100 > 32", {true, "batch size 50 > 32"}, {true, "batch size 50 > 32"}) ==
         halving_verdict::look_inside);
 }
+
+TEST_CASE("a refusal that names the most rows a request takes is taken at its word", "[batch][unit]") {
+  // text-embeddings-inference, Cohere, OpenAI: the cap in their own words.
+  CHECK(rows_cap_in_words("HTTP 413: batch size 40 > maximum allowed batch size 32", 40) == 32u);
+  CHECK(rows_cap_in_words("HTTP 400: invalid request: you can pass in a maximum of 96 texts", 100) == 96u);
+  CHECK(rows_cap_in_words("HTTP 400: Too many inputs. The max number of inputs is 2048.", 4096) == 2048u);
+  CHECK(rows_cap_in_words("HTTP 400: the batch may hold at most 16 items", 100) == 16u);
+  // A cap no lower than the batch, one in tokens, characters or bytes, a row's index, a number
+  // with no cap word before it: no rows named.
+  CHECK_FALSE(rows_cap_in_words("HTTP 400: Too many inputs. The max number of inputs is 2048.", 100));
+  CHECK_FALSE(rows_cap_in_words("HTTP 400: This model's maximum context length is 8192 tokens, however you requested 9000 tokens", 100000));
+  CHECK_FALSE(rows_cap_in_words("HTTP 413: maximum body size 64 KB", 100));
+  CHECK_FALSE(rows_cap_in_words("HTTP 400: '$.input[37]' is invalid", 100));
+  CHECK_FALSE(rows_cap_in_words("HTTP 422: Request Entity Too Large", 100));
+  CHECK_FALSE(rows_cap_in_words("HTTP 400: max temperature is 2.5", 100));
+}

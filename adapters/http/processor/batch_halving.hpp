@@ -11,9 +11,15 @@
 //     request's: a size cap in words of its own ("Request Entity Too Large"), halved on until a
 //     part is taken, whose size is learned;
 //   - else the refused half is halved again, until a row it refuses is alone and fails.
+// Before any halving, a refusal whose words name the most rows a request takes ("batch size 40 >
+// maximum allowed batch size 32": text-embeddings-inference; "a maximum of 96 texts": Cohere) is
+// taken at its word: the batch goes in parts of that many, and every batch after holds that many.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace dibs::http {
 
@@ -30,5 +36,10 @@ inline halving_verdict judge_halves(int whole_status, const std::string& whole, 
   if (whole_status != 413 && whole_status != 429 && a.refused && b.refused && a.why == whole && b.why == whole) return halving_verdict::not_a_rows_doing;
   return halving_verdict::look_inside;
 }
+
+// The most rows a request takes, as a refusal of a batch of `rows` names it: a number below
+// `rows` that a "max"/"maximum"/"limit"/"at most" stands shortly before, and that counts no tokens,
+// characters or bytes; nullopt when the words name none.
+std::optional<std::size_t> rows_cap_in_words(std::string_view why, std::size_t rows);
 
 }  // namespace dibs::http

@@ -1,6 +1,73 @@
 #include "batch_items.hpp"
 
+#include "engine/src/json_text.hpp"
+
 namespace dibs::http {
+
+namespace {
+// The key an element says it answers (a string's text, else its JSON); nullopt when it says none.
+std::optional<std::string> echoed_key(simdjson::dom::element element, const std::string& member) {
+  simdjson::dom::element named;
+  if (member.empty() || !element.is_object() || element.get_object()[member].get(named)) return std::nullopt;
+  std::string_view text;
+  if (!named.get_string().get(text)) return std::string(text);
+  return simdjson::minify(named);
+}
+
+// The text of a value as the API wrote it (an object's or array's whole, a scalar's token).
+std::optional<std::string_view> raw_text(simdjson::ondemand::value v) {
+  simdjson::ondemand::json_type type;
+  if (v.type().get(type)) return std::nullopt;
+  std::string_view raw;
+  if (type == simdjson::ondemand::json_type::object) {
+    simdjson::ondemand::object o;
+    if (v.get_object().get(o) || o.raw_json().get(raw)) return std::nullopt;
+  } else if (type == simdjson::ondemand::json_type::array) {
+    simdjson::ondemand::array a;
+    if (v.get_array().get(a) || a.raw_json().get(raw)) return std::nullopt;
+  } else {
+    raw = v.raw_json_token();
+  }
+  while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t')) raw.remove_suffix(1);
+  return raw;
+}
+
+// Each element of the array at `pointer` as the API wrote it, in order (the DOM checked the body:
+// every step here succeeds on it).
+std::vector<std::string_view> element_texts(const simdjson::padded_string& body, const std::string& pointer) {
+  thread_local simdjson::ondemand::parser parser;
+  std::vector<std::string_view> out;
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::array elements;
+  if (parser.iterate(body).get(doc)) return out;
+  if (pointer.empty() ? doc.get_array().get(elements) : doc.at_pointer(pointer).get_array().get(elements)) return out;
+  for (auto element : elements) {
+    simdjson::ondemand::value v;
+    std::optional<std::string_view> raw;
+    if (element.get(v) || !(raw = raw_text(v))) return {};
+    out.push_back(*raw);
+  }
+  return out;
+}
+
+// The value at `inside` of one element's text, as the API wrote it, on one line.
+std::optional<std::string> text_inside(std::string_view element, const std::string& inside) {
+  std::string text;
+  if (inside.empty()) {
+    text = element;
+  } else {
+    thread_local simdjson::ondemand::parser parser;
+    const simdjson::padded_string padded(element);
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::value v;
+    std::optional<std::string_view> raw;
+    if (parser.iterate(padded).get(doc) || doc.at_pointer(inside).get(v) || !(raw = raw_text(v))) return std::nullopt;
+    text = *raw;
+  }
+  compact_json_in_place(text);
+  return text;
+}
+}  // namespace
 
 std::optional<batch_item_pointer> batch_item_pointer::parse(const std::string& text, std::string* why) {
   auto refuse = [&](const char* reason) -> std::optional<batch_item_pointer> {
@@ -20,7 +87,7 @@ std::optional<batch_item_pointer> batch_item_pointer::parse(const std::string& t
 }
 
 batch_items split_batch_items(simdjson::dom::parser& parser, std::string_view body, const batch_item_pointer& where,
-                              std::size_t count) {
+                              std::size_t count, const batch_echo& echo) {
   batch_items out;
   simdjson::dom::element doc;
   if (auto e = parser.parse(body.data(), body.size()).get(doc)) {
@@ -40,6 +107,7 @@ batch_items split_batch_items(simdjson::dom::parser& parser, std::string_view bo
   }
   // Which element is each item's: by its "index" where every element has one, else by place.
   std::vector<simdjson::dom::element> of_item(count);
+  std::vector<std::size_t> place_of(count);
   std::vector<bool> taken(count, false);
   std::size_t indexed = 0, place = 0;
   for (auto element : elements) {
@@ -55,6 +123,7 @@ batch_items split_batch_items(simdjson::dom::parser& parser, std::string_view bo
     }
     taken[static_cast<std::size_t>(item)] = true;
     of_item[static_cast<std::size_t>(item)] = element;
+    place_of[static_cast<std::size_t>(item)] = place;
     ++place;
   }
   if (indexed != 0 && indexed != count) {
@@ -62,16 +131,33 @@ batch_items split_batch_items(simdjson::dom::parser& parser, std::string_view bo
     out.error = "some elements of the batch answer have an \"index\" and some do not: none is believed";
     return out;
   }
+  // The answers as the API wrote them: the DOM's numbers would be written back in its own way.
+  const simdjson::padded_string padded(body);
+  const auto texts = element_texts(padded, where.array());
+  if (texts.size() != count) {  // never, on a body the DOM read
+    out.error = "the batch answer's elements could not be read";
+    return out;
+  }
   out.items.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
     auto& item = out.items[i];
+    if (!echo.member.empty() && !of_item[i].is_object()) {  // it can't say whose it is
+      item.text = "the batch answer's element for this item is not a JSON object";
+      continue;
+    }
+    if (const auto named = echoed_key(of_item[i], echo.member); named && echo.keys && *named != (*echo.keys)[i]) {
+      item.text = "the batch answer in the place of '" + (*echo.keys)[i] + "' is for '" + *named + "'";
+      out.out_of_step = true;  // its connection may be one answer behind (client::drop_idle)
+      continue;
+    }
     simdjson::dom::element value;
-    if (of_item[i].at_pointer(where.inside()).get(value)) {
+    std::optional<std::string> text;
+    if (of_item[i].at_pointer(where.inside()).get(value) || !(text = text_inside(texts[place_of[i]], where.inside()))) {
       item.text = "the batch answer's element for this item has nothing at '" + where.inside() + "'";
       continue;
     }
     item.ok = true;
-    item.text = value.is_object() ? simdjson::minify(value) : "{\"value\":" + simdjson::minify(value) + "}";
+    item.text = value.is_object() ? std::move(*text) : "{\"value\":" + *text + "}";
   }
   return out;
 }

@@ -5,7 +5,12 @@
 //     answer with a vector missing would put every later vector on the wrong row);
 //   - where its elements carry an "index" member (OpenAI's, Voyage's), each item takes the
 //     element whose index is its own, and the indexes must be each item's once;
-//   - an item's answer is the value at the pointer, kept as the API wrote it (one line); a
+//   - where the elements echo their item's key in a member (batch_echo: ip-api's "query"), an
+//     element naming another key is not that item's (retried), and the answer may be another
+//     request's (out_of_step); an element without the member is taken by its place, one that
+//     is not an object is no item's;
+//   - an item's answer is the value at the pointer, kept as the API wrote it (its bytes, on one
+//     line: a number is never written back in another form); a
 //     value that is not an object (a vector) is kept as {"value": ...}, as a store keeps an
 //     answer as an object.
 // Pure: tests/unit/test_batch_items.cpp.
@@ -43,7 +48,13 @@ struct batch_items {
   std::vector<batch_item_answer> items;  // one an item, when `error` is empty
 };
 
+// The member of each element that names its item's key, and the items' keys in order.
+struct batch_echo {
+  std::string member;  // empty: nothing is checked
+  const std::vector<std::string>* keys = nullptr;  // one an item
+};
+
 batch_items split_batch_items(simdjson::dom::parser& parser, std::string_view body, const batch_item_pointer& where,
-                              std::size_t count);
+                              std::size_t count, const batch_echo& echo = {});
 
 }  // namespace dibs::http

@@ -18,8 +18,8 @@ namespace dibs::http {
 
 struct batch_processor::member {
   explicit member(const net::any_io_executor& ex) : wake(ex) {}
-  std::string key;      // ip-api's shape: the key sent
-  std::string element;  // a template's: this item's element of the body
+  std::string element;  // this item's element of the body
+  std::string key;      // the key its answer names (with an echo member; else empty)
   int attempts = 0;
   job claimed;  // for work_started: its id and lease token
   std::optional<outcome> result;
@@ -37,9 +37,9 @@ struct batch_processor::batch {
 };
 
 struct batch_processor::json_parser {
-  simdjson::ondemand::parser outer, inner;
+  simdjson::ondemand::parser inner;  // ip-api's status check of an item's answer
   simdjson::dom::parser dom;
-  std::optional<batch_item_pointer> item;  // a template's shape: where each item's answer is
+  std::optional<batch_item_pointer> item;  // where each item's answer is
 };
 
 }  // namespace dibs::http

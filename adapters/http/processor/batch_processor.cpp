@@ -3,9 +3,8 @@
 #include "api_body.hpp"
 #include "batch_members.hpp"
 #include "json_check.hpp"
-#include "profiles/ipapi/ipapi_profile.hpp"
 #include "answer_mapping.hpp"
-#include "batch_answer.hpp"
+#include "profiles/ipapi/ipapi_profile.hpp"
 #include "batch_halving.hpp"
 #include "batch_items.hpp"
 #include "no_data_verdict.hpp"
@@ -43,10 +42,10 @@ shard_place in_requests(shard_place p, std::size_t batch_size) {
 // the batch's rows (an OpenAI embedding of 1,536 floats is some 33 KB; a hundred of them 3 MB).
 client_options batch_client_options(const batch_processor_options& o, http_figures* figures, const shard_place& place) {
   auto c = shard_client_options(o.call, figures, place);
-  if (!o.body.empty()) c.max_body = o.call.http.max_body * std::max<std::size_t>(o.batch_size, 1);
+  c.max_body = o.call.http.max_body * std::max<std::size_t>(o.batch_size, 1);
   // A batch endpoint is built to be asked many rows at once, and a run of them lasts few round
   // trips: slow start begins where its second step would be (16 requests), a round trip sooner.
-  if (!o.body.empty() && c.adaptive) c.adaptive->initial = std::max(c.adaptive->initial, 16.0);
+  if (o.wide_start && c.adaptive) c.adaptive->initial = std::max(c.adaptive->initial, 16.0);
   return c;
 }
 }  // namespace
@@ -60,7 +59,7 @@ batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const 
       parser_(std::make_unique<json_parser>()),
       rng_(std::random_device{}()),
       work_started_(std::move(work_started)) {
-  if (!opts_->body.empty()) parser_->item = batch_item_pointer::parse(opts_->item);  // checked by the factory
+  parser_->item = batch_item_pointer::parse(opts_->item);  // checked by the factory
 }
 
 std::size_t batch_processor::capacity() const { return client_.limit(origin_) * opts_->batch_size; }
@@ -84,19 +83,15 @@ void batch_processor::close(batch& b) {
 awaitable<outcome> batch_processor::process(job j) {
   const auto ex = co_await net::this_coro::executor;
   auto me = std::make_shared<member>(ex);
-  if (opts_->body.empty()) {
-    auto key = source_field(j, opts_->key_field, opts_->call.url.max_value_bytes());
-    if (!key.error.empty()) co_return outcome::fail(std::move(key.error));
-    me->key = std::string(key.value);
-  } else {
-    auto element = opts_->body.element(j, opts_->call.url.max_value_bytes());
-    if (!element.error.empty()) co_return outcome::fail(std::move(element.error));  // this item alone
-    me->element = std::move(element.text);
-  }
-  const std::size_t bytes = me->element.size() + me->key.size() + 3;
+  auto element = opts_->body.element(j, opts_->call.url.max_value_bytes());
+  if (!element.error.empty()) co_return outcome::fail(std::move(element.error));  // this item alone
+  me->element = std::move(element.text);
+  if (!opts_->echo.empty())  // the key its answer must name (the element read it: it is there)
+    if (const auto* key = j.field(opts_->key_field)) me->key = key->value;
+  const std::size_t bytes = me->element.size() + 1;
   // Too large to join the open batch (its bytes, or tokens the limit could never hold at once):
   // that batch goes as it is, and this item opens the next.
-  if (!opts_->body.empty() && open_ && !open_->members.empty() && would_overflow(open_->bytes + bytes)) close(*open_);
+  if (open_ && !open_->members.empty() && would_overflow(open_->bytes + bytes)) close(*open_);
   me->attempts = j.attempts;
   if (work_started_) {
     me->claimed.id = j.id;
@@ -107,7 +102,7 @@ awaitable<outcome> batch_processor::process(job j) {
 
   // Asked alone by the pre-flight (a template's batch of this one row), and paid for: its answer
   // is this row's, judged as a batch's of one, never asked again.
-  if (!opts_->body.empty() && opts_->call.prefetched && opts_->call.prefetched->holds_any())
+  if (opts_->call.prefetched && opts_->call.prefetched->holds_any())
     if (auto answered = opts_->call.prefetched->take(batch_row_identity(j))) {
       members alone{me};
       settle_all(alone, *answered, std::chrono::steady_clock::now());
@@ -173,6 +168,16 @@ std::size_t batch_processor::halving_spare(std::size_t rows) {
   return 2 * static_cast<std::size_t>(std::ceil(std::log2(std::max<std::size_t>(rows, 1)))) + 2;
 }
 
+void batch_processor::learn_rows(std::size_t took, std::size_t refused, const std::string& why) {
+  auto& learned = *opts_->learned_rows;
+  auto was = learned.load();
+  while ((was == 0 || took < was) && !learned.compare_exchange_weak(was, took)) {
+  }
+  if (was == 0 || took < was)
+    log::warn("the API refuses a batch of ", refused, " rows whole (", why, ") and takes ", took, ": batches of ", took,
+              " rows at most from now on");
+}
+
 std::size_t batch_processor::rows_a_batch() const {
   const auto learned = opts_->learned_rows->load(std::memory_order_relaxed);
   return learned ? std::min(learned, opts_->batch_size) : opts_->batch_size;
@@ -195,20 +200,11 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
   if (ms.empty()) co_return sent_batch{};
   const auto& url = opts_->call.url;
   auto& tokens = opts_->call.limiter->tokens();
-  // The body, once: a template's rows' elements, or ip-api's keys.
-  std::string body;
-  if (opts_->body.empty()) {
-    std::vector<std::string> keys;
-    keys.reserve(ms.size());
-    for (const auto& m : ms) keys.push_back(m->key);
-    body = batch_request_body(keys);
-  } else {
-    std::vector<std::string_view> elements;
-    elements.reserve(ms.size());
-    for (const auto& m : ms) elements.push_back(m->element);
-    body = opts_->body.join(elements);
-  }
-  if (!opts_->body.empty() && tokens.active()) {
+  std::vector<std::string_view> elements;
+  elements.reserve(ms.size());
+  for (const auto& m : ms) elements.push_back(m->element);
+  auto body = opts_->body.join(elements);
+  if (tokens.active()) {
     // More tokens than the limit holds at once (at 4 bytes a token, and its max_tokens): never
     // admitted. Halved; a row alone that large fails with no call, as one row's request does.
     if (auto why = never_admitted(tokens, body.size(), max_output_tokens(body)); !why.empty()) {
@@ -224,12 +220,10 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
   request req = std::move(built.req);
   req.method = request::verb::post;
   req.body = std::move(body);
-  if (opts_->body.empty()) req.content_type.clear();  // ip-api's: as it always sent it
-  else req.content_type = "application/json";
+  req.content_type = "application/json";
   // An API metered in tokens: the batch's tokens before it goes, settled by its usage.
   token_ticket ticket;
-  if (!opts_->body.empty())
-    if (const auto charge = token_charge(tokens, req.body)) ticket = co_await take_tokens(tokens, *charge, opts_->call.limiter->tokens_shared());
+  if (const auto charge = token_charge(tokens, req.body)) ticket = co_await take_tokens(tokens, *charge, opts_->call.limiter->tokens_shared());
   const auto body_bytes = req.body.size();
   auto to = url.origin();
   // max_processing and the latency figure time the call, not the wait for a connection
@@ -280,11 +274,11 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
   // The client reports its own cancellation as an answer; it is the leader's cancellation
   // (shutdown, max_processing), and the members must hear it as that, not as a failed read.
   if (r.ec == net::error::operation_aborted) throw boost::system::system_error(r.ec);
-  // A template's batch refused as a whole for what it carries (one text too long, one the API
-  // can't read, too many rows): the caller halves it (resolve). A row alone is settled here.
+  // A batch refused as a whole for what it carries (one text too long, one the API can't read,
+  // too many rows): the caller halves it (resolve). A row alone is settled here.
   // OpenAI's 429 "Request too large" is one too: more tokens at once than its whole limit.
   const bool too_many_tokens = r.status == 429 && ms.size() > 1 && never_fits_the_limit(r.body);
-  const bool refused_whole = !opts_->body.empty() && !r.ec &&
+  const bool refused_whole = !r.ec &&
                              (r.status == 400 || r.status == 413 || r.status == 422 || too_many_tokens) &&
                              account_spent_code(r.status, r.body).empty();
   sent_batch out;
@@ -307,6 +301,9 @@ awaitable<bool> batch_processor::resolve(members& ms, sent_batch whole, std::siz
     again(ms, whole.why);
     co_return false;
   }
+  // The refusal names the most rows a request takes: taken at its word, no halving to find it.
+  if (!whole.local && !confirming)
+    if (const auto cap = rows_cap_in_words(whole.why, ms.size())) learn_rows(*cap, ms.size(), whole.why);
   // Another batch found how many rows the API takes meanwhile: sent in parts of that many.
   if (const auto rows = rows_a_batch(); ms.size() > rows && rows < opts_->batch_size) {
     co_await send_in_parts(ms, false, spare);
@@ -333,18 +330,9 @@ awaitable<bool> batch_processor::resolve(members& ms, sent_batch whole, std::siz
       if (b.refused && !b.settled) co_await resolve(second, std::move(b), spare);
       co_return false;
     }
-    case halving_verdict::too_large: {
-      if (whole.local) co_return false;  // the token limit's size, not the API's: nothing to learn
-      const auto took = std::max(first.size(), second.size());
-      auto& learned = *opts_->learned_rows;
-      auto was = learned.load();
-      while ((was == 0 || took < was) && !learned.compare_exchange_weak(was, took)) {
-      }
-      if (was == 0 || took < was)
-        log::warn("the API refuses a batch of ", ms.size(), " rows whole (", whole.why, ") and takes ", took,
-                  ": batches of ", took, " rows at most from now on");
+    case halving_verdict::too_large:
+      if (!whole.local) learn_rows(std::max(first.size(), second.size()), ms.size(), whole.why);  // not the token limit's size
       co_return false;
-    }
     case halving_verdict::look_inside:
       break;
   }
@@ -357,12 +345,19 @@ processor_factory make_batch_processor_factory(batch_processor_options opts) {
   if (!opts.call.url.fields().empty())
     throw setting_error("batch_url", "'" + redact_api_url(opts.call.url.text()) + "': it may not contain {fields}");
   if (opts.batch_size == 0) throw setting_error("batch_size", "must be at least 1");
+  if (opts.body.empty()) {  // ip-api's batch, its profile of the template
+    if (opts.item != ipapi::batch_item || !opts.echo.empty())
+      throw setting_error("batch_item", "goes with a body template (ip-api's batch answers in order, checked by \"query\")");
+    opts.body = batch_body::parse(ipapi::batch_body(opts.key_field), "batch_body");
+    opts.echo = ipapi::batch_echo;
+    opts.wide_start = false;  // 15 requests a minute: no burst of 16 before the first answer
+  }
   if (!opts.call.shape.body.empty())
     throw setting_error("body", "is one item's request body: a batch request's is its batch body template");
   if (!opts.call.shape.fields().empty())
     throw setting_error("header", "a batch request is no one item's: its headers may not read {fields}");
   std::string why;
-  if (!opts.body.empty() && !batch_item_pointer::parse(opts.item, &why))
+  if (!batch_item_pointer::parse(opts.item, &why))
     throw setting_error("batch_item", "'" + opts.item + "': " + why);
   if (opts.max_bytes == 0) throw setting_error("batch_bytes", "must be more than 0");
   if (!opts.call.limiter) opts.call.limiter = std::make_shared<rate_limiter>();

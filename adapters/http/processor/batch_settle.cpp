@@ -1,11 +1,10 @@
 // A batch's answer handed to its rows (batch_processor.hpp): one verdict for all when the exchange
-// failed or the account is spent, else each row its own answer, split back by key (ip-api's
-// shape) or by --batch-item's pointer (a template's), never shifted.
+// failed or the account is spent, else each row its own answer, split back by the item pointer
+// (and checked by the key each answer names, where it names one), never shifted.
 #include "batch_members.hpp"
 
 #include "api_body.hpp"
 #include "answer_mapping.hpp"
-#include "batch_answer.hpp"
 #include "json_check.hpp"
 #include "no_data_verdict.hpp"
 #include "profiles/ipapi/ipapi_profile.hpp"
@@ -46,44 +45,18 @@ void batch_processor::settle_all(members& ms, const response& r, std::chrono::st
     }
     return;
   }
-  if (!opts_->body.empty()) {
-    settle_items(ms, r);
-    return;
-  }
-  std::vector<std::string> keys;
-  keys.reserve(ms.size());
-  for (const auto& m : ms) keys.push_back(m->key);
-  auto split = split_batch_answer(parser_->outer, parser_->inner, r.body, keys, o.status_field_check);
-  // An answer that may be another request's (split.out_of_step): the connection it came from
-  // may be one answer behind, so the idle ones are closed and the mismatch costs this batch alone.
-  if (split.out_of_step) client_.drop_idle(origin_);
-  for (std::size_t i = 0; i < ms.size(); ++i) {
-    auto& m = *ms[i];
-    if (!split.error.empty()) {
-      hand(m, outcome::retry(backoff(m), r.describe() + ": " + split.error, r.status));
-      continue;
-    }
-    auto& v = split.items[i];
-    switch (v.k) {
-      case batch_item_verdict::kind::done:
-        hand(m, outcome::done(std::move(v.text)));
-        break;
-      case batch_item_verdict::kind::no_data:
-        hand(m, o.no_data_fails ? outcome::fail(std::move(v.text), r.status)
-                                : outcome::no_data_answer(std::move(v.answer), std::move(v.text), r.status));
-        break;
-      case batch_item_verdict::kind::bad:
-        hand(m, outcome::retry(backoff(m), std::move(v.text), r.status));
-        break;
-    }
-  }
+  settle_items(ms, r);
 }
 
 void batch_processor::settle_items(members& ms, const response& r) {
   const auto& o = opts_->call;
-  auto split = split_batch_items(parser_->dom, r.body, *parser_->item, ms.size());
+  std::vector<std::string> keys;
+  if (!opts_->echo.empty())
+    for (const auto& m : ms) keys.push_back(m->key);
+  auto split = split_batch_items(parser_->dom, r.body, *parser_->item, ms.size(), {opts_->echo, &keys});
   // A count or an index that is not each item's once: none is believed, every item is asked
-  // again (in a new batch), and the connection, which may be one answer behind, is closed.
+  // again (in a new batch), and the connection, which may be one answer behind, is closed. So
+  // is it when an answer names another item's key (that item alone is asked again).
   if (split.out_of_step) client_.drop_idle(origin_);
   for (std::size_t i = 0; i < ms.size(); ++i) {
     auto& m = *ms[i];
@@ -100,7 +73,8 @@ outcome batch_processor::item_outcome(std::string answer, int status) {
   if (o.status_field_check) {  // ip-api's "status": "fail" is its "no data", in any batch's shape
     std::string probe = answer;  // the check reserves its padding in the text it reads
     const auto check = check_json_object(parser_->inner, probe, 64, ipapi::members());
-    if (auto no_data = check.ok ? ipapi::no_data_reason(check) : std::nullopt) {
+    if (!check.ok) return outcome::fail("the batch answer for this item is bad: " + check.error, status);
+    if (auto no_data = ipapi::no_data_reason(check)) {
       if (o.no_data_fails) return outcome::fail(std::move(*no_data), status);
       return outcome::no_data_answer(std::move(answer), std::move(*no_data), status);
     }

@@ -1,22 +1,22 @@
-// Batch requests: one `POST` for up to `batch_size` claimed items. Two shapes:
-//   - ip-api's `/batch` (no body template): the keys as a JSON array, the answers matched to the
-//     items by position and checked against their "query";
-//   - any other (`body`, batch_body.hpp): the template's array written once per item, the answer
-//     split back by `item` (batch_items.hpp: "/data/{i}/embedding"), never shifted; a batch the
-//     API refuses as a whole (400, 413, 422) is halved until the item it refuses fails alone,
-//     with its words (a refused request a halving: log2 of the batch's size more at most; rows
-//     still refused together after 2 log2(n) + 2 more requests are asked again in other
-//     batches); each answer goes through the run's no-data rules and its map as a single
-//     answer does. Its answer may be a row's max_body times the batch's rows.
+// Batch requests: one `POST` for up to `batch_size` claimed items, its body a template
+// (`body`, batch_body.hpp) whose array is written once per item, the answer split back by `item`
+// (batch_items.hpp: "/data/{i}/embedding"), never shifted; where each answer names its item's key
+// in a member (`echo`: ip-api's "query"), an answer naming another key is not that item's.
+// ip-api's `/batch` is one such template (the CLI's profile: `[{ip}]`, "/{i}", "query").
+// A batch the API refuses as a whole (400, 413, 422) is halved until the item it refuses fails
+// alone, with its words (a refused request a halving: log2 of the batch's size more at most;
+// rows still refused together after 2 log2(n) + 2 more requests are asked again in other
+// batches); each answer goes through the run's no-data rules, ip-api's status check and its map
+// as a single answer does. Its answer may be a row's max_body times the batch's rows.
 //
 // The pipelines of a shard that call process() at about the same time share one open batch.
 // The first to join leads it: it waits `linger` (or until the batch is full), then for the rate
 // limiter's slot while more items join, closes the batch, sends it, and hands every member its
 // own outcome. The others only wait for theirs. A batch is one request to the rate limiter.
 //
-// Outcomes per item: done, failed for "status":"fail" (no data), retried for an element that is
-// not an object or names another key. A failed exchange (timeout, 429, 5xx, 4xx, bad JSON) gives
-// every item of the batch the outcome one item would get, with its own backoff.
+// Outcomes per item: done, failed for no data, retried for an answer not found or naming another
+// key. A failed exchange (timeout, 429, 5xx, 4xx, bad JSON) gives every item of the batch the
+// outcome one item would get, with its own backoff.
 // A leader cancelled (shutdown, max_processing) hands its members a retry, so none waits for
 // an answer that will not come.
 #pragma once
@@ -35,16 +35,20 @@ namespace dibs::http {
 
 struct batch_processor_options {
   // url: the batch endpoint (no {field}); http, checks, backoff, limiter; shape: its headers
-  // only (fixed ones, an API key: a batch is no one item's, so none reads a field), the body is
-  // the keys' JSON array.
+  // only (fixed ones, an API key: a batch is no one item's, so none reads a field).
   processor_options call;
-  std::string key_field = dibs::ipapi::source_field;
+  std::string key_field = dibs::ipapi::source_field;  // the item's key, which `echo` names
   std::size_t batch_size = 100;
   std::chrono::milliseconds linger{20};  // how long a batch waits for more items before it is sent
-  // Any other shape: the body template (empty: ip-api's keys array) and where each item's
-  // answer stands in the answer ("/{i}" when not given).
+  // The body template, where each item's answer stands in the answer, and the member of that
+  // element which names the item's key ("": none does). No body: ip-api's batch (`[{key_field}]`,
+  // "/{i}", "query", and no wide start).
   batch_body body;
   std::string item = "/{i}";
+  std::string echo;
+  // Slow start begins at 16 requests, as for an endpoint built to be asked many rows at once; off
+  // for one whose requests are counted a few a minute (ip-api's batch: 15).
+  bool wide_start = true;
   std::size_t max_bytes = 1u << 20;  // a batch closes before its body would pass this
   // The most rows a batch the API took after refusing a larger one whole (0: not refused yet):
   // learned by any shard, held by all.
@@ -78,7 +82,7 @@ class batch_processor final : public processor {
   using members = std::vector<std::shared_ptr<member>>;
   awaitable<void> lead(batch& b);  // `b` outlives the call: process() holds it
   struct sent_batch {
-    bool refused = false;  // a template's batch refused whole (400, 413, 422), or too large for the token limit
+    bool refused = false;  // refused whole (400, 413, 422), or too large for the token limit
     bool settled = false;  // its one row was handed the refusal; else the caller halves it
     std::string why;
     int status = 0;
@@ -94,10 +98,12 @@ class batch_processor final : public processor {
   // `ms` in requests of rows_a_batch() rows each, one after the other.
   awaitable<void> send_in_parts(members ms, bool slot_taken, std::size_t& spare);
   std::size_t rows_a_batch() const;
+  // The API takes `took` rows a request (it refused `refused` in `why`): every batch from now on.
+  void learn_rows(std::size_t took, std::size_t refused, const std::string& why);
   static std::size_t halving_spare(std::size_t rows);
   bool would_overflow(std::size_t body_bytes) const;
   void settle_all(members& ms, const response& r, std::chrono::steady_clock::time_point sent);
-  // The template's shape: each item's answer split from the batch's.
+  // Each item's answer split from the batch's.
   void settle_items(members& ms, const response& r);
   outcome item_outcome(std::string answer, int status);
   void close(batch& b);  // no more members join
