@@ -60,11 +60,11 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
         ->type_name("POINTER")
         ->capture_default_str();
     cmd.add_option("--batch-echo", batch_echo,
-                   "with --batch-body: the member of each item's answer that names the item's key (the template's "
-                   "first field): an answer naming another is not that item's, and it is asked again (ip-api's "
-                   "batch: query)")
+                   "with --batch-body: the member of each item's answer that names the item's key (its --source, "
+                   "the template's first field by default): an answer naming another is not that item's, and it is "
+                   "asked again (ip-api's batch: query)")
         ->type_name("MEMBER");
-    cmd.add_option("--batch-key", batch_key, "the document field sent as the key in batch mode (default: the source field)")->type_name("FIELD");
+    cmd.add_option("--batch-key", batch_key, "ip-api's batch (--batch-url without --batch-body): the document field sent as the key (default: the source field)")->type_name("FIELD");
     request.add_to(cmd, "The request");
     answer.add_to(cmd, "What an answer means");
     budget.add_to(cmd, "How many calls");
@@ -304,6 +304,9 @@ api_flags::batch_shape api_flags::batch_request(const std::string& source_field)
     shape.ipapi = true;
     return shape;
   }
+  if (!batch_key.empty())
+    throw std::invalid_argument("--batch-key is ip-api's batch's key: with --batch-body, the template's {fields} are what "
+                                "each row sends, and --source (its first field by default) the key --batch-echo compares");
   shape.body = http::batch_body::parse(batch_body, "--batch-body");
   shape.item = batch_item;
   shape.echo = batch_echo;

@@ -166,8 +166,7 @@ std::optional<probe_verdict> probe(call_path& path, http::request req, const pre
   probe_item.id = "pre-flight probe";
   const job& item = claimed ? *claimed : probe_item;
   std::string key;  // the key the item's answer must name, where a batch's answers name theirs
-  if (claimed && !batch.echo.empty())
-    if (const auto* named = claimed->field(batch.key_field)) key = named->value;
+  if (claimed && !batch.echo.empty()) key = http::echo_key(claimed->field(batch.key_field));
   struct reservation_end {
     const http::processor_options& call;
     std::string key;  // "" while nothing is reserved

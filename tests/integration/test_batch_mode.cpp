@@ -58,9 +58,8 @@ TEST_CASE("batch mode maps answers to items by position, with per-item failures 
     REQUIRE(it->target_json);
     CHECK_THAT(*it->target_json, Catch::Contains("\"message\":\"private range\""));
   }
-  CHECK(st->get(odd_ids[0])->failed->reason ==
-        "field 'originatingIp' (in the JSON body) is int32, which this store does not give as JSON");
-  CHECK(st->get(odd_ids[1])->failed->reason == "field 'originatingIp' (in the JSON body) is missing");
+  CHECK(st->get(odd_ids[0])->failed->reason == "source field 'originatingIp' is not a string (it is int32)");
+  CHECK(st->get(odd_ids[1])->failed->reason == "source field 'originatingIp' is missing");
   for (const auto& it : st->snapshot())
     if (it.target_json) {
       CHECK(*it.target_json == stub::answer_for(it.source.value));  // its own answer, not a neighbour's

@@ -56,6 +56,33 @@ TEST_CASE("ip-api's batch answer is split by place and checked against each key 
   CHECK_FALSE(split(R"([{"query":43}])", {"42"}).items[0].ok);
 }
 
+TEST_CASE("a key that is not a string is named by its JSON: an id 7 is echoed as 7 or as \"7\"", "[batch]") {
+  const job_field number{"id", job_field::state::not_string, "", "int64", "7"};
+  const job_field text{"id", job_field::state::string, "7", {}, {}};
+  CHECK(http::echo_key(&number) == "7");
+  CHECK(http::echo_key(&text) == "7");
+  CHECK(http::echo_key(nullptr).empty());
+  simdjson::dom::parser p;
+  const auto where = *http::batch_item_pointer::parse("/data/{i}");
+  const std::vector<std::string> keys{http::echo_key(&number), "8"};
+  const auto s = http::split_batch_items(p, R"({"data":[{"id":7,"v":1},{"id":"8","v":2}]})", where, 2, {"id", &keys});
+  REQUIRE(s.error.empty());
+  CHECK(s.items[0].ok);
+  CHECK(s.items[1].ok);
+  CHECK_FALSE(s.out_of_step);
+}
+
+TEST_CASE("an answer is kept as the API wrote it: its numbers' digits, its escapes", "[batch]") {
+  simdjson::dom::parser p;
+  const auto where = *http::batch_item_pointer::parse("/data/{i}/embedding");
+  const auto s = http::split_batch_items(p, "{\"data\": [ {\"embedding\": [0.10, 1.0e2 ] },\n {\"embe\\u0064ding\": [2.50]} ]}", where, 2);
+  REQUIRE(s.error.empty());
+  CHECK(s.items[0].text == R"({"value":[0.10,1.0e2]})");
+  // A key spelled with an escape: found (the DOM reads it), its value in the DOM's own writing.
+  REQUIRE(s.items[1].ok);
+  CHECK(s.items[1].text == R"({"value":[2.5]})");
+}
+
 TEST_CASE("ip-api's batch answer that is unusable as a whole says why", "[batch]") {
   const std::vector<std::string> keys{"8.8.8.8", "1.1.1.1"};
   CHECK(split(R"([{"query":"8.8.8.8"}])", keys).error == "the batch answer has 1 elements for 2 items: none is believed");

@@ -148,4 +148,19 @@ TEST_CASE("a refusal that names the most rows a request takes is taken at its wo
   CHECK_FALSE(rows_cap_in_words("HTTP 400: '$.input[37]' is invalid", 100));
   CHECK_FALSE(rows_cap_in_words("HTTP 422: Request Entity Too Large", 100));
   CHECK_FALSE(rows_cap_in_words("HTTP 400: max temperature is 2.5", 100));
+  // Numbers that are parts of others, counts of something else, or far from a rows' word (a
+  // review's list of refusals that would have shrunk every batch for the rest of the run).
+  CHECK_FALSE(rows_cap_in_words("HTTP 413: max request size is 1,048,576 bytes", 100));
+  CHECK_FALSE(rows_cap_in_words("HTTP 400: maximum context length is 8,192 tokens", 100));
+  CHECK_FALSE(rows_cap_in_words("HTTP 400: The max context length of voyage-3 is 32000 tokens", 100000));
+  CHECK_FALSE(rows_cap_in_words("HTTP 400: max tokens for text-embedding-004 is 2048", 4096));
+  CHECK_FALSE(rows_cap_in_words("HTTP 400: decimal above maximum value. Expected a value <= 2, but got 2.5", 100));
+  CHECK_FALSE(rows_cap_in_words("HTTP 413: limit of 2 MiB", 100));
+  CHECK_FALSE(rows_cap_in_words("HTTP 413: max body size is 10M", 100));
+  CHECK_FALSE(rows_cap_in_words("HTTP 400: at most 1 image", 100));
+  CHECK_FALSE(rows_cap_in_words("HTTP 400: maximum 3 minutes", 100));
+  CHECK_FALSE(rows_cap_in_words("HTTP 429: limit exceeded, retry in 30 s", 100));
+  CHECK_FALSE(rows_cap_in_words("HTTP 413: <html><style>body{max-width: 35em}</style></html>", 100));
+  // ip-api's (the stub's) 422.
+  CHECK(rows_cap_in_words("HTTP 422 Unprocessable Entity: too many queries (at most 100)", 101) == 100u);
 }

@@ -11,9 +11,9 @@
 //     request's: a size cap in words of its own ("Request Entity Too Large"), halved on until a
 //     part is taken, whose size is learned;
 //   - else the refused half is halved again, until a row it refuses is alone and fails.
-// Before any halving, a refusal whose words name the most rows a request takes ("batch size 40 >
-// maximum allowed batch size 32": text-embeddings-inference; "a maximum of 96 texts": Cohere) is
-// taken at its word: the batch goes in parts of that many, and every batch after holds that many.
+// A refusal whose words name the most rows a request takes ("batch size 40 > maximum allowed
+// batch size 32": text-embeddings-inference; "a maximum of 96 texts": Cohere) is split there
+// instead of in halves: a part of that many and the rest (both taken: that size is learned).
 #pragma once
 
 #include <cstddef>

@@ -16,6 +16,8 @@
 // Pure: tests/unit/test_batch_items.cpp.
 #pragma once
 
+#include <dibs/job.hpp>
+
 #include <simdjson.h>
 
 #include <optional>
@@ -47,6 +49,10 @@ struct batch_items {
   bool out_of_step = false;  // the wrong number of elements, or indexes not each item's once
   std::vector<batch_item_answer> items;  // one an item, when `error` is empty
 };
+
+// An item's key as an answer names it: a string's text, any other value's JSON ("" when the
+// store gives no JSON for it, or the field is missing).
+std::string echo_key(const job_field* field);
 
 // The member of each element that names its item's key, and the items' keys in order.
 struct batch_echo {

@@ -83,11 +83,14 @@ void batch_processor::close(batch& b) {
 awaitable<outcome> batch_processor::process(job j) {
   const auto ex = co_await net::this_coro::executor;
   auto me = std::make_shared<member>(ex);
+  if (opts_->text_keys) {  // ip-api's: an address or a host name, or nothing to ask
+    const auto key = source_field(j, opts_->key_field, opts_->call.url.max_value_bytes());
+    if (!key.error.empty()) co_return outcome::fail(key.error);
+  }
   auto element = opts_->body.element(j, opts_->call.url.max_value_bytes());
   if (!element.error.empty()) co_return outcome::fail(std::move(element.error));  // this item alone
   me->element = std::move(element.text);
-  if (!opts_->echo.empty())  // the key its answer must name (the element read it: it is there)
-    if (const auto* key = j.field(opts_->key_field)) me->key = key->value;
+  if (!opts_->echo.empty()) me->key = echo_key(j.field(opts_->key_field));  // the key its answer must name
   const std::size_t bytes = me->element.size() + 1;
   // Too large to join the open batch (its bytes, or tokens the limit could never hold at once):
   // that batch goes as it is, and this item opens the next.
@@ -301,16 +304,21 @@ awaitable<bool> batch_processor::resolve(members& ms, sent_batch whole, std::siz
     again(ms, whole.why);
     co_return false;
   }
-  // The refusal names the most rows a request takes: taken at its word, no halving to find it.
-  if (!whole.local && !confirming)
-    if (const auto cap = rows_cap_in_words(whole.why, ms.size())) learn_rows(*cap, ms.size(), whole.why);
   // Another batch found how many rows the API takes meanwhile: sent in parts of that many.
   if (const auto rows = rows_a_batch(); ms.size() > rows && rows < opts_->batch_size) {
     co_await send_in_parts(ms, false, spare);
     co_return false;
   }
   spare -= 2;
-  const auto half = static_cast<std::ptrdiff_t>(ms.size() / 2);
+  // Split in halves; or, where the refusal names the most rows a request takes (TEI's "maximum
+  // allowed batch size 32"), in a part of that many and the rest: both taken, the size is learned
+  // as any halving's is. Words are not proof (a row's own refusal may name a count), so that count
+  // is learned only when both parts are taken, and a count under an eighth of the rows is not
+  // followed (a split so uneven would look for a refused row one step at a time).
+  auto split_at = ms.size() / 2;
+  if (!whole.local && !confirming)
+    if (const auto cap = rows_cap_in_words(whole.why, ms.size()); cap && *cap * 8 >= ms.size()) split_at = *cap;
+  const auto half = static_cast<std::ptrdiff_t>(split_at);
   members first(ms.begin(), ms.begin() + half), second(ms.begin() + half, ms.end());
   auto a = co_await send_once(first, false);
   auto b = co_await send_once(second, false);
@@ -351,6 +359,7 @@ processor_factory make_batch_processor_factory(batch_processor_options opts) {
     opts.body = batch_body::parse(ipapi::batch_body(opts.key_field), "batch_body");
     opts.echo = ipapi::batch_echo;
     opts.wide_start = false;  // 15 requests a minute: no burst of 16 before the first answer
+    opts.text_keys = true;
   }
   if (!opts.call.shape.body.empty())
     throw setting_error("body", "is one item's request body: a batch request's is its batch body template");

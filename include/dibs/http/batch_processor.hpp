@@ -42,13 +42,16 @@ struct batch_processor_options {
   std::chrono::milliseconds linger{20};  // how long a batch waits for more items before it is sent
   // The body template, where each item's answer stands in the answer, and the member of that
   // element which names the item's key ("": none does). No body: ip-api's batch (`[{key_field}]`,
-  // "/{i}", "query", and no wide start).
+  // "/{i}", "query", text keys, and no wide start).
   batch_body body;
   std::string item = "/{i}";
   std::string echo;
   // Slow start begins at 16 requests, as for an endpoint built to be asked many rows at once; off
   // for one whose requests are counted a few a minute (ip-api's batch: 15).
   bool wide_start = true;
+  // Each item's key (key_field) must be a non-empty string, else the item fails with no call
+  // (ip-api's: an address or a host name).
+  bool text_keys = false;
   std::size_t max_bytes = 1u << 20;  // a batch closes before its body would pass this
   // The most rows a batch the API took after refusing a larger one whole (0: not refused yet):
   // learned by any shard, held by all.
