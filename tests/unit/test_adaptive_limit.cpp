@@ -169,6 +169,29 @@ TEST_CASE("a burst of overload signals in one round trip costs one decrease", "[
   CHECK(l.last_decrease() == limit_signal::dropped_handshake);
 }
 
+TEST_CASE("connections dropped by a full listen backlog in the first burst leave the ramp alone; later ones lower it", "[adaptive]") {
+  // A first burst of 16 connections against Python's backlog of 5: the connections' pace is the
+  // client's to slow; the limit multiplies once the first round's latency is heard.
+  auto now = clock_type::time_point{} + 100s;
+  auto st = settings();
+  st.initial = 16;
+  adaptive_limit l(st, now);
+  simulated_server s;
+  s.workers = 1000;
+  now += 1ms;
+  CHECK_FALSE(l.overloaded(limit_signal::dropped_handshake, now));
+  CHECK(l.limit() == 16);
+  CHECK(l.slow_start());
+  run(l, s, now, 1);
+  CHECK(l.limit() == 128);
+  CHECK(l.decreases() == 0);
+  // Once a round is judged, a dropped connection lowers the limit and ends slow start, as it did.
+  now += 1ms;
+  CHECK(l.overloaded(limit_signal::dropped_handshake, now));
+  CHECK(l.limit() < 128);
+  CHECK_FALSE(l.slow_start());
+}
+
 TEST_CASE("a slow tail of a few items is not taken for load", "[adaptive]") {
   auto now = clock_type::time_point{} + 100s;
   auto st = settings();
