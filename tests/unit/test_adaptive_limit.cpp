@@ -169,7 +169,7 @@ TEST_CASE("a burst of overload signals in one round trip costs one decrease", "[
   CHECK(l.last_decrease() == limit_signal::dropped_handshake);
 }
 
-TEST_CASE("connections dropped by a full listen backlog in the first burst leave the ramp alone; later ones lower it", "[adaptive]") {
+TEST_CASE("connections dropped by a full listen backlog in the first burst leave the ramp alone, later ones lower it", "[adaptive]") {
   // A first burst of 16 connections against Python's backlog of 5: the connections' pace is the
   // client's to slow; the limit multiplies once the first round's latency is heard.
   auto now = clock_type::time_point{} + 100s;
