@@ -311,19 +311,23 @@ awaitable<bool> batch_processor::resolve(members& ms, sent_batch whole, std::siz
   }
   spare -= 2;
   // Split in halves; or, where the refusal names the most rows a request takes (TEI's "maximum
-  // allowed batch size 32"), in a part of that many and the rest: both taken, the size is learned
-  // as any halving's is. Words are not proof (a row's own refusal may name a count), so that count
-  // is learned only when both parts are taken, and a count under an eighth of the rows is not
-  // followed (a split so uneven would look for a refused row one step at a time).
+  // allowed batch size 32"), in a part of that many and the rest. Words are not proof (a row's own
+  // refusal may name a count), so that count is learned once a part of that many is taken and the
+  // rest refused in words naming the same count again (or both parts taken, as any halving's), and
+  // a count under an eighth of the rows is not followed (a split so uneven would look for a
+  // refused row one step at a time).
   auto split_at = ms.size() / 2;
+  std::optional<std::size_t> named;
   if (!whole.local && !confirming)
-    if (const auto cap = rows_cap_in_words(whole.why, ms.size()); cap && *cap * 8 >= ms.size()) split_at = *cap;
+    if (const auto cap = rows_cap_in_words(whole.why, ms.size()); cap && *cap * 8 >= ms.size()) split_at = *(named = cap);
   const auto half = static_cast<std::ptrdiff_t>(split_at);
   members first(ms.begin(), ms.begin() + half), second(ms.begin() + half, ms.end());
   auto a = co_await send_once(first, false);
   auto b = co_await send_once(second, false);
   for (const auto* half : {&a, &b})
     if (half->refused && half->settled) spare += halving_spare(opts_->batch_size);  // a row found, failed alone
+  if (named && a.taken && b.refused && !b.settled && rows_cap_in_words(b.why, second.size()) == named)
+    learn_rows(*named, second.size(), b.why);  // the rest, sent in parts of that many (resolve, below)
   switch (judge_halves(whole.status, whole.why, {a.refused, a.why, a.taken}, {b.refused, b.why, b.taken})) {
     case halving_verdict::not_a_rows_doing: {
       // Refused alike a level down too (confirming), or the first half's halves are: the request's.
