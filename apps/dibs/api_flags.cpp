@@ -69,10 +69,9 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
     answer.add_to(cmd, "What an answer means");
     budget.add_to(cmd, "How many calls");
   }
-  cmd.add_option("--batch-size", batch_size, "rows a batch request: at most this many (an API that refuses as many is heard, and sent fewer)")
-      ->type_name("N")
+  cmd.add_option("--batch-size", batch_size, "keys per batch request (ip-api allows 100)")->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000}))
-      ->default_str("256 with --batch-body; 100 for ip-api's batch, its most");
+      ->capture_default_str();
   cmd.add_option("--batch-bytes", batch_bytes, "with --batch-body: a batch closes before its body passes this size")
       ->type_name("BYTES")
       ->transform(CLI::AsSizeValue(false))
@@ -276,7 +275,7 @@ processor_factory api_flags::factory(const std::string& source_field) const {
   http::batch_processor_options b;
   b.call = std::move(call);
   b.key_field = batch_key.empty() ? source_field : batch_key;
-  b.batch_size = batch_rows();
+  b.batch_size = batch_size;
   b.linger = duration_flag("--batch-linger", batch_linger);
   auto shape = batch_request(source_field);  // checked here, in the flags' words
   if (!shape.ipapi) {  // else the library's own ip-api profile

@@ -37,7 +37,7 @@ struct api_flags {
   // The same from a file only its owner can read, so that `ps` does not show an API key in the
   // URL (secret_file.hpp); else from the environment: DIBS_URL, DIBS_BATCH_URL.
   std::string url_file, batch_url_file;
-  std::size_t batch_size = 0;  // --batch-size; 0: not given (batch_rows())
+  std::size_t batch_size = 100;
   std::string batch_key;  // "" = the store's source field
   std::string batch_linger = "20ms";
   std::string batch_body;           // --batch-body: a template whose array is written once per item
@@ -113,10 +113,6 @@ struct api_flags {
   // runs (POST /rate).
   std::shared_ptr<http::rate_limiter> limiter() const;
   bool batch() const { return !batch_url.empty(); }
-  // Rows a batch request: --batch-size, else 256 with --batch-body (an embeddings API takes 2,048
-  // (OpenAI) or any number (Ollama, whose one request at a time pays its fixed cost less often in
-  // larger batches); one that takes fewer says so, and is heard), and ip-api's 100 without.
-  std::size_t batch_rows() const { return batch_size ? batch_size : batch_body.empty() ? 100 : 256; }
   // --header, --method and --body parsed, their secrets read once; throws std::invalid_argument.
   const http::request_shape& shape() const {
     if (!shape_) shape_ = request.shape();

@@ -80,7 +80,7 @@ command add_demo_command(CLI::App& app) {
                  f->distinct > 0 ? (", drawn from " + std::to_string(std::min(f->distinct, f->docs)) + " addresses").c_str() : "");
     std::fprintf(report, "demo: stub at %s (latency %ld ms); %zu shard(s), concurrency %zu, claim batch %zu%s\n",
                 api.base_url().c_str(), f->latency_ms, cfg.effective_shards(), cfg.concurrency, cfg.claim_batch,
-                f->batch ? (", " + std::to_string(f->api.batch_rows()) + " addresses per POST /batch").c_str() : "");
+                f->batch ? (", " + std::to_string(f->api.batch_size) + " addresses per POST /batch").c_str() : "");
     std::fflush(report);
 
     engine e(cfg, st, std::move(processors));

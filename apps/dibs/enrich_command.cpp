@@ -63,7 +63,6 @@ counts_read read_counts(Store& st, int tries) {
 }  // namespace
 
 constexpr std::size_t default_batches_in_flight = 256;
-constexpr std::size_t most_rows_in_flight = 25'600;  // ... and no more rows than that (100 requests of 256)
 
 command add_enrich_command(CLI::App& app) {
   auto* sub = app.add_subcommand("enrich", "Claim documents, call the API for each, write the answer back under the claim");
@@ -105,12 +104,12 @@ command add_enrich_command(CLI::App& app) {
     f->api.read_url_sources();
     auto cfg = f->run.config();
     // A batch template's request carries --batch-size rows: by default the rows in flight are 256 requests'
-    // worth, 25,600 rows at most (an embeddings API answers many batches at once), not 1,000 rows (4
-    // requests); the adaptive limit finds the API's best below that.
+    // worth (an embeddings API answers many batches at once), not 1,000 rows (10 requests); the
+    // adaptive limit finds the API's best below that.
     // ip-api's batch (no --batch-body) keeps 1,000: its 15 requests a minute would hold 25,600
     // leased rows for a quarter of an hour.
     if (f->api.batch() && !f->api.batch_body.empty() && sub->count("--concurrency") == 0)
-      cfg.concurrency = std::max(cfg.concurrency, std::min(f->api.batch_rows() * default_batches_in_flight, most_rows_in_flight));
+      cfg.concurrency = std::max(cfg.concurrency, f->api.batch_size * default_batches_in_flight);
     cfg.shutdown_timeout = duration_flag("--shutdown-timeout", f->shutdown_timeout);
     cfg.follow = f->follow;
     if (f->follow) cfg.idle_backoff_max = std::chrono::milliseconds(5'000);

@@ -74,10 +74,9 @@ TEST_CASE("one text in 10000 the API refuses fails alone with the API's words: t
   CHECK(run.rc == 1);  // an item failed
   CHECK_THAT(run.out, Catch::Contains("summary: completed=9999 failed=1"));
   CHECK_THAT(run.out, Catch::Contains("cannot be embedded"));
-  // The batch of at most 256 (the default) that held it, then one refused half a halving: 1 + 8,
-  // the log2(batch) + 1 the API may be asked beyond the batch itself.
+  // The batch of at most 100 that held it, then one refused half a halving: 1 + 7.
   CHECK(api.stat("refused") >= 1);
-  CHECK(api.stat("refused") <= 9);
+  CHECK(api.stat("refused") <= 8);
   check_vectors(run, 9999);
 }
 
