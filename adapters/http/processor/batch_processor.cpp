@@ -313,7 +313,7 @@ awaitable<bool> batch_processor::resolve(members& ms, sent_batch whole, std::siz
   // Split in halves; or, where the refusal names the most rows a request takes (TEI's "maximum
   // allowed batch size 32"), in a part of that many and the rest. Words are not proof (a row's own
   // refusal may name a count), so that count is learned once a part of that many is taken and the
-  // rest refused in words naming the same count again (or both parts taken, as any halving's), and
+  // rest refused in other words naming it again (below), or both parts taken, as any halving's;
   // a count under an eighth of the rows is not followed (a split so uneven would look for a
   // refused row one step at a time).
   auto split_at = ms.size() / 2;
@@ -326,7 +326,11 @@ awaitable<bool> batch_processor::resolve(members& ms, sent_batch whole, std::siz
   auto b = co_await send_once(second, false);
   for (const auto* half : {&a, &b})
     if (half->refused && half->settled) spare += halving_spare(opts_->batch_size);  // a row found, failed alone
-  if (named && a.taken && b.refused && !b.settled && rows_cap_in_words(b.why, second.size()) == named)
+  // The rest refused in other words naming the same count: words that follow the rows sent (TEI's
+  // "batch size 68 > maximum allowed batch size 32"). A row's own refusal reads the same each time
+  // it is sent, and so do fixed words (Azure's "The max number of inputs is 16"): those are
+  // learned as halves are, once both parts are taken.
+  if (named && a.taken && b.refused && !b.settled && b.why != whole.why && rows_cap_in_words(b.why, second.size()) == named)
     learn_rows(*named, second.size(), b.why);  // the rest, sent in parts of that many (resolve, below)
   switch (judge_halves(whole.status, whole.why, {a.refused, a.why, a.taken}, {b.refused, b.why, b.taken})) {
     case halving_verdict::not_a_rows_doing: {
