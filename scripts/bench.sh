@@ -29,8 +29,11 @@
 #      default flags, the share of the limit used and of calls answered 429, one process on a file
 #      and four on one MariaDB table (bench/llm_tokens.py; bench/results/llm.md).
 #   12. Embeddings, many rows a request (tests/servers/embeddings_api.py, OpenAI-compatible): default
-#      flags beside a sweep of fixed batch sizes x concurrencies, rows/s, requests a row, every
-#      vector checked (bench/embeddings.py; bench/results/embeddings.md).
+#      flags beside a sweep of fixed batch sizes x concurrencies, then beside the sweep's best by
+#      turns; rows/s, requests a row, every vector checked (bench/embeddings.py;
+#      bench/results/embeddings.md); the same against two shapes written apart, text-embeddings-
+#      inference's and Ollama's (tests/servers/unseen_embeddings.js; bench/results/embeddings-tei.md,
+#      embeddings-ollama.md).
 # BENCH_ONLY=engine|client|mysql|mongo|pg|reuse|sharedrate|scale|adaptive|otlp|quota|llm|embeddings runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
 # BENCH_PG_JOBS, BENCH_REUSE_DOCS, BENCH_OTLP_DOCS, BENCH_SHARED_RATE, BENCH_SHARED_SECONDS, BENCH_SCALE_ROWS and
 # BENCH_SCALE_DOCS size them.
@@ -179,6 +182,9 @@ fi
 
 if [ -z "$only" ] || [ "$only" = embeddings ]; then
   part_with_own_file embeddings embeddings.py --items "${BENCH_EMBED_ITEMS:-20000}"
+  # Two shapes dibs was not tuned on (tests/servers/unseen_embeddings.js): reported apart.
+  part_with_own_file embeddings-tei embeddings.py --items "${BENCH_EMBED_ITEMS:-20000}" --server tei --repeats 1 --pairs 3
+  part_with_own_file embeddings-ollama embeddings.py --items "${BENCH_EMBED_ITEMS:-20000}" --server ollama --repeats 1 --pairs 3
 fi
 
 if [ -z "$only" ] || [ "$only" = otlp ]; then
