@@ -264,6 +264,15 @@ processor_factory api_flags::factory(const std::string& source_field) const {
   if (insecure && call.url.scheme() == "https")
     log::warn("--insecure: the API's certificate and host name are NOT verified; anyone on the path can read and change its answers");
   if (!batch()) return http::make_http_processor_factory(std::move(call));
+  auto b = batch_options(source_field, std::move(call));
+  try {
+    return http::make_batch_processor_factory(std::move(b));
+  } catch (const setting_error& e) {
+    throw std::invalid_argument(in_flag_words(e));  // the library names its settings, we our flags
+  }
+}
+
+http::batch_processor_options api_flags::batch_options(const std::string& source_field, http::processor_options call) const {
   if (!request.body.empty())
     throw std::invalid_argument("--body is one item's request body: with --batch-url, give the batch's as --batch-body "
                                 "(its array that holds the {fields} is written once per item)");
@@ -284,11 +293,7 @@ processor_factory api_flags::factory(const std::string& source_field) const {
     b.echo = std::move(shape.echo);
     b.max_bytes = batch_bytes;
   }
-  try {
-    return http::make_batch_processor_factory(std::move(b));
-  } catch (const setting_error& e) {
-    throw std::invalid_argument(in_flag_words(e));  // the library names its settings, we our flags
-  }
+  return b;
 }
 
 api_flags::batch_shape api_flags::batch_request(const std::string& source_field) const {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <dibs/http/batch_body.hpp>
+#include <dibs/http/batch_processor.hpp>
 #include <dibs/http/http_processor.hpp>
 #include <dibs/http/rate_limiter.hpp>
 
@@ -86,6 +87,9 @@ struct api_flags {
   // The processor for every shard, validated; throws std::invalid_argument naming the flag.
   // `source_field` is the batch key when --batch-key is not given.
   processor_factory factory(const std::string& source_field) const;
+  // The batch processor's options from the flags and `call` (this->call(), or a copy of it);
+  // throws std::invalid_argument naming the flag.
+  http::batch_processor_options batch_options(const std::string& source_field, http::processor_options call) const;
   // The batch's request and answer shape: --batch-body, --batch-item and --batch-echo, or, with no
   // --batch-body, ip-api's batch (`[{key}]`, "/{i}", "query"); throws std::invalid_argument.
   struct batch_shape {

@@ -95,7 +95,8 @@ command add_enrich_command(CLI::App& app) {
                 "don't read one pending item and call the API once for it before claiming anything");
   sub->add_option("--dry-run", f->dry_run,
                   "read N pending items without claiming them, print the request each would get (secrets redacted), "
-                  "call the API for those N and print the write each answer would make; nothing is claimed or written")
+                  "call the API for those N (with --batch-url, one batch of at most --batch-size) and print the write each "
+                  "answer would make; nothing is claimed or written")
       ->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000}));
   group_enrich_flags(*sub);
@@ -165,11 +166,14 @@ command add_enrich_command(CLI::App& app) {
     // budget: the processors read them.
     processors = f->api.factory(f->store.source);
     if (f->dry_run > 0) {
-      if (f->api.batch()) throw std::invalid_argument("--dry-run shows one item's request: give --url, not --batch-url");
       const auto kind = parse_store_uri(f->store.store).kind;
       const bool sql = kind == store_kind::mysql || kind == store_kind::postgresql;
-      run_dry(*st, f->api.call(), {f->store.source, f->store.target, sql ? f->store.mapped_fields : std::vector<std::string>{}},
-              f->dry_run, report);
+      const dry_run_fields fields{f->store.source, f->store.target, sql ? f->store.mapped_fields : std::vector<std::string>{}};
+      if (f->api.batch())
+        run_dry_batch(*st, f->api.batch_options(f->store.source, f->api.call()), f->api.batch_request(f->store.source).body,
+                      fields, f->dry_run, report);
+      else
+        run_dry(*st, f->api.call(), fields, f->dry_run, report);
       return exit_code::ok;
     }
     f->api.share_rate(st);

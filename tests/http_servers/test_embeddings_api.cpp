@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <regex>
+
 #include <algorithm>
 #include <fstream>
 
@@ -63,6 +65,27 @@ TEST_CASE("3000 texts with default flags: many a request and every vector on its
   check_vectors(run, 3000);
   CHECK(api.stat("inputs") == 3000);  // the pre-flight's row is the run's: each text embedded (and billed) once
   CHECK(api.stat("requests") * 64 <= api.stat("inputs"));  // 64 rows a request or more
+}
+
+TEST_CASE("a dry run of a batch API asks its rows in one request, shows it and each row's write, and writes nothing",
+          "[batch][embeddings]") {
+  embeddings_api api;
+  const auto dir = scratch_dir("dibs-embed", "dry");
+  const auto run = embed(api, "dry-out", write_texts(dir, 50), {"--dry-run", "5"});
+  INFO(run.out);
+  CHECK(run.rc == 0);
+  CHECK_THAT(run.out, Catch::Contains("dry run: 5 items in one batch request"));
+  CHECK_THAT(run.out, Catch::Contains("POST " + api.embeddings_url()));
+  CHECK_THAT(run.out, Catch::Contains("\"input\": [\""));
+  CHECK_THAT(run.out, Catch::Contains("would write emb = {\"object\":\"embedding\",\"index\":4,"));
+  CHECK_THAT(run.out, Catch::Contains("dry run: 5 items, 1 call to the API; nothing was claimed or written"));
+  // The run's tokens estimated by the rows (50 of them, ten times the sample's 5), not by the one call.
+  std::smatch m;
+  REQUIRE(std::regex_search(run.out, m, std::regex(R"(answers used (\d+) tokens.*the 50 pending items would use about (\d+) tokens)")));
+  CHECK(std::stoi(m[2]) == 10 * std::stoi(m[1]));
+  CHECK(api.stat("requests") == 1);
+  CHECK(api.stat("inputs") == 5);
+  CHECK_FALSE(std::filesystem::exists(run.written));
 }
 
 TEST_CASE("one text in 10000 the API refuses fails alone with the API's words: the batch halved log2 times at most",
