@@ -32,40 +32,25 @@ std::optional<std::string_view> raw_text(simdjson::ondemand::value v) {
   return raw;
 }
 
-// Each element of the array at `pointer` as the API wrote it, in order (the DOM checked the body:
-// every step here succeeds on it).
-std::vector<std::string_view> element_texts(const simdjson::padded_string& body, const std::string& pointer) {
+// The value at `inside` of each element of the array at `array`, as the API wrote it, in order:
+// one on-demand pass over the answer (the DOM checked it first). It stops at the first step that
+// fails (an element without the value, a key the answer spells with an escape): from there on
+// the DOM's text stands.
+std::vector<std::string_view> texts_inside(const simdjson::padded_string& body, const std::string& array,
+                                           const std::string& inside) {
   thread_local simdjson::ondemand::parser parser;
   std::vector<std::string_view> out;
   simdjson::ondemand::document doc;
   simdjson::ondemand::array elements;
   if (parser.iterate(body).get(doc)) return out;
-  if (pointer.empty() ? doc.get_array().get(elements) : doc.at_pointer(pointer).get_array().get(elements)) return out;
+  if (array.empty() ? doc.get_array().get(elements) : doc.at_pointer(array).get_array().get(elements)) return out;
   for (auto element : elements) {
     simdjson::ondemand::value v;
     std::optional<std::string_view> raw;
-    if (element.get(v) || !(raw = raw_text(v))) return {};
+    if (element.get(v) || (!inside.empty() && v.at_pointer(inside).get(v)) || !(raw = raw_text(v))) break;
     out.push_back(*raw);
   }
   return out;
-}
-
-// The value at `inside` of one element's text, as the API wrote it, on one line.
-std::optional<std::string> text_inside(std::string_view element, const std::string& inside) {
-  std::string text;
-  if (inside.empty()) {
-    text = element;
-  } else {
-    thread_local simdjson::ondemand::parser parser;
-    const simdjson::padded_string padded(element);
-    simdjson::ondemand::document doc;
-    simdjson::ondemand::value v;
-    std::optional<std::string_view> raw;
-    if (parser.iterate(padded).get(doc) || doc.at_pointer(inside).get(v) || !(raw = raw_text(v))) return std::nullopt;
-    text = *raw;
-  }
-  compact_json_in_place(text);
-  return text;
 }
 }  // namespace
 
@@ -138,9 +123,9 @@ batch_items split_batch_items(simdjson::dom::parser& parser, std::string_view bo
   }
   // The answers as the API wrote them: the DOM's numbers would be written back in its own way.
   // (The on-demand walk compares keys as written: a pointer step the answer spells with an escape,
-  // "embe\u0064ding", is found by the DOM alone, whose text then stands.)
+  // "embe\u0064ding", is found by the DOM alone, whose text then stands for that element on.)
   const simdjson::padded_string padded(body);
-  const auto texts = element_texts(padded, where.array());
+  const auto texts = texts_inside(padded, where.array(), where.inside());
   out.items.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
     auto& item = out.items[i];
@@ -159,8 +144,12 @@ batch_items split_batch_items(simdjson::dom::parser& parser, std::string_view bo
       item.text = "the batch answer's element for this item has nothing at '" + where.inside() + "'";
       continue;
     }
-    if (texts.size() == count) text = text_inside(texts[place_of[i]], where.inside());
-    if (!text) text = simdjson::minify(value);
+    if (place_of[i] < texts.size()) {
+      text = std::string(texts[place_of[i]]);
+      compact_json_in_place(*text);  // on one line
+    } else {
+      text = simdjson::minify(value);
+    }
     item.ok = true;
     item.text = value.is_object() ? std::move(*text) : "{\"value\":" + *text + "}";
   }
