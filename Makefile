@@ -45,8 +45,10 @@ demo: configure-demo
 # driver's own format before dibs can route it. Without shared memory there is nothing to collide.
 export MONGOC_DISABLE_SHM := 1
 
+# A red run ends with each failed test's output again (a CI log cut to its end keeps the reasons).
 test: build
-	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 300
+	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 300 || \
+	  { python3 scripts/failed_tests_output.py $(BUILD); exit 8; }
 
 # The tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer. Line tables only
 # (-g1): the sanitizers' reports keep file and line, and a file compiles about a third faster than
@@ -56,7 +58,8 @@ sanitize: deps
 	  cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DDIBS_SANITIZE=ON; fi
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(ASAN_BUILD) -j $(JOBS) --output-on-failure --timeout 600
+	  ctest --test-dir $(ASAN_BUILD) -j $(JOBS) --output-on-failure --timeout 600 || \
+	  { python3 scripts/failed_tests_output.py $(ASAN_BUILD); exit 8; }
 
 bench: build
 	@bash scripts/install-deps.sh bench

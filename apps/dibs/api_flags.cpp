@@ -69,7 +69,11 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
     answer.add_to(cmd, "What an answer means");
     budget.add_to(cmd, "How many calls");
   }
-  cmd.add_option("--batch-size", batch_size, "keys per batch request (ip-api allows 100)")->type_name("N")
+  cmd.add_option("--batch-size", batch_size,
+                 "rows per batch request (ip-api allows 100); with --batch-body and not given, batches start at 100 and "
+                 "double each time the API takes one whole, up to 800 (a size the API refuses is learned and kept)")
+      ->type_name("N")
+      ->each([this](const std::string&) { batch_size_given = true; })
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000}))
       ->capture_default_str();
   cmd.add_option("--batch-bytes", batch_bytes, "with --batch-body: a batch closes before its body passes this size")
@@ -292,6 +296,9 @@ http::batch_processor_options api_flags::batch_options(const std::string& source
     b.item = std::move(shape.item);
     b.echo = std::move(shape.echo);
     b.max_bytes = batch_bytes;
+    // An API that serves one request at a time pays its fixed cost a request less often in larger
+    // batches (a serial embeddings server: 0.82 of the best fixed size at 100 rows, 256 best).
+    if (!batch_size_given) b.grow_to = batch_size * batch_grow_factor;
   }
   return b;
 }

@@ -32,6 +32,9 @@ class admin_store;
 
 namespace dibs::cli {
 
+// A batch template's batches grow from --batch-size (not given) to this many times it.
+inline constexpr std::size_t batch_grow_factor = 8;
+
 struct api_flags {
   std::string url;        // GET per item, {field} expanded
   std::string batch_url;  // POST per batch
@@ -39,6 +42,8 @@ struct api_flags {
   // URL (secret_file.hpp); else from the environment: DIBS_URL, DIBS_BATCH_URL.
   std::string url_file, batch_url_file;
   std::size_t batch_size = 100;
+  // --batch-size was given: batches stay at that size (else a template's grow, batch_grow_factor).
+  bool batch_size_given = false;
   std::string batch_key;  // "" = the store's source field
   std::string batch_linger = "20ms";
   std::string batch_body;           // --batch-body: a template whose array is written once per item

@@ -1,5 +1,7 @@
 #include <dibs/http/adaptive_limit.hpp>
 
+#include "burst_order.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -57,7 +59,12 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   // the first requests sent at a limit eight times higher are answered as fast as before, and
   // the rest wait behind them).
   if (now - latency < round_start_) return false;
-  if (!straggler) round_us_.push_back(static_cast<std::uint32_t>(std::clamp<std::int64_t>(latency.count(), 1, UINT32_MAX)));
+  if (!straggler) {
+    round_us_.push_back(static_cast<std::uint32_t>(std::clamp<std::int64_t>(latency.count(), 1, UINT32_MAX)));
+    if (round_history_.empty())
+      first_round_.emplace_back(std::chrono::duration_cast<std::chrono::microseconds>((now - latency).time_since_epoch()).count(),
+                                round_us_.back());
+  }
   if (loss_ != limit_signal::none) return false;  // a loss is heard first (maybe_decide), never grown past
   if (round_us_.size() < std::min<std::size_t>(round_samples, limit())) return false;  // a few answers to judge by
   const bool judged = round_us_.size() >= std::min(round_samples, static_cast<std::size_t>(s_.max));
@@ -70,6 +77,17 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   // the rounds past the server's capacity stand out. A round trip of a handful of answers can
   // hold the limit where it is, never end slow start: the lower quartile of a few answers from an
   // API whose latency spreads (10-90 ms) strays by half.
+  // The first round trip has no usual one to be judged against: a server that answers the burst
+  // in the order it was sent, each answer a service time after the last, queues it.
+  if (round_history_.empty()) {
+    std::vector<burst_answer> burst;
+    for (const auto& [sent, us] : first_round_) burst.push_back({sent, us});
+    first_round_.clear();
+    if (const auto factor = queued_in_send_order(std::move(burst)); factor && judged) {
+      end_slow_start(*factor, now);
+      return true;
+    }
+  }
   const double usual = usual_round_us(q);
   const bool slow = q > usual + std::max({s_.spike_floor * usual, static_cast<double>(s_.spike_min.count()), 2 * client_delay_us_});
   if (!slow) remember_round(q, judged);

@@ -62,7 +62,9 @@ batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const 
   parser_->item = batch_item_pointer::parse(opts_->item);  // checked by the factory
 }
 
-std::size_t batch_processor::capacity() const { return client_.limit(origin_) * opts_->batch_size; }
+// In rows of the batches as they are now (grown, or cut to a learned size): enough rows for every
+// request the limit allows, and no more held leased than requests can carry.
+std::size_t batch_processor::capacity() const { return client_.limit(origin_) * rows_a_batch(); }
 
 void batch_processor::set_ceiling(std::size_t ceiling) {
   concurrency_changed(ceiling, ceiling * client_.options().shards);
@@ -182,8 +184,20 @@ void batch_processor::learn_rows(std::size_t took, std::size_t refused, const st
 }
 
 std::size_t batch_processor::rows_a_batch() const {
+  const auto grown = opts_->grown_rows->load(std::memory_order_relaxed);
+  const auto size = std::max(grown, opts_->batch_size);
   const auto learned = opts_->learned_rows->load(std::memory_order_relaxed);
-  return learned ? std::min(learned, opts_->batch_size) : opts_->batch_size;
+  return learned ? std::min(learned, size) : size;
+}
+
+void batch_processor::grow_rows(std::size_t rows, std::size_t answer_bytes) {
+  if (opts_->grow_to <= rows || opts_->learned_rows->load() != 0) return;  // a size the API named or refused holds
+  if (answer_bytes > opts_->grow_answer_bytes / 2) return;  // its answers twice as large would pass the bound
+  const auto to = std::min(rows * 2, opts_->grow_to);
+  auto was = opts_->grown_rows->load();
+  // From the size this batch was sent at only: batches taken at once by other shards grow it once.
+  if (std::max(was, opts_->batch_size) == rows && opts_->grown_rows->compare_exchange_strong(was, to))
+    log::info("the API took a batch of ", rows, " rows whole: batches of ", to, " rows from now on");
 }
 
 awaitable<void> batch_processor::send_in_parts(members ms, bool slot_taken, std::size_t& spare) {
@@ -288,6 +302,10 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
   if (refused_whole) out = {true, ms.size() == 1, with_api_message(r.describe(), r.body), r.status};
   out.taken = !r.ec && r.status >= 200 && r.status < 300;
   if (!out.refused || out.settled) settle_all(ms, r, sent);
+  // A full batch whose every row got its answer (none asked again): larger ones may follow.
+  if (out.taken && ms.size() == rows_a_batch() &&
+      std::all_of(ms.begin(), ms.end(), [](const auto& m) { return m->result && m->result->k != outcome::kind::retry; }))
+    grow_rows(ms.size(), r.body.size());
   co_return out;
 }
 
@@ -305,7 +323,7 @@ awaitable<bool> batch_processor::resolve(members& ms, sent_batch whole, std::siz
     co_return false;
   }
   // Another batch found how many rows the API takes meanwhile: sent in parts of that many.
-  if (const auto rows = rows_a_batch(); ms.size() > rows && rows < opts_->batch_size) {
+  if (const auto rows = rows_a_batch(); ms.size() > rows) {
     co_await send_in_parts(ms, false, spare);
     co_return false;
   }

@@ -185,6 +185,8 @@ class adaptive_limit {
   // limit; the fastest round trip's latency; a round trip that was slow (unconfirmed).
   clock::time_point round_start_;
   std::vector<std::uint32_t> round_us_;
+  // The first round trip's answers with when their requests went out (burst_order.hpp).
+  std::vector<std::pair<std::int64_t, std::uint32_t>> first_round_;
   bool round_limited_ = false;
   std::vector<double> round_history_;  // the round trips' lower quartiles (the last 16)
   bool judged_history_ = false;        // ... of enough answers each

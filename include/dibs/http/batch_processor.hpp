@@ -39,6 +39,13 @@ struct batch_processor_options {
   processor_options call;
   std::string key_field = dibs::ipapi::source_field;  // the item's key, which `echo` names
   std::size_t batch_size = 100;
+  // Where batches may grow to (0 or <= batch_size: they stay at batch_size). A batch of the
+  // current size sent full and taken whole doubles the size for every later batch, up to this,
+  // while its answer stays under grow_answer_bytes: an API that serves one request at a time pays
+  // its fixed cost a request less often. A refusal of a grown batch is halved and its size learned
+  // (learned_rows) as any batch's is: growth never passes a learned size.
+  std::size_t grow_to = 0;
+  std::size_t grow_answer_bytes = 8u << 20;
   std::chrono::milliseconds linger{20};  // how long a batch waits for more items before it is sent
   // The body template, where each item's answer stands in the answer, and the member of that
   // element which names the item's key ("": none does). No body: ip-api's batch (`[{key_field}]`,
@@ -56,6 +63,8 @@ struct batch_processor_options {
   // The most rows a batch the API took after refusing a larger one whole (0: not refused yet):
   // learned by any shard, held by all.
   std::shared_ptr<std::atomic<std::size_t>> learned_rows = std::make_shared<std::atomic<std::size_t>>(0);
+  // The size batches have grown to (0: batch_size), shared by every shard as learned_rows is.
+  std::shared_ptr<std::atomic<std::size_t>> grown_rows = std::make_shared<std::atomic<std::size_t>>(0);
 };
 
 class batch_processor final : public processor {
@@ -103,6 +112,9 @@ class batch_processor final : public processor {
   std::size_t rows_a_batch() const;
   // The API takes `took` rows a request (it refused `refused` in `why`): every batch from now on.
   void learn_rows(std::size_t took, std::size_t refused, const std::string& why);
+  // A batch of `rows` (the size batches have now) was taken whole, its answer `answer_bytes`:
+  // later batches may be twice as large (grow_to).
+  void grow_rows(std::size_t rows, std::size_t answer_bytes);
   static std::size_t halving_spare(std::size_t rows);
   bool would_overflow(std::size_t body_bytes) const;
   void settle_all(members& ms, const response& r, std::chrono::steady_clock::time_point sent);
