@@ -67,6 +67,44 @@ TEST_CASE("3000 texts with default flags: many a request and every vector on its
   CHECK(api.stat("requests") * 64 <= api.stat("inputs"));  // 64 rows a request or more
 }
 
+TEST_CASE("batches grow past 100 rows while the API takes each whole, and a given --batch-size holds its size",
+          "[batch][embeddings]") {
+  embeddings_api api;
+  const auto dir = scratch_dir("dibs-embed", "grow");
+  const auto in = write_texts(dir, 5000);
+  const auto grown = embed(api, "grow-out", in);
+  INFO(grown.out.substr(0, 4000));
+  CHECK_THAT(grown.out, Catch::Contains("summary: completed=5000 failed=0"));
+  check_vectors(grown, 5000);
+  CHECK(api.stat("largest") > 100);   // taken whole at 100: larger ones followed
+  CHECK(api.stat("largest") <= 800);  // never past 8 times the start
+  CHECK(api.stat("refused") == 0);
+  embeddings_api fixed_api;
+  const auto fixed = embed(fixed_api, "fixed-out", in, {"--batch-size", "100"});
+  CHECK_THAT(fixed.out, Catch::Contains("summary: completed=5000 failed=0"));
+  CHECK(fixed_api.stat("largest") == 100);
+}
+
+TEST_CASE("grown batches stop at the size the API refuses: learned once, the rows of a refused batch all done",
+          "[batch][embeddings]") {
+  embeddings_api api({"--max-inputs", "150", "--max-inputs-status", "413"});
+  const auto dir = scratch_dir("dibs-embed", "grow-capped");
+  const auto run = embed(api, "grow-capped-out", write_texts(dir, 6000));
+  INFO(run.out.substr(0, 4000));
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=6000 failed=0"));
+  check_vectors(run, 6000);
+  // 100 taken, then 200 refused ("batch size 200 > maximum allowed batch size 150"), split at
+  // 150 and both parts taken: 150 learned, and growth ends there.
+  const std::regex learned("batches of 150 rows at most from now on");
+  CHECK(std::distance(std::sregex_iterator(run.out.begin(), run.out.end(), learned), std::sregex_iterator()) == 1);
+  CHECK(api.stat("largest") == 150);
+  // Each batch of 200 formed before the size was learned is refused once (its parts are taken;
+  // 22 of them in a run, the first burst's): those formed after are not, so fewer than the 30
+  // batches of 200 the rows would make unlearned.
+  CHECK(api.stat("refused") >= 1);
+  CHECK(api.stat("refused") < 30);
+}
+
 TEST_CASE("a dry run of a batch API asks its rows in one request, shows it and each row's write, and writes nothing",
           "[batch][embeddings]") {
   embeddings_api api;

@@ -135,6 +135,7 @@ void adaptive_limit::remember_round(double q, bool judged) {
 
 void adaptive_limit::end_slow_start(double factor, clock::time_point now) {
   round_us_.clear();
+  first_round_.clear();
   slow_round_ = false;
   // The moving average of the round trips starts afresh: during the ramp each window held the
   // first answers of a burst, the fastest (against an API answering in 10-90 ms: 12 ms), and the
@@ -195,6 +196,7 @@ void adaptive_limit::set_max(double max) {
     phase_ = phase::slow_start;
     base_rate_ = 0;
     round_us_.clear();
+    first_round_.clear();
     slow_round_ = false;
   }
   hold_for_ = s_.hold_periods;

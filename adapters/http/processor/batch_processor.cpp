@@ -190,9 +190,12 @@ std::size_t batch_processor::rows_a_batch() const {
   return learned ? std::min(learned, size) : size;
 }
 
-void batch_processor::grow_rows(std::size_t rows, std::size_t answer_bytes) {
+void batch_processor::grow_rows(std::size_t rows, std::size_t answer_bytes, std::chrono::steady_clock::duration took) {
   if (opts_->grow_to <= rows || opts_->learned_rows->load() != 0) return;  // a size the API named or refused holds
-  if (answer_bytes > opts_->grow_answer_bytes / 2) return;  // its answers twice as large would pass the bound
+  // Its answers twice as large would pass the bound, or the answer cap (a row's max_body times
+  // batch_size): a grown batch's answer cut there would fail every row.
+  if (answer_bytes > std::min(opts_->grow_answer_bytes, client_.options().max_body) / 2) return;
+  if (took * 4 > client_.options().request_timeout) return;  // twice as long would near the timeout
   const auto to = std::min(rows * 2, opts_->grow_to);
   auto was = opts_->grown_rows->load();
   // From the size this batch was sent at only: batches taken at once by other shards grow it once.
@@ -305,7 +308,11 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
   // A full batch whose every row got its answer (none asked again): larger ones may follow.
   if (out.taken && ms.size() == rows_a_batch() &&
       std::all_of(ms.begin(), ms.end(), [](const auto& m) { return m->result && m->result->k != outcome::kind::retry; }))
-    grow_rows(ms.size(), r.body.size());
+    grow_rows(ms.size(), r.body.size(), std::chrono::steady_clock::now() - sent);
+  // A grown batch the API failed to answer (a timeout, a 5xx: a server out of memory on that many
+  // rows, a proxy's timeout): half of it is the most from now on, as for a size it refused.
+  if (ms.size() > opts_->batch_size && !out.taken && !refused_whole && (r.ec || r.status >= 500))
+    learn_rows(ms.size() / 2, ms.size(), r.describe());
   co_return out;
 }
 
@@ -343,7 +350,7 @@ awaitable<bool> batch_processor::resolve(members& ms, sent_batch whole, std::siz
   auto a = co_await send_once(first, false);
   auto b = co_await send_once(second, false);
   for (const auto* half : {&a, &b})
-    if (half->refused && half->settled) spare += halving_spare(opts_->batch_size);  // a row found, failed alone
+    if (half->refused && half->settled) spare += halving_spare(std::max(opts_->batch_size, rows_a_batch()));  // a row found, failed alone
   // The rest refused in other words naming the same count: words that follow the rows sent (TEI's
   // "batch size 68 > maximum allowed batch size 32"). A row's own refusal reads the same each time
   // it is sent, and so do fixed words (Azure's "The max number of inputs is 16"): those are

@@ -112,9 +112,9 @@ class batch_processor final : public processor {
   std::size_t rows_a_batch() const;
   // The API takes `took` rows a request (it refused `refused` in `why`): every batch from now on.
   void learn_rows(std::size_t took, std::size_t refused, const std::string& why);
-  // A batch of `rows` (the size batches have now) was taken whole, its answer `answer_bytes`:
-  // later batches may be twice as large (grow_to).
-  void grow_rows(std::size_t rows, std::size_t answer_bytes);
+  // A batch of `rows` (the size batches have now) was taken whole, its answer `answer_bytes`,
+  // in `took`: later batches may be twice as large (grow_to).
+  void grow_rows(std::size_t rows, std::size_t answer_bytes, std::chrono::steady_clock::duration took);
   static std::size_t halving_spare(std::size_t rows);
   bool would_overflow(std::size_t body_bytes) const;
   void settle_all(members& ms, const response& r, std::chrono::steady_clock::time_point sent);
