@@ -9,13 +9,15 @@ The figures: rows a second, requests a row, and the rows whose vector is not the
 >= 0.9 of the best fixed setting's rows a second.
 
   bench/embeddings.py --dibs build/bin/dibs [--items 20000] [--latency-ms 100] [--repeats 3] [--pairs 5]
-                      [--server python|tei|ollama] [--md F] [--json F]
+                      [--server python|tei|ollama|llamacpp|vllm] [--md F] [--json F]
 
 The sweep gives each setting the median of --repeats runs; then the default and the sweep's best
 run by turns, --pairs times (the machine is noisy, and a run lasts well under a second): the
 figure is the median of the pairs' ratios. --server tei|ollama: tests/servers/unseen_embeddings.js
 (Node's http, shapes of text-embeddings-inference and Ollama written apart from dibs's limit: 32
-inputs a request and dynamic batching on one worker; one request at a time), instead of Python's.
+inputs a request and dynamic batching on one worker; one request at a time), instead of Python's;
+--server llamacpp|vllm: tests/servers/unseen_embeddings_more.js (llama.cpp's server: 4 slots, a
+request's inputs in turn on one; vLLM's continuous batching), written after the batch size grew.
 """
 import argparse
 import json
@@ -29,6 +31,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 API = os.path.join(HERE, "..", "tests", "servers", "embeddings_api.py")
 UNSEEN = os.path.join(HERE, "..", "tests", "servers", "unseen_embeddings.js")
+UNSEEN_MORE = os.path.join(HERE, "..", "tests", "servers", "unseen_embeddings_more.js")
 BODY = '{"model": "text-embedding-3-small", "input": [{text}]}'
 
 
@@ -36,7 +39,8 @@ def start_api(tmp, latency_ms, server):
     if server == "python":
         argv = ["/usr/bin/python3", API, tmp, "api", "--latency-ms", str(latency_ms)]
     else:
-        argv = ["node", UNSEEN, tmp, "api", "--shape", server, "--max-seconds", "3600"]
+        script = UNSEEN_MORE if server in ("llamacpp", "vllm") else UNSEEN
+        argv = ["node", script, tmp, "api", "--shape", server, "--max-seconds", "3600"]
     proc = subprocess.Popen(argv)
     port_file = os.path.join(tmp, "api.port")
     deadline = time.monotonic() + 30
@@ -92,7 +96,7 @@ def main():
     ap.add_argument("--sizes", default="32,64,100,256")
     ap.add_argument("--concurrencies", default="1024,3200,6400,12800")
     ap.add_argument("--pairs", type=int, default=5)
-    ap.add_argument("--server", default="python", choices=["python", "tei", "ollama"])
+    ap.add_argument("--server", default="python", choices=["python", "tei", "ollama", "llamacpp", "vllm"])
     ap.add_argument("--md")
     ap.add_argument("--json")
     a = ap.parse_args()
@@ -124,7 +128,7 @@ def main():
     ratio = ratios[len(ratios) // 2] if ratios else sweep_ratio
     server = ("tests/servers/embeddings_api.py (%g ms a request plus 0.05 ms an input, Python's http.server)" % a.latency_ms
               if a.server == "python" else
-              "tests/servers/unseen_embeddings.js --shape %s at its defaults (Node's http; a shape dibs was not tuned on)" % a.server)
+              "tests/servers/%s --shape %s at its defaults (Node's http; a shape dibs was not tuned on)" % (os.path.basename(UNSEEN_MORE if a.server in ("llamacpp", "vllm") else UNSEEN), a.server))
     lines = ["## Embeddings: many rows a request (bench/embeddings.py --server %s)" % a.server, "",
              "%d short texts, a JSON Lines file, against %s. Default flags beside every fixed --batch-size x "
              "--fixed-concurrency of the sweep (--batch-size B --concurrency C --fixed-concurrency: C rows in flight), "
