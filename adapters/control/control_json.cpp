@@ -255,12 +255,24 @@ std::string tokens_members_json(const http_figures& h) {
 }
 }  // namespace
 
+namespace {
+// {"count":N,"mean_ms":X}: how many and how long on average (ms, three decimals).
+template <std::size_t N>
+std::string timing_json(const histogram<N>& h) {
+  const auto n = h.count();
+  char mean[32];
+  std::snprintf(mean, sizeof mean, "%.3f", n ? h.sum() * 1000.0 / static_cast<double>(n) : 0.0);
+  return "{\"count\":" + std::to_string(n) + ",\"mean_ms\":" + mean + "}";
+}
+}  // namespace
+
 std::string http_members_json(const http_figures& h) {
   return ",\"http\":{\"requests\":" + std::to_string(h.exchanges()) +
          ",\"no_answer\":" + std::to_string(h.responses[0].load(std::memory_order_relaxed)) +
          ",\"throttled\":" + std::to_string(h.throttled.load(std::memory_order_relaxed)) +
          ",\"api_stops\":" + std::to_string(h.api_stops.load(std::memory_order_relaxed)) +
          ",\"dropped_handshakes\":" + std::to_string(h.dropped_handshakes.load(std::memory_order_relaxed)) +
+         ",\"handshakes\":" + timing_json(h.handshake_s) + ",\"connection_waits\":" + timing_json(h.connection_wait_s) +
          ",\"limits\":" + h.limits.json() + tokens_members_json(h) + "}";
 }
 

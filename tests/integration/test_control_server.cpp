@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <regex>
+
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -107,6 +109,9 @@ TEST_CASE("the dashboard: GET / shows the counts and carries the token its POSTs
   // /status tells the API's answers; /history gets a sample a second (polled, at most 10 s).
   const auto status = raw_http(port, "GET", "/status");
   CHECK_THAT(status.body, Catch::Contains("\"http\":{\"requests\":"));
+  // The handshakes and the waits for a connection, apart from the latency.
+  CHECK(std::regex_search(status.body, std::regex(R"("handshakes":\{"count":[1-9][0-9]*,"mean_ms":[0-9]+\.[0-9]{3}\})")));
+  CHECK(std::regex_search(status.body, std::regex(R"("connection_waits":\{"count":[1-9][0-9]*,"mean_ms":[0-9]+\.[0-9]{3}\})")));
   test::raw_answer h;
   for (int i = 0; i < 1000; ++i) {
     h = raw_http(port, "GET", "/history");

@@ -133,8 +133,10 @@ awaitable<response> client::impl::probe(origin to) {
     const bool got = co_await take_slot(*pool, slot, res);
     if (!got) co_return res;
   }
-  const auto deadline = steady::now() + opts.connect_timeout;
+  const auto opening = steady::now();
+  const auto deadline = opening + opts.connect_timeout;
   auto c = co_await open(to, *pool, deadline, res);
+  if (c && opts.figures) opts.figures->handshake_s.record(std::chrono::duration<double>(steady::now() - opening).count());
   if (c) keep_idle(*pool, std::move(c));
   co_return res;
 }
@@ -203,6 +205,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
   if (!found) found = co_await pool_for(to, res);
   if (!found) co_return res;
   auto& pool = *found;
+  const auto called = steady::now();  // the wait for a connection counts from here (http_figures)
   const busy_mark busy(*this);  // the loop's lateness is watched while calls run (watch_loop_lag)
   // The adaptive limit's permit, then a connection (max_connections): waiting for either is
   // not part of the request's time.
@@ -277,13 +280,20 @@ awaitable<response> client::impl::send(origin to, request spec) {
         }
       }
     }
+    steady::duration handshake{0};
     if (!c) {
+      const auto opening = steady::now();
       c = co_await open(to, pool, deadline, res);
       if (!c) {
         observe_failure(pool, res.ec);
         co_return res;
       }
+      handshake = steady::now() - opening;
+      if (opts.figures) opts.figures->handshake_s.record(std::chrono::duration<double>(handshake).count());
     }
+    // The call's wait for a connection to write on, once (a second attempt's is the first's).
+    if (attempt == 0 && opts.figures)
+      opts.figures->connection_wait_s.record(std::max(0.0, std::chrono::duration<double>(steady::now() - called - handshake).count()));
 
     c->tcp().expires_at(deadline);
     const auto check_after = res.reused ? std::chrono::milliseconds(0) : first_byte_check_after(pool.first_byte_avg);

@@ -29,6 +29,11 @@ void http_figures::prometheus(prometheus_writer& w) const {
   w.counter("dibs_api_throttled_total", "API answers 429 Too Many Requests (each a call the API may bill that bought nothing).",
             static_cast<double>(throttled.load(std::memory_order_relaxed)));
   w.hist("dibs_api_latency_seconds", "API exchange time.", api_latency_s);
+  w.hist("dibs_api_handshake_seconds", "A new connection's TCP (and TLS) handshake.", handshake_s);
+  w.hist("dibs_api_connection_wait_seconds",
+         "A call's wait for a connection to write on: the concurrency limit's permit, --max-connections, the pace of "
+         "new connections (not the handshake).",
+         connection_wait_s);
   w.counter("dibs_api_dropped_handshakes_total",
             "Requests sent again because the API's server never accepted their new connection (its backlog was full).",
             static_cast<double>(dropped_handshakes.load(std::memory_order_relaxed)));

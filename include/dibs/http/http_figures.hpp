@@ -25,6 +25,13 @@ struct http_figures final : figures_source {
   // RateLimit-Remaining: 0): the dashboard shows them beside the 429s.
   std::atomic<std::uint64_t> api_stops{0};
   histogram<12> api_latency_s{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+  // Apart from the latency (which counts from the request's write): a new connection's handshake
+  // (TCP, and TLS over https), and each call's wait for a connection to write on (the adaptive
+  // limit's permit, --max-connections, the pace of new connections; not the handshake). Over TLS
+  // with a slow handshake, or against a server closing every connection, these are where the
+  // time goes.
+  histogram<12> handshake_s{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
+  histogram<12> connection_wait_s{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
   // The adaptive limit of each API origin (summed over the shards' clients).
   origin_limits limits;
   // Requests abandoned on a new connection that the server never accepted (its backlog was
