@@ -33,7 +33,8 @@
 #      turns; rows/s, requests a row, every vector checked (bench/embeddings.py;
 #      bench/results/embeddings.md); the same against two shapes written apart, text-embeddings-
 #      inference's and Ollama's (tests/servers/unseen_embeddings.js; bench/results/embeddings-tei.md,
-#      embeddings-ollama.md).
+#      embeddings-ollama.md), and llama.cpp's and vLLM's (tests/servers/unseen_embeddings_more.js;
+#      embeddings-llamacpp.md, embeddings-vllm.md).
 # BENCH_ONLY=engine|client|mysql|mongo|pg|reuse|sharedrate|scale|adaptive|otlp|quota|llm|embeddings runs one part; BENCH_MYSQL_ROWS, BENCH_MONGO_DOCS,
 # BENCH_PG_JOBS, BENCH_REUSE_DOCS, BENCH_OTLP_DOCS, BENCH_SHARED_RATE, BENCH_SHARED_SECONDS, BENCH_SCALE_ROWS and
 # BENCH_SCALE_DOCS size them.
@@ -185,6 +186,9 @@ if [ -z "$only" ] || [ "$only" = embeddings ]; then
   # Two shapes dibs was not tuned on (tests/servers/unseen_embeddings.js): reported apart.
   part_with_own_file embeddings-tei embeddings.py --items "${BENCH_EMBED_ITEMS:-20000}" --server tei --repeats 1 --pairs 3
   part_with_own_file embeddings-ollama embeddings.py --items "${BENCH_EMBED_ITEMS:-20000}" --server ollama --repeats 1 --pairs 3
+  # Two more (tests/servers/unseen_embeddings_more.js): llama.cpp's server, vLLM's.
+  part_with_own_file embeddings-llamacpp embeddings.py --items "${BENCH_EMBED_ITEMS:-20000}" --server llamacpp --repeats 1 --pairs 3
+  part_with_own_file embeddings-vllm embeddings.py --items "${BENCH_EMBED_ITEMS:-20000}" --server vllm --repeats 1 --pairs 3
 fi
 
 if [ -z "$only" ] || [ "$only" = otlp ]; then
