@@ -286,14 +286,14 @@ TEST_CASE("the latency the limit steers by is the server's own over TCP and over
       INFO("fastest " << limits[0].second.min_latency.count() << " us, recent " << limits[0].second.recent_latency.count() << " us");
       CHECK(limits[0].second.min_latency >= 5ms);
       CHECK(limits[0].second.min_latency < 50ms);
-      // The handshake and the wait for a connection are measured apart: every call waited (or
-      // not) once, and over TLS each new connection's handshake took the server's 20 ms at least.
+      // The handshake and the wait for a connection are measured: every call waited (or not)
+      // once, and over TLS each new connection's handshake took the server's 20 ms at least.
       INFO("handshakes " << h->handshake_s.count() << ", " << h->handshake_s.sum() << " s; waits " << h->connection_wait_s.count());
       CHECK(h->connection_wait_s.count() >= 1500);
       REQUIRE(h->handshake_s.count() >= 1);
       const double mean_handshake = h->handshake_s.sum() / static_cast<double>(h->handshake_s.count());
+      // (Over TCP no bound: one SYN the server's backlog of 5 drops costs a second.)
       if (tls) CHECK(mean_handshake >= 0.020);
-      else CHECK(mean_handshake < 0.020);
     }
   }
 }

@@ -25,7 +25,7 @@ struct http_figures final : figures_source {
   // RateLimit-Remaining: 0): the dashboard shows them beside the 429s.
   std::atomic<std::uint64_t> api_stops{0};
   histogram<12> api_latency_s{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
-  // Apart from the latency (which counts from the request's write): a new connection's handshake
+  // Beside the exchange's time (api_latency_s, which holds them): a new connection's handshake
   // (TCP, and TLS over https), and each call's wait for a connection to write on (the adaptive
   // limit's permit, --max-connections, the pace of new connections; not the handshake). Over TLS
   // with a slow handshake, or against a server closing every connection, these are where the
@@ -54,7 +54,7 @@ struct http_figures final : figures_source {
   bool metered() const { return tokens_in.load(std::memory_order_relaxed) + tokens_out.load(std::memory_order_relaxed) > 0; }
 
   // Adds `o`'s counts (answers, refusals, stops, tokens) to these: calls made for the run outside
-  // its shards (the pre-flight's). Latencies and limits are not carried over.
+  // its shards (the pre-flight's). Latencies, handshakes, waits and limits are not carried over.
   void add_counts(const http_figures& o);
 
   // Every exchange counted, answered or not.
