@@ -33,6 +33,8 @@ struct batch_processor::batch {
   std::vector<std::shared_ptr<member>> members;  // the leader first
   std::size_t bytes = 0;  // the body's so far
   bool closed = false;
+  std::size_t rows = 0;  // it closes at this many (rows_a_batch(), or a trial's)
+  bool trial = false;    // it tries a larger size before every batch takes it (grow_to)
   net::steady_timer full;  // the leader's linger; cancelled when the batch fills
 };
 

@@ -63,8 +63,14 @@ batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const 
 }
 
 // In rows of the batches as they are now (grown, or cut to a learned size): enough rows for every
-// request the limit allows, and no more held leased than requests can carry.
-std::size_t batch_processor::capacity() const { return client_.limit(origin_) * rows_a_batch(); }
+// request the limit allows, and no more held leased than requests can carry; and the trial's
+// extra rows while one waits or runs (without them the rows in hand fill batches of the size as
+// it is, and the trial's batch never fills).
+std::size_t batch_processor::capacity() const {
+  const auto rows = rows_a_batch();
+  const auto trial = opts_->trial_rows->load(std::memory_order_relaxed) >> 1;
+  return client_.limit(origin_) * rows + (trial > rows ? trial - rows : 0);
+}
 
 void batch_processor::set_ceiling(std::size_t ceiling) {
   concurrency_changed(ceiling, ceiling * client_.options().shards);
@@ -115,12 +121,19 @@ awaitable<outcome> batch_processor::process(job j) {
     }
 
   const bool leader = !open_;
-  if (leader) open_ = std::make_shared<batch>(ex);
+  if (leader) {
+    open_ = std::make_shared<batch>(ex);
+    open_->rows = rows_a_batch();
+    if (const auto trial = claim_trial()) {
+      open_->rows = trial;
+      open_->trial = true;
+    }
+  }
   auto b = open_;
   me->of = b.get();
   b->members.push_back(me);
   b->bytes += bytes;
-  if (b->members.size() >= rows_a_batch()) close(*b);
+  if (b->members.size() >= b->rows) close(*b);
 
   if (leader) {
     try {
@@ -154,6 +167,16 @@ bool batch_processor::would_overflow(std::size_t body_bytes) const {
 }
 
 awaitable<void> batch_processor::lead(batch& b) {
+  // A trial ends with its batch, whatever ends it (a cancellation too): another may follow. One
+  // whose batch did not fill (the rows in hand, or the linger, ran out first) said nothing of its
+  // size: the next batch opened tries it again.
+  struct trial_end {
+    const batch& b;
+    std::atomic<std::size_t>& trial;
+    ~trial_end() {
+      if (b.trial) trial.store(b.members.size() < b.rows ? b.rows << 1 : 0);
+    }
+  } const ends{b, *opts_->trial_rows};
   if (!b.closed) {
     b.full.expires_after(opts_->linger);
     auto [ec] = co_await b.full.async_wait(net::as_tuple(net::use_awaitable));
@@ -163,7 +186,15 @@ awaitable<void> batch_processor::lead(batch& b) {
   close(b);
   std::size_t spare = halving_spare(b.members.size());
   // A batch formed before the API said how many rows it takes goes in parts it takes.
-  co_await send_in_parts(b.members, true, spare);
+  const auto learned = opts_->learned_rows->load();
+  const auto rows = learned ? std::min(learned, b.rows) : b.rows;
+  if (b.members.size() > rows) co_return co_await send_in_parts(b.members, true, spare, rows);
+  auto sent = co_await send_once(b.members, true);
+  judge_growth(b, sent);
+  if (sent.refused && !sent.settled) {
+    auto ms = b.members;
+    co_await resolve(ms, std::move(sent), spare);
+  }
 }
 
 // Halvings of a batch of `rows` refused whole: enough to find one refused row (two requests a
@@ -190,21 +221,32 @@ std::size_t batch_processor::rows_a_batch() const {
   return learned ? std::min(learned, size) : size;
 }
 
-void batch_processor::grow_rows(std::size_t rows, std::size_t answer_bytes, std::chrono::steady_clock::duration took) {
-  if (opts_->grow_to <= rows || opts_->learned_rows->load() != 0) return;  // a size the API named or refused holds
-  // Its answers twice as large would pass the bound, or the answer cap (a row's max_body times
-  // batch_size): a grown batch's answer cut there would fail every row.
-  if (answer_bytes > std::min(opts_->grow_answer_bytes, client_.options().max_body) / 2) return;
-  if (took * 4 > client_.options().request_timeout) return;  // twice as long would near the timeout
-  const auto to = std::min(rows * 2, opts_->grow_to);
-  auto was = opts_->grown_rows->load();
-  // From the size this batch was sent at only: batches taken at once by other shards grow it once.
-  if (std::max(was, opts_->batch_size) == rows && opts_->grown_rows->compare_exchange_strong(was, to))
-    log::info("the API took a batch of ", rows, " rows whole: batches of ", to, " rows from now on");
+std::size_t batch_processor::claim_trial() {
+  auto state = opts_->trial_rows->load();
+  if (state == 0 || (state & 1) || opts_->learned_rows->load() != 0) return 0;
+  return opts_->trial_rows->compare_exchange_strong(state, state | 1) ? state >> 1 : 0;
 }
 
-awaitable<void> batch_processor::send_in_parts(members ms, bool slot_taken, std::size_t& spare) {
-  const auto rows = rows_a_batch();
+void batch_processor::judge_growth(const batch& b, const sent_batch& sent) {
+  const bool whole = sent.taken && sent.all_answered && sent.rows == b.rows;
+  if (b.trial && whole) {
+    opts_->grown_rows->store(b.rows);
+    log::info("the API took a batch of ", b.rows, " rows whole: batches of ", b.rows, " rows from now on");
+  }
+  // A larger batch timed out, or the server failed on it (out of memory on that many rows, a
+  // proxy's timeout): the size before it is the most from now on, as for a size it refused.
+  if (b.trial && sent.size_failure) learn_rows(rows_a_batch(), b.rows, sent.why);
+  if (!whole || b.rows != rows_a_batch() || opts_->grow_to <= b.rows || opts_->learned_rows->load() != 0) return;
+  // Its answers twice as large would pass the bound, or the answer cap (a row's max_body times
+  // batch_size): a grown batch's answer cut there would fail every row.
+  if (sent.answer_bytes > std::min(opts_->grow_answer_bytes, client_.options().max_body) / 2) return;
+  if (sent.took * 4 > client_.options().request_timeout) return;  // twice as long would near the timeout
+  std::size_t none = 0;  // one trial at a time, for every shard
+  opts_->trial_rows->compare_exchange_strong(none, std::min(b.rows * 2, opts_->grow_to) << 1);
+}
+
+awaitable<void> batch_processor::send_in_parts(members ms, bool slot_taken, std::size_t& spare, std::size_t rows) {
+  if (rows == 0) rows = rows_a_batch();
   for (std::size_t from = 0; from < ms.size(); from += rows) {
     members part(ms.begin() + static_cast<std::ptrdiff_t>(from),
                  ms.begin() + static_cast<std::ptrdiff_t>(std::min(from + rows, ms.size())));
@@ -305,14 +347,13 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
   if (refused_whole) out = {true, ms.size() == 1, with_api_message(r.describe(), r.body), r.status};
   out.taken = !r.ec && r.status >= 200 && r.status < 300;
   if (!out.refused || out.settled) settle_all(ms, r, sent);
-  // A full batch whose every row got its answer (none asked again): larger ones may follow.
-  if (out.taken && ms.size() == rows_a_batch() &&
-      std::all_of(ms.begin(), ms.end(), [](const auto& m) { return m->result && m->result->k != outcome::kind::retry; }))
-    grow_rows(ms.size(), r.body.size(), std::chrono::steady_clock::now() - sent);
-  // A grown batch the API failed to answer (a timeout, a 5xx: a server out of memory on that many
-  // rows, a proxy's timeout): half of it is the most from now on, as for a size it refused.
-  if (ms.size() > opts_->batch_size && !out.taken && !refused_whole && (r.ec || r.status >= 500))
-    learn_rows(ms.size() / 2, ms.size(), r.describe());
+  out.rows = ms.size();
+  out.all_answered =
+      std::all_of(ms.begin(), ms.end(), [](const auto& m) { return m->result && m->result->k != outcome::kind::retry; });
+  out.answer_bytes = r.body.size();
+  out.took = std::chrono::steady_clock::now() - sent;
+  out.size_failure = r.ec == net::error::timed_out || r.status == 500 || r.status == 502 || r.status == 504;
+  if (out.size_failure && out.why.empty()) out.why = r.describe();
   co_return out;
 }
 
@@ -330,8 +371,8 @@ awaitable<bool> batch_processor::resolve(members& ms, sent_batch whole, std::siz
     co_return false;
   }
   // Another batch found how many rows the API takes meanwhile: sent in parts of that many.
-  if (const auto rows = rows_a_batch(); ms.size() > rows) {
-    co_await send_in_parts(ms, false, spare);
+  if (const auto learned = opts_->learned_rows->load(); learned && ms.size() > learned) {
+    co_await send_in_parts(ms, false, spare, learned);
     co_return false;
   }
   spare -= 2;

@@ -40,10 +40,12 @@ struct batch_processor_options {
   std::string key_field = dibs::ipapi::source_field;  // the item's key, which `echo` names
   std::size_t batch_size = 100;
   // Where batches may grow to (0 or <= batch_size: they stay at batch_size). A batch of the
-  // current size sent full and taken whole doubles the size for every later batch, up to this,
-  // while its answer stays under grow_answer_bytes: an API that serves one request at a time pays
-  // its fixed cost a request less often. A refusal of a grown batch is halved and its size learned
-  // (learned_rows) as any batch's is: growth never passes a learned size.
+  // current size sent full and taken whole lets one batch (a trial) hold twice as many; once the
+  // trial is taken whole, every later batch does, up to this, while answers stay under
+  // grow_answer_bytes: an API that serves one request at a time pays its fixed cost a request less
+  // often. A refused trial is halved and its size learned (learned_rows) as any batch's is, and
+  // growth never passes a learned size; a trial that times out (or a 500/502/504) ends growth at
+  // the size before it. One trial at a time: a size the API refuses costs one refused request.
   std::size_t grow_to = 0;
   std::size_t grow_answer_bytes = 8u << 20;
   std::chrono::milliseconds linger{20};  // how long a batch waits for more items before it is sent
@@ -63,8 +65,10 @@ struct batch_processor_options {
   // The most rows a batch the API took after refusing a larger one whole (0: not refused yet):
   // learned by any shard, held by all.
   std::shared_ptr<std::atomic<std::size_t>> learned_rows = std::make_shared<std::atomic<std::size_t>>(0);
-  // The size batches have grown to (0: batch_size), shared by every shard as learned_rows is.
+  // The size batches have grown to (0: batch_size), and the trial's (its size times 2, plus 1 once a
+  // batch tries it; 0: none), shared by every shard as learned_rows is.
   std::shared_ptr<std::atomic<std::size_t>> grown_rows = std::make_shared<std::atomic<std::size_t>>(0);
+  std::shared_ptr<std::atomic<std::size_t>> trial_rows = std::make_shared<std::atomic<std::size_t>>(0);
 };
 
 class batch_processor final : public processor {
@@ -100,6 +104,13 @@ class batch_processor final : public processor {
     int status = 0;
     bool taken = false;  // answered 2xx
     bool local = false;  // refused here (too large for the token limit), never sent
+    // For growth: the rows sent, every one answered (none asked again), the answer's size and
+    // time, and a failure a larger batch may cause (a timeout, 500, 502, 504).
+    std::size_t rows = 0;
+    bool all_answered = false;
+    std::size_t answer_bytes = 0;
+    std::chrono::steady_clock::duration took{};
+    bool size_failure = false;
   };
   // Sends one request for `ms` and hands each its outcome, unless the API refused it whole.
   awaitable<sent_batch> send_once(members ms, bool slot_taken);
@@ -107,14 +118,17 @@ class batch_processor final : public processor {
   // `confirming`: its halves refused alike say the request, not its rows, was refused (the
   // batch it is a half of was refused alike). True when they did: every row asked again.
   awaitable<bool> resolve(members& ms, sent_batch whole, std::size_t& spare, bool confirming = false);
-  // `ms` in requests of rows_a_batch() rows each, one after the other.
-  awaitable<void> send_in_parts(members ms, bool slot_taken, std::size_t& spare);
+  // `ms` in requests of `rows` rows each (0: rows_a_batch()), one after the other.
+  awaitable<void> send_in_parts(members ms, bool slot_taken, std::size_t& spare, std::size_t rows = 0);
   std::size_t rows_a_batch() const;
   // The API takes `took` rows a request (it refused `refused` in `why`): every batch from now on.
   void learn_rows(std::size_t took, std::size_t refused, const std::string& why);
-  // A batch of `rows` (the size batches have now) was taken whole, its answer `answer_bytes`,
-  // in `took`: later batches may be twice as large (grow_to).
-  void grow_rows(std::size_t rows, std::size_t answer_bytes, std::chrono::steady_clock::duration took);
+  // What batch `b`'s one request (`sent`) says of its size: a trial taken whole sets the size,
+  // a trial failed for its size ends growth, and a full batch of the size taken whole lets a
+  // trial of twice as many follow (grow_to).
+  void judge_growth(const batch& b, const sent_batch& sent);
+  // A trial's size for the batch being opened (0: none waits).
+  std::size_t claim_trial();
   static std::size_t halving_spare(std::size_t rows);
   bool would_overflow(std::size_t body_bytes) const;
   void settle_all(members& ms, const response& r, std::chrono::steady_clock::time_point sent);
