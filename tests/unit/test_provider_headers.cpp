@@ -128,6 +128,18 @@ TEST_CASE("Anthropic's input and output buckets read in whole tokens at the requ
   w = whole_tokens_at_mix({400000, -5, 0ms}, out, 0.8);
   REQUIRE(w);
   CHECK(w->remaining == 0);
+  // One bucket stated under both names (the same limit and the same remaining: an API metering
+  // input and output together, as OpenAI does, in Anthropic's headers): a request's whole tokens
+  // all come out of it. Read at the mix, 3,000 left would have read as 3,000 / 0.65 = 4,615.
+  w = whole_tokens_at_mix({6000, 3000, 30000ms}, {6000, 3000, 30000ms}, 0.65);
+  REQUIRE(w);
+  CHECK(w->remaining == 3000);
+  CHECK(w->limit == 6000);
+  CHECK(w->reset_in == 30000ms);
+  // Equal limits, different remainders: two buckets, read at the mix.
+  w = whole_tokens_at_mix({6000, 3000, 0ms}, {6000, 4000, 0ms}, 0.5);
+  REQUIRE(w);
+  CHECK(w->remaining == 6000);
 }
 
 TEST_CASE("retry-after-ms, Gemini's RetryInfo, and 529 as the providers say to wait", "[provider-headers]") {

@@ -54,7 +54,8 @@ provider_limits read_provider_limits(const header_list& headers, std::chrono::sy
 // plus output) for requests whose charge is `input_share` input and the rest output: as many
 // whole tokens as the bucket that runs out first leaves room for, at that mix. A reading for a
 // meter that holds one bucket, exact while the requests' mix holds; nullopt without a mix (0 or
-// 1: one of the two is never charged, and the other bucket is the whole story).
+// 1: one of the two is never charged, and the other bucket is the whole story). The two stating
+// the same limit and remaining are read as one bucket of whole tokens (input and output together).
 std::optional<provider_bucket> whole_tokens_at_mix(const provider_bucket& input, const provider_bucket& output, double input_share);
 
 // retry-after-ms, when it holds a number of milliseconds.
