@@ -40,10 +40,10 @@ struct batch_processor_options {
   std::string key_field = dibs::ipapi::source_field;  // the item's key, which `echo` names
   std::size_t batch_size = 100;
   // Where batches may grow to (0 or <= batch_size: they stay at batch_size). A batch of the
-  // current size sent full and taken whole lets one batch (a trial) hold twice as many; once the
-  // trial is taken whole, every later batch does, up to this, while answers stay under
-  // grow_answer_bytes: an API that serves one request at a time pays its fixed cost a request less
-  // often. A refused trial is halved and its size learned (learned_rows) as any batch's is, and
+  // current size sent full and taken whole lets one batch (a trial) hold up to this many, doubled
+  // while its answer stays under grow_answer_bytes and its time far under the timeout; once the
+  // trial is taken whole, every later batch does: an API that serves one request at a time pays
+  // its fixed cost a request less often. A refused trial is halved and its size learned (learned_rows) as any batch's is, and
   // growth never passes a learned size; a trial that times out (or a 500/502/504) ends growth at
   // the size before it. One trial at a time: a size the API refuses costs one refused request.
   std::size_t grow_to = 0;
@@ -127,6 +127,9 @@ class batch_processor final : public processor {
   // a trial failed for its size ends growth, and a full batch of the size taken whole lets a
   // trial of twice as many follow (grow_to).
   void judge_growth(const batch& b, const sent_batch& sent);
+  // How many rows a trial after a batch of `rows` taken whole (its answer `answer_bytes`, in
+  // `took`) may hold: doubled while the bounds hold, up to grow_to (`rows`: no trial).
+  std::size_t trial_size(std::size_t rows, std::size_t answer_bytes, std::chrono::steady_clock::duration took) const;
   // A trial's size for the batch being opened (0: none waits).
   std::size_t claim_trial();
   static std::size_t halving_spare(std::size_t rows);
