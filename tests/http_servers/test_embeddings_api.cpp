@@ -73,17 +73,42 @@ TEST_CASE("batches grow past 100 rows while the API takes each whole, and a give
   embeddings_api api;
   const auto dir = scratch_dir("dibs-embed", "grow");
   const auto in = write_texts(dir, 5000);
-  const auto grown = embed(api, "grow-out", in);
+  const auto grown = embed(api, "grow-out", in, {"--log-level", "info"});
   INFO(grown.out.substr(0, 4000));
   CHECK_THAT(grown.out, Catch::Contains("summary: completed=5000 failed=0"));
   check_vectors(grown, 5000);
-  CHECK(api.stat("largest") > 100);   // taken whole at 100: larger ones followed
-  CHECK(api.stat("largest") <= 400);  // never past 4 times the start
+  // Taken whole at 100, one trial goes to 400 at once (its answers and time far under their
+  // bounds), and every batch after it holds as many: one step, one word of it.
+  CHECK(api.stat("largest") == 400);
+  const std::regex grown_to("rows whole: batches of ([0-9]+) rows from now on");
+  CHECK(std::distance(std::sregex_iterator(grown.out.begin(), grown.out.end(), grown_to), std::sregex_iterator()) == 1);
+  CHECK_THAT(grown.out, Catch::Contains("batches of 400 rows from now on"));
   CHECK(api.stat("refused") == 0);
   embeddings_api fixed_api;
   const auto fixed = embed(fixed_api, "fixed-out", in, {"--batch-size", "100"});
   CHECK_THAT(fixed.out, Catch::Contains("summary: completed=5000 failed=0"));
   CHECK(fixed_api.stat("largest") == 100);
+}
+
+TEST_CASE("long texts: a trial stays under the request's byte cap, so it fills, is taken whole and batches grow to it",
+          "[batch][embeddings]") {
+  // Rows of about 3 KB: 100 of them 300 KB, 400 past the request's cap of 1 MiB. A trial of
+  // 400 closed by its bytes never filled, was tried again by every batch, and batches stayed at
+  // 100; it goes to 200, which fits.
+  embeddings_api api;
+  const auto dir = scratch_dir("dibs-embed", "grow-long");
+  std::string long_text;
+  while (long_text.size() < 3000) long_text += "a longer passage of a document about kettles ";
+  std::vector<int> all(3000);
+  for (int i = 0; i < 3000; ++i) all[i] = i;
+  const auto run = embed(api, "grow-long-out", write_texts(dir, 3000, all, long_text), {"--log-level", "info"});
+  INFO(run.out.substr(0, 4000));
+  CHECK_THAT(run.out, Catch::Contains("summary: completed=3000 failed=0"));
+  check_vectors(run, 3000);
+  CHECK(api.stat("inputs") == 3000);
+  CHECK_THAT(run.out, Catch::Contains("batches of 200 rows from now on"));
+  CHECK(api.stat("largest") == 200);
+  CHECK(api.stat("refused") == 0);
 }
 
 TEST_CASE("grown batches stop at the size the API refuses: learned once, the rows of a refused batch all done",

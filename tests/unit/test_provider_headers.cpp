@@ -136,6 +136,10 @@ TEST_CASE("Anthropic's input and output buckets read in whole tokens at the requ
   CHECK(w->remaining == 3000);
   CHECK(w->limit == 6000);
   CHECK(w->reset_in == 30000ms);
+  // Neither states a limit: the same remaining reads as one bucket too.
+  w = whole_tokens_at_mix({std::nullopt, 3000, 0ms}, {std::nullopt, 3000, 0ms}, 0.65);
+  REQUIRE(w);
+  CHECK(w->remaining == 3000);
   // Equal limits, different remainders: two buckets, read at the mix.
   w = whole_tokens_at_mix({6000, 3000, 0ms}, {6000, 4000, 0ms}, 0.5);
   REQUIRE(w);

@@ -35,6 +35,8 @@ struct batch_processor::batch {
   bool closed = false;
   std::size_t rows = 0;  // it closes at this many (rows_a_batch(), or a trial's)
   bool trial = false;    // it tries a larger size before every batch takes it (grow_to)
+  bool overflowed = false;      // closed by its bytes (or tokens) before its rows
+  bool trial_settled = false;   // its trial was ended by its judgement (judge_growth)
   net::steady_timer full;  // the leader's linger; cancelled when the batch fills
 };
 

@@ -68,7 +68,7 @@ batch_processor::batch_processor(net::any_io_executor ex, std::shared_ptr<const 
 // it is, and the trial's batch never fills).
 std::size_t batch_processor::capacity() const {
   const auto rows = rows_a_batch();
-  const auto trial = opts_->trial_rows->load(std::memory_order_relaxed) >> 1;
+  const auto trial = opts_->learned_rows->load(std::memory_order_relaxed) ? 0 : opts_->trial_rows->load(std::memory_order_relaxed) >> 1;
   return client_.limit(origin_) * rows + (trial > rows ? trial - rows : 0);
 }
 
@@ -102,7 +102,10 @@ awaitable<outcome> batch_processor::process(job j) {
   const std::size_t bytes = me->element.size() + 1;
   // Too large to join the open batch (its bytes, or tokens the limit could never hold at once):
   // that batch goes as it is, and this item opens the next.
-  if (open_ && !open_->members.empty() && would_overflow(open_->bytes + bytes)) close(*open_);
+  if (open_ && !open_->members.empty() && would_overflow(open_->bytes + bytes)) {
+    open_->overflowed = true;
+    close(*open_);
+  }
   me->attempts = j.attempts;
   if (work_started_) {
     me->claimed.id = j.id;
@@ -169,15 +172,14 @@ bool batch_processor::would_overflow(std::size_t body_bytes) const {
 awaitable<void> batch_processor::lead(batch& b) {
   // A trial ends with its batch, whatever ends it (a cancellation too), unless its judgement
   // ended it first (taken whole: the next size's trial may follow at once). One whose batch did
-  // not fill (the rows in hand, or the linger, ran out first) said nothing of its size: the next
-  // batch opened tries it again.
+  // not fill as the rows in hand or the linger ran out said nothing of its size: the next batch
+  // opened tries it again. One closed by its bytes (or tokens) never fills: it ends.
   struct trial_end {
     const batch& b;
     std::atomic<std::size_t>& trial;
     ~trial_end() {
-      if (!b.trial) return;
-      auto mine = (b.rows << 1) | 1;
-      trial.compare_exchange_strong(mine, b.members.size() < b.rows ? b.rows << 1 : 0);
+      if (!b.trial || b.trial_settled) return;
+      trial.store(b.members.size() < b.rows && !b.overflowed ? b.rows << 1 : 0);
     }
   } const ends{b, *opts_->trial_rows};
   if (!b.closed) {
@@ -212,6 +214,9 @@ void batch_processor::learn_rows(std::size_t took, std::size_t refused, const st
   auto was = learned.load();
   while ((was == 0 || took < was) && !learned.compare_exchange_weak(was, took)) {
   }
+  // Growth ends at a learned size: a trial waiting for a batch to open never will.
+  auto armed = opts_->trial_rows->load();
+  if (armed != 0 && !(armed & 1)) opts_->trial_rows->compare_exchange_strong(armed, 0);
   if (was == 0 || took < was)
     log::warn("the API refuses a batch of ", refused, " rows whole (", why, ") and takes ", took, ": batches of ", took,
               " rows at most from now on");
@@ -227,25 +232,32 @@ std::size_t batch_processor::rows_a_batch() const {
 std::size_t batch_processor::claim_trial() {
   auto state = opts_->trial_rows->load();
   if (state == 0 || (state & 1) || opts_->learned_rows->load() != 0) return 0;
+  // A trial armed by a batch judged as another shard's trial took a larger size: stale, dropped.
+  if ((state >> 1) <= rows_a_batch()) {
+    opts_->trial_rows->compare_exchange_strong(state, 0);
+    return 0;
+  }
   return opts_->trial_rows->compare_exchange_strong(state, state | 1) ? state >> 1 : 0;
 }
 
-void batch_processor::judge_growth(const batch& b, const sent_batch& sent) {
+void batch_processor::judge_growth(batch& b, const sent_batch& sent) {
   const bool whole = sent.taken && sent.all_answered && sent.rows == b.rows;
   if (b.trial && whole) {
-    opts_->grown_rows->store(b.rows);
-    log::info("the API took a batch of ", b.rows, " rows whole: batches of ", b.rows, " rows from now on");
+    auto grown = opts_->grown_rows->load();  // only ever up (a stale trial of another shard's)
+    while (grown < b.rows && !opts_->grown_rows->compare_exchange_weak(grown, b.rows)) {
+    }
+    if (grown < b.rows) log::info("the API took a batch of ", b.rows, " rows whole: batches of ", b.rows, " rows from now on");
     // The trial is over, and it is itself a batch at the size taken whole: it may call the next
     // size's trial below. (Waiting for another batch of this size to be formed and answered
     // cost a server that serves one request at a time a whole queue's wait a step.)
-    auto mine = (b.rows << 1) | 1;
-    opts_->trial_rows->compare_exchange_strong(mine, 0);
+    b.trial_settled = true;
+    opts_->trial_rows->store(0);
   }
   // A larger batch timed out, or the server failed on it (out of memory on that many rows, a
   // proxy's timeout): the size before it is the most from now on, as for a size it refused.
   if (b.trial && sent.size_failure) learn_rows(rows_a_batch(), b.rows, sent.why);
   if (!whole || b.rows != rows_a_batch() || opts_->grow_to <= b.rows || opts_->learned_rows->load() != 0) return;
-  const auto next = trial_size(b.rows, sent.answer_bytes, sent.took);
+  const auto next = trial_size(b.rows, b.bytes, sent.answer_bytes, sent.took);
   if (next <= b.rows) return;
   std::size_t none = 0;  // one trial at a time, for every shard
   opts_->trial_rows->compare_exchange_strong(none, next << 1);
@@ -256,15 +268,20 @@ void batch_processor::judge_growth(const batch& b, const sent_batch& sent) {
 // queue's wait against a server that serves one at a time (growth to 400 took 2 of a 10 s run
 // by steps). A size the API refuses is found as well from the larger trial (its words, or
 // halving); a trial that fails for its size (a 500, a timeout) ends growth at the size before it.
-std::size_t batch_processor::trial_size(std::size_t rows, std::size_t answer_bytes, std::chrono::nanoseconds took) const {
+std::size_t batch_processor::trial_size(std::size_t rows, std::size_t body_bytes, std::size_t answer_bytes,
+                                        std::chrono::steady_clock::duration took) const {
   // Its answer as many times as large must stay under the bound and the answer cap (a row's
-  // max_body times batch_size: a grown batch's answer cut there would fail every row), and twice
-  // its time as many times as long under the request timeout.
+  // max_body times batch_size: a grown batch's answer cut there would fail every row), twice
+  // its time as many times as long under the request timeout, and its body as many times as
+  // large must not close it before its rows (the request's byte cap, the token limit:
+  // would_overflow), or the trial never fills.
   const auto answer_cap = std::min(opts_->grow_answer_bytes, client_.options().max_body);
   std::size_t next = rows;
-  while (next * 2 <= opts_->grow_to) {
+  while (next <= opts_->grow_to / 2) {
     const auto times = next * 2 / rows;
-    if (answer_bytes * times > answer_cap || took * 2 * static_cast<long>(times) > client_.options().request_timeout) break;
+    if (answer_bytes * times > answer_cap || took * 2 * static_cast<long>(times) > client_.options().request_timeout ||
+        would_overflow(body_bytes * times))
+      break;
     next *= 2;
   }
   return next;

@@ -165,12 +165,12 @@ provider_limits read_provider_limits(const header_list& headers, std::chrono::sy
 
 std::optional<provider_bucket> whole_tokens_at_mix(const provider_bucket& input, const provider_bucket& output, double input_share) {
   if (!(input_share > 0.001 && input_share < 0.999)) return std::nullopt;
-  // The same limit and the same remaining under both names: one bucket metering input and output
+  // The same limit (or none stated) and the same remaining under both names: one bucket metering input and output
   // together (a server in Anthropic's dialect with one token limit), every whole token of a
   // request taken from it. Read at the mix it would hold 1/max(share) times what is left (1.5
   // times at 0.65 input: a walkthrough's requests were refused). Two buckets that happen to read
   // alike are then held to the one, for that reading: a level lower, never a request refused.
-  if (input.limit && input.limit == output.limit && input.remaining == output.remaining)
+  if (input.limit == output.limit && input.remaining == output.remaining)
     return provider_bucket{input.limit, input.remaining, std::max(input.reset_in, output.reset_in)};
   const double out_share = 1 - input_share;
   // A request of c whole tokens takes c * input_share of the input bucket and c * out_share of

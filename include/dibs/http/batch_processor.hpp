@@ -41,11 +41,13 @@ struct batch_processor_options {
   std::size_t batch_size = 100;
   // Where batches may grow to (0 or <= batch_size: they stay at batch_size). A batch of the
   // current size sent full and taken whole lets one batch (a trial) hold up to this many, doubled
-  // while its answer stays under grow_answer_bytes and its time far under the timeout; once the
-  // trial is taken whole, every later batch does: an API that serves one request at a time pays
-  // its fixed cost a request less often. A refused trial is halved and its size learned (learned_rows) as any batch's is, and
+  // while its answer stays under grow_answer_bytes, its body under the request's byte cap and the
+  // token limit, and its time far under the timeout; once the trial is taken whole, every later
+  // batch does: an API that serves one request at a time pays its fixed cost a request less
+  // often. A refused trial is split and its size learned (learned_rows) as any batch's is, and
   // growth never passes a learned size; a trial that times out (or a 500/502/504) ends growth at
-  // the size before it. One trial at a time: a size the API refuses costs one refused request.
+  // the size before it. One trial at a time: a size the API refuses costs the trial's request
+  // and, past twice the size it takes, the rest's (2 refused requests, not one a batch).
   std::size_t grow_to = 0;
   std::size_t grow_answer_bytes = 8u << 20;
   std::chrono::milliseconds linger{20};  // how long a batch waits for more items before it is sent
@@ -125,11 +127,13 @@ class batch_processor final : public processor {
   void learn_rows(std::size_t took, std::size_t refused, const std::string& why);
   // What batch `b`'s one request (`sent`) says of its size: a trial taken whole sets the size,
   // a trial failed for its size ends growth, and a full batch of the size taken whole lets a
-  // trial of twice as many follow (grow_to).
-  void judge_growth(const batch& b, const sent_batch& sent);
-  // How many rows a trial after a batch of `rows` taken whole (its answer `answer_bytes`, in
-  // `took`) may hold: doubled while the bounds hold, up to grow_to (`rows`: no trial).
-  std::size_t trial_size(std::size_t rows, std::size_t answer_bytes, std::chrono::steady_clock::duration took) const;
+  // trial of as many as trial_size allows follow (grow_to).
+  void judge_growth(batch& b, const sent_batch& sent);
+  // How many rows a trial after a batch of `rows` taken whole (its rows' elements `body_bytes`,
+  // its answer `answer_bytes`, in `took`) may hold: doubled while the bounds hold, up to grow_to
+  // (`rows`: no trial).
+  std::size_t trial_size(std::size_t rows, std::size_t body_bytes, std::size_t answer_bytes,
+                         std::chrono::steady_clock::duration took) const;
   // A trial's size for the batch being opened (0: none waits).
   std::size_t claim_trial();
   static std::size_t halving_spare(std::size_t rows);
