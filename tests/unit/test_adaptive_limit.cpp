@@ -3,6 +3,7 @@
 // decrease per round trip, a slow tail that is not mistaken for load, and a server whose latency
 // doubles and comes back.
 #include <dibs/http/adaptive_limit.hpp>
+#include <dibs/http/origin_limits.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -109,6 +110,32 @@ TEST_CASE("the limit does not grow without demand that reaches it", "[adaptive]"
     l.answered(10ms, now);
   }
   CHECK(l.limit() == 2);
+}
+
+TEST_CASE("requests waiting for a connection are not in flight for the limit's demand", "[adaptive]") {
+  // Every permit taken, a hundred requests waiting for one: demand, and the limit grows. The same
+  // while one request holding a permit waits for a connection (the connections' cap, the pace of
+  // new ones): the connections hold the calls back, and the limit stays (an API that closes
+  // every connection had it run to the ceiling).
+  for (const bool one_waits_for_a_connection : {false, true}) {
+    INFO(one_waits_for_a_connection);
+    auto now = clock_type::time_point{} + 100s;
+    origin_limit o("http://api:80", settings(), now);
+    if (one_waits_for_a_connection) o.connection_waiting(+1);
+    for (int r = 0; r < 20; ++r) {
+      const auto n = o.limit();
+      for (std::size_t i = 0; i < n; ++i) o.started(100);
+      now += 10ms;
+      for (std::size_t i = 0; i < n; ++i) {
+        o.answered(10ms, 200, false, now);
+        o.ended();
+      }
+    }
+    if (one_waits_for_a_connection)
+      CHECK(o.limit() == 2);
+    else
+      CHECK(o.limit() > 100);
+  }
 }
 
 TEST_CASE("slow start ends where the answers per second stop rising, and the limit settles near the server's capacity", "[adaptive]") {

@@ -59,6 +59,20 @@ struct waiting_mark {
   waiting_mark& operator=(const waiting_mark&) = delete;
   origin_limit& l_;
 };
+
+// A request holding a permit counted among those waiting for a connection, however the wait
+// ends (origin_limit::connection_waiting).
+struct connection_wait_mark {
+  explicit connection_wait_mark(origin_limit* l) : l_(l) {
+    if (l_) l_->connection_waiting(+1);
+  }
+  ~connection_wait_mark() {
+    if (l_) l_->connection_waiting(-1);
+  }
+  connection_wait_mark(const connection_wait_mark&) = delete;
+  connection_wait_mark& operator=(const connection_wait_mark&) = delete;
+  origin_limit* l_;
+};
 }  // namespace
 
 limit_hold::~limit_hold() {
@@ -234,6 +248,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
   }
   connection_slots::held slot;
   if (!pool.slots.try_take(slot)) {
+    const connection_wait_mark waits(hold.pool ? pool.limit.get() : nullptr);
     const bool got = co_await take_slot(pool, slot, res);
     if (!got) co_return res;
   }
@@ -258,6 +273,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
     } else {
       if (pool.limit && !pool.unproven.try_take(unproven)) {  // no co_await inside a condition (g++ 12)
         paced = true;
+        const connection_wait_mark waits(hold.pool ? pool.limit.get() : nullptr);
         for (;;) {
           const auto end = co_await take_unproven(pool, unproven, res);
           if (end == connection_slots::wait_end::cancelled) co_return res;

@@ -21,8 +21,12 @@ origin_limit::origin_limit(std::string origin, adaptive_settings s, clock::time_
 
 void origin_limit::started(std::size_t waiting) {
   const auto in_flight = in_flight_.fetch_add(1, std::memory_order_relaxed) + 1;
+  // Requests waiting for a connection are not in flight for the limit's demand, and while any
+  // waits, neither are those waiting for a permit (connection_waiting).
+  const auto for_connections = std::min(connection_waits_.load(std::memory_order_relaxed), in_flight);
   std::lock_guard lock(mutex_);
-  limit_state_.started(in_flight, waiting + waiting_.load(std::memory_order_relaxed));
+  limit_state_.started(in_flight - for_connections,
+                       for_connections > 0 ? 0 : waiting + waiting_.load(std::memory_order_relaxed));
 }
 
 bool origin_limit::take_turn(clock::time_point now, clock::time_point& at) {

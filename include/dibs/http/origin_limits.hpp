@@ -91,6 +91,14 @@ class origin_limit {
   void straggling(int delta) { stragglers_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed); }
   // A request waits for a permit (+1) or stopped waiting (-1).
   void waiting(int delta) { waiting_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed); }
+  // A request holding a permit waits for a connection (+1: the connections' cap, or the pace of
+  // new ones) or stopped waiting (-1). While any does, the connections hold the calls back, not
+  // the limit: those requests are not in flight for the limit's demand, and the requests waiting
+  // for a permit are no demand on it (an API that closes every connection had the limit run to
+  // its ceiling, a thousand calls waiting for connections looking in flight).
+  void connection_waiting(int delta) {
+    connection_waits_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed);
+  }
   // An answer whose first byte came `first_byte` after the request was written. Its status: 429
   // and 503 are the API refusing, and lower the limit, or move the pace once the limit is 1 (or
   // the origin is paced); 502 and 504 are overload, and lower the limit.
@@ -151,6 +159,7 @@ class origin_limit {
   std::atomic<std::int64_t> typical_us_{0};
   std::atomic<std::size_t> in_flight_{0};
   std::atomic<std::size_t> waiting_{0};
+  std::atomic<std::size_t> connection_waits_{0};
   std::atomic<std::size_t> stragglers_{0};
   std::atomic<std::uint64_t> gone_{0};  // the shards that send no more (bit `index`)
   double delay_us_ = 0;                 // client_delay(), under the mutex
