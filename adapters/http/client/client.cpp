@@ -273,7 +273,8 @@ awaitable<response> client::impl::send(origin to, request spec) {
     } else {
       if (pool.limit && !pool.unproven.try_take(unproven)) {  // no co_await inside a condition (g++ 12)
         paced = true;
-        const connection_wait_mark waits(hold.pool ? pool.limit.get() : nullptr);
+        // (Not a straggler's, on a retry: it no longer counts in flight.)
+        const connection_wait_mark waits(hold.pool && !hold.straggler ? pool.limit.get() : nullptr);
         for (;;) {
           const auto end = co_await take_unproven(pool, unproven, res);
           if (end == connection_slots::wait_end::cancelled) co_return res;
