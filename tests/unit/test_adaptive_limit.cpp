@@ -138,6 +138,27 @@ TEST_CASE("requests waiting for a connection are not in flight for the limit's d
   }
 }
 
+TEST_CASE("a wait for a connection that ends (a new connection's handshake) does not keep the limit from growing",
+          "[adaptive]") {
+  // Each round trip's first requests wait for new connections, then get them: the requests that
+  // start after that meet the limit, and it grows as it would.
+  auto now = clock_type::time_point{} + 100s;
+  origin_limit o("http://api:80", settings(), now);
+  for (int r = 0; r < 20; ++r) {
+    const auto n = o.limit();
+    o.connection_waiting(+1);
+    o.started(100);
+    o.connection_waiting(-1);
+    for (std::size_t i = 1; i < n; ++i) o.started(100);
+    now += 10ms;
+    for (std::size_t i = 0; i < n; ++i) {
+      o.answered(10ms, 200, false, now);
+      o.ended();
+    }
+  }
+  CHECK(o.limit() > 100);
+}
+
 TEST_CASE("slow start ends where the answers per second stop rising, and the limit settles near the server's capacity", "[adaptive]") {
   auto now = clock_type::time_point{} + 100s;
   adaptive_limit l(settings(), now);
