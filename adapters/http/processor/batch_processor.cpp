@@ -183,7 +183,10 @@ awaitable<void> batch_processor::lead(batch& b) {
     }
   } const ends{b, *opts_->trial_rows};
   if (!b.closed) {
-    b.full.expires_after(opts_->linger);
+    // A trial waits longer for its rows: it needs several claims' worth, and one sent short
+    // says nothing of its size (a slower store, or a busy machine, kept trials of 400 at 100-200
+    // rows, and batches never grew). Its rows wait; the other batches go meanwhile.
+    b.full.expires_after(b.trial ? std::max(opts_->linger * trial_linger_factor, trial_linger_least) : opts_->linger);
     auto [ec] = co_await b.full.async_wait(net::as_tuple(net::use_awaitable));
     if (ec && !b.closed) throw boost::system::system_error(ec);  // cancelled, not filled
   }

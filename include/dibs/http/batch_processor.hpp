@@ -137,6 +137,9 @@ class batch_processor final : public processor {
   // A trial's size for the batch being opened (0: none waits).
   std::size_t claim_trial();
   static std::size_t halving_spare(std::size_t rows);
+  // How long a trial's batch waits for its rows: ten lingers, 200 ms at least.
+  static constexpr int trial_linger_factor = 10;
+  static constexpr std::chrono::milliseconds trial_linger_least{200};
   bool would_overflow(std::size_t body_bytes) const;
   void settle_all(members& ms, const response& r, std::chrono::steady_clock::time_point sent);
   // Each item's answer split from the batch's.
