@@ -50,29 +50,23 @@ bool stale_connection_error(const boost::system::error_code& ec) {
          ec == net::error::broken_pipe || ec == net::error::eof || ec == ssl::error::stream_truncated;
 }
 
-// A request counted among those waiting for its origin's limit, however the wait ends (a wait
-// cancelled before it began throws).
-struct waiting_mark {
-  explicit waiting_mark(origin_limit& l) : l_(l) { l_.waiting(+1); }
-  ~waiting_mark() { l_.waiting(-1); }
-  waiting_mark(const waiting_mark&) = delete;
-  waiting_mark& operator=(const waiting_mark&) = delete;
-  origin_limit& l_;
-};
-
-// A request holding a permit counted among those waiting for a connection, however the wait
-// ends (origin_limit::connection_waiting).
-struct connection_wait_mark {
-  explicit connection_wait_mark(origin_limit* l) : l_(l) {
-    if (l_) l_->connection_waiting(+1);
+// A request counted in one of its origin's waits (`Count`: waiting for a permit, or, holding
+// one, for a connection), however the wait ends (a wait cancelled before it began throws). No
+// origin (null): counted nowhere.
+template <void (origin_limit::*Count)(int)>
+struct wait_mark {
+  explicit wait_mark(origin_limit* l) : l_(l) {
+    if (l_) (l_->*Count)(+1);
   }
-  ~connection_wait_mark() {
-    if (l_) l_->connection_waiting(-1);
+  ~wait_mark() {
+    if (l_) (l_->*Count)(-1);
   }
-  connection_wait_mark(const connection_wait_mark&) = delete;
-  connection_wait_mark& operator=(const connection_wait_mark&) = delete;
+  wait_mark(const wait_mark&) = delete;
+  wait_mark& operator=(const wait_mark&) = delete;
   origin_limit* l_;
 };
+using waiting_mark = wait_mark<&origin_limit::waiting>;
+using connection_wait_mark = wait_mark<&origin_limit::connection_waiting>;
 }  // namespace
 
 limit_hold::~limit_hold() {
@@ -228,7 +222,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
     sync_permits(pool);
     if (!pool.permits.try_take(hold.permit)) {  // no co_await inside a condition (g++ 12)
       ++stats.limit_waits;
-      const waiting_mark waits(*pool.limit);
+      const waiting_mark waits(pool.limit.get());
       const bool got = co_await pool.permits.wait(hold.permit) == connection_slots::wait_end::slot;
       if (!got) {
         res.ec = net::error::operation_aborted;
@@ -248,7 +242,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
   }
   connection_slots::held slot;
   if (!pool.slots.try_take(slot)) {
-    const connection_wait_mark waits(hold.pool ? pool.limit.get() : nullptr);
+    const connection_wait_mark waits(pool.limit.get());
     const bool got = co_await take_slot(pool, slot, res);
     if (!got) co_return res;
   }
@@ -274,7 +268,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
       if (pool.limit && !pool.unproven.try_take(unproven)) {  // no co_await inside a condition (g++ 12)
         paced = true;
         // (Not a straggler's, on a retry: it no longer counts in flight.)
-        const connection_wait_mark waits(hold.pool && !hold.straggler ? pool.limit.get() : nullptr);
+        const connection_wait_mark waits(hold.straggler ? nullptr : pool.limit.get());
         for (;;) {
           const auto end = co_await take_unproven(pool, unproven, res);
           if (end == connection_slots::wait_end::cancelled) co_return res;
