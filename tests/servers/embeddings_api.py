@@ -24,6 +24,8 @@ Options:
                      request's fault, no input's)
   --latency-ms A     each request takes A ms (default 20) ...
   --latency-per-input-ms B  ... plus B ms an input (default 0.05)
+  --workers N        serves N requests at once, the others wait in turn (Ollama serves one at a
+                     time; default 0: every request at once)
   --reject TEXT      a request with an input containing TEXT: 400 invalid_request_error naming the
                      input's index, as OpenAI refuses an input it can't embed; nothing else embedded
   --drop-vectors N   the first N requests of more than one input each answer one vector short (the
@@ -50,6 +52,7 @@ args = None
 lock = threading.Lock()
 stats = {"requests": 0, "inputs": 0, "refused": 0, "largest": 0, "shortened": 0}
 dropped = [0]
+workers = None  # --workers: a threading.Semaphore
 
 
 def vector_of(text, dims):
@@ -125,7 +128,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             for i, t in enumerate(inputs):
                 if args.reject in t:
                     return self.refuse(400, "'$.input[%d]' is invalid: the input cannot be embedded" % i)
-        time.sleep((args.latency_ms + args.latency_per_input_ms * len(inputs)) / 1000.0)
+        if workers:
+            with workers:  # threading.Semaphore wakes its waiters in the order they came
+                time.sleep((args.latency_ms + args.latency_per_input_ms * len(inputs)) / 1000.0)
+        else:
+            time.sleep((args.latency_ms + args.latency_per_input_ms * len(inputs)) / 1000.0)
         data = [{"object": "embedding", "index": i, "embedding": vector_of(t, args.dims)} for i, t in enumerate(inputs)]
         with lock:
             stats["requests"] += 1
@@ -204,7 +211,10 @@ def main():
     p.add_argument("--shuffle", action="store_true")
     p.add_argument("--no-index", action="store_true")
     p.add_argument("--key")
+    p.add_argument("--workers", type=int, default=0)
     args = p.parse_args()
+    global workers
+    workers = threading.Semaphore(args.workers) if args.workers > 0 else None
     server = Server(("127.0.0.1", 0), Handler)
     serve_announced(server, args.dir, args.name)
 

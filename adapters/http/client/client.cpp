@@ -410,6 +410,12 @@ std::size_t client::limit(const origin& to) const {
   return impl_->share_of(*pool->limit) + pool->stragglers;
 }
 
+bool client::requests_scarce(const origin& to) const {
+  if (!impl_->opts.adaptive) return true;
+  const host_pool* pool = impl_->find_pool(to);
+  return pool && pool->limit && pool->limit->requests_scarce();
+}
+
 bool client::parked(const origin& to) const {
   if (!impl_->opts.adaptive || impl_->opts.shards <= 1) return false;
   const host_pool* pool = impl_->find_pool(to);

@@ -47,7 +47,8 @@ awaitable<bool> shared_slot(shared_rate& shared, rate_limiter& limiter, const st
 }
 }  // namespace
 
-awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host) {
+awaitable<bool> wait_for_slot(rate_limiter& limiter, const std::string& host) {
+  bool waited = false;
   for (;;) {
     // Held across the wait: when this coroutine is cancelled, the slot goes back to the limiter.
     auto slot = limiter.take(host);
@@ -55,6 +56,7 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host) {
     // In steps of at most a second: a rate changed meanwhile (POST /rate) makes this slot stale,
     // and it is given back and a new one taken at the new rate.
     while (!again && slot.at() > rate_limiter::clock::now()) {
+      waited = true;
       net::steady_timer timer(co_await net::this_coro::executor,
                               std::min(slot.at(), rate_limiter::clock::now() + std::chrono::seconds(1)));
       co_await timer.async_wait(net::use_awaitable);
@@ -67,7 +69,7 @@ awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host) {
     if (auto* shared = limiter.shared())
       if (!co_await shared_slot(*shared, limiter, host)) continue;
     slot.use();
-    co_return;
+    co_return waited;
   }
 }
 

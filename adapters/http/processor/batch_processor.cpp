@@ -190,7 +190,8 @@ awaitable<void> batch_processor::lead(batch& b) {
     auto [ec] = co_await b.full.async_wait(net::as_tuple(net::use_awaitable));
     if (ec && !b.closed) throw boost::system::system_error(ec);  // cancelled, not filled
   }
-  co_await wait_for_slot(*opts_->call.limiter, opts_->call.url.host());  // the batch keeps filling meanwhile
+  if (co_await wait_for_slot(*opts_->call.limiter, opts_->call.url.host()))  // the batch keeps filling meanwhile
+    opts_->rate_held->store(true, std::memory_order_relaxed);
   close(b);
   std::size_t spare = halving_spare(b.members.size());
   // A batch formed before the API said how many rows it takes goes in parts it takes.
@@ -260,10 +261,15 @@ void batch_processor::judge_growth(batch& b, const sent_batch& sent) {
   // proxy's timeout): the size before it is the most from now on, as for a size it refused.
   if (b.trial && sent.size_failure) learn_rows(rows_a_batch(), b.rows, sent.why);
   if (!whole || b.rows != rows_a_batch() || opts_->grow_to <= b.rows || opts_->learned_rows->load() != 0) return;
+  if (!requests_scarce()) return;
   const auto next = trial_size(b.rows, b.bytes, sent.answer_bytes, sent.took);
   if (next <= b.rows) return;
   std::size_t none = 0;  // one trial at a time, for every shard
   opts_->trial_rows->compare_exchange_strong(none, next << 1);
+}
+
+bool batch_processor::requests_scarce() const {
+  return opts_->rate_held->load(std::memory_order_relaxed) || client_.requests_scarce(origin_);
 }
 
 // The trial goes as far as it may in one step, doubling while the bounds hold, rather than twice
@@ -321,7 +327,8 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
       co_return sent_batch{true, true, std::move(why), 0};
     }
   }
-  if (!slot_taken) co_await wait_for_slot(*opts_->call.limiter, url.host());
+  if (!slot_taken && co_await wait_for_slot(*opts_->call.limiter, url.host()))
+    opts_->rate_held->store(true, std::memory_order_relaxed);
   // The batch's fixed headers (an API key: no header of a batch reads a field, batch_processor.hpp).
   auto built = build_request(url, opts_->call.shape, job{});
   request req = std::move(built.req);

@@ -71,6 +71,9 @@ struct batch_processor_options {
   // batch tries it; 0: none), shared by every shard as learned_rows is.
   std::shared_ptr<std::atomic<std::size_t>> grown_rows = std::make_shared<std::atomic<std::size_t>>(0);
   std::shared_ptr<std::atomic<std::size_t>> trial_rows = std::make_shared<std::atomic<std::size_t>>(0);
+  // A batch waited for the request rate (--rate, the API's stated quota): requests are scarce,
+  // and growth pays (judge_growth), as where the API serves fewer than were sent.
+  std::shared_ptr<std::atomic<bool>> rate_held = std::make_shared<std::atomic<bool>>(false);
 };
 
 class batch_processor final : public processor {
@@ -127,13 +130,17 @@ class batch_processor final : public processor {
   void learn_rows(std::size_t took, std::size_t refused, const std::string& why);
   // What batch `b`'s one request (`sent`) says of its size: a trial taken whole sets the size,
   // a trial failed for its size ends growth, and a full batch of the size taken whole lets a
-  // trial of as many as trial_size allows follow (grow_to).
+  // trial of as many as trial_size allows follow (grow_to), once requests are scarce
+  // (requests_scarce).
   void judge_growth(batch& b, const sent_batch& sent);
   // How many rows a trial after a batch of `rows` taken whole (its rows' elements `body_bytes`,
   // its answer `answer_bytes`, in `took`) may hold: doubled while the bounds hold, up to grow_to
   // (`rows`: no trial).
   std::size_t trial_size(std::size_t rows, std::size_t body_bytes, std::size_t answer_bytes,
                          std::chrono::steady_clock::duration took) const;
+  // More rows a request pay only where requests are what holds the rows back: the API serves
+  // fewer at once than were sent (client::requests_scarce), or the request rate held a batch.
+  bool requests_scarce() const;
   // A trial's size for the batch being opened (0: none waits).
   std::size_t claim_trial();
   static std::size_t halving_spare(std::size_t rows);

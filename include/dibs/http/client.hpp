@@ -162,6 +162,10 @@ class client {
   // The adaptive limit of `to` now (its initial value before the first request), plus the
   // stragglers running beside it (straggler_watch.hpp); 0 without one.
   std::size_t limit(const origin& to) const;
+  // True when the API of `to` was found to serve fewer requests than were sent
+  // (origin_limit::requests_scarce), or there is no adaptive limit (the user's fixed concurrency
+  // holds the requests).
+  bool requests_scarce(const origin& to) const;
   // True when the adaptive limit of `to` leaves this client's shard no call of its own (the limit
   // goes to as few shards as it gives four calls each: limit_share; processor::parked).
   bool parked(const origin& to) const;

@@ -25,9 +25,10 @@ std::chrono::milliseconds full_jitter_backoff(int attempt, std::chrono::millisec
                                               std::chrono::milliseconds max, std::mt19937_64& rng);
 
 // Returns when `host` may be sent one request: the rate's slot, and any stop the API announced
-// meanwhile waited out. Throws operation_aborted when the caller is cancelled; the slot it held
-// then goes back to the limiter.
-awaitable<void> wait_for_slot(rate_limiter& limiter, const std::string& host);
+// meanwhile waited out; true when it had to wait (the rate or a stop held the request back).
+// Throws operation_aborted when the caller is cancelled; the slot it held then goes back to the
+// limiter.
+awaitable<bool> wait_for_slot(rate_limiter& limiter, const std::string& host);
 
 // Reads the stop signals of a response; when the API said stop, pauses `host` for every shard
 // and returns how long (0 otherwise): at most `max_wait`, with a warning naming the host and

@@ -140,6 +140,15 @@ class origin_limit {
 
   limit_view view() const;
 
+  // The API was found to serve fewer requests than were sent: the limit went down because its
+  // answers slowed (it queues) or it refused (429/503), or a pace was found. Until then the
+  // requests are not what holds the rows back, and more rows a request buy nothing (an API that
+  // serves every request at once, CPU-bound on its rows: 400-row batches took 0.86 s where 100
+  // took 0.76); from then on they are (a server serving one at a time: 400 rows a request ran at
+  // 1.2 times 100's rows a second). Connection signals (a full backlog, resets) do not count: they
+  // say the server accepts slowly, not that it serves few at once. It stays true for the run.
+  bool requests_scarce() const { return requests_scarce_.load(std::memory_order_relaxed); }
+
  private:
   decision decided(std::size_t before, std::uint64_t decreases_before, clock::time_point now);
   // A refusal (429/503) heard: the limit down, or the pace once the limit is 1. Under the mutex.
@@ -161,6 +170,7 @@ class origin_limit {
   std::atomic<std::size_t> waiting_{0};
   std::atomic<std::size_t> connection_waits_{0};
   std::atomic<std::size_t> stragglers_{0};
+  std::atomic<bool> requests_scarce_{false};
   std::atomic<std::uint64_t> gone_{0};  // the shards that send no more (bit `index`)
   double delay_us_ = 0;                 // client_delay(), under the mutex
   // Answers per second lately (for the advice), measured over 5 s or more.
