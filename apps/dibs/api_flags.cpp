@@ -70,8 +70,9 @@ void api_flags::add_to(CLI::App& cmd, bool with_urls) {
     budget.add_to(cmd, "How many calls");
   }
   cmd.add_option("--batch-size", batch_size,
-                 "rows per batch request (ip-api allows 100); with --batch-body and not given, batches start at 100 and "
-                 "double each time the API takes one whole, up to 400 (a size the API refuses is learned and kept)")
+                 "rows per batch request (ip-api allows 100); with --batch-body and not given, batches start at 100 and, "
+                 "once requests are scarce (the API queues or refuses them, or a rate holds them), grow to as many as "
+                 "400 while the API takes each whole (a size the API refuses is learned and kept)")
       ->type_name("N")
       ->each([this](const std::string&) { batch_size_given = true; })
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000}))

@@ -46,6 +46,19 @@ adaptive_settings settings() {
   return s;
 }
 
+// `rounds` round trips of 10 ms, each with every permit taken and a hundred requests waiting.
+void full_round_trips(origin_limit& o, clock_type::time_point& now, int rounds) {
+  for (int r = 0; r < rounds; ++r) {
+    const auto n = o.limit();
+    for (std::size_t i = 0; i < n; ++i) o.started(100);
+    now += 10ms;
+    for (std::size_t i = 0; i < n; ++i) {
+      o.answered(10ms, 200, false, now);
+      o.ended();
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("slow start multiplies the limit by eight a round trip while the latency holds, up to the ceiling", "[adaptive]") {
@@ -122,15 +135,7 @@ TEST_CASE("requests waiting for a connection are not in flight for the limit's d
     auto now = clock_type::time_point{} + 100s;
     origin_limit o("http://api:80", settings(), now);
     if (one_waits_for_a_connection) o.connection_waiting(+1);
-    for (int r = 0; r < 20; ++r) {
-      const auto n = o.limit();
-      for (std::size_t i = 0; i < n; ++i) o.started(100);
-      now += 10ms;
-      for (std::size_t i = 0; i < n; ++i) {
-        o.answered(10ms, 200, false, now);
-        o.ended();
-      }
-    }
+    full_round_trips(o, now, 20);
     if (one_waits_for_a_connection)
       CHECK(o.limit() == 2);
     else
@@ -530,4 +535,37 @@ TEST_CASE("after a refusal that paused the whole origin, no probe up before the 
   CHECK(highest <= from);
   const auto [free_from, free_highest] = highest_within(false);
   CHECK(free_highest > free_from);  // the same run probes up when not held
+}
+
+TEST_CASE("requests are scarce once the limit went down for a 429 or sits at its ceiling, not for a full backlog",
+          "[adaptive]") {
+  // What lets batches grow (batch_processor::judge_growth): more rows a request pay only where
+  // the requests are what holds the rows back.
+  const auto ramped = [](origin_limit& o, clock_type::time_point& now) { full_round_trips(o, now, 2); };  // 2 -> 16 -> 128
+  const auto went_down = [](origin_limit& o, clock_type::time_point& now, auto signal) {
+    const auto before = o.limit();
+    for (int i = 0; i < 100 && o.limit() >= before; ++i) {
+      now += 1ms;
+      signal(o, now);
+    }
+    return o.limit() < before;
+  };
+  auto now = clock_type::time_point{} + 100s;
+  origin_limit backlog("http://api:80", settings(), now);
+  ramped(backlog, now);
+  REQUIRE(backlog.limit() < 1000);
+  CHECK_FALSE(backlog.requests_scarce());
+  REQUIRE(went_down(backlog, now, [](origin_limit& o, auto t) { o.overloaded(limit_signal::dropped_handshake, t); }));
+  CHECK_FALSE(backlog.requests_scarce());
+
+  origin_limit throttled("http://api:80", settings(), now);
+  ramped(throttled, now);
+  CHECK_FALSE(throttled.requests_scarce());
+  REQUIRE(went_down(throttled, now, [](origin_limit& o, auto t) { o.answered(10ms, 429, false, t); }));
+  CHECK(throttled.requests_scarce());
+
+  auto low_ceiling = settings();
+  low_ceiling.max = 2;  // --concurrency of two batches: the limit starts at its ceiling
+  origin_limit capped("http://api:80", low_ceiling, now);
+  CHECK(capped.requests_scarce());
 }

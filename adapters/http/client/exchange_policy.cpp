@@ -29,11 +29,13 @@ std::chrono::milliseconds full_jitter_backoff(int attempt, std::chrono::millisec
 
 namespace {
 // A slot of the rate shared through the store: waits for it, and tells whether it may be used
-// (false: the store could not be asked, or the host is paused now; ask for another).
-awaitable<bool> shared_slot(shared_rate& shared, rate_limiter& limiter, const std::string& host) {
+// (false: the store could not be asked, or the host is paused now; ask for another). `waited`:
+// set when the slot's time was later than now.
+awaitable<bool> shared_slot(shared_rate& shared, rate_limiter& limiter, const std::string& host, bool& waited) {
   const auto t = co_await shared.next();
   if (t.paused_until > rate_limiter::clock::now()) limiter.pause_here(host, t.paused_until);
   if (t.at > rate_limiter::clock::now()) {
+    waited = true;
     net::steady_timer timer(co_await net::this_coro::executor, t.at);
     co_await timer.async_wait(net::use_awaitable);
   }
@@ -67,7 +69,7 @@ awaitable<bool> wait_for_slot(rate_limiter& limiter, const std::string& host) {
     }
     if (again) continue;
     if (auto* shared = limiter.shared())
-      if (!co_await shared_slot(*shared, limiter, host)) continue;
+      if (!co_await shared_slot(*shared, limiter, host, waited)) continue;
     slot.use();
     co_return waited;
   }

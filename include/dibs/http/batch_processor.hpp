@@ -39,7 +39,9 @@ struct batch_processor_options {
   processor_options call;
   std::string key_field = dibs::ipapi::source_field;  // the item's key, which `echo` names
   std::size_t batch_size = 100;
-  // Where batches may grow to (0 or <= batch_size: they stay at batch_size). A batch of the
+  // Where batches may grow to (0 or <= batch_size: they stay at batch_size). Once requests are
+  // scarce (batch_processor::requests_scarce: against an API that serves every request at once,
+  // larger batches only cost a short run time), a batch of the
   // current size sent full and taken whole lets one batch (a trial) hold up to this many, doubled
   // while its answer stays under grow_answer_bytes, its body under the request's byte cap and the
   // token limit, and its time far under the timeout; once the trial is taken whole, every later

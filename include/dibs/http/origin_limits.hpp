@@ -140,14 +140,18 @@ class origin_limit {
 
   limit_view view() const;
 
-  // The API was found to serve fewer requests than were sent: the limit went down because its
-  // answers slowed (it queues) or it refused (429/503), or a pace was found. Until then the
-  // requests are not what holds the rows back, and more rows a request buy nothing (an API that
-  // serves every request at once, CPU-bound on its rows: 400-row batches took 0.86 s where 100
-  // took 0.76); from then on they are (a server serving one at a time: 400 rows a request ran at
-  // 1.2 times 100's rows a second). Connection signals (a full backlog, resets) do not count: they
-  // say the server accepts slowly, not that it serves few at once. It stays true for the run.
-  bool requests_scarce() const { return requests_scarce_.load(std::memory_order_relaxed); }
+  // Requests are what holds the calls back: the API was found to serve fewer than were sent (the
+  // limit went down because its answers slowed, a queue, or it refused with 429/502-504, or a
+  // pace was found; stays true for the run), or the limit sits at its ceiling (the user's
+  // --concurrency). Until then more rows a request buy nothing: against the project's embeddings
+  // server, which takes every request at once, 400-row batches took 0.86 s where 100 took 0.76;
+  // against one serving a request at a time, 400 rows a request ran at 1.2 times 100's rows a
+  // second. Connection signals (a full backlog, resets) do not count: they say the server
+  // accepts slowly, not that it serves few at once.
+  bool requests_scarce() const {
+    return requests_scarce_.load(std::memory_order_relaxed) ||
+           static_cast<double>(limit_.load(std::memory_order_relaxed)) >= ceiling_.load(std::memory_order_relaxed);
+  }
 
  private:
   decision decided(std::size_t before, std::uint64_t decreases_before, clock::time_point now);
