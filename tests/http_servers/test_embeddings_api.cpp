@@ -71,25 +71,26 @@ TEST_CASE("3000 texts with default flags: many a request and every vector on its
 TEST_CASE("against an API that serves one request at a time, batches grow past 100 rows while it takes each whole, "
           "and a given --batch-size holds its size",
           "[batch][embeddings]") {
-  // A backlog as Go's and Node's servers have: past Python's 5, two connects of the first burst
-  // dropped hide its order, and a run this short can end before the limit hears the queue.
   embeddings_api api({"--workers", "1", "--backlog", "128"});
   const auto dir = scratch_dir("dibs-embed", "grow");
   const auto in = write_texts(dir, 5000);
-  const auto grown = embed(api, "grow-out", in, {"--log-level", "info"});
+  const auto grown = embed(api, "grow-out", in, {"--rate", "40/s", "--log-level", "info"});
   INFO(grown.out.substr(0, 4000));
   CHECK_THAT(grown.out, Catch::Contains("summary: completed=5000 failed=0"));
   check_vectors(grown, 5000);
-  // The first burst's answers come back in the order sent: the server queues them, so requests
-  // are what holds the rows back. Taken whole at 100, one trial goes to 400 at once (its answers
-  // and time far under their bounds), and every batch after it holds as many: one step, one word.
+  // Requests are what holds the rows back: a rate of 40 a second holds the second batch already.
+  // (Without it, the first burst's answers in the order sent say the server queues; under a
+  // loaded machine's timing that can come too late for a run this short:
+  // tests/unit/test_burst_order.cpp. A --concurrency of 16 batches keeps a trial's rows waiting
+  // for pipelines.) Taken whole at 100, one trial goes to 400 at once (its answers and time far
+  // under their bounds), and every batch after it holds as many: one step, one word.
   CHECK(api.stat("largest") == 400);
   const std::regex grown_to("rows whole: batches of ([0-9]+) rows from now on");
   CHECK(std::distance(std::sregex_iterator(grown.out.begin(), grown.out.end(), grown_to), std::sregex_iterator()) == 1);
   CHECK_THAT(grown.out, Catch::Contains("batches of 400 rows from now on"));
   CHECK(api.stat("refused") == 0);
   embeddings_api fixed_api({"--workers", "1", "--backlog", "128"});
-  const auto fixed = embed(fixed_api, "fixed-out", in, {"--batch-size", "100"});
+  const auto fixed = embed(fixed_api, "fixed-out", in, {"--batch-size", "100", "--rate", "40/s"});
   CHECK_THAT(fixed.out, Catch::Contains("summary: completed=5000 failed=0"));
   CHECK(fixed_api.stat("largest") == 100);
 }
@@ -160,7 +161,7 @@ TEST_CASE("grown batches stop at the size the API refuses: learned once, the row
           "[batch][embeddings]") {
   embeddings_api api({"--max-inputs", "150", "--max-inputs-status", "413", "--workers", "1", "--backlog", "128"});
   const auto dir = scratch_dir("dibs-embed", "grow-capped");
-  const auto run = embed(api, "grow-capped-out", write_texts(dir, 6000));
+  const auto run = embed(api, "grow-capped-out", write_texts(dir, 6000), {"--rate", "40/s"});  // scarce requests
   INFO(run.out.substr(0, 4000));
   CHECK_THAT(run.out, Catch::Contains("summary: completed=6000 failed=0"));
   check_vectors(run, 6000);
@@ -182,7 +183,7 @@ TEST_CASE("a larger batch the server fails on (500, out of memory) ends growth a
   embeddings_api api({"--max-inputs", "150", "--max-inputs-status", "500", "--max-inputs-words", "CUDA out of memory",
                       "--workers", "1", "--backlog", "128"});
   const auto dir = scratch_dir("dibs-embed", "grow-oom");
-  const auto run = embed(api, "grow-oom-out", write_texts(dir, 6000));
+  const auto run = embed(api, "grow-oom-out", write_texts(dir, 6000), {"--rate", "40/s"});  // scarce requests
   INFO(run.out.substr(0, 4000));
   CHECK_THAT(run.out, Catch::Contains("summary: completed=6000 failed=0"));
   check_vectors(run, 6000);

@@ -7,6 +7,8 @@
 namespace dibs::http {
 
 namespace {
+constexpr std::int64_t together_least_us = 5'000;
+
 // Each value's rank (1-based), ties given their average rank.
 std::vector<double> ranks(const std::vector<double>& v) {
   std::vector<std::size_t> order(v.size());
@@ -42,9 +44,16 @@ std::optional<double> queued_in_send_order(std::vector<burst_answer> answers) {
   // Only the requests that left together: one sent later (its connection waited, past a listen
   // backlog's overflow) meets a queue of its own. Sent 27 ms after the others to a server serving
   // one at a time, it was answered second, and its rank alone took the correlation from 1 to 0.33.
-  const auto first = std::min_element(answers.begin(), answers.end(), [](auto& a, auto& b) { return a.sent_us < b.sent_us; })->sent_us;
-  const auto fastest_us = std::min_element(answers.begin(), answers.end(), [](auto& a, auto& b) { return a.latency_us < b.latency_us; })->latency_us;
-  std::erase_if(answers, [&](const burst_answer& a) { return a.sent_us - first > fastest_us / 2; });
+  // Together: within half the fastest answer's latency of the first, 5 ms at least (new
+  // connections' handshakes spread a burst's sends over a few ms, more than half of a fast
+  // server's 2 ms).
+  const auto first =
+      std::min_element(answers.begin(), answers.end(), [](const auto& a, const auto& b) { return a.sent_us < b.sent_us; })->sent_us;
+  const auto fastest_us =
+      std::min_element(answers.begin(), answers.end(), [](const auto& a, const auto& b) { return a.latency_us < b.latency_us; })
+          ->latency_us;
+  const std::int64_t together_us = std::max<std::int64_t>(fastest_us / 2, together_least_us);
+  std::erase_if(answers, [&](const burst_answer& a) { return a.sent_us - first > together_us; });
   if (answers.size() < 7) return std::nullopt;
   std::vector<double> sent, latency;
   for (const auto& a : answers) {

@@ -24,7 +24,7 @@ struct burst_answer {
 
 // When the answers rise with their send order (Spearman's rank correlation 0.8 or more, over 8
 // answers at least, of which 7 or more to requests sent together: within half the fastest
-// answer's latency of the first) and the slowest took twice the fastest or more: the factor to bring the
+// answer's latency of the first, 5 ms at least) and the slowest took twice the fastest or more: the factor to bring the
 // in-flight to, twice the share the server serves without queueing (the fastest over the median,
 // as Little's law has it), between 1/8 and 0.9. Else nothing: the burst says nothing of a queue.
 std::optional<double> queued_in_send_order(std::vector<burst_answer> answers);
