@@ -68,28 +68,26 @@ TEST_CASE("3000 texts with default flags: many a request and every vector on its
   CHECK(api.stat("requests") * 64 <= api.stat("inputs"));  // 64 rows a request or more
 }
 
-TEST_CASE("against an API that serves one request at a time, batches grow past 100 rows while it takes each whole, "
+TEST_CASE("once requests are scarce (a rate holds them), batches grow past 100 rows while the API takes each whole, "
           "and a given --batch-size holds its size",
           "[batch][embeddings]") {
-  embeddings_api api({"--workers", "1", "--backlog", "128"});
+  embeddings_api api;
   const auto dir = scratch_dir("dibs-embed", "grow");
   const auto in = write_texts(dir, 5000);
   const auto grown = embed(api, "grow-out", in, {"--rate", "40/s", "--log-level", "info"});
   INFO(grown.out.substr(0, 4000));
   CHECK_THAT(grown.out, Catch::Contains("summary: completed=5000 failed=0"));
   check_vectors(grown, 5000);
-  // Requests are what holds the rows back: a rate of 40 a second holds the second batch already.
-  // (Without it, the first burst's answers in the order sent say the server queues; under a
-  // loaded machine's timing that can come too late for a run this short:
-  // tests/unit/test_burst_order.cpp. A --concurrency of 16 batches keeps a trial's rows waiting
-  // for pipelines.) Taken whole at 100, one trial goes to 400 at once (its answers and time far
-  // under their bounds), and every batch after it holds as many: one step, one word.
+  // Requests are what holds the rows back: a rate of 40 a second holds the second batch already
+  // (a sign that does not hang on the machine's timing). Taken whole at 100, one trial goes to
+  // 400 at once (its answers and time far under their bounds), and every batch after it holds
+  // as many: one step, one word.
   CHECK(api.stat("largest") == 400);
   const std::regex grown_to("rows whole: batches of ([0-9]+) rows from now on");
   CHECK(std::distance(std::sregex_iterator(grown.out.begin(), grown.out.end(), grown_to), std::sregex_iterator()) == 1);
   CHECK_THAT(grown.out, Catch::Contains("batches of 400 rows from now on"));
   CHECK(api.stat("refused") == 0);
-  embeddings_api fixed_api({"--workers", "1", "--backlog", "128"});
+  embeddings_api fixed_api;
   const auto fixed = embed(fixed_api, "fixed-out", in, {"--batch-size", "100", "--rate", "40/s"});
   CHECK_THAT(fixed.out, Catch::Contains("summary: completed=5000 failed=0"));
   CHECK(fixed_api.stat("largest") == 100);
@@ -102,7 +100,9 @@ TEST_CASE("against an API that serves every request at once, batches stay at 100
   // batches cost a sub-second run a tenth of its time). Growth follows only a sign that the
   // requests are scarce: the limit lowered for latency (a queue), a 429 or a 502-504. A busy
   // machine can slow the answers enough to give that sign; then growth must come after it.
-  embeddings_api api;
+  // Answers of 100 ms: a busy machine's jitter of a few ms is no spike there, so the sign (and
+  // with it the weaker check below) is rare.
+  embeddings_api api({"--latency-ms", "100"});
   const auto dir = scratch_dir("dibs-embed", "no-grow");
   const auto run = embed(api, "no-grow-out", write_texts(dir, 5000), {"--log-level", "debug"});
   INFO(run.out.substr(0, 4000));
@@ -112,25 +112,13 @@ TEST_CASE("against an API that serves every request at once, batches stay at 100
   const bool scarce_said = std::regex_search(run.out, scarce, std::regex("down: (latency rose|429|502/504)"));
   const bool grew_said = std::regex_search(run.out, grew, std::regex("rows whole: batches of [0-9]+ rows from now on"));
   INFO("the limit said scarce: " << scarce_said << ", growth said: " << grew_said);
-  if (!scarce_said) {
+  if (!scarce_said) {  // the run this test is for
     CHECK_FALSE(grew_said);
     CHECK(api.stat("largest") == 100);
-  } else if (grew_said) {
+  } else if (grew_said) {  // a busy machine slowed the answers: growth may follow, never precede
+    WARN("the limit went down for latency against a server serving every request at once: the machine is busy");
     CHECK(scarce.position(0) < grew.position(0));
   }
-}
-
-TEST_CASE("a request rate that holds batches back makes requests scarce: batches grow past 100 rows",
-          "[batch][embeddings]") {
-  embeddings_api api;
-  const auto dir = scratch_dir("dibs-embed", "grow-rate");
-  const auto run = embed(api, "grow-rate-out", write_texts(dir, 6000), {"--rate", "20/s", "--log-level", "info"});
-  INFO(run.out.substr(0, 4000));
-  CHECK_THAT(run.out, Catch::Contains("summary: completed=6000 failed=0"));
-  check_vectors(run, 6000);
-  CHECK_THAT(run.out, Catch::Contains("batches of 400 rows from now on"));
-  CHECK(api.stat("largest") == 400);
-  CHECK(api.stat("refused") == 0);
 }
 
 TEST_CASE("long texts: a trial stays under the request's byte cap, so it fills, is taken whole and batches grow to it",
@@ -159,7 +147,7 @@ TEST_CASE("long texts: a trial stays under the request's byte cap, so it fills, 
 
 TEST_CASE("grown batches stop at the size the API refuses: learned once, the rows of a refused batch all done",
           "[batch][embeddings]") {
-  embeddings_api api({"--max-inputs", "150", "--max-inputs-status", "413", "--workers", "1", "--backlog", "128"});
+  embeddings_api api({"--max-inputs", "150", "--max-inputs-status", "413"});
   const auto dir = scratch_dir("dibs-embed", "grow-capped");
   const auto run = embed(api, "grow-capped-out", write_texts(dir, 6000), {"--rate", "40/s"});  // scarce requests
   INFO(run.out.substr(0, 4000));
@@ -180,8 +168,7 @@ TEST_CASE("grown batches stop at the size the API refuses: learned once, the row
 TEST_CASE("a larger batch the server fails on (500, out of memory) ends growth at the size before it: one failed request, "
           "every row done",
           "[batch][embeddings]") {
-  embeddings_api api({"--max-inputs", "150", "--max-inputs-status", "500", "--max-inputs-words", "CUDA out of memory",
-                      "--workers", "1", "--backlog", "128"});
+  embeddings_api api({"--max-inputs", "150", "--max-inputs-status", "500", "--max-inputs-words", "CUDA out of memory"});
   const auto dir = scratch_dir("dibs-embed", "grow-oom");
   const auto run = embed(api, "grow-oom-out", write_texts(dir, 6000), {"--rate", "40/s"});  // scarce requests
   INFO(run.out.substr(0, 4000));

@@ -24,11 +24,6 @@ Options:
                      request's fault, no input's)
   --latency-ms A     each request takes A ms (default 20) ...
   --latency-per-input-ms B  ... plus B ms an input (default 0.05)
-  --workers N        serves N requests at once, the others wait for one to end (Ollama serves
-                     one at a time; default 0: every request at once). A threading.Semaphore:
-                     a request that comes as one ends may be served before those waiting
-  --backlog N        the listen backlog (default 5, Python's; Go's and Node's servers take the
-                     system's, 511 and up)
   --reject TEXT      a request with an input containing TEXT: 400 invalid_request_error naming the
                      input's index, as OpenAI refuses an input it can't embed; nothing else embedded
   --drop-vectors N   the first N requests of more than one input each answer one vector short (the
@@ -55,7 +50,6 @@ args = None
 lock = threading.Lock()
 stats = {"requests": 0, "inputs": 0, "refused": 0, "largest": 0, "shortened": 0}
 dropped = [0]
-workers = None  # --workers: a threading.Semaphore
 
 
 def vector_of(text, dims):
@@ -131,11 +125,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             for i, t in enumerate(inputs):
                 if args.reject in t:
                     return self.refuse(400, "'$.input[%d]' is invalid: the input cannot be embedded" % i)
-        if workers:
-            with workers:
-                time.sleep((args.latency_ms + args.latency_per_input_ms * len(inputs)) / 1000.0)
-        else:
-            time.sleep((args.latency_ms + args.latency_per_input_ms * len(inputs)) / 1000.0)
+        time.sleep((args.latency_ms + args.latency_per_input_ms * len(inputs)) / 1000.0)
         data = [{"object": "embedding", "index": i, "embedding": vector_of(t, args.dims)} for i, t in enumerate(inputs)]
         with lock:
             stats["requests"] += 1
@@ -214,12 +204,7 @@ def main():
     p.add_argument("--shuffle", action="store_true")
     p.add_argument("--no-index", action="store_true")
     p.add_argument("--key")
-    p.add_argument("--workers", type=int, default=0)
-    p.add_argument("--backlog", type=int, default=5)
     args = p.parse_args()
-    global workers
-    workers = threading.Semaphore(args.workers) if args.workers > 0 else None
-    Server.request_queue_size = args.backlog
     server = Server(("127.0.0.1", 0), Handler)
     serve_announced(server, args.dir, args.name)
 

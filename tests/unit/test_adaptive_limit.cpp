@@ -537,7 +537,7 @@ TEST_CASE("after a refusal that paused the whole origin, no probe up before the 
   CHECK(free_highest > free_from);  // the same run probes up when not held
 }
 
-TEST_CASE("requests are scarce once the limit went down for a 429 or sits at its ceiling, not for a full backlog",
+TEST_CASE("requests are scarce once the limit went down for a 429 or a queue, or sits at its ceiling, not for a full backlog",
           "[adaptive]") {
   // What lets batches grow (batch_processor::judge_growth): more rows a request pay only where
   // the requests are what holds the rows back.
@@ -563,6 +563,21 @@ TEST_CASE("requests are scarce once the limit went down for a 429 or sits at its
   CHECK_FALSE(throttled.requests_scarce());
   REQUIRE(went_down(throttled, now, [](origin_limit& o, auto t) { o.answered(10ms, 429, false, t); }));
   CHECK(throttled.requests_scarce());
+
+  origin_limit queued("http://api:80", settings(), now);
+  ramped(queued, now);
+  CHECK_FALSE(queued.requests_scarce());
+  for (int r = 0; r < 10 && queued.limit() >= 128; ++r) {  // answers ten times slower: a queue
+    const auto n = queued.limit();
+    for (std::size_t i = 0; i < n; ++i) queued.started(100);
+    now += 100ms;
+    for (std::size_t i = 0; i < n; ++i) {
+      queued.answered(100ms, 200, false, now);
+      queued.ended();
+    }
+  }
+  REQUIRE(queued.limit() < 128);
+  CHECK(queued.requests_scarce());
 
   auto low_ceiling = settings();
   low_ceiling.max = 2;  // --concurrency of two batches: the limit starts at its ceiling

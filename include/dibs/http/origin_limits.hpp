@@ -144,9 +144,9 @@ class origin_limit {
   // limit went down because its answers slowed, a queue, or it refused with 429/502-504, or a
   // pace was found; stays true for the run), or the limit sits at its ceiling (the user's
   // --concurrency). Until then more rows a request buy nothing: against the project's embeddings
-  // server, which takes every request at once, 400-row batches took 0.86 s where 100 took 0.76;
-  // against one serving a request at a time, 400 rows a request ran at 1.2 times 100's rows a
-  // second. Connection signals (a full backlog, resets) do not count: they say the server
+  // server, which takes every request at once, growing to 400 rows cost its sub-second run about
+  // a tenth (runs by turns); against Ollama's shape, serving a request at a time, 256 rows a
+  // request ran at 1.2 times 100's rows a second (bench/results/embeddings-ollama.md). Connection signals (a full backlog, resets) do not count: they say the server
   // accepts slowly, not that it serves few at once.
   bool requests_scarce() const {
     return requests_scarce_.load(std::memory_order_relaxed) ||
