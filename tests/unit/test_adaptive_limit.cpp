@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 
 using namespace dibs::http;
@@ -46,14 +47,17 @@ adaptive_settings settings() {
   return s;
 }
 
-// `rounds` round trips of 10 ms, each with every permit taken and a hundred requests waiting.
-void full_round_trips(origin_limit& o, clock_type::time_point& now, int rounds) {
-  for (int r = 0; r < rounds; ++r) {
+// `rounds` round trips of `latency`, each with every permit taken and a hundred requests
+// waiting; fewer when `until` says stop first.
+void full_round_trips(origin_limit& o, clock_type::time_point& now, int rounds,
+                      std::chrono::milliseconds latency = std::chrono::milliseconds(10),
+                      const std::function<bool()>& until = [] { return false; }) {
+  for (int r = 0; r < rounds && !until(); ++r) {
     const auto n = o.limit();
     for (std::size_t i = 0; i < n; ++i) o.started(100);
-    now += 10ms;
+    now += latency;
     for (std::size_t i = 0; i < n; ++i) {
-      o.answered(10ms, 200, false, now);
+      o.answered(latency, 200, false, now);
       o.ended();
     }
   }
@@ -567,15 +571,7 @@ TEST_CASE("requests are scarce once the limit went down for a 429 or a queue, or
   origin_limit queued("http://api:80", settings(), now);
   ramped(queued, now);
   CHECK_FALSE(queued.requests_scarce());
-  for (int r = 0; r < 10 && queued.limit() >= 128; ++r) {  // answers ten times slower: a queue
-    const auto n = queued.limit();
-    for (std::size_t i = 0; i < n; ++i) queued.started(100);
-    now += 100ms;
-    for (std::size_t i = 0; i < n; ++i) {
-      queued.answered(100ms, 200, false, now);
-      queued.ended();
-    }
-  }
+  full_round_trips(queued, now, 10, 100ms, [&] { return queued.limit() < 128; });  // ten times slower: a queue
   REQUIRE(queued.limit() < 128);
   CHECK(queued.requests_scarce());
 
