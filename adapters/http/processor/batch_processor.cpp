@@ -190,8 +190,7 @@ awaitable<void> batch_processor::lead(batch& b) {
     auto [ec] = co_await b.full.async_wait(net::as_tuple(net::use_awaitable));
     if (ec && !b.closed) throw boost::system::system_error(ec);  // cancelled, not filled
   }
-  if (co_await wait_for_slot(*opts_->call.limiter, opts_->call.url.host()))  // the batch keeps filling meanwhile
-    opts_->rate_held->store(true, std::memory_order_relaxed);
+  co_await rate_slot(opts_->call.url.host());  // the batch keeps filling meanwhile
   close(b);
   std::size_t spare = halving_spare(b.members.size());
   // A batch formed before the API said how many rows it takes goes in parts it takes.
@@ -268,6 +267,11 @@ void batch_processor::judge_growth(batch& b, const sent_batch& sent) {
   opts_->trial_rows->compare_exchange_strong(none, next << 1);
 }
 
+awaitable<void> batch_processor::rate_slot(const std::string& host) {
+  const bool waited = co_await wait_for_slot(*opts_->call.limiter, host);  // no co_await inside a condition (g++ 12)
+  if (waited) opts_->rate_held->store(true, std::memory_order_relaxed);
+}
+
 bool batch_processor::requests_scarce() const {
   return opts_->rate_held->load(std::memory_order_relaxed) || client_.requests_scarce(origin_);
 }
@@ -327,8 +331,7 @@ awaitable<batch_processor::sent_batch> batch_processor::send_once(members ms, bo
       co_return sent_batch{true, true, std::move(why), 0};
     }
   }
-  if (!slot_taken && co_await wait_for_slot(*opts_->call.limiter, url.host()))
-    opts_->rate_held->store(true, std::memory_order_relaxed);
+  if (!slot_taken) co_await rate_slot(url.host());
   // The batch's fixed headers (an API key: no header of a batch reads a field, batch_processor.hpp).
   auto built = build_request(url, opts_->call.shape, job{});
   request req = std::move(built.req);

@@ -140,6 +140,9 @@ class batch_processor final : public processor {
   // (`rows`: no trial).
   std::size_t trial_size(std::size_t rows, std::size_t body_bytes, std::size_t answer_bytes,
                          std::chrono::steady_clock::duration took) const;
+  // The request rate's slot for `host` (wait_for_slot); a wait for it marks requests scarce
+  // (rate_held).
+  awaitable<void> rate_slot(const std::string& host);
   // More rows a request pay only where requests are what holds the rows back: the API serves
   // fewer at once than were sent (client::requests_scarce), or the request rate held a batch.
   bool requests_scarce() const;
