@@ -5,6 +5,8 @@
 #include <dibs/http/adaptive_limit.hpp>
 #include <dibs/http/origin_limits.hpp>
 
+#include "adapters/http/client/limit_signals.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -579,4 +581,16 @@ TEST_CASE("requests are scarce once the limit went down for a 429 or a queue, or
   low_ceiling.max = 2;  // --concurrency of two batches: the limit starts at its ceiling
   origin_limit capped("http://api:80", low_ceiling, now);
   CHECK(capped.requests_scarce());
+}
+
+TEST_CASE("a queue or the API's refusal says requests are scarce, a connection's trouble does not", "[adaptive]") {
+  for (const auto why : {limit_signal::latency, limit_signal::throttled, limit_signal::unavailable}) {
+    INFO(to_string(why));
+    CHECK(says_requests_scarce(why));
+  }
+  for (const auto why : {limit_signal::none, limit_signal::timeout, limit_signal::reset, limit_signal::refused,
+                         limit_signal::dropped_handshake}) {
+    INFO(to_string(why));
+    CHECK_FALSE(says_requests_scarce(why));
+  }
 }

@@ -44,10 +44,13 @@ TEST_CASE("a request of the burst that left late (its connection waited) does no
   const auto factor = queued_in_send_order(burst);
   REQUIRE(factor);
   CHECK(*factor < 0.9);
-  // Two of the eight late: too few left together to read an order in.
+  // Two of the eight late (40 ms, past half the fastest answer), queued behind the rest in turn:
+  // all eight rise with their send order, but only six left together, too few to read.
   auto two_late = served_in_turn(8, 1, 58'000);
-  two_late[1].sent_us = two_late[2].sent_us = 40'000;
-  two_late[1].latency_us = two_late[2].latency_us = 58'000;
+  for (int i = 6; i < 8; ++i) {
+    two_late[i].sent_us = 40'000;
+    two_late[i].latency_us = static_cast<std::uint32_t>((i + 1) * 58'000 - 40'000);
+  }
   CHECK_FALSE(queued_in_send_order(two_late));
 }
 

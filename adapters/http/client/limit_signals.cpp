@@ -17,6 +17,10 @@ limit_signal overload_signal(int status) {
   return limit_signal::none;
 }
 
+bool says_requests_scarce(limit_signal why) {
+  return why == limit_signal::latency || why == limit_signal::throttled || why == limit_signal::unavailable;
+}
+
 std::chrono::microseconds refused_permit_hold(std::chrono::microseconds typical) {
   return std::clamp<std::chrono::microseconds>(typical, std::chrono::milliseconds(5), std::chrono::seconds(1));
 }

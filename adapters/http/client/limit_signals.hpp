@@ -17,6 +17,12 @@ namespace dibs::http {
 // capacity or their rate.)
 limit_signal overload_signal(int status);
 
+// Whether the limit going down for `why` says the API serves fewer requests than were sent (a
+// queue: latency; a refusal: 429, 502-504), so requests are what holds the calls back
+// (origin_limit::requests_scarce). Connection signals (a full backlog, resets, timeouts, refused
+// connects) say the server accepts slowly or is gone, not that it serves few at once.
+bool says_requests_scarce(limit_signal why);
+
 // How long the permit of a request refused for the API's load (429/503 saying nothing of when to
 // come back) stays taken after it was sent: as long as an answer usually takes (`typical`), and
 // 5 ms at least, a second at most. A refusal comes back at once, and its permit would go to the

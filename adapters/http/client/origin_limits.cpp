@@ -140,9 +140,7 @@ origin_limit::decision origin_limit::decided(std::size_t before, std::uint64_t d
              std::to_string(limit_state_.min_latency().count()) + " us" + (limit_state_.slow_start() ? ", slow start" : "") +
              (down ? std::string(", down: ") + to_string(limit_state_.last_decrease()) : std::string()) + ")";
   if (!down) return d;
-  if (const auto why = limit_state_.last_decrease();
-      why == limit_signal::latency || why == limit_signal::throttled || why == limit_signal::unavailable)
-    requests_scarce_.store(true, std::memory_order_relaxed);
+  if (says_requests_scarce(limit_state_.last_decrease())) requests_scarce_.store(true, std::memory_order_relaxed);
   auto advice = overload_advice(limit_state_.last_decrease(), origin_, d.after, answers_per_s_);
   if (!advice.empty() && (advised_at_ == clock::time_point{} || now - advised_at_ >= std::chrono::minutes(1))) {
     advised_at_ = now;

@@ -146,8 +146,8 @@ class origin_limit {
   // --concurrency). Until then more rows a request buy nothing: against the project's embeddings
   // server, which takes every request at once, growing to 400 rows cost its sub-second run about
   // a tenth (runs by turns); against Ollama's shape, serving a request at a time, 256 rows a
-  // request ran at 1.2 times 100's rows a second (bench/results/embeddings-ollama.md). Connection signals (a full backlog, resets) do not count: they say the server
-  // accepts slowly, not that it serves few at once.
+  // request ran at 1.2 times 100's rows a second (bench/results/embeddings-ollama.md). Which
+  // decreases count: says_requests_scarce.
   bool requests_scarce() const {
     return requests_scarce_.load(std::memory_order_relaxed) ||
            static_cast<double>(limit_.load(std::memory_order_relaxed)) >= ceiling_.load(std::memory_order_relaxed);
