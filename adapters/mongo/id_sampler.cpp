@@ -26,12 +26,21 @@ bson_oid_t pivot_between(u128 lo, u128 hi, u128 r) { return oid_from_number(lo +
 void id_sampler::learn_range(mongoc_collection_t* coll, const bson_t* filter) {
   auto proj = id_projection();
   auto lo = find_docs(coll, filter, find_opts(proj.get(), 1, "_id", 1).get(), "reading the smallest pending _id");
+  if (lo.empty()) {
+    // Nothing pending: no range to learn, and nothing to sample. The next claim looks again (one
+    // find), where a range learned empty would have sent it to read from the head (two more).
+    std::lock_guard lock(mutex_);
+    known_ = false;
+    nothing_pending_ = true;
+    return;
+  }
   auto hi = find_docs(coll, filter, find_opts(proj.get(), 1, "_id", -1).get(), "reading the largest pending _id");
   std::lock_guard lock(mutex_);
   known_ = true;
   is_oid_ = false;
+  nothing_pending_ = false;
   claims_since_learned_ = 0;
-  if (lo.empty() || hi.empty()) return;
+  if (hi.empty()) return;
   auto a = doc_id(lo[0].get());
   auto b = doc_id(hi[0].get());
   if (a && b && a->value().value_type == BSON_TYPE_OID && b->value().value_type == BSON_TYPE_OID) {
@@ -39,6 +48,11 @@ void id_sampler::learn_range(mongoc_collection_t* coll, const bson_t* filter) {
     min_ = oid_number(a->value().value.v_oid);
     max_ = oid_number(b->value().value.v_oid);
   }
+}
+
+void id_sampler::shrink_top(u128 to) {
+  std::lock_guard lock(mutex_);
+  if (to < max_) max_ = to;
 }
 
 void id_sampler::forget_range() {
@@ -59,6 +73,7 @@ std::vector<bson_ptr> id_sampler::sample(mongoc_collection_t* coll, const bson_t
   u128 lo, hi;
   {
     std::lock_guard lock(mutex_);
+    if (!known && nothing_pending_) return {};
     is_oid = is_oid_;
     lo = min_;
     hi = max_;
@@ -77,6 +92,11 @@ std::vector<bson_ptr> id_sampler::sample(mongoc_collection_t* coll, const bson_t
   };
   auto out = find_docs(coll, with_bound("$gte").get(), find_opts(proj, limit, "_id", 1).get(), "finding candidates");
   if (static_cast<std::int64_t>(out.size()) < limit) {
+    // Fewer than `limit` pending above the pivot, so above any higher pivot too (until documents
+    // are added): pivots stay below it from now on, where one find fills a claim. Without this a
+    // run's later claims wrapped around in two finds ever more often as the pending set thinned
+    // (2,000 documents: 5-11 of 20 claims).
+    shrink_top(oid_number(pivot));
     auto more = find_docs(coll, with_bound("$lt").get(),
                           find_opts(proj, limit - static_cast<std::int64_t>(out.size()), "_id", 1).get(),
                           "finding candidates");

@@ -3,8 +3,10 @@
 //
 // ObjectIds are read as 96-bit numbers: the sampler remembers the smallest and the largest pending
 // id (re-read every 256 claims, and when a sample comes back empty, since the pending set moves
-// on), picks a uniformly random pivot between them, and reads from the pivot up, wrapping around
-// to the ids below it. Collections whose ids are not ObjectIds are read from their head.
+// on; a look that finds nothing pending is one find and is not remembered), picks a uniformly
+// random pivot between them, and reads from the pivot up, wrapping around to the ids below it. A
+// pivot that found fewer than a claim above it becomes the range's top. Collections whose ids are
+// not ObjectIds are read from their head.
 #pragma once
 
 #include <adapters/mongo/bson_ptr.hpp>
@@ -29,10 +31,12 @@ class id_sampler {
  private:
   void learn_range(mongoc_collection_t* coll, const bson_t* filter);
   void forget_range();
+  void shrink_top(u128 to);
 
   std::mutex mutex_;
   bool known_ = false;
   bool is_oid_ = false;
+  bool nothing_pending_ = false;  // the last learn_range found no document
   u128 min_ = 0, max_ = 0;
   int claims_since_learned_ = 0;
 };

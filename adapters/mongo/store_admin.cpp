@@ -102,6 +102,11 @@ std::uint64_t count_foreign_leases(store_context& ctx) {
   return count(db.documents.get(), foreign_lease_filter(ctx.names()));
 }
 
+std::uint64_t count_open_documents(store_context& ctx) {
+  const store_session db(ctx);
+  return count(db.documents.get(), unlocked_candidate_filter(ctx.names()));
+}
+
 std::uint64_t count_no_data(store_context& ctx) {
   const store_session db(ctx);
   return count(db.documents.get(), no_data_filter(ctx.names()));

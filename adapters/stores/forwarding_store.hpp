@@ -25,6 +25,7 @@ class forwarding_store : public Base {
   awaitable<write_result> fail(std::vector<failure> batch) override { return inner().fail(std::move(batch)); }
   awaitable<store_stats> stats() override { return inner().stats(); }
   awaitable<store_stats> open_stats() override { return inner().open_stats(); }
+  awaitable<std::optional<std::uint64_t>> open_count() override { return inner().open_count(); }
   std::string describe() const override { return inner().describe(); }
   void let_go(const std::vector<lease_ref>& items) override { inner().let_go(items); }
   std::uint64_t claim_conflicts() const override { return inner().claim_conflicts(); }

@@ -6,6 +6,7 @@
 #include "shard.hpp"
 
 #include "claim_plan.hpp"
+#include "drain_check.hpp"
 #include "pipeline_end.hpp"
 #include "settlement.hpp"
 
@@ -323,21 +324,23 @@ awaitable<bool> shard::nothing_left() {
     completer_.wake();
     co_await wake_.wait();
   }
-  store_stats s;
+  // Live leases that this process holds (other shards' work) will end with those shards; any
+  // other live or expired lease, or anything pending, means there is more to do here. Read after
+  // each count, as the count saw them.
+  auto held = [this] { return static_cast<std::uint64_t>(std::max<std::int64_t>(0, load(ctx_.figures.held))); };
   try {
-    s = co_await ctx_.st.open_stats();
+    const auto open = co_await ctx_.st.open_count();
+    const auto verdict = drain_from_open_count(open, held());
+    if (verdict != drain_verdict::count_states) co_return verdict == drain_verdict::drained;
+    const store_stats s = co_await ctx_.st.open_stats();
+    co_return drained_by_stats(s, held());
   } catch (const store_denied& e) {
     store_denied_here(e.what());
-    co_return false;
   } catch (const std::exception& e) {
     bump(ctx_.figures.store_errors);
     log::warn("shard ", index_, ": stats failed: ", e.what());
-    co_return false;
   }
-  // Live leases that this process holds (other shards' work) will end with those shards; any
-  // other live or expired lease, or anything pending, means there is more to do here.
-  const auto held = static_cast<std::uint64_t>(std::max<std::int64_t>(0, load(ctx_.figures.held)));
-  co_return s.pending == 0 && s.leased_expired == 0 && s.leased_live <= held;
+  co_return false;
 }
 
 void shard::launch(job j) {

@@ -50,6 +50,10 @@ class blocking_store : public admin_store {
     auto call = [this] { return open_stats_blocking(); };
     co_return co_await offload(pool_, std::move(call));
   }
+  awaitable<std::optional<std::uint64_t>> open_count() final {
+    auto call = [this] { return open_count_blocking(); };
+    co_return co_await offload(pool_, std::move(call));
+  }
 
  protected:
   // Lets queued calls finish; derived destructors call it before tearing down their driver.
