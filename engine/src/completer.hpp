@@ -43,6 +43,9 @@ class completer {
   // Look at the buffers now (the shard finishes, or waits for its outcomes to land): what waits
   // is written unless the store's failure backoff holds the flusher back.
   void wake() { flusher_wake_.notify(); }
+  // Whether the shard's items still run (their outcomes to come): what waits, waits longer for
+  // them (outcome_buffers.hpp: linger_while). Unset: the configured linger always.
+  void items_running_by(std::function<bool()> running) { items_running_ = std::move(running); }
   // The run traces: each item's trace ends as its write lands (item_tracer.hpp).
   void trace_with(item_tracer* tracer) { tracer_ = tracer; }
 
@@ -81,6 +84,7 @@ class completer {
   outcome_buffers outcomes_;
   async_event flusher_wake_;  // the first outcome, a full flush, an outcome while stopping, or wake()
   bool flushing_ = false;
+  std::function<bool()> items_running_;
   int final_flush_failures_ = 0;
   item_tracer* tracer_ = nullptr;
   traced_write write_;  // the write under way, for its items' traces

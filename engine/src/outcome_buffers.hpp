@@ -1,17 +1,29 @@
 // The completer's side of a shard: the outcomes that wait to be written, in three buffers
 // (completions, releases, failures), and when the flusher writes them - at once when they fill a
 // flush or the shard is stopping, else once the oldest has waited the linger (a few ms: outcomes
-// that finish together go in one write). No store and no clock of its own
+// that finish together go in one write; longer while items still run: linger_while). No store and
+// no clock of its own
 // (tests/unit/test_outcome_buffers.cpp).
 #pragma once
 
 #include <dibs/store.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <vector>
 
 namespace dibs {
+
+// How long outcomes short of a flush wait for more: the configured linger once the shard runs
+// nothing (what waits is all there is for now), and up to 100 ms while items still run, whose
+// outcomes would fill the flush. Under an adaptive limit a claim's items finish over tens of ms,
+// not together, and a linger of 5 ms cut each claim's outcomes into about two writes, some of one
+// to five items (MongoDB: 2,000 items in 36-42 writes, where a fixed limit wrote them in 21).
+inline std::chrono::milliseconds linger_while(bool items_running, std::chrono::milliseconds configured) {
+  constexpr std::chrono::milliseconds while_running{100};
+  return items_running ? std::max(configured, while_running) : configured;
+}
 
 class outcome_buffers {
  public:

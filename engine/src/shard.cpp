@@ -37,6 +37,7 @@ shard::shard(shard_context ctx, std::size_t index, std::size_t concurrency, std:
       breaker_(circuit_breaker::settings{cfg_.circuit_trip_after, cfg_.circuit_probe_min, cfg_.circuit_probe_max,
                                          cfg_.circuit_probe_min}),
       published_concurrency_(concurrency) {
+  completer_.items_running_by([this] { return in_flight_.inside() > 0; });
   if (cfg_.traces) {
     tracer_ = std::make_unique<item_tracer>(*cfg_.traces, cfg_.trace_sample_ratio, by_);
     completer_.trace_with(tracer_.get());
