@@ -4,6 +4,8 @@
 #include "collection_ops.hpp"
 #include "random_token.hpp"
 
+#include <algorithm>
+
 namespace dibs::mongo {
 
 u128 oid_number(const bson_oid_t& o) {
@@ -23,24 +25,18 @@ bson_oid_t oid_from_number(u128 v) {
 
 bson_oid_t pivot_between(u128 lo, u128 hi, u128 r) { return oid_from_number(lo + r % (hi - lo + 1)); }
 
-void id_sampler::learn_range(mongoc_collection_t* coll, const bson_t* filter) {
+bool id_sampler::learn_range(mongoc_collection_t* coll, const bson_t* filter) {
   auto proj = id_projection();
   auto lo = find_docs(coll, filter, find_opts(proj.get(), 1, "_id", 1).get(), "reading the smallest pending _id");
-  if (lo.empty()) {
-    // Nothing pending: no range to learn, and nothing to sample. The next claim looks again (one
-    // find), where a range learned empty would have sent it to read from the head (two more).
-    std::lock_guard lock(mutex_);
-    known_ = false;
-    nothing_pending_ = true;
-    return;
-  }
+  // Nothing pending: no range to learn, and nothing to sample. The next claim looks again (one
+  // find), where a range learned empty would have sent it to read from the head (two more).
+  if (lo.empty()) return false;
   auto hi = find_docs(coll, filter, find_opts(proj.get(), 1, "_id", -1).get(), "reading the largest pending _id");
+  if (hi.empty()) return true;  // taken meanwhile: read from the head this once, learn again next time
   std::lock_guard lock(mutex_);
   known_ = true;
   is_oid_ = false;
-  nothing_pending_ = false;
   claims_since_learned_ = 0;
-  if (hi.empty()) return;
   auto a = doc_id(lo[0].get());
   auto b = doc_id(hi[0].get());
   if (a && b && a->value().value_type == BSON_TYPE_OID && b->value().value_type == BSON_TYPE_OID) {
@@ -48,11 +44,17 @@ void id_sampler::learn_range(mongoc_collection_t* coll, const bson_t* filter) {
     min_ = oid_number(a->value().value.v_oid);
     max_ = oid_number(b->value().value.v_oid);
   }
+  return true;
 }
 
 void id_sampler::shrink_top(u128 to) {
   std::lock_guard lock(mutex_);
-  if (to < max_) max_ = to;
+  if (to >= max_) return;
+  max_ = to;
+  // Documents come back above it (retries come due, leases expire, --follow's new ones have
+  // higher ids): they are reached only from pivots just below it, so the range is read again
+  // within a few claims rather than after 256.
+  claims_since_learned_ = std::max(claims_since_learned_, relearn_after - relearn_after_shrink);
 }
 
 void id_sampler::forget_range() {
@@ -65,16 +67,15 @@ std::vector<bson_ptr> id_sampler::sample(mongoc_collection_t* coll, const bson_t
   bool known;
   {
     std::lock_guard lock(mutex_);
-    if (known_ && ++claims_since_learned_ > 256) known_ = false;  // the pending set moves on
+    if (known_ && ++claims_since_learned_ > relearn_after) known_ = false;  // the pending set moves on
     known = known_;
   }
-  if (!known) learn_range(coll, filter);
+  if (!known && !learn_range(coll, filter)) return {};
   bool is_oid;
   u128 lo, hi;
   {
     std::lock_guard lock(mutex_);
-    if (!known && nothing_pending_) return {};
-    is_oid = is_oid_;
+    is_oid = is_oid_ && known_;
     lo = min_;
     hi = max_;
   }
@@ -92,8 +93,8 @@ std::vector<bson_ptr> id_sampler::sample(mongoc_collection_t* coll, const bson_t
   };
   auto out = find_docs(coll, with_bound("$gte").get(), find_opts(proj, limit, "_id", 1).get(), "finding candidates");
   if (static_cast<std::int64_t>(out.size()) < limit) {
-    // Fewer than `limit` pending above the pivot, so above any higher pivot too (until documents
-    // are added): pivots stay below it from now on, where one find fills a claim. Without this a
+    // Fewer than `limit` claimable above the pivot, so above any higher pivot too, for now: pivots
+    // stay below it until the range is read again, where one find fills a claim. Without this a
     // run's later claims wrapped around in two finds ever more often as the pending set thinned
     // (2,000 documents: 5-11 of 20 claims).
     shrink_top(oid_number(pivot));

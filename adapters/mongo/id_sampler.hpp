@@ -5,8 +5,8 @@
 // id (re-read every 256 claims, and when a sample comes back empty, since the pending set moves
 // on; a look that finds nothing pending is one find and is not remembered), picks a uniformly
 // random pivot between them, and reads from the pivot up, wrapping around to the ids below it. A
-// pivot that found fewer than a claim above it becomes the range's top. Collections whose ids are
-// not ObjectIds are read from their head.
+// pivot that found fewer than a claim above it becomes the range's top, and the range is re-read
+// 16 claims later. Collections whose ids are not ObjectIds are read from their head.
 #pragma once
 
 #include <adapters/mongo/bson_ptr.hpp>
@@ -29,14 +29,16 @@ class id_sampler {
   std::vector<bson_ptr> sample(mongoc_collection_t* coll, const bson_t* filter, const bson_t* proj, std::int64_t limit);
 
  private:
-  void learn_range(mongoc_collection_t* coll, const bson_t* filter);
+  // Whether anything matched `filter` (the range is remembered only when both ends were read).
+  bool learn_range(mongoc_collection_t* coll, const bson_t* filter);
+  static constexpr int relearn_after = 256;        // claims
+  static constexpr int relearn_after_shrink = 16;  // claims, once shrink_top lowered the top
   void forget_range();
   void shrink_top(u128 to);
 
   std::mutex mutex_;
   bool known_ = false;
   bool is_oid_ = false;
-  bool nothing_pending_ = false;  // the last learn_range found no document
   u128 min_ = 0, max_ = 0;
   int claims_since_learned_ = 0;
 };

@@ -38,9 +38,7 @@ void completer::leave_to_expiry(std::vector<Item>& items, const char* what) {
 }
 
 void completer::buffered_one() {
-  const bool look = outcomes_.added(steady::now(), ctx_.cfg.effective_flush_size(), stopping());
-  // The shard's last running item ended: the linger shortens (linger_while), so look again.
-  if (look || (items_running_ && !items_running_())) flusher_wake_.notify();
+  if (outcomes_.added(steady::now(), ctx_.cfg.effective_flush_size(), stopping())) flusher_wake_.notify();
 }
 
 awaitable<void> completer::flusher([[maybe_unused]] gate::holder running) {
@@ -51,7 +49,7 @@ awaitable<void> completer::flusher([[maybe_unused]] gate::holder running) {
       co_await flusher_wake_.wait();
       continue;
     }
-    const auto linger = linger_while(items_running_ && items_running_(), ctx_.cfg.flush_linger);
+    const auto linger = linger_while(items_running_ && items_running_(), ctx_.cfg.flush_linger, ctx_.cfg.flush_linger_running);
     const auto write_at = outcomes_.write_at(ctx_.cfg.effective_flush_size(), linger, stopping());
     if (steady::now() < write_at) {
       co_await flusher_wake_.wait_until(write_at);

@@ -45,6 +45,7 @@ void engine_config::validate() const {
   if (max_attempts < 1) bad("max_attempts", "must be at least 1");
   if (max_processing.count() < 0) bad("max_processing", "must not be negative");
   if (flush_linger.count() < 0) bad("flush_linger", "must not be negative");
+  if (flush_linger_running.count() < 0) bad("flush_linger_running", "must not be negative");
   if (write_max_bytes < 1024) bad("write_max_bytes", "must be at least 1 KiB");
   if (shutdown_timeout.count() < 0) bad("shutdown_timeout", "must not be negative");
   if (circuit_probe_min.count() < 1) bad("circuit_probe_min", "must be at least 1 ms");

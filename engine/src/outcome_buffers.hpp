@@ -15,14 +15,15 @@
 
 namespace dibs {
 
-// How long outcomes short of a flush wait for more: the configured linger once the shard runs
-// nothing (what waits is all there is for now), and up to 100 ms while items still run, whose
-// outcomes would fill the flush. Under an adaptive limit a claim's items finish over tens of ms,
-// not together, and a linger of 5 ms cut each claim's outcomes into about two writes, some of one
-// to five items (MongoDB: 2,000 items in 36-42 writes, where a fixed limit wrote them in 21).
-inline std::chrono::milliseconds linger_while(bool items_running, std::chrono::milliseconds configured) {
-  constexpr std::chrono::milliseconds while_running{100};
-  return items_running ? std::max(configured, while_running) : configured;
+// How long outcomes short of a flush wait for more: `idle` (engine_config::flush_linger, 5 ms)
+// once the shard runs nothing (what waits is all there is for now), `running`
+// (flush_linger_running, 100 ms) while items still run, whose outcomes would fill the flush. Under
+// an adaptive limit a claim's items finish over tens of ms, not together, and a linger of 5 ms cut
+// each claim's outcomes into about two writes, some of one to five items (MongoDB: 2,000 items in
+// 36-42 writes, where a fixed limit wrote them in 21). A `running` of 0 is `idle`.
+inline std::chrono::milliseconds linger_while(bool items_running, std::chrono::milliseconds idle,
+                                              std::chrono::milliseconds running) {
+  return items_running && running.count() > 0 ? running : idle;
 }
 
 class outcome_buffers {

@@ -325,9 +325,9 @@ awaitable<bool> shard::nothing_left() {
     completer_.wake();
     co_await wake_.wait();
   }
-  // Live leases that this process holds (other shards' work) will end with those shards; any
-  // other live or expired lease, or anything pending, means there is more to do here. Read after
-  // each count, as the count saw them.
+  // What this process holds (other shards' items) ends with those shards; beyond it, anything
+  // open (pending, expired, another worker's lease) means more to do here (drain_check.hpp says
+  // when a count within it lets this shard end). Read after each count, as the count saw them.
   auto held = [this] { return static_cast<std::uint64_t>(std::max<std::int64_t>(0, load(ctx_.figures.held))); };
   try {
     const auto open = co_await ctx_.st.open_count();
@@ -392,6 +392,9 @@ awaitable<void> shard::pipeline(job j, std::uint64_t pipeline_id, gate::holder i
 
   calls_.finished(pipeline_id);
   in_flight.leave();
+  // The last running item ended: its outcome was buffered while it still ran, so the flusher
+  // waits the longer linger (outcome_buffers.hpp: linger_while); it looks again now.
+  if (in_flight_.inside() == 0) completer_.wake();
   finish_rate_.finished();
   bump(ctx_.figures.in_flight, -1);
   publish();

@@ -51,6 +51,7 @@ class blocking_store : public admin_store {
     co_return co_await offload(pool_, std::move(call));
   }
   awaitable<std::optional<std::uint64_t>> open_count() final {
+    if (!counts_open()) co_return std::nullopt;  // no trip through the pool for nothing
     auto call = [this] { return open_count_blocking(); };
     co_return co_await offload(pool_, std::move(call));
   }

@@ -20,7 +20,8 @@ struct engine_config {
   std::chrono::milliseconds lease{60'000};
   std::chrono::milliseconds grace{1'000};
   std::size_t flush_size = 0;       // write completions once this many are buffered; 0 = claim_batch
-  std::chrono::milliseconds flush_linger{5};   // ... or once the oldest has waited this long
+  std::chrono::milliseconds flush_linger{5};   // ... or once the oldest has waited this long, with nothing running
+  std::chrono::milliseconds flush_linger_running{100};  // ... this long while the shard's items still run (0: flush_linger)
   // One store write carries at most the flush size in items and this many bytes (answers
   // included): a server has a largest statement it takes (MySQL's max_allowed_packet).
   std::size_t write_max_bytes = 4 << 20;

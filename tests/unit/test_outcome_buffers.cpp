@@ -47,9 +47,10 @@ TEST_CASE("outcome buffers: a stopping shard writes at once, and giving up hands
   CHECK(b.write_at(100, ms(5), false) == zero + ms(55));
 }
 
-TEST_CASE("outcome buffers: outcomes wait up to 100 ms while items still run, the configured linger once none does") {
-  CHECK(dibs::linger_while(false, ms(5)) == ms(5));
-  CHECK(dibs::linger_while(true, ms(5)) == ms(100));
-  CHECK(dibs::linger_while(true, ms(250)) == ms(250));  // a longer linger set by hand stays
-  CHECK(dibs::linger_while(false, ms(0)) == ms(0));
+TEST_CASE("outcome buffers: outcomes wait the running linger while items still run, the idle one once none does") {
+  CHECK(dibs::linger_while(false, ms(5), ms(100)) == ms(5));
+  CHECK(dibs::linger_while(true, ms(5), ms(100)) == ms(100));
+  CHECK(dibs::linger_while(true, ms(0), ms(0)) == ms(0));  // "write at once", set by hand, stays
+  CHECK(dibs::linger_while(true, ms(5), ms(0)) == ms(5));
+  CHECK(dibs::linger_while(false, ms(0), ms(100)) == ms(0));
 }

@@ -93,6 +93,7 @@ class mongo_store final : public blocking_store,
   write_result fail_blocking(const std::vector<failure>& batch) override;
   store_stats stats_blocking() override;
   store_stats open_stats_blocking() override;
+  bool counts_open() const override { return true; }
   std::optional<std::uint64_t> open_count_blocking() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
