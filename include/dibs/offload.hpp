@@ -56,7 +56,8 @@ using offload_result_t =
 // associated executor) with void(std::exception_ptr, R): R is f's result (detail::unit for
 // void). With the default token, `co_await offload(pool, f)` returns the result, and an exception
 // thrown by `f` is rethrown in the coroutine. Cancellation: none; the blocking call always runs to
-// its end, so `f` must bound its own time (driver timeouts). `pool` must outlive the call.
+// its end, so `f` must bound its own time (driver timeouts). `pool` must outlive the call; the
+// caller's io_context need only outlive the result's delivery (not the pool thread's return).
 template <class F, class CompletionToken = net::use_awaitable_t<>>
 auto offload(offload_pool& pool, F f, CompletionToken&& token = net::use_awaitable_t<>()) {
   using R = detail::offload_result_t<F>;
@@ -78,7 +79,15 @@ auto offload(offload_pool& pool, F f, CompletionToken&& token = net::use_awaitab
       } catch (...) {
         error = std::current_exception();
       }
-      net::dispatch(caller_ex, [h = std::move(h), error, value = std::move(value)]() mutable {
+      // The completion carries the caller's work (the tracked executor) and releases it on the
+      // caller's thread, once it has run; this thread hands it over through an untracked copy and
+      // keeps nothing of the caller's io_context after that. A caller may destroy its io_context as
+      // soon as the result is in (the pre-flight runs one until its answer is, then drops it):
+      // with the tracked copies released here after the hand-over (net::dispatch's), that release
+      // touched a destroyed io_context, and `dibs enrich` died of SIGSEGV about one start in 150
+      // (a pre-flight whose spend budget lives in the store, reached through this pool).
+      auto target = net::prefer(caller_ex, net::execution::outstanding_work.untracked);
+      target.execute([h = std::move(h), error, value = std::move(value), work = std::move(caller_ex)]() mutable {
         std::move(h)(error, value ? std::move(*value) : R{});
       });
     });

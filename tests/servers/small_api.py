@@ -13,6 +13,9 @@ Options:
   --slow-share F     this share of keys (by a hash of the key, so always the same keys) are
                      answered after --slow-ms (default 2000): a slow tail
   --latency-ms N     every answer waits N ms first (POST /latency/N changes it while it runs)
+  --per-in-flight-ms N  ... and N ms more for each request in flight when it arrives (itself
+                     included): a latency that grows with load, as a backend whose every request
+                     contends for one lock or one disk
   --fail-share F     this share of keys (by the same hash) get HTTP 500: an API bug that only
                      some items meet (e.g. every IPv6 address)
   --backlog N        the listen backlog (socketserver's default is 5)
@@ -271,6 +274,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     self.reply(a.shed_status, {"error": "overloaded"})
                     return
             wait_ms = settings["latency_ms"]
+            if a.per_in_flight_ms > 0:
+                wait_ms += a.per_in_flight_ms * stats["in_flight"]
             with lock:
                 if run_started[0] is None:
                     run_started[0] = time.monotonic()
@@ -343,6 +348,7 @@ def main():
     p.add_argument("--slow-share", type=float, default=0)
     p.add_argument("--slow-ms", type=float, default=2000)
     p.add_argument("--latency-ms", type=float, default=0)
+    p.add_argument("--per-in-flight-ms", type=float, default=0)
     p.add_argument("--fail-share", type=float, default=0)
     p.add_argument("--backlog", type=int, default=socketserver.TCPServer.request_queue_size)
     p.add_argument("--accept-delay-ms", type=float, default=0)

@@ -132,6 +132,19 @@ std::vector<family_member> api_family() {
     a.cold_factor = 5;
     f.push_back(member(a, 20'000, 1000, true));
   }
+  // A latency that grows with load (a backend whose every request contends for one lock or disk):
+  // more in flight is slower answers, though a few more answers a second (the real family's
+  // "load-dependent" shape). Not gated: the limit reads the rising latency as a queue and sits
+  // near 10 (0.78 of a fixed 512); the answers a second it gives up for it are the next pass's.
+  {
+    api_shape a;
+    a.name = "load-dependent: 5 ms + 2 ms a call in flight";
+    a.delay_ms = 5;
+    a.per_in_flight_ms = 2;
+    auto m = member(a, 10'000);
+    m.gated = false;
+    f.push_back(m);
+  }
   // Connection behaviour: Python's listen backlog of 5, and a server that closes every
   // connection after its answer (HTTP/1.0), accepting one connection a quarter millisecond.
   {

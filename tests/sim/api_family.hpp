@@ -16,6 +16,9 @@ struct family_member {
   std::size_t ceiling = 1000;
   // Refuses or drops past its capacity: its refusals count against the limit (<= 5% of calls).
   bool sheds_load = false;
+  // Held to the family's goal by `make test`. A member the limit is known to miss is measured in
+  // the family's table (and said in docs/http.md) but not gated, until the limit meets it.
+  bool gated = true;
 };
 
 std::vector<family_member> api_family();

@@ -277,7 +277,8 @@ class simulation {
       bucket_last_ = t_;
     }
     ++in_server_;
-    const double delay = (is_slow(calls_[c].item) ? api_.slow_ms : api_.delay_ms * (1 + api_.jitter * (2 * uniform() - 1))) * cold_now();
+    const double base = api_.delay_ms + api_.per_in_flight_ms * static_cast<double>(in_server_);
+    const double delay = (is_slow(calls_[c].item) ? api_.slow_ms : base * (1 + api_.jitter * (2 * uniform() - 1))) * cold_now();
     const double service = api_.service_ms * cold_now();
     if (api_.delay_holds_worker) {
       calls_[c].hold_ms = delay + service;

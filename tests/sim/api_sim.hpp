@@ -37,6 +37,7 @@ namespace dibs::sim {
 struct api_shape {
   std::string name;
   double delay_ms = 0;
+  double per_in_flight_ms = 0;  // ... plus this for each call in the server when one arrives (itself included)
   double jitter = 0.1;         // delay × (1 + jitter × uniform(-1, 1))
   double slow_share = 0;       // this share of the keys (always the same ones) ...
   double slow_ms = 0;          // ... wait this long instead of delay_ms
