@@ -224,7 +224,7 @@ store_stats mongo_store::open_stats_blocking() {
   if (impl_->lock_collection_found) return lock_lease_stats(impl_->ctx, false);
   return impl_->leases->stats(false);
 }
-std::optional<std::uint64_t> mongo_store::open_count_blocking() { return count_open_documents(impl_->ctx); }
+std::uint64_t mongo_store::open_count_blocking() { return count_open_documents(impl_->ctx); }
 std::uint64_t mongo_store::retry_failed(const retry_filter& which) {
   const bool locks = impl_->lock_collection_found || impl_->ctx.opts.strategy == claim_strategy::lock_collection;
   return retry_failed_documents(impl_->ctx, which, locks);

@@ -35,9 +35,10 @@ void require_target_field(store_context& ctx, const std::string& init_command);
 // Documents whose lease field holds a value dibs did not write (protocol.hpp: foreign_lease_filter).
 std::uint64_t count_foreign_leases(store_context& ctx);
 
-// Done documents whose answer is the API's "no data" (protocol.hpp: no_data_filter).
 // Documents open (pending or leased: target null, no failure recorded), in one count.
 std::uint64_t count_open_documents(store_context& ctx);
+
+// Done documents whose answer is the API's "no data" (protocol.hpp: no_data_filter).
 std::uint64_t count_no_data(store_context& ctx);
 
 // The filter of the open documents (protocol.hpp: unlocked_candidate_filter) among those the lock

@@ -103,9 +103,9 @@ class admin_store : public store {
   virtual store_stats stats_blocking() = 0;
   // open_stats(), as stats_blocking() is stats(); by default stats_blocking().
   virtual store_stats open_stats_blocking() { return stats_blocking(); }
-  // open_count(), as open_stats_blocking() is open_stats(), where counts_open(); by default none.
+  // open_count(), as open_stats_blocking() is open_stats(): asked only where counts_open().
   virtual bool counts_open() const { return false; }
-  virtual std::optional<std::uint64_t> open_count_blocking() { return std::nullopt; }
+  virtual std::uint64_t open_count_blocking() { return 0; }
   // Failed items that match `which` back to pending: attempts 0, the failure's reason, status
   // and time cleared. Never touches a pending, leased or done item. Returns how many it reset.
   virtual std::uint64_t retry_failed(const retry_filter& /*which*/) {

@@ -53,7 +53,8 @@ class blocking_store : public admin_store {
   awaitable<std::optional<std::uint64_t>> open_count() final {
     if (!counts_open()) co_return std::nullopt;  // no trip through the pool for nothing
     auto call = [this] { return open_count_blocking(); };
-    co_return co_await offload(pool_, std::move(call));
+    const std::uint64_t open = co_await offload(pool_, std::move(call));  // named: g++ 12 and temporaries around co_await
+    co_return open;
   }
 
  protected:

@@ -94,7 +94,7 @@ class mongo_store final : public blocking_store,
   store_stats stats_blocking() override;
   store_stats open_stats_blocking() override;
   bool counts_open() const override { return true; }
-  std::optional<std::uint64_t> open_count_blocking() override;
+  std::uint64_t open_count_blocking() override;
   std::uint64_t retry_failed(const retry_filter& which) override;
   std::vector<failure_reason> failure_reasons(std::size_t top) override;
   void list_failed(const retry_filter& which, const std::function<void(const failed_item&)>& each) override;
