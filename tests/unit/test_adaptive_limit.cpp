@@ -183,6 +183,29 @@ TEST_CASE("slow start ends where the answers per second stop rising, and the lim
   CHECK(l.answers_per_second() > 1500);  // 20 workers at 10 ms: 2,000 a second at best
 }
 
+TEST_CASE("slow start ends where more requests at the server bring no more answers, though the latency holds", "[adaptive]") {
+  // Four answers a millisecond whatever is in flight, each 2 ms after its request, while the
+  // requests at the server grow by one every 2 ms (new connections coming up, each a handshake's
+  // CPU): a TLS API whose latency held as the limit went 16 -> 128. Without the answers a second
+  // weighed against them, slow start ran on to the ceiling.
+  auto now = clock_type::time_point{} + 100s;
+  adaptive_limit l(settings(), now);
+  double running = 2, due = 0;
+  for (int ms = 0; ms < 2000 && l.slow_start(); ++ms) {
+    running = std::min<double>(static_cast<double>(l.limit()), running + 0.5);
+    due += std::min(running / 2, 4.0);  // Little's law up to 8 at the server, flat past it
+    const int answers = static_cast<int>(due);
+    due -= answers;
+    for (int i = 0; i < answers; ++i) l.started(static_cast<std::size_t>(running), 0);
+    now += 1ms;
+    for (int i = 0; i < answers; ++i) l.answered(2ms, now);
+  }
+  CHECK_FALSE(l.slow_start());
+  CHECK(l.highest() >= 16);  // it did grow while the answers grew ...
+  CHECK(l.limit() >= 8);     // ... and settled where they were most, not at the ceiling
+  CHECK(l.limit() <= 48);
+}
+
 TEST_CASE("a server that answers more the more it is sent keeps the limit climbing (a fast API)", "[adaptive]") {
   auto now = clock_type::time_point{} + 100s;
   adaptive_limit l(settings(), now);

@@ -26,6 +26,7 @@ adaptive_limit::adaptive_limit(adaptive_settings s, clock::time_point now)
       limit_(std::clamp(s.initial, std::max(1.0, s.min), std::max(1.0, s.max))),
       window_start_(now),
       round_start_(now),
+      pipe_(now),
       period_start_(now),
       measure_from_(now),
       lowest_(limit_),
@@ -34,8 +35,9 @@ adaptive_limit::adaptive_limit(adaptive_settings s, clock::time_point now)
   samples_us_.reserve(64);
 }
 
-void adaptive_limit::started(std::size_t in_flight, std::size_t waiting) {
+void adaptive_limit::started(std::size_t in_flight, std::size_t waiting, std::size_t opening) {
   ++period_starts_;
+  if (phase_ == phase::slow_start) pipe_.started(in_flight - std::min(opening, in_flight));
   if (waiting > 0 || static_cast<double>(in_flight) >= std::floor(limit_)) {
     ++period_limited_;
     round_limited_ = true;
@@ -106,6 +108,12 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
     return true;
   }
   slow_round_ = false;
+  // More at the server brought no more answers: held where they were most (full_pipe.hpp).
+  if (const auto full = pipe_.round_ended(now, std::chrono::microseconds(static_cast<std::int64_t>(q)))) {
+    set_limit(std::min(limit_, std::ceil(*full)));
+    end_slow_start(1, now);
+    return true;
+  }
   // At the ceiling, and a round trip there judged it no slower: nothing more to find.
   if (limit_ >= s_.max) end_slow_start(1, now);
   else if (limited) set_limit(limit_ * s_.start_growth);
@@ -165,6 +173,7 @@ bool adaptive_limit::answered(std::chrono::microseconds latency, clock::time_poi
     if (phase_ == phase::slow_start) ramp_max_us_ = std::max(ramp_max_us_, static_cast<double>(us));
   }
   if (now >= measure_from_) ++period_answers_;  // the period's first round trip answers the old limit
+  if (phase_ == phase::slow_start) pipe_.answered();
   ++window_answers_;
   const bool round = phase_ == phase::slow_start && slow_start_round(latency, now, straggler);
   const bool decided = maybe_decide(now);
@@ -194,6 +203,7 @@ void adaptive_limit::set_max(double max) {
   set_limit(limit_);
   if (pinned && s_.max > limit_) {
     phase_ = phase::slow_start;
+    pipe_.restart();
     base_rate_ = 0;
     round_us_.clear();
     first_round_.clear();

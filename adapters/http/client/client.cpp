@@ -67,6 +67,7 @@ struct wait_mark {
 };
 using waiting_mark = wait_mark<&origin_limit::waiting>;
 using connection_wait_mark = wait_mark<&origin_limit::connection_waiting>;
+using connection_opening_mark = wait_mark<&origin_limit::connection_opening>;
 }  // namespace
 
 limit_hold::~limit_hold() {
@@ -294,6 +295,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
     steady::duration handshake{0};
     if (!c) {
       const auto opening = steady::now();
+      const connection_opening_mark opens(hold.pool && !hold.straggler ? pool.limit.get() : nullptr);
       c = co_await open(to, pool, deadline, res);
       if (!c) {
         observe_failure(pool, res.ec);

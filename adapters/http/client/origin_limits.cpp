@@ -24,9 +24,10 @@ void origin_limit::started(std::size_t waiting) {
   // Requests waiting for a connection are not in flight for the limit's demand, and while any
   // waits, neither are those waiting for a permit (connection_waiting).
   const auto for_connections = std::min(connection_waits_.load(std::memory_order_relaxed), in_flight);
+  const auto opening = connection_openings_.load(std::memory_order_relaxed);
   std::lock_guard lock(mutex_);
   limit_state_.started(in_flight - for_connections,
-                       for_connections > 0 ? 0 : waiting + waiting_.load(std::memory_order_relaxed));
+                       for_connections > 0 ? 0 : waiting + waiting_.load(std::memory_order_relaxed), opening);
 }
 
 bool origin_limit::take_turn(clock::time_point now, clock::time_point& at) {

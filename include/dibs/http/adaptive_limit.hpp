@@ -14,7 +14,9 @@
 //     grow it) and the round trip's latency stays near the fastest yet: by Little's law, answers
 //     per second are the requests in flight over their latency, so while latency holds, more in
 //     flight is more answers. It ends when two round trips in a row are slower than the fastest
-//     by the spike rule below (the server queues: the limit comes down by the ratio), or on loss.
+//     by the spike rule below (the server queues: the limit comes down by the ratio), on loss, or
+//     when the pipe is full (full_pipe.hpp): more requests at the server brought no more answers
+//     a second (a TLS API whose handshakes cost it CPU, an HTTP/1.0 server: neither slows);
 //     Against an API that scales (dibs exists to hide its latency) it reaches the ceiling in a
 //     few round trips: 2 to 1,000 in five at x4, where a measuring period per doubling took nine
 //     periods of at least two round trips (0.51 of a fixed 1,000 at 500 ms);
@@ -36,6 +38,8 @@
 // round trip's answers: slow items say nothing of the server's load, queueing delays every answer.
 // Waiting for a permit, a connection or a rate slot is not counted.
 #pragma once
+
+#include <dibs/http/full_pipe.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -94,8 +98,9 @@ class adaptive_limit {
   // The number of requests that may be in flight now (at least 1).
   std::size_t limit() const { return static_cast<std::size_t>(limit_); }
   // A request starts; `in_flight` counts it, `waiting` the requests queued behind the limit.
-  // Demand that reaches the limit is what allows it to grow.
-  void started(std::size_t in_flight, std::size_t waiting);
+  // Demand that reaches the limit is what allows it to grow. `opening`: of `in_flight`, requests
+  // whose connection is being opened (not at the server yet: full_pipe.hpp).
+  void started(std::size_t in_flight, std::size_t waiting, std::size_t opening = 0);
   // An answer's first byte came `latency` after its request was written. True when this ended a
   // round trip or a measuring period, so a decision was made (the limit may not have changed).
   // `straggler`: its request ran beside the limit (straggler_watch.hpp): the answer counts among
@@ -189,6 +194,7 @@ class adaptive_limit {
   std::vector<std::pair<std::int64_t, std::uint32_t>> first_round_;
   bool round_limited_ = false;
   std::vector<double> round_history_;  // the round trips' lower quartiles (the last 16)
+  full_pipe pipe_;                     // answers a second against the requests at the server
   bool judged_history_ = false;        // ... of enough answers each
   bool slow_round_ = false;
   double client_delay_us_ = 0;        // client_delay()

@@ -99,6 +99,12 @@ class origin_limit {
   void connection_waiting(int delta) {
     connection_waits_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed);
   }
+  // A request holding a permit opens a connection (+1: connect, TLS handshake) or is done with it
+  // (-1). Demand as any request in flight, but not at the server yet: slow start weighs answers a
+  // second against the requests at the server (full_pipe.hpp).
+  void connection_opening(int delta) {
+    connection_openings_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed);
+  }
   // An answer whose first byte came `first_byte` after the request was written. Its status: 429
   // and 503 are the API refusing, and lower the limit, or move the pace once the limit is 1 (or
   // the origin is paced); 502 and 504 are overload, and lower the limit.
@@ -173,6 +179,7 @@ class origin_limit {
   std::atomic<std::size_t> in_flight_{0};
   std::atomic<std::size_t> waiting_{0};
   std::atomic<std::size_t> connection_waits_{0};
+  std::atomic<std::size_t> connection_openings_{0};
   std::atomic<std::size_t> stragglers_{0};
   std::atomic<bool> requests_scarce_{false};
   std::atomic<std::uint64_t> gone_{0};  // the shards that send no more (bit `index`)

@@ -1,0 +1,74 @@
+// Whether slow start has filled the pipe: more requests actually at the server no longer bring
+// more answers a second (pure; unit-tested without a server, tests/unit/test_full_pipe.cpp).
+//
+// Why: slow start grows the limit eightfold a round trip while the latency holds, and ends on a
+// latency rise or a loss. Some servers show neither as they fill: a TLS API whose handshake takes
+// 50 ms held its latency (2.2 -> 2.4 ms) while the limit went 16 -> 128 and its answers a second
+// did not grow past 16; each of the 112 new connections cost both sides a handshake's CPU (a fixed
+// 128 ran 0.2 s slower than a fixed 32 over a 0.8 s run). A server that closes every connection
+// after its answer (HTTP/1.0) is the same: more at once, no more answers, a new connection each.
+// BBR leaves its startup when the delivery rate stops growing by a quarter a round trip for three
+// round trips; here the limit is no measure of what is at the server (calls wait for connections
+// being opened, a new connection's handshake is no request at the server), so answers a second are
+// weighed against the requests actually in flight: a sample whose in-flight grew half again over
+// the best sample's, with answers a second not a quarter higher, stalls; three stalls in a row and
+// the pipe is full, at the most in flight that answered within 5% of the most answers a second (the
+// connections of those samples are open already, and a server that answers as much at 32 as at
+// 16 gains nothing from fewer: a Node server settled at 12-21 by the sample that answered most
+// ran at 0.8 of a fixed 32).
+//
+// A sample spans at least `least_answers` answers and two round trips (the answers of a sample
+// come from requests of the one before: with one round trip, a sample right after an eightfold
+// step reads the new in-flight against the old answers).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace dibs::http {
+
+class full_pipe {
+ public:
+  using clock = std::chrono::steady_clock;
+  static constexpr std::uint64_t least_answers = 32;
+  static constexpr double rate_gain = 1.25;     // answers a second a step must bring ...
+  static constexpr double running_gain = 1.5;   // ... once the in-flight grew this much
+  static constexpr int stalls_to_full = 3;
+  static constexpr double settle_share = 0.95;  // of the most answers a second: where it settles
+
+  explicit full_pipe(clock::time_point now) : start_(now) {}
+
+  // A request starts with `running` requests at the server (itself included; not those waiting
+  // for a connection or opening one).
+  void started(std::size_t running) {
+    running_sum_ += static_cast<double>(running);
+    ++starts_;
+  }
+  void answered() { ++answers_; }
+  // A round trip of slow start ended, its latency `latency`. Once the pipe is full: the in-flight
+  // to settle at, else nothing.
+  std::optional<double> round_ended(clock::time_point now, std::chrono::microseconds latency);
+  // Starts over (slow start begins again: a new ceiling); the next round trip's end starts the
+  // first sample.
+  void restart() { *this = full_pipe(clock::time_point{}); }
+
+ private:
+  clock::time_point start_;
+  std::uint64_t answers_ = 0;
+  std::uint64_t starts_ = 0;
+  double running_sum_ = 0;
+  double best_rate_ = 0, best_running_ = 0;  // the sample that last grew the answers by rate_gain
+  double top_rate_ = 0;                      // the most answers a second of a sample
+  // The samples since the best one (the best included), rate and in-flight: stalls_to_full + 1
+  // at most before the pipe is full, and the best resets them.
+  struct sample {
+    double rate, running;
+  };
+  std::vector<sample> since_best_;
+  int stalls_ = 0;
+};
+
+}  // namespace dibs::http

@@ -1,0 +1,99 @@
+// Slow start's full pipe (include/dibs/http/full_pipe.hpp): answers a second weighed against the
+// requests at the server, on samples a test feeds by hand.
+#include <dibs/http/full_pipe.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace dibs::http;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct feeder {
+  full_pipe::clock::time_point now = full_pipe::clock::time_point{} + 100s;
+  full_pipe pipe{now};
+
+  // A sample of `took` with `running` at the server at every start and `answers` answers, ended
+  // by a round trip of `latency`: what the pipe says then.
+  std::optional<double> sample(std::size_t running, std::uint64_t answers, std::chrono::microseconds took,
+                               std::chrono::microseconds latency = 2ms) {
+    for (std::uint64_t i = 0; i < answers; ++i) {
+      pipe.started(running);
+      pipe.answered();
+    }
+    now += took;
+    return pipe.round_ended(now, latency);
+  }
+};
+
+// Samples of 10 ms, each (in flight at the server, answers): where the last one fills the pipe,
+// or nothing when it does not (none of the earlier ones may).
+std::optional<double> fills_at(std::initializer_list<std::pair<std::size_t, std::uint64_t>> samples) {
+  feeder f;
+  std::optional<double> full;
+  for (const auto& [running, answers] : samples) {
+    REQUIRE_FALSE(full);
+    full = f.sample(running, answers, 10ms);
+  }
+  return full;
+}
+
+}  // namespace
+
+TEST_CASE("the pipe is full when more at the server brings no more answers, at the most in flight that answered as much", "[full-pipe]") {
+  // 4,000 answers a second from 16 at the server; 24, 32 and 48 bring 4,100, 4,300, 4,200.
+  const auto full = fills_at({{16, 40}, {24, 41}, {32, 43}, {48, 42}});
+  REQUIRE(full);
+  CHECK(*full == Approx(48));
+}
+
+TEST_CASE("a server that answers less the more it is sent fills the pipe where it answered most", "[full-pipe]") {
+  // A thread per connection, all of them contending for one lock: 16 at once answer most.
+  const auto full = fills_at({{16, 40}, {24, 34}, {32, 33}, {48, 32}});
+  REQUIRE(full);
+  CHECK(*full == Approx(16));
+}
+
+TEST_CASE("answers that grow with the in-flight never fill the pipe", "[full-pipe]") {
+  feeder f;
+  std::size_t running = 8;
+  for (int i = 0; i < 10; ++i, running *= 2) {
+    // Little's law at 10 ms: running / 10 ms answers a second, over samples of 40 ms.
+    const auto answers = static_cast<std::uint64_t>(running) * 4;
+    CHECK_FALSE(f.sample(running, answers, 40ms, 10ms));
+  }
+}
+
+TEST_CASE("answers that stop growing while the in-flight does not grow say nothing", "[full-pipe]") {
+  // The limit grew but the requests wait for connections: as many at the server as before.
+  feeder f;
+  for (int i = 0; i < 10; ++i) CHECK_FALSE(f.sample(16, 40, 10ms));
+}
+
+TEST_CASE("a sample needs enough answers and two round trips", "[full-pipe]") {
+  feeder f;
+  CHECK_FALSE(f.sample(16, 40, 10ms));
+  // Flat answers from three times the in-flight, but each sample too short to judge: they add up
+  // into one sample, and it takes three stalls.
+  CHECK_FALSE(f.sample(48, 20, 5ms));   // too few answers
+  CHECK_FALSE(f.sample(48, 20, 5ms, 6ms));  // 40 answers over 10 ms, but the round trip took 6 ms
+  CHECK_FALSE(f.sample(48, 0, 2ms, 6ms));  // now 12 ms: a first stall
+  CHECK_FALSE(f.sample(48, 40, 10ms));
+  CHECK(f.sample(48, 40, 10ms));
+}
+
+TEST_CASE("a sample between two stalls that did not grow the in-flight keeps the count", "[full-pipe]") {
+  // The third at 16 is no judgement: no more in flight than the best.
+  CHECK(fills_at({{16, 40}, {32, 40}, {16, 40}, {32, 40}, {32, 40}}));
+}
+
+TEST_CASE("a restart forgets what was measured", "[full-pipe]") {
+  feeder f;
+  CHECK_FALSE(f.sample(16, 40, 10ms));
+  CHECK_FALSE(f.sample(32, 40, 10ms));
+  CHECK_FALSE(f.sample(32, 40, 10ms));
+  f.pipe.restart();
+  CHECK_FALSE(f.sample(32, 40, 10ms));  // starts the first sample
+  CHECK_FALSE(f.sample(32, 40, 10ms));  // the best
+  CHECK_FALSE(f.sample(32, 40, 10ms));  // no more at the server: nothing
+}
