@@ -18,7 +18,7 @@ struct feeder {
   std::optional<double> sample(std::size_t running, std::uint64_t answers, std::chrono::microseconds took,
                                std::chrono::microseconds latency = 2ms) {
     for (std::uint64_t i = 0; i < answers; ++i) {
-      pipe.started(running);
+      pipe.started(running, running);
       pipe.answered();
     }
     now += took;
@@ -70,16 +70,44 @@ TEST_CASE("answers that stop growing while the in-flight does not grow say nothi
   for (int i = 0; i < 10; ++i) CHECK_FALSE(f.sample(16, 40, 10ms));
 }
 
-TEST_CASE("a sample needs enough answers and two round trips", "[full-pipe]") {
+TEST_CASE("a sample needs enough answers", "[full-pipe]") {
   feeder f;
   CHECK_FALSE(f.sample(16, 40, 10ms));
-  // Flat answers from three times the in-flight, but each sample too short to judge: they add up
-  // into one sample, and it takes three stalls.
-  CHECK_FALSE(f.sample(48, 20, 5ms));   // too few answers
-  CHECK_FALSE(f.sample(48, 20, 5ms, 6ms));  // 40 answers over 10 ms, but the round trip took 6 ms
-  CHECK_FALSE(f.sample(48, 0, 2ms, 6ms));  // now 12 ms: a first stall
+  // Three times the in-flight and flat answers, but 10 answers a sample: the three add up to
+  // one sample of 30, still too few (as three samples they would fill the pipe).
+  for (int i = 0; i < 3; ++i) CHECK_FALSE(f.sample(48, 10, 10ms));
+  CHECK_FALSE(f.sample(48, 10, 10ms));  // 40 answers: a first stall
   CHECK_FALSE(f.sample(48, 40, 10ms));
   CHECK(f.sample(48, 40, 10ms));
+}
+
+TEST_CASE("a sample lasts two round trips", "[full-pipe]") {
+  feeder f;
+  CHECK_FALSE(f.sample(16, 40, 10ms));
+  // Enough answers in each batch of 8 ms, but a round trip takes 6 ms: two batches make a sample
+  // (as samples of one batch each, three would fill the pipe by the third).
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(f.sample(48, 32, 8ms, 6ms));
+  CHECK(f.sample(48, 32, 8ms, 6ms));  // the third stall
+}
+
+TEST_CASE("the pipe settles at the permits held, those opening a connection included", "[full-pipe]") {
+  // Every call opens a connection (HTTP/1.0 over TLS): of 32 holding permits, 16 are at the
+  // server. The limit counts the 32.
+  feeder f;
+  const auto sample = [&](std::size_t running, std::size_t held, std::uint64_t answers) {
+    for (std::uint64_t i = 0; i < answers; ++i) {
+      f.pipe.started(running, held);
+      f.pipe.answered();
+    }
+    f.now += 10ms;
+    return f.pipe.round_ended(f.now, 2ms);
+  };
+  CHECK_FALSE(sample(16, 32, 40));
+  CHECK_FALSE(sample(24, 48, 40));
+  CHECK_FALSE(sample(24, 48, 40));
+  const auto full = sample(24, 48, 40);
+  REQUIRE(full);
+  CHECK(*full == Approx(48));
 }
 
 TEST_CASE("a sample between two stalls that did not grow the in-flight keeps the count", "[full-pipe]") {

@@ -37,7 +37,7 @@ adaptive_limit::adaptive_limit(adaptive_settings s, clock::time_point now)
 
 void adaptive_limit::started(std::size_t in_flight, std::size_t waiting, std::size_t opening) {
   ++period_starts_;
-  if (phase_ == phase::slow_start) pipe_.started(in_flight - std::min(opening, in_flight));
+  if (phase_ == phase::slow_start) pipe_.started(in_flight - std::min(opening, in_flight), in_flight);
   if (waiting > 0 || static_cast<double>(in_flight) >= std::floor(limit_)) {
     ++period_limited_;
     round_limited_ = true;
@@ -71,6 +71,9 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   if (round_us_.size() < std::min<std::size_t>(round_samples, limit())) return false;  // a few answers to judge by
   const bool judged = round_us_.size() >= std::min(round_samples, static_cast<std::size_t>(s_.max));
   const double q = lower_quartile(round_us_);
+  const auto median = round_us_.begin() + static_cast<std::ptrdiff_t>(round_us_.size() / 2);
+  std::nth_element(round_us_.begin(), median, round_us_.end());
+  const auto round_trip = std::chrono::microseconds(*median);
   round_us_.clear();
   const bool limited = round_limited_;
   round_limited_ = false;
@@ -109,7 +112,7 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   }
   slow_round_ = false;
   // More at the server brought no more answers: held where they were most (full_pipe.hpp).
-  if (const auto full = pipe_.round_ended(now, std::chrono::microseconds(static_cast<std::int64_t>(q)))) {
+  if (const auto full = pipe_.round_ended(now, round_trip)) {
     set_limit(std::min(limit_, std::ceil(*full)));
     end_slow_start(1, now);
     return true;

@@ -1,7 +1,5 @@
 #include <dibs/http/full_pipe.hpp>
 
-#include <algorithm>
-
 namespace dibs::http {
 
 std::optional<double> full_pipe::round_ended(clock::time_point now, std::chrono::microseconds latency) {
@@ -12,25 +10,26 @@ std::optional<double> full_pipe::round_ended(clock::time_point now, std::chrono:
   if (answers_ < least_answers || starts_ == 0 || now - start_ < 2 * latency) return std::nullopt;
   const double rate = static_cast<double>(answers_) / std::chrono::duration<double>(now - start_).count();
   const double running = running_sum_ / static_cast<double>(starts_);
+  const double in_flight = in_flight_sum_ / static_cast<double>(starts_);
   start_ = now;
   answers_ = starts_ = 0;
-  running_sum_ = 0;
+  running_sum_ = in_flight_sum_ = 0;
   top_rate_ = std::max(top_rate_, rate);
   if (best_rate_ == 0 || rate >= best_rate_ * rate_gain) {
     best_rate_ = rate;
     best_running_ = running;
     stalls_ = 0;
-    since_best_.assign(1, sample{rate, running});
+    since_best_.assign(1, sample{rate, running, in_flight});
     return std::nullopt;
   }
-  since_best_.push_back(sample{rate, running});
+  since_best_.push_back(sample{rate, running, in_flight});
   // No more in flight than the best sample had: this sample tells nothing of more.
   if (running < best_running_ * running_gain) return std::nullopt;
   if (++stalls_ < stalls_to_full) return std::nullopt;
   double settle = 0;
   for (const auto& s : since_best_)
-    if (s.rate >= top_rate_ * settle_share) settle = std::max(settle, s.running);
-  return settle > 0 ? settle : best_running_;
+    if (s.rate >= top_rate_ * settle_share) settle = std::max(settle, s.in_flight);
+  return settle > 0 ? settle : since_best_.front().in_flight;
 }
 
 }  // namespace dibs::http

@@ -17,13 +17,18 @@
 // 16 gains nothing from fewer: a Node server settled at 12-21 by the sample that answered most
 // ran at 0.8 of a fixed 32).
 //
-// A sample spans at least `least_answers` answers and two round trips (the answers of a sample
-// come from requests of the one before: with one round trip, a sample right after an eightfold
-// step reads the new in-flight against the old answers).
+// A sample spans at least `least_answers` answers and two round trips, each the median answer
+// of slow start's last round (the answers of a sample come from requests of the one before: with
+// one round trip, a sample right after an eightfold step reads the new in-flight against the old
+// answers; with the lower quartile, against an API whose answers spread over 20-500 ms, the
+// answers lagged the in-flight by three samples). It settles at the permits held (in flight, those
+// opening a connection included), not at the requests at the server: where every call opens a
+// connection, settling at the latter would cut the calls at the server again by the share opening.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -42,14 +47,16 @@ class full_pipe {
   explicit full_pipe(clock::time_point now) : start_(now) {}
 
   // A request starts with `running` requests at the server (itself included; not those waiting
-  // for a connection or opening one).
-  void started(std::size_t running) {
+  // for a connection or opening one) and `in_flight` holding the limit's permits (those opening
+  // a connection as well: what the limit counts, and where it settles).
+  void started(std::size_t running, std::size_t in_flight) {
     running_sum_ += static_cast<double>(running);
+    in_flight_sum_ += static_cast<double>(std::max(running, in_flight));
     ++starts_;
   }
   void answered() { ++answers_; }
-  // A round trip of slow start ended, its latency `latency`. Once the pipe is full: the in-flight
-  // to settle at, else nothing.
+  // A round trip of slow start ended, its answers' median latency `latency`. Once the pipe is
+  // full: the limit to settle at (the in-flight, permits held, of the sample chosen), else nothing.
   std::optional<double> round_ended(clock::time_point now, std::chrono::microseconds latency);
   // Starts over (slow start begins again: a new ceiling); the next round trip's end starts the
   // first sample.
@@ -59,13 +66,13 @@ class full_pipe {
   clock::time_point start_;
   std::uint64_t answers_ = 0;
   std::uint64_t starts_ = 0;
-  double running_sum_ = 0;
+  double running_sum_ = 0, in_flight_sum_ = 0;
   double best_rate_ = 0, best_running_ = 0;  // the sample that last grew the answers by rate_gain
   double top_rate_ = 0;                      // the most answers a second of a sample
   // The samples since the best one (the best included), rate and in-flight: stalls_to_full + 1
   // at most before the pipe is full, and the best resets them.
   struct sample {
-    double rate, running;
+    double rate, running, in_flight;
   };
   std::vector<sample> since_best_;
   int stalls_ = 0;
