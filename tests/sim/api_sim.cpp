@@ -327,8 +327,10 @@ class simulation {
     --in_flight_;
     auto& x = calls_[c];
     if (limit_) {
-      limit_->overloaded(http::limit_signal::dropped_handshake, at(t_));
-      window_.dropped();
+      // Known when its request was sent on the new connection: as the client, drops of
+      // connections opened before the last cut change nothing.
+      limit_->overloaded(http::limit_signal::dropped_handshake, at(t_), at(x.sent));
+      window_.dropped(at(x.sent), at(t_));
       if (x.unproven) {
         x.unproven = false;
         --unproven_;

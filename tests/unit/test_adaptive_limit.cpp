@@ -49,6 +49,19 @@ adaptive_settings settings() {
   return s;
 }
 
+// A limit that starts at `initial` before a server of 1,000 workers (one that scales), at `now`.
+struct before_a_scaling_server {
+  explicit before_a_scaling_server(double initial) : l(starting_at(initial), now) { s.workers = 1000; }
+  static adaptive_settings starting_at(double initial) {
+    auto st = settings();
+    st.initial = initial;
+    return st;
+  }
+  clock_type::time_point now = clock_type::time_point{} + 100s;
+  adaptive_limit l;
+  simulated_server s;
+};
+
 // `rounds` round trips of `latency`, each with every permit taken and a hundred requests
 // waiting; fewer when `until` says stop first.
 void full_round_trips(origin_limit& o, clock_type::time_point& now, int rounds,
@@ -272,6 +285,33 @@ TEST_CASE("connections dropped by a full listen backlog in the first burst leave
   CHECK(l.overloaded(limit_signal::dropped_handshake, now));
   CHECK(l.limit() < 128);
   CHECK_FALSE(l.slow_start());
+}
+
+TEST_CASE("a dropped handshake of a connection opened before the last decrease lowers nothing", "[adaptive]") {
+  // A drop is known 20 ms or more after its connect: against a fast API that is many round trips,
+  // and a burst's drops, one a round trip, took the limit from 128 to 4.
+  before_a_scaling_server api(16);
+  auto& [now, l, s] = api;
+  run(l, s, now, 1);
+  REQUIRE(l.limit() == 128);
+  const auto burst = now;  // the connections of the step to 128 open now
+  now += 20ms;
+  CHECK(l.overloaded(limit_signal::dropped_handshake, now, burst));
+  const auto after = l.limit();
+  CHECK(after < 128);
+  for (int i = 1; i <= 5; ++i) {  // the rest of the burst, more than a round trip (10 ms) apart
+    now += 12ms;
+    l.overloaded(limit_signal::dropped_handshake, now, burst);
+  }
+  CHECK(l.limit() == after);
+  CHECK(l.decreases() == 1);
+  // A connection opened after the decrease (and the round trip after it, which decreases nothing
+  // in any case), dropped: news of the new limit.
+  run(l, s, now, 2);
+  const auto opened = now;
+  now += 20ms;
+  CHECK(l.overloaded(limit_signal::dropped_handshake, now, opened));
+  CHECK(l.limit() < after);
 }
 
 TEST_CASE("a slow tail of a few items is not taken for load", "[adaptive]") {

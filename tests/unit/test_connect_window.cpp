@@ -52,3 +52,21 @@ TEST_CASE("new connections: the window grows no higher than the requests that ma
   for (int i = 0; i < 100; ++i) round_trip(small, 1);
   CHECK(small.allowed() == 4);  // the first few are always allowed
 }
+
+TEST_CASE("new connections: a drop of a connection opened before the last cut halves nothing", "[connect-window]") {
+  // A drop is known 20 ms or more after its connect; connections proven meanwhile do not make the
+  // rest of its burst a burst of its own.
+  using namespace std::chrono_literals;
+  const auto t0 = std::chrono::steady_clock::time_point{} + 100s;
+  connect_window w;
+  for (int i = 0; i < 8; ++i) round_trip(w, 64);
+  REQUIRE(w.allowed() == 12);
+  w.dropped(t0, t0 + 20ms);
+  CHECK(w.allowed() == 6);
+  w.proven(false, 64);
+  w.dropped(t0 + 1ms, t0 + 25ms);  // opened before the cut
+  CHECK(w.allowed() == 6);
+  w.proven(false, 64);
+  w.dropped(t0 + 21ms, t0 + 45ms);  // opened after it
+  CHECK(w.allowed() == 3);
+}

@@ -111,9 +111,14 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
     return true;
   }
   slow_round_ = false;
-  // More at the server brought no more answers: held where they were most (full_pipe.hpp).
+  // More at the server brought no more answers: held where they were most (full_pipe.hpp), no
+  // lower than before the last growth, which a round trip of its own judged (the latency held, and
+  // the limit was met). Against Python's http.server with a slow tail (3% of keys answered after
+  // 2 s) the pipe read full at 9 after 16 -> 128: each slow answer holds its permit until it turns
+  // straggler, and at 4-9 the slow ones held most of them (one run in three took 10-16 s, not 5).
   if (const auto full = pipe_.round_ended(now, round_trip)) {
-    set_limit(std::min(limit_, std::ceil(*full)));
+    set_limit(std::min(limit_, std::max(std::ceil(*full), std::ceil(limit_ / s_.start_growth))));
+    last_decrease_at_ = now;  // a cut: the drops of connections opened before it are old news
     end_slow_start(1, now);
     return true;
   }
@@ -188,7 +193,8 @@ bool adaptive_limit::refused(limit_signal why, clock::time_point now) {
   return overloaded(why, now);
 }
 
-bool adaptive_limit::overloaded(limit_signal why, clock::time_point now) {
+bool adaptive_limit::overloaded(limit_signal why, clock::time_point now, clock::time_point since) {
+  if (why == limit_signal::dropped_handshake && since != clock::time_point{} && since < last_decrease_at_) return false;
   // The first burst's new connections overflowing a small listen backlog (Python's 5) say the
   // server accepts slowly, not that it serves fewer at once: before slow start has judged a round,
   // the client's pace of new connections alone slows for it (client::handshake_dropped). Cut for
@@ -265,6 +271,7 @@ void adaptive_limit::start_period(clock::time_point now) {
 void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point now) {
   const double before = limit_;
   set_limit(std::floor(limit_ * factor + 1e-9));
+  last_decrease_at_ = now;
   // A probe up that ends in a decrease found nothing better: probe less often. Any other decrease
   // is news of the server: probe again soon.
   if (probing_up()) {

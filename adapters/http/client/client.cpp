@@ -293,8 +293,10 @@ awaitable<response> client::impl::send(origin to, request spec) {
       }
     }
     steady::duration handshake{0};
+    steady::time_point opened_at{};  // a new connection's connect began
     if (!c) {
       const auto opening = steady::now();
+      opened_at = opening;
       const connection_opening_mark opens(hold.pool && !hold.straggler ? pool.limit.get() : nullptr);
       c = co_await open(to, pool, deadline, res);
       if (!c) {
@@ -324,7 +326,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
       log::debug("API ", pool.key, ": a new connection's request was not acknowledged in ", check_after.count(),
                  " ms (the server's backlog is full); sending it again on another");
       unproven.reset();
-      handshake_dropped(pool);
+      handshake_dropped(pool, opened_at);
       continue;
     }
     if (x.ec) {

@@ -181,7 +181,7 @@ awaitable<std::unique_ptr<connection>> client::impl::open(const origin& to, host
       if (cec != boost::beast::error::timeout || last || steady::now() >= budget_end) break;
       log::debug("API ", pool.key, ": no answer to a connect in ", std::chrono::duration_cast<std::chrono::milliseconds>(bound).count(),
                  " ms (the server's backlog is full?); connecting again");
-      handshake_dropped(pool);
+      handshake_dropped(pool, started);
       bound *= 2;
     }
     if (!cec || cec == boost::beast::error::timeout) break;  // connected, or out of time for all

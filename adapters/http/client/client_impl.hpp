@@ -167,7 +167,8 @@ struct client::impl {
   void observe_overload(host_pool& pool, limit_signal why);
   // A new connection's SYN or request went unanswered (a full listen backlog): counted, a signal
   // to the limit, and the pace of new connections halved (connect_window.hpp).
-  void handshake_dropped(host_pool& pool);
+  // `opened`: when the connection's connect began.
+  void handshake_dropped(host_pool& pool, steady::time_point opened);
 
   // This client's share of its origin's limit (limit_share), at least one: a parked shard still
   // runs what it holds.

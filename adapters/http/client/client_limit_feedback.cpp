@@ -130,12 +130,13 @@ void client::impl::observe_failure(host_pool& pool, const boost::system::error_c
   if (const auto sig = failure_signal(ec); sig != limit_signal::none) observe_overload(pool, sig);
 }
 
-void client::impl::handshake_dropped(host_pool& pool) {
+void client::impl::handshake_dropped(host_pool& pool, steady::time_point opened) {
   ++stats.dropped_handshakes;
   if (opts.figures) opts.figures->dropped_handshakes.fetch_add(1, std::memory_order_relaxed);
-  observe_overload(pool, limit_signal::dropped_handshake);
   if (!pool.limit) return;
-  pool.new_connections.dropped();  // too many connects at once, whether the SYN or the request was lost
+  const auto now = steady::now();
+  limit_decided(pool, pool.limit->overloaded(limit_signal::dropped_handshake, now, opened));
+  pool.new_connections.dropped(opened, now);  // too many connects at once, whether the SYN or the request was lost
   sync_unproven(pool);
 }
 

@@ -17,11 +17,14 @@ void connect_window::proven(bool was_full, std::size_t ceiling) {
   allowed_ = std::max(allowed_, std::min(allowed_ + 1, top));
 }
 
-void connect_window::dropped() {
+void connect_window::dropped(std::chrono::steady_clock::time_point opened, std::chrono::steady_clock::time_point now) {
   // One decrease per burst: the other handshakes of the same burst, dropped as well, come back
-  // before any connection is proven at the new size (as TCP takes one loss per window).
+  // before any connection is proven at the new size, or were opened before the cut (as TCP takes
+  // one loss per window, and none of what was sent before it shrank).
   if (dropped_since_proven_) return;
+  if (opened != std::chrono::steady_clock::time_point{} && opened < cut_at_) return;
   dropped_since_proven_ = true;
+  cut_at_ = now;
   allowed_ = std::max(floor, std::floor(allowed_ / 2));
   cap_ = allowed_;
   proven_ = 0;

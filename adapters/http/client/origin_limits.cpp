@@ -109,11 +109,11 @@ origin_limit::decision origin_limit::paced_down(int status, clock::time_point no
   return d;
 }
 
-origin_limit::decision origin_limit::overloaded(limit_signal why, clock::time_point now) {
+origin_limit::decision origin_limit::overloaded(limit_signal why, clock::time_point now, clock::time_point since) {
   std::lock_guard lock(mutex_);
   const auto before = limit_state_.limit();
   const auto decreases = limit_state_.decreases();
-  const bool ended = limit_state_.overloaded(why, now);
+  const bool ended = limit_state_.overloaded(why, now, since);
   typical_us_.store(limit_state_.typical_latency().count(), std::memory_order_relaxed);
   return ended ? decided(before, decreases, now) : decision{};
 }

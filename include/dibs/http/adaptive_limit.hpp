@@ -106,8 +106,12 @@ class adaptive_limit {
   // `straggler`: its request ran beside the limit (straggler_watch.hpp): the answer counts among
   // the answers per second, its latency nowhere (it is known to be a slow item).
   bool answered(std::chrono::microseconds latency, clock::time_point now, bool straggler = false);
-  // The server (or the path to it) signalled overload. True as for answered().
-  bool overloaded(limit_signal why, clock::time_point now);
+  // The server (or the path to it) signalled overload. True as for answered(). `since`: when the
+  // request or connection that carried the signal began, when known; a dropped handshake of a
+  // connection opened before the last decrease is old news (it is known 20 ms or more after its
+  // connect, many round trips of a fast API: a burst's drops took the limit 128 -> 1 one round
+  // trip at a time, where the first cut was all the burst said).
+  bool overloaded(limit_signal why, clock::time_point now, clock::time_point since = {});
   // The API refused a request for its load (429 or 503 with no word of when to come back): the
   // limit comes down, once a round trip, to the share of that round trip's requests that got
   // through (refused 1 in 3, two thirds of the limit: what the API took), by 0.2 to 0.9.
@@ -227,6 +231,7 @@ class adaptive_limit {
   std::chrono::microseconds min_latency_{0};
   std::chrono::microseconds recent_{0};
   limit_signal last_decrease_ = limit_signal::none;
+  clock::time_point last_decrease_at_{};  // a decrease's, or slow start's end at a full pipe
   double lowest_, highest_;
   std::uint64_t decreases_ = 0;
 };

@@ -114,7 +114,8 @@ class origin_limit {
   decision answered(std::chrono::microseconds first_byte, int status, bool said_when, clock::time_point now,
                     bool straggler = false);
   // The server (or the path to it) signalled overload without an answer.
-  decision overloaded(limit_signal why, clock::time_point now);
+  // `since`: as adaptive_limit::overloaded's.
+  decision overloaded(limit_signal why, clock::time_point now, clock::time_point since = {});
   // The API refused with a word of when to come back, and the whole origin was paused `wait` for
   // it (the pause the processor took: honor_stop_signals, after the token meter and the
   // longest wait allowed had their say). A wait up to said_wait_quota is a refusal as any other
