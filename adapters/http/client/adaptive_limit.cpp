@@ -117,8 +117,9 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   // 2 s) the pipe read full at 9 after 16 -> 128: each slow answer holds its permit until it turns
   // straggler, and at 4-9 the slow ones held most of them (one run in three took 10-16 s, not 5).
   if (const auto full = pipe_.round_ended(now, round_trip)) {
+    const double before = limit_;
     set_limit(std::min(limit_, std::max(std::ceil(*full), std::ceil(limit_ / s_.start_growth))));
-    last_decrease_at_ = now;  // a cut: the drops of connections opened before it are old news
+    if (limit_ < before) last_decrease_at_ = now;  // a cut: drops of connections opened before it are old news
     end_slow_start(1, now);
     return true;
   }

@@ -155,6 +155,10 @@ awaitable<host_pool*> client::impl::pool_for(const origin& to, response& res) {
 awaitable<std::unique_ptr<connection>> client::impl::open(const origin& to, host_pool& pool, steady::time_point deadline,
                                             response& res) {
   auto c = std::make_unique<connection>(ex, to.tls ? &*tls_ctx : nullptr);
+  // A drop is news only of connects begun after the last cut: a quick retry keeps the slot of
+  // the window its first try took, and counted from its own start, each generation of retries
+  // against a full backlog cut the limit and the window again.
+  const auto began = steady::now();
   const auto budget_end = std::min(deadline, steady::now() + opts.connect_timeout);
   // Each address in turn, on a socket opened close-on-exec (Asio's range connect would open
   // its own, inheritable ones). The list is held here: a lookup meanwhile replaces the pool's.
@@ -181,7 +185,7 @@ awaitable<std::unique_ptr<connection>> client::impl::open(const origin& to, host
       if (cec != boost::beast::error::timeout || last || steady::now() >= budget_end) break;
       log::debug("API ", pool.key, ": no answer to a connect in ", std::chrono::duration_cast<std::chrono::milliseconds>(bound).count(),
                  " ms (the server's backlog is full?); connecting again");
-      handshake_dropped(pool, started);
+      handshake_dropped(pool, began);
       bound *= 2;
     }
     if (!cec || cec == boost::beast::error::timeout) break;  // connected, or out of time for all
