@@ -14,6 +14,7 @@
 
 #include <libpq-fe.h>
 
+#include <fcntl.h>
 #include <poll.h>
 
 namespace dibs::pg {
@@ -100,7 +101,7 @@ struct param_pointers {
 }  // namespace
 
 pg_connection::~pg_connection() {
-  if (sd_) sd_->release();  // libpq closes its socket
+  sd_.reset();  // closes its own copy of the socket (see exec_pipelined); libpq closes the socket
   PQfinish(raw(conn_));
 }
 
@@ -214,7 +215,15 @@ awaitable<pg_result> pg_connection::exec_pipelined(statement st) {
   if (!usable()) throw pg_error("PostgreSQL connection unusable", "", "the connection failed before");
   if (!pipelined_) {
     if (!PQenterPipelineMode(c)) fail_link("entering pipeline mode");
-    sd_ = std::make_shared<net::posix::stream_descriptor>(ex, PQsocket(c));
+    // A copy of the socket for the event loop, closed with this connection: when the server goes
+    // away libpq closes its socket at once, and a new connection may get the same number while
+    // this one still waits to be destroyed. Had the loop watched libpq's own number, releasing it
+    // then would take the new connection's socket off the loop: after a PostgreSQL failover a
+    // worker's first statement on the promoted server waited out the 60 s I/O timeout, unanswered,
+    // its leases expired meanwhile, and the other worker called their items again.
+    const int copy = ::fcntl(PQsocket(c), F_DUPFD_CLOEXEC, 0);
+    if (copy < 0) fail_link("copying its socket");
+    sd_ = std::make_shared<net::posix::stream_descriptor>(ex, copy);
     pipelined_ = true;
   }
   slot me;

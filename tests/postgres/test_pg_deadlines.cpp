@@ -95,3 +95,42 @@ TEST_CASE("a PostgreSQL write stuck behind a lock past the store's limit is canc
   // The lease still holds: the next write lands.
   CHECK(test::run_sync(s->complete({completion{jobs[0].ref(), R"({"on":"time"})"}})).applied == 1);
 }
+
+TEST_CASE("a PostgreSQL connection that replaced one the server closed still hears its answers once the old one goes",
+          "[postgres][deadlines]") {
+  // libpq closes a dead connection's socket at once, and the next connection gets its number
+  // while the old connection object lives on (a coroutine still holds it). Destroyed then, the old
+  // one must not take the new socket off the event loop: after a failover a worker's first
+  // statement on the promoted server waited out the I/O timeout unanswered, and its leases expired.
+  pg::pg_store admin([&] {
+    pg::pg_options o;
+    o.uri = test::postgres_uri_for(test::unique_pg_table("renumbered"));
+    return o;
+  }());
+  net::io_context ioc;
+  std::optional<std::string> answer;
+  bool old_failed = false;
+  // (Statements named before each co_await: g++ 12 frees a braced temporary in one twice.)
+  auto run = [&]() -> awaitable<void> {
+    auto old_conn = co_await pg::pg_connection::connect(settings(3s));
+    pg::statement whose{"SELECT pg_backend_pid()", {}}, one{"SELECT 1", {}}, slow{"SELECT 'heard' FROM pg_sleep(0.2)", {}};
+    const auto pid = co_await old_conn->exec_pipelined(whose);
+    admin.execute("SELECT pg_terminate_backend(" + *pid.rows.at(0).at(0) + ")");
+    try {
+      co_await old_conn->exec_pipelined(one);
+    } catch (const pg::pg_error&) {
+      old_failed = true;
+    }
+    auto new_conn = co_await pg::pg_connection::connect(settings(3s));
+    co_await new_conn->exec_pipelined(one);  // its socket joins the event loop
+    old_conn.reset();
+    // An answer that takes a wait on the socket.
+    const auto heard = co_await new_conn->exec_pipelined(slow);
+    answer = heard.rows.at(0).at(0);
+  };
+  auto done = net::co_spawn(ioc, run(), net::use_future);
+  ioc.run();
+  CHECK_NOTHROW(done.get());
+  CHECK(old_failed);
+  CHECK(answer == std::optional<std::string>("heard"));
+}
