@@ -15,21 +15,21 @@ std::optional<double> full_pipe::round_ended(clock::time_point now, std::chrono:
   answers_ = starts_ = 0;
   running_sum_ = in_flight_sum_ = 0;
   top_rate_ = std::max(top_rate_, rate);
-  if (best_rate_ == 0 || rate >= best_rate_ * rate_gain) {
-    best_rate_ = rate;
-    best_running_ = running;
+  if (since_best_.empty() || rate >= since_best_.front().rate * rate_gain) {
     stalls_ = 0;
     since_best_.assign(1, sample{rate, running, in_flight});
     return std::nullopt;
   }
-  since_best_.push_back(sample{rate, running, in_flight});
   // No more in flight than the best sample had: this sample tells nothing of more.
-  if (running < best_running_ * running_gain) return std::nullopt;
+  const double best_running = since_best_.front().running;
+  since_best_.push_back(sample{rate, running, in_flight});
+  if (running < best_running * running_gain) return std::nullopt;
   if (++stalls_ < stalls_to_full) return std::nullopt;
+  // The sample of top_rate_ is among them (none before the best answered more than it).
   double settle = 0;
   for (const auto& s : since_best_)
     if (s.rate >= top_rate_ * settle_share) settle = std::max(settle, s.in_flight);
-  return settle > 0 ? settle : since_best_.front().in_flight;
+  return settle;
 }
 
 }  // namespace dibs::http

@@ -67,10 +67,10 @@ class full_pipe {
   std::uint64_t answers_ = 0;
   std::uint64_t starts_ = 0;
   double running_sum_ = 0, in_flight_sum_ = 0;
-  double best_rate_ = 0, best_running_ = 0;  // the sample that last grew the answers by rate_gain
   double top_rate_ = 0;                      // the most answers a second of a sample
-  // The samples since the best one (the best included), rate and in-flight: stalls_to_full + 1
-  // at most before the pipe is full, and the best resets them.
+  // The samples since the best one (the one that last grew the answers by rate_gain: the first),
+  // rate and in-flight: stalls_to_full + 1 at most before the pipe is full, and a new best resets
+  // them.
   struct sample {
     double rate, running, in_flight;
   };
