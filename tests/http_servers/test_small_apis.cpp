@@ -1,8 +1,10 @@
 // dibs's defaults against small APIs written the way people write them (tests/servers/small_api.py:
 // Python's http.server at its defaults): an API that answers 500 for some items only, a server
 // with a tiny backlog that accepts slowly, an API whose backend goes away for a while.
+#include "adapters/http/client/connect_window.hpp"
 #include "http_servers/small_api.hpp"
 #include "support/eventually.hpp"
+#include "support/process.hpp"
 #include "support/raw_http.hpp"
 #include "support/test_pki.hpp"
 
@@ -255,6 +257,40 @@ TEST_CASE("a 429 that says when to come back is the API's pace, not the item's f
   CHECK(std::stoi(stats.body.substr(stats.body.find("\"refused\": ") + 11)) > 0);  // 429s were met
   CHECK(e.summary().completed == 60);
   CHECK(e.summary().failed == 0);
+}
+
+TEST_CASE("a new TLS connection is proven once the server's kernel takes its first flight, not after its handshake", "[small]") {
+  // The connections a step of the limit asks for open at the pace of new ones (a window of 4,
+  // then one more per window proven): proven only by their request's acknowledgement, after a
+  // handshake of 300 ms, sixteen took four handshakes, and at most four were ever in handshake
+  // at the server. The first flight's acknowledgement says the server's accept queue took the
+  // connection as surely, a millisecond after the connect.
+  const auto pki = test::make_test_pki("localhost");
+  test::small_api api("keepalive", {"--tls", pki.server_cert, pki.server_key, "--handshake-ms", "300", "--backlog", "128"});
+  auto st = std::make_shared<memory_store>();
+  st->seed_random_ips(64, 15);
+  engine_config cfg;
+  cfg.lease = 60s;
+  cfg.shards = 1;  // the limit and the window whole in one shard (each shard has its own share)
+  auto call = call_options(api);
+  call.url = http::url_template::parse("https://localhost:" + std::to_string(api.port()) + "/json/{originatingIp}");
+  call.http.tls.ca_file = pki.ca_cert;
+  call.adaptive->initial = 16;  // sixteen connections wanted at once from the start
+  engine e(cfg, st, http::make_http_processor_factory(call));
+  REQUIRE(ended_by_itself(e, 60s));
+  CHECK(e.summary().completed == 64);
+  // The server's /stats over its TLS, by Python's client.
+  test::child_process get({"/usr/bin/python3", "-c",
+                           "import ssl, sys, urllib.request as r; sys.stdout.write(r.urlopen(sys.argv[1], "
+                           "context=ssl.create_default_context(cafile=sys.argv[2])).read().decode())",
+                           "https://localhost:" + std::to_string(api.port()) + "/stats", pki.ca_cert});
+  std::string stats;
+  REQUIRE(get.finish(stats) == 0);
+  INFO(stats);
+  const auto at = stats.find("\"peak_handshaking\": ");
+  REQUIRE(at != std::string::npos);
+  // Paced by the handshake, the window of 4 held it to 4.
+  CHECK(std::stoi(stats.substr(at + 20)) > 2 * static_cast<int>(http::connect_window::initial));
 }
 
 TEST_CASE("the latency the limit steers by is the server's own over TCP and over TLS alike", "[small]") {

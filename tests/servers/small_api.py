@@ -43,7 +43,7 @@ Options:
                      per-client cap on calls at once), counted in /stats as "capped"
   --tls CERT KEY     HTTPS (TLS 1.2/1.3, Python's ssl defaults), each connection's handshake in its
                      own thread, after --handshake-ms N (a server far away or busy with its keys);
-                     /stats counts "handshakes"
+                     /stats counts "handshakes" (and "peak_handshaking": the most at once)
   --cold-s S --cold-factor F  the first S seconds of the run every latency is F times longer
   --quota N --window S  N requests per fixed window of S seconds (1), the windows aligned to the
                      clock (a window ends at every multiple of S since the epoch, as GitHub-style
@@ -72,7 +72,7 @@ import urllib.parse
 lock = threading.Lock()
 stats = {"requests": 0, "in_flight": 0, "peak_in_flight": 0, "connections": 0, "peak_connections": 0,
          "answered": 0, "hold_met": False, "refused": 0, "shed": 0, "capped": 0, "quota_refused": 0,
-         "handshakes": 0}
+         "handshakes": 0, "handshaking": 0, "peak_handshaking": 0}
 quota_window = {"index": None, "used": 0}
 answered = threading.Condition(lock)
 asked = {}  # key -> times asked (GET /asked)
@@ -329,10 +329,14 @@ class Server(http.server.ThreadingHTTPServer):
         if self.tls is not None:
             # In the connection's thread: a handshake that takes handshake_delay (a server far
             # away, or busy with its keys), the others' unaffected.
+            with lock:
+                stats["handshaking"] += 1
+                stats["peak_handshaking"] = max(stats["peak_handshaking"], stats["handshaking"])
             if self.handshake_delay > 0:
                 time.sleep(self.handshake_delay)
             with lock:
                 stats["handshakes"] += 1
+                stats["handshaking"] -= 1
             try:
                 request = self.tls.wrap_socket(request, server_side=True)
             except (ssl.SSLError, OSError):

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <cmath>
 
@@ -144,16 +145,20 @@ TEST_CASE("the limit does not grow without demand that reaches it", "[adaptive]"
   CHECK(l.limit() == 2);
 }
 
-TEST_CASE("requests waiting for a connection are not in flight for the limit's demand", "[adaptive]") {
+TEST_CASE("requests waiting for a connection, or opening one, are not in flight for the limit's demand", "[adaptive]") {
   // Every permit taken, a hundred requests waiting for one: demand, and the limit grows. The same
   // while one request holding a permit waits for a connection (the connections' cap, the pace of
   // new ones): the connections hold the calls back, and the limit stays (an API that closes
   // every connection had it run to the ceiling).
-  for (const bool one_waits_for_a_connection : {false, true}) {
-    INFO(one_waits_for_a_connection);
+  // The same while one opens a connection (a TLS handshake of 50 ms): it is not at the server yet,
+  // and the round trips of the connections already open would judge a limit the server never saw.
+  for (const int held_back_by : {0, 1, 2}) {
+    const bool one_waits_for_a_connection = held_back_by != 0;
+    INFO(held_back_by);
     auto now = clock_type::time_point{} + 100s;
     origin_limit o("http://api:80", settings(), now);
-    if (one_waits_for_a_connection) o.connection_waiting(+1);
+    if (held_back_by == 1) o.connection_waiting(+1);
+    if (held_back_by == 2) o.connection_opening(+1);
     full_round_trips(o, now, 20);
     if (one_waits_for_a_connection)
       CHECK(o.limit() == 2);
@@ -217,6 +222,37 @@ TEST_CASE("slow start ends where more requests at the server bring no more answe
   CHECK(l.highest() >= 16);  // it did grow while the answers grew ...
   CHECK(l.limit() >= 8);     // ... and settled where they were most, not at the ceiling
   CHECK(l.limit() <= 48);
+}
+
+TEST_CASE("where a new connection costs more than a round trip, slow start doubles once the answers show the last step paid",
+          "[adaptive]") {
+  // A TLS API whose handshake takes 50 ms, answering in 2 ms, 16 answers a millisecond at most (32
+  // at the server: flat past it). Each step's connections open for 25 round trips while those
+  // already open answer: judged by them, slow start went 16 -> 128 -> 1,000 in 80 ms, a thousand
+  // handshakes for a server that answers as much at 32.
+  auto now = clock_type::time_point{} + 100s;
+  adaptive_limit l(settings(), now);
+  std::deque<clock_type::time_point> opening;  // connects under way, each open 50 ms after it began
+  std::size_t open = 0;
+  double due = 0;
+  for (int ms = 0; ms < 5000 && l.slow_start(); ++ms) {
+    for (; !opening.empty() && opening.front() <= now; opening.pop_front()) {
+      ++open;
+      l.connection_opened(50ms);
+    }
+    while (open + opening.size() < l.limit()) opening.push_back(now + 50ms);
+    const auto at_server = std::min<std::size_t>(open, l.limit());
+    due += static_cast<double>(std::min<std::size_t>(at_server, 32)) / 2;  // Little's law at 2 ms, up to 32
+    const int answers = static_cast<int>(due);
+    due -= answers;
+    for (int i = 0; i < answers; ++i) l.started(l.limit(), 100, l.limit() - at_server);
+    now += 1ms;
+    for (int i = 0; i < answers; ++i) l.answered(2ms, now);
+  }
+  CHECK_FALSE(l.slow_start());
+  CHECK(l.highest() <= 64);  // a step past where more stopped paying, no more
+  CHECK(l.limit() >= 32);
+  CHECK(open + opening.size() <= 64);
 }
 
 TEST_CASE("a server that answers more the more it is sent keeps the limit climbing (a fast API)", "[adaptive]") {

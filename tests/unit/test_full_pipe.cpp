@@ -125,3 +125,15 @@ TEST_CASE("a restart forgets what was measured", "[full-pipe]") {
   CHECK_FALSE(f.sample(32, 40, 10ms));  // the best
   CHECK_FALSE(f.sample(32, 40, 10ms));  // no more at the server: nothing
 }
+
+TEST_CASE("the best sample's in-flight tells whether the current step brought more answers", "[full-pipe]") {
+  feeder f;
+  CHECK_FALSE(f.pipe.best_above(0));  // nothing measured yet
+  REQUIRE_FALSE(f.sample(16, 40, 10ms));
+  CHECK(f.pipe.best_above(8));
+  CHECK_FALSE(f.pipe.best_above(16));
+  REQUIRE_FALSE(f.sample(32, 41, 10ms));  // twice the in-flight, no more answers: not the best
+  CHECK_FALSE(f.pipe.best_above(16));
+  REQUIRE_FALSE(f.sample(32, 80, 10ms));  // twice the answers: the best, at 32
+  CHECK(f.pipe.best_above(16));
+}

@@ -37,8 +37,13 @@ adaptive_limit::adaptive_limit(adaptive_settings s, clock::time_point now)
 
 void adaptive_limit::started(std::size_t in_flight, std::size_t waiting, std::size_t opening) {
   ++period_starts_;
-  if (phase_ == phase::slow_start) pipe_.started(in_flight - std::min(opening, in_flight), in_flight);
-  if (waiting > 0 || static_cast<double>(in_flight) >= std::floor(limit_)) {
+  const auto at_server = in_flight - std::min(opening, in_flight);
+  if (phase_ == phase::slow_start) pipe_.started(at_server, in_flight);
+  // Calls opening a connection are not at the server yet, and while any is, neither is the
+  // demand behind them: the limit is not met until they are (over TLS with a 50 ms handshake,
+  // the round trips of the connections already open judged 16 -> 128 -> 1,000 in 80 ms, while
+  // the server saw 2-16 of them).
+  if ((waiting > 0 && opening == 0) || static_cast<double>(at_server) >= std::floor(limit_)) {
     ++period_limited_;
     round_limited_ = true;
   }
@@ -125,8 +130,22 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   }
   // At the ceiling, and a round trip there judged it no slower: nothing more to find.
   if (limit_ >= s_.max) end_slow_start(1, now);
-  else if (limited) set_limit(limit_ * s_.start_growth);
+  else if (limited && open_us_ <= static_cast<double>(round_trip.count())) set_limit(limit_ * s_.start_growth);
+  else if (limited && pipe_.best_above(limit_ / 2))
+    // Where a new connection costs more than a round trip (a TLS handshake of 50 ms against
+    // answers in 2 ms), a step's connections are a cost of their own, paid by both sides and for
+    // many round trips, while the round trips of the connections already open judge it: 16 ->
+    // 128 -> 1,000 in 80 ms, a thousand handshakes, the server's backlog overflowed, 0.3 of a
+    // fixed 32. Each step waits until the answers a second show the last one brought more (the
+    // best of the pipe's samples came with over half the limit at the server), and doubles, as
+    // BBR's startup: the pipe then fills within a step of where more stopped paying.
+    set_limit(limit_ * costly_growth);
   return true;
+}
+
+void adaptive_limit::connection_opened(std::chrono::microseconds took) {
+  const double us = static_cast<double>(took.count());
+  open_us_ = open_us_ <= 0 ? us : 0.75 * open_us_ + 0.25 * us;
 }
 
 double adaptive_limit::usual_round_us(double q) const {

@@ -298,12 +298,17 @@ awaitable<response> client::impl::send(origin to, request spec) {
       const auto opening = steady::now();
       opened_at = opening;
       const connection_opening_mark opens(hold.pool && !hold.straggler ? pool.limit.get() : nullptr);
-      c = co_await open(to, pool, deadline, res);
+      // Over TLS the connection is proven once its first flight is acknowledged, before the
+      // handshake's end (exchange_io.hpp: acknowledgement_watch).
+      std::function<void()> accepted;
+      if (unproven) accepted = [this, &pool, &unproven, paced] { prove_connection(pool, unproven, paced); };
+      c = co_await open(to, pool, deadline, res, std::move(accepted));
       if (!c) {
         observe_failure(pool, res.ec);
         co_return res;
       }
       handshake = steady::now() - opening;
+      if (pool.limit) pool.limit->connection_opened(std::chrono::duration_cast<std::chrono::microseconds>(handshake));
       if (opts.figures) opts.figures->handshake_s.record(std::chrono::duration<double>(handshake).count());
     }
     // The call's wait for a connection to write on, once (a second attempt's is the first's).

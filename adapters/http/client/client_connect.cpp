@@ -4,6 +4,7 @@
 #include "client_impl.hpp"
 
 #include <dibs/http/http_figures.hpp>
+#include "exchange_io.hpp"
 #include "tcp_signals.hpp"
 #include "tls_context.hpp"
 
@@ -153,7 +154,7 @@ awaitable<host_pool*> client::impl::pool_for(const origin& to, response& res) {
 }
 
 awaitable<std::unique_ptr<connection>> client::impl::open(const origin& to, host_pool& pool, steady::time_point deadline,
-                                            response& res) {
+                                            response& res, std::function<void()> accepted) {
   auto c = std::make_unique<connection>(ex, to.tls ? &*tls_ctx : nullptr);
   // A drop is news only of connects begun after the last cut: a quick retry keeps the slot of
   // the window its first try took, and counted from its own start, each generation of retries
@@ -203,7 +204,11 @@ awaitable<std::unique_ptr<connection>> client::impl::open(const origin& to, host
   ++stats.connects;
   boost::system::error_code ignored;
   c->tcp().socket().set_option(tcp::no_delay(true), ignored);
-  if (c->tls && !co_await handshake(*c, to.host, res)) co_return nullptr;
+  if (c->tls) {
+    const acknowledgement_watch watch(*c, budget_end, std::move(accepted));
+    const bool shaken = co_await handshake(*c, to.host, res);
+    if (!shaken) co_return nullptr;
+  }
   co_return c;
 }
 

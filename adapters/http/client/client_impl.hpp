@@ -18,6 +18,7 @@
 #include <boost/asio/ssl/context.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -122,8 +123,10 @@ struct client::impl {
   awaitable<host_pool*> pool_for(const origin& to, response& res);
 
   // A new connection to `to` (TCP, then TLS when asked), or nullptr and `res` says why.
+  // `accepted` (may be empty): called once, during a TLS handshake, when the server's kernel
+  // acknowledges its first flight (exchange_io.hpp: acknowledgement_watch).
   awaitable<std::unique_ptr<connection>> open(const origin& to, host_pool& pool, steady::time_point deadline,
-                                              response& res);
+                                              response& res, std::function<void()> accepted = {});
 
   // The warmest idle connection that has not been idle for idle_timeout, or nullptr; older ones
   // are closed (the server is about to close them, or has).

@@ -33,6 +33,8 @@ void read_body_in_large_reads(connection& c, const response_reader& parser) {
 
 constexpr int max_interim = 8;  // more 1xx answers than this before the final one: a broken server
 
+}  // namespace
+
 // The check of a new connection's request (see exchange_io.hpp). Shared with the timer's handler,
 // which may run after the exchange has ended: `armed` tells it whether the stream is still there.
 struct first_byte_check {
@@ -44,7 +46,13 @@ struct first_byte_check {
   steady::time_point give_up;  // unacknowledged then: the server never took the connection
   std::chrono::milliseconds poll{0};
   std::function<void()> acknowledged;  // called once the request is known acknowledged
+  // Whether the bytes count as acknowledged: the request's all taken (a TLS handshake's watch:
+  // any byte past the SYN taken, the server's reply to its first flight still to come).
+  bool (*taken)(int fd) = [](int fd) { return !request_unacknowledged(fd); };
+  bool gives_up = true;  // at give_up, unacknowledged: the exchange is abandoned (else the look just ends)
 };
+
+namespace {
 
 // The first look for the acknowledgement comes this soon after the write (loopback acknowledges
 // in microseconds), and each next one twice as late, up to the give-up time.
@@ -57,7 +65,7 @@ void look(const std::shared_ptr<first_byte_check>& check) {
   check->timer.expires_at(at);
   check->timer.async_wait([check](const boost::system::error_code& ec) {
     if (ec || !check->armed) return;
-    if (!request_unacknowledged(check->stream->socket().native_handle())) {
+    if (check->taken(check->stream->socket().native_handle())) {
       // Taken by the server's kernel: a slow answer, if any, is no dropped handshake.
       if (auto proven = std::move(check->acknowledged)) {
         check->acknowledged = nullptr;
@@ -66,6 +74,7 @@ void look(const std::shared_ptr<first_byte_check>& check) {
       return;
     }
     if (steady::now() < check->give_up) return look(check);
+    if (!check->gives_up) return;
     check->fired = true;
     check->stream->socket().cancel();
   });
@@ -104,6 +113,24 @@ response_reader& new_reader(connection& c, response& res, std::size_t max_body) 
 }
 
 }  // namespace
+
+acknowledgement_watch::acknowledgement_watch(connection& c, steady::time_point until, std::function<void()> acknowledged) {
+  if (!acknowledged) return;
+  check_ = std::make_shared<first_byte_check>(c.tcp().get_executor());
+  check_->stream = &c.tcp();
+  check_->armed = true;
+  check_->give_up = until;
+  check_->poll = first_poll;
+  check_->acknowledged = std::move(acknowledged);
+  check_->taken = [](int fd) {
+    const auto acked = bytes_acknowledged(fd);
+    return acked && *acked > 1;  // past the SYN's one: the first flight reached an accepted connection
+  };
+  check_->gives_up = false;
+  look(check_);
+}
+
+acknowledgement_watch::~acknowledgement_watch() { disarm(check_); }
 
 awaitable<exchange_result> exchange(connection& c, const std::string& wire, response& res, std::size_t max_body,
                                     std::chrono::milliseconds check_after, std::function<void()> acknowledged) {

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace dibs::http {
@@ -40,6 +41,28 @@ struct exchange_result {
   bool unreceived = false;
   std::chrono::microseconds first_byte{0};  // the request's write begun -> the answer's header
   int interim = 0;                          // 1xx answers read past
+};
+
+struct first_byte_check;
+
+// While a new TLS connection's handshake is under way: looks soon and ever less often (1 ms, 2,
+// 4... until `until`) whether the server's kernel acknowledged any byte of the client's first
+// flight, and if so calls `acknowledged` once (on the connection's executor, while the watch
+// lives). The connection then sits in the server's accept queue or beyond it (a full queue drops
+// the handshake's last ACK, and the kernel discards what the client sends until it takes the
+// connection): it is proven (connect_window.hpp) one round trip of the kernel after its connect,
+// not after the handshake and the first request: against a server whose handshake takes 50 ms,
+// a window of 4 let four connections open per handshake, and the 16 a ramp's step asked for took
+// four handshakes. Never abandons the connection: a handshake has its own deadline.
+class acknowledgement_watch {
+ public:
+  acknowledgement_watch(connection& c, std::chrono::steady_clock::time_point until, std::function<void()> acknowledged);
+  ~acknowledgement_watch();
+  acknowledgement_watch(const acknowledgement_watch&) = delete;
+  acknowledgement_watch& operator=(const acknowledgement_watch&) = delete;
+
+ private:
+  std::shared_ptr<first_byte_check> check_;
 };
 
 // The answer goes into `res` (status, headers, body; cleared when none came whole). `check_after`

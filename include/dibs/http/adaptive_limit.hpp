@@ -101,6 +101,9 @@ class adaptive_limit {
   // Demand that reaches the limit is what allows it to grow. `opening`: of `in_flight`, requests
   // whose connection is being opened (not at the server yet: full_pipe.hpp).
   void started(std::size_t in_flight, std::size_t waiting, std::size_t opening = 0);
+  // A new connection took `took` to open (connect, TLS handshake). Where that costs more than a
+  // round trip, slow start's next step waits for the answers a second to show the last one paid.
+  void connection_opened(std::chrono::microseconds took);
   // An answer's first byte came `latency` after its request was written. True when this ended a
   // round trip or a measuring period, so a decision was made (the limit may not have changed).
   // `straggler`: its request ran beside the limit (straggler_watch.hpp): the answer counts among
@@ -162,6 +165,7 @@ class adaptive_limit {
   double usual_round_us(double q) const;
   void remember_round(double q, bool judged);
   static constexpr std::size_t round_samples = 8;  // answers a round trip's latency is judged on
+  static constexpr double costly_growth = 2;  // slow start's step where connections cost more than a round trip
   void set_limit(double l);
   void decrease(double factor, limit_signal why, clock::time_point now);
   void start_period(clock::time_point now);
@@ -199,6 +203,7 @@ class adaptive_limit {
   bool round_limited_ = false;
   std::vector<double> round_history_;  // the round trips' lower quartiles (the last 16)
   full_pipe pipe_;                     // answers a second against the requests at the server
+  double open_us_ = 0;                 // a new connection's usual time to open (moving average)
   bool judged_history_ = false;        // ... of enough answers each
   bool slow_round_ = false;
   double client_delay_us_ = 0;        // client_delay()

@@ -61,6 +61,10 @@ class full_pipe {
   // Starts over (slow start begins again: a new ceiling); the next round trip's end starts the
   // first sample.
   void restart() { *this = full_pipe(clock::time_point{}); }
+  // Whether the most answers a second yet (by rate_gain over the best before) came with more than
+  // `running` requests at the server on average: the current step of slow start has shown it
+  // brought more answers (slow start's costly steps wait for it: adaptive_limit.hpp).
+  bool best_above(double running) const { return !since_best_.empty() && since_best_.front().running > running; }
 
  private:
   clock::time_point start_;

@@ -105,6 +105,11 @@ class origin_limit {
   void connection_opening(int delta) {
     connection_openings_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed);
   }
+  // A new connection took `took` to open (adaptive_limit::connection_opened).
+  void connection_opened(std::chrono::microseconds took) {
+    std::lock_guard lock(mutex_);
+    limit_state_.connection_opened(took);
+  }
   // An answer whose first byte came `first_byte` after the request was written. Its status: 429
   // and 503 are the API refusing, and lower the limit, or move the pace once the limit is 1 (or
   // the origin is paced); 502 and 504 are overload, and lower the limit.
