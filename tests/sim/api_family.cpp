@@ -154,6 +154,21 @@ std::vector<family_member> api_family() {
     a.accept_ms = 0.25;
     f.push_back(member(a, 10'000));
   }
+  // HTTPS whose handshake takes 50 ms (a server far away, or busy with its keys), before a Python
+  // server answering in 2 ms: slow start's steps each open their connections for 25 round trips.
+  {
+    auto a = python_server("https, 50 ms handshake, 2 ms");
+    a.delay_ms = 2;
+    a.service_ms = 0.2;
+    a.accept_backlog = 128;
+    a.handshake_ms = 50;
+    a.handshake_service_ms = 2;  // a fixed 128 ran 0.2 s behind a fixed 32 over 0.8 s: 96 more handshakes
+    // Not gated: 0.80 (0.25 before the ramp weighed a step's connections); slow start's steps past
+    // 16 each cost the server their handshakes before the answers can say they paid nothing.
+    auto m = member(a, 3'000);
+    m.gated = false;
+    f.push_back(m);
+  }
   {
     auto a = pool("8 workers, 30 ms, backlog 5, slow accept", 8, 30, -1, api_shape::overflow::refuse_503);
     a.accept_backlog = 5;

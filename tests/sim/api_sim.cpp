@@ -32,9 +32,12 @@ struct call {
   bool unproven = false;    // on a new connection not proven yet (holds a slot of the window)
   bool waited_window = false;  // it waited for the connect window
   bool waited_pace = false;    // it waited for the pace
+  bool opening = false;        // its new connection is in its TLS handshake (or before)
+  bool shaking = false;        // a worker does its connection's handshake (not its request)
+  double connect_at = 0;       // when its new connection's connect began
 };
 
-enum class event_kind { connect, accepted, arrive, enter_worker, worker_done, answer, release, dropped, sweep, pace_wake, wake };
+enum class event_kind { connect, accepted, handshaken, arrive, enter_worker, worker_done, answer, release, dropped, sweep, pace_wake, wake };
 
 struct event {
   double t;
@@ -199,7 +202,14 @@ class simulation {
       watched_.push_back(c);
       straggled_.sent();
     }
-    if (new_connection) ++connects_;
+    if (new_connection) {
+      ++connects_;
+      calls_[c].connect_at = cpu_free_;
+      if (limit_ && api_.handshake_ms > 0 && calls_[c].counted && !calls_[c].straggler) {
+        calls_[c].opening = true;
+        limit_->connection_opening(+1);
+      }
+    }
     push(cpu_free_, new_connection ? event_kind::connect : event_kind::arrive, c);
   }
 
@@ -241,8 +251,10 @@ class simulation {
       case event_kind::connect: connect(e.call); break;
       case event_kind::accepted:
         --accept_pending_;
-        arrive(e.call);
+        if (api_.handshake_ms > 0) push(t_ + api_.handshake_ms * 1e-3, event_kind::handshaken, e.call);
+        else arrive(e.call);
         break;
+      case event_kind::handshaken: handshaken(e.call); break;
       case event_kind::arrive: arrive(e.call); break;
       case event_kind::enter_worker: enter_worker(e.call); break;
       case event_kind::worker_done: worker_done(e.call); break;
@@ -259,6 +271,25 @@ class simulation {
         dispatch();
         break;
     }
+  }
+
+  // The TLS handshake is done: the connection is open, and the request goes (its latency counts
+  // from here, as the client's).
+  void handshaken(std::size_t c) {
+    auto& x = calls_[c];
+    if (api_.handshake_service_ms > 0 && !x.shaking) {  // the wait done, the server's work
+      x.shaking = true;
+      x.hold_ms = api_.handshake_service_ms * cold_now();
+      return enter_worker(c);
+    }
+    x.shaking = false;
+    if (x.opening) {
+      x.opening = false;
+      limit_->connection_opening(-1);
+    }
+    if (limit_) limit_->connection_opened(std::chrono::microseconds(static_cast<std::int64_t>((t_ - x.connect_at) * 1e6)));
+    x.sent = t_;
+    arrive(c);
   }
 
   void refuse(std::size_t c, int status) {
@@ -310,8 +341,12 @@ class simulation {
 
   void worker_done(std::size_t c) {
     --working_;
-    --in_server_;
-    push(t_, event_kind::answer, c, 200);
+    if (calls_[c].shaking) {
+      handshaken(c);
+    } else {
+      --in_server_;
+      push(t_, event_kind::answer, c, 200);
+    }
     const auto w = workers_now();
     while (!worker_queue_.empty() && (w == 0 || working_ < w)) {
       const auto next = worker_queue_.front();
@@ -334,6 +369,10 @@ class simulation {
       if (x.unproven) {
         x.unproven = false;
         --unproven_;
+      }
+      if (x.opening) {
+        x.opening = false;
+        limit_->connection_opening(-1);
       }
     }
     x.waited_window = false;
@@ -403,7 +442,9 @@ class simulation {
           watched_.pop_front();
           continue;
         }
-        if (x.sent + late > t_ || !http::may_release(stragglers_, limit_->limit(), s_.ceiling, straggled_.share())) break;
+        // (One in its TLS handshake is not watched yet: the client watches a call once its
+        // connection is open.)
+        if (x.opening || x.sent + late > t_ || !http::may_release(stragglers_, limit_->limit(), s_.ceiling, straggled_.share())) break;
         straggled_.turned();
         x.counted = false;
         x.straggler = true;

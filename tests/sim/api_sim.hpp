@@ -16,7 +16,8 @@
 // the product's). The server accepts connections one at a time (`accept_ms` each) into a listen
 // backlog of `accept_backlog`; past it a handshake is dropped: the client notices after
 // first_byte_check_after (tcp_signals.hpp), halves its window, and sends the call again on
-// another connection, spending no attempt. Without keep-alive every call opens one.
+// another connection, spending no attempt. Without keep-alive every call opens one. Over TLS
+// (`handshake_ms`) the handshake follows the accept; the request goes once it is done.
 //
 // The server: every request first waits `delay_ms` (a backend, a sleep; the slow tail's keys
 // `slow_ms`), holding a worker meanwhile or not (`delay_holds_worker`), then takes `service_ms`
@@ -49,6 +50,10 @@ struct api_shape {
   bool keep_alive = true;
   int accept_backlog = 0;      // connections waiting to be accepted; 0: unlimited
   double accept_ms = 0;        // the server's time to accept one
+  // A TLS handshake after the accept, before the request (a thread of its own: no worker held).
+  // The client's call opens its connection meanwhile (origin_limit::connection_opening).
+  double handshake_ms = 0;
+  double handshake_service_ms = 0;  // ... and then this of a worker (the server's side of its keys)
   int per_client_cap = 0;      // more requests at once than this: 429 (0: no cap)
   double rate_per_s = 0;       // a token bucket: past it, `rate_status` (0: no rate)
   double burst = 0;
