@@ -198,10 +198,8 @@ class simulation {
     ++calls_made_;
     ++in_flight_;
     peak_in_flight_ = std::max(peak_in_flight_, in_flight_);
-    if (calls_[c].counted && !calls_[c].straggler) {
-      watched_.push_back(c);
-      straggled_.sent();
-    }
+    // Watched for straggling once its request is written: over TLS, after the handshake.
+    if (!(new_connection && api_.handshake_ms > 0)) watch(c);
     if (new_connection) {
       ++connects_;
       calls_[c].connect_at = cpu_free_;
@@ -211,6 +209,13 @@ class simulation {
       }
     }
     push(cpu_free_, new_connection ? event_kind::connect : event_kind::arrive, c);
+  }
+
+  void watch(std::size_t c) {
+    if (calls_[c].counted && !calls_[c].straggler) {
+      watched_.push_back(c);
+      straggled_.sent();
+    }
   }
 
   // The server's kernel takes the handshake into its listen backlog, or drops it when full.
@@ -289,6 +294,7 @@ class simulation {
     }
     if (limit_) limit_->connection_opened(std::chrono::microseconds(static_cast<std::int64_t>((t_ - x.connect_at) * 1e6)));
     x.sent = t_;
+    watch(c);
     arrive(c);
   }
 
@@ -332,7 +338,8 @@ class simulation {
       push(t_ + calls_[c].hold_ms * 1e-3, event_kind::worker_done, c);
       return;
     }
-    if (api_.backlog >= 0 && worker_queue_.size() >= static_cast<std::size_t>(api_.backlog)) {
+    // (A handshake is never refused: it waits for a worker as long as it takes.)
+    if (!calls_[c].shaking && api_.backlog >= 0 && worker_queue_.size() >= static_cast<std::size_t>(api_.backlog)) {
       --in_server_;
       return refuse(c, api_.on_overflow == api_shape::overflow::refuse_429 ? 429 : 503);
     }
@@ -386,6 +393,7 @@ class simulation {
     first_byte_avg_ = first_byte_avg_ == 0 ? t_ - x.sent : (3 * first_byte_avg_ + (t_ - x.sent)) / 4;
     if (limit_) proven(c);
     if (api_.keep_alive) ++idle_;
+    else if (limit_) limit_->closed_after_answer();
     connections_free();
     double hold_until = t_;
     if (limit_) {
@@ -442,9 +450,7 @@ class simulation {
           watched_.pop_front();
           continue;
         }
-        // (One in its TLS handshake is not watched yet: the client watches a call once its
-        // connection is open.)
-        if (x.opening || x.sent + late > t_ || !http::may_release(stragglers_, limit_->limit(), s_.ceiling, straggled_.share())) break;
+        if (x.sent + late > t_ || !http::may_release(stragglers_, limit_->limit(), s_.ceiling, straggled_.share())) break;
         straggled_.turned();
         x.counted = false;
         x.straggler = true;

@@ -126,7 +126,7 @@ TEST_CASE("a restart forgets what was measured", "[full-pipe]") {
   CHECK_FALSE(f.sample(32, 40, 10ms));  // no more at the server: nothing
 }
 
-TEST_CASE("the best sample's in-flight tells whether the current step brought more answers", "[full-pipe]") {
+TEST_CASE("the best sample's requests at the server tell whether the current step brought more answers", "[full-pipe]") {
   feeder f;
   CHECK_FALSE(f.pipe.best_above(0));  // nothing measured yet
   REQUIRE_FALSE(f.sample(16, 40, 10ms));

@@ -37,13 +37,10 @@ adaptive_limit::adaptive_limit(adaptive_settings s, clock::time_point now)
 
 void adaptive_limit::started(std::size_t in_flight, std::size_t waiting, std::size_t opening) {
   ++period_starts_;
-  const auto at_server = in_flight - std::min(opening, in_flight);
-  if (phase_ == phase::slow_start) pipe_.started(at_server, in_flight);
-  // Calls opening a connection are not at the server yet, and while any is, neither is the
-  // demand behind them: the limit is not met until they are (over TLS with a 50 ms handshake,
-  // the round trips of the connections already open judged 16 -> 128 -> 1,000 in 80 ms, while
-  // the server saw 2-16 of them).
-  if ((waiting > 0 && opening == 0) || static_cast<double>(at_server) >= std::floor(limit_)) {
+  if (phase_ == phase::slow_start) pipe_.started(in_flight - std::min(opening, in_flight), in_flight);
+  // (Calls opening a connection are demand as any: where every call opens one, some always are.
+  // Where opening costs more than two round trips, slow start's steps wait for the answers.)
+  if (waiting > 0 || static_cast<double>(in_flight) >= std::floor(limit_)) {
     ++period_limited_;
     round_limited_ = true;
   }
@@ -130,22 +127,35 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   }
   // At the ceiling, and a round trip there judged it no slower: nothing more to find.
   if (limit_ >= s_.max) end_slow_start(1, now);
-  else if (limited && open_us_ <= static_cast<double>(round_trip.count())) set_limit(limit_ * s_.start_growth);
+  else if (limited && !costly_steps(round_trip)) set_limit(limit_ * s_.start_growth);
   else if (limited && pipe_.best_above(limit_ / 2))
-    // Where a new connection costs more than a round trip (a TLS handshake of 50 ms against
-    // answers in 2 ms), a step's connections are a cost of their own, paid by both sides and for
-    // many round trips, while the round trips of the connections already open judge it: 16 ->
-    // 128 -> 1,000 in 80 ms, a thousand handshakes, the server's backlog overflowed, 0.3 of a
-    // fixed 32. Each step waits until the answers a second show the last one brought more (the
-    // best of the pipe's samples came with over half the limit at the server), and doubles, as
-    // BBR's startup: the pipe then fills within a step of where more stopped paying.
+    // Where a kept-alive connection costs more than two round trips to open (a TLS handshake of
+    // 50 ms against answers in 2 ms), a step's new connections are a cost of their own, paid by
+    // both sides and for many round trips, while the round trips of the connections already open
+    // judge it: 16 -> 128 -> 1,000 in 80 ms, a thousand handshakes, the server's backlog
+    // overflowed, 0.3 of a fixed 32. Each step waits until the answers a second show the last
+    // one brought more (the best of the pipe's samples came with over half the limit at the
+    // server: its connections are open), and doubles, as BBR's startup: the pipe then fills
+    // within a step of where more stopped paying.
     set_limit(limit_ * costly_growth);
   return true;
 }
 
-void adaptive_limit::connection_opened(std::chrono::microseconds took) {
+void adaptive_limit::connection_opened(std::chrono::microseconds took, std::uint64_t closed_after_answer) {
   const double us = static_cast<double>(took.count());
   open_us_ = open_us_ <= 0 ? us : 0.75 * open_us_ + 0.25 * us;
+  closed_ = closed_after_answer;
+}
+
+bool adaptive_limit::costly_steps(std::chrono::microseconds round_trip) const {
+  // Where connections are not kept (half the answers or more closed theirs: HTTP/1.0,
+  // `Connection: close`), every call pays its connection whatever the limit, and a step opens
+  // no more than its calls: nearly every permit is opening one at any time over a slow
+  // handshake, and no sample could show the requests at the server at half the limit. (Counted
+  // by the answers, not the connections opened: a step's new connections outnumber the answers
+  // a while.)
+  if (2 * closed_ >= answered_) return false;
+  return open_us_ > costly_open * static_cast<double>(round_trip.count());
 }
 
 double adaptive_limit::usual_round_us(double q) const {
@@ -201,6 +211,7 @@ bool adaptive_limit::answered(std::chrono::microseconds latency, clock::time_poi
     if (phase_ == phase::slow_start) ramp_max_us_ = std::max(ramp_max_us_, static_cast<double>(us));
   }
   if (now >= measure_from_) ++period_answers_;  // the period's first round trip answers the old limit
+  ++answered_;
   if (phase_ == phase::slow_start) pipe_.answered();
   ++window_answers_;
   const bool round = phase_ == phase::slow_start && slow_start_round(latency, now, straggler);

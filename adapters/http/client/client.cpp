@@ -301,7 +301,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
       // Over TLS the connection is proven once its first flight is acknowledged, before the
       // handshake's end (exchange_io.hpp: acknowledgement_watch).
       std::function<void()> accepted;
-      if (unproven) accepted = [this, &pool, &unproven, paced] { prove_connection(pool, unproven, paced); };
+      if (unproven && to.tls) accepted = [this, &pool, &unproven, paced] { prove_connection(pool, unproven, paced); };
       c = co_await open(to, pool, deadline, res, std::move(accepted));
       if (!c) {
         observe_failure(pool, res.ec);
@@ -346,6 +346,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
     if (unproven) prove_connection(pool, unproven, paced);  // answered before the look found it acknowledged
     // Bytes after the answer belong to no request: such a connection is not used again.
     const bool keep = c->reader->keep_alive() && c->buffer.size() == 0;
+    if (!keep && pool.limit) pool.limit->closed_after_answer();
     if (c->buffer.size() > 0) ++stats.unsolicited;
     c->reader.reset();
     if (keep) keep_idle(pool, std::move(c));

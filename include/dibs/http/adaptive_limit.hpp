@@ -101,9 +101,11 @@ class adaptive_limit {
   // Demand that reaches the limit is what allows it to grow. `opening`: of `in_flight`, requests
   // whose connection is being opened (not at the server yet: full_pipe.hpp).
   void started(std::size_t in_flight, std::size_t waiting, std::size_t opening = 0);
-  // A new connection took `took` to open (connect, TLS handshake). Where that costs more than a
-  // round trip, slow start's next step waits for the answers a second to show the last one paid.
-  void connection_opened(std::chrono::microseconds took);
+  // A new connection took `took` to open (connect and its quick retries, TLS handshake). Where
+  // that costs more than two round trips, slow start's next step waits for the answers a second
+  // to show the last one paid. `closed_after_answer`: the answers so far whose connection was not
+  // kept (the API closes its connections: every call pays its own).
+  void connection_opened(std::chrono::microseconds took, std::uint64_t closed_after_answer = 0);
   // An answer's first byte came `latency` after its request was written. True when this ended a
   // round trip or a measuring period, so a decision was made (the limit may not have changed).
   // `straggler`: its request ran beside the limit (straggler_watch.hpp): the answer counts among
@@ -165,7 +167,11 @@ class adaptive_limit {
   double usual_round_us(double q) const;
   void remember_round(double q, bool judged);
   static constexpr std::size_t round_samples = 8;  // answers a round trip's latency is judged on
-  static constexpr double costly_growth = 2;  // slow start's step where connections cost more than a round trip
+  // A connection costs more than its requests when it takes longer to open than this many round
+  // trips (a TCP connect and a TLS 1.3 handshake take two of the network's round trips, a request
+  // one and the server's time); slow start's step is then costly_growth.
+  static constexpr double costly_open = 2;
+  static constexpr double costly_growth = 2;
   void set_limit(double l);
   void decrease(double factor, limit_signal why, clock::time_point now);
   void start_period(clock::time_point now);
@@ -204,6 +210,10 @@ class adaptive_limit {
   std::vector<double> round_history_;  // the round trips' lower quartiles (the last 16)
   full_pipe pipe_;                     // answers a second against the requests at the server
   double open_us_ = 0;                 // a new connection's usual time to open (moving average)
+  std::uint64_t answered_ = 0, closed_ = 0;  // answers, and those whose connection was not kept
+  // Slow start's steps are costly: kept-alive connections that take longer to open than
+  // costly_open round trips.
+  bool costly_steps(std::chrono::microseconds round_trip) const;
   bool judged_history_ = false;        // ... of enough answers each
   bool slow_round_ = false;
   double client_delay_us_ = 0;        // client_delay()

@@ -107,9 +107,12 @@ class origin_limit {
   }
   // A new connection took `took` to open (adaptive_limit::connection_opened).
   void connection_opened(std::chrono::microseconds took) {
+    const auto closed = closed_after_answer_.load(std::memory_order_relaxed);
     std::lock_guard lock(mutex_);
-    limit_state_.connection_opened(took);
+    limit_state_.connection_opened(took, closed);
   }
+  // An answer's connection was not kept for another request (HTTP/1.0, `Connection: close`).
+  void closed_after_answer() { closed_after_answer_.fetch_add(1, std::memory_order_relaxed); }
   // An answer whose first byte came `first_byte` after the request was written. Its status: 429
   // and 503 are the API refusing, and lower the limit, or move the pace once the limit is 1 (or
   // the origin is paced); 502 and 504 are overload, and lower the limit.
@@ -186,6 +189,7 @@ class origin_limit {
   std::atomic<std::size_t> waiting_{0};
   std::atomic<std::size_t> connection_waits_{0};
   std::atomic<std::size_t> connection_openings_{0};
+  std::atomic<std::uint64_t> closed_after_answer_{0};
   std::atomic<std::size_t> stragglers_{0};
   std::atomic<bool> requests_scarce_{false};
   std::atomic<std::uint64_t> gone_{0};  // the shards that send no more (bit `index`)
