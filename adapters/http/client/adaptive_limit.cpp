@@ -128,15 +128,16 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   // At the ceiling, and a round trip there judged it no slower: nothing more to find.
   if (limit_ >= s_.max) end_slow_start(1, now);
   else if (limited && !costly_steps(round_trip)) set_limit(limit_ * s_.start_growth);
-  else if (limited && pipe_.best_above(limit_ / 2))
+  else if (limited && pipe_.best_above(limit_ * 3 / 4))
     // Where a kept-alive connection costs more than two round trips to open (a TLS handshake of
     // 50 ms against answers in 2 ms), a step's new connections are a cost of their own, paid by
     // both sides and for many round trips, while the round trips of the connections already open
     // judge it: 16 -> 128 -> 1,000 in 80 ms, a thousand handshakes, the server's backlog
     // overflowed, 0.3 of a fixed 32. Each step waits until the answers a second show the last
-    // one brought more (the best of the pipe's samples came with over half the limit at the
-    // server: its connections are open), and doubles, as BBR's startup: the pipe then fills
-    // within a step of where more stopped paying.
+    // one brought more (the best of the pipe's samples came with over three quarters of the limit
+    // at the server: its connections are open; over half, a sample of the level before passed,
+    // and the next step came 8 ms after the last), and doubles, as BBR's startup: the pipe then
+    // fills within a step of where more stopped paying.
     set_limit(limit_ * costly_growth);
   return true;
 }
