@@ -251,6 +251,35 @@ TEST_CASE("where a new connection costs more than a round trip, slow start doubl
   CHECK(open + opening.size() <= 64);
 }
 
+TEST_CASE("where a step's connections never bring three quarters of the limit to the server, slow start still ends", "[adaptive]") {
+  // Kept-alive TLS connections that take 50 ms to open, answers in 2 ms, but the server closes
+  // one connection in ten (its error answers): two fifths of the permits are always opening a
+  // new one, so no sample has three quarters of the limit at the server. Slow start must not
+  // wait for one for ever (the hill climbing would never start).
+  auto now = clock_type::time_point{} + 100s;
+  adaptive_limit l(settings(), now);
+  double due = 0;
+  std::uint64_t answered = 0;
+  int ms = 0;
+  for (; ms < 10'000 && l.slow_start(); ++ms) {
+    const auto limit = l.limit();
+    const auto at_server = std::max<std::size_t>(1, limit * 3 / 5);
+    due += static_cast<double>(at_server) / 2;  // Little's law at 2 ms: the server scales
+    const int answers = static_cast<int>(due);
+    due -= answers;
+    for (int i = 0; i < answers; ++i) l.started(limit, 100, limit - at_server);
+    now += 1ms;
+    for (int i = 0; i < answers; ++i) {
+      if (++answered % 10 == 0) l.connection_opened(50ms);
+      l.connections_closed(answered / 10);
+      l.answered(2ms, now);
+    }
+  }
+  CHECK_FALSE(l.slow_start());
+  INFO("ended after " << ms << " ms at " << l.limit());
+  CHECK(ms < 2'000);
+}
+
 TEST_CASE("where every call opens a connection whose handshake is slow, slow start still climbs with the answers", "[adaptive]") {
   // HTTPS with Connection: close before an API that scales: each call spends 50 ms in its
   // handshake and 2 ms at the server, so at any time nearly every permit is opening a
@@ -263,9 +292,12 @@ TEST_CASE("where every call opens a connection whose handshake is slow, slow sta
   for (int ms = 0; ms < 5000 && l.slow_start(); ++ms) {
     std::size_t answers = 0;
     for (; !calls.empty() && calls.front() <= now; calls.pop_front()) ++answers;
-    for (std::size_t i = 0; i < answers; ++i) l.connection_opened(50ms, closed++);
+    for (std::size_t i = 0; i < answers; ++i) l.connection_opened(50ms);
     now += 1ms;
-    for (std::size_t i = 0; i < answers; ++i) l.answered(2ms, now);
+    for (std::size_t i = 0; i < answers; ++i) {
+      l.connections_closed(++closed);
+      l.answered(2ms, now);
+    }
     while (calls.size() < l.limit()) {
       const auto at_server = static_cast<std::size_t>(std::count_if(calls.begin(), calls.end(), [&](auto t) { return t - now <= 2ms; }));
       l.started(calls.size() + 1, 100, calls.size() + 1 - at_server);

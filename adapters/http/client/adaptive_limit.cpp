@@ -99,7 +99,7 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   const bool slow = q > usual + std::max({s_.spike_floor * usual, static_cast<double>(s_.spike_min.count()), 2 * client_delay_us_});
   if (!slow) remember_round(q, judged);
   if (!judged) {
-    if (limited && !slow) set_limit(limit_ * s_.start_growth);
+    if (limited && !slow) step_up(s_.start_growth, now);
     return true;
   }
   if (slow) {
@@ -127,7 +127,7 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   }
   // At the ceiling, and a round trip there judged it no slower: nothing more to find.
   if (limit_ >= s_.max) end_slow_start(1, now);
-  else if (limited && !costly_steps(round_trip)) set_limit(limit_ * s_.start_growth);
+  else if (limited && !costly_steps(round_trip)) step_up(s_.start_growth, now);
   else if (limited && pipe_.best_above(limit_ * 3 / 4))
     // Where a kept-alive connection costs more than two round trips to open (a TLS handshake of
     // 50 ms against answers in 2 ms), a step's new connections are a cost of their own, paid by
@@ -138,14 +138,27 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
     // at the server: its connections are open; over half, a sample of the level before passed,
     // and the next step came 8 ms after the last), and doubles, as BBR's startup: the pipe then
     // fills within a step of where more stopped paying.
-    set_limit(limit_ * costly_growth);
+    step_up(costly_growth, now);
+  else if (limited && now - stepped_at_ > std::chrono::microseconds(static_cast<std::int64_t>(2 * open_us_)) &&
+           pipe_.samples() >= samples_at_step_ + 3)
+    // ... but not for ever: the step's connections had twice their usual time to open and the
+    // pipe three samples since, and neither more answers nor a full pipe came of it (the calls
+    // at the server stay under three quarters of the limit: connections closed now and then, a
+    // server whose capacity lies between the two steps): slow start ends here, hill climbing
+    // takes over.
+    end_slow_start(1, now);
   return true;
 }
 
-void adaptive_limit::connection_opened(std::chrono::microseconds took, std::uint64_t closed_after_answer) {
+void adaptive_limit::connection_opened(std::chrono::microseconds took) {
   const double us = static_cast<double>(took.count());
   open_us_ = open_us_ <= 0 ? us : 0.75 * open_us_ + 0.25 * us;
-  closed_ = closed_after_answer;
+}
+
+void adaptive_limit::step_up(double factor, clock::time_point now) {
+  set_limit(limit_ * factor);
+  stepped_at_ = now;
+  samples_at_step_ = pipe_.samples();
 }
 
 bool adaptive_limit::costly_steps(std::chrono::microseconds round_trip) const {

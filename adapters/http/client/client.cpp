@@ -308,7 +308,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
         co_return res;
       }
       handshake = steady::now() - opening;
-      if (pool.limit) pool.limit->connection_opened(std::chrono::duration_cast<std::chrono::microseconds>(handshake));
+      if (pool.limit) pool.limit->connection_opened(std::chrono::duration_cast<std::chrono::microseconds>(c->open_took));
       if (opts.figures) opts.figures->handshake_s.record(std::chrono::duration<double>(handshake).count());
     }
     // The call's wait for a connection to write on, once (a second attempt's is the first's).
@@ -342,11 +342,11 @@ awaitable<response> client::impl::send(origin to, request spec) {
       observe_failure(pool, res.ec);
       co_return res;
     }
-    observe_answer(pool, res, x.first_byte, hold.straggler);
-    if (unproven) prove_connection(pool, unproven, paced);  // answered before the look found it acknowledged
     // Bytes after the answer belong to no request: such a connection is not used again.
     const bool keep = c->reader->keep_alive() && c->buffer.size() == 0;
-    if (!keep && pool.limit) pool.limit->closed_after_answer();
+    if (!keep && pool.limit) pool.limit->closed_after_answer();  // before the answer is heard: the limit reads both
+    observe_answer(pool, res, x.first_byte, hold.straggler);
+    if (unproven) prove_connection(pool, unproven, paced);  // answered before the look found it acknowledged
     if (c->buffer.size() > 0) ++stats.unsolicited;
     c->reader.reset();
     if (keep) keep_idle(pool, std::move(c));

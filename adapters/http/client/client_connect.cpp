@@ -165,6 +165,7 @@ awaitable<std::unique_ptr<connection>> client::impl::open(const origin& to, host
   // its own, inheritable ones). The list is held here: a lookup meanwhile replaces the pool's.
   const endpoint_list endpoints = pool.endpoints;
   boost::system::error_code cec = net::error::host_not_found;
+  auto connected_from = began;  // the try that succeeded began
   for (const auto& ep : *endpoints) {
     // A server whose backlog is full drops the SYN, and the kernel sends it again only after a
     // second: a connect that takes far longer than this origin's usual is tried again at once
@@ -179,6 +180,7 @@ awaitable<std::unique_ptr<connection>> client::impl::open(const origin& to, host
       auto [e] = co_await c->tcp().async_connect(ep, net::as_tuple(net::use_awaitable));
       cec = e;
       if (!cec) {
+        connected_from = started;
         const auto took = std::chrono::duration_cast<std::chrono::microseconds>(steady::now() - started);
         pool.connect_avg = pool.connect_avg.count() == 0 ? took : (pool.connect_avg * 3 + took) / 4;
         break;
@@ -209,6 +211,7 @@ awaitable<std::unique_ptr<connection>> client::impl::open(const origin& to, host
     const bool shaken = co_await handshake(*c, to.host, res);
     if (!shaken) co_return nullptr;
   }
+  c->open_took = steady::now() - connected_from;
   co_return c;
 }
 

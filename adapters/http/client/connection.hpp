@@ -35,6 +35,9 @@ struct connection {
   std::optional<boost::beast::ssl_stream<boost::beast::tcp_stream>> tls;
   boost::beast::flat_buffer buffer{read_buffer_max};
   std::chrono::steady_clock::time_point idle_since{};  // when it went back to the pool
+  // The connect that succeeded and the TLS handshake (not the quick retries before it: a SYN a
+  // full backlog dropped is the server's overload, no cost of a connection).
+  std::chrono::steady_clock::duration open_took{};
   // The parser of the answer being read: kept here, not in the request's coroutine frame, so that
   // frame stays small (a frame over about 1 KiB costs glibc a large-bin allocation, and a
   // consolidation of its fast bins, on every request).

@@ -12,6 +12,7 @@ std::optional<double> full_pipe::round_ended(clock::time_point now, std::chrono:
   const double running = running_sum_ / static_cast<double>(starts_);
   const double in_flight = in_flight_sum_ / static_cast<double>(starts_);
   start_ = now;
+  ++samples_;
   answers_ = starts_ = 0;
   running_sum_ = in_flight_sum_ = 0;
   top_rate_ = std::max(top_rate_, rate);

@@ -49,7 +49,9 @@ bool origin_limit::take_turn(clock::time_point now, clock::time_point& at) {
 
 origin_limit::decision origin_limit::answered(std::chrono::microseconds first_byte, int status, bool said_when,
                                               clock::time_point now, bool straggler) {
+  const auto closed = closed_after_answer_.load(std::memory_order_relaxed);
   std::lock_guard lock(mutex_);
+  limit_state_.connections_closed(closed);
   ++answers_;
   if (now - answers_since_ >= std::chrono::seconds(5)) {
     answers_per_s_ = static_cast<double>(answers_ - answers_then_) / std::chrono::duration<double>(now - answers_since_).count();

@@ -101,11 +101,13 @@ class adaptive_limit {
   // Demand that reaches the limit is what allows it to grow. `opening`: of `in_flight`, requests
   // whose connection is being opened (not at the server yet: full_pipe.hpp).
   void started(std::size_t in_flight, std::size_t waiting, std::size_t opening = 0);
-  // A new connection took `took` to open (connect and its quick retries, TLS handshake). Where
-  // that costs more than two round trips, slow start's next step waits for the answers a second
-  // to show the last one paid. `closed_after_answer`: the answers so far whose connection was not
-  // kept (the API closes its connections: every call pays its own).
-  void connection_opened(std::chrono::microseconds took, std::uint64_t closed_after_answer = 0);
+  // A new connection took `took` to open (the connect that succeeded, TLS handshake). Where that
+  // costs more than two round trips, slow start's next step waits for the answers a second to
+  // show the last one paid.
+  void connection_opened(std::chrono::microseconds took);
+  // The answers so far whose connection was not kept (the API closes its connections: every
+  // call pays its own); told before each answer.
+  void connections_closed(std::uint64_t closed_after_answer) { closed_ = closed_after_answer; }
   // An answer's first byte came `latency` after its request was written. True when this ended a
   // round trip or a measuring period, so a decision was made (the limit may not have changed).
   // `straggler`: its request ran beside the limit (straggler_watch.hpp): the answer counts among
@@ -211,9 +213,12 @@ class adaptive_limit {
   full_pipe pipe_;                     // answers a second against the requests at the server
   double open_us_ = 0;                 // a new connection's usual time to open (moving average)
   std::uint64_t answered_ = 0, closed_ = 0;  // answers, and those whose connection was not kept
+  clock::time_point stepped_at_{};     // slow start's last growth
+  std::uint64_t samples_at_step_ = 0;  // the pipe's samples then
   // Slow start's steps are costly: kept-alive connections that take longer to open than
   // costly_open round trips.
   bool costly_steps(std::chrono::microseconds round_trip) const;
+  void step_up(double factor, clock::time_point now);  // slow start grows the limit
   bool judged_history_ = false;        // ... of enough answers each
   bool slow_round_ = false;
   double client_delay_us_ = 0;        // client_delay()

@@ -64,6 +64,7 @@ class full_pipe {
   // Whether the most answers a second yet (by rate_gain over the best before) came with more than
   // `running` requests at the server on average: the current step of slow start has shown it
   // brought more answers (slow start's costly steps wait for it: adaptive_limit.hpp).
+  std::uint64_t samples() const { return samples_; }  // samples taken since the start
   bool best_above(double running) const { return !since_best_.empty() && since_best_.front().running > running; }
 
  private:
@@ -80,6 +81,7 @@ class full_pipe {
   };
   std::vector<sample> since_best_;
   int stalls_ = 0;
+  std::uint64_t samples_ = 0;
 };
 
 }  // namespace dibs::http

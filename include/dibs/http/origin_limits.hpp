@@ -107,9 +107,8 @@ class origin_limit {
   }
   // A new connection took `took` to open (adaptive_limit::connection_opened).
   void connection_opened(std::chrono::microseconds took) {
-    const auto closed = closed_after_answer_.load(std::memory_order_relaxed);
     std::lock_guard lock(mutex_);
-    limit_state_.connection_opened(took, closed);
+    limit_state_.connection_opened(took);
   }
   // An answer's connection was not kept for another request (HTTP/1.0, `Connection: close`).
   void closed_after_answer() { closed_after_answer_.fetch_add(1, std::memory_order_relaxed); }
