@@ -19,7 +19,10 @@
 //     a second (a TLS API whose handshakes cost it CPU, an HTTP/1.0 server: neither slows);
 //     Against an API that scales (dibs exists to hide its latency) it reaches the ceiling in a
 //     few round trips: 2 to 1,000 in five at x4, where a measuring period per doubling took nine
-//     periods of at least two round trips (0.51 of a fixed 1,000 at 500 ms);
+//     periods of at least two round trips (0.51 of a fixed 1,000 at 500 ms). Where kept-alive
+//     connections take more than two round trips to open (a slow TLS handshake), a step's new
+//     connections are a cost the round trips of those already open can't judge: it grows x2,
+//     once the answers a second show the last step paid (connection_opened);
 //   - then hill climbing: the limit is held, then tried `probe_step` higher and kept if the
 //     answers per second rose by `keep_gain` (in the probe's period and on average over the
 //     `hold_periods` after it: one period's rise is often chance), else tried as much lower and
