@@ -17,6 +17,7 @@ The family (servers no one here wrote, or written the way people write them; tes
   close, 2 ms            HTTP/1.0 (a connection per answer), 2 ms answers, 3,000 items
   https, 50 ms handshake  HTTPS (a certificate of the run's own, --ca-file) whose handshake takes
                          50 ms, a listen backlog of 128, keep-alive, 2 ms answers, 3,000 items
+  https, close, 50 ms    the same HTTPS, but `Connection: close` (a handshake for every call)
   load-dependent         keep-alive, a backlog of 128, every answer after 5 ms + 2 ms for each
                          request in flight when it came: more in flight, slower answers
   capacity halves        a pool of 32 x 20 ms that halves at 5 s and comes back at 15 s
@@ -311,6 +312,9 @@ def main():
             ("https, 50 ms handshake, 2 ms", lambda: https(servers.small_api(
                 "tls", "keepalive", "--latency-ms", "2", "--backlog", "128", "--tls", os.path.join(tls, "cert.pem"),
                 os.path.join(tls, "key.pem"), "--handshake-ms", "50")), short_seeded, [4, 8, 16, 32, 64, 128, 256], False),
+            ("https, Connection: close, 50 ms handshake, 2 ms", lambda: https(servers.small_api(
+                "tlsclose", "close", "--latency-ms", "2", "--backlog", "128", "--tls", os.path.join(tls, "cert.pem"),
+                os.path.join(tls, "key.pem"), "--handshake-ms", "50")), short_seeded, [16, 32, 64, 128, 256, 512], False),
             ("load-dependent: 5 ms + 2 ms a request in flight", lambda: servers.small_api(
                 "loaddep", "keepalive", "--latency-ms", "5", "--per-in-flight-ms", "2", "--backlog", "128"), short_seeded,
              [4, 8, 16, 32, 64, 128, 256], False),
