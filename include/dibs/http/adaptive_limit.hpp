@@ -168,6 +168,8 @@ class adaptive_limit {
   // Slow start's round trips: true when one ended (and the limit grew, or slow start ended).
   bool slow_start_round(std::chrono::microseconds latency, clock::time_point now, bool straggler);
   void end_slow_start(double factor, clock::time_point now);
+  // The lower quartile of a round trip's latencies (reordered).
+  static double lower_quartile(std::vector<std::uint32_t>& us);
   // The usual latency of slow start's round trips before one of latency `q` (which joins them).
   double usual_round_us(double q) const;
   void remember_round(double q, bool judged);
