@@ -26,6 +26,16 @@ api_shape python_server(const char* name) {
   return a;
 }
 
+// The same server closing every connection after its answer (HTTP/1.0), with its listen backlog
+// of 5, accepting one connection a quarter millisecond.
+api_shape python_closing_server(const char* name) {
+  api_shape a = python_server(name);
+  a.keep_alive = false;
+  a.accept_backlog = 5;
+  a.accept_ms = 0.25;
+  return a;
+}
+
 // A thread pool of `workers` each held for a backend call of `delay_ms` (gunicorn's sync
 // workers, PHP-FPM), past `backlog` waiting: refused with `status` (or dropped).
 api_shape pool(const char* name, int workers, double delay_ms, int backlog, api_shape::overflow how) {
@@ -145,29 +155,20 @@ std::vector<family_member> api_family() {
     m.gated = false;
     f.push_back(m);
   }
-  // Connection behaviour: Python's listen backlog of 5, and a server that closes every
-  // connection after its answer (HTTP/1.0), accepting one connection a quarter millisecond.
-  {
-    auto a = python_server("python http.server, Connection: close");
-    a.keep_alive = false;
-    a.accept_backlog = 5;
-    a.accept_ms = 0.25;
-    f.push_back(member(a, 10'000));
-  }
+  // Connection behaviour: Python's server closing every connection after its answer.
+  f.push_back(member(python_closing_server("python http.server, Connection: close"), 10'000));
   // The same server answering after 2 ms (a backend call; bench/adaptive.py's "close, 2 ms",
-  // whose real server was best at a fixed 16 on one machine, 0.56-0.77 by default, and at 4 on
-  // another, where the default matched it). Not gated: 0.62 over seeds 1 and 3-6, 0.77 at seed 2
-  // (the best fixed: 64). Slow start's first step (2 -> 16) overflows the backlog of 5, and the
-  // drops, each known 25 ms after its connect, cut 16 -> 11 -> 7 -> 4 -> 2 round by round (the
-  // real client's log shows the same steps); hill climbing then gains one call a period. Tried and not kept: drops lowering nothing once half the answers close their
-  // connection (0.08: the connect window, halved by the drops, let one call at a time reach the
-  // server, and the probes walked the limit to 828); drops dated from the call's permit rather
-  // than its connect (0.74 at seeds 1 and 2: the drops at 7 and 4 are the server's own).
+  // whose real server was best at a fixed 16 on one machine, 0.56-0.77 by default, and at 4-8 on
+  // another, 0.87-0.94). Not gated: 0.62 over seeds 1 and 3-6, 0.77 at seed 2 (the best fixed:
+  // 64). Slow start's first step (2 -> 16) overflows the backlog of 5, and the drops, each known
+  // 25 ms after its connect, cut 16 -> 11 -> 7 -> 4 -> 2 round by round (the real client's log
+  // shows the same steps); hill climbing then gains one call a period. Tried and not kept: drops
+  // lowering nothing once half the answers close their connection (0.08: the connect window,
+  // halved by the drops, let one call at a time reach the server, and the probes walked the limit
+  // to 828); drops dated from the call's permit rather than its connect (0.74 at seeds 1 and 2:
+  // the drops at 7 and 4 are the server's own).
   {
-    auto a = python_server("HTTP/1.0, 2 ms: python http.server, Connection: close");
-    a.keep_alive = false;
-    a.accept_backlog = 5;
-    a.accept_ms = 0.25;
+    auto a = python_closing_server("HTTP/1.0, 2 ms: python http.server, Connection: close");
     a.delay_ms = 2;
     auto m = member(a, 3'000);
     m.gated = false;
