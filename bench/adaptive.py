@@ -43,6 +43,7 @@ family, simulated in virtual time, is what the unit tests hold the limit to
 import argparse
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -449,16 +450,18 @@ def main():
         lines += ["", "Failed items per run (default): " + ", ".join("%s %d" % (r["api"], r["default"]["failed"]) for r in results)]
         return "\n".join(lines) + "\n"
 
+    # The command as it was run (its flags move the figures: --timeout, --repeats, --only).
+    command_run = " ".join(["python3 bench/adaptive.py"] + [shlex.quote(x) for x in sys.argv[1:]])
     family = [r for r in results if r["group"] == "family"]
     unseen = [r for r in results if r["group"] == "unseen"]
     texts = []
     if family or not unseen:
         texts.append((report(family, "## Adaptive concurrency: default flags against the best fixed concurrency, per API",
-                             "python3 bench/adaptive.py --dibs build/bin/dibs", [], "Worst ratio"), a.md, a.json, family))
+                             command_run, [], "Worst ratio"), a.md, a.json, family))
     if unseen:
         texts.append((report(
             unseen, "## Adaptive concurrency, unseen APIs: default flags against the best fixed concurrency, per API",
-            "python3 bench/adaptive.py --dibs build/bin/dibs --group unseen",
+            command_run,
             ["Shapes written after the family's figures were in, that nothing in dibs was tuned on "
              "(tests/servers/unseen_api.py; the shapes in bench/adaptive.py's docstring). Apart from the family: "
              "these rows are in none of its figures, its worst ratio included (bench/results/adaptive.md); "
