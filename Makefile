@@ -55,7 +55,7 @@ test: build
 # with full debug info (measured on tests/integration/test_api_outage.cpp: 8.5 s with -g, 5.7 s).
 sanitize: deps
 	@if [ ! -f $(ASAN_BUILD)/build.ninja ]; then \
-	  cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DDIBS_SANITIZE=ON; fi
+	  cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DDIBS_SANITIZE=ON -DDIBS_BENCH=OFF; fi
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(ASAN_BUILD) -j $(JOBS) --output-on-failure --timeout 600 || \
