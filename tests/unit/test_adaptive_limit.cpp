@@ -613,6 +613,29 @@ TEST_CASE("against an API fastest one request at a time, probes that find nothin
   CHECK(static_cast<double>(at_one.count()) / static_cast<double>(total.count()) >= 0.85);
 }
 
+TEST_CASE("a server whose latency grows with its load: probes up are kept while each brings a few more answers", "[adaptive]") {
+  // 5 ms, and 2 ms more for each call in flight (every request contends for one lock): 8 in flight
+  // answer 381 a second, 16 432, 32 464, 256 496. A probe a quarter up is 13-22% later and brings
+  // 2-10% more answers; kept only where the latency rose by half the step or less, the limit sat
+  // near 10 (0.78 of the best). By Little's law, latency that rose less than the step is more
+  // answers: the limit climbs past 16, and stops where a probe brings under 2% (near 22).
+  auto now = clock_type::time_point{} + 100s;
+  adaptive_limit l(settings(), now);
+  std::size_t highest = 0;
+  const auto end = now + 60s;
+  while (now < end) {
+    const auto n = l.limit();
+    highest = std::max(highest, n);
+    for (std::size_t i = 0; i < n; ++i) l.started(i + 1, 1);
+    const auto lat = std::chrono::microseconds(5'000 + 2'000 * static_cast<std::int64_t>(n));
+    now += lat;
+    for (std::size_t i = 0; i < n; ++i) l.answered(lat, now);
+  }
+  CHECK(l.limit() >= 16);
+  CHECK(l.limit() <= 64);   // no run up the slope: 64 is 2% more answers for twice the latency
+  CHECK(highest <= 128);    // slow start's step past 16, the highest it went
+}
+
 TEST_CASE("a probe up that makes the server queue goes back to where it started, no lower", "[adaptive]") {
   // 20 workers, and past them latency that grows steeply (a server thrashing): a probe to 25 in
   // flight doubles the latency. The spike is the probe's doing: back to 20, not half of 25.

@@ -139,9 +139,15 @@ bool adaptive_limit::latency_held() const {
   const double latency = period_latency_us();
   if (latency < 0) return false;
   // A server that queues answers later in proportion to the calls in flight: a probe a quarter up
-  // is a quarter later; half that is the tolerance (and the client's own lateness, twice, and half
-  // a millisecond: a busy machine's scheduler).
-  return latency <= probe_from_us_ + std::max({s_.probe_step / 2 * probe_from_us_, 500.0, 2 * client_delay_us_});
+  // is a quarter later, and no answer more. Latency up by less than that is more answers, by
+  // Little's law: at nine tenths of the step, 2% more (and the client's own lateness, twice, and
+  // half a millisecond: a busy machine's scheduler). At half the step (11% more answers, the
+  // rule before), a server whose latency grows with its load (5 ms + 2 ms a call in flight) held
+  // the limit near 10, 0.73 of a fixed 256 (bench/results/adaptive-third-pass.md); at nine
+  // tenths it climbs to 33 (0.82). Noise may pass a probe up a plateau now and then: the latency
+  // judges only while its periods stray by less than a quarter of the step (period_latency_us),
+  // the probe's next periods must confirm it, and probes down walk a plateau back down.
+  return latency <= probe_from_us_ + std::max({s_.held_share * s_.probe_step * probe_from_us_, 500.0, 2 * client_delay_us_});
 }
 
 void adaptive_limit::start_period(clock::time_point now) {

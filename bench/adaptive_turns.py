@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Default flags of two or more dibs binaries, and fixed settings, by turns against some of
+bench/adaptive.py's APIs: a change to the adaptive limit measured against the binary before it in
+one sitting, where the whole family (bench/adaptive.py, about 50 minutes) would measure each binary
+an hour apart on a machine whose speed drifts. Each round runs every binary's default, then each
+fixed setting (with the first binary), over a fresh copy of the items; the median docs/s of the
+rounds is printed with every run beside it, and the whole runs go to --json.
+
+  python3 bench/adaptive_turns.py --dibs before=/tmp/dibs-before --dibs with=build/bin/dibs \\
+      --apis loaddep,keepalive --fixed loaddep=32,256 --fixed keepalive=8 --runs 3
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import adaptive as A  # noqa: E402  (its servers and its enrich run, as the family runs them)
+
+
+def apis(servers, tls):
+    """name -> (start the API, items): bench/adaptive.py's shapes of the same names."""
+    https = lambda port: ("https", port, os.path.join(tls, "cert.pem"))
+    small = servers.small_api
+    tls_args = ["--tls", os.path.join(tls, "cert.pem"), os.path.join(tls, "key.pem"), "--handshake-ms", "50"]
+    return {
+        "keepalive": (lambda: small("keepalive", "keepalive"), 20000),
+        "close": (lambda: small("close", "close"), 10000),
+        "backend20": (lambda: small("backend20", "keepalive", "--latency-ms", "20"), 10000),
+        "nginxslow": (lambda: servers.nginx("slow", small("upstream-slow", "keepalive", "--latency-ms", "20"), "", ""), 2000),
+        "cap4": (lambda: small("cap4", "keepalive", "--cap", "4", "--latency-ms", "2"), 3000),
+        "close2": (lambda: small("close2", "close", "--latency-ms", "2"), 3000),
+        "loaddep": (lambda: small("loaddep", "keepalive", "--latency-ms", "5", "--per-in-flight-ms", "2", "--backlog", "128"), 3000),
+        "tls": (lambda: https(small("tls", "keepalive", "--latency-ms", "2", "--backlog", "128", *tls_args)), 3000),
+        "tlsclose": (lambda: https(small("tlsclose", "close", "--latency-ms", "2", "--backlog", "128", *tls_args)), 3000),
+        "node": (lambda: servers.node_api("node"), 20000),
+        "shed": (lambda: small("shed", "keepalive", "--workers", "16", "--latency-ms", "20", "--queue", "16"), 5000),
+        "cold": (lambda: small("cold", "keepalive", "--workers", "32", "--latency-ms", "20", "--queue", "32", "--cold-s", "5",
+                               "--cold-factor", "5"), 10000),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dibs", action="append", required=True, help="NAME=PATH, a binary run with default flags (repeat)")
+    ap.add_argument("--apis", required=True, help="comma-separated: " + "keepalive, close, backend20, nginxslow, cap4, "
+                    "close2, loaddep, tls, tlsclose, node, shed, cold")
+    ap.add_argument("--fixed", action="append", default=[], help="API=C1,C2: fixed settings run beside (repeat)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    binaries = [tuple(d.split("=", 1)) for d in a.dibs]
+    fixed = {f.split("=", 1)[0]: f.split("=", 1)[1].split(",") for f in a.fixed}
+    first = binaries[0][1]
+    work = tempfile.mkdtemp(prefix="dibs-turns-")
+    servers = A.Servers(work)
+    tls = os.path.join(work, "tls")
+    os.makedirs(tls)
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "3",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", os.path.join(tls, "key.pem"),
+                    "-out", os.path.join(tls, "cert.pem")], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    shapes = apis(servers, tls)
+    out = {"command": " ".join(sys.argv), "apis": {}}
+    try:
+        for name in a.apis.split(","):
+            start, n = shapes[name]
+            port = start()
+            items = os.path.join(work, "items-%d.jsonl" % n)
+            if not os.path.exists(items):
+                subprocess.run([first, "seed", "--store", "jsonl:" + items, "--docs", str(n)], check=True, stdout=subprocess.DEVNULL)
+            variants = [(b, path, []) for b, path in binaries]
+            variants += [("fixed " + c, first, ["--fixed-concurrency", "--concurrency", c]) for c in fixed.get(name, [])]
+            runs = {v[0]: [] for v in variants}
+            for _ in range(a.runs):
+                for label, path, extra in variants:
+                    runs[label].append(A.enrich(path, items, work, port, extra, a.timeout))
+            print(name, flush=True)
+            for label, figs in runs.items():
+                per_s = [round(f["docs_per_s"]) for f in figs]
+                print("  %s: %d docs/s (%s), limit %s, refused %d, failed %d" % (
+                    label, statistics.median(per_s), ", ".join(map(str, per_s)),
+                    " ".join("%s->%s" % (f.get("limit_range", "-"), f.get("limit_end", "-")) for f in figs),
+                    sum(f["refused"] for f in figs), sum(f["failed"] for f in figs)), flush=True)
+            out["apis"][name] = runs
+    finally:
+        servers.stop()
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
