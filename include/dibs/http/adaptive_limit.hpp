@@ -25,8 +25,8 @@
 //     once the answers a second show the last step paid (connection_opened);
 //   - then hill climbing: the limit is held, then tried `probe_step` higher and kept if the
 //     answers per second rose by `keep_gain` (in the probe's period and on average over the
-//     `hold_periods` after it: one period's rise is often chance) or the latency rose by less
-//     than `held_share` of the step (by Little's law, a few more answers), else tried as much lower and
+//     `hold_periods` after it: one period's rise is often chance) or the latency rose so much less
+//     than the step that by Little's law the answers rose by `drop_tolerance`, else tried as much lower and
 //     kept if they did not fall by more than `drop_tolerance` (fewer in flight for the same
 //     answers is kinder to the server), else back where it was; after each such probe that found
 //     nothing, held twice as long before the next (up to `max_hold_periods`);
@@ -61,7 +61,6 @@ struct adaptive_settings {
   double start_growth = 8;          // slow start: the limit x this a round trip
   double probe_step = 0.25;         // a probe tries the limit this much higher (or lower)
   double keep_gain = 0.05;          // ... kept higher when the answers per second rose this much
-  double held_share = 0.9;          // ... or the latency rose by less than this share of the step
   double drop_tolerance = 0.03;     // ... kept lower when they fell no more than this
   int hold_periods = 2;             // periods at a limit before the next probe ...
   // ... doubled after each probe that found nothing better, up to this: each probe spends a
@@ -188,8 +187,9 @@ class adaptive_limit {
   void after_failed_probe_up();
   // A probe down lost answers (or was not confirmed): back where it started, probed less often.
   void after_failed_probe_down();
-  // The measuring period's latency (the mean of its round trips') no higher than where the probe
-  // up started (probe_from_us_) by half the probe's step: the probe queued nothing.
+  // The measuring period's latency (the mean of its round trips') against where the probe up
+  // started (probe_from_us_): up by so much less than the probe's step that the answers rose by
+  // drop_tolerance (Little's law), or by no more than the client's own lateness.
   bool latency_held() const;
   // ... and for a probe down, a quarter of its step lower: the server had queued them.
   bool latency_fell() const;
