@@ -6,11 +6,14 @@
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= 2
-# Tests four at a time: most of the suite's time is servers' clocks (quota windows, token
-# buckets, leases, failovers), not CPU. Measured 2026-12-02 on 2 cores, every test passing each
-# time: the tests 585 s at -j2, 317 s at -j4; under the sanitizers 885 s at -j2 (the cores 52%
-# busy), 541 s at -j4.
+# `make test` runs four tests at a time: most of the suite's time is servers' clocks (quota
+# windows, token buckets, leases, failovers), not CPU. Measured 2026-12-02 on 2 cores: 585 s at
+# -j2, 317 s at -j4, every test passing. The sanitized tests stay at two (SANITIZE_TEST_JOBS):
+# 885 s at -j2 (the cores 52% busy), 536-541 s at -j4, but one run of two at -j4 failed a test
+# (tests/integration/test_api_outage.cpp: a fresh item's call counted while the breaker was
+# open, 7 for 5 trips; not reproduced in 36 runs of it alone, 4 at a time), so not yet.
 TEST_JOBS ?= 4
+SANITIZE_TEST_JOBS ?= 2
 DEMO_ARGS ?=
 
 .PHONY: all deps deps-build configure configure-demo build demo test sanitize bench fuzz chaos chaos-cluster \
@@ -63,7 +66,7 @@ sanitize: deps
 	  cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DDIBS_SANITIZE=ON -DDIBS_BENCH=OFF; fi
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(ASAN_BUILD) -j $(TEST_JOBS) --output-on-failure --timeout 600 || \
+	  ctest --test-dir $(ASAN_BUILD) -j $(SANITIZE_TEST_JOBS) --output-on-failure --timeout 600 || \
 	  { python3 scripts/failed_tests_output.py $(ASAN_BUILD); exit 8; }
 
 bench: build
