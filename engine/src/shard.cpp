@@ -225,6 +225,11 @@ awaitable<void> shard::dispatcher() {
       probe_claim = true;  // nothing in hand to probe with: claim one item
     } else {
       release_waiting(steady::now());
+      // The circuit may have opened just now (the failures in a row came to span min_outage with
+      // no new one): nothing more is sent but probes. Launched on, the items in hand went into the
+      // outage, up to the limit's worth, each a call the API may bill (a test whose API refuses
+      // every first call counted them under a loaded CPU: 7 fresh items' calls for 5 trips).
+      if (!breaker_.closed()) continue;
       const std::size_t limit = run_limit();
       while (in_flight_.inside() < limit && !rerun_.empty()) {
         launch(std::move(rerun_.front()));
