@@ -11,8 +11,9 @@ JOBS ?= 2
 # -j2, 317-324 s at -j4, every test passing. The sanitized tests stay at two (SANITIZE_TEST_JOBS):
 # 885 s at -j2 (the cores 52% busy), 536-541 s at -j4, but one run of two at -j4 failed a test
 # (tests/integration/test_api_outage.cpp: fresh items' calls sent while the breaker was open, 7
-# for 5 trips). That was the engine's fault, since mended (engine/src/shard.cpp); four at a time
-# under the sanitizers is not yet measured again.
+# for 5 trips). Looking for why found the engine sending items in hand just after its breaker
+# opened by time, since mended (engine/src/shard.cpp), the likely cause but not a proven one (the
+# failure never came back in 46 runs of that test); four at a time there is not measured again.
 TEST_JOBS ?= 4
 SANITIZE_TEST_JOBS ?= 2
 DEMO_ARGS ?=
