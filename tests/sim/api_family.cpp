@@ -144,8 +144,9 @@ std::vector<family_member> api_family() {
   }
   // A latency that grows with load (a backend whose every request contends for one lock or disk):
   // more in flight is slower answers, though a few more answers a second (the real family's
-  // "load-dependent" shape): 0.88-0.94 of a fixed 512 over seeds 1-6, where probes up were kept
-  // only if the latency rose by half their step or less (the limit sat near 10: 0.78).
+  // "load-dependent" shape): 0.86-0.91 of a fixed 512 over seeds 1-6 since a probe up is kept
+  // where its latency rose so much less than its step that the answers rose 3% (Little's law);
+  // kept only where the latency rose by half the step or less, the limit sat near 10 (0.78).
   {
     api_shape a;
     a.name = "load-dependent: 5 ms + 2 ms a call in flight";

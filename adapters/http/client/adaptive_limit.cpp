@@ -143,12 +143,12 @@ bool adaptive_limit::latency_held() const {
   // are whole: 6 -> 7 is a sixth) is more answers, by Little's law: kept where that is
   // `drop_tolerance` (3%) or more, as much as a probe down may lose and be kept, so that no limit
   // is kept both ways (or where the latency rose by no more than the client's own lateness,
-  // twice, and half a millisecond: a busy machine's scheduler). Asked 11% (the latency up by half the step, the
-  // rule before), a server whose latency grows with its load (5 ms + 2 ms a call in flight) held
-  // the limit near 10, 0.70 of a fixed 256 (bench/results/adaptive-third-pass.md). Noise may pass
-  // a probe up a plateau now and then: the latency judges only while its periods stray by less
-  // than a quarter of the step (period_latency_us), the probe's next periods must confirm it, and
-  // probes down walk a plateau back down.
+  // twice, and half a millisecond: a busy machine's scheduler). Asked 11% (the latency up by half
+  // the step, the rule before), a server whose latency grows with its load (5 ms + 2 ms a call in
+  // flight) held the limit near 10, 0.70-0.73 of a fixed 256 (bench/results/adaptive-third-pass.md).
+  // Noise may pass a probe up a plateau now and then: the latency judges only while its periods
+  // stray by less than a quarter of the step (period_latency_us), the probe's next periods must
+  // confirm it, and probes down walk a plateau back down.
   if (latency <= probe_from_us_ + std::max(500.0, 2 * client_delay_us_)) return true;
   const double step = base_limit_ > 0 ? limit_ / base_limit_ : 1 + s_.probe_step;
   return step * probe_from_us_ / latency >= 1 + s_.drop_tolerance;

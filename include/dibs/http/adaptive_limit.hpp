@@ -25,11 +25,12 @@
 //     once the answers a second show the last step paid (connection_opened);
 //   - then hill climbing: the limit is held, then tried `probe_step` higher and kept if the
 //     answers per second rose by `keep_gain` (in the probe's period and on average over the
-//     `hold_periods` after it: one period's rise is often chance) or the latency rose so much less
-//     than the step that by Little's law the answers rose by `drop_tolerance`, else tried as much lower and
-//     kept if they did not fall by more than `drop_tolerance` (fewer in flight for the same
-//     answers is kinder to the server), else back where it was; after each such probe that found
-//     nothing, held twice as long before the next (up to `max_hold_periods`);
+//     `hold_periods` after it: one period's rise is often chance) or the latency rose so much
+//     less than the step that by Little's law the answers rose by `drop_tolerance`, else tried
+//     as much lower and kept if they did not fall by more than `drop_tolerance` (fewer in
+//     flight for the same answers is kinder to the server), else back where it was; after each
+//     such probe that found nothing, held twice as long before the next (up to
+//     `max_hold_periods`);
 //   - multiplicative decrease on loss (429, 502-504, timeouts, resets, refused or dropped
 //     connections: the server says it is overloaded) and on a latency spike (two round trips in a
 //     row whose latency is past the moving average by more than `deviation_scale`
