@@ -212,6 +212,18 @@ def enrich(dibs, seeded, work, port, extra, timeout):
     return fig
 
 
+def self_signed_cert(work):
+    """A certificate of its own for the HTTPS APIs (nothing secret committed; 3 days): the folder
+    holding cert.pem and key.pem."""
+    tls = os.path.join(work, "tls")
+    os.makedirs(tls)
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-days", "3", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", os.path.join(tls, "key.pem"), "-out", os.path.join(tls, "cert.pem")],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return tls
+
+
 def median_of(n, run, runs=None):
     """The run of median docs/s among n (those given count), with every run's docs/s beside it."""
     runs = list(runs or [])
@@ -272,13 +284,7 @@ def main():
         mid_seeded = seed("mid-items", 10000)
         small_seeded = seed("small-items", 5000)
         short_seeded = seed("short-items", 3000)
-        # A certificate of its own for the HTTPS API (nothing secret committed; 3 days).
-        tls = os.path.join(work, "tls")
-        os.makedirs(tls)
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                        "-days", "3", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                        "-keyout", os.path.join(tls, "key.pem"), "-out", os.path.join(tls, "cert.pem")],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        tls = self_signed_cert(work)
         https = lambda port: ("https", port, os.path.join(tls, "cert.pem"))
         long_seeded = seed("long-items", 30000)
         stub_40k = seed("stub-40k", 40000)
