@@ -6,14 +6,8 @@
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= 2
-# `make test` runs four tests at a time: most of the suite's time is servers' clocks (quota
-# windows, token buckets, leases, failovers), not CPU. Measured 2026-12-02 on 2 cores: 585 s at
-# -j2, 317-324 s at -j4, every test passing. The sanitized tests stay at two (SANITIZE_TEST_JOBS):
-# 885 s at -j2 (the cores 52% busy), 536-541 s at -j4, but one run of two at -j4 failed a test
-# (tests/integration/test_api_outage.cpp: fresh items' calls sent while the breaker was open, 7
-# for 5 trips). Looking for why found the engine sending items in hand just after its breaker
-# opened by time, since mended (engine/src/shard.cpp), the likely cause but not a proven one (the
-# failure never came back in 46 runs of that test); four at a time there is not measured again.
+# Tests run four at a time (their time is mostly servers' clocks, not CPU), the sanitized ones two
+# at a time until four is measured again there: docs/testing.md says why, with the figures.
 TEST_JOBS ?= 4
 SANITIZE_TEST_JOBS ?= 2
 DEMO_ARGS ?=
