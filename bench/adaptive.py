@@ -23,15 +23,25 @@ The family (servers no one here wrote, or written the way people write them; tes
   capacity halves        a pool of 32 x 20 ms that halves at 5 s and comes back at 15 s
   cold start             a pool of 32 x 20 ms, five times slower for its first 5 s
   stub, stub 20/100/500 ms   dibs's own stub: default flags against a fixed 1,000
-The unseen group (tests/servers/unseen_api.py), run only when asked (--group unseen or all, or
---only NAME), reported apart (bench/results/adaptive-unseen.md and .json) and never in the family's
-worst ratio: shapes written after the family's numbers were in, that nothing was tuned on:
+The unseen group (tests/servers/unseen_api.py, unseen_api2.py), run only when asked (--group
+unseen or all, or --only NAME), reported apart (bench/results/adaptive-unseen.md and .json) and
+never in the family's worst ratio: shapes written after the family's numbers were in, that nothing
+was tuned on:
   token bucket 400/s ...  a per-client token bucket (400/s, burst 20) answering 429 with
                          `Retry-After: 1` (whole seconds, as Flask-Limiter and express-rate-limit
                          write it), 5 ms answers, 1,000 items
   prefork 8 workers ...  Apache prefork: 8 workers, each holding its keep-alive connection until it
                          is idle 1 s (or after 100 requests), connections past 8 waiting in the
                          listen queue; 10 ms answers, 1,000 items
+  varnish 90% hits ...   Varnish before a gunicorn origin of 4 sync workers: 90% of the keys (by a
+                         hash) hits answered in 1 ms, the rest misses answered in 80 ms once one
+                         of the 4 is free (in turn; 503 past Varnish's first_byte_timeout, 60 s):
+                         two modes of latency, only the slow one contending; 2,000 items
+  django on sqlite ...   Django on SQLite (WAL, BEGIN IMMEDIATE, ATOMIC_REQUESTS, Python's 5 s busy
+                         timeout), SQLite itself: each request a write transaction held 4 ms; one
+                         write lock, its waiters sleeping in SQLite's busy handler while later
+                         requests barge in: flat throughput, a tail growing with calls in flight,
+                         HTTP 500 "database is locked" past 5 s; 1,000 items
 Each run: `dibs enrich` in file mode over a fresh copy of the seeded items, default flags (only
 --store/--out/--url) or `--fixed-concurrency --concurrency C`; docs/s from the wall time, calls
 and refusals (429/503) from its --summary-json. A run is bounded (--timeout): one that does not
@@ -57,6 +67,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SMALL_API = os.path.join(HERE, "..", "tests", "servers", "small_api.py")
 NODE_API = os.path.join(HERE, "..", "tests", "servers", "node_api.js")
 UNSEEN_API = os.path.join(HERE, "..", "tests", "servers", "unseen_api.py")
+UNSEEN_API2 = os.path.join(HERE, "..", "tests", "servers", "unseen_api2.py")
 
 
 def free_port():
@@ -88,13 +99,13 @@ class Servers:
         self.procs.append(p)
         return wait_port_file(os.path.join(self.work, name + ".port"), p, "small_api.py " + name)
 
-    def unseen_api(self, name, shape, *extra):
+    def unseen_api(self, name, shape, *extra, script=UNSEEN_API):
         # --max-seconds: it exits by itself should this script die without stopping it.
-        p = subprocess.Popen(["/usr/bin/python3", UNSEEN_API, self.work, name, "--shape", shape,
+        p = subprocess.Popen(["/usr/bin/python3", script, self.work, name, "--shape", shape,
                               "--max-seconds", "7200"] + list(extra),
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.procs.append(p)
-        return wait_port_file(os.path.join(self.work, name + ".port"), p, "unseen_api.py " + name)
+        return wait_port_file(os.path.join(self.work, name + ".port"), p, os.path.basename(script) + " " + name)
 
     def node_api(self, name, *extra):
         d = os.path.join(self.work, name)
@@ -344,6 +355,16 @@ def main():
             ("prefork 8 workers, keep-alive 1 s, 10 ms", lambda: servers.unseen_api(
                 "prefork", "prefork", "--workers", "8", "--keepalive-s", "1", "--max-keepalive-requests", "100",
                 "--latency-ms", "10"), unseen_seeded, within(1, 2, 4, 8, 16, 32), False),
+            # Throughput is bounded by the origin (4 / 80 ms = 50 misses a second: about 500 answers a
+            # second), reached from about 8-16 in flight; past that, only the misses' wait grows.
+            ("varnish 90% hits 1 ms, misses 80 ms on 4 origin workers", lambda: servers.unseen_api(
+                "varnish", "cache", "--hit-share", "0.9", "--hit-ms", "1", "--miss-ms", "80", "--origin-workers", "4",
+                script=UNSEEN_API2), seeded, within(2, 4, 8, 16, 32, 64, 128), False),
+            # One write lock held 4 ms a request: at most 250 answers a second at any concurrency (about
+            # 180 measured, 1-64 in flight); the tail grows with calls in flight, 500s past 5 s of waiting.
+            ("django on sqlite, write lock 4 ms, busy timeout 5 s", lambda: servers.unseen_api(
+                "sqlite", "sqlite", "--latency-ms", "4", "--busy-timeout-s", "5", script=UNSEEN_API2), unseen_seeded,
+             within(1, 2, 4, 8, 16, 32, 64), False),
         ]
         only = set(x.strip() for x in a.only)
         known = [api[0] for api in apis + unseen]
@@ -469,7 +490,8 @@ def main():
             unseen, "## Adaptive concurrency, unseen APIs: default flags against the best fixed concurrency, per API",
             command_run,
             ["Shapes written after the family's figures were in, that nothing in dibs was tuned on "
-             "(tests/servers/unseen_api.py; the shapes in bench/adaptive.py's docstring). Apart from the family: "
+             "(tests/servers/unseen_api.py and unseen_api2.py; the shapes in bench/adaptive.py's docstring). "
+             "Apart from the family: "
              "these rows are in none of its figures, its worst ratio included (bench/results/adaptive.md); "
              "the goal column applies the family's goal to them for reference."],
             "Worst ratio among the unseen APIs"), a.unseen_md, a.unseen_json, unseen))
