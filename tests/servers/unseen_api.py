@@ -30,12 +30,11 @@ import argparse
 import http.server
 import json
 import math
-import os
 import threading
 import time
 import urllib.parse
 
-from port_file import serve_announced
+from port_file import exit_with_parent, serve_announced
 
 lock = threading.Lock()
 stats = {"requests": 0, "refused": 0, "connections": 0, "peak_connections": 0, "idle_closes": 0, "recycled": 0}
@@ -165,13 +164,6 @@ class PreforkServer(http.server.HTTPServer):
             self.slots.release()
 
 
-def watchdog(max_seconds, parent):
-    deadline = time.monotonic() + max_seconds
-    while time.monotonic() < deadline and os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(0)
-
-
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("dir")
@@ -188,7 +180,7 @@ def main():
     a = p.parse_args()
     if a.latency_ms is None:
         a.latency_ms = 5.0 if a.shape == "token-bucket" else 10.0
-    threading.Thread(target=watchdog, args=(a.max_seconds, os.getppid()), daemon=True).start()
+    exit_with_parent(a.max_seconds)
     Handler.args = a
     if a.shape == "prefork":
         Handler.timeout = a.keepalive_s  # no request (the first or the next) for this long: closed

@@ -55,7 +55,7 @@ import threading
 import time
 import urllib.parse
 
-from port_file import serve_announced
+from port_file import exit_with_parent, serve_announced
 
 lock = threading.Lock()
 stats = {"requests": 0, "in_flight": 0, "peak_in_flight": 0, "connections": 0, "peak_connections": 0,
@@ -268,13 +268,6 @@ def create_database(path):
     con.close()
 
 
-def watchdog(max_seconds, parent):
-    deadline = time.monotonic() + max_seconds
-    while time.monotonic() < deadline and os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(0)
-
-
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("dir")
@@ -289,7 +282,7 @@ def main():
     p.add_argument("--busy-timeout-s", type=float, default=5.0)
     p.add_argument("--max-seconds", type=float, default=1800)
     a = p.parse_args()
-    threading.Thread(target=watchdog, args=(a.max_seconds, os.getppid()), daemon=True).start()
+    exit_with_parent(a.max_seconds)
     Handler.args = a
     if a.shape == "cache":
         origin[0] = Origin(a.origin_workers)
