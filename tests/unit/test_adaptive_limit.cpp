@@ -637,6 +637,33 @@ TEST_CASE("a server whose latency grows with its load: probes up are kept while 
   CHECK(highest <= 32);  // no run up the slope: 32 is 7% more answers than 16 for 86% more latency
 }
 
+TEST_CASE("after slow start's cut, probes up halve the way back to where slow start stopped while each is kept", "[adaptive]") {
+  // The load-dependent server above: slow start's step 2 -> 16 meets 37 ms against 9, and the cut
+  // by the ratio (a queue's rule) lands at 3, where 16 in flight answered 432 a second and 3 answer
+  // 273. Probes a quarter up took 3 -> 4 -> 5 -> ... -> 12 in eight probes and 3.1 s (seen in
+  // this test); halfway back each, 3 -> 6 -> 9 -> 12 in four and 1.7 s.
+  auto now = clock_type::time_point{} + 100s;
+  adaptive_limit l(settings(), now);
+  const auto start = now;
+  std::size_t after_cut = 0, probes_up = 0;
+  auto reached_12 = clock_type::time_point{};
+  while (now < start + 10s && reached_12 == clock_type::time_point{}) {
+    const auto n = l.limit();
+    for (std::size_t i = 0; i < n; ++i) l.started(i + 1, 1);
+    const auto lat = std::chrono::microseconds(5'000 + 2'000 * static_cast<std::int64_t>(n));
+    now += lat;
+    for (std::size_t i = 0; i < n; ++i) l.answered(lat, now);
+    if (!l.slow_start() && after_cut == 0) after_cut = l.limit();
+    if (after_cut > 0 && l.limit() > n) ++probes_up;
+    if (after_cut > 0 && l.limit() >= 12) reached_12 = now;
+  }
+  INFO("cut to " << after_cut << ", " << probes_up << " probes up");
+  CHECK(after_cut <= 4);
+  REQUIRE(reached_12 != clock_type::time_point{});
+  CHECK(probes_up <= 4);
+  CHECK(reached_12 - start <= 2s);
+}
+
 TEST_CASE("a probe up that makes the server queue goes back to where it started, no lower", "[adaptive]") {
   // 20 workers, and past them latency that grows steeply (a server thrashing): a probe to 25 in
   // flight doubles the latency. The spike is the probe's doing: back to 20, not half of 25.

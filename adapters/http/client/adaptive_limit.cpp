@@ -94,6 +94,7 @@ bool adaptive_limit::overloaded(limit_signal why, clock::time_point now, clock::
 
 void adaptive_limit::set_max(double max) {
   const bool pinned = limit_ >= s_.max;  // the old ceiling held it back: find the new one's fast
+  ramp_top_ = 0;  // what slow start found was under another ceiling
   s_.max = std::max(1.0, max);
   set_limit(limit_);
   if (pinned && s_.max > limit_) {
@@ -166,11 +167,16 @@ void adaptive_limit::start_period(clock::time_point now) {
 
 void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point now) {
   const double before = limit_;
+  // Slow start cut by a queue's rule (the latency's ratio) or by a connection's loss: the server's
+  // best may lie anywhere between here and where slow start stopped (see ramp_top_). A 429 or a
+  // 503 says how many the API takes: no way back up is worth its refusals.
+  if (phase_ == phase::slow_start && why != limit_signal::throttled && why != limit_signal::unavailable) ramp_top_ = before;
   set_limit(std::floor(limit_ * factor + 1e-9));
   last_decrease_at_ = now;
   // A probe up that ends in a decrease found nothing better: probe less often. Any other decrease
   // is news of the server: probe again soon.
   if (probing_up()) {
+    ramp_top_ = 0;
     probe_found_nothing();
   } else {
     hold_for_ = s_.hold_periods;
@@ -218,9 +224,13 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
       ++period_windows_;
     }
   }
+  // A probe up larger than the spike rule's half (halfway back to where slow start stopped: x2)
+  // may be that much later without queueing anything: the period judges it (latency_held), by
+  // Little's law, where a spike would take it back before a period could.
+  const double probe_rise = probing_up() && base_limit_ > 0 ? (limit_ / base_limit_ - 1) * average_us_ : 0;
   bool spike = latency > 0 && average_us_ > 0 &&
                      latency > average_us_ + std::max({s_.deviation_scale * deviation_us_, s_.spike_floor * average_us_,
-                                                       static_cast<double>(s_.spike_min.count()), 2 * client_delay_us_});
+                                                       static_cast<double>(s_.spike_min.count()), 2 * client_delay_us_, probe_rise});
   // A spike is queueing only when the next round trip is slow too: one slow round trip alone is
   // as often a clump of slow items sent together, or the client's own machine busy for a moment,
   // and it is not folded into the average either (it would stretch every later round trip).
@@ -277,7 +287,9 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
   // Demand: requests of the period found the limit reached. Without that, a higher limit would
   // change nothing, and the answers per second say nothing of the server.
   const bool limited = period_limited_ > 0;
-  const double up = std::max(limit_ + 1, std::floor(limit_ * (1 + s_.probe_step)));
+  double up = std::max(limit_ + 1, std::floor(limit_ * (1 + s_.probe_step)));
+  if (ramp_top_ <= up) ramp_top_ = 0;  // (no further than a probe's own step: the way back is done)
+  else up = std::max(up, std::min(std::floor(std::sqrt(limit_ * ramp_top_)), s_.max));
 
   switch (phase_) {
     case phase::slow_start:
@@ -383,6 +395,7 @@ void adaptive_limit::after_failed_probe_down() {
 }
 
 void adaptive_limit::after_failed_probe_up() {
+  ramp_top_ = 0;  // the way back ends at the first probe that found nothing: a quarter at a time after it
   // As much lower next, from where the probe started: kept if the answers hold up.
   const double down = std::min(base_limit_ - 1, std::ceil(base_limit_ * (1 - s_.probe_step)));
   set_limit(down);

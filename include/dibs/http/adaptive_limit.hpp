@@ -30,7 +30,9 @@
 //     as much lower and kept if they did not fall by more than `drop_tolerance` (fewer in
 //     flight for the same answers is kinder to the server), else back where it was; after each
 //     such probe that found nothing, held twice as long before the next (up to
-//     `max_hold_periods`);
+//     `max_hold_periods`); after slow start was cut (by the latency's ratio or a connection's
+//     loss, not a 429 or 503), probes up go halfway back (the geometric mean) to where slow start
+//     stopped, until one finds nothing;
 //   - multiplicative decrease on loss (429, 502-504, timeouts, resets, refused or dropped
 //     connections: the server says it is overloaded) and on a latency spike (two round trips in a
 //     row whose latency is past the moving average by more than `deviation_scale`
@@ -248,6 +250,13 @@ class adaptive_limit {
   int period_windows_ = 0;        // ... and counted
   double confirm_rate_ = 0;  // answers per second summed over the periods confirming a probe up
   bool prefer_down_ = false;  // the next probe goes down (the last one down was kept, or the server queued)
+  // Where slow start stood when a cut ended it (0: no way back to go). Against a server whose
+  // latency grows with its load (5 ms + 2 ms a call in flight), the cut by the latency's ratio, a
+  // queue's rule, took 16 -> 3, and probes a quarter up climbed back 3 -> 4 -> 5 -> ... -> 15 in
+  // eight probes of three periods each, a third of a 3,000-item run. Each probe up goes halfway
+  // there (the geometric mean, 3 -> 6 -> 9 -> 12) while the probes are kept: four probes. A queue
+  // refuses the first (the cut was its capacity: twice it, twice the latency, no answer more).
+  double ramp_top_ = 0;
   double noise_ = 0;  // moving average of |a held period's answers per second - the average| / average
   bool restart_period_ = false;  // the ceiling moved: the period under way measured another limit
   double base_limit_ = 0;   // the limit a probe started from
