@@ -146,9 +146,9 @@ std::vector<family_member> api_family() {
   // more in flight is slower answers, though a few more answers a second (the real family's
   // "load-dependent" shape): a probe up is kept where its latency rose so much less than its step
   // that the answers rose 3% (Little's law), which stops the limit near 15: 15 / 35 ms against
-  // 512 / 1,029 ms, 0.87 of a fixed 512 at best. Over seeds 1-12 the runs read 0.84-0.93, the
+  // 512 / 1,029 ms, 0.87 of a fixed 512 at best. Over seeds 1-12 the runs read 0.84-0.91, the
   // plateau's probes deciding by noise where the limit sits (0.84-0.91 before probes went halfway
-  // back after slow start's cut), so the median of three seeds is judged. Kept only where the
+  // back after slow start's cut too), so the mean of three seeds is judged. Kept only where the
   // latency rose by half the step or less, the limit sat near 10 (0.78).
   {
     api_shape a;
@@ -163,7 +163,7 @@ std::vector<family_member> api_family() {
   f.push_back(member(python_closing_server("python http.server, Connection: close"), 10'000));
   // The same server answering after 2 ms (a backend call; bench/adaptive.py's "close, 2 ms",
   // whose real server was best at a fixed 16 on one machine, 0.56-0.77 by default, and at 4-8 on
-  // another, 0.87-0.94). Not gated: 0.76 over seeds 1 and 3-6, 0.84 at seed 2 (the best fixed:
+  // another, 0.87-0.94). Not gated: 0.74-0.75 over seeds 1 and 3-6, 0.84 at seed 2 (the best fixed:
   // 64). Slow start's first step (2 -> 16) overflows the backlog of 5, and the drops, each known
   // 25 ms after its connect, cut 16 -> 11 -> 7 -> 4 -> 2 round by round (the real client's log
   // shows the same steps); hill climbing then gained one call a period (0.62 and 0.77), and goes

@@ -19,9 +19,9 @@ struct family_member {
   // Held to the family's goal by `make test`. A member the limit is known to miss is measured in
   // the family's table (and said in docs/http.md) but not gated, until the limit meets it.
   bool gated = true;
-  // Judged by the median of this many seeds' runs (1, 2, ...), not one: a member whose default
-  // run ends where the limit's own rule stops it, a hair above the goal, passes or fails by the
-  // seed's noise alone (the load-dependent one).
+  // Judged by the mean of this many seeds' runs (1, 2, ...), each within 0.8, not by one: a
+  // member whose default run ends where the limit's own rule stops it, a hair above the goal,
+  // passes or fails by the seed's noise alone (the load-dependent one).
   int seeds = 1;
 };
 

@@ -645,23 +645,49 @@ TEST_CASE("after slow start's cut, probes up halve the way back to where slow st
   auto now = clock_type::time_point{} + 100s;
   adaptive_limit l(settings(), now);
   const auto start = now;
-  std::size_t after_cut = 0, probes_up = 0;
+  std::size_t after_cut = 0, probes_up = 0, highest_after_cut = 0;
   auto reached_12 = clock_type::time_point{};
-  while (now < start + 10s && reached_12 == clock_type::time_point{}) {
+  while (now < start + 10s) {
     const auto n = l.limit();
     for (std::size_t i = 0; i < n; ++i) l.started(i + 1, 1);
     const auto lat = std::chrono::microseconds(5'000 + 2'000 * static_cast<std::int64_t>(n));
     now += lat;
     for (std::size_t i = 0; i < n; ++i) l.answered(lat, now);
     if (!l.slow_start() && after_cut == 0) after_cut = l.limit();
-    if (after_cut > 0 && l.limit() > n) ++probes_up;
-    if (after_cut > 0 && l.limit() >= 12) reached_12 = now;
+    if (after_cut == 0) continue;
+    if (l.limit() > n) ++probes_up;
+    if (l.limit() >= 12 && reached_12 == clock_type::time_point{}) reached_12 = now;
+    if (reached_12 == clock_type::time_point{}) highest_after_cut = std::max(highest_after_cut, l.limit());
   }
-  INFO("cut to " << after_cut << ", " << probes_up << " probes up");
+  INFO("cut to " << after_cut << ", " << probes_up << " probes up in 10 s");
   CHECK(after_cut <= 4);
   REQUIRE(reached_12 != clock_type::time_point{});
-  CHECK(probes_up <= 4);
   CHECK(reached_12 - start <= 2s);
+  CHECK(highest_after_cut <= 16);  // never past where slow start stopped on the way back
+  CHECK(l.limit() <= 32);          // and after it, the probe rule's own stop (15-18)
+}
+
+TEST_CASE("a slow start ended by the API's 429s has no way back: probes up go a quarter at a time", "[adaptive]") {
+  // 4 at once, 429 past them, 2 ms answers: slow start's 2 -> 16 is cut by the share that got
+  // through. The cap is said; halfway back to 16 would be 8, and four refused calls a probe.
+  auto now = clock_type::time_point{} + 100s;
+  adaptive_limit l(settings(), now);
+  std::size_t highest_after = 0;
+  bool ended = false;
+  for (int r = 0; r < 3000; ++r) {
+    const auto n = l.limit();
+    for (std::size_t i = 0; i < n; ++i) l.started(i + 1, 1);
+    now += 2ms;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i < 4) l.answered(2ms, now);
+      else l.refused(limit_signal::throttled, now);
+    }
+    if (!l.slow_start() && l.limit() <= 4) ended = true;  // (the refusals' cuts: 16 -> 13 -> 4)
+    if (ended) highest_after = std::max(highest_after, l.limit());
+  }
+  REQUIRE(ended);
+  CHECK(l.last_decrease() == limit_signal::throttled);
+  CHECK(highest_after <= 5);
 }
 
 TEST_CASE("a probe up that makes the server queue goes back to where it started, no lower", "[adaptive]") {

@@ -1,6 +1,8 @@
 // The adaptive limit against the family of simulated APIs (tests/sim/api_family.hpp), in virtual
 // time: with default settings it must get within reach of the best fixed concurrency of a sweep
-// on every member (the worst ratio is what counts, never the median), keep refusals a small share
+// on every member (the worst member is what counts, never the family's median; a member whose
+// run ends a hair above the goal by its own rule is judged by the mean of a few seeds, each of
+// them within 0.8), keep refusals a small share
 // of calls where the API sheds load, and fail no item.
 #include "sim/api_family.hpp"
 
@@ -10,8 +12,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
-#include <vector>
 
 using namespace dibs::sim;
 
@@ -28,23 +30,25 @@ TEST_CASE("the adaptive limit is within 0.85 of the best fixed concurrency on ev
   for (const auto& m : api_family()) {
     if (!m.gated) continue;  // measured in the family's table, known short of the goal
     DYNAMIC_SECTION(m.api.name << ", ceiling " << m.ceiling) {
-      std::vector<double> ratios;
+      std::ostringstream runs;
+      double sum = 0, lowest = 1e9;
       for (int seed = 1; seed <= m.seeds; ++seed) {
         auto s = settings_for(m);
         s.seed = static_cast<std::uint64_t>(seed);
         const auto mine = simulate(m.api, s);
         const auto best = best_fixed(m.api, s);
-        INFO("seed " << seed << ": default " << mine.per_s << "/s (limit ended at " << mine.final_limit << ", moved in "
-                     << mine.lowest << "-" << mine.highest << "), best fixed " << best.result.per_s << "/s at " << best.concurrency);
+        runs << "seed " << seed << ": default " << mine.per_s << "/s (limit ended at " << mine.final_limit << ", moved in "
+             << mine.lowest << "-" << mine.highest << "), best fixed " << best.result.per_s << "/s at " << best.concurrency << "\n";
         CHECK(mine.failed == 0);
         CHECK(mine.unfinished == 0);
         if (m.sheds_load) CHECK(mine.refused_share() <= 0.05);
-        ratios.push_back(best.result.per_s > 0 ? mine.per_s / best.result.per_s : 0);
+        const double ratio = best.result.per_s > 0 ? mine.per_s / best.result.per_s : 0;
+        sum += ratio;
+        lowest = std::min(lowest, ratio);
       }
-      std::sort(ratios.begin(), ratios.end());
-      const double median = ratios[ratios.size() / 2];
-      INFO("ratio (median of " << ratios.size() << " seeds) " << median);
-      CHECK(median >= 0.85);
+      INFO(runs.str());
+      CHECK(sum / m.seeds >= 0.85);
+      if (m.seeds > 1) CHECK(lowest >= 0.8);  // no seed's run collapses behind the others' mean
     }
   }
 }

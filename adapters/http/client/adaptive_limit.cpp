@@ -168,9 +168,12 @@ void adaptive_limit::start_period(clock::time_point now) {
 void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point now) {
   const double before = limit_;
   // Slow start cut by a queue's rule (the latency's ratio) or by a connection's loss: the server's
-  // best may lie anywhere between here and where slow start stopped (see ramp_top_). A 429 or a
-  // 503 says how many the API takes: no way back up is worth its refusals.
-  if (phase_ == phase::slow_start && why != limit_signal::throttled && why != limit_signal::unavailable) ramp_top_ = before;
+  // best may lie anywhere between here and where slow start stopped (see ramp_top_). The API's
+  // refusal (429, 502-504), then or later, says how many it takes: no way back up is worth its
+  // refusals.
+  const bool refusal = why == limit_signal::throttled || why == limit_signal::unavailable;
+  if (refusal) ramp_top_ = 0;
+  else if (phase_ == phase::slow_start) ramp_top_ = before;
   set_limit(std::floor(limit_ * factor + 1e-9));
   last_decrease_at_ = now;
   // A probe up that ends in a decrease found nothing better: probe less often. Any other decrease
@@ -224,10 +227,10 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
       ++period_windows_;
     }
   }
-  // A probe up larger than the spike rule's half (halfway back to where slow start stopped: x2)
-  // may be that much later without queueing anything: the period judges it (latency_held), by
-  // Little's law, where a spike would take it back before a period could.
-  const double probe_rise = probing_up() && base_limit_ > 0 ? (limit_ / base_limit_ - 1) * average_us_ : 0;
+  // A probe of the way back (up to x2, where a spike is half again) may be that much later without
+  // queueing anything: the period judges it (latency_held), by Little's law, where a spike would
+  // take it back before a period could. Probes a quarter up keep the spike rule as it was.
+  const double probe_rise = probing_up() && wide_probe_ && base_limit_ > 0 ? (limit_ / base_limit_ - 1) * average_us_ : 0;
   bool spike = latency > 0 && average_us_ > 0 &&
                      latency > average_us_ + std::max({s_.deviation_scale * deviation_us_, s_.spike_floor * average_us_,
                                                        static_cast<double>(s_.spike_min.count()), 2 * client_delay_us_, probe_rise});
@@ -287,9 +290,11 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
   // Demand: requests of the period found the limit reached. Without that, a higher limit would
   // change nothing, and the answers per second say nothing of the server.
   const bool limited = period_limited_ > 0;
-  double up = std::max(limit_ + 1, std::floor(limit_ * (1 + s_.probe_step)));
+  const double step_up = std::max(limit_ + 1, std::floor(limit_ * (1 + s_.probe_step)));
+  double up = step_up;
+  // Halfway back, at most twice the limit: probes down kept meanwhile may have walked it far below.
   if (ramp_top_ <= up) ramp_top_ = 0;  // (no further than a probe's own step: the way back is done)
-  else up = std::max(up, std::min(std::floor(std::sqrt(limit_ * ramp_top_)), s_.max));
+  else up = std::max(up, std::min({std::floor(std::sqrt(limit_ * ramp_top_)), 2 * limit_, s_.max}));
 
   switch (phase_) {
     case phase::slow_start:
@@ -315,6 +320,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
           phase_ = phase::probe_down;
         } else if (up <= s_.max && now >= probes_from_) {
           probe_from_us_ = average_us_;
+          wide_probe_ = up > step_up;
           set_limit(up);
           phase_ = phase::probe_up;
         }
@@ -344,6 +350,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
         best_rate_ = base_rate_;
         if (up <= s_.max && now >= probes_from_) {
           probe_from_us_ = average_us_;
+          wide_probe_ = up > step_up;
           set_limit(up);
           phase_ = phase::probe_up;
         } else {

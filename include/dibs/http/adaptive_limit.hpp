@@ -31,8 +31,8 @@
 //     flight for the same answers is kinder to the server), else back where it was; after each
 //     such probe that found nothing, held twice as long before the next (up to
 //     `max_hold_periods`); after slow start was cut (by the latency's ratio or a connection's
-//     loss, not a 429 or 503), probes up go halfway back (the geometric mean) to where slow start
-//     stopped, until one finds nothing;
+//     loss, not a 429 or 502-504), probes up go halfway back (the geometric mean, at most x2) to
+//     where slow start stopped, until one finds nothing or the API refuses;
 //   - multiplicative decrease on loss (429, 502-504, timeouts, resets, refused or dropped
 //     connections: the server says it is overloaded) and on a latency spike (two round trips in a
 //     row whose latency is past the moving average by more than `deviation_scale`
@@ -131,7 +131,10 @@ class adaptive_limit {
   // through (refused 1 in 3, two thirds of the limit: what the API took), by 0.2 to 0.9.
   bool refused(limit_signal why, clock::time_point now);
   // No probe up before `until` (a probe's refusal would cost a pause of every call: origin_limit).
-  void hold_probes(clock::time_point until) { probes_from_ = std::max(probes_from_, until); }
+  void hold_probes(clock::time_point until) {
+    probes_from_ = std::max(probes_from_, until);
+    ramp_top_ = 0;  // a refusal's pause: the API said how many it takes (no way back past it)
+  }
   // A new ceiling (the dashboard's concurrency control); the limit is clipped to it.
   void set_max(double max);
   // How late the client's own event loop runs its handlers lately (a timer's lateness): an answer
@@ -257,6 +260,7 @@ class adaptive_limit {
   // there (the geometric mean, 3 -> 6 -> 9 -> 12) while the probes are kept: four probes. A queue
   // refuses the first (the cut was its capacity: twice it, twice the latency, no answer more).
   double ramp_top_ = 0;
+  bool wide_probe_ = false;  // the probe up under way is one of the way back (larger than a quarter)
   double noise_ = 0;  // moving average of |a held period's answers per second - the average| / average
   bool restart_period_ = false;  // the ceiling moved: the period under way measured another limit
   double base_limit_ = 0;   // the limit a probe started from
