@@ -667,9 +667,11 @@ TEST_CASE("after slow start's cut, probes up halve the way back to where slow st
   CHECK(l.limit() <= 32);          // and after it, the probe rule's own stop (15-18)
 }
 
-TEST_CASE("a slow start ended by the API's 429s has no way back: probes up go a quarter at a time", "[adaptive]") {
-  // 4 at once, 429 past them, 2 ms answers: slow start's 2 -> 16 is cut by the share that got
-  // through. The cap is said; halfway back to 16 would be 8, and four refused calls a probe.
+TEST_CASE("a slow start ended by 429s or timeouts has no way back: probes up go a quarter at a time", "[adaptive]") {
+  // 4 at once, 429 past them (or no answer in time), 2 ms answers: slow start's 2 -> 16 is cut.
+  // The cap is said, and a timeout may be a billed call retried: halfway back to 16 would be 8,
+  // four refused or timed-out calls a probe.
+  const auto why = GENERATE(limit_signal::throttled, limit_signal::timeout);
   auto now = clock_type::time_point{} + 100s;
   adaptive_limit l(settings(), now);
   std::size_t highest_after = 0;
@@ -680,13 +682,14 @@ TEST_CASE("a slow start ended by the API's 429s has no way back: probes up go a 
     now += 2ms;
     for (std::size_t i = 0; i < n; ++i) {
       if (i < 4) l.answered(2ms, now);
-      else l.refused(limit_signal::throttled, now);
+      else if (why == limit_signal::throttled) l.refused(why, now);
+      else l.overloaded(why, now);
     }
-    if (!l.slow_start() && l.limit() <= 4) ended = true;  // (the refusals' cuts: 16 -> 13 -> 4)
+    if (!l.slow_start() && l.limit() <= 4) ended = true;  // (the losses' cuts: 16 -> 13 -> 4, or by 0.7)
     if (ended) highest_after = std::max(highest_after, l.limit());
   }
   REQUIRE(ended);
-  CHECK(l.last_decrease() == limit_signal::throttled);
+  CHECK(l.last_decrease() == why);
   CHECK(highest_after <= 5);
 }
 

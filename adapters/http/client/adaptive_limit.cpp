@@ -167,12 +167,13 @@ void adaptive_limit::start_period(clock::time_point now) {
 
 void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point now) {
   const double before = limit_;
-  // Slow start cut by a queue's rule (the latency's ratio) or by a connection's loss: the server's
-  // best may lie anywhere between here and where slow start stopped (see ramp_top_). The API's
-  // refusal (429, 502-504), then or later, says how many it takes: no way back up is worth its
-  // refusals.
-  const bool refusal = why == limit_signal::throttled || why == limit_signal::unavailable;
-  if (refusal) ramp_top_ = 0;
+  // Slow start cut by a queue's rule (the latency's ratio) or by connections the server never took
+  // (dropped or refused: no request reached it): the server's best may lie anywhere between here
+  // and where slow start stopped (see ramp_top_). Any other loss, then or later, ends the way
+  // back: a refusal (429, 502-504) says how many the API takes, and a timeout or a reset may be a
+  // call it billed, retried; no way back up is worth more of them.
+  const bool nothing_sent_lost = why == limit_signal::latency || why == limit_signal::dropped_handshake || why == limit_signal::refused;
+  if (!nothing_sent_lost) ramp_top_ = 0;
   else if (phase_ == phase::slow_start) ramp_top_ = before;
   set_limit(std::floor(limit_ * factor + 1e-9));
   last_decrease_at_ = now;
@@ -230,7 +231,8 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
   // A probe of the way back (up to x2, where a spike is half again) may be that much later without
   // queueing anything: the period judges it (latency_held), by Little's law, where a spike would
   // take it back before a period could. Probes a quarter up keep the spike rule as it was.
-  const double probe_rise = probing_up() && wide_probe_ && base_limit_ > 0 ? (limit_ / base_limit_ - 1) * average_us_ : 0;
+  const bool way_back = probing_up() && base_limit_ > 0 && limit_ > quarter_up(base_limit_);
+  const double probe_rise = way_back ? (limit_ / base_limit_ - 1) * average_us_ : 0;
   bool spike = latency > 0 && average_us_ > 0 &&
                      latency > average_us_ + std::max({s_.deviation_scale * deviation_us_, s_.spike_floor * average_us_,
                                                        static_cast<double>(s_.spike_min.count()), 2 * client_delay_us_, probe_rise});
@@ -290,8 +292,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
   // Demand: requests of the period found the limit reached. Without that, a higher limit would
   // change nothing, and the answers per second say nothing of the server.
   const bool limited = period_limited_ > 0;
-  const double step_up = std::max(limit_ + 1, std::floor(limit_ * (1 + s_.probe_step)));
-  double up = step_up;
+  double up = quarter_up(limit_);
   // Halfway back, at most twice the limit: probes down kept meanwhile may have walked it far below.
   if (ramp_top_ <= up) ramp_top_ = 0;  // (no further than a probe's own step: the way back is done)
   else up = std::max(up, std::min({std::floor(std::sqrt(limit_ * ramp_top_)), 2 * limit_, s_.max}));
@@ -320,7 +321,6 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
           phase_ = phase::probe_down;
         } else if (up <= s_.max && now >= probes_from_) {
           probe_from_us_ = average_us_;
-          wide_probe_ = up > step_up;
           set_limit(up);
           phase_ = phase::probe_up;
         }
@@ -350,7 +350,6 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
         best_rate_ = base_rate_;
         if (up <= s_.max && now >= probes_from_) {
           probe_from_us_ = average_us_;
-          wide_probe_ = up > step_up;
           set_limit(up);
           phase_ = phase::probe_up;
         } else {

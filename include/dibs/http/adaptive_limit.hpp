@@ -30,9 +30,10 @@
 //     as much lower and kept if they did not fall by more than `drop_tolerance` (fewer in
 //     flight for the same answers is kinder to the server), else back where it was; after each
 //     such probe that found nothing, held twice as long before the next (up to
-//     `max_hold_periods`); after slow start was cut (by the latency's ratio or a connection's
-//     loss, not a 429 or 502-504), probes up go halfway back (the geometric mean, at most x2) to
-//     where slow start stopped, until one finds nothing or the API refuses;
+//     `max_hold_periods`); after slow start was cut (by the latency's ratio or by
+//     connections the server never took, not a 429, 502-504, timeout or reset), probes up go
+//     halfway back (the geometric mean, at most x2) to where slow start stopped, until one finds
+//     nothing or such a loss comes;
 //   - multiplicative decrease on loss (429, 502-504, timeouts, resets, refused or dropped
 //     connections: the server says it is overloaded) and on a latency spike (two round trips in a
 //     row whose latency is past the moving average by more than `deviation_scale`
@@ -50,6 +51,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -187,6 +189,8 @@ class adaptive_limit {
   static constexpr double costly_open = 2;
   static constexpr double costly_growth = 2;
   void set_limit(double l);
+  // A probe up's usual step from `l`: a quarter, at least one (the way back's may be larger).
+  double quarter_up(double l) const { return std::max(l + 1, std::floor(l * (1 + s_.probe_step))); }
   void decrease(double factor, limit_signal why, clock::time_point now);
   void start_period(clock::time_point now);
   // A probe up found nothing better (or was not confirmed): back, and as much lower next.
@@ -260,7 +264,6 @@ class adaptive_limit {
   // there (the geometric mean, 3 -> 6 -> 9 -> 12) while the probes are kept: four probes. A queue
   // refuses the first (the cut was its capacity: twice it, twice the latency, no answer more).
   double ramp_top_ = 0;
-  bool wide_probe_ = false;  // the probe up under way is one of the way back (larger than a quarter)
   double noise_ = 0;  // moving average of |a held period's answers per second - the average| / average
   bool restart_period_ = false;  // the ceiling moved: the period under way measured another limit
   double base_limit_ = 0;   // the limit a probe started from
