@@ -31,6 +31,8 @@ def apis(servers, tls):
     return {
         "keepalive": (lambda: small("keepalive", "keepalive"), 20000),
         "close": (lambda: small("close", "close"), 10000),
+        "slowtail": (lambda: small("slowtail", "keepalive", "--slow-share", "0.03"), 2000),
+        "slowtail6": (lambda: small("slowtail6", "keepalive", "--slow-share", "0.02", "--slow-ms", "6000"), 10000),
         "backend20": (lambda: small("backend20", "keepalive", "--latency-ms", "20"), 10000),
         "nginxslow": (lambda: servers.nginx("slow", small("upstream-slow", "keepalive", "--latency-ms", "20"), "", ""), 2000),
         "cap4": (lambda: small("cap4", "keepalive", "--cap", "4", "--latency-ms", "2"), 3000),
@@ -42,14 +44,23 @@ def apis(servers, tls):
         "shed": (lambda: small("shed", "keepalive", "--workers", "16", "--latency-ms", "20", "--queue", "16"), 5000),
         "cold": (lambda: small("cold", "keepalive", "--workers", "32", "--latency-ms", "20", "--queue", "32", "--cold-s", "5",
                                "--cold-factor", "5"), 10000),
+        # The unseen group's shapes and item counts (adaptive.py's unseen table), for a change aimed at one:
+        "prefork": (lambda: servers.unseen_api("prefork", "prefork", "--workers", "8", "--keepalive-s", "1",
+                                               "--max-keepalive-requests", "100", "--latency-ms", "10"), 1000),
+        "bucket": (lambda: servers.unseen_api("bucket", "token-bucket", "--rate", "400", "--burst", "20",
+                                              "--latency-ms", "5"), 1000),
+        "varnish": (lambda: servers.unseen_api("varnish", "cache", "--hit-share", "0.9", "--hit-ms", "1", "--miss-ms", "80",
+                                               "--origin-workers", "4", script=A.UNSEEN_API2), 2000),
+        "sqlite": (lambda: servers.unseen_api("sqlite", "sqlite", "--latency-ms", "4", "--busy-timeout-s", "5",
+                                              script=A.UNSEEN_API2), 1000),
     }
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dibs", action="append", required=True, help="NAME=PATH, a binary run with default flags (repeat)")
-    ap.add_argument("--apis", required=True, help="comma-separated: " + "keepalive, close, backend20, nginxslow, cap4, "
-                    "close2, loaddep, tls, tlsclose, node, shed, cold")
+    ap.add_argument("--apis", required=True, help="comma-separated: " + "keepalive, close, slowtail, slowtail6, backend20, nginxslow, cap4, "
+                    "close2, loaddep, tls, tlsclose, node, shed, cold, prefork, bucket, varnish, sqlite")
     ap.add_argument("--fixed", action="append", default=[], help="API=C1,C2: fixed settings run beside (repeat)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--timeout", type=int, default=120)
