@@ -33,6 +33,8 @@ struct call {
   bool waited_window = false;  // it waited for the connect window
   bool waited_pace = false;    // it waited for the pace
   bool opening = false;        // its new connection is in its TLS handshake (or before)
+  bool first_on_connection = false;  // sent on a new connection (http::unserved_connection) ...
+  bool late_first = false;           // ... and found late
   bool shaking = false;        // a worker does its connection's handshake (not its request)
   double connect_at = 0;       // when its new connection's connect began
 };
@@ -195,6 +197,7 @@ class simulation {
     const double start = std::max({t_, cpu_free_, paused_until_});
     cpu_free_ = start + api_.client_us * 1e-6;
     calls_[c].sent = cpu_free_;
+    calls_[c].first_on_connection = new_connection;
     ++calls_made_;
     ++in_flight_;
     peak_in_flight_ = std::max(peak_in_flight_, in_flight_);
@@ -392,8 +395,14 @@ class simulation {
     --in_flight_;
     first_byte_avg_ = first_byte_avg_ == 0 ? t_ - x.sent : (3 * first_byte_avg_ + (t_ - x.sent)) / 4;
     if (limit_) proven(c);
-    if (api_.keep_alive) ++idle_;
-    else if (limit_) limit_->closed_after_answer();
+    ++answers_;
+    if (x.first_on_connection && !x.late_first) ++first_served_;
+    if (api_.keep_alive) {
+      ++idle_;
+      ++kept_alive_answers_;
+    } else if (limit_) {
+      limit_->closed_after_answer();
+    }
     connections_free();
     double hold_until = t_;
     if (limit_) {
@@ -450,6 +459,15 @@ class simulation {
           watched_.pop_front();
           continue;
         }
+        if (x.sent + late <= t_ && x.first_on_connection) {
+          if (!x.late_first) ++first_late_;
+          x.late_first = true;
+          if (http::unserved_connection(answers_, kept_alive_answers_, first_late_, first_served_)) {
+            watched_.pop_front();  // keeps its permit until its answer, as the client's does
+            limit_->connections_unserved(at(t_));
+            continue;
+          }
+        }
         if (x.sent + late > t_ || !http::may_release(stragglers_, limit_->limit(), s_.ceiling, straggled_.share())) break;
         straggled_.turned();
         x.counted = false;
@@ -488,6 +506,8 @@ class simulation {
   http::connect_window window_;
   http::straggler_share straggled_;
   std::size_t idle_ = 0, unproven_ = 0, accept_pending_ = 0;
+  std::uint64_t answers_ = 0, kept_alive_answers_ = 0;  // answers, and those on kept connections
+  std::uint64_t first_served_ = 0, first_late_ = 0;  // new connections' first requests, in time or late
   double accept_free_ = 0, first_byte_avg_ = 0;
   std::deque<std::size_t> connect_wait_;
   bool trace_ = std::getenv("DIBS_SIM_TRACE") != nullptr;  // each move of the limit, on stderr

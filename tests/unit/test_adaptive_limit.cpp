@@ -100,6 +100,24 @@ TEST_CASE("slow start multiplies the limit by eight a round trip while the laten
   CHECK(l.decreases() == 0);
 }
 
+TEST_CASE("requests on new connections left unanswered end slow start where it stands, and later nothing", "[adaptive]") {
+  // Apache's prefork behind 8 workers: at 16, the 8 connections it took answer as fast as ever,
+  // the 8 in its listen queue not at all. The round trips judge the answers that came.
+  auto now = clock_type::time_point{} + 100s;
+  adaptive_limit l(settings(), now);
+  simulated_server s;
+  s.workers = 1000;
+  run(l, s, now, 1);
+  REQUIRE(l.limit() == 16);
+  CHECK(l.connections_unserved(now));  // the client's straggler watch found them
+  CHECK_FALSE(l.slow_start());
+  CHECK(l.limit() == 16);  // not cut: the calls it holds keep the served connections busy
+  CHECK(l.decreases() == 0);
+  run(l, s, now, 2);
+  CHECK(l.limit() == 16);  // no step of x8 from here (128 and 1,000 were next)
+  CHECK_FALSE(l.connections_unserved(now));  // past slow start, probes are judged by their answers
+}
+
 TEST_CASE("slow start ends when two round trips in a row are slower than usual, down by the ratio", "[adaptive]") {
   auto now = clock_type::time_point{} + 100s;
   adaptive_limit l(settings(), now);

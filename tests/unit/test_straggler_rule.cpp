@@ -51,6 +51,22 @@ TEST_CASE("past four per permit, stragglers run beside the limit while few of th
   CHECK(share.share() > tail_share);
 }
 
+TEST_CASE("a new connection's late first request is one the server has not taken when many are late", "[straggler]") {
+  // Apache's prefork behind 8 workers, slow start at 16: of 14 new connections, 6 answered and
+  // 8 were late; of 800 answers, 8 closed their connection (MaxKeepAliveRequests).
+  CHECK(unserved_connection(800, 792, 8, 6));
+  CHECK(unserved_connection(800, 792, 3, 6));
+  CHECK_FALSE(unserved_connection(800, 792, 2, 0));    // one or two: maybe slow items
+  CHECK_FALSE(unserved_connection(800, 792, 3, 7));
+  CHECK_FALSE(unserved_connection(800, 792, 5, 245));  // a slow tail of 2% of the items
+  // HTTP/1.0 or `Connection: close`: every request is the first on its connection, and a slow
+  // tail's requests turn straggler as anywhere.
+  CHECK_FALSE(unserved_connection(800, 0, 8, 6));
+  CHECK_FALSE(unserved_connection(800, 399, 8, 6));
+  CHECK(unserved_connection(800, 400, 8, 6));
+  CHECK_FALSE(unserved_connection(0, 0, 8, 6));  // nothing known of the origin yet
+}
+
 TEST_CASE("the origin's usual answer: the fastest yet, then the round trips' moving average", "[straggler]") {
   const auto t0 = adaptive_limit::clock::time_point{} + 1h;
   adaptive_limit l(adaptive_settings{}, t0);

@@ -105,6 +105,12 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   return true;
 }
 
+bool adaptive_limit::connections_unserved(clock::time_point now) {
+  if (phase_ != phase::slow_start) return false;  // hill climbing judges probes by their answers
+  end_slow_start(1, now);
+  return true;
+}
+
 void adaptive_limit::connection_opened(std::chrono::microseconds took) {
   const double us = static_cast<double>(took.count());
   open_us_ = open_us_ <= 0 ? us : 0.75 * open_us_ + 0.25 * us;

@@ -83,6 +83,8 @@ struct limit_hold : straggler_entry {
   connection_slots::held permit;
   host_pool* pool = nullptr;  // set once it counts in the origin's requests in flight ...
   bool straggler = false;     // ... or, from then on, among its stragglers
+  bool first_on_connection = false;  // its request is its connection's first (unserved_connection) ...
+  bool late_first = false;           // ... and was found late
 };
 
 // The key of `to`'s pool: "http://host:port".

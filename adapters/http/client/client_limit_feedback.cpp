@@ -89,12 +89,21 @@ void client::impl::sweep_stragglers(host_pool& pool) {
   const auto now = steady::now();
   if (after.count() == 0) return arm_sweep(pool, now + std::chrono::milliseconds(50));  // nothing known yet
   bool room = true;
-  std::size_t released = 0;
+  std::size_t released = 0, unserved = 0;
   while (auto* oldest = pool.watched.oldest()) {
     if (oldest->since + after > now) break;
+    auto& h = static_cast<limit_hold&>(*oldest);
+    if (h.first_on_connection && !h.late_first) {
+      h.late_first = true;
+      pool.limit->first_request_late();
+    }
+    if (h.first_on_connection && pool.limit->takes_no_more_connections()) {
+      pool.watched.remove(h);  // keeps its permit until its answer
+      ++unserved;
+      continue;
+    }
     room = may_release(pool.stragglers, pool.permits.limit(), ceiling_share(), pool.straggled.share());
     if (!room) break;
-    auto& h = static_cast<limit_hold&>(*oldest);
     pool.watched.remove(h);
     h.permit.reset();  // to the next request waiting for one
     h.straggler = true;
@@ -108,6 +117,11 @@ void client::impl::sweep_stragglers(host_pool& pool) {
   // No room (as many stragglers as may be): looked at again soon, as one of them may end.
   if (auto* oldest = pool.watched.oldest())
     arm_sweep(pool, room ? oldest->since + after : now + std::min<std::chrono::milliseconds>(after, std::chrono::milliseconds(50)));
+  if (unserved > 0) {
+    log::debug("API ", pool.key, ": ", unserved, " request(s) on new connections unanswered after ", after.count(),
+               " ms keep their permits (so many new connections' first calls are late: the server may take no more connections)");
+    limit_decided(pool, pool.limit->connections_unserved(now));
+  }
   if (released == 0) return;
   log::debug("API ", pool.key, ": ", released, " request(s) unanswered after ", after.count(), " ms run beside the limit (",
              pool.stragglers, " now)");

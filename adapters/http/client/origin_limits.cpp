@@ -1,6 +1,7 @@
 #include <dibs/http/origin_limits.hpp>
 
 #include "limit_signals.hpp"
+#include "straggler_watch.hpp"
 
 #include "engine/src/json_text.hpp"
 #include <dibs/setting_error.hpp>
@@ -118,6 +119,24 @@ origin_limit::decision origin_limit::overloaded(limit_signal why, clock::time_po
   const bool ended = limit_state_.overloaded(why, now, since);
   typical_us_.store(limit_state_.typical_latency().count(), std::memory_order_relaxed);
   return ended ? decided(before, decreases, now) : decision{};
+}
+
+bool origin_limit::takes_no_more_connections() const {
+  const auto closed = closed_after_answer_.load(std::memory_order_relaxed);
+  std::uint64_t answers;
+  {
+    std::lock_guard lock(mutex_);
+    answers = answers_;
+  }
+  return unserved_connection(answers, answers - std::min(answers, closed), first_requests_late_.load(std::memory_order_relaxed),
+                             first_requests_served_.load(std::memory_order_relaxed));
+}
+
+origin_limit::decision origin_limit::connections_unserved(clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  const auto before = limit_state_.limit();
+  const auto decreases = limit_state_.decreases();
+  return limit_state_.connections_unserved(now) ? decided(before, decreases, now) : decision{};
 }
 
 origin_limit::decision origin_limit::set_max(double max) {

@@ -112,6 +112,14 @@ class origin_limit {
   }
   // An answer's connection was not kept for another request (HTTP/1.0, `Connection: close`).
   void closed_after_answer() { closed_after_answer_.fetch_add(1, std::memory_order_relaxed); }
+  // A new connection's first request was answered before it was late, or was found late (a
+  // straggler's lateness): every shard's counted, as a shard may have only the connections the
+  // server has not taken.
+  void first_request_answered() { first_requests_served_.fetch_add(1, std::memory_order_relaxed); }
+  void first_request_late() { first_requests_late_.fetch_add(1, std::memory_order_relaxed); }
+  // Whether those say the server takes no more connections (the client's straggler_watch.hpp:
+  // unserved_connection): its late ones keep their permits, and connections_unserved() is told.
+  bool takes_no_more_connections() const;
   // An answer whose first byte came `first_byte` after the request was written. Its status: 429
   // and 503 are the API refusing, and lower the limit, or move the pace once the limit is 1 (or
   // the origin is paced); 502 and 504 are overload, and lower the limit.
@@ -123,6 +131,8 @@ class origin_limit {
   // The server (or the path to it) signalled overload without an answer.
   // `since`: as adaptive_limit::overloaded's.
   decision overloaded(limit_signal why, clock::time_point now, clock::time_point since = {});
+  // Requests on new connections go unanswered (adaptive_limit::connections_unserved).
+  decision connections_unserved(clock::time_point now);
   // The API refused with a word of when to come back, and the whole origin was paused `wait` for
   // it (the pause the processor took: honor_stop_signals, after the token meter and the
   // longest wait allowed had their say). A wait up to said_wait_quota is a refusal as any other
@@ -189,6 +199,7 @@ class origin_limit {
   std::atomic<std::size_t> connection_waits_{0};
   std::atomic<std::size_t> connection_openings_{0};
   std::atomic<std::uint64_t> closed_after_answer_{0};
+  std::atomic<std::uint64_t> first_requests_served_{0}, first_requests_late_{0};
   std::atomic<std::size_t> stragglers_{0};
   std::atomic<bool> requests_scarce_{false};
   std::atomic<std::uint64_t> gone_{0};  // the shards that send no more (bit `index`)
