@@ -396,7 +396,10 @@ class simulation {
     first_byte_avg_ = first_byte_avg_ == 0 ? t_ - x.sent : (3 * first_byte_avg_ + (t_ - x.sent)) / 4;
     if (limit_) proven(c);
     ++answers_;
-    if (x.first_on_connection && !x.late_first) ++first_served_;
+    if (x.first_on_connection && !x.late_first) {
+      ++first_served_;
+      http::age_first_requests(first_served_, first_late_);
+    }
     if (api_.keep_alive) {
       ++idle_;
       ++kept_alive_answers_;
@@ -460,7 +463,10 @@ class simulation {
           continue;
         }
         if (x.sent + late <= t_ && x.first_on_connection) {
-          if (!x.late_first) ++first_late_;
+          if (!x.late_first) {
+            ++first_late_;
+            http::age_first_requests(first_served_, first_late_);
+          }
           x.late_first = true;
           if (http::unserved_connection(answers_, kept_alive_answers_, first_late_, first_served_)) {
             watched_.pop_front();  // keeps its permit until its answer, as the client's does

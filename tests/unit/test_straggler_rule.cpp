@@ -67,6 +67,26 @@ TEST_CASE("a new connection's late first request is one the server has not taken
   CHECK_FALSE(unserved_connection(0, 0, 8, 6));  // nothing known of the origin yet
 }
 
+TEST_CASE("new connections' first requests are counted lately: the older half is forgotten past 512", "[straggler]") {
+  // A cold start: 4 of the first 6 late, then every new connection answered in time.
+  std::uint64_t served = 2, late = 4;
+  CHECK(unserved_connection(100, 100, late, served));
+  for (int i = 0; i < 1500; ++i) {
+    ++served;
+    age_first_requests(served, late);
+  }
+  CHECK(late == 0);  // faded: halved three times (4 -> 2 -> 1 -> 0)
+  CHECK(served < 512);
+  // Then the server stops taking connections: within a few hundred new ones, the rule holds.
+  int n = 0;
+  while (!unserved_connection(100, 100, late, served)) {
+    ++late;
+    age_first_requests(served, late);
+    ++n;
+  }
+  CHECK(n < 300);
+}
+
 TEST_CASE("the origin's usual answer: the fastest yet, then the round trips' moving average", "[straggler]") {
   const auto t0 = adaptive_limit::clock::time_point{} + 1h;
   adaptive_limit l(adaptive_settings{}, t0);

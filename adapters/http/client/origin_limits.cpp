@@ -121,15 +121,22 @@ origin_limit::decision origin_limit::overloaded(limit_signal why, clock::time_po
   return ended ? decided(before, decreases, now) : decision{};
 }
 
+void origin_limit::first_request_answered() {
+  std::lock_guard lock(mutex_);
+  ++first_served_;
+  age_first_requests(first_served_, first_late_);
+}
+
+void origin_limit::first_request_late() {
+  std::lock_guard lock(mutex_);
+  ++first_late_;
+  age_first_requests(first_served_, first_late_);
+}
+
 bool origin_limit::takes_no_more_connections() const {
   const auto closed = closed_after_answer_.load(std::memory_order_relaxed);
-  std::uint64_t answers;
-  {
-    std::lock_guard lock(mutex_);
-    answers = answers_;
-  }
-  return unserved_connection(answers, answers - std::min(answers, closed), first_requests_late_.load(std::memory_order_relaxed),
-                             first_requests_served_.load(std::memory_order_relaxed));
+  std::lock_guard lock(mutex_);
+  return unserved_connection(answers_, answers_ - std::min(answers_, closed), first_late_, first_served_);
 }
 
 origin_limit::decision origin_limit::connections_unserved(clock::time_point now) {

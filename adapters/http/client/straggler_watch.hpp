@@ -46,23 +46,33 @@ inline bool may_release(std::size_t stragglers, std::size_t limit, std::size_t c
 }
 
 // Whether a late request that is the first on its connection, to an origin that keeps its
-// connections (`kept` of its `answers` so far left theirs open), is one the server has not taken:
-// Apache's prefork (a worker a connection, kept until the client is idle a second) leaves the
-// connections past its workers in its listen queue, request and all, and nothing looks amiss but
-// their lateness. Given its permit back as a straggler, such a request made room for one more
-// call, on one more new connection into the same queue: against 8 workers the limit ran to 1,000
-// and a run of 1,000 items took a minute where a fixed 8 took 1.5 s. So it keeps its permit until
-// its answer, and slow start ends (adaptive_limit::connections_unserved), once the new
-// connections' first requests found late (`late`, this one among them) are three or more and a
-// third or more of those judged so far (the rest, `served`, answered before they were late):
-// against 8 workers, slow start's step to 16 left 8 of 14 unserved; behind a slow tail of 2% of
-// the items, 2% of them are late, and run beside the limit as any straggler (a slow item held
-// its permit for its 6 s, three permits of a limit of 9 at a time: 0.98 -> 0.94 of fixed, in the
-// simulated family). Where the origin closes its connections (HTTP/1.0, `Connection: close`) every
-// request is the first on its own: the rule does not apply; nor before any answer.
+// connections (`kept` of its `answers` so far left theirs open), may be one the server has not
+// taken: Apache's prefork (a worker a connection, kept until the client is idle a second) leaves
+// the connections past its workers in its listen queue, request and all, and nothing looks amiss
+// but their lateness. Given its permit back as a straggler, such a request made room for one more
+// call, on one more new connection into the same queue: against 8 workers the limit ran to 1,000.
+// So it keeps its permit until its answer, and slow start ends (adaptive_limit::
+// connections_unserved), once the new connections' first requests found late lately (`late`,
+// this one among them) are three or more and a third or more of those judged (the rest, `served`,
+// answered before they were late): 8 workers behind 16 connections leave 8 of 14 new ones
+// unserved; behind a slow tail of 2% of the items, 2% of them are late, and run beside the limit
+// as any straggler (a slow item held its permit for its 6 s, three permits of a limit of 9 at a
+// time: 0.98 -> 0.94 of fixed, in the simulated family). Where the origin closes its connections
+// (HTTP/1.0, `Connection: close`) every request is the first on its own: the rule does not
+// apply; nor before any answer.
 inline bool unserved_connection(std::uint64_t answers, std::uint64_t kept, std::uint64_t late, std::uint64_t served) {
   const bool keeps_connections = answers > 0 && 2 * kept >= answers;
   return keeps_connections && late >= 3 && 2 * late >= served;
+}
+
+// New connections' first requests lately, `served` (answered before they were late) and `late`
+// (unserved_connection's): told after each is counted, forgets the older half past 512, so that
+// a cold start's early lateness fades, and a server that stops taking connections hours into a
+// run shows within a few hundred new connections.
+inline void age_first_requests(std::uint64_t& served, std::uint64_t& late) {
+  if (served + late < 512) return;
+  served /= 2;
+  late /= 2;
 }
 
 // Of the requests sent lately (the last thousand or so), the share that turned straggler.

@@ -128,12 +128,13 @@ class adaptive_limit {
   // connect, many round trips of a fast API: a burst's drops took the limit 128 -> 1 one round
   // trip at a time, where the first cut was all the burst said).
   bool overloaded(limit_signal why, clock::time_point now, clock::time_point since = {});
-  // Requests on new connections are unanswered long past the API's usual answer while its kept
-  // connections answer (the client's straggler watch): the server takes no more connections (Apache's
-  // prefork, a worker a connection, the rest in its listen queue) and the answers slow start judges
-  // come from the connections it took. Slow start ends where it stands: each step up would open
-  // more connections into that queue, each holding its call until a worker is free; the limit is
-  // not cut, as the calls it holds keep the served connections busy. True when slow start ended.
+  // So many new connections' first requests are unanswered long past the API's usual answer (the
+  // client's straggler watch: unserved_connection) that the server may take no more connections
+  // (Apache's prefork, a worker a connection, the rest in its listen queue), and the answers slow
+  // start judges come from the connections it took. Slow start ends where it stands: each step up
+  // would open more connections into that queue, each holding its call until a worker is free.
+  // Not cut here (the calls it holds keep the served connections busy); their answers, when they
+  // come, are samples as any call's. True when slow start ended.
   bool connections_unserved(clock::time_point now);
   // The API refused a request for its load (429 or 503 with no word of when to come back): the
   // limit comes down, once a round trip, to the share of that round trip's requests that got

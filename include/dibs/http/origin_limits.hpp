@@ -114,9 +114,9 @@ class origin_limit {
   void closed_after_answer() { closed_after_answer_.fetch_add(1, std::memory_order_relaxed); }
   // A new connection's first request was answered before it was late, or was found late (a
   // straggler's lateness): every shard's counted, as a shard may have only the connections the
-  // server has not taken.
-  void first_request_answered() { first_requests_served_.fetch_add(1, std::memory_order_relaxed); }
-  void first_request_late() { first_requests_late_.fetch_add(1, std::memory_order_relaxed); }
+  // server has not taken. Rare (new connections to an origin that keeps them): under the mutex.
+  void first_request_answered();
+  void first_request_late();
   // Whether those say the server takes no more connections (the client's straggler_watch.hpp:
   // unserved_connection): its late ones keep their permits, and connections_unserved() is told.
   bool takes_no_more_connections() const;
@@ -199,13 +199,14 @@ class origin_limit {
   std::atomic<std::size_t> connection_waits_{0};
   std::atomic<std::size_t> connection_openings_{0};
   std::atomic<std::uint64_t> closed_after_answer_{0};
-  std::atomic<std::uint64_t> first_requests_served_{0}, first_requests_late_{0};
   std::atomic<std::size_t> stragglers_{0};
   std::atomic<bool> requests_scarce_{false};
   std::atomic<std::uint64_t> gone_{0};  // the shards that send no more (bit `index`)
   double delay_us_ = 0;                 // client_delay(), under the mutex
   // Answers per second lately (for the advice), measured over 5 s or more.
   std::uint64_t answers_ = 0, answers_then_ = 0;
+  // New connections' first requests lately, answered in time or found late (first_request_late).
+  std::uint64_t first_served_ = 0, first_late_ = 0;
   clock::time_point answers_since_;
   double answers_per_s_ = 0;
   clock::time_point advised_at_{};
