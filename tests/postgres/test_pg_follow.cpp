@@ -30,8 +30,12 @@ TEST_CASE("dibs enrich --follow on PostgreSQL listens on the table's channel and
   test::child_process run({dibs::test::dibs_binary(), "enrich", "--store", uri, "--url", api.base_url() + "/json/{originatingIp}",
                            "--follow", "--no-progress", "--log-level", "debug"},
                           true);
-  // The listener is up once the server shows its session's LISTEN ...
-  const std::string listening = "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN \"dibs_" + table + "\"'";
+  // The listener is up once the server shows its session's LISTEN done (idle: a LISTEN takes
+  // effect when its transaction commits, and a NOTIFY committed while the statement still runs is
+  // not delivered: the likely cause of one ctest -j4 run on a new machine where the run's poll
+  // found the rows and "woken by NOTIFY" never came) ...
+  const std::string listening =
+      "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN \"dibs_" + table + "\"' AND state = 'idle'";
   REQUIRE(test::eventually([&] { return value(listening) == "1"; }));
   // ... and a producer's INSERT (one statement, any number of rows) wakes the run.
   s.execute("INSERT INTO " + table + " (\"originatingIp\") VALUES ('8.8.8.8'), ('1.1.1.1'), ('9.9.9.9')");
