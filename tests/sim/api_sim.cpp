@@ -202,7 +202,10 @@ class simulation {
     ++in_flight_;
     peak_in_flight_ = std::max(peak_in_flight_, in_flight_);
     // Watched for straggling once its request is written: over TLS, after the handshake.
-    if (!(new_connection && api_.handshake_ms > 0)) watch(c);
+    if (!(new_connection && api_.handshake_ms > 0)) {
+      watch(c);
+      if (new_connection && limit_) limit_->new_connection_sent(at(cpu_free_));
+    }
     if (new_connection) {
       ++connects_;
       calls_[c].connect_at = cpu_free_;
@@ -298,6 +301,7 @@ class simulation {
     if (limit_) limit_->connection_opened(std::chrono::microseconds(static_cast<std::int64_t>((t_ - x.connect_at) * 1e6)));
     x.sent = t_;
     watch(c);
+    if (limit_) limit_->new_connection_sent(at(x.connect_at));
     arrive(c);
   }
 
@@ -400,6 +404,7 @@ class simulation {
       ++first_served_;
       http::age_first_requests(first_served_, first_late_);
     }
+    if (x.first_on_connection && limit_) limit_->new_connection_answered(at(x.connect_at));
     if (api_.keep_alive) {
       ++idle_;
       ++kept_alive_answers_;

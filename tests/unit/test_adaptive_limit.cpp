@@ -119,6 +119,72 @@ TEST_CASE("requests on new connections left unanswered end slow start where it s
   CHECK_FALSE(l.connections_unserved(now));  // past slow start, probes are judged by their answers
 }
 
+namespace {
+
+// One round trip at `limit` 16 after slow start's step to it: the 2 connections kept from before
+// and `new_answered` of the 14 new ones answer (10 ms), the other new ones not (a prefork
+// server's listen queue). The new connections' first requests are told sent in the first round
+// trip only.
+void round_at_16(adaptive_limit& l, clock_type::time_point& now, clock_type::time_point opened, int new_answered,
+                 bool first) {
+  for (std::size_t i = 0; i < 16; ++i) l.started(i + 1, 0);
+  if (first)
+    for (int i = 0; i < 14; ++i) l.new_connection_sent(opened);
+  now += 10ms;
+  for (int i = 0; i < 2 + new_answered; ++i) {
+    if (first && i >= 2) l.new_connection_answered(opened);
+    l.answered(10ms, now);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("slow start's step waits for three quarters of the last step's new connections to answer", "[adaptive]") {
+  // Apache's prefork behind 8 workers: at 16, the 2 kept connections and 6 of the 14 new ones
+  // are served, and their answers hold the latency; the other 8 sit in the listen queue. The
+  // step to 128 waited for none of them, and opened 112 more connections into that queue.
+  auto now = clock_type::time_point{} + 100s;
+  adaptive_limit l(settings(), now);
+  simulated_server s;
+  s.workers = 1000;
+  run(l, s, now, 1);
+  REQUIRE(l.limit() == 16);
+  const auto opened = now + 1us;
+  round_at_16(l, now, opened, 6, true);
+  CHECK(l.limit() == 16);  // 6 of 14: the step waits
+  CHECK(l.slow_start());
+
+  SECTION("the queued connections answer: the step is taken with the answer that brings them to three quarters") {
+    now += 1ms;
+    for (int i = 0; i < 4; ++i) {
+      l.new_connection_answered(opened);
+      l.answered(11ms, now);
+    }
+    CHECK(l.limit() == 16);  // 10 of 14
+    l.new_connection_answered(opened);
+    CHECK(l.answered(11ms, now));  // 11 of 14
+    CHECK(l.limit() == 128);
+    CHECK(l.decreases() == 0);
+  }
+  SECTION("they never answer: slow start ends where it stands, a straggler's lateness later") {
+    for (int r = 0; r < 7; ++r) round_at_16(l, now, opened, 6, false);  // 80 ms since the step waited
+    CHECK(l.slow_start());
+    CHECK(l.limit() == 16);
+    round_at_16(l, now, opened, 6, false);
+    CHECK_FALSE(l.slow_start());
+    CHECK(l.limit() == 16);  // not cut: the queued calls hold their permits, the served ones run
+    CHECK(l.decreases() == 0);
+  }
+  SECTION("where the API closes every connection, each call opens one, and the step waits for none") {
+    adaptive_limit c(settings(), now);
+    run(c, s, now, 1);
+    REQUIRE(c.limit() == 16);
+    c.connections_closed(8);  // every answer so far closed its connection
+    round_at_16(c, now, now + 1us, 6, true);
+    CHECK(c.limit() == 128);
+  }
+}
+
 TEST_CASE("slow start ends when two round trips in a row are slower than usual, down by the ratio", "[adaptive]") {
   auto now = clock_type::time_point{} + 100s;
   adaptive_limit l(settings(), now);

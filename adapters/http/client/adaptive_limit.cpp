@@ -69,9 +69,10 @@ bool adaptive_limit::answered(std::chrono::microseconds latency, clock::time_poi
   ++answered_;
   if (phase_ == phase::slow_start) pipe_.answered();
   ++window_answers_;
+  const bool stepped = take_waiting_step(now);
   const bool round = phase_ == phase::slow_start && slow_start_round(latency, now, straggler);
   const bool decided = maybe_decide(now);
-  return maybe_measure(now) || decided || round;
+  return maybe_measure(now) || decided || round || stepped;
 }
 
 bool adaptive_limit::refused(limit_signal why, clock::time_point now) {
@@ -104,6 +105,7 @@ void adaptive_limit::set_max(double max) {
     round_us_.clear();
     first_round_.clear();
     slow_round_ = false;
+    step_pending_ = false;
   }
   hold_for_ = s_.hold_periods;
   restart_period_ = true;  // what was measured so far was at another limit

@@ -5,6 +5,7 @@
 #include <dibs/http/adaptive_limit.hpp>
 
 #include "burst_order.hpp"
+#include "straggler_watch.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -35,6 +36,8 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   const bool limited = round_limited_;
   round_limited_ = false;
   round_start_ = now;
+  const bool was_pending = step_pending_;
+  step_pending_ = false;  // this round trip says again whether to step
   // The usual latency is the median of the round trips so far: queueing slows every answer, so
   // the rounds past the server's capacity stand out. A round trip of a handful of answers can
   // hold the limit where it is, never end slow start: the lower quartile of a few answers from an
@@ -82,7 +85,20 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   }
   // At the ceiling, and a round trip there judged it no slower: nothing more to find.
   if (limit_ >= s_.max) end_slow_start(1, now);
-  else if (limited && !costly_steps(round_trip)) step_up(s_.start_growth, now);
+  else if (limited && !costly_steps(round_trip)) {
+    if (!step_waits()) step_up(s_.start_growth, now);
+    else if (!was_pending) {
+      step_pending_ = true;  // taken by the answer that brings the step's connections to three quarters
+      pending_since_ = now;
+    } else if (now - pending_since_ < straggler_after(round_trip)) {
+      step_pending_ = true;
+    } else {
+      // A round trip's straggler lateness and the step's new connections still unanswered (their
+      // first requests failed, or sit in a queue the straggler watch did not judge): slow start
+      // ends where it stands rather than wait for ever.
+      end_slow_start(1, now);
+    }
+  }
   else if (limited && pipe_.best_above(limit_ * 3 / 4))
     // Where a kept-alive connection costs more than two round trips to open (a TLS handshake of
     // 50 ms against answers in 2 ms), a step's new connections are a cost of their own, paid by
@@ -120,6 +136,31 @@ void adaptive_limit::step_up(double factor, clock::time_point now) {
   set_limit(limit_ * factor);
   stepped_at_ = now;
   samples_at_step_ = pipe_.samples();
+  step_sent_ = step_answered_ = 0;
+  step_pending_ = false;
+}
+
+void adaptive_limit::new_connection_sent(clock::time_point opened_at) {
+  if (phase_ == phase::slow_start && opened_at >= stepped_at_) ++step_sent_;
+}
+
+void adaptive_limit::new_connection_answered(clock::time_point opened_at) {
+  if (phase_ == phase::slow_start && opened_at >= stepped_at_) ++step_answered_;
+}
+
+bool adaptive_limit::take_waiting_step(clock::time_point now) {
+  if (phase_ != phase::slow_start || !step_pending_ || step_waits()) return false;
+  step_up(s_.start_growth, now);
+  // The next round trip begins with the step, as one judged in slow_start_round's does.
+  round_us_.clear();
+  round_limited_ = false;
+  round_start_ = now;
+  return true;
+}
+
+bool adaptive_limit::step_waits() const {
+  if (answered_ > 0 && 2 * closed_ >= answered_) return false;  // every call opens its connection
+  return step_sent_ >= 4 && 4 * step_answered_ < 3 * step_sent_;
 }
 
 bool adaptive_limit::costly_steps(std::chrono::microseconds round_trip) const {
@@ -155,6 +196,7 @@ void adaptive_limit::remember_round(double q, bool judged) {
 }
 
 void adaptive_limit::end_slow_start(double factor, clock::time_point now) {
+  step_pending_ = false;
   round_us_.clear();
   first_round_.clear();
   slow_round_ = false;

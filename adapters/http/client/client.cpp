@@ -318,6 +318,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
     c->tcp().expires_at(deadline);
     const auto check_after = res.reused ? std::chrono::milliseconds(0) : first_byte_check_after(pool.first_byte_avg);
     hold.first_on_connection = !res.reused;
+    if (pool.limit && hold.first_on_connection) pool.limit->new_connection_sent(opened_at);
     if (hold.permit && !hold.queued && !hold.straggler) watch_straggler(pool, hold);
     // A new connection is proven once the server's kernel acknowledges its request (the backlog
     // took it), not once its answer comes: against an API answering in 500 ms, proving by answers
@@ -347,6 +348,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
     const bool keep = c->reader->keep_alive() && c->buffer.size() == 0;
     if (!keep && pool.limit) pool.limit->closed_after_answer();  // before the answer is heard: the limit reads both
     if (pool.limit && hold.first_on_connection && !hold.late_first) pool.limit->first_request_answered();
+    if (pool.limit && hold.first_on_connection) pool.limit->new_connection_answered(opened_at);
     observe_answer(pool, res, x.first_byte, hold.straggler);
     if (unproven) prove_connection(pool, unproven, paced);  // answered before the look found it acknowledged
     if (c->buffer.size() > 0) ++stats.unsolicited;

@@ -114,6 +114,14 @@ class adaptive_limit {
   // costs more than two round trips, slow start's next step waits for the answers a second to
   // show the last one paid.
   void connection_opened(std::chrono::microseconds took);
+  // A new connection's first request went out (`opened_at`: when its connect began), and its
+  // answer came. Slow start's step waits for most of the last step's new connections to answer
+  // their first request (step_waits): against a server that takes a few connections and queues
+  // the rest unserved (Apache's prefork, a worker a connection), the answers of the connections
+  // it took held their latency, and the next step x8 went out before any of the others could be
+  // found late. Told before the answer itself (answered()), which takes a step that waited.
+  void new_connection_sent(clock::time_point opened_at);
+  void new_connection_answered(clock::time_point opened_at);
   // The answers so far whose connection was not kept (the API closes its connections: every
   // call pays its own); told before each answer.
   void connections_closed(std::uint64_t closed_after_answer) { closed_ = closed_after_answer; }
@@ -244,6 +252,15 @@ class adaptive_limit {
   // costly_open round trips.
   bool costly_steps(std::chrono::microseconds round_trip) const;
   void step_up(double factor, clock::time_point now);  // slow start grows the limit
+  // The last step's new connections: first requests sent, and answered. Fewer than three
+  // quarters answered (a slow tail's few do not hold it), the step waits (step_pending_, since
+  // pending_since_); not where connections are not kept (every call opens one).
+  std::uint64_t step_sent_ = 0, step_answered_ = 0;
+  bool step_pending_ = false;
+  clock::time_point pending_since_{};
+  bool step_waits() const;
+  // The step that waited, once its connections have answered: true when taken.
+  bool take_waiting_step(clock::time_point now);
   bool judged_history_ = false;        // ... of enough answers each
   bool slow_round_ = false;
   double client_delay_us_ = 0;        // client_delay()

@@ -120,6 +120,17 @@ class origin_limit {
   // Whether those say the server takes no more connections (the client's straggler_watch.hpp:
   // unserved_connection): its late ones keep their permits, and connections_unserved() is told.
   bool takes_no_more_connections() const;
+  // A new connection (its connect began at `opened_at`) carried its first request, and that was
+  // answered (adaptive_limit::new_connection_sent, new_connection_answered: slow start's step
+  // waits for most of its new connections' answers).
+  void new_connection_sent(clock::time_point opened_at) {
+    std::lock_guard lock(mutex_);
+    limit_state_.new_connection_sent(opened_at);
+  }
+  void new_connection_answered(clock::time_point opened_at) {
+    std::lock_guard lock(mutex_);
+    limit_state_.new_connection_answered(opened_at);
+  }
   // An answer whose first byte came `first_byte` after the request was written. Its status: 429
   // and 503 are the API refusing, and lower the limit, or move the pace once the limit is 1 (or
   // the origin is paced); 502 and 504 are overload, and lower the limit.
