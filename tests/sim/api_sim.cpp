@@ -380,6 +380,9 @@ class simulation {
       // connections opened before the last cut change nothing.
       limit_->overloaded(http::limit_signal::dropped_handshake, at(t_), at(x.sent));
       window_.dropped(at(x.sent), at(t_));
+      // Its first request was told sent with its connect (over TLS only after the handshake, which
+      // a dropped connection never had): it goes again on another.
+      if (api_.handshake_ms <= 0) limit_->new_connection_unsent(at(x.connect_at));
       if (x.unproven) {
         x.unproven = false;
         --unproven_;

@@ -126,14 +126,14 @@ namespace {
 // server's listen queue). The new connections' first requests are told sent in the first round
 // trip only.
 void round_at_16(adaptive_limit& l, clock_type::time_point& now, clock_type::time_point opened, int new_answered,
-                 bool first) {
+                 bool first, std::chrono::microseconds latency = 10ms) {
   for (std::size_t i = 0; i < 16; ++i) l.started(i + 1, 0);
   if (first)
     for (int i = 0; i < 14; ++i) l.new_connection_sent(opened);
-  now += 10ms;
+  now += latency;
   for (int i = 0; i < 2 + new_answered; ++i) {
     if (first && i >= 2) l.new_connection_answered(opened);
-    l.answered(10ms, now);
+    l.answered(latency, now);
   }
 }
 
@@ -174,6 +174,23 @@ TEST_CASE("slow start's step waits for three quarters of the last step's new con
     CHECK_FALSE(l.slow_start());
     CHECK(l.limit() == 16);  // not cut: the queued calls hold their permits, the served ones run
     CHECK(l.decreases() == 0);
+  }
+  SECTION("a slow round trip between the waiting ones does not put the end off") {
+    round_at_16(l, now, opened, 6, false, 30ms);  // slow (one alone is a clump of slow items)
+    for (int r = 0; r < 4; ++r) round_at_16(l, now, opened, 6, false);  // 70 ms since the step waited
+    CHECK(l.slow_start());
+    round_at_16(l, now, opened, 6, false);
+    CHECK_FALSE(l.slow_start());
+    CHECK(l.limit() == 16);
+  }
+  SECTION("a slow start entered again (a ceiling lowered, then raised) does not wait for the last one's connections") {
+    for (int r = 0; r < 8; ++r) round_at_16(l, now, opened, 6, false);
+    REQUIRE_FALSE(l.slow_start());
+    l.set_max(8);
+    l.set_max(1000);  // held at the old ceiling: slow start again, from 8
+    REQUIRE(l.slow_start());
+    run(l, s, now, 1);
+    CHECK(l.limit() == 64);
   }
   SECTION("where the API closes every connection, each call opens one, and the step waits for none") {
     adaptive_limit c(settings(), now);

@@ -105,7 +105,9 @@ void adaptive_limit::set_max(double max) {
     round_us_.clear();
     first_round_.clear();
     slow_round_ = false;
-    step_pending_ = false;
+    // Connections are counted again from the next step (set_max is told no time): those opened
+    // before it belong to no step of this slow start.
+    count_connections_from(clock::time_point::max());
   }
   hold_for_ = s_.hold_periods;
   restart_period_ = true;  // what was measured so far was at another limit

@@ -36,8 +36,7 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   const bool limited = round_limited_;
   round_limited_ = false;
   round_start_ = now;
-  const bool was_pending = step_pending_;
-  step_pending_ = false;  // this round trip says again whether to step
+  step_pending_ = false;  // this round trip says again whether a step may be taken
   // The usual latency is the median of the round trips so far: queueing slows every answer, so
   // the rounds past the server's capacity stand out. A round trip of a handful of answers can
   // hold the limit where it is, never end slow start: the lower quartile of a few answers from an
@@ -57,7 +56,7 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   const bool slow = q > usual + std::max({s_.spike_floor * usual, static_cast<double>(s_.spike_min.count()), 2 * client_delay_us_});
   if (!slow) remember_round(q, judged);
   if (!judged) {
-    if (limited && !slow) step_up(s_.start_growth, now);
+    if (limited && !slow) step_or_wait(round_trip, now);
     return true;
   }
   if (slow) {
@@ -85,20 +84,7 @@ bool adaptive_limit::slow_start_round(std::chrono::microseconds latency, clock::
   }
   // At the ceiling, and a round trip there judged it no slower: nothing more to find.
   if (limit_ >= s_.max) end_slow_start(1, now);
-  else if (limited && !costly_steps(round_trip)) {
-    if (!step_waits()) step_up(s_.start_growth, now);
-    else if (!was_pending) {
-      step_pending_ = true;  // taken by the answer that brings the step's connections to three quarters
-      pending_since_ = now;
-    } else if (now - pending_since_ < straggler_after(round_trip)) {
-      step_pending_ = true;
-    } else {
-      // A round trip's straggler lateness and the step's new connections still unanswered (their
-      // first requests failed, or sit in a queue the straggler watch did not judge): slow start
-      // ends where it stands rather than wait for ever.
-      end_slow_start(1, now);
-    }
-  }
+  else if (limited && !costly_steps(round_trip)) step_or_wait(round_trip, now);
   else if (limited && pipe_.best_above(limit_ * 3 / 4))
     // Where a kept-alive connection costs more than two round trips to open (a TLS handshake of
     // 50 ms against answers in 2 ms), a step's new connections are a cost of their own, paid by
@@ -136,20 +122,44 @@ void adaptive_limit::step_up(double factor, clock::time_point now) {
   set_limit(limit_ * factor);
   stepped_at_ = now;
   samples_at_step_ = pipe_.samples();
+  count_connections_from(now);
+}
+
+void adaptive_limit::step_or_wait(std::chrono::microseconds round_trip, clock::time_point now) {
+  if (!step_waits()) return step_up(s_.start_growth, now);
+  step_pending_ = true;  // taken by the answer that brings the step's connections to three quarters
+  if (waiting_since_ == clock::time_point{}) {
+    waiting_since_ = now;
+  } else if (now - waiting_since_ >= straggler_after(round_trip)) {
+    // Waited a round trip's straggler lateness (since the first round trip that would have
+    // stepped, slow ones between counted), and the step's new connections are still short: their
+    // first requests failed, or sit in a queue the straggler watch did not judge. Slow start
+    // ends where it stands.
+    end_slow_start(1, now);
+  }
+}
+
+void adaptive_limit::count_connections_from(clock::time_point from) {
+  counting_from_ = from;
   step_sent_ = step_answered_ = 0;
   step_pending_ = false;
+  waiting_since_ = {};
 }
 
 void adaptive_limit::new_connection_sent(clock::time_point opened_at) {
-  if (phase_ == phase::slow_start && opened_at >= stepped_at_) ++step_sent_;
+  if (phase_ == phase::slow_start && opened_at >= counting_from_) ++step_sent_;
+}
+
+void adaptive_limit::new_connection_unsent(clock::time_point opened_at) {
+  if (phase_ == phase::slow_start && opened_at >= counting_from_ && step_sent_ > 0) --step_sent_;
 }
 
 void adaptive_limit::new_connection_answered(clock::time_point opened_at) {
-  if (phase_ == phase::slow_start && opened_at >= stepped_at_) ++step_answered_;
+  if (phase_ == phase::slow_start && opened_at >= counting_from_) ++step_answered_;
 }
 
 bool adaptive_limit::take_waiting_step(clock::time_point now) {
-  if (phase_ != phase::slow_start || !step_pending_ || step_waits()) return false;
+  if (phase_ != phase::slow_start || !step_pending_ || loss_ != limit_signal::none || step_waits()) return false;
   step_up(s_.start_growth, now);
   // The next round trip begins with the step, as one judged in slow_start_round's does.
   round_us_.clear();
@@ -196,7 +206,7 @@ void adaptive_limit::remember_round(double q, bool judged) {
 }
 
 void adaptive_limit::end_slow_start(double factor, clock::time_point now) {
-  step_pending_ = false;
+  count_connections_from(clock::time_point::max());  // nothing to count until slow start again
   round_us_.clear();
   first_round_.clear();
   slow_round_ = false;

@@ -333,6 +333,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
       log::debug("API ", pool.key, ": a new connection's request was not acknowledged in ", check_after.count(),
                  " ms (the server's backlog is full); sending it again on another");
       unproven.reset();
+      if (pool.limit) pool.limit->new_connection_unsent(opened_at);
       handshake_dropped(pool, opened_at);
       continue;
     }

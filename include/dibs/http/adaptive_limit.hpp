@@ -122,6 +122,8 @@ class adaptive_limit {
   // found late. Told before the answer itself (answered()), which takes a step that waited.
   void new_connection_sent(clock::time_point opened_at);
   void new_connection_answered(clock::time_point opened_at);
+  // ... or its request was never taken (a dropped handshake: it goes again on another): not sent.
+  void new_connection_unsent(clock::time_point opened_at);
   // The answers so far whose connection was not kept (the API closes its connections: every
   // call pays its own); told before each answer.
   void connections_closed(std::uint64_t closed_after_answer) { closed_ = closed_after_answer; }
@@ -252,13 +254,21 @@ class adaptive_limit {
   // costly_open round trips.
   bool costly_steps(std::chrono::microseconds round_trip) const;
   void step_up(double factor, clock::time_point now);  // slow start grows the limit
-  // The last step's new connections: first requests sent, and answered. Fewer than three
-  // quarters answered (a slow tail's few do not hold it), the step waits (step_pending_, since
-  // pending_since_); not where connections are not kept (every call opens one).
+  // The last step's new connections (opened from counting_from_): first requests sent, and
+  // answered. Fewer than three quarters answered (a slow tail's few do not hold it), the step
+  // waits (step_waits; not where connections are not kept: every call opens one): a round trip
+  // that would have stepped lets the answer that brings them to three quarters take it
+  // (step_pending_, cleared as each round trip ends), and since waiting_since_ (the first such
+  // round trip) a straggler's lateness at most.
   std::uint64_t step_sent_ = 0, step_answered_ = 0;
+  clock::time_point counting_from_{};
   bool step_pending_ = false;
-  clock::time_point pending_since_{};
+  clock::time_point waiting_since_{};
   bool step_waits() const;
+  // A round trip says step: steps, or waits for the last step's connections (step_waits).
+  void step_or_wait(std::chrono::microseconds round_trip, clock::time_point now);
+  // Counts the connections opened from `from` (max: none until the next step), afresh.
+  void count_connections_from(clock::time_point from);
   // The step that waited, once its connections have answered: true when taken.
   bool take_waiting_step(clock::time_point now);
   bool judged_history_ = false;        // ... of enough answers each

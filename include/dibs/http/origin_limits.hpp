@@ -131,6 +131,10 @@ class origin_limit {
     std::lock_guard lock(mutex_);
     limit_state_.new_connection_answered(opened_at);
   }
+  void new_connection_unsent(clock::time_point opened_at) {
+    std::lock_guard lock(mutex_);
+    limit_state_.new_connection_unsent(opened_at);
+  }
   // An answer whose first byte came `first_byte` after the request was written. Its status: 429
   // and 503 are the API refusing, and lower the limit, or move the pace once the limit is 1 (or
   // the origin is paced); 502 and 504 are overload, and lower the limit.
