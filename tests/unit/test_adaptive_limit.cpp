@@ -143,10 +143,8 @@ TEST_CASE("slow start's step waits for three quarters of the last step's new con
   // Apache's prefork behind 8 workers: at 16, the 2 kept connections and 6 of the 14 new ones
   // are served, and their answers hold the latency; the other 8 sit in the listen queue. The
   // step to 128 waited for none of them, and opened 112 more connections into that queue.
-  auto now = clock_type::time_point{} + 100s;
-  adaptive_limit l(settings(), now);
-  simulated_server s;
-  s.workers = 1000;
+  before_a_scaling_server f(2);
+  auto& [now, l, s] = f;
   run(l, s, now, 1);
   REQUIRE(l.limit() == 16);
   const auto opened = now + 1us;
