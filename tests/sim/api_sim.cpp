@@ -407,7 +407,7 @@ class simulation {
       ++first_served_;
       http::age_first_requests(first_served_, first_late_);
     }
-    if (x.first_on_connection && limit_) limit_->new_connection_answered(at(x.connect_at));
+    if (x.first_on_connection && limit_) limit_->first_request_answered(at(x.connect_at), x.late_first);
     if (api_.keep_alive) {
       ++idle_;
       ++kept_alive_answers_;

@@ -169,7 +169,7 @@ bool adaptive_limit::take_waiting_step(clock::time_point now) {
 }
 
 bool adaptive_limit::step_waits() const {
-  if (answered_ > 0 && 2 * closed_ >= answered_) return false;  // every call opens its connection
+  if (!keeps_connections()) return false;  // every call opens its connection
   return step_sent_ >= 4 && 4 * step_answered_ < 3 * step_sent_;
 }
 
@@ -180,7 +180,7 @@ bool adaptive_limit::costly_steps(std::chrono::microseconds round_trip) const {
   // handshake, and no sample could show the requests at the server at half the limit. (Counted
   // by the answers, not the connections opened: a step's new connections outnumber the answers
   // a while.)
-  if (2 * closed_ >= answered_) return false;
+  if (!keeps_connections()) return false;
   return open_us_ > costly_open * static_cast<double>(round_trip.count());
 }
 

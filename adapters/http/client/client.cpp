@@ -348,8 +348,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
     // Bytes after the answer belong to no request: such a connection is not used again.
     const bool keep = c->reader->keep_alive() && c->buffer.size() == 0;
     if (!keep && pool.limit) pool.limit->closed_after_answer();  // before the answer is heard: the limit reads both
-    if (pool.limit && hold.first_on_connection && !hold.late_first) pool.limit->first_request_answered();
-    if (pool.limit && hold.first_on_connection) pool.limit->new_connection_answered(opened_at);
+    if (pool.limit && hold.first_on_connection) pool.limit->first_request_answered(opened_at, hold.late_first);
     observe_answer(pool, res, x.first_byte, hold.straggler);
     if (unproven) prove_connection(pool, unproven, paced);  // answered before the look found it acknowledged
     if (c->buffer.size() > 0) ++stats.unsolicited;

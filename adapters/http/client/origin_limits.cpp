@@ -121,8 +121,10 @@ origin_limit::decision origin_limit::overloaded(limit_signal why, clock::time_po
   return ended ? decided(before, decreases, now) : decision{};
 }
 
-void origin_limit::first_request_answered() {
+void origin_limit::first_request_answered(clock::time_point opened_at, bool late) {
   std::lock_guard lock(mutex_);
+  limit_state_.new_connection_answered(opened_at);
+  if (late) return;  // counted when found late
   ++first_served_;
   age_first_requests(first_served_, first_late_);
 }

@@ -253,6 +253,8 @@ class adaptive_limit {
   // Slow start's steps are costly: kept-alive connections that take longer to open than
   // costly_open round trips.
   bool costly_steps(std::chrono::microseconds round_trip) const;
+  // Fewer than half the answers so far closed their connection (none yet: kept, as far as known).
+  bool keeps_connections() const { return answered_ == 0 || 2 * closed_ < answered_; }
   void step_up(double factor, clock::time_point now);  // slow start grows the limit
   // The last step's new connections (opened from counting_from_): first requests sent, and
   // answered. Fewer than three quarters answered (a slow tail's few do not hold it), the step

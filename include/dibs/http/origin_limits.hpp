@@ -112,24 +112,22 @@ class origin_limit {
   }
   // An answer's connection was not kept for another request (HTTP/1.0, `Connection: close`).
   void closed_after_answer() { closed_after_answer_.fetch_add(1, std::memory_order_relaxed); }
-  // A new connection's first request was answered before it was late, or was found late (a
-  // straggler's lateness): every shard's counted, as a shard may have only the connections the
-  // server has not taken. Rare (new connections to an origin that keeps them): under the mutex.
-  void first_request_answered();
+  // A new connection's first request (its connect began at `opened_at`) was answered; `late`:
+  // it had been found late (a straggler's lateness) before, which first_request_late() counted.
+  // Every shard's counted, as a shard may have only the connections the server has not taken;
+  // slow start's step waits for most of its new connections' answers
+  // (adaptive_limit::new_connection_answered). One lock for both.
+  void first_request_answered(clock::time_point opened_at, bool late);
   void first_request_late();
   // Whether those say the server takes no more connections (the client's straggler_watch.hpp:
   // unserved_connection): its late ones keep their permits, and connections_unserved() is told.
   bool takes_no_more_connections() const;
-  // A new connection (its connect began at `opened_at`) carried its first request, and that was
-  // answered (adaptive_limit::new_connection_sent, new_connection_answered: slow start's step
-  // waits for most of its new connections' answers).
+  // A new connection (its connect began at `opened_at`) carried its first request
+  // (adaptive_limit::new_connection_sent), or that request was dropped unacknowledged and goes
+  // again on another (new_connection_unsent).
   void new_connection_sent(clock::time_point opened_at) {
     std::lock_guard lock(mutex_);
     limit_state_.new_connection_sent(opened_at);
-  }
-  void new_connection_answered(clock::time_point opened_at) {
-    std::lock_guard lock(mutex_);
-    limit_state_.new_connection_answered(opened_at);
   }
   void new_connection_unsent(clock::time_point opened_at) {
     std::lock_guard lock(mutex_);
