@@ -26,7 +26,7 @@ sim_settings settings_for(const family_member& m) {
 }
 }  // namespace
 
-TEST_CASE("the adaptive limit is within 0.85 of the best fixed concurrency on every API of the family", "[adaptive][family]") {
+TEST_CASE("the adaptive limit is within 0.85 of the best fixed concurrency on every API of the family", "[adaptive][family][whole-family]") {
   for (const auto& m : api_family()) {
     if (!m.gated) continue;  // measured in the family's table, known short of the goal
     DYNAMIC_SECTION(m.api.name << ", ceiling " << m.ceiling) {
