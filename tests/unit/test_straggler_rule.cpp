@@ -67,6 +67,20 @@ TEST_CASE("a new connection's late first request is one the server has not taken
   CHECK_FALSE(unserved_connection(0, 0, 8, 6));  // nothing known of the origin yet
 }
 
+TEST_CASE("where the server takes no more connections, the pool keeps only those it served, and the bound only rises",
+          "[straggler]") {
+  // Nothing unserved: no bound (0), and a bound in place goes.
+  CHECK(connections_to_keep(false, 0, 8) == 0);
+  CHECK(connections_to_keep(false, 8, 8) == 0);
+  // Prefork's 8 workers behind 16 connections: the 8 served ones, at least 1.
+  CHECK(connections_to_keep(true, 0, 8) == 8);
+  CHECK(connections_to_keep(true, 0, 0) == 1);
+  // A served connection the server closed after its last request is replaced, not given up: the
+  // bound holds at 8 while 7 are open; it rises when more are served.
+  CHECK(connections_to_keep(true, 8, 7) == 8);
+  CHECK(connections_to_keep(true, 8, 10) == 10);
+}
+
 TEST_CASE("new connections' first requests are counted lately: the older half is forgotten past 512", "[straggler]") {
   // A cold start: 4 of the first 6 late, then every new connection answered in time.
   std::uint64_t served = 2, late = 4;

@@ -111,6 +111,9 @@ void client::impl::keep_idle(host_pool& pool, std::unique_ptr<connection> c) {
   c->tcp().expires_never();
   c->idle_since = steady::now();
   pool.idle.push_back(std::move(c));
+  pool.opened.wake_first();  // a request waiting to open one, where the origin takes no more, takes this
+  if (pool.limit && pool.limit->connection_cap() != 0 && !pool.idle_sweep_armed)
+    arm_idle_sweep(pool, pool.idle.front()->idle_since + straggler_after(pool.limit->typical_latency()));
   // A request waiting for the pace of new connections takes this one instead: against an API
   // whose handshake is slow (TLS, 50 ms) the pace let 4 connections open a handshake, and a
   // thousand requests waited for it while the connections they could use sat idle.
@@ -133,6 +136,30 @@ awaitable<bool> client::impl::take_slot(host_pool& pool, connection_slots::held&
   co_return false;
 }
 
+awaitable<connection_slots::wait_end> client::impl::wait_to_open(host_pool& pool, limit_hold& hold,
+                                                                  connection_slots::held& slot, response& res,
+                                                                  std::unique_ptr<connection>* idle) {
+  ++stats.connection_waits;
+  // (Not a straggler's, on a retry: it no longer counts in flight.)
+  const connection_wait_mark waits(hold.straggler ? nullptr : pool.limit.get());
+  for (;;) {
+    const auto end = co_await pool.opened.wait(slot);
+    if (end == connection_slots::wait_end::cancelled) {
+      res.ec = net::error::operation_aborted;
+      res.stage = "wait for a connection (the API serves no more at once)";
+      co_return end;
+    }
+    if (idle && (*idle = take_idle(pool))) {
+      slot.reset();
+      co_return end;
+    }
+    if (end == connection_slots::wait_end::slot) co_return end;
+    // Woken for a connection that another request took first: a place freed meanwhile is taken
+    // (the queue was empty when it was given back), else wait again.
+    if (pool.opened.try_take(slot)) co_return connection_slots::wait_end::slot;
+  }
+}
+
 awaitable<response> client::impl::probe(origin to) {
   response res;
   host_pool* pool = co_await pool_for(to, res);
@@ -142,9 +169,12 @@ awaitable<response> client::impl::probe(origin to) {
     const bool got = co_await take_slot(*pool, slot, res);
     if (!got) co_return res;
   }
+  connection_slots::held open_slot;
+  pool->opened.try_take(open_slot);  // counted among the open ones (no bound holds before a run's calls)
   const auto opening = steady::now();
   const auto deadline = opening + opts.connect_timeout;
   auto c = co_await open(to, *pool, deadline, res);
+  if (c) c->open_slot = std::move(open_slot);
   if (c && opts.figures) opts.figures->handshake_s.record(std::chrono::duration<double>(steady::now() - opening).count());
   if (c) keep_idle(*pool, std::move(c));
   co_return res;
@@ -262,11 +292,21 @@ awaitable<response> client::impl::send(origin to, request spec) {
     std::unique_ptr<connection> c = attempt == 0 ? take_idle(pool) : nullptr;
     res.reused = c != nullptr;
     connection_slots::held unproven;
+    connection_slots::held open_slot;  // its place among the pool's open connections, once opened
     bool paced = false;  // this connection waited for the window (it was full)
     if (c) {
       ++stats.reuses;
     } else {
-      if (pool.limit && !pool.unproven.try_take(unproven)) {  // no co_await inside a condition (g++ 12)
+      if (!pool.opened.try_take(open_slot)) {  // the origin takes no more connections (connections_to_keep)
+        const auto end = co_await wait_to_open(pool, hold, open_slot, res, attempt == 0 ? &c : nullptr);
+        if (end == connection_slots::wait_end::cancelled) co_return res;
+        deadline = steady::now() + opts.request_timeout;  // (as for the pace below)
+        if (c) {
+          res.reused = true;
+          ++stats.reuses;
+        }
+      }
+      if (!c && pool.limit && !pool.unproven.try_take(unproven)) {  // no co_await inside a condition (g++ 12)
         paced = true;
         // (Not a straggler's, on a retry: it no longer counts in flight.)
         const connection_wait_mark waits(hold.straggler ? nullptr : pool.limit.get());
@@ -283,6 +323,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
             res.reused = true;
             ++stats.reuses;
             unproven.reset();
+            open_slot.reset();
             break;
           }
           if (end == connection_slots::wait_end::slot) break;
@@ -308,6 +349,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
         co_return res;
       }
       handshake = steady::now() - opening;
+      c->open_slot = std::move(open_slot);
       if (pool.limit) pool.limit->connection_opened(std::chrono::duration_cast<std::chrono::microseconds>(c->open_took));
       if (opts.figures) opts.figures->handshake_s.record(std::chrono::duration<double>(handshake).count());
     }
@@ -348,7 +390,14 @@ awaitable<response> client::impl::send(origin to, request spec) {
     // Bytes after the answer belong to no request: such a connection is not used again.
     const bool keep = c->reader->keep_alive() && c->buffer.size() == 0;
     if (!keep && pool.limit) pool.limit->closed_after_answer();  // before the answer is heard: the limit reads both
-    if (pool.limit && hold.first_on_connection) pool.limit->first_request_answered(opened_at, hold.late_first);
+    if (pool.limit && !c->served_by) {  // (the pre-flight's connection answers its first on reuse)
+      c->served_by = pool.limit.get();
+      pool.limit->connection_served(+1);
+    }
+    if (pool.limit && hold.first_on_connection) {
+      pool.limit->first_request_answered(opened_at, hold.late_first);
+      if (pool.limit->connection_cap() != 0) bound_connections(pool);  // more served, or in time again
+    }
     observe_answer(pool, res, x.first_byte, hold.straggler);
     if (unproven) prove_connection(pool, unproven, paced);  // answered before the look found it acknowledged
     if (c->buffer.size() > 0) ++stats.unsolicited;

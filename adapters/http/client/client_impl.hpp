@@ -40,9 +40,17 @@ struct host_pool {
   std::uint64_t lookups = 0;  // finished lookups, so a waiter knows one ended
   response failed_lookup;     // why the last lookup failed (its ec is clear when it did not)
   std::unique_ptr<async_event> resolved = std::make_unique<async_event>();
+  // The connections open (each holds a slot for its life): this client's share of the origin's
+  // bound while the server takes no more connections (connections_to_keep), else no bound.
+  // Declared before `idle`: its connections give their slots back as they go.
+  connection_slots opened{no_connection_cap};
   // Oldest first (each goes back with the time it went back): expired ones are cut from the
   // front, the warmest is taken from the back.
   std::vector<std::unique_ptr<connection>> idle;
+  // While the origin's connections are bounded (origin_limit::connection_cap), idle ones are
+  // closed a straggler's lateness after they went idle (close_idle_while_bounded).
+  std::unique_ptr<net::steady_timer> idle_sweep;
+  bool idle_sweep_armed = false;
   connection_slots slots;  // max_connections
   // "Host: ...\r\nUser-Agent: ...\r\nAccept: application/json\r\n": the same for every request.
   std::string fixed_headers;
@@ -66,6 +74,7 @@ struct host_pool {
   // (sync_permits): a send whose origin's limit has not moved costs two loads, not the sizing.
   std::size_t synced_limit = 0;
   std::size_t synced_calling = 0;  // ... and the shards still sending
+  std::size_t synced_cap = 0;      // ... and the bound on its connections (origin_limit::connection_cap)
   double synced_ceiling = -1;
   // Moving averages of the time to first byte (for the check of a new connection's request) and
   // of the time to connect (for the bound on a connect whose SYN a full backlog dropped).
@@ -167,7 +176,18 @@ struct client::impl {
   // go to the next requests, and the engine hears there is room.
   void watch_straggler(host_pool& pool, limit_hold& hold);
   void arm_sweep(host_pool& pool, steady::time_point at);
+  // Where the server serves only the connections it holds (the bound of connections_to_keep), a
+  // connection this client keeps idle holds one of them from another shard's calls (Apache's
+  // prefork keeps a worker on it until it has been idle a second): closed once idle a straggler's
+  // lateness (a shard whose items ran out kept 8 of 8 workers idle while the other's calls
+  // waited in the listen queue, 8 idle closes and a second lost in a run of two).
+  void close_idle_while_bounded(host_pool& pool);
+  void arm_idle_sweep(host_pool& pool, steady::time_point at);
   void sweep_stragglers(host_pool& pool);
+  // The bound on the origin's open connections decided again (connections_to_keep), and this
+  // client's share of it.
+  void bound_connections(host_pool& pool);
+  void sync_opened(host_pool& pool);
 
   void observe_overload(host_pool& pool, limit_signal why);
   // A new connection's SYN or request went unanswered (a full listen backlog): counted, a signal
@@ -219,6 +239,11 @@ struct client::impl {
   // Waits for a slot to open a new connection in (with the adaptive limit); false when cancelled.
   // Waits for the pace of new connections: a slot to open one, or woken for a kept-alive one.
   awaitable<connection_slots::wait_end> take_unproven(host_pool& pool, connection_slots::held& slot, response& res);
+  // Waits for a place among the pool's open connections (host_pool::opened, bounded); `idle`
+  // (a first attempt's): a kept-alive connection given back meanwhile is taken instead, and
+  // the wait ends with it there and no place held.
+  awaitable<connection_slots::wait_end> wait_to_open(host_pool& pool, limit_hold& hold, connection_slots::held& slot,
+                                                      response& res, std::unique_ptr<connection>* idle);
 
   // A round trip's decision was made (by this client's answer): the permits follow, the engine
   // hears of a change, and the operator of a decrease the API caused.

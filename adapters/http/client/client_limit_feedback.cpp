@@ -82,6 +82,27 @@ void client::impl::arm_sweep(host_pool& pool, steady::time_point at) {
   });
 }
 
+void client::impl::arm_idle_sweep(host_pool& pool, steady::time_point at) {
+  if (!pool.idle_sweep) pool.idle_sweep = std::make_unique<net::steady_timer>(ex);
+  pool.idle_sweep_armed = true;
+  pool.idle_sweep->expires_at(at);
+  pool.idle_sweep->async_wait([this, &pool, client_alive = std::weak_ptr<const char>(alive)](const boost::system::error_code& ec) {
+    if (!ec && !client_alive.expired()) close_idle_while_bounded(pool);
+  });
+}
+
+void client::impl::close_idle_while_bounded(host_pool& pool) {
+  pool.idle_sweep_armed = false;
+  if (pool.limit->connection_cap() == 0) return;  // the bound went: idle ones wait for calls as anywhere
+  const auto after = straggler_after(pool.limit->typical_latency());
+  const auto now = steady::now();
+  // Oldest first: those idle that long are cut from the front (their destructors close them).
+  const auto fresh = std::find_if(pool.idle.begin(), pool.idle.end(), [&](const auto& c) { return now - c->idle_since < after; });
+  stats.expired_idle += static_cast<std::uint64_t>(fresh - pool.idle.begin());
+  pool.idle.erase(pool.idle.begin(), fresh);
+  if (!pool.idle.empty()) arm_idle_sweep(pool, pool.idle.front()->idle_since + after);
+}
+
 void client::impl::sweep_stragglers(host_pool& pool) {
   pool.sweep_armed = false;
   if (pool.watched.empty()) return;
@@ -121,6 +142,7 @@ void client::impl::sweep_stragglers(host_pool& pool) {
     log::debug("API ", pool.key, ": ", unserved, " request(s) on new connections unanswered after ", after.count(),
                " ms keep their permits (so many new connections' first calls are late: the server may take no more connections)");
     limit_decided(pool, pool.limit->connections_unserved(now));
+    bound_connections(pool);
   }
   if (released == 0) return;
   log::debug("API ", pool.key, ": ", released, " request(s) unanswered after ", after.count(), " ms run beside the limit (",
@@ -162,7 +184,11 @@ void client::impl::sync_permits(host_pool& pool) {
   const auto limit = pool.limit->limit();
   const auto ceiling = pool.limit->ceiling();
   const auto calling = pool.limit->place_of(opts.shard, opts.shards).calling;
-  if (limit == pool.synced_limit && ceiling == pool.synced_ceiling && calling == pool.synced_calling) return;  // sized already
+  const auto cap = pool.limit->connection_cap();
+  if (limit == pool.synced_limit && ceiling == pool.synced_ceiling && calling == pool.synced_calling &&
+      cap == pool.synced_cap)
+    return;  // sized already
+  sync_opened(pool);
   pool.synced_limit = limit;
   pool.synced_ceiling = ceiling;
   pool.synced_calling = calling;
@@ -192,6 +218,30 @@ awaitable<bool> client::impl::keep_pace(host_pool& pool, response& res) {
   }
   pool.limit->sent(waited);
   co_return true;
+}
+
+void client::impl::bound_connections(host_pool& pool) {
+  const auto before = pool.limit->connection_cap();
+  const auto cap = pool.limit->bound_connections();
+  if (cap != before) {
+    if (cap == 0)
+      log::debug("API ", pool.key, ": new connections' first calls answered in time again: no bound on the connections");
+    else
+      log::debug("API ", pool.key, ": at most ", cap, " connection(s) kept open, as many as the server served (more "
+                 "calls wait for one of them)");
+  }
+  sync_opened(pool);
+}
+
+void client::impl::sync_opened(host_pool& pool) {
+  const auto cap = pool.limit->connection_cap();
+  pool.synced_cap = cap;
+  std::size_t share = no_connection_cap;
+  if (cap != 0) {
+    const auto p = pool.limit->place_of(opts.shard, opts.shards);
+    share = std::max<std::size_t>(1, limit_share(cap, p.calling, p.rank));
+  }
+  if (share != pool.opened.limit()) pool.opened.set_limit(share);
 }
 
 awaitable<connection_slots::wait_end> client::impl::take_unproven(host_pool& pool, connection_slots::held& slot,

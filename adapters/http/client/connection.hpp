@@ -2,8 +2,10 @@
 // the parser of the answer being read. Internal to the client.
 #pragma once
 
+#include "connection_slots.hpp"
 #include "response_reader.hpp"
 
+#include <dibs/http/origin_limits.hpp>
 #include <dibs/net.hpp>
 
 #include <boost/asio/ssl/context.hpp>
@@ -29,6 +31,11 @@ struct connection {
     else
       plain.emplace(ex);
   }
+  ~connection() {
+    if (served_by) served_by->connection_served(-1);
+  }
+  connection(const connection&) = delete;
+  connection& operator=(const connection&) = delete;
   boost::beast::tcp_stream& tcp() { return tls ? tls->next_layer() : *plain; }
 
   std::optional<boost::beast::tcp_stream> plain;
@@ -42,6 +49,11 @@ struct connection {
   // frame stays small (a frame over about 1 KiB costs glibc a large-bin allocation, and a
   // consolidation of its fast bins, on every request).
   std::optional<response_reader> reader;
+  // Its place among the pool's open connections (host_pool::opened), given back when it closes;
+  // and, once it has answered, the origin whose count of served ones it is in
+  // (origin_limit::connection_served).
+  connection_slots::held open_slot;
+  origin_limit* served_by = nullptr;
 };
 
 }  // namespace dibs::http

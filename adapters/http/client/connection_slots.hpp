@@ -42,6 +42,10 @@ std::size_t calling_shards(std::size_t total, std::size_t shards, std::size_t mo
 // split among the `calling` shards, 1 for each other one (a parked shard finishing what it holds).
 std::size_t connect_share(std::size_t allowed, std::size_t calling, std::size_t index);
 
+// A limit that never binds, under which the slots in use are still counted (a limit of 0
+// counts none): the bound on open connections while none holds (host_pool::opened).
+inline constexpr std::size_t no_connection_cap = std::size_t{1} << 40;
+
 class connection_slots {
  public:
   explicit connection_slots(std::size_t limit = 0) : limit_(limit) {}  // 0: unlimited

@@ -136,9 +136,21 @@ void origin_limit::first_request_late() {
 }
 
 bool origin_limit::takes_no_more_connections() const {
-  const auto closed = closed_after_answer_.load(std::memory_order_relaxed);
   std::lock_guard lock(mutex_);
+  return unserved_locked();
+}
+
+bool origin_limit::unserved_locked() const {
+  const auto closed = closed_after_answer_.load(std::memory_order_relaxed);
   return unserved_connection(answers_, answers_ - std::min(answers_, closed), first_late_, first_served_);
+}
+
+std::size_t origin_limit::bound_connections() {
+  std::lock_guard lock(mutex_);
+  const auto cap = connections_to_keep(unserved_locked(), connection_cap_.load(std::memory_order_relaxed),
+                                       served_open_.load(std::memory_order_relaxed));
+  connection_cap_.store(cap, std::memory_order_relaxed);
+  return cap;
 }
 
 origin_limit::decision origin_limit::connections_unserved(clock::time_point now) {

@@ -24,6 +24,8 @@
 // Internal to the client.
 #pragma once
 
+#include <algorithm>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -63,6 +65,22 @@ inline bool may_release(std::size_t stragglers, std::size_t limit, std::size_t c
 inline bool unserved_connection(std::uint64_t answers, std::uint64_t kept, std::uint64_t late, std::uint64_t served) {
   const bool keeps_connections = answers > 0 && 2 * kept >= answers;
   return keeps_connections && late >= 3 && 2 * late >= served;
+}
+
+// How many connections to an origin its clients may hold open (`cap`, 0: no bound) while the
+// origin takes no more connections (`unserved`: unserved_connection), `served_open` of those
+// open now (every shard's) having answered once. Against Apache's prefork each connection past
+// its workers waits in its listen queue, and each connection the client keeps idle holds a
+// worker until it has been idle a second (KeepAliveTimeout): with 9 connections to 8 workers, a
+// fixed 9 calls got 395 answers a second where 8 got 695, and the adaptive limit (16-31 calls,
+// as many connections) 210, its workers closing 16 idle connections a run. So no connection is
+// opened past the ones the server served: more calls wait for one of them (calls waiting for a
+// connection are no demand on the limit). The bound never falls while it holds (a served
+// connection the server closed, after its last request, is replaced, not given up), rises as
+// more are served, and goes once the new connections' first calls are answered in time again.
+inline std::size_t connections_to_keep(bool unserved, std::size_t cap, std::size_t served_open) {
+  if (!unserved) return 0;
+  return std::max({cap, served_open, std::size_t{1}});
 }
 
 // New connections' first requests lately, `served` (answered before they were late) and `late`

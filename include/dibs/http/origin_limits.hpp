@@ -122,6 +122,14 @@ class origin_limit {
   // Whether those say the server takes no more connections (the client's straggler_watch.hpp:
   // unserved_connection): its late ones keep their permits, and connections_unserved() is told.
   bool takes_no_more_connections() const;
+  // A connection to the origin answered its first request (+1), or one that had answered closed
+  // (-1): every shard's.
+  void connection_served(int delta) { served_open_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed); }
+  // The bound on connections open to the origin, every shard's (0: none): while the server takes
+  // no more connections, those it served (the client's straggler_watch.hpp: connections_to_keep).
+  std::size_t connection_cap() const { return connection_cap_.load(std::memory_order_relaxed); }
+  // Decides it again (on a late first request, on a first answer while it holds): the bound now.
+  std::size_t bound_connections();
   // A new connection (its connect began at `opened_at`) carried its first request
   // (adaptive_limit::new_connection_sent), or that request was dropped unacknowledged and goes
   // again on another (new_connection_unsent).
@@ -196,6 +204,8 @@ class origin_limit {
   decision refusal(int status, std::chrono::microseconds latency, clock::time_point now);
   // The pace went down: what the client logs, and the operator's advice (once a minute).
   decision paced_down(int status, clock::time_point now);
+  // takes_no_more_connections(), under the mutex.
+  bool unserved_locked() const;
 
   const std::string origin_;
   mutable std::mutex mutex_;
@@ -212,6 +222,8 @@ class origin_limit {
   std::atomic<std::size_t> connection_waits_{0};
   std::atomic<std::size_t> connection_openings_{0};
   std::atomic<std::uint64_t> closed_after_answer_{0};
+  std::atomic<std::size_t> served_open_{0};
+  std::atomic<std::size_t> connection_cap_{0};
   std::atomic<std::size_t> stragglers_{0};
   std::atomic<bool> requests_scarce_{false};
   std::atomic<std::uint64_t> gone_{0};  // the shards that send no more (bit `index`)
