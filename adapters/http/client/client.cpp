@@ -112,7 +112,7 @@ void client::impl::keep_idle(host_pool& pool, std::unique_ptr<connection> c) {
   c->idle_since = steady::now();
   pool.idle.push_back(std::move(c));
   pool.opened.wake_first();  // a request waiting to open one, where the origin takes no more, takes this
-  if (pool.limit && pool.limit->connection_cap() != 0 && !pool.idle_sweep_armed)
+  if (pool.limit && pool.opened.limit() != no_connection_cap && !pool.idle_sweep_armed)
     arm_idle_sweep(pool, pool.idle.front()->idle_since + straggler_after(pool.limit->typical_latency()));
   // A request waiting for the pace of new connections takes this one instead: against an API
   // whose handshake is slow (TLS, 50 ms) the pace let 4 connections open a handshake, and a
@@ -390,7 +390,7 @@ awaitable<response> client::impl::send(origin to, request spec) {
     // Bytes after the answer belong to no request: such a connection is not used again.
     const bool keep = c->reader->keep_alive() && c->buffer.size() == 0;
     if (!keep && pool.limit) pool.limit->closed_after_answer();  // before the answer is heard: the limit reads both
-    if (pool.limit && !c->served_by) {  // (the pre-flight's connection answers its first on reuse)
+    if (pool.limit && !c->served_by) {  // (a probe()'s connection answers its first on reuse)
       c->served_by = pool.limit.get();
       pool.limit->connection_served(+1);
     }

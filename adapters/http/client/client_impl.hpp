@@ -40,6 +40,10 @@ struct host_pool {
   std::uint64_t lookups = 0;  // finished lookups, so a waiter knows one ended
   response failed_lookup;     // why the last lookup failed (its ec is clear when it did not)
   std::unique_ptr<async_event> resolved = std::make_unique<async_event>();
+  // client_options::adaptive: the origin's limit (the run's, shared by every shard's client).
+  // Declared before `idle`: a connection that answered tells it when it goes (connection::
+  // served_by), and without figures this pool holds the limit's only reference.
+  std::shared_ptr<origin_limit> limit;
   // The connections open (each holds a slot for its life): this client's share of the origin's
   // bound while the server takes no more connections (connections_to_keep), else no bound.
   // Declared before `idle`: its connections give their slots back as they go.
@@ -55,9 +59,7 @@ struct host_pool {
   // "Host: ...\r\nUser-Agent: ...\r\nAccept: application/json\r\n": the same for every request.
   std::string fixed_headers;
   std::string key;  // "http://host:port": its name where limits are kept
-  // client_options::adaptive: the origin's limit (the run's, shared by every shard's client), and
-  // this client's permits, its share of it (one per request in flight).
-  std::shared_ptr<origin_limit> limit;
+  // this client's permits, its share of the origin's limit (one per request in flight).
   connection_slots permits;
   // The requests holding permits, oldest first, and the one timer that wakes when the oldest
   // is due to turn straggler (straggler_watch.hpp); the stragglers run beside the limit.

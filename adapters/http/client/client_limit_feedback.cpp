@@ -93,7 +93,9 @@ void client::impl::arm_idle_sweep(host_pool& pool, steady::time_point at) {
 
 void client::impl::close_idle_while_bounded(host_pool& pool) {
   pool.idle_sweep_armed = false;
-  if (pool.limit->connection_cap() == 0) return;  // the bound went: idle ones wait for calls as anywhere
+  // The bound as it is now (another shard may have lifted it: its waiters here are granted).
+  sync_opened(pool);
+  if (pool.opened.limit() == no_connection_cap) return;  // the bound went: idle ones wait for calls as anywhere
   const auto after = straggler_after(pool.limit->typical_latency());
   const auto now = steady::now();
   // Oldest first: those idle that long are cut from the front (their destructors close them).
