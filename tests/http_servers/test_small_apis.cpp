@@ -64,6 +64,24 @@ std::uint64_t slower_than(const http::http_figures& h, double secs) {
   return h.api_latency_s.count() - under;
 }
 
+// The run's one API origin's limit, as the figures show it at the end.
+http::limit_view the_limit(engine& e) {
+  const auto* h = e.figures().extras.find<http::http_figures>();
+  REQUIRE(h != nullptr);
+  const auto limits = h->limits.totals();
+  REQUIRE(limits.size() == 1);
+  return limits[0].second;
+}
+
+// A counter of a test server's GET /stats ({"name": N, ...}).
+int server_stat(const test::python_api& api, const std::string& name) {
+  const auto stats = test::raw_http(static_cast<std::uint16_t>(api.port()), "GET", "/stats");
+  INFO(stats.body);
+  const auto at = stats.body.find("\"" + name + "\": ");
+  REQUIRE(at != std::string::npos);
+  return std::stoi(stats.body.substr(at + name.size() + 4));
+}
+
 }  // namespace
 
 TEST_CASE("an API that answers 500 for one item in ten: those fail alone, the others are done, the run ends", "[small]") {
@@ -194,12 +212,9 @@ TEST_CASE("an item far slower than the others does not hold the API's limit: the
   INFO(stats.body);
   CHECK_THAT(stats.body, Catch::Contains("\"hold_met\": true"));
   for (const auto& it : st->snapshot()) CHECK(it.attempts == 1);  // nothing timed out
-  const auto* h = e.figures().extras.find<http::http_figures>();
-  REQUIRE(h != nullptr);
-  const auto limits = h->limits.totals();
-  REQUIRE(limits.size() == 1);
-  CHECK(limits[0].second.stragglers == 0);  // counted while it ran beside the limit, not after
-  CHECK(limits[0].second.in_flight == 0);
+  const auto limit = the_limit(e);
+  CHECK(limit.stragglers == 0);  // counted while it ran beside the limit, not after
+  CHECK(limit.in_flight == 0);
 }
 
 TEST_CASE("an API that limits its rate (503 or 429 past it, no Retry-After) is paced: its refusals stay few, no item fails",
@@ -227,12 +242,9 @@ TEST_CASE("an API that limits its rate (503 or 429 past it, no Retry-After) is p
   // pace, 291 of 300 were refused and items failed.
   const auto refused = std::stoi(stats.body.substr(stats.body.find("\"refused\": ") + 11));
   CHECK(refused < 150);
-  const auto* h = e.figures().extras.find<http::http_figures>();
-  REQUIRE(h != nullptr);
-  const auto limits = h->limits.totals();
-  REQUIRE(limits.size() == 1);
-  CHECK(limits[0].second.pace_per_s > 0);
-  CHECK(limits[0].second.pace_decreases > 0);
+  const auto limit = the_limit(e);
+  CHECK(limit.pace_per_s > 0);
+  CHECK(limit.pace_decreases > 0);
 }
 
 TEST_CASE("a 429 that says when to come back is the API's pace, not the item's fault: it spends no attempt",
@@ -355,14 +367,8 @@ TEST_CASE("Apache's prefork (8 workers, the other connections in its listen queu
   REQUIRE(ended_by_itself(e, 120s));
   CHECK(e.summary().completed == 1000);
   CHECK(e.summary().failed == 0);
-  const auto stats = test::raw_http(static_cast<std::uint16_t>(api.port()), "GET", "/stats");
-  INFO(stats.body);
-  const auto at = stats.body.find("\"idle_closes\": ");
-  REQUIRE(at != std::string::npos);
-  CHECK(std::stoi(stats.body.substr(at + 15)) <= 1);  // one odd stall at most, never a worker each
-  const auto* h = e.figures().extras.find<http::http_figures>();
-  REQUIRE(h != nullptr);
-  const auto limits = h->limits.totals();
-  REQUIRE(limits.size() == 1);
-  CHECK(limits[0].second.in_flight == 0);
+  CHECK(server_stat(api, "idle_closes") <= 1);  // one odd stall at most, never a worker each
+  // Counted at the server: each item asked once (a call waiting for a connection is sent once).
+  CHECK(server_stat(api, "requests") == 1000);
+  CHECK(the_limit(e).in_flight == 0);
 }
