@@ -390,7 +390,10 @@ awaitable<response> client::impl::send(origin to, request spec) {
     // Bytes after the answer belong to no request: such a connection is not used again.
     const bool keep = c->reader->keep_alive() && c->buffer.size() == 0;
     if (!keep && pool.limit) pool.limit->closed_after_answer();  // before the answer is heard: the limit reads both
-    if (pool.limit && !c->served_by) {  // (a probe()'s connection answers its first on reuse)
+    // Counted among the served ones while it stays open (one the answer closes would be counted
+    // and uncounted at once: two atomic writes a call against HTTP/1.0); a probe()'s connection
+    // answers its first on reuse.
+    if (pool.limit && keep && !c->served_by) {
       c->served_by = pool.limit.get();
       pool.limit->connection_served(+1);
     }
