@@ -741,7 +741,8 @@ TEST_CASE("after slow start's cut, probes up halve the way back to where slow st
   // The load-dependent server above: slow start's step 2 -> 16 meets 37 ms against 9, and the cut
   // by the ratio (a queue's rule) lands at 3, where 16 in flight answered 432 a second and 3 answer
   // 273. Probes a quarter up took 3 -> 4 -> 5 -> ... -> 12 in eight probes and 3.1 s (seen in
-  // this test); halfway back each, 3 -> 6 -> 9 -> 12 in four and 1.7 s.
+  // this test); halfway back each, 3 -> 6 -> 9 -> 12 in four and 1.7 s; each of those probes
+  // confirmed by one period, not two, in 1.4 s.
   auto now = clock_type::time_point{} + 100s;
   adaptive_limit l(settings(), now);
   const auto start = now;
@@ -759,10 +760,11 @@ TEST_CASE("after slow start's cut, probes up halve the way back to where slow st
     if (l.limit() >= 12 && reached_12 == clock_type::time_point{}) reached_12 = now;
     if (reached_12 == clock_type::time_point{}) highest_after_cut = std::max(highest_after_cut, l.limit());
   }
-  INFO("cut to " << after_cut << ", " << probes_up << " probes up in 10 s");
+  INFO("cut to " << after_cut << ", " << probes_up << " probes up in 10 s, 12 reached after "
+       << std::chrono::duration_cast<std::chrono::milliseconds>(reached_12 - start).count() << " ms");
   CHECK(after_cut <= 4);
   REQUIRE(reached_12 != clock_type::time_point{});
-  CHECK(reached_12 - start <= 2s);
+  CHECK(reached_12 - start <= 1500ms);
   CHECK(highest_after_cut <= 16);  // never past where slow start stopped on the way back
   CHECK(l.limit() <= 32);          // and after it, the probe rule's own stop (15-18)
 }

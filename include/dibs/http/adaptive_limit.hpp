@@ -209,6 +209,8 @@ class adaptive_limit {
   void set_limit(double l);
   // A probe up's usual step from `l`: a quarter, at least one (the way back's may be larger).
   double quarter_up(double l) const { return std::max(l + 1, std::floor(l * (1 + s_.probe_step))); }
+  // A probe up of the way back (further than a quarter: ramp_top_), while it is tried or confirmed.
+  bool way_back() const { return probing_up() && base_limit_ > 0 && limit_ > quarter_up(base_limit_); }
   void decrease(double factor, limit_signal why, clock::time_point now);
   void start_period(clock::time_point now);
   // A probe up found nothing better (or was not confirmed): back, and as much lower next.
