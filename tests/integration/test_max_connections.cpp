@@ -41,6 +41,22 @@ TEST_CASE("connection share: the process's limit split across shards, remainder 
   CHECK(sum == 1000);
 }
 
+TEST_CASE("bound share: the connections a server served, split over the calling shards, add up to no more", "[http][adaptive]") {
+  // Where the bound gives each calling shard one at least, the shares add up to it exactly.
+  for (std::size_t calling = 1; calling <= 8; ++calling) {
+    for (std::size_t cap = calling; cap <= 40; ++cap) {
+      std::size_t sum = 0;
+      for (std::size_t rank = 0; rank < calling; ++rank) sum += http::bound_share(cap, calling, rank);
+      INFO(cap << " over " << calling << " calling shards");
+      CHECK(sum == cap);
+    }
+  }
+  CHECK(http::bound_share(8, 4, 0) == 2);
+  CHECK(http::bound_share(8, 4, 3) == 2);
+  CHECK(http::bound_share(3, 2, 1) == 1);
+  CHECK(http::bound_share(8, 2, 5) == 1);  // a shard not calling finishes what it holds on one
+}
+
 TEST_CASE("limit share: a limit on calls goes to as few shards as it fills, none for the others", "[http][adaptive]") {
   static_assert(http::calls_per_shard == 4);
   // A limit of 1 with two shards: one call, not one per shard (the other shard is parked).

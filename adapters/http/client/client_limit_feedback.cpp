@@ -241,7 +241,7 @@ void client::impl::sync_opened(host_pool& pool) {
   std::size_t share = no_connection_cap;
   if (cap != 0) {
     const auto p = pool.limit->place_of(opts.shard, opts.shards);
-    share = std::max<std::size_t>(1, limit_share(cap, p.calling, p.rank));
+    share = bound_share(cap, p.calling, p.rank);
   }
   if (share != pool.opened.limit()) pool.opened.set_limit(share);
 }

@@ -34,6 +34,10 @@ std::size_t connect_share(std::size_t allowed, std::size_t calling, std::size_t 
   return std::max<std::size_t>(1, even_share(allowed, calling, index));
 }
 
+std::size_t bound_share(std::size_t cap, std::size_t calling, std::size_t rank) {
+  return connect_share(cap, calling, rank);  // the same split: evenly, one at least
+}
+
 std::size_t connection_share(std::size_t total, std::size_t shards, std::size_t index) {
   const std::size_t share = even_share(total, shards, index);
   return share == 0 ? 1 : share;

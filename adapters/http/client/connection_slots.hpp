@@ -42,6 +42,13 @@ std::size_t calling_shards(std::size_t total, std::size_t shards, std::size_t mo
 // split among the `calling` shards, 1 for each other one (a parked shard finishing what it holds).
 std::size_t connect_share(std::size_t allowed, std::size_t calling, std::size_t index);
 
+// A shard's part of the origin's bound on open connections (origin_limit::bound_connections: the
+// connections a server that takes no more of them served): `cap` split evenly among the `calling`
+// shards, 1 for each other one (a parked shard finishing what it holds). Split as the calls are
+// (limit_share: four a shard at least), four shards calling against a bound of 8 were given 4,
+// 4, 1 and 1: 10 connections where the server served 8.
+std::size_t bound_share(std::size_t cap, std::size_t calling, std::size_t rank);
+
 // A limit that never binds, under which the slots in use are still counted (a limit of 0
 // counts none): the bound on open connections while none holds (host_pool::opened).
 inline constexpr std::size_t no_connection_cap = std::size_t{1} << 40;
