@@ -46,9 +46,14 @@ struct first_byte_check {
   steady::time_point give_up;  // unacknowledged then: the server never took the connection
   std::chrono::milliseconds poll{0};
   std::function<void()> acknowledged;  // called once the request is known acknowledged
-  // Whether the bytes count as acknowledged: the request's all taken (a TLS handshake's watch:
-  // any byte past the SYN taken, the server's reply to its first flight still to come).
-  bool (*taken)(int fd) = [](int fd) { return !request_unacknowledged(fd); };
+  // Whether the bytes count as acknowledged: any byte past the SYN taken (the server's kernel
+  // took the connection: what it acknowledged reaches the server), or where the kernel can't
+  // count them, the request's all taken. (Given up with some of it acknowledged, the request
+  // failed as a timeout, and the engine tried the item again: the same call twice at the server.)
+  bool (*taken)(int fd) = [](int fd) {
+    const auto acked = bytes_acknowledged(fd);
+    return acked ? *acked > 1 : !request_unacknowledged(fd);
+  };
   bool gives_up = true;  // at give_up, unacknowledged: the exchange is abandoned (else the look just ends)
 };
 
@@ -91,6 +96,24 @@ std::shared_ptr<first_byte_check> arm(connection& c, std::chrono::milliseconds a
   return check;
 }
 
+// The check gave up on the request, unacknowledged, and cancelled the read; by the time the read
+// is back (the event loop comes to it later, busy with hundreds of calls), the server's kernel
+// acknowledged it: the server took the connection and has the request, whose answer is still to
+// read. Given up, the exchange failed as a timeout and the engine tried the item again: against
+// a server whose backlog overflowed (gunicorn's sync workers, 256 calls at once) four items were
+// asked twice in a run.
+bool resumed_after_give_up(const std::shared_ptr<first_byte_check>& check, const boost::system::error_code& ec, int fd) {
+  if (!check || !check->fired || ec != net::error::operation_aborted) return false;
+  const auto acked = bytes_acknowledged(fd);
+  if (!acked || *acked <= 1) return false;
+  check->fired = false;
+  if (auto proven = std::move(check->acknowledged)) {  // the connection exists, as any acknowledged one
+    check->acknowledged = nullptr;
+    proven();
+  }
+  return true;
+}
+
 void disarm(const std::shared_ptr<first_byte_check>& check) {
   if (!check) return;
   check->armed = false;
@@ -125,7 +148,7 @@ acknowledgement_watch::acknowledgement_watch(connection& c, steady::time_point u
   check_->taken = [](int fd) {
     const auto acked = bytes_acknowledged(fd);
     return acked && *acked > 1;  // past the SYN's one: the first flight reached an accepted connection
-  };
+  };  // (and never the request's rule where the kernel can't count: nothing of it is sent yet)
   check_->gives_up = false;
   look(check_);
 }
@@ -168,12 +191,14 @@ awaitable<exchange_result> exchange(connection& c, const std::string& wire, resp
 
   auto* parser = &new_reader(c, res, max_body);
   for (;;) {
+    if (resumed_after_give_up(check, x.ec, fd)) x.ec = {};
+    if (x.ec) break;
     quick_ack(fd);
     if (c.tls)
       std::tie(x.ec, n) = co_await bhttp::async_read_some(*c.tls, c.buffer, *parser, net::as_tuple(net::use_awaitable));
     else
       std::tie(x.ec, n) = co_await bhttp::async_read_some(*c.plain, c.buffer, *parser, net::as_tuple(net::use_awaitable));
-    if (x.ec) break;
+    if (x.ec) continue;  // (unless the check gave up too soon: resumed_after_give_up)
     if (x.first_byte.count() == 0 && parser->is_header_done()) {
       x.first_byte = std::max(std::chrono::microseconds(1),
                               std::chrono::duration_cast<std::chrono::microseconds>(steady::now() - written));
