@@ -23,7 +23,7 @@ The family (servers no one here wrote, or written the way people write them; tes
   capacity halves        a pool of 32 x 20 ms that halves at 5 s and comes back at 15 s
   cold start             a pool of 32 x 20 ms, five times slower for its first 5 s
   stub, stub 20/100/500 ms   dibs's own stub: default flags against a fixed 1,000
-The unseen group (tests/servers/unseen_api.py, unseen_api2.py), run only when asked (--group
+The unseen group (tests/servers/unseen_api.py, unseen_api2.py, unseen_api3.py), run only when asked (--group
 unseen or all, or --only NAME), reported apart (bench/results/adaptive-unseen.md and .json) and
 never in the family's worst ratio: shapes written after the family's numbers were in, that nothing
 was tuned on:
@@ -42,6 +42,15 @@ was tuned on:
                          write lock, its waiters sleeping in SQLite's busy handler while later
                          requests barge in: flat throughput, a tail growing with calls in flight,
                          HTTP 500 "database is locked" past 5 s; 1,000 items
+  jvm gc pauses ...      (unseen_api3.py) A JVM service: a thread per request, HikariCP's pool of
+                         10 connections held 20 ms a request, and a stop-the-world pause of 150 ms
+                         after every 250 answers (the young generation full): bimodal latency
+                         whose spikes follow the server's allocations, not the load; about 385
+                         answers a second from about 10 in flight; 2,000 items
+  gunicorn sync ...      (unseen_api3.py) gunicorn's sync workers: 5, each accepting one
+                         connection, answering in 20 ms with `Connection: close`; a listen backlog
+                         of 100 (uWSGI's default), past which the kernel drops the SYN (sent again
+                         after 1 s, 3 s): at most 250 answers a second; 1,500 items
 Each run: `dibs enrich` in file mode over a fresh copy of the seeded items, default flags (only
 --store/--out/--url) or `--fixed-concurrency --concurrency C`; docs/s from the wall time, calls
 and refusals (429/503) from its --summary-json. A run is bounded (--timeout): one that does not
@@ -68,6 +77,7 @@ SMALL_API = os.path.join(HERE, "..", "tests", "servers", "small_api.py")
 NODE_API = os.path.join(HERE, "..", "tests", "servers", "node_api.js")
 UNSEEN_API = os.path.join(HERE, "..", "tests", "servers", "unseen_api.py")
 UNSEEN_API2 = os.path.join(HERE, "..", "tests", "servers", "unseen_api2.py")
+UNSEEN_API3 = os.path.join(HERE, "..", "tests", "servers", "unseen_api3.py")
 
 
 def free_port():
@@ -300,6 +310,7 @@ def main():
         long_seeded = seed("long-items", 30000)
         stub_40k = seed("stub-40k", 40000)
         unseen_seeded = seed("unseen-items", 1000)
+        gunicorn_seeded = seed("gunicorn-items", 1500)
         up_to = lambda low: [c for c in sweep if c >= low]
         # The settings of this list that --sweep has (all of them when it has none).
         within = lambda *cs: [c for c in cs if c in sweep] or list(cs)
@@ -365,6 +376,16 @@ def main():
             ("django on sqlite, write lock 4 ms, busy timeout 5 s", lambda: servers.unseen_api(
                 "sqlite", "sqlite", "--latency-ms", "4", "--busy-timeout-s", "5", script=UNSEEN_API2), unseen_seeded,
              within(1, 2, 4, 8, 16, 32, 64), False),
+            # Stop-the-world pauses (150 ms every 250 answers) over a pool of 10 x 20 ms: about 385 answers a
+            # second from about 10 in flight, whatever the concurrency past that; no refusals.
+            ("jvm gc pauses 150 ms every 250 answers, pool of 10 x 20 ms", lambda: servers.unseen_api(
+                "gcpause", "gc", "--pool", "10", "--latency-ms", "20", "--gc-every", "250", "--gc-ms", "150",
+                script=UNSEEN_API3), seeded, within(1, 2, 4, 8, 16, 32, 64, 128, 256), False),
+            # 5 sync workers x 20 ms, a connection an answer: at most 250 a second; past 105 connections
+            # waiting the kernel drops the SYN (a 1 s stall), which the top of the sweep meets.
+            ("gunicorn sync 5 workers, Connection: close, backlog 100, 20 ms", lambda: servers.unseen_api(
+                "gunicorn", "sync", "--workers", "5", "--latency-ms", "20", "--backlog", "100", script=UNSEEN_API3),
+             gunicorn_seeded, within(1, 2, 4, 8, 16, 32, 64, 128, 256), False),
         ]
         only = set(x.strip() for x in a.only)
         known = [api[0] for api in apis + unseen]
@@ -490,7 +511,7 @@ def main():
             unseen, "## Adaptive concurrency, unseen APIs: default flags against the best fixed concurrency, per API",
             command_run,
             ["Shapes written after the family's figures were in, that nothing in dibs was tuned on "
-             "(tests/servers/unseen_api.py and unseen_api2.py; the shapes in bench/adaptive.py's docstring). "
+             "(tests/servers/unseen_api.py, unseen_api2.py and unseen_api3.py; the shapes in bench/adaptive.py's docstring). "
              "Apart from the family: "
              "these rows are in none of its figures, its worst ratio included (bench/results/adaptive.md); "
              "the goal column applies the family's goal to them for reference."],

@@ -53,6 +53,10 @@ def apis(servers, tls):
                                                "--origin-workers", "4", script=A.UNSEEN_API2), 2000),
         "sqlite": (lambda: servers.unseen_api("sqlite", "sqlite", "--latency-ms", "4", "--busy-timeout-s", "5",
                                               script=A.UNSEEN_API2), 1000),
+        "gcpause": (lambda: servers.unseen_api("gcpause", "gc", "--pool", "10", "--latency-ms", "20", "--gc-every", "250",
+                                               "--gc-ms", "150", script=A.UNSEEN_API3), 2000),
+        "gunicorn": (lambda: servers.unseen_api("gunicorn", "sync", "--workers", "5", "--latency-ms", "20", "--backlog", "100",
+                                                script=A.UNSEEN_API3), 1500),
     }
 
 
@@ -60,7 +64,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dibs", action="append", required=True, help="NAME=PATH, a binary run with default flags (repeat)")
     ap.add_argument("--apis", required=True, help="comma-separated: " + "keepalive, close, slowtail, slowtail6, backend20, nginxslow, cap4, "
-                    "close2, loaddep, tls, tlsclose, node, shed, cold, prefork, bucket, varnish, sqlite")
+                    "close2, loaddep, tls, tlsclose, node, shed, cold, prefork, bucket, varnish, sqlite, gcpause, gunicorn")
     ap.add_argument("--fixed", action="append", default=[], help="API=C1,C2: fixed settings run beside (repeat)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--timeout", type=int, default=120)
