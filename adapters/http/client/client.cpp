@@ -358,7 +358,8 @@ awaitable<response> client::impl::send(origin to, request spec) {
       opts.figures->connection_wait_s.record(std::max(0.0, std::chrono::duration<double>(steady::now() - called - handshake).count()));
 
     c->tcp().expires_at(deadline);
-    const auto check_after = res.reused ? std::chrono::milliseconds(0) : first_byte_check_after(pool.first_byte_avg);
+    // (None over TLS: its handshake's end proved the server took the connection.)
+    const auto check_after = res.reused || c->tls ? std::chrono::milliseconds(0) : first_byte_check_after(pool.first_byte_avg);
     hold.first_on_connection = !res.reused;
     if (pool.limit && hold.first_on_connection) pool.limit->new_connection_sent(opened_at);
     if (hold.permit && !hold.queued && !hold.straggler) watch_straggler(pool, hold);

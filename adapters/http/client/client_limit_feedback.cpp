@@ -240,8 +240,9 @@ void client::impl::sync_opened(host_pool& pool) {
   pool.synced_cap = cap;
   std::size_t share = no_connection_cap;
   if (cap != 0) {
-    const auto p = pool.limit->place_of(opts.shard, opts.shards);
-    share = bound_share(cap, p.calling, p.rank);
+    // Over the shards the limit gives calls (calling_of), not every live one: a parked shard's
+    // share would be connections no call of the others may use.
+    share = bound_share(cap, calling_of(*pool.limit), pool.limit->place_of(opts.shard, opts.shards).rank);
   }
   if (share != pool.opened.limit()) pool.opened.set_limit(share);
 }

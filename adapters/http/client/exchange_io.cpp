@@ -103,9 +103,7 @@ std::shared_ptr<first_byte_check> arm(connection& c, std::chrono::milliseconds a
 // a server whose backlog overflowed (gunicorn's sync workers, 256 calls at once) four items were
 // asked twice in a run.
 bool resumed_after_give_up(const std::shared_ptr<first_byte_check>& check, const boost::system::error_code& ec, int fd) {
-  if (!check || !check->fired || ec != net::error::operation_aborted) return false;
-  const auto acked = bytes_acknowledged(fd);
-  if (!acked || *acked <= 1) return false;
+  if (!check || !check->fired || ec != net::error::operation_aborted || !check->taken(fd)) return false;
   check->fired = false;
   if (auto proven = std::move(check->acknowledged)) {  // the connection exists, as any acknowledged one
     check->acknowledged = nullptr;

@@ -35,6 +35,10 @@ std::optional<std::uint64_t> bytes_acknowledged(int fd) {
   if (len < bytes_acked_at + sizeof(std::uint64_t)) return std::nullopt;  // an older kernel: can't tell
   std::uint64_t acked = 0;
   std::memcpy(&acked, info + bytes_acked_at, sizeof acked);
+  // A connected socket's count holds the SYN's one at least: 0 is a stack that fills TCP_INFO
+  // but keeps no such count (gVisor's netstack), where every request would read unacknowledged
+  // for ever, and a slow first answer as a dropped handshake, sent again four times.
+  if (acked == 0) return std::nullopt;
   return acked;
 }
 
