@@ -424,6 +424,33 @@ TEST_CASE("a server that answers more the more it is sent keeps the limit climbi
   CHECK(high >= 400);
 }
 
+TEST_CASE("climbing by probes against an API that scales, each probe kept makes the next one larger", "[adaptive]") {
+  // Slow start ended early (a backlog of 5 dropped a burst's connects, or a stall cut it) at 4,
+  // before a server of 1,000 workers x 20 ms. Seen against Python's http.server whose pool stalled
+  // for 0.35 s: probes a quarter up, each three periods, took 4 -> 88 in 7.5 s (4, 5, 6, 7, 8,
+  // 10, 12, 15, 18, 22, 27, 33, 41, 51, ...), a run of 10,000 items at 1,153 docs/s against 1,812
+  // without the stall. Each probe kept with the answers up as much as the calls (the latency
+  // flat) doubles the next one's step, up to twice the limit: 4, 5, 7, 10, 20, 40, 80.
+  auto now = clock_type::time_point{} + 100s;
+  auto st = settings();
+  st.initial = 4;
+  adaptive_limit l(st, now);
+  l.connections_unserved(now);  // slow start ends where it stands
+  REQUIRE_FALSE(l.slow_start());
+  simulated_server s;
+  s.service = std::chrono::microseconds(20'000);
+  s.workers = 1000;
+  const auto start = now;
+  auto reached = clock_type::time_point{};
+  while (now < start + 10s && reached == clock_type::time_point{}) {
+    run(l, s, now, 1);
+    if (l.limit() >= 80) reached = now;
+  }
+  REQUIRE(reached != clock_type::time_point{});
+  INFO("80 reached after " << std::chrono::duration_cast<std::chrono::milliseconds>(reached - start).count() << " ms");
+  CHECK(reached - start <= 2500ms);
+}
+
 TEST_CASE("a burst of overload signals in one round trip costs one decrease", "[adaptive]") {
   auto now = clock_type::time_point{} + 100s;
   auto st = settings();

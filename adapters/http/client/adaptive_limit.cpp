@@ -96,6 +96,7 @@ bool adaptive_limit::overloaded(limit_signal why, clock::time_point now, clock::
 void adaptive_limit::set_max(double max) {
   const bool pinned = limit_ >= s_.max;  // the old ceiling held it back: find the new one's fast
   ramp_top_ = 0;  // what slow start found was under another ceiling
+  climb_ = 0;
   s_.max = std::max(1.0, max);
   set_limit(limit_);
   if (pinned && s_.max > limit_) {
@@ -179,6 +180,7 @@ void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point
   const bool nothing_sent_lost = why == limit_signal::latency || why == limit_signal::dropped_handshake || why == limit_signal::refused;
   if (!nothing_sent_lost) ramp_top_ = 0;
   else if (phase_ == phase::slow_start) ramp_top_ = before;
+  climbs_ = nothing_sent_lost;  // (after a refusal or a call lost, a quarter at a time: the API said its cap)
   set_limit(std::floor(limit_ * factor + 1e-9));
   last_decrease_at_ = now;
   // A probe up that ends in a decrease found nothing better: probe less often. Any other decrease
@@ -190,6 +192,7 @@ void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point
     hold_for_ = s_.hold_periods;
   }
   phase_ = phase::hold;
+  climb_ = 0;
   periods_held_ = 0;
   best_rate_ = 0;  // not measured at this limit yet
   prefer_down_ = why == limit_signal::latency;  // the server queued: below may do as well
@@ -235,7 +238,7 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
   // A probe of the way back (up to x2, where a spike is half again) may be that much later without
   // queueing anything: the period judges it (latency_held), by Little's law, where a spike would
   // take it back before a period could. Probes a quarter up keep the spike rule as it was.
-  const double probe_rise = way_back() ? (limit_ / base_limit_ - 1) * average_us_ : 0;
+  const double probe_rise = long_probe() ? (limit_ / base_limit_ - 1) * average_us_ : 0;
   bool spike = latency > 0 && average_us_ > 0 &&
                      latency > average_us_ + std::max({s_.deviation_scale * deviation_us_, s_.spike_floor * average_us_,
                                                        static_cast<double>(s_.spike_min.count()), 2 * client_delay_us_, probe_rise});
@@ -295,10 +298,8 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
   // Demand: requests of the period found the limit reached. Without that, a higher limit would
   // change nothing, and the answers per second say nothing of the server.
   const bool limited = period_limited_ > 0;
-  double up = quarter_up(limit_);
-  // Halfway back, at most twice the limit: probes down kept meanwhile may have walked it far below.
-  if (ramp_top_ <= up) ramp_top_ = 0;  // (no further than a probe's own step: the way back is done)
-  else up = std::max(up, std::min({std::floor(std::sqrt(limit_ * ramp_top_)), 2 * limit_, s_.max}));
+  if (ramp_top_ <= quarter_up(limit_)) ramp_top_ = 0;  // (no further than a probe's own step: the way back is done)
+  double up = next_up();
 
   switch (phase_) {
     case phase::slow_start:
@@ -320,17 +321,16 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
         const double down = std::min(limit_ - 1, std::ceil(limit_ * (1 - s_.probe_step)));
         if (prefer_down_ && down >= std::max(1.0, s_.min)) {
           probe_from_us_ = average_us_;
+          climb_ = 0;
           set_limit(down);
           phase_ = phase::probe_down;
         } else if (up <= s_.max && now >= probes_from_) {
-          probe_from_us_ = average_us_;
-          set_limit(up);
-          phase_ = phase::probe_up;
+          start_probe_up(up);
         }
       }
       break;
     case phase::probe_up:
-      if (limited && (rate > base_rate_ * (1 + gain_needed()) || latency_held())) {
+      if (limited && (climbing_ ? scaled(rate) : rate > base_rate_ * (1 + gain_needed()) || latency_held())) {
         // Better, perhaps by chance: on a 2-core machine shared with the server a period's answers
         // per second swing by a third, and across a plateau (Python's http.server: the same from 2
         // to 32 in flight) probes kept by chance walked the limit up and down it for the whole
@@ -344,21 +344,24 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
       break;
     case phase::confirm_up:
       confirm_rate_ += rate;
-      // A probe of the way back is confirmed by one period: it goes no further than where slow
-      // start stood without a loss, and the latency judged it too (latency_held); two periods a
-      // step held a server whose latency grows with its load at a third of its answers for a
-      // second after slow start's cut (3 -> 6 -> 9 -> 12, 0.4 s a step).
-      if (++periods_held_ < (way_back() ? 1 : s_.hold_periods)) break;
-      if (confirm_rate_ / periods_held_ > base_rate_ * (1 + gain_needed()) || latency_held()) {
-        // Worth it: held here, and higher tried next.
+      // A long probe is confirmed by one period: the way back's goes no further than where slow
+      // start stood without a loss, and the latency judged it too (latency_held); a climbing
+      // one's answers rose with its calls (scaled). Two periods a step held a server whose
+      // latency grows with its load at a third of its answers for a second after slow start's
+      // cut (3 -> 6 -> 9 -> 12, 0.4 s a step).
+      if (++periods_held_ < (long_probe() ? 1 : s_.hold_periods)) break;
+      if (climbing_ ? scaled(confirm_rate_ / periods_held_)
+                    : confirm_rate_ / periods_held_ > base_rate_ * (1 + gain_needed()) || latency_held()) {
+        // Worth it: held here, and higher tried next; further, where the answers rose with the
+        // calls (the server did not queue them: it scales), as far again as the probe went.
+        climb_ = scaled(confirm_rate_ / periods_held_) ? std::min(climb_ + 1, max_climb) : 0;
         hold_for_ = s_.hold_periods;
         base_limit_ = limit_;
         base_rate_ = confirm_rate_ / periods_held_;
         best_rate_ = base_rate_;
+        up = next_up();
         if (up <= s_.max && now >= probes_from_) {
-          probe_from_us_ = average_us_;
-          set_limit(up);
-          phase_ = phase::probe_up;
+          start_probe_up(up);
         } else {
           phase_ = phase::hold;
           periods_held_ = 0;
@@ -398,16 +401,39 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
   return true;
 }
 
+double adaptive_limit::next_up() const {
+  const double up = quarter_up(limit_);
+  // Halfway back, at most twice the limit: probes down kept meanwhile may have walked it far below.
+  if (ramp_top_ > up) return std::max(up, std::min({std::floor(std::sqrt(limit_ * ramp_top_)), 2 * limit_, s_.max}));
+  if (climb_ == 0 || !climbs_) return up;
+  const double step = s_.probe_step * static_cast<double>(1 << climb_);
+  return std::max(up, std::min({std::floor(limit_ * (1 + step)), 2 * limit_, s_.max}));
+}
+
+void adaptive_limit::start_probe_up(double up) {
+  probe_from_us_ = average_us_;
+  set_limit(up);
+  phase_ = phase::probe_up;
+  climbing_ = climb_ > 0 && long_probe() && ramp_top_ == 0;
+}
+
+bool adaptive_limit::scaled(double rate) const {
+  // Half as many more answers as calls at least: 1.5 times the calls, 1.25 times the answers.
+  return base_limit_ > 0 && rate >= base_rate_ * (1 + (limit_ / base_limit_ - 1) / 2);
+}
+
 void adaptive_limit::after_failed_probe_down() {
   set_limit(base_limit_);  // neither way was better: probe less often
   best_rate_ = base_rate_;
   probe_found_nothing();
   prefer_down_ = false;
+  climb_ = 0;
   phase_ = phase::hold;
   periods_held_ = 0;
 }
 
 void adaptive_limit::after_failed_probe_up() {
+  climb_ = 0;
   ramp_top_ = 0;  // the way back ends at the first probe that found nothing: a quarter at a time after it
   // As much lower next, from where the probe started: kept if the answers hold up.
   const double down = std::min(base_limit_ - 1, std::ceil(base_limit_ * (1 - s_.probe_step)));

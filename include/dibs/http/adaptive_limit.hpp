@@ -30,7 +30,8 @@
 //     as much lower and kept if they did not fall by more than `drop_tolerance` (fewer in
 //     flight for the same answers is kinder to the server), else back where it was; after each
 //     such probe that found nothing, held twice as long before the next (up to
-//     `max_hold_periods`); after slow start was cut (by the latency's ratio or by
+//     `max_hold_periods`); probes kept with the answers up half as much as the calls at least
+//     (the server scales) make the next one go twice as far (climb_); after slow start was cut (by the latency's ratio or by
 //     connections the server never took, not a 429, 502-504, timeout or reset), probes up go
 //     halfway back (the geometric mean, at most x2) to where slow start stopped, until one finds
 //     nothing or such a loss comes;
@@ -153,7 +154,8 @@ class adaptive_limit {
   // No probe up before `until` (a probe's refusal would cost a pause of every call: origin_limit).
   void hold_probes(clock::time_point until) {
     probes_from_ = std::max(probes_from_, until);
-    ramp_top_ = 0;  // a refusal's pause: the API said how many it takes (no way back past it)
+    ramp_top_ = 0;  // a refusal's pause: the API said how many it takes (no way back past it) ...
+    climbs_ = false;  // ... nor a climb
   }
   // A new ceiling (the dashboard's concurrency control); the limit is clipped to it.
   void set_max(double max);
@@ -209,8 +211,25 @@ class adaptive_limit {
   void set_limit(double l);
   // A probe up's usual step from `l`: a quarter, at least one (the way back's may be larger).
   double quarter_up(double l) const { return std::max(l + 1, std::floor(l * (1 + s_.probe_step))); }
-  // A probe up of the way back (further than a quarter: ramp_top_), while it is tried or confirmed.
-  bool way_back() const { return probing_up() && base_limit_ > 0 && limit_ > quarter_up(base_limit_); }
+  // A probe up further than a quarter (the way back's: ramp_top_; a climbing one's: climb_), while
+  // it is tried or confirmed.
+  bool long_probe() const { return probing_up() && base_limit_ > 0 && limit_ > quarter_up(base_limit_); }
+  // The next probe up's limit: a quarter up, or halfway back (ramp_top_), or after probes whose
+  // answers rose with their calls, twice as far as the last (climb_).
+  double next_up() const;
+  void start_probe_up(double up);
+  // The answers a second at the probe rose at least half as much as the calls (the server did
+  // not queue them).
+  bool scaled(double rate) const;
+  // Probes up kept in a row whose answers rose with their calls (scaled): the next one goes a
+  // quarter times two to this power further (x1.5, then x2 at most). Against an API that scales,
+  // a slow start ended early (a backlog of 5 dropped a burst's connects; a stall) left the
+  // limit to climb from 4 a quarter a probe, three periods each: 4 -> 88 took 7.5 s. A climbing
+  // probe is kept only where its answers rose so (climbing_): a plateau's noise keeps none.
+  int climb_ = 0;
+  static constexpr int max_climb = 2;
+  bool climbs_ = true;  // false since a decrease for a refusal or a lost call (429, 502-504, a timeout, a reset)
+  bool climbing_ = false;
   void decrease(double factor, limit_signal why, clock::time_point now);
   void start_period(clock::time_point now);
   // A probe up found nothing better (or was not confirmed): back, and as much lower next.
