@@ -3,10 +3,12 @@
 // spend their attempts on their own answers (no more calls than --max-attempts and two), the
 // breaker's probes never send again a request the API answered; a body the API rejects (400)
 // for the pre-flight's items stops the run before any row is claimed; a server whose listen
-// backlog overflows never gets one request twice.
+// backlog overflows never gets one request twice, nor a slow one on a network stack that keeps
+// no count of acknowledged bytes.
 #include "http_servers/small_api.hpp"
 
 #include "support/api_items.hpp"
+#include "support/process.hpp"
 #include "support/raw_http.hpp"
 #include "support/run_dibs.hpp"
 #include "support/scratch_files.hpp"
@@ -90,3 +92,27 @@ TEST_CASE("a server whose listen backlog overflows never gets one request twice"
   CHECK_THAT(out, Catch::Contains("summary: completed=300 failed=0"));
   CHECK(asked_again(static_cast<std::uint16_t>(api.port())).empty());
 }
+
+#ifdef DIBS_TCP_INFO_WITHOUT_ACKED
+TEST_CASE("on a network stack that keeps no count of acknowledged bytes, a slow first answer is waited for, each item asked once",
+          "[small][backlog]") {
+  // gVisor's netstack fills TCP_INFO with tcpi_bytes_acked at 0. Read as "the server's kernel
+  // acknowledged nothing", every first answer slower than a new connection's check (200 ms before
+  // any answer) was taken for a handshake the server's full backlog dropped, and its request sent
+  // again on another connection, four times, then failed: the pre-flight reached the server four
+  // times and the run stopped.
+  small_api api("keepalive", {"--latency-ms", "600"});
+  const auto dir = scratch_dir("dibs-calls", "no-acked-count");
+  write_items(dir / "in.jsonl", 5);
+  child_process p({"timeout", "--kill-after=10", "120", "env", std::string("LD_PRELOAD=") + DIBS_TCP_INFO_WITHOUT_ACKED,
+                   dibs_binary(), "enrich", "--store", "jsonl:" + (dir / "in.jsonl").string(), "--out",
+                   (dir / "out.jsonl").string(), "--url", api.base_url() + "/json/{ip}", "--no-progress"},
+                  /*merge_stderr=*/true);
+  std::string out;
+  const int rc = p.finish(out);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK_THAT(out, Catch::Contains("summary: completed=5 failed=0"));
+  CHECK(asked_again(static_cast<std::uint16_t>(api.port())).empty());
+}
+#endif
