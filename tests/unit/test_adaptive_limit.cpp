@@ -451,6 +451,62 @@ TEST_CASE("climbing by probes against an API that scales, each probe kept makes 
   CHECK(reached - start <= 2500ms);
 }
 
+TEST_CASE("after a 429, no climb: a later latency decrease (a stall) does not bring it back", "[adaptive]") {
+  // The API said its cap once: probes go a quarter at a time for the rest of the run, or each
+  // climbing probe past the cap (twice the limit) would have half its calls refused, and every
+  // call paused for it. A stall's latency decrease later said nothing of the cap.
+  auto now = clock_type::time_point{} + 100s;
+  auto st = settings();
+  st.initial = 8;
+  adaptive_limit l(st, now);
+  l.connections_unserved(now);  // slow start ends where it stands
+  simulated_server s;
+  s.service = std::chrono::microseconds(20'000);
+  s.workers = 1000;
+  run(l, s, now, 10);
+  l.refused(limit_signal::throttled, now);  // one 429
+  run(l, s, now, 10);
+  const auto start = now;
+  std::size_t most_step_over_quarter = 0;
+  while (now < start + 10s) {
+    // A stall from 1 s to 1.5 s: every answer three times slower (the limit comes down for latency).
+    s.service = now >= start + 1s && now < start + 1500ms ? std::chrono::microseconds(60'000) : std::chrono::microseconds(20'000);
+    const auto n = l.limit();
+    run(l, s, now, 1);
+    const auto quarter = std::max<std::size_t>(n + 1, static_cast<std::size_t>(std::floor(static_cast<double>(n) * 1.25)));
+    if (l.limit() > quarter) most_step_over_quarter = std::max(most_step_over_quarter, l.limit() - quarter);
+  }
+  CHECK(l.decreases() >= 2);  // the 429's, and the stall's
+  CHECK(most_step_over_quarter == 0);
+}
+
+TEST_CASE("a loss during a long probe up comes back no higher than where the probe started", "[adaptive]") {
+  // A climbing probe went twice the limit; a gateway's 504s or timeouts past the old limit: x0.7
+  // of the probe's limit is 1.4 times where it started, still past what the server took.
+  auto now = clock_type::time_point{} + 100s;
+  auto st = settings();
+  st.initial = 4;
+  adaptive_limit l(st, now);
+  l.connections_unserved(now);
+  simulated_server s;
+  s.service = std::chrono::microseconds(20'000);
+  s.workers = 1000;
+  std::size_t base = 0, probe = 0;
+  while (probe == 0 && now < clock_type::time_point{} + 120s) {  // until a probe at least 1.5 times the limit
+    const auto n = l.limit();
+    run(l, s, now, 1);
+    if (static_cast<double>(l.limit()) >= 1.5 * static_cast<double>(n)) {
+      base = n;
+      probe = l.limit();
+    }
+  }
+  REQUIRE(probe > 0);
+  now += 25ms;  // a round trip on: a loss is acted on once a round trip
+  REQUIRE(l.overloaded(limit_signal::timeout, now));
+  INFO("probe " << base << " -> " << probe << ", after the loss " << l.limit());
+  CHECK(l.limit() <= base);
+}
+
 TEST_CASE("a burst of overload signals in one round trip costs one decrease", "[adaptive]") {
   auto now = clock_type::time_point{} + 100s;
   auto st = settings();

@@ -89,6 +89,9 @@ bool adaptive_limit::overloaded(limit_signal why, clock::time_point now, clock::
   // by steps: 2 s where 0.75 s was the rule, in a third of the runs. Later drops lower the limit as
   // before (without that, hundreds of connects a round kept being dropped).
   if (why == limit_signal::dropped_handshake && phase_ == phase::slow_start && round_history_.empty()) return false;
+  // A refusal or a call lost ends any climb when heard, whether or not it is the one a decrease
+  // names (the first of a round trip's losses, none in the round trip after a decrease).
+  if (why != limit_signal::latency && why != limit_signal::dropped_handshake && why != limit_signal::refused) climbs_ = false;
   if (loss_ == limit_signal::none) loss_ = why;
   return maybe_decide(now);
 }
@@ -97,6 +100,7 @@ void adaptive_limit::set_max(double max) {
   const bool pinned = limit_ >= s_.max;  // the old ceiling held it back: find the new one's fast
   ramp_top_ = 0;  // what slow start found was under another ceiling
   climb_ = 0;
+  climbing_ = false;  // (a probe under way is clipped: not judged as one that climbs)
   s_.max = std::max(1.0, max);
   set_limit(limit_);
   if (pinned && s_.max > limit_) {
@@ -180,7 +184,7 @@ void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point
   const bool nothing_sent_lost = why == limit_signal::latency || why == limit_signal::dropped_handshake || why == limit_signal::refused;
   if (!nothing_sent_lost) ramp_top_ = 0;
   else if (phase_ == phase::slow_start) ramp_top_ = before;
-  climbs_ = nothing_sent_lost;  // (after a refusal or a call lost, a quarter at a time: the API said its cap)
+  if (!nothing_sent_lost) climbs_ = false;  // (a quarter at a time for the rest of the run: the API said its cap)
   set_limit(std::floor(limit_ * factor + 1e-9));
   last_decrease_at_ = now;
   // A probe up that ends in a decrease found nothing better: probe less often. Any other decrease
@@ -254,7 +258,11 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
   if (settling) spike = false;
   if (!cooling) {
     if (loss != limit_signal::none) {
-      decrease(through < 1 ? std::clamp(through, 0.2, 0.9) : s_.loss_decrease, loss, now);
+      // A loss at a long probe (up to twice the limit) comes back no higher than where it started,
+      // which had none (x0.7 of twice is 1.4 times it); refused, to the share that got through.
+      double factor = through < 1 ? std::clamp(through, 0.2, 0.9) : s_.loss_decrease;
+      if (through >= 1 && long_probe()) factor = std::min(factor, base_limit_ / limit_);
+      decrease(factor, loss, now);
     } else if (spike && suspect > 0) {
       // Queueing: down by the ratio (Gradient's rule), between halving and a tenth; a probe up that
       // made the queue goes back to where it started, no lower (the limit before it queued nothing).
@@ -418,8 +426,12 @@ void adaptive_limit::start_probe_up(double up) {
 }
 
 bool adaptive_limit::scaled(double rate) const {
-  // Half as many more answers as calls at least: 1.5 times the calls, 1.25 times the answers.
-  return base_limit_ > 0 && rate >= base_rate_ * (1 + (limit_ / base_limit_ - 1) / 2);
+  // Three quarters as many more answers as calls at least (1.5 times the calls, 1.375 times the
+  // answers), and more than a probe's noise asks: where half of a probe's added calls went
+  // unanswered (held by a server past its cap until they time out), twice the limit next would
+  // leave a hundred hanging.
+  const double more_calls = base_limit_ > 0 ? limit_ / base_limit_ - 1 : 0;
+  return more_calls > 0 && rate >= base_rate_ * (1 + std::max(0.75 * more_calls, gain_needed()));
 }
 
 void adaptive_limit::after_failed_probe_down() {

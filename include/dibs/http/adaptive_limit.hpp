@@ -218,10 +218,10 @@ class adaptive_limit {
   // answers rose with their calls, twice as far as the last (climb_).
   double next_up() const;
   void start_probe_up(double up);
-  // The answers a second at the probe rose at least half as much as the calls (the server did
-  // not queue them).
+  // The answers a second at the probe rose at least three quarters as much as the calls (the
+  // server did not queue them).
   bool scaled(double rate) const;
-  // Probes up kept in a row whose answers rose with their calls (scaled): the next one goes a
+  // Probes up kept in a row whose answers rose with their calls (scaled; way-back probes count too): the next one goes a
   // quarter times two to this power further (x1.5, then x2 at most). Against an API that scales,
   // a slow start ended early (a backlog of 5 dropped a burst's connects; a stall) left the
   // limit to climb from 4 a quarter a probe, three periods each: 4 -> 88 took 7.5 s. A climbing
