@@ -50,6 +50,22 @@ adaptive_settings settings() {
   return s;
 }
 
+// A limit whose slow start ended at `initial` (as a backlog's dropped connects or a stall end it
+// early), at `now`; and a server of 1,000 workers x 20 ms (one that scales) for it to climb before.
+adaptive_limit ended_slow_start_at(double initial, clock_type::time_point now) {
+  auto st = settings();
+  st.initial = initial;
+  adaptive_limit l(st, now);
+  l.connections_unserved(now);
+  return l;
+}
+simulated_server scaling_20ms() {
+  simulated_server s;
+  s.service = std::chrono::microseconds(20'000);
+  s.workers = 1000;
+  return s;
+}
+
 // A limit that starts at `initial` before a server of 1,000 workers (one that scales), at `now`.
 struct before_a_scaling_server {
   explicit before_a_scaling_server(double initial) : l(starting_at(initial), now) { s.workers = 1000; }
@@ -432,14 +448,9 @@ TEST_CASE("climbing by probes against an API that scales, each probe kept makes 
   // without the stall. Each probe kept with the answers up as much as the calls (the latency
   // flat) doubles the next one's step, up to twice the limit: 4, 5, 7, 10, 20, 40, 80.
   auto now = clock_type::time_point{} + 100s;
-  auto st = settings();
-  st.initial = 4;
-  adaptive_limit l(st, now);
-  l.connections_unserved(now);  // slow start ends where it stands
+  auto l = ended_slow_start_at(4, now);
   REQUIRE_FALSE(l.slow_start());
-  simulated_server s;
-  s.service = std::chrono::microseconds(20'000);
-  s.workers = 1000;
+  auto s = scaling_20ms();
   const auto start = now;
   auto reached = clock_type::time_point{};
   while (now < start + 10s && reached == clock_type::time_point{}) {
@@ -456,13 +467,8 @@ TEST_CASE("after a 429, no climb: a later latency decrease (a stall) does not br
   // climbing probe past the cap (twice the limit) would have half its calls refused, and every
   // call paused for it. A stall's latency decrease later said nothing of the cap.
   auto now = clock_type::time_point{} + 100s;
-  auto st = settings();
-  st.initial = 8;
-  adaptive_limit l(st, now);
-  l.connections_unserved(now);  // slow start ends where it stands
-  simulated_server s;
-  s.service = std::chrono::microseconds(20'000);
-  s.workers = 1000;
+  auto l = ended_slow_start_at(8, now);
+  auto s = scaling_20ms();
   run(l, s, now, 10);
   l.refused(limit_signal::throttled, now);  // one 429
   run(l, s, now, 10);
@@ -484,13 +490,8 @@ TEST_CASE("a loss during a long probe up comes back no higher than where the pro
   // A climbing probe went twice the limit; a gateway's 504s or timeouts past the old limit: x0.7
   // of the probe's limit is 1.4 times where it started, still past what the server took.
   auto now = clock_type::time_point{} + 100s;
-  auto st = settings();
-  st.initial = 4;
-  adaptive_limit l(st, now);
-  l.connections_unserved(now);
-  simulated_server s;
-  s.service = std::chrono::microseconds(20'000);
-  s.workers = 1000;
+  auto l = ended_slow_start_at(4, now);
+  const auto s = scaling_20ms();
   std::size_t base = 0, probe = 0;
   while (probe == 0 && now < clock_type::time_point{} + 120s) {  // until a probe at least 1.5 times the limit
     const auto n = l.limit();
