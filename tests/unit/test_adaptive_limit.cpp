@@ -508,6 +508,17 @@ TEST_CASE("a loss during a long probe up comes back no higher than where the pro
   CHECK(l.limit() <= base);
 }
 
+TEST_CASE("a limit within a quarter of its ceiling still probes up, to the ceiling", "[adaptive]") {
+  // A probe a quarter up from 850 is 1,062, past the default ceiling of 1,000: it was never tried,
+  // and a limit a decrease left anywhere from 801 to 999 stayed there before an API that scales.
+  auto now = clock_type::time_point{} + 100s;
+  auto l = ended_slow_start_at(850, now);
+  auto s = scaling_20ms();
+  s.workers = 5000;
+  run(l, s, now, 300);  // 6 s
+  CHECK(l.limit() == 1000);
+}
+
 TEST_CASE("a burst of overload signals in one round trip costs one decrease", "[adaptive]") {
   auto now = clock_type::time_point{} + 100s;
   auto st = settings();

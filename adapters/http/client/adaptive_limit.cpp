@@ -332,7 +332,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
           climb_ = 0;
           set_limit(down);
           phase_ = phase::probe_down;
-        } else if (up <= s_.max && now >= probes_from_) {
+        } else if (up > limit_ && now >= probes_from_) {
           start_probe_up(up);
         }
       }
@@ -368,7 +368,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
         base_rate_ = confirm_rate_ / periods_held_;
         best_rate_ = base_rate_;
         up = next_up();
-        if (up <= s_.max && now >= probes_from_) {
+        if (up > limit_ && now >= probes_from_) {
           start_probe_up(up);
         } else {
           phase_ = phase::hold;
@@ -410,7 +410,8 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
 }
 
 double adaptive_limit::next_up() const {
-  const double up = quarter_up(limit_);
+  // (At the ceiling at most: from 801 under 1,000, a quarter up was past it, and never tried.)
+  const double up = std::min(quarter_up(limit_), s_.max);
   // Halfway back, at most twice the limit: probes down kept meanwhile may have walked it far below.
   if (ramp_top_ > up) return std::max(up, std::min({std::floor(std::sqrt(limit_ * ramp_top_)), 2 * limit_, s_.max}));
   if (climb_ == 0 || !climbs_) return up;
