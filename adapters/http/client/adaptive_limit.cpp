@@ -91,7 +91,7 @@ bool adaptive_limit::overloaded(limit_signal why, clock::time_point now, clock::
   if (why == limit_signal::dropped_handshake && phase_ == phase::slow_start && round_history_.empty()) return false;
   // A refusal or a call lost ends any climb when heard, whether or not it is the one a decrease
   // names (the first of a round trip's losses, none in the round trip after a decrease).
-  if (why != limit_signal::latency && why != limit_signal::dropped_handshake && why != limit_signal::refused) climbs_ = false;
+  if (!nothing_sent_lost(why)) climbs_ = false;
   if (loss_ == limit_signal::none) loss_ = why;
   return maybe_decide(now);
 }
@@ -181,10 +181,9 @@ void adaptive_limit::decrease(double factor, limit_signal why, clock::time_point
   // and where slow start stopped (see ramp_top_). Any other loss, then or later, ends the way
   // back: a refusal (429, 502-504) says how many the API takes, and a timeout or a reset may be a
   // call it billed, retried; no way back up is worth more of them.
-  const bool nothing_sent_lost = why == limit_signal::latency || why == limit_signal::dropped_handshake || why == limit_signal::refused;
-  if (!nothing_sent_lost) ramp_top_ = 0;
+  // (A decrease for a refusal or a lost call ended any climb already, when overloaded() heard it.)
+  if (!nothing_sent_lost(why)) ramp_top_ = 0;
   else if (phase_ == phase::slow_start) ramp_top_ = before;
-  if (!nothing_sent_lost) climbs_ = false;  // (a quarter at a time for the rest of the run: the API said its cap)
   set_limit(std::floor(limit_ * factor + 1e-9));
   last_decrease_at_ = now;
   // A probe up that ends in a decrease found nothing better: probe less often. Any other decrease

@@ -30,8 +30,9 @@
 //     as much lower and kept if they did not fall by more than `drop_tolerance` (fewer in
 //     flight for the same answers is kinder to the server), else back where it was; after each
 //     such probe that found nothing, held twice as long before the next (up to
-//     `max_hold_periods`); probes kept with the answers up half as much as the calls at least
-//     (the server scales) make the next one go twice as far (climb_); after slow start was cut (by the latency's ratio or by
+//     `max_hold_periods`); probes kept with the answers up three quarters as much as the calls
+//     at least (the server scales) make the next one go twice as far (climb_), none after a
+//     refusal or a lost call; after slow start was cut (by the latency's ratio or by
 //     connections the server never took, not a 429, 502-504, timeout or reset), probes up go
 //     halfway back (the geometric mean, at most x2) to where slow start stopped, until one finds
 //     nothing or such a loss comes;
@@ -228,7 +229,12 @@ class adaptive_limit {
   // probe is kept only where its answers rose so (climbing_): a plateau's noise keeps none.
   int climb_ = 0;
   static constexpr int max_climb = 2;
-  bool climbs_ = true;  // false since a decrease for a refusal or a lost call (429, 502-504, a timeout, a reset)
+  bool climbs_ = true;  // false once a refusal or a lost call was heard (nothing_sent_lost), or a refusal's pause
+  // Whether a signal says nothing sent was lost: a queue (latency), or a connection the server
+  // never took (dropped or refused: no request reached it); not a 429, 502-504, timeout or reset.
+  static bool nothing_sent_lost(limit_signal why) {
+    return why == limit_signal::latency || why == limit_signal::dropped_handshake || why == limit_signal::refused;
+  }
   bool climbing_ = false;
   void decrease(double factor, limit_signal why, clock::time_point now);
   void start_period(clock::time_point now);
