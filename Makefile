@@ -6,10 +6,10 @@
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= 2
-# Tests run four at a time (their time is mostly servers' clocks, not CPU), the sanitized ones two
-# at a time until four is measured again there: docs/testing.md says why, with the figures.
+# Tests run four at a time (their time is mostly servers' clocks, not CPU), the sanitized ones
+# three (more of their time is CPU): docs/testing.md says why, with the figures.
 TEST_JOBS ?= 4
-SANITIZE_TEST_JOBS ?= 2
+SANITIZE_TEST_JOBS ?= 3
 DEMO_ARGS ?=
 
 .PHONY: all deps deps-build configure configure-demo build demo test sanitize bench fuzz chaos chaos-cluster \
