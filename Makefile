@@ -7,7 +7,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= 2
 # Tests run four at a time (their time is mostly servers' clocks, not CPU), the sanitized ones
-# three (more of their time is CPU): docs/testing.md says why, with the figures.
+# three (more of their time is CPU; three is what was measured): docs/testing.md has the figures.
 TEST_JOBS ?= 4
 SANITIZE_TEST_JOBS ?= 3
 DEMO_ARGS ?=
