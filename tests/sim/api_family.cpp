@@ -131,6 +131,20 @@ std::vector<family_member> api_family() {
     a.burst = 10;
     f.push_back(member(a, 1'000, 1000, true));
   }
+  // A gateway's token bucket (400 a second, 20 saved up) answering 429 with Retry-After: 1 (whole
+  // seconds, as Flask-Limiter and express-rate-limit write it) before an app answering in 5 ms:
+  // each refusal pauses every call a second, and the bucket is full again after it. Two calls at
+  // once are its rate; a refusal at 2 now and then is the rate's, not a cap's.
+  {
+    api_shape a;
+    a.name = "token bucket 400/s, 429 Retry-After: 1, 5 ms";
+    a.delay_ms = 5;
+    a.rate_per_s = 400;
+    a.burst = 20;
+    a.rate_status = 429;
+    a.retry_after_s = 1;
+    f.push_back(member(a, 10'000, 1000, true));
+  }
   {
     auto a = pool("capacity halves at 5 s, back at 15 s", 64, 20, 64, api_shape::overflow::refuse_503);
     a.capacity = {{5, 0.5}, {15, 1.0}};

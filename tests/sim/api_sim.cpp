@@ -35,6 +35,7 @@ struct call {
   bool opening = false;        // its new connection is in its TLS handshake (or before)
   bool first_on_connection = false;  // sent on a new connection (http::unserved_connection) ...
   bool late_first = false;           // ... and found late
+  bool said_wait = false;      // refused for the rate with Retry-After (api_shape::retry_after_s)
   bool shaking = false;        // a worker does its connection's handshake (not its request)
   double connect_at = 0;       // when its new connection's connect began
 };
@@ -198,6 +199,7 @@ class simulation {
     cpu_free_ = start + api_.client_us * 1e-6;
     calls_[c].sent = cpu_free_;
     calls_[c].first_on_connection = new_connection;
+    calls_[c].said_wait = false;
     ++calls_made_;
     ++in_flight_;
     peak_in_flight_ = std::max(peak_in_flight_, in_flight_);
@@ -316,7 +318,10 @@ class simulation {
       // nginx limit_req: the excess drains at the rate; one that would exceed the burst is refused.
       const double rate = api_.rate_per_s * factor_now();
       const double excess = bucket_last_ < 0 ? 0 : std::max(0.0, excess_ - (t_ - bucket_last_) * rate + 1);
-      if (excess > api_.burst + 1e-9) return refuse(c, api_.rate_status);
+      if (excess > api_.burst + 1e-9) {
+        calls_[c].said_wait = api_.retry_after_s > 0;
+        return refuse(c, api_.rate_status);
+      }
       excess_ = excess;
       bucket_last_ = t_;
     }
@@ -416,9 +421,15 @@ class simulation {
     }
     connections_free();
     double hold_until = t_;
+    // Retry-After: the client pauses every call of the origin that long (as the engine does), and
+    // the item goes again after it; the limit hears the refusal with its pause.
+    const double said_wait = x.said_wait ? api_.retry_after_s : 0;
+    if (said_wait > 0) paused_until_ = std::max(paused_until_, t_ + said_wait);
     if (limit_) {
       const auto first_byte = std::chrono::microseconds(static_cast<std::int64_t>((t_ - x.sent) * 1e6));
-      const auto d = limit_->answered(first_byte, status, false, at(t_), x.straggler);
+      auto d = limit_->answered(first_byte, status, said_wait > 0, at(t_), x.straggler);
+      if (said_wait > 0)
+        d = limit_->paused_by_api(status, std::chrono::milliseconds(static_cast<std::int64_t>(said_wait * 1e3)), first_byte, at(t_));
       if (trace_ && d.changed)
         std::fprintf(stderr, "%8.3f s: %s; in flight %zu (+%zu stragglers), at the server %zu, refused %llu of %llu\n", t_,
                      d.detail.c_str(), counted_, stragglers_, in_server_, (unsigned long long)refused_,
@@ -429,6 +440,13 @@ class simulation {
         hold_until = x.sent + std::chrono::duration<double>(http::refused_permit_hold(limit_->typical_latency())).count();
     } else if (status == 429) {
       paused_until_ = std::max(paused_until_, t_ + 1.0);  // a bare 429 pauses the host 1 s (fixed mode)
+    }
+    if (said_wait > 0 && status != 200 && attempts_[x.item] + 1 < s_.max_attempts) {
+      ++attempts_[x.item];
+      retries_.push({t_ + said_wait, x.item});
+      if (hold_until > t_) push(hold_until, event_kind::release, c);
+      else release(c);
+      return;
     }
     if (status >= 200 && status < 300) {
       ++done_;

@@ -58,6 +58,7 @@ struct api_shape {
   double rate_per_s = 0;       // a token bucket: past it, `rate_status` (0: no rate)
   double burst = 0;
   int rate_status = 503;
+  double retry_after_s = 0;    // ... saying Retry-After: this (the client pauses every call that long)
   struct change {
     double at_s;
     double factor;  // workers and rate × this (of the shape's own), from at_s on

@@ -957,7 +957,7 @@ TEST_CASE("after a refusal that paused the whole origin, no probe up before the 
     adaptive_limit l(settings(), now);
     run(l, server, now, 40);  // slow start over, held near the server's 20
     const auto from = l.limit();
-    if (held) l.hold_probes(now + 10s);
+    if (held) l.hold_probes(now, 10s);
     std::size_t highest = 0;
     for (const auto end = now + 9s; now < end;) {
       run(l, server, now, 1);
@@ -969,6 +969,99 @@ TEST_CASE("after a refusal that paused the whole origin, no probe up before the 
   CHECK(highest <= from);
   const auto [free_from, free_highest] = highest_within(false);
   CHECK(free_highest > free_from);  // the same run probes up when not held
+}
+
+TEST_CASE("a refusal that paused every call halves the limit at least, not to the share that got through", "[adaptive]") {
+  // A token bucket (400 a second, 20 saved up) answering 429 Retry-After: 1 to a client at 16
+  // calls of 5 ms: after each pause the bucket is full again, 20 calls pass and the next is
+  // refused, 1 of 20: the share that got through took 16 -> 14 -> 10 -> ... -> 1, one second's
+  // pause of every call at each step (8 pauses, the first 8 s of a run mostly stopped).
+  const simulated_server fine{std::chrono::microseconds(5'000), 1000};
+  auto now = clock_type::time_point{} + 100s;
+  auto l = ended_slow_start_at(16, now);
+  run(l, fine, now, 40);
+  REQUIRE(l.limit() >= 16);
+  int pauses = 0;
+  while (l.limit() > 2 && pauses < 20) {
+    for (std::size_t i = 0; i < 19; ++i) l.answered(5ms, now);
+    l.hold_probes(now, 20s);
+    l.refused(limit_signal::throttled, now, true);
+    ++pauses;
+    now += 1s;          // every call waits the second
+    run(l, fine, now, 3);  // the calls after it, answered
+  }
+  INFO(pauses << " pauses to come down to " << l.limit());
+  CHECK(pauses <= 3);  // 16 -> 8 -> 4 -> 2
+  CHECK(l.limit() >= 2);
+}
+
+TEST_CASE("after a refusal that paused every call, the hold before a probe up shrinks with what the probe may gain", "[adaptive]") {
+  // The hold is the price of a probe's refusal (every call paused) against its gain. A quarter up
+  // gains a quarter at most: held the whole hold. From 1 to 2 the answers may double: held a
+  // quarter of it (20 s at one call, 5 s the rule now; a run of 28 s spent 20 of them at 1 where
+  // 2 was the API's rate).
+  const simulated_server fine{std::chrono::microseconds(5'000), 1000};
+  const auto first_probe_after = [&](double at) {
+    auto now = clock_type::time_point{} + 100s;
+    auto l = ended_slow_start_at(at, now);
+    run(l, fine, now, 10);
+    const auto from = l.limit();
+    const auto held_at = now;
+    l.hold_probes(now, 20s);
+    while (now < held_at + 40s) {
+      run(l, fine, now, 1);
+      if (l.limit() > from) return now - held_at;
+    }
+    return clock_type::duration(40s);
+  };
+  const auto from_one = first_probe_after(1);
+  CHECK(from_one >= 5s);
+  CHECK(from_one <= 6s);
+  CHECK(first_probe_after(8) >= 20s);
+}
+
+TEST_CASE("a probe refused with a pause again doubles the hold before the next", "[adaptive]") {
+  // A token bucket refuses every probe past its rate: a pause every hold (20 s) is a twentieth of
+  // the run paused for nothing; the second hold is 40 s.
+  const simulated_server fine{std::chrono::microseconds(5'000), 1000};
+  auto now = clock_type::time_point{} + 100s;
+  auto l = ended_slow_start_at(8, now);
+  run(l, fine, now, 10);
+  const auto rises_after = [&](clock_type::time_point from) {
+    const auto at = l.limit();
+    while (now < from + 100s) {
+      run(l, fine, now, 1);
+      if (l.limit() > at) return now - from;
+    }
+    return clock_type::duration(100s);
+  };
+  l.hold_probes(now, 20s);
+  const auto first = rises_after(now);
+  CHECK(first >= 20s);
+  CHECK(first < 21s);
+  l.hold_probes(now, 20s);  // the probe refused (and its pause)
+  l.refused(limit_signal::throttled, now, true);
+  const auto refused_at = now;
+  now += 1s;
+  CHECK(rises_after(refused_at) >= 40s);
+}
+
+TEST_CASE("a probe up refused with a pause goes back to where it started", "[adaptive]") {
+  // At 2 a token bucket passes every call; a probe to 3 is refused (Retry-After: 1). Halved, 3
+  // would be 1: half the answers until the next probe, a hold away.
+  const simulated_server fine{std::chrono::microseconds(5'000), 1000};
+  auto now = clock_type::time_point{} + 100s;
+  auto l = ended_slow_start_at(2, now);
+  std::size_t guard = 0;
+  while (l.limit() <= 2 && ++guard < 10'000) run(l, fine, now, 1);
+  REQUIRE(l.limit() == 3);
+  for (std::size_t i = 0; i < 8; ++i) l.answered(5ms, now);
+  now += 6ms;
+  l.hold_probes(now, 20s);
+  l.refused(limit_signal::throttled, now, true);
+  now += 1s;
+  run(l, fine, now, 3);
+  CHECK(l.limit() == 2);
 }
 
 TEST_CASE("requests are scarce once the limit went down for a 429 or a queue, or sits at its ceiling, not for a full backlog",

@@ -75,9 +75,28 @@ bool adaptive_limit::answered(std::chrono::microseconds latency, clock::time_poi
   return maybe_measure(now) || decided || round || stepped;
 }
 
-bool adaptive_limit::refused(limit_signal why, clock::time_point now) {
+bool adaptive_limit::refused(limit_signal why, clock::time_point now, bool paused) {
   ++window_refused_;
+  if (paused) paused_loss_ = true;
   return overloaded(why, now);
+}
+
+void adaptive_limit::hold_probes(clock::time_point now, clock::duration hold) {
+  const bool again = probe_hold_ > clock::duration::zero() && now < held_at_ + 2 * probe_hold_;
+  if (!again) hold_doublings_ = 0;
+  else if (now >= held_at_ + probe_hold_ / 4) hold_doublings_ = std::min(hold_doublings_ + 1, max_hold_doublings);
+  // (Refusals within the first quarter of a hold are of the same burst or pause, not a probe's.)
+  held_at_ = now;
+  probe_hold_ = hold * (1 << hold_doublings_);
+  ramp_top_ = 0;
+  climbs_ = false;
+}
+
+bool adaptive_limit::probe_held(double up, clock::time_point now) const {
+  if (probe_hold_ <= clock::duration::zero()) return false;
+  const double step = up / limit_ - 1;
+  const double share = step > s_.probe_step ? s_.probe_step / step : 1.0;
+  return now < held_at_ + std::chrono::duration_cast<clock::duration>(probe_hold_ * share);
 }
 
 bool adaptive_limit::overloaded(limit_signal why, clock::time_point now, clock::time_point since) {
@@ -220,6 +239,8 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
   if (samples_us_.size() < s_.min_samples && loss_ == limit_signal::none) return false;
 
   const auto loss = loss_;
+  const bool paused = paused_loss_;
+  paused_loss_ = false;
   const bool cooling = cooling_;
   // Refused, what got through: the share the API took.
   const double through = window_refused_ ? static_cast<double>(window_answers_) / static_cast<double>(window_answers_ + window_refused_) : 1;
@@ -261,6 +282,11 @@ bool adaptive_limit::maybe_decide(clock::time_point now) {
       // which had none (x0.7 of twice is 1.4 times it); refused, to the share that got through.
       double factor = through < 1 ? std::clamp(through, 0.2, 0.9) : s_.loss_decrease;
       if (through >= 1 && long_probe()) factor = std::min(factor, base_limit_ / limit_);
+      // Refused with a pause of every call: by half at least, a probe up back to where it started.
+      if (paused) {
+        factor = std::min(factor, paused_decrease);
+        if (probing_up() && base_limit_ > 0) factor = std::max(factor, base_limit_ / limit_);
+      }
       decrease(factor, loss, now);
     } else if (spike && suspect > 0) {
       // Queueing: down by the ratio (Gradient's rule), between halving and a tenth; a probe up that
@@ -331,7 +357,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
           climb_ = 0;
           set_limit(down);
           phase_ = phase::probe_down;
-        } else if (up > limit_ && now >= probes_from_) {
+        } else if (up > limit_ && !probe_held(up, now)) {
           start_probe_up(up);
         }
       }
@@ -367,7 +393,7 @@ bool adaptive_limit::maybe_measure(clock::time_point now) {
         base_rate_ = confirm_rate_ / periods_held_;
         best_rate_ = base_rate_;
         up = next_up();
-        if (up > limit_ && now >= probes_from_) {
+        if (up > limit_ && !probe_held(up, now)) {
           start_probe_up(up);
         } else {
           phase_ = phase::hold;

@@ -78,19 +78,19 @@ origin_limit::decision origin_limit::paused_by_api(int status, std::chrono::mill
                                                    std::chrono::microseconds latency, clock::time_point now) {
   if (wait > said_wait_quota) return decision{};
   std::lock_guard lock(mutex_);
-  limit_state_.hold_probes(now + std::min<clock::duration>(said_wait_hold * wait, said_wait_hold_most));
-  return refusal(status, latency, now);
+  limit_state_.hold_probes(now, std::min<clock::duration>(said_wait_hold * wait, said_wait_hold_most));
+  return refusal(status, latency, now, true);
 }
 
 // Under the mutex.
-origin_limit::decision origin_limit::refusal(int status, std::chrono::microseconds latency, clock::time_point now) {
+origin_limit::decision origin_limit::refusal(int status, std::chrono::microseconds latency, clock::time_point now, bool paused) {
   // A refusal lowers the limit (the API takes fewer at once: a cap on calls at once, a queue
   // that sheds past its length) until it is 1; past that, or once the origin is paced, it moves
   // the pace (one call at a time is still too fast: a rate limit).
   const bool to_pace = pace_state_.per_second() > 0 || limit_state_.limit() <= 1;
   const auto before = limit_state_.limit();
   const auto decreases = limit_state_.decreases();
-  if (!to_pace) return limit_state_.refused(overload_signal(status), now) ? decided(before, decreases, now) : decision{};
+  if (!to_pace) return limit_state_.refused(overload_signal(status), now, paused) ? decided(before, decreases, now) : decision{};
   pace_state_.counted(sends_.load(std::memory_order_relaxed), paced_waits_.load(std::memory_order_relaxed), now);
   const bool paced = pace_state_.answered(true, now - latency, now);
   pace_.store(pace_state_.per_second(), std::memory_order_relaxed);

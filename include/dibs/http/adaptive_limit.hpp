@@ -151,13 +151,20 @@ class adaptive_limit {
   // The API refused a request for its load (429 or 503 with no word of when to come back): the
   // limit comes down, once a round trip, to the share of that round trip's requests that got
   // through (refused 1 in 3, two thirds of the limit: what the API took), by 0.2 to 0.9.
-  bool refused(limit_signal why, clock::time_point now);
-  // No probe up before `until` (a probe's refusal would cost a pause of every call: origin_limit).
-  void hold_probes(clock::time_point until) {
-    probes_from_ = std::max(probes_from_, until);
-    ramp_top_ = 0;  // a refusal's pause: the API said how many it takes (no way back past it) ...
-    climbs_ = false;  // ... nor a climb
-  }
+  // `paused`: it said when to come back, and every call of the origin waits that long
+  // (origin_limit::paused_by_api). Then by half at least (a probe up: back to where it started,
+  // no lower): each refusal costs every call the pause, and a token bucket refuses right after
+  // each one at any limit past its rate (it is full again): by the share, 1 refused in 20, its
+  // limit came down 16 -> 1 in eight pauses, one a step.
+  bool refused(limit_signal why, clock::time_point now, bool paused = false);
+  // No probe up for `hold` from `now` (a probe's refusal would cost a pause of every call:
+  // origin_limit), for a probe a quarter up; one that may gain more is held as much less (from
+  // 1 to 2 the answers may double: a quarter of the hold). Refused again within the last hold's
+  // length after it ended (the probe it let through was refused, as a token bucket refuses each
+  // probe past its rate), the hold doubles (max_hold_doublings times at most): a pause every
+  // hold is a tenth of a run's time. The API said how many it takes: no way back past it, nor a
+  // climb.
+  void hold_probes(clock::time_point now, clock::duration hold);
   // A new ceiling (the dashboard's concurrency control); the limit is clipped to it.
   void set_max(double max);
   // How late the client's own event loop runs its handlers lately (a timer's lateness): an answer
@@ -209,6 +216,7 @@ class adaptive_limit {
   // one and the server's time); slow start's step is then costly_growth.
   static constexpr double costly_open = 2;
   static constexpr double costly_growth = 2;
+  static constexpr double paused_decrease = 0.5;  // a refusal with a pause: the limit x this at most (refused)
   void set_limit(double l);
   // A probe up's usual step from `l`: a quarter, at least one (the way back's may be larger).
   double quarter_up(double l) const { return std::max(l + 1, std::floor(l * (1 + s_.probe_step))); }
@@ -313,7 +321,14 @@ class adaptive_limit {
   std::uint64_t period_limited_ = 0;   // ... of which met the limit reached (demand)
   int periods_held_ = 0;
   int hold_for_ = 0;  // periods to hold before the next probe (hold_periods, doubled by failed probes)
-  clock::time_point probes_from_{};  // and no probe up before this (hold_probes)
+  // No probe up within probe_hold_ of held_at_ (hold_probes), a quarter's step; a longer step's
+  // hold is as much shorter: probe_held.
+  clock::time_point held_at_{};
+  clock::duration probe_hold_{};
+  bool probe_held(double up, clock::time_point now) const;
+  bool paused_loss_ = false;  // the loss heard since the last decision came with a pause (refused)
+  int hold_doublings_ = 0;
+  static constexpr int max_hold_doublings = 3;
   double probe_from_us_ = 0;     // the latency a probe up started from (the moving average then)
   double held_latency_us_ = 0;    // the last held period's latency ...
   double latency_noise_ = 0;      // ... and the moving average of how far the next strayed from it

@@ -159,7 +159,8 @@ class origin_limit {
   // longest wait allowed had their say). A wait up to said_wait_quota is a refusal as any other
   // (a token bucket's Retry-After: 1: the calls went too fast): it lowers the limit or the pace
   // as answered() does for a bare one, and, since each such refusal stops every call, the limit
-  // probes up again only after said_wait_hold waits (said_wait_hold_most at most). A longer wait
+  // comes down by half at least and probes up again only after said_wait_hold waits
+  // (said_wait_hold_most at most) for a probe a quarter up (adaptive_limit::hold_probes). A longer wait
   // is a quota spent: it says nothing of how many calls at once, and moves nothing.
   decision paused_by_api(int status, std::chrono::milliseconds wait, std::chrono::microseconds latency,
                          clock::time_point now);
@@ -201,7 +202,8 @@ class origin_limit {
  private:
   decision decided(std::size_t before, std::uint64_t decreases_before, clock::time_point now);
   // A refusal (429/503) heard: the limit down, or the pace once the limit is 1. Under the mutex.
-  decision refusal(int status, std::chrono::microseconds latency, clock::time_point now);
+  // `paused`: it said when to come back, and every call waited (paused_by_api).
+  decision refusal(int status, std::chrono::microseconds latency, clock::time_point now, bool paused = false);
   // The pace went down: what the client logs, and the operator's advice (once a minute).
   decision paced_down(int status, clock::time_point now);
   // takes_no_more_connections(), under the mutex.
