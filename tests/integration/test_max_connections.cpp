@@ -57,6 +57,28 @@ TEST_CASE("bound share: the connections a server served, split over the calling 
   CHECK(http::bound_share(8, 2, 5) == 1);  // a shard not calling finishes what it holds on one
 }
 
+TEST_CASE("limit share: the calls a parked shard runs on its floor come out of the calling shards' shares", "[http][adaptive]") {
+  // A limit of 2 on one of two shards, the other parked running an item it held on its floor of
+  // one: 1 and 1, not 2 and 1 (a token bucket at its rate refused the third call a round).
+  CHECK(http::limit_share(2, 2, 0, SIZE_MAX, 1) == 1);
+  CHECK(http::limit_share(4, 2, 0, SIZE_MAX, 1) == 3);
+  // A calling shard keeps one at least: at a limit of 1 the parked call is beside it.
+  CHECK(http::limit_share(1, 2, 0, SIZE_MAX, 1) == 1);
+  CHECK(http::limit_share(2, 2, 1, SIZE_MAX, 1) == 0);  // the parked one's share stays 0 (its floor is the client's)
+  for (std::size_t limit = 1; limit < 100; ++limit)
+    for (std::size_t beside = 0; beside < 8; ++beside) {
+      std::size_t sum = 0, calling = 0;
+      for (std::size_t i = 0; i < 8; ++i) {
+        const auto share = http::limit_share(limit, 8, i, SIZE_MAX, beside);
+        sum += share;
+        calling += share > 0 ? 1 : 0;
+      }
+      INFO(limit << " with " << beside << " beside");
+      CHECK(sum == std::max(limit - std::min(beside, limit), calling));
+      CHECK(calling == http::calling_shards(limit, 8));
+    }
+}
+
 TEST_CASE("limit share: a limit on calls goes to as few shards as it fills, none for the others", "[http][adaptive]") {
   static_assert(http::calls_per_shard == 4);
   // A limit of 1 with two shards: one call, not one per shard (the other shard is parked).

@@ -72,6 +72,7 @@ using connection_opening_mark = wait_mark<&origin_limit::connection_opening>;
 
 limit_hold::~limit_hold() {
   if (!pool) return;
+  if (parked) pool->limit->parked_call(-1);
   pool->watched.remove(*this);
   if (straggler) {
     --pool->stragglers;
@@ -263,6 +264,10 @@ awaitable<response> client::impl::send(origin to, request spec) {
     }
     pool.limit->started(pool.permits.waiting());
     hold.pool = &pool;
+    if (parked_for(*pool.limit)) {  // on a parked shard's floor: out of the calling shards' shares
+      hold.parked = true;
+      pool.limit->parked_call(+1);
+    }
     // Unpaced (every API until it refuses for its rate): no coroutine frame per request.
     if (pool.limit->pace() <= 0) {
       pool.limit->sent(false);

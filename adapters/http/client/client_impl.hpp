@@ -77,6 +77,7 @@ struct host_pool {
   std::size_t synced_limit = 0;
   std::size_t synced_calling = 0;  // ... and the shards still sending
   std::size_t synced_cap = 0;      // ... and the bound on its connections (origin_limit::connection_cap)
+  std::size_t synced_parked = 0;   // ... and the parked shards' calls (origin_limit::parked_call)
   double synced_ceiling = -1;
   // Moving averages of the time to first byte (for the check of a new connection's request) and
   // of the time to connect (for the bound on a connect whose SYN a full backlog dropped).
@@ -96,6 +97,7 @@ struct limit_hold : straggler_entry {
   bool straggler = false;     // ... or, from then on, among its stragglers
   bool first_on_connection = false;  // its request is its connection's first (unserved_connection) ...
   bool late_first = false;           // ... and was found late
+  bool parked = false;               // taken on a parked shard's floor (origin_limit::parked_call)
 };
 
 // The key of `to`'s pool: "http://host:port".
@@ -202,9 +204,15 @@ struct client::impl {
   // The limit goes to the shards still sending (origin_limit::shard_gone): when the first shard's
   // dispatcher ended, the others took its part; by index alone a run's tail ran one call at a
   // time on a shard that the split had left none.
+  // The calling shards share the limit less the parked shards' calls on their floor.
   std::size_t share_of(const origin_limit& l) const {
     const auto p = l.place_of(opts.shard, opts.shards);
-    return std::max<std::size_t>(1, limit_share(l.limit(), p.calling, p.rank, most_per_shard(l.ceiling())));
+    return std::max<std::size_t>(1, limit_share(l.limit(), p.calling, p.rank, most_per_shard(l.ceiling()), l.parked_calls()));
+  }
+  // Whether this client's shard is parked for `l` (its share of the limit 0).
+  bool parked_for(const origin_limit& l) const {
+    const auto p = l.place_of(opts.shard, opts.shards);
+    return limit_share(l.limit(), p.calling, p.rank, most_per_shard(l.ceiling())) == 0;
   }
   // How many shards run calls of `l` now (calling_shards): new connections are paced among them.
   std::size_t calling_of(const origin_limit& l) const {

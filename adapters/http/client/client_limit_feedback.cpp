@@ -187,10 +187,12 @@ void client::impl::sync_permits(host_pool& pool) {
   const auto ceiling = pool.limit->ceiling();
   const auto calling = pool.limit->place_of(opts.shard, opts.shards).calling;
   const auto cap = pool.limit->connection_cap();
+  const auto parked = pool.limit->parked_calls();
   if (limit == pool.synced_limit && ceiling == pool.synced_ceiling && calling == pool.synced_calling &&
-      cap == pool.synced_cap)
+      cap == pool.synced_cap && parked == pool.synced_parked)
     return;  // sized already
   sync_opened(pool);
+  pool.synced_parked = parked;
   pool.synced_limit = limit;
   pool.synced_ceiling = ceiling;
   pool.synced_calling = calling;

@@ -23,10 +23,12 @@ std::size_t calling_shards(std::size_t total, std::size_t shards, std::size_t mo
   return std::clamp<std::size_t>(std::max(total / calls_per_shard, enough), 1, shards);
 }
 
-std::size_t limit_share(std::size_t total, std::size_t shards, std::size_t index, std::size_t most_per_shard) {
+std::size_t limit_share(std::size_t total, std::size_t shards, std::size_t index, std::size_t most_per_shard,
+                        std::size_t beside) {
   if (shards == 0) shards = 1;
   const std::size_t calling = calling_shards(total, shards, most_per_shard);
-  return index % shards < calling ? even_share(total, calling, index % shards) : 0;
+  const std::size_t shared = total - std::min(beside, total > calling ? total - calling : 0);
+  return index % shards < calling ? even_share(shared, calling, index % shards) : 0;
 }
 
 std::size_t connect_share(std::size_t allowed, std::size_t calling, std::size_t index) {

@@ -33,8 +33,10 @@ std::size_t connection_share(std::size_t total, std::size_t shards, std::size_t 
 // a fast API that wants more threads gets them as the limit climbs.
 // `most_per_shard`: what one shard may run at all (its part of the engine's concurrency and of
 // max_connections): the limit is spread over enough shards that none is asked for more.
+// `beside`: calls the parked shards run on their floor of one (origin_limit::parked_call), left
+// out of what the calling shards share, each of which keeps one at least.
 std::size_t limit_share(std::size_t total, std::size_t shards, std::size_t index,
-                        std::size_t most_per_shard = SIZE_MAX);
+                        std::size_t most_per_shard = SIZE_MAX, std::size_t beside = 0);
 inline constexpr std::size_t calls_per_shard = 4;
 // How many shards limit_share gives calls to (the first ones): 1 to `shards`.
 std::size_t calling_shards(std::size_t total, std::size_t shards, std::size_t most_per_shard = SIZE_MAX);

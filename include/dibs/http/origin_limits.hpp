@@ -91,6 +91,12 @@ class origin_limit {
   void straggling(int delta) { stragglers_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed); }
   // A request waits for a permit (+1) or stopped waiting (-1).
   void waiting(int delta) { waiting_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed); }
+  // A parked shard (its share of the limit 0) runs a call it already held on its floor of one
+  // permit (+1), or that call ended (-1). The calling shards leave it room: their shares are of
+  // the limit less these. Beside the limit, a token bucket at its rate (400 a second, calls of
+  // 5 ms) saw 3 calls a round at a limit of 2 after each pause and refused them.
+  void parked_call(int delta) { parked_calls_.fetch_add(static_cast<std::size_t>(delta), std::memory_order_relaxed); }
+  std::size_t parked_calls() const { return parked_calls_.load(std::memory_order_relaxed); }
   // A request holding a permit waits for a connection (+1: the connections' cap, or the pace of
   // new ones) or stopped waiting (-1). While any does, the connections hold the calls back, not
   // the limit: those requests are not in flight for the limit's demand, and the requests waiting
@@ -221,6 +227,7 @@ class origin_limit {
   std::atomic<std::int64_t> typical_us_{0};
   std::atomic<std::size_t> in_flight_{0};
   std::atomic<std::size_t> waiting_{0};
+  std::atomic<std::size_t> parked_calls_{0};
   std::atomic<std::size_t> connection_waits_{0};
   std::atomic<std::size_t> connection_openings_{0};
   std::atomic<std::uint64_t> closed_after_answer_{0};
